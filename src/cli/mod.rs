@@ -1,0 +1,114 @@
+//! The `lockstep` command line: argument parsing and the commands, on top of the library.
+//!
+//! Exit codes: 0 success; 1 a comparison found a mismatch; 2 no Vulkan loader or device;
+//! 64 bad input (usage); 70 a device or internal error.
+
+pub mod eval;
+pub mod ops;
+pub mod table;
+
+use clap::{Parser, Subcommand};
+
+/// Exit code for bad user input (sysexits EX_USAGE).
+pub const EXIT_USAGE: i32 = 64;
+/// Exit code when no Vulkan loader or device is available.
+pub const EXIT_NO_DEVICE: i32 = 2;
+/// Exit code when a comparison failed.
+pub const EXIT_MISMATCH: i32 = 1;
+/// Exit code for a device or internal error (sysexits EX_SOFTWARE).
+pub const EXIT_INTERNAL: i32 = 70;
+
+/// An error at the CLI edge, with the exit code it maps to.
+#[derive(Debug)]
+pub struct CliError {
+    /// process exit code
+    pub code: i32,
+    /// one-line message (may have extra lines of context)
+    pub message: String,
+}
+
+impl CliError {
+    /// Bad input (exit 64).
+    pub fn usage(message: impl std::fmt::Display) -> Self {
+        CliError {
+            code: EXIT_USAGE,
+            message: message.to_string(),
+        }
+    }
+    /// No device (exit 2).
+    pub fn no_device(message: impl std::fmt::Display) -> Self {
+        CliError {
+            code: EXIT_NO_DEVICE,
+            message: message.to_string(),
+        }
+    }
+    /// Device or internal failure (exit 70).
+    pub fn internal(message: impl std::fmt::Display) -> Self {
+        CliError {
+            code: EXIT_INTERNAL,
+            message: message.to_string(),
+        }
+    }
+}
+
+impl From<crate::model::ModelError> for CliError {
+    fn from(e: crate::model::ModelError) -> Self {
+        CliError::usage(e)
+    }
+}
+
+/// lockstep: what exactly does this subgroup operation do, and does my GPU do it?
+#[derive(Parser, Debug)]
+#[command(name = "lockstep", version, about, long_about = None)]
+pub struct Cli {
+    /// The command.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Subcommands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// List every operation of the catalogue (name, category, arguments, types, required feature).
+    Ops(ops::OpsArgs),
+    /// Evaluate one operation on one subgroup with the reference model, lane by lane.
+    Eval(eval::EvalArgs),
+}
+
+/// Parses `argv` (including the program name) and runs the command; returns what to print on stdout.
+pub fn run(argv: &[String]) -> Result<String, CliError> {
+    let cli = match Cli::try_parse_from(argv) {
+        Ok(c) => c,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            return match e.kind() {
+                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => Ok(e.to_string()),
+                _ => Err(CliError::usage(e.to_string().trim_end())),
+            };
+        }
+    };
+    match cli.command {
+        Command::Ops(a) => ops::run(&a),
+        Command::Eval(a) => eval::run(&a),
+    }
+}
+
+/// The binary's entry point: runs, prints, and returns the exit code.
+pub fn main() -> i32 {
+    let argv: Vec<String> = std::env::args().collect();
+    match run(&argv) {
+        Ok(out) => {
+            print!("{out}");
+            0
+        }
+        Err(e) => {
+            let msg = e.message.trim_end();
+            if msg.starts_with("error:") {
+                eprintln!("{msg}");
+            } else {
+                eprintln!("error: {msg}");
+            }
+            e.code
+        }
+    }
+}

@@ -1,0 +1,831 @@
+//! The op catalogue: every subgroup operation described once, as data.
+//!
+//! Dispatch in the evaluator, the CLI names, the GLSL the device runs, the conformance test matrix
+//! and the generated docs all read this one table. Adding an operation means adding an [`Op`] variant,
+//! its entry in [`catalogue`], and its rule in `model::eval` (see docs/architecture.md).
+
+use crate::model::error::ModelError;
+use crate::model::types::{ScalarType, ValueType};
+use std::fmt;
+use std::sync::OnceLock;
+
+/// The binary operator of an arithmetic or clustered operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum BinOp {
+    /// `+`
+    Add,
+    /// `*`
+    Mul,
+    /// minimum
+    Min,
+    /// maximum
+    Max,
+    /// bitwise / logical and
+    And,
+    /// bitwise / logical or
+    Or,
+    /// bitwise / logical xor
+    Xor,
+}
+
+impl BinOp {
+    /// All seven, in GLSL order.
+    pub const ALL: [BinOp; 7] = [
+        BinOp::Add,
+        BinOp::Mul,
+        BinOp::Min,
+        BinOp::Max,
+        BinOp::And,
+        BinOp::Or,
+        BinOp::Xor,
+    ];
+
+    /// `add`, `mul`, …
+    pub fn name(self) -> &'static str {
+        match self {
+            BinOp::Add => "add",
+            BinOp::Mul => "mul",
+            BinOp::Min => "min",
+            BinOp::Max => "max",
+            BinOp::And => "and",
+            BinOp::Or => "or",
+            BinOp::Xor => "xor",
+        }
+    }
+
+    /// `Add`, `Mul`, … as in `subgroupInclusiveAdd`.
+    pub fn glsl(self) -> &'static str {
+        match self {
+            BinOp::Add => "Add",
+            BinOp::Mul => "Mul",
+            BinOp::Min => "Min",
+            BinOp::Max => "Max",
+            BinOp::And => "And",
+            BinOp::Or => "Or",
+            BinOp::Xor => "Xor",
+        }
+    }
+
+    /// Add, Mul, Min, Max take numbers; And, Or, Xor take integers and bools.
+    pub fn types(self) -> TypeClass {
+        match self {
+            BinOp::Add | BinOp::Mul | BinOp::Min | BinOp::Max => TypeClass::Numeric,
+            BinOp::And | BinOp::Or | BinOp::Xor => TypeClass::IntegerOrBool,
+        }
+    }
+}
+
+/// Reduce, inclusive scan or exclusive scan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Scan {
+    /// every active lane gets the reduction of all active lanes
+    Reduce,
+    /// lane k gets x(0) op … op x(k) over active lanes
+    Inclusive,
+    /// lane k gets x(0) op … op x(k-1); the first active lane gets the identity
+    Exclusive,
+}
+
+/// The direction of a quad swap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum QuadDir {
+    /// 0↔1, 2↔3
+    Horizontal,
+    /// 0↔2, 1↔3
+    Vertical,
+    /// 0↔3, 1↔2
+    Diagonal,
+}
+
+impl QuadDir {
+    /// The xor applied to the lane id.
+    pub fn xor(self) -> u32 {
+        match self {
+            QuadDir::Horizontal => 1,
+            QuadDir::Vertical => 2,
+            QuadDir::Diagonal => 3,
+        }
+    }
+}
+
+/// A `gl_Subgroup*Mask` built-in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MaskKind {
+    /// bit index == id
+    Eq,
+    /// bit index >= id
+    Ge,
+    /// bit index > id
+    Gt,
+    /// bit index <= id
+    Le,
+    /// bit index < id
+    Lt,
+}
+
+/// Every operation of the catalogue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Op {
+    /// subgroupElect
+    Elect,
+    /// gl_SubgroupSize
+    SubgroupSize,
+    /// gl_SubgroupInvocationID
+    InvocationId,
+    /// gl_Subgroup{Eq,Ge,Gt,Le,Lt}Mask
+    LaneMask(MaskKind),
+    /// gl_NumSubgroups (workgroup-level)
+    NumSubgroups,
+    /// gl_SubgroupID (workgroup-level)
+    SubgroupId,
+    /// subgroupAll
+    All,
+    /// subgroupAny
+    Any,
+    /// subgroupAllEqual
+    AllEqual,
+    /// subgroupBallot
+    Ballot,
+    /// subgroupInverseBallot
+    InverseBallot,
+    /// subgroupBallotBitExtract
+    BallotBitExtract,
+    /// subgroupBallot{,Inclusive,Exclusive}BitCount
+    BallotBitCount(Scan),
+    /// subgroupBallotFindLSB
+    BallotFindLsb,
+    /// subgroupBallotFindMSB
+    BallotFindMsb,
+    /// subgroupBroadcast
+    Broadcast,
+    /// subgroupBroadcastFirst
+    BroadcastFirst,
+    /// subgroup{,Inclusive,Exclusive}{Add,Mul,…}
+    Arithmetic(BinOp, Scan),
+    /// subgroupShuffle
+    Shuffle,
+    /// subgroupShuffleXor
+    ShuffleXor,
+    /// subgroupShuffleUp
+    ShuffleUp,
+    /// subgroupShuffleDown
+    ShuffleDown,
+    /// subgroupClustered{Add,…}
+    Clustered(BinOp),
+    /// subgroupQuadBroadcast
+    QuadBroadcast,
+    /// subgroupQuadSwap{Horizontal,Vertical,Diagonal}
+    QuadSwap(QuadDir),
+    /// subgroupRotate
+    Rotate,
+    /// subgroupClusteredRotate
+    ClusteredRotate,
+}
+
+/// The GL_KHR_shader_subgroup_* category (and rotate), as the docs and reports group operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Category {
+    /// GL_KHR_shader_subgroup_basic
+    Basic,
+    /// GL_KHR_shader_subgroup_vote
+    Vote,
+    /// GL_KHR_shader_subgroup_ballot
+    Ballot,
+    /// GL_KHR_shader_subgroup_arithmetic
+    Arithmetic,
+    /// GL_KHR_shader_subgroup_shuffle
+    Shuffle,
+    /// GL_KHR_shader_subgroup_shuffle_relative
+    ShuffleRelative,
+    /// GL_KHR_shader_subgroup_clustered
+    Clustered,
+    /// GL_KHR_shader_subgroup_quad
+    Quad,
+    /// GL_KHR_shader_subgroup_rotate
+    Rotate,
+}
+
+impl Category {
+    /// All categories in docs order.
+    pub const ALL: [Category; 9] = [
+        Category::Basic,
+        Category::Vote,
+        Category::Ballot,
+        Category::Arithmetic,
+        Category::Shuffle,
+        Category::ShuffleRelative,
+        Category::Clustered,
+        Category::Quad,
+        Category::Rotate,
+    ];
+
+    /// `basic`, `shuffle-relative`, …
+    pub fn name(self) -> &'static str {
+        match self {
+            Category::Basic => "basic",
+            Category::Vote => "vote",
+            Category::Ballot => "ballot",
+            Category::Arithmetic => "arithmetic",
+            Category::Shuffle => "shuffle",
+            Category::ShuffleRelative => "shuffle-relative",
+            Category::Clustered => "clustered",
+            Category::Quad => "quad",
+            Category::Rotate => "rotate",
+        }
+    }
+
+    /// The GLSL extension that enables it.
+    pub fn glsl_extension(self) -> &'static str {
+        match self {
+            Category::Basic => "GL_KHR_shader_subgroup_basic",
+            Category::Vote => "GL_KHR_shader_subgroup_vote",
+            Category::Ballot => "GL_KHR_shader_subgroup_ballot",
+            Category::Arithmetic => "GL_KHR_shader_subgroup_arithmetic",
+            Category::Shuffle => "GL_KHR_shader_subgroup_shuffle",
+            Category::ShuffleRelative => "GL_KHR_shader_subgroup_shuffle_relative",
+            Category::Clustered => "GL_KHR_shader_subgroup_clustered",
+            Category::Quad => "GL_KHR_shader_subgroup_quad",
+            Category::Rotate => "GL_KHR_shader_subgroup_rotate",
+        }
+    }
+}
+
+impl fmt::Display for Category {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Category {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let t = s.trim().replace('_', "-").to_ascii_lowercase();
+        Category::ALL
+            .into_iter()
+            .find(|c| c.name() == t)
+            .ok_or_else(|| {
+                format!(
+                    "unknown category '{s}': one of {}",
+                    Category::ALL.map(|c| c.name()).join(", ")
+                )
+            })
+    }
+}
+
+/// The Vulkan device feature an operation needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub enum Feature {
+    /// VK_SUBGROUP_FEATURE_BASIC_BIT
+    Basic,
+    /// VK_SUBGROUP_FEATURE_VOTE_BIT
+    Vote,
+    /// VK_SUBGROUP_FEATURE_BALLOT_BIT
+    Ballot,
+    /// VK_SUBGROUP_FEATURE_ARITHMETIC_BIT
+    Arithmetic,
+    /// VK_SUBGROUP_FEATURE_SHUFFLE_BIT
+    Shuffle,
+    /// VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT
+    ShuffleRelative,
+    /// VK_SUBGROUP_FEATURE_CLUSTERED_BIT
+    Clustered,
+    /// VK_SUBGROUP_FEATURE_QUAD_BIT
+    Quad,
+    /// VK_KHR_shader_subgroup_rotate: shaderSubgroupRotate
+    Rotate,
+    /// VK_KHR_shader_subgroup_rotate: shaderSubgroupRotateClustered
+    RotateClustered,
+}
+
+impl Feature {
+    /// The Vulkan spelling.
+    pub fn vulkan_name(self) -> &'static str {
+        match self {
+            Feature::Basic => "VK_SUBGROUP_FEATURE_BASIC_BIT",
+            Feature::Vote => "VK_SUBGROUP_FEATURE_VOTE_BIT",
+            Feature::Ballot => "VK_SUBGROUP_FEATURE_BALLOT_BIT",
+            Feature::Arithmetic => "VK_SUBGROUP_FEATURE_ARITHMETIC_BIT",
+            Feature::Shuffle => "VK_SUBGROUP_FEATURE_SHUFFLE_BIT",
+            Feature::ShuffleRelative => "VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT",
+            Feature::Clustered => "VK_SUBGROUP_FEATURE_CLUSTERED_BIT",
+            Feature::Quad => "VK_SUBGROUP_FEATURE_QUAD_BIT",
+            Feature::Rotate => "shaderSubgroupRotate (VK_KHR_shader_subgroup_rotate)",
+            Feature::RotateClustered => {
+                "shaderSubgroupRotateClustered (VK_KHR_shader_subgroup_rotate)"
+            }
+        }
+    }
+}
+
+/// Which value types an operation takes (GL_KHR_shader_subgroup, chapter 8 signatures).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TypeClass {
+    /// No value operand (elect, built-ins, ballot bit operations).
+    NoValue,
+    /// A scalar `bool` (all, any, ballot).
+    Bool,
+    /// genType, genIType, genUType, genBType, genDType and the extended types: every scalar and vector.
+    Any,
+    /// Numbers (no bool): Add, Mul, Min, Max.
+    Numeric,
+    /// Integers and bools (no floats): And, Or, Xor.
+    IntegerOrBool,
+}
+
+impl TypeClass {
+    /// Does the class contain `t`?
+    pub fn accepts(self, t: ValueType) -> bool {
+        let s = t.scalar_type();
+        match self {
+            TypeClass::NoValue => false,
+            TypeClass::Bool => t == ValueType::BOOL,
+            TypeClass::Any => true,
+            TypeClass::Numeric => s != ScalarType::Bool,
+            TypeClass::IntegerOrBool => !s.is_float(),
+        }
+    }
+
+    /// Every type in the class.
+    pub fn types(self) -> Vec<ValueType> {
+        ValueType::all().filter(|t| self.accepts(*t)).collect()
+    }
+
+    /// How the class is described in errors and tables.
+    pub fn describe(self) -> &'static str {
+        match self {
+            TypeClass::NoValue => "no value operand",
+            TypeClass::Bool => "bool",
+            TypeClass::Any => "any scalar or vector type (bool, ints, floats)",
+            TypeClass::Numeric => "integer and float scalars and vectors (not bool)",
+            TypeClass::IntegerOrBool => "integer and bool scalars and vectors (not floats)",
+        }
+    }
+
+    /// Short form for the `ops` table.
+    pub fn short(self) -> &'static str {
+        match self {
+            TypeClass::NoValue => "-",
+            TypeClass::Bool => "bool",
+            TypeClass::Any => "all",
+            TypeClass::Numeric => "int, float",
+            TypeClass::IntegerOrBool => "int, bool",
+        }
+    }
+}
+
+/// An argument besides the value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ArgKind {
+    /// A lane id (`id`); `uniform` when the spec requires it dynamically uniform.
+    Id {
+        /// must be the same in every lane
+        uniform: bool,
+    },
+    /// The xor mask of subgroupShuffleXor (`mask`), per lane.
+    Mask,
+    /// A lane distance (`delta`), uniform for rotate.
+    Delta {
+        /// must be the same in every lane
+        uniform: bool,
+    },
+    /// The constant cluster size (`cluster`).
+    Cluster,
+    /// The constant quad index of subgroupQuadBroadcast (`id`, 0..=3).
+    QuadIndex,
+    /// The uniform `uvec4` operand of the ballot bit operations (`ballot`).
+    Ballot,
+    /// The bit index of subgroupBallotBitExtract (`index`), per lane.
+    Index,
+    /// The workgroup shape and lane layout (`workgroup`, `layout`) of the workgroup built-ins.
+    Workgroup,
+}
+
+impl ArgKind {
+    /// The argument's name (and CLI flag).
+    pub fn name(self) -> &'static str {
+        match self {
+            ArgKind::Id { .. } | ArgKind::QuadIndex => "id",
+            ArgKind::Mask => "mask",
+            ArgKind::Delta { .. } => "delta",
+            ArgKind::Cluster => "cluster",
+            ArgKind::Ballot => "ballot",
+            ArgKind::Index => "index",
+            ArgKind::Workgroup => "workgroup",
+        }
+    }
+
+    /// What it is, for help and errors.
+    pub fn describe(self) -> &'static str {
+        match self {
+            ArgKind::Id { uniform: true } => "a lane id, dynamically uniform",
+            ArgKind::Id { uniform: false } => "a lane id per lane (or one for all)",
+            ArgKind::Mask => "an xor mask per lane (or one for all)",
+            ArgKind::Delta { uniform: true } => "a lane distance, dynamically uniform",
+            ArgKind::Delta { uniform: false } => "a lane distance per lane (or one for all)",
+            ArgKind::Cluster => "a constant power-of-two cluster size <= subgroup size",
+            ArgKind::QuadIndex => "a constant quad index 0..=3",
+            ArgKind::Ballot => "a uvec4 ballot, one hex number of up to 128 bits",
+            ArgKind::Index => "a bit index per lane (or one for all)",
+            ArgKind::Workgroup => "a workgroup shape X,Y,Z and a lane layout",
+        }
+    }
+
+    /// Must the argument be the same in every lane?
+    pub fn uniform(self) -> bool {
+        match self {
+            ArgKind::Id { uniform } | ArgKind::Delta { uniform } => uniform,
+            ArgKind::Mask | ArgKind::Index => false,
+            ArgKind::Cluster | ArgKind::QuadIndex | ArgKind::Ballot | ArgKind::Workgroup => true,
+        }
+    }
+}
+
+/// The type of an operation's result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ResultKind {
+    /// The value's own type.
+    SameAsValue,
+    /// `bool`
+    Bool,
+    /// `uint`
+    Uint,
+    /// `uvec4`
+    Uvec4,
+}
+
+impl ResultKind {
+    /// The result type for value type `value` (`None` for ops without a value).
+    pub fn result_type(self, value: Option<ValueType>) -> ValueType {
+        match self {
+            ResultKind::SameAsValue => value.unwrap_or(ValueType::U32),
+            ResultKind::Bool => ValueType::BOOL,
+            ResultKind::Uint => ValueType::U32,
+            ResultKind::Uvec4 => ValueType::UVEC4,
+        }
+    }
+}
+
+/// How a device result is compared with the model's defined value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Exactness {
+    /// Bit for bit, NaN payloads and -0.0 included.
+    Bits,
+    /// Float min/max: equal as numbers, so +0.0 and -0.0 are interchangeable (either is a correct
+    /// minimum of {+0, -0}); NaN never results (all-NaN sets are undefined).
+    MinMaxFloat,
+    /// Float add/mul: within the order-independent error bound of docs/conformance.md.
+    Tolerance,
+}
+
+/// One catalogue entry.
+#[derive(Clone, Debug)]
+pub struct OpInfo {
+    /// The operation.
+    pub op: Op,
+    /// Snake-case name (`shuffle_down`), the CLI name.
+    pub name: String,
+    /// GLSL built-in (`subgroupShuffleDown`, `gl_SubgroupEqMask`).
+    pub glsl: String,
+    /// Category.
+    pub category: Category,
+    /// The Vulkan features it needs (all of them).
+    pub features: &'static [Feature],
+    /// Arguments besides the value.
+    pub args: &'static [ArgKind],
+    /// Value types it takes.
+    pub types: TypeClass,
+    /// Its result type.
+    pub result: ResultKind,
+    /// The rule in one sentence, for docs.
+    pub rule: String,
+    /// Where the rule is written.
+    pub spec: &'static str,
+}
+
+impl OpInfo {
+    /// Does it take a value of type `t`?
+    pub fn accepts(&self, t: ValueType) -> bool {
+        self.types.accepts(t)
+    }
+
+    /// Does it take a value at all?
+    pub fn has_value(&self) -> bool {
+        self.types != TypeClass::NoValue
+    }
+
+    /// Its argument of kind `k`, if any.
+    pub fn arg(&self, name: &str) -> Option<ArgKind> {
+        self.args.iter().copied().find(|a| a.name() == name)
+    }
+
+    /// Workgroup-level ops (NumSubgroups, SubgroupID) are evaluated per workgroup, not per subgroup.
+    pub fn is_workgroup_level(&self) -> bool {
+        self.args.contains(&ArgKind::Workgroup)
+    }
+
+    /// How a device result for value type `t` is compared.
+    pub fn exactness(&self, t: Option<ValueType>) -> Exactness {
+        let float =
+            t.is_some_and(|t| t.scalar_type().is_float()) && self.result == ResultKind::SameAsValue;
+        match self.op {
+            Op::Arithmetic(b, _) | Op::Clustered(b) if float => match b {
+                BinOp::Add | BinOp::Mul => Exactness::Tolerance,
+                _ => Exactness::MinMaxFloat,
+            },
+            _ => Exactness::Bits,
+        }
+    }
+}
+
+const GL: &str = "GL_KHR_shader_subgroup.txt, 8.18";
+const GL_VARS: &str = "GL_KHR_shader_subgroup.txt, 7.1";
+const ROT: &str = "GL_KHR_shader_subgroup_rotate.txt, 8.18; SPV_KHR_subgroup_rotate";
+
+fn entry(
+    op: Op,
+    name: impl Into<String>,
+    glsl: impl Into<String>,
+    category: Category,
+    features: &'static [Feature],
+    args: &'static [ArgKind],
+    types: TypeClass,
+    result: ResultKind,
+    rule: impl Into<String>,
+    spec: &'static str,
+) -> OpInfo {
+    OpInfo {
+        op,
+        name: name.into(),
+        glsl: glsl.into(),
+        category,
+        features,
+        args,
+        types,
+        result,
+        rule: rule.into(),
+        spec,
+    }
+}
+
+fn build() -> Vec<OpInfo> {
+    use ArgKind as A;
+    use Category as C;
+    use Feature as F;
+    use ResultKind as R;
+    use TypeClass as T;
+    let mut v = vec![
+        entry(
+            Op::Elect,
+            "elect",
+            "subgroupElect",
+            C::Basic,
+            &[F::Basic],
+            &[],
+            T::NoValue,
+            R::Bool,
+            "true in exactly one lane, the active lane with the lowest id",
+            GL,
+        ),
+        entry(
+            Op::SubgroupSize,
+            "subgroup_size",
+            "gl_SubgroupSize",
+            C::Basic,
+            &[F::Basic],
+            &[],
+            T::NoValue,
+            R::Uint,
+            "the number of invocations in the subgroup, a power of two <= 128",
+            GL_VARS,
+        ),
+        entry(
+            Op::InvocationId,
+            "invocation_id",
+            "gl_SubgroupInvocationID",
+            C::Basic,
+            &[F::Basic],
+            &[],
+            T::NoValue,
+            R::Uint,
+            "the lane's index in the subgroup, 0..gl_SubgroupSize-1",
+            GL_VARS,
+        ),
+    ];
+    for (k, n, g, rel) in [
+        (MaskKind::Eq, "eq_mask", "gl_SubgroupEqMask", "=="),
+        (MaskKind::Ge, "ge_mask", "gl_SubgroupGeMask", ">="),
+        (MaskKind::Gt, "gt_mask", "gl_SubgroupGtMask", ">"),
+        (MaskKind::Le, "le_mask", "gl_SubgroupLeMask", "<="),
+        (MaskKind::Lt, "lt_mask", "gl_SubgroupLtMask", "<"),
+    ] {
+        v.push(entry(Op::LaneMask(k), n, g, C::Basic, &[F::Ballot], &[], T::NoValue, R::Uvec4,
+            format!("bit i is set when i {rel} the lane's id and i < gl_SubgroupSize (bits >= size are 0, Vulkan interfaces chapter)"),
+            GL_VARS));
+    }
+    v.push(entry(
+        Op::NumSubgroups,
+        "num_subgroups",
+        "gl_NumSubgroups",
+        C::Basic,
+        &[F::Basic],
+        &[A::Workgroup],
+        T::NoValue,
+        R::Uint,
+        "the number of subgroups in the workgroup; with a linear layout ceil(invocations / size)",
+        GL_VARS,
+    ));
+    v.push(entry(Op::SubgroupId, "subgroup_id", "gl_SubgroupID", C::Basic, &[F::Basic], &[A::Workgroup], T::NoValue, R::Uint,
+        "the index of the invocation's subgroup in the workgroup, 0..gl_NumSubgroups-1; which invocations share a subgroup depends on the layout", GL_VARS));
+    v.extend([
+        entry(Op::All, "all", "subgroupAll", C::Vote, &[F::Vote], &[], T::Bool, R::Bool,
+            "true when the value is true in every active lane", GL),
+        entry(Op::Any, "any", "subgroupAny", C::Vote, &[F::Vote], &[], T::Bool, R::Bool,
+            "true when the value is true in some active lane", GL),
+        entry(Op::AllEqual, "all_equal", "subgroupAllEqual", C::Vote, &[F::Vote], &[], T::Any, R::Bool,
+            "true when every active lane holds an equal value (component-wise); with floats, a NaN or both signed zeros make it undefined here", GL),
+        entry(Op::Ballot, "ballot", "subgroupBallot", C::Ballot, &[F::Ballot], &[], T::Bool, R::Uvec4,
+            "bit i is set when lane i is active and its value is true; bits of inactive lanes are 0", GL),
+        entry(Op::InverseBallot, "inverse_ballot", "subgroupInverseBallot", C::Ballot, &[F::Ballot], &[A::Ballot], T::NoValue, R::Bool,
+            "the bit of the (uniform) ballot at the lane's own id", GL),
+        entry(Op::BallotBitExtract, "ballot_bit_extract", "subgroupBallotBitExtract", C::Ballot, &[F::Ballot], &[A::Ballot, A::Index], T::NoValue, R::Bool,
+            "bit `index` of the ballot; undefined when index >= gl_SubgroupSize", GL),
+        entry(Op::BallotBitCount(Scan::Reduce), "ballot_bit_count", "subgroupBallotBitCount", C::Ballot, &[F::Ballot], &[A::Ballot], T::NoValue, R::Uint,
+            "the number of set bits among the low gl_SubgroupSize bits", GL),
+        entry(Op::BallotBitCount(Scan::Inclusive), "ballot_inclusive_bit_count", "subgroupBallotInclusiveBitCount", C::Ballot, &[F::Ballot], &[A::Ballot], T::NoValue, R::Uint,
+            "the number of set bits at positions <= the lane's id", GL),
+        entry(Op::BallotBitCount(Scan::Exclusive), "ballot_exclusive_bit_count", "subgroupBallotExclusiveBitCount", C::Ballot, &[F::Ballot], &[A::Ballot], T::NoValue, R::Uint,
+            "the number of set bits at positions < the lane's id", GL),
+        entry(Op::BallotFindLsb, "ballot_find_lsb", "subgroupBallotFindLSB", C::Ballot, &[F::Ballot], &[A::Ballot], T::NoValue, R::Uint,
+            "the lowest set bit among the low gl_SubgroupSize bits; undefined when none is set", GL),
+        entry(Op::BallotFindMsb, "ballot_find_msb", "subgroupBallotFindMSB", C::Ballot, &[F::Ballot], &[A::Ballot], T::NoValue, R::Uint,
+            "the highest set bit among the low gl_SubgroupSize bits; undefined when none is set", GL),
+        entry(Op::Broadcast, "broadcast", "subgroupBroadcast", C::Ballot, &[F::Ballot], &[A::Id { uniform: true }], T::Any, R::SameAsValue,
+            "the value of lane `id` (dynamically uniform); undefined when that lane is inactive or id >= gl_SubgroupSize", GL),
+        entry(Op::BroadcastFirst, "broadcast_first", "subgroupBroadcastFirst", C::Ballot, &[F::Ballot], &[], T::Any, R::SameAsValue,
+            "the value of the active lane with the lowest id", GL),
+    ]);
+    for scan in [Scan::Reduce, Scan::Inclusive, Scan::Exclusive] {
+        for b in BinOp::ALL {
+            let (name, glsl, rule) = match scan {
+                Scan::Reduce => (b.name().to_string(), format!("subgroup{}", b.glsl()),
+                    format!("the {} of the values of all active lanes", b.name())),
+                Scan::Inclusive => (format!("inclusive_{}", b.name()), format!("subgroupInclusive{}", b.glsl()),
+                    format!("the {} of the values of the active lanes with id <= the lane's id", b.name())),
+                Scan::Exclusive => (format!("exclusive_{}", b.name()), format!("subgroupExclusive{}", b.glsl()),
+                    format!("the {} of the values of the active lanes with id < the lane's id; the first active lane gets the identity", b.name())),
+            };
+            v.push(entry(
+                Op::Arithmetic(b, scan),
+                name,
+                glsl,
+                C::Arithmetic,
+                &[F::Arithmetic],
+                &[],
+                b.types(),
+                R::SameAsValue,
+                rule,
+                GL,
+            ));
+        }
+    }
+    v.extend([
+        entry(Op::Shuffle, "shuffle", "subgroupShuffle", C::Shuffle, &[F::Shuffle], &[A::Id { uniform: false }], T::Any, R::SameAsValue,
+            "the value of lane `id`; undefined when that lane is inactive or id >= gl_SubgroupSize", GL),
+        entry(Op::ShuffleXor, "shuffle_xor", "subgroupShuffleXor", C::Shuffle, &[F::Shuffle], &[A::Mask], T::Any, R::SameAsValue,
+            "the value of lane (id ^ mask); undefined when that lane is inactive or >= gl_SubgroupSize", GL),
+        entry(Op::ShuffleUp, "shuffle_up", "subgroupShuffleUp", C::ShuffleRelative, &[F::ShuffleRelative], &[A::Delta { uniform: false }], T::Any, R::SameAsValue,
+            "the value of lane (id - delta); undefined when delta > id or that lane is inactive", GL),
+        entry(Op::ShuffleDown, "shuffle_down", "subgroupShuffleDown", C::ShuffleRelative, &[F::ShuffleRelative], &[A::Delta { uniform: false }], T::Any, R::SameAsValue,
+            "the value of lane (id + delta); undefined when id + delta >= gl_SubgroupSize or that lane is inactive", GL),
+    ]);
+    for b in BinOp::ALL {
+        v.push(entry(Op::Clustered(b), format!("clustered_{}", b.name()), format!("subgroupClustered{}", b.glsl()),
+            C::Clustered, &[F::Clustered], &[A::Cluster], b.types(), R::SameAsValue,
+            format!("the {} of the active lanes of the lane's cluster (lanes [x, x+n) with x a multiple of the cluster size n)", b.name()), GL));
+    }
+    v.push(entry(Op::QuadBroadcast, "quad_broadcast", "subgroupQuadBroadcast", C::Quad, &[F::Quad], &[A::QuadIndex], T::Any, R::SameAsValue,
+        "the value of lane (id & ~3) + index of the lane's quad; undefined when that lane is inactive", GL));
+    for (d, n, g, rule) in [
+        (QuadDir::Horizontal, "quad_swap_horizontal", "subgroupQuadSwapHorizontal", "swaps within each quad 0<->1 and 2<->3 (reads lane id ^ 1); undefined when that lane is inactive"),
+        (QuadDir::Vertical, "quad_swap_vertical", "subgroupQuadSwapVertical", "swaps within each quad 0<->2 and 1<->3 (reads lane id ^ 2); undefined when that lane is inactive"),
+        (QuadDir::Diagonal, "quad_swap_diagonal", "subgroupQuadSwapDiagonal", "swaps within each quad 0<->3 and 1<->2 (reads lane id ^ 3); undefined when that lane is inactive"),
+    ] {
+        v.push(entry(Op::QuadSwap(d), n, g, C::Quad, &[F::Quad], &[], T::Any, R::SameAsValue, rule, GL));
+    }
+    v.extend([
+        entry(Op::Rotate, "rotate", "subgroupRotate", C::Rotate, &[F::Rotate], &[A::Delta { uniform: true }], T::Any, R::SameAsValue,
+            "the value of lane (id + delta) mod gl_SubgroupSize (delta unsigned, dynamically uniform); undefined when that lane is inactive", ROT),
+        entry(Op::ClusteredRotate, "clustered_rotate", "subgroupClusteredRotate", C::Rotate, &[F::Rotate, F::RotateClustered], &[A::Delta { uniform: true }, A::Cluster], T::Any, R::SameAsValue,
+            "the value of lane ((id + delta) & (n-1)) + (id & ~(n-1)) for cluster size n; undefined when that lane is inactive", ROT),
+    ]);
+    v
+}
+
+/// The whole catalogue, in docs order.
+///
+/// ```
+/// use lockstep::model::{catalogue, Category};
+/// let ops = catalogue();
+/// assert!(ops.iter().any(|o| o.name == "shuffle_down" && o.glsl == "subgroupShuffleDown"));
+/// assert_eq!(ops.iter().filter(|o| o.category == Category::Clustered).count(), 7);
+/// ```
+pub fn catalogue() -> &'static [OpInfo] {
+    static CAT: OnceLock<Vec<OpInfo>> = OnceLock::new();
+    CAT.get_or_init(build)
+}
+
+/// The entry of `op`.
+pub fn info(op: Op) -> &'static OpInfo {
+    catalogue()
+        .iter()
+        .find(|o| o.op == op)
+        .expect("every Op variant has a catalogue entry (checked by a test)")
+}
+
+/// Finds an operation by its catalogue name or GLSL name; unknown names get the nearest suggestions.
+///
+/// ```
+/// use lockstep::model::{lookup, Op};
+/// assert_eq!(lookup("subgroupShuffleDown").unwrap().op, Op::ShuffleDown);
+/// assert_eq!(lookup("shuffle_down").unwrap().op, Op::ShuffleDown);
+/// let e = lookup("shufle_down").unwrap_err().to_string();
+/// assert!(e.contains("did you mean shuffle_down"), "{e}");
+/// ```
+pub fn lookup(name: &str) -> Result<&'static OpInfo, ModelError> {
+    let n = name.trim();
+    if let Some(o) = catalogue().iter().find(|o| o.name == n || o.glsl == n) {
+        return Ok(o);
+    }
+    let lower = n.to_ascii_lowercase();
+    let mut scored: Vec<(usize, &str)> = catalogue()
+        .iter()
+        .map(|o| {
+            let d = edit_distance(&lower, &o.name)
+                .min(edit_distance(&lower, &o.glsl.to_ascii_lowercase()));
+            (d, o.name.as_str())
+        })
+        .collect();
+    scored.sort();
+    let best = scored.first().map(|s| s.0).unwrap_or(usize::MAX);
+    let limit = (n.len() / 3).max(2);
+    let suggestions = scored
+        .iter()
+        .filter(|(d, _)| *d <= limit && *d <= best + 1)
+        .take(3)
+        .map(|(_, s)| s.to_string())
+        .collect();
+    Err(ModelError::UnknownOp {
+        name: n.to_string(),
+        suggestions,
+    })
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        let mut cur = vec![i; b.len() + 1];
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn names_and_glsl_names_are_unique() {
+        let mut names = HashSet::new();
+        let mut glsl = HashSet::new();
+        for o in catalogue() {
+            assert!(names.insert(o.name.clone()), "duplicate {}", o.name);
+            assert!(glsl.insert(o.glsl.clone()), "duplicate {}", o.glsl);
+            assert_eq!(info(o.op).name, o.name);
+        }
+    }
+
+    #[test]
+    fn the_catalogue_has_every_operation_of_the_issue() {
+        // basic 10, vote 3, ballot 10, arithmetic 21, shuffle 2 + relative 2, clustered 7, quad 4, rotate 2
+        assert_eq!(catalogue().len(), 10 + 3 + 10 + 21 + 4 + 7 + 4 + 2);
+    }
+
+    #[test]
+    fn bitwise_ops_take_no_floats_and_arithmetic_no_bools() {
+        let and = lookup("subgroupAnd").unwrap();
+        assert!(!and.accepts("f32".parse().unwrap()));
+        assert!(and.accepts("bool".parse().unwrap()));
+        let add = lookup("inclusive_add").unwrap();
+        assert!(!add.accepts("bvec2".parse().unwrap()));
+        assert!(add.accepts("f16vec3".parse().unwrap()));
+    }
+}

@@ -1,0 +1,671 @@
+//! The semantics: each operation's rule, written once over typed lanes, and the three ways to run it
+//! (one subgroup with typed values, one subgroup with dynamic [`Value`]s, rayon batches).
+//!
+//! Rules are grouped by shape. *Gathers* (broadcasts, shuffles, quad, rotate) are a source-lane
+//! function: the result is the source's value if the source is an active lane of the subgroup, and
+//! undefined (with the reason) otherwise. *Reductions and scans* (arithmetic, clustered) fold the
+//! active lanes in increasing lane order. *Votes*, *ballots* and *basic* ops are closed forms.
+
+use crate::model::call::OpCall;
+use crate::model::catalogue::{BinOp, MaskKind, Op, ResultKind, Scan, TypeClass};
+use crate::model::error::ModelError;
+use crate::model::outcome::{Outcome, Reason};
+use crate::model::params::{Ballot, LaneMask};
+use crate::model::types::{Elem, Scalar, ScalarType, Value, ValueType};
+use rayon::prelude::*;
+
+/// Where results go. The evaluator calls exactly one method per active lane and none for inactive lanes.
+pub trait Sink<E> {
+    /// A defined value of the operand's own type.
+    fn value(&mut self, lane: u32, v: E);
+    /// A defined bool.
+    fn boolean(&mut self, lane: u32, b: bool);
+    /// A defined uint.
+    fn uint(&mut self, lane: u32, x: u32);
+    /// A defined uvec4.
+    fn ballot(&mut self, lane: u32, b: Ballot);
+    /// An undefined result.
+    fn undefined(&mut self, lane: u32, why: Reason);
+}
+
+/// Runs `call` on one subgroup whose active lanes are `active`, with typed lane values `input`
+/// (one per lane; empty for ops without a value operand). Values of inactive lanes are never read.
+///
+/// The caller guarantees `input.len() == size` for value ops and that the type is accepted
+/// ([`evaluate`] and [`evaluate_batch`] check both).
+#[inline]
+pub fn run<S: Scalar, const N: usize, K: Sink<[S; N]>>(
+    call: &OpCall,
+    active: LaneMask,
+    input: &[[S; N]],
+    sink: &mut K,
+) {
+    let size = call.size();
+    let n = size.get();
+    let active = active.and(size.full_mask());
+    let arg = call.lane_arg();
+    match call.op() {
+        // ---- gathers: result = value of the source lane ----
+        Op::Broadcast => {
+            let id = arg.at(0);
+            gather(active, input, sink, |_| in_range(id as u64, n))
+        }
+        Op::BroadcastFirst => {
+            let first = active.lowest().unwrap_or(0);
+            gather(active, input, sink, |_| Ok(first))
+        }
+        Op::Shuffle => gather(active, input, sink, |l| in_range(arg.at(l) as u64, n)),
+        Op::ShuffleXor => gather(active, input, sink, |l| in_range((l ^ arg.at(l)) as u64, n)),
+        Op::ShuffleUp => gather(active, input, sink, |l| {
+            let d = arg.at(l);
+            if d > l {
+                Err(Reason::DeltaExceedsId { delta: d, id: l })
+            } else {
+                Ok(l - d)
+            }
+        }),
+        Op::ShuffleDown => gather(active, input, sink, |l| {
+            in_range(l as u64 + arg.at(l) as u64, n)
+        }),
+        Op::QuadBroadcast => {
+            let q = call.quad_index().get();
+            gather(active, input, sink, |l| in_range(((l & !3) + q) as u64, n))
+        }
+        Op::QuadSwap(d) => {
+            let x = d.xor();
+            gather(active, input, sink, |l| in_range((l ^ x) as u64, n))
+        }
+        Op::Rotate => {
+            let d = arg.at(0);
+            gather(active, input, sink, |l| Ok(rotate_source(l, d, n)))
+        }
+        Op::ClusteredRotate => {
+            let d = arg.at(0);
+            let g = call.cluster().get();
+            gather(active, input, sink, |l| Ok(rotate_source(l, d, g)))
+        }
+        // ---- reductions and scans over active lanes ----
+        Op::Arithmetic(b, scan) => fold_op(b, scan, active, input, sink),
+        Op::Clustered(b) => {
+            let c = call.cluster().get();
+            let cmask = LaneMask::first(c).0;
+            for k in 0..n / c {
+                let set = LaneMask(active.0 & (cmask << (k * c)));
+                if !set.is_empty() {
+                    fold_op(b, Scan::Reduce, set, input, sink);
+                }
+            }
+        }
+        // ---- votes ----
+        Op::All | Op::Any => {
+            let truth = active
+                .iter()
+                .filter(|&l| input[l as usize][0].to_bits() != 0)
+                .count();
+            let r = if call.op() == Op::All {
+                truth == active.count() as usize
+            } else {
+                truth > 0
+            };
+            active.iter().for_each(|l| sink.boolean(l, r));
+        }
+        Op::AllEqual => all_equal(active, input, sink),
+        // ---- ballots ----
+        Op::Ballot => {
+            let mut b = 0u128;
+            for l in active.iter() {
+                if input[l as usize][0].to_bits() != 0 {
+                    b |= 1 << l;
+                }
+            }
+            active.iter().for_each(|l| sink.ballot(l, Ballot(b)));
+        }
+        Op::InverseBallot => {
+            let b = call.ballot();
+            active.iter().for_each(|l| sink.boolean(l, b.bit(l)));
+        }
+        Op::BallotBitExtract => {
+            let b = call.ballot();
+            for l in active.iter() {
+                let i = arg.at(l);
+                if i >= n {
+                    sink.undefined(l, Reason::IndexOutOfRange { index: i, size: n });
+                } else {
+                    sink.boolean(l, b.bit(i));
+                }
+            }
+        }
+        Op::BallotBitCount(scan) => {
+            // Only the low gl_SubgroupSize bits count (GL_KHR_shader_subgroup, ballot properties).
+            let b = call.ballot().0 & size.full_mask().0;
+            for l in active.iter() {
+                let m = match scan {
+                    Scan::Reduce => b,
+                    Scan::Inclusive => b & LaneMask::first(l + 1).0,
+                    Scan::Exclusive => b & LaneMask::first(l).0,
+                };
+                sink.uint(l, m.count_ones());
+            }
+        }
+        Op::BallotFindLsb | Op::BallotFindMsb => {
+            let b = LaneMask(call.ballot().0 & size.full_mask().0);
+            let r = if call.op() == Op::BallotFindLsb {
+                b.lowest()
+            } else {
+                b.highest()
+            };
+            for l in active.iter() {
+                match r {
+                    Some(x) => sink.uint(l, x),
+                    None => sink.undefined(l, Reason::NoBitSet),
+                }
+            }
+        }
+        // ---- basic ----
+        Op::Elect => {
+            let first = active.lowest();
+            active
+                .iter()
+                .for_each(|l| sink.boolean(l, Some(l) == first));
+        }
+        Op::SubgroupSize => active.iter().for_each(|l| sink.uint(l, n)),
+        Op::InvocationId => active.iter().for_each(|l| sink.uint(l, l)),
+        Op::LaneMask(k) => {
+            let full = size.full_mask().0;
+            for l in active.iter() {
+                let m = match k {
+                    MaskKind::Eq => 1u128 << l,
+                    MaskKind::Ge => full & !LaneMask::first(l).0,
+                    MaskKind::Gt => full & !LaneMask::first(l + 1).0,
+                    MaskKind::Le => LaneMask::first(l + 1).0,
+                    MaskKind::Lt => LaneMask::first(l).0,
+                };
+                sink.ballot(l, Ballot(m));
+            }
+        }
+        // Workgroup built-ins never reach here: OpCall::new rejects them (see model::workgroup).
+        Op::NumSubgroups | Op::SubgroupId => {}
+    }
+}
+
+/// The source lane of a rotation within groups of `g` lanes (SPV_KHR_subgroup_rotate):
+/// `((id + delta) & (g - 1)) + (id & !(g - 1))`, with the addition wrapping at 32 bits.
+#[inline(always)]
+pub fn rotate_source(lane: u32, delta: u32, g: u32) -> u32 {
+    (lane.wrapping_add(delta) & (g - 1)) + (lane & !(g - 1))
+}
+
+#[inline(always)]
+fn in_range(src: u64, n: u32) -> Result<u32, Reason> {
+    if src < n as u64 {
+        Ok(src as u32)
+    } else {
+        Err(Reason::SourceOutOfRange {
+            source: src,
+            size: n,
+        })
+    }
+}
+
+#[inline(always)]
+fn gather<E: Copy, K: Sink<E>>(
+    active: LaneMask,
+    input: &[E],
+    sink: &mut K,
+    src: impl Fn(u32) -> Result<u32, Reason>,
+) {
+    for l in active.iter() {
+        match src(l) {
+            Ok(s) if active.has(s) => sink.value(l, input[s as usize]),
+            Ok(s) => sink.undefined(l, Reason::SourceInactive { source: s }),
+            Err(r) => sink.undefined(l, r),
+        }
+    }
+}
+
+#[inline]
+fn fold_op<S: Scalar, const N: usize, K: Sink<[S; N]>>(
+    b: BinOp,
+    scan: Scan,
+    set: LaneMask,
+    input: &[[S; N]],
+    sink: &mut K,
+) {
+    // Min/max over floats: a NaN result means every value used was NaN — undefined by the spec.
+    let nan_check = S::TYPE.is_float() && matches!(b, BinOp::Min | BinOp::Max);
+    macro_rules! go {
+        ($f:expr) => {
+            fold(set, input, sink, scan, [S::identity(b); N], nan_check, $f)
+        };
+    }
+    match b {
+        BinOp::Add => go!(S::add),
+        BinOp::Mul => go!(S::mul),
+        BinOp::Min => go!(S::min),
+        BinOp::Max => go!(S::max),
+        BinOp::And => go!(S::and),
+        BinOp::Or => go!(S::or),
+        BinOp::Xor => go!(S::xor),
+    }
+}
+
+#[inline(always)]
+fn fold<S: Scalar, const N: usize, K: Sink<[S; N]>>(
+    set: LaneMask,
+    input: &[[S; N]],
+    sink: &mut K,
+    scan: Scan,
+    identity: [S; N],
+    nan_check: bool,
+    f: impl Fn(S, S) -> S,
+) {
+    let comb = |a: [S; N], x: [S; N]| -> [S; N] {
+        let mut r = a;
+        for i in 0..N {
+            r[i] = f(a[i], x[i]);
+        }
+        r
+    };
+    let mut emit = |l: u32, v: [S; N]| {
+        if nan_check {
+            if let Some(c) = v.iter().position(|c| c.is_nan()) {
+                return sink.undefined(l, Reason::AllNaN { component: c as u8 });
+            }
+        }
+        sink.value(l, v)
+    };
+    // Increasing lane order, starting from the first value (not the identity): the spec lists the
+    // scans as [x(0), x(0) op x(1), …] and the exclusive scan as [I(), x(0), …].
+    let mut acc: Option<[S; N]> = None;
+    match scan {
+        Scan::Reduce => {
+            for l in set.iter() {
+                let x = input[l as usize];
+                acc = Some(acc.map_or(x, |a| comb(a, x)));
+            }
+            if let Some(r) = acc {
+                set.iter().for_each(|l| emit(l, r));
+            }
+        }
+        Scan::Inclusive => {
+            for l in set.iter() {
+                let x = input[l as usize];
+                let r = acc.map_or(x, |a| comb(a, x));
+                acc = Some(r);
+                emit(l, r);
+            }
+        }
+        Scan::Exclusive => {
+            for l in set.iter() {
+                let x = input[l as usize];
+                emit(l, acc.unwrap_or(identity));
+                acc = Some(acc.map_or(x, |a| comb(a, x)));
+            }
+        }
+    }
+}
+
+fn all_equal<S: Scalar, const N: usize, K: Sink<[S; N]>>(
+    active: LaneMask,
+    input: &[[S; N]],
+    sink: &mut K,
+) {
+    let Some(first) = active.lowest() else { return };
+    let x0 = input[first as usize];
+    let mut numeric = true;
+    let mut bitwise = true;
+    let mut nan = false;
+    for l in active.iter() {
+        let x = input[l as usize];
+        for i in 0..N {
+            numeric &= x[i].numeric_eq(x0[i]);
+            bitwise &= x[i].to_bits() == x0[i].to_bits();
+            nan |= x[i].is_nan();
+        }
+    }
+    // Integers and bools: the two equalities agree. Floats: they disagree only with NaNs or signed
+    // zeros, where the spec does not say which equality subgroupAllEqual uses.
+    for l in active.iter() {
+        if numeric == bitwise {
+            sink.boolean(l, numeric)
+        } else if nan {
+            sink.undefined(l, Reason::AllEqualWithNaN)
+        } else {
+            sink.undefined(l, Reason::AllEqualSignedZeros)
+        }
+    }
+}
+
+/// Collects [`Outcome`]s (lanes not written stay inactive).
+struct OutcomeSink(Vec<Outcome>);
+
+impl<S: Scalar, const N: usize> Sink<[S; N]> for OutcomeSink {
+    fn value(&mut self, lane: u32, v: [S; N]) {
+        self.0[lane as usize] = Outcome::Defined(Value::of(v));
+    }
+    fn boolean(&mut self, lane: u32, b: bool) {
+        self.0[lane as usize] = Outcome::Defined(Value::bool(b));
+    }
+    fn uint(&mut self, lane: u32, x: u32) {
+        self.0[lane as usize] = Outcome::Defined(Value::u32(x));
+    }
+    fn ballot(&mut self, lane: u32, b: Ballot) {
+        self.0[lane as usize] = Outcome::Defined(Value::ballot(b));
+    }
+    fn undefined(&mut self, lane: u32, why: Reason) {
+        self.0[lane as usize] = Outcome::Undefined(why);
+    }
+}
+
+/// Evaluates one subgroup with typed values and returns each lane's [`Outcome`].
+///
+/// ```
+/// use lockstep::model::{evaluate_typed, lookup, Args, LaneArg, LaneMask, OpCall, Outcome, SubgroupSize, Value};
+/// let s = SubgroupSize::new(4).unwrap();
+/// let call = OpCall::new(lookup("shuffle_down").unwrap(), s,
+///     Args { delta: Some(LaneArg::Uniform(1)), ..Args::default() }).unwrap();
+/// let out = evaluate_typed(&call, s.full_mask(), &[[10u32], [11], [12], [13]]).unwrap();
+/// assert_eq!(out[0], Outcome::Defined(Value::u32(11)));
+/// assert!(out[3].is_undefined()); // 3 + 1 >= 4
+/// ```
+pub fn evaluate_typed<S: Scalar, const N: usize>(
+    call: &OpCall,
+    active: LaneMask,
+    input: &[[S; N]],
+) -> Result<Vec<Outcome>, ModelError> {
+    check_operands(call, active, <[S; N] as Elem>::VALUE_TYPE, input.len())?;
+    let mut sink = OutcomeSink(vec![Outcome::Inactive; call.size().lanes()]);
+    run(call, active, input, &mut sink);
+    Ok(sink.0)
+}
+
+fn check_operands(
+    call: &OpCall,
+    active: LaneMask,
+    ty: ValueType,
+    len: usize,
+) -> Result<(), ModelError> {
+    let size = call.size();
+    LaneMask::within(active.0, size)?;
+    let info = call.info();
+    if info.has_value() {
+        if !info.accepts(ty) {
+            return Err(ModelError::TypeNotAccepted {
+                op: info.name.as_str(),
+                ty,
+                takes: info.types.describe(),
+            });
+        }
+        if len != size.lanes() {
+            return Err(ModelError::WrongLaneCount {
+                what: "values",
+                size: size.get(),
+                got: len,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Dispatches a generic function over the 48 (scalar, components) combinations of a [`ValueType`].
+macro_rules! per_n {
+    ($S:ty, $n:expr, $f:ident, ($($a:expr),*)) => {
+        match $n {
+            1 => $f::<$S, 1>($($a),*),
+            2 => $f::<$S, 2>($($a),*),
+            3 => $f::<$S, 3>($($a),*),
+            _ => $f::<$S, 4>($($a),*),
+        }
+    };
+}
+macro_rules! dispatch_type {
+    ($vt:expr, $f:ident, $args:tt) => {
+        match $vt.scalar_type() {
+            ScalarType::Bool => per_n!(bool, $vt.components(), $f, $args),
+            ScalarType::I8 => per_n!(i8, $vt.components(), $f, $args),
+            ScalarType::U8 => per_n!(u8, $vt.components(), $f, $args),
+            ScalarType::I16 => per_n!(i16, $vt.components(), $f, $args),
+            ScalarType::U16 => per_n!(u16, $vt.components(), $f, $args),
+            ScalarType::I32 => per_n!(i32, $vt.components(), $f, $args),
+            ScalarType::U32 => per_n!(u32, $vt.components(), $f, $args),
+            ScalarType::I64 => per_n!(i64, $vt.components(), $f, $args),
+            ScalarType::U64 => per_n!(u64, $vt.components(), $f, $args),
+            ScalarType::F16 => per_n!(half::f16, $vt.components(), $f, $args),
+            ScalarType::F32 => per_n!(f32, $vt.components(), $f, $args),
+            ScalarType::F64 => per_n!(f64, $vt.components(), $f, $args),
+        }
+    };
+}
+
+fn evaluate_values<S: Scalar, const N: usize>(
+    call: &OpCall,
+    active: LaneMask,
+    values: &[Value],
+) -> Result<Vec<Outcome>, ModelError> {
+    let ty = <[S; N] as Elem>::VALUE_TYPE;
+    let typed: Vec<[S; N]> = values
+        .iter()
+        .enumerate()
+        .map(|(lane, v)| {
+            v.to_typed::<S, N>().ok_or(ModelError::MixedTypes {
+                lane,
+                expected: ty,
+                got: v.ty(),
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    evaluate_typed(call, active, &typed)
+}
+
+/// Evaluates one subgroup with dynamically typed values: `values` holds one value per lane (all of
+/// one type the op takes), or is empty for ops without a value operand.
+///
+/// ```
+/// use lockstep::model::{evaluate, lookup, LaneMask, OpCall, Outcome, SubgroupSize, Value, ValueType};
+/// let s = SubgroupSize::new(4).unwrap();
+/// let call = OpCall::new(lookup("subgroupInclusiveAdd").unwrap(), s, Default::default()).unwrap();
+/// let vals: Vec<Value> = [1u32, 2, 3, 4].map(Value::u32).to_vec();
+/// let out = evaluate(&call, LaneMask(0b1011), &vals).unwrap();
+/// assert_eq!(out[3], Outcome::Defined(Value::u32(1 + 2 + 4)));
+/// assert_eq!(out[2], Outcome::Inactive);
+/// ```
+pub fn evaluate(
+    call: &OpCall,
+    active: LaneMask,
+    values: &[Value],
+) -> Result<Vec<Outcome>, ModelError> {
+    let ty = match (values.first(), call.info().types) {
+        (_, TypeClass::NoValue) => ValueType::U32,
+        (Some(v), _) => v.ty(),
+        (None, _) => {
+            return Err(ModelError::WrongLaneCount {
+                what: "values",
+                size: call.size().get(),
+                got: 0,
+            })
+        }
+    };
+    if call.info().types == TypeClass::NoValue {
+        return evaluate_typed::<u32, 1>(call, active, &[]);
+    }
+    dispatch_type!(ty, evaluate_values, (call, active, values))
+}
+
+/// The typed result columns of a batch. Only the column of the op's result kind is filled; it has
+/// one entry per lane of every subgroup (inactive and undefined lanes keep what was there).
+#[derive(Clone, Debug, Default)]
+pub struct BatchOutput<E> {
+    /// Results of ops that return the operand's type.
+    pub values: Vec<E>,
+    /// Results of ops that return `bool`.
+    pub bools: Vec<bool>,
+    /// Results of ops that return `uint`.
+    pub uints: Vec<u32>,
+    /// Results of ops that return `uvec4`.
+    pub ballots: Vec<Ballot>,
+    /// Per subgroup: the lanes whose result is undefined.
+    pub undefined: Vec<LaneMask>,
+}
+
+impl<E: Copy + Default> BatchOutput<E> {
+    /// Output columns for `subgroups` subgroups of `call` (only its result column is allocated).
+    pub fn for_call(call: &OpCall, subgroups: usize) -> Self {
+        let n = subgroups * call.size().lanes();
+        let mut o = BatchOutput {
+            undefined: vec![LaneMask::EMPTY; subgroups],
+            ..Default::default()
+        };
+        match call.info().result {
+            ResultKind::SameAsValue => o.values = vec![E::default(); n],
+            ResultKind::Bool => o.bools = vec![false; n],
+            ResultKind::Uint => o.uints = vec![0; n],
+            ResultKind::Uvec4 => o.ballots = vec![Ballot(0); n],
+        }
+        o
+    }
+}
+
+struct ColumnSink<'a, E> {
+    values: &'a mut [E],
+    bools: &'a mut [bool],
+    uints: &'a mut [u32],
+    ballots: &'a mut [Ballot],
+    undefined: LaneMask,
+}
+
+impl<'a, S: Scalar, const N: usize> Sink<[S; N]> for ColumnSink<'a, [S; N]> {
+    #[inline(always)]
+    fn value(&mut self, lane: u32, v: [S; N]) {
+        self.values[lane as usize] = v;
+    }
+    #[inline(always)]
+    fn boolean(&mut self, lane: u32, b: bool) {
+        self.bools[lane as usize] = b;
+    }
+    #[inline(always)]
+    fn uint(&mut self, lane: u32, x: u32) {
+        self.uints[lane as usize] = x;
+    }
+    #[inline(always)]
+    fn ballot(&mut self, lane: u32, b: Ballot) {
+        self.ballots[lane as usize] = b;
+    }
+    #[inline(always)]
+    fn undefined(&mut self, lane: u32, _why: Reason) {
+        self.undefined = self.undefined.with(lane);
+    }
+}
+
+/// Evaluates many independent subgroups of the same call in parallel (rayon): subgroup `g` has
+/// active lanes `actives[g]` and values `inputs[g*size .. (g+1)*size]` (`inputs` empty for ops
+/// without a value operand). Results go to `out`'s column for the op's result kind, plus the
+/// per-subgroup undefined mask; reasons are not kept (re-run one subgroup with [`evaluate`] for them).
+///
+/// ```
+/// use lockstep::model::{evaluate_batch, lookup, Args, BatchOutput, LaneArg, LaneMask, OpCall, SubgroupSize};
+/// let s = SubgroupSize::new(4).unwrap();
+/// let call = OpCall::new(lookup("rotate").unwrap(), s,
+///     Args { delta: Some(LaneArg::Uniform(1)), ..Args::default() }).unwrap();
+/// let inputs: Vec<[u32; 1]> = (0..8).map(|i| [i]).collect();
+/// let mut out = BatchOutput::for_call(&call, 2);
+/// evaluate_batch(&call, &[s.full_mask(), LaneMask(0b0111)], &inputs, &mut out).unwrap();
+/// assert_eq!(out.values[..4], [[1], [2], [3], [0]]);
+/// assert_eq!(out.undefined[1], LaneMask(0b0100)); // lane 2 reads lane 3, inactive
+/// ```
+pub fn evaluate_batch<S: Scalar, const N: usize>(
+    call: &OpCall,
+    actives: &[LaneMask],
+    inputs: &[[S; N]],
+    out: &mut BatchOutput<[S; N]>,
+) -> Result<(), ModelError> {
+    let size = call.size();
+    let lanes = size.lanes();
+    let groups = actives.len();
+    let info = call.info();
+    if info.has_value() {
+        check_operands(call, LaneMask::EMPTY, <[S; N] as Elem>::VALUE_TYPE, lanes)?;
+        if inputs.len() != groups * lanes {
+            return Err(ModelError::WrongLaneCount {
+                what: "batch values",
+                size: size.get(),
+                got: inputs.len(),
+            });
+        }
+    }
+    for a in actives {
+        LaneMask::within(a.0, size)?;
+    }
+    let need = groups * lanes;
+    let have = match info.result {
+        ResultKind::SameAsValue => out.values.len(),
+        ResultKind::Bool => out.bools.len(),
+        ResultKind::Uint => out.uints.len(),
+        ResultKind::Uvec4 => out.ballots.len(),
+    };
+    if have != need || out.undefined.len() != groups {
+        return Err(ModelError::WrongLaneCount {
+            what: "batch output (use BatchOutput::for_call)",
+            size: size.get(),
+            got: have,
+        });
+    }
+    // Chunks of subgroups per rayon task: large enough to amortise scheduling.
+    let per_task = (16384 / lanes).max(1);
+    let chunk = per_task * lanes;
+    let BatchOutput {
+        values,
+        bools,
+        uints,
+        ballots,
+        undefined,
+    } = out;
+    fn chunks<T: Send>(v: &mut [T], chunk: usize, groups: usize, per_task: usize) -> Vec<&mut [T]> {
+        if v.is_empty() {
+            let tasks = groups.div_ceil(per_task);
+            (0..tasks).map(|_| <&mut [T]>::default()).collect()
+        } else {
+            v.chunks_mut(chunk).collect()
+        }
+    }
+    let cv = chunks(values, chunk, groups, per_task);
+    let cb = chunks(bools, chunk, groups, per_task);
+    let cu = chunks(uints, chunk, groups, per_task);
+    let cg = chunks(ballots, chunk, groups, per_task);
+    cv.into_par_iter()
+        .zip(cb)
+        .zip(cu)
+        .zip(cg)
+        .zip(undefined.par_chunks_mut(per_task))
+        .zip(actives.par_chunks(per_task))
+        .enumerate()
+        .for_each(|(t, (((((v, b), u), g), und), act))| {
+            for (k, a) in act.iter().enumerate() {
+                let base = k * lanes;
+                let input: &[[S; N]] = if inputs.is_empty() {
+                    &[]
+                } else {
+                    let off = (t * per_task + k) * lanes;
+                    &inputs[off..off + lanes]
+                };
+                let mut sink = ColumnSink {
+                    values: sub_slice(&mut *v, base, lanes),
+                    bools: sub_slice(&mut *b, base, lanes),
+                    uints: sub_slice(&mut *u, base, lanes),
+                    ballots: sub_slice(&mut *g, base, lanes),
+                    undefined: LaneMask::EMPTY,
+                };
+                run(call, *a, input, &mut sink);
+                und[k] = sink.undefined;
+            }
+        });
+    Ok(())
+}
+
+#[inline(always)]
+fn sub_slice<T>(s: &mut [T], base: usize, lanes: usize) -> &mut [T] {
+    if s.is_empty() {
+        s
+    } else {
+        &mut s[base..base + lanes]
+    }
+}

@@ -1,0 +1,123 @@
+//! The result of one lane: inactive, a defined value, or undefined with the reason.
+
+use crate::model::types::Value;
+use std::fmt;
+
+/// Why a lane's result is undefined — the rule from the spec texts, with the lane numbers involved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Reason {
+    /// The lane the value comes from did not execute the operation.
+    SourceInactive {
+        /// source lane
+        source: u32,
+    },
+    /// The computed source lane is not in the subgroup (shuffle id, xor result, broadcast id, id + delta ≥ size).
+    SourceOutOfRange {
+        /// computed source lane (may exceed 32 bits for id + delta)
+        source: u64,
+        /// subgroup size
+        size: u32,
+    },
+    /// shuffle_up with delta greater than the lane's own id (source lane would be negative).
+    DeltaExceedsId {
+        /// delta
+        delta: u32,
+        /// the lane's id
+        id: u32,
+    },
+    /// min/max where every value used by this lane is NaN (component given).
+    AllNaN {
+        /// vector component
+        component: u8,
+    },
+    /// ballot_find_lsb/msb of a ballot with no bit set among the subgroup's lanes.
+    NoBitSet,
+    /// ballot_bit_extract with index ≥ subgroup size.
+    IndexOutOfRange {
+        /// index
+        index: u32,
+        /// subgroup size
+        size: u32,
+    },
+    /// all_equal over floats where a NaN is present: equality with NaN is not pinned down for this op.
+    AllEqualWithNaN,
+    /// all_equal over floats where +0.0 and -0.0 both occur: numeric and bitwise equality disagree.
+    AllEqualSignedZeros,
+}
+
+impl Reason {
+    /// A stable short key, for grouping in reports (`source_inactive`, `no_bit_set`, …).
+    pub fn key(&self) -> &'static str {
+        match self {
+            Reason::SourceInactive { .. } => "source_inactive",
+            Reason::SourceOutOfRange { .. } => "source_out_of_range",
+            Reason::DeltaExceedsId { .. } => "delta_exceeds_id",
+            Reason::AllNaN { .. } => "all_nan",
+            Reason::NoBitSet => "no_bit_set",
+            Reason::IndexOutOfRange { .. } => "index_out_of_range",
+            Reason::AllEqualWithNaN => "all_equal_nan",
+            Reason::AllEqualSignedZeros => "all_equal_signed_zeros",
+        }
+    }
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Reason::SourceInactive { source } => write!(f, "source lane {source} is inactive"),
+            Reason::SourceOutOfRange { source, size } => {
+                write!(f, "source lane {source} >= subgroup size {size}")
+            }
+            Reason::DeltaExceedsId { delta, id } => write!(f, "delta {delta} > lane id {id}"),
+            Reason::AllNaN { component } => {
+                write!(f, "every value used is NaN (component {component})")
+            }
+            Reason::NoBitSet => f.write_str("no bit set"),
+            Reason::IndexOutOfRange { index, size } => {
+                write!(f, "index {index} >= subgroup size {size}")
+            }
+            Reason::AllEqualWithNaN => f.write_str(
+                "a NaN is among the values (NaN equality is not specified for all_equal)",
+            ),
+            Reason::AllEqualSignedZeros => f.write_str(
+                "+0.0 and -0.0 are both among the values (numeric and bitwise equality disagree)",
+            ),
+        }
+    }
+}
+
+/// One lane's result.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Outcome {
+    /// The lane did not execute the operation: it has no result.
+    Inactive,
+    /// The spec defines the result.
+    Defined(Value),
+    /// The spec leaves the result undefined, for this reason.
+    Undefined(Reason),
+}
+
+impl Outcome {
+    /// The defined value, if any.
+    pub fn value(&self) -> Option<Value> {
+        match self {
+            Outcome::Defined(v) => Some(*v),
+            _ => None,
+        }
+    }
+
+    /// True for an undefined result.
+    pub fn is_undefined(&self) -> bool {
+        matches!(self, Outcome::Undefined(_))
+    }
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Outcome::Inactive => f.write_str("-"),
+            Outcome::Defined(v) => write!(f, "{v}"),
+            Outcome::Undefined(_) => f.write_str("undef"),
+        }
+    }
+}

@@ -1,0 +1,396 @@
+//! Workgroups: how local invocations are placed into subgroups and lanes.
+//!
+//! Vulkan gives no relation between `gl_LocalInvocationID` and (`gl_SubgroupID`,
+//! `gl_SubgroupInvocationID`) (../shared/specs/README.md, "Layout"). The model therefore makes the
+//! layout a parameter: invocations are put in a chosen order and dealt to subgroups of `size`
+//! lanes in that order. If the workgroup is not a multiple of the subgroup size, the last subgroup
+//! is partial and its upper lanes are inactive (GL_KHR_shader_subgroup, 3.8: "invocations may be
+//! inactive within a subgroup if the local workgroup size is not a multiple of the subgroup size").
+
+use crate::model::error::ModelError;
+use crate::model::params::{LaneMask, SubgroupSize};
+use std::fmt;
+use std::str::FromStr;
+
+/// The largest workgroup the model accepts (far above any device's maxComputeWorkGroupInvocations).
+pub const MAX_INVOCATIONS: u32 = 1 << 20;
+
+/// A workgroup shape `x × y × z`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub struct WorkgroupShape {
+    /// width
+    pub x: u32,
+    /// height
+    pub y: u32,
+    /// depth
+    pub z: u32,
+}
+
+impl WorkgroupShape {
+    /// Validates the shape: every dimension ≥ 1, at most [`MAX_INVOCATIONS`] in all.
+    ///
+    /// ```
+    /// use lockstep::model::WorkgroupShape;
+    /// assert_eq!(WorkgroupShape::new(3, 5, 7).unwrap().invocations(), 105);
+    /// assert!(WorkgroupShape::new(0, 1, 1).is_err());
+    /// ```
+    pub fn new(x: u32, y: u32, z: u32) -> Result<Self, ModelError> {
+        let total = x as u64 * y as u64 * z as u64;
+        if x == 0 || y == 0 || z == 0 || total > MAX_INVOCATIONS as u64 {
+            return Err(ModelError::InvalidWorkgroup {
+                x,
+                y,
+                z,
+                max: MAX_INVOCATIONS,
+            });
+        }
+        Ok(WorkgroupShape { x, y, z })
+    }
+
+    /// Number of invocations.
+    pub fn invocations(self) -> u32 {
+        self.x * self.y * self.z
+    }
+
+    /// The local invocation id of the invocation with row-major index `i` (x fastest).
+    pub fn local_id(self, i: u32) -> [u32; 3] {
+        [i % self.x, (i / self.x) % self.y, i / (self.x * self.y)]
+    }
+
+    /// Row-major index (`gl_LocalInvocationIndex`) of a local id.
+    pub fn index(self, id: [u32; 3]) -> u32 {
+        id[0] + self.x * (id[1] + self.y * id[2])
+    }
+}
+
+impl fmt::Display for WorkgroupShape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}x{}x{}", self.x, self.y, self.z)
+    }
+}
+
+impl FromStr for WorkgroupShape {
+    type Err = ModelError;
+    /// `X`, `X,Y`, `X,Y,Z` (or with `x` as separator).
+    fn from_str(s: &str) -> Result<Self, ModelError> {
+        let bad = || ModelError::InvalidWorkgroup {
+            x: 0,
+            y: 0,
+            z: 0,
+            max: MAX_INVOCATIONS,
+        };
+        let parts: Vec<u32> = s
+            .split([',', 'x'])
+            .map(|p| p.trim().parse::<u32>().map_err(|_| bad()))
+            .collect::<Result<_, _>>()?;
+        match parts.as_slice() {
+            [x] => WorkgroupShape::new(*x, 1, 1),
+            [x, y] => WorkgroupShape::new(*x, *y, 1),
+            [x, y, z] => WorkgroupShape::new(*x, *y, *z),
+            _ => Err(bad()),
+        }
+    }
+}
+
+/// How invocations are ordered before being dealt to subgroups.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Layout {
+    /// Linear order with the given axis fastest, then the second, then the third
+    /// (`[0, 1, 2]` = x fastest = row-major, the common one; `[1, 0, 2]` = column-major).
+    Linear([u8; 3]),
+    /// 2×2 quads in the x-y plane (quad lanes 0..3 = (x,y), (x+1,y), (x,y+1), (x+1,y+1)), quads in
+    /// row-major order — the placement derivative-capable compute uses. Needs even x and y.
+    Quads,
+}
+
+impl Layout {
+    /// Row-major: x fastest.
+    pub const ROW_MAJOR: Layout = Layout::Linear([0, 1, 2]);
+    /// Column-major: y fastest (seen on real drivers for 2D workgroups).
+    pub const COLUMN_MAJOR: Layout = Layout::Linear([1, 0, 2]);
+
+    /// Every layout the model offers: the six axis orders and quads.
+    pub fn all() -> Vec<Layout> {
+        let mut v: Vec<Layout> = [
+            [0, 1, 2],
+            [1, 0, 2],
+            [0, 2, 1],
+            [2, 0, 1],
+            [1, 2, 0],
+            [2, 1, 0],
+        ]
+        .into_iter()
+        .map(Layout::Linear)
+        .collect();
+        v.push(Layout::Quads);
+        v
+    }
+
+    /// The layouts valid for `shape` that give distinct placements (for a 2D workgroup: row-major,
+    /// column-major and, with even sides, quads).
+    pub fn distinct_for(shape: WorkgroupShape, size: SubgroupSize) -> Vec<Layout> {
+        let mut seen: Vec<Vec<Placement>> = Vec::new();
+        let mut out = Vec::new();
+        for l in Layout::all() {
+            if let Ok(w) = WorkgroupLayout::new(shape, size, l) {
+                if !seen.contains(&w.placements) {
+                    seen.push(w.placements.clone());
+                    out.push(l);
+                }
+            }
+        }
+        out
+    }
+}
+
+impl fmt::Display for Layout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Layout::Linear([0, 1, 2]) => f.write_str("row-major"),
+            Layout::Linear([1, 0, 2]) => f.write_str("column-major"),
+            Layout::Linear(o) => {
+                let n = |a: u8| ['x', 'y', 'z'][a as usize % 3];
+                write!(f, "{}{}{}", n(o[0]), n(o[1]), n(o[2]))
+            }
+            Layout::Quads => f.write_str("quads"),
+        }
+    }
+}
+
+impl FromStr for Layout {
+    type Err = String;
+    /// `row-major`, `column-major`, `quads`, or an axis order such as `yzx` (first = fastest).
+    fn from_str(s: &str) -> Result<Self, String> {
+        let t = s.trim().to_ascii_lowercase();
+        Layout::all()
+            .into_iter()
+            .find(|l| l.to_string() == t || (t == "xyz" && *l == Layout::ROW_MAJOR) || (t == "yxz" && *l == Layout::COLUMN_MAJOR))
+            .ok_or_else(|| format!("unknown layout '{s}': row-major, column-major, quads, or an axis order like yzx (first axis fastest)"))
+    }
+}
+
+/// Where one invocation runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub struct Placement {
+    /// `gl_SubgroupID`
+    pub subgroup: u32,
+    /// `gl_SubgroupInvocationID`
+    pub lane: u32,
+}
+
+/// A workgroup placed into subgroups.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WorkgroupLayout {
+    shape: WorkgroupShape,
+    size: SubgroupSize,
+    layout: Layout,
+    /// indexed by row-major local index
+    placements: Vec<Placement>,
+    /// per subgroup: the local index at each lane (u32::MAX for an empty lane)
+    members: Vec<Vec<u32>>,
+}
+
+impl WorkgroupLayout {
+    /// Places every invocation of `shape` into subgroups of `size` lanes in `layout` order.
+    ///
+    /// ```
+    /// use lockstep::model::{Layout, SubgroupSize, WorkgroupLayout, WorkgroupShape};
+    /// let w = WorkgroupLayout::new(WorkgroupShape::new(3, 5, 7).unwrap(),
+    ///     SubgroupSize::new(8).unwrap(), Layout::ROW_MAJOR).unwrap();
+    /// assert_eq!(w.num_subgroups(), 14); // ceil(105 / 8)
+    /// assert_eq!(w.active(13).count(), 1); // 105 = 13*8 + 1: a partial last subgroup
+    /// ```
+    pub fn new(
+        shape: WorkgroupShape,
+        size: SubgroupSize,
+        layout: Layout,
+    ) -> Result<Self, ModelError> {
+        let n = shape.invocations();
+        let order: Vec<u32> = match layout {
+            Layout::Linear(axes) => {
+                let mut seen = [false; 3];
+                for a in axes {
+                    if a > 2 || std::mem::replace(&mut seen[a as usize], true) {
+                        return Err(ModelError::InvalidLayout {
+                            layout: format!("{axes:?}"),
+                            shape: shape.to_string(),
+                            why: "an axis order names each of x, y, z once",
+                        });
+                    }
+                }
+                let dims = [shape.x, shape.y, shape.z];
+                let (d0, d1) = (dims[axes[0] as usize], dims[axes[1] as usize]);
+                (0..n)
+                    .map(|k| {
+                        let mut id = [0u32; 3];
+                        id[axes[0] as usize] = k % d0;
+                        id[axes[1] as usize] = (k / d0) % d1;
+                        id[axes[2] as usize] = k / (d0 * d1);
+                        shape.index(id)
+                    })
+                    .collect()
+            }
+            Layout::Quads => {
+                if shape.x % 2 != 0 || shape.y % 2 != 0 {
+                    return Err(ModelError::InvalidLayout {
+                        layout: "quads".into(),
+                        shape: shape.to_string(),
+                        why: "2x2 quads need an even width and height",
+                    });
+                }
+                let (qx, qy) = (shape.x / 2, shape.y / 2);
+                (0..n)
+                    .map(|k| {
+                        let (q, w) = (k / 4, k % 4);
+                        let (x, y, z) = (
+                            (q % qx) * 2 + w % 2,
+                            ((q / qx) % qy) * 2 + w / 2,
+                            q / (qx * qy),
+                        );
+                        shape.index([x, y, z])
+                    })
+                    .collect()
+            }
+        };
+        let s = size.get();
+        let groups = n.div_ceil(s) as usize;
+        let mut placements = vec![
+            Placement {
+                subgroup: 0,
+                lane: 0
+            };
+            n as usize
+        ];
+        let mut members = vec![vec![u32::MAX; s as usize]; groups];
+        for (k, &inv) in order.iter().enumerate() {
+            let k = k as u32;
+            placements[inv as usize] = Placement {
+                subgroup: k / s,
+                lane: k % s,
+            };
+            members[(k / s) as usize][(k % s) as usize] = inv;
+        }
+        Ok(WorkgroupLayout {
+            shape,
+            size,
+            layout,
+            placements,
+            members,
+        })
+    }
+
+    /// `gl_NumSubgroups`.
+    pub fn num_subgroups(&self) -> u32 {
+        self.members.len() as u32
+    }
+
+    /// Placement of the invocation with row-major local index `i`.
+    pub fn placement(&self, i: u32) -> Placement {
+        self.placements[i as usize]
+    }
+
+    /// Every placement, by row-major local index.
+    pub fn placements(&self) -> &[Placement] {
+        &self.placements
+    }
+
+    /// The row-major local index at (`subgroup`, `lane`), if that lane holds an invocation.
+    pub fn invocation(&self, subgroup: u32, lane: u32) -> Option<u32> {
+        self.members
+            .get(subgroup as usize)
+            .and_then(|m| m.get(lane as usize))
+            .copied()
+            .filter(|&i| i != u32::MAX)
+    }
+
+    /// Lanes of `subgroup` that hold an invocation (all but the tail of a partial last subgroup).
+    pub fn active(&self, subgroup: u32) -> LaneMask {
+        let mut m = LaneMask::EMPTY;
+        if let Some(mem) = self.members.get(subgroup as usize) {
+            for (l, &i) in mem.iter().enumerate() {
+                if i != u32::MAX {
+                    m = m.with(l as u32);
+                }
+            }
+        }
+        m
+    }
+
+    /// The shape.
+    pub fn shape(&self) -> WorkgroupShape {
+        self.shape
+    }
+
+    /// The subgroup size.
+    pub fn size(&self) -> SubgroupSize {
+        self.size
+    }
+
+    /// The layout.
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(n: u64) -> SubgroupSize {
+        SubgroupSize::new(n).unwrap()
+    }
+
+    #[test]
+    fn every_invocation_is_placed_exactly_once_in_every_layout() {
+        for shape in [(3, 5, 7), (8, 8, 1), (4, 2, 2), (1, 1, 1), (6, 4, 3)] {
+            let shape = WorkgroupShape::new(shape.0, shape.1, shape.2).unwrap();
+            for size in [1, 4, 8, 32, 128] {
+                for l in Layout::all() {
+                    let Ok(w) = WorkgroupLayout::new(shape, s(size), l) else {
+                        assert_eq!(l, Layout::Quads);
+                        continue;
+                    };
+                    let mut seen = std::collections::HashSet::new();
+                    for i in 0..shape.invocations() {
+                        let p = w.placement(i);
+                        assert!(seen.insert(p));
+                        assert_eq!(w.invocation(p.subgroup, p.lane), Some(i));
+                    }
+                    let total: u32 = (0..w.num_subgroups()).map(|g| w.active(g).count()).sum();
+                    assert_eq!(total, shape.invocations());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn column_major_numbers_down_columns_first() {
+        let shape = WorkgroupShape::new(4, 4, 1).unwrap();
+        let w = WorkgroupLayout::new(shape, s(4), Layout::COLUMN_MAJOR).unwrap();
+        // Column x = 0 is subgroup 0.
+        for y in 0..4 {
+            assert_eq!(
+                w.placement(shape.index([0, y, 0])),
+                Placement {
+                    subgroup: 0,
+                    lane: y
+                }
+            );
+        }
+        assert_eq!(Layout::distinct_for(shape, s(4)).len(), 3);
+    }
+
+    #[test]
+    fn quads_follow_the_glsl_quad_diagram() {
+        // GL_KHR_shader_subgroup: quad index 0 (x,y), 1 (x+1,y), 2 (x,y+1), 3 (x+1,y+1).
+        let shape = WorkgroupShape::new(4, 2, 1).unwrap();
+        let w = WorkgroupLayout::new(shape, s(8), Layout::Quads).unwrap();
+        assert_eq!(w.placement(shape.index([1, 0, 0])).lane, 1);
+        assert_eq!(w.placement(shape.index([0, 1, 0])).lane, 2);
+        assert_eq!(w.placement(shape.index([3, 1, 0])).lane, 7);
+        assert!(
+            WorkgroupLayout::new(WorkgroupShape::new(3, 2, 1).unwrap(), s(8), Layout::Quads)
+                .is_err()
+        );
+    }
+}
