@@ -6,3 +6,4 @@
 
 pub mod cli;
 pub mod model;
+pub mod vulkan;

@@ -3,6 +3,7 @@
 //! Exit codes: 0 success; 1 a comparison found a mismatch; 2 no Vulkan loader or device;
 //! 64 bad input (usage); 70 a device or internal error.
 
+pub mod devices;
 pub mod eval;
 pub mod ops;
 pub mod table;
@@ -73,6 +74,8 @@ pub enum Command {
     Ops(ops::OpsArgs),
     /// Evaluate one operation on one subgroup with the reference model, lane by lane.
     Eval(eval::EvalArgs),
+    /// List every Vulkan device with its subgroup capabilities.
+    Devices(devices::DevicesArgs),
 }
 
 /// Parses `argv` (including the program name) and runs the command; returns what to print on stdout.
@@ -90,6 +93,7 @@ pub fn run(argv: &[String]) -> Result<String, CliError> {
     match cli.command {
         Command::Ops(a) => ops::run(&a),
         Command::Eval(a) => eval::run(&a),
+        Command::Devices(a) => devices::run(&a),
     }
 }
 

@@ -1,0 +1,97 @@
+//! `lockstep devices`: every Vulkan device and its subgroup capabilities.
+
+use crate::cli::CliError;
+use crate::vulkan::{Context, DeviceInfo, VkError};
+
+/// Arguments of `lockstep devices`.
+#[derive(clap::Args, Debug)]
+pub struct DevicesArgs {
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Maps a Vulkan error to the CLI's exit codes (2 for no loader/device).
+pub fn vk_error(e: VkError) -> CliError {
+    if e.is_no_device() {
+        CliError::no_device(e)
+    } else {
+        CliError::internal(e)
+    }
+}
+
+fn yes(b: bool) -> &'static str {
+    if b {
+        "yes"
+    } else {
+        "no"
+    }
+}
+
+/// One device as text.
+pub fn describe(d: &DeviceInfo) -> String {
+    let c = &d.capabilities;
+    let types: Vec<&str> = [
+        (c.int8, "int8"),
+        (c.int16, "int16"),
+        (c.int64, "int64"),
+        (c.float16, "float16"),
+        (c.float64, "float64"),
+    ]
+    .into_iter()
+    .filter(|t| t.0)
+    .map(|t| t.1)
+    .collect();
+    let mut s = format!("[{}] {} ({})\n", d.index, d.name, d.device_type);
+    let rows = [
+        ("API version", d.api_version.clone()),
+        ("driver", d.driver.clone()),
+        (
+            "subgroup size",
+            format!(
+                "{} (min {}, max {})",
+                c.subgroup_size, c.min_subgroup_size, c.max_subgroup_size
+            ),
+        ),
+        ("size control (compute)", yes(c.size_control).into()),
+        ("full subgroups", yes(c.full_subgroups).into()),
+        (
+            "max workgroup subgroups",
+            c.max_workgroup_subgroups.to_string(),
+        ),
+        ("subgroup stages", c.stages.join(", ")),
+        ("operations", c.ops.names().join(", ")),
+        ("rotate", yes(c.ops.rotate).into()),
+        ("clustered rotate", yes(c.ops.rotate_clustered).into()),
+        ("maximal reconvergence", yes(c.maximal_reconvergence).into()),
+        (
+            "subgroup uniform control flow",
+            yes(c.subgroup_uniform_control_flow).into(),
+        ),
+        (
+            "subgroup extended types",
+            yes(c.subgroup_extended_types).into(),
+        ),
+        (
+            "shader types",
+            if types.is_empty() {
+                "-".into()
+            } else {
+                types.join(", ")
+            },
+        ),
+    ];
+    for (k, v) in rows {
+        s += &format!("    {k:<30} {v}\n");
+    }
+    s
+}
+
+/// Runs `lockstep devices`.
+pub fn run(a: &DevicesArgs) -> Result<String, CliError> {
+    let list = Context::list().map_err(vk_error)?;
+    if a.json {
+        return Ok(serde_json::to_string_pretty(&list).unwrap_or_default() + "\n");
+    }
+    Ok(list.iter().map(describe).collect::<Vec<_>>().join("\n"))
+}

@@ -1,0 +1,243 @@
+//! What a device can do, read once from vulkano's properties, features and extensions.
+
+use serde::Serialize;
+use std::sync::Arc;
+use vulkano::device::physical::{PhysicalDevice, PhysicalDeviceType, SubgroupFeatures};
+use vulkano::shader::ShaderStages;
+
+/// Subgroup operation categories (VkSubgroupFeatureFlags) and the rotate features.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct SubgroupOps {
+    /// BASIC
+    pub basic: bool,
+    /// VOTE
+    pub vote: bool,
+    /// ARITHMETIC
+    pub arithmetic: bool,
+    /// BALLOT
+    pub ballot: bool,
+    /// SHUFFLE
+    pub shuffle: bool,
+    /// SHUFFLE_RELATIVE
+    pub shuffle_relative: bool,
+    /// CLUSTERED
+    pub clustered: bool,
+    /// QUAD
+    pub quad: bool,
+    /// PARTITIONED_NV
+    pub partitioned: bool,
+    /// shaderSubgroupRotate (VK_KHR_shader_subgroup_rotate or Vulkan 1.4)
+    pub rotate: bool,
+    /// shaderSubgroupRotateClustered
+    pub rotate_clustered: bool,
+}
+
+impl SubgroupOps {
+    /// Names of the supported categories, in Vulkan order.
+    pub fn names(&self) -> Vec<&'static str> {
+        [
+            (self.basic, "basic"),
+            (self.vote, "vote"),
+            (self.arithmetic, "arithmetic"),
+            (self.ballot, "ballot"),
+            (self.shuffle, "shuffle"),
+            (self.shuffle_relative, "shuffle_relative"),
+            (self.clustered, "clustered"),
+            (self.quad, "quad"),
+            (self.partitioned, "partitioned"),
+            (self.rotate, "rotate"),
+            (self.rotate_clustered, "rotate_clustered"),
+        ]
+        .into_iter()
+        .filter(|(b, _)| *b)
+        .map(|(_, n)| n)
+        .collect()
+    }
+}
+
+/// Everything lockstep needs to know about a device's subgroup support.
+#[derive(Clone, Debug, Serialize)]
+pub struct Capabilities {
+    /// default subgroupSize
+    pub subgroup_size: u32,
+    /// minSubgroupSize (= subgroup_size without size control)
+    pub min_subgroup_size: u32,
+    /// maxSubgroupSize
+    pub max_subgroup_size: u32,
+    /// subgroupSizeControl and compute in requiredSubgroupSizeStages
+    pub size_control: bool,
+    /// computeFullSubgroups
+    pub full_subgroups: bool,
+    /// maxComputeWorkgroupSubgroups
+    pub max_workgroup_subgroups: u32,
+    /// maxComputeWorkGroupInvocations
+    pub max_workgroup_invocations: u32,
+    /// maxComputeWorkGroupSize
+    pub max_workgroup_size: [u32; 3],
+    /// subgroupSupportedStages
+    pub stages: Vec<&'static str>,
+    /// compute is among the supported stages
+    pub compute: bool,
+    /// subgroupSupportedOperations and rotate
+    pub ops: SubgroupOps,
+    /// shaderMaximalReconvergence
+    pub maximal_reconvergence: bool,
+    /// shaderSubgroupUniformControlFlow
+    pub subgroup_uniform_control_flow: bool,
+    /// shaderSubgroupExtendedTypes (subgroup ops on 8/16/64-bit types and f16)
+    pub subgroup_extended_types: bool,
+    /// shaderInt8
+    pub int8: bool,
+    /// shaderInt16
+    pub int16: bool,
+    /// shaderInt64
+    pub int64: bool,
+    /// shaderFloat16
+    pub float16: bool,
+    /// shaderFloat64
+    pub float64: bool,
+}
+
+/// One physical device, as `lockstep devices` lists it.
+#[derive(Clone, Debug, Serialize)]
+pub struct DeviceInfo {
+    /// index for `--device`
+    pub index: usize,
+    /// deviceName
+    pub name: String,
+    /// discrete, integrated, virtual, cpu, other
+    #[serde(rename = "type")]
+    pub device_type: &'static str,
+    /// apiVersion
+    pub api_version: String,
+    /// driverName and driverInfo (or the raw driverVersion)
+    pub driver: String,
+    /// subgroup capabilities
+    pub capabilities: Capabilities,
+}
+
+pub(crate) fn device_type_name(t: PhysicalDeviceType) -> &'static str {
+    match t {
+        PhysicalDeviceType::DiscreteGpu => "discrete",
+        PhysicalDeviceType::IntegratedGpu => "integrated",
+        PhysicalDeviceType::VirtualGpu => "virtual",
+        PhysicalDeviceType::Cpu => "cpu",
+        _ => "other",
+    }
+}
+
+/// Preference when no `--device` is given: discrete > integrated > virtual > CPU > other.
+pub(crate) fn device_rank(t: PhysicalDeviceType) -> u32 {
+    match t {
+        PhysicalDeviceType::DiscreteGpu => 0,
+        PhysicalDeviceType::IntegratedGpu => 1,
+        PhysicalDeviceType::VirtualGpu => 2,
+        PhysicalDeviceType::Cpu => 3,
+        _ => 4,
+    }
+}
+
+fn stage_names(s: ShaderStages) -> Vec<&'static str> {
+    [
+        (ShaderStages::VERTEX, "vertex"),
+        (ShaderStages::TESSELLATION_CONTROL, "tessellation_control"),
+        (
+            ShaderStages::TESSELLATION_EVALUATION,
+            "tessellation_evaluation",
+        ),
+        (ShaderStages::GEOMETRY, "geometry"),
+        (ShaderStages::FRAGMENT, "fragment"),
+        (ShaderStages::COMPUTE, "compute"),
+        (ShaderStages::TASK, "task"),
+        (ShaderStages::MESH, "mesh"),
+        (ShaderStages::RAYGEN, "raygen"),
+    ]
+    .into_iter()
+    .filter(|(f, _)| s.contains(*f))
+    .map(|(_, n)| n)
+    .collect()
+}
+
+pub(crate) fn driver_string(pd: &PhysicalDevice) -> String {
+    let p = pd.properties();
+    match (&p.driver_name, &p.driver_info) {
+        (Some(n), Some(i)) if !i.is_empty() => format!("{n} {i}"),
+        (Some(n), _) => n.clone(),
+        _ => format!("driver version 0x{:x}", p.driver_version),
+    }
+}
+
+impl Capabilities {
+    /// Reads the capabilities of `pd`.
+    pub fn of(pd: &Arc<PhysicalDevice>) -> Capabilities {
+        let p = pd.properties();
+        let f = pd.supported_features();
+        let e = pd.supported_extensions();
+        let ops = p.subgroup_supported_operations.unwrap_or_default();
+        let stages = p.subgroup_supported_stages.unwrap_or_default();
+        let size = p.subgroup_size.unwrap_or(1);
+        let size_control = f.subgroup_size_control
+            && p.required_subgroup_size_stages
+                .is_some_and(|s| s.contains(ShaderStages::COMPUTE));
+        let rotate_ext =
+            e.khr_shader_subgroup_rotate || pd.api_version() >= vulkano::Version::major_minor(1, 4);
+        Capabilities {
+            subgroup_size: size,
+            min_subgroup_size: if size_control {
+                p.min_subgroup_size.unwrap_or(size)
+            } else {
+                size
+            },
+            max_subgroup_size: if size_control {
+                p.max_subgroup_size.unwrap_or(size)
+            } else {
+                size
+            },
+            size_control,
+            full_subgroups: f.compute_full_subgroups,
+            max_workgroup_subgroups: p.max_compute_workgroup_subgroups.unwrap_or(0),
+            max_workgroup_invocations: p.max_compute_work_group_invocations,
+            max_workgroup_size: p.max_compute_work_group_size,
+            stages: stage_names(stages),
+            compute: stages.contains(ShaderStages::COMPUTE),
+            ops: SubgroupOps {
+                basic: ops.contains(SubgroupFeatures::BASIC),
+                vote: ops.contains(SubgroupFeatures::VOTE),
+                arithmetic: ops.contains(SubgroupFeatures::ARITHMETIC),
+                ballot: ops.contains(SubgroupFeatures::BALLOT),
+                shuffle: ops.contains(SubgroupFeatures::SHUFFLE),
+                shuffle_relative: ops.contains(SubgroupFeatures::SHUFFLE_RELATIVE),
+                clustered: ops.contains(SubgroupFeatures::CLUSTERED),
+                quad: ops.contains(SubgroupFeatures::QUAD),
+                partitioned: ops.contains(SubgroupFeatures::PARTITIONED),
+                rotate: rotate_ext && f.shader_subgroup_rotate,
+                rotate_clustered: rotate_ext && f.shader_subgroup_rotate_clustered,
+            },
+            maximal_reconvergence: e.khr_shader_maximal_reconvergence
+                && f.shader_maximal_reconvergence,
+            subgroup_uniform_control_flow: e.khr_shader_subgroup_uniform_control_flow
+                && f.shader_subgroup_uniform_control_flow,
+            subgroup_extended_types: f.shader_subgroup_extended_types,
+            int8: f.shader_int8,
+            int16: f.shader_int16,
+            int64: f.shader_int64,
+            float16: f.shader_float16,
+            float64: f.shader_float64,
+        }
+    }
+
+    /// Subgroup sizes a compute pipeline can require: the default alone without size control,
+    /// otherwise every power of two in [min, max].
+    pub fn selectable_sizes(&self) -> Vec<u32> {
+        if !self.size_control {
+            return vec![self.subgroup_size];
+        }
+        let mut v = Vec::new();
+        let mut s = self.min_subgroup_size.max(1);
+        while s <= self.max_subgroup_size {
+            v.push(s);
+            s *= 2;
+        }
+        v
+    }
+}

@@ -1,0 +1,423 @@
+//! A device context built once and reused: instance, device, compute queue, allocators; plus
+//! kernels (compute pipelines) and dispatch.
+
+use crate::vulkan::caps::{device_rank, device_type_name, driver_string, Capabilities, DeviceInfo};
+use crate::vulkan::VkError;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use vulkano::buffer::{Buffer, BufferContents, BufferCreateInfo, BufferUsage, Subbuffer};
+use vulkano::command_buffer::allocator::StandardCommandBufferAllocator;
+use vulkano::command_buffer::{AutoCommandBufferBuilder, CommandBufferUsage, CopyBufferInfo};
+use vulkano::descriptor_set::allocator::StandardDescriptorSetAllocator;
+use vulkano::descriptor_set::{DescriptorSet, WriteDescriptorSet};
+use vulkano::device::physical::PhysicalDevice;
+use vulkano::device::{
+    Device, DeviceCreateInfo, DeviceExtensions, DeviceFeatures, Queue, QueueCreateInfo, QueueFlags,
+};
+use vulkano::instance::{Instance, InstanceCreateFlags, InstanceCreateInfo, InstanceExtensions};
+use vulkano::memory::allocator::{AllocationCreateInfo, MemoryTypeFilter, StandardMemoryAllocator};
+use vulkano::pipeline::compute::ComputePipelineCreateInfo;
+use vulkano::pipeline::layout::PipelineDescriptorSetLayoutCreateInfo;
+use vulkano::pipeline::{
+    ComputePipeline, Pipeline, PipelineBindPoint, PipelineLayout, PipelineShaderStageCreateInfo,
+};
+use vulkano::shader::{ShaderModule, ShaderModuleCreateInfo, SpecializationConstant};
+use vulkano::sync::GpuFuture;
+use vulkano::{Validated, VulkanLibrary};
+
+/// A specialization constant value.
+#[derive(Clone, Copy, Debug)]
+pub enum SpecValue {
+    /// `uint`
+    U32(u32),
+    /// `int`
+    I32(i32),
+    /// `float`
+    F32(f32),
+    /// `bool`
+    Bool(bool),
+}
+
+impl From<SpecValue> for SpecializationConstant {
+    fn from(v: SpecValue) -> Self {
+        match v {
+            SpecValue::U32(x) => SpecializationConstant::U32(x),
+            SpecValue::I32(x) => SpecializationConstant::I32(x),
+            SpecValue::F32(x) => SpecializationConstant::F32(x),
+            SpecValue::Bool(x) => SpecializationConstant::Bool(x),
+        }
+    }
+}
+
+/// How to build a kernel.
+#[derive(Clone, Debug, Default)]
+pub struct KernelOptions {
+    /// Specialization constants by id.
+    pub spec: Vec<(u32, SpecValue)>,
+    /// `requiredSubgroupSize` (needs size control for compute).
+    pub required_subgroup_size: Option<u32>,
+}
+
+/// A compute pipeline ready to dispatch.
+#[derive(Clone)]
+pub struct Kernel {
+    pipeline: Arc<ComputePipeline>,
+}
+
+/// A device with everything needed to run compute work on it.
+pub struct Context {
+    /// the device
+    pub device: Arc<Device>,
+    /// a compute queue
+    pub queue: Arc<Queue>,
+    /// buffer memory
+    pub memory: Arc<StandardMemoryAllocator>,
+    /// command buffers
+    pub commands: Arc<StandardCommandBufferAllocator>,
+    /// descriptor sets
+    pub descriptors: Arc<StandardDescriptorSetAllocator>,
+    /// what the device supports
+    pub caps: Capabilities,
+    /// name, type, driver, …
+    pub info: DeviceInfo,
+}
+
+fn instance() -> Result<Arc<Instance>, VkError> {
+    let library = VulkanLibrary::new().map_err(|e| VkError::NoLoader(e.to_string()))?;
+    let wanted = InstanceExtensions {
+        khr_portability_enumeration: true,
+        khr_get_physical_device_properties2: true,
+        ..InstanceExtensions::empty()
+    };
+    let enabled = wanted.intersection(library.supported_extensions());
+    let flags = if enabled.khr_portability_enumeration {
+        InstanceCreateFlags::ENUMERATE_PORTABILITY
+    } else {
+        InstanceCreateFlags::empty()
+    };
+    Instance::new(
+        library,
+        InstanceCreateInfo {
+            flags,
+            enabled_extensions: enabled,
+            ..Default::default()
+        },
+    )
+    .map_err(|e| VkError::NoDevice(format!(" (creating a Vulkan instance failed: {e})")))
+}
+
+fn physical_devices() -> Result<Vec<Arc<PhysicalDevice>>, VkError> {
+    let inst = instance()?;
+    let list: Vec<_> = inst
+        .enumerate_physical_devices()
+        .map_err(|e| VkError::vk("enumerating devices", e))?
+        .collect();
+    if list.is_empty() {
+        return Err(VkError::NoDevice(String::new()));
+    }
+    Ok(list)
+}
+
+fn describe(index: usize, pd: &Arc<PhysicalDevice>) -> DeviceInfo {
+    let p = pd.properties();
+    DeviceInfo {
+        index,
+        name: p.device_name.clone(),
+        device_type: device_type_name(p.device_type),
+        api_version: format!("{}", p.api_version),
+        driver: driver_string(pd),
+        capabilities: Capabilities::of(pd),
+    }
+}
+
+/// Every Vulkan device found.
+pub fn list_devices() -> Result<Vec<DeviceInfo>, VkError> {
+    Ok(physical_devices()?
+        .iter()
+        .enumerate()
+        .map(|(i, pd)| describe(i, pd))
+        .collect())
+}
+
+impl Context {
+    /// Every Vulkan device found (name, type, API version, driver, subgroup capabilities).
+    pub fn list() -> Result<Vec<DeviceInfo>, VkError> {
+        list_devices()
+    }
+
+    /// Opens device `index`, or the preferred one (discrete > integrated > virtual > CPU) when `None`,
+    /// with every optional feature and extension lockstep can use that the device has.
+    pub fn new(index: Option<usize>) -> Result<Context, VkError> {
+        let pds = physical_devices()?;
+        let (i, pd) = match index {
+            Some(i) => (
+                i,
+                pds.get(i).cloned().ok_or(VkError::DeviceIndex {
+                    index: i,
+                    count: pds.len(),
+                })?,
+            ),
+            None => pds
+                .iter()
+                .enumerate()
+                .min_by_key(|(_, p)| device_rank(p.properties().device_type))
+                .map(|(i, p)| (i, p.clone()))
+                .ok_or(VkError::NoDevice(String::new()))?,
+        };
+        let qfi = pd
+            .queue_family_properties()
+            .iter()
+            .position(|q| q.queue_flags.contains(QueueFlags::COMPUTE))
+            .ok_or_else(|| VkError::vk("choosing a queue", "the device has no compute queue"))?
+            as u32;
+        let want_ext = DeviceExtensions {
+            khr_shader_subgroup_rotate: true,
+            khr_shader_maximal_reconvergence: true,
+            khr_shader_subgroup_uniform_control_flow: true,
+            ext_subgroup_size_control: true,
+            khr_shader_subgroup_extended_types: true,
+            khr_shader_float16_int8: true,
+            khr_8bit_storage: true,
+            khr_16bit_storage: true,
+            khr_storage_buffer_storage_class: true,
+            ..DeviceExtensions::empty()
+        };
+        let mut ext = want_ext.intersection(pd.supported_extensions());
+        // Promoted to core in 1.1-1.3: only enable the extension form on older devices.
+        let v = pd.api_version();
+        if v >= vulkano::Version::V1_3 {
+            ext.ext_subgroup_size_control = false;
+        }
+        if v >= vulkano::Version::V1_2 {
+            ext.khr_shader_subgroup_extended_types = false;
+            ext.khr_shader_float16_int8 = false;
+            ext.khr_8bit_storage = false;
+        }
+        if v >= vulkano::Version::V1_1 {
+            ext.khr_16bit_storage = false;
+            ext.khr_storage_buffer_storage_class = false;
+        }
+        let want_feat = DeviceFeatures {
+            subgroup_size_control: true,
+            compute_full_subgroups: true,
+            shader_int8: true,
+            shader_int16: true,
+            shader_int64: true,
+            shader_float16: true,
+            shader_float64: true,
+            storage_buffer8_bit_access: true,
+            storage_buffer16_bit_access: true,
+            shader_subgroup_extended_types: true,
+            shader_subgroup_rotate: true,
+            shader_subgroup_rotate_clustered: true,
+            shader_maximal_reconvergence: true,
+            shader_subgroup_uniform_control_flow: true,
+            ..DeviceFeatures::empty()
+        };
+        let mut feat = want_feat.intersection(pd.supported_features());
+        if !ext.khr_shader_subgroup_rotate && v < vulkano::Version::V1_4 {
+            feat.shader_subgroup_rotate = false;
+            feat.shader_subgroup_rotate_clustered = false;
+        }
+        if !ext.khr_shader_maximal_reconvergence {
+            feat.shader_maximal_reconvergence = false;
+        }
+        if !ext.khr_shader_subgroup_uniform_control_flow {
+            feat.shader_subgroup_uniform_control_flow = false;
+        }
+        let (device, mut queues) = Device::new(
+            pd.clone(),
+            DeviceCreateInfo {
+                queue_create_infos: vec![QueueCreateInfo {
+                    queue_family_index: qfi,
+                    ..Default::default()
+                }],
+                enabled_extensions: ext,
+                enabled_features: feat,
+                ..Default::default()
+            },
+        )
+        .map_err(|e| VkError::vk("creating the device", e))?;
+        let queue = queues
+            .next()
+            .ok_or_else(|| VkError::vk("creating the device", "no queue returned"))?;
+        Ok(Context {
+            memory: Arc::new(StandardMemoryAllocator::new_default(device.clone())),
+            commands: Arc::new(StandardCommandBufferAllocator::new(
+                device.clone(),
+                Default::default(),
+            )),
+            descriptors: Arc::new(StandardDescriptorSetAllocator::new(
+                device.clone(),
+                Default::default(),
+            )),
+            caps: Capabilities::of(&pd),
+            info: describe(i, &pd),
+            device,
+            queue,
+        })
+    }
+
+    /// Builds a kernel from SPIR-V words.
+    pub fn kernel(&self, spirv: &[u32], opts: &KernelOptions) -> Result<Kernel, VkError> {
+        // SAFETY: the words come from shaderc (or vulkano-shaders) and are valid SPIR-V; vulkano
+        // validates the module's requirements against the enabled features.
+        let module =
+            unsafe { ShaderModule::new(self.device.clone(), ShaderModuleCreateInfo::new(spirv)) }
+                .map_err(|e| VkError::vk("loading the shader module", format_validated(e)))?;
+        self.kernel_from_module(module, opts)
+    }
+
+    /// Builds a kernel from a loaded module (e.g. one made by `vulkano_shaders::shader!`).
+    pub fn kernel_from_module(
+        &self,
+        module: Arc<ShaderModule>,
+        opts: &KernelOptions,
+    ) -> Result<Kernel, VkError> {
+        let entry = module
+            .specialize(opts.spec.iter().map(|(k, v)| (*k, (*v).into())).collect())
+            .map_err(|e| VkError::vk("specializing the shader", e))?
+            .entry_point("main")
+            .ok_or_else(|| VkError::vk("loading the shader", "no entry point 'main'"))?;
+        let mut stage = PipelineShaderStageCreateInfo::new(entry);
+        stage.required_subgroup_size = opts.required_subgroup_size;
+        let layout = PipelineLayout::new(
+            self.device.clone(),
+            PipelineDescriptorSetLayoutCreateInfo::from_stages([&stage])
+                .into_pipeline_layout_create_info(self.device.clone())
+                .map_err(|e| VkError::vk("creating the pipeline layout", e))?,
+        )
+        .map_err(|e| VkError::vk("creating the pipeline layout", format_validated(e)))?;
+        let pipeline = ComputePipeline::new(
+            self.device.clone(),
+            None,
+            ComputePipelineCreateInfo::stage_layout(stage, layout),
+        )
+        .map_err(|e| VkError::vk("creating the compute pipeline", format_validated(e)))?;
+        Ok(Kernel { pipeline })
+    }
+
+    /// A host-visible storage buffer filled from `data` (readable after a dispatch).
+    pub fn host_buffer<T: BufferContents + Copy>(
+        &self,
+        data: &[T],
+    ) -> Result<Subbuffer<[T]>, VkError> {
+        Buffer::from_iter(
+            self.memory.clone(),
+            BufferCreateInfo {
+                usage: BufferUsage::STORAGE_BUFFER
+                    | BufferUsage::TRANSFER_SRC
+                    | BufferUsage::TRANSFER_DST,
+                ..Default::default()
+            },
+            AllocationCreateInfo {
+                memory_type_filter: MemoryTypeFilter::PREFER_HOST
+                    | MemoryTypeFilter::HOST_RANDOM_ACCESS,
+                ..Default::default()
+            },
+            data.iter().copied(),
+        )
+        .map_err(|e| VkError::vk("allocating a buffer", format_validated(e)))
+    }
+
+    /// A device-local storage buffer of `len` elements (contents undefined until written).
+    pub fn device_buffer<T: BufferContents>(&self, len: u64) -> Result<Subbuffer<[T]>, VkError> {
+        Buffer::new_slice(
+            self.memory.clone(),
+            BufferCreateInfo {
+                usage: BufferUsage::STORAGE_BUFFER
+                    | BufferUsage::TRANSFER_SRC
+                    | BufferUsage::TRANSFER_DST,
+                ..Default::default()
+            },
+            AllocationCreateInfo {
+                memory_type_filter: MemoryTypeFilter::PREFER_DEVICE,
+                ..Default::default()
+            },
+            len,
+        )
+        .map_err(|e| VkError::vk("allocating a device buffer", format_validated(e)))
+    }
+
+    /// Copies `src` into `dst` (transfer command) and waits.
+    pub fn copy<T: BufferContents>(
+        &self,
+        src: &Subbuffer<[T]>,
+        dst: &Subbuffer<[T]>,
+    ) -> Result<(), VkError> {
+        let mut b = AutoCommandBufferBuilder::primary(
+            self.commands.clone(),
+            self.queue.queue_family_index(),
+            CommandBufferUsage::OneTimeSubmit,
+        )
+        .map_err(|e| VkError::vk("recording a copy", format_validated(e)))?;
+        b.copy_buffer(CopyBufferInfo::buffers(src.clone(), dst.clone()))
+            .map_err(|e| VkError::vk("recording a copy", e))?;
+        self.submit(b).map(|_| ())
+    }
+
+    /// Dispatches `kernel` once per entry of `passes` (each a list of buffers bound at bindings
+    /// 0, 1, … of set 0, and a group count), all in one command buffer, and waits. Returns the
+    /// wall time from submission to completion.
+    pub fn dispatch(
+        &self,
+        kernel: &Kernel,
+        passes: &[(Vec<Subbuffer<[u8]>>, [u32; 3])],
+    ) -> Result<Duration, VkError> {
+        let layout = kernel.pipeline.layout().clone();
+        let set_layout =
+            layout.set_layouts().first().cloned().ok_or_else(|| {
+                VkError::vk("binding buffers", "the kernel has no descriptor set 0")
+            })?;
+        let mut b = AutoCommandBufferBuilder::primary(
+            self.commands.clone(),
+            self.queue.queue_family_index(),
+            CommandBufferUsage::OneTimeSubmit,
+        )
+        .map_err(|e| VkError::vk("recording a dispatch", format_validated(e)))?;
+        b.bind_pipeline_compute(kernel.pipeline.clone())
+            .map_err(|e| VkError::vk("binding the pipeline", e))?;
+        for (buffers, groups) in passes {
+            let set = DescriptorSet::new(
+                self.descriptors.clone(),
+                set_layout.clone(),
+                buffers
+                    .iter()
+                    .enumerate()
+                    .map(|(i, buf)| WriteDescriptorSet::buffer(i as u32, buf.clone())),
+                [],
+            )
+            .map_err(|e| VkError::vk("creating a descriptor set", format_validated(e)))?;
+            b.bind_descriptor_sets(PipelineBindPoint::Compute, layout.clone(), 0, set)
+                .map_err(|e| VkError::vk("binding buffers", e))?;
+            // SAFETY: the kernels index their buffers within the bounds the host sized them for.
+            unsafe { b.dispatch(*groups) }.map_err(|e| VkError::vk("recording a dispatch", e))?;
+        }
+        self.submit(b)
+    }
+
+    fn submit(
+        &self,
+        b: AutoCommandBufferBuilder<vulkano::command_buffer::PrimaryAutoCommandBuffer>,
+    ) -> Result<Duration, VkError> {
+        let cb = b
+            .build()
+            .map_err(|e| VkError::vk("building a command buffer", format_validated(e)))?;
+        let t = Instant::now();
+        vulkano::sync::now(self.device.clone())
+            .then_execute(self.queue.clone(), cb)
+            .map_err(|e| VkError::vk("submitting work", e))?
+            .then_signal_fence_and_flush()
+            .map_err(|e| VkError::vk("submitting work", format_validated(e)))?
+            .wait(None)
+            .map_err(|e| VkError::vk("waiting for the device", format_validated(e)))?;
+        Ok(t.elapsed())
+    }
+}
+
+fn format_validated<E: std::fmt::Display>(e: Validated<E>) -> String {
+    match e {
+        Validated::Error(e) => e.to_string(),
+        Validated::ValidationError(v) => v.to_string(),
+    }
+}

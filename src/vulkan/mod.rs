@@ -1,0 +1,59 @@
+//! The Vulkan backend: device discovery, capabilities, run-time GLSL compilation and compute dispatch.
+//!
+//! It knows nothing of the reference model: capabilities are plain data here, and the conformance
+//! layer maps the model's operations onto them.
+
+mod caps;
+mod compile;
+mod context;
+
+pub use caps::{Capabilities, DeviceInfo, SubgroupOps};
+pub use compile::{compile_glsl, GlslError};
+pub use context::{Context, Kernel, KernelOptions, SpecValue};
+
+/// A Vulkan failure, with enough context to act on.
+#[derive(Debug, thiserror::Error)]
+pub enum VkError {
+    /// No Vulkan loader (libvulkan) could be loaded.
+    #[error("no Vulkan loader found ({0}); install libvulkan1 and a driver (e.g. mesa-vulkan-drivers for lavapipe)")]
+    NoLoader(String),
+    /// The loader found no physical device.
+    #[error("no Vulkan device found{0}; install a driver (e.g. mesa-vulkan-drivers for lavapipe) or check VK_DRIVER_FILES / VK_ICD_FILENAMES")]
+    NoDevice(String),
+    /// `--device N` beyond the list.
+    #[error(
+        "device index {index} is out of range: {count} device(s) found (see `lockstep devices`)"
+    )]
+    DeviceIndex {
+        /// requested index
+        index: usize,
+        /// number of devices
+        count: usize,
+    },
+    /// A shader failed to compile.
+    #[error("{0}")]
+    Compile(#[from] GlslError),
+    /// A Vulkan call failed.
+    #[error("{what}: {detail}")]
+    Vulkan {
+        /// what was being done
+        what: String,
+        /// the driver's or vulkano's message
+        detail: String,
+    },
+}
+
+impl VkError {
+    /// Wraps any displayable error with what was being done.
+    pub fn vk(what: impl Into<String>, e: impl std::fmt::Display) -> VkError {
+        VkError::Vulkan {
+            what: what.into(),
+            detail: e.to_string(),
+        }
+    }
+
+    /// True when there is no loader or no device (the CLI's exit code 2).
+    pub fn is_no_device(&self) -> bool {
+        matches!(self, VkError::NoLoader(_) | VkError::NoDevice(_))
+    }
+}
