@@ -73,7 +73,7 @@ pub enum Command {
     /// List every operation of the catalogue (name, category, arguments, types, required feature).
     Ops(ops::OpsArgs),
     /// Evaluate one operation on one subgroup with the reference model, lane by lane.
-    Eval(eval::EvalArgs),
+    Eval(Box<eval::EvalArgs>),
     /// List every Vulkan device with its subgroup capabilities.
     Devices(devices::DevicesArgs),
 }

@@ -231,7 +231,7 @@ impl WorkgroupLayout {
                     .collect()
             }
             Layout::Quads => {
-                if shape.x % 2 != 0 || shape.y % 2 != 0 {
+                if !shape.x.is_multiple_of(2) || !shape.y.is_multiple_of(2) {
                     return Err(ModelError::InvalidLayout {
                         layout: "quads".into(),
                         shape: shape.to_string(),

@@ -58,6 +58,9 @@ pub struct KernelOptions {
     pub required_subgroup_size: Option<u32>,
 }
 
+/// One dispatch: the buffers bound at bindings 0, 1, … of set 0, and the workgroup counts.
+pub type Pass = (Vec<Subbuffer<[u8]>>, [u32; 3]);
+
 /// A compute pipeline ready to dispatch.
 #[derive(Clone)]
 pub struct Kernel {
@@ -359,11 +362,7 @@ impl Context {
     /// Dispatches `kernel` once per entry of `passes` (each a list of buffers bound at bindings
     /// 0, 1, … of set 0, and a group count), all in one command buffer, and waits. Returns the
     /// wall time from submission to completion.
-    pub fn dispatch(
-        &self,
-        kernel: &Kernel,
-        passes: &[(Vec<Subbuffer<[u8]>>, [u32; 3])],
-    ) -> Result<Duration, VkError> {
+    pub fn dispatch(&self, kernel: &Kernel, passes: &[Pass]) -> Result<Duration, VkError> {
         let layout = kernel.pipeline.layout().clone();
         let set_layout =
             layout.set_layouts().first().cloned().ok_or_else(|| {

@@ -9,7 +9,7 @@ mod context;
 
 pub use caps::{Capabilities, DeviceInfo, SubgroupOps};
 pub use compile::{compile_glsl, GlslError};
-pub use context::{Context, Kernel, KernelOptions, SpecValue};
+pub use context::{Context, Kernel, KernelOptions, Pass, SpecValue};
 
 /// A Vulkan failure, with enough context to act on.
 #[derive(Debug, thiserror::Error)]
