@@ -6,4 +6,5 @@
 
 pub mod cli;
 pub mod model;
+#[cfg(feature = "vulkan")]
 pub mod vulkan;

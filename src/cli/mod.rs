@@ -3,6 +3,7 @@
 //! Exit codes: 0 success; 1 a comparison found a mismatch; 2 no Vulkan loader or device;
 //! 64 bad input (usage); 70 a device or internal error.
 
+#[cfg(feature = "vulkan")]
 pub mod devices;
 pub mod eval;
 pub mod ops;
@@ -75,6 +76,7 @@ pub enum Command {
     /// Evaluate one operation on one subgroup with the reference model, lane by lane.
     Eval(Box<eval::EvalArgs>),
     /// List every Vulkan device with its subgroup capabilities.
+    #[cfg(feature = "vulkan")]
     Devices(devices::DevicesArgs),
 }
 
@@ -93,6 +95,7 @@ pub fn run(argv: &[String]) -> Result<String, CliError> {
     match cli.command {
         Command::Ops(a) => ops::run(&a),
         Command::Eval(a) => eval::run(&a),
+        #[cfg(feature = "vulkan")]
         Command::Devices(a) => devices::run(&a),
     }
 }
