@@ -26,19 +26,19 @@ pub struct EvalArgs {
     #[arg(long, allow_hyphen_values = true)]
     pub values: Option<String>,
     /// Lane id (broadcast, shuffle; quad index for quad_broadcast): one value, or one per lane for shuffle.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub id: Option<String>,
     /// Lane distance (shuffle_up, shuffle_down, rotate, clustered_rotate).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub delta: Option<String>,
     /// Xor mask (shuffle_xor).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub mask: Option<String>,
     /// Cluster size (clustered ops, clustered_rotate).
     #[arg(long)]
     pub cluster: Option<u64>,
     /// Bit index (ballot_bit_extract).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub index: Option<String>,
     /// The uvec4 operand of the ballot bit ops: one hex number of up to 128 bits.
     #[arg(long)]

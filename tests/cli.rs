@@ -1,0 +1,324 @@
+//! The `lockstep` command line: `eval` JSON for a few cases, `ops`, and every bad-input case exits
+//! non-zero (64) with a message that names the rule.
+
+use assert_cmd::Command;
+use serde_json::Value as Json;
+
+fn lockstep() -> Command {
+    Command::cargo_bin("lockstep").unwrap()
+}
+
+fn eval_json(args: &[&str]) -> Json {
+    let out = lockstep()
+        .arg("eval")
+        .args(args)
+        .arg("--json")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    serde_json::from_slice(&out).unwrap()
+}
+
+#[test]
+fn eval_json_has_the_documented_shape() {
+    let j = eval_json(&[
+        "shuffle_down",
+        "--size",
+        "8",
+        "--delta",
+        "1",
+        "--active",
+        "0x7f",
+    ]);
+    assert_eq!(j["op"], "shuffle_down");
+    assert_eq!(j["size"], 8);
+    assert_eq!(j["type"], "u32");
+    let lanes = j["lanes"].as_array().unwrap();
+    assert_eq!(lanes.len(), 8);
+    assert_eq!(
+        lanes[0],
+        serde_json::json!({"lane": 0, "active": true, "result": 1})
+    );
+    assert_eq!(lanes[6]["result"], "undefined");
+    assert_eq!(lanes[6]["why"], "source lane 7 is inactive");
+    assert_eq!(
+        lanes[7],
+        serde_json::json!({"lane": 7, "active": false, "result": null})
+    );
+}
+
+#[test]
+fn eval_accepts_the_glsl_name_and_prints_non_finite_floats_as_strings() {
+    let j = eval_json(&[
+        "subgroupInclusiveMax",
+        "--size",
+        "4",
+        "--type",
+        "f32",
+        "--values",
+        "nan,-inf,inf,1.5",
+    ]);
+    let r: Vec<Json> = j["lanes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["result"].clone())
+        .collect();
+    // Lane 0 uses only NaN: undefined (GL_KHR_shader_subgroup.txt, 3.8); then -inf, inf, inf.
+    assert_eq!(
+        r,
+        vec![
+            Json::from("undefined"),
+            "-inf".into(),
+            "inf".into(),
+            "inf".into()
+        ]
+    );
+}
+
+#[test]
+fn eval_json_shows_vectors_and_ballots_as_arrays() {
+    let j = eval_json(&[
+        "broadcast_first",
+        "--size",
+        "2",
+        "--type",
+        "i16x2",
+        "--values",
+        "-1:2,3:4",
+    ]);
+    assert_eq!(j["lanes"][1]["result"], serde_json::json!([-1, 2]));
+    let j = eval_json(&["ballot", "--size", "64", "--type", "bool"]);
+    // Default values: odd lanes true -> 0xaaaaaaaa in both words (lane i = bit i%32 of word i/32).
+    assert_eq!(
+        j["lanes"][0]["result"],
+        serde_json::json!([0xaaaa_aaaau32, 0xaaaa_aaaau32, 0, 0])
+    );
+}
+
+#[test]
+fn eval_table_lists_undefined_reasons_under_the_table() {
+    let out = lockstep()
+        .args([
+            "eval",
+            "ballot_find_msb",
+            "--size",
+            "8",
+            "--ballot",
+            "0x100",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains("result |"), "{text}");
+    assert!(text.contains("undef"), "{text}");
+    assert!(text.contains("lane 0: no bit set"), "{text}");
+}
+
+#[test]
+fn eval_of_workgroup_builtins_shows_the_partial_last_subgroup() {
+    let j: Json = serde_json::from_slice(
+        &lockstep()
+            .args([
+                "eval",
+                "subgroup_id",
+                "--size",
+                "8",
+                "--workgroup",
+                "3,5,7",
+                "--json",
+            ])
+            .assert()
+            .success()
+            .get_output()
+            .stdout,
+    )
+    .unwrap();
+    assert_eq!(j["num_subgroups"], 14);
+    assert_eq!(j["invocations"][104]["subgroup"], 13);
+}
+
+#[test]
+fn ops_lists_every_catalogue_entry() {
+    let out = lockstep()
+        .arg("ops")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    for o in lockstep::model::catalogue() {
+        assert!(text.contains(&o.glsl), "{} missing", o.glsl);
+    }
+}
+
+/// Every bad input exits 64 with a one-line message naming the rule.
+#[test]
+fn bad_input_exits_non_zero_with_the_rule() {
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["eval", "shufle_down", "--size", "8"],
+            "did you mean shuffle_down",
+        ),
+        (
+            &["eval", "shuffle_down", "--size", "12", "--delta", "1"],
+            "power of two",
+        ),
+        (
+            &["eval", "shuffle_down", "--size", "256", "--delta", "1"],
+            "power of two",
+        ),
+        (
+            &["eval", "shuffle_down", "--size", "8"],
+            "needs the argument 'delta'",
+        ),
+        (
+            &[
+                "eval",
+                "shuffle_down",
+                "--size",
+                "8",
+                "--delta",
+                "1",
+                "--values",
+                "1,2,3",
+            ],
+            "expected one value per lane",
+        ),
+        (
+            &[
+                "eval",
+                "shuffle_down",
+                "--size",
+                "8",
+                "--delta",
+                "1",
+                "--active",
+                "0x1ff",
+            ],
+            "at or above the subgroup size",
+        ),
+        (
+            &["eval", "shuffle_down", "--size", "8", "--delta", "-1"],
+            "--delta",
+        ),
+        (
+            &["eval", "add", "--size", "4", "--type", "bool"],
+            "does not take bool",
+        ),
+        (
+            &["eval", "and", "--size", "4", "--type", "f32"],
+            "does not take f32",
+        ),
+        (
+            &["eval", "add", "--size", "4", "--type", "u33"],
+            "unknown type",
+        ),
+        (
+            &["eval", "clustered_add", "--size", "8", "--cluster", "16"],
+            "at most the subgroup size",
+        ),
+        (
+            &["eval", "clustered_add", "--size", "8", "--cluster", "3"],
+            "power of two",
+        ),
+        (
+            &["eval", "quad_broadcast", "--size", "8", "--id", "4"],
+            "0..=3",
+        ),
+        (
+            &["eval", "broadcast", "--size", "4", "--id", "0,1,2,3"],
+            "dynamically uniform",
+        ),
+        (
+            &["eval", "ballot_bit_count", "--size", "8"],
+            "needs the argument 'ballot'",
+        ),
+        (
+            &[
+                "eval",
+                "ballot_bit_count",
+                "--size",
+                "8",
+                "--ballot",
+                "0xzz",
+            ],
+            "hex number of at most 128 bits",
+        ),
+        (
+            &[
+                "eval",
+                "elect",
+                "--size",
+                "8",
+                "--values",
+                "1,2,3,4,5,6,7,8",
+            ],
+            "takes no --values",
+        ),
+        (
+            &["eval", "add", "--size", "4", "--delta", "1"],
+            "takes no argument 'delta'",
+        ),
+        (
+            &[
+                "eval", "add", "--size", "2", "--type", "u8", "--values", "1,256",
+            ],
+            "outside the range",
+        ),
+        (
+            &[
+                "eval", "add", "--size", "2", "--type", "f32", "--values", "1,abc",
+            ],
+            "is not a number",
+        ),
+        (
+            &["eval", "subgroup_id", "--size", "8"],
+            "needs the argument 'workgroup'",
+        ),
+        (
+            &[
+                "eval",
+                "subgroup_id",
+                "--size",
+                "8",
+                "--workgroup",
+                "3,2",
+                "--layout",
+                "quads",
+            ],
+            "even width and height",
+        ),
+        (
+            &["eval", "subgroup_id", "--size", "8", "--workgroup", "0,2"],
+            "every dimension is at least 1",
+        ),
+        (
+            &["eval", "add", "--size", "8", "--workgroup", "8"],
+            "takes no --workgroup",
+        ),
+        (&["eval", "shuffle_down", "--size", "x"], "invalid value"),
+        (&["ops", "--category", "bogus"], "unknown category"),
+        (&["frobnicate"], "unrecognized subcommand"),
+    ];
+    for (args, needle) in cases {
+        let out = lockstep()
+            .args(*args)
+            .assert()
+            .code(64)
+            .get_output()
+            .clone();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(needle),
+            "{args:?}: expected '{needle}' in: {err}"
+        );
+        assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
+    }
+}

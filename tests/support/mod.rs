@@ -1,0 +1,82 @@
+//! Helpers shared by the model tests.
+#![allow(dead_code)]
+
+use lockstep::model::*;
+
+pub fn size(n: u64) -> SubgroupSize {
+    SubgroupSize::new(n).unwrap()
+}
+
+pub fn call(op: &str, n: u64, args: Args) -> OpCall {
+    OpCall::new(lookup(op).unwrap(), size(n), args).unwrap()
+}
+
+pub fn with_delta(d: u32) -> Args {
+    Args {
+        delta: Some(LaneArg::Uniform(d)),
+        ..Args::default()
+    }
+}
+
+pub fn with_id(i: u32) -> Args {
+    Args {
+        id: Some(LaneArg::Uniform(i)),
+        ..Args::default()
+    }
+}
+
+pub fn with_ballot(b: u128) -> Args {
+    Args {
+        ballot: Some(Ballot(b)),
+        ..Args::default()
+    }
+}
+
+pub fn with_cluster(c: u64) -> Args {
+    Args {
+        cluster: Some(c),
+        ..Args::default()
+    }
+}
+
+/// Evaluates with u32 lane values.
+pub fn eval_u32(c: &OpCall, active: u128, vals: &[u32]) -> Vec<Outcome> {
+    let v: Vec<[u32; 1]> = vals.iter().map(|&x| [x]).collect();
+    evaluate_typed(c, LaneMask(active), &v).unwrap()
+}
+
+/// Evaluates with f32 lane values.
+pub fn eval_f32(c: &OpCall, active: u128, vals: &[f32]) -> Vec<Outcome> {
+    let v: Vec<[f32; 1]> = vals.iter().map(|&x| [x]).collect();
+    evaluate_typed(c, LaneMask(active), &v).unwrap()
+}
+
+/// Evaluates an op without a value operand.
+pub fn eval_none(c: &OpCall, active: u128) -> Vec<Outcome> {
+    evaluate(c, LaneMask(active), &[]).unwrap()
+}
+
+pub fn u32_of(o: &Outcome) -> u32 {
+    o.value().expect("defined").component_bits(0) as u32
+}
+
+pub fn f32_of(o: &Outcome) -> f32 {
+    f32::from_bits(o.value().expect("defined").component_bits(0) as u32)
+}
+
+pub fn bool_of(o: &Outcome) -> bool {
+    o.value().expect("defined").component_bits(0) != 0
+}
+
+pub fn ballot_of(o: &Outcome) -> u128 {
+    let v = o.value().expect("defined");
+    let w = v.bits();
+    Ballot::from_words([w[0] as u32, w[1] as u32, w[2] as u32, w[3] as u32]).0
+}
+
+pub fn reason(o: &Outcome) -> Reason {
+    match o {
+        Outcome::Undefined(r) => *r,
+        other => panic!("expected undefined, got {other:?}"),
+    }
+}
