@@ -24,8 +24,8 @@ fn rotate_by_two_at_size_sixteen() {
     let out = eval_u32(&c, 0xffff, &vals);
     assert_eq!(u32_of(&out[0]), 102);
     assert_eq!(u32_of(&out[14]), 100);
-    for l in 0..16usize {
-        assert_eq!(u32_of(&out[l]), 100 + ((l as u32 + 2) % 16));
+    for (l, o) in out.iter().enumerate() {
+        assert_eq!(u32_of(o), 100 + ((l as u32 + 2) % 16));
     }
 }
 
