@@ -5,6 +5,8 @@
 #![warn(missing_docs)]
 
 pub mod cli;
+#[cfg(feature = "vulkan")]
+pub mod conform;
 pub mod model;
 #[cfg(feature = "vulkan")]
 pub mod vulkan;

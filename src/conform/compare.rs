@@ -1,0 +1,679 @@
+//! Comparing what the device wrote with what the model says, lane by lane.
+//!
+//! For every subgroup the device reports (grouped by the subgroupBroadcastFirst key), the model is
+//! fed the device's own active ballot, the lanes' values and arguments, and its outcome is compared:
+//! bit for bit where the spec demands it, by numeric equality for float min/max (±0 are both correct
+//! minima), within the order-independent error bound for float add/mul (see [`tolerance`]).
+//! Undefined lanes are not compared; what the device returned there is classified and counted.
+
+use crate::conform::cases::Batch;
+use crate::conform::glsl::{out, Entry, KernelSpec, CASE_WORDS, IN_WORDS, MARKER, OUT_WORDS, SENTINEL};
+use crate::model::{
+    evaluate, info, Args, Ballot, BinOp, Exactness, LaneArg, LaneMask, Layout, Op, OpCall, Outcome,
+    Reason, ResultKind, Scalar, Scan, ScalarType, SubgroupSize, Value, ValueType, WorkgroupLayout,
+    WorkgroupShape,
+};
+use std::collections::{BTreeMap, HashMap};
+
+/// Identifies one row of the results: op, type, subgroup size, workgroup shape.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RowKey {
+    /// catalogue name
+    pub op: String,
+    /// value type (`-` for ops without a value)
+    pub ty: String,
+    /// subgroup size
+    pub size: u32,
+    /// workgroup shape
+    pub shape: [u32; 3],
+}
+
+/// Counts for one row.
+#[derive(Clone, Debug, Default)]
+pub struct RowStats {
+    /// subgroups compared
+    pub cases: u64,
+    /// subgroups where every lane agreed
+    pub passed: u64,
+    /// subgroups with at least one disagreeing lane
+    pub failed: u64,
+    /// lanes compared (defined results)
+    pub lane_checks: u64,
+}
+
+/// One lane where model and device disagree, with everything needed to reproduce it.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Mismatch {
+    /// catalogue name
+    pub op: String,
+    /// value type
+    pub ty: String,
+    /// subgroup size
+    pub size: u32,
+    /// workgroup shape
+    pub workgroup: [u32; 3],
+    /// workgroup index in the dispatch
+    pub workgroup_index: u32,
+    /// gl_SubgroupID the device reported
+    pub subgroup_id: u32,
+    /// the lane (gl_SubgroupInvocationID)
+    pub lane: u32,
+    /// what the model says (value, or the rule that was broken)
+    pub expected: String,
+    /// what the device returned
+    pub actual: String,
+    /// expected bits (hex words)
+    pub expected_bits: String,
+    /// actual bits (hex words)
+    pub actual_bits: String,
+    /// why it is a mismatch (bits differ, outside tolerance, unwritten result, …)
+    pub why: String,
+    /// the subgroup as a `lockstep eval …` command line
+    pub eval: String,
+    /// the kernel's name
+    pub kernel: String,
+    /// the GLSL statement that ran
+    pub glsl: String,
+}
+
+/// What a device returned in undefined lanes of one (op, reason).
+#[derive(Clone, Debug, Default)]
+pub struct UndefStats {
+    /// undefined lanes seen
+    pub lanes: u64,
+    /// pattern → lanes
+    pub patterns: BTreeMap<&'static str, u64>,
+    /// most frequent returned values (text) → lanes, capped
+    pub values: HashMap<String, u64>,
+}
+
+/// Everything learnt from one or more batches.
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    /// per row
+    pub rows: BTreeMap<RowKey, RowStats>,
+    /// first mismatches (capped per row)
+    pub mismatches: Vec<Mismatch>,
+    /// per (op, reason key)
+    pub undefined: BTreeMap<(String, &'static str), UndefStats>,
+    /// workgroup layouts the device used: (shape, layout name) → workgroups
+    pub layouts: BTreeMap<(String, String), u64>,
+    /// lanes compared
+    pub lane_checks: u64,
+}
+
+/// How many mismatches are kept per row (all are counted).
+pub const MISMATCHES_PER_ROW: usize = 3;
+
+impl Stats {
+    /// Adds `o` into `self`.
+    pub fn merge(&mut self, o: Stats) {
+        for (k, v) in o.rows {
+            let r = self.rows.entry(k).or_default();
+            r.cases += v.cases;
+            r.passed += v.passed;
+            r.failed += v.failed;
+            r.lane_checks += v.lane_checks;
+        }
+        for m in o.mismatches {
+            let same = self
+                .mismatches
+                .iter()
+                .filter(|x| x.op == m.op && x.ty == m.ty && x.size == m.size && x.workgroup == m.workgroup)
+                .count();
+            if same < MISMATCHES_PER_ROW {
+                self.mismatches.push(m);
+            }
+        }
+        for (k, v) in o.undefined {
+            let u = self.undefined.entry(k).or_default();
+            u.lanes += v.lanes;
+            for (p, n) in v.patterns {
+                *u.patterns.entry(p).or_default() += n;
+            }
+            for (val, n) in v.values {
+                if u.values.len() < 64 || u.values.contains_key(&val) {
+                    *u.values.entry(val).or_default() += n;
+                }
+            }
+        }
+        for (k, v) in o.layouts {
+            *self.layouts.entry(k).or_default() += v;
+        }
+        self.lane_checks += o.lane_checks;
+    }
+}
+
+/// One invocation's output record.
+#[derive(Clone, Copy, Debug)]
+struct Rec {
+    written: u32,
+    subgroup_id: u32,
+    lane: u32,
+    key: u32,
+    size: u32,
+    active: u128,
+    result: [u32; 8],
+    num_subgroups: u32,
+}
+
+fn rec(words: &[u32]) -> Rec {
+    let mut result = [0u32; 8];
+    result.copy_from_slice(&words[out::RESULT..out::RESULT + 8]);
+    Rec {
+        written: words[out::WRITTEN],
+        subgroup_id: words[out::SUBGROUP_ID],
+        lane: words[out::LANE],
+        key: words[out::KEY],
+        size: words[out::SIZE],
+        active: Ballot::from_words([
+            words[out::ACTIVE],
+            words[out::ACTIVE + 1],
+            words[out::ACTIVE + 2],
+            words[out::ACTIVE + 3],
+        ])
+        .0,
+        result,
+        num_subgroups: words[out::NUM_SUBGROUPS],
+    }
+}
+
+/// Raw value of `ty` from words (2 per component).
+fn value_from_words(ty: ValueType, w: &[u32]) -> Value {
+    let bits: Vec<u64> = (0..ty.components())
+        .map(|c| w[2 * c] as u64 | (w[2 * c + 1] as u64) << 32)
+        .collect();
+    Value::from_bits(ty, &bits)
+}
+
+fn result_value(kind: ResultKind, ty: Option<ValueType>, w: &[u32; 8]) -> Value {
+    match kind {
+        ResultKind::SameAsValue => value_from_words(ty.unwrap_or(ValueType::U32), w),
+        ResultKind::Bool => Value::bool(w[0] != 0),
+        ResultKind::Uint => Value::u32(w[0]),
+        ResultKind::Uvec4 => Value::ballot(Ballot::from_words([w[0], w[1], w[2], w[3]])),
+    }
+}
+
+fn hex_words(v: &Value) -> String {
+    let parts: Vec<String> = v.bits().iter().map(|b| format!("0x{b:x}")).collect();
+    parts.join(":")
+}
+
+/// Machine epsilon of a float type.
+pub fn epsilon(s: ScalarType) -> f64 {
+    match s {
+        ScalarType::F16 => f64::powi(2.0, -10),
+        ScalarType::F32 => f32::EPSILON as f64,
+        _ => f64::EPSILON,
+    }
+}
+
+fn smallest_normal(s: ScalarType) -> f64 {
+    match s {
+        ScalarType::F16 => f64::powi(2.0, -14),
+        ScalarType::F32 => f32::MIN_POSITIVE as f64,
+        _ => f64::MIN_POSITIVE,
+    }
+}
+
+/// The tolerance for a float add/mul over the `terms` values one lane's result combines.
+///
+/// Any evaluation order of a sum of n terms has |error| ≤ (n−1)·ε·Σ|xᵢ| (a product: relative
+/// (n−1)·ε), so model and device — each within that of the exact value — differ by at most twice
+/// that; plus n·(smallest normal) for denormals a device may flush to zero. See docs/conformance.md.
+pub fn tolerance(op: BinOp, s: ScalarType, terms: &[f64], model: f64) -> f64 {
+    let n = terms.len().max(1) as f64;
+    let eps = epsilon(s);
+    let flush = n * smallest_normal(s);
+    match op {
+        BinOp::Mul => 2.0 * (n - 1.0) * eps * model.abs() * 1.001 + flush,
+        _ => 2.0 * (n - 1.0) * eps * terms.iter().map(|x| x.abs()).sum::<f64>() + flush,
+    }
+}
+
+/// The lanes whose values an arithmetic lane result combines.
+fn terms_lanes(op: Op, active: LaneMask, lane: u32, cluster: u32) -> LaneMask {
+    match op {
+        Op::Arithmetic(_, Scan::Reduce) => active,
+        Op::Arithmetic(_, Scan::Inclusive) => active.and(LaneMask::first(lane + 1)),
+        Op::Arithmetic(_, Scan::Exclusive) => active.and(LaneMask::first(lane)),
+        Op::Clustered(_) => {
+            let base = lane & !(cluster - 1);
+            LaneMask(active.0 & (LaneMask::first(cluster).0 << base))
+        }
+        _ => active,
+    }
+}
+
+/// Compares a float add/mul result component-wise within [`tolerance`].
+fn within_tolerance(e: Entry, ty: ValueType, inputs: &[Value], terms: LaneMask, model: &Value, dev: &Value) -> bool {
+    let Some(b) = crate::conform::glsl::binop(e.op) else { return model == dev };
+    for c in 0..ty.components() {
+        let m = model.component_f64(c);
+        let d = dev.component_f64(c);
+        if m.is_nan() || d.is_nan() || m.is_infinite() || d.is_infinite() {
+            if !(m.is_nan() && d.is_nan() || m == d) {
+                return false;
+            }
+            continue;
+        }
+        let xs: Vec<f64> = terms.iter().map(|l| inputs[l as usize].component_f64(c)).collect();
+        if (m - d).abs() > tolerance(b, ty.scalar_type(), &xs, m) {
+            return false;
+        }
+    }
+    true
+}
+
+fn identity_value(op: Op, ty: ValueType) -> Option<Value> {
+    let b = crate::conform::glsl::binop(op)?;
+    macro_rules! id {
+        ($t:ty) => {{
+            let one = Scalar::to_bits(<$t as Scalar>::identity(b));
+            Some(Value::from_bits(ty, &[one; 4]))
+        }};
+    }
+    match ty.scalar_type() {
+        ScalarType::Bool => id!(bool),
+        ScalarType::I8 => id!(i8),
+        ScalarType::U8 => id!(u8),
+        ScalarType::I16 => id!(i16),
+        ScalarType::U16 => id!(u16),
+        ScalarType::I32 => id!(i32),
+        ScalarType::U32 => id!(u32),
+        ScalarType::I64 => id!(i64),
+        ScalarType::U64 => id!(u64),
+        ScalarType::F16 => id!(half::f16),
+        ScalarType::F32 => id!(f32),
+        ScalarType::F64 => id!(f64),
+    }
+}
+
+/// The `lockstep eval …` line that reproduces one subgroup.
+fn eval_line(call: &OpCall, active: LaneMask, ty: Option<ValueType>, values: &[Value]) -> String {
+    let info = call.info();
+    let mut s = format!("lockstep eval {} --size {}", info.name, call.size());
+    if let Some(t) = ty {
+        s += &format!(" --type {t}");
+        let vals: Vec<String> = values
+            .iter()
+            .map(|v| {
+                if t.scalar_type().is_float() {
+                    (0..t.components()).map(|c| format!("0x{:x}", v.component_bits(c))).collect::<Vec<_>>().join(":")
+                } else {
+                    v.to_string()
+                }
+            })
+            .collect();
+        s += &format!(" --values {}", vals.join(","));
+    }
+    s += &format!(" --active {active}");
+    let a = call.args();
+    for (name, v) in [("id", &a.id), ("mask", &a.mask), ("delta", &a.delta), ("index", &a.index)] {
+        if let Some(v) = v {
+            s += &format!(" --{name} {v}");
+        }
+    }
+    if let Some(c) = a.cluster {
+        s += &format!(" --cluster {c}");
+    }
+    if let Some(b) = a.ballot {
+        s += &format!(" --ballot 0x{:x}", b.0);
+    }
+    s
+}
+
+/// Everything fixed for one batch.
+pub struct BatchCtx<'a> {
+    /// the kernel
+    pub spec: &'a KernelSpec,
+    /// its name
+    pub kernel: String,
+    /// subgroup size the pipeline requested (or the device default)
+    pub size: SubgroupSize,
+}
+
+/// Compares one batch's output words with the model.
+pub fn compare_batch(ctx: &BatchCtx<'_>, batch: &Batch, out_words: &[u32]) -> Stats {
+    use rayon::prelude::*;
+    let inv = batch.shape.invocations() as usize;
+    (0..batch.workgroups as usize)
+        .into_par_iter()
+        .fold(Stats::default, |mut st, wg| {
+            compare_workgroup(ctx, batch, out_words, wg, inv, &mut st);
+            st
+        })
+        .reduce(Stats::default, |mut a, b| {
+            a.merge(b);
+            a
+        })
+}
+
+fn row_key(e: Entry, ty: Option<ValueType>, size: u32, shape: WorkgroupShape) -> RowKey {
+    RowKey {
+        op: info(e.op).name.clone(),
+        ty: ty.map(|t| t.to_string()).unwrap_or_else(|| "-".into()),
+        size,
+        shape: [shape.x, shape.y, shape.z],
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn fail(
+    st: &mut Stats,
+    ctx: &BatchCtx<'_>,
+    key: &RowKey,
+    e: Entry,
+    wg: usize,
+    subgroup_id: u32,
+    lane: u32,
+    expected: Option<&Value>,
+    actual: Option<&Value>,
+    why: String,
+    eval: String,
+) {
+    let same = st.mismatches.iter().filter(|m| m.op == key.op && m.ty == key.ty && m.workgroup == key.shape).count();
+    if same >= MISMATCHES_PER_ROW {
+        return;
+    }
+    st.mismatches.push(Mismatch {
+        op: key.op.clone(),
+        ty: key.ty.clone(),
+        size: key.size,
+        workgroup: key.shape,
+        workgroup_index: wg as u32,
+        subgroup_id,
+        lane,
+        expected: expected.map(|v| v.to_string()).unwrap_or_else(|| "-".into()),
+        actual: actual.map(|v| v.to_string()).unwrap_or_else(|| "-".into()),
+        expected_bits: expected.map(hex_words).unwrap_or_default(),
+        actual_bits: actual.map(hex_words).unwrap_or_default(),
+        why,
+        eval,
+        kernel: ctx.kernel.clone(),
+        glsl: crate::conform::glsl::op_statement(e),
+    });
+}
+
+fn compare_workgroup(ctx: &BatchCtx<'_>, batch: &Batch, out_words: &[u32], wg: usize, inv: usize, st: &mut Stats) {
+    let spec = ctx.spec;
+    let case = &batch.cases[wg * CASE_WORDS..(wg + 1) * CASE_WORDS];
+    let e = spec.entries[case[0] as usize];
+    let uarg = case[1];
+    let ballot = Ballot::from_words([case[2], case[3], case[4], case[5]]);
+    let n = ctx.size.get();
+    let key = row_key(e, spec.ty, n, batch.shape);
+    let recs: Vec<Rec> = (0..inv)
+        .map(|k| {
+            let g = wg * inv + k;
+            rec(&out_words[g * OUT_WORDS..(g + 1) * OUT_WORDS])
+        })
+        .collect();
+    let input = |k: usize| &batch.inputs[(wg * inv + k) * IN_WORDS..(wg * inv + k + 1) * IN_WORDS];
+    // Group invocations into subgroups by key.
+    let mut groups: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    for (k, r) in recs.iter().enumerate() {
+        groups.entry(r.key).or_default().push(k);
+    }
+    let row = st.rows.entry(key.clone()).or_default();
+    row.cases += groups.len() as u64;
+    let mut failed_groups = 0u64;
+    let mut lane_checks = 0u64;
+    let info = info(e.op);
+    if info.is_workgroup_level() {
+        let ok = check_workgroup_builtins(ctx, batch.shape, &recs, &groups, e, st, &key, wg);
+        let row = st.rows.entry(key).or_default();
+        if ok {
+            row.passed += groups.len() as u64;
+        } else {
+            row.failed += groups.len() as u64;
+        }
+        return;
+    }
+    let mut undefined: Vec<(Reason, Value, Option<Value>, Option<Value>)> = Vec::new();
+    for members in groups.values() {
+        let mut bad = false;
+        let mut lane_of: Vec<Option<usize>> = vec![None; n as usize];
+        let sg_id = recs[members[0]].subgroup_id;
+        for &k in members {
+            let r = recs[k];
+            let structural = if r.size != n {
+                Some(format!("device reported gl_SubgroupSize {} but the pipeline required {n}", r.size))
+            } else if r.lane >= n {
+                Some(format!("gl_SubgroupInvocationID {} >= gl_SubgroupSize {n}", r.lane))
+            } else if lane_of[r.lane as usize].is_some() {
+                Some(format!("two invocations of one subgroup report lane {}", r.lane))
+            } else {
+                None
+            };
+            if let Some(why) = structural {
+                fail(st, ctx, &key, e, wg, r.subgroup_id, r.lane, None, None, why, String::new());
+                bad = true;
+                continue;
+            }
+            lane_of[r.lane as usize] = Some(k);
+        }
+        if bad {
+            failed_groups += 1;
+            continue;
+        }
+        // Lane values and per-lane arguments (lanes with no invocation: zero).
+        let ty = spec.ty;
+        let values: Vec<Value> = match ty {
+            Some(t) => (0..n as usize)
+                .map(|l| match lane_of[l] {
+                    Some(k) => value_from_words(t, &input(k)[2..10]),
+                    None => Value::from_bits(t, &[0; 4]),
+                })
+                .collect(),
+            None => Vec::new(),
+        };
+        let largs: Vec<u32> = (0..n as usize).map(|l| lane_of[l].map(|k| input(k)[1]).unwrap_or(0)).collect();
+        // The device's active set at the operation, per executing lane (normally one set).
+        let mut sets: BTreeMap<u128, Vec<u32>> = BTreeMap::new();
+        for l in 0..n {
+            if let Some(k) = lane_of[l as usize] {
+                let pred = input(k)[0] != 0;
+                let r = recs[k];
+                if pred {
+                    if r.written != MARKER {
+                        let why = if r.written == SENTINEL {
+                            "unwritten result: the lane's predicate was true but its output still holds the sentinel".to_string()
+                        } else {
+                            format!("corrupt marker 0x{:x}", r.written)
+                        };
+                        fail(st, ctx, &key, e, wg, sg_id, l, None, None, why, String::new());
+                        bad = true;
+                        continue;
+                    }
+                    if r.active >> l & 1 == 0 || r.active & !ctx.size.full_mask().0 != 0 {
+                        fail(st, ctx, &key, e, wg, sg_id, l, None, None,
+                            format!("the ballot of active lanes 0x{:x} is impossible for lane {l}", r.active), String::new());
+                        bad = true;
+                        continue;
+                    }
+                    sets.entry(r.active).or_default().push(l);
+                } else if r.written != SENTINEL {
+                    fail(st, ctx, &key, e, wg, sg_id, l, None, None,
+                        "an invocation whose predicate was false wrote a result".into(), String::new());
+                    bad = true;
+                }
+            }
+        }
+        for (active, lanes) in sets {
+            let active = LaneMask(active);
+            let mut args = Args::default();
+            for &k in info.args {
+                match k {
+                    crate::model::ArgKind::Id { uniform: true } | crate::model::ArgKind::QuadIndex => {
+                        args.id = Some(LaneArg::Uniform(uarg))
+                    }
+                    crate::model::ArgKind::Id { uniform: false } => args.id = Some(LaneArg::PerLane(largs.clone())),
+                    crate::model::ArgKind::Mask => args.mask = Some(LaneArg::PerLane(largs.clone())),
+                    crate::model::ArgKind::Delta { uniform: true } => args.delta = Some(LaneArg::Uniform(uarg)),
+                    crate::model::ArgKind::Delta { uniform: false } => args.delta = Some(LaneArg::PerLane(largs.clone())),
+                    crate::model::ArgKind::Index => args.index = Some(LaneArg::PerLane(largs.clone())),
+                    crate::model::ArgKind::Cluster => args.cluster = e.cluster.map(|c| c as u64),
+                    crate::model::ArgKind::Ballot => args.ballot = Some(ballot),
+                    crate::model::ArgKind::Workgroup => {}
+                }
+            }
+            let call = match OpCall::new(info, ctx.size, args) {
+                Ok(c) => c,
+                Err(err) => {
+                    fail(st, ctx, &key, e, wg, sg_id, lanes[0], None, None, format!("internal: {err}"), String::new());
+                    bad = true;
+                    continue;
+                }
+            };
+            let outcomes = match evaluate(&call, active, &values) {
+                Ok(o) => o,
+                Err(err) => {
+                    fail(st, ctx, &key, e, wg, sg_id, lanes[0], None, None, format!("internal: {err}"), String::new());
+                    bad = true;
+                    continue;
+                }
+            };
+            let exact = info.exactness(ty);
+            for &l in &lanes {
+                let k = lane_of[l as usize].expect("lane has an invocation");
+                let dev = result_value(info.result, ty, &recs[k].result);
+                match outcomes[l as usize] {
+                    Outcome::Inactive => {}
+                    Outcome::Defined(want) => {
+                        lane_checks += 1;
+                        let ok = match exact {
+                            Exactness::Bits => want == dev,
+                            Exactness::MinMaxFloat => (0..want.ty().components())
+                                .all(|c| want.component_f64(c) == dev.component_f64(c)),
+                            Exactness::Tolerance => within_tolerance(
+                                e,
+                                ty.unwrap_or(ValueType::U32),
+                                &values,
+                                terms_lanes(e.op, active, l, e.cluster.unwrap_or(1)),
+                                &want,
+                                &dev,
+                            ),
+                        };
+                        if !ok {
+                            let why = match exact {
+                                Exactness::Bits => "bits differ".to_string(),
+                                Exactness::MinMaxFloat => "values differ (min/max: compared as numbers)".to_string(),
+                                Exactness::Tolerance => "outside the error bound for any summation order".to_string(),
+                            };
+                            fail(st, ctx, &key, e, wg, sg_id, l, Some(&want), Some(&dev), why, eval_line(&call, active, ty, &values));
+                            bad = true;
+                        }
+                    }
+                    Outcome::Undefined(reason) => {
+                        let own = ty.map(|_| values[l as usize]);
+                        let src = match reason {
+                            Reason::SourceInactive { source } => ty.and_then(|_| values.get(source as usize).copied()),
+                            _ => None,
+                        };
+                        undefined.push((reason, dev, own, src));
+                    }
+                }
+            }
+        }
+        if bad {
+            failed_groups += 1;
+        }
+    }
+    let groups_n = groups.len() as u64;
+    let row = st.rows.entry(key.clone()).or_default();
+    row.failed += failed_groups;
+    row.passed += groups_n - failed_groups;
+    row.lane_checks += lane_checks;
+    st.lane_checks += lane_checks;
+    let ident = spec.ty.and_then(|t| identity_value(e.op, t));
+    for (reason, dev, own, src) in undefined {
+        let u = st.undefined.entry((key.op.clone(), reason.key())).or_default();
+        u.lanes += 1;
+        let zero = dev.bits().iter().all(|b| *b == 0);
+        let pattern = if own == Some(dev) {
+            "own_value"
+        } else if src == Some(dev) {
+            "source_value"
+        } else if zero {
+            "zero"
+        } else if ident == Some(dev) {
+            "identity"
+        } else {
+            "other"
+        };
+        *u.patterns.entry(pattern).or_default() += 1;
+        let text = dev.to_string();
+        if u.values.len() < 64 || u.values.contains_key(&text) {
+            *u.values.entry(text).or_default() += 1;
+        }
+    }
+}
+
+/// gl_NumSubgroups / gl_SubgroupID: the device's placement must be a valid one (every (subgroup,
+/// lane) used once, ids below gl_NumSubgroups, gl_NumSubgroups uniform and equal to the number of
+/// subgroups seen, one id per subgroup); which of the model's layouts it matches is recorded.
+#[allow(clippy::too_many_arguments)]
+fn check_workgroup_builtins(
+    ctx: &BatchCtx<'_>,
+    shape: WorkgroupShape,
+    recs: &[Rec],
+    groups: &BTreeMap<u32, Vec<usize>>,
+    e: Entry,
+    st: &mut Stats,
+    key: &RowKey,
+    wg: usize,
+) -> bool {
+    let n = ctx.size.get();
+    let mut ok = true;
+    let num = recs[0].num_subgroups;
+    let mut ids = std::collections::BTreeSet::new();
+    for members in groups.values() {
+        let id = recs[members[0]].subgroup_id;
+        for &k in members {
+            let r = recs[k];
+            let problem = if r.num_subgroups != num {
+                Some(format!("gl_NumSubgroups is {} here but {num} in invocation 0", r.num_subgroups))
+            } else if r.subgroup_id != id {
+                Some(format!("gl_SubgroupID {} differs within one subgroup (first lane says {id})", r.subgroup_id))
+            } else if r.written == MARKER && r.result[0] != if e.op == Op::NumSubgroups { num } else { id } {
+                Some(format!("{} returned {} but the built-in variable read {}", info(e.op).glsl, r.result[0], if e.op == Op::NumSubgroups { num } else { id }))
+            } else {
+                None
+            };
+            if let Some(why) = problem {
+                fail(st, ctx, key, e, wg, r.subgroup_id, r.lane, None, None, why, String::new());
+                ok = false;
+            }
+        }
+        if !ids.insert(id) {
+            fail(st, ctx, key, e, wg, id, 0, None, None, format!("gl_SubgroupID {id} is used by two subgroups"), String::new());
+            ok = false;
+        }
+        if id >= num {
+            fail(st, ctx, key, e, wg, id, 0, None, None, format!("gl_SubgroupID {id} >= gl_NumSubgroups {num}"), String::new());
+            ok = false;
+        }
+    }
+    if num as usize != groups.len() {
+        fail(st, ctx, key, e, wg, 0, 0, None, None,
+            format!("gl_NumSubgroups is {num} but the workgroup ran in {} subgroups", groups.len()), String::new());
+        ok = false;
+    }
+    // Which model layout reproduces the device's (subgroup id, lane) for every invocation?
+    let layout = Layout::all()
+        .into_iter()
+        .filter_map(|l| WorkgroupLayout::new(shape, ctx.size, l).ok())
+        .find(|w| {
+            recs.iter().enumerate().all(|(i, r)| {
+                let p = w.placement(i as u32);
+                p.subgroup == r.subgroup_id && p.lane == r.lane
+            })
+        })
+        .map(|w| w.layout().to_string())
+        .unwrap_or_else(|| "none of the model's layouts".to_string());
+    *st.layouts.entry((shape.to_string(), layout)).or_default() += 1;
+    let _ = n;
+    ok
+}
