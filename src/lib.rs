@@ -5,6 +5,7 @@
 #![warn(missing_docs)]
 
 pub mod cli;
+pub mod docs;
 pub mod model;
 #[cfg(feature = "vulkan")]
 pub mod vulkan;

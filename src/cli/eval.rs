@@ -43,7 +43,7 @@ pub struct EvalArgs {
     /// The uvec4 operand of the ballot bit ops: one hex number of up to 128 bits.
     #[arg(long)]
     pub ballot: Option<String>,
-    /// Workgroup shape X[,Y[,Z]] (num_subgroups, subgroup_id).
+    /// Workgroup shape: X, X,Y or X,Y,Z (num_subgroups, subgroup_id).
     #[arg(long)]
     pub workgroup: Option<String>,
     /// Lane layout for the workgroup built-ins: row-major (default), column-major, quads, or an axis order like yzx.

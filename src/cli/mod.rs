@@ -5,6 +5,7 @@
 
 #[cfg(feature = "vulkan")]
 pub mod devices;
+pub mod docs;
 pub mod eval;
 pub mod ops;
 pub mod table;
@@ -78,6 +79,8 @@ pub enum Command {
     /// List every Vulkan device with its subgroup capabilities.
     #[cfg(feature = "vulkan")]
     Devices(devices::DevicesArgs),
+    /// Generate docs/semantics/*.md from the model (every table evaluated), or check them (--check).
+    Docs(docs::DocsArgs),
 }
 
 /// Parses `argv` (including the program name) and runs the command; returns what to print on stdout.
@@ -97,6 +100,7 @@ pub fn run(argv: &[String]) -> Result<String, CliError> {
         Command::Eval(a) => eval::run(&a),
         #[cfg(feature = "vulkan")]
         Command::Devices(a) => devices::run(&a),
+        Command::Docs(a) => docs::run(&a),
     }
 }
 
