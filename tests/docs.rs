@@ -71,10 +71,26 @@ fn the_drift_check_names_the_file_and_first_differing_line() {
         .map(|d| d.to_string())
         .collect();
     assert_eq!(drifts.len(), 3, "{drifts:#?}");
-    assert!(drifts[0].contains("quad.md:9: first difference"), "{}", drifts[0]);
-    assert!(drifts[0].contains("committed: \"hand-edited\""), "{}", drifts[0]);
-    assert!(drifts[1].contains("vote.md: not committed"), "{}", drifts[1]);
-    assert!(drifts[2].contains("old.md: a generated page"), "{}", drifts[2]);
+    assert!(
+        drifts[0].contains("quad.md:9: first difference"),
+        "{}",
+        drifts[0]
+    );
+    assert!(
+        drifts[0].contains("committed: \"hand-edited\""),
+        "{}",
+        drifts[0]
+    );
+    assert!(
+        drifts[1].contains("vote.md: not committed"),
+        "{}",
+        drifts[1]
+    );
+    assert!(
+        drifts[2].contains("old.md: a generated page"),
+        "{}",
+        drifts[2]
+    );
 }
 
 #[test]
@@ -95,7 +111,10 @@ fn readme_command_blocks_show_the_real_output() {
             );
         }
     }
-    assert!(blocks >= 3, "docs/README.md shows the commands with their output");
+    assert!(
+        blocks >= 3,
+        "docs/README.md shows the commands with their output"
+    );
 }
 
 /// Every example on the pages: the illustrations and the undefined-case examples of every op.
@@ -144,7 +163,9 @@ fn workgroup_layout_commands_run() {
     let commands: Vec<String> = basic
         .lines()
         .filter_map(|l| {
-            let l = l.trim_start_matches("| ").trim_start_matches("`row-major` | 2 | ");
+            let l = l
+                .trim_start_matches("| ")
+                .trim_start_matches("`row-major` | 2 | ");
             let start = l.find("lockstep eval ")?;
             let c = &l[start..];
             Some(c[..c.find('`').unwrap_or(c.len())].to_string())
@@ -169,7 +190,10 @@ fn normalise(s: &str) -> String {
 #[test]
 fn every_signature_is_declared_in_the_spec_texts() {
     let mut spec = String::new();
-    for f in ["GL_KHR_shader_subgroup.txt", "GL_KHR_shader_subgroup_rotate.txt"] {
+    for f in [
+        "GL_KHR_shader_subgroup.txt",
+        "GL_KHR_shader_subgroup_rotate.txt",
+    ] {
         spec += &std::fs::read_to_string(specs().join(f)).unwrap();
         spec.push('\n');
     }
@@ -191,8 +215,7 @@ fn every_signature_is_declared_in_the_spec_texts() {
 // The extended types are declared for rotate in GL_KHR_shader_subgroup_rotate.txt, 8.18.
 #[test]
 fn extended_types_match_the_rotate_spec() {
-    let spec =
-        std::fs::read_to_string(specs().join("GL_KHR_shader_subgroup_rotate.txt")).unwrap();
+    let spec = std::fs::read_to_string(specs().join("GL_KHR_shader_subgroup_rotate.txt")).unwrap();
     let rotate = lookup("rotate").unwrap();
     for g in docs::extended_gen_types(rotate.types) {
         assert!(
@@ -218,8 +241,9 @@ fn expected_reasons(name: &str) -> Vec<&'static str> {
         "shuffle_up" => vec!["source_inactive", "delta_exceeds_id"],
         // 8.18 subgroupQuadBroadcast: "If the <id> is an inactive invocation"; the swaps per SPIR-V
         // OpGroupNonUniformQuadSwap; out of range only in subgroups of 1 or 2 lanes (the model).
-        "quad_broadcast" | "quad_swap_horizontal" | "quad_swap_vertical"
-        | "quad_swap_diagonal" => vec!["source_out_of_range", "source_inactive"],
+        "quad_broadcast" | "quad_swap_horizontal" | "quad_swap_vertical" | "quad_swap_diagonal" => {
+            vec!["source_out_of_range", "source_inactive"]
+        }
         // GL_KHR_shader_subgroup_rotate.txt, 8.18: "If the selected invocation is inactive, an
         // undefined value is returned" — and rotation never leaves the subgroup.
         "rotate" | "clustered_rotate" => vec!["source_inactive"],
@@ -279,9 +303,22 @@ fn pages_have_every_op_with_a_table_and_a_glsl_use() {
             .iter()
             .find(|p| p.path == format!("{}.md", op.category.name()))
             .unwrap();
-        assert!(page.content.contains(&format!("\n## {}\n", op.glsl)), "{}", op.name);
-        assert!(page.content.contains(&format!("lockstep eval {} ", op.name)), "{}", op.name);
-        assert!(page.content.contains("## GLSL in use\n\n### "), "{}", page.path);
+        assert!(
+            page.content.contains(&format!("\n## {}\n", op.glsl)),
+            "{}",
+            op.name
+        );
+        assert!(
+            page.content
+                .contains(&format!("lockstep eval {} ", op.name)),
+            "{}",
+            op.name
+        );
+        assert!(
+            page.content.contains("## GLSL in use\n\n### "),
+            "{}",
+            page.path
+        );
     }
 }
 
@@ -335,17 +372,68 @@ fn the_docs_command_writes_and_checks() {
     let run = |extra: &[&str]| {
         let mut argv: Vec<String> = ["lockstep", "docs", "--out"].map(String::from).to_vec();
         argv.push(out.display().to_string());
-        argv.extend(["--results".to_string(), tmp.path().join("r").display().to_string()]);
+        argv.extend([
+            "--results".to_string(),
+            tmp.path().join("r").display().to_string(),
+        ]);
         argv.extend(extra.iter().map(|s| s.to_string()));
         lockstep::cli::run(&argv)
     };
     let e = run(&["--check"]).unwrap_err();
     assert_eq!(e.code, lockstep::cli::EXIT_MISMATCH);
-    assert!(e.message.contains("basic.md: not committed"), "{}", e.message);
+    assert!(
+        e.message.contains("basic.md: not committed"),
+        "{}",
+        e.message
+    );
     let wrote = run(&[]).unwrap();
     assert_eq!(wrote.lines().count(), 10, "{wrote}");
     assert!(run(&["--check"]).unwrap().contains("is up to date"));
     std::fs::write(out.join("rotate.md"), "# Rotate\n").unwrap();
     let e = run(&["--check"]).unwrap_err();
-    assert!(e.message.contains("rotate.md:1: first difference"), "{}", e.message);
+    assert!(
+        e.message.contains("rotate.md:1: first difference"),
+        "{}",
+        e.message
+    );
+}
+
+fn sources(dir: &str) -> Vec<(PathBuf, String)> {
+    let mut v = Vec::new();
+    let Ok(entries) = std::fs::read_dir(repo().join(dir)) else {
+        return v;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            let sub = format!("{dir}/{}", e.file_name().to_string_lossy());
+            v.extend(sources(&sub));
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            v.push((p.clone(), std::fs::read_to_string(&p).unwrap()));
+        }
+    }
+    v
+}
+
+// docs/architecture.md: the model has no Vulkan types, the backend knows nothing of the model, the
+// docs use the model only.
+#[test]
+fn the_dependency_rules_hold() {
+    let rules: [(&str, &[&str]); 3] = [
+        (
+            "src/model",
+            &["vulkano", "crate::vulkan", "crate::cli", "crate::docs"],
+        ),
+        ("src/vulkan", &["crate::model", "crate::docs", "crate::cli"]),
+        ("src/docs", &["vulkano", "crate::vulkan", "crate::cli"]),
+    ];
+    for (dir, forbidden) in rules {
+        let files = sources(dir);
+        assert!(!files.is_empty(), "{dir} has no sources");
+        for (path, text) in files {
+            for f in forbidden {
+                assert!(!text.contains(f), "{} uses {f}", path.display());
+            }
+        }
+    }
 }

@@ -429,11 +429,28 @@ fn workgroup_section(op: &'static OpInfo) -> String {
     if op.op == Op::NumSubgroups {
         let _ = writeln!(
             s,
-            "The number of subgroups is at least 1 and uniform across the workgroup (7.1). With the \
-             common row-major layout it is ceil(invocations / gl_SubgroupSize): for the {shape} \
-             workgroup of [gl_SubgroupID](#gl_subgroupid) below, {} invocations in subgroups of {size}.\n",
+            "At least 1 and uniform across the workgroup (7.1). The {shape} workgroup of \
+             [gl_SubgroupID](#gl_subgroupid) below, {} invocations in subgroups of {size}, under each \
+             layout:\n",
             shape.invocations()
         );
+        let header: Vec<String> = ["layout", "gl_NumSubgroups", "command"]
+            .iter()
+            .map(|h| h.to_string())
+            .collect();
+        let rows: Vec<Vec<String>> = Layout::distinct_for(shape, size)
+            .into_iter()
+            .filter_map(|layout| {
+                let w = WorkgroupLayout::new(shape, size, layout).ok()?;
+                Some(vec![
+                    format!("`{layout}`"),
+                    w.num_subgroups().to_string(),
+                    format!("`{}`", workgroup_command(op, shape, size, layout)),
+                ])
+            })
+            .collect();
+        s += &table(&header, &rows, false);
+        s.push('\n');
         return s;
     }
     let _ = writeln!(

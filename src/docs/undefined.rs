@@ -198,9 +198,9 @@ fn case_row(op: &'static OpInfo, c: &UndefinedCase, reports: &[LoadedReport]) ->
 fn devices_section(reports: &[LoadedReport]) -> String {
     let mut s = String::from("## What devices returned\n\n");
     if reports.is_empty() {
-        s += "No conformance report yet: this section is rendered from `docs/results/*.json`, the \
-              reports of `lockstep conform` (one per device and run). Add a report there and \
-              regenerate with `lockstep docs --out docs/semantics`.\n";
+        s += "No conformance report yet. This section is rendered from `docs/results/*.json`, one \
+              report per device and run: write one with `lockstep conform --json \
+              docs/results/DEVICE-DATE.json`, then regenerate with `lockstep docs --out docs/semantics`.\n";
         return s;
     }
     s += "What each device returned in the lanes whose result is undefined, from the conformance \
