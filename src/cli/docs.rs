@@ -6,6 +6,16 @@ use crate::docs;
 use std::path::PathBuf;
 
 /// Arguments of `lockstep docs`.
+///
+/// ```
+/// use clap::Parser;
+/// use lockstep::cli::{Cli, Command};
+/// let cli = Cli::try_parse_from(["lockstep", "docs"]).unwrap();
+/// let Command::Docs(a) = cli.command else { panic!() };
+/// assert_eq!(a.out, std::path::Path::new("docs/semantics"));
+/// assert_eq!(a.results, std::path::Path::new("docs/results"));
+/// assert!(!a.check && a.readme.is_empty());
+/// ```
 #[derive(clap::Args, Debug, Clone)]
 pub struct DocsArgs {
     /// Directory for the pages (basic.md … rotate.md, undefined.md).
@@ -58,6 +68,15 @@ fn refreshed(path: &PathBuf) -> Result<(String, String), CliError> {
 }
 
 /// Runs `lockstep docs`.
+///
+/// ```
+/// use lockstep::cli::docs::{run, DocsArgs};
+/// let dir = tempfile::tempdir().unwrap();
+/// let a = DocsArgs { out: dir.path().join("semantics"), results: dir.path().join("results"),
+///     readme: vec![], check: false };
+/// assert_eq!(run(&a).unwrap().lines().count(), 10);
+/// assert!(run(&DocsArgs { check: true, ..a }).unwrap().ends_with("is up to date\n"));
+/// ```
 pub fn run(a: &DocsArgs) -> Result<String, CliError> {
     if a.check {
         let mut problems: Vec<String> = docs::check(&a.out, &a.results)

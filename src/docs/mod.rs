@@ -184,6 +184,7 @@ impl std::fmt::Display for Drift {
 /// assert_eq!(first_difference("a\nb\n", "a\nb\n"), None);
 /// assert_eq!(first_difference("a\nb\n", "a\nc\n"), Some((2, Some("b"), Some("c"))));
 /// assert_eq!(first_difference("a\n", "a\nb\n"), Some((2, None, Some("b"))));
+/// assert_eq!(first_difference("a", "a\n"), Some((2, None, None)));
 /// ```
 pub fn first_difference<'a>(
     committed: &'a str,
@@ -192,16 +193,15 @@ pub fn first_difference<'a>(
     if committed == generated {
         return None;
     }
-    let mut a = committed.split('\n');
-    let mut b = generated.split('\n');
-    let mut line = 1;
-    loop {
-        match (a.next(), b.next()) {
-            (Some(x), Some(y)) if x == y => line += 1,
-            (None, None) => return Some((line, None, None)),
-            (x, y) => return Some((line, x, y)),
+    let a: Vec<&str> = committed.lines().collect();
+    let b: Vec<&str> = generated.lines().collect();
+    for i in 0..a.len().max(b.len()) {
+        if a.get(i) != b.get(i) {
+            return Some((i + 1, a.get(i).copied(), b.get(i).copied()));
         }
     }
+    // Same lines, different line endings or final newline.
+    Some((a.len().max(b.len()) + 1, None, None))
 }
 
 /// Compares the pages generated into `generated_dir` with those committed in `committed_dir`:
