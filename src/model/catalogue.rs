@@ -666,6 +666,19 @@ fn entry(
     }
 }
 
+/// The result of folding with `b`, as the rule sentences name it.
+fn noun(b: BinOp) -> &'static str {
+    match b {
+        BinOp::Add => "sum",
+        BinOp::Mul => "product",
+        BinOp::Min => "minimum",
+        BinOp::Max => "maximum",
+        BinOp::And => "bitwise (bool: logical) and",
+        BinOp::Or => "bitwise (bool: logical) or",
+        BinOp::Xor => "bitwise (bool: logical) xor",
+    }
+}
+
 fn build() -> Vec<OpInfo> {
     use ArgKind as A;
     use Category as C;
@@ -767,11 +780,11 @@ fn build() -> Vec<OpInfo> {
         for b in BinOp::ALL {
             let (name, glsl, rule) = match scan {
                 Scan::Reduce => (b.name().to_string(), format!("subgroup{}", b.glsl()),
-                    format!("the {} of the values of all active lanes", b.name())),
+                    format!("the {} of the values of all active lanes", noun(b))),
                 Scan::Inclusive => (format!("inclusive_{}", b.name()), format!("subgroupInclusive{}", b.glsl()),
-                    format!("the {} of the values of the active lanes with id <= the lane's id", b.name())),
+                    format!("the {} of the values of the active lanes with id <= the lane's id", noun(b))),
                 Scan::Exclusive => (format!("exclusive_{}", b.name()), format!("subgroupExclusive{}", b.glsl()),
-                    format!("the {} of the values of the active lanes with id < the lane's id; the first active lane gets the identity", b.name())),
+                    format!("the {} of the values of the active lanes with id < the lane's id; the first active lane gets the identity", noun(b))),
             };
             v.push(entry(
                 Op::Arithmetic(b, scan),
@@ -800,7 +813,7 @@ fn build() -> Vec<OpInfo> {
     for b in BinOp::ALL {
         v.push(entry(Op::Clustered(b), format!("clustered_{}", b.name()), format!("subgroupClustered{}", b.glsl()),
             C::Clustered, &[F::Clustered], &[A::Cluster], b.types(), R::SameAsValue,
-            format!("the {} of the active lanes of the lane's cluster (lanes [x, x+n) with x a multiple of the cluster size n)", b.name()), GL));
+            format!("the {} of the values of the active lanes of the lane's cluster (lanes [x, x+n) with x a multiple of the cluster size n)", noun(b)), GL));
     }
     v.push(entry(Op::QuadBroadcast, "quad_broadcast", "subgroupQuadBroadcast", C::Quad, &[F::Quad], &[A::QuadIndex], T::Any, R::SameAsValue,
         "the value of lane (id & ~3) + index of the lane's quad; undefined when that lane is inactive", GL));
