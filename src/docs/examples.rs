@@ -78,6 +78,13 @@ pub fn default_size(op: &OpInfo) -> SubgroupSize {
 
 /// The divergent active mask used on every page: lanes 0, 3 and 5 inactive at size 8
 /// (`0xd6`), and a mix with one lane inactive per cluster of 4 or more at size 16 (`0xb7d6`).
+///
+/// ```
+/// use lockstep::docs::divergent_mask;
+/// use lockstep::model::SubgroupSize;
+/// assert_eq!(divergent_mask(SubgroupSize::new(8).unwrap()).0, 0xd6);
+/// assert_eq!(divergent_mask(SubgroupSize::new(32).unwrap()).0, 0xb7d6_b7d6);
+/// ```
 pub fn divergent_mask(size: SubgroupSize) -> LaneMask {
     let m: u128 = match size.get() {
         1 => 0x1,

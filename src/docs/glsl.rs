@@ -17,6 +17,14 @@ fn core_gen_types(class: TypeClass) -> &'static [&'static str] {
 }
 
 /// The extended generic types of GL_EXT_shader_subgroup_extended_types_* that the class takes.
+///
+/// ```
+/// use lockstep::docs::extended_gen_types;
+/// use lockstep::model::TypeClass;
+/// assert_eq!(extended_gen_types(TypeClass::IntegerOrBool),
+///     ["genI8Type", "genU8Type", "genI16Type", "genU16Type", "genI64Type", "genU64Type"]);
+/// assert!(extended_gen_types(TypeClass::Bool).is_empty());
+/// ```
 pub fn extended_gen_types(class: TypeClass) -> Vec<&'static str> {
     [
         (ScalarType::I8, "genI8Type"),

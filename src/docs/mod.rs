@@ -264,6 +264,16 @@ pub fn compare_dirs(generated_dir: &Path, committed_dir: &Path) -> Result<Vec<Dr
 
 /// Regenerates the pages into a temporary directory and compares them with `out_dir`
 /// ([`compare_dirs`]); an empty list means the committed pages are up to date.
+///
+/// ```
+/// let dir = tempfile::tempdir().unwrap();
+/// let results = dir.path().join("results");
+/// lockstep::docs::generate(dir.path(), &results).unwrap();
+/// assert!(lockstep::docs::check(dir.path(), &results).unwrap().is_empty());
+/// std::fs::write(dir.path().join("vote.md"), "edited\n").unwrap();
+/// let drift = lockstep::docs::check(dir.path(), &results).unwrap();
+/// assert!(drift[0].to_string().ends_with("vote.md:1: first difference\n  committed: \"edited\"\n  generated: \"# Vote: subgroupAll, subgroupAny, subgroupAllEqual\""), "{}", drift[0]);
+/// ```
 pub fn check(out_dir: &Path, results_dir: &Path) -> Result<Vec<Drift>, DocsError> {
     let tmp = tempfile::tempdir().map_err(|e| DocsError::io(&std::env::temp_dir(), e))?;
     generate(tmp.path(), results_dir)?;

@@ -113,6 +113,14 @@ pub fn op_link(op: &OpInfo) -> String {
 }
 
 /// When a reason applies, in words.
+///
+/// ```
+/// use lockstep::docs::{reason_rule, reason_source};
+/// use lockstep::model::lookup;
+/// assert_eq!(reason_rule("source_inactive"), "the lane read from is inactive");
+/// let min = lookup("subgroupMin").unwrap();
+/// assert_eq!(reason_source(min, "all_nan"), "GL_KHR_shader_subgroup.txt, 3.8, minimum and maximum");
+/// ```
 pub fn reason_rule(key: &str) -> &'static str {
     match key {
         "source_out_of_range" => {
