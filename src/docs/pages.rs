@@ -133,10 +133,14 @@ pub fn reason_rule(key: &str) -> &'static str {
         "index_out_of_range" => "index ≥ gl_SubgroupSize",
         "no_bit_set" => "no bit of the ballot is set among its low gl_SubgroupSize bits",
         "all_nan" => "every value the lane's result is computed from is NaN",
-        "all_equal_nan" => "the values are equal as bits but not as numbers because of a NaN \
-            (e.g. the same NaN in every lane); with unequal values the result is a defined false",
-        "all_equal_signed_zeros" => "the values are equal as numbers but not as bits because +0.0 \
-            and -0.0 both occur",
+        "all_equal_nan" => {
+            "the values are equal as bits but not as numbers because of a NaN \
+            (e.g. the same NaN in every lane); with unequal values the result is a defined false"
+        }
+        "all_equal_signed_zeros" => {
+            "the values are equal as numbers but not as bits because +0.0 \
+            and -0.0 both occur"
+        }
         _ => "(no description: add one to src/docs/pages.rs, reason_rule)",
     }
 }
