@@ -7,6 +7,7 @@
 pub mod cli;
 #[cfg(feature = "vulkan")]
 pub mod conform;
+pub mod docs;
 pub mod model;
 #[cfg(feature = "vulkan")]
 pub mod vulkan;

@@ -12,6 +12,12 @@ pub struct DevicesArgs {
 }
 
 /// Maps a Vulkan error to the CLI's exit codes (2 for no loader/device).
+///
+/// ```
+/// use lockstep::cli::{devices::vk_error, EXIT_NO_DEVICE};
+/// use lockstep::vulkan::VkError;
+/// assert_eq!(vk_error(VkError::NoDevice(String::new())).code, EXIT_NO_DEVICE);
+/// ```
 pub fn vk_error(e: VkError) -> CliError {
     if e.is_no_device() {
         CliError::no_device(e)
@@ -88,6 +94,16 @@ pub fn describe(d: &DeviceInfo) -> String {
 }
 
 /// Runs `lockstep devices`.
+///
+/// Needs a Vulkan loader and device, so the example is compiled but not run by the tests:
+///
+/// ```no_run
+/// use lockstep::cli::devices::{run, DevicesArgs};
+/// let json = run(&DevicesArgs { json: true }).map_err(|e| e.message)?;
+/// let devices: serde_json::Value = serde_json::from_str(&json).unwrap();
+/// println!("{} device(s)", devices.as_array().map_or(0, |d| d.len()));
+/// # Ok::<(), String>(())
+/// ```
 pub fn run(a: &DevicesArgs) -> Result<String, CliError> {
     let list = Context::list().map_err(vk_error)?;
     if a.json {

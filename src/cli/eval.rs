@@ -8,6 +8,14 @@ use crate::model::{
 use serde_json::json;
 
 /// Arguments of `lockstep eval`.
+///
+/// ```
+/// use lockstep::cli::eval::{run, EvalArgs};
+/// // (`Default` leaves `ty` empty; clap fills in "u32" when parsing a command line.)
+/// let a = EvalArgs { op: "subgroupBroadcast".into(), size: 4, ty: "u32".into(), id: Some("3".into()),
+///     values: Some("10,11,12,13".into()), ..EvalArgs::default() };
+/// assert!(run(&a).unwrap().contains("result | 13 13 13 13"));
+/// ```
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct EvalArgs {
     /// Operation: catalogue name (`shuffle_down`) or GLSL name (`subgroupShuffleDown`).
@@ -43,7 +51,7 @@ pub struct EvalArgs {
     /// The uvec4 operand of the ballot bit ops: one hex number of up to 128 bits.
     #[arg(long)]
     pub ballot: Option<String>,
-    /// Workgroup shape X[,Y[,Z]] (num_subgroups, subgroup_id).
+    /// Workgroup shape: X, X,Y or X,Y,Z (num_subgroups, subgroup_id).
     #[arg(long)]
     pub workgroup: Option<String>,
     /// Lane layout for the workgroup built-ins: row-major (default), column-major, quads, or an axis order like yzx.
@@ -55,6 +63,15 @@ pub struct EvalArgs {
 }
 
 /// A fully parsed `eval` request.
+///
+/// ```
+/// use lockstep::cli::eval::{parse, EvalArgs};
+/// let req = parse(&EvalArgs { op: "rotate".into(), size: 8, delta: Some("1".into()),
+///     ty: "i8".into(), active: Some("0xf".into()), ..EvalArgs::default() }).unwrap();
+/// assert_eq!(req.ty.unwrap().to_string(), "i8");
+/// assert_eq!(req.values.len(), 8); // default values: each lane's id
+/// assert_eq!(req.active.count(), 4);
+/// ```
 #[derive(Debug, Clone)]
 pub struct EvalRequest {
     /// the call
@@ -74,6 +91,13 @@ fn lane_arg(flag: &str, text: &Option<String>) -> Result<Option<LaneArg>, CliErr
 }
 
 /// Parses and validates everything `eval` was given (no evaluation yet).
+///
+/// ```
+/// use lockstep::cli::eval::{parse, EvalArgs};
+/// let bad = EvalArgs { op: "add".into(), size: 4, ty: "bool".into(), ..EvalArgs::default() };
+/// let e = parse(&bad).unwrap_err();
+/// assert!(e.message.contains("add does not take bool"), "{}", e.message);
+/// ```
 pub fn parse(a: &EvalArgs) -> Result<EvalRequest, CliError> {
     let info: &'static OpInfo = lookup(&a.op)?;
     let size = SubgroupSize::new(a.size)?;
@@ -150,6 +174,13 @@ fn default_value(ty: ValueType, lane: u32) -> Result<Value, crate::model::ModelE
 }
 
 /// Runs `lockstep eval`.
+///
+/// ```
+/// use lockstep::cli::eval::{run, EvalArgs};
+/// let a = EvalArgs { op: "num_subgroups".into(), size: 8, workgroup: Some("3,5,7".into()),
+///     ..EvalArgs::default() };
+/// assert!(run(&a).unwrap().contains("gl_NumSubgroups = 14"));
+/// ```
 pub fn run(a: &EvalArgs) -> Result<String, CliError> {
     let info = lookup(&a.op)?;
     if info.is_workgroup_level() {
@@ -176,6 +207,18 @@ pub fn run(a: &EvalArgs) -> Result<String, CliError> {
 }
 
 /// The JSON form of an evaluation (the shape documented in the README).
+///
+/// ```
+/// use lockstep::cli::eval::{parse, to_json, EvalArgs};
+/// use lockstep::model::evaluate;
+/// let req = parse(&EvalArgs { op: "shuffle_up".into(), size: 2, ty: "u32".into(),
+///     delta: Some("1".into()), ..EvalArgs::default() }).unwrap();
+/// let out = evaluate(&req.call, req.active, &req.values).unwrap();
+/// let j = to_json(&req, &out);
+/// assert_eq!(j["lanes"][0]["result"], "undefined");
+/// assert_eq!(j["lanes"][0]["why"], "delta 1 > lane id 0");
+/// assert_eq!(j["lanes"][1]["result"], 0);
+/// ```
 pub fn to_json(req: &EvalRequest, out: &[Outcome]) -> serde_json::Value {
     let info = req.call.info();
     let lanes: Vec<serde_json::Value> = out
@@ -199,6 +242,17 @@ pub fn to_json(req: &EvalRequest, out: &[Outcome]) -> serde_json::Value {
 
 /// The per-lane table: lanes as columns (16 per block), rows for active, arguments, input, result;
 /// inactive `-`, undefined `undef` with the reasons listed under the table.
+///
+/// ```
+/// use lockstep::cli::eval::{parse, to_table, EvalArgs};
+/// use lockstep::model::evaluate;
+/// let req = parse(&EvalArgs { op: "quad_swap_horizontal".into(), size: 4, ty: "u32".into(),
+///     active: Some("0x7".into()), ..EvalArgs::default() }).unwrap();
+/// let out = evaluate(&req.call, req.active, &req.values).unwrap();
+/// let t = to_table(&req, &out);
+/// assert!(t.contains("result | 1 0 undef -"), "{t}");
+/// assert!(t.ends_with("undefined:\n  lane 2: source lane 3 is inactive\n"), "{t}");
+/// ```
 pub fn to_table(req: &EvalRequest, out: &[Outcome]) -> String {
     let call = &req.call;
     let info = call.info();

@@ -5,6 +5,7 @@
 
 #[cfg(feature = "vulkan")]
 pub mod devices;
+pub mod docs;
 pub mod eval;
 pub mod ops;
 pub mod table;
@@ -12,6 +13,14 @@ pub mod table;
 use clap::{Parser, Subcommand};
 
 /// Exit code for bad user input (sysexits EX_USAGE).
+///
+/// ```
+/// use lockstep::cli::{run, EXIT_USAGE};
+/// let argv = ["lockstep", "eval", "shuffle_down", "--size", "12", "--delta", "1"].map(String::from);
+/// let e = run(&argv).unwrap_err();
+/// assert_eq!(e.code, EXIT_USAGE);
+/// assert!(e.message.contains("power of two"), "{}", e.message);
+/// ```
 pub const EXIT_USAGE: i32 = 64;
 /// Exit code when no Vulkan loader or device is available.
 pub const EXIT_NO_DEVICE: i32 = 2;
@@ -21,6 +30,13 @@ pub const EXIT_MISMATCH: i32 = 1;
 pub const EXIT_INTERNAL: i32 = 70;
 
 /// An error at the CLI edge, with the exit code it maps to.
+///
+/// ```
+/// use lockstep::cli::{CliError, EXIT_INTERNAL, EXIT_NO_DEVICE};
+/// assert_eq!(CliError::no_device("no Vulkan loader").code, EXIT_NO_DEVICE);
+/// let e = CliError::internal("pipeline creation failed");
+/// assert_eq!((e.code, e.message.as_str()), (EXIT_INTERNAL, "pipeline creation failed"));
+/// ```
 #[derive(Debug)]
 pub struct CliError {
     /// process exit code
@@ -60,6 +76,13 @@ impl From<crate::model::ModelError> for CliError {
 }
 
 /// lockstep: what exactly does this subgroup operation do, and does my GPU do it?
+///
+/// ```
+/// use clap::Parser;
+/// use lockstep::cli::{Cli, Command};
+/// let cli = Cli::try_parse_from(["lockstep", "ops", "--category", "quad"]).unwrap();
+/// assert!(matches!(cli.command, Command::Ops(ref a) if a.category.as_deref() == Some("quad")));
+/// ```
 #[derive(Parser, Debug)]
 #[command(name = "lockstep", version, about, long_about = None)]
 pub struct Cli {
@@ -69,6 +92,13 @@ pub struct Cli {
 }
 
 /// Subcommands.
+///
+/// ```
+/// use clap::Parser;
+/// use lockstep::cli::{Cli, Command};
+/// let cli = Cli::try_parse_from(["lockstep", "docs", "--check"]).unwrap();
+/// assert!(matches!(cli.command, Command::Docs(ref a) if a.check));
+/// ```
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// List every operation of the catalogue (name, category, arguments, types, required feature).
@@ -78,9 +108,17 @@ pub enum Command {
     /// List every Vulkan device with its subgroup capabilities.
     #[cfg(feature = "vulkan")]
     Devices(devices::DevicesArgs),
+    /// Generate docs/semantics/*.md from the model (every table evaluated), or check them (--check).
+    Docs(docs::DocsArgs),
 }
 
 /// Parses `argv` (including the program name) and runs the command; returns what to print on stdout.
+///
+/// ```
+/// let argv = ["lockstep", "eval", "elect", "--size", "4", "--active", "0xc"].map(String::from);
+/// let out = lockstep::cli::run(&argv).unwrap();
+/// assert!(out.contains("result | - - true false"), "{out}");
+/// ```
 pub fn run(argv: &[String]) -> Result<String, CliError> {
     let cli = match Cli::try_parse_from(argv) {
         Ok(c) => c,
@@ -97,6 +135,7 @@ pub fn run(argv: &[String]) -> Result<String, CliError> {
         Command::Eval(a) => eval::run(&a),
         #[cfg(feature = "vulkan")]
         Command::Devices(a) => devices::run(&a),
+        Command::Docs(a) => docs::run(&a),
     }
 }
 

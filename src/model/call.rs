@@ -5,6 +5,17 @@ use crate::model::error::ModelError;
 use crate::model::params::{Ballot, ClusterSize, QuadIndex, SubgroupSize};
 
 /// A `uint` argument that is either one value for the whole subgroup or one value per lane.
+///
+/// ```
+/// use lockstep::model::LaneArg;
+/// let d = LaneArg::parse("3").unwrap();
+/// assert_eq!((d.at(0), d.at(7)), (3, 3));
+/// let ids = LaneArg::parse("3,2,1,0x0").unwrap();
+/// assert_eq!(ids, LaneArg::PerLane(vec![3, 2, 1, 0]));
+/// assert_eq!(ids.at(1), 2);
+/// assert_eq!(ids.to_string(), "3,2,1,0");
+/// assert!(LaneArg::parse("-1").unwrap_err().contains("not a uint"));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum LaneArg {
     /// The same value in every lane (dynamically uniform).
@@ -58,6 +69,13 @@ impl std::fmt::Display for LaneArg {
 }
 
 /// Arguments as a caller gives them, before validation. Only those the op takes may be set.
+///
+/// ```
+/// use lockstep::model::{lookup, Args, LaneArg, OpCall, SubgroupSize};
+/// let args = Args { delta: Some(LaneArg::Uniform(1)), cluster: Some(4), ..Args::default() };
+/// let call = OpCall::new(lookup("clustered_rotate").unwrap(), SubgroupSize::new(8).unwrap(), args.clone()).unwrap();
+/// assert_eq!(call.args(), args);
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Args {
     /// `id` of broadcast, shuffle, quad_broadcast
@@ -75,6 +93,21 @@ pub struct Args {
 }
 
 /// An operation with a subgroup size and checked arguments — ready to evaluate.
+///
+/// ```
+/// use lockstep::model::{lookup, Args, LaneArg, OpCall, Op, SubgroupSize};
+/// let size = SubgroupSize::new(16).unwrap();
+/// let call = OpCall::new(lookup("subgroupQuadBroadcast").unwrap(), size,
+///     Args { id: Some(LaneArg::Uniform(2)), ..Args::default() }).unwrap();
+/// assert_eq!(call.op(), Op::QuadBroadcast);
+/// assert_eq!(call.size(), size);
+/// assert_eq!(call.quad_index().get(), 2);
+/// assert_eq!(call.cluster().get(), 1); // takes no cluster
+/// assert_eq!(call.info().name, "quad_broadcast");
+/// let elect = OpCall::plain(Op::Elect, size).unwrap();
+/// assert_eq!(elect.lane_arg(), &LaneArg::Uniform(0));
+/// assert_eq!(elect.ballot().0, 0);
+/// ```
 #[derive(Clone, Debug)]
 pub struct OpCall {
     info: &'static OpInfo,

@@ -10,6 +10,14 @@ use std::fmt;
 use std::sync::OnceLock;
 
 /// The binary operator of an arithmetic or clustered operation.
+///
+/// ```
+/// use lockstep::model::{BinOp, TypeClass};
+/// assert_eq!(BinOp::Max.name(), "max"); // as in the catalogue name `inclusive_max`
+/// assert_eq!(BinOp::Max.glsl(), "Max"); // as in `subgroupInclusiveMax`
+/// assert_eq!(BinOp::Xor.types(), TypeClass::IntegerOrBool);
+/// assert_eq!(BinOp::ALL.len(), 7);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum BinOp {
     /// `+`
@@ -76,6 +84,12 @@ impl BinOp {
 }
 
 /// Reduce, inclusive scan or exclusive scan.
+///
+/// ```
+/// use lockstep::model::{lookup, BinOp, Op, Scan};
+/// assert_eq!(lookup("subgroupExclusiveAdd").unwrap().op, Op::Arithmetic(BinOp::Add, Scan::Exclusive));
+/// assert_eq!(lookup("subgroupMul").unwrap().op, Op::Arithmetic(BinOp::Mul, Scan::Reduce));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Scan {
     /// every active lane gets the reduction of all active lanes
@@ -87,6 +101,13 @@ pub enum Scan {
 }
 
 /// The direction of a quad swap.
+///
+/// ```
+/// use lockstep::model::QuadDir;
+/// // A diagonal swap exchanges quad lanes 0 and 3, 1 and 2: lane id ^ 3.
+/// assert_eq!(QuadDir::Diagonal.xor(), 3);
+/// assert_eq!(5 ^ QuadDir::Vertical.xor(), 7);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum QuadDir {
     /// 0↔1, 2↔3
@@ -109,6 +130,11 @@ impl QuadDir {
 }
 
 /// A `gl_Subgroup*Mask` built-in.
+///
+/// ```
+/// use lockstep::model::{lookup, MaskKind, Op};
+/// assert_eq!(lookup("gl_SubgroupLtMask").unwrap().op, Op::LaneMask(MaskKind::Lt));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MaskKind {
     /// bit index == id
@@ -124,6 +150,11 @@ pub enum MaskKind {
 }
 
 /// Every operation of the catalogue.
+///
+/// ```
+/// use lockstep::model::{info, Op};
+/// assert_eq!(info(Op::ShuffleDown).glsl, "subgroupShuffleDown");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Op {
     /// subgroupElect
@@ -183,6 +214,16 @@ pub enum Op {
 }
 
 /// The GL_KHR_shader_subgroup_* category (and rotate), as the docs and reports group operations.
+///
+/// ```
+/// use lockstep::model::{lookup, Category};
+/// let c: Category = "shuffle_relative".parse().unwrap();
+/// assert_eq!(c, Category::ShuffleRelative);
+/// assert_eq!(c.name(), "shuffle-relative");
+/// assert_eq!(c.glsl_extension(), "GL_KHR_shader_subgroup_shuffle_relative");
+/// assert_eq!(lookup("shuffle_up").unwrap().category, c);
+/// assert!("warp".parse::<Category>().unwrap_err().contains("one of basic, vote"));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Category {
@@ -274,6 +315,13 @@ impl std::str::FromStr for Category {
 }
 
 /// The Vulkan device feature an operation needs.
+///
+/// ```
+/// use lockstep::model::{lookup, Feature};
+/// let f = lookup("subgroupClusteredRotate").unwrap().features;
+/// assert_eq!(f, [Feature::Rotate, Feature::RotateClustered]);
+/// assert_eq!(Feature::Quad.vulkan_name(), "VK_SUBGROUP_FEATURE_QUAD_BIT");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
 pub enum Feature {
     /// VK_SUBGROUP_FEATURE_BASIC_BIT
@@ -319,6 +367,16 @@ impl Feature {
 }
 
 /// Which value types an operation takes (GL_KHR_shader_subgroup, chapter 8 signatures).
+///
+/// ```
+/// use lockstep::model::{TypeClass, ValueType};
+/// let f32x2: ValueType = "vec2".parse().unwrap();
+/// assert!(TypeClass::Numeric.accepts(f32x2));
+/// assert!(!TypeClass::IntegerOrBool.accepts(f32x2));
+/// assert!(TypeClass::Bool.accepts(ValueType::BOOL));
+/// assert_eq!(TypeClass::Any.types().len(), 48); // 12 scalar types x 1..=4 components
+/// assert_eq!(TypeClass::Numeric.short(), "int, float");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TypeClass {
     /// No value operand (elect, built-ins, ballot bit operations).
@@ -375,6 +433,15 @@ impl TypeClass {
 }
 
 /// An argument besides the value.
+///
+/// ```
+/// use lockstep::model::{lookup, ArgKind};
+/// let rotate = lookup("rotate").unwrap();
+/// assert_eq!(rotate.args, [ArgKind::Delta { uniform: true }]);
+/// assert_eq!(rotate.args[0].name(), "delta");
+/// assert!(rotate.args[0].uniform()); // rotate's delta must be dynamically uniform
+/// assert!(!lookup("shuffle_down").unwrap().args[0].uniform());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ArgKind {
     /// A lane id (`id`); `uniform` when the spec requires it dynamically uniform.
@@ -442,6 +509,15 @@ impl ArgKind {
 }
 
 /// The type of an operation's result.
+///
+/// ```
+/// use lockstep::model::{lookup, ResultKind, ValueType};
+/// let ballot = lookup("subgroupBallot").unwrap();
+/// assert_eq!(ballot.result, ResultKind::Uvec4);
+/// assert_eq!(ballot.result.result_type(Some(ValueType::BOOL)), ValueType::UVEC4);
+/// let t: ValueType = "f16x3".parse().unwrap();
+/// assert_eq!(ResultKind::SameAsValue.result_type(Some(t)), t);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ResultKind {
     /// The value's own type.
@@ -467,6 +543,15 @@ impl ResultKind {
 }
 
 /// How a device result is compared with the model's defined value.
+///
+/// ```
+/// use lockstep::model::{lookup, Exactness, ValueType};
+/// let f32t: ValueType = "f32".parse().unwrap();
+/// assert_eq!(lookup("add").unwrap().exactness(Some(f32t)), Exactness::Tolerance);
+/// assert_eq!(lookup("min").unwrap().exactness(Some(f32t)), Exactness::MinMaxFloat);
+/// assert_eq!(lookup("add").unwrap().exactness(Some(ValueType::U32)), Exactness::Bits);
+/// assert_eq!(lookup("shuffle").unwrap().exactness(Some(f32t)), Exactness::Bits);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Exactness {
@@ -480,6 +565,17 @@ pub enum Exactness {
 }
 
 /// One catalogue entry.
+///
+/// ```
+/// use lockstep::model::{lookup, ValueType};
+/// let op = lookup("ballot_bit_extract").unwrap();
+/// assert_eq!((op.name.as_str(), op.glsl.as_str()), ("ballot_bit_extract", "subgroupBallotBitExtract"));
+/// assert!(!op.has_value()); // its operands are arguments: a ballot and an index
+/// assert!(op.arg("index").is_some() && op.arg("delta").is_none());
+/// assert!(lookup("subgroup_id").unwrap().is_workgroup_level());
+/// assert!(lookup("and").unwrap().accepts(ValueType::BOOL));
+/// assert_eq!(op.spec, "GL_KHR_shader_subgroup.txt, 8.18");
+/// ```
 #[derive(Clone, Debug)]
 pub struct OpInfo {
     /// The operation.
@@ -567,6 +663,19 @@ fn entry(
         result,
         rule: rule.into(),
         spec,
+    }
+}
+
+/// The result of folding with `b`, as the rule sentences name it.
+fn noun(b: BinOp) -> &'static str {
+    match b {
+        BinOp::Add => "sum",
+        BinOp::Mul => "product",
+        BinOp::Min => "minimum",
+        BinOp::Max => "maximum",
+        BinOp::And => "bitwise (bool: logical) and",
+        BinOp::Or => "bitwise (bool: logical) or",
+        BinOp::Xor => "bitwise (bool: logical) xor",
     }
 }
 
@@ -671,11 +780,11 @@ fn build() -> Vec<OpInfo> {
         for b in BinOp::ALL {
             let (name, glsl, rule) = match scan {
                 Scan::Reduce => (b.name().to_string(), format!("subgroup{}", b.glsl()),
-                    format!("the {} of the values of all active lanes", b.name())),
+                    format!("the {} of the values of all active lanes", noun(b))),
                 Scan::Inclusive => (format!("inclusive_{}", b.name()), format!("subgroupInclusive{}", b.glsl()),
-                    format!("the {} of the values of the active lanes with id <= the lane's id", b.name())),
+                    format!("the {} of the values of the active lanes with id <= the lane's id", noun(b))),
                 Scan::Exclusive => (format!("exclusive_{}", b.name()), format!("subgroupExclusive{}", b.glsl()),
-                    format!("the {} of the values of the active lanes with id < the lane's id; the first active lane gets the identity", b.name())),
+                    format!("the {} of the values of the active lanes with id < the lane's id; the first active lane gets the identity", noun(b))),
             };
             v.push(entry(
                 Op::Arithmetic(b, scan),
@@ -704,7 +813,7 @@ fn build() -> Vec<OpInfo> {
     for b in BinOp::ALL {
         v.push(entry(Op::Clustered(b), format!("clustered_{}", b.name()), format!("subgroupClustered{}", b.glsl()),
             C::Clustered, &[F::Clustered], &[A::Cluster], b.types(), R::SameAsValue,
-            format!("the {} of the active lanes of the lane's cluster (lanes [x, x+n) with x a multiple of the cluster size n)", b.name()), GL));
+            format!("the {} of the values of the active lanes of the lane's cluster (lanes [x, x+n) with x a multiple of the cluster size n)", noun(b)), GL));
     }
     v.push(entry(Op::QuadBroadcast, "quad_broadcast", "subgroupQuadBroadcast", C::Quad, &[F::Quad], &[A::QuadIndex], T::Any, R::SameAsValue,
         "the value of lane (id & ~3) + index of the lane's quad; undefined when that lane is inactive", GL));
@@ -738,6 +847,11 @@ pub fn catalogue() -> &'static [OpInfo] {
 }
 
 /// The entry of `op`.
+///
+/// ```
+/// use lockstep::model::{info, BinOp, Op};
+/// assert_eq!(info(Op::Clustered(BinOp::Min)).name, "clustered_min");
+/// ```
 pub fn info(op: Op) -> &'static OpInfo {
     catalogue()
         .iter()

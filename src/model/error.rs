@@ -3,6 +3,14 @@
 use crate::model::types::ValueType;
 
 /// An invalid parameter or operand, rejected before any evaluation.
+///
+/// ```
+/// use lockstep::model::{lookup, Args, ModelError, OpCall, SubgroupSize};
+/// let e = OpCall::new(lookup("clustered_add").unwrap(), SubgroupSize::new(8).unwrap(),
+///     Args { cluster: Some(16), ..Args::default() }).unwrap_err();
+/// assert_eq!(e, ModelError::InvalidClusterSize { cluster: 16, size: 8 });
+/// assert!(e.to_string().contains("at most the subgroup size 8"));
+/// ```
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ModelError {
     /// GL_KHR_shader_subgroup, 7.1: gl_SubgroupSize is a power of 2, at most 128.

@@ -15,6 +15,27 @@ use crate::model::types::{Elem, Scalar, ScalarType, Value, ValueType};
 use rayon::prelude::*;
 
 /// Where results go. The evaluator calls exactly one method per active lane and none for inactive lanes.
+///
+/// ```
+/// use lockstep::model::{lookup, run, Args, Ballot, LaneArg, LaneMask, OpCall, Reason, Sink, SubgroupSize};
+/// // A sink that only counts undefined lanes — no allocation per lane.
+/// #[derive(Default)]
+/// struct Count { undefined: u32 }
+/// impl Sink<[u32; 1]> for Count {
+///     fn value(&mut self, _: u32, _: [u32; 1]) {}
+///     fn boolean(&mut self, _: u32, _: bool) {}
+///     fn uint(&mut self, _: u32, _: u32) {}
+///     fn ballot(&mut self, _: u32, _: Ballot) {}
+///     fn undefined(&mut self, _: u32, _: Reason) { self.undefined += 1 }
+/// }
+/// let s = SubgroupSize::new(8).unwrap();
+/// let call = OpCall::new(lookup("shuffle_down").unwrap(), s,
+///     Args { delta: Some(LaneArg::Uniform(2)), ..Args::default() }).unwrap();
+/// let values: Vec<[u32; 1]> = (0..8).map(|i| [i]).collect();
+/// let mut count = Count::default();
+/// run(&call, s.full_mask(), &values, &mut count);
+/// assert_eq!(count.undefined, 2); // lanes 6 and 7 read past lane 7
+/// ```
 pub trait Sink<E> {
     /// A defined value of the operand's own type.
     fn value(&mut self, lane: u32, v: E);
@@ -190,6 +211,17 @@ pub fn run<S: Scalar, const N: usize, K: Sink<[S; N]>>(
 
 /// The source lane of a rotation within groups of `g` lanes (SPV_KHR_subgroup_rotate):
 /// `((id + delta) & (g - 1)) + (id & !(g - 1))`, with the addition wrapping at 32 bits.
+///
+/// ```
+/// use lockstep::model::rotate_source;
+/// // vk_rotate_proposal.adoc: size 16, rotate by 2 — lane 0 reads lane 2, lane 14 reads lane 0.
+/// assert_eq!(rotate_source(0, 2, 16), 2);
+/// assert_eq!(rotate_source(14, 2, 16), 0);
+/// // Clusters of 4: lane 7 (cluster 4..8) rotated by 1 reads lane 4.
+/// assert_eq!(rotate_source(7, 1, 4), 4);
+/// // The addition wraps at 32 bits.
+/// assert_eq!(rotate_source(1, u32::MAX, 8), 0);
+/// ```
 #[inline(always)]
 pub fn rotate_source(lane: u32, delta: u32, g: u32) -> u32 {
     (lane.wrapping_add(delta) & (g - 1)) + (lane & !(g - 1))
@@ -493,6 +525,15 @@ pub fn evaluate(
 
 /// The typed result columns of a batch. Only the column of the op's result kind is filled; it has
 /// one entry per lane of every subgroup (inactive and undefined lanes keep what was there).
+///
+/// ```
+/// use lockstep::model::{lookup, BatchOutput, OpCall, SubgroupSize};
+/// let call = OpCall::new(lookup("elect").unwrap(), SubgroupSize::new(4).unwrap(), Default::default()).unwrap();
+/// let out = BatchOutput::<[u32; 1]>::for_call(&call, 3);
+/// assert_eq!(out.bools.len(), 12); // elect returns bool: only that column is allocated
+/// assert!(out.values.is_empty() && out.uints.is_empty());
+/// assert_eq!(out.undefined.len(), 3);
+/// ```
 #[derive(Clone, Debug, Default)]
 pub struct BatchOutput<E> {
     /// Results of ops that return the operand's type.

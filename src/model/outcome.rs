@@ -4,6 +4,14 @@ use crate::model::types::Value;
 use std::fmt;
 
 /// Why a lane's result is undefined — the rule from the spec texts, with the lane numbers involved.
+///
+/// ```
+/// use lockstep::model::Reason;
+/// let r = Reason::SourceOutOfRange { source: 8, size: 8 };
+/// assert_eq!(r.to_string(), "source lane 8 >= subgroup size 8");
+/// assert_eq!(r.key(), "source_out_of_range");
+/// assert_eq!(Reason::DeltaExceedsId { delta: 3, id: 1 }.to_string(), "delta 3 > lane id 1");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Reason {
     /// The lane the value comes from did not execute the operation.
@@ -87,6 +95,19 @@ impl fmt::Display for Reason {
 }
 
 /// One lane's result.
+///
+/// ```
+/// use lockstep::model::{Outcome, Reason, Value};
+/// let lanes = [
+///     Outcome::Defined(Value::u32(7)),
+///     Outcome::Undefined(Reason::NoBitSet),
+///     Outcome::Inactive,
+/// ];
+/// let shown: Vec<String> = lanes.iter().map(|o| o.to_string()).collect();
+/// assert_eq!(shown, ["7", "undef", "-"]);
+/// assert_eq!(lanes[0].value(), Some(Value::u32(7)));
+/// assert!(lanes[1].is_undefined() && lanes[1].value().is_none());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Outcome {
     /// The lane did not execute the operation: it has no result.

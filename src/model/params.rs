@@ -7,6 +7,14 @@ use crate::model::error::ModelError;
 use std::fmt;
 
 /// The number of invocations in a subgroup: a power of two in 1..=128 (GL_KHR_shader_subgroup, 7.1).
+///
+/// ```
+/// use lockstep::model::SubgroupSize;
+/// let s = SubgroupSize::new(32).unwrap();
+/// assert_eq!((s.get(), s.lanes()), (32, 32usize));
+/// assert_eq!(s.full_mask().0, 0xffff_ffff);
+/// assert_eq!(SubgroupSize::ALL.map(|s| s.get()), [1, 2, 4, 8, 16, 32, 64, 128]);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct SubgroupSize(u32);
 
@@ -65,6 +73,20 @@ impl fmt::Display for SubgroupSize {
 }
 
 /// A set of lanes as 128 bits, lane i = bit i.
+///
+/// ```
+/// use lockstep::model::LaneMask;
+/// let m = LaneMask(0b1101_0110); // lanes 1, 2, 4, 6, 7
+/// assert!(m.has(1) && !m.has(0));
+/// assert_eq!(m.iter().collect::<Vec<_>>(), [1, 2, 4, 6, 7]);
+/// assert_eq!((m.lowest(), m.highest(), m.count()), (Some(1), Some(7), 5));
+/// assert_eq!(m.with(0).0, 0b1101_0111);
+/// assert_eq!(m.and(LaneMask::first(4)), LaneMask(0b0110));
+/// assert_eq!(m.minus(LaneMask::first(4)), LaneMask(0b1101_0000));
+/// assert_eq!(m.or(LaneMask(1)), m.with(0));
+/// assert!(LaneMask::EMPTY.is_empty() && LaneMask::EMPTY.lowest().is_none());
+/// assert_eq!(m.to_string(), "0xd6");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
 pub struct LaneMask(pub u128);
 
@@ -192,6 +214,15 @@ impl fmt::Display for LaneMask {
 }
 
 /// A ballot as the `uvec4` of GL_KHR_shader_subgroup: lane i is bit i%32 of component i/32.
+///
+/// ```
+/// use lockstep::model::Ballot;
+/// // Lane 33 is bit 1 of component 1.
+/// let b = Ballot(1 << 33);
+/// assert_eq!(b.words(), [0, 2, 0, 0]);
+/// assert!(b.bit(33) && !b.bit(32));
+/// assert_eq!(b.to_string(), "(0x0,0x2,0x0,0x0)");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct Ballot(pub u128);
 
@@ -253,6 +284,11 @@ impl fmt::Display for Ballot {
 }
 
 /// The cluster size of a clustered reduction or clustered rotate: a power of two, ≥ 1, ≤ subgroup size.
+///
+/// ```
+/// use lockstep::model::{ClusterSize, SubgroupSize};
+/// assert_eq!(ClusterSize::new(4, SubgroupSize::new(32).unwrap()).unwrap().get(), 4);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ClusterSize(u32);
 
@@ -285,6 +321,11 @@ impl ClusterSize {
 }
 
 /// The quad index of subgroupQuadBroadcast: 0..=3.
+///
+/// ```
+/// use lockstep::model::QuadIndex;
+/// assert_eq!(QuadIndex::new(2).unwrap().get(), 2);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct QuadIndex(u32);
 

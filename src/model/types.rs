@@ -10,6 +10,16 @@ use std::fmt;
 use std::str::FromStr;
 
 /// The scalar types a subgroup operand may have (GLSL core plus GL_EXT_shader_subgroup_extended_types).
+///
+/// ```
+/// use lockstep::model::ScalarType;
+/// let t = ScalarType::F16;
+/// assert_eq!((t.name(), t.glsl(), t.bits()), ("f16", "float16_t", 16));
+/// assert!(t.is_float() && !t.is_integer());
+/// assert!(ScalarType::I8.is_signed_integer() && !ScalarType::U8.is_signed_integer());
+/// assert_eq!(ScalarType::F64.glsl_vec_prefix(), "d"); // dvec2
+/// assert_eq!(ScalarType::ALL.len(), 12);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ScalarType {
@@ -155,6 +165,17 @@ impl fmt::Display for ScalarType {
 }
 
 /// A scalar or vector type: a scalar type and 1 to 4 components.
+///
+/// ```
+/// use lockstep::model::{ScalarType, ValueType};
+/// let t: ValueType = "uvec4".parse().unwrap();
+/// assert_eq!(t, ValueType::UVEC4);
+/// assert_eq!((t.scalar_type(), t.components()), (ScalarType::U32, 4));
+/// assert_eq!(t.to_string(), "u32x4");
+/// assert_eq!(ValueType::scalar(ScalarType::I64).glsl(), "int64_t");
+/// assert_eq!(ValueType::all().count(), 48);
+/// assert!("u128".parse::<ValueType>().is_err());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ValueType {
     scalar: ScalarType,
@@ -264,6 +285,15 @@ impl FromStr for ValueType {
 /// of them is a NaN, the other is chosen"). Operations a type does not take (e.g. `and` on floats)
 /// are rejected by the op catalogue before they reach these functions; they still return a value here
 /// so that nothing in the model can panic.
+///
+/// ```
+/// use lockstep::model::{BinOp, Scalar};
+/// assert_eq!(Scalar::add(u8::MAX, 1u8), 0); // integers wrap
+/// assert_eq!(Scalar::min(f32::NAN, 2.0f32), 2.0); // a NaN operand is ignored
+/// assert_eq!(<i16 as Scalar>::identity(BinOp::Max), i16::MIN);
+/// assert_eq!(<f64 as Scalar>::identity(BinOp::Min), f64::INFINITY);
+/// assert_eq!(Scalar::to_bits(-0.0f32), 0x8000_0000);
+/// ```
 pub trait Scalar: Copy + Send + Sync + PartialEq + fmt::Debug + 'static {
     /// The type tag.
     const TYPE: ScalarType;
@@ -487,6 +517,11 @@ float_scalar!(f64, u64, F64, |x: f64| x, ());
 float_scalar!(f16, u16, F16, f16::from_f64, ());
 
 /// A lane value: `N` components of scalar type `S` (a scalar is `[S; 1]`).
+///
+/// ```
+/// use lockstep::model::{Elem, ValueType};
+/// assert_eq!(<[u32; 4] as Elem>::VALUE_TYPE, ValueType::UVEC4);
+/// ```
 pub trait Elem: Copy + Send + Sync + PartialEq + fmt::Debug + 'static {
     /// Its scalar and vector type.
     const VALUE_TYPE: ValueType;
@@ -500,6 +535,21 @@ impl<S: Scalar, const N: usize> Elem for [S; N] {
 }
 
 /// A dynamically typed lane value: a type and the raw bits of each component (unused components are 0).
+///
+/// ```
+/// use lockstep::model::{Ballot, Value, ValueType};
+/// let v = Value::of([1.5f32, -0.0]);
+/// assert_eq!(v.ty().to_string(), "f32x2");
+/// assert_eq!(v.bits(), [0x3fc0_0000, 0x8000_0000]);
+/// assert_eq!(v.component_f64(0), 1.5);
+/// assert_eq!(v.component_string(1), "-0");
+/// assert_eq!(v.to_json(), serde_json::json!([1.5, -0.0]));
+/// assert_eq!(v.to_typed::<f32, 2>(), Some([1.5, -0.0]));
+/// assert_eq!(v.to_typed::<u32, 2>(), None); // another type
+/// assert_eq!(Value::bool(true).to_string(), "true");
+/// assert_eq!(Value::u32(7).component_bits(0), 7);
+/// assert_eq!(Value::ballot(Ballot(0b101)).ty(), ValueType::UVEC4);
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Value {
     ty: ValueType,

@@ -16,6 +16,15 @@ use std::str::FromStr;
 pub const MAX_INVOCATIONS: u32 = 1 << 20;
 
 /// A workgroup shape `x × y × z`.
+///
+/// ```
+/// use lockstep::model::WorkgroupShape;
+/// let s: WorkgroupShape = "3,5,7".parse().unwrap();
+/// assert_eq!(s.invocations(), 105);
+/// assert_eq!(s.local_id(4), [1, 1, 0]); // x fastest
+/// assert_eq!(s.index([1, 1, 0]), 4);
+/// assert_eq!(s.to_string(), "3x5x7");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 pub struct WorkgroupShape {
     /// width
@@ -93,6 +102,16 @@ impl FromStr for WorkgroupShape {
 }
 
 /// How invocations are ordered before being dealt to subgroups.
+///
+/// ```
+/// use lockstep::model::{Layout, SubgroupSize, WorkgroupShape};
+/// assert_eq!("column-major".parse::<Layout>().unwrap(), Layout::COLUMN_MAJOR);
+/// assert_eq!(Layout::Linear([2, 0, 1]).to_string(), "zxy");
+/// assert_eq!(Layout::all().len(), 7);
+/// // A 1D workgroup: every axis order places it the same way.
+/// let one_d = WorkgroupShape::new(64, 1, 1).unwrap();
+/// assert_eq!(Layout::distinct_for(one_d, SubgroupSize::new(32).unwrap()), [Layout::ROW_MAJOR]);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Layout {
     /// Linear order with the given axis fastest, then the second, then the third
@@ -170,6 +189,13 @@ impl FromStr for Layout {
 }
 
 /// Where one invocation runs.
+///
+/// ```
+/// use lockstep::model::{Layout, Placement, SubgroupSize, WorkgroupLayout, WorkgroupShape};
+/// let w = WorkgroupLayout::new(WorkgroupShape::new(12, 1, 1).unwrap(),
+///     SubgroupSize::new(8).unwrap(), Layout::ROW_MAJOR).unwrap();
+/// assert_eq!(w.placement(10), Placement { subgroup: 1, lane: 2 });
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 pub struct Placement {
     /// `gl_SubgroupID`
@@ -179,6 +205,19 @@ pub struct Placement {
 }
 
 /// A workgroup placed into subgroups.
+///
+/// ```
+/// use lockstep::model::{LaneMask, Layout, SubgroupSize, WorkgroupLayout, WorkgroupShape};
+/// let shape = WorkgroupShape::new(6, 2, 1).unwrap();
+/// let w = WorkgroupLayout::new(shape, SubgroupSize::new(8).unwrap(), Layout::COLUMN_MAJOR).unwrap();
+/// assert_eq!(w.num_subgroups(), 2);
+/// // Column-major: y fastest, so lane 1 of subgroup 0 holds (0,1).
+/// assert_eq!(w.invocation(0, 1).map(|i| shape.local_id(i)), Some([0, 1, 0]));
+/// assert_eq!(w.active(1), LaneMask(0x0f)); // 12 = 8 + 4: a partial last subgroup
+/// assert_eq!(w.invocation(1, 4), None);
+/// assert_eq!(w.placements().len(), 12);
+/// assert_eq!((w.shape(), w.size().get(), w.layout()), (shape, 8, Layout::COLUMN_MAJOR));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WorkgroupLayout {
     shape: WorkgroupShape,
