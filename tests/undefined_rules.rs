@@ -1,4 +1,4 @@
-//! One test per undefined rule in the spec texts (../shared/specs/README.md lists them), plus the
+//! One test per undefined rule in the spec texts (specs/RULES.md lists them), plus the
 //! invalid parameters that are rejected at construction.
 
 mod support;
@@ -130,7 +130,7 @@ fn quad_broadcast_from_an_inactive_lane_is_undefined() {
     assert_eq!(u32_of(&out[4]), 15);
 }
 
-// ../shared/specs/README.md (Quad): reading an inactive lane through a quad swap is undefined.
+// specs/RULES.md (Quad): reading an inactive lane through a quad swap is undefined.
 #[test]
 fn quad_swaps_from_an_inactive_lane_are_undefined() {
     for (op, partner) in [

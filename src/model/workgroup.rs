@@ -1,7 +1,7 @@
 //! Workgroups: how local invocations are placed into subgroups and lanes.
 //!
 //! Vulkan gives no relation between `gl_LocalInvocationID` and (`gl_SubgroupID`,
-//! `gl_SubgroupInvocationID`) (../shared/specs/README.md, "Layout"). The model therefore makes the
+//! `gl_SubgroupInvocationID`) (specs/RULES.md, "Layout"). The model therefore makes the
 //! layout a parameter: invocations are put in a chosen order and dealt to subgroups of `size`
 //! lanes in that order. If the workgroup is not a multiple of the subgroup size, the last subgroup
 //! is partial and its upper lanes are inactive (GL_KHR_shader_subgroup, 3.8: "invocations may be
