@@ -50,11 +50,7 @@ const OPS: [&str; 10] = [
     "rotate",
 ];
 
-fn bench_type<S: Scalar + Default, const N: usize>(
-    c: &mut Criterion,
-    ty: &str,
-    make: fn(usize) -> S,
-) {
+fn bench_type<S: Scalar, const N: usize>(c: &mut Criterion, ty: &str, make: fn(usize) -> S) {
     for n in [8u64, 32, 128] {
         let size = SubgroupSize::new(n).unwrap();
         let lanes = SUBGROUPS * size.lanes();
@@ -67,7 +63,7 @@ fn bench_type<S: Scalar + Default, const N: usize>(
             .warm_up_time(Duration::from_secs(1))
             .measurement_time(Duration::from_secs(3));
         // The ceiling: copy the same bytes (read one value per lane, write one), in parallel.
-        let mut copy_out = vec![[S::default(); N]; lanes];
+        let mut copy_out = vec![[S::from_bits(0); N]; lanes];
         g.bench_function(BenchmarkId::from_parameter("copy"), |b| {
             b.iter(|| {
                 copy_out

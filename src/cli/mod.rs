@@ -4,6 +4,8 @@
 //! 64 bad input (usage); 70 a device or internal error.
 
 #[cfg(feature = "vulkan")]
+pub mod conform;
+#[cfg(feature = "vulkan")]
 pub mod devices;
 pub mod docs;
 pub mod eval;
@@ -108,6 +110,9 @@ pub enum Command {
     /// List every Vulkan device with its subgroup capabilities.
     #[cfg(feature = "vulkan")]
     Devices(devices::DevicesArgs),
+    /// Run every operation, type and subgroup size the device allows and compare each lane with the model.
+    #[cfg(feature = "vulkan")]
+    Conform(Box<conform::ConformArgs>),
     /// Generate docs/semantics/*.md from the model (every table evaluated), or check them (--check).
     Docs(docs::DocsArgs),
 }
@@ -135,6 +140,8 @@ pub fn run(argv: &[String]) -> Result<String, CliError> {
         Command::Eval(a) => eval::run(&a),
         #[cfg(feature = "vulkan")]
         Command::Devices(a) => devices::run(&a),
+        #[cfg(feature = "vulkan")]
+        Command::Conform(a) => conform::run(&a, argv),
         Command::Docs(a) => docs::run(&a),
     }
 }

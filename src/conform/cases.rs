@@ -144,12 +144,12 @@ fn uniform_args(rng: &mut R, e: Entry, size: SubgroupSize) -> (u32, [u32; 4]) {
 /// active lanes are recorded anyway).
 fn predicates(rng: &mut R, inv: usize, s: usize) -> Vec<bool> {
     match rng.random_range(0..20) {
-        0..=6 => vec![true; inv],
-        7..=13 => {
-            let p: f64 = rng.random_range(0.1..0.9);
+        0..=9 => vec![true; inv],
+        10..=15 => {
+            let p: f64 = rng.random_range(0.3..0.95);
             (0..inv).map(|_| rng.random_bool(p)).collect()
         }
-        14..=16 => {
+        16..=17 => {
             let lane = rng.random_range(0..s);
             (0..inv).map(|k| k % s == lane).collect()
         }

@@ -7,10 +7,12 @@
 //! Undefined lanes are not compared; what the device returned there is classified and counted.
 
 use crate::conform::cases::Batch;
-use crate::conform::glsl::{out, Entry, KernelSpec, CASE_WORDS, IN_WORDS, MARKER, OUT_WORDS, SENTINEL};
+use crate::conform::glsl::{
+    out, Entry, KernelSpec, CASE_WORDS, IN_WORDS, MARKER, OUT_WORDS, SENTINEL,
+};
 use crate::model::{
     evaluate, info, Args, Ballot, BinOp, Exactness, LaneArg, LaneMask, Layout, Op, OpCall, Outcome,
-    Reason, ResultKind, Scalar, Scan, ScalarType, SubgroupSize, Value, ValueType, WorkgroupLayout,
+    Reason, ResultKind, Scalar, ScalarType, Scan, SubgroupSize, Value, ValueType, WorkgroupLayout,
     WorkgroupShape,
 };
 use std::collections::{BTreeMap, HashMap};
@@ -119,7 +121,9 @@ impl Stats {
             let same = self
                 .mismatches
                 .iter()
-                .filter(|x| x.op == m.op && x.ty == m.ty && x.size == m.size && x.workgroup == m.workgroup)
+                .filter(|x| {
+                    x.op == m.op && x.ty == m.ty && x.size == m.size && x.workgroup == m.workgroup
+                })
                 .count();
             if same < MISMATCHES_PER_ROW {
                 self.mismatches.push(m);
@@ -247,8 +251,17 @@ fn terms_lanes(op: Op, active: LaneMask, lane: u32, cluster: u32) -> LaneMask {
 }
 
 /// Compares a float add/mul result component-wise within [`tolerance`].
-fn within_tolerance(e: Entry, ty: ValueType, inputs: &[Value], terms: LaneMask, model: &Value, dev: &Value) -> bool {
-    let Some(b) = crate::conform::glsl::binop(e.op) else { return model == dev };
+fn within_tolerance(
+    e: Entry,
+    ty: ValueType,
+    inputs: &[Value],
+    terms: LaneMask,
+    model: &Value,
+    dev: &Value,
+) -> bool {
+    let Some(b) = crate::conform::glsl::binop(e.op) else {
+        return model == dev;
+    };
     for c in 0..ty.components() {
         let m = model.component_f64(c);
         let d = dev.component_f64(c);
@@ -258,7 +271,10 @@ fn within_tolerance(e: Entry, ty: ValueType, inputs: &[Value], terms: LaneMask, 
             }
             continue;
         }
-        let xs: Vec<f64> = terms.iter().map(|l| inputs[l as usize].component_f64(c)).collect();
+        let xs: Vec<f64> = terms
+            .iter()
+            .map(|l| inputs[l as usize].component_f64(c))
+            .collect();
         if (m - d).abs() > tolerance(b, ty.scalar_type(), &xs, m) {
             return false;
         }
@@ -300,7 +316,10 @@ fn eval_line(call: &OpCall, active: LaneMask, ty: Option<ValueType>, values: &[V
             .iter()
             .map(|v| {
                 if t.scalar_type().is_float() {
-                    (0..t.components()).map(|c| format!("0x{:x}", v.component_bits(c))).collect::<Vec<_>>().join(":")
+                    (0..t.components())
+                        .map(|c| format!("0x{:x}", v.component_bits(c)))
+                        .collect::<Vec<_>>()
+                        .join(":")
                 } else {
                     v.to_string()
                 }
@@ -310,7 +329,12 @@ fn eval_line(call: &OpCall, active: LaneMask, ty: Option<ValueType>, values: &[V
     }
     s += &format!(" --active {active}");
     let a = call.args();
-    for (name, v) in [("id", &a.id), ("mask", &a.mask), ("delta", &a.delta), ("index", &a.index)] {
+    for (name, v) in [
+        ("id", &a.id),
+        ("mask", &a.mask),
+        ("delta", &a.delta),
+        ("index", &a.index),
+    ] {
         if let Some(v) = v {
             s += &format!(" --{name} {v}");
         }
@@ -373,7 +397,11 @@ fn fail(
     why: String,
     eval: String,
 ) {
-    let same = st.mismatches.iter().filter(|m| m.op == key.op && m.ty == key.ty && m.workgroup == key.shape).count();
+    let same = st
+        .mismatches
+        .iter()
+        .filter(|m| m.op == key.op && m.ty == key.ty && m.workgroup == key.shape)
+        .count();
     if same >= MISMATCHES_PER_ROW {
         return;
     }
@@ -385,7 +413,9 @@ fn fail(
         workgroup_index: wg as u32,
         subgroup_id,
         lane,
-        expected: expected.map(|v| v.to_string()).unwrap_or_else(|| "-".into()),
+        expected: expected
+            .map(|v| v.to_string())
+            .unwrap_or_else(|| "-".into()),
         actual: actual.map(|v| v.to_string()).unwrap_or_else(|| "-".into()),
         expected_bits: expected.map(hex_words).unwrap_or_default(),
         actual_bits: actual.map(hex_words).unwrap_or_default(),
@@ -396,7 +426,14 @@ fn fail(
     });
 }
 
-fn compare_workgroup(ctx: &BatchCtx<'_>, batch: &Batch, out_words: &[u32], wg: usize, inv: usize, st: &mut Stats) {
+fn compare_workgroup(
+    ctx: &BatchCtx<'_>,
+    batch: &Batch,
+    out_words: &[u32],
+    wg: usize,
+    inv: usize,
+    st: &mut Stats,
+) {
     let spec = ctx.spec;
     let case = &batch.cases[wg * CASE_WORDS..(wg + 1) * CASE_WORDS];
     let e = spec.entries[case[0] as usize];
@@ -439,16 +476,37 @@ fn compare_workgroup(ctx: &BatchCtx<'_>, batch: &Batch, out_words: &[u32], wg: u
         for &k in members {
             let r = recs[k];
             let structural = if r.size != n {
-                Some(format!("device reported gl_SubgroupSize {} but the pipeline required {n}", r.size))
+                Some(format!(
+                    "device reported gl_SubgroupSize {} but the pipeline required {n}",
+                    r.size
+                ))
             } else if r.lane >= n {
-                Some(format!("gl_SubgroupInvocationID {} >= gl_SubgroupSize {n}", r.lane))
+                Some(format!(
+                    "gl_SubgroupInvocationID {} >= gl_SubgroupSize {n}",
+                    r.lane
+                ))
             } else if lane_of[r.lane as usize].is_some() {
-                Some(format!("two invocations of one subgroup report lane {}", r.lane))
+                Some(format!(
+                    "two invocations of one subgroup report lane {}",
+                    r.lane
+                ))
             } else {
                 None
             };
             if let Some(why) = structural {
-                fail(st, ctx, &key, e, wg, r.subgroup_id, r.lane, None, None, why, String::new());
+                fail(
+                    st,
+                    ctx,
+                    &key,
+                    e,
+                    wg,
+                    r.subgroup_id,
+                    r.lane,
+                    None,
+                    None,
+                    why,
+                    String::new(),
+                );
                 bad = true;
                 continue;
             }
@@ -469,7 +527,9 @@ fn compare_workgroup(ctx: &BatchCtx<'_>, batch: &Batch, out_words: &[u32], wg: u
                 .collect(),
             None => Vec::new(),
         };
-        let largs: Vec<u32> = (0..n as usize).map(|l| lane_of[l].map(|k| input(k)[1]).unwrap_or(0)).collect();
+        let largs: Vec<u32> = (0..n as usize)
+            .map(|l| lane_of[l].map(|k| input(k)[1]).unwrap_or(0))
+            .collect();
         // The device's active set at the operation, per executing lane (normally one set).
         let mut sets: BTreeMap<u128, Vec<u32>> = BTreeMap::new();
         for l in 0..n {
@@ -483,20 +543,57 @@ fn compare_workgroup(ctx: &BatchCtx<'_>, batch: &Batch, out_words: &[u32], wg: u
                         } else {
                             format!("corrupt marker 0x{:x}", r.written)
                         };
-                        fail(st, ctx, &key, e, wg, sg_id, l, None, None, why, String::new());
+                        fail(
+                            st,
+                            ctx,
+                            &key,
+                            e,
+                            wg,
+                            sg_id,
+                            l,
+                            None,
+                            None,
+                            why,
+                            String::new(),
+                        );
                         bad = true;
                         continue;
                     }
                     if r.active >> l & 1 == 0 || r.active & !ctx.size.full_mask().0 != 0 {
-                        fail(st, ctx, &key, e, wg, sg_id, l, None, None,
-                            format!("the ballot of active lanes 0x{:x} is impossible for lane {l}", r.active), String::new());
+                        fail(
+                            st,
+                            ctx,
+                            &key,
+                            e,
+                            wg,
+                            sg_id,
+                            l,
+                            None,
+                            None,
+                            format!(
+                                "the ballot of active lanes 0x{:x} is impossible for lane {l}",
+                                r.active
+                            ),
+                            String::new(),
+                        );
                         bad = true;
                         continue;
                     }
                     sets.entry(r.active).or_default().push(l);
                 } else if r.written != SENTINEL {
-                    fail(st, ctx, &key, e, wg, sg_id, l, None, None,
-                        "an invocation whose predicate was false wrote a result".into(), String::new());
+                    fail(
+                        st,
+                        ctx,
+                        &key,
+                        e,
+                        wg,
+                        sg_id,
+                        l,
+                        None,
+                        None,
+                        "an invocation whose predicate was false wrote a result".into(),
+                        String::new(),
+                    );
                     bad = true;
                 }
             }
@@ -506,14 +603,23 @@ fn compare_workgroup(ctx: &BatchCtx<'_>, batch: &Batch, out_words: &[u32], wg: u
             let mut args = Args::default();
             for &k in info.args {
                 match k {
-                    crate::model::ArgKind::Id { uniform: true } | crate::model::ArgKind::QuadIndex => {
-                        args.id = Some(LaneArg::Uniform(uarg))
+                    crate::model::ArgKind::Id { uniform: true }
+                    | crate::model::ArgKind::QuadIndex => args.id = Some(LaneArg::Uniform(uarg)),
+                    crate::model::ArgKind::Id { uniform: false } => {
+                        args.id = Some(LaneArg::PerLane(largs.clone()))
                     }
-                    crate::model::ArgKind::Id { uniform: false } => args.id = Some(LaneArg::PerLane(largs.clone())),
-                    crate::model::ArgKind::Mask => args.mask = Some(LaneArg::PerLane(largs.clone())),
-                    crate::model::ArgKind::Delta { uniform: true } => args.delta = Some(LaneArg::Uniform(uarg)),
-                    crate::model::ArgKind::Delta { uniform: false } => args.delta = Some(LaneArg::PerLane(largs.clone())),
-                    crate::model::ArgKind::Index => args.index = Some(LaneArg::PerLane(largs.clone())),
+                    crate::model::ArgKind::Mask => {
+                        args.mask = Some(LaneArg::PerLane(largs.clone()))
+                    }
+                    crate::model::ArgKind::Delta { uniform: true } => {
+                        args.delta = Some(LaneArg::Uniform(uarg))
+                    }
+                    crate::model::ArgKind::Delta { uniform: false } => {
+                        args.delta = Some(LaneArg::PerLane(largs.clone()))
+                    }
+                    crate::model::ArgKind::Index => {
+                        args.index = Some(LaneArg::PerLane(largs.clone()))
+                    }
                     crate::model::ArgKind::Cluster => args.cluster = e.cluster.map(|c| c as u64),
                     crate::model::ArgKind::Ballot => args.ballot = Some(ballot),
                     crate::model::ArgKind::Workgroup => {}
@@ -522,7 +628,19 @@ fn compare_workgroup(ctx: &BatchCtx<'_>, batch: &Batch, out_words: &[u32], wg: u
             let call = match OpCall::new(info, ctx.size, args) {
                 Ok(c) => c,
                 Err(err) => {
-                    fail(st, ctx, &key, e, wg, sg_id, lanes[0], None, None, format!("internal: {err}"), String::new());
+                    fail(
+                        st,
+                        ctx,
+                        &key,
+                        e,
+                        wg,
+                        sg_id,
+                        lanes[0],
+                        None,
+                        None,
+                        format!("internal: {err}"),
+                        String::new(),
+                    );
                     bad = true;
                     continue;
                 }
@@ -530,7 +648,19 @@ fn compare_workgroup(ctx: &BatchCtx<'_>, batch: &Batch, out_words: &[u32], wg: u
             let outcomes = match evaluate(&call, active, &values) {
                 Ok(o) => o,
                 Err(err) => {
-                    fail(st, ctx, &key, e, wg, sg_id, lanes[0], None, None, format!("internal: {err}"), String::new());
+                    fail(
+                        st,
+                        ctx,
+                        &key,
+                        e,
+                        wg,
+                        sg_id,
+                        lanes[0],
+                        None,
+                        None,
+                        format!("internal: {err}"),
+                        String::new(),
+                    );
                     bad = true;
                     continue;
                 }
@@ -559,17 +689,35 @@ fn compare_workgroup(ctx: &BatchCtx<'_>, batch: &Batch, out_words: &[u32], wg: u
                         if !ok {
                             let why = match exact {
                                 Exactness::Bits => "bits differ".to_string(),
-                                Exactness::MinMaxFloat => "values differ (min/max: compared as numbers)".to_string(),
-                                Exactness::Tolerance => "outside the error bound for any summation order".to_string(),
+                                Exactness::MinMaxFloat => {
+                                    "values differ (min/max: compared as numbers)".to_string()
+                                }
+                                Exactness::Tolerance => {
+                                    "outside the error bound for any summation order".to_string()
+                                }
                             };
-                            fail(st, ctx, &key, e, wg, sg_id, l, Some(&want), Some(&dev), why, eval_line(&call, active, ty, &values));
+                            fail(
+                                st,
+                                ctx,
+                                &key,
+                                e,
+                                wg,
+                                sg_id,
+                                l,
+                                Some(&want),
+                                Some(&dev),
+                                why,
+                                eval_line(&call, active, ty, &values),
+                            );
                             bad = true;
                         }
                     }
                     Outcome::Undefined(reason) => {
                         let own = ty.map(|_| values[l as usize]);
                         let src = match reason {
-                            Reason::SourceInactive { source } => ty.and_then(|_| values.get(source as usize).copied()),
+                            Reason::SourceInactive { source } => {
+                                ty.and_then(|_| values.get(source as usize).copied())
+                            }
                             _ => None,
                         };
                         undefined.push((reason, dev, own, src));
@@ -589,7 +737,10 @@ fn compare_workgroup(ctx: &BatchCtx<'_>, batch: &Batch, out_words: &[u32], wg: u
     st.lane_checks += lane_checks;
     let ident = spec.ty.and_then(|t| identity_value(e.op, t));
     for (reason, dev, own, src) in undefined {
-        let u = st.undefined.entry((key.op.clone(), reason.key())).or_default();
+        let u = st
+            .undefined
+            .entry((key.op.clone(), reason.key()))
+            .or_default();
         u.lanes += 1;
         let zero = dev.bits().iter().all(|b| *b == 0);
         let pattern = if own == Some(dev) {
@@ -634,31 +785,94 @@ fn check_workgroup_builtins(
         for &k in members {
             let r = recs[k];
             let problem = if r.num_subgroups != num {
-                Some(format!("gl_NumSubgroups is {} here but {num} in invocation 0", r.num_subgroups))
+                Some(format!(
+                    "gl_NumSubgroups is {} here but {num} in invocation 0",
+                    r.num_subgroups
+                ))
             } else if r.subgroup_id != id {
-                Some(format!("gl_SubgroupID {} differs within one subgroup (first lane says {id})", r.subgroup_id))
-            } else if r.written == MARKER && r.result[0] != if e.op == Op::NumSubgroups { num } else { id } {
-                Some(format!("{} returned {} but the built-in variable read {}", info(e.op).glsl, r.result[0], if e.op == Op::NumSubgroups { num } else { id }))
+                Some(format!(
+                    "gl_SubgroupID {} differs within one subgroup (first lane says {id})",
+                    r.subgroup_id
+                ))
+            } else if r.written == MARKER
+                && r.result[0] != if e.op == Op::NumSubgroups { num } else { id }
+            {
+                Some(format!(
+                    "{} returned {} but the built-in variable read {}",
+                    info(e.op).glsl,
+                    r.result[0],
+                    if e.op == Op::NumSubgroups { num } else { id }
+                ))
             } else {
                 None
             };
             if let Some(why) = problem {
-                fail(st, ctx, key, e, wg, r.subgroup_id, r.lane, None, None, why, String::new());
+                fail(
+                    st,
+                    ctx,
+                    key,
+                    e,
+                    wg,
+                    r.subgroup_id,
+                    r.lane,
+                    None,
+                    None,
+                    why,
+                    String::new(),
+                );
                 ok = false;
             }
         }
         if !ids.insert(id) {
-            fail(st, ctx, key, e, wg, id, 0, None, None, format!("gl_SubgroupID {id} is used by two subgroups"), String::new());
+            fail(
+                st,
+                ctx,
+                key,
+                e,
+                wg,
+                id,
+                0,
+                None,
+                None,
+                format!("gl_SubgroupID {id} is used by two subgroups"),
+                String::new(),
+            );
             ok = false;
         }
         if id >= num {
-            fail(st, ctx, key, e, wg, id, 0, None, None, format!("gl_SubgroupID {id} >= gl_NumSubgroups {num}"), String::new());
+            fail(
+                st,
+                ctx,
+                key,
+                e,
+                wg,
+                id,
+                0,
+                None,
+                None,
+                format!("gl_SubgroupID {id} >= gl_NumSubgroups {num}"),
+                String::new(),
+            );
             ok = false;
         }
     }
     if num as usize != groups.len() {
-        fail(st, ctx, key, e, wg, 0, 0, None, None,
-            format!("gl_NumSubgroups is {num} but the workgroup ran in {} subgroups", groups.len()), String::new());
+        fail(
+            st,
+            ctx,
+            key,
+            e,
+            wg,
+            0,
+            0,
+            None,
+            None,
+            format!(
+                "gl_NumSubgroups is {num} but the workgroup ran in {} subgroups",
+                groups.len()
+            ),
+            String::new(),
+        );
         ok = false;
     }
     // Which model layout reproduces the device's (subgroup id, lane) for every invocation?

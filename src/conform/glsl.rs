@@ -47,12 +47,14 @@ pub const MARKER: u32 = 0x600D_CA5E;
 /// A deliberate bug in the generated GLSL, to prove the suite catches and locates failures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fault {
-    /// Lane `0` of every subgroup flips the lowest result bit of every op.
+    /// The given lane of every subgroup flips the lowest result bit of every op.
     WrongLane(u32),
     /// Exclusive scans give the first active lane a wrong identity (1 more / true / flipped bit).
     WrongIdentity,
     /// shuffle_down reads one lane too far.
     OffByOneShuffle,
+    /// The given lane of every subgroup skips the operation and writes nothing (an unwritten result).
+    NoWrite(u32),
 }
 
 /// One op of a kernel: the op and, for clustered ops and clustered rotate, its constant cluster size.
@@ -154,7 +156,7 @@ impl KernelSpec {
 fn scalar_load(s: ScalarType, w: &str) -> String {
     // `w` is a uvec2 of (low, high) words.
     match s {
-        ScalarType::Bool => format!("({w}.x != 0u)"),
+        ScalarType::Bool => format!("(({w}.x & 1u) != 0u)"),
         ScalarType::I8 => format!("int8_t(int({w}.x))"),
         ScalarType::U8 => format!("uint8_t({w}.x)"),
         ScalarType::I16 => format!("int16_t(int({w}.x))"),
@@ -354,7 +356,7 @@ pub fn generate(spec: &KernelSpec, fault: Option<Fault>) -> String {
     s += "void store(uint o, bool r) { outp[o] = r ? 1u : 0u; outp[o + 1u] = 0u; }\n";
     s += "void store(uint o, uint r) { outp[o] = r; outp[o + 1u] = 0u; }\n";
     s += "void store(uint o, uvec4 r) { outp[o] = r.x; outp[o + 1u] = r.y; outp[o + 2u] = r.z; outp[o + 3u] = r.w; }\n";
-    if let Some(Fault::WrongLane(l)) = fault {
+    if let Some(Fault::WrongLane(l) | Fault::NoWrite(l)) = fault {
         s += &format!("const uint FAULT_LANE = {l}u;\n");
     }
     s += "void main() {\n";
@@ -378,6 +380,9 @@ pub fn generate(spec: &KernelSpec, fault: Option<Fault>) -> String {
         );
     }
     s += "    if (pred) {\n";
+    if matches!(fault, Some(Fault::NoWrite(_))) {
+        s += "        if (gl_SubgroupInvocationID == FAULT_LANE) return;\n";
+    }
     s += "        uvec4 activeLanes = subgroupBallot(true);\n";
     s += "        uint ro = ob + 9u;\n";
     s += "        switch (opcode) {\n";

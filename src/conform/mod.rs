@@ -3,6 +3,10 @@
 pub mod cases;
 pub mod compare;
 pub mod glsl;
+pub mod known;
+pub mod report;
+pub mod run;
+pub mod single;
 
 #[cfg(test)]
 mod tests {

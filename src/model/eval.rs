@@ -548,16 +548,19 @@ pub struct BatchOutput<E> {
     pub undefined: Vec<LaneMask>,
 }
 
-impl<E: Copy + Default> BatchOutput<E> {
+impl<S: Scalar, const N: usize> BatchOutput<[S; N]> {
     /// Output columns for `subgroups` subgroups of `call` (only its result column is allocated).
     pub fn for_call(call: &OpCall, subgroups: usize) -> Self {
         let n = subgroups * call.size().lanes();
         let mut o = BatchOutput {
+            values: Vec::new(),
+            bools: Vec::new(),
+            uints: Vec::new(),
+            ballots: Vec::new(),
             undefined: vec![LaneMask::EMPTY; subgroups],
-            ..Default::default()
         };
         match call.info().result {
-            ResultKind::SameAsValue => o.values = vec![E::default(); n],
+            ResultKind::SameAsValue => o.values = vec![[S::from_bits(0); N]; n],
             ResultKind::Bool => o.bools = vec![false; n],
             ResultKind::Uint => o.uints = vec![0; n],
             ResultKind::Uvec4 => o.ballots = vec![Ballot(0); n],

@@ -84,6 +84,8 @@ pub struct Capabilities {
     pub maximal_reconvergence: bool,
     /// shaderSubgroupUniformControlFlow
     pub subgroup_uniform_control_flow: bool,
+    /// subgroupBroadcastDynamicId (broadcast ids that are dynamically uniform, not constant)
+    pub broadcast_dynamic_id: bool,
     /// shaderSubgroupExtendedTypes (subgroup ops on 8/16/64-bit types and f16)
     pub subgroup_extended_types: bool,
     /// shaderInt8
@@ -217,6 +219,7 @@ impl Capabilities {
                 && f.shader_maximal_reconvergence,
             subgroup_uniform_control_flow: e.khr_shader_subgroup_uniform_control_flow
                 && f.shader_subgroup_uniform_control_flow,
+            broadcast_dynamic_id: f.subgroup_broadcast_dynamic_id,
             subgroup_extended_types: f.shader_subgroup_extended_types,
             int8: f.shader_int8,
             int16: f.shader_int16,

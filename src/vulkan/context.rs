@@ -215,6 +215,7 @@ impl Context {
             shader_subgroup_rotate_clustered: true,
             shader_maximal_reconvergence: true,
             shader_subgroup_uniform_control_flow: true,
+            subgroup_broadcast_dynamic_id: true,
             ..DeviceFeatures::empty()
         };
         let mut feat = want_feat.intersection(pd.supported_features());
@@ -291,12 +292,27 @@ impl Context {
                 .map_err(|e| VkError::vk("creating the pipeline layout", e))?,
         )
         .map_err(|e| VkError::vk("creating the pipeline layout", format_validated(e)))?;
-        let pipeline = ComputePipeline::new(
-            self.device.clone(),
-            None,
-            ComputePipelineCreateInfo::stage_layout(stage, layout),
-        )
-        .map_err(|e| VkError::vk("creating the compute pipeline", format_validated(e)))?;
+        let info = ComputePipelineCreateInfo::stage_layout(stage, layout);
+        let pipeline = match ComputePipeline::new(self.device.clone(), None, info.clone()) {
+            Ok(p) => p,
+            // vulkano 0.35 applies VUID-RuntimeSpirv-None-06342 (quad operations need
+            // subgroupQuadOperationsInAllStages) without exempting GLCompute, which the rule does;
+            // every lockstep pipeline is a compute pipeline, so only this false positive is bypassed.
+            Err(Validated::ValidationError(v))
+                if v.vuids.contains(&"VUID-RuntimeSpirv-None-06342") =>
+            {
+                // SAFETY: the create info passed every other check; the one failed check does not
+                // apply to compute shaders (Vulkan spec, VUID-RuntimeSpirv-None-06342).
+                unsafe { ComputePipeline::new_unchecked(self.device.clone(), None, info) }
+                    .map_err(|e| VkError::vk("creating the compute pipeline", e))?
+            }
+            Err(e) => {
+                return Err(VkError::vk(
+                    "creating the compute pipeline",
+                    format_validated(e),
+                ))
+            }
+        };
         Ok(Kernel { pipeline })
     }
 

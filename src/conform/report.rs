@@ -1,0 +1,481 @@
+//! Rendering a conformance [`Report`]: a text summary (category × type table, mismatches with the
+//! `lockstep eval` line and the GLSL that ran, undefined-lane observations, timing), the JSON report
+//! and JUnit XML.
+
+use crate::conform::run::Report;
+use crate::model::{catalogue, Category, ScalarType};
+use serde_json::json;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Today's date (UTC) as YYYY-MM-DD.
+pub fn today() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    // Civil date from days since 1970-01-01 (H. Hinnant's algorithm).
+    let z = (secs / 86_400) as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+fn category_of(op: &str) -> Category {
+    catalogue()
+        .iter()
+        .find(|o| o.name == op)
+        .map(|o| o.category)
+        .unwrap_or(Category::Basic)
+}
+
+fn scalar_of(ty: &str) -> String {
+    ty.split('x').next().unwrap_or(ty).to_string()
+}
+
+/// The category × scalar-type table: each cell `passed/failed/unsupported` (subgroups compared,
+/// subgroups with a mismatch, (op, type) combinations the device cannot run); vector widths are
+/// counted with their scalar type.
+pub fn table(r: &Report) -> String {
+    let mut cols: Vec<String> = ScalarType::ALL
+        .iter()
+        .map(|s| s.name().to_string())
+        .collect();
+    cols.push("-".into());
+    let mut cells: BTreeMap<(Category, String), (u64, u64, u64)> = BTreeMap::new();
+    for (k, v) in &r.stats.rows {
+        let c = cells
+            .entry((category_of(&k.op), scalar_of(&k.ty)))
+            .or_default();
+        c.0 += v.passed;
+        c.1 += v.failed;
+    }
+    for u in &r.unsupported {
+        cells
+            .entry((category_of(&u.op), scalar_of(&u.ty)))
+            .or_default()
+            .2 += 1;
+    }
+    for e in &r.errors {
+        let c = cells
+            .entry((
+                category_of(e.ops.first().map(|s| s.as_str()).unwrap_or("")),
+                scalar_of(&e.ty),
+            ))
+            .or_default();
+        c.1 += 1;
+    }
+    let mut rows = vec![std::iter::once("category".to_string())
+        .chain(cols.iter().map(|c| {
+            if c == "-" {
+                "no value".to_string()
+            } else {
+                c.clone()
+            }
+        }))
+        .collect::<Vec<_>>()];
+    for cat in Category::ALL {
+        let mut row = vec![cat.name().to_string()];
+        let mut any = false;
+        for c in &cols {
+            match cells.get(&(cat, c.clone())) {
+                Some((p, f, u)) => {
+                    any = true;
+                    row.push(format!("{p}/{f}/{u}"));
+                }
+                None => row.push(".".into()),
+            }
+        }
+        if any {
+            rows.push(row);
+        }
+    }
+    crate::cli::table::render(&rows)
+}
+
+/// The whole text summary.
+pub fn text(r: &Report) -> String {
+    let d = &r.device;
+    let mut s = format!(
+        "device: {} ({}; driver {}; subgroup size {}; sizes run: {})\n\n",
+        d.name,
+        d.device_type,
+        d.driver,
+        d.capabilities.subgroup_size,
+        r.sizes
+            .iter()
+            .map(|x| x.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    s += "cells: passed/failed subgroups / unsupported (op, type) combinations; '.' = no such op for the type\n";
+    s += &table(r);
+    if !r.unsupported.is_empty() {
+        let mut by: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+        for u in &r.unsupported {
+            let e = by.entry(u.reason.as_str()).or_default();
+            let c = category_of(&u.op).name().to_string();
+            if !e.contains(&c) {
+                e.push(c);
+            }
+        }
+        s += "\nunsupported:\n";
+        for (reason, cats) in by {
+            s += &format!("  {} — needs {reason}\n", cats.join(", "));
+        }
+    }
+    let known: Vec<(
+        &crate::conform::compare::RowKey,
+        &crate::conform::known::Known,
+    )> = r
+        .stats
+        .rows
+        .iter()
+        .filter(|(_, v)| v.failed > 0)
+        .filter_map(|(k, _)| r.known(k).map(|x| (k, x)))
+        .collect();
+    if !known.is_empty() {
+        s += "\nknown device deviations (documented in src/conform/known.rs; --strict makes them fail):\n";
+        for (k, _) in &known {
+            s += &format!(
+                "  {} {} size {} workgroup {}x{}x{}\n",
+                k.op, k.ty, k.size, k.shape[0], k.shape[1], k.shape[2]
+            );
+        }
+        let mut whats: Vec<&str> = known.iter().map(|(_, x)| x.what).collect();
+        whats.dedup();
+        for w in whats {
+            s += &format!("  why: {w}\n");
+        }
+    }
+    if !r.stats.mismatches.is_empty() {
+        s += &format!(
+            "\nmismatches (first {} per op, type, size and shape):\n",
+            crate::conform::compare::MISMATCHES_PER_ROW
+        );
+        for m in &r.stats.mismatches {
+            s += &format!(
+                "  {} on {}: {} {} size {} workgroup {}x{}x{} (workgroup #{}, subgroup {}), lane {}: {}\n",
+                m.op, d.name, m.op, m.ty, m.size, m.workgroup[0], m.workgroup[1], m.workgroup[2], m.workgroup_index, m.subgroup_id, m.lane, m.why
+            );
+            if m.expected != "-" || m.actual != "-" {
+                s += &format!(
+                    "    expected {} [{}]\n    actual   {} [{}]\n",
+                    m.expected, m.expected_bits, m.actual, m.actual_bits
+                );
+            }
+            if !m.eval.is_empty() {
+                s += &format!("    reproduce: {}\n", m.eval);
+            }
+            s += &format!("    GLSL ({}): {}\n", m.kernel, m.glsl);
+        }
+    }
+    for e in &r.errors {
+        s += &format!(
+            "\nerror in {} ({}; type {}, size {}, workgroup {}x{}x{}): {}\n",
+            e.kernel,
+            e.ops.join(", "),
+            e.ty,
+            e.size,
+            e.workgroup[0],
+            e.workgroup[1],
+            e.workgroup[2],
+            e.error
+        );
+    }
+    if !r.kernels.is_empty() {
+        s += "\nGLSL of the kernels with mismatches or errors:\n";
+        for (name, src) in &r.kernels {
+            s += &format!("--- {name}.comp ---\n{src}");
+        }
+    }
+    if !r.stats.undefined.is_empty() {
+        s += "\nundefined lanes (not compared) — what the device returned:\n";
+        let mut rows = vec![vec![
+            "op".to_string(),
+            "rule".into(),
+            "lanes".into(),
+            "own value".into(),
+            "source value".into(),
+            "zero".into(),
+            "identity".into(),
+            "other".into(),
+            "most common".into(),
+        ]];
+        for ((op, reason), u) in &r.stats.undefined {
+            let pct = |p: &str| {
+                format!(
+                    "{:.0}%",
+                    100.0 * *u.patterns.get(p).unwrap_or(&0) as f64 / u.lanes.max(1) as f64
+                )
+            };
+            let top = u
+                .values
+                .iter()
+                .max_by_key(|(v, n)| (**n, std::cmp::Reverse((*v).clone())))
+                .map(|(v, n)| format!("{v} ({n})"))
+                .unwrap_or_default();
+            rows.push(vec![
+                op.clone(),
+                reason.to_string(),
+                u.lanes.to_string(),
+                pct("own_value"),
+                pct("source_value"),
+                pct("zero"),
+                pct("identity"),
+                pct("other"),
+                top,
+            ]);
+        }
+        s += &crate::cli::table::render(&rows);
+    }
+    if !r.stats.layouts.is_empty() {
+        s += "\nlane layouts observed (workgroup shape: layout × workgroups):\n";
+        for ((shape, layout), n) in &r.stats.layouts {
+            s += &format!("  {shape}: {layout} × {n}\n");
+        }
+    }
+    let t = &r.timing;
+    let cases = r.cases();
+    let run_s = (t.total - t.compile).max(1e-9);
+    s += &format!(
+        "\n{} subgroups compared ({} lanes), {} failed, {} unsupported (op, type) combinations\n",
+        cases,
+        r.stats.lane_checks,
+        r.failed(),
+        r.unsupported.len()
+    );
+    s += &format!(
+        "time: {:.1} s total; shader compilation {:.1} s (shaderc) + {:.1} s (pipelines, summed over threads); dispatch {:.1} s, compare {:.1} s, setup {:.1} s (summed)\n",
+        t.total, t.compile, t.pipelines, t.dispatch, t.compare, t.setup
+    );
+    s += &format!(
+        "throughput excluding shaderc: {:.0} cases/s, {:.0} lane-checks/s\n",
+        cases as f64 / run_s,
+        r.stats.lane_checks as f64 / run_s
+    );
+    if let Some(a) = &r.aborted {
+        s += &format!("\nthe run stopped early: {a}\n");
+    }
+    s += match (r.passed(), known.is_empty()) {
+        (true, true) => "result: PASS\n".to_string(),
+        (true, false) => format!(
+            "result: PASS except {} known device deviation(s) listed above\n",
+            known.len()
+        ),
+        (false, _) => "result: FAIL\n".to_string(),
+    }
+    .as_str();
+    s
+}
+
+/// The JSON report (shape documented in docs/conformance.md).
+pub fn json(r: &Report, command: &str) -> serde_json::Value {
+    let d = &r.device;
+    let mut results: Vec<serde_json::Value> = r
+        .stats
+        .rows
+        .iter()
+        .map(|(k, v)| {
+            let known = if v.failed > 0 { r.known(k) } else { None };
+            let reason: serde_json::Value = match (v.failed, known) {
+                (0, _) => serde_json::Value::Null,
+                (_, Some(x)) => {
+                    format!("known device deviation: {} (seen on {})", x.what, x.seen).into()
+                }
+                _ => "lanes disagree with the model (see mismatches)".into(),
+            };
+            json!({
+                "op": k.op, "type": k.ty, "subgroup_size": k.size, "workgroup": k.shape,
+                "cases": v.cases, "passed": v.passed, "failed": v.failed,
+                "status": if v.failed == 0 { "pass" } else { "fail" },
+                "reason": reason, "known_deviation": known.is_some(),
+            })
+        })
+        .collect();
+    for e in &r.errors {
+        for op in &e.ops {
+            results.push(json!({
+                "op": op, "type": e.ty, "subgroup_size": e.size, "workgroup": e.workgroup,
+                "cases": 0, "passed": 0, "failed": 0, "status": "fail", "reason": e.error,
+            }));
+        }
+    }
+    for u in &r.unsupported {
+        results.push(json!({
+            "op": u.op, "type": u.ty, "subgroup_size": u.size, "workgroup": null,
+            "cases": 0, "passed": 0, "failed": 0, "status": "unsupported", "reason": u.reason,
+        }));
+    }
+    let undefined: Vec<serde_json::Value> = r
+        .stats
+        .undefined
+        .iter()
+        .map(|((op, reason), u)| {
+            let mut vals: Vec<(&String, &u64)> = u.values.iter().collect();
+            vals.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+            let patterns: Vec<serde_json::Value> = ["own_value", "source_value", "zero", "identity", "other"]
+                .iter()
+                .map(|p| json!({"pattern": p, "lanes": u.patterns.get(p).copied().unwrap_or(0)}))
+                .collect();
+            let values: Vec<serde_json::Value> =
+                vals.iter().take(5).map(|(v, n)| json!({"value": v, "lanes": n})).collect();
+            json!({"op": op, "reason": reason, "lanes": u.lanes, "patterns": patterns, "values": values})
+        })
+        .collect();
+    let layouts: Vec<serde_json::Value> = r
+        .stats
+        .layouts
+        .iter()
+        .map(|((shape, layout), n)| json!({"workgroup": shape, "layout": layout, "workgroups": n}))
+        .collect();
+    let t = &r.timing;
+    let run_s = (t.total - t.compile).max(1e-9);
+    json!({
+        "device": {"name": d.name, "driver": d.driver, "subgroup_size": d.capabilities.subgroup_size,
+                   "type": d.device_type, "api_version": d.api_version},
+        "date": today(),
+        "command": command,
+        "results": results,
+        "undefined_observed": undefined,
+        "mismatches": r.stats.mismatches,
+        "errors": r.errors,
+        "layouts": layouts,
+        "summary": {
+            "cases": r.cases(), "failed": r.failed(), "failed_unexplained": r.unexplained_failed(),
+            "unsupported": r.unsupported.len(), "passed": r.passed(),
+            "seconds": t.total, "lane_checks": r.stats.lane_checks,
+            "compile_seconds": t.compile, "pipeline_seconds": t.pipelines,
+            "cases_per_second": r.cases() as f64 / run_s,
+            "lane_checks_per_second": r.stats.lane_checks as f64 / run_s,
+            "aborted": r.aborted,
+        },
+    })
+}
+
+fn xml_escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// JUnit XML: one testsuite per category, one testcase per (op, type, size, workgroup).
+pub fn junit(r: &Report) -> String {
+    let mut suites: BTreeMap<Category, Vec<String>> = BTreeMap::new();
+    let mut counts: BTreeMap<Category, (u64, u64, u64)> = BTreeMap::new();
+    for (k, v) in &r.stats.rows {
+        let cat = category_of(&k.op);
+        let name = format!(
+            "{} {} size {} workgroup {}x{}x{}",
+            k.op, k.ty, k.size, k.shape[0], k.shape[1], k.shape[2]
+        );
+        let mut tc = format!(
+            "    <testcase classname=\"lockstep.{}\" name=\"{}\">",
+            cat.name(),
+            xml_escape(&name)
+        );
+        let c = counts.entry(cat).or_default();
+        c.0 += 1;
+        if v.failed > 0 {
+            c.1 += 1;
+            let detail: Vec<String> = r
+                .stats
+                .mismatches
+                .iter()
+                .filter(|m| {
+                    m.op == k.op && m.ty == k.ty && m.size == k.size && m.workgroup == k.shape
+                })
+                .map(|m| {
+                    format!(
+                        "lane {}: {} (expected {}, actual {}) {}",
+                        m.lane, m.why, m.expected, m.actual, m.eval
+                    )
+                })
+                .collect();
+            tc += &format!(
+                "<failure message=\"{} of {} subgroups disagree with the model\">{}</failure>",
+                v.failed,
+                v.cases,
+                xml_escape(&detail.join("\n"))
+            );
+        }
+        tc += "</testcase>";
+        suites.entry(cat).or_default().push(tc);
+    }
+    for u in &r.unsupported {
+        let cat = category_of(&u.op);
+        let c = counts.entry(cat).or_default();
+        c.0 += 1;
+        c.2 += 1;
+        suites.entry(cat).or_default().push(format!(
+            "    <testcase classname=\"lockstep.{}\" name=\"{}\"><skipped message=\"unsupported: {}\"/></testcase>",
+            cat.name(),
+            xml_escape(&format!("{} {} size {}", u.op, u.ty, u.size)),
+            xml_escape(&u.reason)
+        ));
+    }
+    for e in &r.errors {
+        let cat = category_of(e.ops.first().map(|s| s.as_str()).unwrap_or(""));
+        let c = counts.entry(cat).or_default();
+        c.0 += 1;
+        c.1 += 1;
+        suites.entry(cat).or_default().push(format!(
+            "    <testcase classname=\"lockstep.{}\" name=\"{}\"><error message=\"{}\"/></testcase>",
+            cat.name(),
+            xml_escape(&format!("{} size {} workgroup {}x{}x{}", e.kernel, e.size, e.workgroup[0], e.workgroup[1], e.workgroup[2])),
+            xml_escape(&e.error)
+        ));
+    }
+    let (tests, failures, skipped) = counts
+        .values()
+        .fold((0, 0, 0), |a, c| (a.0 + c.0, a.1 + c.1, a.2 + c.2));
+    let mut s = format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"lockstep conform on {}\" tests=\"{tests}\" failures=\"{failures}\" skipped=\"{skipped}\" time=\"{:.3}\">\n",
+        xml_escape(&r.device.name),
+        r.timing.total
+    );
+    for (cat, cases) in suites {
+        let (t, f, sk) = counts[&cat];
+        s += &format!(
+            "  <testsuite name=\"{}\" tests=\"{t}\" failures=\"{f}\" skipped=\"{sk}\">\n",
+            cat.name()
+        );
+        for c in cases {
+            s += &c;
+            s.push('\n');
+        }
+        s += "  </testsuite>\n";
+    }
+    s += "</testsuites>\n";
+    s
+}
+
+/// Writes `content` to `path` atomically (a temporary file in the same directory, then a rename).
+pub fn write_atomic(path: &Path, content: &str) -> std::io::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    std::io::Write::write_all(&mut tmp, content.as_bytes())?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// Checks before a run that `path` can be written (its directory exists and is writable).
+pub fn check_writable(path: &Path) -> Result<(), String> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    tempfile::NamedTempFile::new_in(dir)
+        .map(|_| ())
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
