@@ -257,18 +257,26 @@ fn min_and_max_over_only_nans_are_undefined() {
     assert_eq!(reason(&out[0]), Reason::AllNaN { component: 1 });
 }
 
-// subgroupAllEqual over floats: the spec does not say whether NaN or signed zeros compare equal,
-// so where numeric and bitwise equality disagree the model reports undefined (docs/conformance.md).
+// subgroupAllEqual over floats: SPIR-V does not say whether OpGroupNonUniformAllEqual uses ordered,
+// unordered or bitwise equality. With a NaN present they disagree (unordered: NaN equals anything —
+// lavapipe answers true for [1, NaN, 1, 1]); with +0.0 and -0.0 numeric and bitwise disagree. The
+// model reports undefined there, and a defined answer everywhere else.
 #[test]
-fn all_equal_with_nans_or_signed_zeros_is_undefined_only_when_equalities_disagree() {
+fn all_equal_with_nans_or_signed_zeros_is_undefined() {
     let c = call("all_equal", 4, Args::default());
     let out = evaluate_typed(&c, LaneMask(0xf), &[[0.0f32], [-0.0], [0.0], [0.0]]).unwrap();
     assert_eq!(reason(&out[0]), Reason::AllEqualSignedZeros);
     let out = evaluate_typed(&c, LaneMask(0xf), &[[f32::NAN]; 4]).unwrap();
     assert_eq!(reason(&out[0]), Reason::AllEqualWithNaN);
-    // A NaN next to a different number: unequal under both readings, so defined false.
+    // A NaN next to other numbers: unordered equality says equal, ordered and bitwise say not.
     let out = evaluate_typed(&c, LaneMask(0xf), &[[f32::NAN], [1.0], [1.0], [1.0]]).unwrap();
+    assert_eq!(reason(&out[0]), Reason::AllEqualWithNaN);
+    // Without NaN or signed zeros the answer is defined, e.g. false for different numbers…
+    let out = evaluate_typed(&c, LaneMask(0xf), &[[2.0f32], [1.0], [1.0], [1.0]]).unwrap();
     assert!(!bool_of(&out[0]));
+    // …and a NaN in an inactive lane does not count.
+    let out = evaluate_typed(&c, LaneMask(0b1110), &[[f32::NAN], [1.0], [1.0], [1.0]]).unwrap();
+    assert!(bool_of(&out[1]));
 }
 
 // GL_KHR_shader_subgroup.txt, 3.8 (rev. 4): a cluster size greater than gl_SubgroupSize is undefined

@@ -41,6 +41,8 @@ pub struct RowStats {
     pub failed: u64,
     /// lanes compared (defined results)
     pub lane_checks: u64,
+    /// failed subgroups whose active inputs held a NaN (known deviations may be NaN-specific)
+    pub failed_with_nan: u64,
 }
 
 /// One lane where model and device disagree, with everything needed to reproduce it.
@@ -116,6 +118,7 @@ impl Stats {
             r.passed += v.passed;
             r.failed += v.failed;
             r.lane_checks += v.lane_checks;
+            r.failed_with_nan += v.failed_with_nan;
         }
         for m in o.mismatches {
             let same = self
@@ -456,6 +459,7 @@ fn compare_workgroup(
     let row = st.rows.entry(key.clone()).or_default();
     row.cases += groups.len() as u64;
     let mut failed_groups = 0u64;
+    let mut failed_nan = 0u64;
     let mut lane_checks = 0u64;
     let info = info(e.op);
     if info.is_workgroup_level() {
@@ -727,6 +731,13 @@ fn compare_workgroup(
         }
         if bad {
             failed_groups += 1;
+            let nan = (0..n).any(|l| {
+                lane_of[l as usize].is_some_and(|k| input(k)[0] != 0)
+                    && values.get(l as usize).is_some_and(|v| {
+                        (0..v.ty().components()).any(|c| v.component_f64(c).is_nan())
+                    })
+            });
+            failed_nan += nan as u64;
         }
     }
     let groups_n = groups.len() as u64;
@@ -734,6 +745,7 @@ fn compare_workgroup(
     row.failed += failed_groups;
     row.passed += groups_n - failed_groups;
     row.lane_checks += lane_checks;
+    row.failed_with_nan += failed_nan;
     st.lane_checks += lane_checks;
     let ident = spec.ty.and_then(|t| identity_value(e.op, t));
     for (reason, dev, own, src) in undefined {
@@ -755,7 +767,7 @@ fn compare_workgroup(
             "other"
         };
         *u.patterns.entry(pattern).or_default() += 1;
-        let text = dev.to_string();
+        let text = format!("{} {}", dev.ty(), dev);
         if u.values.len() < 64 || u.values.contains_key(&text) {
             *u.values.entry(text).or_default() += 1;
         }

@@ -294,8 +294,7 @@ pub fn generate(spec: &KernelSpec, fault: Option<Fault>) -> String {
             s += &format!("spirv_instruction(extensions = [\"SPV_KHR_subgroup_rotate\"], capabilities = [6026], id = 4431)\n{t} subgroupClusteredRotateKHR(uint scope, {t} value, uint delta, uint clusterSize);\n");
         }
     }
-    // Loads and stores of the value type and of every result type.
-    let mut stores: Vec<String> = vec!["bool".into(), "uint".into(), "uvec4".into()];
+    // Loads and stores of the value type (two words per component) and of the other result types.
     if let (Some(t), Some(tn)) = (spec.ty, &tname) {
         let n = t.components();
         let sc = t.scalar_type();
@@ -317,8 +316,8 @@ pub fn generate(spec: &KernelSpec, fault: Option<Fault>) -> String {
             }
             s += "    return v;\n}\n";
         }
-        if !stores.contains(tn) {
-            s += &format!("void store(uint o, {tn} r) {{\n");
+        {
+            s += &format!("void storeValue(uint o, {tn} r) {{\n");
             if n == 1 {
                 s += &format!(
                     "    uvec2 w = {};\n    outp[o] = w.x; outp[o + 1u] = w.y;\n}}\n",
@@ -335,7 +334,6 @@ pub fn generate(spec: &KernelSpec, fault: Option<Fault>) -> String {
                 }
                 s += "}\n";
             }
-            stores.push(tn.clone());
         }
         if fault == Some(Fault::WrongIdentity) {
             // The first active lane's exclusive result is perturbed: a wrong identity.
@@ -389,6 +387,11 @@ pub fn generate(spec: &KernelSpec, fault: Option<Fault>) -> String {
     for (i, e) in spec.entries.iter().enumerate() {
         let rt = result_glsl_type(*e, spec.ty);
         let expr = call_expr(*e, fault);
+        let store = if crate::model::info(e.op).result == ResultKind::SameAsValue {
+            "storeValue"
+        } else {
+            "store"
+        };
         let faulty = matches!(fault, Some(Fault::WrongLane(_)));
         if faulty {
             let flip = match rt.as_str() {
@@ -397,10 +400,10 @@ pub fn generate(spec: &KernelSpec, fault: Option<Fault>) -> String {
                 _ => flip_expr(spec.ty, &rt),
             };
             s += &format!(
-                "        case {i}u: {{ {rt} r = {expr}; if (gl_SubgroupInvocationID == FAULT_LANE) r = {flip}; store(ro, r); break; }}\n"
+                "        case {i}u: {{ {rt} r = {expr}; if (gl_SubgroupInvocationID == FAULT_LANE) r = {flip}; {store}(ro, r); break; }}\n"
             );
         } else {
-            s += &format!("        case {i}u: store(ro, {expr}); break;\n");
+            s += &format!("        case {i}u: {store}(ro, {expr}); break;\n");
         }
     }
     s += "        default: break;\n        }\n";

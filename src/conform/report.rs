@@ -142,16 +142,38 @@ pub fn text(r: &Report) -> String {
         .collect();
     if !known.is_empty() {
         s += "\nknown device deviations (documented in src/conform/known.rs; --strict makes them fail):\n";
-        for (k, _) in &known {
-            s += &format!(
-                "  {} {} size {} workgroup {}x{}x{}\n",
-                k.op, k.ty, k.size, k.shape[0], k.shape[1], k.shape[2]
-            );
+        let mut groups: Vec<(
+            &crate::conform::known::Known,
+            Vec<&crate::conform::compare::RowKey>,
+        )> = Vec::new();
+        for (k, x) in &known {
+            match groups.iter_mut().find(|(g, _)| std::ptr::eq(*g, *x)) {
+                Some((_, v)) => v.push(k),
+                None => groups.push((x, vec![k])),
+            }
         }
-        let mut whats: Vec<&str> = known.iter().map(|(_, x)| x.what).collect();
-        whats.dedup();
-        for w in whats {
-            s += &format!("  why: {w}\n");
+        for (x, rows) in groups {
+            let mut ops: Vec<&str> = rows.iter().map(|k| k.op.as_str()).collect();
+            ops.sort();
+            ops.dedup();
+            let mut tys: Vec<&str> = rows.iter().map(|k| k.ty.as_str()).collect();
+            tys.sort();
+            tys.dedup();
+            let mut shapes: Vec<String> = rows
+                .iter()
+                .map(|k| format!("{}x{}x{}", k.shape[0], k.shape[1], k.shape[2]))
+                .collect();
+            shapes.sort();
+            shapes.dedup();
+            s += &format!(
+                "  {} row(s): {} on {} (workgroups {})\n    why: {}\n    seen: {}\n",
+                rows.len(),
+                ops.join(", "),
+                tys.join(", "),
+                shapes.join(", "),
+                x.what,
+                x.seen
+            );
         }
     }
     if !r.stats.mismatches.is_empty() {
@@ -329,6 +351,22 @@ pub fn json(r: &Report, command: &str) -> serde_json::Value {
             json!({"op": op, "reason": reason, "lanes": u.lanes, "patterns": patterns, "values": values})
         })
         .collect();
+    let mismatches: Vec<serde_json::Value> = r
+        .stats
+        .mismatches
+        .iter()
+        .map(|m| {
+            let key = crate::conform::compare::RowKey {
+                op: m.op.clone(),
+                ty: m.ty.clone(),
+                size: m.size,
+                shape: m.workgroup,
+            };
+            let mut v = serde_json::to_value(m).unwrap_or_default();
+            v["known_deviation"] = r.known(&key).is_some().into();
+            v
+        })
+        .collect();
     let layouts: Vec<serde_json::Value> = r
         .stats
         .layouts
@@ -344,7 +382,7 @@ pub fn json(r: &Report, command: &str) -> serde_json::Value {
         "command": command,
         "results": results,
         "undefined_observed": undefined,
-        "mismatches": r.stats.mismatches,
+        "mismatches": mismatches,
         "errors": r.errors,
         "layouts": layouts,
         "summary": {

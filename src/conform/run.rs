@@ -150,7 +150,8 @@ impl Report {
         if self.strict {
             return None;
         }
-        crate::conform::known::explain(&self.device.driver, row)
+        let stats = self.stats.rows.get(row)?;
+        crate::conform::known::explain(&self.device.driver, row, stats)
     }
     /// Failing subgroups no known deviation explains.
     pub fn unexplained_failed(&self) -> u64 {

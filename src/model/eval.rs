@@ -355,15 +355,16 @@ fn all_equal<S: Scalar, const N: usize, K: Sink<[S; N]>>(
             nan |= x[i].is_nan();
         }
     }
-    // Integers and bools: the two equalities agree. Floats: they disagree only with NaNs or signed
-    // zeros, where the spec does not say which equality subgroupAllEqual uses.
+    // Integers and bools: every reading of "equal" agrees. Floats: SPIR-V does not say whether
+    // OpGroupNonUniformAllEqual uses ordered, unordered (NaN equals anything) or bitwise equality;
+    // with a NaN present they give different answers, and signed zeros split numeric from bitwise.
     for l in active.iter() {
-        if numeric == bitwise {
-            sink.boolean(l, numeric)
-        } else if nan {
+        if nan {
             sink.undefined(l, Reason::AllEqualWithNaN)
-        } else {
+        } else if numeric != bitwise {
             sink.undefined(l, Reason::AllEqualSignedZeros)
+        } else {
+            sink.boolean(l, numeric)
         }
     }
 }
