@@ -400,12 +400,19 @@ fn fail(
     why: String,
     eval: String,
 ) {
-    let same = st
+    let row: Vec<&Mismatch> = st
         .mismatches
         .iter()
-        .filter(|m| m.op == key.op && m.ty == key.ty && m.workgroup == key.shape)
-        .count();
-    if same >= MISMATCHES_PER_ROW {
+        .filter(|m| {
+            m.op == key.op && m.ty == key.ty && m.size == key.size && m.workgroup == key.shape
+        })
+        .collect();
+    // Keep the first failing lane of the first few subgroups of each row.
+    if row.len() >= MISMATCHES_PER_ROW
+        || row
+            .iter()
+            .any(|m| m.workgroup_index == wg as u32 && m.subgroup_id == subgroup_id)
+    {
         return;
     }
     st.mismatches.push(Mismatch {

@@ -176,12 +176,23 @@ pub fn text(r: &Report) -> String {
             );
         }
     }
-    if !r.stats.mismatches.is_empty() {
+    let is_known = |m: &crate::conform::compare::Mismatch| {
+        let key = crate::conform::compare::RowKey {
+            op: m.op.clone(),
+            ty: m.ty.clone(),
+            size: m.size,
+            shape: m.workgroup,
+        };
+        r.known(&key).is_some()
+    };
+    let shown: Vec<&crate::conform::compare::Mismatch> =
+        r.stats.mismatches.iter().filter(|m| !is_known(m)).collect();
+    if !shown.is_empty() {
         s += &format!(
-            "\nmismatches (first {} per op, type, size and shape):\n",
+            "\nmismatches (first {} subgroups per op, type, size and shape; known deviations are in the JSON report):\n",
             crate::conform::compare::MISMATCHES_PER_ROW
         );
-        for m in &r.stats.mismatches {
+        for m in shown {
             s += &format!(
                 "  {} on {}: {} {} size {} workgroup {}x{}x{} (workgroup #{}, subgroup {}), lane {}: {}\n",
                 m.op, d.name, m.op, m.ty, m.size, m.workgroup[0], m.workgroup[1], m.workgroup[2], m.workgroup_index, m.subgroup_id, m.lane, m.why
@@ -211,9 +222,23 @@ pub fn text(r: &Report) -> String {
             e.error
         );
     }
-    if !r.kernels.is_empty() {
+    // The GLSL that ran, for kernels with an unexplained mismatch or an error.
+    let wanted: Vec<&String> = r
+        .stats
+        .mismatches
+        .iter()
+        .filter(|m| !is_known(m))
+        .map(|m| &m.kernel)
+        .chain(r.errors.iter().map(|e| &e.kernel))
+        .collect();
+    let kernels: Vec<(&String, &String)> = r
+        .kernels
+        .iter()
+        .filter(|(n, _)| wanted.contains(n))
+        .collect();
+    if !kernels.is_empty() {
         s += "\nGLSL of the kernels with mismatches or errors:\n";
-        for (name, src) in &r.kernels {
+        for (name, src) in kernels {
             s += &format!("--- {name}.comp ---\n{src}");
         }
     }
