@@ -85,7 +85,7 @@ impl fmt::Display for Reason {
                 write!(f, "index {index} >= subgroup size {size}")
             }
             Reason::AllEqualWithNaN => f.write_str(
-                "a NaN is among the values (NaN equality is not specified for all_equal)",
+                "a NaN is among the values (ordered, unordered and bitwise equality disagree)",
             ),
             Reason::AllEqualSignedZeros => f.write_str(
                 "+0.0 and -0.0 are both among the values (numeric and bitwise equality disagree)",
