@@ -322,3 +322,150 @@ fn bad_input_exits_non_zero_with_the_rule() {
         assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
     }
 }
+
+/// `conform` rejects bad input with the rule before doing any work (exit 64).
+#[test]
+fn conform_bad_input_exits_64_with_the_rule() {
+    let dir = tempfile::tempdir().unwrap();
+    let unwritable = dir.path().join("no/such/dir/report.json");
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (
+            vec!["--cases".into(), "0".into()],
+            "--cases must be at least 1",
+        ),
+        (
+            vec!["--ops".into(), "shufle".into()],
+            "unknown operation 'shufle'",
+        ),
+        (vec!["--types".into(), "u33".into()], "unknown type"),
+        (
+            vec!["--category".into(), "bogus".into()],
+            "unknown category",
+        ),
+        (vec!["--subgroup-size".into(), "12".into()], "power of two"),
+        (
+            vec!["--subgroup-size".into(), "x".into()],
+            "not a number or 'all'",
+        ),
+        (
+            vec!["--json".into(), unwritable.display().to_string()],
+            "cannot write",
+        ),
+    ];
+    for (args, needle) in cases {
+        let out = lockstep()
+            .arg("conform")
+            .args(&args)
+            .assert()
+            .code(64)
+            .get_output()
+            .clone();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(needle),
+            "{args:?}: expected '{needle}' in: {err}"
+        );
+    }
+}
+
+/// A subgroup size the device cannot use is an error that lists the allowed ones.
+#[test]
+fn conform_lists_the_allowed_subgroup_sizes() {
+    let Some(ctx) = device() else { return };
+    let bad = if ctx.caps.max_subgroup_size < 128 {
+        128
+    } else {
+        1
+    };
+    if ctx.caps.selectable_sizes().contains(&bad) {
+        return;
+    }
+    let out = lockstep()
+        .args(["conform", "--subgroup-size", &bad.to_string()])
+        .assert()
+        .code(64)
+        .get_output()
+        .clone();
+    let err = String::from_utf8_lossy(&out.stderr);
+    let allowed: Vec<String> = ctx
+        .caps
+        .selectable_sizes()
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    assert!(
+        err.contains(&format!("it can use {}", allowed.join(", "))),
+        "{err}"
+    );
+}
+
+/// Without a Vulkan driver, device commands say so and exit 2; model commands still work.
+#[test]
+fn no_vulkan_device_exits_2_and_model_commands_still_work() {
+    for cmd in [vec!["devices"], vec!["conform", "--cases", "1"]] {
+        let out = lockstep()
+            .args(&cmd)
+            .env("VK_DRIVER_FILES", "/nonexistent/icd.json")
+            .env("VK_ICD_FILENAMES", "/nonexistent/icd.json")
+            .assert()
+            .code(2)
+            .get_output()
+            .clone();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("no Vulkan"), "{cmd:?}: {err}");
+    }
+    lockstep()
+        .args(["eval", "elect", "--size", "4"])
+        .env("VK_DRIVER_FILES", "/nonexistent/icd.json")
+        .assert()
+        .success();
+}
+
+/// A small conform run writes JSON and JUnit reports and exits 0 on lavapipe.
+#[test]
+fn conform_writes_json_and_junit() {
+    if device().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (j, x) = (dir.path().join("r.json"), dir.path().join("r.xml"));
+    lockstep()
+        .args([
+            "conform",
+            "--category",
+            "quad",
+            "--types",
+            "u32",
+            "--cases",
+            "16",
+            "--json",
+        ])
+        .arg(&j)
+        .arg("--junit")
+        .arg(&x)
+        .assert()
+        .success();
+    let v: Json = serde_json::from_str(&std::fs::read_to_string(&j).unwrap()).unwrap();
+    assert_eq!(v["summary"]["failed"], 0);
+    assert!(v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|r| r["status"] == "pass"));
+    assert!(std::fs::read_to_string(&x)
+        .unwrap()
+        .contains("<testsuite name=\"quad\""));
+}
+
+/// The default Vulkan device. Without one the device tests fail, unless LOCKSTEP_SKIP_DEVICE_TESTS
+/// is set, which skips them with a message.
+fn device() -> Option<lockstep::vulkan::Context> {
+    match lockstep::vulkan::Context::new(None) {
+        Ok(c) => Some(c),
+        Err(e) if std::env::var_os("LOCKSTEP_SKIP_DEVICE_TESTS").is_some() => {
+            eprintln!("skipping a device test (LOCKSTEP_SKIP_DEVICE_TESTS): {e}");
+            None
+        }
+        Err(e) => panic!("{e} (set LOCKSTEP_SKIP_DEVICE_TESTS=1 to skip device tests)"),
+    }
+}
