@@ -110,7 +110,11 @@ pub fn run(a: &ConformArgs, argv: &[String]) -> Result<String, CliError> {
     };
     let rep = run::run(&ctx, &opts, &progress).map_err(CliError::usage)?;
     bar.finish_and_clear();
-    let command = argv.join(" ");
+    // The command as a user would type it (program name normalised to `lockstep`).
+    let command = std::iter::once("lockstep".to_string())
+        .chain(argv.iter().skip(1).cloned())
+        .collect::<Vec<_>>()
+        .join(" ");
     if let Some(p) = &a.json {
         let text = serde_json::to_string_pretty(&report::json(&rep, &command)).unwrap_or_default();
         report::write_atomic(p, &(text + "\n"))
