@@ -244,37 +244,26 @@ proptest! {
         prop_assert_eq!(first, shuf);
     }
 
-    // evaluate_batch (rayon, typed columns) agrees with evaluate (one subgroup, outcomes).
+    // evaluate_batch (rayon, typed columns) agrees with evaluate (one subgroup, outcomes): u32 lanes.
     #[test]
     fn batches_agree_with_single_subgroup_evaluation((c, _ty) in any_call(), seeds in proptest::collection::vec(any::<u128>(), 1..40), v in u32s(40 * 128)) {
         let info = c.info();
-        let ty = ValueType::U32;
-        prop_assume!(!info.has_value() || info.accepts(ty));
+        prop_assume!(!info.has_value() || info.accepts(ValueType::U32));
         let n = c.size().lanes();
         let actives: Vec<LaneMask> = seeds.iter().map(|s| LaneMask(s & c.size().full_mask().0)).collect();
         let inputs: Vec<[u32; 1]> = if info.has_value() { v[..actives.len() * n].iter().map(|x| [*x]).collect() } else { vec![] };
-        let mut out = BatchOutput::for_call(&c, actives.len());
-        evaluate_batch(&c, &actives, &inputs, &mut out).unwrap();
-        for (g, a) in actives.iter().enumerate() {
-            let single = evaluate_typed(&c, *a, if inputs.is_empty() { &[] } else { &inputs[g * n..(g + 1) * n] }).unwrap();
-            for (l, o) in single.iter().enumerate() {
-                let i = g * n + l;
-                match o {
-                    Outcome::Inactive => {}
-                    Outcome::Undefined(_) => prop_assert!(out.undefined[g].has(l as u32)),
-                    Outcome::Defined(want) => {
-                        prop_assert!(!out.undefined[g].has(l as u32));
-                        let got = match info.result {
-                            ResultKind::SameAsValue => Value::of(out.values[i]),
-                            ResultKind::Bool => Value::bool(out.bools[i]),
-                            ResultKind::Uint => Value::u32(out.uints[i]),
-                            ResultKind::Uvec4 => Value::ballot(out.ballots[i]),
-                        };
-                        prop_assert_eq!(&got, want);
-                    }
-                }
-            }
-        }
+        check_batch(&c, &actives, &inputs)?;
+    }
+
+    // The same for bool lanes (ballot, votes, bool gathers and bitwise ops).
+    #[test]
+    fn batches_agree_with_single_subgroup_evaluation_on_bools((c, _ty) in any_call(), seeds in proptest::collection::vec(any::<u128>(), 1..40), v in proptest::collection::vec(any::<bool>(), 40 * 128)) {
+        let info = c.info();
+        prop_assume!(info.has_value() && info.accepts(ValueType::BOOL));
+        let n = c.size().lanes();
+        let actives: Vec<LaneMask> = seeds.iter().map(|s| LaneMask(s & c.size().full_mask().0)).collect();
+        let inputs: Vec<[bool; 1]> = v[..actives.len() * n].iter().map(|x| [*x]).collect();
+        check_batch(&c, &actives, &inputs)?;
     }
 
     // Value text round-trips for every type (the CLI's --values and the reports rely on it).
@@ -286,4 +275,46 @@ proptest! {
         }).collect();
         prop_assert_eq!(Value::parse(ty, &text.join(":")).unwrap(), v);
     }
+}
+
+/// Runs `inputs` as a batch and checks every subgroup against single-subgroup evaluation.
+fn check_batch<S: Scalar, const N: usize>(
+    c: &OpCall,
+    actives: &[LaneMask],
+    inputs: &[[S; N]],
+) -> Result<(), TestCaseError> {
+    let info = c.info();
+    let n = c.size().lanes();
+    let mut out = BatchOutput::for_call(c, actives.len());
+    evaluate_batch(c, actives, inputs, &mut out).unwrap();
+    for (g, a) in actives.iter().enumerate() {
+        let single = evaluate_typed(
+            c,
+            *a,
+            if inputs.is_empty() {
+                &[]
+            } else {
+                &inputs[g * n..(g + 1) * n]
+            },
+        )
+        .unwrap();
+        for (l, o) in single.iter().enumerate() {
+            let i = g * n + l;
+            match o {
+                Outcome::Inactive => {}
+                Outcome::Undefined(_) => prop_assert!(out.undefined[g].has(l as u32)),
+                Outcome::Defined(want) => {
+                    prop_assert!(!out.undefined[g].has(l as u32));
+                    let got = match info.result {
+                        ResultKind::SameAsValue => Value::of(out.values[i]),
+                        ResultKind::Bool => Value::bool(out.bools[i]),
+                        ResultKind::Uint => Value::u32(out.uints[i]),
+                        ResultKind::Uvec4 => Value::ballot(out.ballots[i]),
+                    };
+                    prop_assert_eq!(&got, want);
+                }
+            }
+        }
+    }
+    Ok(())
 }

@@ -66,44 +66,21 @@ pub fn run<S: Scalar, const N: usize, K: Sink<[S; N]>>(
     let active = active.and(size.full_mask());
     let arg = call.lane_arg();
     match call.op() {
-        // ---- gathers: result = value of the source lane ----
-        Op::Broadcast => {
-            let id = arg.at(0);
-            gather(active, input, sink, |_| in_range(id as u64, n))
-        }
-        Op::BroadcastFirst => {
+        // ---- gathers: result = value of the source lane (rules in `gather_source`) ----
+        Op::Broadcast
+        | Op::BroadcastFirst
+        | Op::Shuffle
+        | Op::ShuffleXor
+        | Op::ShuffleUp
+        | Op::ShuffleDown
+        | Op::QuadBroadcast
+        | Op::QuadSwap(_)
+        | Op::Rotate
+        | Op::ClusteredRotate => {
             let first = active.lowest().unwrap_or(0);
-            gather(active, input, sink, |_| Ok(first))
-        }
-        Op::Shuffle => gather(active, input, sink, |l| in_range(arg.at(l) as u64, n)),
-        Op::ShuffleXor => gather(active, input, sink, |l| in_range((l ^ arg.at(l)) as u64, n)),
-        Op::ShuffleUp => gather(active, input, sink, |l| {
-            let d = arg.at(l);
-            if d > l {
-                Err(Reason::DeltaExceedsId { delta: d, id: l })
-            } else {
-                Ok(l - d)
-            }
-        }),
-        Op::ShuffleDown => gather(active, input, sink, |l| {
-            in_range(l as u64 + arg.at(l) as u64, n)
-        }),
-        Op::QuadBroadcast => {
-            let q = call.quad_index().get();
-            gather(active, input, sink, |l| in_range(((l & !3) + q) as u64, n))
-        }
-        Op::QuadSwap(d) => {
-            let x = d.xor();
-            gather(active, input, sink, |l| in_range((l ^ x) as u64, n))
-        }
-        Op::Rotate => {
-            let d = arg.at(0);
-            gather(active, input, sink, |l| Ok(rotate_source(l, d, n)))
-        }
-        Op::ClusteredRotate => {
-            let d = arg.at(0);
-            let g = call.cluster().get();
-            gather(active, input, sink, |l| Ok(rotate_source(l, d, g)))
+            gather(active, input, sink, |l| {
+                gather_source(call, l, first).unwrap_or(Ok(l))
+            })
         }
         // ---- reductions and scans over active lanes ----
         Op::Arithmetic(b, scan) => fold_op(b, scan, active, input, sink),
@@ -207,6 +184,54 @@ pub fn run<S: Scalar, const N: usize, K: Sink<[S; N]>>(
         // Workgroup built-ins never reach here: OpCall::new rejects them (see model::workgroup).
         Op::NumSubgroups | Op::SubgroupId => {}
     }
+}
+
+/// The lane a gather op reads for `lane`, or why its result is undefined whichever lanes are
+/// active; the caller still checks that the source lane is active. `first` is the lowest active
+/// lane (subgroupBroadcastFirst). `None` for ops that are not gathers.
+///
+/// ```
+/// use lockstep::model::{gather_source, lookup, Args, LaneArg, OpCall, Reason, SubgroupSize};
+/// let s = SubgroupSize::new(8).unwrap();
+/// let up = OpCall::new(lookup("shuffle_up").unwrap(), s,
+///     Args { delta: Some(LaneArg::Uniform(2)), ..Args::default() }).unwrap();
+/// assert_eq!(gather_source(&up, 5, 0), Some(Ok(3)));
+/// assert_eq!(gather_source(&up, 1, 0), Some(Err(Reason::DeltaExceedsId { delta: 2, id: 1 })));
+/// ```
+#[inline(always)]
+pub fn gather_source(call: &OpCall, lane: u32, first: u32) -> Option<Result<u32, Reason>> {
+    let n = call.size().get();
+    let arg = call.lane_arg();
+    let l = lane;
+    Some(match call.op() {
+        // GL_KHR_shader_subgroup 8.18: the lane whose id is `id`; undefined if id >= size.
+        Op::Broadcast => in_range(arg.at(0) as u64, n),
+        // The active lane with the lowest id.
+        Op::BroadcastFirst => Ok(first),
+        // The lane `id` (per lane); undefined if >= size.
+        Op::Shuffle => in_range(arg.at(l) as u64, n),
+        // The lane id ^ mask; undefined if >= size.
+        Op::ShuffleXor => in_range((l ^ arg.at(l)) as u64, n),
+        // The lane id - delta; undefined if delta > id.
+        Op::ShuffleUp => {
+            let d = arg.at(l);
+            if d > l {
+                Err(Reason::DeltaExceedsId { delta: d, id: l })
+            } else {
+                Ok(l - d)
+            }
+        }
+        // The lane id + delta (no 32-bit overflow); undefined if >= size.
+        Op::ShuffleDown => in_range(l as u64 + arg.at(l) as u64, n),
+        // Lane (id & ~3) + index of the quad.
+        Op::QuadBroadcast => in_range(((l & !3) + call.quad_index().get()) as u64, n),
+        // Lane id ^ 1, 2 or 3.
+        Op::QuadSwap(d) => in_range((l ^ d.xor()) as u64, n),
+        // SPV_KHR_subgroup_rotate, with the subgroup or the cluster as the rotation group.
+        Op::Rotate => Ok(rotate_source(l, arg.at(0), n)),
+        Op::ClusteredRotate => Ok(rotate_source(l, arg.at(0), call.cluster().get())),
+        _ => return None,
+    })
 }
 
 /// The source lane of a rotation within groups of `g` lanes (SPV_KHR_subgroup_rotate):
@@ -525,7 +550,8 @@ pub fn evaluate(
 }
 
 /// The typed result columns of a batch. Only the column of the op's result kind is filled; it has
-/// one entry per lane of every subgroup (inactive and undefined lanes keep what was there).
+/// one entry per lane of every subgroup. Inactive lanes keep what was there; the value in an
+/// undefined lane is unspecified (the `undefined` masks say which lanes those are).
 ///
 /// ```
 /// use lockstep::model::{lookup, BatchOutput, OpCall, SubgroupSize};
@@ -654,6 +680,11 @@ pub fn evaluate_batch<S: Scalar, const N: usize>(
             got: have,
         });
     }
+    // Within a batch the call is fixed, so a gather's source lane for each lane is too (only the
+    // active mask varies): look it up once instead of per subgroup.
+    let gather_plan = GatherPlan::new(call);
+    let is_ballot = call.op() == Op::Ballot;
+    let full = size.full_mask().0;
     // Chunks of subgroups per rayon task: large enough to amortise scheduling.
     let per_task = (16384 / lanes).max(1);
     let chunk = per_task * lanes;
@@ -692,6 +723,29 @@ pub fn evaluate_batch<S: Scalar, const N: usize>(
                     let off = (t * per_task + k) * lanes;
                     &inputs[off..off + lanes]
                 };
+                if let Some(plan) = &gather_plan {
+                    und[k] = plan.apply(*a, input, &mut v[base..base + lanes]);
+                    continue;
+                }
+                if is_ballot {
+                    // subgroupBallot: one branchless pass builds the mask; every active lane gets it.
+                    let act = a.0 & full;
+                    let mut m = 0u128;
+                    for (l, x) in input.iter().enumerate() {
+                        m |= ((x[0].to_bits() & 1) as u128) << l;
+                    }
+                    let r = Ballot(m & act);
+                    let out = &mut g[base..base + lanes];
+                    if act == full {
+                        out.fill(r);
+                    } else {
+                        for l in LaneMask(act).iter() {
+                            out[l as usize] = r;
+                        }
+                    }
+                    und[k] = LaneMask::EMPTY;
+                    continue;
+                }
                 let mut sink = ColumnSink {
                     values: sub_slice(&mut *v, base, lanes),
                     bools: sub_slice(&mut *b, base, lanes),
@@ -704,6 +758,73 @@ pub fn evaluate_batch<S: Scalar, const N: usize>(
             }
         });
     Ok(())
+}
+
+/// A gather's source lanes for one call, from [`gather_source`], for the batch path.
+struct GatherPlan {
+    /// source lane per lane (the lane itself where the source is out of range)
+    src: Vec<u32>,
+    /// lanes whose source is in range
+    valid: u128,
+    /// subgroupBroadcastFirst: the source is the lowest active lane of each subgroup
+    first: bool,
+    full: u128,
+}
+
+impl GatherPlan {
+    fn new(call: &OpCall) -> Option<GatherPlan> {
+        let n = call.size().get();
+        let _is_gather = gather_source(call, 0, 0)?;
+        let mut src = Vec::with_capacity(n as usize);
+        let mut valid = 0u128;
+        for l in 0..n {
+            match gather_source(call, l, 0) {
+                Some(Ok(s)) => {
+                    src.push(s);
+                    valid |= 1 << l;
+                }
+                _ => src.push(l),
+            }
+        }
+        Some(GatherPlan {
+            src,
+            valid,
+            first: call.op() == Op::BroadcastFirst,
+            full: call.size().full_mask().0,
+        })
+    }
+
+    /// Writes the defined results of one subgroup and returns its undefined lanes (the same rule
+    /// as [`run`]: defined when the source is in range and active). Undefined lanes may be written.
+    #[inline(always)]
+    fn apply<E: Copy>(&self, active: LaneMask, input: &[E], out: &mut [E]) -> LaneMask {
+        let a = active.0 & self.full;
+        if self.first {
+            if let Some(f) = active.lowest() {
+                let x = input[f as usize];
+                for l in LaneMask(a).iter() {
+                    out[l as usize] = x;
+                }
+            }
+            return LaneMask::EMPTY;
+        }
+        if a == self.full {
+            for (o, &s) in out.iter_mut().zip(&self.src) {
+                *o = input[s as usize];
+            }
+            return LaneMask(a & !self.valid);
+        }
+        let mut und = 0u128;
+        for l in LaneMask(a).iter() {
+            let s = self.src[l as usize];
+            if (self.valid >> l) & 1 == 1 && (a >> s) & 1 == 1 {
+                out[l as usize] = input[s as usize];
+            } else {
+                und |= 1 << l;
+            }
+        }
+        LaneMask(und)
+    }
 }
 
 #[inline(always)]
