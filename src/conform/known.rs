@@ -37,16 +37,7 @@ pub const KNOWN: &[Known] = &[
     },
     Known {
         driver: "llvmpipe",
-        ops: &[
-            "min",
-            "max",
-            "inclusive_min",
-            "inclusive_max",
-            "exclusive_min",
-            "exclusive_max",
-            "clustered_min",
-            "clustered_max",
-        ],
+        ops: MIN_MAX,
         // Only rows of f16 types where every failing subgroup had a NaN among its active values.
         applies: |k, r| k.ty.starts_with("f16") && r.failed_with_nan == r.failed,
         what: "lavapipe's float16 subgroup min/max do not skip a NaN operand: the running result \
@@ -55,6 +46,31 @@ pub const KNOWN: &[Known] = &[
            non-NaN operand to be chosen. float32 and float64 follow the rule.",
         seen: "llvmpipe (LLVM 15.0.6, 256 bits), Mesa 22.3.6, 2026-11-21",
     },
+    Known {
+        driver: "NVIDIA",
+        ops: MIN_MAX,
+        // Only rows of f16 and f64 types where every failing subgroup had a NaN among its values.
+        applies: |k, r| {
+            (k.ty.starts_with("f16") || k.ty.starts_with("f64")) && r.failed_with_nan == r.failed
+        },
+        what: "NVIDIA's float16 and float64 subgroup min/max propagate a NaN operand instead of \
+           choosing the other value (clustered_min over a cluster of zeros and one NaN gives NaN), \
+           where GL_KHR_shader_subgroup (3.8, Issue 5) and SPIR-V OpGroupNonUniformFMin/FMax \
+           require the non-NaN operand. float32 follows the rule.",
+        seen: "NVIDIA H200, driver 580.159.04, Vulkan 1.4.312, 2026-11-21",
+    },
+];
+
+/// The min/max family: reductions, scans and clustered.
+const MIN_MAX: &[&str] = &[
+    "min",
+    "max",
+    "inclusive_min",
+    "inclusive_max",
+    "exclusive_min",
+    "exclusive_max",
+    "clustered_min",
+    "clustered_max",
 ];
 
 /// The known deviation that explains a failing row on this driver, if any.
