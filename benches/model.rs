@@ -10,7 +10,15 @@ use lockstep::model::*;
 use rayon::prelude::*;
 use std::time::Duration;
 
-const SUBGROUPS: usize = 1 << 20;
+/// 2^20 subgroups under `cargo bench`; a small batch when `cargo test --all-targets` runs the
+/// benchmarks once as a smoke test (criterion's test mode, debug build).
+fn subgroups() -> usize {
+    if std::env::args().any(|a| a == "--bench") {
+        1 << 20
+    } else {
+        1 << 8
+    }
+}
 
 fn args(op: &str) -> Args {
     let u = |x| Some(LaneArg::Uniform(x));
@@ -53,10 +61,10 @@ const OPS: [&str; 10] = [
 fn bench_type<S: Scalar, const N: usize>(c: &mut Criterion, ty: &str, make: fn(usize) -> S) {
     for n in [8u64, 32, 128] {
         let size = SubgroupSize::new(n).unwrap();
-        let lanes = SUBGROUPS * size.lanes();
+        let lanes = subgroups() * size.lanes();
         let input: Vec<[S; N]> = (0..lanes).map(|i| [make(i); N]).collect();
         let bools: Vec<[bool; 1]> = (0..lanes).map(|i| [i % 3 == 0]).collect();
-        let actives = vec![size.full_mask(); SUBGROUPS];
+        let actives = vec![size.full_mask(); subgroups()];
         let mut g = c.benchmark_group(format!("model/{ty}/{n}"));
         g.throughput(Throughput::Elements(lanes as u64));
         g.sample_size(10)
@@ -76,12 +84,12 @@ fn bench_type<S: Scalar, const N: usize>(c: &mut Criterion, ty: &str, make: fn(u
         for op in OPS {
             let info = lookup(op).unwrap();
             let call = OpCall::new(info, size, args(op)).unwrap();
-            let mut out = BatchOutput::<[S; N]>::for_call(&call, SUBGROUPS);
+            let mut out = BatchOutput::<[S; N]>::for_call(&call, subgroups());
             // Bool-valued ops (ballot) take bool lanes; their output is allocated once, outside the timing.
             let mut bool_out = BatchOutput::<[bool; 1]>::for_call(
                 &call,
                 if info.types == TypeClass::Bool {
-                    SUBGROUPS
+                    subgroups()
                 } else {
                     0
                 },
