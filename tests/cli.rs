@@ -117,7 +117,7 @@ fn eval_table_lists_undefined_reasons_under_the_table() {
     let text = String::from_utf8(out).unwrap();
     assert!(text.contains("result |"), "{text}");
     assert!(text.contains("undef"), "{text}");
-    assert!(text.contains("lane 0: no bit set"), "{text}");
+    assert!(text.contains("lanes 0-7: no bit set"), "{text}");
 }
 
 #[test]

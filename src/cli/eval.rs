@@ -335,12 +335,22 @@ pub fn to_table(req: &EvalRequest, out: &[Outcome]) -> String {
             body.push('\n');
         }
     }
-    let reasons: Vec<String> = out
+    // Reasons, each once with the lanes it applies to (in order of first lane).
+    let mut groups: Vec<(String, Vec<u32>)> = Vec::new();
+    for (l, o) in out.iter().enumerate() {
+        if let Outcome::Undefined(why) = o {
+            let why = why.to_string();
+            match groups.iter_mut().find(|(w, _)| *w == why) {
+                Some((_, lanes)) => lanes.push(l as u32),
+                None => groups.push((why, vec![l as u32])),
+            }
+        }
+    }
+    let reasons: Vec<String> = groups
         .iter()
-        .enumerate()
-        .filter_map(|(l, o)| match o {
-            Outcome::Undefined(why) => Some(format!("  lane {l}: {why}")),
-            _ => None,
+        .map(|(why, lanes)| {
+            let label = if lanes.len() == 1 { "lane" } else { "lanes" };
+            format!("  {label} {}: {why}", lane_ranges(lanes))
         })
         .collect();
     let mut s = head + &body;
@@ -350,6 +360,25 @@ pub fn to_table(req: &EvalRequest, out: &[Outcome]) -> String {
         s.push('\n');
     }
     s
+}
+
+/// `0-3, 6, 8-9` for sorted lanes.
+fn lane_ranges(lanes: &[u32]) -> String {
+    let mut parts = Vec::new();
+    let mut i = 0;
+    while i < lanes.len() {
+        let mut j = i;
+        while j + 1 < lanes.len() && lanes[j + 1] == lanes[j] + 1 {
+            j += 1;
+        }
+        parts.push(if j == i {
+            lanes[i].to_string()
+        } else {
+            format!("{}-{}", lanes[i], lanes[j])
+        });
+        i = j + 1;
+    }
+    parts.join(", ")
 }
 
 fn render_rows(rows: &[Vec<String>]) -> String {
