@@ -5,6 +5,7 @@
 #![warn(missing_docs)]
 
 pub mod cli;
+pub mod grayscott;
 pub mod model;
 #[cfg(feature = "vulkan")]
 pub mod vulkan;
