@@ -6,6 +6,7 @@
 #[cfg(feature = "vulkan")]
 pub mod devices;
 pub mod eval;
+pub mod grayscott;
 pub mod ops;
 pub mod table;
 
@@ -78,6 +79,8 @@ pub enum Command {
     /// List every Vulkan device with its subgroup capabilities.
     #[cfg(feature = "vulkan")]
     Devices(devices::DevicesArgs),
+    /// Run the Gray-Scott simulation (reference, model or gpu backend): pictures, final fields, throughput.
+    Grayscott(Box<grayscott::GrayScottArgs>),
 }
 
 /// Parses `argv` (including the program name) and runs the command; returns what to print on stdout.
@@ -97,6 +100,7 @@ pub fn run(argv: &[String]) -> Result<String, CliError> {
         Command::Eval(a) => eval::run(&a),
         #[cfg(feature = "vulkan")]
         Command::Devices(a) => devices::run(&a),
+        Command::Grayscott(a) => grayscott::run(&a),
     }
 }
 

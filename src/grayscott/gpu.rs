@@ -35,7 +35,7 @@ mod shaders {
 pub enum Variant {
     /// 2D workgroups, loads only.
     Naive,
-    /// One of the course's subgroup layouts (not [`Layout::NoBorder`], which has no kernel).
+    /// One of the course's subgroup layouts (not the broken ones, which have no kernel).
     Subgroup(Layout),
 }
 
@@ -158,7 +158,7 @@ impl Plan {
                     shape: None,
                 });
             }
-            Variant::Subgroup(Layout::NoBorder) => {
+            Variant::Subgroup(l) if l.is_broken() => {
                 return Err(requirement(
                     variant,
                     "it is a deliberately broken layout that only the model backend runs",

@@ -25,15 +25,22 @@ pub enum Layout {
     /// output, subgroups do not overlap), so the first and last lanes use undefined shuffle results.
     /// Exists to show that the model catches it; there is no GPU kernel for it.
     NoBorder,
+    /// **Deliberately broken**: [`Layout::Stacked`] exactly as the course's text writes it, where
+    /// work-items exit only outside the padded grid. When the row count is not a multiple of the
+    /// subgroups per workgroup, a subgroup lands on the bottom zero ring and loads the row below
+    /// it — one row past the buffer. The model reports the read; the GPU kernels exit such
+    /// subgroups (they produce nothing).
+    StackedOverread,
 }
 
 impl Layout {
-    /// Every layout, the broken one last.
-    pub const ALL: [Layout; 4] = [
+    /// Every layout, the broken ones last.
+    pub const ALL: [Layout; 5] = [
         Layout::OneD,
         Layout::Stacked,
         Layout::Shared,
         Layout::NoBorder,
+        Layout::StackedOverread,
     ];
 
     /// The correct layouts (those with a GPU kernel).
@@ -46,6 +53,7 @@ impl Layout {
             Layout::Stacked => "subgroup-stacked",
             Layout::Shared => "subgroup-shared",
             Layout::NoBorder => "broken-no-border",
+            Layout::StackedOverread => "broken-stacked-overread",
         }
     }
 
@@ -64,7 +72,24 @@ impl Layout {
 
     /// True for the layouts whose subgroups are stacked.
     pub fn stacked(self) -> bool {
-        matches!(self, Layout::Stacked | Layout::Shared)
+        matches!(
+            self,
+            Layout::Stacked | Layout::Shared | Layout::StackedOverread
+        )
+    }
+
+    /// True for the deliberately broken layouts (model only).
+    pub fn is_broken(self) -> bool {
+        matches!(self, Layout::NoBorder | Layout::StackedOverread)
+    }
+
+    /// The first padded row at which work-items exit: past the data (`data_end_pos().y`) for the
+    /// kernels in `shaders/grayscott/`, past the padded grid for the course's literal text.
+    pub fn exit_row(self, padded_rows: i64) -> i64 {
+        match self {
+            Layout::StackedOverread => padded_rows,
+            _ => padded_rows - 1,
+        }
     }
 }
 

@@ -342,7 +342,7 @@ fn subgroup(
     for lane in 0..s {
         let (x, y) = shape.item_pos(wg, sg, lane);
         // Exit: outside the padded grid, or on a row past the data (the whole subgroup then).
-        if x >= pw || y >= ph - 1 {
+        if x >= pw || y >= shape.layout.exit_row(ph) {
             continue;
         }
         active |= 1u128 << lane;
