@@ -165,7 +165,11 @@ pub fn parse(a: &GrayScottArgs) -> Result<Request, CliError> {
              lower --steps × --images"
         )));
     }
-    let workgroup = a.workgroup_size.as_deref().map(parse_workgroup).transpose()?;
+    let workgroup = a
+        .workgroup_size
+        .as_deref()
+        .map(parse_workgroup)
+        .transpose()?;
     let mut req = Request {
         backend: a.backend,
         domain,
@@ -283,9 +287,7 @@ fn drive(req: &Request, sim: &mut dyn Simulation) -> Result<Report, CliError> {
         )
         .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
-    let mut reference = req
-        .check
-        .then(|| Reference::new(req.domain, req.params));
+    let mut reference = req.check.then(|| Reference::new(req.domain, req.params));
     let mut worst: Option<Difference> = None;
     let mut sim_time = Duration::ZERO;
     for i in 0..req.images {
@@ -336,7 +338,7 @@ pub fn run(a: &GrayScottArgs) -> Result<String, CliError> {
         }
         Backend::Gpu => run_gpu(&req)?,
     };
-    Ok(summary(&req, &report)?)
+    summary(&req, &report)
 }
 
 #[cfg(feature = "vulkan")]

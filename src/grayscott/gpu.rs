@@ -207,9 +207,7 @@ impl Plan {
                         caps.subgroup_size
                     )));
                 }
-                if !s.is_power_of_two()
-                    || s < caps.min_subgroup_size
-                    || s > caps.max_subgroup_size
+                if !s.is_power_of_two() || s < caps.min_subgroup_size || s > caps.max_subgroup_size
                 {
                     return Err(GrayScottError::Config(format!(
                         "subgroup size {s} is not supported: the device can require a power of two \

@@ -127,7 +127,7 @@ impl Shape {
                 layout.name()
             )));
         }
-        if workgroup == 0 || workgroup % subgroup != 0 {
+        if workgroup == 0 || !workgroup.is_multiple_of(subgroup) {
             return Err(GrayScottError::Config(format!(
                 "workgroup size {workgroup} is invalid: it must be a non-zero multiple of the \
                  subgroup size {subgroup} (the {} kernel assumes full subgroups)",

@@ -250,10 +250,7 @@ impl ModelSim {
 /// A global load, checked against the padded buffer (a read outside it is a fault, not a value).
 #[inline(always)]
 fn load(c: &StepCtx, x: i64, y: i64, who: impl Fn() -> String) -> Result<[f32; 2], GrayScottError> {
-    let (w, h) = (
-        c.domain.padded_cols() as i64,
-        c.domain.padded_rows() as i64,
-    );
+    let (w, h) = (c.domain.padded_cols() as i64, c.domain.padded_rows() as i64);
     if x < 0 || y < 0 || x >= w || y >= h {
         return Err(GrayScottError::Layout {
             step: c.step,
@@ -268,7 +265,10 @@ fn load(c: &StepCtx, x: i64, y: i64, who: impl Fn() -> String) -> Result<[f32; 2
 }
 
 fn who(wg: [u32; 2], sg: u32, lane: u32) -> String {
-    format!("lane {lane} of subgroup {sg} in workgroup ({}, {})", wg[0], wg[1])
+    format!(
+        "lane {lane} of subgroup {sg} in workgroup ({}, {})",
+        wg[0], wg[1]
+    )
 }
 
 /// Runs one workgroup.
@@ -281,10 +281,7 @@ fn workgroup(
     let shape = &c.shape;
     let s = shape.subgroup;
     let n_sg = shape.subgroups();
-    let (pw, ph) = (
-        c.domain.padded_cols() as i64,
-        c.domain.padded_rows() as i64,
-    );
+    let (pw, ph) = (c.domain.padded_cols() as i64, c.domain.padded_rows() as i64);
     if shape.layout == Layout::Shared {
         // set_uv_cache(): every lane inside the padded grid stores its value; barrier().
         for sg in 0..n_sg {
@@ -332,10 +329,7 @@ fn subgroup(
 ) -> Result<(), GrayScottError> {
     let shape = &c.shape;
     let s = shape.subgroup;
-    let (pw, ph) = (
-        c.domain.padded_cols() as i64,
-        c.domain.padded_rows() as i64,
-    );
+    let (pw, ph) = (c.domain.padded_cols() as i64, c.domain.padded_rows() as i64);
     let mut active = 0u128;
     // Lanes whose own top or bottom value is undefined (an unwritten cache slot).
     let mut own_undefined = 0u128;
@@ -400,16 +394,16 @@ fn subgroup(
 
     let n = s as usize;
     let (l, m, r) = (&ws.left, &ws.centre, &ws.right);
-    let u = [[&l[0][..], &m[0][..], &r[0][..]], [&l[2][..], &m[2][..], &r[2][..]], [
-        &l[4][..],
-        &m[4][..],
-        &r[4][..],
-    ]];
-    let v = [[&l[1][..], &m[1][..], &r[1][..]], [&l[3][..], &m[3][..], &r[3][..]], [
-        &l[5][..],
-        &m[5][..],
-        &r[5][..],
-    ]];
+    let u = [
+        [&l[0][..], &m[0][..], &r[0][..]],
+        [&l[2][..], &m[2][..], &r[2][..]],
+        [&l[4][..], &m[4][..], &r[4][..]],
+    ];
+    let v = [
+        [&l[1][..], &m[1][..], &r[1][..]],
+        [&l[3][..], &m[3][..], &r[3][..]],
+        [&l[5][..], &m[5][..], &r[5][..]],
+    ];
     (c.cells)(&c.params, u, v, &mut ws.out_u[..n], &mut ws.out_v[..n]);
 
     let cols = c.domain.cols();
@@ -436,7 +430,17 @@ fn subgroup(
                 row,
                 col,
                 step: c.step,
-                why: explain(c, wg, sg, lane, mask, ws, undef_left, undef_right, own_undefined),
+                why: explain(
+                    c,
+                    wg,
+                    sg,
+                    lane,
+                    mask,
+                    ws,
+                    undef_left,
+                    undef_right,
+                    own_undefined,
+                ),
             });
         }
         let band_rows = band.stamps.len() / cols;

@@ -61,15 +61,39 @@ pub fn update_cells(
     let [[ua, ub, uc], [ud, ue, uf], [ug, uh, ui]] = u;
     let [[va, vb, vc], [vd, ve, vf], [vg, vh, vi]] = v;
     let (ua, ub, uc, ud, ue, uf, ug, uh, ui) = (
-        &ua[..n], &ub[..n], &uc[..n], &ud[..n], &ue[..n], &uf[..n], &ug[..n], &uh[..n], &ui[..n],
+        &ua[..n],
+        &ub[..n],
+        &uc[..n],
+        &ud[..n],
+        &ue[..n],
+        &uf[..n],
+        &ug[..n],
+        &uh[..n],
+        &ui[..n],
     );
     let (va, vb, vc, vd, ve, vf, vg, vh, vi) = (
-        &va[..n], &vb[..n], &vc[..n], &vd[..n], &ve[..n], &vf[..n], &vg[..n], &vh[..n], &vi[..n],
+        &va[..n],
+        &vb[..n],
+        &vc[..n],
+        &vd[..n],
+        &ve[..n],
+        &vf[..n],
+        &vg[..n],
+        &vh[..n],
+        &vi[..n],
     );
     let (out_u, out_v) = (&mut out_u[..n], &mut out_v[..n]);
     for i in 0..n {
-        let un = [[ua[i], ub[i], uc[i]], [ud[i], ue[i], uf[i]], [ug[i], uh[i], ui[i]]];
-        let vn = [[va[i], vb[i], vc[i]], [vd[i], ve[i], vf[i]], [vg[i], vh[i], vi[i]]];
+        let un = [
+            [ua[i], ub[i], uc[i]],
+            [ud[i], ue[i], uf[i]],
+            [ug[i], uh[i], ui[i]],
+        ];
+        let vn = [
+            [va[i], vb[i], vc[i]],
+            [vd[i], ve[i], vf[i]],
+            [vg[i], vh[i], vi[i]],
+        ];
         let (nu, nv) = update_cell(p, &un, &vn);
         out_u[i] = nu;
         out_v[i] = nv;
