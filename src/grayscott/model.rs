@@ -44,10 +44,16 @@ use rayon::prelude::*;
 /// The six values a lane shuffles: U and V of its top, centre and bottom cells.
 type Column = [f32; 6];
 
+/// Lanes in a subgroup, at most (gl_SubgroupSize ≤ 128).
+const LANES: usize = 128;
+
+/// One array per component of [`Column`], indexed by lane.
+type Soa = [[f32; LANES]; 6];
+
 /// Receives a shuffle's results straight into structure-of-arrays form (one array per component),
 /// and records undefined lanes as a mask.
 struct ColumnSink<'a> {
-    out: &'a mut [Vec<f32>; 6],
+    out: &'a mut Soa,
     undefined: u128,
     unexpected: bool,
 }
@@ -55,13 +61,14 @@ struct ColumnSink<'a> {
 impl Sink<Column> for ColumnSink<'_> {
     #[inline(always)]
     fn value(&mut self, lane: u32, v: Column) {
+        let l = lane as usize % LANES;
         for (o, x) in self.out.iter_mut().zip(v) {
-            o[lane as usize] = x;
+            o[l] = x;
         }
     }
     #[inline(always)]
     fn undefined(&mut self, lane: u32, _why: Reason) {
-        self.undefined |= 1u128 << lane;
+        self.undefined |= 1u128 << (lane % 128);
     }
     // A shuffle only ever produces values of its operand's type.
     fn boolean(&mut self, _: u32, _: bool) {
@@ -78,26 +85,21 @@ impl Sink<Column> for ColumnSink<'_> {
 /// Per-thread scratch space for one subgroup and one workgroup's shared memory.
 struct Workspace {
     input: Vec<Column>,
-    centre: [Vec<f32>; 6],
-    left: [Vec<f32>; 6],
-    right: [Vec<f32>; 6],
-    out_u: Vec<f32>,
-    out_v: Vec<f32>,
+    centre: Box<Soa>,
+    left: Box<Soa>,
+    right: Box<Soa>,
     /// `uv_cache` of the shared variant, `None` where no lane wrote.
     cache: Vec<Option<[f32; 2]>>,
 }
 
 impl Workspace {
     fn new(shape: &Shape) -> Workspace {
-        let s = shape.subgroup as usize;
-        let soa = || std::array::from_fn(|_| vec![0.0f32; s]);
+        let soa = || Box::new([[0.0f32; LANES]; 6]);
         Workspace {
-            input: vec![[0.0; 6]; s],
+            input: vec![[0.0; 6]; shape.subgroup as usize],
             centre: soa(),
             left: soa(),
             right: soa(),
-            out_u: vec![0.0; s],
-            out_v: vec![0.0; s],
             cache: vec![None; shape.workgroup as usize],
         }
     }
@@ -247,28 +249,53 @@ impl ModelSim {
     }
 }
 
-/// A global load, checked against the padded buffer (a read outside it is a fault, not a value).
-#[inline(always)]
-fn load(c: &StepCtx, x: i64, y: i64, who: impl Fn() -> String) -> Result<[f32; 2], GrayScottError> {
-    let (w, h) = (c.domain.padded_cols() as i64, c.domain.padded_rows() as i64);
-    if x < 0 || y < 0 || x >= w || y >= h {
-        return Err(GrayScottError::Layout {
-            step: c.step,
-            what: format!(
-                "{} reads padded cell ({y}, {x}), outside the {h}×{w} buffer",
-                who()
-            ),
-        });
-    }
-    let i = (y * w + x) as usize;
-    Ok([c.u[i], c.v[i]])
-}
-
 fn who(wg: [u32; 2], sg: u32, lane: u32) -> String {
     format!(
         "lane {lane} of subgroup {sg} in workgroup ({}, {})",
         wg[0], wg[1]
     )
+}
+
+/// Global loads of `n` consecutive cells of padded row `y` from column `x`, checked against the
+/// padded buffer: a read outside it is a fault, not a value.
+#[inline(always)]
+fn load_row<'a>(
+    c: &StepCtx<'a>,
+    x: i64,
+    y: i64,
+    n: usize,
+    who: impl Fn() -> String,
+) -> Result<(&'a [f32], &'a [f32]), GrayScottError> {
+    let (w, h) = (c.domain.padded_cols() as i64, c.domain.padded_rows() as i64);
+    if x < 0 || y < 0 || x + n as i64 > w || y >= h {
+        let (bx, by) = if y < 0 || y >= h {
+            (x.max(0), y)
+        } else {
+            (x.max(w), y)
+        };
+        return Err(GrayScottError::Layout {
+            step: c.step,
+            what: format!(
+                "{} reads padded cell ({by}, {bx}), outside the {h}×{w} buffer",
+                who()
+            ),
+        });
+    }
+    let i = (y * w + x) as usize;
+    Ok((&c.u[i..i + n], &c.v[i..i + n]))
+}
+
+/// Lanes of subgroup `sg` that pass the kernel's first test (inside the padded grid and, for the
+/// kernels in `shaders/grayscott/`, on a row of the data): a prefix `0..n` of the subgroup, since
+/// a subgroup's lanes sit on consecutive cells of one row ([`Shape::item_pos`]).
+#[inline(always)]
+fn active_lanes(c: &StepCtx, x0: i64, y: i64, below: i64) -> usize {
+    let pw = c.domain.padded_cols() as i64;
+    if y >= below || x0 >= pw {
+        0
+    } else {
+        ((pw - x0) as usize).min(c.shape.subgroup as usize)
+    }
 }
 
 /// Runs one workgroup.
@@ -279,44 +306,27 @@ fn workgroup(
     band: &mut Band,
 ) -> Result<(), GrayScottError> {
     let shape = &c.shape;
-    let s = shape.subgroup;
-    let n_sg = shape.subgroups();
-    let (pw, ph) = (c.domain.padded_cols() as i64, c.domain.padded_rows() as i64);
+    let s = shape.subgroup as usize;
+    let ph = c.domain.padded_rows() as i64;
     if shape.layout == Layout::Shared {
         // set_uv_cache(): every lane inside the padded grid stores its value; barrier().
-        for sg in 0..n_sg {
-            for lane in 0..s {
-                let (x, y) = shape.item_pos(wg, sg, lane);
-                let slot = (sg * s + lane) as usize;
-                ws.cache[slot] = if x < pw && y < ph {
-                    Some(load(c, x, y, || who(wg, sg, lane))?)
-                } else {
-                    None
-                };
+        for sg in 0..shape.subgroups() {
+            let (x0, y) = shape.item_pos(wg, sg, 0);
+            let n = active_lanes(c, x0, y, ph);
+            let slots = &mut ws.cache[sg as usize * s..(sg as usize + 1) * s];
+            slots.fill(None);
+            if n > 0 {
+                let (u, v) = load_row(c, x0, y, n, || who(wg, sg, 0))?;
+                for ((slot, &u), &v) in slots.iter_mut().zip(u).zip(v) {
+                    *slot = Some([u, v]);
+                }
             }
         }
     }
-    for sg in 0..n_sg {
+    for sg in 0..shape.subgroups() {
         subgroup(c, wg, sg, ws, band)?;
     }
     Ok(())
-}
-
-/// Where a lane's top or bottom value comes from in the shared variant: the cache slot of the
-/// same lane in the neighbouring subgroup, or global memory at the workgroup's edge.
-enum Vertical {
-    Global,
-    Cache(usize),
-}
-
-#[inline(always)]
-fn vertical(c: &StepCtx, sg: u32, lane: u32, dy: i32) -> Vertical {
-    let target = sg as i64 + dy as i64;
-    if c.shape.layout == Layout::Shared && target >= 0 && target < c.shape.subgroups() as i64 {
-        Vertical::Cache((target as u32 * c.shape.subgroup + lane) as usize)
-    } else {
-        Vertical::Global
-    }
 }
 
 /// Runs one subgroup: loads, shuffles, updates and writes.
@@ -328,53 +338,71 @@ fn subgroup(
     band: &mut Band,
 ) -> Result<(), GrayScottError> {
     let shape = &c.shape;
-    let s = shape.subgroup;
+    let s = shape.subgroup as usize;
     let (pw, ph) = (c.domain.padded_cols() as i64, c.domain.padded_rows() as i64);
-    let mut active = 0u128;
+    // Positions: lane l sits at (x0 + l, y).
+    let (x0, y) = shape.item_pos(wg, sg, 0);
+    let n = active_lanes(c, x0, y, shape.layout.exit_row(ph));
+    if n == 0 {
+        return Ok(());
+    }
+    let active = LaneMask::first(n as u32).0;
     // Lanes whose own top or bottom value is undefined (an unwritten cache slot).
     let mut own_undefined = 0u128;
-    for lane in 0..s {
-        let (x, y) = shape.item_pos(wg, sg, lane);
-        // Exit: outside the padded grid, or on a row past the data (the whole subgroup then).
-        if x >= pw || y >= shape.layout.exit_row(ph) {
-            continue;
-        }
-        active |= 1u128 << lane;
-        let mut col = [0.0f32; 6];
-        for (k, dy) in [-1i32, 0, 1].into_iter().enumerate() {
-            let value = match vertical(c, sg, lane, dy) {
-                _ if dy == 0 => Some(load(c, x, y, || who(wg, sg, lane))?),
-                Vertical::Global => Some(load(c, x, y + dy as i64, || who(wg, sg, lane))?),
-                Vertical::Cache(slot) => ws.cache[slot],
-            };
-            match value {
-                Some([u, v]) => {
-                    col[2 * k] = u;
-                    col[2 * k + 1] = v;
-                }
-                None => {
-                    own_undefined |= 1u128 << lane;
-                    col[2 * k] = f32::NAN;
-                    col[2 * k + 1] = f32::NAN;
+    // Rows 0, 1, 2 = top, centre, bottom: slices of global memory, or copies of cache slots.
+    let mut from_cache = [false; 3];
+    for (k, dy) in [-1i64, 1].into_iter().map(|dy| ((dy + 1) as usize, dy)) {
+        let target = sg as i64 + dy;
+        if shape.layout == Layout::Shared && target >= 0 && target < shape.subgroups() as i64 {
+            // get_uv_cache(dy): the same lane of the subgroup dy rows away.
+            from_cache[k] = true;
+            let base = target as usize * s;
+            let (cu, cv) = ws.centre.split_at_mut(2 * k + 1);
+            let (cu, cv) = (&mut cu[2 * k], &mut cv[0]);
+            for lane in 0..n {
+                match ws.cache[base + lane] {
+                    Some([u, v]) => {
+                        cu[lane] = u;
+                        cv[lane] = v;
+                    }
+                    None => {
+                        own_undefined |= 1u128 << lane;
+                        cu[lane] = f32::NAN;
+                        cv[lane] = f32::NAN;
+                    }
                 }
             }
         }
-        ws.input[lane as usize] = col;
-        for (k, x) in col.into_iter().enumerate() {
-            ws.centre[k][lane as usize] = x;
-        }
     }
-    if active == 0 {
-        return Ok(());
+    let mut ru: [&[f32]; 3] = [&[]; 3];
+    let mut rv: [&[f32]; 3] = [&[]; 3];
+    for k in 0..3 {
+        (ru[k], rv[k]) = if from_cache[k] {
+            (&ws.centre[2 * k][..n], &ws.centre[2 * k + 1][..n])
+        } else {
+            load_row(c, x0, y + k as i64 - 1, n, || who(wg, sg, 0))?
+        };
     }
+    for (lane, col) in ws.input[..n].iter_mut().enumerate() {
+        *col = [
+            ru[0][lane],
+            rv[0][lane],
+            ru[1][lane],
+            rv[1][lane],
+            ru[2][lane],
+            rv[2][lane],
+        ];
+    }
+
     let mask = LaneMask(active);
-    let shuffle = |call: &OpCall, out: &mut [Vec<f32>; 6]| -> Result<u128, GrayScottError> {
+    let input = &ws.input;
+    let shuffle = |call: &OpCall, out: &mut Soa| -> Result<u128, GrayScottError> {
         let mut sink = ColumnSink {
             out,
             undefined: 0,
             unexpected: false,
         };
-        run(call, mask, &ws.input, &mut sink);
+        run(call, mask, input, &mut sink);
         if sink.unexpected {
             return Err(GrayScottError::Layout {
                 step: c.step,
@@ -392,84 +420,89 @@ fn subgroup(
         | ((own_undefined << 1) & active)
         | (own_undefined >> 1);
 
-    let n = s as usize;
-    let (l, m, r) = (&ws.left, &ws.centre, &ws.right);
-    let u = [
-        [&l[0][..], &m[0][..], &r[0][..]],
-        [&l[2][..], &m[2][..], &r[2][..]],
-        [&l[4][..], &m[4][..], &r[4][..]],
-    ];
-    let v = [
-        [&l[1][..], &m[1][..], &r[1][..]],
-        [&l[3][..], &m[3][..], &r[3][..]],
-        [&l[5][..], &m[5][..], &r[5][..]],
-    ];
-    (c.cells)(&c.params, u, v, &mut ws.out_u[..n], &mut ws.out_v[..n]);
-
-    let cols = c.domain.cols();
-    for lane in LaneMask(active).iter() {
-        if !shape.is_output_lane(lane) {
-            continue;
-        }
-        let (x, y) = shape.item_pos(wg, sg, lane);
-        if x >= pw - 1 {
-            continue; // right of the data: is_subgroup_output() holds but pos >= data_end_pos()
-        }
-        if x < 1 || y < 1 {
-            return Err(GrayScottError::Layout {
-                step: c.step,
-                what: format!(
-                    "{} writes padded cell ({y}, {x}) on the zero ring",
-                    who(wg, sg, lane)
-                ),
-            });
-        }
-        let (row, col) = ((y - 1) as usize, (x - 1) as usize);
-        if tainted & (1u128 << lane) != 0 {
-            return Err(GrayScottError::UndefinedReachedCell {
-                row,
-                col,
-                step: c.step,
-                why: explain(
-                    c,
-                    wg,
-                    sg,
-                    lane,
-                    mask,
-                    ws,
-                    undef_left,
-                    undef_right,
-                    own_undefined,
-                ),
-            });
-        }
-        let band_rows = band.stamps.len() / cols;
-        if row < band.first_row || row >= band.first_row + band_rows {
-            return Err(GrayScottError::Layout {
-                step: c.step,
-                what: format!(
-                    "{} writes row {row}, outside the rows its workgroup row owns",
-                    who(wg, sg, lane)
-                ),
-            });
-        }
-        let local = row - band.first_row;
-        let stamp = &mut band.stamps[local * cols + col];
-        if *stamp == c.step {
-            return Err(GrayScottError::Layout {
-                step: c.step,
-                what: format!(
-                    "cell ({row}, {col}) is written twice (again by {})",
-                    who(wg, sg, lane)
-                ),
-            });
-        }
-        *stamp = c.step;
-        let w = c.domain.padded_cols();
-        let i = local * w + col + 1;
-        band.u[i] = ws.out_u[lane as usize];
-        band.v[i] = ws.out_v[lane as usize];
+    // Output lanes: is_subgroup_output(), active, and left of data_end_pos().
+    let b = shape.layout.border() as usize;
+    let first = b;
+    let end = (s - b).min(n).min((pw - 1 - x0).max(0) as usize);
+    if first >= end {
+        return Ok(());
     }
+    let (col0, row) = (x0 + first as i64 - 1, y - 1);
+    if col0 < 0 || row < 0 {
+        return Err(GrayScottError::Layout {
+            step: c.step,
+            what: format!(
+                "{} writes padded cell ({y}, {}) on the zero ring",
+                who(wg, sg, first as u32),
+                x0 + first as i64
+            ),
+        });
+    }
+    let out_mask = LaneMask::first(end as u32).0 & !LaneMask::first(first as u32).0;
+    if let Some(lane) = LaneMask(tainted & out_mask).lowest() {
+        return Err(GrayScottError::UndefinedReachedCell {
+            row: row as usize,
+            col: (x0 + lane as i64 - 1) as usize,
+            step: c.step,
+            why: explain(
+                c,
+                wg,
+                sg,
+                lane,
+                mask,
+                ws,
+                undef_left,
+                undef_right,
+                own_undefined,
+            ),
+        });
+    }
+    let (row, col0) = (row as usize, col0 as usize);
+    let cols = c.domain.cols();
+    let band_rows = band.stamps.len() / cols;
+    if row < band.first_row || row >= band.first_row + band_rows {
+        return Err(GrayScottError::Layout {
+            step: c.step,
+            what: format!(
+                "{} writes row {row}, outside the rows its workgroup row owns",
+                who(wg, sg, first as u32)
+            ),
+        });
+    }
+    let local = row - band.first_row;
+    let count = end - first;
+    let stamps = &mut band.stamps[local * cols + col0..local * cols + col0 + count];
+    if let Some(i) = stamps.iter().position(|&t| t == c.step) {
+        return Err(GrayScottError::Layout {
+            step: c.step,
+            what: format!(
+                "cell ({row}, {}) is written twice (again by {})",
+                col0 + i,
+                who(wg, sg, (first + i) as u32)
+            ),
+        });
+    }
+    stamps.fill(c.step);
+    // The update, with the reference's own arithmetic, straight into the output row.
+    let (l, r) = (&ws.left, &ws.right);
+    let o = first..end;
+    let w = c.domain.padded_cols();
+    let i = local * w + col0 + 1;
+    (c.cells)(
+        &c.params,
+        [
+            [&l[0][o.clone()], &ru[0][o.clone()], &r[0][o.clone()]],
+            [&l[2][o.clone()], &ru[1][o.clone()], &r[2][o.clone()]],
+            [&l[4][o.clone()], &ru[2][o.clone()], &r[4][o.clone()]],
+        ],
+        [
+            [&l[1][o.clone()], &rv[0][o.clone()], &r[1][o.clone()]],
+            [&l[3][o.clone()], &rv[1][o.clone()], &r[3][o.clone()]],
+            [&l[5][o.clone()], &rv[2][o.clone()], &r[5][o.clone()]],
+        ],
+        &mut band.u[i..i + count],
+        &mut band.v[i..i + count],
+    );
     Ok(())
 }
 
@@ -489,7 +522,7 @@ fn explain(
 ) -> String {
     let bit = 1u128 << lane;
     let reason = |call: &OpCall| -> String {
-        match evaluate_typed(call, mask, &ws.input) {
+        match evaluate_typed(call, mask, &ws.input[..c.shape.subgroup as usize]) {
             Ok(o) => match o.get(lane as usize) {
                 Some(Outcome::Undefined(r)) => r.to_string(),
                 Some(other) => format!("outcome {other}"),
