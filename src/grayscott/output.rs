@@ -39,12 +39,16 @@ pub fn colormap() -> [[u8; 3]; 256] {
     lut
 }
 
-/// V as an RGB picture: V is a concentration in [0, 1], mapped on a fixed scale (values outside
-/// are clamped) so that successive frames can be compared.
+/// The V concentration shown at the top of the colormap. After the first few dozen steps V stays
+/// below ~0.5 (it peaks at 1 only in the initial square), so a fixed [0, 0.5] scale uses the whole
+/// colormap while keeping successive frames comparable; higher values are clamped.
+pub const V_SCALE_MAX: f32 = 0.5;
+
+/// V as an RGB picture, on the fixed scale [0, [`V_SCALE_MAX`]].
 ///
 /// ```
 /// use lockstep::grayscott::output::v_image;
-/// let v = ndarray::Array2::from_shape_vec((1, 3), vec![0.0f32, 0.5, 1.0]).unwrap();
+/// let v = ndarray::Array2::from_shape_vec((1, 3), vec![0.0f32, 0.25, 0.5]).unwrap();
 /// let img = v_image(&v);
 /// assert_eq!((img.width(), img.height()), (3, 1));
 /// assert_ne!(img.get_pixel(0, 0), img.get_pixel(2, 0));
@@ -55,7 +59,7 @@ pub fn v_image(v: &Array2<f32>) -> image::RgbImage {
     let mut buf = Vec::with_capacity(rows * cols * 3);
     for &x in v.iter() {
         // NaN maps to 0 (`as` saturates and sends NaN to 0).
-        let i = (x.clamp(0.0, 1.0) * 255.0 + 0.5) as usize;
+        let i = ((x / V_SCALE_MAX).clamp(0.0, 1.0) * 255.0 + 0.5) as usize;
         buf.extend_from_slice(&lut[i.min(255)]);
     }
     image::RgbImage::from_raw(cols as u32, rows as u32, buf).unwrap_or_default()
