@@ -114,6 +114,19 @@ fn update_cells_avx2(
     update_cells(p, u, v, out_u, out_v)
 }
 
+/// [`update_cells`] compiled for AVX-512 (16 lanes; same operations, same results).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+fn update_cells_avx512(
+    p: &Params,
+    u: [[&[f32]; 3]; 3],
+    v: [[&[f32]; 3]; 3],
+    out_u: &mut [f32],
+    out_v: &mut [f32],
+) {
+    update_cells(p, u, v, out_u, out_v)
+}
+
 fn update_cells_baseline(
     p: &Params,
     u: [[&[f32]; 3]; 3],
@@ -130,6 +143,15 @@ pub type CellsFn = fn(&Params, [[&[f32]; 3]; 3], [[&[f32]; 3]; 3], &mut [f32], &
 /// The fastest [`update_cells`] this CPU runs (AVX2 if present, else the baseline build).
 pub fn cells_fn() -> CellsFn {
     #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512f")
+        && std::env::var_os("LOCKSTEP_NO_AVX512").is_none()
+    {
+        return |p, u, v, ou, ov| {
+            // SAFETY: the CPU has AVX-512F (checked just above).
+            unsafe { update_cells_avx512(p, u, v, ou, ov) }
+        };
+    }
+    #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         return |p, u, v, ou, ov| {
             // SAFETY: the CPU has AVX2 (checked just above).
@@ -145,99 +167,9 @@ pub fn neighbourhood(rows: [&[f32]; 3]) -> [[&[f32]; 3]; 3] {
     rows.map(|r| [r, &r[1.min(r.len())..], &r[2.min(r.len())..]])
 }
 
-/// How a step writes its output.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Stores {
-    /// Ordinary stores: the output stays in cache (best while the state fits in it).
-    Cached,
-    /// Non-temporal (streaming) stores on x86-64: the output goes to memory without first being
-    /// read into the cache. A step then moves 16 bytes per cell (read U, V; write U, V) instead of
-    /// 24 (the write-allocate reads the old output lines first) — what a large memcpy moves.
-    Streaming,
-}
-
-impl Stores {
-    /// `Streaming` once the four fields no longer fit in a 32 MiB last-level cache.
-    pub fn for_domain(d: Domain) -> Stores {
-        let bytes = 16 * d.padded_rows() as u64 * d.padded_cols() as u64;
-        if bytes > 32 << 20 {
-            Stores::Streaming
-        } else {
-            Stores::Cached
-        }
-    }
-}
-
-/// Cells computed into a stack buffer before being streamed out.
-const CHUNK: usize = 512;
-
-/// Copies `src` into `dst` with non-temporal stores (16-byte aligned `movntps`, plain stores for
-/// the unaligned ends). Values are copied bit for bit.
-#[cfg(target_arch = "x86_64")]
-fn stream(src: &[f32], dst: &mut [f32]) {
-    use std::arch::x86_64::{_mm_loadu_ps, _mm_stream_ps};
-    let n = src.len().min(dst.len());
-    let mut k = 0;
-    while k < n && !(dst[k..].as_ptr() as usize).is_multiple_of(16) {
-        dst[k] = src[k];
-        k += 1;
-    }
-    while k + 4 <= n {
-        // SAFETY: k + 4 <= n bounds both slices; dst[k] is 16-byte aligned (loop above); SSE is
-        // part of every x86-64 CPU.
-        unsafe { _mm_stream_ps(dst.as_mut_ptr().add(k), _mm_loadu_ps(src.as_ptr().add(k))) };
-        k += 4;
-    }
-    dst[k..n].copy_from_slice(&src[k..n]);
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-fn stream(src: &[f32], dst: &mut [f32]) {
-    dst.copy_from_slice(src);
-}
-
-/// Orders this thread's non-temporal stores before anything that follows (rayon's join then
-/// publishes them to the other threads).
-fn store_fence() {
-    // SAFETY: sfence has no operands; SSE is part of every x86-64 CPU.
-    #[cfg(target_arch = "x86_64")]
-    unsafe {
-        std::arch::x86_64::_mm_sfence()
-    };
-}
-
-/// One row through a small buffer, then streamed out.
-fn row_streaming(
-    cells: CellsFn,
-    p: &Params,
-    u: [&[f32]; 3],
-    v: [&[f32]; 3],
-    out_u: &mut [f32],
-    out_v: &mut [f32],
-) {
-    let n = out_u.len().min(out_v.len());
-    let mut tu = [0.0f32; CHUNK];
-    let mut tv = [0.0f32; CHUNK];
-    let mut i = 0;
-    while i < n {
-        let m = (n - i).min(CHUNK);
-        let (cu, cv) = (u.map(|r| &r[i..i + m + 2]), v.map(|r| &r[i..i + m + 2]));
-        cells(
-            p,
-            neighbourhood(cu),
-            neighbourhood(cv),
-            &mut tu[..m],
-            &mut tv[..m],
-        );
-        stream(&tu[..m], &mut out_u[i..i + m]);
-        stream(&tv[..m], &mut out_v[i..i + m]);
-        i += m;
-    }
-}
-
 /// One step on padded grids: `out` gets the update of `input` (the rings stay as they are, i.e. 0).
 /// Bands of rows are distributed over rayon's threads.
-pub fn step_padded(p: &Params, input: [&Padded; 2], out: [&mut Padded; 2], stores: Stores) {
+pub fn step_padded(p: &Params, input: [&Padded; 2], out: [&mut Padded; 2]) {
     let d = input[0].domain;
     let w = d.padded_cols();
     let cells = cells_fn();
@@ -262,15 +194,13 @@ pub fn step_padded(p: &Params, input: [&Padded; 2], out: [&mut Padded; 2], store
                     ]
                 }
                 let cols = d.cols;
-                let (u, v) = (rows(iu, r, w), rows(iv, r, w));
-                let (ru, rv) = (&mut ru[1..cols + 1], &mut rv[1..cols + 1]);
-                match stores {
-                    Stores::Cached => cells(p, neighbourhood(u), neighbourhood(v), ru, rv),
-                    Stores::Streaming => row_streaming(cells, p, u, v, ru, rv),
-                }
-            }
-            if stores == Stores::Streaming {
-                store_fence();
+                cells(
+                    p,
+                    neighbourhood(rows(iu, r, w)),
+                    neighbourhood(rows(iv, r, w)),
+                    &mut ru[1..cols + 1],
+                    &mut rv[1..cols + 1],
+                );
             }
         });
 }
@@ -286,7 +216,6 @@ pub fn step_padded(p: &Params, input: [&Padded; 2], out: [&mut Padded; 2], store
 /// ```
 pub struct Reference {
     params: Params,
-    stores: Stores,
     cur: [Padded; 2],
     next: [Padded; 2],
     steps: u64,
@@ -304,28 +233,16 @@ impl Reference {
         let next = cur.clone();
         Reference {
             params,
-            stores: Stores::for_domain(f.domain()),
             cur,
             next,
             steps: 0,
         }
     }
 
-    /// Chooses how steps write (default: [`Stores::for_domain`]); the values are the same.
-    pub fn with_stores(mut self, stores: Stores) -> Reference {
-        self.stores = stores;
-        self
-    }
-
     /// One step, without the trait's `Result`.
     pub fn step(&mut self) {
         let [nu, nv] = &mut self.next;
-        step_padded(
-            &self.params,
-            [&self.cur[0], &self.cur[1]],
-            [nu, nv],
-            self.stores,
-        );
+        step_padded(&self.params, [&self.cur[0], &self.cur[1]], [nu, nv]);
         std::mem::swap(&mut self.cur, &mut self.next);
         self.steps += 1;
     }
@@ -352,12 +269,8 @@ impl Simulation for Reference {
 
     fn describe(&self) -> String {
         format!(
-            "reference (CPU, {} rayon threads, {} stores), {}",
+            "reference (CPU, {} rayon threads), {}",
             rayon::current_num_threads(),
-            match self.stores {
-                Stores::Cached => "cached",
-                Stores::Streaming => "streaming",
-            },
             self.cur[0].domain
         )
     }
