@@ -33,7 +33,7 @@
 //! ```
 
 use super::layout::{Layout, Shape};
-use super::reference::{cells_fn, CellsFn};
+use super::reference::{cells_fn_for, CellsFn};
 use super::{Domain, Fields, GrayScottError, Padded, Params, Simulation};
 use crate::model::{
     evaluate_typed, lookup, run, Args, Ballot, LaneArg, LaneMask, OpCall, Outcome, Reason, Sink,
@@ -88,6 +88,8 @@ struct Workspace {
     centre: Box<Soa>,
     left: Box<Soa>,
     right: Box<Soa>,
+    out_u: [f32; LANES],
+    out_v: [f32; LANES],
     /// `uv_cache` of the shared variant, `None` where no lane wrote.
     cache: Vec<Option<[f32; 2]>>,
 }
@@ -100,6 +102,8 @@ impl Workspace {
             centre: soa(),
             left: soa(),
             right: soa(),
+            out_u: [0.0; LANES],
+            out_v: [0.0; LANES],
             cache: vec![None; shape.workgroup as usize],
         }
     }
@@ -208,7 +212,7 @@ impl ModelSim {
             v: &self.cur[1].data,
             up: &self.up,
             down: &self.down,
-            cells: cells_fn(),
+            cells: cells_fn_for(shape.subgroup as usize),
             step,
         };
         let [nu, nv] = &mut self.next;
@@ -349,16 +353,19 @@ fn subgroup(
     let active = LaneMask::first(n as u32).0;
     // Lanes whose own top or bottom value is undefined (an unwritten cache slot).
     let mut own_undefined = 0u128;
-    // Rows 0, 1, 2 = top, centre, bottom: slices of global memory, or copies of cache slots.
-    let mut from_cache = [false; 3];
-    for (k, dy) in [-1i64, 1].into_iter().map(|dy| ((dy + 1) as usize, dy)) {
+    // Rows 0, 1, 2 = top, centre, bottom (U in ws.centre[2k], V in ws.centre[2k + 1]): from
+    // global memory, or from the cache slots of the subgroup above / below.
+    for (k, dy) in [-1i64, 0, 1].into_iter().enumerate() {
         let target = sg as i64 + dy;
-        if shape.layout == Layout::Shared && target >= 0 && target < shape.subgroups() as i64 {
+        let cached = dy != 0
+            && shape.layout == Layout::Shared
+            && target >= 0
+            && target < shape.subgroups() as i64;
+        let (cu, cv) = ws.centre.split_at_mut(2 * k + 1);
+        let (cu, cv) = (&mut cu[2 * k], &mut cv[0]);
+        if cached {
             // get_uv_cache(dy): the same lane of the subgroup dy rows away.
-            from_cache[k] = true;
             let base = target as usize * s;
-            let (cu, cv) = ws.centre.split_at_mut(2 * k + 1);
-            let (cu, cv) = (&mut cu[2 * k], &mut cv[0]);
             for lane in 0..n {
                 match ws.cache[base + lane] {
                     Some([u, v]) => {
@@ -372,25 +379,16 @@ fn subgroup(
                     }
                 }
             }
+        } else {
+            let (u, v) = load_row(c, x0, y + dy, n, || who(wg, sg, 0))?;
+            cu[..n].copy_from_slice(u);
+            cv[..n].copy_from_slice(v);
         }
     }
-    let mut ru: [&[f32]; 3] = [&[]; 3];
-    let mut rv: [&[f32]; 3] = [&[]; 3];
-    for k in 0..3 {
-        (ru[k], rv[k]) = if from_cache[k] {
-            (&ws.centre[2 * k][..n], &ws.centre[2 * k + 1][..n])
-        } else {
-            load_row(c, x0, y + k as i64 - 1, n, || who(wg, sg, 0))?
-        };
-    }
+    let m = &ws.centre;
     for (lane, col) in ws.input[..n].iter_mut().enumerate() {
         *col = [
-            ru[0][lane],
-            rv[0][lane],
-            ru[1][lane],
-            rv[1][lane],
-            ru[2][lane],
-            rv[2][lane],
+            m[0][lane], m[1][lane], m[2][lane], m[3][lane], m[4][lane], m[5][lane],
         ];
     }
 
@@ -483,26 +481,21 @@ fn subgroup(
         });
     }
     stamps.fill(c.step);
-    // The update, with the reference's own arithmetic, straight into the output row.
-    let (l, r) = (&ws.left, &ws.right);
-    let o = first..end;
-    let w = c.domain.padded_cols();
-    let i = local * w + col0 + 1;
+    // The update of every lane (a whole vector width: no scalar remainder) with the reference's own
+    // arithmetic; only the output lanes are stored.
+    let (l, m, r) = (&ws.left, &ws.centre, &ws.right);
+    let rows = |k: usize| [&l[k][..s], &m[k][..s], &r[k][..s]];
     (c.cells)(
         &c.params,
-        [
-            [&l[0][o.clone()], &ru[0][o.clone()], &r[0][o.clone()]],
-            [&l[2][o.clone()], &ru[1][o.clone()], &r[2][o.clone()]],
-            [&l[4][o.clone()], &ru[2][o.clone()], &r[4][o.clone()]],
-        ],
-        [
-            [&l[1][o.clone()], &rv[0][o.clone()], &r[1][o.clone()]],
-            [&l[3][o.clone()], &rv[1][o.clone()], &r[3][o.clone()]],
-            [&l[5][o.clone()], &rv[2][o.clone()], &r[5][o.clone()]],
-        ],
-        &mut band.u[i..i + count],
-        &mut band.v[i..i + count],
+        [rows(0), rows(2), rows(4)],
+        [rows(1), rows(3), rows(5)],
+        &mut ws.out_u[..s],
+        &mut ws.out_v[..s],
     );
+    let w = c.domain.padded_cols();
+    let i = local * w + col0 + 1;
+    band.u[i..i + count].copy_from_slice(&ws.out_u[first..end]);
+    band.v[i..i + count].copy_from_slice(&ws.out_v[first..end]);
     Ok(())
 }
 

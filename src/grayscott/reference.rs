@@ -140,7 +140,33 @@ fn update_cells_baseline(
 /// [`update_cells`] as a function pointer, for the best instruction set this CPU has.
 pub type CellsFn = fn(&Params, [[&[f32]; 3]; 3], [[&[f32]; 3]; 3], &mut [f32], &mut [f32]);
 
-/// The fastest [`update_cells`] this CPU runs (AVX2 if present, else the baseline build).
+/// The fastest [`update_cells`] for runs of exactly `n` cells: the widest vector width this CPU has
+/// that divides `n` (16 lanes with AVX-512, 8 with AVX2, else the baseline build), so that no cell
+/// falls into the loop's scalar remainder. The model computes its subgroups (4..=128 lanes) with it.
+pub fn cells_fn_for(n: usize) -> CellsFn {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let avx512 = std::arch::is_x86_feature_detected!("avx512f")
+            && std::env::var_os("LOCKSTEP_NO_AVX512").is_none();
+        if avx512 && n.is_multiple_of(16) {
+            return |p, u, v, ou, ov| {
+                // SAFETY: the CPU has AVX-512F (checked above).
+                unsafe { update_cells_avx512(p, u, v, ou, ov) }
+            };
+        }
+        if std::arch::is_x86_feature_detected!("avx2") && n.is_multiple_of(8) {
+            return |p, u, v, ou, ov| {
+                // SAFETY: the CPU has AVX2 (checked just above).
+                unsafe { update_cells_avx2(p, u, v, ou, ov) }
+            };
+        }
+    }
+    let _ = n;
+    update_cells_baseline
+}
+
+/// The fastest [`update_cells`] this CPU runs, for long rows (AVX-512, else AVX2, else the
+/// baseline build).
 pub fn cells_fn() -> CellsFn {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx512f")
