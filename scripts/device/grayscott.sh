@@ -90,7 +90,7 @@ criterion=(--bench --warm-up-time 1 --measurement-time 2 --sample-size 10 --nopl
 export CRITERION_HOME=.dev/criterion
 
 echo
-echo "## Benchmarks at 8192×8192, 100 steps per iteration, subgroup size 32"
+echo "## Benchmarks at ${BIG/x/×}, $BIG_STEPS steps per iteration, subgroup size ${SUBGROUP:-32}"
 GRAYSCOTT_DOMAINS=$BIG GRAYSCOTT_STEPS=$BIG_STEPS GRAYSCOTT_BACKENDS=gpu-ceiling,gpu \
   GRAYSCOTT_SUBGROUPS=${SUBGROUP:-32} GRAYSCOTT_WORKGROUPS=64,128,256,512,1024 \
   GRAYSCOTT_NAIVE_WORKGROUPS=8x8,16x8,16x16,32x16,32x32 \
@@ -98,7 +98,7 @@ GRAYSCOTT_DOMAINS=$BIG GRAYSCOTT_STEPS=$BIG_STEPS GRAYSCOTT_BACKENDS=gpu-ceiling
 grep -E "^\||^skipped|^device" "$LOGS/grayscott-bench-8192.log"
 
 echo
-echo "## Benchmarks at the course's 2048×1024, 512 steps per iteration (32 MB: fits the L2)"
+echo "## Benchmarks at ${SMALL/x/×} (the course's domain: 32 MB, fits the H100's L2), $SMALL_STEPS steps per iteration"
 GRAYSCOTT_DOMAINS=$SMALL GRAYSCOTT_STEPS=$SMALL_STEPS GRAYSCOTT_BACKENDS=gpu-ceiling,gpu \
   GRAYSCOTT_SUBGROUPS=${SUBGROUP:-32} GRAYSCOTT_WORKGROUPS=128,256,512 \
   GRAYSCOTT_NAIVE_WORKGROUPS=16x16,32x16 \
