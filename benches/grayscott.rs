@@ -38,6 +38,7 @@ struct Record {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(not(feature = "vulkan"), allow(dead_code))]
 enum Kind {
     CpuCeiling,
     GpuCeiling,
