@@ -558,6 +558,42 @@ mod cli {
         }
     }
 
+    // 40000 × 50000 cells with the model and --check need about 120 GiB (every grid of both
+    // backends); refused up front instead of aborting mid-run when memory runs out.
+    #[test]
+    fn a_domain_too_large_for_memory_is_refused_up_front() {
+        let available_gib = std::fs::read_to_string("/proc/meminfo")
+            .ok()
+            .and_then(|t| {
+                let l = t
+                    .lines()
+                    .find(|l| l.starts_with("MemAvailable:"))?
+                    .to_string();
+                l.split_whitespace().nth(1)?.parse::<u64>().ok()
+            })
+            .map(|kb| kb >> 20);
+        match available_gib {
+            Some(gib) if gib < 100 => {
+                let (code, _, stderr) = run(&[
+                    "grayscott",
+                    "--backend",
+                    "model",
+                    "--check",
+                    "--rows",
+                    "40000",
+                    "--cols",
+                    "50000",
+                    "--images",
+                    "2",
+                    "--no-output",
+                ]);
+                assert_eq!(code, 64, "{stderr}");
+                assert!(stderr.contains("GiB of memory for this run"), "{stderr}");
+            }
+            other => eprintln!("SKIPPED: {other:?} GiB available, enough to start the run"),
+        }
+    }
+
     #[cfg(feature = "vulkan")]
     #[test]
     fn gpu_bad_sizes_are_refused() {

@@ -242,6 +242,7 @@ pub fn parse(a: &GrayScottArgs) -> Result<Request, CliError> {
             ));
         }
     }
+    check_memory(&req)?;
     if let Some(dir) = &req.output {
         output::check_writable(dir).map_err(|e| {
             usage(format!(
@@ -250,6 +251,43 @@ pub fn parse(a: &GrayScottArgs) -> Result<Request, CliError> {
         })?;
     }
     Ok(req)
+}
+
+/// Host memory a run needs, roughly: f32 bytes per padded cell for the backend's grids, plus the
+/// two unpadded fields read back per image (and the reference's grids with `--check`).
+fn host_bytes(req: &Request) -> u64 {
+    let padded = req.domain.padded_rows() as u64 * req.domain.padded_cols() as u64;
+    let reference = 4 * 4 * padded; // two pairs of padded U, V
+    let per_image = 2 * 4 * req.domain.cells() as u64 + 3 * req.domain.cells() as u64; // fields + RGB
+    let backend = match req.backend {
+        Backend::Reference => reference,
+        Backend::Model => reference + 8 * req.domain.cells() as u64, // + write stamps
+        Backend::Gpu => 2 * 4 * padded,                              // upload / download staging
+    };
+    backend + per_image + if req.check { reference + per_image } else { 0 }
+}
+
+/// MemAvailable from /proc/meminfo, if the system has one.
+fn available_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// Refuses a domain that cannot fit in memory (rather than aborting in the middle of a run).
+fn check_memory(req: &Request) -> Result<(), CliError> {
+    let need = host_bytes(req);
+    match available_memory() {
+        Some(have) if need > have => Err(usage(format!(
+            "--rows {} × --cols {} needs about {:.1} GiB of memory for this run; {:.1} GiB are available",
+            req.domain.rows(),
+            req.domain.cols(),
+            need as f64 / (1u64 << 30) as f64,
+            have as f64 / (1u64 << 30) as f64
+        ))),
+        _ => Ok(()),
+    }
 }
 
 fn sim_error(e: GrayScottError) -> CliError {
