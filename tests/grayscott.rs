@@ -271,6 +271,25 @@ fn model_reports_the_course_stacked_kernel_reading_past_the_buffer() {
     );
 }
 
+// What the model's row-slice loads rely on (and what the course's work_item_pos() gives): lane l
+// of any subgroup sits l cells right of lane 0, on the same row.
+#[test]
+fn every_layout_puts_a_subgroup_on_consecutive_cells_of_one_row() {
+    for layout in Layout::ALL {
+        for s in SIZES {
+            let shape = Shape::new(layout, s, 4 * s).unwrap();
+            for wg in [[0, 0], [3, 5], [17, 2]] {
+                for sg in 0..shape.subgroups() {
+                    let (x0, y0) = shape.item_pos(wg, sg, 0);
+                    for lane in 0..s {
+                        assert_eq!(shape.item_pos(wg, sg, lane), (x0 + lane as i64, y0));
+                    }
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn kernel_shapes_are_checked() {
     let e = Shape::new(Layout::OneD, 2, 8).unwrap_err().to_string();

@@ -14,6 +14,10 @@
 //!    or inactive gets an *undefined* result, never a guessed value;
 //! 4. output lanes compute the update with the reference's own arithmetic and write their cell.
 //!
+//! Every layout puts a subgroup's lanes on consecutive cells of one row (lane `l` at `(x0 + l, y)`;
+//! a test checks it), so the active lanes are a prefix of the subgroup and loads and stores move as
+//! row slices; the shuffles — what the proof rests on — are evaluated by the model lane by lane.
+//!
 //! The step fails with [`GrayScottError::UndefinedReachedCell`] if an output depends on an undefined
 //! value (a shuffle from outside the subgroup or from an inactive lane, or a shared-memory slot no
 //! lane wrote), and with [`GrayScottError::Layout`] if a cell is written twice or never, a write lands
