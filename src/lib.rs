@@ -8,6 +8,7 @@ pub mod cli;
 #[cfg(feature = "vulkan")]
 pub mod conform;
 pub mod docs;
+pub mod grayscott;
 pub mod model;
 #[cfg(feature = "vulkan")]
 pub mod vulkan;

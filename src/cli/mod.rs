@@ -9,6 +9,7 @@ pub mod conform;
 pub mod devices;
 pub mod docs;
 pub mod eval;
+pub mod grayscott;
 pub mod ops;
 pub mod table;
 
@@ -115,6 +116,8 @@ pub enum Command {
     Conform(Box<conform::ConformArgs>),
     /// Generate docs/semantics/*.md from the model (every table evaluated), or check them (--check).
     Docs(docs::DocsArgs),
+    /// Run the Gray-Scott simulation (reference, model or gpu backend): pictures, final fields, throughput.
+    Grayscott(Box<grayscott::GrayScottArgs>),
 }
 
 /// Parses `argv` (including the program name) and runs the command; returns what to print on stdout.
@@ -143,6 +146,7 @@ pub fn run(argv: &[String]) -> Result<String, CliError> {
         #[cfg(feature = "vulkan")]
         Command::Conform(a) => conform::run(&a, argv),
         Command::Docs(a) => docs::run(&a),
+        Command::Grayscott(a) => grayscott::run(&a),
     }
 }
 

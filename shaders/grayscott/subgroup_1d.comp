@@ -1,0 +1,42 @@
+#version 450
+// The course's first subgroup kernel: 1D workgroups along a row, a workgroup's subgroups side by
+// side, left/right neighbours through relative shuffles.
+#extension GL_GOOGLE_include_directive : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_shuffle_relative : require
+#include "common.glsl"
+#include "subgroup.glsl"
+
+layout(local_size_x = 128) in;
+layout(local_size_x_id = 0) in;
+
+// Position of the simulation dataset that corresponds to the central value that this work-item
+// will eventually write data to, if it ends up writing.
+uvec2 work_item_pos() {
+    const uint first_x = DATA_START_POS.x - BORDER_SIZE;
+    const uint item_x = gl_WorkGroupID.x * workgroup_output_size()
+                      + gl_SubgroupID * subgroup_output_size()
+                      + gl_SubgroupInvocationID
+                      + first_x;
+    const uint item_y = gl_WorkGroupID.y + DATA_START_POS.y;
+    return uvec2(item_x, item_y);
+}
+
+void main() {
+    // Discard work-items outside the padded grid (they cannot even load).
+    const uvec2 pos = work_item_pos();
+    if (pos.x >= padded_end_pos().x || pos.y >= data_end_pos().y) {
+        return;
+    }
+    const vec2 uv = read(pos);
+    const uvec2 top = pos - uvec2(0, 1);
+    vec2 full_uv = vec2(0.0);
+    for (uint y = 0; y < 3; ++y) {
+        add_row(full_uv, uv, read(top + uvec2(0, y)), y);
+    }
+    // Border lanes and lanes on the right zero ring received or computed garbage: no output.
+    if (!is_subgroup_output() || any(greaterThanEqual(pos, data_end_pos()))) {
+        return;
+    }
+    write(pos, react(uv, full_uv));
+}

@@ -1,0 +1,230 @@
+//! How the course's subgroup kernel maps workgroups, subgroups and lanes onto cells: the one
+//! description that both the model backend (which runs it lane by lane) and the GPU host code (which
+//! sizes its dispatches with it) use.
+//!
+//! Coordinates are those of the padded grid (the data starts at (1, 1), `DATA_START_POS` in the
+//! course). A subgroup of `S` lanes loads `S` consecutive cells of a row and produces the `S − 2`
+//! in the middle: its first and last lanes (`BORDER_SIZE = 1`) only load and shuffle. Consecutive
+//! subgroups therefore overlap by two cells.
+
+use super::{Domain, GrayScottError};
+
+/// Where the course's subgroup kernel puts its subgroups.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Layout {
+    /// 1D workgroups along a row; a workgroup's subgroups produce consecutive stretches of that row
+    /// ("First implementation: 1D workgroups").
+    OneD,
+    /// 1D workgroups whose subgroups are stacked vertically, one output row each
+    /// (`item_y = WorkGroupID.y · NumSubgroups + SubgroupID`, "Guaranteeing 2D cache locality").
+    Stacked,
+    /// Stacked, and the top/bottom rows come from a shared-memory cache filled by the neighbouring
+    /// subgroups of the workgroup ("Shared memory, take 2").
+    Shared,
+    /// **Deliberately broken**: like [`Layout::OneD`] but without border lanes (every lane is an
+    /// output, subgroups do not overlap), so the first and last lanes use undefined shuffle results.
+    /// Exists to show that the model catches it; there is no GPU kernel for it.
+    NoBorder,
+    /// **Deliberately broken**: [`Layout::Stacked`] exactly as the course's text writes it, where
+    /// work-items exit only outside the padded grid. When the row count is not a multiple of the
+    /// subgroups per workgroup, a subgroup lands on the bottom zero ring and loads the row below
+    /// it — one row past the buffer. The model reports the read; the GPU kernels exit such
+    /// subgroups (they produce nothing).
+    StackedOverread,
+}
+
+impl Layout {
+    /// Every layout, the broken ones last.
+    pub const ALL: [Layout; 5] = [
+        Layout::OneD,
+        Layout::Stacked,
+        Layout::Shared,
+        Layout::NoBorder,
+        Layout::StackedOverread,
+    ];
+
+    /// The correct layouts (those with a GPU kernel).
+    pub const CORRECT: [Layout; 3] = [Layout::OneD, Layout::Stacked, Layout::Shared];
+
+    /// The name used on the command line and in benchmark names.
+    pub fn name(self) -> &'static str {
+        match self {
+            Layout::OneD => "subgroup-1d",
+            Layout::Stacked => "subgroup-stacked",
+            Layout::Shared => "subgroup-shared",
+            Layout::NoBorder => "broken-no-border",
+            Layout::StackedOverread => "broken-stacked-overread",
+        }
+    }
+
+    /// Parses [`Layout::name`].
+    pub fn parse(s: &str) -> Option<Layout> {
+        Layout::ALL.into_iter().find(|l| l.name() == s)
+    }
+
+    /// Input-only lanes on each side of a subgroup (`BORDER_SIZE`).
+    pub fn border(self) -> u32 {
+        match self {
+            Layout::NoBorder => 0,
+            _ => 1,
+        }
+    }
+
+    /// True for the layouts whose subgroups are stacked.
+    pub fn stacked(self) -> bool {
+        matches!(
+            self,
+            Layout::Stacked | Layout::Shared | Layout::StackedOverread
+        )
+    }
+
+    /// True for the deliberately broken layouts (model only).
+    pub fn is_broken(self) -> bool {
+        matches!(self, Layout::NoBorder | Layout::StackedOverread)
+    }
+
+    /// The first padded row at which work-items exit: past the data (`data_end_pos().y`) for the
+    /// kernels in `shaders/grayscott/`, past the padded grid for the course's literal text.
+    pub fn exit_row(self, padded_rows: i64) -> i64 {
+        match self {
+            Layout::StackedOverread => padded_rows,
+            _ => padded_rows - 1,
+        }
+    }
+}
+
+/// A checked kernel shape: subgroup size `S` (a power of two in 4..=128) and 1D workgroup size `W`
+/// (a multiple of `S`, at most 1024).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Shape {
+    /// the layout
+    pub layout: Layout,
+    /// lanes per subgroup (`S`)
+    pub subgroup: u32,
+    /// invocations per workgroup (`W`)
+    pub workgroup: u32,
+}
+
+/// The most invocations per workgroup the layouts accept (the usual `maxComputeWorkGroupInvocations`).
+pub const MAX_WORKGROUP: u32 = 1024;
+
+impl Shape {
+    /// Checks the sizes against the kernel's rules.
+    ///
+    /// ```
+    /// use lockstep::grayscott::layout::{Layout, Shape};
+    /// assert!(Shape::new(Layout::OneD, 32, 128).is_ok());
+    /// let e = Shape::new(Layout::OneD, 32, 48).unwrap_err().to_string();
+    /// assert!(e.contains("multiple of the subgroup size"));
+    /// assert!(Shape::new(Layout::OneD, 2, 8).is_err());
+    /// ```
+    pub fn new(layout: Layout, subgroup: u32, workgroup: u32) -> Result<Shape, GrayScottError> {
+        if !subgroup.is_power_of_two() || !(4..=128).contains(&subgroup) {
+            return Err(GrayScottError::Config(format!(
+                "subgroup size {subgroup} is invalid: the {} kernel needs a power of two in 4..=128 \
+                 (gl_SubgroupSize is a power of two ≤ 128, and one border lane on each side leaves \
+                 at least 2 outputs from 4 lanes)",
+                layout.name()
+            )));
+        }
+        if workgroup == 0 || !workgroup.is_multiple_of(subgroup) {
+            return Err(GrayScottError::Config(format!(
+                "workgroup size {workgroup} is invalid: it must be a non-zero multiple of the \
+                 subgroup size {subgroup} (the {} kernel assumes full subgroups)",
+                layout.name()
+            )));
+        }
+        if workgroup > MAX_WORKGROUP {
+            return Err(GrayScottError::Config(format!(
+                "workgroup size {workgroup} is invalid: at most {MAX_WORKGROUP} invocations"
+            )));
+        }
+        Ok(Shape {
+            layout,
+            subgroup,
+            workgroup,
+        })
+    }
+
+    /// Subgroups per workgroup (`gl_NumSubgroups`).
+    pub fn subgroups(&self) -> u32 {
+        self.workgroup / self.subgroup
+    }
+
+    /// Cells produced by a full subgroup (`S − 2·BORDER_SIZE`).
+    pub fn subgroup_outputs(&self) -> u32 {
+        self.subgroup - 2 * self.layout.border()
+    }
+
+    /// Workgroup counts `[x, y]` that cover `domain`.
+    ///
+    /// ```
+    /// use lockstep::grayscott::{layout::{Layout, Shape}, Domain};
+    /// let d = Domain::new(100, 100).unwrap();
+    /// // 4 subgroups of 8 lanes produce 4 × 6 = 24 cells of a row: ceil(100 / 24) = 5 workgroups.
+    /// assert_eq!(Shape::new(Layout::OneD, 8, 32).unwrap().grid(d), [5, 100]);
+    /// // Stacked: 6 cells wide, 4 rows tall: ceil(100 / 6) = 17, ceil(100 / 4) = 25.
+    /// assert_eq!(Shape::new(Layout::Stacked, 8, 32).unwrap().grid(d), [17, 25]);
+    /// ```
+    pub fn grid(&self, domain: Domain) -> [u32; 2] {
+        let (rows, cols) = (domain.rows() as u64, domain.cols() as u64);
+        let out = self.subgroup_outputs() as u64;
+        let n = self.subgroups() as u64;
+        let [x, y] = if self.layout.stacked() {
+            [cols.div_ceil(out), rows.div_ceil(n)]
+        } else {
+            [cols.div_ceil(out * n), rows]
+        };
+        [x.min(u32::MAX as u64) as u32, y.min(u32::MAX as u64) as u32]
+    }
+
+    /// Data rows written by one row of workgroups (1 side by side, `NumSubgroups` stacked).
+    pub fn rows_per_workgroup_row(&self) -> usize {
+        if self.layout.stacked() {
+            self.subgroups() as usize
+        } else {
+            1
+        }
+    }
+
+    /// The padded-grid position `(x, y)` of `lane` of subgroup `sg` in workgroup `wg`
+    /// (the course's `work_item_pos()`).
+    #[inline(always)]
+    pub fn item_pos(&self, wg: [u32; 2], sg: u32, lane: u32) -> (i64, i64) {
+        let b = self.layout.border() as i64;
+        let out = self.subgroup_outputs() as i64;
+        let first_x = 1 - b; // DATA_START_POS.x − BORDER_SIZE
+        let (wx, wy) = (wg[0] as i64, wg[1] as i64);
+        if self.layout.stacked() {
+            (
+                wx * out + lane as i64 + first_x,
+                wy * self.subgroups() as i64 + sg as i64 + 1,
+            )
+        } else {
+            (
+                wx * self.subgroups() as i64 * out + sg as i64 * out + lane as i64 + first_x,
+                wy + 1,
+            )
+        }
+    }
+
+    /// True for a lane that produces an output if its position is inside the data
+    /// (the course's `is_subgroup_output()`).
+    #[inline(always)]
+    pub fn is_output_lane(&self, lane: u32) -> bool {
+        let b = self.layout.border();
+        lane >= b && lane < b + self.subgroup_outputs()
+    }
+}
+
+impl std::fmt::Display for Shape {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}, workgroup {}, subgroup {}",
+            self.layout.name(),
+            self.workgroup,
+            self.subgroup
+        )
+    }
+}

@@ -1,0 +1,303 @@
+//! The CPU reference: f32, double-buffered, rows in parallel with rayon, no subgroup logic — the
+//! oracle the other backends are checked against.
+//!
+//! Two implementations of one definition: [`step_clear`] is the definition transcribed cell by cell
+//! (bounds checks for the zero boundary, no parallelism, no tricks), and [`Reference`] is the fast
+//! one (padded grids, one vectorisable loop per row, rows split over rayon's threads, AVX2 when the
+//! CPU has it). Both call [`update_cell`](super::update_cell) with the same operands in the same
+//! order, so they agree bit for bit (a test checks it).
+
+use super::{update_cell, Domain, Fields, GrayScottError, Padded, Params, Simulation};
+use rayon::prelude::*;
+
+/// One step of the definition, transcribed as plainly as possible: every neighbour outside the
+/// domain reads 0.
+pub fn step_clear(p: &Params, input: &Fields) -> Fields {
+    let (rows, cols) = input.u.dim();
+    let at = |a: &ndarray::Array2<f32>, r: isize, c: isize| -> f32 {
+        if r < 0 || c < 0 || r >= rows as isize || c >= cols as isize {
+            0.0
+        } else {
+            a[(r as usize, c as usize)]
+        }
+    };
+    let mut out = input.clone();
+    for r in 0..rows {
+        for c in 0..cols {
+            let mut u = [[0.0f32; 3]; 3];
+            let mut v = [[0.0f32; 3]; 3];
+            for dy in 0..3 {
+                for dx in 0..3 {
+                    let (rr, cc) = (r as isize + dy as isize - 1, c as isize + dx as isize - 1);
+                    u[dy][dx] = at(&input.u, rr, cc);
+                    v[dy][dx] = at(&input.v, rr, cc);
+                }
+            }
+            let (nu, nv) = update_cell(p, &u, &v);
+            out.u[(r, c)] = nu;
+            out.v[(r, c)] = nv;
+        }
+    }
+    out
+}
+
+/// Updates `n = out_u.len()` cells, cell `i` having the 3×3 neighbourhoods `u[dy][dx][i]`,
+/// `v[dy][dx][i]` (each operand a slice of at least `n` values).
+///
+/// Written so that LLVM vectorises it: the operands are cut to `n` first, so the loop has no bounds
+/// checks and no branches. The reference passes shifted views of three padded rows; the model
+/// passes what its shuffles returned.
+#[inline(always)]
+pub fn update_cells(
+    p: &Params,
+    u: [[&[f32]; 3]; 3],
+    v: [[&[f32]; 3]; 3],
+    out_u: &mut [f32],
+    out_v: &mut [f32],
+) {
+    let n = out_u.len().min(out_v.len());
+    // Named sub-slices of length n: no array adaptors inside the loop (they do not inline there),
+    // and no bounds checks.
+    let [[ua, ub, uc], [ud, ue, uf], [ug, uh, ui]] = u;
+    let [[va, vb, vc], [vd, ve, vf], [vg, vh, vi]] = v;
+    let (ua, ub, uc, ud, ue, uf, ug, uh, ui) = (
+        &ua[..n],
+        &ub[..n],
+        &uc[..n],
+        &ud[..n],
+        &ue[..n],
+        &uf[..n],
+        &ug[..n],
+        &uh[..n],
+        &ui[..n],
+    );
+    let (va, vb, vc, vd, ve, vf, vg, vh, vi) = (
+        &va[..n],
+        &vb[..n],
+        &vc[..n],
+        &vd[..n],
+        &ve[..n],
+        &vf[..n],
+        &vg[..n],
+        &vh[..n],
+        &vi[..n],
+    );
+    let (out_u, out_v) = (&mut out_u[..n], &mut out_v[..n]);
+    for i in 0..n {
+        let un = [
+            [ua[i], ub[i], uc[i]],
+            [ud[i], ue[i], uf[i]],
+            [ug[i], uh[i], ui[i]],
+        ];
+        let vn = [
+            [va[i], vb[i], vc[i]],
+            [vd[i], ve[i], vf[i]],
+            [vg[i], vh[i], vi[i]],
+        ];
+        let (nu, nv) = update_cell(p, &un, &vn);
+        out_u[i] = nu;
+        out_v[i] = nv;
+    }
+}
+
+/// [`update_cells`] compiled for AVX2 (chosen at run time). Rust never contracts `a * b + c` into an
+/// FMA, so this computes exactly what the baseline build computes, only 8 lanes at a time.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn update_cells_avx2(
+    p: &Params,
+    u: [[&[f32]; 3]; 3],
+    v: [[&[f32]; 3]; 3],
+    out_u: &mut [f32],
+    out_v: &mut [f32],
+) {
+    update_cells(p, u, v, out_u, out_v)
+}
+
+/// [`update_cells`] compiled for AVX-512 (16 lanes; same operations, same results).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+fn update_cells_avx512(
+    p: &Params,
+    u: [[&[f32]; 3]; 3],
+    v: [[&[f32]; 3]; 3],
+    out_u: &mut [f32],
+    out_v: &mut [f32],
+) {
+    update_cells(p, u, v, out_u, out_v)
+}
+
+fn update_cells_baseline(
+    p: &Params,
+    u: [[&[f32]; 3]; 3],
+    v: [[&[f32]; 3]; 3],
+    out_u: &mut [f32],
+    out_v: &mut [f32],
+) {
+    update_cells(p, u, v, out_u, out_v)
+}
+
+/// [`update_cells`] as a function pointer, for the best instruction set this CPU has.
+pub type CellsFn = fn(&Params, [[&[f32]; 3]; 3], [[&[f32]; 3]; 3], &mut [f32], &mut [f32]);
+
+/// The fastest [`update_cells`] for runs of exactly `n` cells: the widest vector width this CPU has
+/// that divides `n` (16 lanes with AVX-512, 8 with AVX2, else the baseline build), so that no cell
+/// falls into the loop's scalar remainder. The model computes its subgroups (4..=128 lanes) with it.
+pub fn cells_fn_for(n: usize) -> CellsFn {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let avx512 = std::arch::is_x86_feature_detected!("avx512f")
+            && std::env::var_os("LOCKSTEP_NO_AVX512").is_none();
+        if avx512 && n.is_multiple_of(16) {
+            return |p, u, v, ou, ov| {
+                // SAFETY: the CPU has AVX-512F (checked above).
+                unsafe { update_cells_avx512(p, u, v, ou, ov) }
+            };
+        }
+        if std::arch::is_x86_feature_detected!("avx2") && n.is_multiple_of(8) {
+            return |p, u, v, ou, ov| {
+                // SAFETY: the CPU has AVX2 (checked just above).
+                unsafe { update_cells_avx2(p, u, v, ou, ov) }
+            };
+        }
+    }
+    let _ = n;
+    update_cells_baseline
+}
+
+/// The fastest [`update_cells`] this CPU runs, for long rows (AVX-512, else AVX2, else the
+/// baseline build).
+pub fn cells_fn() -> CellsFn {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512f")
+        && std::env::var_os("LOCKSTEP_NO_AVX512").is_none()
+    {
+        return |p, u, v, ou, ov| {
+            // SAFETY: the CPU has AVX-512F (checked just above).
+            unsafe { update_cells_avx512(p, u, v, ou, ov) }
+        };
+    }
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        return |p, u, v, ou, ov| {
+            // SAFETY: the CPU has AVX2 (checked just above).
+            unsafe { update_cells_avx2(p, u, v, ou, ov) }
+        };
+    }
+    update_cells_baseline
+}
+
+/// The nine shifted views of three rows (`rows[dy][dx..]`) that [`update_cells`] takes.
+#[inline(always)]
+pub fn neighbourhood(rows: [&[f32]; 3]) -> [[&[f32]; 3]; 3] {
+    rows.map(|r| [r, &r[1.min(r.len())..], &r[2.min(r.len())..]])
+}
+
+/// One step on padded grids: `out` gets the update of `input` (the rings stay as they are, i.e. 0).
+/// Bands of rows are distributed over rayon's threads.
+pub fn step_padded(p: &Params, input: [&Padded; 2], out: [&mut Padded; 2]) {
+    let d = input[0].domain;
+    let w = d.padded_cols();
+    let cells = cells_fn();
+    let (iu, iv) = (&input[0].data, &input[1].data);
+    let [ou, ov] = out;
+    // Interior rows 1..=rows of the outputs, one chunk per row; padded row r reads rows r-1..=r+1.
+    let ou = &mut ou.data[w..(d.rows + 1) * w];
+    let ov = &mut ov.data[w..(d.rows + 1) * w];
+    // A band of rows per task keeps rayon's overhead well below the work (a row is ~1 µs).
+    let band = (4096 / w).clamp(1, 64);
+    ou.par_chunks_mut(band * w)
+        .zip(ov.par_chunks_mut(band * w))
+        .enumerate()
+        .for_each(|(b, (bu, bv))| {
+            for (k, (ru, rv)) in bu.chunks_mut(w).zip(bv.chunks_mut(w)).enumerate() {
+                let r = b * band + k + 1; // padded row
+                fn rows(a: &[f32], r: usize, w: usize) -> [&[f32]; 3] {
+                    [
+                        &a[(r - 1) * w..r * w],
+                        &a[r * w..(r + 1) * w],
+                        &a[(r + 1) * w..(r + 2) * w],
+                    ]
+                }
+                let cols = d.cols;
+                cells(
+                    p,
+                    neighbourhood(rows(iu, r, w)),
+                    neighbourhood(rows(iv, r, w)),
+                    &mut ru[1..cols + 1],
+                    &mut rv[1..cols + 1],
+                );
+            }
+        });
+}
+
+/// The fast reference backend: two pairs of padded grids, swapped every step.
+///
+/// ```
+/// use lockstep::grayscott::{reference::{step_clear, Reference}, Domain, Fields, Params, Simulation};
+/// let d = Domain::new(7, 5).unwrap();
+/// let mut fast = Reference::new(d, Params::default());
+/// fast.advance(1).unwrap();
+/// assert_eq!(fast.fields().unwrap(), step_clear(&Params::default(), &Fields::initial(d)));
+/// ```
+pub struct Reference {
+    params: Params,
+    cur: [Padded; 2],
+    next: [Padded; 2],
+    steps: u64,
+}
+
+impl Reference {
+    /// Starts from the initial condition.
+    pub fn new(domain: Domain, params: Params) -> Reference {
+        Reference::from_fields(&Fields::initial(domain), params)
+    }
+
+    /// Starts from given fields.
+    pub fn from_fields(f: &Fields, params: Params) -> Reference {
+        let cur = [Padded::from_array(&f.u), Padded::from_array(&f.v)];
+        let next = cur.clone();
+        Reference {
+            params,
+            cur,
+            next,
+            steps: 0,
+        }
+    }
+
+    /// One step, without the trait's `Result`.
+    pub fn step(&mut self) {
+        let [nu, nv] = &mut self.next;
+        step_padded(&self.params, [&self.cur[0], &self.cur[1]], [nu, nv]);
+        std::mem::swap(&mut self.cur, &mut self.next);
+        self.steps += 1;
+    }
+}
+
+impl Simulation for Reference {
+    fn advance(&mut self, steps: u32) -> Result<(), GrayScottError> {
+        for _ in 0..steps {
+            self.step();
+        }
+        Ok(())
+    }
+
+    fn fields(&mut self) -> Result<Fields, GrayScottError> {
+        Ok(Fields {
+            u: self.cur[0].to_array(),
+            v: self.cur[1].to_array(),
+        })
+    }
+
+    fn steps_done(&self) -> u64 {
+        self.steps
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "reference (CPU, {} rayon threads), {}",
+            rayon::current_num_threads(),
+            self.cur[0].domain
+        )
+    }
+}

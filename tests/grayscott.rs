@@ -1,0 +1,759 @@
+//! Gray-Scott: the definition (shared/GRAYSCOTT.md), agreement of every backend with the reference,
+//! the model's proof obligations (no undefined value reaches an output; broken layouts are caught),
+//! the GPU backend on the machine's Vulkan device (lavapipe in CI), and the CLI's checks.
+//!
+//! GPU tests skip only when there is no Vulkan loader or device at all, and say so; set
+//! `LOCKSTEP_REQUIRE_GPU=1` to make that a failure.
+
+use lockstep::grayscott::layout::{Layout, Shape};
+use lockstep::grayscott::model::ModelSim;
+use lockstep::grayscott::reference::{step_clear, Reference};
+use lockstep::grayscott::*;
+use proptest::prelude::*;
+
+fn params(feed: f32, kill: f32, dt: f32) -> Params {
+    Params::new(feed, kill, dt).unwrap()
+}
+
+fn reference_after(d: Domain, p: Params, steps: u32) -> Fields {
+    let mut r = Reference::new(d, p);
+    r.advance(steps).unwrap();
+    r.fields().unwrap()
+}
+
+/// Domain sizes that matter: 1, tiny, primes (never a multiple of a subgroup's or workgroup's
+/// output), powers of two and their neighbours, anything up to 300.
+fn dim() -> impl Strategy<Value = usize> {
+    prop_oneof![
+        Just(1usize),
+        2usize..=4,
+        prop::sample::select(vec![5usize, 7, 13, 29, 31, 37, 61, 67, 127, 131, 257, 293]),
+        prop::sample::select(vec![
+            8usize, 15, 16, 17, 30, 32, 33, 62, 64, 65, 126, 128, 256
+        ]),
+        1usize..=300,
+    ]
+}
+
+/// F and k in the usual ranges, dt in (0, 1].
+fn any_params() -> impl Strategy<Value = Params> {
+    (0.0f32..=0.1, 0.0f32..=0.1, 0.1f32..=1.0).prop_map(|(f, k, dt)| params(f, k, dt))
+}
+
+// ---------------------------------------------------------------------------------------------
+// The definition
+
+// GRAYSCOTT.md, "Initial condition": rows (7R/16).saturating_sub(4) .. (8R/16).saturating_sub(4),
+// cols 7C/16 .. 8C/16. For the course's 1080 × 1920: rows 468..536, cols 840..960.
+#[test]
+fn initial_condition_is_the_defined_rectangle() {
+    let d = Domain::new(1080, 1920).unwrap();
+    assert_eq!(d.seed_rect(), (468..536, 840..960));
+    let f = Fields::initial(d);
+    assert_eq!(f.u.iter().filter(|&&x| x == 0.0).count(), 68 * 120);
+    assert_eq!(f.u[(468, 840)], 0.0);
+    assert_eq!(f.v[(535, 959)], 1.0);
+    assert_eq!((f.u[(467, 840)], f.v[(467, 840)]), (1.0, 0.0));
+    assert_eq!((f.u[(468, 960)], f.v[(468, 960)]), (1.0, 0.0));
+    // Small domains: the saturating subtraction empties the rectangle.
+    assert_eq!(Domain::new(1, 1).unwrap().seed_rect(), (0..0, 0..0));
+    assert_eq!(Domain::new(16, 16).unwrap().seed_rect(), (3..4, 7..8));
+}
+
+// GRAYSCOTT.md, "One step" and "Boundary": on a 1×3 domain of U = 1, V = 0 (the seed rectangle is
+// empty), a neighbour outside reads 0 and contributes w·(0 − 1). Corner cells have only their
+// inner neighbour (w = 0.5) inside: full_u = −(3 − 0.5) = −2.5, du = 0.1·(−2.5) = −0.25,
+// U' = 0.75. The middle cell has two (0.5 each): full_u = −2, U' = 1 − 0.2 = 0.8. V stays 0
+// (uv2 = 0, Dv·0, (F + k)·0).
+#[test]
+fn zero_padding_boundary_matches_hand_computation() {
+    let d = Domain::new(1, 3).unwrap();
+    let p = Params::default();
+    let f = step_clear(&p, &Fields::initial(d));
+    assert_eq!(f.u.as_slice().unwrap(), &[0.75f32, 0.8, 0.75]);
+    assert!(f.v.iter().all(|&x| x == 0.0));
+    assert_eq!(reference_after(d, p, 1), f);
+    // 1×1: all eight neighbours outside, full_u = −3, U' = 1 − 0.3 = 0.7.
+    let one = step_clear(&p, &Fields::initial(Domain::new(1, 1).unwrap()));
+    assert_eq!((one.u[(0, 0)], one.v[(0, 0)]), (0.7, 0.0));
+}
+
+#[test]
+fn bad_domains_and_parameters_name_their_rule() {
+    let e = Domain::new(0, 10).unwrap_err().to_string();
+    assert!(e.contains("at least one row and one column"), "{e}");
+    let e = Domain::new(100_000, 100_000).unwrap_err().to_string();
+    assert!(e.contains("at most 2^31 cells"), "{e}");
+    let e = Params::new(f32::NAN, 0.05, 1.0).unwrap_err().to_string();
+    assert!(e.contains("feed rate F = NaN is invalid"), "{e}");
+    let e = Params::new(0.01, -0.5, 1.0).unwrap_err().to_string();
+    assert!(e.contains("kill rate k = -0.5 is invalid"), "{e}");
+    let e = Params::new(0.01, 0.05, 0.0).unwrap_err().to_string();
+    assert!(e.contains("dt = 0 is invalid"), "{e}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    // The fast reference (padded rows, rayon, AVX2 / AVX-512) computes exactly the plain
+    // transcription.
+    #[test]
+    fn fast_reference_equals_the_plain_transcription(
+        rows in 1usize..=40, cols in prop_oneof![1usize..=40, 500usize..=1100], steps in 1u32..=4,
+        p in any_params()
+    ) {
+        let d = Domain::new(rows, cols).unwrap();
+        let mut plain = Fields::initial(d);
+        for _ in 0..steps {
+            plain = step_clear(&p, &plain);
+        }
+        prop_assert_eq!(reference_after(d, p, steps), plain);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Agreement tolerance: why AGREEMENT_TOLERANCE is what it is
+
+/// One step computed the way a compiler that contracts every a·b + c into an FMA computes it.
+fn step_contracted(p: &Params, f: &Fields) -> Fields {
+    let (rows, cols) = f.u.dim();
+    let (pu, pv) = (Padded::from_array(&f.u), Padded::from_array(&f.v));
+    let w = cols + 2;
+    let mut out = f.clone();
+    for r in 0..rows {
+        for c in 0..cols {
+            let mut u = [[0.0f32; 3]; 3];
+            let mut v = [[0.0f32; 3]; 3];
+            for dy in 0..3 {
+                for dx in 0..3 {
+                    u[dy][dx] = pu.data[(r + dy) * w + c + dx];
+                    v[dy][dx] = pv.data[(r + dy) * w + c + dx];
+                }
+            }
+            let (a, b) = update_cell_contracted(p, &u, &v);
+            out.u[(r, c)] = a;
+            out.v[(r, c)] = b;
+        }
+    }
+    out
+}
+
+// The measurement behind the tolerance, repeated: FMA contraction (what NVIDIA's compiler does)
+// moves the result, by far less than the tolerance, over the longest run the tolerance is for.
+#[test]
+fn fma_contraction_spread_stays_well_within_the_tolerance() {
+    let cases = [
+        (params(0.014, 0.054, 1.0), 48, 40),
+        (params(0.0333, 0.0661, 0.53), 55, 58),
+        (params(0.0108, 0.0512, 0.88), 61, 47),
+    ];
+    for (i, (p, rows, cols)) in cases.into_iter().enumerate() {
+        let d = Domain::new(rows, cols).unwrap();
+        let mut r = Reference::new(d, p);
+        let mut c = Fields::initial(d);
+        for _ in 0..AGREEMENT_MAX_STEPS {
+            r.step();
+            c = step_contracted(&p, &c);
+        }
+        let spread = r.fields().unwrap().max_abs_diff(&c);
+        assert!(
+            spread.value <= AGREEMENT_TOLERANCE / 10.0,
+            "case {i}: {spread} after {AGREEMENT_MAX_STEPS} steps"
+        );
+        if i == 0 {
+            // It is not zero: a contracting device needs a tolerance; an exact comparison would fail.
+            assert!(spread.value > 0.0, "FMA contraction changed nothing?");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The model backend
+
+fn model_after(d: Domain, p: Params, shape: Shape, steps: u32) -> Result<Fields, GrayScottError> {
+    let mut m = ModelSim::new(d, p, shape)?;
+    m.advance(steps)?;
+    m.fields()
+}
+
+const SIZES: [u32; 6] = [4, 8, 16, 32, 64, 128];
+
+// Every correct layout at every subgroup size, on the domains where edges meet: 1×1, 1×N, N×1, and
+// one that is a multiple of nothing. Ok(..) is the proof that no undefined value reached an output
+// and every cell was written once; the values are the reference's, bit for bit.
+#[test]
+fn model_proves_every_layout_at_every_subgroup_size() {
+    let p = Params::default();
+    for (rows, cols) in [(1, 1), (1, 150), (150, 1), (17, 23)] {
+        let d = Domain::new(rows, cols).unwrap();
+        let expect = reference_after(d, p, 2);
+        for layout in Layout::CORRECT {
+            for s in SIZES {
+                for w in [s, 2 * s, 4 * s] {
+                    let shape = Shape::new(layout, s, w).unwrap();
+                    let got = model_after(d, p, shape, 2)
+                        .unwrap_or_else(|e| panic!("{shape} on {d}: {e}"));
+                    assert!(got == expect, "{shape} on {d} differs from the reference");
+                }
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn model_equals_reference_bit_for_bit(
+        rows in dim(), cols in dim(), steps in 1u32..=4, p in any_params(),
+        layout in prop::sample::select(Layout::CORRECT.to_vec()),
+        s in prop::sample::select(SIZES.to_vec()), k in 1u32..=4,
+    ) {
+        // Keep the debug-build test fast: at most ~6000 cells.
+        let cols = cols.min((6000 / rows).max(1));
+        let d = Domain::new(rows, cols).unwrap();
+        let shape = Shape::new(layout, s, s * k).unwrap();
+        let got = model_after(d, p, shape, steps);
+        prop_assert!(got.is_ok(), "{shape} on {d}: {}", got.unwrap_err());
+        prop_assert_eq!(got.unwrap(), reference_after(d, p, steps));
+    }
+}
+
+// A layout without border lanes: lane 0 of the first subgroup takes its left neighbours from
+// subgroupShuffleUp(x, 1), undefined for lane 0 (GL_KHR_shader_subgroup: shuffle up with delta >
+// gl_SubgroupInvocationID). It outputs data cell (0, 0).
+#[test]
+fn model_reports_undefined_value_reaching_a_cell_without_border_lanes() {
+    let d = Domain::new(3, 10).unwrap();
+    for s in [4, 8, 32] {
+        let shape = Shape::new(Layout::NoBorder, s, s).unwrap();
+        let e = model_after(d, Params::default(), shape, 1).unwrap_err();
+        let msg = e.to_string();
+        assert!(
+            msg.starts_with("undefined value reached cell (0, 0) at step 1: lane 0 of subgroup 0 in workgroup (0, 0)"),
+            "{msg}"
+        );
+        assert!(msg.contains("delta 1 > lane id 0"), "{msg}");
+        assert!(
+            matches!(
+                e,
+                GrayScottError::UndefinedReachedCell {
+                    row: 0,
+                    col: 0,
+                    step: 1,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+    }
+}
+
+// The stacked kernel as the course's text writes it (work-items exit only outside the padded grid):
+// with 10 rows and 4 subgroups per workgroup, the third workgroup row's subgroups sit on padded rows
+// 9..12; the one on row 11 (the bottom zero ring) loads row 12, past the 12-row buffer.
+#[test]
+fn model_reports_the_course_stacked_kernel_reading_past_the_buffer() {
+    let d = Domain::new(10, 9).unwrap();
+    let shape = Shape::new(Layout::StackedOverread, 8, 32).unwrap();
+    let e = model_after(d, Params::default(), shape, 1)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("lane 0 of subgroup 2 in workgroup (0, 2) reads padded cell (12, 0), outside the 12×11 buffer"),
+        "{e}"
+    );
+    // With a row count that is a multiple of the subgroups per workgroup it is right, by luck.
+    let d = Domain::new(12, 9).unwrap();
+    assert_eq!(
+        model_after(d, Params::default(), shape, 3).unwrap(),
+        reference_after(d, Params::default(), 3)
+    );
+}
+
+// What the model's row-slice loads rely on (and what the course's work_item_pos() gives): lane l
+// of any subgroup sits l cells right of lane 0, on the same row.
+#[test]
+fn every_layout_puts_a_subgroup_on_consecutive_cells_of_one_row() {
+    for layout in Layout::ALL {
+        for s in SIZES {
+            let shape = Shape::new(layout, s, 4 * s).unwrap();
+            for wg in [[0, 0], [3, 5], [17, 2]] {
+                for sg in 0..shape.subgroups() {
+                    let (x0, y0) = shape.item_pos(wg, sg, 0);
+                    for lane in 0..s {
+                        assert_eq!(shape.item_pos(wg, sg, lane), (x0 + lane as i64, y0));
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn kernel_shapes_are_checked() {
+    let e = Shape::new(Layout::OneD, 2, 8).unwrap_err().to_string();
+    assert!(e.contains("subgroup size 2 is invalid"), "{e}");
+    let e = Shape::new(Layout::OneD, 24, 48).unwrap_err().to_string();
+    assert!(e.contains("power of two in 4..=128"), "{e}");
+    let e = Shape::new(Layout::Stacked, 32, 48).unwrap_err().to_string();
+    assert!(
+        e.contains(
+            "workgroup size 48 is invalid: it must be a non-zero multiple of the subgroup size 32"
+        ),
+        "{e}"
+    );
+    assert!(Shape::new(Layout::Shared, 4, 2048).is_err());
+}
+
+// ---------------------------------------------------------------------------------------------
+// The GPU backend
+
+#[cfg(feature = "vulkan")]
+mod gpu {
+    use super::*;
+    use lockstep::grayscott::gpu::{api_version, GpuSim, Plan, Variant};
+    use lockstep::vulkan::{Capabilities, Context, SubgroupOps};
+    use std::sync::OnceLock;
+
+    /// The machine's Vulkan device, or `None` (with a note) when there is genuinely none.
+    fn device() -> Option<&'static Context> {
+        static CTX: OnceLock<Option<Context>> = OnceLock::new();
+        CTX.get_or_init(|| match Context::new(None) {
+            Ok(c) => Some(c),
+            Err(e) if e.is_no_device() && std::env::var_os("LOCKSTEP_REQUIRE_GPU").is_none() => {
+                eprintln!("SKIPPED: no Vulkan device ({e})");
+                None
+            }
+            Err(e) => panic!("Vulkan device unusable: {e}"),
+        })
+        .as_ref()
+    }
+
+    fn caps(size: u32) -> Capabilities {
+        Capabilities {
+            subgroup_size: size,
+            min_subgroup_size: size,
+            max_subgroup_size: size,
+            size_control: false,
+            full_subgroups: false,
+            max_workgroup_subgroups: 32,
+            max_workgroup_invocations: 1024,
+            max_workgroup_size: [1024, 1024, 64],
+            stages: vec!["compute"],
+            compute: true,
+            ops: SubgroupOps {
+                basic: true,
+                shuffle_relative: true,
+                ..SubgroupOps::default()
+            },
+            maximal_reconvergence: false,
+            subgroup_uniform_control_flow: false,
+            subgroup_extended_types: false,
+            int8: false,
+            int16: false,
+            int64: false,
+            float16: false,
+            float64: false,
+        }
+    }
+
+    const STACKED: Variant = Variant::Subgroup(Layout::Stacked);
+
+    // Issue 4, §1: Vulkan 1.1, SHUFFLE_RELATIVE and subgroups of at least 4 lanes, each with a clear
+    // error; naive needs none of them.
+    #[test]
+    fn device_requirements_are_checked_with_a_clear_error() {
+        let e = Plan::new(&caps(32), (1, 0), STACKED, None, None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("needs Vulkan 1.1"), "{e}");
+        let mut no_shuffle = caps(32);
+        no_shuffle.ops.shuffle_relative = false;
+        let e = Plan::new(&no_shuffle, (1, 3), STACKED, None, None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("lacks SHUFFLE_RELATIVE"), "{e}");
+        let e = Plan::new(&caps(2), (1, 3), STACKED, Some([64, 1]), None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("at least 4 lanes"), "{e}");
+        let mut bare = caps(1);
+        bare.ops = SubgroupOps::default();
+        bare.compute = false;
+        let plan = Plan::new(&bare, (1, 0), Variant::Naive, Some([8, 8]), None).unwrap();
+        assert_eq!(plan.workgroup, [8, 8]);
+    }
+
+    #[test]
+    fn workgroup_and_subgroup_sizes_are_checked() {
+        let c = caps(32);
+        let e = Plan::new(&c, (1, 3), STACKED, Some([48, 1]), None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("multiple of the subgroup size 32"), "{e}");
+        let e = Plan::new(&c, (1, 3), STACKED, Some([64, 2]), None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("use 1D workgroups"), "{e}");
+        let e = Plan::new(&c, (1, 3), STACKED, None, Some(16))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("subgroup size 16 is not supported"), "{e}");
+        assert!(e.contains("no subgroup size control"), "{e}");
+        let e = Plan::new(&c, (1, 3), Variant::Naive, None, Some(32))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("naive kernel uses no subgroup operation"), "{e}");
+        let e = Plan::new(&c, (1, 3), Variant::Naive, Some([64, 64]), None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("too large for the device"), "{e}");
+        let mut sc = caps(32);
+        sc.size_control = true;
+        sc.min_subgroup_size = 16;
+        sc.max_subgroup_size = 64;
+        let p = Plan::new(&sc, (1, 3), STACKED, Some([128, 1]), Some(16)).unwrap();
+        assert_eq!((p.subgroup, p.required_subgroup), (16, Some(16)));
+        let e = Plan::new(&sc, (1, 3), STACKED, Some([1024, 1]), Some(16))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("at most 32 subgroups per workgroup"), "{e}");
+        let e = Plan::new(&sc, (1, 3), STACKED, None, Some(8))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("power of two in 16..=64"), "{e}");
+        let e = Plan::new(&c, (1, 3), Variant::Subgroup(Layout::NoBorder), None, None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("deliberately broken"), "{e}");
+    }
+
+    // The real device: a subgroup size it cannot run is refused before anything is built.
+    #[test]
+    fn the_device_refuses_a_subgroup_size_it_cannot_run() {
+        let Some(ctx) = device() else { return };
+        let bad = ctx.caps.max_subgroup_size * 2;
+        let e = Plan::new(
+            &ctx.caps,
+            api_version(ctx),
+            STACKED,
+            Some([256, 1]),
+            Some(bad),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains(&format!("subgroup size {bad} is not supported")),
+            "{e}"
+        );
+    }
+
+    fn gpu_after(
+        ctx: &Context,
+        d: Domain,
+        p: Params,
+        plan: Plan,
+        steps: u32,
+    ) -> Result<Fields, GrayScottError> {
+        let mut g = GpuSim::new(ctx, d, p, plan)?;
+        g.advance(steps)?;
+        g.fields()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(10))]
+
+        // Issue 4, §2: every GPU variant agrees with the reference within AGREEMENT_TOLERANCE.
+        #[test]
+        fn gpu_variants_agree_with_the_reference(
+            rows in dim(), cols in dim(), steps in 1u32..=24, p in any_params(),
+            k in 1u32..=8, nx in prop::sample::select(vec![1u32, 4, 8, 16, 32]),
+            ny in prop::sample::select(vec![1u32, 3, 8, 16]),
+        ) {
+            let Some(ctx) = device() else { return Ok(()) };
+            let d = Domain::new(rows, cols).unwrap();
+            let expect = reference_after(d, p, steps);
+            let s = ctx.caps.subgroup_size;
+            for v in Variant::ALL {
+                let wg = match v {
+                    Variant::Naive => [nx, ny],
+                    Variant::Subgroup(_) => [s * k, 1],
+                };
+                let plan = Plan::new(&ctx.caps, api_version(ctx), v, Some(wg), None);
+                prop_assert!(plan.is_ok(), "{}: {}", v.name(), plan.unwrap_err());
+                let plan = plan.unwrap();
+                let got = gpu_after(ctx, d, p, plan.clone(), steps);
+                prop_assert!(got.is_ok(), "{plan}: {}", got.unwrap_err());
+                let diff = got.unwrap().max_abs_diff(&expect);
+                prop_assert!(
+                    diff.value <= AGREEMENT_TOLERANCE,
+                    "{plan} on {d}, {steps} steps: {diff}"
+                );
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The CLI
+
+mod cli {
+    use assert_cmd::Command;
+
+    fn lockstep() -> Command {
+        Command::cargo_bin("lockstep").unwrap()
+    }
+
+    fn run(args: &[&str]) -> (i32, String, String) {
+        let o = lockstep().args(args).output().unwrap();
+        (
+            o.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&o.stdout).into(),
+            String::from_utf8_lossy(&o.stderr).into(),
+        )
+    }
+
+    // Issue 4, §3: bad input is refused before any work, with one line naming the rule.
+    #[test]
+    fn bad_input_is_refused_before_any_work() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        let out = out.to_str().unwrap();
+        let file = dir.path().join("a-file");
+        std::fs::write(&file, b"x").unwrap();
+        let under_file = file.join("sub");
+        let cases: Vec<(Vec<&str>, &str)> = vec![
+            (vec!["--rows", "0"], "at least one row and one column"),
+            (vec!["--cols", "0"], "at least one row and one column"),
+            (vec!["--steps", "0"], "--steps 0 is invalid"),
+            (vec!["--images", "0"], "--images 0 is invalid"),
+            (vec!["--feed", "-0.1"], "feed rate F = -0.1 is invalid"),
+            (vec!["--kill", "nan"], "kill rate k = NaN is invalid"),
+            (vec!["--dt", "0"], "dt = 0 is invalid"),
+            (vec!["--variant", "naive"], "--variant does not apply to the reference backend"),
+            (
+                vec!["--backend", "model", "--subgroup-size", "8", "--workgroup-size", "12"],
+                "workgroup size 12 is invalid: it must be a non-zero multiple of the subgroup size 8",
+            ),
+            (
+                vec!["--backend", "model", "--subgroup-size", "6"],
+                "subgroup size 6 is invalid",
+            ),
+            (
+                vec!["--backend", "model", "--variant", "diagonal"],
+                "unknown model variant 'diagonal'",
+            ),
+            (vec!["--workgroup-size", "8x"], "--workgroup-size '8x' is invalid"),
+            (
+                vec!["--backend", "model", "--check", "--steps", "100", "--images", "6"],
+                "--check with 600 steps is invalid",
+            ),
+            (vec!["--output", under_file.to_str().unwrap()], "the output directory must be writable"),
+        ];
+        for (args, want) in cases {
+            // Small defaults, unless the case sets the flag itself (clap refuses repeats).
+            let mut all = vec!["grayscott"];
+            for (flag, value) in [
+                ("--rows", "20"),
+                ("--cols", "20"),
+                ("--images", "2"),
+                ("--output", out),
+            ] {
+                if !args.contains(&flag) {
+                    all.extend_from_slice(&[flag, value]);
+                }
+            }
+            all.extend_from_slice(&args);
+            let (code, stdout, stderr) = run(&all);
+            assert_eq!(code, 64, "{args:?}: {stderr}");
+            assert!(stderr.contains(want), "{args:?}: {stderr}");
+            assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr}");
+            assert!(stdout.is_empty(), "{args:?}");
+            let pictures = std::fs::read_dir(dir.path().join("out"))
+                .map(|d| d.count())
+                .unwrap_or(0);
+            assert_eq!(pictures, 0, "{args:?} wrote files before failing");
+        }
+    }
+
+    // 40000 × 50000 cells with the model and --check need about 120 GiB (every grid of both
+    // backends); refused up front instead of aborting mid-run when memory runs out.
+    #[test]
+    fn a_domain_too_large_for_memory_is_refused_up_front() {
+        let available_gib = std::fs::read_to_string("/proc/meminfo")
+            .ok()
+            .and_then(|t| {
+                let l = t
+                    .lines()
+                    .find(|l| l.starts_with("MemAvailable:"))?
+                    .to_string();
+                l.split_whitespace().nth(1)?.parse::<u64>().ok()
+            })
+            .map(|kb| kb >> 20);
+        match available_gib {
+            Some(gib) if gib < 100 => {
+                let (code, _, stderr) = run(&[
+                    "grayscott",
+                    "--backend",
+                    "model",
+                    "--check",
+                    "--rows",
+                    "40000",
+                    "--cols",
+                    "50000",
+                    "--images",
+                    "2",
+                    "--no-output",
+                ]);
+                assert_eq!(code, 64, "{stderr}");
+                assert!(stderr.contains("GiB of memory for this run"), "{stderr}");
+            }
+            other => eprintln!("SKIPPED: {other:?} GiB available, enough to start the run"),
+        }
+    }
+
+    #[cfg(feature = "vulkan")]
+    #[test]
+    fn gpu_bad_sizes_are_refused() {
+        if lockstep::vulkan::Context::new(None).is_err_and(|e| e.is_no_device()) {
+            eprintln!("SKIPPED: no Vulkan device");
+            return;
+        }
+        let (code, _, stderr) = run(&[
+            "grayscott",
+            "--backend",
+            "gpu",
+            "--variant",
+            "subgroup-1d",
+            "--rows",
+            "20",
+            "--cols",
+            "20",
+            "--workgroup-size",
+            "3",
+            "--no-output",
+        ]);
+        assert_eq!(code, 64, "{stderr}");
+        assert!(stderr.contains("multiple of the subgroup size"), "{stderr}");
+        let (code, _, stderr) = run(&[
+            "grayscott",
+            "--backend",
+            "gpu",
+            "--rows",
+            "20",
+            "--cols",
+            "20",
+            "--subgroup-size",
+            "256",
+            "--no-output",
+        ]);
+        assert_eq!(code, 64, "{stderr}");
+        assert!(
+            stderr.contains("subgroup size 256 is not supported"),
+            "{stderr}"
+        );
+    }
+
+    // A run writes one picture per image and the final fields, which are the reference's.
+    #[test]
+    fn a_run_writes_pictures_and_final_fields() {
+        use lockstep::grayscott::{reference::Reference, Domain, Params, Simulation};
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().to_str().unwrap();
+        let (code, stdout, stderr) = run(&[
+            "grayscott",
+            "--rows",
+            "33",
+            "--cols",
+            "47",
+            "--steps",
+            "5",
+            "--images",
+            "3",
+            "--feed",
+            "0.03",
+            "--kill",
+            "0.06",
+            "--output",
+            out,
+        ]);
+        assert_eq!(code, 0, "{stderr}");
+        assert!(stdout.contains("throughput:"), "{stdout}");
+        assert!(stdout.contains("Gelem/s"), "{stdout}");
+        for i in 0..3 {
+            let img = image::open(dir.path().join(format!("v-{i:04}.png"))).unwrap();
+            assert_eq!((img.width(), img.height()), (47, 33));
+        }
+        assert!(!dir.path().join("v-0003.png").exists());
+        let u: ndarray::Array2<f32> =
+            ndarray_npy::read_npy(dir.path().join("u-final.npy")).unwrap();
+        let v: ndarray::Array2<f32> =
+            ndarray_npy::read_npy(dir.path().join("v-final.npy")).unwrap();
+        let mut r = Reference::new(
+            Domain::new(33, 47).unwrap(),
+            Params::new(0.03, 0.06, 1.0).unwrap(),
+        );
+        r.advance(15).unwrap();
+        let f = r.fields().unwrap();
+        assert_eq!((u, v), (f.u, f.v));
+    }
+
+    #[test]
+    fn broken_layout_on_the_model_exits_with_the_undefined_cell() {
+        let (code, _, stderr) = run(&[
+            "grayscott",
+            "--backend",
+            "model",
+            "--variant",
+            "broken-no-border",
+            "--rows",
+            "5",
+            "--cols",
+            "40",
+            "--subgroup-size",
+            "8",
+            "--no-output",
+        ]);
+        assert_eq!(code, 1, "{stderr}");
+        assert!(
+            stderr.contains("undefined value reached cell (0, 0) at step 1"),
+            "{stderr}"
+        );
+    }
+
+    #[cfg(feature = "vulkan")]
+    #[test]
+    fn gpu_check_agrees_with_the_reference() {
+        if lockstep::vulkan::Context::new(None).is_err_and(|e| e.is_no_device()) {
+            eprintln!("SKIPPED: no Vulkan device");
+            return;
+        }
+        for v in [
+            "naive",
+            "subgroup-1d",
+            "subgroup-stacked",
+            "subgroup-shared",
+        ] {
+            let (code, stdout, stderr) = run(&[
+                "grayscott",
+                "--backend",
+                "gpu",
+                "--variant",
+                v,
+                "--rows",
+                "61",
+                "--cols",
+                "67",
+                "--steps",
+                "10",
+                "--images",
+                "3",
+                "--check",
+                "--no-output",
+            ]);
+            assert_eq!(code, 0, "{v}: {stderr}");
+            assert!(stdout.contains(": agree"), "{v}: {stdout}");
+        }
+    }
+}
