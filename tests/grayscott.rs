@@ -350,6 +350,7 @@ mod gpu {
             maximal_reconvergence: false,
             subgroup_uniform_control_flow: false,
             subgroup_extended_types: false,
+            broadcast_dynamic_id: false,
             int8: false,
             int16: false,
             int64: false,
