@@ -786,6 +786,10 @@ impl GatherPlan {
                 _ => src.push(l),
             }
         }
+        debug_assert!(
+            src.iter().all(|&s| s < n),
+            "gather sources stay in the subgroup"
+        );
         Some(GatherPlan {
             src,
             valid,
@@ -808,9 +812,12 @@ impl GatherPlan {
             }
             return LaneMask::EMPTY;
         }
-        if a == self.full {
+        if a == self.full && input.len() == self.src.len() && out.len() == self.src.len() {
             for (o, &s) in out.iter_mut().zip(&self.src) {
-                *o = input[s as usize];
+                // SAFETY: every entry of `src` is < the subgroup size (GatherPlan::new keeps
+                // `gather_source`'s in-range lanes and the lane itself otherwise), and `input` has
+                // exactly that many lanes (checked just above).
+                *o = unsafe { *input.get_unchecked(s as usize) };
             }
             return LaneMask(a & !self.valid);
         }
