@@ -31,7 +31,9 @@ pub use catalogue::{
     QuadDir, ResultKind, Scan, TypeClass,
 };
 pub use error::ModelError;
-pub use eval::{evaluate, evaluate_batch, evaluate_typed, rotate_source, run, BatchOutput, Sink};
+pub use eval::{
+    evaluate, evaluate_batch, evaluate_typed, gather_source, rotate_source, run, BatchOutput, Sink,
+};
 pub use outcome::{Outcome, Reason};
 pub use params::{Ballot, ClusterSize, LaneMask, QuadIndex, SubgroupSize};
 pub use types::{Elem, Scalar, ScalarType, Value, ValueType};
