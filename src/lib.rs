@@ -2,9 +2,12 @@
 //!
 //! - [`model`]: the reference model of every GL_KHR_shader_subgroup operation (plus rotate), with
 //!   undefined results as typed outcomes.
+//! - [`reconverge`]: divergence and reconvergence — structured programs executed on the model under
+//!   maximal / subgroup-uniform / core reconvergence, and fuzzed against a device.
 #![warn(missing_docs)]
 
 pub mod cli;
 pub mod model;
+pub mod reconverge;
 #[cfg(feature = "vulkan")]
 pub mod vulkan;

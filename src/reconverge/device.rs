@@ -1,0 +1,244 @@
+//! Random programs (or the seed 001 kernels) on a Vulkan device, compared with the executor; a
+//! failing program is shrunk to a minimal one and printed as GLSL.
+//!
+//! A batch of programs becomes one shader (workgroup `k` runs program `k`), compiled *without*
+//! optimisation so that spirv-opt cannot restructure the control flow whose reconvergence is under
+//! test, then one dispatch of as many workgroups. Batches are compiled and turned into pipelines in
+//! parallel (rayon) and dispatched one after another.
+
+use crate::model::{SubgroupSize, WorkgroupShape};
+use crate::reconverge::compare::{compare, Comparison};
+use crate::reconverge::exec::Mode;
+use crate::reconverge::glsl::{shader, stride, SENTINEL};
+use crate::reconverge::program::{Program, COUNTERS};
+use crate::vulkan::{Capabilities, Context, GlslError, Kernel, KernelOptions, VkError};
+use proptest::strategy::ValueTree;
+use rayon::prelude::*;
+use std::sync::Arc;
+
+/// How programs run on the device.
+#[derive(Clone, Copy, Debug)]
+pub struct Setup {
+    /// the reconvergence model requested (and compared against)
+    pub mode: Mode,
+    /// the workgroup shape
+    pub shape: WorkgroupShape,
+    /// records kept per invocation
+    pub max_records: u32,
+}
+
+impl Setup {
+    /// 128 invocations in a line, 64 records each: four subgroups of 32 on an H100, sixteen of 8
+    /// on lavapipe.
+    pub fn new(mode: Mode) -> Setup {
+        Setup {
+            mode,
+            shape: WorkgroupShape {
+                x: 128,
+                y: 1,
+                z: 1,
+            },
+            max_records: 64,
+        }
+    }
+}
+
+/// Why the device cannot run `mode` (`None` if it can).
+pub fn unsupported(caps: &Capabilities, mode: Mode) -> Option<String> {
+    let ops = &caps.ops;
+    if !caps.compute {
+        return Some("subgroup operations are not supported in compute shaders".into());
+    }
+    let missing: Vec<&str> = [
+        (ops.basic, "basic"),
+        (ops.vote, "vote"),
+        (ops.ballot, "ballot"),
+        (ops.arithmetic, "arithmetic"),
+        (ops.shuffle_relative, "shuffle_relative"),
+    ]
+    .into_iter()
+    .filter(|(b, _)| !b)
+    .map(|(_, n)| n)
+    .collect();
+    if !missing.is_empty() {
+        return Some(format!(
+            "subgroup operation categories missing: {}",
+            missing.join(", ")
+        ));
+    }
+    match mode {
+        Mode::Maximal if !caps.maximal_reconvergence => Some(
+            "shaderMaximalReconvergence is not supported (VK_KHR_shader_maximal_reconvergence)"
+                .into(),
+        ),
+        Mode::Sucf if !caps.subgroup_uniform_control_flow => Some(
+            "shaderSubgroupUniformControlFlow is not supported \
+             (VK_KHR_shader_subgroup_uniform_control_flow)"
+                .into(),
+        ),
+        _ => None,
+    }
+}
+
+/// Compiles a compute shader to SPIR-V 1.3 for Vulkan 1.1 with optimisation off.
+pub fn compile(source: &str, name: &str) -> Result<Arc<Vec<u32>>, GlslError> {
+    let err = |message: String| GlslError {
+        name: name.to_string(),
+        message,
+        numbered: source
+            .lines()
+            .enumerate()
+            .map(|(i, l)| format!("{:4} {l}", i + 1))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    };
+    let compiler =
+        shaderc::Compiler::new().ok_or_else(|| err("shaderc compiler unavailable".into()))?;
+    let mut opts =
+        shaderc::CompileOptions::new().ok_or_else(|| err("shaderc options unavailable".into()))?;
+    opts.set_target_env(
+        shaderc::TargetEnv::Vulkan,
+        shaderc::EnvVersion::Vulkan1_1 as u32,
+    );
+    opts.set_target_spirv(shaderc::SpirvVersion::V1_3);
+    opts.set_optimization_level(shaderc::OptimizationLevel::Zero);
+    let art = compiler
+        .compile_into_spirv(
+            source,
+            shaderc::ShaderKind::Compute,
+            &format!("{name}.comp"),
+            "main",
+            Some(&opts),
+        )
+        .map_err(|e| err(e.to_string()))?;
+    Ok(Arc::new(art.as_binary().to_vec()))
+}
+
+/// Builds the kernel that runs `programs`, one per workgroup.
+pub fn prepare(ctx: &Context, setup: &Setup, programs: &[Program]) -> Result<Kernel, VkError> {
+    let src = shader(programs, setup.mode, setup.shape, setup.max_records);
+    let words = compile(&src, "reconverge")?;
+    ctx.kernel(&words, &KernelOptions::default())
+}
+
+/// Dispatches `kernel` (built by [`prepare`] for `programs`) and compares every workgroup.
+pub fn run(
+    ctx: &Context,
+    setup: &Setup,
+    kernel: &Kernel,
+    programs: &[Program],
+) -> Result<Vec<Comparison>, VkError> {
+    let k = programs.len();
+    let st = stride(setup.max_records) as usize;
+    let per = setup.shape.invocations() as usize * st;
+    let rec = ctx.host_buffer(&vec![SENTINEL; k * per])?;
+    let ctr = ctx.host_buffer(&vec![0u32; k * COUNTERS])?;
+    ctx.dispatch(
+        kernel,
+        &[(
+            vec![rec.clone().into_bytes(), ctr.clone().into_bytes()],
+            [k as u32, 1, 1],
+        )],
+    )?;
+    let size = SubgroupSize::new(ctx.caps.subgroup_size as u64)
+        .map_err(|e| VkError::vk("reading the subgroup size", e))?;
+    let r = rec
+        .read()
+        .map_err(|e| VkError::vk("reading the records", e))?;
+    let c = ctr
+        .read()
+        .map_err(|e| VkError::vk("reading the counters", e))?;
+    Ok(programs
+        .par_iter()
+        .enumerate()
+        .map(|(i, p)| {
+            compare(
+                p,
+                setup.mode,
+                setup.shape,
+                size,
+                setup.max_records,
+                &r[i * per..(i + 1) * per],
+                &c[i * COUNTERS..(i + 1) * COUNTERS],
+            )
+        })
+        .collect())
+}
+
+/// Builds and runs `programs` (one batch).
+pub fn run_programs(
+    ctx: &Context,
+    setup: &Setup,
+    programs: &[Program],
+) -> Result<Vec<Comparison>, VkError> {
+    let kernel = prepare(ctx, setup, programs)?;
+    run(ctx, setup, &kernel, programs)
+}
+
+/// Builds the kernels of several batches in parallel (GLSL, shaderc, pipeline creation).
+pub fn prepare_all(
+    ctx: &Context,
+    setup: &Setup,
+    batches: &[Vec<Program>],
+) -> Result<Vec<Kernel>, VkError> {
+    batches
+        .par_iter()
+        .map(|b| prepare(ctx, setup, b))
+        .collect()
+}
+
+/// A failing program after shrinking.
+#[derive(Clone, Debug)]
+pub struct Shrunk {
+    /// the smallest program found that still fails
+    pub program: Program,
+    /// its comparison
+    pub comparison: Comparison,
+    /// device runs spent shrinking
+    pub steps: u32,
+}
+
+/// Shrinks a failing program (proptest's simplify/complicate walk over its value tree), running
+/// each candidate on the device; stops after `max_steps` device runs.
+pub fn shrink(
+    ctx: &Context,
+    setup: &Setup,
+    tree: &mut dyn ValueTree<Value = Program>,
+    first: Comparison,
+    max_steps: u32,
+) -> Result<Shrunk, VkError> {
+    let mut best = Shrunk {
+        program: tree.current(),
+        comparison: first,
+        steps: 0,
+    };
+    let mut steps = 0;
+    if !tree.simplify() {
+        return Ok(best);
+    }
+    loop {
+        if steps >= max_steps {
+            break;
+        }
+        steps += 1;
+        let candidate = tree.current();
+        let c = run_programs(ctx, setup, std::slice::from_ref(&candidate))?
+            .pop()
+            .unwrap_or_default();
+        let more = if !c.ok() {
+            best = Shrunk {
+                program: candidate,
+                comparison: c,
+                steps,
+            };
+            tree.simplify()
+        } else {
+            tree.complicate()
+        };
+        if !more {
+            break;
+        }
+    }
+    best.steps = steps;
+    Ok(best)
+}
