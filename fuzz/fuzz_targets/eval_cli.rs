@@ -46,5 +46,8 @@ fuzz_target!(|data: &[u8]| {
         };
         argv.push(tok);
     }
+    if std::env::var_os("LOCKSTEP_FUZZ_PRINT").is_some() {
+        eprintln!("{argv:?}");
+    }
     let _ = lockstep::cli::run(&argv);
 });

@@ -7,6 +7,8 @@
 pub mod devices;
 pub mod eval;
 pub mod ops;
+#[cfg(feature = "vulkan")]
+pub mod reconverge;
 pub mod table;
 
 use clap::{Parser, Subcommand};
@@ -78,6 +80,10 @@ pub enum Command {
     /// List every Vulkan device with its subgroup capabilities.
     #[cfg(feature = "vulkan")]
     Devices(devices::DevicesArgs),
+    /// Run random structured programs (or the seed 001 kernels) on a device under a reconvergence
+    /// model and compare every result the model defines; a failure is shrunk and shown as GLSL.
+    #[cfg(feature = "vulkan")]
+    Reconverge(reconverge::ReconvergeArgs),
 }
 
 /// Parses `argv` (including the program name) and runs the command; returns what to print on stdout.
@@ -97,6 +103,8 @@ pub fn run(argv: &[String]) -> Result<String, CliError> {
         Command::Eval(a) => eval::run(&a),
         #[cfg(feature = "vulkan")]
         Command::Devices(a) => devices::run(&a),
+        #[cfg(feature = "vulkan")]
+        Command::Reconverge(a) => reconverge::run_cmd(&a),
     }
 }
 

@@ -9,7 +9,7 @@
 use crate::model::{SubgroupSize, WorkgroupShape};
 use crate::reconverge::compare::{compare, Comparison};
 use crate::reconverge::exec::Mode;
-use crate::reconverge::glsl::{shader, stride, SENTINEL};
+use crate::reconverge::glsl::{counters_len, shader, stride, SENTINEL};
 use crate::reconverge::program::{Program, COUNTERS};
 use crate::vulkan::{Capabilities, Context, GlslError, Kernel, KernelOptions, VkError};
 use proptest::strategy::ValueTree;
@@ -131,23 +131,17 @@ pub fn run(
     let k = programs.len();
     let st = stride(setup.max_records) as usize;
     let per = setup.shape.invocations() as usize * st;
-    let rec = ctx.host_buffer(&vec![SENTINEL; k * per])?;
-    let ctr = ctx.host_buffer(&vec![0u32; k * COUNTERS])?;
-    ctx.dispatch(
-        kernel,
-        &[(
-            vec![rec.clone().into_bytes(), ctr.clone().into_bytes()],
-            [k as u32, 1, 1],
-        )],
-    )?;
+    let head = counters_len(k);
+    let mut init = vec![SENTINEL; head + k * per];
+    init[..head].fill(0);
+    let buf = ctx.host_buffer(&init)?;
+    ctx.dispatch(kernel, &[(vec![buf.clone().into_bytes()], [k as u32, 1, 1])])?;
     let size = SubgroupSize::new(ctx.caps.subgroup_size as u64)
         .map_err(|e| VkError::vk("reading the subgroup size", e))?;
-    let r = rec
+    let data = buf
         .read()
-        .map_err(|e| VkError::vk("reading the records", e))?;
-    let c = ctr
-        .read()
-        .map_err(|e| VkError::vk("reading the counters", e))?;
+        .map_err(|e| VkError::vk("reading the results", e))?;
+    let (c, r) = data.split_at(head);
     Ok(programs
         .par_iter()
         .enumerate()

@@ -883,10 +883,31 @@ impl<O: Observer> Ex<'_, O> {
                         parts[c][g] = parts[c][g].with(l);
                     }
                 }
+                // Uniformity follows the selector, not the case: invocations with different
+                // selector values took a non-uniform branch even where they share a case.
+                let mut split = entry.clone();
+                let mut wg_values: Option<u32> = None;
+                let mut wg_uniform = true;
+                for g in 0..groups {
+                    let mut lanes = entry.set[g].iter();
+                    if let Some(first) = lanes.next() {
+                        let v0 = values[g * n + first as usize];
+                        if lanes.any(|l| values[g * n + l as usize] != v0) {
+                            split.sg[g] = split.sg[g].or(Some(*id));
+                        }
+                        for l in entry.set[g].iter() {
+                            let v = values[g * n + l as usize];
+                            wg_uniform &= *wg_values.get_or_insert(v) == v;
+                        }
+                    }
+                }
+                if !wg_uniform {
+                    split.wg = split.wg.or(Some(*id));
+                }
                 let mut ends = Vec::with_capacity(k + 1);
                 for (c, part) in parts.into_iter().enumerate() {
                     let body = if c < k { &cases[c].body } else { default };
-                    let mut cf = entry.part(*id, part);
+                    let mut cf = split.part(*id, part);
                     for g in 0..groups {
                         let mut lanes = cf.set[g].iter();
                         if let Some(first) = lanes.next() {

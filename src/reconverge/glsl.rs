@@ -4,8 +4,8 @@
 //! `gl_SubgroupID`, `gl_SubgroupInvocationID`, number of records, `gl_SubgroupSize` — so that no
 //! lane layout is assumed; then each recorded statement appends `(tag, value.xyzw)` to the
 //! invocation's slice of the record buffer (the host pre-fills it with [`SENTINEL`], so a record
-//! the device claims but never wrote is caught). Atomic counters live in a second buffer,
-//! [`COUNTERS`] per workgroup.
+//! the device claims but never wrote is caught). The same buffer starts with the atomic counters,
+//! [`COUNTERS`] per workgroup ([`counters_len`] words), then the records.
 //!
 //! The reconvergence model is requested as ../shared/TOOLCHAIN.md says: `[[subgroup_uniform_control_flow]]`
 //! on `main` (GL_EXT_subgroup_uniform_control_flow) for SUCF, and the `MaximallyReconvergesKHR`
@@ -29,6 +29,11 @@ pub const SENTINEL: u32 = 0xDEAD_BEEF;
 /// past the limit, so an overlong run cannot write outside its slice).
 pub fn stride(max_records: u32) -> u32 {
     HEADER + RECORD * (max_records + 1)
+}
+
+/// Words of counters at the start of the buffer for `programs` workgroups.
+pub fn counters_len(programs: usize) -> usize {
+    programs * COUNTERS
 }
 
 /// The GLSL of one shader running `programs` (workgroup `k` runs `programs[k]`) under `mode`, on
@@ -68,8 +73,8 @@ pub fn shader(programs: &[Program], mode: Mode, shape: WorkgroupShape, max_recor
         "layout(local_size_x = {}, local_size_y = {}, local_size_z = {}) in;",
         shape.x, shape.y, shape.z
     );
-    s += "layout(set = 0, binding = 0, std430) buffer Records { uint rec[]; };\n";
-    s += "layout(set = 0, binding = 1, std430) buffer Counters { uint ctr[]; };\n";
+    s += "// Counters (COUNTERS per workgroup), then the records (STRIDE words per invocation).\n";
+    s += "layout(set = 0, binding = 0, std430) buffer Data { uint rec[]; };\n";
     let _ = writeln!(
         s,
         "const uint INVOCATIONS = {}u;\nconst uint STRIDE = {}u;\nconst uint MAX_RECORDS = {max_records}u;\nconst uint COUNTERS = {COUNTERS}u;",
@@ -125,7 +130,11 @@ bool bit128(uvec4 m, uint i) {
         s += " [[subgroup_uniform_control_flow]]";
     }
     s += " {\n";
-    s += "    recBase = (gl_WorkGroupID.x * INVOCATIONS + gl_LocalInvocationIndex) * STRIDE;\n";
+    let _ = writeln!(
+        s,
+        "    recBase = {}u + (gl_WorkGroupID.x * INVOCATIONS + gl_LocalInvocationIndex) * STRIDE;",
+        counters_len(programs.len())
+    );
     s += "    rec[recBase] = gl_SubgroupID;\n";
     s += "    rec[recBase + 1u] = gl_SubgroupInvocationID;\n";
     s += "    rec[recBase + 2u] = 0u;\n";
@@ -316,7 +325,7 @@ impl Emitter<'_> {
                 self.line(
                     d,
                     &format!(
-                        "{{ uvec4 t = uvec4(atomicAdd(ctr[gl_WorkGroupID.x * COUNTERS + {counter}u], {v}), 0u, 0u, 0u);{keep} record({tag}u, t); }} // #{tag}"
+                        "{{ uvec4 t = uvec4(atomicAdd(rec[gl_WorkGroupID.x * COUNTERS + {counter}u], {v}), 0u, 0u, 0u);{keep} record({tag}u, t); }} // #{tag}"
                     ),
                 );
             }

@@ -284,10 +284,3 @@ pub fn mode_title(mode: Mode) -> &'static str {
         Mode::Base => "core Vulkan (uniform control flow of the whole workgroup only)",
     }
 }
-#[cfg(test)]
-mod tmp_tests {
-    #[test]
-    fn print_trace() {
-        println!("{}", super::seed001_trace_markdown());
-    }
-}
