@@ -11,7 +11,6 @@ use lockstep::reconverge::{execute, LaneMap, Mode, Program};
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
 use std::hint::black_box;
-use std::time::Duration;
 
 fn sample(n: usize) -> Vec<Program> {
     let mut runner = TestRunner::deterministic();
@@ -33,7 +32,10 @@ fn map(invocations: u32, size: u64) -> LaneMap {
 
 fn executor(c: &mut Criterion) {
     let ps = sample(200);
-    for (size, label) in [(32u64, "128 invocations, subgroups of 32"), (8, "128 invocations, subgroups of 8")] {
+    for (size, label) in [
+        (32u64, "128 invocations, subgroups of 32"),
+        (8, "128 invocations, subgroups of 8"),
+    ] {
         let m = map(128, size);
         let steps: u64 = ps
             .iter()
@@ -79,6 +81,7 @@ fn generator(c: &mut Criterion) {
 fn device_loop(c: &mut Criterion) {
     use lockstep::reconverge::device::{run_programs, unsupported, Setup};
     use lockstep::vulkan::Context;
+    use std::time::Duration;
     let ctx = match Context::new(None) {
         Ok(c) => c,
         Err(e) => {
@@ -99,16 +102,22 @@ fn device_loop(c: &mut Criterion) {
     g.measurement_time(Duration::from_secs(30));
     for batch in [16usize, 64] {
         g.throughput(Throughput::Elements(batch as u64));
-        g.bench_function(BenchmarkId::new("generate+glsl+compile+dispatch+compare", batch), |b| {
-            b.iter(|| {
-                let ps: Vec<Program> = (0..batch)
-                    .map(|_| s.new_tree(&mut runner).expect("generator").current())
-                    .collect();
-                let comps = run_programs(&ctx, &setup, &ps).expect("device");
-                assert!(comps.iter().all(|c| c.ok()), "a mismatch while benchmarking");
-                black_box(comps)
-            })
-        });
+        g.bench_function(
+            BenchmarkId::new("generate+glsl+compile+dispatch+compare", batch),
+            |b| {
+                b.iter(|| {
+                    let ps: Vec<Program> = (0..batch)
+                        .map(|_| s.new_tree(&mut runner).expect("generator").current())
+                        .collect();
+                    let comps = run_programs(&ctx, &setup, &ps).expect("device");
+                    assert!(
+                        comps.iter().all(|c| c.ok()),
+                        "a mismatch while benchmarking"
+                    );
+                    black_box(comps)
+                })
+            },
+        );
     }
     g.finish();
 }

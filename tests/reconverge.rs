@@ -25,8 +25,12 @@ fn size(n: u64) -> SubgroupSize {
 }
 
 fn line(n: u32, s: u64) -> LaneMap {
-    let wg = WorkgroupLayout::new(WorkgroupShape::new(n, 1, 1).unwrap(), size(s), Layout::ROW_MAJOR)
-        .unwrap();
+    let wg = WorkgroupLayout::new(
+        WorkgroupShape::new(n, 1, 1).unwrap(),
+        size(s),
+        Layout::ROW_MAJOR,
+    )
+    .unwrap();
     LaneMap::new(&wg)
 }
 
@@ -120,7 +124,10 @@ fn assert_allocation_defined(ex: &Execution, map: &LaneMap, needs: u128, fixed: 
         let Val::Atomic { atomic, plus: 0 } = rec(ex, first, TAG_ATOMIC, 0) else {
             panic!("the first lane of the tangle did the atomic add");
         };
-        assert_eq!(ex.atomics[atomic as usize].amount, Val::u32(needing.len() as u32));
+        assert_eq!(
+            ex.atomics[atomic as usize].amount,
+            Val::u32(needing.len() as u32)
+        );
         for &(l, i) in &group {
             assert_eq!(ballot_of(rec(ex, i, TAG_MASK, 0)), mask);
             assert_eq!(rec(ex, i, TAG_SIZE, 0), Val::u32(needing.len() as u32));
@@ -156,7 +163,10 @@ fn the_fixed_allocation_is_fully_defined_under_sucf() {
         let map = seed_map();
         let ex = execute(&allocation_fixed(needs), &map, Mode::Sucf).unwrap();
         assert!(
-            ex.records.iter().flatten().all(|r| !matches!(r.value, Val::Undefined(_))),
+            ex.records
+                .iter()
+                .flatten()
+                .all(|r| !matches!(r.value, Val::Undefined(_))),
             "needs {needs:#x}: every result is defined"
         );
         assert_allocation_defined(&ex, &map, needs, true);
@@ -213,7 +223,10 @@ fn under_base_the_fixed_allocation_is_defined_only_where_the_workgroup_stays_uni
 fn the_seed001_trace_in_the_docs_is_the_executors_output() {
     // docs/semantics/reconvergence.md embeds seed001_trace_markdown() between markers; regenerate
     // with LOCKSTEP_UPDATE_DOCS=1 cargo test --test reconverge.
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/semantics/reconvergence.md");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/semantics/reconvergence.md"
+    );
     let doc = std::fs::read_to_string(path).expect("docs/semantics/reconvergence.md exists");
     let (begin, end) = (
         "<!-- BEGIN GENERATED: seed001_trace_markdown() -->\n",
@@ -267,7 +280,10 @@ fn maximal_keeps_loop_iterations_apart() {
     let p = Program {
         main: vec![Stmt::Loop {
             id: 1,
-            trips: Trips::Varying { salt: 0, modulus: 4 },
+            trips: Trips::Varying {
+                salt: 0,
+                modulus: 4,
+            },
             body: vec![ballot_true(2)],
         }],
         functions: vec![],
@@ -396,10 +412,19 @@ fn maximal_does_not_pin_a_switch_case_reached_by_several_selector_values() {
         main: vec![Stmt::Switch {
             id: 1,
             // selector = i % 4
-            selector: Selector::Varying { salt: 0, modulus: 4 },
+            selector: Selector::Varying {
+                salt: 0,
+                modulus: 4,
+            },
             cases: vec![
-                Case { labels: vec![0], body: vec![ballot_true(2)] },
-                Case { labels: vec![1, 2], body: vec![ballot_true(3)] },
+                Case {
+                    labels: vec![0],
+                    body: vec![ballot_true(2)],
+                },
+                Case {
+                    labels: vec![1, 2],
+                    body: vec![ballot_true(3)],
+                },
             ],
             default: vec![ballot_true(4)],
         }],
@@ -462,7 +487,10 @@ fn base_pins_workgroup_uniform_flow_including_uniform_loops() {
                     op(3, SgOp::Elect),
                     Stmt::If {
                         id: 4,
-                        cond: Cond::LoopCount { outer: 0, mask: 0b10 },
+                        cond: Cond::LoopCount {
+                            outer: 0,
+                            mask: 0b10,
+                        },
                         then_branch: vec![op(5, SgOp::Add(Operand::Invocation))],
                         else_branch: vec![],
                     },
@@ -486,11 +514,19 @@ fn a_row_sum_on_a_2d_workgroup_depends_on_the_layout() {
     // ../shared/specs/README.md, Layout: Vulkan gives no relation between LocalInvocationId and
     // (SubgroupId, SubgroupInvocationId); row-major, column-major and quads are all valid.
     let p = Program {
-        main: vec![op(1, SgOp::Add(Operand::X)), op(2, SgOp::ShuffleUp(Operand::X, 1))],
+        main: vec![
+            op(1, SgOp::Add(Operand::X)),
+            op(2, SgOp::ShuffleUp(Operand::X, 1)),
+        ],
         functions: vec![],
     };
-    let r = layout_dependence(&p, WorkgroupShape::new(8, 8, 1).unwrap(), size(8), Mode::Base)
-        .unwrap();
+    let r = layout_dependence(
+        &p,
+        WorkgroupShape::new(8, 8, 1).unwrap(),
+        size(8),
+        Mode::Base,
+    )
+    .unwrap();
     assert_eq!(r.layouts.len(), 3, "row-major, column-major, quads");
     assert!(r.depends_on_layout());
     // Under row-major the neighbour below lane l is x - 1; under column-major it is the same x.
@@ -510,8 +546,13 @@ fn a_subgroup_count_does_not_depend_on_the_layout() {
         main: vec![op(1, SgOp::Add(Operand::Const(1))), ballot_true(2)],
         functions: vec![],
     };
-    let r = layout_dependence(&p, WorkgroupShape::new(8, 4, 1).unwrap(), size(8), Mode::Base)
-        .unwrap();
+    let r = layout_dependence(
+        &p,
+        WorkgroupShape::new(8, 4, 1).unwrap(),
+        size(8),
+        Mode::Base,
+    )
+    .unwrap();
     let count = r.executions[0].records[5][0].value;
     assert_eq!(count, Val::u32(8));
     assert!(!r.depends_on_layout(), "{}", r.summary(5));
@@ -525,7 +566,12 @@ struct Invariants {
 }
 
 impl Observer for Invariants {
-    fn split(&mut self, _c: u32, parent: &[lockstep::model::LaneMask], child: &[lockstep::model::LaneMask]) {
+    fn split(
+        &mut self,
+        _c: u32,
+        parent: &[lockstep::model::LaneMask],
+        child: &[lockstep::model::LaneMask],
+    ) {
         for (p, c) in parent.iter().zip(child) {
             assert!(c.minus(*p).is_empty(), "child {c} not within parent {p}");
         }
@@ -604,10 +650,17 @@ fn perfect_device(p: &Program, map: &LaneMap, max: u32) -> (Vec<u32>, Vec<u32>) 
     for i in 0..n {
         let pl = map.placement(i as u32);
         let b = i * st;
-        out[b..b + 4].copy_from_slice(&[pl.subgroup, pl.lane, ex.records[i].len() as u32, map.size().get()]);
+        out[b..b + 4].copy_from_slice(&[
+            pl.subgroup,
+            pl.lane,
+            ex.records[i].len() as u32,
+            map.size().get(),
+        ]);
         for (k, r) in ex.records[i].iter().enumerate() {
             let w = match r.value {
-                Val::Atomic { atomic, plus } => [returned[atomic as usize].wrapping_add(plus), 0, 0, 0],
+                Val::Atomic { atomic, plus } => {
+                    [returned[atomic as usize].wrapping_add(plus), 0, 0, 0]
+                }
                 v => v.words().unwrap_or([0x5a5a_5a5a; 4]),
             };
             let o = b + HEADER as usize + k * RECORD as usize;
@@ -646,7 +699,11 @@ fn compare_accepts_a_correct_device_and_catches_each_kind_of_error() {
     assert_eq!(bad[base_rec], TAG_BASE);
     bad[base_rec + 1] += 1;
     let c = compare(&p, Mode::Maximal, shape, size(8), 16, &bad, &ctr);
-    assert!(c.mismatches.iter().any(|m| m.why.contains("atomic")), "{:?}", c.mismatches);
+    assert!(
+        c.mismatches.iter().any(|m| m.why.contains("atomic")),
+        "{:?}",
+        c.mismatches
+    );
     // Overlapping allocations: two subgroups handed the same base.
     let mut bad = out.clone();
     for i in 0..64 {
@@ -659,9 +716,21 @@ fn compare_accepts_a_correct_device_and_catches_each_kind_of_error() {
         }
     }
     let c = compare(&p, Mode::Maximal, shape, size(8), 16, &bad, &ctr);
-    assert!(c.mismatches.iter().any(|m| m.why.contains("atomic add")), "{:?}", c.mismatches);
+    assert!(
+        c.mismatches.iter().any(|m| m.why.contains("atomic add")),
+        "{:?}",
+        c.mismatches
+    );
     // A wrong final counter.
-    let c = compare(&p, Mode::Maximal, shape, size(8), 16, &out, &[ctr[0] + 1, 0]);
+    let c = compare(
+        &p,
+        Mode::Maximal,
+        shape,
+        size(8),
+        16,
+        &out,
+        &[ctr[0] + 1, 0],
+    );
     assert!(!c.ok());
     // Two invocations claiming the same lane.
     let mut bad = out.clone();
@@ -680,7 +749,10 @@ fn compare_uses_the_placement_the_device_reports() {
     // fine as long as results follow its own placement.
     let shape = WorkgroupShape::new(16, 1, 1).unwrap();
     let placements: Vec<Placement> = (0..16)
-        .map(|i| Placement { subgroup: i / 8, lane: 7 - i % 8 })
+        .map(|i| Placement {
+            subgroup: i / 8,
+            lane: 7 - i % 8,
+        })
         .collect();
     let map = LaneMap::from_placements(shape, size(8), &placements).unwrap();
     let p = Program {
@@ -691,7 +763,10 @@ fn compare_uses_the_placement_the_device_reports() {
     let c = compare(&p, Mode::Base, shape, size(8), 4, &out, &ctr);
     assert!(c.ok(), "{:?}", c.mismatches);
     // Invocation 7 is lane 0: it is elected.
-    assert_eq!(c.execution.unwrap().records[7][0].value, Val::Defined(Value::bool(true)));
+    assert_eq!(
+        c.execution.unwrap().records[7][0].value,
+        Val::Defined(Value::bool(true))
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -708,7 +783,9 @@ mod device {
     fn sample(n: usize) -> Vec<Program> {
         let mut runner = TestRunner::deterministic();
         let s = programs(GenConfig::default());
-        (0..n).map(|_| s.new_tree(&mut runner).unwrap().current()).collect()
+        (0..n)
+            .map(|_| s.new_tree(&mut runner).unwrap().current())
+            .collect()
     }
 
     #[test]
@@ -782,7 +859,12 @@ mod device {
                 c.ok(),
                 "{:?}\n{}",
                 c.mismatches,
-                shader(std::slice::from_ref(p), Mode::Base, setup.shape, setup.max_records)
+                shader(
+                    std::slice::from_ref(p),
+                    Mode::Base,
+                    setup.shape,
+                    setup.max_records
+                )
             );
         }
         assert!(compared > 500, "only {compared} values compared");
@@ -803,7 +885,11 @@ mod device {
                 continue;
             }
             let setup = Setup::new(mode);
-            let masks = [0x00ff_0f0f_0000_00b6u128 | 1 << 100, !0, 0x8000_0000_0000_0001];
+            let masks = [
+                0x00ff_0f0f_0000_00b6u128 | 1 << 100,
+                !0,
+                0x8000_0000_0000_0001,
+            ];
             let ps: Vec<Program> = masks
                 .iter()
                 .flat_map(|&m| [allocation(m), allocation_fixed(m)])

@@ -154,8 +154,7 @@ pub fn run_cmd(a: &ReconvergeArgs) -> Result<String, CliError> {
     let par = rayon::current_num_threads().max(1);
     let mut stopped = false;
     while next < a.programs {
-        if a
-            .max_seconds
+        if a.max_seconds
             .is_some_and(|t| t0.elapsed().as_secs_f64() > t)
         {
             stopped = true;
@@ -182,7 +181,7 @@ pub fn run_cmd(a: &ReconvergeArgs) -> Result<String, CliError> {
                         let r = runner.rng();
                         let mask = (r.next_u64() as u128) | (r.next_u64() as u128) << 64;
                         // Sometimes sparse, so that whole subgroups need no space.
-                        let mask = if r.next_u32() % 2 == 0 {
+                        let mask = if r.next_u32().is_multiple_of(2) {
                             mask & ((r.next_u64() as u128) | (r.next_u64() as u128) << 64)
                         } else {
                             mask
@@ -250,10 +249,7 @@ pub fn run_cmd(a: &ReconvergeArgs) -> Result<String, CliError> {
             String::new()
         }
     );
-    text += &format!(
-        "seed {} · {:.1} s · {rate:.1} programs/s\n",
-        a.seed, secs
-    );
+    text += &format!("seed {} · {:.1} s · {rate:.1} programs/s\n", a.seed, secs);
     let mut jfail = Vec::new();
     for f in &failures {
         text += &format!(
@@ -269,7 +265,12 @@ pub fn run_cmd(a: &ReconvergeArgs) -> Result<String, CliError> {
             "mismatches": f.comparison.mismatches,
         });
         if let Some((p, c)) = &f.minimal {
-            let glsl = shader(std::slice::from_ref(p), mode, setup.shape, setup.max_records);
+            let glsl = shader(
+                std::slice::from_ref(p),
+                mode,
+                setup.shape,
+                setup.max_records,
+            );
             text += &format!(
                 "  shrunk to {} statement(s); still failing with: {}\n  minimal program as GLSL:\n{}\n",
                 p.statements(),

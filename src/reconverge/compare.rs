@@ -170,21 +170,21 @@ pub fn compare(
     };
     // Atomic add index -> the value the device says it returned.
     let mut atomic_value: HashMap<u32, u32> = HashMap::new();
-    for i in 0..n {
+    for (i, &p) in placements.iter().enumerate() {
         let base = i * st;
         let count = records[base + 2] as usize;
         let model = &ex.records[i];
         let lost = ex.lost_at[i];
-        let p = placements[i];
-        let here = |k: Option<usize>, tag: u32, expected: String, got: String, why: &str| Mismatch {
-            invocation: Some(i as u32),
-            placement: Some((p.subgroup, p.lane)),
-            record: k,
-            tag,
-            expected,
-            got,
-            why: why.to_string(),
-        };
+        let here =
+            |k: Option<usize>, tag: u32, expected: String, got: String, why: &str| Mismatch {
+                invocation: Some(i as u32),
+                placement: Some((p.subgroup, p.lane)),
+                record: k,
+                tag,
+                expected,
+                got,
+                why: why.to_string(),
+            };
         if lost.is_none() && count != model.len() {
             c.push(here(
                 None,
@@ -202,7 +202,12 @@ pub fn compare(
         for (k, m) in model.iter().enumerate().take(upto) {
             let r = base + HEADER as usize + k * RECORD as usize;
             let tag = records[r];
-            let w = [records[r + 1], records[r + 2], records[r + 3], records[r + 4]];
+            let w = [
+                records[r + 1],
+                records[r + 2],
+                records[r + 3],
+                records[r + 4],
+            ];
             if tag != m.tag {
                 let got = if tag == SENTINEL {
                     "nothing written".to_string()

@@ -33,11 +33,7 @@ impl Setup {
     pub fn new(mode: Mode) -> Setup {
         Setup {
             mode,
-            shape: WorkgroupShape {
-                x: 128,
-                y: 1,
-                z: 1,
-            },
+            shape: WorkgroupShape { x: 128, y: 1, z: 1 },
             max_records: 64,
         }
     }
@@ -135,7 +131,10 @@ pub fn run(
     let mut init = vec![SENTINEL; head + k * per];
     init[..head].fill(0);
     let buf = ctx.host_buffer(&init)?;
-    ctx.dispatch(kernel, &[(vec![buf.clone().into_bytes()], [k as u32, 1, 1])])?;
+    ctx.dispatch(
+        kernel,
+        &[(vec![buf.clone().into_bytes()], [k as u32, 1, 1])],
+    )?;
     let size = SubgroupSize::new(ctx.caps.subgroup_size as u64)
         .map_err(|e| VkError::vk("reading the subgroup size", e))?;
     let data = buf
@@ -175,10 +174,7 @@ pub fn prepare_all(
     setup: &Setup,
     batches: &[Vec<Program>],
 ) -> Result<Vec<Kernel>, VkError> {
-    batches
-        .par_iter()
-        .map(|b| prepare(ctx, setup, b))
-        .collect()
+    batches.par_iter().map(|b| prepare(ctx, setup, b)).collect()
 }
 
 /// A failing program after shrinking.

@@ -874,12 +874,15 @@ impl<O: Observer> Ex<'_, O> {
                 let k = cases.len();
                 let mut parts = vec![vec![LaneMask::EMPTY; groups]; k + 1];
                 let mut values = vec![0u32; groups * n];
-                for g in 0..groups {
-                    for l in f.set[g].iter() {
+                for (g, set) in f.set.iter().enumerate() {
+                    for l in set.iter() {
                         let slot = g * n + l as usize;
                         let v = self.selector(selector, slot);
                         values[slot] = v;
-                        let c = cases.iter().position(|c| c.labels.contains(&v)).unwrap_or(k);
+                        let c = cases
+                            .iter()
+                            .position(|c| c.labels.contains(&v))
+                            .unwrap_or(k);
                         parts[c][g] = parts[c][g].with(l);
                     }
                 }
@@ -935,7 +938,10 @@ impl<O: Observer> Ex<'_, O> {
                 f.set.iter_mut().for_each(|m| *m = LaneMask::EMPTY);
             }
             Stmt::Continue => {
-                let frame = self.loops.last_mut().expect("validated: continue in a loop");
+                let frame = self
+                    .loops
+                    .last_mut()
+                    .expect("validated: continue in a loop");
                 frame.cont.push(f.clone());
                 f.set.iter_mut().for_each(|m| *m = LaneMask::EMPTY);
             }
@@ -1103,9 +1109,9 @@ impl<O: Observer> Ex<'_, O> {
                                 self.operand(o, slot(s.component_bits(0) as u32))
                             }
                             Outcome::Undefined(r) => Val::Undefined(r),
-                            Outcome::Inactive => Val::Undefined(Reason::SourceInactive {
-                                source: l,
-                            }),
+                            Outcome::Inactive => {
+                                Val::Undefined(Reason::SourceInactive { source: l })
+                            }
                         };
                         (l, v)
                     })
@@ -1160,7 +1166,10 @@ impl<O: Observer> Ex<'_, O> {
                 return Ok(res);
             }
         };
-        Ok(tangle.iter().map(|l| (l, outcome_val(out[l as usize], l))).collect())
+        Ok(tangle
+            .iter()
+            .map(|l| (l, outcome_val(out[l as usize], l)))
+            .collect())
     }
 }
 

@@ -6,9 +6,7 @@
 //! Every generated program is valid ([`Program::normalized`]) and writes at most
 //! [`GenConfig::max_records`] records per invocation, so it fits the device's record buffer.
 
-use crate::reconverge::program::{
-    Case, Cond, Operand, Program, Reg, Selector, SgOp, Stmt, Trips,
-};
+use crate::reconverge::program::{Case, Cond, Operand, Program, Reg, Selector, SgOp, Stmt, Trips};
 use proptest::prelude::*;
 use proptest::strategy::BoxedStrategy;
 
@@ -164,7 +162,10 @@ pub fn programs(cfg: GenConfig) -> BoxedStrategy<Program> {
     let s = stmt(cfg);
     (
         proptest::collection::vec(s.clone(), 1..=cfg.block + 2),
-        proptest::collection::vec(proptest::collection::vec(s, 0..=cfg.block), 0..=cfg.functions),
+        proptest::collection::vec(
+            proptest::collection::vec(s, 0..=cfg.block),
+            0..=cfg.functions,
+        ),
     )
         .prop_map(move |(main, functions)| fit(Program { main, functions }.normalized(), cfg))
         .boxed()

@@ -181,7 +181,10 @@ impl Emitter<'_> {
             Cond::Mask(m) => format!("bit128({}, gl_LocalInvocationIndex)", hex128(*m)),
             Cond::Subgroups(m) => format!("((0x{m:x}u >> (gl_SubgroupID & 31u)) & 1u) != 0u"),
             Cond::LoopCount { outer, mask } => {
-                format!("((0x{mask:x}u >> ({} & 31u)) & 1u) != 0u", self.counter(*outer))
+                format!(
+                    "((0x{mask:x}u >> ({} & 31u)) & 1u) != 0u",
+                    self.counter(*outer)
+                )
             }
             Cond::Reg(r) => format!("r{r}.x != 0u"),
         }

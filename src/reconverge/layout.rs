@@ -56,7 +56,10 @@ impl LayoutReport {
             self.mode,
             names.join(", "),
             if self.depends_on_layout() {
-                format!("DEPENDS on the layout ({} differences)", self.differences.len())
+                format!(
+                    "DEPENDS on the layout ({} differences)",
+                    self.differences.len()
+                )
             } else {
                 "independent of the layout".to_string()
             }
@@ -116,8 +119,8 @@ pub fn layout_dependence(
     let layouts = Layout::distinct_for(shape, size);
     let mut executions = Vec::with_capacity(layouts.len());
     for &l in &layouts {
-        let wg = WorkgroupLayout::new(shape, size, l)
-            .map_err(|e| ExecError::Model(e.to_string()))?;
+        let wg =
+            WorkgroupLayout::new(shape, size, l).map_err(|e| ExecError::Model(e.to_string()))?;
         executions.push(execute(program, &LaneMap::new(&wg), mode)?);
     }
     let mut differences = Vec::new();

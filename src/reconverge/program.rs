@@ -272,7 +272,9 @@ pub enum ProgramError {
     #[error("continue outside a loop")]
     ContinueOutsideLoop,
     /// A loop counter reference with no such enclosing loop.
-    #[error("loop counter {outer} levels out, but only {loops} enclosing loop(s) in this function")]
+    #[error(
+        "loop counter {outer} levels out, but only {loops} enclosing loop(s) in this function"
+    )]
     NoSuchLoop {
         /// levels out
         outer: u8,
