@@ -8,7 +8,7 @@ use lockstep::model::{
 };
 use lockstep::reconverge::compare::compare;
 use lockstep::reconverge::gen::{programs, GenConfig};
-use lockstep::reconverge::glsl::{shader, stride, HEADER, RECORD, SENTINEL};
+use lockstep::reconverge::glsl::{stride, HEADER, RECORD, SENTINEL};
 use lockstep::reconverge::layout::layout_dependence;
 use lockstep::reconverge::seed001::{
     self, allocation, allocation_fixed, TAG_ANY, TAG_ATOMIC, TAG_BASE, TAG_ELECT, TAG_MASK,
@@ -775,6 +775,7 @@ fn compare_uses_the_placement_the_device_reports() {
 #[cfg(feature = "vulkan")]
 mod device {
     use super::*;
+    use lockstep::reconverge::glsl::shader;
     use lockstep::reconverge::device::{compile, run_programs, unsupported, Setup};
     use lockstep::vulkan::{compile_glsl, Context};
     use proptest::strategy::{Strategy, ValueTree};
