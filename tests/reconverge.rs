@@ -775,8 +775,8 @@ fn compare_uses_the_placement_the_device_reports() {
 #[cfg(feature = "vulkan")]
 mod device {
     use super::*;
-    use lockstep::reconverge::glsl::shader;
     use lockstep::reconverge::device::{compile, run_programs, unsupported, Setup};
+    use lockstep::reconverge::glsl::shader;
     use lockstep::vulkan::{compile_glsl, Context};
     use proptest::strategy::{Strategy, ValueTree};
     use proptest::test_runner::TestRunner;
