@@ -211,8 +211,21 @@ pub fn run_cmd(a: &ReconvergeArgs) -> Result<String, CliError> {
                     let minimal = match tr[j].take() {
                         Some(mut tree) if failures.len() < 3 => {
                             pb.set_message(format!("reconverge {mode}: shrinking a failure"));
-                            let s = shrink(&ctx, &setup, tree.as_mut(), c.clone(), 200)
-                                .map_err(vk_error)?;
+                            // Shrinking gets at most a minute (and what --max-seconds leaves).
+                            let minute = Instant::now() + std::time::Duration::from_secs(60);
+                            let deadline = a.max_seconds.map_or(minute, |t| {
+                                (t0 + std::time::Duration::from_secs_f64(t))
+                                    .max(Instant::now() + std::time::Duration::from_secs(10))
+                            });
+                            let s = shrink(
+                                &ctx,
+                                &setup,
+                                tree.as_mut(),
+                                c.clone(),
+                                200,
+                                Some(deadline.min(minute)),
+                            )
+                            .map_err(vk_error)?;
                             pb.set_message(format!("reconverge {mode}"));
                             Some((s.program, s.comparison))
                         }

@@ -9,6 +9,7 @@
 use crate::model::{SubgroupSize, WorkgroupShape};
 use crate::reconverge::compare::{compare, Comparison};
 use crate::reconverge::exec::Mode;
+use crate::reconverge::gen::Shrunk;
 use crate::reconverge::glsl::{counters_len, shader, stride, SENTINEL};
 use crate::reconverge::program::{Program, COUNTERS};
 use crate::vulkan::{Capabilities, Context, GlslError, Kernel, KernelOptions, VkError};
@@ -177,58 +178,19 @@ pub fn prepare_all(
     batches.par_iter().map(|b| prepare(ctx, setup, b)).collect()
 }
 
-/// A failing program after shrinking.
-#[derive(Clone, Debug)]
-pub struct Shrunk {
-    /// the smallest program found that still fails
-    pub program: Program,
-    /// its comparison
-    pub comparison: Comparison,
-    /// device runs spent shrinking
-    pub steps: u32,
-}
-
-/// Shrinks a failing program (proptest's simplify/complicate walk over its value tree), running
-/// each candidate on the device; stops after `max_steps` device runs.
+/// Shrinks a failing program on the device (see [`crate::reconverge::gen::shrink`]): each
+/// candidate runs alone; stops after `max_steps` device runs or at `deadline`.
 pub fn shrink(
     ctx: &Context,
     setup: &Setup,
     tree: &mut dyn ValueTree<Value = Program>,
     first: Comparison,
     max_steps: u32,
+    deadline: Option<std::time::Instant>,
 ) -> Result<Shrunk, VkError> {
-    let mut best = Shrunk {
-        program: tree.current(),
-        comparison: first,
-        steps: 0,
-    };
-    let mut steps = 0;
-    if !tree.simplify() {
-        return Ok(best);
-    }
-    loop {
-        if steps >= max_steps {
-            break;
-        }
-        steps += 1;
-        let candidate = tree.current();
-        let c = run_programs(ctx, setup, std::slice::from_ref(&candidate))?
+    crate::reconverge::gen::shrink(tree, first, max_steps, deadline, |p| {
+        Ok(run_programs(ctx, setup, std::slice::from_ref(p))?
             .pop()
-            .unwrap_or_default();
-        let more = if !c.ok() {
-            best = Shrunk {
-                program: candidate,
-                comparison: c,
-                steps,
-            };
-            tree.simplify()
-        } else {
-            tree.complicate()
-        };
-        if !more {
-            break;
-        }
-    }
-    best.steps = steps;
-    Ok(best)
+            .unwrap_or_default())
+    })
 }

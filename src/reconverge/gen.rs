@@ -6,9 +6,10 @@
 //! Every generated program is valid ([`Program::normalized`]) and writes at most
 //! [`GenConfig::max_records`] records per invocation, so it fits the device's record buffer.
 
+use crate::reconverge::compare::Comparison;
 use crate::reconverge::program::{Case, Cond, Operand, Program, Reg, Selector, SgOp, Stmt, Trips};
 use proptest::prelude::*;
-use proptest::strategy::BoxedStrategy;
+use proptest::strategy::{BoxedStrategy, ValueTree};
 
 /// Knobs of the generator.
 #[derive(Clone, Copy, Debug)]
@@ -177,4 +178,83 @@ fn fit(mut p: Program, cfg: GenConfig) -> Program {
         p.main.pop();
     }
     p
+}
+
+/// A failing program after shrinking.
+#[derive(Clone, Debug)]
+pub struct Shrunk {
+    /// the smallest program found that still fails
+    pub program: Program,
+    /// its comparison
+    pub comparison: Comparison,
+    /// candidates tried
+    pub steps: u32,
+}
+
+/// Shrinks a failing program: proptest's simplify/complicate walk over its value tree, keeping
+/// each simpler candidate that `check` still finds failing (a comparison that is not `ok()`).
+/// Stops after `max_steps` candidates or at `deadline`.
+///
+/// ```
+/// use lockstep::reconverge::compare::{Comparison, Mismatch};
+/// use lockstep::reconverge::gen::{programs, shrink, GenConfig};
+/// use proptest::strategy::{Strategy, ValueTree};
+/// use proptest::test_runner::TestRunner;
+/// // A stand-in for a device that gets every elect in `main` wrong.
+/// let check = |p: &lockstep::reconverge::Program| -> Result<Comparison, ()> {
+///     let mut c = Comparison::default();
+///     if format!("{:?}", p.main).contains("Elect") { c.mismatch_count = 1; }
+///     Ok(c)
+/// };
+/// let mut runner = TestRunner::deterministic();
+/// let s = programs(GenConfig::default());
+/// let mut tree = loop {
+///     let t = s.new_tree(&mut runner).unwrap();
+///     if !check(&t.current()).unwrap().ok() { break t; }
+/// };
+/// let (before, first) = (tree.current(), check(&tree.current()).unwrap());
+/// let small = shrink(&mut tree, first, 1000, None, check).unwrap();
+/// assert!(!check(&small.program).unwrap().ok(), "still failing");
+/// assert!(small.program.statements() < before.statements());
+/// assert!(small.program.main.len() == 1, "{:?}", small.program.main);
+/// ```
+pub fn shrink<E>(
+    tree: &mut dyn ValueTree<Value = Program>,
+    first: Comparison,
+    max_steps: u32,
+    deadline: Option<std::time::Instant>,
+    mut check: impl FnMut(&Program) -> Result<Comparison, E>,
+) -> Result<Shrunk, E> {
+    let mut best = Shrunk {
+        program: tree.current(),
+        comparison: first,
+        steps: 0,
+    };
+    let mut steps = 0;
+    if !tree.simplify() {
+        return Ok(best);
+    }
+    loop {
+        if steps >= max_steps || deadline.is_some_and(|d| std::time::Instant::now() > d) {
+            break;
+        }
+        steps += 1;
+        let candidate = tree.current();
+        let c = check(&candidate)?;
+        let more = if !c.ok() {
+            best = Shrunk {
+                program: candidate,
+                comparison: c,
+                steps,
+            };
+            tree.simplify()
+        } else {
+            tree.complicate()
+        };
+        if !more {
+            break;
+        }
+    }
+    best.steps = steps;
+    Ok(best)
 }
