@@ -94,7 +94,7 @@ fn device_loop(c: &mut Criterion) {
         eprintln!("device loop not measured: {why}");
         return;
     }
-    let setup = Setup::new(mode);
+    let setup = Setup::for_device(&ctx, mode);
     let s = programs(GenConfig::default());
     let mut runner = TestRunner::deterministic();
     let mut g = c.benchmark_group(format!("device loop ({}, base)", ctx.info.name));

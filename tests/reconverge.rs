@@ -8,7 +8,7 @@ use lockstep::model::{
 };
 use lockstep::reconverge::compare::compare;
 use lockstep::reconverge::gen::{programs, GenConfig};
-use lockstep::reconverge::glsl::{stride, HEADER, RECORD, SENTINEL};
+use lockstep::reconverge::glsl::{RecordLayout, SENTINEL};
 use lockstep::reconverge::layout::layout_dependence;
 use lockstep::reconverge::seed001::{
     self, allocation, allocation_fixed, TAG_ANY, TAG_ATOMIC, TAG_BASE, TAG_ELECT, TAG_MASK,
@@ -16,7 +16,7 @@ use lockstep::reconverge::seed001::{
 };
 use lockstep::reconverge::{
     execute, execute_with, Case, Cond, Execution, LaneMap, Limits, Mode, Observer, OpEvent,
-    Operand, Program, Selector, SgOp, Stmt, Trips, Val, COUNTERS,
+    Operand, Program, Selector, SgOp, Stmt, Trips, Val,
 };
 use proptest::prelude::*;
 
@@ -636,12 +636,12 @@ proptest! {
 
 /// What a correct device under maximal reconvergence writes: the executor's results, with atomic
 /// adds served in the executor's order.
-fn perfect_device(p: &Program, map: &LaneMap, max: u32) -> (Vec<u32>, Vec<u32>) {
+fn perfect_device(p: &Program, map: &LaneMap, layout: RecordLayout) -> (Vec<u32>, Vec<u32>) {
     let ex = execute(p, map, Mode::Maximal).unwrap();
     let n = map.shape().invocations() as usize;
-    let st = stride(max) as usize;
+    let st = layout.stride_words();
     let mut out = vec![SENTINEL; n * st];
-    let mut counters = vec![0u32; COUNTERS];
+    let mut counters = vec![0u32; 4];
     let mut returned = Vec::new();
     for a in &ex.atomics {
         returned.push(counters[a.counter as usize]);
@@ -649,13 +649,8 @@ fn perfect_device(p: &Program, map: &LaneMap, max: u32) -> (Vec<u32>, Vec<u32>) 
     }
     for i in 0..n {
         let pl = map.placement(i as u32);
-        let b = i * st;
-        out[b..b + 4].copy_from_slice(&[
-            pl.subgroup,
-            pl.lane,
-            ex.records[i].len() as u32,
-            map.size().get(),
-        ]);
+        let slice = &mut out[i * st..(i + 1) * st];
+        slice[..4].copy_from_slice(&[pl.subgroup, pl.lane, map.size().get(), 0]);
         for (k, r) in ex.records[i].iter().enumerate() {
             let w = match r.value {
                 Val::Atomic { atomic, plus } => {
@@ -663,9 +658,7 @@ fn perfect_device(p: &Program, map: &LaneMap, max: u32) -> (Vec<u32>, Vec<u32>) 
                 }
                 v => v.words().unwrap_or([0x5a5a_5a5a; 4]),
             };
-            let o = b + HEADER as usize + k * RECORD as usize;
-            out[o] = r.tag;
-            out[o + 1..o + 5].copy_from_slice(&w);
+            layout.write(slice, k, r.tag, w);
         }
     }
     (out, counters)
@@ -675,70 +668,79 @@ fn perfect_device(p: &Program, map: &LaneMap, max: u32) -> (Vec<u32>, Vec<u32>) 
 fn compare_accepts_a_correct_device_and_catches_each_kind_of_error() {
     let map = line(64, 8);
     let shape = map.shape();
+    let lay = RecordLayout::new(16, 8);
     let p = allocation(0x00ff_0f0f_0000_00b6);
-    let (out, ctr) = perfect_device(&p, &map, 16);
-    let c = compare(&p, Mode::Maximal, shape, size(8), 16, &out, &ctr);
+    let (out, ctr) = perfect_device(&p, &map, lay);
+    let cmp =
+        |out: &[u32], ctr: &[u32], mode: Mode| compare(&p, mode, shape, size(8), lay, out, ctr);
+    let c = cmp(&out, &ctr, Mode::Maximal);
     assert!(c.ok(), "{:?}", c.mismatches);
     assert!(c.compared > 0);
 
-    let st = stride(16) as usize;
-    let first_rec = |i: usize, k: usize| i * st + HEADER as usize + k * RECORD as usize;
+    let st = lay.stride_words();
+    let at = |i: usize, k: usize| i * st + lay.record_words(k);
     // A wrong ballot bit (invocation 1 is in the tangle; record 0 is the mask).
     let mut bad = out.clone();
-    bad[first_rec(1, 0) + 1] ^= 1;
-    let c = compare(&p, Mode::Maximal, shape, size(8), 16, &bad, &ctr);
+    bad[at(1, 0) + 1] ^= 1;
+    let c = cmp(&bad, &ctr, Mode::Maximal);
     assert_eq!(c.mismatch_count, 1);
     assert_eq!(c.mismatches[0].why, "value");
     // A different path: a record with another tag.
     let mut bad = out.clone();
-    bad[first_rec(2, 1)] = 999;
-    assert!(!compare(&p, Mode::Maximal, shape, size(8), 16, &bad, &ctr).ok());
+    bad[at(2, 1)] = 999;
+    assert!(!cmp(&bad, &ctr, Mode::Maximal).ok());
+    // One record too many.
+    let mut bad = out.clone();
+    let len = execute(&p, &map, Mode::Maximal).unwrap().records[2].len();
+    bad[at(2, len)] = TAG_SLOT;
+    let c = cmp(&bad, &ctr, Mode::Maximal);
+    assert!(
+        c.mismatches[0].got.contains("another record"),
+        "{:?}",
+        c.mismatches
+    );
+    // A missing record.
+    let mut bad = out.clone();
+    bad[at(2, len - 1)] = SENTINEL;
+    let c = cmp(&bad, &ctr, Mode::Maximal);
+    assert_eq!(c.mismatches[0].got, "nothing written");
     // Inconsistent atomics: invocation 2's broadcast base disagrees with the atomic add.
     let mut bad = out.clone();
-    let base_rec = first_rec(2, 3); // mask, size, elect, base
+    let base_rec = at(2, 3); // mask, size, elect, base
     assert_eq!(bad[base_rec], TAG_BASE);
     bad[base_rec + 1] += 1;
-    let c = compare(&p, Mode::Maximal, shape, size(8), 16, &bad, &ctr);
+    let c = cmp(&bad, &ctr, Mode::Maximal);
     assert!(
         c.mismatches.iter().any(|m| m.why.contains("atomic")),
         "{:?}",
         c.mismatches
     );
-    // Overlapping allocations: two subgroups handed the same base.
+    // Overlapping allocations: subgroups 2.. (invocations 16..) handed ranges shifted down onto
+    // subgroup 0's.
     let mut bad = out.clone();
-    for i in 0..64 {
-        for k in 0..out[i * st + 2] as usize {
-            let r = first_rec(i, k);
-            if [TAG_ATOMIC, TAG_BASE, TAG_SLOT].contains(&bad[r]) && i >= 16 {
-                // subgroups 2.. (invocations 16..): shift down by the size of subgroup 0's range
+    for i in 16..64 {
+        for k in 0..8 {
+            let r = at(i, k);
+            if [TAG_ATOMIC, TAG_BASE, TAG_SLOT].contains(&bad[r]) {
                 bad[r + 1] = bad[r + 1].wrapping_sub(5);
             }
         }
     }
-    let c = compare(&p, Mode::Maximal, shape, size(8), 16, &bad, &ctr);
+    let c = cmp(&bad, &ctr, Mode::Maximal);
     assert!(
         c.mismatches.iter().any(|m| m.why.contains("atomic add")),
         "{:?}",
         c.mismatches
     );
     // A wrong final counter.
-    let c = compare(
-        &p,
-        Mode::Maximal,
-        shape,
-        size(8),
-        16,
-        &out,
-        &[ctr[0] + 1, 0],
-    );
-    assert!(!c.ok());
+    assert!(!cmp(&out, &[ctr[0] + 1, 0, 0, 0], Mode::Maximal).ok());
     // Two invocations claiming the same lane.
     let mut bad = out.clone();
     bad[st..st + 2].copy_from_slice(&[0, 0]);
-    let c = compare(&p, Mode::Maximal, shape, size(8), 16, &bad, &ctr);
+    let c = cmp(&bad, &ctr, Mode::Maximal);
     assert_eq!(c.mismatches[0].why, "invalid placement");
     // Under base the same output passes: only what base defines is compared.
-    let c = compare(&p, Mode::Base, shape, size(8), 16, &out, &ctr);
+    let c = cmp(&out, &ctr, Mode::Base);
     assert!(c.ok());
     assert!(c.undefined > 0);
 }
@@ -759,8 +761,9 @@ fn compare_uses_the_placement_the_device_reports() {
         main: vec![op(1, SgOp::Elect), op(2, SgOp::Add(Operand::Lane))],
         functions: vec![],
     };
-    let (out, ctr) = perfect_device(&p, &map, 4);
-    let c = compare(&p, Mode::Base, shape, size(8), 4, &out, &ctr);
+    let lay = RecordLayout::new(4, 8);
+    let (out, ctr) = perfect_device(&p, &map, lay);
+    let c = compare(&p, Mode::Base, shape, size(8), lay, &out, &ctr);
     assert!(c.ok(), "{:?}", c.mismatches);
     // Invocation 7 is lane 0: it is elected.
     assert_eq!(
@@ -798,7 +801,7 @@ mod device {
         ps.push(allocation_fixed(0xf0f0));
         let shape = WorkgroupShape::new(128, 1, 1).unwrap();
         for mode in Mode::ALL {
-            let src = shader(&ps, mode, shape, 64);
+            let src = shader(&ps, mode, shape, RecordLayout::new(64, 32));
             // The device path compiles without optimisation (src/reconverge/device.rs).
             let words = compile(&src, "reconverge").unwrap_or_else(|e| panic!("{mode}: {e}"));
             assert_eq!(words[0], 0x0723_0203);
@@ -851,7 +854,7 @@ mod device {
     #[test]
     fn random_programs_in_base_mode_match_the_model_on_the_device() {
         let Some(ctx) = context() else { return };
-        let setup = Setup::new(Mode::Base);
+        let setup = Setup::for_device(&ctx, Mode::Base);
         let ps = sample(24);
         let comps = run_programs(&ctx, &setup, &ps).unwrap();
         let compared: u64 = comps.iter().map(|c| c.compared).sum();
@@ -864,7 +867,7 @@ mod device {
                     std::slice::from_ref(p),
                     Mode::Base,
                     setup.shape,
-                    setup.max_records
+                    setup.layout
                 )
             );
         }
@@ -885,7 +888,7 @@ mod device {
                 assert!(feature, "{mode} unsupported for another reason: {why}");
                 continue;
             }
-            let setup = Setup::new(mode);
+            let setup = Setup::for_device(&ctx, mode);
             let masks = [
                 0x00ff_0f0f_0000_00b6u128 | 1 << 100,
                 !0,

@@ -109,7 +109,7 @@ pub fn run_cmd(a: &ReconvergeArgs) -> Result<String, CliError> {
         "api_version": ctx.info.api_version,
         "subgroup_size": ctx.caps.subgroup_size,
     });
-    let setup = Setup::new(mode);
+    let setup = Setup::for_device(&ctx, mode);
     let mut report = json!({
         "command": "reconverge",
         "mode": mode.name(),
@@ -137,7 +137,7 @@ pub fn run_cmd(a: &ReconvergeArgs) -> Result<String, CliError> {
         TestRng::from_seed(RngAlgorithm::ChaCha, &seed),
     );
     let strategy = programs(GenConfig {
-        max_records: setup.max_records as u64,
+        max_records: setup.layout.max_records as u64,
         ..GenConfig::default()
     });
     let pb = ProgressBar::with_draw_target(Some(a.programs), ProgressDrawTarget::stderr());
@@ -278,12 +278,7 @@ pub fn run_cmd(a: &ReconvergeArgs) -> Result<String, CliError> {
             "mismatches": f.comparison.mismatches,
         });
         if let Some((p, c)) = &f.minimal {
-            let glsl = shader(
-                std::slice::from_ref(p),
-                mode,
-                setup.shape,
-                setup.max_records,
-            );
+            let glsl = shader(std::slice::from_ref(p), mode, setup.shape, setup.layout);
             text += &format!(
                 "  shrunk to {} statement(s); still failing with: {}\n  minimal program as GLSL:\n{}\n",
                 p.statements(),

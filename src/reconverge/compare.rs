@@ -9,7 +9,7 @@
 
 use crate::model::{Placement, SubgroupSize, WorkgroupShape};
 use crate::reconverge::exec::{execute, Execution, LaneMap, Mode, Val};
-use crate::reconverge::glsl::{stride, HEADER, RECORD, SENTINEL};
+use crate::reconverge::glsl::{RecordLayout, SENTINEL};
 use crate::reconverge::program::{Program, COUNTERS};
 use std::collections::HashMap;
 
@@ -97,21 +97,22 @@ fn words_str(w: &[u32]) -> String {
 
 /// Compares one workgroup's device output with the executor.
 ///
-/// `records` is this workgroup's slice of the record buffer (`invocations × stride(max_records)`
-/// words), `counters` its [`COUNTERS`] atomic counters after the run. `size` is the subgroup size
-/// the device reported for the pipeline; each invocation's header must agree with it.
+/// `records` is this workgroup's slice of the buffer (`invocations × layout.stride_words()`
+/// words), `counters` its counter words after the run. `size` is the subgroup size the device
+/// reported for the pipeline; each invocation's header must agree with it.
 pub fn compare(
     program: &Program,
     mode: Mode,
     shape: WorkgroupShape,
     size: SubgroupSize,
-    max_records: u32,
+    layout: RecordLayout,
     records: &[u32],
     counters: &[u32],
 ) -> Comparison {
     let mut c = Comparison::default();
     let n = shape.invocations() as usize;
-    let st = stride(max_records) as usize;
+    let st = layout.stride_words();
+    let max_records = layout.max_records;
     let wg = |why: &str, expected: String, got: String| Mismatch {
         invocation: None,
         placement: None,
@@ -129,18 +130,18 @@ pub fn compare(
         ));
         return c;
     }
-    // Where each invocation ran, as the device reports it.
+    // Where each invocation ran, as the device reports it: (subgroup, lane, size).
     let mut placements = Vec::with_capacity(n);
     for i in 0..n {
-        let h = &records[i * st..i * st + HEADER as usize];
-        if h[3] != size.get() {
+        let h = &records[i * st..i * st + 3];
+        if h[2] != size.get() {
             c.push(Mismatch {
                 invocation: Some(i as u32),
                 placement: None,
                 record: None,
                 tag: 0,
                 expected: format!("gl_SubgroupSize {size}"),
-                got: format!("{}", h[3]),
+                got: format!("{}", h[2]),
                 why: "header".into(),
             });
             return c;
@@ -171,8 +172,7 @@ pub fn compare(
     // Atomic add index -> the value the device says it returned.
     let mut atomic_value: HashMap<u32, u32> = HashMap::new();
     for (i, &p) in placements.iter().enumerate() {
-        let base = i * st;
-        let count = records[base + 2] as usize;
+        let slice = &records[i * st..(i + 1) * st];
         let model = &ex.records[i];
         let lost = ex.lost_at[i];
         let here =
@@ -185,29 +185,11 @@ pub fn compare(
                 got,
                 why: why.to_string(),
             };
-        if lost.is_none() && count != model.len() {
-            c.push(here(
-                None,
-                0,
-                format!("{} records", model.len()),
-                format!("{count} records"),
-                "the invocation took a different path",
-            ));
-        }
-        let upto = lost
-            .unwrap_or(model.len())
-            .min(count)
-            .min(max_records as usize);
+        let upto = lost.unwrap_or(model.len()).min(max_records as usize);
         c.undefined += (model.len() - upto) as u64;
+        let mut in_step = true;
         for (k, m) in model.iter().enumerate().take(upto) {
-            let r = base + HEADER as usize + k * RECORD as usize;
-            let tag = records[r];
-            let w = [
-                records[r + 1],
-                records[r + 2],
-                records[r + 3],
-                records[r + 4],
-            ];
+            let (tag, w) = layout.read(slice, k);
             if tag != m.tag {
                 let got = if tag == SENTINEL {
                     "nothing written".to_string()
@@ -223,6 +205,7 @@ pub fn compare(
                 ));
                 // The rest of this invocation's records are out of step; stop here.
                 c.undefined += (upto - k - 1) as u64;
+                in_step = false;
                 break;
             }
             match m.value {
@@ -257,6 +240,19 @@ pub fn compare(
                     }
                 }
                 Val::Undefined(_) | Val::OrderDependent => c.undefined += 1,
+            }
+        }
+        // Nothing after the last expected record: the slot after it was never written.
+        if in_step && lost.is_none() && model.len() <= max_records as usize {
+            let (tag, _) = layout.read(slice, model.len());
+            if tag != SENTINEL {
+                c.push(here(
+                    Some(model.len()),
+                    0,
+                    format!("{} records", model.len()),
+                    format!("another record (tag #{tag})"),
+                    "the invocation took a different path",
+                ));
             }
         }
     }

@@ -10,8 +10,8 @@ use crate::model::{SubgroupSize, WorkgroupShape};
 use crate::reconverge::compare::{compare, Comparison};
 use crate::reconverge::exec::Mode;
 use crate::reconverge::gen::Shrunk;
-use crate::reconverge::glsl::{counters_len, shader, stride, SENTINEL};
-use crate::reconverge::program::{Program, COUNTERS};
+use crate::reconverge::glsl::{shader, RecordLayout, COUNTER_WORDS, SENTINEL};
+use crate::reconverge::program::Program;
 use crate::vulkan::{Capabilities, Context, GlslError, Kernel, KernelOptions, VkError};
 use proptest::strategy::ValueTree;
 use rayon::prelude::*;
@@ -24,19 +24,24 @@ pub struct Setup {
     pub mode: Mode,
     /// the workgroup shape
     pub shape: WorkgroupShape,
-    /// records kept per invocation
-    pub max_records: u32,
+    /// where records go
+    pub layout: RecordLayout,
 }
 
 impl Setup {
     /// 128 invocations in a line, 64 records each: four subgroups of 32 on an H100, sixteen of 8
     /// on lavapipe.
-    pub fn new(mode: Mode) -> Setup {
+    pub fn new(mode: Mode, subgroup_size: u32) -> Setup {
         Setup {
             mode,
             shape: WorkgroupShape { x: 128, y: 1, z: 1 },
-            max_records: 64,
+            layout: RecordLayout::new(64, subgroup_size),
         }
+    }
+
+    /// The setup for the device of `ctx`.
+    pub fn for_device(ctx: &Context, mode: Mode) -> Setup {
+        Setup::new(mode, ctx.caps.subgroup_size)
     }
 }
 
@@ -113,7 +118,7 @@ pub fn compile(source: &str, name: &str) -> Result<Arc<Vec<u32>>, GlslError> {
 
 /// Builds the kernel that runs `programs`, one per workgroup.
 pub fn prepare(ctx: &Context, setup: &Setup, programs: &[Program]) -> Result<Kernel, VkError> {
-    let src = shader(programs, setup.mode, setup.shape, setup.max_records);
+    let src = shader(programs, setup.mode, setup.shape, setup.layout);
     let words = compile(&src, "reconverge")?;
     ctx.kernel(&words, &KernelOptions::default())
 }
@@ -126,10 +131,14 @@ pub fn run(
     programs: &[Program],
 ) -> Result<Vec<Comparison>, VkError> {
     let k = programs.len();
-    let st = stride(setup.max_records) as usize;
-    let per = setup.shape.invocations() as usize * st;
-    let head = counters_len(k);
-    let mut init = vec![SENTINEL; head + k * per];
+    let per = setup.shape.invocations() as usize * setup.layout.stride_words();
+    let head = k * COUNTER_WORDS;
+    let mut init = vec![
+        SENTINEL;
+        setup
+            .layout
+            .buffer_words(k, setup.shape.invocations() as usize)
+    ];
     init[..head].fill(0);
     let buf = ctx.host_buffer(&init)?;
     ctx.dispatch(
@@ -151,9 +160,9 @@ pub fn run(
                 setup.mode,
                 setup.shape,
                 size,
-                setup.max_records,
+                setup.layout,
                 &r[i * per..(i + 1) * per],
-                &c[i * COUNTERS..(i + 1) * COUNTERS],
+                &c[i * COUNTER_WORDS..(i + 1) * COUNTER_WORDS],
             )
         })
         .collect())

@@ -1,11 +1,15 @@
 //! Programs as GLSL compute shaders: one program per workgroup, many per shader.
 //!
-//! Workgroup `k` of a dispatch runs `programs[k]`. Every invocation first writes a header — its
-//! `gl_SubgroupID`, `gl_SubgroupInvocationID`, number of records, `gl_SubgroupSize` — so that no
-//! lane layout is assumed; then each recorded statement appends `(tag, value.xyzw)` to the
-//! invocation's slice of the record buffer (the host pre-fills it with [`SENTINEL`], so a record
-//! the device claims but never wrote is caught). The same buffer starts with the atomic counters,
-//! [`COUNTERS`] per workgroup ([`counters_len`] words), then the records.
+//! Workgroup `k` of a dispatch runs `programs[k]`. One buffer of `uvec4`s holds everything: first
+//! one `uvec4` of atomic counters per workgroup ([`COUNTERS`](crate::reconverge::program::COUNTERS) of its components), then
+//! [`RecordLayout::stride_words`] words per invocation. Every invocation first writes a header —
+//! its `gl_SubgroupID`, `gl_SubgroupInvocationID` and `gl_SubgroupSize` — so no lane layout is
+//! assumed; then each recorded statement appends one `uvec4(tag, value.xyz)` (plus `value.w` in a
+//! second slot for subgroups larger than 96 lanes, whose ballots need it). The host pre-fills the
+//! buffer with [`SENTINEL`], so a record the device never wrote, or one too many, is caught.
+//!
+//! One store per record matters: llvmpipe's compile time grows quickly with the number of scatter
+//! stores in a shader, and lavapipe is what CI runs on.
 //!
 //! The reconvergence model is requested as ../shared/TOOLCHAIN.md says: `[[subgroup_uniform_control_flow]]`
 //! on `main` (GL_EXT_subgroup_uniform_control_flow) for SUCF, and the `MaximallyReconvergesKHR`
@@ -13,41 +17,91 @@
 
 use crate::model::WorkgroupShape;
 use crate::reconverge::exec::Mode;
-use crate::reconverge::program::{
-    Cond, Operand, Program, Selector, SgOp, Stmt, Trips, COUNTERS, REGS,
-};
+use crate::reconverge::program::{Cond, Operand, Program, Selector, SgOp, Stmt, Trips, REGS};
 use std::fmt::Write;
 
-/// Words of an invocation's header: subgroup id, lane, record count, subgroup size.
-pub const HEADER: u32 = 4;
-/// Words per record: tag and a `uvec4`.
-pub const RECORD: u32 = 5;
-/// What the record buffer is pre-filled with.
+/// What the buffer is pre-filled with.
 pub const SENTINEL: u32 = 0xDEAD_BEEF;
+/// Words of counters per workgroup at the start of the buffer (one `uvec4`).
+pub const COUNTER_WORDS: usize = 4;
 
-/// Words per invocation for `max_records` records (plus one overflow slot that absorbs records
-/// past the limit, so an overlong run cannot write outside its slice).
-pub fn stride(max_records: u32) -> u32 {
-    HEADER + RECORD * (max_records + 1)
+/// Where an invocation's header and records are, in 32-bit words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RecordLayout {
+    /// records kept per invocation (one more slot absorbs any beyond)
+    pub max_records: u32,
+    /// a second `uvec4` per record for `value.w` (subgroups of more than 96 lanes)
+    pub wide: bool,
 }
 
-/// Words of counters at the start of the buffer for `programs` workgroups.
-pub fn counters_len(programs: usize) -> usize {
-    programs * COUNTERS
+impl RecordLayout {
+    /// The layout for `max_records` records on a device with `subgroup_size` lanes.
+    pub fn new(max_records: u32, subgroup_size: u32) -> RecordLayout {
+        RecordLayout {
+            max_records,
+            wide: subgroup_size > 96,
+        }
+    }
+
+    /// `uvec4` slots per record.
+    pub fn slots_per_record(&self) -> u32 {
+        1 + self.wide as u32
+    }
+
+    /// `uvec4` slots per invocation: the header, `max_records` records and the overflow slot.
+    pub fn stride_slots(&self) -> u32 {
+        1 + (self.max_records + 1) * self.slots_per_record()
+    }
+
+    /// Words per invocation.
+    pub fn stride_words(&self) -> usize {
+        self.stride_slots() as usize * 4
+    }
+
+    /// Offset (words, within an invocation's slice) of record `k`.
+    pub fn record_words(&self, k: usize) -> usize {
+        (1 + k * self.slots_per_record() as usize) * 4
+    }
+
+    /// Record `k` of an invocation's slice: the tag and the four words of the value.
+    pub fn read(&self, slice: &[u32], k: usize) -> (u32, [u32; 4]) {
+        let o = self.record_words(k);
+        let w = if self.wide { slice[o + 4] } else { 0 };
+        (slice[o], [slice[o + 1], slice[o + 2], slice[o + 3], w])
+    }
+
+    /// Writes record `k` (what a device does; for tests and synthetic devices).
+    pub fn write(&self, slice: &mut [u32], k: usize, tag: u32, v: [u32; 4]) {
+        let o = self.record_words(k);
+        slice[o..o + 4].copy_from_slice(&[tag, v[0], v[1], v[2]]);
+        if self.wide {
+            slice[o + 4..o + 8].copy_from_slice(&[v[3], 0, 0, 0]);
+        }
+    }
+
+    /// Words of the whole buffer for `programs` workgroups of `invocations` each.
+    pub fn buffer_words(&self, programs: usize, invocations: usize) -> usize {
+        programs * COUNTER_WORDS + programs * invocations * self.stride_words()
+    }
 }
 
 /// The GLSL of one shader running `programs` (workgroup `k` runs `programs[k]`) under `mode`, on
-/// workgroups of `shape`, each invocation keeping at most `max_records` records.
+/// workgroups of `shape`, with records laid out as `layout`.
 ///
 /// ```
 /// use lockstep::model::WorkgroupShape;
-/// use lockstep::reconverge::{glsl::shader, seed001, Mode};
+/// use lockstep::reconverge::{glsl::{shader, RecordLayout}, seed001, Mode};
 /// let src = shader(&[seed001::allocation_fixed(0xff)], Mode::Sucf,
-///     WorkgroupShape::new(64, 1, 1).unwrap(), 16);
+///     WorkgroupShape::new(64, 1, 1).unwrap(), RecordLayout::new(16, 32));
 /// assert!(src.contains("void main() [[subgroup_uniform_control_flow]]"));
 /// assert!(src.contains("subgroupBroadcastFirst"));
 /// ```
-pub fn shader(programs: &[Program], mode: Mode, shape: WorkgroupShape, max_records: u32) -> String {
+pub fn shader(
+    programs: &[Program],
+    mode: Mode,
+    shape: WorkgroupShape,
+    layout: RecordLayout,
+) -> String {
     let mut s = String::new();
     s += "#version 450\n";
     for e in [
@@ -73,31 +127,34 @@ pub fn shader(programs: &[Program], mode: Mode, shape: WorkgroupShape, max_recor
         "layout(local_size_x = {}, local_size_y = {}, local_size_z = {}) in;",
         shape.x, shape.y, shape.z
     );
-    s += "// Counters (COUNTERS per workgroup), then the records (STRIDE words per invocation).\n";
-    s += "layout(set = 0, binding = 0, std430) buffer Data { uint rec[]; };\n";
+    s +=
+        "// One uvec4 of counters per workgroup, then STRIDE uvec4s per invocation: a header and\n";
+    s += "// the records.\n";
+    s += "layout(set = 0, binding = 0, std430) buffer Data { uvec4 d[]; };\n";
     let _ = writeln!(
         s,
-        "const uint INVOCATIONS = {}u;\nconst uint STRIDE = {}u;\nconst uint MAX_RECORDS = {max_records}u;\nconst uint COUNTERS = {COUNTERS}u;",
+        "const uint INVOCATIONS = {}u;\nconst uint STRIDE = {}u;\nconst uint MAX_RECORDS = {}u;",
         shape.invocations(),
-        stride(max_records)
+        layout.stride_slots(),
+        layout.max_records
     );
     s += "uint recBase = 0u;\nuint outLoc = 0u;\n";
     for r in 0..REGS {
         let _ = writeln!(s, "uvec4 r{r} = uvec4(0u);");
     }
+    let spr = layout.slots_per_record();
+    s += "\n// Appends (tag, v); records past MAX_RECORDS share one overflow slot.\n";
+    s += "void record(uint tag, uvec4 v) {\n";
+    let _ = writeln!(
+        s,
+        "    uint p = recBase + 1u + min(outLoc, MAX_RECORDS) * {spr}u;"
+    );
+    s += "    d[p] = uvec4(tag, v.x, v.y, v.z);\n";
+    if layout.wide {
+        s += "    d[p + 1u] = uvec4(v.w, 0u, 0u, 0u);\n";
+    }
+    s += "    outLoc++;\n}\n";
     s += r#"
-// Appends (tag, v) to this invocation's records; records past MAX_RECORDS share one overflow slot.
-void record(uint tag, uvec4 v) {
-    uint p = recBase + 4u + min(outLoc, MAX_RECORDS) * 5u;
-    rec[p] = tag;
-    rec[p + 1u] = v.x;
-    rec[p + 2u] = v.y;
-    rec[p + 3u] = v.z;
-    rec[p + 4u] = v.w;
-    outLoc++;
-    rec[recBase + 2u] = outLoc;
-}
-
 // Bit (i % 128) of a 128-bit mask.
 bool bit128(uvec4 m, uint i) {
     uint j = i & 127u;
@@ -133,12 +190,9 @@ bool bit128(uvec4 m, uint i) {
     let _ = writeln!(
         s,
         "    recBase = {}u + (gl_WorkGroupID.x * INVOCATIONS + gl_LocalInvocationIndex) * STRIDE;",
-        counters_len(programs.len())
+        programs.len()
     );
-    s += "    rec[recBase] = gl_SubgroupID;\n";
-    s += "    rec[recBase + 1u] = gl_SubgroupInvocationID;\n";
-    s += "    rec[recBase + 2u] = 0u;\n";
-    s += "    rec[recBase + 3u] = gl_SubgroupSize;\n";
+    s += "    d[recBase] = uvec4(gl_SubgroupID, gl_SubgroupInvocationID, gl_SubgroupSize, 0u);\n";
     if programs.len() == 1 {
         s += "    p0_main();\n";
     } else {
@@ -328,7 +382,8 @@ impl Emitter<'_> {
                 self.line(
                     d,
                     &format!(
-                        "{{ uvec4 t = uvec4(atomicAdd(rec[gl_WorkGroupID.x * COUNTERS + {counter}u], {v}), 0u, 0u, 0u);{keep} record({tag}u, t); }} // #{tag}"
+                        "{{ uvec4 t = uvec4(atomicAdd(d[gl_WorkGroupID.x].{}, {v}), 0u, 0u, 0u);{keep} record({tag}u, t); }} // #{tag}",
+                        ["x", "y", "z", "w"][*counter as usize % 4]
                     ),
                 );
             }
