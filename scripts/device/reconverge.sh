@@ -10,7 +10,7 @@
 #   command: bash scripts/device/reconverge.sh
 # Reports land in $OUT/reconverge/ (the device tool's $OUT; ./out without it): <mode>.json and .txt
 # for the random programs, seed001-<mode>.json and seed001-fixed-<mode>.json, devices.txt,
-# summary.txt. Environment: PROGRAMS (default 10000), SEED (default 20261121), BATCH (default 128).
+# summary.txt. Environment: PROGRAMS (default 10000), SEED (default 20261121), BATCH (default 32).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 if ls .gl/*.deb >/dev/null 2>&1; then
@@ -23,7 +23,7 @@ mkdir -p "$out"
 bin=.dev/lockstep
 programs="${PROGRAMS:-10000}"
 seed="${SEED:-20261121}"
-batch="${BATCH:-128}"
+batch="${BATCH:-32}"
 summary="$out/summary.txt"
 : > "$summary"
 t0=$(date +%s)

@@ -39,9 +39,10 @@ pub struct ReconvergeArgs {
     /// seed001-fixed (subgroupAny + subgroup uniform control flow), with random needs_space masks.
     #[arg(long)]
     pub kernel: Option<String>,
-    /// Programs per dispatch.
-    #[arg(long, default_value_t = 64)]
-    pub batch: usize,
+    /// Programs per dispatch (one shader). Default: 32 on a GPU, 4 on a CPU device, whose
+    /// compiler (llvmpipe) slows down sharply on large shaders.
+    #[arg(long)]
+    pub batch: Option<usize>,
     /// Start no new batch after this many seconds; the report says how many programs ran.
     #[arg(long)]
     pub max_seconds: Option<f64>,
@@ -81,10 +82,9 @@ pub fn run_cmd(a: &ReconvergeArgs) -> Result<String, CliError> {
             a.programs
         )));
     }
-    if a.batch == 0 || a.batch > 1024 {
+    if let Some(b) = a.batch.filter(|b| *b == 0 || *b > 1024) {
         return Err(CliError::usage(format!(
-            "--batch must be in 1..=1024, got {}",
-            a.batch
+            "--batch must be in 1..=1024, got {b}"
         )));
     }
     if a.max_seconds.is_some_and(|t| !(t > 0.0 && t.is_finite())) {
@@ -110,6 +110,9 @@ pub fn run_cmd(a: &ReconvergeArgs) -> Result<String, CliError> {
         "subgroup_size": ctx.caps.subgroup_size,
     });
     let setup = Setup::for_device(&ctx, mode);
+    let batch = a
+        .batch
+        .unwrap_or(if ctx.info.device_type == "cpu" { 4 } else { 32 });
     let mut report = json!({
         "command": "reconverge",
         "mode": mode.name(),
@@ -117,6 +120,7 @@ pub fn run_cmd(a: &ReconvergeArgs) -> Result<String, CliError> {
         "seed": a.seed,
         "device": device,
         "workgroup": setup.shape.invocations(),
+        "batch": batch,
         "date": utc_now(),
     });
     if let Some(why) = unsupported(&ctx.caps, mode) {
@@ -165,7 +169,7 @@ pub fn run_cmd(a: &ReconvergeArgs) -> Result<String, CliError> {
         let mut trees: Vec<Vec<Option<Box<dyn ValueTree<Value = Program>>>>> = Vec::new();
         let round_start = next;
         while batches.len() < par && next < a.programs {
-            let k = (a.programs - next).min(a.batch as u64) as usize;
+            let k = (a.programs - next).min(batch as u64) as usize;
             let mut b = Vec::with_capacity(k);
             let mut t = Vec::with_capacity(k);
             for _ in 0..k {
