@@ -15,7 +15,7 @@
 use arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use lockstep::model::{Layout, LaneMask, SubgroupSize, WorkgroupLayout, WorkgroupShape};
-use lockstep::reconverge::glsl::shader;
+use lockstep::reconverge::glsl::{shader, RecordLayout};
 use lockstep::reconverge::{
     execute_with, Case, Cond, ExecError, Execution, LaneMap, Limits, Mode, Observer, OpEvent,
     Operand, Program, Selector, SgOp, Stmt, Trips, Val,
@@ -286,7 +286,12 @@ fn run(u: &mut Unstructured) -> Result<()> {
     // Mode::ALL is strongest first: maximal, sucf, base.
     refines(&runs[1], &runs[0]);
     refines(&runs[2], &runs[1]);
-    let _ = shader(std::slice::from_ref(&program), Mode::Maximal, shape, 8);
+    let _ = shader(
+        std::slice::from_ref(&program),
+        Mode::Maximal,
+        shape,
+        RecordLayout::new(8, size.get()),
+    );
     Ok(())
 }
 

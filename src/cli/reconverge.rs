@@ -39,7 +39,7 @@ pub struct ReconvergeArgs {
     /// seed001-fixed (subgroupAny + subgroup uniform control flow), with random needs_space masks.
     #[arg(long)]
     pub kernel: Option<String>,
-    /// Programs per dispatch (one shader). Default: 32 on a GPU, 4 on a CPU device, whose
+    /// Programs per dispatch (one shader). Default: 32 on a GPU, 2 on a CPU device, whose
     /// compiler (llvmpipe) slows down sharply on large shaders.
     #[arg(long)]
     pub batch: Option<usize>,
@@ -112,7 +112,7 @@ pub fn run_cmd(a: &ReconvergeArgs) -> Result<String, CliError> {
     let setup = Setup::for_device(&ctx, mode);
     let batch = a
         .batch
-        .unwrap_or(if ctx.info.device_type == "cpu" { 4 } else { 32 });
+        .unwrap_or(if ctx.info.device_type == "cpu" { 2 } else { 32 });
     let mut report = json!({
         "command": "reconverge",
         "mode": mode.name(),

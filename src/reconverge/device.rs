@@ -94,8 +94,11 @@ pub fn compile(source: &str, name: &str) -> Result<Arc<Vec<u32>>, GlslError> {
             .collect::<Vec<_>>()
             .join("\n"),
     };
-    let compiler =
-        shaderc::Compiler::new().ok_or_else(|| err("shaderc compiler unavailable".into()))?;
+    // One compiler per thread, kept alive: creating one re-initialises glslang's built-in symbol
+    // tables, which costs more (~60 ms) than compiling a typical program.
+    thread_local! {
+        static COMPILER: Option<shaderc::Compiler> = shaderc::Compiler::new();
+    }
     let mut opts =
         shaderc::CompileOptions::new().ok_or_else(|| err("shaderc options unavailable".into()))?;
     opts.set_target_env(
@@ -104,16 +107,21 @@ pub fn compile(source: &str, name: &str) -> Result<Arc<Vec<u32>>, GlslError> {
     );
     opts.set_target_spirv(shaderc::SpirvVersion::V1_3);
     opts.set_optimization_level(shaderc::OptimizationLevel::Zero);
-    let art = compiler
-        .compile_into_spirv(
-            source,
-            shaderc::ShaderKind::Compute,
-            &format!("{name}.comp"),
-            "main",
-            Some(&opts),
-        )
-        .map_err(|e| err(e.to_string()))?;
-    Ok(Arc::new(art.as_binary().to_vec()))
+    COMPILER.with(|c| {
+        let compiler = c
+            .as_ref()
+            .ok_or_else(|| err("shaderc compiler unavailable".into()))?;
+        let art = compiler
+            .compile_into_spirv(
+                source,
+                shaderc::ShaderKind::Compute,
+                &format!("{name}.comp"),
+                "main",
+                Some(&opts),
+            )
+            .map_err(|e| err(e.to_string()))?;
+        Ok(Arc::new(art.as_binary().to_vec()))
+    })
 }
 
 /// Builds the kernel that runs `programs`, one per workgroup.
