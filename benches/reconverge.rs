@@ -100,7 +100,7 @@ fn device_loop(c: &mut Criterion) {
     let mut g = c.benchmark_group(format!("device loop ({}, base)", ctx.info.name));
     g.sample_size(10);
     g.measurement_time(Duration::from_secs(20));
-    for batch in [1usize, 4] {
+    for batch in [1usize, 2, 8] {
         g.throughput(Throughput::Elements(batch as u64));
         g.bench_function(
             BenchmarkId::new("generate+glsl+compile+dispatch+compare", batch),

@@ -914,3 +914,108 @@ mod device {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// The CLI.
+
+#[cfg(feature = "vulkan")]
+mod cli {
+    use assert_cmd::Command;
+    use lockstep::reconverge::device::unsupported;
+    use lockstep::reconverge::Mode;
+    use lockstep::vulkan::Context;
+
+    fn lockstep() -> Command {
+        Command::cargo_bin("lockstep").unwrap()
+    }
+
+    #[test]
+    fn reconverge_rejects_bad_input_with_exit_64() {
+        for (args, msg) in [
+            (
+                vec!["--mode", "strong"],
+                "unknown reconvergence mode 'strong'",
+            ),
+            (
+                vec!["--programs", "0"],
+                "--programs must be in 1..=100000000",
+            ),
+            (vec!["--batch", "0"], "--batch must be in 1..=1024"),
+            (vec!["--kernel", "seed002"], "unknown --kernel 'seed002'"),
+            (
+                vec!["--max-seconds", "-1"],
+                "--max-seconds must be a positive number",
+            ),
+            (vec!["--seed", "x"], "invalid value 'x'"),
+        ] {
+            let out = lockstep().arg("reconverge").args(&args).output().unwrap();
+            assert_eq!(out.status.code(), Some(64), "{args:?}");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(err.contains(msg), "{args:?}: {err}");
+        }
+    }
+
+    #[test]
+    fn reconverge_runs_base_mode_and_writes_a_json_report() {
+        if let Err(e) = Context::new(None) {
+            assert!(e.is_no_device(), "{e}");
+            eprintln!("SKIPPED: no Vulkan device on this machine ({e})");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.json");
+        let out = lockstep()
+            .args([
+                "reconverge",
+                "--mode",
+                "base",
+                "--programs",
+                "6",
+                "--seed",
+                "7",
+                "--json",
+            ])
+            .arg(&path)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{text}");
+        assert!(text.contains("programs run: 6"), "{text}");
+        assert!(text.contains("mismatches: 0"), "{text}");
+        let j: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(j["status"], "pass");
+        assert_eq!(j["programs"], 6);
+        assert!(j["operations_compared"].as_u64().unwrap() > 0);
+        assert_eq!(j["mode"], "base");
+    }
+
+    #[test]
+    fn reconverge_reports_a_mode_the_device_lacks_as_unsupported() {
+        // lavapipe has neither maximal reconvergence nor SUCF (../shared/TOOLCHAIN.md): exit 0
+        // with the reason. On a device that has them, the mode runs.
+        let ctx = match Context::new(None) {
+            Ok(c) => c,
+            Err(e) => {
+                assert!(e.is_no_device(), "{e}");
+                eprintln!("SKIPPED: no Vulkan device on this machine ({e})");
+                return;
+            }
+        };
+        for mode in [Mode::Maximal, Mode::Sucf] {
+            let out = lockstep()
+                .args(["reconverge", "--mode", mode.name(), "--programs", "4"])
+                .output()
+                .unwrap();
+            let text = String::from_utf8_lossy(&out.stdout);
+            assert_eq!(out.status.code(), Some(0), "{mode}: {text}");
+            match unsupported(&ctx.caps, mode) {
+                Some(why) => {
+                    assert!(text.contains("unsupported"), "{text}");
+                    assert!(text.contains(&why), "{text}");
+                }
+                None => assert!(text.contains("mismatches: 0"), "{text}"),
+            }
+        }
+    }
+}

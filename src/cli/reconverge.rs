@@ -44,7 +44,7 @@ pub struct ReconvergeArgs {
     #[arg(long)]
     pub batch: Option<usize>,
     /// Start no new batch after this many seconds; the report says how many programs ran.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub max_seconds: Option<f64>,
 }
 
