@@ -2,6 +2,8 @@
 //!
 //! - [`model`]: the reference model of every GL_KHR_shader_subgroup operation (plus rotate), with
 //!   undefined results as typed outcomes.
+//! - [`reconverge`]: divergence and reconvergence — structured programs executed on the model under
+//!   maximal / subgroup-uniform / core reconvergence, and fuzzed against a device.
 #![warn(missing_docs)]
 
 pub mod cli;
@@ -10,5 +12,6 @@ pub mod conform;
 pub mod docs;
 pub mod grayscott;
 pub mod model;
+pub mod reconverge;
 #[cfg(feature = "vulkan")]
 pub mod vulkan;

@@ -11,6 +11,8 @@ pub mod docs;
 pub mod eval;
 pub mod grayscott;
 pub mod ops;
+#[cfg(feature = "vulkan")]
+pub mod reconverge;
 pub mod table;
 
 use clap::{Parser, Subcommand};
@@ -118,6 +120,10 @@ pub enum Command {
     Docs(docs::DocsArgs),
     /// Run the Gray-Scott simulation (reference, model or gpu backend): pictures, final fields, throughput.
     Grayscott(Box<grayscott::GrayScottArgs>),
+    /// Run random structured programs (or the seed 001 kernels) on a device under a reconvergence
+    /// model and compare every result the model defines; a failure is shrunk and shown as GLSL.
+    #[cfg(feature = "vulkan")]
+    Reconverge(reconverge::ReconvergeArgs),
 }
 
 /// Parses `argv` (including the program name) and runs the command; returns what to print on stdout.
@@ -147,6 +153,8 @@ pub fn run(argv: &[String]) -> Result<String, CliError> {
         Command::Conform(a) => conform::run(&a, argv),
         Command::Docs(a) => docs::run(&a),
         Command::Grayscott(a) => grayscott::run(&a),
+        #[cfg(feature = "vulkan")]
+        Command::Reconverge(a) => reconverge::run_cmd(&a),
     }
 }
 

@@ -51,6 +51,15 @@ pub enum Reason {
     AllEqualWithNaN,
     /// all_equal over floats where +0.0 and -0.0 both occur: numeric and bitwise equality disagree.
     AllEqualSignedZeros,
+    /// The set of invocations that execute the operation together (its *tangle*) is not pinned
+    /// down by the reconvergence guarantees in force (core uniform control flow, SPV_KHR_subgroup_
+    /// uniform_control_flow, SPV_KHR_maximal_reconvergence); `construct` is the program construct
+    /// (an id of a `reconverge::Program`) where control flow diverged without a guaranteed
+    /// reconvergence.
+    UnpinnedTangle {
+        /// id of the construct where the guarantee was lost
+        construct: u32,
+    },
 }
 
 impl Reason {
@@ -65,6 +74,7 @@ impl Reason {
             Reason::IndexOutOfRange { .. } => "index_out_of_range",
             Reason::AllEqualWithNaN => "all_equal_nan",
             Reason::AllEqualSignedZeros => "all_equal_signed_zeros",
+            Reason::UnpinnedTangle { .. } => "unpinned_tangle",
         }
     }
 }
@@ -89,6 +99,12 @@ impl fmt::Display for Reason {
             ),
             Reason::AllEqualSignedZeros => f.write_str(
                 "+0.0 and -0.0 are both among the values (numeric and bitwise equality disagree)",
+            ),
+            Reason::UnpinnedTangle { construct } => write!(
+                f,
+                "the invocations executing this together are not pinned down: control flow \
+                 diverged at #{construct} and the reconvergence guarantees in force do not \
+                 reconverge it here"
             ),
         }
     }

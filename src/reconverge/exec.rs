@@ -1,0 +1,1218 @@
+//! The workgroup executor: runs a [`Program`] lane by lane over a whole workgroup under one of the
+//! three reconvergence models, and records each invocation's results as typed values.
+//!
+//! # How it works
+//! The executor keeps, at every point of the program, the set of invocations executing it together
+//! (one [`LaneMask`] per subgroup) — the structured simulation with a stack of masks that the Vulkan
+//! CTS reconvergence tests use. `if`, loops, `switch` split the set; merges, continue targets and
+//! call returns join it; `break`, `continue` and `return` move lanes to the construct they jump to.
+//! This set is exactly the *tangle* of SPV_KHR_maximal_reconvergence ("Reconvergence": the tangle
+//! at a merge block, continue target or after a call includes all non-escaping invocations of the
+//! tangle at the header).
+//!
+//! Alongside it, the executor tracks what each model *guarantees* about that set:
+//! - **maximal** (SPV_KHR_maximal_reconvergence): the set is the tangle, except inside a switch
+//!   case reached by several selector values, where "invocations with different Selector values
+//!   executing the same case construct *may* be partitioned into the same tangle" (Divergence).
+//! - **sucf** (SPV_KHR_subgroup_uniform_control_flow): only *subgroup-uniform* control flow is
+//!   pinned: "all invocations in each subgroup scope instance must reconverge if they were uniform
+//!   for that subgroup instance upon entry into a structured loop or selection and they all exit via
+//!   the loop's or selection's merge block" (Overview).
+//! - **base** (core SPIR-V "Uniform Control Flow"): the same rule for the whole workgroup only.
+//!
+//! Uniformity is tracked per subgroup (sucf) and for the workgroup (base): a branch whose condition
+//! differs within the scope makes the flow non-uniform; at a construct's merge it is restored to its
+//! state at the header if no invocation of the scope left the construct other than through the
+//! merge (break out of a nested construct, continue, return); a continue target or the point after a
+//! call, reached from more than one place, is non-uniform (no rule reconverges there). A subgroup
+//! operation whose set the model in force does not pin down yields
+//! [`Reason::UnpinnedTangle`] for every lane, naming the construct where the guarantee was lost.
+//!
+//! If an invocation's *path* depends on an undefined value (a branch on an undefined elect, say),
+//! the invocation is *lost*: its records from there on are not pinned down ([`Execution::lost_at`]),
+//! and every later tangled result of its subgroup is undefined.
+//!
+//! Atomic adds return [`Val::Atomic`]: defined, but which value depends on the order the device ran
+//! them in, which the model does not choose; comparisons check them for consistency instead.
+
+use crate::model::{
+    evaluate_typed, info, Args, Ballot, BinOp, LaneArg, LaneMask, ModelError, Op, OpCall, Outcome,
+    Placement, Reason, Scan, SubgroupSize, Value, WorkgroupLayout, WorkgroupShape,
+};
+use crate::reconverge::program::{
+    Cond, Operand, Program, ProgramError, Reg, Selector, SgOp, Stmt, Trips, COUNTERS, MAX_TRIPS,
+    REGS,
+};
+use std::fmt;
+use std::str::FromStr;
+
+/// The reconvergence model in force.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Mode {
+    /// SPV_KHR_maximal_reconvergence (`MaximallyReconvergesKHR` execution mode).
+    Maximal,
+    /// SPV_KHR_subgroup_uniform_control_flow (`[[subgroup_uniform_control_flow]]`).
+    Sucf,
+    /// Core Vulkan: reconvergence only where the whole workgroup was converged.
+    Base,
+}
+
+impl Mode {
+    /// All three, strongest first.
+    pub const ALL: [Mode; 3] = [Mode::Maximal, Mode::Sucf, Mode::Base];
+
+    /// `maximal`, `sucf`, `base`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Maximal => "maximal",
+            Mode::Sucf => "sucf",
+            Mode::Base => "base",
+        }
+    }
+}
+
+impl fmt::Display for Mode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Mode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Mode, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "maximal" => Ok(Mode::Maximal),
+            "sucf" => Ok(Mode::Sucf),
+            "base" => Ok(Mode::Base),
+            _ => Err(format!(
+                "unknown reconvergence mode '{s}': maximal, sucf or base"
+            )),
+        }
+    }
+}
+
+/// Where each invocation of a workgroup runs: (subgroup, lane) by local index — from a model
+/// [`WorkgroupLayout`], or as a device reported it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LaneMap {
+    shape: WorkgroupShape,
+    size: SubgroupSize,
+    /// by local index: subgroup * size + lane
+    slot_of: Vec<u32>,
+    /// by slot: local index, or `u32::MAX` for an empty lane
+    inv_of: Vec<u32>,
+    groups: usize,
+}
+
+impl LaneMap {
+    /// The placement of a model layout.
+    pub fn new(layout: &WorkgroupLayout) -> LaneMap {
+        LaneMap::from_placements(layout.shape(), layout.size(), layout.placements())
+            .expect("a model layout places every invocation once")
+    }
+
+    /// A placement as recorded by a device: `placements[i]` is where local index `i` ran. Every
+    /// lane must be below the subgroup size and no two invocations may share a (subgroup, lane).
+    pub fn from_placements(
+        shape: WorkgroupShape,
+        size: SubgroupSize,
+        placements: &[Placement],
+    ) -> Result<LaneMap, String> {
+        let n = shape.invocations() as usize;
+        if placements.len() != n {
+            return Err(format!(
+                "{} placements for a workgroup of {n} invocations",
+                placements.len()
+            ));
+        }
+        let groups = placements
+            .iter()
+            .map(|p| p.subgroup as usize + 1)
+            .max()
+            .unwrap_or(0);
+        if groups > n {
+            return Err(format!(
+                "subgroup id {} in a workgroup of {n} invocations",
+                groups - 1
+            ));
+        }
+        let lanes = size.lanes();
+        let mut inv_of = vec![u32::MAX; groups * lanes];
+        let mut slot_of = Vec::with_capacity(n);
+        for (i, p) in placements.iter().enumerate() {
+            if p.lane >= size.get() {
+                return Err(format!(
+                    "invocation {i}: lane {} >= subgroup size {size}",
+                    p.lane
+                ));
+            }
+            let slot = p.subgroup as usize * lanes + p.lane as usize;
+            if inv_of[slot] != u32::MAX {
+                return Err(format!(
+                    "invocations {} and {i} both at subgroup {} lane {}",
+                    inv_of[slot], p.subgroup, p.lane
+                ));
+            }
+            inv_of[slot] = i as u32;
+            slot_of.push(slot as u32);
+        }
+        Ok(LaneMap {
+            shape,
+            size,
+            slot_of,
+            inv_of,
+            groups,
+        })
+    }
+
+    /// Number of subgroups.
+    pub fn subgroups(&self) -> usize {
+        self.groups
+    }
+
+    /// The subgroup size.
+    pub fn size(&self) -> SubgroupSize {
+        self.size
+    }
+
+    /// The workgroup shape.
+    pub fn shape(&self) -> WorkgroupShape {
+        self.shape
+    }
+
+    /// Where local index `i` runs.
+    pub fn placement(&self, i: u32) -> Placement {
+        let s = self.slot_of[i as usize];
+        Placement {
+            subgroup: s / self.size.get(),
+            lane: s % self.size.get(),
+        }
+    }
+
+    /// The local index at (subgroup, lane), if any.
+    pub fn invocation(&self, subgroup: u32, lane: u32) -> Option<u32> {
+        if lane >= self.size.get() {
+            return None;
+        }
+        self.inv_of
+            .get(subgroup as usize * self.size.lanes() + lane as usize)
+            .copied()
+            .filter(|&i| i != u32::MAX)
+    }
+
+    /// Lanes of subgroup `g` that hold an invocation.
+    pub fn present(&self, g: usize) -> LaneMask {
+        let n = self.size.lanes();
+        let mut m = LaneMask::EMPTY;
+        for l in 0..n {
+            if self.inv_of[g * n + l] != u32::MAX {
+                m = m.with(l as u32);
+            }
+        }
+        m
+    }
+}
+
+/// A register or recorded value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Val {
+    /// A value the model pins down.
+    Defined(Value),
+    /// Not pinned down, and why.
+    Undefined(Reason),
+    /// The value atomic add number `atomic` (an index into [`Execution::atomics`]) returned, plus
+    /// `plus` (wrapping): defined, but which value the device returns depends on the order it ran
+    /// the atomics in — a legal choice the model does not make.
+    Atomic {
+        /// index into [`Execution::atomics`]
+        atomic: u32,
+        /// added constant
+        plus: u32,
+    },
+    /// Computed from atomic results in a way the model does not follow (e.g. a reduction of them).
+    OrderDependent,
+}
+
+impl Val {
+    /// A defined `uint`.
+    pub fn u32(x: u32) -> Val {
+        Val::Defined(Value::u32(x))
+    }
+
+    /// The four words the device stores for a defined value (bool and uint in `.x`).
+    pub fn words(&self) -> Option<[u32; 4]> {
+        match self {
+            Val::Defined(v) => Some(words(v)),
+            _ => None,
+        }
+    }
+
+    /// Is the value defined (a known value)?
+    pub fn is_defined(&self) -> bool {
+        matches!(self, Val::Defined(_))
+    }
+
+    /// As the model's [`Outcome`] (`None` for atomic-derived values, which it cannot express).
+    pub fn outcome(&self) -> Option<Outcome> {
+        match self {
+            Val::Defined(v) => Some(Outcome::Defined(*v)),
+            Val::Undefined(r) => Some(Outcome::Undefined(*r)),
+            _ => None,
+        }
+    }
+}
+
+/// The words of a value as a `uvec4` register holds it.
+pub fn words(v: &Value) -> [u32; 4] {
+    let mut w = [0u32; 4];
+    for (i, b) in v.bits().iter().enumerate().take(4) {
+        w[i] = *b as u32;
+    }
+    w
+}
+
+impl fmt::Display for Val {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Val::Defined(v) if v.ty().components() == 4 => {
+                let w = words(v);
+                if w[1] == 0 && w[2] == 0 && w[3] == 0 {
+                    write!(f, "0x{:x}", w[0])
+                } else {
+                    write!(f, "{}", Ballot::from_words(w))
+                }
+            }
+            Val::Defined(v) => write!(f, "{v}"),
+            Val::Undefined(_) => f.write_str("undef"),
+            Val::Atomic { atomic, plus: 0 } => write!(f, "A{atomic}"),
+            Val::Atomic { atomic, plus } => write!(f, "A{atomic}+{plus}"),
+            Val::OrderDependent => f.write_str("order-dependent"),
+        }
+    }
+}
+
+/// One recorded result.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Record {
+    /// the tag of the statement that wrote it
+    pub tag: u32,
+    /// the value
+    pub value: Val,
+}
+
+/// One atomic add performed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AtomicOp {
+    /// counter index
+    pub counter: u8,
+    /// amount added
+    pub amount: Val,
+    /// local index of the invocation that performed it
+    pub invocation: u32,
+}
+
+/// The result of running a program on a workgroup.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Execution {
+    /// the model in force
+    pub mode: Mode,
+    /// per invocation (local index): its records in order
+    pub records: Vec<Vec<Record>>,
+    /// per invocation: `Some(k)` if its path depends on an undefined value from record `k` on
+    pub lost_at: Vec<Option<usize>>,
+    /// final counter values
+    pub counters: [Val; COUNTERS],
+    /// every atomic add, in the order the model ran them
+    pub atomics: Vec<AtomicOp>,
+    /// statements executed, summed over invocations
+    pub lane_steps: u64,
+}
+
+impl Execution {
+    /// Number of records the model pins down (defined values and atomic results), over all
+    /// invocations, not counting those of lost invocations.
+    pub fn defined_records(&self) -> usize {
+        self.records
+            .iter()
+            .zip(&self.lost_at)
+            .map(|(r, lost)| {
+                r[..lost.unwrap_or(r.len())]
+                    .iter()
+                    .filter(|x| !matches!(x.value, Val::Undefined(_) | Val::OrderDependent))
+                    .count()
+            })
+            .sum()
+    }
+
+    /// Number of records that are undefined.
+    pub fn undefined_records(&self) -> usize {
+        self.records
+            .iter()
+            .flatten()
+            .filter(|x| matches!(x.value, Val::Undefined(_)))
+            .count()
+    }
+}
+
+/// Why an execution stopped.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ExecError {
+    /// The program is not well formed.
+    #[error("invalid program: {0}")]
+    Invalid(#[from] ProgramError),
+    /// An invocation wrote more records than the limit.
+    #[error("invocation {invocation} wrote more than {max} records")]
+    TooManyRecords {
+        /// local index
+        invocation: u32,
+        /// the limit
+        max: usize,
+    },
+    /// The run took more lane-steps than the limit.
+    #[error("more than {0} lane-steps")]
+    TooLong(u64),
+    /// The reference model rejected an operation (a bug in the executor).
+    #[error("reference model: {0}")]
+    Model(String),
+}
+
+impl From<ModelError> for ExecError {
+    fn from(e: ModelError) -> Self {
+        ExecError::Model(e.to_string())
+    }
+}
+
+/// Bounds on one execution.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// most records per invocation
+    pub max_records: usize,
+    /// most lane-steps in all
+    pub max_lane_steps: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_records: 4096,
+            max_lane_steps: 20_000_000,
+        }
+    }
+}
+
+/// One subgroup operation as executed, for observers.
+#[derive(Debug)]
+pub struct OpEvent<'a> {
+    /// the statement's tag
+    pub tag: u32,
+    /// the operation
+    pub op: &'a SgOp,
+    /// the subgroup
+    pub subgroup: u32,
+    /// the lanes of that subgroup executing it together (the structured tangle)
+    pub tangle: LaneMask,
+    /// `None` if the model in force pins the tangle down, else the construct where it was lost
+    pub unpinned: Option<u32>,
+    /// each lane's result
+    pub results: &'a [(u32, Val)],
+}
+
+/// Watches an execution (the fuzzer checks invariants with it; docs draw traces with it).
+pub trait Observer {
+    /// Construct `construct` runs a part with lanes `child` (per subgroup) out of `parent`.
+    fn split(&mut self, _construct: u32, _parent: &[LaneMask], _child: &[LaneMask]) {}
+    /// A subgroup operation ran.
+    fn op(&mut self, _event: &OpEvent<'_>) {}
+}
+
+/// Observes nothing.
+pub struct NoObserver;
+impl Observer for NoObserver {}
+
+/// Runs `program` on the workgroup `map` under `mode` with default [`Limits`].
+///
+/// ```
+/// use lockstep::model::{Layout, SubgroupSize, WorkgroupLayout, WorkgroupShape};
+/// use lockstep::reconverge::{execute, LaneMap, Mode, Program, SgOp, Stmt, Cond, Val};
+/// // if (invocation is odd) { subgroupBallot(true) }
+/// let p = Program { main: vec![Stmt::If { id: 1, cond: Cond::Mask(0xaaaa), else_branch: vec![],
+///     then_branch: vec![Stmt::Op { tag: 2, op: SgOp::Ballot(Cond::True), dst: None }] }],
+///     functions: vec![] };
+/// let wg = WorkgroupLayout::new(WorkgroupShape::new(8, 1, 1).unwrap(),
+///     SubgroupSize::new(8).unwrap(), Layout::ROW_MAJOR).unwrap();
+/// let map = LaneMap::new(&wg);
+/// let max = execute(&p, &map, Mode::Maximal).unwrap();
+/// assert_eq!(max.records[1][0].value.words(), Some([0xaa, 0, 0, 0]));
+/// // Core Vulkan does not pin down which invocations execute the ballot together.
+/// let base = execute(&p, &map, Mode::Base).unwrap();
+/// assert!(matches!(base.records[1][0].value, Val::Undefined(_)));
+/// ```
+pub fn execute(program: &Program, map: &LaneMap, mode: Mode) -> Result<Execution, ExecError> {
+    execute_with(program, map, mode, Limits::default(), &mut NoObserver)
+}
+
+/// Runs `program` with explicit limits and an observer.
+pub fn execute_with<O: Observer>(
+    program: &Program,
+    map: &LaneMap,
+    mode: Mode,
+    limits: Limits,
+    observer: &mut O,
+) -> Result<Execution, ExecError> {
+    program.validate()?;
+    let size = map.size();
+    let n = size.lanes();
+    let groups = map.subgroups();
+    let slots = groups * n;
+    let calls = Calls {
+        ballot: OpCall::plain(Op::Ballot, size)?,
+        elect: OpCall::plain(Op::Elect, size)?,
+        any: OpCall::plain(Op::Any, size)?,
+        first: OpCall::plain(Op::BroadcastFirst, size)?,
+        add: OpCall::plain(Op::Arithmetic(BinOp::Add, Scan::Reduce), size)?,
+        lane_ids: (0..n as u32).map(|l| [l]).collect(),
+    };
+    let mut ex = Ex {
+        p: program,
+        map,
+        mode,
+        obs: observer,
+        limits,
+        n,
+        groups,
+        regs: vec![[Val::u32(0); REGS]; slots],
+        records: vec![Vec::new(); slots],
+        lost_at: vec![None; slots],
+        sg_lost: vec![None; groups],
+        wg_lost: None,
+        counters: [Val::u32(0); COUNTERS],
+        atomics: Vec::new(),
+        steps: 0,
+        calls,
+        loops: Vec::new(),
+        funcs: Vec::new(),
+    };
+    let mut flow = Flow {
+        set: (0..groups).map(|g| map.present(g)).collect(),
+        sg: vec![None; groups],
+        wg: None,
+        amb: vec![None; groups],
+    };
+    ex.block(&program.main, &mut flow)?;
+    let inv = map.shape().invocations() as usize;
+    let mut records = vec![Vec::new(); inv];
+    let mut lost_at = vec![None; inv];
+    for (slot, &i) in map.inv_of.iter().enumerate() {
+        if i != u32::MAX {
+            records[i as usize] = std::mem::take(&mut ex.records[slot]);
+            lost_at[i as usize] = ex.lost_at[slot];
+        }
+    }
+    let mut counters = ex.counters;
+    if let Some(c) = ex.sg_lost.iter().flatten().next() {
+        // A lost invocation may have added anything, anywhere.
+        counters = [Val::Undefined(Reason::UnpinnedTangle { construct: *c }); COUNTERS];
+    }
+    Ok(Execution {
+        mode,
+        records,
+        lost_at,
+        counters,
+        atomics: ex.atomics,
+        lane_steps: ex.steps,
+    })
+}
+
+struct Calls {
+    ballot: OpCall,
+    elect: OpCall,
+    any: OpCall,
+    first: OpCall,
+    add: OpCall,
+    lane_ids: Vec<[u32; 1]>,
+}
+
+/// The invocations executing a point together, and what each model guarantees about them.
+#[derive(Clone, Debug)]
+struct Flow {
+    /// per subgroup: the structured set (the tangle under maximal reconvergence)
+    set: Vec<LaneMask>,
+    /// per subgroup: `None` while control flow is subgroup-uniform, else where it stopped being
+    sg: Vec<Option<u32>>,
+    /// `None` while control flow is workgroup-uniform, else where it stopped being
+    wg: Option<u32>,
+    /// per subgroup: `None` while maximal reconvergence pins the tangle, else the switch where
+    /// several selector values share a case
+    amb: Vec<Option<u32>>,
+}
+
+impl Flow {
+    fn is_empty(&self) -> bool {
+        self.set.iter().all(|m| m.is_empty())
+    }
+
+    /// The flow of one part of a divergent branch of construct `id`.
+    fn part(&self, id: u32, p: Vec<LaneMask>) -> Flow {
+        let split = p.iter().zip(&self.set).any(|(a, b)| a != b);
+        Flow {
+            sg: (0..p.len())
+                .map(|g| {
+                    if !p[g].is_empty() && p[g] != self.set[g] {
+                        self.sg[g].or(Some(id))
+                    } else {
+                        self.sg[g]
+                    }
+                })
+                .collect(),
+            wg: if split { self.wg.or(Some(id)) } else { self.wg },
+            amb: self.amb.clone(),
+            set: p,
+        }
+    }
+
+    /// The merge block of construct `id` entered with `self`: reconverged (guarantees as at the
+    /// header) where no invocation left other than through the merge.
+    fn merge<'a>(&self, id: u32, ends: impl IntoIterator<Item = &'a Vec<LaneMask>>) -> Flow {
+        let mut set = vec![LaneMask::EMPTY; self.set.len()];
+        for e in ends {
+            for (s, m) in set.iter_mut().zip(e) {
+                *s = s.or(*m);
+            }
+        }
+        let escaped: Vec<bool> = self
+            .set
+            .iter()
+            .zip(&set)
+            .map(|(a, b)| !a.minus(*b).is_empty())
+            .collect();
+        Flow {
+            sg: (0..set.len())
+                .map(|g| {
+                    if escaped[g] {
+                        self.sg[g].or(Some(id))
+                    } else {
+                        self.sg[g]
+                    }
+                })
+                .collect(),
+            wg: if escaped.iter().any(|e| *e) {
+                self.wg.or(Some(id))
+            } else {
+                self.wg
+            },
+            amb: self.amb.clone(),
+            set,
+        }
+    }
+}
+
+/// A point reached from several places with no reconvergence rule (a continue target, the point
+/// after a call): uniform only where a single place brought every invocation.
+fn join(id: u32, sources: &[Flow], amb: Vec<Option<u32>>) -> Flow {
+    let groups = amb.len();
+    let mut set = vec![LaneMask::EMPTY; groups];
+    let mut sg = vec![None; groups];
+    for g in 0..groups {
+        let mut from: Vec<&Flow> = sources.iter().filter(|s| !s.set[g].is_empty()).collect();
+        for s in &from {
+            set[g] = set[g].or(s.set[g]);
+        }
+        sg[g] = match from.len() {
+            0 => sources.first().and_then(|s| s.sg[g]),
+            1 => from[0].sg[g],
+            _ => from.remove(0).sg[g].or(Some(id)),
+        };
+    }
+    let nonempty: Vec<&Flow> = sources.iter().filter(|s| !s.is_empty()).collect();
+    let wg = match nonempty.len() {
+        0 => sources.first().and_then(|s| s.wg),
+        1 => nonempty[0].wg,
+        _ => nonempty[0].wg.or(Some(id)),
+    };
+    Flow { set, sg, wg, amb }
+}
+
+struct LoopFrame {
+    count: Vec<u32>,
+    brk: Vec<LaneMask>,
+    cont: Vec<Flow>,
+}
+
+struct FuncFrame {
+    ret: Vec<Flow>,
+}
+
+enum CondVal {
+    Known(bool),
+    Undefined(Reason),
+    OrderDependent,
+}
+
+struct Ex<'a, O: Observer> {
+    p: &'a Program,
+    map: &'a LaneMap,
+    mode: Mode,
+    obs: &'a mut O,
+    limits: Limits,
+    n: usize,
+    groups: usize,
+    regs: Vec<[Val; REGS]>,
+    records: Vec<Vec<Record>>,
+    lost_at: Vec<Option<usize>>,
+    sg_lost: Vec<Option<u32>>,
+    wg_lost: Option<u32>,
+    counters: [Val; COUNTERS],
+    atomics: Vec<AtomicOp>,
+    steps: u64,
+    calls: Calls,
+    loops: Vec<LoopFrame>,
+    funcs: Vec<FuncFrame>,
+}
+
+impl<O: Observer> Ex<'_, O> {
+    fn step(&mut self, f: &Flow) -> Result<(), ExecError> {
+        self.steps += f.set.iter().map(|m| m.count() as u64).sum::<u64>();
+        if self.steps > self.limits.max_lane_steps {
+            return Err(ExecError::TooLong(self.limits.max_lane_steps));
+        }
+        Ok(())
+    }
+
+    fn invocation(&self, slot: usize) -> u32 {
+        self.map.inv_of[slot]
+    }
+
+    /// `None` if the model in force pins down the tangle of subgroup `g`.
+    fn unpinned(&self, g: usize, f: &Flow) -> Option<u32> {
+        match self.mode {
+            Mode::Maximal => self.sg_lost[g].or(f.amb[g]),
+            Mode::Sucf => self.sg_lost[g].or(f.sg[g]),
+            Mode::Base => self.sg_lost[g].or(self.wg_lost).or(f.wg),
+        }
+    }
+
+    fn lose(&mut self, slot: usize, g: usize, id: u32) {
+        if self.lost_at[slot].is_none() {
+            self.lost_at[slot] = Some(self.records[slot].len());
+        }
+        self.sg_lost[g] = self.sg_lost[g].or(Some(id));
+        self.wg_lost = self.wg_lost.or(Some(id));
+    }
+
+    fn record(&mut self, slot: usize, tag: u32, value: Val) -> Result<(), ExecError> {
+        if self.records[slot].len() >= self.limits.max_records {
+            return Err(ExecError::TooManyRecords {
+                invocation: self.invocation(slot),
+                max: self.limits.max_records,
+            });
+        }
+        self.records[slot].push(Record { tag, value });
+        Ok(())
+    }
+
+    fn loop_count(&self, outer: u8, slot: usize) -> u32 {
+        // Validation guarantees the loop exists in the current function.
+        let i = self.loops.len() - 1 - outer as usize;
+        self.loops[i].count[slot]
+    }
+
+    fn operand(&self, o: &Operand, slot: usize) -> Val {
+        let n = self.n;
+        let inv = self.invocation(slot);
+        match *o {
+            Operand::Const(c) => Val::u32(c),
+            Operand::Reg(r) => first_word(self.regs[slot][r as usize]),
+            Operand::Invocation => Val::u32(inv),
+            Operand::X => Val::u32(self.map.shape().local_id(inv)[0]),
+            Operand::Y => Val::u32(self.map.shape().local_id(inv)[1]),
+            Operand::SubgroupId => Val::u32((slot / n) as u32),
+            Operand::Lane => Val::u32((slot % n) as u32),
+            Operand::Scaled { mul, add } => Val::u32(inv.wrapping_mul(mul).wrapping_add(add)),
+            Operand::Sum(a, b) => add_vals(
+                first_word(self.regs[slot][a as usize]),
+                first_word(self.regs[slot][b as usize]),
+            ),
+        }
+    }
+
+    fn cond(&self, c: &Cond, slot: usize) -> CondVal {
+        let inv = self.invocation(slot);
+        match *c {
+            Cond::True => CondVal::Known(true),
+            Cond::Mask(m) => CondVal::Known((m >> (inv & 127)) & 1 != 0),
+            Cond::Subgroups(m) => CondVal::Known((m >> ((slot / self.n) as u32 & 31)) & 1 != 0),
+            Cond::LoopCount { outer, mask } => {
+                CondVal::Known((mask >> (self.loop_count(outer, slot) & 31)) & 1 != 0)
+            }
+            Cond::Reg(r) => match self.regs[slot][r as usize] {
+                Val::Defined(v) => CondVal::Known(v.component_bits(0) as u32 != 0),
+                Val::Undefined(why) => CondVal::Undefined(why),
+                Val::Atomic { .. } | Val::OrderDependent => CondVal::OrderDependent,
+            },
+        }
+    }
+
+    fn trips(&self, t: &Trips, slot: usize) -> u32 {
+        match *t {
+            Trips::Uniform(n) => n.min(MAX_TRIPS),
+            Trips::Varying { salt, modulus } => (self.invocation(slot) ^ salt) % modulus.max(1),
+        }
+    }
+
+    fn selector(&self, s: &Selector, slot: usize) -> u32 {
+        match *s {
+            Selector::Varying { salt, modulus } => (self.invocation(slot) ^ salt) % modulus.max(1),
+            Selector::Subgroup { modulus } => (slot / self.n) as u32 % modulus.max(1),
+            Selector::LoopCount { outer, modulus } => self.loop_count(outer, slot) % modulus.max(1),
+        }
+    }
+
+    fn block(&mut self, b: &[Stmt], f: &mut Flow) -> Result<(), ExecError> {
+        for s in b {
+            if f.is_empty() {
+                return Ok(());
+            }
+            self.stmt(s, f)?;
+        }
+        Ok(())
+    }
+
+    fn stmt(&mut self, s: &Stmt, f: &mut Flow) -> Result<(), ExecError> {
+        self.step(f)?;
+        let (n, groups) = (self.n, self.groups);
+        match s {
+            Stmt::If {
+                id,
+                cond,
+                then_branch,
+                else_branch,
+            } => {
+                let mut t = vec![LaneMask::EMPTY; groups];
+                let mut e = vec![LaneMask::EMPTY; groups];
+                for g in 0..groups {
+                    for l in f.set[g].iter() {
+                        let slot = g * n + l as usize;
+                        match self.cond(cond, slot) {
+                            CondVal::Known(true) => t[g] = t[g].with(l),
+                            CondVal::Known(false) => e[g] = e[g].with(l),
+                            // The path depends on a value the model does not know: the simulation
+                            // carries the lane on the else path, but nothing it does is compared.
+                            CondVal::Undefined(_) | CondVal::OrderDependent => {
+                                self.lose(slot, g, *id);
+                                e[g] = e[g].with(l);
+                            }
+                        }
+                    }
+                }
+                let mut ft = f.part(*id, t);
+                let mut fe = f.part(*id, e);
+                if !ft.is_empty() {
+                    self.obs.split(*id, &f.set, &ft.set);
+                    self.block(then_branch, &mut ft)?;
+                }
+                if !fe.is_empty() {
+                    self.obs.split(*id, &f.set, &fe.set);
+                    self.block(else_branch, &mut fe)?;
+                }
+                *f = f.merge(*id, [&ft.set, &fe.set]);
+            }
+            Stmt::Loop { id, trips, body } => {
+                let entry = f.clone();
+                self.loops.push(LoopFrame {
+                    count: vec![0; groups * n],
+                    brk: vec![LaneMask::EMPTY; groups],
+                    cont: Vec::new(),
+                });
+                let mut cur = f.clone();
+                let mut exited = vec![LaneMask::EMPTY; groups];
+                let mut iteration = 0u32;
+                loop {
+                    // Header: `i < trips` splits the set into lanes that stay and lanes that leave
+                    // through the merge block.
+                    let mut stay = vec![LaneMask::EMPTY; groups];
+                    for g in 0..groups {
+                        for l in cur.set[g].iter() {
+                            let slot = g * n + l as usize;
+                            if iteration < self.trips(trips, slot) {
+                                stay[g] = stay[g].with(l);
+                            } else {
+                                exited[g] = exited[g].with(l);
+                            }
+                        }
+                    }
+                    if stay.iter().all(|m| m.is_empty()) {
+                        break;
+                    }
+                    let mut body_flow = cur.part(*id, stay);
+                    self.obs.split(*id, &cur.set, &body_flow.set);
+                    let header_amb = cur.amb.clone();
+                    self.block(body, &mut body_flow)?;
+                    // Continue target: the lanes that reached the end of the body and those that
+                    // continued. Maximal reconvergence reconverges them; the others have no rule.
+                    let frame = self.loops.last_mut().expect("loop frame");
+                    let mut sources = vec![body_flow];
+                    sources.append(&mut frame.cont);
+                    cur = join(*id, &sources, header_amb);
+                    for g in 0..groups {
+                        for l in cur.set[g].iter() {
+                            frame.count[g * n + l as usize] += 1;
+                        }
+                    }
+                    self.step(&cur)?;
+                    iteration += 1;
+                }
+                let frame = self.loops.pop().expect("loop frame");
+                *f = entry.merge(*id, [&exited, &frame.brk]);
+            }
+            Stmt::Switch {
+                id,
+                selector,
+                cases,
+                default,
+            } => {
+                let entry = f.clone();
+                let k = cases.len();
+                let mut parts = vec![vec![LaneMask::EMPTY; groups]; k + 1];
+                let mut values = vec![0u32; groups * n];
+                for (g, set) in f.set.iter().enumerate() {
+                    for l in set.iter() {
+                        let slot = g * n + l as usize;
+                        let v = self.selector(selector, slot);
+                        values[slot] = v;
+                        let c = cases
+                            .iter()
+                            .position(|c| c.labels.contains(&v))
+                            .unwrap_or(k);
+                        parts[c][g] = parts[c][g].with(l);
+                    }
+                }
+                // Uniformity follows the selector, not the case: invocations with different
+                // selector values took a non-uniform branch even where they share a case.
+                let mut split = entry.clone();
+                let mut wg_values: Option<u32> = None;
+                let mut wg_uniform = true;
+                for g in 0..groups {
+                    let mut lanes = entry.set[g].iter();
+                    if let Some(first) = lanes.next() {
+                        let v0 = values[g * n + first as usize];
+                        if lanes.any(|l| values[g * n + l as usize] != v0) {
+                            split.sg[g] = split.sg[g].or(Some(*id));
+                        }
+                        for l in entry.set[g].iter() {
+                            let v = values[g * n + l as usize];
+                            wg_uniform &= *wg_values.get_or_insert(v) == v;
+                        }
+                    }
+                }
+                if !wg_uniform {
+                    split.wg = split.wg.or(Some(*id));
+                }
+                let mut ends = Vec::with_capacity(k + 1);
+                for (c, part) in parts.into_iter().enumerate() {
+                    let body = if c < k { &cases[c].body } else { default };
+                    let mut cf = split.part(*id, part);
+                    for g in 0..groups {
+                        let mut lanes = cf.set[g].iter();
+                        if let Some(first) = lanes.next() {
+                            let v0 = values[g * n + first as usize];
+                            if lanes.any(|l| values[g * n + l as usize] != v0) {
+                                // SPV_KHR_maximal_reconvergence, Divergence: different selector
+                                // values in one case *may* share a tangle — not pinned down.
+                                cf.amb[g] = cf.amb[g].or(Some(*id));
+                            }
+                        }
+                    }
+                    if !cf.is_empty() {
+                        self.obs.split(*id, &entry.set, &cf.set);
+                        self.block(body, &mut cf)?;
+                    }
+                    ends.push(cf.set);
+                }
+                *f = entry.merge(*id, &ends);
+            }
+            Stmt::Break => {
+                let frame = self.loops.last_mut().expect("validated: break in a loop");
+                for (b, m) in frame.brk.iter_mut().zip(&f.set) {
+                    *b = b.or(*m);
+                }
+                f.set.iter_mut().for_each(|m| *m = LaneMask::EMPTY);
+            }
+            Stmt::Continue => {
+                let frame = self
+                    .loops
+                    .last_mut()
+                    .expect("validated: continue in a loop");
+                frame.cont.push(f.clone());
+                f.set.iter_mut().for_each(|m| *m = LaneMask::EMPTY);
+            }
+            Stmt::Return => {
+                if let Some(fr) = self.funcs.last_mut() {
+                    fr.ret.push(f.clone());
+                }
+                f.set.iter_mut().for_each(|m| *m = LaneMask::EMPTY);
+            }
+            Stmt::Call { id, function } => {
+                let p = self.p;
+                let entry = f.clone();
+                self.funcs.push(FuncFrame { ret: Vec::new() });
+                let depth = self.loops.len();
+                let mut body = f.clone();
+                self.block(&p.functions[*function as usize], &mut body)?;
+                debug_assert_eq!(depth, self.loops.len());
+                let fr = self.funcs.pop().expect("function frame");
+                let mut sources = vec![body];
+                sources.extend(fr.ret);
+                // SPV_KHR_maximal_reconvergence: a call's return is a reconvergence point.
+                *f = join(*id, &sources, entry.amb.clone());
+            }
+            Stmt::Op { tag, op, dst } => self.op(*tag, op, *dst, f)?,
+            Stmt::Atomic {
+                tag,
+                counter,
+                value,
+                dst,
+            } => {
+                for g in 0..groups {
+                    for l in f.set[g].iter() {
+                        let slot = g * n + l as usize;
+                        let amount = self.operand(value, slot);
+                        let c = *counter as usize;
+                        self.counters[c] = counter_add(self.counters[c], amount);
+                        let atomic = self.atomics.len() as u32;
+                        self.atomics.push(AtomicOp {
+                            counter: *counter,
+                            amount,
+                            invocation: self.invocation(slot),
+                        });
+                        let v = Val::Atomic { atomic, plus: 0 };
+                        self.record(slot, *tag, v)?;
+                        if let Some(d) = dst {
+                            self.regs[slot][*d as usize] = v;
+                        }
+                    }
+                }
+            }
+            Stmt::Set { dst, value } => {
+                for g in 0..groups {
+                    for l in f.set[g].iter() {
+                        let slot = g * n + l as usize;
+                        self.regs[slot][*dst as usize] = self.operand(value, slot);
+                    }
+                }
+            }
+            Stmt::Store { tag, value } => {
+                for g in 0..groups {
+                    for l in f.set[g].iter() {
+                        let slot = g * n + l as usize;
+                        let v = self.operand(value, slot);
+                        self.record(slot, *tag, v)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn op(&mut self, tag: u32, op: &SgOp, dst: Option<Reg>, f: &Flow) -> Result<(), ExecError> {
+        let n = self.n;
+        for g in 0..self.groups {
+            let tangle = f.set[g];
+            if tangle.is_empty() {
+                continue;
+            }
+            let unpinned = if op.is_tangled() {
+                self.unpinned(g, f)
+            } else {
+                None
+            };
+            let results: Vec<(u32, Val)> = match unpinned {
+                Some(c) => tangle
+                    .iter()
+                    .map(|l| (l, Val::Undefined(Reason::UnpinnedTangle { construct: c })))
+                    .collect(),
+                None => self.eval(op, g, tangle)?,
+            };
+            self.obs.op(&OpEvent {
+                tag,
+                op,
+                subgroup: g as u32,
+                tangle,
+                unpinned,
+                results: &results,
+            });
+            for (l, v) in results {
+                let slot = g * n + l as usize;
+                self.record(slot, tag, v)?;
+                if let Some(d) = dst {
+                    self.regs[slot][d as usize] = v;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Evaluates a subgroup operation on a pinned-down tangle with the reference model.
+    fn eval(&self, op: &SgOp, g: usize, tangle: LaneMask) -> Result<Vec<(u32, Val)>, ExecError> {
+        let n = self.n;
+        let slot = |l: u32| g * n + l as usize;
+        let size = self.map.size();
+        let out: Vec<Outcome> = match op {
+            SgOp::Ballot(c) | SgOp::Any(c) => {
+                let mut vals = vec![[false]; n];
+                let mut bad: Option<Val> = None;
+                for l in tangle.iter() {
+                    match self.cond(c, slot(l)) {
+                        CondVal::Known(b) => vals[l as usize] = [b],
+                        CondVal::Undefined(r) => {
+                            bad.get_or_insert(Val::Undefined(r));
+                        }
+                        CondVal::OrderDependent => {
+                            bad = Some(bad.unwrap_or(Val::OrderDependent));
+                        }
+                    }
+                }
+                if let Some(v) = bad {
+                    return Ok(tangle.iter().map(|l| (l, v)).collect());
+                }
+                let call = if matches!(op, SgOp::Ballot(_)) {
+                    &self.calls.ballot
+                } else {
+                    &self.calls.any
+                };
+                evaluate_typed(call, tangle, &vals)?
+            }
+            SgOp::Elect => evaluate_typed::<u32, 1>(&self.calls.elect, tangle, &[])?,
+            SgOp::BroadcastFirst(o) | SgOp::ShuffleUp(o, _) => {
+                // A gather: ask the model which lane each lane reads, then copy that lane's value
+                // (which may itself be undefined or an atomic's result).
+                let shuffle;
+                let call = match op {
+                    SgOp::ShuffleUp(_, d) => {
+                        shuffle = OpCall::new(
+                            info(Op::ShuffleUp),
+                            size,
+                            Args {
+                                delta: Some(LaneArg::Uniform(*d)),
+                                ..Args::default()
+                            },
+                        )?;
+                        &shuffle
+                    }
+                    _ => &self.calls.first,
+                };
+                let src = evaluate_typed(call, tangle, &self.calls.lane_ids)?;
+                return Ok(tangle
+                    .iter()
+                    .map(|l| {
+                        let v = match src[l as usize] {
+                            Outcome::Defined(s) => {
+                                self.operand(o, slot(s.component_bits(0) as u32))
+                            }
+                            Outcome::Undefined(r) => Val::Undefined(r),
+                            Outcome::Inactive => {
+                                Val::Undefined(Reason::SourceInactive { source: l })
+                            }
+                        };
+                        (l, v)
+                    })
+                    .collect());
+            }
+            SgOp::Add(o) => {
+                let mut vals = vec![[0u32]; n];
+                let mut bad: Option<Val> = None;
+                for l in tangle.iter() {
+                    match self.operand(o, slot(l)) {
+                        Val::Defined(v) => vals[l as usize] = [v.component_bits(0) as u32],
+                        Val::Undefined(r) => {
+                            bad.get_or_insert(Val::Undefined(r));
+                        }
+                        _ => {
+                            bad = Some(bad.unwrap_or(Val::OrderDependent));
+                        }
+                    }
+                }
+                if let Some(v) = bad {
+                    return Ok(tangle.iter().map(|l| (l, v)).collect());
+                }
+                evaluate_typed(&self.calls.add, tangle, &vals)?
+            }
+            SgOp::BitCount(r) | SgOp::ExclusiveBitCount(r) => {
+                // Lane-local: each lane counts bits of its own operand.
+                let scan = if matches!(op, SgOp::BitCount(_)) {
+                    Scan::Reduce
+                } else {
+                    Scan::Exclusive
+                };
+                let mut res = Vec::with_capacity(tangle.count() as usize);
+                for l in tangle.iter() {
+                    let v = match self.regs[slot(l)][*r as usize] {
+                        Val::Defined(v) => {
+                            let call = OpCall::new(
+                                info(Op::BallotBitCount(scan)),
+                                size,
+                                Args {
+                                    ballot: Some(Ballot::from_words(words(&v))),
+                                    ..Args::default()
+                                },
+                            )?;
+                            let o = evaluate_typed::<u32, 1>(&call, LaneMask(0).with(l), &[])?;
+                            outcome_val(o[l as usize], l)
+                        }
+                        Val::Undefined(r) => Val::Undefined(r),
+                        _ => Val::OrderDependent,
+                    };
+                    res.push((l, v));
+                }
+                return Ok(res);
+            }
+        };
+        Ok(tangle
+            .iter()
+            .map(|l| (l, outcome_val(out[l as usize], l)))
+            .collect())
+    }
+}
+
+fn outcome_val(o: Outcome, lane: u32) -> Val {
+    match o {
+        Outcome::Defined(v) => Val::Defined(v),
+        Outcome::Undefined(r) => Val::Undefined(r),
+        // The evaluator writes every active lane; an inactive one here would be a model bug.
+        Outcome::Inactive => Val::Undefined(Reason::SourceInactive { source: lane }),
+    }
+}
+
+/// `.x` of a register, as GLSL reads `r.x`.
+fn first_word(v: Val) -> Val {
+    match v {
+        Val::Defined(x) => Val::u32(x.component_bits(0) as u32),
+        other => other,
+    }
+}
+
+/// `a.x + b.x` with wrapping, tracking undefined and atomic operands.
+fn add_vals(a: Val, b: Val) -> Val {
+    match (first_word(a), first_word(b)) {
+        (Val::Undefined(r), _) | (_, Val::Undefined(r)) => Val::Undefined(r),
+        (Val::Defined(x), Val::Defined(y)) => {
+            Val::u32((x.component_bits(0) as u32).wrapping_add(y.component_bits(0) as u32))
+        }
+        (Val::Atomic { atomic, plus }, Val::Defined(y))
+        | (Val::Defined(y), Val::Atomic { atomic, plus }) => Val::Atomic {
+            atomic,
+            plus: plus.wrapping_add(y.component_bits(0) as u32),
+        },
+        _ => Val::OrderDependent,
+    }
+}
+
+/// A counter after an atomic add of `amount`: the total does not depend on the order.
+fn counter_add(counter: Val, amount: Val) -> Val {
+    match (counter, first_word(amount)) {
+        (Val::Undefined(r), _) | (_, Val::Undefined(r)) => Val::Undefined(r),
+        (Val::Defined(c), Val::Defined(a)) => {
+            Val::u32((c.component_bits(0) as u32).wrapping_add(a.component_bits(0) as u32))
+        }
+        _ => Val::OrderDependent,
+    }
+}

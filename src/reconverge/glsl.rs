@@ -1,0 +1,403 @@
+//! Programs as GLSL compute shaders: one program per workgroup, many per shader.
+//!
+//! Workgroup `k` of a dispatch runs `programs[k]`. One buffer of `uvec4`s holds everything: first
+//! one `uvec4` of atomic counters per workgroup ([`COUNTERS`](crate::reconverge::program::COUNTERS) of its components), then
+//! [`RecordLayout::stride_words`] words per invocation. Every invocation first writes a header —
+//! its `gl_SubgroupID`, `gl_SubgroupInvocationID` and `gl_SubgroupSize` — so no lane layout is
+//! assumed; then each recorded statement appends one `uvec4(tag, value.xyz)` (plus `value.w` in a
+//! second slot for subgroups larger than 96 lanes, whose ballots need it). The host pre-fills the
+//! buffer with [`SENTINEL`], so a record the device never wrote, or one too many, is caught.
+//!
+//! One store per record matters: llvmpipe's compile time grows quickly with the number of scatter
+//! stores in a shader, and lavapipe is what CI runs on.
+//!
+//! The reconvergence model is requested as ../shared/TOOLCHAIN.md says: `[[subgroup_uniform_control_flow]]`
+//! on `main` (GL_EXT_subgroup_uniform_control_flow) for SUCF, and the `MaximallyReconvergesKHR`
+//! execution mode (6023) through GL_EXT_spirv_intrinsics for maximal reconvergence.
+
+use crate::model::WorkgroupShape;
+use crate::reconverge::exec::Mode;
+use crate::reconverge::program::{Cond, Operand, Program, Selector, SgOp, Stmt, Trips, REGS};
+use std::fmt::Write;
+
+/// What the buffer is pre-filled with.
+pub const SENTINEL: u32 = 0xDEAD_BEEF;
+/// Words of counters per workgroup at the start of the buffer (one `uvec4`).
+pub const COUNTER_WORDS: usize = 4;
+
+/// Where an invocation's header and records are, in 32-bit words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RecordLayout {
+    /// records kept per invocation (one more slot absorbs any beyond)
+    pub max_records: u32,
+    /// a second `uvec4` per record for `value.w` (subgroups of more than 96 lanes)
+    pub wide: bool,
+}
+
+impl RecordLayout {
+    /// The layout for `max_records` records on a device with `subgroup_size` lanes.
+    pub fn new(max_records: u32, subgroup_size: u32) -> RecordLayout {
+        RecordLayout {
+            max_records,
+            wide: subgroup_size > 96,
+        }
+    }
+
+    /// `uvec4` slots per record.
+    pub fn slots_per_record(&self) -> u32 {
+        1 + self.wide as u32
+    }
+
+    /// `uvec4` slots per invocation: the header, `max_records` records and the overflow slot.
+    pub fn stride_slots(&self) -> u32 {
+        1 + (self.max_records + 1) * self.slots_per_record()
+    }
+
+    /// Words per invocation.
+    pub fn stride_words(&self) -> usize {
+        self.stride_slots() as usize * 4
+    }
+
+    /// Offset (words, within an invocation's slice) of record `k`.
+    pub fn record_words(&self, k: usize) -> usize {
+        (1 + k * self.slots_per_record() as usize) * 4
+    }
+
+    /// Record `k` of an invocation's slice: the tag and the four words of the value.
+    pub fn read(&self, slice: &[u32], k: usize) -> (u32, [u32; 4]) {
+        let o = self.record_words(k);
+        let w = if self.wide { slice[o + 4] } else { 0 };
+        (slice[o], [slice[o + 1], slice[o + 2], slice[o + 3], w])
+    }
+
+    /// Writes record `k` (what a device does; for tests and synthetic devices).
+    pub fn write(&self, slice: &mut [u32], k: usize, tag: u32, v: [u32; 4]) {
+        let o = self.record_words(k);
+        slice[o..o + 4].copy_from_slice(&[tag, v[0], v[1], v[2]]);
+        if self.wide {
+            slice[o + 4..o + 8].copy_from_slice(&[v[3], 0, 0, 0]);
+        }
+    }
+
+    /// Words of the whole buffer for `programs` workgroups of `invocations` each.
+    pub fn buffer_words(&self, programs: usize, invocations: usize) -> usize {
+        programs * COUNTER_WORDS + programs * invocations * self.stride_words()
+    }
+}
+
+/// The GLSL of one shader running `programs` (workgroup `k` runs `programs[k]`) under `mode`, on
+/// workgroups of `shape`, with records laid out as `layout`.
+///
+/// ```
+/// use lockstep::model::WorkgroupShape;
+/// use lockstep::reconverge::{glsl::{shader, RecordLayout}, seed001, Mode};
+/// let src = shader(&[seed001::allocation_fixed(0xff)], Mode::Sucf,
+///     WorkgroupShape::new(64, 1, 1).unwrap(), RecordLayout::new(16, 32));
+/// assert!(src.contains("void main() [[subgroup_uniform_control_flow]]"));
+/// assert!(src.contains("subgroupBroadcastFirst"));
+/// ```
+pub fn shader(
+    programs: &[Program],
+    mode: Mode,
+    shape: WorkgroupShape,
+    layout: RecordLayout,
+) -> String {
+    let mut s = String::new();
+    s += "#version 450\n";
+    for e in [
+        "GL_KHR_shader_subgroup_basic",
+        "GL_KHR_shader_subgroup_vote",
+        "GL_KHR_shader_subgroup_ballot",
+        "GL_KHR_shader_subgroup_arithmetic",
+        "GL_KHR_shader_subgroup_shuffle_relative",
+    ] {
+        let _ = writeln!(s, "#extension {e} : require");
+    }
+    match mode {
+        Mode::Maximal => {
+            s += "#extension GL_EXT_spirv_intrinsics : require\n";
+            s += "// MaximallyReconvergesKHR = 6023 (SPV_KHR_maximal_reconvergence)\n";
+            s += "spirv_execution_mode(extensions = [\"SPV_KHR_maximal_reconvergence\"], 6023);\n";
+        }
+        Mode::Sucf => s += "#extension GL_EXT_subgroup_uniform_control_flow : require\n",
+        Mode::Base => {}
+    }
+    let _ = writeln!(
+        s,
+        "layout(local_size_x = {}, local_size_y = {}, local_size_z = {}) in;",
+        shape.x, shape.y, shape.z
+    );
+    s +=
+        "// One uvec4 of counters per workgroup, then STRIDE uvec4s per invocation: a header and\n";
+    s += "// the records.\n";
+    s += "layout(set = 0, binding = 0, std430) buffer Data { uvec4 d[]; };\n";
+    let _ = writeln!(
+        s,
+        "const uint INVOCATIONS = {}u;\nconst uint STRIDE = {}u;\nconst uint MAX_RECORDS = {}u;",
+        shape.invocations(),
+        layout.stride_slots(),
+        layout.max_records
+    );
+    s += "uint recBase = 0u;\nuint outLoc = 0u;\n";
+    for r in 0..REGS {
+        let _ = writeln!(s, "uvec4 r{r} = uvec4(0u);");
+    }
+    let spr = layout.slots_per_record();
+    s += "\n// Appends (tag, v); records past MAX_RECORDS share one overflow slot.\n";
+    s += "void record(uint tag, uvec4 v) {\n";
+    let _ = writeln!(
+        s,
+        "    uint p = recBase + 1u + min(outLoc, MAX_RECORDS) * {spr}u;"
+    );
+    s += "    d[p] = uvec4(tag, v.x, v.y, v.z);\n";
+    if layout.wide {
+        s += "    d[p + 1u] = uvec4(v.w, 0u, 0u, 0u);\n";
+    }
+    s += "    outLoc++;\n}\n";
+    s += r#"
+// Bit (i % 128) of a 128-bit mask.
+bool bit128(uvec4 m, uint i) {
+    uint j = i & 127u;
+    return ((m[j >> 5u] >> (j & 31u)) & 1u) != 0u;
+}
+"#;
+    for (k, p) in programs.iter().enumerate() {
+        let _ = writeln!(s, "\n// ---- program {k} ----");
+        for i in (0..p.functions.len()).rev() {
+            let _ = writeln!(s, "void p{k}_f{i}() {{");
+            let mut e = Emitter {
+                out: &mut s,
+                prog: k,
+                loops: Vec::new(),
+            };
+            e.block(&p.functions[i], 1);
+            s += "}\n";
+        }
+        let _ = writeln!(s, "void p{k}_main() {{");
+        let mut e = Emitter {
+            out: &mut s,
+            prog: k,
+            loops: Vec::new(),
+        };
+        e.block(&p.main, 1);
+        s += "}\n";
+    }
+    s += "\nvoid main()";
+    if mode == Mode::Sucf {
+        s += " [[subgroup_uniform_control_flow]]";
+    }
+    s += " {\n";
+    let _ = writeln!(
+        s,
+        "    recBase = {}u + (gl_WorkGroupID.x * INVOCATIONS + gl_LocalInvocationIndex) * STRIDE;",
+        programs.len()
+    );
+    s += "    d[recBase] = uvec4(gl_SubgroupID, gl_SubgroupInvocationID, gl_SubgroupSize, 0u);\n";
+    if programs.len() == 1 {
+        s += "    p0_main();\n";
+    } else {
+        s += "    switch (gl_WorkGroupID.x) {\n";
+        for k in 0..programs.len() {
+            let _ = writeln!(s, "    case {k}u: p{k}_main(); break;");
+        }
+        s += "    default: break;\n    }\n";
+    }
+    s += "}\n";
+    s
+}
+
+struct Emitter<'a> {
+    out: &'a mut String,
+    prog: usize,
+    /// ids of the enclosing loops of the current function, innermost last
+    loops: Vec<u32>,
+}
+
+fn hex128(m: u128) -> String {
+    format!(
+        "uvec4(0x{:x}u, 0x{:x}u, 0x{:x}u, 0x{:x}u)",
+        m as u32,
+        (m >> 32) as u32,
+        (m >> 64) as u32,
+        (m >> 96) as u32
+    )
+}
+
+impl Emitter<'_> {
+    fn counter(&self, outer: u8) -> String {
+        let i = self.loops.len().saturating_sub(1 + outer as usize);
+        format!("i{}", self.loops.get(i).copied().unwrap_or(0))
+    }
+
+    fn cond(&self, c: &Cond) -> String {
+        match c {
+            Cond::True => "true".into(),
+            Cond::Mask(m) => format!("bit128({}, gl_LocalInvocationIndex)", hex128(*m)),
+            Cond::Subgroups(m) => format!("((0x{m:x}u >> (gl_SubgroupID & 31u)) & 1u) != 0u"),
+            Cond::LoopCount { outer, mask } => {
+                format!(
+                    "((0x{mask:x}u >> ({} & 31u)) & 1u) != 0u",
+                    self.counter(*outer)
+                )
+            }
+            Cond::Reg(r) => format!("r{r}.x != 0u"),
+        }
+    }
+
+    fn operand(&self, o: &Operand) -> String {
+        match *o {
+            Operand::Const(c) => format!("{c}u"),
+            Operand::Reg(r) => format!("r{r}.x"),
+            Operand::Invocation => "gl_LocalInvocationIndex".into(),
+            Operand::X => "gl_LocalInvocationID.x".into(),
+            Operand::Y => "gl_LocalInvocationID.y".into(),
+            Operand::SubgroupId => "gl_SubgroupID".into(),
+            Operand::Lane => "gl_SubgroupInvocationID".into(),
+            Operand::Scaled { mul, add } => {
+                format!("(gl_LocalInvocationIndex * {mul}u + {add}u)")
+            }
+            Operand::Sum(a, b) => format!("(r{a}.x + r{b}.x)"),
+        }
+    }
+
+    fn sgop(&self, op: &SgOp) -> String {
+        let x = |e: String| format!("uvec4({e}, 0u, 0u, 0u)");
+        match op {
+            SgOp::Ballot(c) => format!("subgroupBallot({})", self.cond(c)),
+            SgOp::Elect => x("uint(subgroupElect())".into()),
+            SgOp::Any(c) => x(format!("uint(subgroupAny({}))", self.cond(c))),
+            SgOp::BroadcastFirst(o) => x(format!("subgroupBroadcastFirst({})", self.operand(o))),
+            SgOp::Add(o) => x(format!("subgroupAdd({})", self.operand(o))),
+            SgOp::BitCount(r) => x(format!("subgroupBallotBitCount(r{r})")),
+            SgOp::ExclusiveBitCount(r) => x(format!("subgroupBallotExclusiveBitCount(r{r})")),
+            SgOp::ShuffleUp(o, d) => x(format!("subgroupShuffleUp({}, {d}u)", self.operand(o))),
+        }
+    }
+
+    fn line(&mut self, depth: usize, text: &str) {
+        for _ in 0..depth {
+            self.out.push_str("    ");
+        }
+        self.out.push_str(text);
+        self.out.push('\n');
+    }
+
+    fn block(&mut self, b: &[Stmt], depth: usize) {
+        for s in b {
+            self.stmt(s, depth);
+            // Statements after an unconditional jump are dead; the executor never runs them and
+            // emitting them would only add unreachable blocks.
+            if matches!(s, Stmt::Break | Stmt::Continue | Stmt::Return) {
+                break;
+            }
+        }
+    }
+
+    fn stmt(&mut self, s: &Stmt, d: usize) {
+        match s {
+            Stmt::If {
+                id,
+                cond,
+                then_branch,
+                else_branch,
+            } => {
+                let c = self.cond(cond);
+                self.line(d, &format!("if ({c}) {{ // #{id}"));
+                self.block(then_branch, d + 1);
+                if else_branch.is_empty() {
+                    self.line(d, "}");
+                } else {
+                    self.line(d, "} else {");
+                    self.block(else_branch, d + 1);
+                    self.line(d, "}");
+                }
+            }
+            Stmt::Loop { id, trips, body } => {
+                let t = match *trips {
+                    Trips::Uniform(n) => format!("{n}u"),
+                    Trips::Varying { salt, modulus } => {
+                        format!("((gl_LocalInvocationIndex ^ {salt}u) % {modulus}u)")
+                    }
+                };
+                self.line(
+                    d,
+                    &format!("for (uint i{id} = 0u; i{id} < {t}; i{id}++) {{ // #{id}"),
+                );
+                self.loops.push(*id);
+                self.block(body, d + 1);
+                self.loops.pop();
+                self.line(d, "}");
+            }
+            Stmt::Switch {
+                id,
+                selector,
+                cases,
+                default,
+            } => {
+                let sel = match *selector {
+                    Selector::Varying { salt, modulus } => {
+                        format!("((gl_LocalInvocationIndex ^ {salt}u) % {modulus}u)")
+                    }
+                    Selector::Subgroup { modulus } => format!("(gl_SubgroupID % {modulus}u)"),
+                    Selector::LoopCount { outer, modulus } => {
+                        format!("({} % {modulus}u)", self.counter(outer))
+                    }
+                };
+                self.line(d, &format!("switch ({sel}) {{ // #{id}"));
+                for c in cases {
+                    let labels: Vec<String> =
+                        c.labels.iter().map(|l| format!("case {l}u:")).collect();
+                    self.line(d, &format!("{} {{", labels.join(" ")));
+                    self.block(&c.body, d + 1);
+                    self.line(d, "} break;");
+                }
+                self.line(d, "default: {");
+                self.block(default, d + 1);
+                self.line(d, "} break;");
+                self.line(d, "}");
+            }
+            Stmt::Break => self.line(d, "break;"),
+            Stmt::Continue => self.line(d, "continue;"),
+            Stmt::Return => self.line(d, "return;"),
+            Stmt::Call { id, function } => {
+                let k = self.prog;
+                self.line(d, &format!("p{k}_f{function}(); // #{id}"));
+            }
+            Stmt::Op { tag, op, dst } => {
+                let e = self.sgop(op);
+                let keep = dst.map_or(String::new(), |r| format!(" r{r} = t;"));
+                self.line(
+                    d,
+                    &format!("{{ uvec4 t = {e};{keep} record({tag}u, t); }} // #{tag}"),
+                );
+            }
+            Stmt::Atomic {
+                tag,
+                counter,
+                value,
+                dst,
+            } => {
+                let v = self.operand(value);
+                let keep = dst.map_or(String::new(), |r| format!(" r{r} = t;"));
+                self.line(
+                    d,
+                    &format!(
+                        "{{ uvec4 t = uvec4(atomicAdd(d[gl_WorkGroupID.x].{}, {v}), 0u, 0u, 0u);{keep} record({tag}u, t); }} // #{tag}",
+                        ["x", "y", "z", "w"][*counter as usize % 4]
+                    ),
+                );
+            }
+            Stmt::Set { dst, value } => {
+                let v = self.operand(value);
+                self.line(d, &format!("r{dst} = uvec4({v}, 0u, 0u, 0u);"));
+            }
+            Stmt::Store { tag, value } => {
+                let v = self.operand(value);
+                self.line(
+                    d,
+                    &format!("record({tag}u, uvec4({v}, 0u, 0u, 0u)); // #{tag}"),
+                );
+            }
+        }
+    }
+}
