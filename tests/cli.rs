@@ -324,6 +324,7 @@ fn bad_input_exits_non_zero_with_the_rule() {
 }
 
 /// `conform` rejects bad input with the rule before doing any work (exit 64).
+#[cfg(feature = "vulkan")]
 #[test]
 fn conform_bad_input_exits_64_with_the_rule() {
     let dir = tempfile::tempdir().unwrap();
@@ -369,6 +370,7 @@ fn conform_bad_input_exits_64_with_the_rule() {
 }
 
 /// A subgroup size the device cannot use is an error that lists the allowed ones.
+#[cfg(feature = "vulkan")]
 #[test]
 fn conform_lists_the_allowed_subgroup_sizes() {
     let Some(ctx) = device() else { return };
@@ -400,6 +402,7 @@ fn conform_lists_the_allowed_subgroup_sizes() {
 }
 
 /// Without a Vulkan driver, device commands say so and exit 2; model commands still work.
+#[cfg(feature = "vulkan")]
 #[test]
 fn no_vulkan_device_exits_2_and_model_commands_still_work() {
     for cmd in [vec!["devices"], vec!["conform", "--cases", "1"]] {
@@ -422,6 +425,7 @@ fn no_vulkan_device_exits_2_and_model_commands_still_work() {
 }
 
 /// A small conform run writes JSON and JUnit reports and exits 0 on lavapipe.
+#[cfg(feature = "vulkan")]
 #[test]
 fn conform_writes_json_and_junit() {
     if device().is_none() {
@@ -457,15 +461,6 @@ fn conform_writes_json_and_junit() {
         .contains("<testsuite name=\"quad\""));
 }
 
-/// The default Vulkan device. Without one the device tests fail, unless LOCKSTEP_SKIP_DEVICE_TESTS
-/// is set, which skips them with a message.
-fn device() -> Option<lockstep::vulkan::Context> {
-    match lockstep::vulkan::Context::new(None) {
-        Ok(c) => Some(c),
-        Err(e) if std::env::var_os("LOCKSTEP_SKIP_DEVICE_TESTS").is_some() => {
-            eprintln!("skipping a device test (LOCKSTEP_SKIP_DEVICE_TESTS): {e}");
-            None
-        }
-        Err(e) => panic!("{e} (set LOCKSTEP_SKIP_DEVICE_TESTS=1 to skip device tests)"),
-    }
-}
+mod support;
+#[cfg(feature = "vulkan")]
+use support::device;

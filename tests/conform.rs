@@ -13,17 +13,11 @@ use lockstep::vulkan::Context;
 use proptest::prelude::*;
 use std::sync::OnceLock;
 
+#[path = "support/mod.rs"]
+mod support;
+
 fn ctx() -> Option<&'static Context> {
-    static CTX: OnceLock<Option<Context>> = OnceLock::new();
-    CTX.get_or_init(|| match Context::new(None) {
-        Ok(c) => Some(c),
-        Err(e) if std::env::var_os("LOCKSTEP_SKIP_DEVICE_TESTS").is_some() => {
-            eprintln!("skipping device tests (LOCKSTEP_SKIP_DEVICE_TESTS): {e}");
-            None
-        }
-        Err(e) => panic!("{e}\n(./test installs lavapipe; set LOCKSTEP_SKIP_DEVICE_TESTS=1 to skip device tests)"),
-    })
-    .as_ref()
+    support::shared_device()
 }
 
 fn runner() -> Option<&'static CaseRunner<'static>> {

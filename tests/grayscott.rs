@@ -2,14 +2,16 @@
 //! the model's proof obligations (no undefined value reaches an output; broken layouts are caught),
 //! the GPU backend on the machine's Vulkan device (lavapipe in CI), and the CLI's checks.
 //!
-//! GPU tests skip only when there is no Vulkan loader or device at all, and say so; set
-//! `LOCKSTEP_REQUIRE_GPU=1` to make that a failure.
+//! GPU tests fail without a Vulkan device unless `LOCKSTEP_SKIP_DEVICE_TESTS=1` (then they skip
+//! and say so): the policy of `tests/support/mod.rs`.
 
 use lockstep::grayscott::layout::{Layout, Shape};
 use lockstep::grayscott::model::ModelSim;
 use lockstep::grayscott::reference::{step_clear, Reference};
 use lockstep::grayscott::*;
 use proptest::prelude::*;
+
+mod support;
 
 fn params(feed: f32, kill: f32, dt: f32) -> Params {
     Params::new(feed, kill, dt).unwrap()
@@ -314,20 +316,9 @@ mod gpu {
     use super::*;
     use lockstep::grayscott::gpu::{api_version, GpuSim, Plan, Variant};
     use lockstep::vulkan::{Capabilities, Context, SubgroupOps};
-    use std::sync::OnceLock;
 
-    /// The machine's Vulkan device, or `None` (with a note) when there is genuinely none.
     fn device() -> Option<&'static Context> {
-        static CTX: OnceLock<Option<Context>> = OnceLock::new();
-        CTX.get_or_init(|| match Context::new(None) {
-            Ok(c) => Some(c),
-            Err(e) if e.is_no_device() && std::env::var_os("LOCKSTEP_REQUIRE_GPU").is_none() => {
-                eprintln!("SKIPPED: no Vulkan device ({e})");
-                None
-            }
-            Err(e) => panic!("Vulkan device unusable: {e}"),
-        })
-        .as_ref()
+        crate::support::shared_device()
     }
 
     fn caps(size: u32) -> Capabilities {
@@ -617,8 +608,7 @@ mod cli {
     #[cfg(feature = "vulkan")]
     #[test]
     fn gpu_bad_sizes_are_refused() {
-        if lockstep::vulkan::Context::new(None).is_err_and(|e| e.is_no_device()) {
-            eprintln!("SKIPPED: no Vulkan device");
+        if crate::support::device().is_none() {
             return;
         }
         let (code, _, stderr) = run(&[
@@ -726,8 +716,7 @@ mod cli {
     #[cfg(feature = "vulkan")]
     #[test]
     fn gpu_check_agrees_with_the_reference() {
-        if lockstep::vulkan::Context::new(None).is_err_and(|e| e.is_no_device()) {
-            eprintln!("SKIPPED: no Vulkan device");
+        if crate::support::device().is_none() {
             return;
         }
         for v in [

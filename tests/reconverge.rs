@@ -20,6 +20,8 @@ use lockstep::reconverge::{
 };
 use proptest::prelude::*;
 
+mod support;
+
 fn size(n: u64) -> SubgroupSize {
     SubgroupSize::new(n).unwrap()
 }
@@ -839,16 +841,8 @@ mod device {
         out
     }
 
-    /// The device, or `None` (with a note) when this machine genuinely has no Vulkan device.
     fn context() -> Option<Context> {
-        match Context::new(None) {
-            Ok(c) => Some(c),
-            Err(e) if e.is_no_device() => {
-                eprintln!("SKIPPED: no Vulkan device on this machine ({e})");
-                None
-            }
-            Err(e) => panic!("{e}"),
-        }
+        crate::support::device()
     }
 
     #[test]
@@ -923,7 +917,6 @@ mod cli {
     use assert_cmd::Command;
     use lockstep::reconverge::device::unsupported;
     use lockstep::reconverge::Mode;
-    use lockstep::vulkan::Context;
 
     fn lockstep() -> Command {
         Command::cargo_bin("lockstep").unwrap()
@@ -957,9 +950,7 @@ mod cli {
 
     #[test]
     fn reconverge_runs_base_mode_and_writes_a_json_report() {
-        if let Err(e) = Context::new(None) {
-            assert!(e.is_no_device(), "{e}");
-            eprintln!("SKIPPED: no Vulkan device on this machine ({e})");
+        if crate::support::device().is_none() {
             return;
         }
         let dir = tempfile::tempdir().unwrap();
@@ -994,13 +985,8 @@ mod cli {
     fn reconverge_reports_a_mode_the_device_lacks_as_unsupported() {
         // lavapipe has neither maximal reconvergence nor SUCF (../shared/TOOLCHAIN.md): exit 0
         // with the reason. On a device that has them, the mode runs.
-        let ctx = match Context::new(None) {
-            Ok(c) => c,
-            Err(e) => {
-                assert!(e.is_no_device(), "{e}");
-                eprintln!("SKIPPED: no Vulkan device on this machine ({e})");
-                return;
-            }
+        let Some(ctx) = crate::support::device() else {
+            return;
         };
         for mode in [Mode::Maximal, Mode::Sucf] {
             let out = lockstep()

@@ -873,6 +873,14 @@ pub fn lookup(name: &str) -> Result<&'static OpInfo, ModelError> {
     if let Some(o) = catalogue().iter().find(|o| o.name == n || o.glsl == n) {
         return Ok(o);
     }
+    // No op name is near 64 characters: longer input gets no suggestions, which also keeps the
+    // quadratic edit distance off pathological input (found by the eval_cli fuzz target as a slow unit).
+    if n.chars().count() > MAX_SUGGESTIBLE_NAME {
+        return Err(ModelError::UnknownOp {
+            name: n.to_string(),
+            suggestions: Vec::new(),
+        });
+    }
     let lower = n.to_ascii_lowercase();
     let mut scored: Vec<(usize, &str)> = catalogue()
         .iter()
@@ -896,6 +904,9 @@ pub fn lookup(name: &str) -> Result<&'static OpInfo, ModelError> {
         suggestions,
     })
 }
+
+/// Unknown names longer than this get no "did you mean" suggestions.
+const MAX_SUGGESTIBLE_NAME: usize = 64;
 
 fn edit_distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.chars().collect();
@@ -925,6 +936,36 @@ mod tests {
             assert!(names.insert(o.name.clone()), "duplicate {}", o.name);
             assert!(glsl.insert(o.glsl.clone()), "duplicate {}", o.glsl);
             assert_eq!(info(o.op).name, o.name);
+        }
+    }
+
+    #[test]
+    fn every_op_name_is_short_enough_for_suggestions() {
+        for o in catalogue() {
+            assert!(o.name.len() <= MAX_SUGGESTIBLE_NAME && o.glsl.len() <= MAX_SUGGESTIBLE_NAME);
+        }
+    }
+
+    #[test]
+    fn an_overlong_unknown_name_is_rejected_without_suggestions() {
+        // The eval_cli fuzz target's slow unit: 127 op names joined by commas as one name.
+        let long = vec!["ballot_find_msb"; 127].join(",");
+        match lookup(&long) {
+            Err(ModelError::UnknownOp { name, suggestions }) => {
+                assert_eq!(name, long);
+                assert!(suggestions.is_empty());
+            }
+            other => panic!("{other:?}"),
+        }
+        // A near miss of normal length still gets its suggestion.
+        match lookup("ballot_find_mbs") {
+            Err(ModelError::UnknownOp { suggestions, .. }) => {
+                assert_eq!(
+                    suggestions.first().map(String::as_str),
+                    Some("ballot_find_msb")
+                )
+            }
+            other => panic!("{other:?}"),
         }
     }
 

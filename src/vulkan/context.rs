@@ -295,14 +295,9 @@ impl Context {
         let info = ComputePipelineCreateInfo::stage_layout(stage, layout);
         let pipeline = match ComputePipeline::new(self.device.clone(), None, info.clone()) {
             Ok(p) => p,
-            // vulkano 0.35 applies VUID-RuntimeSpirv-None-06342 (quad operations need
-            // subgroupQuadOperationsInAllStages) without exempting GLCompute, which the rule does;
-            // every lockstep pipeline is a compute pipeline, so only this false positive is bypassed.
-            Err(Validated::ValidationError(v))
-                if v.vuids.contains(&"VUID-RuntimeSpirv-None-06342") =>
-            {
-                // SAFETY: the create info passed every other check; the one failed check does not
-                // apply to compute shaders (Vulkan spec, VUID-RuntimeSpirv-None-06342).
+            Err(Validated::ValidationError(v)) if self.vulkano_false_positive(&v) => {
+                // SAFETY: the create info passed every other check; the one failed check is a
+                // vulkano 0.35 bug whose actual rule `vulkano_false_positive` checks itself.
                 unsafe { ComputePipeline::new_unchecked(self.device.clone(), None, info) }
                     .map_err(|e| VkError::vk("creating the compute pipeline", e))?
             }
@@ -314,6 +309,29 @@ impl Context {
             }
         };
         Ok(Kernel { pipeline })
+    }
+
+    /// Whether a failed vulkano 0.35 pipeline check is one of its known false positives for a
+    /// compute pipeline, where the rule the VUID states does hold:
+    /// - VUID-RuntimeSpirv-None-06342 (quad operations need subgroupQuadOperationsInAllStages):
+    ///   vulkano does not exempt GLCompute, which the rule does.
+    /// - VUID-RuntimeSpirv-SubgroupUniformControlFlowKHR-06379 (the SUCF execution mode needs the
+    ///   feature and the stage among the subgroup-supported stages): vulkano reads the
+    ///   `supported_stages` property of VkPhysicalDeviceSubgroupProperties, which it leaves unset
+    ///   on Vulkan ≥ 1.2 devices (it queries VkPhysicalDeviceVulkan11Properties, whose
+    ///   `subgroup_supported_stages` it fills, instead). Seen on the NVIDIA H200 (Vulkan 1.4).
+    ///   The rule is checked here against the enabled feature and `subgroup_supported_stages`.
+    fn vulkano_false_positive(&self, v: &vulkano::ValidationError) -> bool {
+        if v.vuids.contains(&"VUID-RuntimeSpirv-None-06342") {
+            return true;
+        }
+        v.vuids
+            .contains(&"VUID-RuntimeSpirv-SubgroupUniformControlFlowKHR-06379")
+            && self
+                .device
+                .enabled_features()
+                .shader_subgroup_uniform_control_flow
+            && self.caps.compute
     }
 
     /// A host-visible storage buffer filled from `data` (readable after a dispatch).

@@ -80,3 +80,27 @@ pub fn reason(o: &Outcome) -> Reason {
         other => panic!("expected undefined, got {other:?}"),
     }
 }
+
+/// The default Vulkan device for a device test. Without one the test *fails* — `./test` installs
+/// lavapipe, so every machine that runs the suite has a device — unless
+/// `LOCKSTEP_SKIP_DEVICE_TESTS` is set, which skips it with a note on stderr. Never a silent skip.
+#[cfg(feature = "vulkan")]
+pub fn device() -> Option<lockstep::vulkan::Context> {
+    match lockstep::vulkan::Context::new(None) {
+        Ok(c) => Some(c),
+        Err(e) if std::env::var_os("LOCKSTEP_SKIP_DEVICE_TESTS").is_some() => {
+            eprintln!("skipping a device test (LOCKSTEP_SKIP_DEVICE_TESTS): {e}");
+            None
+        }
+        Err(e) => panic!(
+            "{e}\n(./test installs lavapipe; set LOCKSTEP_SKIP_DEVICE_TESTS=1 to skip device tests)"
+        ),
+    }
+}
+
+/// [`device`], created once per test binary.
+#[cfg(feature = "vulkan")]
+pub fn shared_device() -> Option<&'static lockstep::vulkan::Context> {
+    static CTX: std::sync::OnceLock<Option<lockstep::vulkan::Context>> = std::sync::OnceLock::new();
+    CTX.get_or_init(device).as_ref()
+}
