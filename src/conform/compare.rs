@@ -386,13 +386,24 @@ fn row_key(e: Entry, ty: Option<ValueType>, size: u32, shape: WorkgroupShape) ->
     }
 }
 
+/// Where a comparison runs: the batch, the result row, the batch entry and the workgroup.
+#[derive(Clone, Copy)]
+struct Site<'a> {
+    ctx: &'a BatchCtx<'a>,
+    key: &'a RowKey,
+    e: Entry,
+    wg: usize,
+}
+
+/// [`fail`] for a failure with no expected/actual value (a structural problem).
+fn fail_plain(st: &mut Stats, site: Site<'_>, subgroup_id: u32, lane: u32, why: String) {
+    fail(st, site, subgroup_id, lane, None, None, why, String::new());
+}
+
 #[allow(clippy::too_many_arguments)]
 fn fail(
     st: &mut Stats,
-    ctx: &BatchCtx<'_>,
-    key: &RowKey,
-    e: Entry,
-    wg: usize,
+    site: Site<'_>,
     subgroup_id: u32,
     lane: u32,
     expected: Option<&Value>,
@@ -400,6 +411,7 @@ fn fail(
     why: String,
     eval: String,
 ) {
+    let Site { ctx, key, e, wg } = site;
     let row: Vec<&Mismatch> = st
         .mismatches
         .iter()
@@ -451,6 +463,12 @@ fn compare_workgroup(
     let ballot = Ballot::from_words([case[2], case[3], case[4], case[5]]);
     let n = ctx.size.get();
     let key = row_key(e, spec.ty, n, batch.shape);
+    let site = Site {
+        ctx,
+        key: &key,
+        e,
+        wg,
+    };
     let recs: Vec<Rec> = (0..inv)
         .map(|k| {
             let g = wg * inv + k;
@@ -470,7 +488,7 @@ fn compare_workgroup(
     let mut lane_checks = 0u64;
     let info = info(e.op);
     if info.is_workgroup_level() {
-        let ok = check_workgroup_builtins(ctx, batch.shape, &recs, &groups, e, st, &key, wg);
+        let ok = check_workgroup_builtins(site, batch.shape, &recs, &groups, st);
         let row = st.rows.entry(key).or_default();
         if ok {
             row.passed += groups.len() as u64;
@@ -505,19 +523,7 @@ fn compare_workgroup(
                 None
             };
             if let Some(why) = structural {
-                fail(
-                    st,
-                    ctx,
-                    &key,
-                    e,
-                    wg,
-                    r.subgroup_id,
-                    r.lane,
-                    None,
-                    None,
-                    why,
-                    String::new(),
-                );
+                fail_plain(st, site, r.subgroup_id, r.lane, why);
                 bad = true;
                 continue;
             }
@@ -554,56 +560,32 @@ fn compare_workgroup(
                         } else {
                             format!("corrupt marker 0x{:x}", r.written)
                         };
-                        fail(
-                            st,
-                            ctx,
-                            &key,
-                            e,
-                            wg,
-                            sg_id,
-                            l,
-                            None,
-                            None,
-                            why,
-                            String::new(),
-                        );
+                        fail_plain(st, site, sg_id, l, why);
                         bad = true;
                         continue;
                     }
                     if r.active >> l & 1 == 0 || r.active & !ctx.size.full_mask().0 != 0 {
-                        fail(
+                        fail_plain(
                             st,
-                            ctx,
-                            &key,
-                            e,
-                            wg,
+                            site,
                             sg_id,
                             l,
-                            None,
-                            None,
                             format!(
                                 "the ballot of active lanes 0x{:x} is impossible for lane {l}",
                                 r.active
                             ),
-                            String::new(),
                         );
                         bad = true;
                         continue;
                     }
                     sets.entry(r.active).or_default().push(l);
                 } else if r.written != SENTINEL {
-                    fail(
+                    fail_plain(
                         st,
-                        ctx,
-                        &key,
-                        e,
-                        wg,
+                        site,
                         sg_id,
                         l,
-                        None,
-                        None,
                         "an invocation whose predicate was false wrote a result".into(),
-                        String::new(),
                     );
                     bad = true;
                 }
@@ -636,42 +618,12 @@ fn compare_workgroup(
                     crate::model::ArgKind::Workgroup => {}
                 }
             }
-            let call = match OpCall::new(info, ctx.size, args) {
-                Ok(c) => c,
+            let model = OpCall::new(info, ctx.size, args)
+                .and_then(|call| evaluate(&call, active, &values).map(|o| (call, o)));
+            let (call, outcomes) = match model {
+                Ok(m) => m,
                 Err(err) => {
-                    fail(
-                        st,
-                        ctx,
-                        &key,
-                        e,
-                        wg,
-                        sg_id,
-                        lanes[0],
-                        None,
-                        None,
-                        format!("internal: {err}"),
-                        String::new(),
-                    );
-                    bad = true;
-                    continue;
-                }
-            };
-            let outcomes = match evaluate(&call, active, &values) {
-                Ok(o) => o,
-                Err(err) => {
-                    fail(
-                        st,
-                        ctx,
-                        &key,
-                        e,
-                        wg,
-                        sg_id,
-                        lanes[0],
-                        None,
-                        None,
-                        format!("internal: {err}"),
-                        String::new(),
-                    );
+                    fail_plain(st, site, sg_id, lanes[0], format!("internal: {err}"));
                     bad = true;
                     continue;
                 }
@@ -709,10 +661,7 @@ fn compare_workgroup(
                             };
                             fail(
                                 st,
-                                ctx,
-                                &key,
-                                e,
-                                wg,
+                                site,
                                 sg_id,
                                 l,
                                 Some(&want),
@@ -784,17 +733,14 @@ fn compare_workgroup(
 /// gl_NumSubgroups / gl_SubgroupID: the device's placement must be a valid one (every (subgroup,
 /// lane) used once, ids below gl_NumSubgroups, gl_NumSubgroups uniform and equal to the number of
 /// subgroups seen, one id per subgroup); which of the model's layouts it matches is recorded.
-#[allow(clippy::too_many_arguments)]
 fn check_workgroup_builtins(
-    ctx: &BatchCtx<'_>,
+    site: Site<'_>,
     shape: WorkgroupShape,
     recs: &[Rec],
     groups: &BTreeMap<u32, Vec<usize>>,
-    e: Entry,
     st: &mut Stats,
-    key: &RowKey,
-    wg: usize,
 ) -> bool {
+    let Site { ctx, e, .. } = site;
     let n = ctx.size.get();
     let mut ok = true;
     let num = recs[0].num_subgroups;
@@ -826,71 +772,41 @@ fn check_workgroup_builtins(
                 None
             };
             if let Some(why) = problem {
-                fail(
-                    st,
-                    ctx,
-                    key,
-                    e,
-                    wg,
-                    r.subgroup_id,
-                    r.lane,
-                    None,
-                    None,
-                    why,
-                    String::new(),
-                );
+                fail_plain(st, site, r.subgroup_id, r.lane, why);
                 ok = false;
             }
         }
         if !ids.insert(id) {
-            fail(
+            fail_plain(
                 st,
-                ctx,
-                key,
-                e,
-                wg,
+                site,
                 id,
                 0,
-                None,
-                None,
                 format!("gl_SubgroupID {id} is used by two subgroups"),
-                String::new(),
             );
             ok = false;
         }
         if id >= num {
-            fail(
+            fail_plain(
                 st,
-                ctx,
-                key,
-                e,
-                wg,
+                site,
                 id,
                 0,
-                None,
-                None,
                 format!("gl_SubgroupID {id} >= gl_NumSubgroups {num}"),
-                String::new(),
             );
             ok = false;
         }
     }
     if num as usize != groups.len() {
-        fail(
+        fail_plain(
             st,
-            ctx,
-            key,
-            e,
-            wg,
+            site,
             0,
             0,
-            None,
-            None,
             format!(
                 "gl_NumSubgroups is {num} but the workgroup ran in {} subgroups",
                 groups.len()
             ),
-            String::new(),
         );
         ok = false;
     }

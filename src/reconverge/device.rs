@@ -82,46 +82,10 @@ pub fn unsupported(caps: &Capabilities, mode: Mode) -> Option<String> {
     }
 }
 
-/// Compiles a compute shader to SPIR-V 1.3 for Vulkan 1.1 with optimisation off.
+/// Compiles a compute shader to SPIR-V 1.3 for Vulkan 1.1 with optimisation off, uncached (every
+/// random program is new).
 pub fn compile(source: &str, name: &str) -> Result<Arc<Vec<u32>>, GlslError> {
-    let err = |message: String| GlslError {
-        name: name.to_string(),
-        message,
-        numbered: source
-            .lines()
-            .enumerate()
-            .map(|(i, l)| format!("{:4} {l}", i + 1))
-            .collect::<Vec<_>>()
-            .join("\n"),
-    };
-    // One compiler per thread, kept alive: creating one re-initialises glslang's built-in symbol
-    // tables, which costs more (~60 ms) than compiling a typical program.
-    thread_local! {
-        static COMPILER: Option<shaderc::Compiler> = shaderc::Compiler::new();
-    }
-    let mut opts =
-        shaderc::CompileOptions::new().ok_or_else(|| err("shaderc options unavailable".into()))?;
-    opts.set_target_env(
-        shaderc::TargetEnv::Vulkan,
-        shaderc::EnvVersion::Vulkan1_1 as u32,
-    );
-    opts.set_target_spirv(shaderc::SpirvVersion::V1_3);
-    opts.set_optimization_level(shaderc::OptimizationLevel::Zero);
-    COMPILER.with(|c| {
-        let compiler = c
-            .as_ref()
-            .ok_or_else(|| err("shaderc compiler unavailable".into()))?;
-        let art = compiler
-            .compile_into_spirv(
-                source,
-                shaderc::ShaderKind::Compute,
-                &format!("{name}.comp"),
-                "main",
-                Some(&opts),
-            )
-            .map_err(|e| err(e.to_string()))?;
-        Ok(Arc::new(art.as_binary().to_vec()))
-    })
+    crate::vulkan::compile_uncached(source, name, false)
 }
 
 /// Builds the kernel that runs `programs`, one per workgroup.

@@ -40,6 +40,20 @@ pub fn compile_glsl(source: &str, name: &str, spirv_1_5: bool) -> Result<Arc<Vec
     if let Some(w) = cache().lock().ok().and_then(|c| c.get(&key).cloned()) {
         return Ok(w);
     }
+    let words = compile_uncached(source, name, spirv_1_5)?;
+    if let Ok(mut c) = cache().lock() {
+        c.insert(key, words.clone());
+    }
+    Ok(words)
+}
+
+/// [`compile_glsl`] without the cache, for shaders that are compiled once (random programs: a
+/// cache would only grow).
+pub fn compile_uncached(
+    source: &str,
+    name: &str,
+    spirv_1_5: bool,
+) -> Result<Arc<Vec<u32>>, GlslError> {
     let err = |message: String| GlslError {
         name: name.to_string(),
         message,
@@ -50,8 +64,11 @@ pub fn compile_glsl(source: &str, name: &str, spirv_1_5: bool) -> Result<Arc<Vec
             .collect::<Vec<_>>()
             .join("\n"),
     };
-    let compiler =
-        shaderc::Compiler::new().ok_or_else(|| err("shaderc compiler unavailable".into()))?;
+    // One compiler per thread, kept alive: creating one re-initialises glslang's built-in symbol
+    // tables, which costs more (~60 ms) than compiling a typical program.
+    thread_local! {
+        static COMPILER: Option<shaderc::Compiler> = shaderc::Compiler::new();
+    }
     let mut opts =
         shaderc::CompileOptions::new().ok_or_else(|| err("shaderc options unavailable".into()))?;
     if spirv_1_5 {
@@ -69,18 +86,19 @@ pub fn compile_glsl(source: &str, name: &str, spirv_1_5: bool) -> Result<Arc<Vec
     }
     // No spirv-opt: the driver optimizes, and a conformance tool should hand it the code as written.
     opts.set_optimization_level(shaderc::OptimizationLevel::Zero);
-    let art = compiler
-        .compile_into_spirv(
-            source,
-            shaderc::ShaderKind::Compute,
-            &format!("{name}.comp"),
-            "main",
-            Some(&opts),
-        )
-        .map_err(|e| err(e.to_string()))?;
-    let words = Arc::new(art.as_binary().to_vec());
-    if let Ok(mut c) = cache().lock() {
-        c.insert(key, words.clone());
-    }
-    Ok(words)
+    COMPILER.with(|c| {
+        let compiler = c
+            .as_ref()
+            .ok_or_else(|| err("shaderc compiler unavailable".into()))?;
+        let art = compiler
+            .compile_into_spirv(
+                source,
+                shaderc::ShaderKind::Compute,
+                &format!("{name}.comp"),
+                "main",
+                Some(&opts),
+            )
+            .map_err(|e| err(e.to_string()))?;
+        Ok(Arc::new(art.as_binary().to_vec()))
+    })
 }

@@ -8,7 +8,7 @@ mod compile;
 mod context;
 
 pub use caps::{Capabilities, DeviceInfo, SubgroupOps};
-pub use compile::{compile_glsl, GlslError};
+pub use compile::{compile_glsl, compile_uncached, GlslError};
 pub use context::{Context, Kernel, KernelOptions, Pass, SpecValue};
 
 /// A Vulkan failure, with enough context to act on.
