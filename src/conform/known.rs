@@ -57,7 +57,7 @@ pub const KNOWN: &[Known] = &[
            choosing the other value (clustered_min over a cluster of zeros and one NaN gives NaN), \
            where GL_KHR_shader_subgroup (3.8, Issue 5) and SPIR-V OpGroupNonUniformFMin/FMax \
            require the non-NaN operand. float32 follows the rule.",
-        seen: "NVIDIA H200, driver 580.159.04, Vulkan 1.4.312, 2026-11-21",
+        seen: "NVIDIA H100 80GB HBM3 and H200, driver 580.159.04, Vulkan 1.4.312, 2026-11-21",
     },
 ];
 
