@@ -40,8 +40,7 @@ use super::layout::{Layout, Shape};
 use super::reference::{cells_fn_for, CellsFn};
 use super::{Domain, Fields, GrayScottError, Padded, Params, Simulation};
 use crate::model::{
-    evaluate_typed, lookup, run, Args, Ballot, LaneArg, LaneMask, OpCall, Outcome, Reason, Sink,
-    SubgroupSize,
+    evaluate_typed, lookup, Args, GatherPlan, LaneArg, LaneMask, OpCall, Outcome, SubgroupSize,
 };
 use rayon::prelude::*;
 
@@ -54,61 +53,32 @@ const LANES: usize = 128;
 /// One array per component of [`Column`], indexed by lane.
 type Soa = [[f32; LANES]; 6];
 
-/// Receives a shuffle's results straight into structure-of-arrays form (one array per component),
-/// and records undefined lanes as a mask.
-struct ColumnSink<'a> {
-    out: &'a mut Soa,
-    undefined: u128,
-    unexpected: bool,
-}
-
-impl Sink<Column> for ColumnSink<'_> {
-    #[inline(always)]
-    fn value(&mut self, lane: u32, v: Column) {
-        let l = lane as usize % LANES;
-        for (o, x) in self.out.iter_mut().zip(v) {
-            o[l] = x;
-        }
-    }
-    #[inline(always)]
-    fn undefined(&mut self, lane: u32, _why: Reason) {
-        self.undefined |= 1u128 << (lane % 128);
-    }
-    // A shuffle only ever produces values of its operand's type.
-    fn boolean(&mut self, _: u32, _: bool) {
-        self.unexpected = true;
-    }
-    fn uint(&mut self, _: u32, _: u32) {
-        self.unexpected = true;
-    }
-    fn ballot(&mut self, _: u32, _: Ballot) {
-        self.unexpected = true;
-    }
-}
-
 /// Per-thread scratch space for one subgroup and one workgroup's shared memory.
 struct Workspace {
-    input: Vec<Column>,
     centre: Box<Soa>,
     left: Box<Soa>,
     right: Box<Soa>,
     out_u: [f32; LANES],
     out_v: [f32; LANES],
-    /// `uv_cache` of the shared variant, `None` where no lane wrote.
-    cache: Vec<Option<[f32; 2]>>,
+    /// `uv_cache` of the shared variant: U and V per invocation of the workgroup, and per subgroup
+    /// the mask of lanes that wrote their slot (an unwritten slot holds no defined value).
+    cache_u: Vec<f32>,
+    cache_v: Vec<f32>,
+    cache_written: Vec<u128>,
 }
 
 impl Workspace {
     fn new(shape: &Shape) -> Workspace {
         let soa = || Box::new([[0.0f32; LANES]; 6]);
         Workspace {
-            input: vec![[0.0; 6]; shape.subgroup as usize],
             centre: soa(),
             left: soa(),
             right: soa(),
             out_u: [0.0; LANES],
             out_v: [0.0; LANES],
-            cache: vec![None; shape.workgroup as usize],
+            cache_u: vec![0.0; shape.workgroup as usize],
+            cache_v: vec![0.0; shape.workgroup as usize],
+            cache_written: vec![0; shape.subgroups() as usize],
         }
     }
 }
@@ -130,6 +100,8 @@ struct StepCtx<'a> {
     v: &'a [f32],
     up: &'a OpCall,
     down: &'a OpCall,
+    up_plan: &'a GatherPlan,
+    down_plan: &'a GatherPlan,
     cells: CellsFn,
     step: u64,
 }
@@ -144,6 +116,8 @@ pub struct ModelSim {
     steps: u64,
     up: OpCall,
     down: OpCall,
+    up_plan: GatherPlan,
+    down_plan: GatherPlan,
 }
 
 impl ModelSim {
@@ -168,6 +142,12 @@ impl ModelSim {
             };
             OpCall::new(lookup(name).map_err(model_err)?, size, args).map_err(model_err)
         };
+        let (up, down) = (call("shuffle_up")?, call("shuffle_down")?);
+        let plan = |c: &OpCall| {
+            GatherPlan::new(c).ok_or_else(|| {
+                GrayScottError::Config(format!("{} is not a gather (model bug)", c.info().name))
+            })
+        };
         Ok(ModelSim {
             params,
             shape,
@@ -175,8 +155,10 @@ impl ModelSim {
             stamps: vec![0; f.domain().cells()],
             cur,
             steps: 0,
-            up: call("shuffle_up")?,
-            down: call("shuffle_down")?,
+            up_plan: plan(&up)?,
+            down_plan: plan(&down)?,
+            up,
+            down,
         })
     }
 
@@ -216,6 +198,8 @@ impl ModelSim {
             v: &self.cur[1].data,
             up: &self.up,
             down: &self.down,
+            up_plan: &self.up_plan,
+            down_plan: &self.down_plan,
             cells: cells_fn_for(shape.subgroup as usize),
             step,
         };
@@ -321,13 +305,13 @@ fn workgroup(
         for sg in 0..shape.subgroups() {
             let (x0, y) = shape.item_pos(wg, sg, 0);
             let n = active_lanes(c, x0, y, ph);
-            let slots = &mut ws.cache[sg as usize * s..(sg as usize + 1) * s];
-            slots.fill(None);
+            let base = sg as usize * s;
+            ws.cache_written[sg as usize] = 0;
             if n > 0 {
                 let (u, v) = load_row(c, x0, y, n, || who(wg, sg, 0))?;
-                for ((slot, &u), &v) in slots.iter_mut().zip(u).zip(v) {
-                    *slot = Some([u, v]);
-                }
+                ws.cache_u[base..base + n].copy_from_slice(u);
+                ws.cache_v[base..base + n].copy_from_slice(v);
+                ws.cache_written[sg as usize] = LaneMask::first(n as u32).0;
             }
         }
     }
@@ -370,18 +354,13 @@ fn subgroup(
         if cached {
             // get_uv_cache(dy): the same lane of the subgroup dy rows away.
             let base = target as usize * s;
-            for lane in 0..n {
-                match ws.cache[base + lane] {
-                    Some([u, v]) => {
-                        cu[lane] = u;
-                        cv[lane] = v;
-                    }
-                    None => {
-                        own_undefined |= 1u128 << lane;
-                        cu[lane] = f32::NAN;
-                        cv[lane] = f32::NAN;
-                    }
-                }
+            cu[..n].copy_from_slice(&ws.cache_u[base..base + n]);
+            cv[..n].copy_from_slice(&ws.cache_v[base..base + n]);
+            let unwritten = !ws.cache_written[target as usize] & LaneMask::first(n as u32).0;
+            own_undefined |= unwritten;
+            for lane in LaneMask(unwritten).iter() {
+                cu[lane as usize] = f32::NAN;
+                cv[lane as usize] = f32::NAN;
             }
         } else {
             let (u, v) = load_row(c, x0, y + dy, n, || who(wg, sg, 0))?;
@@ -389,32 +368,20 @@ fn subgroup(
             cv[..n].copy_from_slice(v);
         }
     }
-    let m = &ws.centre;
-    for (lane, col) in ws.input[..n].iter_mut().enumerate() {
-        *col = [
-            m[0][lane], m[1][lane], m[2][lane], m[3][lane], m[4][lane], m[5][lane],
-        ];
-    }
-
     let mask = LaneMask(active);
-    let input = &ws.input;
-    let shuffle = |call: &OpCall, out: &mut Soa| -> Result<u128, GrayScottError> {
-        let mut sink = ColumnSink {
-            out,
-            undefined: 0,
-            unexpected: false,
-        };
-        run(call, mask, input, &mut sink);
-        if sink.unexpected {
-            return Err(GrayScottError::Layout {
-                step: c.step,
-                what: "a shuffle returned a value of the wrong type (model bug)".into(),
-            });
+    // subgroupShuffleUp/Down(x, 1) of each of the six values, by the model's gather rules
+    // (`GatherPlan`: the source lane of every lane, from `gather_source`); the undefined lanes are
+    // the same for every component.
+    let centre = &ws.centre;
+    let shuffle = |plan: &GatherPlan, out: &mut Soa| -> u128 {
+        let mut undefined = 0;
+        for (o, x) in out.iter_mut().zip(centre.iter()) {
+            undefined = plan.apply(mask, &x[..s], &mut o[..s]).0;
         }
-        Ok(sink.undefined)
+        undefined
     };
-    let undef_left = shuffle(c.up, &mut ws.left)?;
-    let undef_right = shuffle(c.down, &mut ws.right)?;
+    let undef_left = shuffle(c.up_plan, &mut ws.left);
+    let undef_right = shuffle(c.down_plan, &mut ws.right);
     // A defined shuffle still carries an undefined value if its source lane held one.
     let tainted = undef_left
         | undef_right
@@ -518,8 +485,12 @@ fn explain(
     own: u128,
 ) -> String {
     let bit = 1u128 << lane;
+    let m = &ws.centre;
+    let input: Vec<Column> = (0..c.shape.subgroup as usize)
+        .map(|l| [m[0][l], m[1][l], m[2][l], m[3][l], m[4][l], m[5][l]])
+        .collect();
     let reason = |call: &OpCall| -> String {
-        match evaluate_typed(call, mask, &ws.input[..c.shape.subgroup as usize]) {
+        match evaluate_typed(call, mask, &input) {
             Ok(o) => match o.get(lane as usize) {
                 Some(Outcome::Undefined(r)) => r.to_string(),
                 Some(other) => format!("outcome {other}"),

@@ -761,7 +761,25 @@ pub fn evaluate_batch<S: Scalar, const N: usize>(
 }
 
 /// A gather's source lanes for one call, from [`gather_source`], for the batch path.
-struct GatherPlan {
+/// A gather (broadcast, shuffles, quad, rotate) prepared once for a call: the source lane of every
+/// lane by [`gather_source`]'s rules, so that applying it to many subgroups costs one table lookup
+/// per lane. [`GatherPlan::apply`] gives what [`run`] gives — defined where the source is in range
+/// and active, undefined elsewhere (property tests check the batch path built on it against
+/// [`evaluate`]).
+///
+/// ```
+/// use lockstep::model::{lookup, Args, GatherPlan, LaneArg, LaneMask, OpCall, SubgroupSize};
+/// let down = OpCall::new(lookup("shuffle_down")?, SubgroupSize::new(4)?, Args {
+///     delta: Some(LaneArg::Uniform(1)), ..Args::default() })?;
+/// let plan = GatherPlan::new(&down).unwrap();
+/// let mut out = [0.0f32; 4];
+/// let undefined = plan.apply(LaneMask::first(4), &[10.0, 11.0, 12.0, 13.0], &mut out);
+/// assert_eq!(&out[..3], &[11.0, 12.0, 13.0]);
+/// assert_eq!(undefined, LaneMask(0b1000)); // lane 3 reads lane 4: outside the subgroup
+/// # Ok::<(), lockstep::model::ModelError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct GatherPlan {
     /// source lane per lane (the lane itself where the source is out of range)
     src: Vec<u32>,
     /// lanes whose source is in range
@@ -769,10 +787,13 @@ struct GatherPlan {
     /// subgroupBroadcastFirst: the source is the lowest active lane of each subgroup
     first: bool,
     full: u128,
+    /// (first valid lane, its source, count) when the valid lanes read a contiguous block
+    shift: Option<(usize, usize, usize)>,
 }
 
 impl GatherPlan {
-    fn new(call: &OpCall) -> Option<GatherPlan> {
+    /// The plan of a gather; `None` when `call` is not a gather.
+    pub fn new(call: &OpCall) -> Option<GatherPlan> {
         let n = call.size().get();
         let _is_gather = gather_source(call, 0, 0)?;
         let mut src = Vec::with_capacity(n as usize);
@@ -790,18 +811,36 @@ impl GatherPlan {
             src.iter().all(|&s| s < n),
             "gather sources stay in the subgroup"
         );
+        // A relative shuffle (or any gather) whose in-range lanes are one contiguous run reading
+        // a contiguous run of sources: a block copy on a full subgroup.
+        let shift = (valid != 0)
+            .then(|| {
+                let lo = valid.trailing_zeros();
+                let hi = 128 - valid.leading_zeros(); // one past the highest valid lane
+                let run = if hi - lo == 128 {
+                    u128::MAX
+                } else {
+                    ((1u128 << (hi - lo)) - 1) << lo
+                };
+                let d = src[lo as usize] as i64 - lo as i64;
+                (valid == run && (lo..hi).all(|l| src[l as usize] as i64 - l as i64 == d))
+                    .then(|| (lo as usize, src[lo as usize] as usize, (hi - lo) as usize))
+            })
+            .flatten();
         Some(GatherPlan {
             src,
             valid,
             first: call.op() == Op::BroadcastFirst,
             full: call.size().full_mask().0,
+            shift,
         })
     }
 
     /// Writes the defined results of one subgroup and returns its undefined lanes (the same rule
     /// as [`run`]: defined when the source is in range and active). Undefined lanes may be written.
+    /// `input` and `out` hold one element per lane of the subgroup.
     #[inline(always)]
-    fn apply<E: Copy>(&self, active: LaneMask, input: &[E], out: &mut [E]) -> LaneMask {
+    pub fn apply<E: Copy>(&self, active: LaneMask, input: &[E], out: &mut [E]) -> LaneMask {
         let a = active.0 & self.full;
         if self.first {
             if let Some(f) = active.lowest() {
@@ -813,6 +852,11 @@ impl GatherPlan {
             return LaneMask::EMPTY;
         }
         if a == self.full && input.len() == self.src.len() && out.len() == self.src.len() {
+            if let Some((dst, src, len)) = self.shift {
+                // Lanes outside the block are the undefined ones (returned below), left as they were.
+                out[dst..dst + len].copy_from_slice(&input[src..src + len]);
+                return LaneMask(a & !self.valid);
+            }
             for (o, &s) in out.iter_mut().zip(&self.src) {
                 // SAFETY: every entry of `src` is < the subgroup size (GatherPlan::new keeps
                 // `gather_source`'s in-range lanes and the lane itself otherwise), and `input` has

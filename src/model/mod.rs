@@ -32,7 +32,8 @@ pub use catalogue::{
 };
 pub use error::ModelError;
 pub use eval::{
-    evaluate, evaluate_batch, evaluate_typed, gather_source, rotate_source, run, BatchOutput, Sink,
+    evaluate, evaluate_batch, evaluate_typed, gather_source, rotate_source, run, BatchOutput,
+    GatherPlan, Sink,
 };
 pub use outcome::{Outcome, Reason};
 pub use params::{Ballot, ClusterSize, LaneMask, QuadIndex, SubgroupSize};
