@@ -1,6 +1,6 @@
 //! The Gray-Scott reaction-diffusion simulation of the GPU course, computed by three backends that
-//! must agree: a CPU [`reference`], the course's subgroup kernel run lane by lane on lockstep's
-//! [`model`](crate::model) ([`model`](self::model)), and GLSL kernels on a Vulkan device (`gpu`,
+//! must agree: a CPU [`reference`](mod@self::reference), the course's subgroup kernel run lane by lane on lockstep's
+//! [`model`](crate::model) ([`model`](mod@self::model)), and GLSL kernels on a Vulkan device (`gpu`,
 //! with the `vulkan` feature).
 //!
 //! The definition (parameters, stencil, zero-padding boundary, initial condition) is the one in
@@ -431,7 +431,7 @@ pub trait Simulation {
 
 /// The update of one cell from its 3×3 neighbourhoods of U and V (`[dy + 1][dx + 1]`), exactly as
 /// in the definition: the stencil sum in row-major order, then the reaction terms left to right.
-/// Every CPU backend calls this (or [`reference::update_row`], which inlines it), so that they agree
+/// Every CPU backend calls this (or [`reference::update_cells`], which inlines it), so that they agree
 /// bit for bit.
 ///
 /// The centre weight is 0, and for finite values `0 · (u − u)` adds exactly `+0`, so the centre

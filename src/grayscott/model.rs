@@ -10,13 +10,14 @@
 //!    [`Layout::Shared`] from the workgroup's shared-memory cache where a neighbouring subgroup
 //!    loaded them);
 //! 3. left and right neighbours come from `subgroupShuffleUp(x, 1)` and `subgroupShuffleDown(x, 1)`,
-//!    evaluated by [`model::run`](crate::model::run): a lane whose source is outside the subgroup
-//!    or inactive gets an *undefined* result, never a guessed value;
+//!    evaluated with the model's gather rules ([`crate::model::GatherPlan`]: the source lane of
+//!    every lane, from [`crate::model::gather_source`]): a lane whose
+//!    source is outside the subgroup or inactive gets an *undefined* result, never a guessed value;
 //! 4. output lanes compute the update with the reference's own arithmetic and write their cell.
 //!
 //! Every layout puts a subgroup's lanes on consecutive cells of one row (lane `l` at `(x0 + l, y)`;
 //! a test checks it), so the active lanes are a prefix of the subgroup and loads and stores move as
-//! row slices; the shuffles — what the proof rests on — are evaluated by the model lane by lane.
+//! row slices; the shuffles — what the proof rests on — are evaluated by the model, per lane.
 //!
 //! The step fails with [`GrayScottError::UndefinedReachedCell`] if an output depends on an undefined
 //! value (a shuffle from outside the subgroup or from an inactive lane, or a shared-memory slot no

@@ -4,7 +4,7 @@
 //! Two implementations of one definition: [`step_clear`] is the definition transcribed cell by cell
 //! (bounds checks for the zero boundary, no parallelism, no tricks), and [`Reference`] is the fast
 //! one (padded grids, one vectorisable loop per row, rows split over rayon's threads, AVX2 when the
-//! CPU has it, two steps fused per pass over memory). Both call [`update_cell`](super::update_cell) with the same operands in the same
+//! CPU has it, two steps fused per pass over memory). Both call [`super::update_cell`] with the same operands in the same
 //! order, so they agree bit for bit (a test checks it).
 
 use super::{update_cell, Domain, Fields, GrayScottError, Padded, Params, Simulation};
