@@ -279,6 +279,31 @@ fn all_equal_with_nans_or_signed_zeros_is_undefined() {
     assert!(bool_of(&out[1]));
 }
 
+// Vectors: a NaN in one component does not make the answer undefined when another component, with
+// no NaN, already differs between lanes — the vectors are unequal under every reading (found by the
+// `catalogue` fuzz target: all_equal on f32x3 with a NaN in component 2 and different x values).
+#[test]
+fn all_equal_on_vectors_is_false_when_a_nan_free_component_differs() {
+    let c = call("all_equal", 4, Args::default());
+    let n = f32::NAN;
+    let v = [
+        [1.0f32, 0.0, n],
+        [2.0, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+    ];
+    let out = evaluate_typed(&c, LaneMask(0xf), &v).unwrap();
+    assert!(out.iter().all(|o| !bool_of(o)), "{out:?}");
+    // The differing component itself holds the NaN: the readings disagree again.
+    let v = [[n, 0.0], [2.0, 0.0], [1.0, 0.0], [1.0, 0.0]];
+    let out = evaluate_typed(&c, LaneMask(0xf), &v).unwrap();
+    assert_eq!(reason(&out[0]), Reason::AllEqualWithNaN);
+    // Signed zeros in one component, a plain difference in another: false.
+    let v = [[0.0f32, 1.0], [-0.0, 2.0], [0.0, 1.0], [0.0, 1.0]];
+    let out = evaluate_typed(&c, LaneMask(0xf), &v).unwrap();
+    assert!(!bool_of(&out[0]));
+}
+
 // GL_KHR_shader_subgroup.txt, 3.8 (rev. 4): a cluster size greater than gl_SubgroupSize is undefined
 // behaviour; clusterSize must be a power of 2 and at least 1 — rejected at construction.
 #[test]

@@ -12,7 +12,7 @@
 use arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use lockstep::model::{
-    catalogue, evaluate, Args, ArgKind, Ballot, BinOp, LaneArg, LaneMask, MaskKind, Op, OpCall,
+    catalogue, evaluate, ArgKind, Args, Ballot, BinOp, LaneArg, LaneMask, MaskKind, Op, OpCall,
     Outcome, Reason, ScalarType, Scan, SubgroupSize, Value, ValueType,
 };
 
@@ -251,7 +251,12 @@ impl Case {
         }
     }
     fn ballot_words(b: u128) -> Value {
-        Value::of([b as u32, (b >> 32) as u32, (b >> 64) as u32, (b >> 96) as u32])
+        Value::of([
+            b as u32,
+            (b >> 32) as u32,
+            (b >> 64) as u32,
+            (b >> 96) as u32,
+        ])
     }
 
     /// Reads lane `src` for lane `l` (a gather): the rule shared by every shuffle-like op.
@@ -325,29 +330,41 @@ impl Case {
             Op::All => Outcome::Defined(Value::bool(active.iter().all(|&i| truthy(i)))),
             Op::Any => Outcome::Defined(Value::bool(active.iter().any(|&i| truthy(i)))),
             Op::AllEqual => {
+                // Every pair of active lanes, component by component (the model scans against the
+                // first active lane). Three readings of float equality — ordered, unordered (NaN
+                // equals anything), bitwise — must agree for a defined answer; a NaN-free component
+                // whose values differ makes every reading say "unequal".
                 let ty = self.ty.expect("value");
                 let t = ty.scalar_type();
-                let x0 = self.values[first as usize];
-                let (mut numeric, mut bitwise, mut nan) = (true, true, false);
-                for &i in &active {
-                    let x = self.values[i as usize];
-                    for c in 0..ty.components() {
-                        let (a, b) = (x.component_bits(c), x0.component_bits(c));
-                        bitwise &= a == b;
-                        if is_float(t) {
-                            numeric &= as_f64(t, a) == as_f64(t, b);
-                            nan |= is_nan(t, a);
-                        } else {
-                            numeric &= a == b;
+                let (mut numeric, mut bitwise, mut nan, mut differs) = (true, true, false, false);
+                for c in 0..ty.components() {
+                    let col: Vec<u64> = active
+                        .iter()
+                        .map(|&i| self.values[i as usize].component_bits(c))
+                        .collect();
+                    let col_nan = is_float(t) && col.iter().any(|&a| is_nan(t, a));
+                    nan |= col_nan;
+                    for &a in &col {
+                        for &b in &col {
+                            bitwise &= a == b;
+                            let eq = if is_float(t) {
+                                as_f64(t, a) == as_f64(t, b)
+                            } else {
+                                a == b
+                            };
+                            numeric &= eq;
+                            differs |= !col_nan && !eq;
                         }
                     }
                 }
-                if numeric == bitwise {
-                    Outcome::Defined(Value::bool(numeric))
+                if differs {
+                    Outcome::Defined(Value::bool(false))
                 } else if nan {
                     Outcome::Undefined(Reason::AllEqualWithNaN)
-                } else {
+                } else if numeric != bitwise {
                     Outcome::Undefined(Reason::AllEqualSignedZeros)
+                } else {
+                    Outcome::Defined(Value::bool(numeric))
                 }
             }
             Op::Ballot => {
@@ -508,7 +525,11 @@ fn run(u: &mut Unstructured) -> Result<()> {
     let info = ops[u.choose_index(ops.len())?];
     let size = 1u32 << u.int_in_range(0u32..=7)?;
     let sz = SubgroupSize::new(size as u64).expect("power of two");
-    let low = if size >= 128 { !0u128 } else { (1u128 << size) - 1 };
+    let low = if size >= 128 {
+        !0u128
+    } else {
+        (1u128 << size) - 1
+    };
     let mut active: u128 = u.arbitrary::<u128>()? & low;
     if active == 0 {
         active = 1;

@@ -14,7 +14,7 @@
 
 use arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
-use lockstep::model::{Layout, LaneMask, SubgroupSize, WorkgroupLayout, WorkgroupShape};
+use lockstep::model::{LaneMask, Layout, SubgroupSize, WorkgroupLayout, WorkgroupShape};
 use lockstep::reconverge::glsl::{shader, RecordLayout};
 use lockstep::reconverge::{
     execute_with, Case, Cond, ExecError, Execution, LaneMap, Limits, Mode, Observer, OpEvent,
@@ -183,7 +183,10 @@ impl Observer for Invariants {
         );
         assert_eq!(e.results.len() as u32, e.tangle.count());
         if e.unpinned.is_some() {
-            assert!(e.results.iter().all(|(_, v)| matches!(v, Val::Undefined(_))));
+            assert!(e
+                .results
+                .iter()
+                .all(|(_, v)| matches!(v, Val::Undefined(_))));
             return;
         }
         match e.op {
@@ -228,7 +231,10 @@ fn refines(weak: &Execution, strong: &Execution) {
             .min(weak.lost_at[i].unwrap_or(usize::MAX))
             .min(strong.lost_at[i].unwrap_or(usize::MAX));
         for k in 0..upto {
-            assert_eq!(w[k].tag, s[k].tag, "invocation {i} record {k}: paths differ");
+            assert_eq!(
+                w[k].tag, s[k].tag,
+                "invocation {i} record {k}: paths differ"
+            );
             if let Val::Defined(x) = w[k].value {
                 assert_eq!(
                     s[k].value,

@@ -134,8 +134,9 @@ pub fn reason_rule(key: &str) -> &'static str {
         "no_bit_set" => "no bit of the ballot is set among its low gl_SubgroupSize bits",
         "all_nan" => "every value the lane's result is computed from is NaN",
         "all_equal_nan" => {
-            "a NaN is among the active values: ordered equality says unequal, unordered \
-            equality (NaN equals anything) says equal, bitwise equality depends on the bits"
+            "a NaN is among the active values and no NaN-free vector component already differs: \
+            ordered equality says unequal, unordered equality (NaN equals anything) says equal, \
+            bitwise equality depends on the bits"
         }
         "all_equal_signed_zeros" => {
             "the values are equal as numbers but not as bits because +0.0 \

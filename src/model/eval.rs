@@ -369,22 +369,30 @@ fn all_equal<S: Scalar, const N: usize, K: Sink<[S; N]>>(
 ) {
     let Some(first) = active.lowest() else { return };
     let x0 = input[first as usize];
-    let mut numeric = true;
+    // Per component: every value numerically equal to the first lane's, and any NaN.
+    let mut numeric_c = [true; N];
+    let mut nan_c = [false; N];
     let mut bitwise = true;
-    let mut nan = false;
     for l in active.iter() {
         let x = input[l as usize];
         for i in 0..N {
-            numeric &= x[i].numeric_eq(x0[i]);
+            numeric_c[i] &= x[i].numeric_eq(x0[i]);
             bitwise &= x[i].to_bits() == x0[i].to_bits();
-            nan |= x[i].is_nan();
+            nan_c[i] |= x[i].is_nan();
         }
     }
+    let numeric = numeric_c.iter().all(|&e| e);
+    let nan = nan_c.iter().any(|&n| n);
+    // A component with no NaN whose values differ as numbers (and so as bits) makes the values
+    // unequal under every reading of "equal", whatever the other components hold.
+    let differs = (0..N).any(|i| !nan_c[i] && !numeric_c[i]);
     // Integers and bools: every reading of "equal" agrees. Floats: SPIR-V does not say whether
     // OpGroupNonUniformAllEqual uses ordered, unordered (NaN equals anything) or bitwise equality;
     // with a NaN present they give different answers, and signed zeros split numeric from bitwise.
     for l in active.iter() {
-        if nan {
+        if differs {
+            sink.boolean(l, false)
+        } else if nan {
             sink.undefined(l, Reason::AllEqualWithNaN)
         } else if numeric != bitwise {
             sink.undefined(l, Reason::AllEqualSignedZeros)
