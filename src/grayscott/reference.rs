@@ -193,6 +193,16 @@ pub fn neighbourhood(rows: [&[f32]; 3]) -> [[&[f32]; 3]; 3] {
     rows.map(|r| [r, &r[1.min(r.len())..], &r[2.min(r.len())..]])
 }
 
+/// Padded rows r-1, r, r+1 of a grid `w` values wide.
+#[inline(always)]
+fn rows(a: &[f32], r: usize, w: usize) -> [&[f32]; 3] {
+    [
+        &a[(r - 1) * w..r * w],
+        &a[r * w..(r + 1) * w],
+        &a[(r + 1) * w..(r + 2) * w],
+    ]
+}
+
 /// One step on padded grids: `out` gets the update of `input` (the rings stay as they are, i.e. 0).
 /// Bands of rows are distributed over rayon's threads.
 pub fn step_padded(p: &Params, input: [&Padded; 2], out: [&mut Padded; 2]) {
@@ -212,13 +222,6 @@ pub fn step_padded(p: &Params, input: [&Padded; 2], out: [&mut Padded; 2]) {
         .for_each(|(b, (bu, bv))| {
             for (k, (ru, rv)) in bu.chunks_mut(w).zip(bv.chunks_mut(w)).enumerate() {
                 let r = b * band + k + 1; // padded row
-                fn rows(a: &[f32], r: usize, w: usize) -> [&[f32]; 3] {
-                    [
-                        &a[(r - 1) * w..r * w],
-                        &a[r * w..(r + 1) * w],
-                        &a[(r + 1) * w..(r + 2) * w],
-                    ]
-                }
                 let cols = d.cols;
                 cells(
                     p,
@@ -251,13 +254,6 @@ pub fn step2_padded(p: &Params, input: [&Padded; 2], out: [&mut Padded; 2]) {
     // At least 32 rows per band (redundant edge rows), at most enough bands to balance the threads.
     let band = d.rows.div_ceil(threads * 4).max(32);
     let zero = vec![0.0f32; w];
-    fn rows(a: &[f32], r: usize, w: usize) -> [&[f32]; 3] {
-        [
-            &a[(r - 1) * w..r * w],
-            &a[r * w..(r + 1) * w],
-            &a[(r + 1) * w..(r + 2) * w],
-        ]
-    }
     /// Rows r-1, r, r+1 of a ring of three rows (row i in slot i % 3).
     fn ring(m: &[f32], r: usize, w: usize) -> [&[f32]; 3] {
         let at = |i: usize| &m[(i % 3) * w..(i % 3 + 1) * w];
