@@ -10,23 +10,10 @@
 //! at a merge block, continue target or after a call includes all non-escaping invocations of the
 //! tangle at the header).
 //!
-//! Alongside it, the executor tracks what each model *guarantees* about that set:
-//! - **maximal** (SPV_KHR_maximal_reconvergence): the set is the tangle, except inside a switch
-//!   case reached by several selector values, where "invocations with different Selector values
-//!   executing the same case construct *may* be partitioned into the same tangle" (Divergence).
-//! - **sucf** (SPV_KHR_subgroup_uniform_control_flow): only *subgroup-uniform* control flow is
-//!   pinned: "all invocations in each subgroup scope instance must reconverge if they were uniform
-//!   for that subgroup instance upon entry into a structured loop or selection and they all exit via
-//!   the loop's or selection's merge block" (Overview).
-//! - **base** (core SPIR-V "Uniform Control Flow"): the same rule for the whole workgroup only.
-//!
-//! Uniformity is tracked per subgroup (sucf) and for the workgroup (base): a branch whose condition
-//! differs within the scope makes the flow non-uniform; at a construct's merge it is restored to its
-//! state at the header if no invocation of the scope left the construct other than through the
-//! merge (break out of a nested construct, continue, return); a continue target or the point after a
-//! call, reached from more than one place, is non-uniform (no rule reconverges there). A subgroup
-//! operation whose set the model in force does not pin down yields
-//! [`Reason::UnpinnedTangle`] for every lane, naming the construct where the guarantee was lost.
+//! Alongside it, the executor tracks what each model *guarantees* about that set — the rules live
+//! in [`crate::reconverge::flow`], shared with the SPIR-V interpreter. A subgroup operation whose
+//! set the model in force does not pin down yields [`Reason::UnpinnedTangle`] for every lane, naming
+//! the construct where the guarantee was lost.
 //!
 //! If an invocation's *path* depends on an undefined value (a branch on an undefined elect, say),
 //! the invocation is *lost*: its records from there on are not pinned down ([`Execution::lost_at`]),
@@ -39,6 +26,7 @@ use crate::model::{
     evaluate_typed, info, Args, Ballot, BinOp, LaneArg, LaneMask, ModelError, Op, OpCall, Outcome,
     Placement, Reason, Scan, SubgroupSize, Value, WorkgroupLayout, WorkgroupShape,
 };
+use crate::reconverge::flow::{Flow, Lost};
 use crate::reconverge::program::{
     Cond, Operand, Program, ProgramError, Reg, Selector, SgOp, Stmt, Trips, COUNTERS, MAX_TRIPS,
     REGS,
@@ -483,8 +471,7 @@ pub fn execute_with<O: Observer>(
         regs: vec![[Val::u32(0); REGS]; slots],
         records: vec![Vec::new(); slots],
         lost_at: vec![None; slots],
-        sg_lost: vec![None; groups],
-        wg_lost: None,
+        lost: Lost::new(groups),
         counters: [Val::u32(0); COUNTERS],
         atomics: Vec::new(),
         steps: 0,
@@ -492,12 +479,7 @@ pub fn execute_with<O: Observer>(
         loops: Vec::new(),
         funcs: Vec::new(),
     };
-    let mut flow = Flow {
-        set: (0..groups).map(|g| map.present(g)).collect(),
-        sg: vec![None; groups],
-        wg: None,
-        amb: vec![None; groups],
-    };
+    let mut flow = Flow::entry((0..groups).map(|g| map.present(g)).collect());
     ex.block(&program.main, &mut flow)?;
     let inv = map.shape().invocations() as usize;
     let mut records = vec![Vec::new(); inv];
@@ -509,9 +491,9 @@ pub fn execute_with<O: Observer>(
         }
     }
     let mut counters = ex.counters;
-    if let Some(c) = ex.sg_lost.iter().flatten().next() {
+    if let Some(c) = ex.lost.first() {
         // A lost invocation may have added anything, anywhere.
-        counters = [Val::Undefined(Reason::UnpinnedTangle { construct: *c }); COUNTERS];
+        counters = [Val::Undefined(Reason::UnpinnedTangle { construct: c }); COUNTERS];
     }
     Ok(Execution {
         mode,
@@ -530,106 +512,6 @@ struct Calls {
     first: OpCall,
     add: OpCall,
     lane_ids: Vec<[u32; 1]>,
-}
-
-/// The invocations executing a point together, and what each model guarantees about them.
-#[derive(Clone, Debug)]
-struct Flow {
-    /// per subgroup: the structured set (the tangle under maximal reconvergence)
-    set: Vec<LaneMask>,
-    /// per subgroup: `None` while control flow is subgroup-uniform, else where it stopped being
-    sg: Vec<Option<u32>>,
-    /// `None` while control flow is workgroup-uniform, else where it stopped being
-    wg: Option<u32>,
-    /// per subgroup: `None` while maximal reconvergence pins the tangle, else the switch where
-    /// several selector values share a case
-    amb: Vec<Option<u32>>,
-}
-
-impl Flow {
-    fn is_empty(&self) -> bool {
-        self.set.iter().all(|m| m.is_empty())
-    }
-
-    /// The flow of one part of a divergent branch of construct `id`.
-    fn part(&self, id: u32, p: Vec<LaneMask>) -> Flow {
-        let split = p.iter().zip(&self.set).any(|(a, b)| a != b);
-        Flow {
-            sg: (0..p.len())
-                .map(|g| {
-                    if !p[g].is_empty() && p[g] != self.set[g] {
-                        self.sg[g].or(Some(id))
-                    } else {
-                        self.sg[g]
-                    }
-                })
-                .collect(),
-            wg: if split { self.wg.or(Some(id)) } else { self.wg },
-            amb: self.amb.clone(),
-            set: p,
-        }
-    }
-
-    /// The merge block of construct `id` entered with `self`: reconverged (guarantees as at the
-    /// header) where no invocation left other than through the merge.
-    fn merge<'a>(&self, id: u32, ends: impl IntoIterator<Item = &'a Vec<LaneMask>>) -> Flow {
-        let mut set = vec![LaneMask::EMPTY; self.set.len()];
-        for e in ends {
-            for (s, m) in set.iter_mut().zip(e) {
-                *s = s.or(*m);
-            }
-        }
-        let escaped: Vec<bool> = self
-            .set
-            .iter()
-            .zip(&set)
-            .map(|(a, b)| !a.minus(*b).is_empty())
-            .collect();
-        Flow {
-            sg: (0..set.len())
-                .map(|g| {
-                    if escaped[g] {
-                        self.sg[g].or(Some(id))
-                    } else {
-                        self.sg[g]
-                    }
-                })
-                .collect(),
-            wg: if escaped.iter().any(|e| *e) {
-                self.wg.or(Some(id))
-            } else {
-                self.wg
-            },
-            amb: self.amb.clone(),
-            set,
-        }
-    }
-}
-
-/// A point reached from several places with no reconvergence rule (a continue target, the point
-/// after a call): uniform only where a single place brought every invocation.
-fn join(id: u32, sources: &[Flow], amb: Vec<Option<u32>>) -> Flow {
-    let groups = amb.len();
-    let mut set = vec![LaneMask::EMPTY; groups];
-    let mut sg = vec![None; groups];
-    for g in 0..groups {
-        let mut from: Vec<&Flow> = sources.iter().filter(|s| !s.set[g].is_empty()).collect();
-        for s in &from {
-            set[g] = set[g].or(s.set[g]);
-        }
-        sg[g] = match from.len() {
-            0 => sources.first().and_then(|s| s.sg[g]),
-            1 => from[0].sg[g],
-            _ => from.remove(0).sg[g].or(Some(id)),
-        };
-    }
-    let nonempty: Vec<&Flow> = sources.iter().filter(|s| !s.is_empty()).collect();
-    let wg = match nonempty.len() {
-        0 => sources.first().and_then(|s| s.wg),
-        1 => nonempty[0].wg,
-        _ => nonempty[0].wg.or(Some(id)),
-    };
-    Flow { set, sg, wg, amb }
 }
 
 struct LoopFrame {
@@ -659,8 +541,7 @@ struct Ex<'a, O: Observer> {
     regs: Vec<[Val; REGS]>,
     records: Vec<Vec<Record>>,
     lost_at: Vec<Option<usize>>,
-    sg_lost: Vec<Option<u32>>,
-    wg_lost: Option<u32>,
+    lost: Lost,
     counters: [Val; COUNTERS],
     atomics: Vec<AtomicOp>,
     steps: u64,
@@ -684,19 +565,14 @@ impl<O: Observer> Ex<'_, O> {
 
     /// `None` if the model in force pins down the tangle of subgroup `g`.
     fn unpinned(&self, g: usize, f: &Flow) -> Option<u32> {
-        match self.mode {
-            Mode::Maximal => self.sg_lost[g].or(f.amb[g]),
-            Mode::Sucf => self.sg_lost[g].or(f.sg[g]),
-            Mode::Base => self.sg_lost[g].or(self.wg_lost).or(f.wg),
-        }
+        f.unpinned(self.mode, g, &self.lost)
     }
 
     fn lose(&mut self, slot: usize, g: usize, id: u32) {
         if self.lost_at[slot].is_none() {
             self.lost_at[slot] = Some(self.records[slot].len());
         }
-        self.sg_lost[g] = self.sg_lost[g].or(Some(id));
-        self.wg_lost = self.wg_lost.or(Some(id));
+        self.lost.lose(g, id);
     }
 
     fn record(&mut self, slot: usize, tag: u32, value: Val) -> Result<(), ExecError> {
@@ -852,7 +728,7 @@ impl<O: Observer> Ex<'_, O> {
                     let frame = self.loops.last_mut().expect("loop frame");
                     let mut sources = vec![body_flow];
                     sources.append(&mut frame.cont);
-                    cur = join(*id, &sources, header_amb);
+                    cur = Flow::join(*id, &sources, header_amb);
                     for g in 0..groups {
                         for l in cur.set[g].iter() {
                             frame.count[g * n + l as usize] += 1;
@@ -886,42 +762,10 @@ impl<O: Observer> Ex<'_, O> {
                         parts[c][g] = parts[c][g].with(l);
                     }
                 }
-                // Uniformity follows the selector, not the case: invocations with different
-                // selector values took a non-uniform branch even where they share a case.
-                let mut split = entry.clone();
-                let mut wg_values: Option<u32> = None;
-                let mut wg_uniform = true;
-                for g in 0..groups {
-                    let mut lanes = entry.set[g].iter();
-                    if let Some(first) = lanes.next() {
-                        let v0 = values[g * n + first as usize];
-                        if lanes.any(|l| values[g * n + l as usize] != v0) {
-                            split.sg[g] = split.sg[g].or(Some(*id));
-                        }
-                        for l in entry.set[g].iter() {
-                            let v = values[g * n + l as usize];
-                            wg_uniform &= *wg_values.get_or_insert(v) == v;
-                        }
-                    }
-                }
-                if !wg_uniform {
-                    split.wg = split.wg.or(Some(*id));
-                }
+                let flows = entry.switch(*id, n, &values, parts);
                 let mut ends = Vec::with_capacity(k + 1);
-                for (c, part) in parts.into_iter().enumerate() {
+                for (c, mut cf) in flows.into_iter().enumerate() {
                     let body = if c < k { &cases[c].body } else { default };
-                    let mut cf = split.part(*id, part);
-                    for g in 0..groups {
-                        let mut lanes = cf.set[g].iter();
-                        if let Some(first) = lanes.next() {
-                            let v0 = values[g * n + first as usize];
-                            if lanes.any(|l| values[g * n + l as usize] != v0) {
-                                // SPV_KHR_maximal_reconvergence, Divergence: different selector
-                                // values in one case *may* share a tangle — not pinned down.
-                                cf.amb[g] = cf.amb[g].or(Some(*id));
-                            }
-                        }
-                    }
                     if !cf.is_empty() {
                         self.obs.split(*id, &entry.set, &cf.set);
                         self.block(body, &mut cf)?;
@@ -963,7 +807,7 @@ impl<O: Observer> Ex<'_, O> {
                 let mut sources = vec![body];
                 sources.extend(fr.ret);
                 // SPV_KHR_maximal_reconvergence: a call's return is a reconvergence point.
-                *f = join(*id, &sources, entry.amb.clone());
+                *f = Flow::join(*id, &sources, entry.amb.clone());
             }
             Stmt::Op { tag, op, dst } => self.op(*tag, op, *dst, f)?,
             Stmt::Atomic {

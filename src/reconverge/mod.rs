@@ -3,6 +3,8 @@
 //!
 //! - [`program`]: the AST of structured programs (if/else, loops with break/continue, switch,
 //!   return, calls; subgroup operations, atomics and stores, each recorded under a tag).
+//! - [`flow`]: the reconvergence rules (which lanes execute together, what each model pins down),
+//!   shared with the SPIR-V interpreter.
 //! - [`exec`]: the workgroup executor, lane by lane, under [`Mode::Maximal`], [`Mode::Sucf`] or
 //!   [`Mode::Base`]; results the model does not pin down are [`Val::Undefined`] with
 //!   [`crate::model::Reason::UnpinnedTangle`].
@@ -18,6 +20,7 @@ pub mod compare;
 #[cfg(feature = "vulkan")]
 pub mod device;
 pub mod exec;
+pub mod flow;
 pub mod gen;
 pub mod glsl;
 pub mod layout;
@@ -28,6 +31,7 @@ pub use exec::{
     execute, execute_with, AtomicOp, ExecError, Execution, LaneMap, Limits, Mode, NoObserver,
     Observer, OpEvent, Record, Val,
 };
+pub use flow::{Flow, Lost};
 pub use program::{
     Case, Cond, Operand, Program, ProgramError, Reg, Selector, SgOp, Stmt, Trips, COUNTERS,
     MAX_TRIPS, REGS,
