@@ -4,6 +4,8 @@
 //!   undefined results as typed outcomes.
 //! - [`reconverge`]: divergence and reconvergence — structured programs executed on the model under
 //!   maximal / subgroup-uniform / core reconvergence, and fuzzed against a device.
+//! - [`spirv`]: a SPIR-V interpreter on the model — a user's compute shader run lane by lane, with
+//!   undefined, order-dependent and racy values tracked to the buffers they reach.
 #![warn(missing_docs)]
 
 pub mod cli;
@@ -13,5 +15,6 @@ pub mod docs;
 pub mod grayscott;
 pub mod model;
 pub mod reconverge;
+pub mod spirv;
 #[cfg(feature = "vulkan")]
 pub mod vulkan;
