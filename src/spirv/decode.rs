@@ -47,7 +47,8 @@ pub fn decode(words: &[u32], opts: &DecodeOptions) -> Result<Kernel, SpirvError>
             words[0]
         )));
     }
-    let parsed = std::panic::catch_unwind(|| rspirv::dr::load_words(words))
+    let words = strip_source_text(words)?;
+    let parsed = std::panic::catch_unwind(|| rspirv::dr::load_words(&words))
         .map_err(|_| SpirvError::malformed("the SPIR-V parser failed on this input"))?;
     let module = parsed.map_err(|e| SpirvError::malformed(e.to_string()))?;
     let version = words[1];
@@ -57,6 +58,37 @@ pub fn decode(words: &[u32], opts: &DecodeOptions) -> Result<Kernel, SpirvError>
         )));
     }
     Decoder::new(&module, opts)?.run()
+}
+
+/// Drops the embedded source text (`OpSource`'s last operand and `OpSourceContinued`): the
+/// interpreter needs only file names and lines, and compilers split long texts into chunks at byte
+/// boundaries that may cut a UTF-8 character, which the parser rejects.
+fn strip_source_text(words: &[u32]) -> Result<Vec<u32>, SpirvError> {
+    let mut out = Vec::with_capacity(words.len());
+    out.extend_from_slice(&words[..5]);
+    let mut i = 5;
+    while i < words.len() {
+        let count = (words[i] >> 16) as usize;
+        let opcode = words[i] & 0xffff;
+        if count == 0 || i + count > words.len() {
+            return Err(SpirvError::malformed(format!(
+                "instruction at word {i} has word count {count}, past the end of the module ({} words)",
+                words.len()
+            )));
+        }
+        match opcode {
+            // OpSourceContinued
+            2 => {}
+            // OpSource: Source Language, Version, [File], [Source]
+            3 if count > 4 => {
+                out.push((4 << 16) | 3);
+                out.extend_from_slice(&words[i + 1..i + 4]);
+            }
+            _ => out.extend_from_slice(&words[i..i + count]),
+        }
+        i += count;
+    }
+    Ok(out)
 }
 
 /// A constant's value during decoding: its type and flattened slot bits.

@@ -305,6 +305,8 @@ pub(crate) struct Wg<'d, 'k> {
     pub(crate) pred: Vec<u32>,
     /// lanes whose path depends on an undefined value: the taint to give their writes
     pub(crate) lost_taint: Vec<u32>,
+    /// some lane of this workgroup is lost (its writes take `lost_taint`)
+    pub(crate) any_lost: bool,
     pub(crate) lost: Lost,
     /// lanes that returned from the entry point
     pub(crate) finished: Vec<LaneMask>,
@@ -356,6 +358,7 @@ impl<'d, 'k> Wg<'d, 'k> {
             s_r_loc: vec![0; k.shared_words as usize],
             pred: vec![0; lanes],
             lost_taint: vec![0; lanes],
+            any_lost: false,
             lost: Lost::new(groups),
             finished: vec![LaneMask::EMPTY; groups],
             present: (0..groups).map(|g| d.map.present(g)).collect(),
@@ -388,6 +391,7 @@ impl<'d, 'k> Wg<'d, 'k> {
         self.steps = 0;
         self.lost = Lost::new(self.groups);
         self.lost_taint.fill(0);
+        self.any_lost = false;
         self.finished.fill(LaneMask::EMPTY);
         self.frames.clear();
         self.dirty.fill(false);
@@ -745,6 +749,7 @@ impl<'d, 'k> Wg<'d, 'k> {
                 let n = self.n;
                 let p = self.prov(Cause::LostPath { construct: blk.label }, blk.term_loc, 0);
                 each_lane(&flow.set, n, |s| self.lost_taint[s] = p);
+                self.any_lost = true;
                 for g in 0..self.groups {
                     if !flow.set[g].is_empty() {
                         self.lost.lose(g, blk.label);
@@ -784,6 +789,7 @@ impl<'d, 'k> Wg<'d, 'k> {
         if self.lost_taint[s] == 0 {
             let p = self.prov(Cause::LostPath { construct }, loc, taint);
             self.lost_taint[s] = p;
+            self.any_lost = true;
             self.d.find(Finding::LostPath {
                 construct,
                 loc,

@@ -253,12 +253,90 @@ impl Wg<'_, '_> {
         }
     }
 
+    /// The pointer every active lane holds, if they all hold the same defined one (the common case
+    /// for variables and constant access chains), else `None`.
+    fn uniform_pointer(&self, flow: &Flow, ptr: Reg) -> Option<u64> {
+        if self.dirty[ptr as usize] {
+            return None;
+        }
+        let pb = self.off[ptr as usize];
+        let mut first: Option<u64> = None;
+        let mut same = true;
+        each_lane(&flow.set, self.n, |s| {
+            let p = self.vals[pb + s];
+            match first {
+                None => first = Some(p),
+                Some(f) => same &= f == p,
+            }
+        });
+        if same {
+            first
+        } else {
+            None
+        }
+    }
+
     /// `d = *ptr` with `plan`.
     pub(crate) fn load(&mut self, flow: &Flow, d: Reg, ptr: Reg, plan: PlanId, loc: LocId) -> Result<(), SpirvError> {
         let k = self.k;
         let plan = &k.plans[plan as usize];
         let (lanes, n) = (self.lanes, self.n);
         let (db, pb) = (self.off[d as usize], self.off[ptr as usize]);
+        // Fast path: one pointer into per-invocation memory, in bounds — a row copy per slot.
+        if let Some(p) = self.uniform_pointer(flow, ptr) {
+            let obj = mem::ptr_obj(p);
+            let o = &k.objects[obj as usize];
+            let off = mem::ptr_off(p);
+            if p & OOB == 0
+                && space(o.storage) == Space::Lane
+                && off as u64 + plan.size as u64 <= o.size as u64
+            {
+                let mut any_t = false;
+                for &(sc, so) in plan.slots.iter() {
+                    let (w, shift) = word_of(off + so);
+                    let row = (o.base as usize + w) * lanes;
+                    each_lane(&flow.set, n, |s| any_t |= self.ltaint[row + s] != 0);
+                    if sc.bytes() == 8 {
+                        each_lane(&flow.set, n, |s| any_t |= self.ltaint[row + lanes + s] != 0);
+                    }
+                    let _ = shift;
+                }
+                if any_t {
+                    self.make_dirty(d);
+                }
+                let td = self.dirty[d as usize];
+                for (c, &(sc, so)) in plan.slots.iter().enumerate() {
+                    let (w, shift) = word_of(off + so);
+                    let row = (o.base as usize + w) * lanes;
+                    let dr = db + c * lanes;
+                    let (vals, taint, lmem, ltaint) = (&mut self.vals, &mut self.taint, &self.lmem, &self.ltaint);
+                    match sc.bytes() {
+                        4 => each_lane(&flow.set, n, |s| {
+                            vals[dr + s] = if sc == Scalar::Bool { (lmem[row + s] != 0) as u64 } else { lmem[row + s] as u64 };
+                            if td {
+                                taint[dr + s] = ltaint[row + s];
+                            }
+                        }),
+                        8 => each_lane(&flow.set, n, |s| {
+                            vals[dr + s] = lmem[row + s] as u64 | (lmem[row + lanes + s] as u64) << 32;
+                            if td {
+                                taint[dr + s] = combine(ltaint[row + s], ltaint[row + lanes + s]);
+                            }
+                        }),
+                        b => {
+                            let m = mask(b as u8 * 8);
+                            each_lane(&flow.set, n, |s| {
+                                vals[dr + s] = (lmem[row + s] >> shift) as u64 & m;
+                                if td {
+                                    taint[dr + s] = ltaint[row + s];
+                                }
+                            })
+                        }
+                    }
+                }
+                return Ok(());
+            }
+        }
         let tp = self.dirty[ptr as usize];
         let was_dirty = self.dirty[d as usize];
         self.make_dirty(d);
@@ -308,24 +386,57 @@ impl Wg<'_, '_> {
     }
 
     /// `*ptr = v` with `plan`.
-    pub(crate) fn store(&mut self, flow: &Flow, ptr: Reg, v: Reg, plan: PlanId, loc: LocId) -> Result<(), SpirvError> {
-        let (lanes, nl) = (self.lanes, self.n);
-        let n = self.k.plans[plan as usize].slots.len();
+    pub(crate) fn store(&mut self, flow: &Flow, ptr: Reg, v: Reg, plan_id: PlanId, loc: LocId) -> Result<(), SpirvError> {
+        let k = self.k;
+        let plan = &k.plans[plan_id as usize];
+        let (lanes, n) = (self.lanes, self.n);
         let vb = self.off[v as usize];
         let tv = self.dirty[v as usize];
-        // Gather the value into scratch rows (the same shape store_values takes).
-        let mut vals = vec![0u64; n * lanes];
-        let mut taint = vec![0u32; n * lanes];
-        for c in 0..n {
-            let (sv, st) = (&self.vals, &self.taint);
-            each_lane(&flow.set, nl, |s| {
-                vals[c * lanes + s] = sv[vb + c * lanes + s];
-                if tv {
-                    taint[c * lanes + s] = st[vb + c * lanes + s];
+        // Fast path: one pointer into per-invocation memory, in bounds, no lost lane.
+        if let Some(p) = self.uniform_pointer(flow, ptr) {
+            let obj = mem::ptr_obj(p);
+            let o = &k.objects[obj as usize];
+            let off = mem::ptr_off(p);
+            if p & OOB == 0
+                && space(o.storage) == Space::Lane
+                && o.storage != Storage::Input
+                && off as u64 + plan.size as u64 <= o.size as u64
+                && !self.any_lost
+            {
+                for (c, &(sc, so)) in plan.slots.iter().enumerate() {
+                    let (w, shift) = word_of(off + so);
+                    let row = (o.base as usize + w) * lanes;
+                    let vr = vb + c * lanes;
+                    let (vals, taint, lmem, ltaint) = (&self.vals, &self.taint, &mut self.lmem, &mut self.ltaint);
+                    match sc.bytes() {
+                        4 => each_lane(&flow.set, n, |s| {
+                            lmem[row + s] = vals[vr + s] as u32;
+                            ltaint[row + s] = if tv { taint[vr + s] } else { 0 };
+                        }),
+                        8 => each_lane(&flow.set, n, |s| {
+                            lmem[row + s] = vals[vr + s] as u32;
+                            lmem[row + lanes + s] = (vals[vr + s] >> 32) as u32;
+                            let t = if tv { taint[vr + s] } else { 0 };
+                            ltaint[row + s] = t;
+                            ltaint[row + lanes + s] = t;
+                        }),
+                        b => {
+                            let m = (mask(b as u8 * 8) as u32) << shift;
+                            each_lane(&flow.set, n, |s| {
+                                lmem[row + s] = (lmem[row + s] & !m) | (((vals[vr + s] as u32) << shift) & m);
+                                let t = if tv { taint[vr + s] } else { 0 };
+                                ltaint[row + s] = combine(t, ltaint[row + s]);
+                            })
+                        }
+                    }
                 }
-            });
+                return Ok(());
+            }
         }
-        self.store_values(flow, ptr, plan, loc, &vals, &taint)
+        self.store_from(flow, ptr, plan_id, loc, |wg, c, s| {
+            let i = vb + c * lanes + s;
+            (wg.vals[i], if tv { wg.taint[i] } else { 0 })
+        })
     }
 
     /// Stores per-lane values (`vals[c * lanes + s]`, slot c) through `ptr` with `plan`.
@@ -337,6 +448,19 @@ impl Wg<'_, '_> {
         loc: LocId,
         vals: &[u64],
         taint: &[u32],
+    ) -> Result<(), SpirvError> {
+        let lanes = self.lanes;
+        self.store_from(flow, ptr, plan, loc, |_, c, s| (vals[c * lanes + s], taint[c * lanes + s]))
+    }
+
+    /// Stores slot `c` of lane `s` as `value(self, c, s)` = (bits, taint) through `ptr`, lane by lane.
+    fn store_from(
+        &mut self,
+        flow: &Flow,
+        ptr: Reg,
+        plan: PlanId,
+        loc: LocId,
+        value: impl Fn(&Self, usize, usize) -> (u64, u32),
     ) -> Result<(), SpirvError> {
         let k = self.k;
         let plan = &k.plans[plan as usize];
@@ -368,11 +492,13 @@ impl Wg<'_, '_> {
                     continue;
                 }
                 for (c, &(sc, o)) in plan.slots.iter().enumerate() {
-                    let mut t = self.write_taint(s, combine(pt, taint[c * lanes + s]));
-                    if t & PROV != 0 {
+                    let (v, vt) = value(self, c, s);
+                    let mut t = self.write_taint(s, combine(pt, vt));
+                    // Chains name the stores that move a value between invocations (shared memory
+                    // and buffers); a store to the invocation's own variables is not a link.
+                    if t & PROV != 0 && sp != Space::Lane {
                         t = self.stored_link(t, loc);
                     }
-                    let v = vals[c * lanes + s];
                     self.write_scalar(obj, sp, off + o, sc, s, v, t, loc, false);
                 }
             }

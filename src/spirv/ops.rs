@@ -17,14 +17,28 @@ impl Wg<'_, '_> {
         let set = &flow.set[..];
         match inst {
             Inst::IntBin { op, w, n, d, a, b } => {
-                let (op, w) = (*op, *w);
-                self.map2(set, *n, *d, *a, *b, 0, loc, |x, y| scalar::int_bin(op, w, x, y));
+                // One loop per operation (the op is a constant inside each), one definition in
+                // `scalar::int_bin`.
+                let w = *w;
+                macro_rules! ib {
+                    ($($o:ident),*) => {
+                        match op {
+                            $(IntBin::$o => self.map2(set, *n, *d, *a, *b, 0, loc, |x, y| scalar::int_bin(IntBin::$o, w, x, y)),)*
+                        }
+                    };
+                }
+                ib!(Add, Sub, Mul, UDiv, SDiv, UMod, SRem, SMod, Shl, ShrL, ShrA, And, Or, Xor);
             }
             Inst::IntCmp { op, w, n, d, a, b } => {
-                let (op, w) = (*op, *w);
-                self.map2(set, *n, *d, *a, *b, 0, loc, |x, y| {
-                    Ok(scalar::int_cmp(op, w, x, y) as u64)
-                });
+                let w = *w;
+                macro_rules! ic {
+                    ($($o:ident),*) => {
+                        match op {
+                            $(IntCmp::$o => self.map2(set, *n, *d, *a, *b, 0, loc, |x, y| Ok(scalar::int_cmp(IntCmp::$o, w, x, y) as u64)),)*
+                        }
+                    };
+                }
+                ic!(Eq, Ne, UGt, SGt, UGe, SGe, ULt, SLt, ULe, SLe);
             }
             Inst::IntUn { op, w, n, d, a } => {
                 let (op, w) = (*op, *w);
@@ -40,29 +54,37 @@ impl Wg<'_, '_> {
                 contract,
                 relaxed,
             } => {
-                let (op, w) = (*op, *w);
+                let w = *w;
                 // Division, remainder and modulo have ULP bounds (Vulkan precision tables); an add
                 // fed by a multiply may be fused; RelaxedPrecision may compute at lower precision.
                 let inexact = *contract
                     || *relaxed
                     || matches!(op, FloatBin::Div | FloatBin::Rem | FloatBin::Mod);
                 let extra = if inexact { INEXACT } else { 0 };
-                if w == 32 && !inexact {
-                    self.map2(set, *n, *d, *a, *b, 0, loc, |x, y| {
-                        Ok(scalar::float_bin(op, 32, x, y))
-                    });
+                macro_rules! fb {
+                    ($w:expr; $($o:ident),*) => {
+                        match op {
+                            $(FloatBin::$o => self.map2(set, *n, *d, *a, *b, extra, loc, |x, y| Ok(scalar::float_bin(FloatBin::$o, $w, x, y))),)*
+                        }
+                    };
+                }
+                if w == 32 {
+                    fb!(32; Add, Sub, Mul, Div, Rem, Mod);
                 } else {
-                    self.map2(set, *n, *d, *a, *b, extra, loc, |x, y| {
-                        Ok(scalar::float_bin(op, w, x, y))
-                    });
+                    fb!(w; Add, Sub, Mul, Div, Rem, Mod);
                 }
                 self.denormals(set, *n, *d, &[*a, *b], w);
             }
             Inst::FloatCmp { op, w, n, d, a, b } => {
-                let (op, w) = (*op, *w);
-                self.map2(set, *n, *d, *a, *b, 0, loc, |x, y| {
-                    Ok(scalar::float_cmp(op, w, x, y) as u64)
-                });
+                let w = *w;
+                macro_rules! fc {
+                    ($($o:ident),*) => {
+                        match op {
+                            $(FloatCmp::$o => self.map2(set, *n, *d, *a, *b, 0, loc, |x, y| Ok(scalar::float_cmp(FloatCmp::$o, w, x, y) as u64)),)*
+                        }
+                    };
+                }
+                fc!(OrdEq, UnordEq, OrdNe, UnordNe, OrdLt, UnordLt, OrdGt, UnordGt, OrdLe, UnordLe, OrdGe, UnordGe);
             }
             Inst::FloatNeg { w, n, d, a } => {
                 let w = *w;
@@ -1006,28 +1028,33 @@ impl Wg<'_, '_> {
     }
 
     fn access_chain(&mut self, set: &[LaneMask], d: Reg, base: Reg, steps: &[Step]) {
-        let (lanes, nl) = (self.lanes, self.n);
+        let nl = self.n;
         let (db, bb) = (self.off[d as usize], self.off[base as usize]);
         let tb = self.dirty[base as usize];
-        let any_dyn_t = steps.iter().any(|s| matches!(s, Step::Dyn { index, .. } if self.dirty[*index as usize]));
+        let any_dyn_t = steps
+            .iter()
+            .any(|s| matches!(s, Step::Dyn { index, .. } if self.dirty[*index as usize]));
         if tb || any_dyn_t {
             self.make_dirty(d);
         }
         let td = self.dirty[d as usize];
-        let dyns: Vec<(usize, bool, Step)> = steps
-            .iter()
-            .map(|s| match s {
-                Step::Dyn { index, .. } => (self.off[*index as usize], self.dirty[*index as usize], *s),
-                Step::Const(_) => (0, false, *s),
-            })
-            .collect();
+        // Register rows of the dynamic indices, resolved once (no allocation for short chains).
+        let mut rows = [(0usize, false); 8];
+        if steps.len() > rows.len() {
+            return self.access_chain_long(set, d, base, steps);
+        }
+        for (k, st) in steps.iter().enumerate() {
+            if let Step::Dyn { index, .. } = st {
+                rows[k] = (self.off[*index as usize], self.dirty[*index as usize]);
+            }
+        }
         let (vals, taint) = (&mut self.vals, &mut self.taint);
         each_lane(set, nl, |s| {
             let p = vals[bb + s];
             let mut off = crate::spirv::mem::ptr_off(p) as u64;
             let mut oob = p & crate::spirv::mem::OOB;
             let mut t = if tb { taint[bb + s] } else { 0 };
-            for (row, dt, st) in &dyns {
+            for (k, st) in steps.iter().enumerate() {
                 match st {
                     Step::Const(c) => off += *c as u64,
                     Step::Dyn {
@@ -1037,9 +1064,10 @@ impl Wg<'_, '_> {
                         len,
                         ..
                     } => {
+                        let (row, dt) = rows[k];
                         let raw = vals[row + s] & mask(*width);
                         let i = if *signed { sext(*width, raw) } else { raw as i64 };
-                        if *dt {
+                        if dt {
                             t = combine(t, taint[row + s]);
                         }
                         if i < 0 || len.is_some_and(|l| i as u64 >= l as u64) {
@@ -1052,11 +1080,23 @@ impl Wg<'_, '_> {
             if off > u32::MAX as u64 {
                 oob = crate::spirv::mem::OOB;
             }
-            vals[db + s] = crate::spirv::mem::pointer(crate::spirv::mem::ptr_obj(p), off as u32) | oob;
+            vals[db + s] =
+                crate::spirv::mem::pointer(crate::spirv::mem::ptr_obj(p), off as u32) | oob;
             if td {
                 taint[db + s] = t;
             }
         });
+    }
+
+    /// An access chain of more than 8 steps: the same, one step at a time.
+    fn access_chain_long(&mut self, set: &[LaneMask], d: Reg, base: Reg, steps: &[Step]) {
+        self.access_chain(set, d, base, &steps[..8]);
+        let mut rest = &steps[8..];
+        while !rest.is_empty() {
+            let k = rest.len().min(8);
+            self.access_chain(set, d, d, &rest[..k]);
+            rest = &rest[k..];
+        }
     }
 
     fn array_length(&mut self, set: &[LaneMask], d: Reg, ptr: Reg, offset: u32, stride: u32) {
