@@ -141,7 +141,10 @@ impl fmt::Display for BackendError {
                 line: Some(l),
                 message,
             } => write!(f, "line {l}: {message}"),
-            BackendError::BadInput { line: None, message } => f.write_str(message),
+            BackendError::BadInput {
+                line: None,
+                message,
+            } => f.write_str(message),
             BackendError::Failed(m) => f.write_str(m),
         }
     }

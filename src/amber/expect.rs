@@ -201,7 +201,10 @@ impl Findings {
             s
         };
         if self.failed > 0 {
-            (Status::Fail, Some(tail(self.fail_msgs, self.failed, "differ")))
+            (
+                Status::Fail,
+                Some(tail(self.fail_msgs, self.failed, "differ")),
+            )
         } else if self.undefined > 0 {
             (
                 Status::Undefined,

@@ -287,13 +287,10 @@ impl<'a> Lexer<'a> {
         let mut lines = 0;
         while p <= self.src.len() {
             let end = self.src[p..].find('\n').map_or(self.src.len(), |i| p + i);
-            let text = self.src[p..end].trim_start_matches(|c: char| c.is_ascii() && is_space(c as u8));
+            let text =
+                self.src[p..end].trim_start_matches(|c: char| c.is_ascii() && is_space(c as u8));
             if let Some(rest) = text.strip_prefix("END") {
-                if rest
-                    .bytes()
-                    .next()
-                    .is_none_or(|c| is_space(c) || c == b'#')
-                {
+                if rest.bytes().next().is_none_or(|c| is_space(c) || c == b'#') {
                     self.pos = p;
                     self.line += lines;
                     return Some(&self.src[start..p]);
@@ -399,7 +396,11 @@ impl<'a> Parser<'a> {
         let (w, l) = self.word(cmd, what)?;
         match Literal::parse(w) {
             Some(Literal::Int(v)) if (0..=u32::MAX as i128).contains(&v) => Ok(v as u32),
-            _ => err(l, cmd, format!("invalid {what}: {w} (an integer from 0 to 4294967295)")),
+            _ => err(
+                l,
+                cmd,
+                format!("invalid {what}: {w} (an integer from 0 to 4294967295)"),
+            ),
         }
     }
 
@@ -490,7 +491,11 @@ impl<'a> Parser<'a> {
                     self.keyword(w, "ENGINE_DATA")?;
                     let (var, l) = self.word(w, "an engine data variable")?;
                     if var != "fence_timeout_ms" {
-                        return err(l, w, format!("SET ENGINE_DATA: unknown variable {var} (fence_timeout_ms)"));
+                        return err(
+                            l,
+                            w,
+                            format!("SET ENGINE_DATA: unknown variable {var} (fence_timeout_ms)"),
+                        );
                     }
                     self.script.fence_timeout_ms = Some(self.uint(w, "fence_timeout_ms value")?);
                     self.end_of_statement(w)?;
@@ -498,10 +503,18 @@ impl<'a> Parser<'a> {
                 "IMAGE" => return graphics(line, w, "images"),
                 "SAMPLER" => return graphics(line, w, "samplers"),
                 "VIRTUAL_FILE" => {
-                    return unsupported(line, w, "virtual files are not supported (shaders must be inline)")
+                    return unsupported(
+                        line,
+                        w,
+                        "virtual files are not supported (shaders must be inline)",
+                    )
                 }
                 "STRUCT" => {
-                    return unsupported(line, w, "STRUCT data types are not supported (scalars, vectors and matrices are)")
+                    return unsupported(
+                        line,
+                        w,
+                        "STRUCT data types are not supported (scalars, vectors and matrices are)",
+                    )
                 }
                 w if is_repeatable(w) => {
                     let c = self.repeatable(w, line)?;
@@ -539,9 +552,17 @@ impl<'a> Parser<'a> {
         let (ty, tl) = self.word(C, "a shader type")?;
         match ty {
             "compute" => {}
-            "vertex" | "fragment" | "geometry" | "tessellation_evaluation"
-            | "tessellation_control" | "multi" => {
-                return graphics(tl, &format!("SHADER {ty}"), "only compute shaders are supported")
+            "vertex"
+            | "fragment"
+            | "geometry"
+            | "tessellation_evaluation"
+            | "tessellation_control"
+            | "multi" => {
+                return graphics(
+                    tl,
+                    &format!("SHADER {ty}"),
+                    "only compute shaders are supported",
+                )
             }
             _ => return err(tl, C, format!("unknown shader type: {ty}")),
         }
@@ -550,18 +571,27 @@ impl<'a> Parser<'a> {
             return err(nl, C, format!("duplicate shader name: {name}"));
         }
         let (fmt_name, fl) = self.word(C, "a shader format")?;
-        let format = match fmt_name {
-            "GLSL" => ShaderFormat::Glsl,
-            "SPIRV-ASM" => ShaderFormat::SpirvAsm,
-            "SPIRV-HEX" => ShaderFormat::SpirvHex,
-            "PASSTHROUGH" => {
-                return err(fl, C, "invalid shader type for PASSTHROUGH: only vertex PASSTHROUGH is allowed")
-            }
-            "HLSL" | "OPENCL-C" => {
-                return unsupported(fl, C, format!("{fmt_name} shaders are not supported (GLSL, SPIRV-ASM and SPIRV-HEX are)"))
-            }
-            _ => return err(fl, C, format!("unknown shader format: {fmt_name}")),
-        };
+        let format =
+            match fmt_name {
+                "GLSL" => ShaderFormat::Glsl,
+                "SPIRV-ASM" => ShaderFormat::SpirvAsm,
+                "SPIRV-HEX" => ShaderFormat::SpirvHex,
+                "PASSTHROUGH" => {
+                    return err(
+                        fl,
+                        C,
+                        "invalid shader type for PASSTHROUGH: only vertex PASSTHROUGH is allowed",
+                    )
+                }
+                "HLSL" | "OPENCL-C" => return unsupported(
+                    fl,
+                    C,
+                    format!(
+                        "{fmt_name} shaders are not supported (GLSL, SPIRV-ASM and SPIRV-HEX are)"
+                    ),
+                ),
+                _ => return err(fl, C, format!("unknown shader format: {fmt_name}")),
+            };
         let mut target_env = None;
         if self.lx.peek() == Tok::Word("TARGET_ENV") {
             self.next();
@@ -575,9 +605,13 @@ impl<'a> Parser<'a> {
         }
         if let Tok::Word("VIRTUAL_FILE") = self.lx.peek() {
             let (_, vl) = self.next();
-            return unsupported(vl, C, "VIRTUAL_FILE sources are not supported (shaders must be inline)");
+            return unsupported(
+                vl,
+                C,
+                "VIRTUAL_FILE sources are not supported (shaders must be inline)",
+            );
         }
-        self.end_of_statement("SHADER command")?;
+        self.end_of_statement("SHADER")?;
         let source_line = self.lx.line;
         let Some(source) = self.lx.block_until_end() else {
             return err(line, C, format!("SHADER {name}: missing END"));
@@ -587,7 +621,7 @@ impl<'a> Parser<'a> {
         }
         let (end, _) = self.word(C, "END")?;
         debug_assert_eq!(end, "END");
-        self.end_of_statement("END")?;
+        self.end_of_statement("SHADER")?;
         let code = match format {
             ShaderFormat::Glsl => ShaderCode::Glsl(source.to_string()),
             ShaderFormat::SpirvAsm => ShaderCode::SpirvAsm(source.to_string()),
@@ -634,7 +668,11 @@ impl<'a> Parser<'a> {
                 let (mut init, mut il) = self.word(C, "an initializer (SIZE or DATA)")?;
                 let mut layout = Layout::Std430;
                 if init == "STD140" || init == "STD430" {
-                    layout = if init == "STD140" { Layout::Std140 } else { Layout::Std430 };
+                    layout = if init == "STD140" {
+                        Layout::Std140
+                    } else {
+                        Layout::Std430
+                    };
                     (init, il) = self.word(C, "an initializer (SIZE or DATA)")?;
                 }
                 match init {
@@ -645,17 +683,33 @@ impl<'a> Parser<'a> {
                             "FILL" => Init::Fill(self.number(C, "FILL value", t.scalar)?),
                             "SERIES_FROM" => {
                                 if t.is_composite() {
-                                    return err(hl, C, format!("SERIES_FROM needs a scalar data type, not {t}"));
+                                    return err(
+                                        hl,
+                                        C,
+                                        format!("SERIES_FROM needs a scalar data type, not {t}"),
+                                    );
                                 }
                                 let start = self.number(C, "SERIES_FROM value", t.scalar)?;
                                 self.keyword(C, "INC_BY")?;
                                 let inc = self.number(C, "INC_BY value", t.scalar)?;
                                 Init::Series(start, inc)
                             }
-                            "FILE" => return unsupported(hl, C, "FILE initializers (data read from other files) are not supported"),
-                            _ => return err(hl, C, format!("invalid BUFFER initializer {how} (FILL or SERIES_FROM)")),
+                            "FILE" => return unsupported(
+                                hl,
+                                C,
+                                "FILE initializers (data read from other files) are not supported",
+                            ),
+                            _ => {
+                                return err(
+                                    hl,
+                                    C,
+                                    format!(
+                                        "invalid BUFFER initializer {how} (FILL or SERIES_FROM)"
+                                    ),
+                                )
+                            }
                         };
-                        self.end_of_statement("BUFFER command")?;
+                        self.end_of_statement("BUFFER")?;
                         (t, layout, n, init)
                     }
                     "DATA" => {
@@ -663,11 +717,17 @@ impl<'a> Parser<'a> {
                         if values.len() % t.components() != 0 {
                             return err(line, C, format!("DATA has {} values, not a multiple of the {} components of {t}", values.len(), t.components()));
                         }
-                        self.end_of_statement("BUFFER DATA END")?;
+                        self.end_of_statement("BUFFER")?;
                         (t, layout, values.len() / t.components(), Init::Data(values))
                     }
                     "WIDTH" => return graphics(il, C, "WIDTH/HEIGHT buffers are images"),
-                    _ => return err(il, C, format!("unknown initializer for BUFFER: {init} (SIZE or DATA)")),
+                    _ => {
+                        return err(
+                            il,
+                            C,
+                            format!("unknown initializer for BUFFER: {init} (SIZE or DATA)"),
+                        )
+                    }
                 }
             }
             "FORMAT" => {
@@ -681,10 +741,16 @@ impl<'a> Parser<'a> {
                     let (_, l) = self.next();
                     return graphics(l, C, format!("FORMAT buffers with {w} are images"));
                 }
-                self.end_of_statement("BUFFER command")?;
+                self.end_of_statement("BUFFER")?;
                 (t, Layout::Std430, 0, Init::Data(Vec::new()))
             }
-            _ => return err(kl, C, format!("unknown BUFFER command provided: {kind} (DATA_TYPE or FORMAT)")),
+            _ => {
+                return err(
+                    kl,
+                    C,
+                    format!("unknown BUFFER command provided: {kind} (DATA_TYPE or FORMAT)"),
+                )
+            }
         };
         let initial = fill(&data_type, layout, elements, &values)
             .or_else(|m| err(line, C, format!("{name}: {m}")))?;
@@ -705,7 +771,14 @@ impl<'a> Parser<'a> {
         self.literal(w, l, cmd, what, scalar)
     }
 
-    fn literal(&self, w: &str, l: usize, cmd: &str, what: &str, scalar: Scalar) -> PResult<Literal> {
+    fn literal(
+        &self,
+        w: &str,
+        l: usize,
+        cmd: &str,
+        what: &str,
+        scalar: Scalar,
+    ) -> PResult<Literal> {
         let Some(lit) = Literal::parse(w) else {
             return err(l, cmd, format!("invalid {what}: {w}"));
         };
@@ -723,7 +796,9 @@ impl<'a> Parser<'a> {
                 (Tok::Eol, _) => continue,
                 (Tok::Eos, l) => return err(l, C, "missing BUFFER DATA END"),
                 (Tok::Word("END"), _) => return Ok(values),
-                (Tok::Word(w), l) => values.push(self.literal(w, l, C, "BUFFER data value", scalar)?),
+                (Tok::Word(w), l) => {
+                    values.push(self.literal(w, l, C, "BUFFER data value", scalar)?)
+                }
             }
         }
     }
@@ -742,7 +817,7 @@ impl<'a> Parser<'a> {
         if self.pipeline_index(name).is_some() {
             return err(nl, C, format!("duplicate pipeline name: {name}"));
         }
-        self.end_of_statement("PIPELINE command")?;
+        self.end_of_statement("PIPELINE")?;
         let draft = PipelineDraft {
             name: name.to_string(),
             line,
@@ -769,7 +844,7 @@ impl<'a> Parser<'a> {
         let Some(pi) = self.pipeline_index(parent) else {
             return err(pl, C, format!("unknown parent pipeline: {parent}"));
         };
-        self.end_of_statement("DERIVE_PIPELINE command")?;
+        self.end_of_statement("DERIVE_PIPELINE")?;
         let p = self.script.pipelines[pi].clone();
         let draft = PipelineDraft {
             name: name.to_string(),
@@ -802,16 +877,28 @@ impl<'a> Parser<'a> {
                 "COMPILE_OPTIONS" | "SET" => {
                     return unsupported(l, w, "OpenCL-C kernels are not supported")
                 }
-                "FRAMEBUFFER_SIZE" | "VIEWPORT" | "VERTEX_DATA" | "INDEX_DATA" | "POLYGON_MODE"
-                | "DEPTH" | "STENCIL" | "BLEND" | "PATCH_CONTROL_POINTS" => {
-                    return graphics(l, w, "graphics pipeline state")
-                }
+                "FRAMEBUFFER_SIZE"
+                | "VIEWPORT"
+                | "VERTEX_DATA"
+                | "INDEX_DATA"
+                | "POLYGON_MODE"
+                | "DEPTH"
+                | "STENCIL"
+                | "BLEND"
+                | "PATCH_CONTROL_POINTS" => return graphics(l, w, "graphics pipeline state"),
                 _ => return err(l, w, format!("unknown command in {cmd} block")),
             }
         }
-        self.end_of_statement("END")?;
+        self.end_of_statement(cmd)?;
         let Some(shader) = p.shader else {
-            return err(p.line, cmd, format!("{}: no ATTACH: a compute pipeline needs a compute shader", p.name));
+            return err(
+                p.line,
+                cmd,
+                format!(
+                    "{}: no ATTACH: a compute pipeline needs a compute shader",
+                    p.name
+                ),
+            );
         };
         self.script.pipelines.push(Pipeline {
             name: p.name,
@@ -832,9 +919,22 @@ impl<'a> Parser<'a> {
             return err(nl, C, format!("unknown shader in ATTACH command: {name}"));
         };
         match p.shader {
-            Some(s) if s == si => return err(nl, C, format!("can not add duplicate shader to pipeline: {name}")),
+            Some(s) if s == si => {
+                return err(
+                    nl,
+                    C,
+                    format!("can not add duplicate shader to pipeline: {name}"),
+                )
+            }
             Some(s) => {
-                return err(nl, C, format!("a compute pipeline has one shader: {} is already attached", self.script.shaders[s].name))
+                return err(
+                    nl,
+                    C,
+                    format!(
+                        "a compute pipeline has one shader: {} is already attached",
+                        self.script.shaders[s].name
+                    ),
+                )
             }
             None => p.shader = Some(si),
         }
@@ -842,7 +942,11 @@ impl<'a> Parser<'a> {
         if t.0 == Tok::Word("TYPE") {
             let (ty, tl) = self.word(C, "a shader type after TYPE")?;
             if ty != "compute" {
-                return err(tl, C, format!("ATTACH TYPE {ty} in a compute pipeline (TYPE compute)"));
+                return err(
+                    tl,
+                    C,
+                    format!("ATTACH TYPE {ty} in a compute pipeline (TYPE compute)"),
+                );
             }
             t = self.next();
             if t.0 != Tok::Word("ENTRY_POINT") {
@@ -882,9 +986,7 @@ impl<'a> Parser<'a> {
         };
         let lit = self.number(C, "specialization value", scalar)?;
         let mut b = [0u8; 4];
-        scalar
-            .encode(lit, &mut b)
-            .or_else(|e| err(tl, C, e.0))?;
+        scalar.encode(lit, &mut b).or_else(|e| err(tl, C, e.0))?;
         Ok(Specialization {
             id,
             scalar,
@@ -897,9 +999,17 @@ impl<'a> Parser<'a> {
         let (what, wl) = self.word(C, "BUFFER")?;
         match what {
             "BUFFER" => {}
-            "BUFFER_ARRAY" => return unsupported(wl, C, "BUFFER_ARRAY (descriptor arrays) is not supported"),
+            "BUFFER_ARRAY" => {
+                return unsupported(wl, C, "BUFFER_ARRAY (descriptor arrays) is not supported")
+            }
             "SAMPLER" | "SAMPLER_ARRAY" => return graphics(wl, C, "samplers"),
-            _ => return err(wl, C, format!("missing BUFFER in BIND command (found {what})")),
+            _ => {
+                return err(
+                    wl,
+                    C,
+                    format!("missing BUFFER in BIND command (found {what})"),
+                )
+            }
         }
         let (name, nl) = self.word(C, "a buffer name")?;
         let Some(bi) = self.buffer_index(name) else {
@@ -907,8 +1017,18 @@ impl<'a> Parser<'a> {
         };
         match self.next() {
             (Tok::Word("AS"), _) => {}
-            (Tok::Word("KERNEL"), l) => return unsupported(l, C, "OpenCL-C kernel arguments are not supported"),
-            (t, l) => return err(l, C, format!("BIND BUFFER {name}: expected AS storage|uniform|push_constant, found {t}")),
+            (Tok::Word("KERNEL"), l) => {
+                return unsupported(l, C, "OpenCL-C kernel arguments are not supported")
+            }
+            (t, l) => {
+                return err(
+                    l,
+                    C,
+                    format!(
+                        "BIND BUFFER {name}: expected AS storage|uniform|push_constant, found {t}"
+                    ),
+                )
+            }
         }
         let (ty, tl) = self.word(C, "a buffer type after AS")?;
         let kind = match ty {
@@ -922,7 +1042,11 @@ impl<'a> Parser<'a> {
                 let binding = self.uint(C, "BINDING")?;
                 if let Tok::Word(w @ ("DESCRIPTOR_OFFSET" | "DESCRIPTOR_RANGE")) = self.lx.peek() {
                     let (_, l) = self.next();
-                    return unsupported(l, C, format!("{w} is not supported (whole buffers are bound)"));
+                    return unsupported(
+                        l,
+                        C,
+                        format!("{w} is not supported (whole buffers are bound)"),
+                    );
                 }
                 if ty == "storage" {
                     BindingKind::Storage { set, binding }
@@ -931,18 +1055,39 @@ impl<'a> Parser<'a> {
                 }
             }
             "push_constant" => {
-                if p.bindings.iter().any(|b| b.kind == BindingKind::PushConstant) {
-                    return err(tl, C, "can only bind one push constant buffer in a PIPELINE");
+                if p.bindings
+                    .iter()
+                    .any(|b| b.kind == BindingKind::PushConstant)
+                {
+                    return err(
+                        tl,
+                        C,
+                        "can only bind one push constant buffer in a PIPELINE",
+                    );
                 }
                 BindingKind::PushConstant
             }
-            "color" | "depth_stencil" | "resolve" | "storage_image" | "sampled_image"
-            | "combined_image_sampler" => return graphics(tl, C, format!("{ty} attachments and images")),
-            "uniform_dynamic" | "storage_dynamic" | "uniform_texel_buffer"
-            | "storage_texel_buffer" => return unsupported(tl, C, format!("{ty} descriptors are not supported (storage, uniform and push_constant are)")),
+            "color"
+            | "depth_stencil"
+            | "resolve"
+            | "storage_image"
+            | "sampled_image"
+            | "combined_image_sampler" => {
+                return graphics(tl, C, format!("{ty} attachments and images"))
+            }
+            "uniform_dynamic"
+            | "storage_dynamic"
+            | "uniform_texel_buffer"
+            | "storage_texel_buffer" => return unsupported(
+                tl,
+                C,
+                format!(
+                    "{ty} descriptors are not supported (storage, uniform and push_constant are)"
+                ),
+            ),
             _ => return err(tl, C, format!("unknown buffer_type: {ty}")),
         };
-        self.end_of_statement("BIND command")?;
+        self.end_of_statement("BIND")?;
         // A later BIND to the same set and binding replaces the earlier (Amber: ClearBuffers).
         if let Some(slot) = kind.slot() {
             p.bindings.retain(|b| b.kind.slot() != Some(slot));
@@ -962,12 +1107,13 @@ impl<'a> Parser<'a> {
             return err(nl, C, format!("unknown shader in SUBGROUP command: {name}"));
         };
         if p.shader != Some(si) {
-            return err(nl, C, format!("shader {name} is not attached to pipeline {}", p.name));
+            return err(
+                nl,
+                C,
+                format!("shader {name} is not attached to pipeline {}", p.name),
+            );
         }
-        let mut sc = SubgroupControl {
-            line,
-            ..p.subgroup
-        };
+        let mut sc = SubgroupControl { line, ..p.subgroup };
         let on_off = |w: &str, l: usize, what: &str| -> PResult<bool> {
             match w {
                 "on" => Ok(true),
@@ -990,7 +1136,11 @@ impl<'a> Parser<'a> {
             };
             // Amber's parser requires the feature to be declared before it is used.
             if !self.has_feature(feature) {
-                return err(l, C, format!("{w} needs DEVICE_FEATURE {feature} earlier in the script"));
+                return err(
+                    l,
+                    C,
+                    format!("{w} needs DEVICE_FEATURE {feature} earlier in the script"),
+                );
             }
             let (v, vl) = self.word(C, &format!("a value for {w}"))?;
             match w {
@@ -1010,7 +1160,7 @@ impl<'a> Parser<'a> {
                 }
             }
         }
-        self.end_of_statement("SUBGROUP command")?;
+        self.end_of_statement("SUBGROUP")?;
         p.subgroup = sc;
         Ok(())
     }
@@ -1022,9 +1172,15 @@ impl<'a> Parser<'a> {
         let (w, l) = self.word(C, "a count")?;
         let count = match Literal::parse(w) {
             Some(Literal::Int(n)) if (1..=u32::MAX as i128).contains(&n) => n as u32,
-            _ => return err(l, C, format!("invalid count parameter for REPEAT command: {w} (must be > 0)")),
+            _ => {
+                return err(
+                    l,
+                    C,
+                    format!("invalid count parameter for REPEAT command: {w} (must be > 0)"),
+                )
+            }
         };
-        self.end_of_statement("REPEAT command")?;
+        self.end_of_statement("REPEAT")?;
         let mut commands = Vec::new();
         loop {
             let (t, l) = self.next();
@@ -1038,7 +1194,7 @@ impl<'a> Parser<'a> {
                 }
             }
         }
-        self.end_of_statement("REPEAT command")?;
+        self.end_of_statement("REPEAT")?;
         Ok(Command::Repeat {
             line,
             count,
@@ -1070,13 +1226,17 @@ impl<'a> Parser<'a> {
         }
         let mut groups = [0u32; 3];
         for (i, g) in groups.iter_mut().enumerate() {
-            let (t, l) = if i == 0 { (w, wl) } else { self.word(C, "workgroup counts X Y Z")? };
+            let (t, l) = if i == 0 {
+                (w, wl)
+            } else {
+                self.word(C, "workgroup counts X Y Z")?
+            };
             *g = match Literal::parse(t) {
                 Some(Literal::Int(v)) if (0..=u32::MAX as i128).contains(&v) => v as u32,
                 _ => return err(l, C, format!("invalid parameter for RUN command: {t} (workgroup counts X Y Z, each a uint32)")),
             };
         }
-        self.end_of_statement("RUN command")?;
+        self.end_of_statement("RUN")?;
         Ok(Command::Run {
             line,
             pipeline: pi,
@@ -1091,12 +1251,20 @@ impl<'a> Parser<'a> {
             return err(fl, C, "missing buffer name between COPY and TO");
         }
         let Some(fi) = self.buffer_index(from) else {
-            return err(fl, C, format!("COPY origin buffer was not declared: {from}"));
+            return err(
+                fl,
+                C,
+                format!("COPY origin buffer was not declared: {from}"),
+            );
         };
         self.keyword(C, "TO")?;
         let (to, tl) = self.word(C, "a buffer name after TO")?;
         let Some(ti) = self.buffer_index(to) else {
-            return err(tl, C, format!("COPY destination buffer was not declared: {to}"));
+            return err(
+                tl,
+                C,
+                format!("COPY destination buffer was not declared: {to}"),
+            );
         };
         if fi == ti {
             return err(tl, C, "COPY origin and destination buffers are identical");
@@ -1112,7 +1280,7 @@ impl<'a> Parser<'a> {
             b.elements = elements;
             b.initial = vec![0; size];
         }
-        self.end_of_statement("COPY command")?;
+        self.end_of_statement("COPY")?;
         self.copies.push((fi, ti, line));
         Ok(Command::Copy {
             line,
@@ -1124,11 +1292,22 @@ impl<'a> Parser<'a> {
     fn expect(&mut self, line: usize) -> PResult<Command> {
         const C: &str = "EXPECT";
         let (name, nl) = self.word(C, "a buffer name")?;
-        if matches!(name, "IDX" | "EQ_BUFFER" | "RMSE_BUFFER" | "EQ_HISTOGRAM_EMD_BUFFER") {
-            return err(nl, C, format!("missing buffer name between EXPECT and {name}"));
+        if matches!(
+            name,
+            "IDX" | "EQ_BUFFER" | "RMSE_BUFFER" | "EQ_HISTOGRAM_EMD_BUFFER"
+        ) {
+            return err(
+                nl,
+                C,
+                format!("missing buffer name between EXPECT and {name}"),
+            );
         }
         let Some(bi) = self.buffer_index(name) else {
-            return err(nl, C, format!("unknown buffer name for EXPECT command: {name}"));
+            return err(
+                nl,
+                C,
+                format!("unknown buffer name for EXPECT command: {name}"),
+            );
         };
         let text = self.line_text(line);
         let (w, wl) = self.word(C, "IDX, EQ_BUFFER or RMSE_BUFFER")?;
@@ -1136,14 +1315,25 @@ impl<'a> Parser<'a> {
             "EQ_BUFFER" | "RMSE_BUFFER" => {
                 let (other, ol) = self.word(C, &format!("a buffer name after {w}"))?;
                 let Some(oi) = self.buffer_index(other) else {
-                    return err(ol, C, format!("unknown buffer name for EXPECT {w} command: {other}"));
+                    return err(
+                        ol,
+                        C,
+                        format!("unknown buffer name for EXPECT {w} command: {other}"),
+                    );
                 };
                 let (a, b) = (&self.script.buffers[bi], &self.script.buffers[oi]);
                 if a.data_type != b.data_type || a.layout != b.layout {
                     return err(ol, C, format!("EXPECT {w} command cannot compare buffers of differing format ({} {} vs {} {})", a.data_type, a.layout, b.data_type, b.layout));
                 }
                 if a.elements != b.elements {
-                    return err(ol, C, format!("EXPECT {w} command cannot compare buffers of different size: {} vs {}", a.elements, b.elements));
+                    return err(
+                        ol,
+                        C,
+                        format!(
+                            "EXPECT {w} command cannot compare buffers of different size: {} vs {}",
+                            a.elements, b.elements
+                        ),
+                    );
                 }
                 let kind = if w == "EQ_BUFFER" {
                     ExpectKind::EqBuffer { other: oi }
@@ -1152,11 +1342,20 @@ impl<'a> Parser<'a> {
                     let (t, tl) = self.word(C, "a TOLERANCE value")?;
                     let tolerance = match Literal::parse(t) {
                         Some(v) if v.as_f64() >= 0.0 => v.as_f64(),
-                        _ => return err(tl, C, format!("invalid TOLERANCE for EXPECT RMSE_BUFFER: {t}")),
+                        _ => {
+                            return err(
+                                tl,
+                                C,
+                                format!("invalid TOLERANCE for EXPECT RMSE_BUFFER: {t}"),
+                            )
+                        }
                     };
-                    ExpectKind::RmseBuffer { other: oi, tolerance }
+                    ExpectKind::RmseBuffer {
+                        other: oi,
+                        tolerance,
+                    }
                 };
-                self.end_of_statement(&format!("EXPECT {w} command"))?;
+                self.end_of_statement("EXPECT")?;
                 kind
             }
             "EQ_HISTOGRAM_EMD_BUFFER" => return graphics(wl, C, "image histogram comparison"),
@@ -1193,7 +1392,11 @@ impl<'a> Parser<'a> {
             if !has_y {
                 return err(t.1, C, "invalid Y value in EXPECT command");
             }
-            return graphics(t.1, C, "probing image pixels (IDX x y SIZE w h EQ_RGB/EQ_RGBA)");
+            return graphics(
+                t.1,
+                C,
+                "probing image pixels (IDX x y SIZE w h EQ_RGB/EQ_RGBA)",
+            );
         }
         let mut tolerances = Vec::new();
         if t.0 == Tok::Word("TOLERANCE") {
@@ -1231,7 +1434,13 @@ impl<'a> Parser<'a> {
         }
         let comparator = match t {
             (Tok::Word(w), _) if Comparator::parse(w).is_some() => Comparator::parse(w).unwrap(),
-            (t, l) => return err(l, C, format!("unexpected token in EXPECT command: {t} (EQ, NE, LT, LE, GT or GE)")),
+            (t, l) => {
+                return err(
+                    l,
+                    C,
+                    format!("unexpected token in EXPECT command: {t} (EQ, NE, LT, LE, GT or GE)"),
+                )
+            }
         };
         if has_y {
             return err(t.1, C, "Y value not needed for non-color comparator");
@@ -1334,7 +1543,9 @@ fn fill(t: &DataType, layout: Layout, elements: usize, init: &Init) -> Result<Ve
             } else {
                 // Integer addition, modulo 2^bits as the stored type wraps.
                 let (Literal::Int(a), Literal::Int(b)) = (*start, *inc) else {
-                    return Err("SERIES_FROM and INC_BY must be integers for an integer type".into());
+                    return Err(
+                        "SERIES_FROM and INC_BY must be integers for an integer type".into(),
+                    );
                 };
                 let bits = 8 * n as u32;
                 let modulus = 1i128 << bits;
@@ -1372,13 +1583,24 @@ fn decode_hex(source: &str, first_line: usize) -> PResult<Vec<u32>> {
             match u8::from_str_radix(digits, 16) {
                 Ok(b) if !digits.is_empty() && digits.len() <= 2 => bytes.push(b),
                 _ => {
-                    return err(first_line + i, C, format!("SPIRV-HEX: {tok} is not a hex byte (00 to ff)"))
+                    return err(
+                        first_line + i,
+                        C,
+                        format!("SPIRV-HEX: {tok} is not a hex byte (00 to ff)"),
+                    )
                 }
             }
         }
     }
     if bytes.len() % 4 != 0 {
-        return err(first_line, C, format!("SPIRV-HEX has {} bytes, not a whole number of 32-bit words", bytes.len()));
+        return err(
+            first_line,
+            C,
+            format!(
+                "SPIRV-HEX has {} bytes, not a whole number of 32-bit words",
+                bytes.len()
+            ),
+        );
     }
     Ok(bytes
         .chunks_exact(4)

@@ -99,7 +99,12 @@ pub fn file_text(f: &FileReport) -> String {
                 Some(v) => {
                     row.push(v.status.name().to_string());
                     if let Some(w) = &v.why {
-                        details.push(format!("  line {} {}: {} — {w}", e.line, r.label(), v.status));
+                        details.push(format!(
+                            "  line {} {}: {} — {w}",
+                            e.line,
+                            r.label(),
+                            v.status
+                        ));
                     }
                 }
                 None => row.push("-".to_string()),

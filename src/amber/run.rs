@@ -104,7 +104,13 @@ struct State<'a> {
 }
 
 impl State<'_> {
-    fn record(&mut self, line: usize, status: Status, why: Option<String>, iteration: Option<(u32, u32)>) {
+    fn record(
+        &mut self,
+        line: usize,
+        status: Status,
+        why: Option<String>,
+        iteration: Option<(u32, u32)>,
+    ) {
         let why = match (why, iteration) {
             (Some(w), Some((i, n))) => Some(format!("REPEAT iteration {} of {n}: {w}", i + 1)),
             (w, _) => w,
@@ -169,17 +175,24 @@ fn exec(
                     workgroups: *groups,
                 };
                 let out = backend.dispatch(&d).map_err(|e| match e {
-                    BackendError::Unsupported(m) => Stop::Unsupported(format!("line {line}: RUN {}: {m}", p.name)),
-                    BackendError::BadInput { line: Some(l), message } => {
-                        Stop::Error(ErrorClass::BadInput, format!("line {l}: {message}"))
+                    BackendError::Unsupported(m) => {
+                        Stop::Unsupported(format!("line {line}: RUN {}: {m}", p.name))
                     }
-                    BackendError::BadInput { line: None, message } => Stop::Error(
+                    BackendError::BadInput {
+                        line: Some(l),
+                        message,
+                    } => Stop::Error(ErrorClass::BadInput, format!("line {l}: {message}")),
+                    BackendError::BadInput {
+                        line: None,
+                        message,
+                    } => Stop::Error(
                         ErrorClass::BadInput,
                         format!("line {line}: RUN {}: {message}", p.name),
                     ),
-                    BackendError::Failed(m) => {
-                        Stop::Error(ErrorClass::Backend, format!("line {line}: RUN {}: {m}", p.name))
-                    }
+                    BackendError::Failed(m) => Stop::Error(
+                        ErrorClass::Backend,
+                        format!("line {line}: RUN {}: {m}", p.name),
+                    ),
                 })?;
                 st.dispatches += 1;
                 let broken = |m: String| {
@@ -224,7 +237,10 @@ fn exec(
                 let mut annotations = out.annotations;
                 for (j, (&u, bytes)) in used.iter().zip(out.buffers).enumerate() {
                     st.bytes[u] = bytes;
-                    st.annotations[u] = annotations.get_mut(j).map(std::mem::take).unwrap_or_default();
+                    st.annotations[u] = annotations
+                        .get_mut(j)
+                        .map(std::mem::take)
+                        .unwrap_or_default();
                 }
                 if let Some(m) = out.mode {
                     if !st.modes.iter().any(|(n, _)| *n == p.name) {
@@ -362,7 +378,12 @@ pub struct FileReport {
 
 impl FileReport {
     /// A file that could not be read, did not parse, or is outside the subset.
-    pub fn not_run(file: &str, status: FileStatus, reason: String, error: Option<ErrorClass>) -> Self {
+    pub fn not_run(
+        file: &str,
+        status: FileStatus,
+        reason: String,
+        error: Option<ErrorClass>,
+    ) -> Self {
         FileReport {
             file: file.to_string(),
             status,
@@ -413,7 +434,11 @@ pub fn run_parsed(file: &str, script: &Script, backends: &mut [Box<dyn Backend>]
                         "{}: {n} EXPECT{} {}",
                         r.label(),
                         if n == 1 { "" } else { "s" },
-                        if s == RunStatus::Fail { "failed" } else { "undefined" }
+                        if s == RunStatus::Fail {
+                            "failed"
+                        } else {
+                            "undefined"
+                        }
                     )
                 }
             })
@@ -432,7 +457,11 @@ pub fn run_parsed(file: &str, script: &Script, backends: &mut [Box<dyn Backend>]
             None,
         )
     } else if runs.iter().any(|r| r.status == RunStatus::Unsupported) {
-        (FileStatus::Unsupported, describe(&[RunStatus::Unsupported]), None)
+        (
+            FileStatus::Unsupported,
+            describe(&[RunStatus::Unsupported]),
+            None,
+        )
     } else {
         (FileStatus::Pass, Vec::new(), None)
     };
@@ -441,14 +470,19 @@ pub fn run_parsed(file: &str, script: &Script, backends: &mut [Box<dyn Backend>]
         status,
         reason: (!reason.is_empty()).then(|| reason.join("; ")),
         error,
-        expects: script
-            .expects()
-            .into_iter()
-            .map(|e| ExpectLine {
-                line: e.line,
-                text: e.text.clone(),
-            })
-            .collect(),
+        expects: expect_lines(script),
         runs,
     }
+}
+
+/// The EXPECT lines of a script, for report tables.
+pub fn expect_lines(script: &Script) -> Vec<ExpectLine> {
+    script
+        .expects()
+        .into_iter()
+        .map(|e| ExpectLine {
+            line: e.line,
+            text: e.text.clone(),
+        })
+        .collect()
 }

@@ -287,8 +287,8 @@ impl DataType {
 /// `A2B10G10R10_UINT_PACK32`, …): upper-case channel letters with bit counts, then a numeric mode.
 fn looks_like_format(name: &str) -> bool {
     const MODES: [&str; 12] = [
-        "UNORM", "SNORM", "USCALED", "SSCALED", "UINT", "SINT", "UFLOAT", "SFLOAT", "SRGB", "PACK8",
-        "PACK16", "PACK32",
+        "UNORM", "SNORM", "USCALED", "SSCALED", "UINT", "SINT", "UFLOAT", "SFLOAT", "SRGB",
+        "PACK8", "PACK16", "PACK32",
     ];
     let mut chars = name.chars();
     let first_ok = matches!(
