@@ -2,8 +2,9 @@
 //! std140/std430 rules, EXPECT semantics, the runner with a fake backend, reports, the
 //! `lockstep amber` command, the Vulkan CTS scripts, and mutated scripts (no panic).
 
-use lockstep::amber::report::{exit_code, json, junit, summarize};
+use lockstep::amber::report::{json, junit, summarize};
 use lockstep::amber::*;
+use lockstep::cli::amber::exit_code;
 use lockstep::reconverge::Mode;
 use proptest::prelude::*;
 use std::collections::HashMap;
@@ -531,11 +532,21 @@ fn data_type_names_round_trip_and_formats_map_to_scalars_and_vectors() {
         "R16G16B16_SFLOAT".parse::<DataType>().unwrap().to_string(),
         "vec3<float16>"
     );
-    assert_eq!(DataType::from_format("R8G8B8A8_UNORM"), Ok(None));
-    assert_eq!(DataType::from_format("A2B10G10R10_UINT_PACK32"), Ok(None));
-    assert_eq!(DataType::from_format("D32_SFLOAT_S8_UINT"), Ok(None));
-    assert_eq!(DataType::from_format("R32G16_UINT"), Ok(None));
-    assert!(DataType::from_format("uint32").is_err());
+    for image in [
+        "R8G8B8A8_UNORM",
+        "A2B10G10R10_UINT_PACK32",
+        "D32_SFLOAT_S8_UINT",
+        "R32G16_UINT",
+        "B8G8R8A8_SRGB",
+    ] {
+        assert_eq!(
+            DataType::from_format(image),
+            Some(FormatKind::Image),
+            "{image}"
+        );
+    }
+    assert_eq!(DataType::from_format("uint32"), None);
+    assert_eq!(DataType::from_format("R32_UNIT"), None);
     for bad in [
         "vec1<float>",
         "vec4<vec2<float>>",
@@ -866,8 +877,8 @@ fn emulator() -> Fake {
                 // std140 float[]: stride 16; vec3: stride 16; vec2: stride 8.
                 let ki = get_f32(&b[k], 16 * i);
                 let vi: Vec<f32> = (0..3).map(|c| get_f32(&b[v], 16 * i + 4 * c)).collect();
-                for c in 0..3 {
-                    set_f32(&mut b[s], 16 * i + 4 * c, vi[c] * ki);
+                for (c, x) in vi.iter().enumerate() {
+                    set_f32(&mut b[s], 16 * i + 4 * c, x * ki);
                 }
                 set_f32(&mut b[w], 8 * i, vi[0] + vi[1]);
                 set_f32(&mut b[w], 8 * i + 4, vi[2] * 0.5);
@@ -1604,7 +1615,8 @@ fn boundary(s: &str, at: usize) -> usize {
     i
 }
 
-fn apply(mut s: String, m: &Mutation) -> String {
+fn apply(s: String, m: &Mutation) -> String {
+    let mut s = s;
     match *m {
         Mutation::Delete(a, n) => {
             let i = boundary(&s, a);
@@ -1645,7 +1657,7 @@ proptest! {
         muts in proptest::collection::vec(mutation(), 1..8),
     ) {
         let base = ours().swap_remove(which % 6).1;
-        let text = muts.iter().fold(base, |s, m| apply(s, m));
+        let text = muts.iter().fold(base, apply);
         match parse(&text) {
             Ok(s) => {
                 // Run what is cheap to run: an identity backend that annotates the first bytes.

@@ -42,4 +42,4 @@ pub use script::{
     Requirement, Script, Shader, ShaderCode, ShaderFormat, Specialization, SubgroupControl,
     TargetEnv, Tolerance,
 };
-pub use types::{DataType, ElementLayout, Layout, Literal, Scalar, Value};
+pub use types::{DataType, ElementLayout, FormatKind, Layout, Literal, Scalar, Value};

@@ -10,7 +10,7 @@
 //! OpenCL, …). Parsing stops at the first of either.
 
 use super::script::*;
-use super::types::{DataType, Layout, Literal, Scalar};
+use super::types::{DataType, FormatKind, Layout, Literal, Scalar};
 use std::fmt;
 
 /// The largest buffer lockstep allocates (bytes). A script asking for more is an error.
@@ -571,27 +571,28 @@ impl<'a> Parser<'a> {
             return err(nl, C, format!("duplicate shader name: {name}"));
         }
         let (fmt_name, fl) = self.word(C, "a shader format")?;
-        let format =
-            match fmt_name {
-                "GLSL" => ShaderFormat::Glsl,
-                "SPIRV-ASM" => ShaderFormat::SpirvAsm,
-                "SPIRV-HEX" => ShaderFormat::SpirvHex,
-                "PASSTHROUGH" => {
-                    return err(
-                        fl,
-                        C,
-                        "invalid shader type for PASSTHROUGH: only vertex PASSTHROUGH is allowed",
-                    )
-                }
-                "HLSL" | "OPENCL-C" => return unsupported(
+        let format = match fmt_name {
+            "GLSL" => ShaderFormat::Glsl,
+            "SPIRV-ASM" => ShaderFormat::SpirvAsm,
+            "SPIRV-HEX" => ShaderFormat::SpirvHex,
+            "PASSTHROUGH" => {
+                return err(
+                    fl,
+                    C,
+                    "invalid shader type for PASSTHROUGH: only vertex PASSTHROUGH is allowed",
+                )
+            }
+            "HLSL" | "OPENCL-C" => {
+                return unsupported(
                     fl,
                     C,
                     format!(
                         "{fmt_name} shaders are not supported (GLSL, SPIRV-ASM and SPIRV-HEX are)"
                     ),
-                ),
-                _ => return err(fl, C, format!("unknown shader format: {fmt_name}")),
-            };
+                )
+            }
+            _ => return err(fl, C, format!("unknown shader format: {fmt_name}")),
+        };
         let mut target_env = None;
         if self.lx.peek() == Tok::Word("TARGET_ENV") {
             self.next();
@@ -645,7 +646,9 @@ impl<'a> Parser<'a> {
         if let Ok(t) = name.parse::<DataType>() {
             return Ok(t);
         }
-        if let Ok(None) = DataType::from_format(name.strip_suffix("[]").unwrap_or(name)) {
+        if let Some(FormatKind::Image) =
+            DataType::from_format(name.strip_suffix("[]").unwrap_or(name))
+        {
             return graphics(line, cmd, format!("{name} is an image format; only plain UINT, SINT and SFLOAT scalar and vector formats are supported"));
         }
         err(line, cmd, format!("invalid data type '{name}' provided"))
@@ -714,7 +717,7 @@ impl<'a> Parser<'a> {
                     }
                     "DATA" => {
                         let values = self.data_block(t.scalar)?;
-                        if values.len() % t.components() != 0 {
+                        if !values.len().is_multiple_of(t.components()) {
                             return err(line, C, format!("DATA has {} values, not a multiple of the {} components of {t}", values.len(), t.components()));
                         }
                         self.end_of_statement("BUFFER")?;
@@ -733,9 +736,9 @@ impl<'a> Parser<'a> {
             "FORMAT" => {
                 let (f, fl) = self.word(C, "a format")?;
                 let t = match DataType::from_format(f) {
-                    Ok(Some(t)) => t,
-                    Ok(None) => return graphics(fl, C, format!("{f} is an image format; only plain UINT, SINT and SFLOAT scalar and vector formats are supported")),
-                    Err(()) => return err(fl, C, format!("invalid BUFFER FORMAT: {f}")),
+                    Some(FormatKind::Plain(t)) => t,
+                    Some(FormatKind::Image) => return graphics(fl, C, format!("{f} is an image format; only plain UINT, SINT and SFLOAT scalar and vector formats are supported")),
+                    None => return err(fl, C, format!("invalid BUFFER FORMAT: {f}")),
                 };
                 if let Tok::Word(w @ ("MIP_LEVELS" | "SAMPLES" | "FILE")) = self.lx.peek() {
                     let (_, l) = self.next();
@@ -1078,13 +1081,15 @@ impl<'a> Parser<'a> {
             "uniform_dynamic"
             | "storage_dynamic"
             | "uniform_texel_buffer"
-            | "storage_texel_buffer" => return unsupported(
-                tl,
-                C,
-                format!(
+            | "storage_texel_buffer" => {
+                return unsupported(
+                    tl,
+                    C,
+                    format!(
                     "{ty} descriptors are not supported (storage, uniform and push_constant are)"
                 ),
-            ),
+                )
+            }
             _ => return err(tl, C, format!("unknown buffer_type: {ty}")),
         };
         self.end_of_statement("BIND")?;
@@ -1400,8 +1405,7 @@ impl<'a> Parser<'a> {
         }
         let mut tolerances = Vec::new();
         if t.0 == Tok::Word("TOLERANCE") {
-            loop {
-                let Tok::Word(w) = self.lx.peek() else { break };
+            while let Tok::Word(w) = self.lx.peek() {
                 let (num, pct) = match w.strip_suffix('%') {
                     Some(n) => (n, true),
                     None => (w, false),
@@ -1475,7 +1479,7 @@ impl<'a> Parser<'a> {
 /// offset must be a multiple of the element size, and the read must not pass the end).
 pub(crate) fn check_expect_range(buf: &Buffer, offset: usize, count: usize) -> Result<(), String> {
     let el = buf.element_layout();
-    if offset % el.stride != 0 {
+    if !offset.is_multiple_of(el.stride) {
         return Err(format!(
             "IDX {offset} is not a multiple of the element size {} of {} ({} {}): IDX is a byte offset",
             el.stride, buf.name, buf.data_type, buf.layout
@@ -1592,7 +1596,7 @@ fn decode_hex(source: &str, first_line: usize) -> PResult<Vec<u32>> {
             }
         }
     }
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return err(
             first_line,
             C,

@@ -53,18 +53,6 @@ pub fn summarize(files: &[FileReport]) -> Summary {
     s
 }
 
-/// The exit code of a set of files: 64 when a script is bad input, else 70 when a backend failed,
-/// else 1 when an EXPECT failed or was undefined, else 0 (unsupported files included).
-pub fn exit_code(files: &[FileReport]) -> i32 {
-    let class = files.iter().filter_map(|f| f.error).min();
-    match class {
-        Some(ErrorClass::BadInput) => crate::cli::EXIT_USAGE,
-        Some(ErrorClass::Backend) => crate::cli::EXIT_INTERNAL,
-        None if files.iter().any(|f| f.status == FileStatus::Fail) => crate::cli::EXIT_MISMATCH,
-        None => 0,
-    }
-}
-
 fn cut(s: &str, n: usize) -> String {
     if s.chars().count() <= n {
         s.to_string()

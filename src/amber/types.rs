@@ -228,16 +228,21 @@ impl DataType {
         }
     }
 
-    /// Parses a Vulkan format name that is a plain scalar or vector of one integer or float type
-    /// (`R32_UINT`, `R8G8_SINT`, `R32G32B32A32_SFLOAT`, `R64_SFLOAT`): `Ok(None)` when the name
-    /// is another Vulkan image format (normalized, packed, sRGB, depth/stencil, BGR order),
-    /// `Err` when it is no format at all.
-    pub fn from_format(name: &str) -> Result<Option<DataType>, ()> {
-        let Some((channels, mode)) = name.rsplit_once('_') else {
-            return Err(());
-        };
+    /// Reads a Vulkan format name: [`FormatKind::Plain`] for a scalar or vector of one integer or
+    /// float type (`R32_UINT`, `R8G8_SINT`, `R32G32B32A32_SFLOAT`, `R64_SFLOAT`),
+    /// [`FormatKind::Image`] for another Vulkan image format (normalized, packed, sRGB,
+    /// depth/stencil, BGR order), `None` when it is no format at all.
+    ///
+    /// ```
+    /// use lockstep::amber::{DataType, FormatKind};
+    /// assert_eq!(DataType::from_format("R32G32_SFLOAT"), Some(FormatKind::Plain("vec2<float>".parse().unwrap())));
+    /// assert_eq!(DataType::from_format("R8G8B8A8_UNORM"), Some(FormatKind::Image));
+    /// assert_eq!(DataType::from_format("uint32"), None);
+    /// ```
+    pub fn from_format(name: &str) -> Option<FormatKind> {
+        let (channels, mode) = name.rsplit_once('_')?;
         if !looks_like_format(name) {
-            return Err(());
+            return None;
         }
         let parsed = (|| {
             let mut bits = None;
@@ -279,8 +284,17 @@ impl DataType {
                 array: false,
             })
         })();
-        Ok(parsed)
+        Some(parsed.map_or(FormatKind::Image, FormatKind::Plain))
     }
+}
+
+/// What a Vulkan format name is to a buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FormatKind {
+    /// A plain scalar or vector of one UINT, SINT or SFLOAT type.
+    Plain(DataType),
+    /// Any other image format (normalized, packed, sRGB, depth/stencil, BGR order, mixed sizes).
+    Image,
 }
 
 /// Whether `name` has the shape of a Vulkan format name (`R8G8B8A8_UNORM`, `D32_SFLOAT_S8_UINT`,
@@ -343,7 +357,7 @@ impl std::str::FromStr for DataType {
             }
         } else {
             match DataType::from_format(base) {
-                Ok(Some(t)) => t,
+                Some(FormatKind::Plain(t)) => t,
                 _ => return Err(()),
             }
         };

@@ -1,11 +1,11 @@
 //! `lockstep amber`: AmberScript compute tests run on the device and on the model, each EXPECT
 //! checked per run; a table per file, a summary, JSON and JUnit reports.
 
-use crate::amber::report::{self, exit_code, file_text, summarize, summary_text};
+use crate::amber::report::{self, file_text, summarize, summary_text};
 use crate::amber::{
     expect_lines, parse_file, run_parsed, Backend, ErrorClass, FileReport, FileStatus,
 };
-use crate::cli::CliError;
+use crate::cli::{CliError, EXIT_INTERNAL, EXIT_MISMATCH, EXIT_USAGE};
 use crate::model::SubgroupSize;
 use crate::reconverge::Mode;
 use std::io::Write;
@@ -101,6 +101,25 @@ pub fn backends(plan: &BackendPlan) -> Result<Vec<Box<dyn Backend>>, String> {
         "backend not available: `lockstep amber` cannot run pipelines yet: {} not plugged in",
         wanted.join(", ")
     ))
+}
+
+/// The exit code of a set of files: 64 when a script is bad input, else 70 when a backend failed,
+/// else 1 when an EXPECT failed or was undefined, else 0 (unsupported files included).
+///
+/// ```
+/// use lockstep::amber::{ErrorClass, FileReport, FileStatus};
+/// use lockstep::cli::amber::exit_code;
+/// let f = |s, e| FileReport::not_run("x", s, "r".into(), e);
+/// assert_eq!(exit_code(&[f(FileStatus::Pass, None), f(FileStatus::Unsupported, None)]), 0);
+/// assert_eq!(exit_code(&[f(FileStatus::Fail, None), f(FileStatus::Error, Some(ErrorClass::BadInput))]), 64);
+/// ```
+pub fn exit_code(files: &[FileReport]) -> i32 {
+    match files.iter().filter_map(|f| f.error).min() {
+        Some(ErrorClass::BadInput) => EXIT_USAGE,
+        Some(ErrorClass::Backend) => EXIT_INTERNAL,
+        None if files.iter().any(|f| f.status == FileStatus::Fail) => EXIT_MISMATCH,
+        None => 0,
+    }
 }
 
 /// Reads one file: its text, or the file's error report.
