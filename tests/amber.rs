@@ -887,6 +887,7 @@ fn emulator() -> Fake {
         })
         .kernel("times_k", |d, b| {
             assert_eq!(d.pipeline.entry_point, "times_k");
+            assert_eq!(d.script.shaders[d.pipeline.shader].name, "times_k");
             let k = d.pipeline.specializations[0].bits;
             let o = at(d, 0);
             for i in 0..invocations(d, 4) {

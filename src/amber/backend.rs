@@ -86,6 +86,8 @@ pub struct DispatchBinding {
 /// One `RUN`: a compute pipeline, its buffers, the workgroup count.
 #[derive(Clone, Debug)]
 pub struct Dispatch<'a> {
+    /// The whole script (engine data such as `fence_timeout_ms`, requirements, other shaders).
+    pub script: &'a Script,
     /// The line of the `RUN` command.
     pub line: usize,
     /// The pipeline (entry point, specializations, subgroup size control, bindings).
@@ -106,8 +108,9 @@ pub struct DispatchOutput {
     /// The new bytes of each buffer of [`Dispatch::buffers`], in the same order and of the same
     /// lengths (read-only buffers come back unchanged).
     pub buffers: Vec<Vec<u8>>,
-    /// The annotations of each buffer after the dispatch, replacing those it came in with (a
-    /// device returns empty lists). Ranges must lie inside the buffer.
+    /// The annotations of each buffer after the dispatch, replacing those it came in with: one
+    /// list per buffer of [`Dispatch::buffers`], or no lists at all (a device) for none anywhere.
+    /// Ranges must lie inside their buffer.
     pub annotations: Vec<Vec<Annotation>>,
     /// The reconvergence mode the model ran this dispatch under (its choice from the shader's
     /// declarations, or the one it was told to use); `None` for a device.

@@ -160,6 +160,7 @@ fn exec(
                     });
                 }
                 let d = Dispatch {
+                    script: st.script,
                     line: *line,
                     pipeline: p,
                     shader: &st.script.shaders[p.shader],
