@@ -3,6 +3,7 @@
 //! Exit codes: 0 success; 1 a comparison found a mismatch; 2 no Vulkan loader or device;
 //! 64 bad input (usage); 70 a device or internal error.
 
+pub mod amber;
 #[cfg(feature = "vulkan")]
 pub mod conform;
 #[cfg(feature = "vulkan")]
@@ -124,6 +125,9 @@ pub enum Command {
     /// model and compare every result the model defines; a failure is shrunk and shown as GLSL.
     #[cfg(feature = "vulkan")]
     Reconverge(reconverge::ReconvergeArgs),
+    /// Run AmberScript compute tests (the Vulkan CTS format) on the device and on the model; every
+    /// EXPECT checked per run (pass, fail, or undefined on the model, with the reason).
+    Amber(Box<amber::AmberArgs>),
 }
 
 /// Parses `argv` (including the program name) and runs the command; returns what to print on stdout.
@@ -155,6 +159,7 @@ pub fn run(argv: &[String]) -> Result<String, CliError> {
         Command::Grayscott(a) => grayscott::run(&a),
         #[cfg(feature = "vulkan")]
         Command::Reconverge(a) => reconverge::run_cmd(&a),
+        Command::Amber(a) => amber::run(&a),
     }
 }
 

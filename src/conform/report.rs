@@ -6,7 +6,6 @@ use crate::conform::run::Report;
 use crate::model::{catalogue, Category, ScalarType};
 use serde_json::json;
 use std::collections::BTreeMap;
-use std::path::Path;
 
 /// Today's date (UTC) as YYYY-MM-DD.
 pub fn today() -> String {
@@ -520,25 +519,4 @@ pub fn junit(r: &Report) -> String {
     s
 }
 
-/// Writes `content` to `path` atomically (a temporary file in the same directory, then a rename).
-pub fn write_atomic(path: &Path, content: &str) -> std::io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    std::io::Write::write_all(&mut tmp, content.as_bytes())?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
-}
-
-/// Checks before a run that `path` can be written (its directory exists and is writable).
-pub fn check_writable(path: &Path) -> Result<(), String> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    tempfile::NamedTempFile::new_in(dir)
-        .map(|_| ())
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))
-}
+pub use crate::files::{check_writable, write_atomic};
