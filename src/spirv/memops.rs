@@ -493,7 +493,10 @@ impl Wg<'_, '_> {
                 }
                 for (c, &(sc, o)) in plan.slots.iter().enumerate() {
                     let (v, vt) = value(self, c, s);
-                    let mut t = self.write_taint(s, combine(pt, vt));
+                    // A lost invocation's own variables stay its own; what it writes where others
+                    // can see it is not pinned down.
+                    let t0 = combine(pt, vt);
+                    let mut t = if sp == Space::Lane { t0 } else { self.write_taint(s, t0) };
                     // Chains name the stores that move a value between invocations (shared memory
                     // and buffers); a store to the invocation's own variables is not a link.
                     if t & PROV != 0 && sp != Space::Lane {
