@@ -83,20 +83,22 @@ impl Wg<'_, '_> {
                 let (me, when) = (self.who(s), self.when(s) | if atomic { ATOMIC_WHEN } else { 0 });
                 let (lpw, n) = (self.d.lanes_per_wg, self.n as u32);
                 let (ww, wwhen) = (self.s_w_who[i], self.s_w_when[i]);
+                let mut raced = 0;
                 if ww != 0 && !(atomic && wwhen & ATOMIC_WHEN != 0) && unordered(ww, wwhen, me, when, lpw, n) {
-                    self.race(obj, w, (ww - 1, self.s_w_loc[i], true), (me - 1, loc, false));
+                    raced = self.race(obj, w, (ww - 1, self.s_w_loc[i], true), (me - 1, loc, false));
                 }
                 let r = self.s_r_who[i];
                 self.s_r_who[i] = if r == 0 || r == me { me } else { MANY };
                 self.s_r_when[i] = when;
                 self.s_r_loc[i] = loc;
-                (self.smem[i], self.staint[i])
+                (self.smem[i], combine(raced, self.staint[i]))
             }
             Space::Global => {
                 let d = self.d;
                 let Some(b) = d.buffers[obj as usize].as_ref() else {
                     return (0, 0);
                 };
+                let mut raced = 0;
                 if let Some(sh) = &b.shadow {
                     let (me, when) = (self.who(s), self.when(s) | if atomic { ATOMIC_WHEN } else { 0 });
                     let (lpw, n) = (d.lanes_per_wg, self.n as u32);
@@ -105,7 +107,7 @@ impl Wg<'_, '_> {
                         let wwhen = sh.w_when[w].load(Relaxed);
                         if !(atomic && wwhen & ATOMIC_WHEN != 0) && unordered(ww, wwhen, me, when, lpw, n) {
                             let wl = sh.w_loc[w].load(Relaxed);
-                            self.race(obj, w, (ww - 1, wl, true), (me - 1, loc, false));
+                            raced = self.race(obj, w, (ww - 1, wl, true), (me - 1, loc, false));
                         }
                     }
                     let r = sh.r_who[w].load(Relaxed);
@@ -115,7 +117,7 @@ impl Wg<'_, '_> {
                     sh.r_when[w].store(when, Relaxed);
                     sh.r_loc[w].store(loc, Relaxed);
                 }
-                (b.vals[w].load(Relaxed), b.taint[w].load(Relaxed))
+                (b.vals[w].load(Relaxed), combine(raced, b.taint[w].load(Relaxed)))
             }
         }
     }
@@ -137,16 +139,18 @@ impl Wg<'_, '_> {
                 let (lpw, n) = (self.d.lanes_per_wg, self.n as u32);
                 let (ww, wwhen) = (self.s_w_who[i], self.s_w_when[i]);
                 let both_atomic = |x: u32| atomic && x & ATOMIC_WHEN != 0;
+                let mut raced = 0;
                 if ww != 0 && !both_atomic(wwhen) && unordered(ww, wwhen, me, when, lpw, n) {
-                    self.race(obj, w, (ww - 1, self.s_w_loc[i], true), (me - 1, loc, true));
+                    raced = self.race(obj, w, (ww - 1, self.s_w_loc[i], true), (me - 1, loc, true));
                 }
                 let (rw, rwhen) = (self.s_r_who[i], self.s_r_when[i]);
                 if rw != 0 && !both_atomic(rwhen) && unordered(rw, rwhen, me, when, lpw, n) {
                     let other = if rw == MANY { me } else { rw };
                     if other != me || rw == MANY {
-                        self.race(obj, w, (other - 1, self.s_r_loc[i], false), (me - 1, loc, true));
+                        raced = self.race(obj, w, (other - 1, self.s_r_loc[i], false), (me - 1, loc, true));
                     }
                 }
+                let t = combine(raced, t);
                 self.s_w_who[i] = me;
                 self.s_w_when[i] = when;
                 self.s_w_loc[i] = loc;
@@ -158,6 +162,7 @@ impl Wg<'_, '_> {
                 let Some(b) = d.buffers[obj as usize].as_ref() else {
                     return;
                 };
+                let mut raced = 0;
                 if let Some(sh) = &b.shadow {
                     let (me, when) = (self.who(s), self.when(s) | if atomic { ATOMIC_WHEN } else { 0 });
                     let (lpw, n) = (d.lanes_per_wg, self.n as u32);
@@ -166,7 +171,7 @@ impl Wg<'_, '_> {
                     let wwhen = sh.w_when[w].swap(when, Relaxed);
                     let wl = sh.w_loc[w].swap(loc, Relaxed);
                     if ww != 0 && !both_atomic(wwhen) && unordered(ww, wwhen, me, when, lpw, n) {
-                        self.race(obj, w, (ww - 1, wl, true), (me - 1, loc, true));
+                        raced = self.race(obj, w, (ww - 1, wl, true), (me - 1, loc, true));
                     }
                     let rw = sh.r_who[w].load(Relaxed);
                     if rw != 0 {
@@ -174,12 +179,11 @@ impl Wg<'_, '_> {
                         if !both_atomic(rwhen) && unordered(rw, rwhen, me, when, lpw, n) && rw != me {
                             let other = if rw == MANY { me } else { rw };
                             let rl = sh.r_loc[w].load(Relaxed);
-                            self.race(obj, w, (other - 1, rl, false), (me - 1, loc, true));
+                            raced = self.race(obj, w, (other - 1, rl, false), (me - 1, loc, true));
                         }
                     }
-                } else {
-                    // A write to a buffer the module declares read-only: invalid, but keep going.
                 }
+                let t = combine(raced, t);
                 if wmask == !0 {
                     b.vals[w].store(bits, Relaxed);
                     b.taint[w].store(t, Relaxed);
@@ -191,7 +195,7 @@ impl Wg<'_, '_> {
         }
     }
 
-    fn race(&mut self, obj: u32, w: usize, a: (u32, LocId, bool), b: (u32, LocId, bool)) {
+    fn race(&mut self, obj: u32, w: usize, a: (u32, LocId, bool), b: (u32, LocId, bool)) -> u32 {
         // The raced word's final value depends on the order: taint it.
         let p = self.prov(Cause::Race, b.1, 0);
         let o = &self.k.objects[obj as usize];
@@ -213,6 +217,7 @@ impl Wg<'_, '_> {
             a,
             b,
         });
+        p
     }
 
     /// Reads a scalar of kind `sc` at byte `at` of `obj`: (bits, taint).
