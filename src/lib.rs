@@ -2,6 +2,8 @@
 //!
 //! - [`model`]: the reference model of every GL_KHR_shader_subgroup operation (plus rotate), with
 //!   undefined results as typed outcomes.
+//! - [`kernel`]: users' own kernels: GLSL, SPIR-V or WGSL sources to one SPIR-V module, and
+//!   their buffers (`.npy` files and specs such as `random:f32:1024:7`).
 //! - [`reconverge`]: divergence and reconvergence — structured programs executed on the model under
 //!   maximal / subgroup-uniform / core reconvergence, and fuzzed against a device.
 #![warn(missing_docs)]
@@ -11,6 +13,7 @@ pub mod cli;
 pub mod conform;
 pub mod docs;
 pub mod grayscott;
+pub mod kernel;
 pub mod model;
 pub mod reconverge;
 #[cfg(feature = "vulkan")]

@@ -64,41 +64,205 @@ pub fn compile_uncached(
             .collect::<Vec<_>>()
             .join("\n"),
     };
-    // One compiler per thread, kept alive: creating one re-initialises glslang's built-in symbol
-    // tables, which costs more (~60 ms) than compiling a typical program.
+    // No spirv-opt: the driver optimizes, and a conformance tool should hand it the code as written.
+    let opts = GlslOptions {
+        vulkan: if spirv_1_5 {
+            VulkanVersion::V1_2
+        } else {
+            VulkanVersion::V1_1
+        },
+        defines: &[],
+        debug_info: false,
+        include: None,
+    };
+    compile_glsl_with(source, &format!("{name}.comp"), &opts)
+        .map(Arc::new)
+        .map_err(err)
+}
+
+/// Runs `f` with this thread's shaderc compiler (`None` when shaderc could not create one).
+///
+/// One compiler per thread, kept alive: creating one re-initialises glslang's built-in symbol
+/// tables, which costs more (~60 ms) than compiling a typical program.
+fn with_compiler<R>(f: impl FnOnce(&shaderc::Compiler) -> R) -> Option<R> {
     thread_local! {
         static COMPILER: Option<shaderc::Compiler> = shaderc::Compiler::new();
     }
-    let mut opts =
-        shaderc::CompileOptions::new().ok_or_else(|| err("shaderc options unavailable".into()))?;
-    if spirv_1_5 {
-        opts.set_target_env(
-            shaderc::TargetEnv::Vulkan,
-            shaderc::EnvVersion::Vulkan1_2 as u32,
-        );
-        opts.set_target_spirv(shaderc::SpirvVersion::V1_5);
-    } else {
-        opts.set_target_env(
-            shaderc::TargetEnv::Vulkan,
-            shaderc::EnvVersion::Vulkan1_1 as u32,
-        );
-        opts.set_target_spirv(shaderc::SpirvVersion::V1_3);
+    COMPILER.with(|c| c.as_ref().map(f))
+}
+
+/// The Vulkan version a compilation targets, and with it the SPIR-V version of the module.
+///
+/// ```
+/// use lockstep::vulkan::VulkanVersion;
+/// assert_eq!(VulkanVersion::V1_1.spirv(), (1, 3));
+/// assert_eq!(VulkanVersion::V1_3.spirv(), (1, 6));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum VulkanVersion {
+    /// Vulkan 1.1, SPIR-V 1.3
+    V1_1,
+    /// Vulkan 1.2, SPIR-V 1.5
+    V1_2,
+    /// Vulkan 1.3, SPIR-V 1.6
+    V1_3,
+}
+
+impl VulkanVersion {
+    /// Every version, oldest first.
+    pub const ALL: [VulkanVersion; 3] = [
+        VulkanVersion::V1_1,
+        VulkanVersion::V1_2,
+        VulkanVersion::V1_3,
+    ];
+
+    /// The SPIR-V version (major, minor) that this Vulkan version consumes natively.
+    pub fn spirv(self) -> (u8, u8) {
+        match self {
+            VulkanVersion::V1_1 => (1, 3),
+            VulkanVersion::V1_2 => (1, 5),
+            VulkanVersion::V1_3 => (1, 6),
+        }
     }
-    // No spirv-opt: the driver optimizes, and a conformance tool should hand it the code as written.
-    opts.set_optimization_level(shaderc::OptimizationLevel::Zero);
-    COMPILER.with(|c| {
-        let compiler = c
-            .as_ref()
-            .ok_or_else(|| err("shaderc compiler unavailable".into()))?;
-        let art = compiler
-            .compile_into_spirv(
-                source,
-                shaderc::ShaderKind::Compute,
-                &format!("{name}.comp"),
-                "main",
-                Some(&opts),
-            )
-            .map_err(|e| err(e.to_string()))?;
-        Ok(Arc::new(art.as_binary().to_vec()))
+
+    fn shaderc(self) -> (shaderc::EnvVersion, shaderc::SpirvVersion) {
+        match self {
+            VulkanVersion::V1_1 => (shaderc::EnvVersion::Vulkan1_1, shaderc::SpirvVersion::V1_3),
+            VulkanVersion::V1_2 => (shaderc::EnvVersion::Vulkan1_2, shaderc::SpirvVersion::V1_5),
+            VulkanVersion::V1_3 => (shaderc::EnvVersion::Vulkan1_3, shaderc::SpirvVersion::V1_6),
+        }
+    }
+}
+
+/// Resolves an `#include`: called with the requested name, whether it is a relative include
+/// (`#include "x"`, as opposed to `#include <x>`), the name of the including source and the
+/// include depth; returns the resolved name (unique per file, used in messages and `OpLine`) and
+/// the file's text, or a message saying why it could not be found.
+pub type IncludeResolver<'a> =
+    dyn Fn(&str, bool, &str, usize) -> Result<(String, String), String> + 'a;
+
+/// How [`compile_glsl_with`] compiles.
+pub struct GlslOptions<'a> {
+    /// Target environment.
+    pub vulkan: VulkanVersion,
+    /// `-D` macro definitions: name and optional value.
+    pub defines: &'a [(String, Option<String>)],
+    /// Emit debug information (`OpSource` with the text, `OpString`, `OpLine`, `OpName`).
+    pub debug_info: bool,
+    /// `#include` resolution; without it an `#include` is an error.
+    pub include: Option<&'a IncludeResolver<'a>>,
+}
+
+/// Deepest `#include` nesting accepted (deeper is reported as a probable include cycle).
+pub const MAX_INCLUDE_DEPTH: usize = 32;
+
+fn no_nul(what: &str, text: &str) -> Result<(), String> {
+    match text.find('\0') {
+        Some(at) => Err(format!("{what} contains a NUL character at byte {at}")),
+        None => Ok(()),
+    }
+}
+
+/// Compiles a GLSL compute shader (entry point `main`) to SPIR-V, without optimisation, with the
+/// given target, macro definitions, debug information and include resolution. The error is
+/// shaderc's message, whose lines name the file and line (`kernel.comp:12: error: …`).
+///
+/// ```
+/// use lockstep::vulkan::{compile_glsl_with, GlslOptions, VulkanVersion};
+/// let defines = [("N".to_string(), Some("4".to_string()))];
+/// let opts = GlslOptions { vulkan: VulkanVersion::V1_1, defines: &defines, debug_info: true, include: None };
+/// let words = compile_glsl_with("#version 450\nlayout(local_size_x = N) in;\nvoid main() {}\n", "k.comp", &opts).unwrap();
+/// assert_eq!((words[0], words[1]), (0x0723_0203, 0x0001_0300)); // magic, SPIR-V 1.3
+/// let e = compile_glsl_with("#version 450\nvoid main() { x = 1; }\n", "k.comp", &opts).unwrap_err();
+/// assert!(e.contains("k.comp:2"), "{e}");
+/// ```
+pub fn compile_glsl_with(
+    source: &str,
+    file_name: &str,
+    opts: &GlslOptions<'_>,
+) -> Result<Vec<u32>, String> {
+    no_nul("the source", source)?;
+    no_nul("the file name", file_name)?;
+    let mut o = shaderc::CompileOptions::new().ok_or("shaderc options unavailable")?;
+    let (env, spv) = opts.vulkan.shaderc();
+    o.set_target_env(shaderc::TargetEnv::Vulkan, env as u32);
+    o.set_target_spirv(spv);
+    o.set_optimization_level(shaderc::OptimizationLevel::Zero);
+    if opts.debug_info {
+        o.set_generate_debug_info();
+    }
+    for (name, value) in opts.defines {
+        if name.is_empty()
+            || !name.chars().all(|c| c == '_' || c.is_ascii_alphanumeric())
+            || name.starts_with(|c: char| c.is_ascii_digit())
+        {
+            return Err(format!(
+                "macro name '{name}' is not an identifier (letters, digits and '_', not starting with a digit)"
+            ));
+        }
+        if let Some(v) = value {
+            no_nul(&format!("the value of macro {name}"), v)?;
+        }
+        o.add_macro_definition(name, value.as_deref());
+    }
+    if let Some(resolve) = opts.include {
+        // shaderc panics on names or contents with NUL characters and on empty resolved names:
+        // those become include errors here.
+        o.set_include_callback(move |requested, kind, from, depth| {
+            if depth > MAX_INCLUDE_DEPTH {
+                return Err(format!(
+                    "#include nesting deeper than {MAX_INCLUDE_DEPTH} (an include cycle?)"
+                ));
+            }
+            let relative = kind == shaderc::IncludeType::Relative;
+            let (resolved_name, content) = resolve(requested, relative, from, depth)?;
+            no_nul(&format!("included file {resolved_name}"), &content)?;
+            no_nul("an included file name", &resolved_name)?;
+            if resolved_name.is_empty() {
+                return Err(format!(
+                    "#include \"{requested}\" resolved to an empty name"
+                ));
+            }
+            Ok(shaderc::ResolvedInclude {
+                resolved_name,
+                content,
+            })
+        });
+    }
+    with_compiler(|c| {
+        c.compile_into_spirv(
+            source,
+            shaderc::ShaderKind::Compute,
+            file_name,
+            "main",
+            Some(&o),
+        )
+        .map(|a| a.as_binary().to_vec())
+        .map_err(|e| e.to_string())
     })
+    .unwrap_or_else(|| Err("shaderc compiler unavailable".into()))
+}
+
+/// Assembles SPIR-V assembly text (the SPIRV-Tools syntax, as `spirv-dis` writes it) into a
+/// module for the given target.
+///
+/// ```
+/// use lockstep::vulkan::{assemble_spirv, VulkanVersion};
+/// let text = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n";
+/// let words = assemble_spirv(text, VulkanVersion::V1_1).unwrap();
+/// assert_eq!(words[0], 0x0723_0203);
+/// assert!(assemble_spirv("OpNoSuchThing\n", VulkanVersion::V1_1).is_err());
+/// ```
+pub fn assemble_spirv(text: &str, vulkan: VulkanVersion) -> Result<Vec<u32>, String> {
+    no_nul("the assembly", text)?;
+    let mut o = shaderc::CompileOptions::new().ok_or("shaderc options unavailable")?;
+    let (env, spv) = vulkan.shaderc();
+    o.set_target_env(shaderc::TargetEnv::Vulkan, env as u32);
+    o.set_target_spirv(spv);
+    with_compiler(|c| {
+        c.assemble(text, Some(&o))
+            .map(|a| a.as_binary().to_vec())
+            .map_err(|e| e.to_string())
+    })
+    .unwrap_or_else(|| Err("shaderc compiler unavailable".into()))
 }

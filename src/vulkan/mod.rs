@@ -8,7 +8,10 @@ mod compile;
 mod context;
 
 pub use caps::{Capabilities, DeviceInfo, SubgroupOps};
-pub use compile::{compile_glsl, compile_uncached, GlslError};
+pub use compile::{
+    assemble_spirv, compile_glsl, compile_glsl_with, compile_uncached, GlslError, GlslOptions,
+    IncludeResolver, VulkanVersion, MAX_INCLUDE_DEPTH,
+};
 pub use context::{Context, Kernel, KernelOptions, Pass, SpecValue};
 
 /// A Vulkan failure, with enough context to act on.
