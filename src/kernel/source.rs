@@ -8,13 +8,14 @@
 //!   lowest of Vulkan 1.1, 1.2, 1.3 under which the shader compiles (a shader that compiles under
 //!   1.1 never gets a higher one; one that needs more — `subgroupBroadcast` with a dynamic id
 //!   needs SPIR-V 1.5 — gets the first that accepts it). Needs the `vulkan` cargo feature.
-//! - SPIR-V assembly (`.spvasm`) through shaderc's assembler, the same target ladder. Needs the
-//!   `vulkan` feature.
+//! - SPIR-V assembly (`.spvasm`) through shaderc's assembler. The module's SPIR-V version is
+//!   the target's, else the one a `; Version: 1.x` comment at the top declares (as `spirv-dis`
+//!   writes), else 1.3. Needs the `vulkan` feature.
 //! - SPIR-V binary (`.spv`): little-endian words (a big-endian file is byte-swapped), magic
 //!   number and size checked, structure parsed with rspirv.
-//! - WGSL (`.wgsl`) through naga: `wgsl-in`, validation with every capability (subgroups
-//!   included: `enable subgroups;`), `spv-out` with debug information (`OpSource` with the text,
-//!   `OpLine`).
+//! - WGSL (`.wgsl`) through naga: `wgsl-in`, validation with every capability (subgroup
+//!   operations when the source says `enable subgroups;`), `spv-out` with debug information
+//!   (`OpSource` with the text, `OpLine`), SPIR-V 1.3 unless a target is given.
 //!
 //! Every failure is one [`SourceError`] naming the file and, where the compiler gives one, the line.
 
@@ -623,40 +624,70 @@ fn glsl(
 }
 
 #[cfg(feature = "vulkan")]
+/// The version in a `; Version: 1.5` comment, as `spirv-dis` starts its output with.
+fn declared_asm_version(text: &str) -> Option<(u8, u8)> {
+    text.lines()
+        .take_while(|l| l.trim_start().starts_with(';') || l.trim().is_empty())
+        .find_map(|l| {
+            let v = l.trim_start().trim_start_matches(';').trim();
+            let (major, minor) = v.strip_prefix("Version:")?.trim().split_once('.')?;
+            Some((major.trim().parse().ok()?, minor.trim().parse().ok()?))
+        })
+}
+
+#[cfg(feature = "vulkan")]
 fn assemble(
     text: &str,
     file: &str,
     target: Option<TargetEnv>,
 ) -> Result<(Vec<u32>, TargetEnv), SourceError> {
-    let targets: Vec<TargetEnv> = match target {
-        Some(t) => vec![t],
-        None => TargetEnv::ALL.to_vec(),
+    // The assembler takes any instruction whatever the target; the module's version is the
+    // target's, or the one a `; Version:` comment declares, or SPIR-V 1.3.
+    let declared = declared_asm_version(text);
+    let needed = match declared {
+        Some((major, minor)) => TargetEnv::for_spirv(major, minor).ok_or_else(|| SourceError::Spirv {
+            file: file.to_string(),
+            rule: format!("its '; Version: {major}.{minor}' is not a SPIR-V version lockstep knows (1.0 to 1.6)"),
+        })?,
+        None => TargetEnv::Vulkan1_1,
     };
-    let mut last = String::new();
-    for t in targets {
-        match crate::vulkan::assemble_spirv(text, t.backend()) {
-            Ok(words) => return Ok((words, t)),
-            Err(e) => last = e,
+    let env = match target {
+        Some(t) if t < needed => {
+            let (major, minor) = declared.unwrap_or((1, 3));
+            return Err(SourceError::TargetTooLow {
+                file: file.to_string(),
+                major,
+                minor,
+                given: t,
+                needed,
+            });
+        }
+        Some(t) => t,
+        None => needed,
+    };
+    match crate::vulkan::assemble_spirv(text, env.backend()) {
+        Ok(words) => Ok((words, env)),
+        Err(e) => {
+            // SPIRV-Tools reports `LINE:COLUMN: message`.
+            let line = e
+                .trim_start_matches("invalid assembly:")
+                .trim_start()
+                .split(':')
+                .next()
+                .and_then(|n| n.trim().parse::<u32>().ok());
+            Err(SourceError::Compile {
+                lang: SourceLang::SpirvAsm,
+                file: file.to_string(),
+                line,
+                message: e.trim_end().to_string(),
+                source_line: line.and_then(|l| {
+                    text.lines()
+                        .nth(l.checked_sub(1)? as usize)
+                        .map(str::to_string)
+                }),
+            })
         }
     }
-    // SPIRV-Tools reports `LINE:COLUMN: message`.
-    let line = last
-        .trim_start_matches("invalid assembly:")
-        .trim_start()
-        .split(':')
-        .next()
-        .and_then(|n| n.trim().parse::<u32>().ok());
-    Err(SourceError::Compile {
-        lang: SourceLang::SpirvAsm,
-        file: file.to_string(),
-        line,
-        message: last.trim_end().to_string(),
-        source_line: line.and_then(|l| {
-            text.lines()
-                .nth(l.checked_sub(1)? as usize)
-                .map(str::to_string)
-        }),
-    })
 }
 
 #[cfg(not(feature = "vulkan"))]
@@ -671,6 +702,62 @@ fn assemble(
     })
 }
 
+/// naga 30 implements WGSL's subgroup built-ins but rejects the `enable subgroups;` directive
+/// that the WGSL specification requires for them ("not yet implemented", gfx-rs/wgpu#5555). The
+/// directive is taken out here (blanked, so every line and column stays where it was) and
+/// decides whether the validator allows subgroup operations: with it they are valid, without it
+/// they are the error the specification makes them.
+fn take_subgroups_directive(text: &str) -> (String, bool) {
+    let mut out = String::with_capacity(text.len());
+    let mut enabled = false;
+    let mut rest = text;
+    while let Some(at) = rest.find("enable") {
+        let before_ok = rest[..at]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
+        let after = &rest[at + "enable".len()..];
+        let after_ok = after.starts_with(|c: char| c.is_whitespace());
+        let end = after.find(';');
+        match (before_ok && after_ok, end) {
+            (true, Some(end)) => {
+                let list = &after[..end];
+                let names: Vec<&str> = list.split(',').map(str::trim).collect();
+                if names.contains(&"subgroups") {
+                    enabled = true;
+                    let kept: Vec<&str> = names
+                        .into_iter()
+                        .filter(|n| *n != "subgroups" && !n.is_empty())
+                        .collect();
+                    let directive = &rest[at..at + "enable".len() + end + 1];
+                    let replaced = if kept.is_empty() {
+                        String::new()
+                    } else {
+                        format!("enable {};", kept.join(", "))
+                    };
+                    // Same length, same line breaks.
+                    let pad: String = directive[replaced.len()..]
+                        .chars()
+                        .map(|c| if c == '\n' { '\n' } else { ' ' })
+                        .collect();
+                    out.push_str(&rest[..at]);
+                    out.push_str(&replaced);
+                    out.push_str(&pad);
+                } else {
+                    out.push_str(&rest[..at + "enable".len() + end + 1]);
+                }
+                rest = &after[end + 1..];
+            }
+            _ => {
+                out.push_str(&rest[..at + "enable".len()]);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    (out, enabled)
+}
+
 fn wgsl(text: &str, file: &str, target: TargetEnv) -> Result<(Vec<u32>, TargetEnv), SourceError> {
     use naga::valid::{
         Capabilities, ShaderStages, SubgroupOperationSet, ValidationFlags, Validator,
@@ -683,15 +770,25 @@ fn wgsl(text: &str, file: &str, target: TargetEnv) -> Result<(Vec<u32>, TargetEn
         // naga's message already shows the line under the caret.
         source_line: None,
     };
-    let module = naga::front::wgsl::parse_str(text).map_err(|e| {
+    let (parsed_text, subgroups) = take_subgroups_directive(text);
+    let module = naga::front::wgsl::parse_str(&parsed_text).map_err(|e| {
         fail(
             e.emit_to_string_with_path(text, file),
             e.location(text).map(|l| l.line_number),
         )
     })?;
-    // Every capability: what the device lacks is for the device runner to report, with the
-    // feature's name; the validator's job here is the language's rules.
-    let mut validator = Validator::new(ValidationFlags::all(), Capabilities::all());
+    // Every capability (subgroups only with `enable subgroups;`): what the device lacks is for
+    // the device runner to report, with the feature's name; the validator's job here is the
+    // language's rules.
+    let mut caps = Capabilities::all();
+    if !subgroups {
+        caps.remove(
+            Capabilities::SUBGROUP
+                | Capabilities::SUBGROUP_BARRIER
+                | Capabilities::SUBGROUP_VERTEX_STAGE,
+        );
+    }
+    let mut validator = Validator::new(ValidationFlags::all(), caps);
     validator
         .subgroup_stages(ShaderStages::COMPUTE)
         .subgroup_operations(SubgroupOperationSet::all());
@@ -711,9 +808,9 @@ fn wgsl(text: &str, file: &str, target: TargetEnv) -> Result<(Vec<u32>, TargetEn
             language: naga::back::spv::SourceLanguage::WGSL,
         }),
         // The module as written: no loop-bounding counters (a WebGPU guard against drivers that
-        // miscompile infinite loops) and no invented bindings.
+        // miscompile infinite loops). Bindings map @group to the set and @binding to the binding.
         force_loop_bounding: false,
-        fake_missing_bindings: false,
+        fake_missing_bindings: true,
         ..Default::default()
     };
     let words = naga::back::spv::write_vec(&module, &info, &options, None)

@@ -183,6 +183,8 @@ pub fn compile_glsl_with(
 ) -> Result<Vec<u32>, String> {
     no_nul("the source", source)?;
     no_nul("the file name", file_name)?;
+    // Every included file's text by resolved name, to re-embed in OpSource (below).
+    let included: std::cell::RefCell<Vec<(String, String)>> = Default::default();
     let mut o = shaderc::CompileOptions::new().ok_or("shaderc options unavailable")?;
     let (env, spv) = opts.vulkan.shaderc();
     o.set_target_env(shaderc::TargetEnv::Vulkan, env as u32);
@@ -206,6 +208,7 @@ pub fn compile_glsl_with(
         o.add_macro_definition(name, value.as_deref());
     }
     if let Some(resolve) = opts.include {
+        let included = &included;
         // shaderc panics on names or contents with NUL characters and on empty resolved names:
         // those become include errors here.
         o.set_include_callback(move |requested, kind, from, depth| {
@@ -223,13 +226,16 @@ pub fn compile_glsl_with(
                     "#include \"{requested}\" resolved to an empty name"
                 ));
             }
+            included
+                .borrow_mut()
+                .push((resolved_name.clone(), content.clone()));
             Ok(shaderc::ResolvedInclude {
                 resolved_name,
                 content,
             })
         });
     }
-    with_compiler(|c| {
+    let words = with_compiler(|c| {
         c.compile_into_spirv(
             source,
             shaderc::ShaderKind::Compute,
@@ -240,17 +246,113 @@ pub fn compile_glsl_with(
         .map(|a| a.as_binary().to_vec())
         .map_err(|e| e.to_string())
     })
-    .unwrap_or_else(|| Err("shaderc compiler unavailable".into()))
+    .unwrap_or_else(|| Err("shaderc compiler unavailable".into()))?;
+    drop(o);
+    if !opts.debug_info {
+        return Ok(words);
+    }
+    let mut texts = included.into_inner();
+    texts.push((file_name.to_string(), source.to_string()));
+    Ok(reembed_sources(&words, &texts))
+}
+
+/// glslang 11 embeds each file's text in `OpSource` with every byte above 0x7f widened to four
+/// (`ff ff ff`-padded), so a source with one non-ASCII character (a `Σ` in a comment) gives a
+/// module whose strings are not UTF-8, which SPIR-V parsers (rspirv) reject. The text is
+/// replaced by the file's own, split at character boundaries into `OpSourceContinued` where it
+/// is longer than one instruction holds; an `OpSource` whose file is not known loses its text.
+fn reembed_sources(words: &[u32], texts: &[(String, String)]) -> Vec<u32> {
+    const OP_SOURCE_CONTINUED: u32 = 2;
+    const OP_SOURCE: u32 = 3;
+    const OP_STRING: u32 = 7;
+    // Strings are NUL-terminated and padded to a word.
+    fn encode(s: &[u8]) -> Vec<u32> {
+        let mut b = s.to_vec();
+        b.push(0);
+        b.resize(b.len().div_ceil(4) * 4, 0);
+        b.chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    }
+    // Pieces of `text` that fit an instruction of at most 65535 words, `first` of them taken by
+    // other operands in the first instruction.
+    fn chunks(text: &str, first: usize) -> Vec<&str> {
+        let mut out = Vec::new();
+        let mut rest = text;
+        let mut room = (0xffff - 1 - first) * 4 - 1;
+        loop {
+            let mut cut = rest.len().min(room);
+            while !rest.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            out.push(&rest[..cut]);
+            rest = &rest[cut..];
+            if rest.is_empty() {
+                return out;
+            }
+            room = (0xffff - 1) * 4 - 1;
+        }
+    }
+    let mut names = std::collections::HashMap::new();
+    let mut out = Vec::with_capacity(words.len());
+    out.extend_from_slice(&words[..words.len().min(5)]);
+    let mut i = 5;
+    while i < words.len() {
+        let n = (words[i] >> 16) as usize;
+        let op = words[i] & 0xffff;
+        if n == 0 || i + n > words.len() {
+            // Not a module glslang would write: leave the rest as it is.
+            out.extend_from_slice(&words[i..]);
+            break;
+        }
+        let inst = &words[i..i + n];
+        match op {
+            OP_STRING if n >= 3 => {
+                let bytes: Vec<u8> = inst[2..].iter().flat_map(|w| w.to_le_bytes()).collect();
+                let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+                names.insert(inst[1], String::from_utf8_lossy(&bytes[..end]).into_owned());
+                out.extend_from_slice(inst);
+            }
+            OP_SOURCE if n > 4 => {
+                let text = names
+                    .get(&inst[3])
+                    .and_then(|name| texts.iter().find(|(n, _)| n == name))
+                    .map(|(_, t)| t.as_str());
+                match text {
+                    Some(t) => {
+                        for (k, c) in chunks(t, 3).into_iter().enumerate() {
+                            let s = encode(c.as_bytes());
+                            if k == 0 {
+                                out.push(((4 + s.len() as u32) << 16) | OP_SOURCE);
+                                out.extend_from_slice(&inst[1..4]);
+                            } else {
+                                out.push(((1 + s.len() as u32) << 16) | OP_SOURCE_CONTINUED);
+                            }
+                            out.extend_from_slice(&s);
+                        }
+                    }
+                    None => {
+                        out.push((4 << 16) | OP_SOURCE);
+                        out.extend_from_slice(&inst[1..4]);
+                    }
+                }
+            }
+            OP_SOURCE_CONTINUED => {}
+            _ => out.extend_from_slice(inst),
+        }
+        i += n;
+    }
+    out
 }
 
 /// Assembles SPIR-V assembly text (the SPIRV-Tools syntax, as `spirv-dis` writes it) into a
-/// module for the given target.
+/// module for the given target, whose SPIR-V version the module's header gets.
 ///
 /// ```
 /// use lockstep::vulkan::{assemble_spirv, VulkanVersion};
 /// let text = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n";
-/// let words = assemble_spirv(text, VulkanVersion::V1_1).unwrap();
-/// assert_eq!(words[0], 0x0723_0203);
+/// let words = assemble_spirv(text, VulkanVersion::V1_2).unwrap();
+/// assert_eq!((words[0], words[1]), (0x0723_0203, 0x0001_0500));
 /// assert!(assemble_spirv("OpNoSuchThing\n", VulkanVersion::V1_1).is_err());
 /// ```
 pub fn assemble_spirv(text: &str, vulkan: VulkanVersion) -> Result<Vec<u32>, String> {
@@ -259,10 +361,16 @@ pub fn assemble_spirv(text: &str, vulkan: VulkanVersion) -> Result<Vec<u32>, Str
     let (env, spv) = vulkan.shaderc();
     o.set_target_env(shaderc::TargetEnv::Vulkan, env as u32);
     o.set_target_spirv(spv);
-    with_compiler(|c| {
+    let mut words = with_compiler(|c| {
         c.assemble(text, Some(&o))
             .map(|a| a.as_binary().to_vec())
             .map_err(|e| e.to_string())
     })
-    .unwrap_or_else(|| Err("shaderc compiler unavailable".into()))
+    .unwrap_or_else(|| Err("shaderc compiler unavailable".into()))?;
+    // shaderc's assembler writes version 1.0 whatever the target: the header gets the target's.
+    if let Some(v) = words.get_mut(1) {
+        let (major, minor) = vulkan.spirv();
+        *v = (major as u32) << 16 | (minor as u32) << 8;
+    }
+    Ok(words)
 }
