@@ -53,6 +53,29 @@ fn has_capability(m: &SpirvModule, c: Capability) -> bool {
         .any(|i| matches!(i.operands.first(), Some(Operand::Capability(x)) if *x == c))
 }
 
+/// The text embedded for each file: OpSource's Source operand plus its OpSourceContinued pieces
+/// (SPIR-V 3.42.2), by the file's OpString name.
+fn embedded_sources(m: &SpirvModule) -> Vec<(String, String)> {
+    let module = parse(m);
+    let mut names = std::collections::HashMap::new();
+    let mut out: Vec<(String, String)> = Vec::new();
+    for i in &module.debug_string_source {
+        match (i.class.opcode, i.operands.as_slice()) {
+            (Op::String, [Operand::LiteralString(s)]) => {
+                names.insert(i.result_id.unwrap(), s.clone());
+            }
+            (Op::Source, [_, _, Operand::IdRef(f), Operand::LiteralString(t)]) => {
+                out.push((names[f].clone(), t.clone()))
+            }
+            (Op::SourceContinued, [Operand::LiteralString(t)]) => {
+                out.last_mut().unwrap().1.push_str(t)
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let p = dir.join(name);
     std::fs::create_dir_all(p.parent().unwrap()).unwrap();
@@ -107,13 +130,34 @@ mod glsl {
                 "{k}: {strings:?}"
             );
             assert!(count_op(&m, Op::Line) > 0, "{k} has no OpLine");
-            assert!(count_op(&m, Op::Source) > 0, "{k} has no OpSource");
+            // Each file's text is embedded as it is (common.glsl has non-ASCII characters).
+            let sources = embedded_sources(&m);
+            assert_eq!(
+                sources.len(),
+                1 + strings.iter().filter(|s| s.ends_with(".glsl")).count(),
+                "{k}"
+            );
+            for (name, text) in sources {
+                assert_eq!(text, std::fs::read_to_string(&name).unwrap(), "{k}: {name}");
+            }
             assert_eq!(
                 m.source_text.as_deref(),
                 Some(std::fs::read_to_string(root.join(k)).unwrap().as_str())
             );
             assert_eq!(m.compute_entry_points(), ["main"]);
         }
+    }
+
+    #[test]
+    fn a_long_non_ascii_source_is_embedded_whole_in_pieces() {
+        // 300 000 bytes of comment: more than one OpSource holds (65535 words), with a
+        // multi-byte character across every possible cut.
+        let comment: String = "// ".to_string() + &"Σ·−".repeat(40_000) + "\n";
+        let text =
+            format!("#version 450\n{comment}layout(local_size_x = 1) in;\nvoid main() {{}}\n");
+        let m = compile(&text, SourceLang::Glsl, &opts()).unwrap();
+        assert!(count_op(&m, Op::SourceContinued) >= 1);
+        assert_eq!(embedded_sources(&m), [("kernel".to_string(), text)]);
     }
 
     #[test]
