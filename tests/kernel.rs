@@ -53,29 +53,6 @@ fn has_capability(m: &SpirvModule, c: Capability) -> bool {
         .any(|i| matches!(i.operands.first(), Some(Operand::Capability(x)) if *x == c))
 }
 
-/// The text embedded for each file: OpSource's Source operand plus its OpSourceContinued pieces
-/// (SPIR-V 3.42.2), by the file's OpString name.
-fn embedded_sources(m: &SpirvModule) -> Vec<(String, String)> {
-    let module = parse(m);
-    let mut names = std::collections::HashMap::new();
-    let mut out: Vec<(String, String)> = Vec::new();
-    for i in &module.debug_string_source {
-        match (i.class.opcode, i.operands.as_slice()) {
-            (Op::String, [Operand::LiteralString(s)]) => {
-                names.insert(i.result_id.unwrap(), s.clone());
-            }
-            (Op::Source, [_, _, Operand::IdRef(f), Operand::LiteralString(t)]) => {
-                out.push((names[f].clone(), t.clone()))
-            }
-            (Op::SourceContinued, [Operand::LiteralString(t)]) => {
-                out.last_mut().unwrap().1.push_str(t)
-            }
-            _ => {}
-        }
-    }
-    out
-}
-
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let p = dir.join(name);
     std::fs::create_dir_all(p.parent().unwrap()).unwrap();
@@ -93,6 +70,29 @@ fn opts() -> SourceOptions {
 #[cfg(feature = "vulkan")]
 mod glsl {
     use super::*;
+
+    /// The text embedded for each file: OpSource's Source operand plus its OpSourceContinued pieces
+    /// (SPIR-V 3.42.2), by the file's OpString name.
+    fn embedded_sources(m: &SpirvModule) -> Vec<(String, String)> {
+        let module = parse(m);
+        let mut names = std::collections::HashMap::new();
+        let mut out: Vec<(String, String)> = Vec::new();
+        for i in &module.debug_string_source {
+            match (i.class.opcode, i.operands.as_slice()) {
+                (Op::String, [Operand::LiteralString(s)]) => {
+                    names.insert(i.result_id.unwrap(), s.clone());
+                }
+                (Op::Source, [_, _, Operand::IdRef(f), Operand::LiteralString(t)]) => {
+                    out.push((names[f].clone(), t.clone()))
+                }
+                (Op::SourceContinued, [Operand::LiteralString(t)]) => {
+                    out.last_mut().unwrap().1.push_str(t)
+                }
+                _ => {}
+            }
+        }
+        out
+    }
 
     const EMPTY: &str = "#version 450\nlayout(local_size_x = 4) in;\nvoid main() {}\n";
 
@@ -896,7 +896,7 @@ fn npy_files_agree_with_ndarray_npy_both_ways() {
 /// An npy file with a hand-written header (version 1.0).
 fn raw_npy(header: &str, data: &[u8]) -> Vec<u8> {
     let mut dict = header.to_string();
-    while (10 + dict.len() + 1) % 64 != 0 {
+    while !(10 + dict.len() + 1).is_multiple_of(64) {
         dict.push(' ');
     }
     dict.push('\n');

@@ -21,7 +21,7 @@
 
 use rspirv::spirv;
 use std::fmt;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 /// The language of a kernel source, from its file extension.
@@ -506,6 +506,7 @@ fn compile_text(
 }
 
 /// The first `file:LINE: error:` of a glslang/shaderc message.
+#[cfg(feature = "vulkan")]
 fn first_error_location(message: &str) -> Option<(String, u32)> {
     message.lines().find_map(|l| {
         let at = l.find(": error:")?;
@@ -516,8 +517,10 @@ fn first_error_location(message: &str) -> Option<(String, u32)> {
 
 /// Lexically normalised `dir/requested` (no `.`; `..` folded where possible), so one file has
 /// one name in messages and `OpString`s.
+#[cfg(feature = "vulkan")]
 fn join_clean(dir: &Path, requested: &str) -> PathBuf {
     let mut out = PathBuf::new();
+    use std::path::Component;
     for c in dir.join(requested).components() {
         match c {
             Component::CurDir => {}
@@ -830,7 +833,7 @@ fn binary(
         file: file.to_string(),
         rule,
     };
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return Err(bad(format!(
             "its size ({} bytes) is not a multiple of 4",
             bytes.len()

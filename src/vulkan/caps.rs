@@ -56,7 +56,9 @@ impl SubgroupOps {
 }
 
 /// Everything lockstep needs to know about a device's subgroup support.
-#[derive(Clone, Debug, Serialize)]
+///
+/// `Default` is a device with nothing (every feature off, every limit 0), for tests to start from.
+#[derive(Clone, Debug, Default, Serialize)]
 pub struct Capabilities {
     /// default subgroupSize
     pub subgroup_size: u32,

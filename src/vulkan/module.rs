@@ -229,10 +229,13 @@ fn capability_need(
 }
 
 impl Context {
-    /// Runs one dispatch of `d` and reads every buffer back. See the [module docs](self) for the
-    /// checks made first. Waits at most [`MODULE_TIMEOUT`] for each submission.
+    /// Runs one dispatch of `d` and reads every buffer back, after the checks of
+    /// [`Context::check_module`] and of the buffers and push constants against the pipeline
+    /// (a missing buffer, one smaller than its block, push constants of another size: each a
+    /// [`VkError::Input`] naming the binding and the sizes). Waits at most [`MODULE_TIMEOUT`]
+    /// for each submission. Runs on the default device (lavapipe without a GPU):
     ///
-    /// ```no_run
+    /// ```
     /// use lockstep::vulkan::{BoundBuffer, Context, DescriptorKind, ModuleDispatch};
     /// let glsl = "#version 450\n\
     ///     layout(local_size_x = 64) in;\n\

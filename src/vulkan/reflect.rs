@@ -432,12 +432,11 @@ pub(crate) fn reflect(
                     }
                 }
                 match i.class.opcode {
-                    Op::GroupNonUniformBroadcast | Op::GroupNonUniformQuadBroadcast => {
+                    Op::GroupNonUniformBroadcast | Op::GroupNonUniformQuadBroadcast
                         if dynamic_broadcast.is_none()
-                            && id(i.operands.get(2)).is_some_and(|x| !r.is_constant(x))
-                        {
-                            dynamic_broadcast = Some(name);
-                        }
+                            && id(i.operands.get(2)).is_some_and(|x| !r.is_constant(x)) =>
+                    {
+                        dynamic_broadcast = Some(name);
                     }
                     Op::GroupNonUniformRotateKHR => clustered_rotate |= i.operands.len() > 3,
                     _ => {}
