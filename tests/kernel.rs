@@ -496,6 +496,35 @@ fn wgsl_errors_name_the_line() {
 }
 
 #[test]
+fn enable_subgroups_may_share_its_directive_and_positions_stay() {
+    for directive in [
+        "enable f16, subgroups;",
+        "enable subgroups, f16;",
+        "enable subgroups,f16,;",
+    ] {
+        let text = format!(
+            "{directive}\n@group(0) @binding(0) var<storage, read_write> d: array<f16>;\n\
+             @compute @workgroup_size(8)\nfn main(@builtin(local_invocation_index) i: u32) {{ d[i] = subgroupAdd(d[i]); }}\n"
+        );
+        let m = compile(&text, SourceLang::Wgsl, &opts())
+            .unwrap_or_else(|e| panic!("{directive}: {e}"));
+        assert!(has_capability(&m, Capability::Float16), "{directive}");
+        // An error after the directive keeps its line and column.
+        let broken = text.replace("d[i] = subgroupAdd", "d[i] = subgroupAddd");
+        let e = compile(&broken, SourceLang::Wgsl, &opts()).unwrap_err();
+        assert!(
+            matches!(e, SourceError::Compile { line: Some(4), .. }),
+            "{directive}: {e}"
+        );
+        assert!(e.to_string().contains("kernel:4:"), "{e}");
+    }
+    // A word that merely contains "enable", or the directive in another position, is left alone.
+    let text =
+        "// not_enable subgroups;\n@compute @workgroup_size(1) fn main() { let enabled = 1u; }\n";
+    compile(text, SourceLang::Wgsl, &opts()).unwrap();
+}
+
+#[test]
 fn wgsl_takes_no_defines() {
     let mut o = opts();
     o.define("N=1").unwrap();

@@ -411,6 +411,19 @@ impl BufferSpec {
     /// The spec's rules that do not need the file system: sizes within [`MAX_BUFFER_BYTES`], a
     /// series exactly representable.
     fn check(&self) -> Result<(), String> {
+        let shape = match self {
+            BufferSpec::Npy(_) => &[1][..],
+            BufferSpec::Values { bits, .. } => &[bits.len()][..],
+            BufferSpec::Zeros { shape, .. }
+            | BufferSpec::Fill { shape, .. }
+            | BufferSpec::Series { shape, .. }
+            | BufferSpec::Random { shape, .. } => shape.as_slice(),
+        };
+        if shape.is_empty() || shape.contains(&0) {
+            return Err(format!(
+                "shape {shape:?} has no elements: a buffer needs at least one"
+            ));
+        }
         match self {
             BufferSpec::Npy(_) => Ok(()),
             BufferSpec::Values { dtype, bits } => sized(*dtype, &[bits.len()]).map(|_| ()),

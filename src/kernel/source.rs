@@ -245,6 +245,25 @@ pub struct SpirvModule {
 }
 
 impl SpirvModule {
+    /// A module from the bytes of a SPIR-V binary (as in a `.spv` file, or Amber's `SPIRV-HEX`),
+    /// checked as [`load`] checks a `.spv` file; `target_env` as [`SourceOptions::target_env`].
+    ///
+    /// ```
+    /// use lockstep::kernel::{compile, SourceLang, SpirvModule, TargetEnv};
+    /// let m = compile("@compute @workgroup_size(1) fn main() {}", SourceLang::Wgsl, &Default::default()).unwrap();
+    /// let bytes: Vec<u8> = m.words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    /// let back = SpirvModule::from_bytes(&bytes, "copy", None).unwrap();
+    /// assert_eq!((back.words, back.target_env), (m.words, TargetEnv::Vulkan1_1));
+    /// assert!(SpirvModule::from_bytes(&bytes[..10], "cut", None).is_err());
+    /// ```
+    pub fn from_bytes(
+        bytes: &[u8],
+        name: &str,
+        target_env: Option<TargetEnv>,
+    ) -> Result<SpirvModule, SourceError> {
+        binary(bytes, name, name.to_string(), target_env)
+    }
+
     /// The SPIR-V version (major, minor) in the module's header.
     pub fn spirv_version(&self) -> (u8, u8) {
         let v = self.words.get(1).copied().unwrap_or(0);
@@ -711,54 +730,63 @@ fn assemble(
 /// decides whether the validator allows subgroup operations: with it they are valid, without it
 /// they are the error the specification makes them.
 fn take_subgroups_directive(text: &str) -> (String, bool) {
-    let mut out = String::with_capacity(text.len());
-    let mut enabled = false;
-    let mut rest = text;
-    while let Some(at) = rest.find("enable") {
-        let before_ok = rest[..at]
-            .chars()
-            .next_back()
-            .is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
-        let after = &rest[at + "enable".len()..];
-        let after_ok = after.starts_with(|c: char| c.is_whitespace());
-        let end = after.find(';');
-        match (before_ok && after_ok, end) {
-            (true, Some(end)) => {
-                let list = &after[..end];
-                let names: Vec<&str> = list.split(',').map(str::trim).collect();
-                if names.contains(&"subgroups") {
-                    enabled = true;
-                    let kept: Vec<&str> = names
-                        .into_iter()
-                        .filter(|n| *n != "subgroups" && !n.is_empty())
-                        .collect();
-                    let directive = &rest[at..at + "enable".len() + end + 1];
-                    let replaced = if kept.is_empty() {
-                        String::new()
-                    } else {
-                        format!("enable {};", kept.join(", "))
-                    };
-                    // Same length, same line breaks.
-                    let pad: String = directive[replaced.len()..]
-                        .chars()
-                        .map(|c| if c == '\n' { '\n' } else { ' ' })
-                        .collect();
-                    out.push_str(&rest[..at]);
-                    out.push_str(&replaced);
-                    out.push_str(&pad);
-                } else {
-                    out.push_str(&rest[..at + "enable".len() + end + 1]);
-                }
-                rest = &after[end + 1..];
-            }
-            _ => {
-                out.push_str(&rest[..at + "enable".len()]);
-                rest = after;
+    // Only ASCII bytes are overwritten, and only with spaces (newlines stay): the text stays
+    // UTF-8 with every byte offset, and so every line and column, where it was.
+    let mut bytes = text.as_bytes().to_vec();
+    let blank = |bytes: &mut Vec<u8>, r: std::ops::Range<usize>| {
+        for b in &mut bytes[r] {
+            if *b != b'\n' {
+                *b = b' ';
             }
         }
+    };
+    let mut enabled = false;
+    let mut search = 0;
+    while let Some(rel) = text[search..].find("enable") {
+        let at = search + rel;
+        let list_start = at + "enable".len();
+        search = list_start;
+        let word_before = text[..at]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_alphanumeric() || c == '_');
+        if word_before || !text[list_start..].starts_with(char::is_whitespace) {
+            continue;
+        }
+        let Some(semi) = text[list_start..].find(';').map(|i| list_start + i) else {
+            break;
+        };
+        // The names with their byte ranges.
+        let mut names = Vec::new();
+        let mut start = list_start;
+        for part in text[list_start..semi].split(',') {
+            let name = part.trim();
+            if !name.is_empty() {
+                let from = start + (part.len() - part.trim_start().len());
+                names.push((name, from, from + name.len()));
+            }
+            start += part.len() + 1;
+        }
+        if let Some(k) = names.iter().position(|(n, _, _)| *n == "subgroups") {
+            enabled = true;
+            let (_, from, to) = names[k];
+            if names.len() == 1 {
+                blank(&mut bytes, at..semi + 1);
+            } else if k + 1 < names.len() {
+                // With the comma after it …
+                let comma = text[to..semi].find(',').map_or(semi, |i| to + i + 1);
+                blank(&mut bytes, from..comma);
+            } else {
+                // … or, for the last name, the one before it.
+                let comma = text[list_start..from]
+                    .rfind(',')
+                    .map_or(from, |i| list_start + i);
+                blank(&mut bytes, comma..to);
+            }
+        }
+        search = semi + 1;
     }
-    out.push_str(rest);
-    (out, enabled)
+    (String::from_utf8_lossy(&bytes).into_owned(), enabled)
 }
 
 fn wgsl(text: &str, file: &str, target: TargetEnv) -> Result<(Vec<u32>, TargetEnv), SourceError> {

@@ -404,7 +404,7 @@ impl Context {
             ));
         }
         if let Some(ls) = r.local_size {
-            let n = ls.iter().map(|&x| x as u64).product::<u64>();
+            let n = ls.iter().fold(1u64, |a, &x| a.saturating_mul(x as u64));
             for (i, axis) in ["x", "y", "z"].iter().enumerate() {
                 if ls[i] > caps.max_workgroup_size[i] {
                     return Err(unsupported(format!(
@@ -736,7 +736,7 @@ impl Context {
                 }
             }
             (None, Some(range)) => {
-                let size = (range.offset + range.size) as u64;
+                let size = range.offset as u64 + range.size as u64;
                 if d.push_constants.len() as u64 != size {
                     Err(input(format!(
                         "the push constant block is {size} bytes, but {} bytes were given",

@@ -142,12 +142,12 @@ impl<'a> Reader<'a> {
             Op::TypeInt | Op::TypeFloat => Some((lit(i.operands.first())? / 8, false)),
             Op::TypeVector => {
                 let (c, _) = self.size(id(i.operands.first())?, depth + 1)?;
-                Some((c * lit(i.operands.get(1))?, false))
+                Some((c.checked_mul(lit(i.operands.get(1))?)?, false))
             }
             Op::TypeMatrix => {
                 // Without a MatrixStride (outside a struct member): tightly packed columns.
                 let (col, _) = self.size(id(i.operands.first())?, depth + 1)?;
-                Some((col * lit(i.operands.get(1))?, false))
+                Some((col.checked_mul(lit(i.operands.get(1))?)?, false))
             }
             Op::TypePointer | Op::TypeForwardPointer => Some((8, false)),
             Op::TypeArray => {
