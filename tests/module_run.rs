@@ -361,6 +361,38 @@ fn sum(@builtin(local_invocation_index) i: u32, @builtin(subgroup_size) size: u3
     );
 }
 
+/// A push constant variable that is not a struct breaks a vulkano assertion (its reflection
+/// expects VUID-StandaloneSpirv-PushConstant-06808 to hold): bad input, not a crash.
+#[test]
+fn a_module_vulkano_cannot_read_is_bad_input() {
+    let Some(ctx) = support::shared_device() else {
+        return;
+    };
+    let asm = "OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main \"main\"
+OpExecutionMode %main LocalSize 1 1 1
+%void = OpTypeVoid
+%f = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%ptr = OpTypePointer PushConstant %uint
+%pc = OpVariable %ptr PushConstant
+%main = OpFunction %void None %f
+%entry = OpLabel
+%x = OpLoad %uint %pc
+OpReturn
+OpFunctionEnd
+";
+    let m = compile(asm, SourceLang::SpirvAsm, &SourceOptions::default()).unwrap();
+    let mut d = dispatch(&m.words, vec![]);
+    d.push_constants = vec![0; 4];
+    let e = ctx.run_module(&d).unwrap_err();
+    assert!(
+        matches!(&e, VkError::Input(m) if m.contains("vulkano could not read the module")),
+        "{e}"
+    );
+}
+
 #[test]
 fn a_non_compute_entry_point_is_bad_input() {
     let Some(ctx) = support::shared_device() else {

@@ -485,14 +485,27 @@ impl Context {
         &self,
         d: &ModuleDispatch,
     ) -> Result<(Arc<ComputePipeline>, EntryPoint), VkError> {
+        // vulkano reads the module (and again when specializing it) with assertions of its own;
+        // a module that passed rspirv may still break one, which must not take the process
+        // down.
+        std::panic::catch_unwind(AssertUnwindSafe(|| self.module_pipeline_unguarded(d)))
+            .unwrap_or_else(|_| {
+                Err(input(
+                    "vulkano could not read the module (it failed one of vulkano's internal assertions); check the module with spirv-val",
+                ))
+            })
+    }
+
+    fn module_pipeline_unguarded(
+        &self,
+        d: &ModuleDispatch,
+    ) -> Result<(Arc<ComputePipeline>, EntryPoint), VkError> {
         // vulkano reads the module with asserts of its own; a module that passed rspirv may
         // still break one of them, which must not take the process down.
-        let loaded = std::panic::catch_unwind(AssertUnwindSafe(|| {
-            // SAFETY: the words parsed as SPIR-V (rspirv) and vulkano checks the module's
-            // capabilities and extensions against the enabled features.
-            unsafe { ShaderModule::new(self.device.clone(), ShaderModuleCreateInfo::new(d.spirv)) }
-        }))
-        .map_err(|_| input("vulkano could not read the module (it failed an internal assertion); check it with spirv-val"))?;
+        // SAFETY: the words parsed as SPIR-V (rspirv) and vulkano checks the module's
+        // capabilities and extensions against the enabled features.
+        let loaded =
+            unsafe { ShaderModule::new(self.device.clone(), ShaderModuleCreateInfo::new(d.spirv)) };
         let module = loaded.map_err(|e| self.vulkano_error("loading the shader module", e))?;
         let declared = module.specialization_constants();
         let mut seen = HashSet::new();
