@@ -362,6 +362,7 @@ mod gpu {
             int64: false,
             float16: false,
             float64: false,
+            ..Capabilities::default()
         }
     }
 
