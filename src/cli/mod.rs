@@ -14,6 +14,7 @@ pub mod grayscott;
 pub mod ops;
 #[cfg(feature = "vulkan")]
 pub mod reconverge;
+pub mod run;
 pub mod table;
 
 use clap::{Parser, Subcommand};
@@ -128,6 +129,7 @@ pub enum Command {
     /// Run AmberScript compute tests (the Vulkan CTS format) on the device and on the model; every
     /// EXPECT checked per run (pass, fail, or undefined on the model, with the reason).
     Amber(Box<amber::AmberArgs>),
+    Run(Box<run::RunArgs>),
 }
 
 /// Parses `argv` (including the program name) and runs the command; returns what to print on stdout.
@@ -160,6 +162,7 @@ pub fn run(argv: &[String]) -> Result<String, CliError> {
         #[cfg(feature = "vulkan")]
         Command::Reconverge(a) => reconverge::run_cmd(&a),
         Command::Amber(a) => amber::run(&a),
+        Command::Run(a) => run::run(&a),
     }
 }
 

@@ -7,6 +7,7 @@
 //! `docs/kernels.md` for what is accepted and why.
 
 pub mod buffers;
+pub mod run;
 pub mod source;
 
 pub use buffers::{

@@ -75,6 +75,18 @@ pub fn run_model(
     buffers: &[BufferInput],
     push: Option<&[u8]>,
 ) -> Result<ModelRun, SpirvError> {
+    run_model_with_progress(k, cfg, buffers, push, None)
+}
+
+/// [`run_model`], calling `progress(workgroups done, workgroups)` about ten times a second while it
+/// runs.
+pub fn run_model_with_progress(
+    k: &Kernel,
+    cfg: RunConfig,
+    buffers: &[BufferInput],
+    push: Option<&[u8]>,
+    progress: Option<&(dyn Fn(u64, u64) + Sync)>,
+) -> Result<ModelRun, SpirvError> {
     let mut bound: Vec<Option<Buffer>> = (0..k.objects.len()).map(|_| None).collect();
     let mut used = vec![false; buffers.len()];
     for (i, o) in k.objects.iter().enumerate() {
@@ -129,7 +141,25 @@ pub fn run_model(
         )));
     }
     let d = Dispatch::new(k, cfg, bound)?;
-    d.run()?;
+    match progress {
+        None => d.run()?,
+        Some(p) => {
+            let total = d.workgroup_count();
+            let finished = std::sync::atomic::AtomicBool::new(false);
+            std::thread::scope(|scope| {
+                scope.spawn(|| {
+                    while !finished.load(Relaxed) {
+                        p(d.done.load(Relaxed), total);
+                        std::thread::sleep(std::time::Duration::from_millis(100));
+                    }
+                    p(d.done.load(Relaxed), total);
+                });
+                let r = d.run();
+                finished.store(true, Relaxed);
+                r
+            })?;
+        }
+    }
     let mut out = Vec::new();
     for (i, o) in k.objects.iter().enumerate() {
         if let (Some(b), Some((set, binding))) = (&d.buffers[i], o.binding) {
