@@ -423,6 +423,18 @@ mod glsl {
     }
 }
 
+/// Without the `vulkan` feature there is no shaderc: GLSL and assembly say so (./test builds
+/// this configuration for clippy only; `cargo test --no-default-features --test kernel` runs it).
+#[cfg(not(feature = "vulkan"))]
+#[test]
+fn without_shaderc_glsl_and_assembly_say_what_is_missing() {
+    for lang in [SourceLang::Glsl, SourceLang::SpirvAsm] {
+        let e = compile("#version 450\nvoid main() {}\n", lang, &opts()).unwrap_err();
+        assert!(matches!(e, SourceError::NeedsShaderc { .. }), "{e}");
+        assert!(e.to_string().contains("`vulkan` cargo feature"), "{e}");
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // WGSL (naga) and SPIR-V binaries: no shaderc needed
 
