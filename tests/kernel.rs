@@ -195,6 +195,13 @@ mod glsl {
             ..opts()
         };
         assert_eq!(local_size(&load(&main, &o).unwrap()), [6, 1, 1]);
+        // `#include "x"` not found next to the file falls back to the include directory.
+        let quoted = write(
+            dir.path(),
+            "k/quoted.comp",
+            "#version 450\n#include \"n.glsl\"\nlayout(local_size_x = N) in;\nvoid main() {}\n",
+        );
+        assert_eq!(local_size(&load(&quoted, &o).unwrap()), [6, 1, 1]);
         // Without an include directory: an error naming the file, the line and the reason.
         let e = load(&main, &opts()).unwrap_err().to_string();
         assert!(e.contains("main.comp:2"), "{e}");
@@ -413,6 +420,18 @@ mod glsl {
             "{e}"
         );
         assert!(e.to_string().contains("OpReturnn"), "{e}");
+    }
+}
+
+/// Without the `vulkan` feature there is no shaderc: GLSL and assembly say so (./test builds
+/// this configuration for clippy only; `cargo test --no-default-features --test kernel` runs it).
+#[cfg(not(feature = "vulkan"))]
+#[test]
+fn without_shaderc_glsl_and_assembly_say_what_is_missing() {
+    for lang in [SourceLang::Glsl, SourceLang::SpirvAsm] {
+        let e = compile("#version 450\nvoid main() {}\n", lang, &opts()).unwrap_err();
+        assert!(matches!(e, SourceError::NeedsShaderc { .. }), "{e}");
+        assert!(e.to_string().contains("`vulkan` cargo feature"), "{e}");
     }
 }
 

@@ -193,8 +193,8 @@ pub struct SourceOptions {
     pub defines: Vec<(String, Option<String>)>,
     /// The environment to compile for; `None` picks the lowest that works (see the module docs).
     pub target_env: Option<TargetEnv>,
-    /// Where `#include <x>` looks, and where `#include "x"` looks for a source given as text
-    /// (a file's relative includes resolve against the file's own directory).
+    /// Where `#include <x>` looks, and where `#include "x"` looks when the file is not next to
+    /// the including one (a source given as text resolves its relative includes here first).
     pub include_dir: Option<PathBuf>,
     /// The module's name in messages and reports; empty: the file name (or `kernel` for text).
     pub name: String,

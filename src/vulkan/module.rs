@@ -316,7 +316,19 @@ impl Context {
                 if !ok {
                     return Err(unsupported(name));
                 }
-                subgroup_ops |= format!("{c:?}").starts_with("GroupNonUniform");
+                subgroup_ops |= matches!(
+                    c,
+                    Capability::GroupNonUniform
+                        | Capability::GroupNonUniformVote
+                        | Capability::GroupNonUniformArithmetic
+                        | Capability::GroupNonUniformBallot
+                        | Capability::GroupNonUniformShuffle
+                        | Capability::GroupNonUniformShuffleRelative
+                        | Capability::GroupNonUniformClustered
+                        | Capability::GroupNonUniformQuad
+                        | Capability::GroupNonUniformPartitionedEXT
+                        | Capability::GroupNonUniformRotateKHR
+                );
             }
         }
         if subgroup_ops && !caps.compute {
