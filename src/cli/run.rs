@@ -253,7 +253,7 @@ pub fn run(a: &RunArgs) -> Result<String, CliError> {
     } else {
         Err(CliError {
             code: EXIT_MISMATCH,
-            message: text,
+            message: format!("error: the run is not clean (exit 1)\n{text}"),
         })
     }
 }

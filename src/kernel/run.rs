@@ -210,6 +210,7 @@ impl KernelJob {
                 index: None,
                 line: finding_line(r, f),
                 why: r.finding_text(f),
+                device: None,
             });
         }
         report.findings_total += r.finding_count.saturating_sub(r.findings.len() as u64);
@@ -274,6 +275,7 @@ impl KernelJob {
                                     binding: Some(*binding),
                                     index: Some(i),
                                     line: (writer.0 != 0).then(|| r.line(writer.1)).flatten(),
+                                    device: Some(show(host.dtype, dbits)),
                                     why: format!(
                                         "{name}: model {} device {}{}; {who}",
                                         show(host.dtype, mbits),
@@ -303,14 +305,14 @@ impl KernelJob {
                                 "race"
                             }
                         };
-                        let dv = dev.map(|d| format!("; the device wrote {}", show(host.dtype, bits(d)))).unwrap_or_default();
                         report.push(Finding {
                             kind,
                             set: Some(*set),
                             binding: Some(*binding),
                             index: Some(i),
                             line: None,
-                            why: format!("{name} ← {chain}{dv}"),
+                            why: format!("{name} ← {chain}"),
+                            device: dev.map(|d| show(host.dtype, bits(d))),
                         });
                     }
                 }
@@ -407,6 +409,8 @@ pub struct Finding {
     pub line: Option<u32>,
     /// the explanation (the chain)
     pub why: String,
+    /// what the device wrote there, for element findings of a run with a device
+    pub device: Option<String>,
 }
 
 /// Most findings a report keeps (the counts go on).
@@ -493,7 +497,13 @@ impl Report {
         let mut groups: Vec<(String, &'static str, Vec<String>)> = Vec::new();
         for f in &self.findings {
             let (head, rest) = match (f.index, f.why.split_once(" ← ")) {
-                (Some(_), Some((h, r))) if f.kind != "mismatch" => (h.to_string(), r.to_string()),
+                (Some(_), Some((h, r))) if f.kind != "mismatch" => (
+                    match &f.device {
+                        Some(d) => format!("{h} (device: {d})"),
+                        None => h.to_string(),
+                    },
+                    r.to_string(),
+                ),
                 _ => (String::new(), f.why.clone()),
             };
             match groups.iter_mut().find(|g| g.0 == rest && g.1 == f.kind) {
@@ -560,7 +570,7 @@ impl Report {
             })).collect::<Vec<_>>(),
             "findings": self.findings.iter().map(|f| json!({
                 "kind": f.kind, "set": f.set, "binding": f.binding, "index": f.index,
-                "line": f.line, "why": f.why,
+                "line": f.line, "why": f.why, "device": f.device,
             })).collect::<Vec<_>>(),
             "findings_total": self.findings_total,
         })
