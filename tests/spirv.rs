@@ -6,11 +6,19 @@ use lockstep::reconverge::Mode;
 use lockstep::spirv::*;
 
 fn cfg(size: u64, mode: Mode, wg: [u32; 3]) -> RunConfig {
-    RunConfig { size: SubgroupSize::new(size).unwrap(), layout: Layout::ROW_MAJOR, mode, workgroups: wg, max_steps: DEFAULT_MAX_STEPS }
+    RunConfig {
+        size: SubgroupSize::new(size).unwrap(),
+        layout: Layout::ROW_MAJOR,
+        mode,
+        workgroups: wg,
+        max_steps: DEFAULT_MAX_STEPS,
+    }
 }
 
 fn u32s(b: &[u8]) -> Vec<u32> {
-    b.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
+    b.chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
 }
 
 #[test]
@@ -27,8 +35,22 @@ fn the_committed_example_modules_match_their_glsl() {
 #[test]
 fn lane_ids_are_written_per_lane() {
     let k = decode(&examples::lane_ids(), &DecodeOptions::default()).unwrap();
-    let run = run_model(&k, cfg(4, Mode::Base, [2, 1, 1]), &[BufferInput { set: 0, binding: 0, bytes: vec![0; 64] }], None).unwrap();
-    assert_eq!(u32s(&run.buffers[0].bytes)[..16], [0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3]);
+    let run = run_model(
+        &k,
+        cfg(4, Mode::Base, [2, 1, 1]),
+        &[BufferInput {
+            set: 0,
+            binding: 0,
+            bytes: vec![0; 64],
+            ..Default::default()
+        }],
+        None,
+    )
+    .unwrap();
+    assert_eq!(
+        u32s(&run.buffers[0].bytes)[..16],
+        [0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3]
+    );
 }
 
 mod spirv_support_ext {
@@ -42,7 +64,12 @@ fn run_glsl(src: &str, mode: Mode, size: u64, wg: [u32; 3], buffers: &[Vec<u32>]
     let bufs: Vec<BufferInput> = buffers
         .iter()
         .enumerate()
-        .map(|(i, b)| BufferInput { set: 0, binding: i as u32, bytes: bytes_u32(b) })
+        .map(|(i, b)| BufferInput {
+            set: 0,
+            binding: i as u32,
+            bytes: bytes_u32(b),
+            ..Default::default()
+        })
         .collect();
     run_model(&k, cfg(size, mode, wg), &bufs, None).unwrap()
 }
@@ -63,7 +90,10 @@ fn a_shuffle_past_the_last_lane_reaches_the_buffer_with_its_chain() {
     match r.status(b.taint[6]) {
         WordStatus::Undefined(chain) => {
             assert!(chain.starts_with("OpStore k.comp:11"), "{chain}");
-            assert!(chain.contains("subgroupShuffleDown k.comp:10: source lane 8 >= subgroup size 8"), "{chain}");
+            assert!(
+                chain.contains("subgroupShuffleDown k.comp:10: source lane 8 >= subgroup size 8"),
+                "{chain}"
+            );
         }
         other => panic!("{other:?}"),
     }
@@ -76,7 +106,10 @@ fn reading_shared_memory_nobody_wrote_is_undefined() {
     let b = &r.buffers[0];
     assert_eq!(r.status(b.taint[0]), WordStatus::Exact);
     match r.status(b.taint[3]) {
-        WordStatus::Undefined(c) => assert!(c.contains("read of Workgroup variable tile, never written"), "{c}"),
+        WordStatus::Undefined(c) => assert!(
+            c.contains("read of Workgroup variable tile, never written"),
+            "{c}"
+        ),
         other => panic!("{other:?}"),
     }
     assert!(r.findings.is_empty(), "{:?}", r.findings);
@@ -84,13 +117,25 @@ fn reading_shared_memory_nobody_wrote_is_undefined() {
 
 #[test]
 fn shared_memory_without_a_barrier_is_a_race_and_with_one_is_not() {
-    let body = |bar: &str| format!("{HEAD}layout(local_size_x = 8) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nshared uint tile[8];\nvoid main() {{\n  tile[gl_LocalInvocationIndex] = gl_LocalInvocationIndex;\n  {bar}\n  b[gl_LocalInvocationIndex] = tile[7u - gl_LocalInvocationIndex];\n}}\n");
+    let body = |bar: &str| {
+        format!("{HEAD}layout(local_size_x = 8) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nshared uint tile[8];\nvoid main() {{\n  tile[gl_LocalInvocationIndex] = gl_LocalInvocationIndex;\n  {bar}\n  b[gl_LocalInvocationIndex] = tile[7u - gl_LocalInvocationIndex];\n}}\n")
+    };
     let r = run_glsl(&body("barrier();"), Mode::Base, 4, [1, 1, 1], &[vec![0; 8]]);
-    assert!(r.findings.is_empty(), "{:?}", r.findings.iter().map(|f| r.finding_text(f)).collect::<Vec<_>>());
+    assert!(
+        r.findings.is_empty(),
+        "{:?}",
+        r.findings
+            .iter()
+            .map(|f| r.finding_text(f))
+            .collect::<Vec<_>>()
+    );
     assert_eq!(u32s(&r.buffers[0].bytes), [7, 6, 5, 4, 3, 2, 1, 0]);
     let r = run_glsl(&body(""), Mode::Base, 4, [1, 1, 1], &[vec![0; 8]]);
     let texts: Vec<String> = r.findings.iter().map(|f| r.finding_text(f)).collect();
-    assert!(texts.iter().any(|t| t.starts_with("race on tile")), "{texts:?}");
+    assert!(
+        texts.iter().any(|t| t.starts_with("race on tile")),
+        "{texts:?}"
+    );
 }
 
 #[test]
@@ -98,8 +143,16 @@ fn two_workgroups_writing_one_element_race() {
     let src = format!("{HEAD}layout(local_size_x = 4) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nvoid main() {{\n  if (gl_LocalInvocationIndex == 0u) b[0] = gl_WorkGroupID.x;\n}}\n");
     let r = run_glsl(&src, Mode::Base, 4, [2, 1, 1], &[vec![0; 4]]);
     let texts: Vec<String> = r.findings.iter().map(|f| r.finding_text(f)).collect();
-    assert!(texts.iter().any(|t| t.contains("race on") && t.contains("workgroup (0,0,0)") && t.contains("workgroup (1,0,0)")), "{texts:?}");
-    assert!(matches!(r.status(r.buffers[0].taint[0]), WordStatus::Racy(_)));
+    assert!(
+        texts.iter().any(|t| t.contains("race on")
+            && t.contains("workgroup (0,0,0)")
+            && t.contains("workgroup (1,0,0)")),
+        "{texts:?}"
+    );
+    assert!(matches!(
+        r.status(r.buffers[0].taint[0]),
+        WordStatus::Racy(_)
+    ));
 }
 
 #[test]
@@ -107,7 +160,12 @@ fn a_barrier_some_invocations_skip_is_reported() {
     let src = format!("{HEAD}layout(local_size_x = 8) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nvoid main() {{\n  if (gl_LocalInvocationIndex < 3u) {{ barrier(); }}\n  b[gl_LocalInvocationIndex] = 1u;\n}}\n");
     let r = run_glsl(&src, Mode::Base, 4, [1, 1, 1], &[vec![0; 8]]);
     let texts: Vec<String> = r.findings.iter().map(|f| r.finding_text(f)).collect();
-    assert!(texts.iter().any(|t| t.contains("reached by 3 of the 8 invocations")), "{texts:?}");
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.contains("reached by 3 of the 8 invocations")),
+        "{texts:?}"
+    );
 }
 
 #[test]
@@ -118,15 +176,32 @@ fn atomic_counters_are_defined_but_what_they_return_is_order_dependent() {
     assert_eq!(r.status(r.buffers[0].taint[0]), WordStatus::Exact);
     let b = &r.buffers[1];
     for w in 0..16 {
-        assert!(matches!(r.status(b.taint[w]), WordStatus::OrderDependent(_)), "{w}: {:?}", r.status(b.taint[w]));
+        assert!(
+            matches!(r.status(b.taint[w]), WordStatus::OrderDependent(_)),
+            "{w}: {:?}",
+            r.status(b.taint[w])
+        );
     }
-    assert!(r.findings.is_empty(), "{:?}", r.findings.iter().map(|f| r.finding_text(f)).collect::<Vec<_>>());
+    assert!(
+        r.findings.is_empty(),
+        "{:?}",
+        r.findings
+            .iter()
+            .map(|f| r.finding_text(f))
+            .collect::<Vec<_>>()
+    );
 }
 
 #[test]
 fn integer_division_by_zero_and_oob_reads_are_undefined() {
     let src = format!("{HEAD}layout(local_size_x = 4) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nlayout(binding = 1) buffer A {{ uint a[4]; }};\nvoid main() {{\n  uint i = gl_LocalInvocationIndex;\n  b[i] = 12u / i;\n  b[4u + i] = a[i + 2u];\n}}\n");
-    let r = run_glsl(&src, Mode::Base, 4, [1, 1, 1], &[vec![0; 8], vec![5, 6, 7, 8]]);
+    let r = run_glsl(
+        &src,
+        Mode::Base,
+        4,
+        [1, 1, 1],
+        &[vec![0; 8], vec![5, 6, 7, 8]],
+    );
     let b = &r.buffers[0];
     match r.status(b.taint[0]) {
         WordStatus::Undefined(c) => assert!(c.contains("integer division by zero"), "{c}"),
@@ -135,7 +210,10 @@ fn integer_division_by_zero_and_oob_reads_are_undefined() {
     assert_eq!(u32s(&b.bytes)[1..6], [12, 6, 4, 7, 8]);
     assert!(matches!(r.status(b.taint[6]), WordStatus::Undefined(_)));
     let texts: Vec<String> = r.findings.iter().map(|f| r.finding_text(f)).collect();
-    assert!(texts.iter().any(|t| t.starts_with("out-of-bounds read of")), "{texts:?}");
+    assert!(
+        texts.iter().any(|t| t.starts_with("out-of-bounds read of")),
+        "{texts:?}"
+    );
 }
 
 #[test]
@@ -147,7 +225,10 @@ fn a_ballot_in_divergent_control_flow_is_pinned_only_under_maximal() {
     for mode in [Mode::Sucf, Mode::Base] {
         let r = run_glsl(&src, mode, 8, [1, 1, 1], &[vec![0; 8]]);
         match r.status(r.buffers[0].taint[1]) {
-            WordStatus::Undefined(c) => assert!(c.contains("not pinned down under") && c.contains("the selection at k.comp:"), "{c}"),
+            WordStatus::Undefined(c) => assert!(
+                c.contains("not pinned down under") && c.contains("the selection at k.comp:"),
+                "{c}"
+            ),
             o => panic!("{mode}: {o:?}"),
         }
     }
@@ -157,8 +238,22 @@ fn a_ballot_in_divergent_control_flow_is_pinned_only_under_maximal() {
 fn float_division_is_inexact_and_addition_exact() {
     let src = format!("{HEAD}layout(local_size_x = 1) in;\nlayout(binding = 0) buffer B {{ float b[]; }};\nvoid main() {{\n  float x = b[0];\n  b[1] = x + 1.0;\n  b[2] = x / 3.0;\n}}\n");
     let k = decode(&glsl(&src, "k.comp"), &DecodeOptions::default()).unwrap();
-    let bytes: Vec<u8> = [2.0f32, 0.0, 0.0].iter().flat_map(|f| f.to_le_bytes()).collect();
-    let r = run_model(&k, cfg(1, Mode::Base, [1, 1, 1]), &[BufferInput { set: 0, binding: 0, bytes }], None).unwrap();
+    let bytes: Vec<u8> = [2.0f32, 0.0, 0.0]
+        .iter()
+        .flat_map(|f| f.to_le_bytes())
+        .collect();
+    let r = run_model(
+        &k,
+        cfg(1, Mode::Base, [1, 1, 1]),
+        &[BufferInput {
+            set: 0,
+            binding: 0,
+            bytes,
+            ..Default::default()
+        }],
+        None,
+    )
+    .unwrap();
     let b = &r.buffers[0];
     assert_eq!(r.status(b.taint[1]), WordStatus::Exact);
     assert_eq!(r.status(b.taint[2]), WordStatus::Inexact);

@@ -24,8 +24,25 @@ fn cross_check(p: &Program, mode: Mode, shape: WorkgroupShape, size: u32) -> Res
     let k = decode(&words, &DecodeOptions::default()).map_err(|e| e.to_string())?;
     let inv = shape.invocations() as usize;
     let buf = vec![0xEFu8; layout.buffer_words(1, inv) * 4];
-    let cfg = RunConfig { size: s, layout: Layout::ROW_MAJOR, mode, workgroups: [1, 1, 1], max_steps: DEFAULT_MAX_STEPS };
-    let run = run_model(&k, cfg, &[BufferInput { set: 0, binding: 0, bytes: buf }], None).map_err(|e| e.to_string())?;
+    let cfg = RunConfig {
+        size: s,
+        layout: Layout::ROW_MAJOR,
+        mode,
+        workgroups: [1, 1, 1],
+        max_steps: DEFAULT_MAX_STEPS,
+    };
+    let run = run_model(
+        &k,
+        cfg,
+        &[BufferInput {
+            set: 0,
+            binding: 0,
+            bytes: buf,
+            ..Default::default()
+        }],
+        None,
+    )
+    .map_err(|e| e.to_string())?;
     let b = &run.buffers[0];
     let words = u32s(&b.bytes);
     let mut compared = 0;
@@ -38,7 +55,10 @@ fn cross_check(p: &Program, mode: Mode, shape: WorkgroupShape, size: u32) -> Res
             }
             let o = base + layout.record_words(kk);
             if words[o] != rec.tag {
-                return Err(format!("invocation {i} record {kk}: tag {} on the interpreter, {} in the executor", words[o], rec.tag));
+                return Err(format!(
+                    "invocation {i} record {kk}: tag {} on the interpreter, {} in the executor",
+                    words[o], rec.tag
+                ));
             }
             let vals = [words[o + 1], words[o + 2], words[o + 3]];
             let clean = (1..4).all(|c| b.taint[o + c] & PROV == 0);
@@ -49,7 +69,10 @@ fn cross_check(p: &Program, mode: Mode, shape: WorkgroupShape, size: u32) -> Res
                         return Err(format!("invocation {i} record {kk} (tag {}): executor {} but interpreter undefined: {}", rec.tag, rec.value, run.chain(b.taint[o + 1] | b.taint[o + 2] | b.taint[o + 3])));
                     }
                     if vals != [want[0], want[1], want[2]] {
-                        return Err(format!("invocation {i} record {kk} (tag {}): executor {:?}, interpreter {:?}", rec.tag, want, vals));
+                        return Err(format!(
+                            "invocation {i} record {kk} (tag {}): executor {:?}, interpreter {:?}",
+                            rec.tag, want, vals
+                        ));
                     }
                     compared += 1;
                 }
@@ -69,10 +92,14 @@ fn cross_check(p: &Program, mode: Mode, shape: WorkgroupShape, size: u32) -> Res
 #[test]
 fn seed_001_kernels_have_the_executors_verdicts_under_every_model() {
     let shape = WorkgroupShape::new(64, 1, 1).unwrap();
-    for p in [seed001::allocation(0x5555_5555_5555_5555_5555_5555_5555_5555), seed001::allocation_fixed(0x5555_5555_5555_5555_5555_5555_5555_5555)] {
+    for p in [
+        seed001::allocation(0x5555_5555_5555_5555_5555_5555_5555_5555),
+        seed001::allocation_fixed(0x5555_5555_5555_5555_5555_5555_5555_5555),
+    ] {
         for mode in Mode::ALL {
             for size in [8, 32] {
-                let n = cross_check(&p, mode, shape, size).unwrap_or_else(|e| panic!("{mode} S={size}: {e}"));
+                let n = cross_check(&p, mode, shape, size)
+                    .unwrap_or_else(|e| panic!("{mode} S={size}: {e}"));
                 assert!(n > 0);
             }
         }

@@ -6,6 +6,7 @@
 //! - [`types`]: data types and their std140/std430 layout; literals encoded as bytes.
 //! - [`script`]: the parsed [`Script`] (shaders, buffers, pipelines, commands).
 //! - [`backend`]: the [`Backend`] trait a device or the model implements, one dispatch at a time.
+//! - [`engines`]: the two backends — the model (the SPIR-V interpreter) and a Vulkan device.
 //! - [`expect`]: EXPECT semantics on bytes, with the model's annotations (undefined,
 //!   order-dependent, inexact) turning a verdict *undefined*.
 //! - [`run`](mod@run): the command list executed on one backend; files over several backends.
@@ -20,6 +21,7 @@
 //! ```
 
 pub mod backend;
+pub mod engines;
 pub mod expect;
 pub mod parse;
 pub mod report;

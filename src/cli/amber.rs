@@ -87,32 +87,30 @@ pub fn plan(a: &AmberArgs) -> Result<BackendPlan, CliError> {
 /// interpreter are plugged in here when they land; until then every file that parses is reported
 /// as an error naming this, while parsing, unsupported files and reports work.
 pub fn backends(plan: &BackendPlan) -> Result<Vec<Box<dyn Backend>>, String> {
-    let mut wanted = Vec::new();
+    let mut v: Vec<Box<dyn Backend>> = Vec::new();
+    #[cfg(feature = "vulkan")]
+    if let Some(index) = plan.device {
+        let dev = crate::amber::engines::DeviceBackend::new(index).map_err(|e| e.to_string())?;
+        v.push(Box::new(dev));
+    }
+    #[cfg(not(feature = "vulkan"))]
     if plan.device.is_some() {
-        wanted.push("device (module runner)".to_string());
+        return Err(
+            "this build has no Vulkan backend (built without the `vulkan` feature): run with --model-only"
+                .into(),
+        );
     }
     for m in &plan.model_modes {
-        wanted.push(format!(
-            "model ({}, SPIR-V interpreter)",
-            m.map_or("declared mode".to_string(), |m| m.to_string())
-        ));
+        v.push(Box::new(crate::amber::engines::ModelBackend::new(
+            *m,
+            plan.subgroup_size,
+        )));
     }
-    Err(format!(
-        "backend not available: `lockstep amber` cannot run pipelines yet: {} not plugged in",
-        wanted.join(", ")
-    ))
+    Ok(v)
 }
 
-/// The exit code of a set of files: 64 when a script is bad input, else 70 when a backend failed,
-/// else 1 when an EXPECT failed or was undefined, else 0 (unsupported files included).
-///
-/// ```
-/// use lockstep::amber::{ErrorClass, FileReport, FileStatus};
-/// use lockstep::cli::amber::exit_code;
-/// let f = |s, e| FileReport::not_run("x", s, "r".into(), e);
-/// assert_eq!(exit_code(&[f(FileStatus::Pass, None), f(FileStatus::Unsupported, None)]), 0);
-/// assert_eq!(exit_code(&[f(FileStatus::Fail, None), f(FileStatus::Error, Some(ErrorClass::BadInput))]), 64);
-/// ```
+/// The exit status for a set of file reports: the most serious error's code, else 1 when a file
+/// failed, else 0.
 pub fn exit_code(files: &[FileReport]) -> i32 {
     match files.iter().filter_map(|f| f.error).min() {
         Some(ErrorClass::BadInput) => EXIT_USAGE,

@@ -129,6 +129,8 @@ pub enum Command {
     /// Run AmberScript compute tests (the Vulkan CTS format) on the device and on the model; every
     /// EXPECT checked per run (pass, fail, or undefined on the model, with the reason).
     Amber(Box<amber::AmberArgs>),
+    /// Run your own compute shader (GLSL, SPIR-V, assembly, WGSL) lane by lane on the model and on
+    /// the device; every output element compared or explained.
     Run(Box<run::RunArgs>),
 }
 

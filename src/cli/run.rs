@@ -11,7 +11,9 @@ use std::path::PathBuf;
 
 /// Arguments of `lockstep run`.
 #[derive(Args, Debug)]
-#[command(about = "Run your compute shader lane by lane on the model and on a device, and compare every buffer element")]
+#[command(
+    about = "Run your compute shader lane by lane on the model and on a device, and compare every buffer element"
+)]
 pub struct RunArgs {
     /// the kernel: .comp/.glsl (GLSL), .spv (SPIR-V), .spvasm (SPIR-V assembly) or .wgsl
     pub kernel: PathBuf,
@@ -90,9 +92,16 @@ fn parse_workgroups(s: &str) -> Result<[u32; 3], CliError> {
     }
     let mut w = [1u32; 3];
     for (i, p) in parts.iter().enumerate() {
-        w[i] = p.trim().parse::<u32>().ok().filter(|&x| x >= 1).ok_or_else(|| {
-            CliError::usage(format!("--workgroups {s}: '{p}' is not a count of at least 1"))
-        })?;
+        w[i] = p
+            .trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|&x| x >= 1)
+            .ok_or_else(|| {
+                CliError::usage(format!(
+                    "--workgroups {s}: '{p}' is not a count of at least 1"
+                ))
+            })?;
     }
     Ok(w)
 }
@@ -127,7 +136,11 @@ pub fn job(a: &RunArgs) -> Result<(KernelJob, Tolerance), CliError> {
         let spec: BindingSpec = b
             .parse()
             .map_err(|e| CliError::usage(format!("--buffer {b}: {e}")))?;
-        if job.buffers.iter().any(|(s, n, _)| *s == spec.set && *n == spec.binding) {
+        if job
+            .buffers
+            .iter()
+            .any(|(s, n, _)| *s == spec.set && *n == spec.binding)
+        {
             return Err(CliError::usage(format!(
                 "--buffer {b}: set {} binding {} is given twice",
                 spec.set, spec.binding
@@ -174,7 +187,13 @@ pub fn job(a: &RunArgs) -> Result<(KernelJob, Tolerance), CliError> {
     if let Some(j) = &a.json {
         crate::files::check_writable(j).map_err(CliError::usage)?;
     }
-    Ok((job, Tolerance { rel: a.rtol, abs: a.atol }))
+    Ok((
+        job,
+        Tolerance {
+            rel: a.rtol,
+            abs: a.atol,
+        },
+    ))
 }
 
 /// Runs the command.
@@ -226,14 +245,27 @@ pub fn run(a: &RunArgs) -> Result<String, CliError> {
     let report = job.compare(&model, device_bytes.as_deref(), tol);
     if let Some(dir) = &a.out {
         for (i, (set, binding, host)) in job.buffers.iter().enumerate() {
-            let name = if *set == 0 { format!("{binding}") } else { format!("{set}.{binding}") };
-            if let Some(b) = model.run.buffers.iter().find(|b| b.set == *set && b.binding == *binding) {
-                let h = HostBuffer::new(host.dtype, host.shape.clone(), b.bytes.clone()).map_err(CliError::internal)?;
-                write_npy(&dir.join(format!("model-{name}.npy")), &h).map_err(CliError::internal)?;
+            let name = if *set == 0 {
+                format!("{binding}")
+            } else {
+                format!("{set}.{binding}")
+            };
+            if let Some(b) = model
+                .run
+                .buffers
+                .iter()
+                .find(|b| b.set == *set && b.binding == *binding)
+            {
+                let h = HostBuffer::new(host.dtype, host.shape.clone(), b.bytes.clone())
+                    .map_err(CliError::internal)?;
+                write_npy(&dir.join(format!("model-{name}.npy")), &h)
+                    .map_err(CliError::internal)?;
             }
             if let Some(d) = device_bytes.as_ref().and_then(|d| d.get(i)) {
-                let h = HostBuffer::new(host.dtype, host.shape.clone(), d.clone()).map_err(CliError::internal)?;
-                write_npy(&dir.join(format!("device-{name}.npy")), &h).map_err(CliError::internal)?;
+                let h = HostBuffer::new(host.dtype, host.shape.clone(), d.clone())
+                    .map_err(CliError::internal)?;
+                write_npy(&dir.join(format!("device-{name}.npy")), &h)
+                    .map_err(CliError::internal)?;
             }
         }
     }

@@ -26,7 +26,10 @@ use crate::kernel::buffers::{element_size, HostBuffer};
 use crate::kernel::source::SpirvModule;
 use crate::model::{Layout, ScalarType, SubgroupSize, Value, ValueType};
 use crate::reconverge::Mode;
-use crate::spirv::{self, BufferInput, DecodeOptions, Kernel, ModelRun, RunConfig, SpecInput, SpirvError, WordStatus};
+use crate::spirv::{
+    self, BufferInput, DecodeOptions, Kernel, ModelRun, RunConfig, SpecInput, SpirvError,
+    WordStatus,
+};
 use serde_json::json;
 use std::fmt::Write;
 
@@ -104,7 +107,10 @@ impl Default for Tolerance {
     /// rel 1e-5 (about 80 ulp of f32), abs 1e-6: roomy for a handful of contracted or reordered
     /// operations, tight enough that a wrong formula shows.
     fn default() -> Self {
-        Tolerance { rel: 1e-5, abs: 1e-6 }
+        Tolerance {
+            rel: 1e-5,
+            abs: 1e-6,
+        }
     }
 }
 
@@ -140,7 +146,11 @@ impl KernelJob {
         )?;
         for (id, _) in &self.spec {
             if !k.spec_ids.iter().any(|(s, _)| s == id) {
-                let have: Vec<String> = k.spec_ids.iter().map(|(s, t)| format!("{s} ({t})")).collect();
+                let have: Vec<String> = k
+                    .spec_ids
+                    .iter()
+                    .map(|(s, t)| format!("{s} ({t})"))
+                    .collect();
                 return Err(KernelError::Input(format!(
                     "--spec {id}: the module has no specialization constant with SpecId {id} (it has: {})",
                     if have.is_empty() { "none".into() } else { have.join(", ") }
@@ -173,6 +183,7 @@ impl KernelJob {
                 set: *set,
                 binding: *binding,
                 bytes: b.bytes.clone(),
+                undefined: Vec::new(),
             })
             .collect();
         let push = self.push.as_ref().map(|p| p.bytes.as_slice());
@@ -215,7 +226,11 @@ impl KernelJob {
         }
         report.findings_total += r.finding_count.saturating_sub(r.findings.len() as u64);
         for (bi, (set, binding, host)) in self.buffers.iter().enumerate() {
-            let Some(out) = r.buffers.iter().find(|b| b.set == *set && b.binding == *binding) else {
+            let Some(out) = r
+                .buffers
+                .iter()
+                .find(|b| b.set == *set && b.binding == *binding)
+            else {
                 continue;
             };
             let es = element_size(host.dtype);
@@ -265,9 +280,14 @@ impl KernelJob {
                                 br.mismatches += 1;
                                 let writer = out.writer.get(w0).copied().unwrap_or((0, 0));
                                 let who = if writer.0 == 0 {
-                                    "not written by the kernel on the model (initial value)".to_string()
+                                    "not written by the kernel on the model (initial value)"
+                                        .to_string()
                                 } else {
-                                    format!("written by {} at {}", r.invocation_text(writer.0), r.at(writer.1))
+                                    format!(
+                                        "written by {} at {}",
+                                        r.invocation_text(writer.0),
+                                        r.at(writer.1)
+                                    )
                                 };
                                 report.push(Finding {
                                     kind: "mismatch",
@@ -290,7 +310,9 @@ impl KernelJob {
                             }
                         }
                     }
-                    WordStatus::Undefined(chain) | WordStatus::OrderDependent(chain) | WordStatus::Racy(chain) => {
+                    WordStatus::Undefined(chain)
+                    | WordStatus::OrderDependent(chain)
+                    | WordStatus::Racy(chain) => {
                         let kind = match status {
                             WordStatus::Undefined(_) => {
                                 br.undefined += 1;
@@ -473,8 +495,19 @@ impl Report {
             self.lane_instructions
         );
         let mut rows = vec![[
-            "buffer", "type", "elements", "exact", "inexact", "undefined", "order-dep.", "racy",
-            if self.device { "model ≠ device" } else { "(no device)" },
+            "buffer",
+            "type",
+            "elements",
+            "exact",
+            "inexact",
+            "undefined",
+            "order-dep.",
+            "racy",
+            if self.device {
+                "model ≠ device"
+            } else {
+                "(no device)"
+            },
         ]
         .map(String::from)
         .to_vec()];
@@ -488,7 +521,11 @@ impl Report {
                 b.undefined.to_string(),
                 b.order_dependent.to_string(),
                 b.racy.to_string(),
-                if self.device { b.mismatches.to_string() } else { "-".into() },
+                if self.device {
+                    b.mismatches.to_string()
+                } else {
+                    "-".into()
+                },
             ]);
         }
         s += &crate::cli::table::render(&rows);
@@ -529,11 +566,19 @@ impl Report {
             }
         }
         if groups.len() > 50 {
-            let _ = writeln!(s, "  … {} more kinds of finding (see --json)", groups.len() - 50);
+            let _ = writeln!(
+                s,
+                "  … {} more kinds of finding (see --json)",
+                groups.len() - 50
+            );
         }
         let kept = self.findings.len() as u64;
         if self.findings_total > kept {
-            let _ = writeln!(s, "  ({} findings in all; the first {kept} are kept)", self.findings_total);
+            let _ = writeln!(
+                s,
+                "  ({} findings in all; the first {kept} are kept)",
+                self.findings_total
+            );
         }
         let _ = writeln!(
             s,
@@ -579,12 +624,19 @@ impl Report {
 
 /// A specialization constant's text as the type the module declares (`u32`, `f32`, `bool`, …).
 #[cfg(feature = "vulkan")]
-fn spec_constant(id: u32, ty: &str, text: &str) -> Result<crate::vulkan::SpecConstant, KernelError> {
+fn spec_constant(
+    id: u32,
+    ty: &str,
+    text: &str,
+) -> Result<crate::vulkan::SpecConstant, KernelError> {
     use crate::vulkan::SpecConstant as C;
-    let vt: ValueType = ty
-        .parse()
-        .map_err(|_| KernelError::Input(format!("specialization constant {id} has type {ty}, which lockstep cannot pass")))?;
-    let v = Value::parse(vt, text).map_err(|e| KernelError::Input(format!("--spec {id}={text}: {e}")))?;
+    let vt: ValueType = ty.parse().map_err(|_| {
+        KernelError::Input(format!(
+            "specialization constant {id} has type {ty}, which lockstep cannot pass"
+        ))
+    })?;
+    let v = Value::parse(vt, text)
+        .map_err(|e| KernelError::Input(format!("--spec {id}={text}: {e}")))?;
     let b = v.component_bits(0);
     Ok(match vt.scalar_type() {
         ScalarType::Bool => C::Bool(b != 0),
@@ -648,7 +700,11 @@ impl KernelJob {
             spirv: &self.module.words,
             entry: &entry,
             buffers,
-            push_constants: self.push.as_ref().map(|p| p.bytes.clone()).unwrap_or_default(),
+            push_constants: self
+                .push
+                .as_ref()
+                .map(|p| p.bytes.clone())
+                .unwrap_or_default(),
             spec,
             workgroups: self.workgroups,
             required_subgroup_size: (size != ctx.caps.subgroup_size).then_some(size),

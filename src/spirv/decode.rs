@@ -3,7 +3,7 @@
 //! supported subset into an [`Inst`]. Anything outside the subset is an error naming the instruction
 //! and its source line — never a silently wrong result.
 
-use crate::model::{info, BinOp, MaskKind, Op, QuadDir, Scan, ScalarType, Value, ValueType};
+use crate::model::{info, BinOp, MaskKind, Op, QuadDir, ScalarType, Scan, Value, ValueType};
 use crate::reconverge::Mode;
 use crate::spirv::error::{Location, SpirvError};
 use crate::spirv::inst::*;
@@ -328,7 +328,10 @@ impl<'m> Decoder<'m> {
                         Some(Operand::Decoration(d)),
                     ) = (a.operands.first(), a.operands.get(1), a.operands.get(2))
                     {
-                        self.mdeco.entry((*t, *mem)).or_default().push((*d, lits(3)));
+                        self.mdeco
+                            .entry((*t, *mem))
+                            .or_default()
+                            .push((*d, lits(3)));
                     }
                 }
                 SOp::DecorationGroup | SOp::GroupDecorate | SOp::GroupMemberDecorate => {
@@ -405,16 +408,25 @@ impl<'m> Decoder<'m> {
             }
         };
         let Some((model, f, name, iface)) = pick else {
-            let names: Vec<String> = computes.iter().map(|c| format!("{} ({:?})", c.2, c.0)).collect();
+            let names: Vec<String> = computes
+                .iter()
+                .map(|c| format!("{} ({:?})", c.2, c.0))
+                .collect();
             return Err(SpirvError::Setup(match wanted {
                 Some(n) => format!(
                     "no entry point named '{n}' (the module has: {})",
-                    if names.is_empty() { "none".into() } else { names.join(", ") }
+                    if names.is_empty() {
+                        "none".into()
+                    } else {
+                        names.join(", ")
+                    }
                 ),
-                None => format!(
+                None => {
+                    format!(
                     "no compute entry point to pick (the module has: {}); name one with --entry",
                     if names.is_empty() { "none".into() } else { names.join(", ") }
-                ),
+                )
+                }
             }));
         };
         if *model != spirv::ExecutionModel::GLCompute {
@@ -477,11 +489,12 @@ impl<'m> Decoder<'m> {
         // A constant decorated WorkgroupSize overrides the execution mode (SPIR-V, BuiltIn).
         for (id, v) in &self.ids {
             if let Id::Const(c) = v {
-                if self
-                    .deco
-                    .get(id)
-                    .is_some_and(|d| d.iter().any(|(x, l)| *x == Decoration::BuiltIn && l.first() == Some(&(BuiltIn::WorkgroupSize as u32))))
-                    && c.bits.len() == 3
+                if self.deco.get(id).is_some_and(|d| {
+                    d.iter().any(|(x, l)| {
+                        *x == Decoration::BuiltIn
+                            && l.first() == Some(&(BuiltIn::WorkgroupSize as u32))
+                    })
+                }) && c.bits.len() == 3
                 {
                     size = Some([c.bits[0] as u32, c.bits[1] as u32, c.bits[2] as u32]);
                 }
@@ -490,7 +503,8 @@ impl<'m> Decoder<'m> {
         let size = size.ok_or_else(|| {
             SpirvError::malformed("the entry point has no LocalSize, LocalSizeId or WorkgroupSize")
         })?;
-        if size.iter().any(|&s| s == 0) || size.iter().map(|&s| s as u64).product::<u64>() > 1 << 16 {
+        if size.iter().any(|&s| s == 0) || size.iter().map(|&s| s as u64).product::<u64>() > 1 << 16
+        {
             return Err(SpirvError::Setup(format!(
                 "workgroup size {}x{}x{}: every dimension ≥ 1 and at most 65536 invocations",
                 size[0], size[1], size[2]
@@ -609,13 +623,19 @@ impl<'m> Decoder<'m> {
         let idop = |k: usize| -> Result<u32, SpirvError> {
             match i.operands.get(k) {
                 Some(Operand::IdRef(x)) => Ok(*x),
-                _ => Err(SpirvError::malformed(format!("{} operand {k}", op_name(op)))),
+                _ => Err(SpirvError::malformed(format!(
+                    "{} operand {k}",
+                    op_name(op)
+                ))),
             }
         };
         let lit = |k: usize| -> Result<u32, SpirvError> {
             match i.operands.get(k) {
                 Some(Operand::LiteralBit32(x)) => Ok(*x),
-                _ => Err(SpirvError::malformed(format!("{} operand {k}", op_name(op)))),
+                _ => Err(SpirvError::malformed(format!(
+                    "{} operand {k}",
+                    op_name(op)
+                ))),
             }
         };
         match op {
@@ -713,7 +733,11 @@ impl<'m> Decoder<'m> {
             SOp::TypePointer => {
                 let sc = match i.operands.first() {
                     Some(Operand::StorageClass(s)) => *s,
-                    _ => return Err(SpirvError::malformed("OpTypePointer without a storage class")),
+                    _ => {
+                        return Err(SpirvError::malformed(
+                            "OpTypePointer without a storage class",
+                        ))
+                    }
                 };
                 let pointee = self.ty(idop(1)?)?;
                 // A pointer type may name a storage class we do not run; only variables of it fail.
@@ -730,15 +754,17 @@ impl<'m> Decoder<'m> {
             | SOp::TypeAccelerationStructureKHR => {
                 // Declaring these is harmless; a variable or value of them is not (see below).
                 self.add_type(rid, Type::Function);
-                self.names
-                    .entry(rid)
-                    .or_insert_with(|| format!("{op:?}"));
+                self.names.entry(rid).or_insert_with(|| format!("{op:?}"));
             }
             SOp::Constant | SOp::SpecConstant => {
                 let t = self.ty(i.result_type.unwrap_or(0))?;
                 let s = match self.types.get(t) {
                     Type::Scalar(s) => *s,
-                    _ => return Err(SpirvError::malformed("a scalar constant of a non-scalar type")),
+                    _ => {
+                        return Err(SpirvError::malformed(
+                            "a scalar constant of a non-scalar type",
+                        ))
+                    }
                 };
                 let mut bits = match (i.operands.first(), i.operands.get(1)) {
                     (Some(Operand::LiteralBit32(x)), _) => *x as u64,
@@ -765,7 +791,10 @@ impl<'m> Decoder<'m> {
                     }),
                 );
             }
-            SOp::ConstantTrue | SOp::ConstantFalse | SOp::SpecConstantTrue | SOp::SpecConstantFalse => {
+            SOp::ConstantTrue
+            | SOp::ConstantFalse
+            | SOp::SpecConstantTrue
+            | SOp::SpecConstantFalse => {
                 let t = self.ty(i.result_type.unwrap_or(0))?;
                 let mut v = matches!(op, SOp::ConstantTrue | SOp::SpecConstantTrue) as u64;
                 if matches!(op, SOp::SpecConstantTrue | SOp::SpecConstantFalse) {
@@ -796,7 +825,8 @@ impl<'m> Decoder<'m> {
                         "composite constant with the wrong number of components",
                     ));
                 }
-                self.ids.insert(rid, Id::Const(ConstVal { ty: t, bits, undef }));
+                self.ids
+                    .insert(rid, Id::Const(ConstVal { ty: t, bits, undef }));
             }
             SOp::ConstantNull | SOp::Undef => {
                 let t = self.ty(i.result_type.unwrap_or(0))?;
@@ -818,12 +848,7 @@ impl<'m> Decoder<'m> {
                 let obj = self.variable(i, None)?;
                 self.ids.insert(rid, Id::Var(obj));
             }
-            other => {
-                return Err(unsupported(format!(
-                    "{} at module scope",
-                    op_name(other)
-                )))
-            }
+            other => return Err(unsupported(format!("{} at module scope", op_name(other)))),
         }
         Ok(())
     }
@@ -873,16 +898,20 @@ impl<'m> Decoder<'m> {
             })
             .collect();
         let arg = |k: usize| -> Result<&ConstVal, SpirvError> {
-            self.konst(*ids.get(k).ok_or_else(|| SpirvError::malformed("OpSpecConstantOp operand"))?)
+            self.konst(
+                *ids.get(k)
+                    .ok_or_else(|| SpirvError::malformed("OpSpecConstantOp operand"))?,
+            )
         };
         let out_n = self.types.slots(t)? as usize;
-        let undef = ids.iter().any(|x| self.konst(*x).map(|c| c.undef).unwrap_or(false));
+        let undef = ids
+            .iter()
+            .any(|x| self.konst(*x).map(|c| c.undef).unwrap_or(false));
         let comp = |f: &dyn Fn(usize) -> Result<u64, SpirvError>| -> Result<Vec<u64>, SpirvError> {
             (0..out_n).map(f).collect()
         };
-        let w_of = |c: &ConstVal| -> u8 {
-            self.scalar_of(c.ty).map(|s| s.bits() as u8).unwrap_or(32)
-        };
+        let w_of =
+            |c: &ConstVal| -> u8 { self.scalar_of(c.ty).map(|s| s.bits() as u8).unwrap_or(32) };
         let int_bin = |o: IntBin| -> Result<Vec<u64>, SpirvError> {
             let (a, b) = (arg(0)?, arg(1)?);
             let w = w_of(a);
@@ -924,7 +953,11 @@ impl<'m> Decoder<'m> {
             SOp::SNegate | SOp::Not => {
                 let a = arg(0)?;
                 let w = w_of(a);
-                let o = if *op == SOp::SNegate { IntUn::Neg } else { IntUn::Not };
+                let o = if *op == SOp::SNegate {
+                    IntUn::Neg
+                } else {
+                    IntUn::Not
+                };
                 comp(&|k| Ok(scalar::int_un(o, w, a.bits[k])))?
             }
             SOp::LogicalAnd | SOp::LogicalOr | SOp::LogicalEqual | SOp::LogicalNotEqual => {
@@ -947,7 +980,11 @@ impl<'m> Decoder<'m> {
                 let (c, a, b) = (arg(0)?, arg(1)?, arg(2)?);
                 comp(&|k| {
                     let ck = if c.bits.len() == 1 { 0 } else { k };
-                    Ok(if c.bits[ck] != 0 { a.bits[k] } else { b.bits[k] })
+                    Ok(if c.bits[ck] != 0 {
+                        a.bits[k]
+                    } else {
+                        b.bits[k]
+                    })
                 })?
             }
             SOp::UConvert | SOp::SConvert | SOp::FConvert => {
@@ -1009,21 +1046,27 @@ impl<'m> Decoder<'m> {
             match self.types.get(t).clone() {
                 Type::Vector { n, .. } => {
                     if i >= n {
-                        return Err(SpirvError::malformed(format!("component {i} of a {n}-vector")));
+                        return Err(SpirvError::malformed(format!(
+                            "component {i} of a {n}-vector"
+                        )));
                     }
                     off += i;
                     return Ok((off, 1));
                 }
                 Type::Matrix { col, cols } => {
                     if i >= cols {
-                        return Err(SpirvError::malformed(format!("column {i} of a {cols}-column matrix")));
+                        return Err(SpirvError::malformed(format!(
+                            "column {i} of a {cols}-column matrix"
+                        )));
                     }
                     off += i * self.types.slots(col)?;
                     t = col;
                 }
                 Type::Array { elem, len, .. } => {
                     if i >= len {
-                        return Err(SpirvError::malformed(format!("element {i} of an array of {len}")));
+                        return Err(SpirvError::malformed(format!(
+                            "element {i} of an array of {len}"
+                        )));
                     }
                     off += i * self.types.slots(elem)?;
                     t = elem;
@@ -1031,7 +1074,10 @@ impl<'m> Decoder<'m> {
                 Type::Struct { members, .. } => {
                     let k = i as usize;
                     if k >= members.len() {
-                        return Err(SpirvError::malformed(format!("member {i} of a struct of {}", members.len())));
+                        return Err(SpirvError::malformed(format!(
+                            "member {i} of a struct of {}",
+                            members.len()
+                        )));
                     }
                     for m in &members[..k] {
                         off += self.types.slots(*m)?;
@@ -1096,8 +1142,10 @@ impl<'m> Decoder<'m> {
         let builtin = self
             .deco_lit(rid, Decoration::BuiltIn)
             .and_then(BuiltIn::from_u32);
-        let read_only = matches!(storage, Storage::Uniform | Storage::PushConstant | Storage::Input)
-            || self.has_deco(rid, Decoration::NonWritable)
+        let read_only = matches!(
+            storage,
+            Storage::Uniform | Storage::PushConstant | Storage::Input
+        ) || self.has_deco(rid, Decoration::NonWritable)
             || self.all_members_non_writable(pointee);
         let init = match i.operands.get(1) {
             Some(Operand::IdRef(c)) => {
@@ -1249,10 +1297,13 @@ impl<'m> Decoder<'m> {
                 continue; // pointers to function variables become constant registers (pass 2)
             }
             let tid = self.ty(t)?;
-            let n = self.types.slots(tid).or_else(|e| match self.types.get(tid) {
-                Type::Pointer { .. } => Ok(1),
-                _ => Err(e),
-            })?;
+            let n = self
+                .types
+                .slots(tid)
+                .or_else(|e| match self.types.get(tid) {
+                    Type::Pointer { .. } => Ok(1),
+                    _ => Err(e),
+                })?;
             let reg = self.new_reg(n);
             self.regs.insert(r, reg);
         }
@@ -1288,7 +1339,12 @@ impl<'m> Decoder<'m> {
             .blocks
             .iter()
             .enumerate()
-            .map(|(k, b)| (b.label.as_ref().and_then(|l| l.result_id).unwrap_or(0), k as BlockIdx))
+            .map(|(k, b)| {
+                (
+                    b.label.as_ref().and_then(|l| l.result_id).unwrap_or(0),
+                    k as BlockIdx,
+                )
+            })
             .collect();
         if f.blocks.is_empty() {
             return Err(unsupported(format!(
@@ -1309,12 +1365,14 @@ impl<'m> Decoder<'m> {
                 merge: Merge::None,
                 term: Term::Unreachable,
                 term_loc: 0,
+                defs: Vec::new(),
+                escapes: false,
+                loop_defs: Vec::new(),
             };
             let block_of = |id: u32| -> Result<BlockIdx, SpirvError> {
-                labels
-                    .get(&id)
-                    .copied()
-                    .ok_or_else(|| SpirvError::malformed(format!("branch to %{id}, not a block of this function")))
+                labels.get(&id).copied().ok_or_else(|| {
+                    SpirvError::malformed(format!("branch to %{id}, not a block of this function"))
+                })
             };
             for i in &b.instructions {
                 let op = i.class.opcode;
@@ -1340,7 +1398,10 @@ impl<'m> Decoder<'m> {
                 }
                 let loc = self.locs.len() as LocId;
                 self.locs.push(Location {
-                    file: line.as_ref().and_then(|l| l.0.clone()).or_else(|| self.file.clone()),
+                    file: line
+                        .as_ref()
+                        .and_then(|l| l.0.clone())
+                        .or_else(|| self.file.clone()),
                     line: line.as_ref().map(|l| l.1),
                     op: op_name(op),
                     id: i.result_id,
@@ -1379,6 +1440,9 @@ impl<'m> Decoder<'m> {
                             blk.term_loc = loc;
                         }
                         SOp::BranchConditional => {
+                            // A branch without a merge of its own (a loop's exit test) is named
+                            // by its own line.
+                            self.constructs.entry(label).or_insert(loc);
                             blk.term = Term::Cond {
                                 c: self.value(id_at(i, 0)?)?,
                                 t: block_of(id_at(i, 1)?)?,
@@ -1401,10 +1465,13 @@ impl<'m> Decoder<'m> {
                                 let mut lit = lit;
                                 // 64-bit selectors spell each literal as two words.
                                 if w == 64 {
-                                    if let (Operand::LiteralBit32(lo), Some(Operand::LiteralBit32(hi))) =
-                                        (&i.operands[k], i.operands.get(k + 1))
+                                    if let (
+                                        Operand::LiteralBit32(lo),
+                                        Some(Operand::LiteralBit32(hi)),
+                                    ) = (&i.operands[k], i.operands.get(k + 1))
                                     {
-                                        if matches!(i.operands.get(k + 2), Some(Operand::IdRef(_))) {
+                                        if matches!(i.operands.get(k + 2), Some(Operand::IdRef(_)))
+                                        {
                                             lit = *lo as u64 | (*hi as u64) << 32;
                                             k += 1;
                                         }
@@ -1464,9 +1531,15 @@ impl<'m> Decoder<'m> {
                     Ok(())
                 })();
                 r.map_err(|e| e.at(&at))?;
+                if op != SOp::Variable {
+                    if let Some(r) = i.result_id.and_then(|id| self.regs.get(&id)) {
+                        blk.defs.push(*r);
+                    }
+                }
             }
             blocks.push(blk);
         }
+        construct_extents(&mut blocks);
         Ok(Func {
             name: fname,
             params,
@@ -1556,7 +1629,16 @@ impl<'m> Decoder<'m> {
     fn is_contractible(&self, id: u32) -> bool {
         matches!(
             self.defs.get(&id),
-            Some((_, SOp::FMul | SOp::VectorTimesScalar | SOp::MatrixTimesScalar | SOp::Dot | SOp::MatrixTimesVector | SOp::VectorTimesMatrix | SOp::MatrixTimesMatrix))
+            Some((
+                _,
+                SOp::FMul
+                    | SOp::VectorTimesScalar
+                    | SOp::MatrixTimesScalar
+                    | SOp::Dot
+                    | SOp::MatrixTimesVector
+                    | SOp::VectorTimesMatrix
+                    | SOp::MatrixTimesMatrix
+            ))
         ) && !self.has_deco(id, Decoration::NoContraction)
     }
 
@@ -1575,13 +1657,27 @@ impl<'m> Decoder<'m> {
             let (sc, n) = s.result_sv(i)?;
             let (d, a, b) = (s.reg(rid)?, arg(s, 0)?, arg(s, 1)?);
             check_ssa!(d, a, b);
-            Ok(Some(Inst::IntBin { op: o, w: sc.bits() as u8, n, d, a, b }))
+            Ok(Some(Inst::IntBin {
+                op: o,
+                w: sc.bits() as u8,
+                n,
+                d,
+                a,
+                b,
+            }))
         };
         let icmp = |s: &mut Self, o: IntCmp| -> Result<Option<Inst>, SpirvError> {
             let (sc, n) = s.sv_of(id_at(i, 0)?)?;
             let (d, a, b) = (s.reg(rid)?, arg(s, 0)?, arg(s, 1)?);
             check_ssa!(d, a, b);
-            Ok(Some(Inst::IntCmp { op: o, w: sc.bits() as u8, n, d, a, b }))
+            Ok(Some(Inst::IntCmp {
+                op: o,
+                w: sc.bits() as u8,
+                n,
+                d,
+                a,
+                b,
+            }))
         };
         let fbin = |s: &mut Self, o: FloatBin| -> Result<Option<Inst>, SpirvError> {
             let (sc, n) = s.result_sv(i)?;
@@ -1606,20 +1702,37 @@ impl<'m> Decoder<'m> {
             let (sc, n) = s.sv_of(id_at(i, 0)?)?;
             let (d, a, b) = (s.reg(rid)?, arg(s, 0)?, arg(s, 1)?);
             check_ssa!(d, a, b);
-            Ok(Some(Inst::FloatCmp { op: o, w: sc.bits() as u8, n, d, a, b }))
+            Ok(Some(Inst::FloatCmp {
+                op: o,
+                w: sc.bits() as u8,
+                n,
+                d,
+                a,
+                b,
+            }))
         };
         let conv = |s: &mut Self, o: Conv| -> Result<Option<Inst>, SpirvError> {
             let (to, n) = s.result_sv(i)?;
             let (from, _) = s.sv_of(id_at(i, 0)?)?;
             let (d, a) = (s.reg(rid)?, arg(s, 0)?);
             check_ssa!(d, a);
-            Ok(Some(Inst::Conv { op: o, from, to, n, d, a }))
+            Ok(Some(Inst::Conv {
+                op: o,
+                from,
+                to,
+                n,
+                d,
+                a,
+            }))
         };
         Ok(match op {
             SOp::Nop | SOp::MemoryBarrier | SOp::ExecutionModeId => None,
             SOp::Undef => {
                 let d = d(self)?;
-                Some(Inst::Undef { d, n: self.reg_slots[d as usize] })
+                Some(Inst::Undef {
+                    d,
+                    n: self.reg_slots[d as usize],
+                })
             }
             SOp::IAdd => int2(self, IntBin::Add)?,
             SOp::ISub => int2(self, IntBin::Sub)?,
@@ -1655,7 +1768,13 @@ impl<'m> Decoder<'m> {
                     SOp::BitCount => IntUn::BitCount,
                     _ => IntUn::BitReverse,
                 };
-                Some(Inst::IntUn { op: o, w: sc.bits() as u8, n, d, a })
+                Some(Inst::IntUn {
+                    op: o,
+                    w: sc.bits() as u8,
+                    n,
+                    d,
+                    a,
+                })
             }
             SOp::FAdd => fbin(self, FloatBin::Add)?,
             SOp::FSub => fbin(self, FloatBin::Sub)?,
@@ -1667,13 +1786,24 @@ impl<'m> Decoder<'m> {
                 let (sc, n) = self.result_sv(i)?;
                 let (d, a) = (d(self)?, arg(self, 0)?);
                 check_ssa!(d, a);
-                Some(Inst::FloatNeg { w: sc.bits() as u8, n, d, a })
+                Some(Inst::FloatNeg {
+                    w: sc.bits() as u8,
+                    n,
+                    d,
+                    a,
+                })
             }
             SOp::IsNan | SOp::IsInf => {
                 let (sc, n) = self.sv_of(id_at(i, 0)?)?;
                 let (d, a) = (d(self)?, arg(self, 0)?);
                 check_ssa!(d, a);
-                Some(Inst::FloatClass { inf: op == SOp::IsInf, w: sc.bits() as u8, n, d, a })
+                Some(Inst::FloatClass {
+                    inf: op == SOp::IsInf,
+                    w: sc.bits() as u8,
+                    n,
+                    d,
+                    a,
+                })
             }
             SOp::FOrdEqual => fcmp(self, FloatCmp::OrdEq)?,
             SOp::FUnordEqual => fcmp(self, FloatCmp::UnordEq)?,
@@ -1709,7 +1839,12 @@ impl<'m> Decoder<'m> {
                 let (_, n) = self.sv_of(id_at(i, 0)?)?;
                 let (d, a) = (d(self)?, arg(self, 0)?);
                 check_ssa!(d, a);
-                Some(Inst::AnyAll { all: op == SOp::All, n, d, a })
+                Some(Inst::AnyAll {
+                    all: op == SOp::All,
+                    n,
+                    d,
+                    a,
+                })
             }
             SOp::Select => {
                 let d = d(self)?;
@@ -1718,7 +1853,14 @@ impl<'m> Decoder<'m> {
                 let (_, cn) = self.sv_of(cid)?;
                 let (c, a, b) = (self.value(cid)?, arg(self, 1)?, arg(self, 2)?);
                 check_ssa!(d, c, a, b);
-                Some(Inst::Select { n, d, c, vector_cond: cn > 1, a, b })
+                Some(Inst::Select {
+                    n,
+                    d,
+                    c,
+                    vector_cond: cn > 1,
+                    a,
+                    b,
+                })
             }
             SOp::ConvertFToU => conv(self, Conv::FToU)?,
             SOp::ConvertFToS => conv(self, Conv::FToS)?,
@@ -1739,11 +1881,18 @@ impl<'m> Decoder<'m> {
                 let from = self.types.slot_kinds(from_t)?;
                 let bytes = |v: &[Scalar]| v.iter().map(|s| s.bits()).sum::<u32>();
                 if bytes(&to) != bytes(&from) {
-                    return Err(SpirvError::malformed("OpBitcast between types of different sizes"));
+                    return Err(SpirvError::malformed(
+                        "OpBitcast between types of different sizes",
+                    ));
                 }
                 let (d, a) = (d(self)?, arg(self, 0)?);
                 check_ssa!(d, a);
-                Some(Inst::Bitcast { from: from.into(), to: to.into(), d, a })
+                Some(Inst::Bitcast {
+                    from: from.into(),
+                    to: to.into(),
+                    d,
+                    a,
+                })
             }
             SOp::CopyObject | SOp::CopyLogical => {
                 let (d, a) = (d(self)?, arg(self, 0)?);
@@ -1751,7 +1900,12 @@ impl<'m> Decoder<'m> {
                 if let Some(l) = self.ptr_layout.get(&id_at(i, 0)?).copied() {
                     self.ptr_layout.insert(rid, l);
                 }
-                Some(Inst::Move { d, a, off: 0, n: self.reg_slots[d as usize] })
+                Some(Inst::Move {
+                    d,
+                    a,
+                    off: 0,
+                    n: self.reg_slots[d as usize],
+                })
             }
             SOp::CompositeExtract => {
                 let src = id_at(i, 0)?;
@@ -1768,7 +1922,14 @@ impl<'m> Decoder<'m> {
                 let (off, n) = self.composite_path(self.type_of_value(obj)?, &lits)?;
                 let (d, c, o) = (d(self)?, self.value(comp)?, self.value(obj)?);
                 check_ssa!(d, c, o);
-                Some(Inst::Insert { d, obj: o, comp: c, off, n, total: self.reg_slots[d as usize] })
+                Some(Inst::Insert {
+                    d,
+                    obj: o,
+                    comp: c,
+                    off,
+                    n,
+                    total: self.reg_slots[d as usize],
+                })
             }
             SOp::CompositeConstruct => {
                 let d = d(self)?;
@@ -1782,9 +1943,14 @@ impl<'m> Decoder<'m> {
                     parts.push((r, n));
                 }
                 if total != self.reg_slots[d as usize] {
-                    return Err(SpirvError::malformed("OpCompositeConstruct with the wrong number of components"));
+                    return Err(SpirvError::malformed(
+                        "OpCompositeConstruct with the wrong number of components",
+                    ));
                 }
-                Some(Inst::Construct { d, parts: parts.into_boxed_slice() })
+                Some(Inst::Construct {
+                    d,
+                    parts: parts.into_boxed_slice(),
+                })
             }
             SOp::VectorShuffle => {
                 let d = d(self)?;
@@ -1802,34 +1968,66 @@ impl<'m> Decoder<'m> {
                         } else if s - na < nb {
                             Ok(Some((b, s - na)))
                         } else {
-                            Err(SpirvError::malformed(format!("OpVectorShuffle component {s}")))
+                            Err(SpirvError::malformed(format!(
+                                "OpVectorShuffle component {s}"
+                            )))
                         }
                     })
                     .collect::<Result<Vec<_>, _>>()?;
-                Some(Inst::Shuffle { d, sel: sel.into_boxed_slice(), loc })
+                Some(Inst::Shuffle {
+                    d,
+                    sel: sel.into_boxed_slice(),
+                    loc,
+                })
             }
             SOp::VectorExtractDynamic => {
                 let (_, count) = self.sv_of(id_at(i, 0)?)?;
                 let (iw, _) = self.sv_of(id_at(i, 1)?)?;
                 let (d, v, idx) = (d(self)?, arg(self, 0)?, arg(self, 1)?);
                 check_ssa!(d, v, idx);
-                Some(Inst::ExtractDyn { d, v, idx, idx_w: iw.bits() as u8, elem: 1, count })
+                Some(Inst::ExtractDyn {
+                    d,
+                    v,
+                    idx,
+                    idx_w: iw.bits() as u8,
+                    elem: 1,
+                    count,
+                })
             }
             SOp::VectorInsertDynamic => {
                 let (_, count) = self.sv_of(id_at(i, 0)?)?;
                 let (iw, _) = self.sv_of(id_at(i, 2)?)?;
                 let (d, v, comp, idx) = (d(self)?, arg(self, 0)?, arg(self, 1)?, arg(self, 2)?);
                 check_ssa!(d, v, comp, idx);
-                Some(Inst::InsertDyn { d, v, comp, idx, idx_w: iw.bits() as u8, elem: 1, count })
+                Some(Inst::InsertDyn {
+                    d,
+                    v,
+                    comp,
+                    idx,
+                    idx_w: iw.bits() as u8,
+                    elem: 1,
+                    count,
+                })
             }
             SOp::VectorTimesScalar | SOp::MatrixTimesScalar => {
                 let d = d(self)?;
                 let (v, s) = (arg(self, 0)?, arg(self, 1)?);
                 check_ssa!(d, v, s);
                 let w = self.scalar_of(self.type_of_value(id_at(i, 1)?)?)?.bits() as u8;
-                Some(Inst::TimesScalar { w, n: self.reg_slots[d as usize], d, v, s })
+                Some(Inst::TimesScalar {
+                    w,
+                    n: self.reg_slots[d as usize],
+                    d,
+                    v,
+                    s,
+                })
             }
-            SOp::MatrixTimesVector | SOp::VectorTimesMatrix | SOp::MatrixTimesMatrix | SOp::OuterProduct | SOp::Transpose | SOp::Dot => {
+            SOp::MatrixTimesVector
+            | SOp::VectorTimesMatrix
+            | SOp::MatrixTimesMatrix
+            | SOp::OuterProduct
+            | SOp::Transpose
+            | SOp::Dot => {
                 return self.matrix_op(i).map(Some);
             }
             SOp::IAddCarry | SOp::ISubBorrow | SOp::UMulExtended | SOp::SMulExtended => {
@@ -1842,7 +2040,14 @@ impl<'m> Decoder<'m> {
                     SOp::UMulExtended => IntPair::UMulExtended,
                     _ => IntPair::SMulExtended,
                 };
-                Some(Inst::IntPair { op: o, w: sc.bits() as u8, n, d, a, b })
+                Some(Inst::IntPair {
+                    op: o,
+                    w: sc.bits() as u8,
+                    n,
+                    d,
+                    a,
+                    b,
+                })
             }
             SOp::BitFieldInsert | SOp::BitFieldSExtract | SOp::BitFieldUExtract => {
                 let (sc, n) = self.result_sv(i)?;
@@ -1859,7 +2064,16 @@ impl<'m> Decoder<'m> {
                     SOp::BitFieldSExtract => BitField::SExtract,
                     _ => BitField::UExtract,
                 };
-                Some(Inst::BitField { op: o, w: sc.bits() as u8, n, d, base, insert, offset, count })
+                Some(Inst::BitField {
+                    op: o,
+                    w: sc.bits() as u8,
+                    n,
+                    d,
+                    base,
+                    insert,
+                    offset,
+                    count,
+                })
             }
             SOp::ExtInst => return self.ext_inst(i),
             SOp::Load => {
@@ -1869,25 +2083,41 @@ impl<'m> Decoder<'m> {
                 let (d, ptr) = (d(self)?, self.value(pid)?);
                 check_ssa!(d, ptr);
                 if matches!(self.types.get(t), Type::Pointer { .. }) {
-                    return Err(unsupported("loading a pointer from memory (variable pointers)"));
+                    return Err(unsupported(
+                        "loading a pointer from memory (variable pointers)",
+                    ));
                 }
                 Some(Inst::Load { d, ptr, plan })
             }
             SOp::Store => {
                 let pid = id_at(i, 0)?;
                 let (t, m, storage) = self.pointee(pid)?;
-                if matches!(storage, Storage::Uniform | Storage::PushConstant | Storage::Input) {
-                    return Err(SpirvError::malformed(format!("a store to {} memory", storage.name())));
+                // `Uniform` pointers may point into a `BufferBlock` (an old-style storage buffer);
+                // the executor rejects a store to a read-only object by the variable it hits.
+                if matches!(storage, Storage::PushConstant | Storage::Input) {
+                    return Err(SpirvError::malformed(format!(
+                        "a store to {} memory",
+                        storage.name()
+                    )));
                 }
                 let plan = self.plan(t, m)?;
-                Some(Inst::Store { ptr: self.value(pid)?, v: arg(self, 1)?, plan })
+                Some(Inst::Store {
+                    ptr: self.value(pid)?,
+                    v: arg(self, 1)?,
+                    plan,
+                })
             }
             SOp::CopyMemory => {
                 let (dp, sp) = (id_at(i, 0)?, id_at(i, 1)?);
                 let (t, m, _) = self.pointee(sp)?;
                 let plan = self.plan(t, m)?;
                 let tmp = self.new_reg(self.plans[plan as usize].slots.len() as u32);
-                Some(Inst::CopyMemory { dst: self.value(dp)?, src: self.value(sp)?, plan, tmp })
+                Some(Inst::CopyMemory {
+                    dst: self.value(dp)?,
+                    src: self.value(sp)?,
+                    plan,
+                    tmp,
+                })
             }
             SOp::AccessChain | SOp::InBoundsAccessChain => {
                 let base_id = id_at(i, 0)?;
@@ -1901,7 +2131,11 @@ impl<'m> Decoder<'m> {
                     };
                     match self.types.get(t).clone() {
                         Type::Struct { .. } => {
-                            let k = konst.ok_or_else(|| SpirvError::malformed("a struct member index that is not a constant"))?;
+                            let k = konst.ok_or_else(|| {
+                                SpirvError::malformed(
+                                    "a struct member index that is not a constant",
+                                )
+                            })?;
                             let (off, mt, ml) = self.types.member(t, k as u32)?;
                             steps.push(Step::Const(off));
                             t = mt;
@@ -1913,7 +2147,9 @@ impl<'m> Decoder<'m> {
                                 ElementOf::Type(et) => et,
                                 ElementOf::Scalar(s) => self.scalar_type_id(s)?,
                                 ElementOf::RowMajorColumn(..) => {
-                                    return Err(unsupported("a pointer to a column of a row-major matrix"))
+                                    return Err(unsupported(
+                                        "a pointer to a column of a row-major matrix",
+                                    ))
                                 }
                             };
                             let (isc, _) = self.sv_of(idx_id)?;
@@ -1945,7 +2181,11 @@ impl<'m> Decoder<'m> {
                 self.ptr_layout.insert(rid, m);
                 let (d, base) = (d(self)?, self.value(base_id)?);
                 check_ssa!(d, base);
-                Some(Inst::AccessChain { d, base, steps: folded.into_boxed_slice() })
+                Some(Inst::AccessChain {
+                    d,
+                    base,
+                    steps: folded.into_boxed_slice(),
+                })
             }
             SOp::PtrAccessChain | SOp::InBoundsPtrAccessChain => {
                 return Err(unsupported("OpPtrAccessChain (pointer arithmetic)"))
@@ -1956,12 +2196,31 @@ impl<'m> Decoder<'m> {
                 let member = lits_from(i, 1).first().copied().unwrap_or(0);
                 let (off, at, ml) = self.types.member(t, member)?;
                 let (_, stride, _, _) = self.types.element(at, ml)?;
-                Some(Inst::ArrayLength { d: d(self)?, ptr: self.value(pid)?, offset: off, stride })
+                Some(Inst::ArrayLength {
+                    d: d(self)?,
+                    ptr: self.value(pid)?,
+                    offset: off,
+                    stride,
+                })
             }
-            SOp::AtomicLoad | SOp::AtomicStore | SOp::AtomicExchange | SOp::AtomicCompareExchange
-            | SOp::AtomicIIncrement | SOp::AtomicIDecrement | SOp::AtomicIAdd | SOp::AtomicISub
-            | SOp::AtomicSMin | SOp::AtomicUMin | SOp::AtomicSMax | SOp::AtomicUMax | SOp::AtomicAnd
-            | SOp::AtomicOr | SOp::AtomicXor | SOp::AtomicFAddEXT | SOp::AtomicFMinEXT | SOp::AtomicFMaxEXT => {
+            SOp::AtomicLoad
+            | SOp::AtomicStore
+            | SOp::AtomicExchange
+            | SOp::AtomicCompareExchange
+            | SOp::AtomicIIncrement
+            | SOp::AtomicIDecrement
+            | SOp::AtomicIAdd
+            | SOp::AtomicISub
+            | SOp::AtomicSMin
+            | SOp::AtomicUMin
+            | SOp::AtomicSMax
+            | SOp::AtomicUMax
+            | SOp::AtomicAnd
+            | SOp::AtomicOr
+            | SOp::AtomicXor
+            | SOp::AtomicFAddEXT
+            | SOp::AtomicFMinEXT
+            | SOp::AtomicFMaxEXT => {
                 return self.atomic(i).map(Some);
             }
             SOp::ControlBarrier => {
@@ -1982,12 +2241,18 @@ impl<'m> Decoder<'m> {
                 for k in 1..i.operands.len() {
                     args.push(arg(self, k)?);
                 }
-                let d = if self.regs.contains_key(&rid) && self.reg_slots[self.reg(rid)? as usize] > 0 {
+                let d = if self.regs.contains_key(&rid)
+                    && self.reg_slots[self.reg(rid)? as usize] > 0
+                {
                     Some(self.reg(rid)?)
                 } else {
                     None
                 };
-                Some(Inst::Call { d, f, args: args.into_boxed_slice() })
+                Some(Inst::Call {
+                    d,
+                    f,
+                    args: args.into_boxed_slice(),
+                })
             }
             o if is_group_op(o) => {
                 self.uses_subgroups = true;
@@ -2023,34 +2288,74 @@ impl<'m> Decoder<'m> {
         Ok(match op {
             SOp::Transpose => {
                 let (rows, cols, _) = mat_dims(self, a_id)?;
-                Inst::Transpose { rows, cols, d, m: a }
+                Inst::Transpose {
+                    rows,
+                    cols,
+                    d,
+                    m: a,
+                }
             }
             SOp::Dot => {
                 let (s, n) = self.sv_of(a_id)?;
                 let b = self.value(id_at(i, 1)?)?;
-                Inst::Dot { w: s.bits() as u8, n, d, a, b }
+                Inst::Dot {
+                    w: s.bits() as u8,
+                    n,
+                    d,
+                    a,
+                    b,
+                }
             }
             SOp::MatrixTimesVector => {
                 let (rows, cols, w) = mat_dims(self, a_id)?;
-                Inst::MatTimesVec { w, rows, cols, d, m: a, v: self.value(id_at(i, 1)?)? }
+                Inst::MatTimesVec {
+                    w,
+                    rows,
+                    cols,
+                    d,
+                    m: a,
+                    v: self.value(id_at(i, 1)?)?,
+                }
             }
             SOp::VectorTimesMatrix => {
                 let b_id = id_at(i, 1)?;
                 let (rows, cols, w) = mat_dims(self, b_id)?;
-                Inst::VecTimesMat { w, rows, cols, d, v: a, m: self.value(b_id)? }
+                Inst::VecTimesMat {
+                    w,
+                    rows,
+                    cols,
+                    d,
+                    v: a,
+                    m: self.value(b_id)?,
+                }
             }
             SOp::MatrixTimesMatrix => {
                 let b_id = id_at(i, 1)?;
                 let (rows, inner, w) = mat_dims(self, a_id)?;
                 let (_, cols, _) = mat_dims(self, b_id)?;
-                Inst::MatTimesMat { w, rows, inner, cols, d, a, b: self.value(b_id)? }
+                Inst::MatTimesMat {
+                    w,
+                    rows,
+                    inner,
+                    cols,
+                    d,
+                    a,
+                    b: self.value(b_id)?,
+                }
             }
             _ => {
                 // OpOuterProduct
                 let (s, rows) = self.sv_of(a_id)?;
                 let b_id = id_at(i, 1)?;
                 let (_, cols) = self.sv_of(b_id)?;
-                Inst::Outer { w: s.bits() as u8, rows, cols, d, a, b: self.value(b_id)? }
+                Inst::Outer {
+                    w: s.bits() as u8,
+                    rows,
+                    cols,
+                    d,
+                    a,
+                    b: self.value(b_id)?,
+                }
             }
         })
     }
@@ -2064,7 +2369,11 @@ impl<'m> Decoder<'m> {
         }
         let num = match i.operands.get(1) {
             Some(Operand::LiteralExtInstInteger(n)) | Some(Operand::LiteralBit32(n)) => *n,
-            _ => return Err(SpirvError::malformed("OpExtInst without an instruction number")),
+            _ => {
+                return Err(SpirvError::malformed(
+                    "OpExtInst without an instruction number",
+                ))
+            }
         };
         let rid = i.result_id.unwrap_or(0);
         let d = self.reg(rid)?;
@@ -2077,32 +2386,108 @@ impl<'m> Decoder<'m> {
             .collect();
         use Ext::*;
         let f = match num {
-            1 => Round, 2 => RoundEven, 3 => Trunc, 4 => FAbs, 5 => SAbs, 6 => FSign, 7 => SSign,
-            8 => Floor, 9 => Ceil, 10 => Fract, 11 => Radians, 12 => Degrees, 13 => Sin, 14 => Cos,
-            15 => Tan, 16 => Asin, 17 => Acos, 18 => Atan, 19 => Sinh, 20 => Cosh, 21 => Tanh,
-            22 => Asinh, 23 => Acosh, 24 => Atanh, 25 => Atan2, 26 => Pow, 27 => Exp, 28 => Log,
-            29 => Exp2, 30 => Log2, 31 => Sqrt, 32 => InverseSqrt, 37 => FMin, 38 => UMin,
-            39 => SMin, 40 => FMax, 41 => UMax, 42 => SMax, 43 => FClamp, 44 => UClamp, 45 => SClamp,
-            46 => FMix, 48 => Step, 49 => SmoothStep, 50 => Fma, 53 => Ldexp, 54 => PackSnorm4x8,
-            55 => PackUnorm4x8, 56 => PackSnorm2x16, 57 => PackUnorm2x16, 58 => PackHalf2x16,
-            59 => PackDouble2x32, 60 => UnpackSnorm2x16, 61 => UnpackUnorm2x16, 62 => UnpackHalf2x16,
-            63 => UnpackSnorm4x8, 64 => UnpackUnorm4x8, 65 => UnpackDouble2x32, 66 => Length,
-            67 => Distance, 68 => Cross, 69 => Normalize, 73 => FindILsb, 74 => FindSMsb,
-            75 => FindUMsb, 79 => NMin, 80 => NMax, 81 => NClamp,
+            1 => Round,
+            2 => RoundEven,
+            3 => Trunc,
+            4 => FAbs,
+            5 => SAbs,
+            6 => FSign,
+            7 => SSign,
+            8 => Floor,
+            9 => Ceil,
+            10 => Fract,
+            11 => Radians,
+            12 => Degrees,
+            13 => Sin,
+            14 => Cos,
+            15 => Tan,
+            16 => Asin,
+            17 => Acos,
+            18 => Atan,
+            19 => Sinh,
+            20 => Cosh,
+            21 => Tanh,
+            22 => Asinh,
+            23 => Acosh,
+            24 => Atanh,
+            25 => Atan2,
+            26 => Pow,
+            27 => Exp,
+            28 => Log,
+            29 => Exp2,
+            30 => Log2,
+            31 => Sqrt,
+            32 => InverseSqrt,
+            37 => FMin,
+            38 => UMin,
+            39 => SMin,
+            40 => FMax,
+            41 => UMax,
+            42 => SMax,
+            43 => FClamp,
+            44 => UClamp,
+            45 => SClamp,
+            46 => FMix,
+            48 => Step,
+            49 => SmoothStep,
+            50 => Fma,
+            53 => Ldexp,
+            54 => PackSnorm4x8,
+            55 => PackUnorm4x8,
+            56 => PackSnorm2x16,
+            57 => PackUnorm2x16,
+            58 => PackHalf2x16,
+            59 => PackDouble2x32,
+            60 => UnpackSnorm2x16,
+            61 => UnpackUnorm2x16,
+            62 => UnpackHalf2x16,
+            63 => UnpackSnorm4x8,
+            64 => UnpackUnorm4x8,
+            65 => UnpackDouble2x32,
+            66 => Length,
+            67 => Distance,
+            68 => Cross,
+            69 => Normalize,
+            73 => FindILsb,
+            74 => FindSMsb,
+            75 => FindUMsb,
+            79 => NMin,
+            80 => NMax,
+            81 => NClamp,
             35 | 51 => {
                 // Modf / Frexp with an out pointer.
                 let x = self.value(arg_ids[0])?;
                 let (s, n) = self.sv_of(arg_ids[0])?;
-                let (t, m, _) = self.pointee(*arg_ids.get(1).ok_or_else(|| SpirvError::malformed("Modf/Frexp pointer"))?)?;
+                let (t, m, _) = self.pointee(
+                    *arg_ids
+                        .get(1)
+                        .ok_or_else(|| SpirvError::malformed("Modf/Frexp pointer"))?,
+                )?;
                 let plan = self.plan(t, m)?;
                 let ptr = self.value(arg_ids[1])?;
-                return Ok(Some(Inst::ExtOut { frexp: num == 51, w: s.bits() as u8, n, d, x, ptr, plan }));
+                return Ok(Some(Inst::ExtOut {
+                    frexp: num == 51,
+                    w: s.bits() as u8,
+                    n,
+                    d,
+                    x,
+                    ptr,
+                    plan,
+                }));
             }
             other => {
                 let name = [
-                    (33, "Determinant"), (34, "MatrixInverse"), (36, "ModfStruct"), (47, "IMix"),
-                    (52, "FrexpStruct"), (70, "FaceForward"), (71, "Reflect"), (72, "Refract"),
-                    (76, "InterpolateAtCentroid"), (77, "InterpolateAtSample"), (78, "InterpolateAtOffset"),
+                    (33, "Determinant"),
+                    (34, "MatrixInverse"),
+                    (36, "ModfStruct"),
+                    (47, "IMix"),
+                    (52, "FrexpStruct"),
+                    (70, "FaceForward"),
+                    (71, "Reflect"),
+                    (72, "Refract"),
+                    (76, "InterpolateAtCentroid"),
+                    (77, "InterpolateAtSample"),
+                    (78, "InterpolateAtOffset"),
                 ]
                 .iter()
                 .find(|(n, _)| *n == other)
@@ -2111,7 +2496,9 @@ impl<'m> Decoder<'m> {
                 return Err(unsupported(format!("GLSL.std.450 {name} ({other})")));
             }
         };
-        let first = *arg_ids.first().ok_or_else(|| SpirvError::malformed("OpExtInst without operands"))?;
+        let first = *arg_ids
+            .first()
+            .ok_or_else(|| SpirvError::malformed("OpExtInst without operands"))?;
         let (s, n) = self.sv_of(first)?;
         let mut args = [0 as Reg; 3];
         if arg_ids.len() > 3 {
@@ -2139,10 +2526,18 @@ impl<'m> Decoder<'m> {
         let pid = id_at(i, 0)?;
         let (t, _, storage) = self.pointee(pid)?;
         if !matches!(storage, Storage::StorageBuffer | Storage::Workgroup) {
-            return Err(unsupported(format!("an atomic on {} memory", storage.name())));
+            return Err(unsupported(format!(
+                "an atomic on {} memory",
+                storage.name()
+            )));
         }
         let s = match self.types.get(t) {
-            Type::Scalar(s @ (Scalar::Int { width: 32 | 64, .. } | Scalar::Float { width: 16 | 32 | 64 })) => *s,
+            Type::Scalar(
+                s @ (Scalar::Int { width: 32 | 64, .. }
+                | Scalar::Float {
+                    width: 16 | 32 | 64,
+                }),
+            ) => *s,
             other => return Err(unsupported(format!("an atomic on {other:?}"))),
         };
         let ptr = self.value(pid)?;
@@ -2180,7 +2575,14 @@ impl<'m> Decoder<'m> {
                 (o, Some(self.value(id_at(i, 3)?)?), None)
             }
         };
-        Ok(Inst::Atomic { op: o, s, d, ptr, v, cmp })
+        Ok(Inst::Atomic {
+            op: o,
+            s,
+            d,
+            ptr,
+            v,
+            cmp,
+        })
     }
 
     fn group(&mut self, i: &Instruction) -> Result<(Group, Reg), SpirvError> {
@@ -2210,7 +2612,9 @@ impl<'m> Decoder<'m> {
             })
             .collect();
         let id = |n: usize| -> Result<u32, SpirvError> {
-            ids.get(n).copied().ok_or_else(|| SpirvError::malformed(format!("{} operand", op_name(op))))
+            ids.get(n)
+                .copied()
+                .ok_or_else(|| SpirvError::malformed(format!("{} operand", op_name(op))))
         };
         let mut g = Group {
             op: Op::Elect,
@@ -2220,7 +2624,10 @@ impl<'m> Decoder<'m> {
             cluster: None,
             result: (rs, rn),
         };
-        let value_as = |s: &mut Self, vid: u32, signed: Option<bool>| -> Result<(Reg, Scalar, u32), SpirvError> {
+        let value_as = |s: &mut Self,
+                        vid: u32,
+                        signed: Option<bool>|
+         -> Result<(Reg, Scalar, u32), SpirvError> {
             let (sc, n) = s.sv_of(vid)?;
             let sc = match (sc, signed) {
                 (Scalar::Int { width, .. }, Some(sg)) => Scalar::Int { width, signed: sg },
@@ -2238,16 +2645,24 @@ impl<'m> Decoder<'m> {
                 SOp::GroupNonUniformSMax => (BinOp::Max, Some(true)),
                 SOp::GroupNonUniformUMax => (BinOp::Max, Some(false)),
                 SOp::GroupNonUniformFMax => (BinOp::Max, None),
-                SOp::GroupNonUniformBitwiseAnd | SOp::GroupNonUniformLogicalAnd => (BinOp::And, None),
+                SOp::GroupNonUniformBitwiseAnd | SOp::GroupNonUniformLogicalAnd => {
+                    (BinOp::And, None)
+                }
                 SOp::GroupNonUniformBitwiseOr | SOp::GroupNonUniformLogicalOr => (BinOp::Or, None),
-                SOp::GroupNonUniformBitwiseXor | SOp::GroupNonUniformLogicalXor => (BinOp::Xor, None),
+                SOp::GroupNonUniformBitwiseXor | SOp::GroupNonUniformLogicalXor => {
+                    (BinOp::Xor, None)
+                }
                 _ => return None,
             })
         };
         match op {
             SOp::GroupNonUniformElect => g.op = Op::Elect,
             SOp::GroupNonUniformAll | SOp::GroupNonUniformAny => {
-                g.op = if op == SOp::GroupNonUniformAll { Op::All } else { Op::Any };
+                g.op = if op == SOp::GroupNonUniformAll {
+                    Op::All
+                } else {
+                    Op::Any
+                };
                 g.value = Some(value_as(self, id(0)?, None)?);
             }
             SOp::GroupNonUniformAllEqual => {
@@ -2288,7 +2703,10 @@ impl<'m> Decoder<'m> {
                 g.op = Op::BallotFindMsb;
                 g.ballot = Some(self.value(id(0)?)?);
             }
-            SOp::GroupNonUniformShuffle | SOp::GroupNonUniformShuffleXor | SOp::GroupNonUniformShuffleUp | SOp::GroupNonUniformShuffleDown => {
+            SOp::GroupNonUniformShuffle
+            | SOp::GroupNonUniformShuffleXor
+            | SOp::GroupNonUniformShuffleUp
+            | SOp::GroupNonUniformShuffleDown => {
                 g.op = match op {
                     SOp::GroupNonUniformShuffle => Op::Shuffle,
                     SOp::GroupNonUniformShuffleXor => Op::ShuffleXor,
@@ -2340,8 +2758,11 @@ impl<'m> Decoder<'m> {
         }
         // The catalogue must know the op with this value type (e.g. no floats for And).
         if let Some((_, s, n)) = g.value {
-            let mt = s.model_type().ok_or_else(|| SpirvError::malformed("group op on a pointer"))?;
-            let vt = ValueType::new(mt, n.min(4) as u8).map_err(|e| SpirvError::malformed(e.to_string()))?;
+            let mt = s
+                .model_type()
+                .ok_or_else(|| SpirvError::malformed("group op on a pointer"))?;
+            let vt = ValueType::new(mt, n.min(4) as u8)
+                .map_err(|e| SpirvError::malformed(e.to_string()))?;
             if n > 4 || !info(g.op).accepts(vt) {
                 return Err(SpirvError::malformed(format!(
                     "{} on {} values ({} takes {})",
@@ -2373,7 +2794,9 @@ fn is_group_op(o: SOp) -> bool {
 
 fn id_at(i: &Instruction, k: usize) -> Result<u32, SpirvError> {
     match i.operands.get(k) {
-        Some(Operand::IdRef(x)) | Some(Operand::IdScope(x)) | Some(Operand::IdMemorySemantics(x)) => Ok(*x),
+        Some(Operand::IdRef(x))
+        | Some(Operand::IdScope(x))
+        | Some(Operand::IdMemorySemantics(x)) => Ok(*x),
         _ => Err(SpirvError::malformed(format!(
             "{} operand {k} is not an id",
             op_name(i.class.opcode)
@@ -2389,6 +2812,64 @@ fn lits_from(i: &Instruction, k: usize) -> Vec<u32> {
             _ => None,
         })
         .collect()
+}
+
+/// The successors of a block's terminator.
+fn successors(t: &Term) -> Vec<BlockIdx> {
+    match t {
+        Term::Branch(b) => vec![*b],
+        Term::Cond { t, f, .. } => vec![*t, *f],
+        Term::Switch { default, cases, .. } => {
+            let mut v: Vec<BlockIdx> = cases.iter().map(|c| c.1).collect();
+            v.push(*default);
+            v
+        }
+        Term::Return | Term::ReturnValue(_) | Term::Unreachable => Vec::new(),
+    }
+}
+
+/// For each header: whether its construct can be left other than through its merge (`escapes`),
+/// and for loops the registers its blocks define (`loop_defs`).
+///
+/// The walk goes from the header without passing its merge. Leaving the construct another way
+/// (a break or continue of an enclosing construct) leads on to code that ends in a return, so a
+/// walk that reaches a function exit escapes; structured rules let a loop be left only through
+/// its merge or a return, so the blocks a loop's walk reaches are its construct.
+fn construct_extents(blocks: &mut [Block]) {
+    for h in 0..blocks.len() {
+        let merge = match blocks[h].merge {
+            Merge::Selection(m) => m,
+            Merge::Loop { merge, .. } => merge,
+            Merge::None => continue,
+        };
+        let mut seen = vec![false; blocks.len()];
+        let mut stack = vec![h as BlockIdx];
+        seen[h] = true;
+        let mut escapes = false;
+        let mut defs = Vec::new();
+        while let Some(b) = stack.pop() {
+            let blk = &blocks[b as usize];
+            defs.extend_from_slice(&blk.defs);
+            if matches!(
+                blk.term,
+                Term::Return | Term::ReturnValue(_) | Term::Unreachable
+            ) {
+                escapes = true;
+            }
+            for s in successors(&blk.term) {
+                if s != merge && !seen[s as usize] {
+                    seen[s as usize] = true;
+                    stack.push(s);
+                }
+            }
+        }
+        blocks[h].escapes = escapes;
+        if matches!(blocks[h].merge, Merge::Loop { .. }) {
+            defs.sort_unstable();
+            defs.dedup();
+            blocks[h].loop_defs = defs;
+        }
+    }
 }
 
 fn storage_of(sc: StorageClass, buffer_block: bool) -> Option<Storage> {
@@ -2428,7 +2909,12 @@ fn check_recursion(funcs: &[Func]) -> Result<(), SpirvError> {
         })
         .collect();
     let mut state = vec![0u8; funcs.len()];
-    fn visit(k: usize, calls: &[HashSet<FuncIdx>], state: &mut [u8], funcs: &[Func]) -> Result<(), SpirvError> {
+    fn visit(
+        k: usize,
+        calls: &[HashSet<FuncIdx>],
+        state: &mut [u8],
+        funcs: &[Func],
+    ) -> Result<(), SpirvError> {
         state[k] = 1;
         for &c in &calls[k] {
             match state[c as usize] {

@@ -79,7 +79,9 @@ impl SpirvError {
                 what,
                 at: Some(loc.clone()),
             },
-            SpirvError::Malformed(m) => SpirvError::Malformed(format!("{m} (at {loc}, {})", loc.op)),
+            SpirvError::Malformed(m) => {
+                SpirvError::Malformed(format!("{m} (at {loc}, {})", loc.op))
+            }
             other => other,
         }
     }

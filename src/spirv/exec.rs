@@ -14,7 +14,7 @@ use crate::model::{LaneMask, Layout, SubgroupSize, WorkgroupLayout, WorkgroupSha
 use crate::reconverge::{Flow, LaneMap, Lost, Mode};
 use crate::spirv::error::{Location, SpirvError};
 use crate::spirv::inst::*;
-use crate::spirv::mem::{self, Buffer};
+use crate::spirv::mem::Buffer;
 use crate::spirv::prov::{Cause, Prov, Provs, INEXACT, PROV};
 use crate::spirv::types::Storage;
 use rayon::prelude::*;
@@ -142,6 +142,7 @@ impl<'k> Dispatch<'k> {
         k: &'k Kernel,
         cfg: RunConfig,
         buffers: Vec<Option<Buffer>>,
+        provs: Provs,
     ) -> Result<Dispatch<'k>, SpirvError> {
         let [x, y, z] = k.local_size;
         let shape = WorkgroupShape::new(x, y, z).map_err(|e| SpirvError::Setup(e.to_string()))?;
@@ -161,7 +162,6 @@ impl<'k> Dispatch<'k> {
                 "{total} invocations: lockstep runs at most 2^32 - 2 lanes per dispatch"
             )));
         }
-        let provs = Provs::default();
         let uninit = k
             .objects
             .iter()
@@ -307,6 +307,11 @@ pub(crate) struct Wg<'d, 'k> {
     pub(crate) lost_taint: Vec<u32>,
     /// some lane of this workgroup is lost (its writes take `lost_taint`)
     pub(crate) any_lost: bool,
+    /// the frame (stack index) of the construct where each lost lane lost its path
+    lost_depth: Vec<u32>,
+    /// taint for the phis of the block a lane enters next (lanes whose lost path ended at a merge)
+    phi_taint: Vec<u32>,
+    any_phi_taint: bool,
     pub(crate) lost: Lost,
     /// lanes that returned from the entry point
     pub(crate) finished: Vec<LaneMask>,
@@ -359,6 +364,9 @@ impl<'d, 'k> Wg<'d, 'k> {
             pred: vec![0; lanes],
             lost_taint: vec![0; lanes],
             any_lost: false,
+            lost_depth: vec![u32::MAX; lanes],
+            phi_taint: vec![0; lanes],
+            any_phi_taint: false,
             lost: Lost::new(groups),
             finished: vec![LaneMask::EMPTY; groups],
             present: (0..groups).map(|g| d.map.present(g)).collect(),
@@ -392,6 +400,9 @@ impl<'d, 'k> Wg<'d, 'k> {
         self.lost = Lost::new(self.groups);
         self.lost_taint.fill(0);
         self.any_lost = false;
+        self.lost_depth.fill(u32::MAX);
+        self.phi_taint.fill(0);
+        self.any_phi_taint = false;
         self.finished.fill(LaneMask::EMPTY);
         self.frames.clear();
         self.dirty.fill(false);
@@ -436,7 +447,11 @@ impl<'d, 'k> Wg<'d, 'k> {
                     }
                     if let Some(init) = o.init {
                         // A Workgroup initializer (VK_KHR_zero_initialize_workgroup_memory).
-                        let plan = crate::spirv::types::Types::slot_layout(&k.types, o.ty, Default::default())?;
+                        let plan = crate::spirv::types::Types::slot_layout(
+                            &k.types,
+                            o.ty,
+                            Default::default(),
+                        )?;
                         let base = self.off[init as usize];
                         for (c, s) in plan.iter().enumerate() {
                             let v = self.vals[base + c * self.lanes];
@@ -691,7 +706,8 @@ impl<'d, 'k> Wg<'d, 'k> {
                 Route::Exit => None,
             }),
             Term::Cond { c, t, f: e } => {
-                let (tl, el) = self.split_cond(*c, flow, blk);
+                let depth = self.frames.len() - 1;
+                let (tl, el) = self.split_cond(*c, flow, blk, depth);
                 let id = self.innermost_construct(func, blk.label);
                 let mut tf = flow.part(id, tl);
                 let mut ef = flow.part(id, el);
@@ -728,10 +744,10 @@ impl<'d, 'k> Wg<'d, 'k> {
                     }
                 }
             }
-            Term::Switch { .. } => Err(SpirvError::unsupported(
-                "OpSwitch without OpSelectionMerge",
-            )
-            .at(self.d.loc(blk.term_loc))),
+            Term::Switch { .. } => {
+                Err(SpirvError::unsupported("OpSwitch without OpSelectionMerge")
+                    .at(self.d.loc(blk.term_loc)))
+            }
             Term::Return | Term::ReturnValue(_) => {
                 if let (Term::ReturnValue(v), Some(ret)) = (&blk.term, func.ret) {
                     self.copy_reg(ret, *v, func.ret_slots, &flow.set);
@@ -747,7 +763,13 @@ impl<'d, 'k> Wg<'d, 'k> {
             Term::Unreachable => {
                 self.d.find(Finding::Unreachable { loc: blk.term_loc });
                 let n = self.n;
-                let p = self.prov(Cause::LostPath { construct: blk.label }, blk.term_loc, 0);
+                let p = self.prov(
+                    Cause::LostPath {
+                        construct: blk.label,
+                    },
+                    blk.term_loc,
+                    0,
+                );
                 each_lane(&flow.set, n, |s| self.lost_taint[s] = p);
                 self.any_lost = true;
                 for g in 0..self.groups {
@@ -762,8 +784,16 @@ impl<'d, 'k> Wg<'d, 'k> {
     }
 
     /// Splits lanes by a bool register; lanes whose condition is undefined are *lost* (their path
-    /// is not pinned down) and go the false way.
-    fn split_cond(&mut self, c: Reg, flow: &Flow, blk: &Block) -> (Vec<LaneMask>, Vec<LaneMask>) {
+    /// is not pinned down) and go the way the value the model computed says: one execution the
+    /// spec allows where the value comes from a choice (an unpinned tangle), some path otherwise.
+    /// `depth` is the frame of the construct the branch belongs to.
+    fn split_cond(
+        &mut self,
+        c: Reg,
+        flow: &Flow,
+        blk: &Block,
+        depth: usize,
+    ) -> (Vec<LaneMask>, Vec<LaneMask>) {
         let mut t = vec![LaneMask::EMPTY; self.groups];
         let mut e = vec![LaneMask::EMPTY; self.groups];
         let base = self.off[c as usize];
@@ -773,9 +803,9 @@ impl<'d, 'k> Wg<'d, 'k> {
                 let s = g * self.n + l as usize;
                 let tv = if dirty { self.taint[base + s] } else { 0 };
                 if tv & PROV != 0 {
-                    self.lose_lane(s, g, blk.label, blk.term_loc, tv);
-                    e[g] = e[g].with(l);
-                } else if self.vals[base + s] != 0 {
+                    self.lose_lane(s, g, blk.label, blk.term_loc, tv, depth);
+                }
+                if self.vals[base + s] != 0 {
                     t[g] = t[g].with(l);
                 } else {
                     e[g] = e[g].with(l);
@@ -785,7 +815,16 @@ impl<'d, 'k> Wg<'d, 'k> {
         (t, e)
     }
 
-    pub(crate) fn lose_lane(&mut self, s: usize, g: usize, construct: u32, loc: LocId, taint: u32) {
+    pub(crate) fn lose_lane(
+        &mut self,
+        s: usize,
+        g: usize,
+        construct: u32,
+        loc: LocId,
+        taint: u32,
+        depth: usize,
+    ) {
+        self.lost_depth[s] = self.lost_depth[s].min(depth as u32);
         if self.lost_taint[s] == 0 {
             let p = self.prov(Cause::LostPath { construct }, loc, taint);
             self.lost_taint[s] = p;
@@ -814,7 +853,8 @@ impl<'d, 'k> Wg<'d, 'k> {
         let entry = flow.clone();
         let parts: Vec<(BlockIdx, Flow)> = match &blk.term {
             Term::Cond { c, t, f: e } => {
-                let (tl, el) = self.split_cond(*c, flow, blk);
+                let depth = self.frames.len();
+                let (tl, el) = self.split_cond(*c, flow, blk, depth);
                 vec![(*t, entry.part(id, tl)), (*e, entry.part(id, el))]
             }
             Term::Switch {
@@ -823,7 +863,8 @@ impl<'d, 'k> Wg<'d, 'k> {
                 default,
                 cases,
             } => {
-                let (targets, values, parts) = self.split_switch(*sel, *w, *default, cases, flow, blk);
+                let (targets, values, parts) =
+                    self.split_switch(*sel, *w, *default, cases, flow, blk);
                 let flows = entry.switch(id, self.n, &values, parts);
                 targets.into_iter().zip(flows).collect()
             }
@@ -851,6 +892,9 @@ impl<'d, 'k> Wg<'d, 'k> {
         let Some(Frame::Sel { arrived, .. }) = self.frames.pop() else {
             unreachable!("selection frame")
         };
+        if self.any_lost {
+            self.end_lost_paths(blk, &arrived);
+        }
         *flow = entry.merge(id, [&arrived]);
         Ok(())
     }
@@ -883,15 +927,21 @@ impl<'d, 'k> Wg<'d, 'k> {
                 let s = g * self.n + l as usize;
                 let tv = if dirty { self.taint[base + s] } else { 0 };
                 let v = self.vals[base + s] & m;
-                let target = if tv & PROV != 0 {
-                    self.lose_lane(s, g, blk.label, blk.term_loc, tv);
-                    default
-                } else {
-                    cases.iter().find(|(lit, _)| *lit == v).map(|c| c.1).unwrap_or(default)
-                };
+                if tv & PROV != 0 {
+                    let depth = self.frames.len();
+                    self.lose_lane(s, g, blk.label, blk.term_loc, tv, depth);
+                }
+                let target = cases
+                    .iter()
+                    .find(|(lit, _)| *lit == v)
+                    .map(|c| c.1)
+                    .unwrap_or(default);
                 // Selector values as the uniformity rule sees them (distinct values stay distinct).
                 values[s] = (v as u32) ^ ((v >> 32) as u32).rotate_left(7);
-                let k = targets.iter().position(|t| *t == target).unwrap_or(targets.len() - 1);
+                let k = targets
+                    .iter()
+                    .position(|t| *t == target)
+                    .unwrap_or(targets.len() - 1);
                 parts[k][g] = parts[k][g].with(l);
             }
         }
@@ -964,6 +1014,9 @@ impl<'d, 'k> Wg<'d, 'k> {
         let Some(Frame::Loop { brk, .. }) = self.frames.pop() else {
             unreachable!("loop frame")
         };
+        if self.any_lost {
+            self.end_lost_paths(hblk, &brk);
+        }
         *flow = entry.merge(id, [&brk]);
         Ok(())
     }
@@ -1013,6 +1066,14 @@ impl<'d, 'k> Wg<'d, 'k> {
     }
 
     fn phis(&mut self, blk: &Block, flow: &Flow) {
+        if self.any_phi_taint {
+            self.phis_after_lost(blk, flow);
+            return;
+        }
+        self.phis_plain(blk, flow);
+    }
+
+    fn phis_plain(&mut self, blk: &Block, flow: &Flow) {
         if blk.phis.is_empty() {
             return;
         }
@@ -1039,7 +1100,11 @@ impl<'d, 'k> Wg<'d, 'k> {
                     let sd = self.dirty[src as usize];
                     for c in 0..p.n as usize {
                         self.scratch[(at + c) * lanes + s] = self.vals[sb + c * lanes + s];
-                        let t = if sd { self.taint[sb + c * lanes + s] } else { 0 };
+                        let t = if sd {
+                            self.taint[sb + c * lanes + s]
+                        } else {
+                            0
+                        };
                         self.scratch_t[(at + c) * lanes + s] = t;
                         any_taint[pi] |= t != 0;
                     }
@@ -1065,6 +1130,99 @@ impl<'d, 'k> Wg<'d, 'k> {
                 });
             }
             at += p.n as usize;
+        }
+    }
+
+    /// Phis of the block entered by lanes whose lost path just ended: the predecessor they came
+    /// from was not pinned down, so neither is the value each phi picks.
+    fn phis_after_lost(&mut self, blk: &Block, flow: &Flow) {
+        if !blk.phis.is_empty() {
+            let saved = std::mem::take(&mut self.phi_taint);
+            let lanes = self.lanes;
+            let n = self.n;
+            self.phis_plain(blk, flow);
+            for p in &blk.phis {
+                self.make_dirty(p.d);
+                let db = self.off[p.d as usize];
+                for c in 0..p.n as usize {
+                    let row = db + c * lanes;
+                    each_lane(&flow.set, n, |s| {
+                        if saved[s] != 0 {
+                            self.taint[row + s] =
+                                crate::spirv::prov::combine(saved[s], self.taint[row + s]);
+                        }
+                    });
+                }
+            }
+            self.phi_taint = saved;
+        }
+        let n = self.n;
+        each_lane(&flow.set, n, |s| self.phi_taint[s] = 0);
+        self.any_phi_taint = self.phi_taint.iter().any(|&t| t != 0);
+    }
+
+    /// Gives lanes in `set` that are lost the taint of their path on register `r`.
+    fn taint_lost(&mut self, r: Reg, slots: u32, set: &[LaneMask]) {
+        let lanes = self.lanes;
+        let n = self.n;
+        self.make_dirty(r);
+        let base = self.off[r as usize];
+        for c in 0..slots as usize {
+            let row = base + c * lanes;
+            each_lane(set, n, |s| {
+                let l = self.lost_taint[s];
+                if l != 0 {
+                    self.taint[row + s] = crate::spirv::prov::combine(l, self.taint[row + s]);
+                }
+            });
+        }
+    }
+
+    /// The construct headed by `hdr` (frame `self.frames.len()`, just popped) is over and `arrived`
+    /// reached its merge. A lane that lost its path inside it is back on a pinned-down path when
+    /// the construct cannot be left another way (every path it might have taken ends at this
+    /// merge, assuming it terminates): its path is no longer lost, but what it computed on the way
+    /// is — the phis of the merge block and, for a loop, every register the loop defined. A lane
+    /// that may have left another way stays lost, now at the enclosing construct.
+    fn end_lost_paths(&mut self, hdr: &Block, arrived: &[LaneMask]) {
+        let depth = self.frames.len() as u32;
+        let n = self.n;
+        let mut ended = vec![LaneMask::EMPTY; self.groups];
+        let mut any = false;
+        for g in 0..self.groups {
+            for l in 0..n {
+                let s = g * n + l;
+                if self.lost_depth[s] == u32::MAX || self.lost_depth[s] < depth {
+                    continue;
+                }
+                if !hdr.escapes && (arrived[g].0 >> l) & 1 != 0 {
+                    ended[g] = ended[g].with(l as u32);
+                    any = true;
+                } else {
+                    self.lost_depth[s] = depth.saturating_sub(1);
+                }
+            }
+        }
+        if !any {
+            return;
+        }
+        for &r in &hdr.loop_defs {
+            let slots = self.k.reg_slots[r as usize];
+            self.taint_lost(r, slots, &ended);
+        }
+        each_lane(&ended, n, |s| {
+            self.phi_taint[s] = self.lost_taint[s];
+            self.lost_taint[s] = 0;
+            self.lost_depth[s] = u32::MAX;
+        });
+        self.any_phi_taint = true;
+        self.any_lost = self.lost_taint.iter().any(|&t| t != 0);
+        for g in 0..self.groups {
+            if self.lost.sg[g].is_some()
+                && self.lost_taint[g * n..(g + 1) * n].iter().all(|&t| t == 0)
+            {
+                self.lost.sg[g] = None;
+            }
         }
     }
 
@@ -1113,7 +1271,8 @@ impl<'d, 'k> Wg<'d, 'k> {
                 self.barrier(*workgroup, loc, flow);
                 continue;
             }
-            self.exec(inst, loc, flow).map_err(|e| e.at(self.d.loc(loc)))?;
+            self.exec(inst, loc, flow)
+                .map_err(|e| e.at(self.d.loc(loc)))?;
         }
         self.check_steps(blk)
     }
@@ -1151,6 +1310,20 @@ impl<'d, 'k> Wg<'d, 'k> {
         let joined = Flow::join(CALL_CONSTRUCT | loc, &ret, entry.amb.clone());
         if let (Some(d), Some(r)) = (d, callee.ret) {
             self.copy_reg(d, r, callee.ret_slots, &joined.set);
+            if self.any_lost {
+                // A lane lost in the callee may have returned another value.
+                self.taint_lost(d, callee.ret_slots, &joined.set);
+            }
+        }
+        if self.any_lost {
+            // Lanes lost in the callee are back at the call: still lost, now at the caller's
+            // innermost construct.
+            let top = (self.frames.len() - 1) as u32;
+            for d in self.lost_depth.iter_mut() {
+                if *d != u32::MAX && *d > top {
+                    *d = top;
+                }
+            }
         }
         Ok(joined)
     }
@@ -1216,7 +1389,11 @@ pub const CALL_CONSTRUCT: u32 = 1 << 31;
 /// Calls `f(s)` for every lane `s` (workgroup-wide slot) of the per-subgroup masks `set`.
 #[inline(always)]
 pub(crate) fn each_lane(set: &[LaneMask], n: usize, mut f: impl FnMut(usize)) {
-    let full = if n >= 128 { u128::MAX } else { (1u128 << n) - 1 };
+    let full = if n >= 128 {
+        u128::MAX
+    } else {
+        (1u128 << n) - 1
+    };
     for (g, m) in set.iter().enumerate() {
         let base = g * n;
         if m.0 == full {

@@ -28,9 +28,9 @@ pub fn eval(f: Ext, s: Scalar, n: u32, x: &[[u64; 16]; 3], out: &mut [u64; 16]) 
     use Ext::*;
     match f {
         // ---- component-wise, one float operand ----
-        Round | RoundEven | Trunc | FAbs | FSign | Floor | Ceil | Fract | Radians | Degrees | Sin
-        | Cos | Tan | Asin | Acos | Atan | Sinh | Cosh | Tanh | Asinh | Acosh | Atanh | Exp | Log
-        | Exp2 | Log2 | Sqrt | InverseSqrt => {
+        Round | RoundEven | Trunc | FAbs | FSign | Floor | Ceil | Fract | Radians | Degrees
+        | Sin | Cos | Tan | Asin | Acos | Atan | Sinh | Cosh | Tanh | Asinh | Acosh | Atanh
+        | Exp | Log | Exp2 | Log2 | Sqrt | InverseSqrt => {
             for c in 0..n {
                 let v = fl(0, c);
                 let r = match f {
@@ -187,7 +187,9 @@ pub fn eval(f: Ext, s: Scalar, n: u32, x: &[[u64; 16]; 3], out: &mut [u64; 16]) 
                     FMix => put(a * (1.0 - cc) + b * cc),
                     SmoothStep => {
                         if a >= b {
-                            undef("smoothstep with edge0 >= edge1 (GLSL.std.450: result undefined)");
+                            undef(
+                                "smoothstep with edge0 >= edge1 (GLSL.std.450: result undefined)",
+                            );
                         }
                         let t = ((cc - a) / (b - a)).clamp(0.0, 1.0);
                         put(t * t * (3.0 - 2.0 * t))
@@ -273,7 +275,11 @@ pub fn eval(f: Ext, s: Scalar, n: u32, x: &[[u64; 16]; 3], out: &mut [u64; 16]) 
             let mut sq = 0.0;
             let mut diff = [0.0f64; 16];
             for c in 0..n {
-                let v = if f == Distance { fl(0, c) - fl(1, c) } else { fl(0, c) };
+                let v = if f == Distance {
+                    fl(0, c) - fl(1, c)
+                } else {
+                    fl(0, c)
+                };
                 diff[c] = v;
                 sq += v * v;
             }
@@ -373,9 +379,21 @@ mod tests {
     fn sqrt_of_a_negative_number_is_undefined() {
         // GLSL.std.450 Sqrt: "Result is undefined if x < 0."
         let mut out = [0u64; 16];
-        let r = eval(Ext::Sqrt, Scalar::Float { width: 32 }, 1, &f32s(&[-1.0]), &mut out);
+        let r = eval(
+            Ext::Sqrt,
+            Scalar::Float { width: 32 },
+            1,
+            &f32s(&[-1.0]),
+            &mut out,
+        );
         assert!(r.unwrap().is_some());
-        let r = eval(Ext::Sqrt, Scalar::Float { width: 32 }, 1, &f32s(&[4.0]), &mut out);
+        let r = eval(
+            Ext::Sqrt,
+            Scalar::Float { width: 32 },
+            1,
+            &f32s(&[4.0]),
+            &mut out,
+        );
         assert_eq!((r.unwrap(), f32::from_bits(out[0] as u32)), (None, 2.0));
     }
 
@@ -385,8 +403,16 @@ mod tests {
         // exactly one of the operands is a NaN, the other operand is the result".
         let mut out = [0u64; 16];
         let x = f32s(&[f32::NAN, 2.0]);
-        assert!(eval(Ext::FMin, Scalar::Float { width: 32 }, 1, &x, &mut out).unwrap().is_some());
-        assert!(eval(Ext::NMin, Scalar::Float { width: 32 }, 1, &x, &mut out).unwrap().is_none());
+        assert!(
+            eval(Ext::FMin, Scalar::Float { width: 32 }, 1, &x, &mut out)
+                .unwrap()
+                .is_some()
+        );
+        assert!(
+            eval(Ext::NMin, Scalar::Float { width: 32 }, 1, &x, &mut out)
+                .unwrap()
+                .is_none()
+        );
         assert_eq!(f32::from_bits(out[0] as u32), 2.0);
     }
 
@@ -394,7 +420,10 @@ mod tests {
     fn find_msb_of_zero_and_minus_one_is_minus_one() {
         // GLSL.std.450 FindSMsb: "If Value is 0 or -1, -1 is returned."
         let mut out = [0u64; 16];
-        let s = Scalar::Int { width: 32, signed: true };
+        let s = Scalar::Int {
+            width: 32,
+            signed: true,
+        };
         let mut x = [[0u64; 16]; 3];
         x[0][0] = 0xffff_ffff;
         eval(Ext::FindSMsb, s, 1, &x, &mut out).unwrap();

@@ -5,7 +5,7 @@
 //! undefined with that lane's cause.
 
 use crate::model::{
-    gather_source, info, Args, ArgKind, Ballot, Exactness, LaneArg, LaneMask, Op, OpCall, Reason,
+    gather_source, info, ArgKind, Args, Ballot, Exactness, LaneArg, LaneMask, Op, OpCall, Reason,
     Scalar as MScalar, ScalarType, Sink, ValueType,
 };
 use crate::reconverge::Flow;
@@ -68,7 +68,13 @@ impl<S: MScalar, const N: usize> Sink<[S; N]> for RegSink<'_> {
 }
 
 impl Wg<'_, '_> {
-    pub(crate) fn group(&mut self, flow: &Flow, gi: &Group, d: Reg, loc: LocId) -> Result<(), SpirvError> {
+    pub(crate) fn group(
+        &mut self,
+        flow: &Flow,
+        gi: &Group,
+        d: Reg,
+        loc: LocId,
+    ) -> Result<(), SpirvError> {
         let size = self.d.cfg.size;
         let n = self.n;
         let lanes = self.lanes;
@@ -91,27 +97,30 @@ impl Wg<'_, '_> {
                 continue;
             }
             let base = g * n;
-            if tangled(gi.op) {
-                if let Some(c) = flow.unpinned(self.d.cfg.mode, g, &self.lost) {
-                    let p = self.prov(
+            // A tangle the mode does not pin down: the value is computed for the lanes that run
+            // together here (one execution the spec allows, which lost lanes then follow) and
+            // marked undefined.
+            let unpinned = if tangled(gi.op) {
+                flow.unpinned(self.d.cfg.mode, g, &self.lost).map(|c| {
+                    self.prov(
                         Cause::Subgroup {
                             op: gi.op,
                             reason: Reason::UnpinnedTangle { construct: c },
                         },
                         loc,
                         0,
-                    );
-                    for l in set.iter() {
-                        for c in 0..rn {
-                            self.taint[db + c * lanes + base + l as usize] = p;
-                        }
-                    }
-                    continue;
-                }
-            }
+                    )
+                })
+            } else {
+                None
+            };
             if matches!(
                 gi.op,
-                Op::InverseBallot | Op::BallotBitExtract | Op::BallotBitCount(_) | Op::BallotFindLsb | Op::BallotFindMsb
+                Op::InverseBallot
+                    | Op::BallotBitExtract
+                    | Op::BallotBitCount(_)
+                    | Op::BallotFindLsb
+                    | Op::BallotFindMsb
             ) {
                 self.ballot_lanes(gi, d, g, set, loc)?;
                 continue;
@@ -132,7 +141,14 @@ impl Wg<'_, '_> {
                     }
                 }
                 let kind = info(gi.op).args.iter().copied().find(|k| {
-                    matches!(k, ArgKind::Id { .. } | ArgKind::Mask | ArgKind::Delta { .. } | ArgKind::Index | ArgKind::QuadIndex)
+                    matches!(
+                        k,
+                        ArgKind::Id { .. }
+                            | ArgKind::Mask
+                            | ArgKind::Delta { .. }
+                            | ArgKind::Index
+                            | ArgKind::QuadIndex
+                    )
                 });
                 let uniform_required = kind.is_some_and(|k| k.uniform() || k == ArgKind::QuadIndex);
                 let first = set.lowest().map(|l| per[l as usize]).unwrap_or(0);
@@ -198,15 +214,27 @@ impl Wg<'_, '_> {
                     crate::model::run::<u32, 1, _>(&call, set, &[], &mut sink);
                 }
                 Some((r, s, comps)) => {
-                    let st = s
-                        .model_type()
-                        .ok_or_else(|| SpirvError::malformed("a subgroup operation on a pointer"))?;
+                    let st = s.model_type().ok_or_else(|| {
+                        SpirvError::malformed("a subgroup operation on a pointer")
+                    })?;
                     let rb = self.off[r as usize];
-                    run_typed(self, st, comps as usize, &call, set, rb, base, db, &mut undefined);
+                    run_typed(
+                        self,
+                        st,
+                        comps as usize,
+                        &call,
+                        set,
+                        rb,
+                        base,
+                        db,
+                        &mut undefined,
+                    );
                 }
             }
             // Taint: gathers take their source lane's; everything else every active lane's.
-            let vtaint = gi.value.map(|(r, _, comps)| (self.off[r as usize], self.dirty[r as usize], comps as usize));
+            let vtaint = gi.value.map(|(r, _, comps)| {
+                (self.off[r as usize], self.dirty[r as usize], comps as usize)
+            });
             let mut all_t = 0u32;
             if let Some((rb, true, comps)) = vtaint {
                 for l in set.iter() {
@@ -220,7 +248,9 @@ impl Wg<'_, '_> {
             for l in set.iter() {
                 let mut t = arg_taint[l as usize] | inexact;
                 if is_gather {
-                    if let (Some(Ok(src)), Some((rb, true, comps))) = (gather_source(&call, l, first), vtaint) {
+                    if let (Some(Ok(src)), Some((rb, true, comps))) =
+                        (gather_source(&call, l, first), vtaint)
+                    {
                         for c in 0..comps {
                             t = combine(t, self.taint[rb + c * lanes + base + src as usize]);
                         }
@@ -233,10 +263,24 @@ impl Wg<'_, '_> {
                 }
             }
             for (l, why) in undefined {
-                let p = self.prov(Cause::Subgroup { op: gi.op, reason: why }, loc, 0);
+                let p = self.prov(
+                    Cause::Subgroup {
+                        op: gi.op,
+                        reason: why,
+                    },
+                    loc,
+                    0,
+                );
                 for c in 0..rn {
                     let i = db + c * lanes + base + l as usize;
                     self.taint[i] = p | (self.taint[i] & INEXACT);
+                }
+            }
+            if let Some(p) = unpinned {
+                for l in set.iter() {
+                    for c in 0..rn {
+                        self.taint[db + c * lanes + base + l as usize] = p;
+                    }
                 }
             }
         }
@@ -245,7 +289,14 @@ impl Wg<'_, '_> {
 
     /// The ballot bit operations read only the lane's own operands: evaluated per lane (lanes with
     /// the same ballot and index share one evaluation).
-    fn ballot_lanes(&mut self, gi: &Group, d: Reg, g: usize, set: LaneMask, loc: LocId) -> Result<(), SpirvError> {
+    fn ballot_lanes(
+        &mut self,
+        gi: &Group,
+        d: Reg,
+        g: usize,
+        set: LaneMask,
+        loc: LocId,
+    ) -> Result<(), SpirvError> {
         let size = self.d.cfg.size;
         let (n, lanes) = (self.n, self.lanes);
         let base = g * n;
@@ -296,7 +347,14 @@ impl Wg<'_, '_> {
             crate::model::run::<u32, 1, _>(call, LaneMask::EMPTY.with(l), &[], &mut sink);
             self.taint[db + s] = t;
             if let Some((_, why)) = undefined.pop() {
-                let p = self.prov(Cause::Subgroup { op: gi.op, reason: why }, loc, 0);
+                let p = self.prov(
+                    Cause::Subgroup {
+                        op: gi.op,
+                        reason: why,
+                    },
+                    loc,
+                    0,
+                );
                 self.taint[db + s] = p;
             }
         }

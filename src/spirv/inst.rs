@@ -720,6 +720,14 @@ pub struct Block {
     pub term: Term,
     /// location of the terminator (and of the merge instruction)
     pub term_loc: LocId,
+    /// registers this block defines (phis and instruction results)
+    pub defs: Vec<Reg>,
+    /// for a header: can an invocation leave its construct other than through its merge block
+    /// (a break or continue of an enclosing loop, a return)?
+    pub escapes: bool,
+    /// for a loop header: every register defined in the loop's construct (they dominate uses
+    /// after the merge when defined in blocks that dominate it)
+    pub loop_defs: Vec<Reg>,
 }
 
 /// A function.

@@ -71,7 +71,15 @@ impl Wg<'_, '_> {
     /// Reads one word of object `obj` (word index `w` within it) for lane `s`; records the read in
     /// the race shadow. Returns (bits, taint).
     #[inline(always)]
-    fn read_word(&mut self, obj: u32, sp: Space, w: usize, s: usize, loc: LocId, atomic: bool) -> (u32, u32) {
+    fn read_word(
+        &mut self,
+        obj: u32,
+        sp: Space,
+        w: usize,
+        s: usize,
+        loc: LocId,
+        atomic: bool,
+    ) -> (u32, u32) {
         match sp {
             Space::Lane => {
                 let base = self.k.objects[obj as usize].base as usize;
@@ -80,12 +88,23 @@ impl Wg<'_, '_> {
             }
             Space::Shared => {
                 let i = self.k.objects[obj as usize].base as usize + w;
-                let (me, when) = (self.who(s), self.when(s) | if atomic { ATOMIC_WHEN } else { 0 });
+                let (me, when) = (
+                    self.who(s),
+                    self.when(s) | if atomic { ATOMIC_WHEN } else { 0 },
+                );
                 let (lpw, n) = (self.d.lanes_per_wg, self.n as u32);
                 let (ww, wwhen) = (self.s_w_who[i], self.s_w_when[i]);
                 let mut raced = 0;
-                if ww != 0 && !(atomic && wwhen & ATOMIC_WHEN != 0) && unordered(ww, wwhen, me, when, lpw, n) {
-                    raced = self.race(obj, w, (ww - 1, self.s_w_loc[i], true), (me - 1, loc, false));
+                if ww != 0
+                    && !(atomic && wwhen & ATOMIC_WHEN != 0)
+                    && unordered(ww, wwhen, me, when, lpw, n)
+                {
+                    raced = self.race(
+                        obj,
+                        w,
+                        (ww - 1, self.s_w_loc[i], true),
+                        (me - 1, loc, false),
+                    );
                 }
                 let r = self.s_r_who[i];
                 self.s_r_who[i] = if r == 0 || r == me { me } else { MANY };
@@ -100,12 +119,17 @@ impl Wg<'_, '_> {
                 };
                 let mut raced = 0;
                 if let Some(sh) = &b.shadow {
-                    let (me, when) = (self.who(s), self.when(s) | if atomic { ATOMIC_WHEN } else { 0 });
+                    let (me, when) = (
+                        self.who(s),
+                        self.when(s) | if atomic { ATOMIC_WHEN } else { 0 },
+                    );
                     let (lpw, n) = (d.lanes_per_wg, self.n as u32);
                     let ww = sh.w_who[w].load(Relaxed);
                     if ww != 0 {
                         let wwhen = sh.w_when[w].load(Relaxed);
-                        if !(atomic && wwhen & ATOMIC_WHEN != 0) && unordered(ww, wwhen, me, when, lpw, n) {
+                        if !(atomic && wwhen & ATOMIC_WHEN != 0)
+                            && unordered(ww, wwhen, me, when, lpw, n)
+                        {
                             let wl = sh.w_loc[w].load(Relaxed);
                             raced = self.race(obj, w, (ww - 1, wl, true), (me - 1, loc, false));
                         }
@@ -117,7 +141,10 @@ impl Wg<'_, '_> {
                     sh.r_when[w].store(when, Relaxed);
                     sh.r_loc[w].store(loc, Relaxed);
                 }
-                (b.vals[w].load(Relaxed), combine(raced, b.taint[w].load(Relaxed)))
+                (
+                    b.vals[w].load(Relaxed),
+                    combine(raced, b.taint[w].load(Relaxed)),
+                )
             }
         }
     }
@@ -125,17 +152,35 @@ impl Wg<'_, '_> {
     /// Writes one word (bits under `wmask`) with taint `t` for lane `s`.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn write_word(&mut self, obj: u32, sp: Space, w: usize, s: usize, bits: u32, wmask: u32, t: u32, loc: LocId, atomic: bool) {
+    fn write_word(
+        &mut self,
+        obj: u32,
+        sp: Space,
+        w: usize,
+        s: usize,
+        bits: u32,
+        wmask: u32,
+        t: u32,
+        loc: LocId,
+        atomic: bool,
+    ) {
         match sp {
             Space::Lane => {
                 let base = self.k.objects[obj as usize].base as usize;
                 let i = (base + w) * self.lanes + s;
                 self.lmem[i] = (self.lmem[i] & !wmask) | (bits & wmask);
-                self.ltaint[i] = if wmask == !0 { t } else { combine(t, self.ltaint[i]) };
+                self.ltaint[i] = if wmask == !0 {
+                    t
+                } else {
+                    combine(t, self.ltaint[i])
+                };
             }
             Space::Shared => {
                 let i = self.k.objects[obj as usize].base as usize + w;
-                let (me, when) = (self.who(s), self.when(s) | if atomic { ATOMIC_WHEN } else { 0 });
+                let (me, when) = (
+                    self.who(s),
+                    self.when(s) | if atomic { ATOMIC_WHEN } else { 0 },
+                );
                 let (lpw, n) = (self.d.lanes_per_wg, self.n as u32);
                 let (ww, wwhen) = (self.s_w_who[i], self.s_w_when[i]);
                 let both_atomic = |x: u32| atomic && x & ATOMIC_WHEN != 0;
@@ -147,7 +192,12 @@ impl Wg<'_, '_> {
                 if rw != 0 && !both_atomic(rwhen) && unordered(rw, rwhen, me, when, lpw, n) {
                     let other = if rw == MANY { me } else { rw };
                     if other != me || rw == MANY {
-                        raced = self.race(obj, w, (other - 1, self.s_r_loc[i], false), (me - 1, loc, true));
+                        raced = self.race(
+                            obj,
+                            w,
+                            (other - 1, self.s_r_loc[i], false),
+                            (me - 1, loc, true),
+                        );
                     }
                 }
                 let t = combine(raced, t);
@@ -155,7 +205,11 @@ impl Wg<'_, '_> {
                 self.s_w_when[i] = when;
                 self.s_w_loc[i] = loc;
                 self.smem[i] = (self.smem[i] & !wmask) | (bits & wmask);
-                self.staint[i] = if wmask == !0 { t } else { combine(t, self.staint[i]) };
+                self.staint[i] = if wmask == !0 {
+                    t
+                } else {
+                    combine(t, self.staint[i])
+                };
             }
             Space::Global => {
                 let d = self.d;
@@ -164,7 +218,10 @@ impl Wg<'_, '_> {
                 };
                 let mut raced = 0;
                 if let Some(sh) = &b.shadow {
-                    let (me, when) = (self.who(s), self.when(s) | if atomic { ATOMIC_WHEN } else { 0 });
+                    let (me, when) = (
+                        self.who(s),
+                        self.when(s) | if atomic { ATOMIC_WHEN } else { 0 },
+                    );
                     let (lpw, n) = (d.lanes_per_wg, self.n as u32);
                     let both_atomic = |x: u32| atomic && x & ATOMIC_WHEN != 0;
                     let ww = sh.w_who[w].swap(me, Relaxed);
@@ -176,7 +233,8 @@ impl Wg<'_, '_> {
                     let rw = sh.r_who[w].load(Relaxed);
                     if rw != 0 {
                         let rwhen = sh.r_when[w].load(Relaxed);
-                        if !both_atomic(rwhen) && unordered(rw, rwhen, me, when, lpw, n) && rw != me {
+                        if !both_atomic(rwhen) && unordered(rw, rwhen, me, when, lpw, n) && rw != me
+                        {
                             let other = if rw == MANY { me } else { rw };
                             let rl = sh.r_loc[w].load(Relaxed);
                             raced = self.race(obj, w, (other - 1, rl, false), (me - 1, loc, true));
@@ -188,7 +246,9 @@ impl Wg<'_, '_> {
                     b.vals[w].store(bits, Relaxed);
                     b.taint[w].store(t, Relaxed);
                 } else {
-                    let _ = b.vals[w].fetch_update(Relaxed, Relaxed, |old| Some((old & !wmask) | (bits & wmask)));
+                    let _ = b.vals[w].fetch_update(Relaxed, Relaxed, |old| {
+                        Some((old & !wmask) | (bits & wmask))
+                    });
                     let _ = b.taint[w].fetch_update(Relaxed, Relaxed, |old| Some(combine(t, old)));
                 }
             }
@@ -206,7 +266,8 @@ impl Wg<'_, '_> {
             }
             Space::Global => {
                 if let Some(buf) = self.d.buffers[obj as usize].as_ref() {
-                    let _ = buf.taint[w].fetch_update(Relaxed, Relaxed, |old| Some(combine(old, p)));
+                    let _ =
+                        buf.taint[w].fetch_update(Relaxed, Relaxed, |old| Some(combine(old, p)));
                 }
             }
             Space::Lane => {}
@@ -222,7 +283,16 @@ impl Wg<'_, '_> {
 
     /// Reads a scalar of kind `sc` at byte `at` of `obj`: (bits, taint).
     #[inline(always)]
-    fn read_scalar(&mut self, obj: u32, sp: Space, at: u32, sc: Scalar, s: usize, loc: LocId, atomic: bool) -> (u64, u32) {
+    fn read_scalar(
+        &mut self,
+        obj: u32,
+        sp: Space,
+        at: u32,
+        sc: Scalar,
+        s: usize,
+        loc: LocId,
+        atomic: bool,
+    ) -> (u64, u32) {
         let (w, shift) = word_of(at);
         match sc.bytes() {
             8 => {
@@ -243,7 +313,18 @@ impl Wg<'_, '_> {
 
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn write_scalar(&mut self, obj: u32, sp: Space, at: u32, sc: Scalar, s: usize, v: u64, t: u32, loc: LocId, atomic: bool) {
+    fn write_scalar(
+        &mut self,
+        obj: u32,
+        sp: Space,
+        at: u32,
+        sc: Scalar,
+        s: usize,
+        v: u64,
+        t: u32,
+        loc: LocId,
+        atomic: bool,
+    ) {
         let (w, shift) = word_of(at);
         match sc.bytes() {
             8 => {
@@ -282,7 +363,14 @@ impl Wg<'_, '_> {
     }
 
     /// `d = *ptr` with `plan`.
-    pub(crate) fn load(&mut self, flow: &Flow, d: Reg, ptr: Reg, plan: PlanId, loc: LocId) -> Result<(), SpirvError> {
+    pub(crate) fn load(
+        &mut self,
+        flow: &Flow,
+        d: Reg,
+        ptr: Reg,
+        plan: PlanId,
+        loc: LocId,
+    ) -> Result<(), SpirvError> {
         let k = self.k;
         let plan = &k.plans[plan as usize];
         let (lanes, n) = (self.lanes, self.n);
@@ -314,16 +402,22 @@ impl Wg<'_, '_> {
                     let (w, shift) = word_of(off + so);
                     let row = (o.base as usize + w) * lanes;
                     let dr = db + c * lanes;
-                    let (vals, taint, lmem, ltaint) = (&mut self.vals, &mut self.taint, &self.lmem, &self.ltaint);
+                    let (vals, taint, lmem, ltaint) =
+                        (&mut self.vals, &mut self.taint, &self.lmem, &self.ltaint);
                     match sc.bytes() {
                         4 => each_lane(&flow.set, n, |s| {
-                            vals[dr + s] = if sc == Scalar::Bool { (lmem[row + s] != 0) as u64 } else { lmem[row + s] as u64 };
+                            vals[dr + s] = if sc == Scalar::Bool {
+                                (lmem[row + s] != 0) as u64
+                            } else {
+                                lmem[row + s] as u64
+                            };
                             if td {
                                 taint[dr + s] = ltaint[row + s];
                             }
                         }),
                         8 => each_lane(&flow.set, n, |s| {
-                            vals[dr + s] = lmem[row + s] as u64 | (lmem[row + lanes + s] as u64) << 32;
+                            vals[dr + s] =
+                                lmem[row + s] as u64 | (lmem[row + lanes + s] as u64) << 32;
                             if td {
                                 taint[dr + s] = combine(ltaint[row + s], ltaint[row + lanes + s]);
                             }
@@ -375,7 +469,11 @@ impl Wg<'_, '_> {
                 }
                 for (c, &(sc, o)) in plan.slots.iter().enumerate() {
                     let (v, t) = self.read_scalar(obj, sp, off + o, sc, s, loc, false);
-                    let v = if sc == Scalar::Bool { (v != 0) as u64 } else { v };
+                    let v = if sc == Scalar::Bool {
+                        (v != 0) as u64
+                    } else {
+                        v
+                    };
                     self.vals[db + c * lanes + s] = v;
                     self.taint[db + c * lanes + s] = combine(pt, t);
                     any_t |= t != 0;
@@ -391,7 +489,14 @@ impl Wg<'_, '_> {
     }
 
     /// `*ptr = v` with `plan`.
-    pub(crate) fn store(&mut self, flow: &Flow, ptr: Reg, v: Reg, plan_id: PlanId, loc: LocId) -> Result<(), SpirvError> {
+    pub(crate) fn store(
+        &mut self,
+        flow: &Flow,
+        ptr: Reg,
+        v: Reg,
+        plan_id: PlanId,
+        loc: LocId,
+    ) -> Result<(), SpirvError> {
         let k = self.k;
         let plan = &k.plans[plan_id as usize];
         let (lanes, n) = (self.lanes, self.n);
@@ -412,7 +517,8 @@ impl Wg<'_, '_> {
                     let (w, shift) = word_of(off + so);
                     let row = (o.base as usize + w) * lanes;
                     let vr = vb + c * lanes;
-                    let (vals, taint, lmem, ltaint) = (&self.vals, &self.taint, &mut self.lmem, &mut self.ltaint);
+                    let (vals, taint, lmem, ltaint) =
+                        (&self.vals, &self.taint, &mut self.lmem, &mut self.ltaint);
                     match sc.bytes() {
                         4 => each_lane(&flow.set, n, |s| {
                             lmem[row + s] = vals[vr + s] as u32;
@@ -428,7 +534,8 @@ impl Wg<'_, '_> {
                         b => {
                             let m = (mask(b as u8 * 8) as u32) << shift;
                             each_lane(&flow.set, n, |s| {
-                                lmem[row + s] = (lmem[row + s] & !m) | (((vals[vr + s] as u32) << shift) & m);
+                                lmem[row + s] =
+                                    (lmem[row + s] & !m) | (((vals[vr + s] as u32) << shift) & m);
                                 let t = if tv { taint[vr + s] } else { 0 };
                                 ltaint[row + s] = combine(t, ltaint[row + s]);
                             })
@@ -455,7 +562,9 @@ impl Wg<'_, '_> {
         taint: &[u32],
     ) -> Result<(), SpirvError> {
         let lanes = self.lanes;
-        self.store_from(flow, ptr, plan, loc, |_, c, s| (vals[c * lanes + s], taint[c * lanes + s]))
+        self.store_from(flow, ptr, plan, loc, |_, c, s| {
+            (vals[c * lanes + s], taint[c * lanes + s])
+        })
     }
 
     /// Stores slot `c` of lane `s` as `value(self, c, s)` = (bits, taint) through `ptr`, lane by lane.
@@ -469,7 +578,7 @@ impl Wg<'_, '_> {
     ) -> Result<(), SpirvError> {
         let k = self.k;
         let plan = &k.plans[plan as usize];
-        let (lanes, n) = (self.lanes, self.n);
+        let n = self.n;
         let pb = self.off[ptr as usize];
         let tp = self.dirty[ptr as usize];
         for g in 0..self.groups {
@@ -498,10 +607,9 @@ impl Wg<'_, '_> {
                 }
                 for (c, &(sc, o)) in plan.slots.iter().enumerate() {
                     let (v, vt) = value(self, c, s);
-                    // A lost invocation's own variables stay its own; what it writes where others
-                    // can see it is not pinned down.
-                    let t0 = combine(pt, vt);
-                    let mut t = if sp == Space::Lane { t0 } else { self.write_taint(s, t0) };
+                    // What a lost invocation writes is not pinned down (its own variables too: its
+                    // path may end and its variables be read again).
+                    let mut t = self.write_taint(s, combine(pt, vt));
                     // Chains name the stores that move a value between invocations (shared memory
                     // and buffers); a store to the invocation's own variables is not a link.
                     if t & PROV != 0 && sp != Space::Lane {
@@ -574,7 +682,11 @@ impl Wg<'_, '_> {
             for l in flow.set[g].iter() {
                 let s = g * n + l as usize;
                 let p = self.vals[pb + s];
-                let pt = if self.dirty[ptr as usize] { self.taint[pb + s] } else { 0 };
+                let pt = if self.dirty[ptr as usize] {
+                    self.taint[pb + s]
+                } else {
+                    0
+                };
                 let obj = mem::ptr_obj(p);
                 let off = mem::ptr_off(p);
                 let sp = space(k.objects[obj as usize].storage);
@@ -582,7 +694,10 @@ impl Wg<'_, '_> {
                     match r {
                         Some(r) => {
                             let i = wg.off[r as usize] + s;
-                            (wg.vals[i], if wg.dirty[r as usize] { wg.taint[i] } else { 0 })
+                            (
+                                wg.vals[i],
+                                if wg.dirty[r as usize] { wg.taint[i] } else { 0 },
+                            )
                         }
                         None => (0, 0),
                     }
@@ -606,7 +721,11 @@ impl Wg<'_, '_> {
                     continue;
                 }
                 let _guard = if sp == Space::Global && sc.bytes() == 8 {
-                    Some(crate::spirv::exec::ATOMIC64.lock().unwrap_or_else(|e| e.into_inner()))
+                    Some(
+                        crate::spirv::exec::ATOMIC64
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner()),
+                    )
                 } else {
                     None
                 };
@@ -620,9 +739,17 @@ impl Wg<'_, '_> {
                     AtomicOp::Dec => Some(old.wrapping_sub(1) & m),
                     AtomicOp::Add => Some(old.wrapping_add(x) & m),
                     AtomicOp::Sub => Some(old.wrapping_sub(x) & m),
-                    AtomicOp::SMin => Some(if scalar::sext(w, x) < scalar::sext(w, old) { x & m } else { old }),
+                    AtomicOp::SMin => Some(if scalar::sext(w, x) < scalar::sext(w, old) {
+                        x & m
+                    } else {
+                        old
+                    }),
                     AtomicOp::UMin => Some((x & m).min(old)),
-                    AtomicOp::SMax => Some(if scalar::sext(w, x) > scalar::sext(w, old) { x & m } else { old }),
+                    AtomicOp::SMax => Some(if scalar::sext(w, x) > scalar::sext(w, old) {
+                        x & m
+                    } else {
+                        old
+                    }),
                     AtomicOp::UMax => Some((x & m).max(old)),
                     AtomicOp::And => Some(old & x),
                     AtomicOp::Or => Some(old | x),
@@ -630,7 +757,11 @@ impl Wg<'_, '_> {
                     AtomicOp::FAdd => Some(scalar::float_bin(FloatBin::Add, w, old, x)),
                     AtomicOp::FMin | AtomicOp::FMax => {
                         let (a, b) = (scalar::f_get(w, old), scalar::f_get(w, x));
-                        let r = if op == AtomicOp::FMin { a.min(b) } else { a.max(b) };
+                        let r = if op == AtomicOp::FMin {
+                            a.min(b)
+                        } else {
+                            a.max(b)
+                        };
                         Some(scalar::f_put(w, r))
                     }
                 };
@@ -645,7 +776,11 @@ impl Wg<'_, '_> {
                         t |= INEXACT;
                     }
                     let t = self.write_taint(s, t);
-                    let t = if t & PROV != 0 && t & PROV != order { self.stored_link(t, loc) } else { t };
+                    let t = if t & PROV != 0 && t & PROV != order {
+                        self.stored_link(t, loc)
+                    } else {
+                        t
+                    };
                     self.write_scalar(obj, sp, off, sc, s, nv, t, loc, true);
                 }
                 if let Some(d) = d {
@@ -672,7 +807,7 @@ impl Wg<'_, '_> {
         let ls = k.local_size;
         let subgroups = self.d.map.subgroups() as u32;
         // Per lane: the value's u32 components.
-        let mut put = |wg: &mut Self, s: usize, comps: &[u32]| {
+        let put = |wg: &mut Self, s: usize, comps: &[u32]| {
             for (c, v) in comps.iter().enumerate() {
                 let i = (o.base as usize + c) * lanes + s;
                 wg.lmem[i] = *v;
@@ -699,13 +834,17 @@ impl Wg<'_, '_> {
             for l in 0..n {
                 let s = g * n + l;
                 let inv = self.d.map.invocation(g as u32, l as u32);
-                let local = inv.map(|i| self.d.map.shape().local_id(i)).unwrap_or([0; 3]);
+                let local = inv
+                    .map(|i| self.d.map.shape().local_id(i))
+                    .unwrap_or([0; 3]);
                 let comps: Vec<u32> = match b {
                     BuiltIn::LocalInvocationId => local.to_vec(),
                     BuiltIn::LocalInvocationIndex => vec![inv.unwrap_or(0)],
                     BuiltIn::WorkgroupId => self.wg_id.to_vec(),
                     BuiltIn::NumWorkgroups => wgs.to_vec(),
-                    BuiltIn::GlobalInvocationId => (0..3).map(|a| self.wg_id[a] * ls[a] + local[a]).collect(),
+                    BuiltIn::GlobalInvocationId => {
+                        (0..3).map(|a| self.wg_id[a] * ls[a] + local[a]).collect()
+                    }
                     BuiltIn::WorkgroupSize => ls.to_vec(),
                     BuiltIn::NumSubgroups => vec![subgroups],
                     BuiltIn::SubgroupId => vec![g as u32],

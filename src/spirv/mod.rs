@@ -20,7 +20,8 @@
 //! let k = decode(&words, &DecodeOptions::default()).unwrap();
 //! let cfg = RunConfig { size: SubgroupSize::new(4).unwrap(), layout: Layout::ROW_MAJOR,
 //!     mode: Mode::Base, workgroups: [2, 1, 1], max_steps: DEFAULT_MAX_STEPS };
-//! let run = run_model(&k, cfg, &[BufferInput { set: 0, binding: 0, bytes: vec![0; 64] }], None).unwrap();
+//! let buf = BufferInput { set: 0, binding: 0, bytes: vec![0; 64], ..Default::default() };
+//! let run = run_model(&k, cfg, &[buf], None).unwrap();
 //! let b = &run.buffers[0];
 //! let words: Vec<u32> = b.bytes.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
 //! assert_eq!(words[..8], [0, 1, 2, 3, 0, 1, 2, 3]);
@@ -56,7 +57,7 @@ use crate::spirv::types::Storage;
 use std::sync::atomic::Ordering::Relaxed;
 
 /// A buffer bound for a run: descriptor set, binding and its bytes.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Default)]
 pub struct BufferInput {
     /// descriptor set
     pub set: u32,
@@ -64,6 +65,8 @@ pub struct BufferInput {
     pub binding: u32,
     /// contents (little-endian)
     pub bytes: Vec<u8>,
+    /// byte ranges that already hold no defined value (from an earlier run), with why
+    pub undefined: Vec<(std::ops::Range<usize>, String)>,
 }
 
 /// Runs `k` on the model: `buffers` for its storage and uniform buffer bindings, `push` for its
@@ -87,6 +90,7 @@ pub fn run_model_with_progress(
     push: Option<&[u8]>,
     progress: Option<&(dyn Fn(u64, u64) + Sync)>,
 ) -> Result<ModelRun, SpirvError> {
+    let provs = Provs::default();
     let mut bound: Vec<Option<Buffer>> = (0..k.objects.len()).map(|_| None).collect();
     let mut used = vec![false; buffers.len()];
     for (i, o) in k.objects.iter().enumerate() {
@@ -116,7 +120,18 @@ pub fn run_model_with_progress(
                     )));
                 }
                 let writable = o.storage == Storage::StorageBuffer && !o.read_only;
-                bound[i] = Some(Buffer::new(&b.bytes, writable));
+                let buf = Buffer::new(&b.bytes, writable);
+                for (range, why) in &b.undefined {
+                    let p = provs.intern(Prov {
+                        cause: Cause::Input { why: why.clone() },
+                        loc: o.loc,
+                        parent: 0,
+                    });
+                    for w in range.start / 4..range.end.div_ceil(4).min(buf.taint.len()) {
+                        buf.taint[w].store(p, Relaxed);
+                    }
+                }
+                bound[i] = Some(buf);
             }
             Storage::PushConstant => {
                 let bytes = push.unwrap_or(&[]);
@@ -140,7 +155,7 @@ pub fn run_model_with_progress(
             b.set, b.binding
         )));
     }
-    let d = Dispatch::new(k, cfg, bound)?;
+    let d = Dispatch::new(k, cfg, bound, provs)?;
     match progress {
         None => d.run()?,
         Some(p) => {

@@ -84,7 +84,10 @@ impl Wg<'_, '_> {
                         }
                     };
                 }
-                fc!(OrdEq, UnordEq, OrdNe, UnordNe, OrdLt, UnordLt, OrdGt, UnordGt, OrdLe, UnordLe, OrdGe, UnordGe);
+                fc!(
+                    OrdEq, UnordEq, OrdNe, UnordNe, OrdLt, UnordLt, OrdGt, UnordGt, OrdLe, UnordLe,
+                    OrdGe, UnordGe
+                );
             }
             Inst::FloatNeg { w, n, d, a } => {
                 let w = *w;
@@ -130,9 +133,15 @@ impl Wg<'_, '_> {
                 a,
             } => {
                 let (op, from, to) = (*op, *from, *to);
-                self.map1(set, *n, *d, *a, 0, loc, |x| scalar::convert(op, from, to, x));
+                self.map1(set, *n, *d, *a, 0, loc, |x| {
+                    scalar::convert(op, from, to, x)
+                });
                 if from.is_float() || to.is_float() {
-                    let w = if to.is_float() { to.bits() } else { from.bits() } as u8;
+                    let w = if to.is_float() {
+                        to.bits()
+                    } else {
+                        from.bits()
+                    } as u8;
                     self.denormals(set, *n, *d, &[*a], w);
                 }
             }
@@ -263,7 +272,9 @@ impl Wg<'_, '_> {
             }
             Inst::Dot { w, n, d, a, b } => {
                 let n = *n;
-                self.linear(set, *w, *d, 1, |_| (0..n).map(|i| ((*a, i), (*b, i))).collect());
+                self.linear(set, *w, *d, 1, |_| {
+                    (0..n).map(|i| ((*a, i), (*b, i))).collect()
+                });
             }
             Inst::IntPair { op, w, n, d, a, b } => self.int_pair(set, *op, *w, *n, *d, *a, *b),
             Inst::BitField {
@@ -533,7 +544,15 @@ impl Wg<'_, '_> {
     }
 
     /// `d[doff..doff+n] = a[aoff..aoff+n]`.
-    pub(crate) fn move_into(&mut self, set: &[LaneMask], d: Reg, doff: u32, a: Reg, aoff: u32, n: u32) {
+    pub(crate) fn move_into(
+        &mut self,
+        set: &[LaneMask],
+        d: Reg,
+        doff: u32,
+        a: Reg,
+        aoff: u32,
+        n: u32,
+    ) {
         let (lanes, nl) = (self.lanes, self.n);
         let ta = self.dirty[a as usize];
         if ta {
@@ -548,7 +567,9 @@ impl Wg<'_, '_> {
             each_lane(set, nl, |s| vals[dr + s] = vals[ar + s]);
             if td {
                 let taint = &mut self.taint;
-                each_lane(set, nl, |s| taint[dr + s] = if ta { taint[ar + s] } else { 0 });
+                each_lane(set, nl, |s| {
+                    taint[dr + s] = if ta { taint[ar + s] } else { 0 }
+                });
             }
         }
     }
@@ -580,7 +601,16 @@ impl Wg<'_, '_> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn select(&mut self, set: &[LaneMask], n: u32, d: Reg, c: Reg, vector_cond: bool, a: Reg, b: Reg) {
+    fn select(
+        &mut self,
+        set: &[LaneMask],
+        n: u32,
+        d: Reg,
+        c: Reg,
+        vector_cond: bool,
+        a: Reg,
+        b: Reg,
+    ) {
         let (lanes, nl) = (self.lanes, self.n);
         let (db, cb, ab, bb) = (
             self.off[d as usize],
@@ -656,9 +686,23 @@ impl Wg<'_, '_> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn extract_dyn(&mut self, set: &[LaneMask], d: Reg, v: Reg, idx: Reg, idx_w: u8, elem: u32, count: u32, loc: LocId) {
+    fn extract_dyn(
+        &mut self,
+        set: &[LaneMask],
+        d: Reg,
+        v: Reg,
+        idx: Reg,
+        idx_w: u8,
+        elem: u32,
+        count: u32,
+        loc: LocId,
+    ) {
         let (lanes, nl) = (self.lanes, self.n);
-        let (db, vb, ib) = (self.off[d as usize], self.off[v as usize], self.off[idx as usize]);
+        let (db, vb, ib) = (
+            self.off[d as usize],
+            self.off[v as usize],
+            self.off[idx as usize],
+        );
         let (tv, ti) = (self.dirty[v as usize], self.dirty[idx as usize]);
         self.make_dirty(d);
         let mut bad: Vec<(usize, u64)> = Vec::new();
@@ -681,7 +725,14 @@ impl Wg<'_, '_> {
         for (s, i) in bad {
             // SPIR-V OpVectorExtractDynamic: "behavior is undefined if Index's value is less than
             // zero or greater than or equal to the number of components".
-            let p = self.prov(Cause::IndexOutOfRange { index: i, len: count }, loc, 0);
+            let p = self.prov(
+                Cause::IndexOutOfRange {
+                    index: i,
+                    len: count,
+                },
+                loc,
+                0,
+            );
             for c in 0..elem as usize {
                 self.taint[db + c * lanes + s] = p;
             }
@@ -689,9 +740,23 @@ impl Wg<'_, '_> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn insert_dyn(&mut self, set: &[LaneMask], d: Reg, comp: Reg, idx: Reg, idx_w: u8, elem: u32, count: u32, loc: LocId) {
+    fn insert_dyn(
+        &mut self,
+        set: &[LaneMask],
+        d: Reg,
+        comp: Reg,
+        idx: Reg,
+        idx_w: u8,
+        elem: u32,
+        count: u32,
+        loc: LocId,
+    ) {
         let (lanes, nl) = (self.lanes, self.n);
-        let (db, cb, ib) = (self.off[d as usize], self.off[comp as usize], self.off[idx as usize]);
+        let (db, cb, ib) = (
+            self.off[d as usize],
+            self.off[comp as usize],
+            self.off[idx as usize],
+        );
         let (tc, ti) = (self.dirty[comp as usize], self.dirty[idx as usize]);
         self.make_dirty(d);
         let mut bad: Vec<(usize, u64)> = Vec::new();
@@ -718,7 +783,14 @@ impl Wg<'_, '_> {
             });
         }
         for (s, i) in bad {
-            let p = self.prov(Cause::IndexOutOfRange { index: i, len: count }, loc, 0);
+            let p = self.prov(
+                Cause::IndexOutOfRange {
+                    index: i,
+                    len: count,
+                },
+                loc,
+                0,
+            );
             for c in 0..(elem * count) as usize {
                 self.taint[db + c * lanes + s] = p;
             }
@@ -788,7 +860,11 @@ impl Wg<'_, '_> {
     fn int_pair(&mut self, set: &[LaneMask], op: IntPair, w: u8, n: u32, d: Reg, a: Reg, b: Reg) {
         // The result struct: member 0 = n slots (low / sum / difference), member 1 = n slots.
         let (lanes, nl) = (self.lanes, self.n);
-        let (db, ab, bb) = (self.off[d as usize], self.off[a as usize], self.off[b as usize]);
+        let (db, ab, bb) = (
+            self.off[d as usize],
+            self.off[a as usize],
+            self.off[b as usize],
+        );
         let (ta, tb) = (self.dirty[a as usize], self.dirty[b as usize]);
         if ta || tb {
             self.make_dirty(d);
@@ -819,7 +895,10 @@ impl Wg<'_, '_> {
                 vals[lo + s] = l;
                 vals[hi + s] = h;
                 if td {
-                    let t = combine(if ta { taint[ar + s] } else { 0 }, if tb { taint[br + s] } else { 0 });
+                    let t = combine(
+                        if ta { taint[ar + s] } else { 0 },
+                        if tb { taint[br + s] } else { 0 },
+                    );
                     taint[lo + s] = t;
                     taint[hi + s] = t;
                 }
@@ -919,7 +998,13 @@ impl Wg<'_, '_> {
         let td = self.dirty[d as usize];
         let aoff: Vec<(usize, u32, bool)> = args[..na]
             .iter()
-            .map(|r| (self.off[*r as usize], self.k.reg_slots[*r as usize], self.dirty[*r as usize]))
+            .map(|r| {
+                (
+                    self.off[*r as usize],
+                    self.k.reg_slots[*r as usize],
+                    self.dirty[*r as usize],
+                )
+            })
             .collect();
         let db = self.off[d as usize];
         let mut out = [0u64; 16];
@@ -1006,7 +1091,11 @@ impl Wg<'_, '_> {
                             let e = v.abs().log2().floor() as i32 + 1;
                             let m = v / 2f64.powi(e);
                             // normalise rounding at powers of two
-                            let (m, e) = if m.abs() >= 1.0 { (m / 2.0, e + 1) } else { (m, e) };
+                            let (m, e) = if m.abs() >= 1.0 {
+                                (m / 2.0, e + 1)
+                            } else {
+                                (m, e)
+                            };
                             (m, (e as i64 as u64) & 0xffff_ffff)
                         }
                     } else {
@@ -1066,7 +1155,11 @@ impl Wg<'_, '_> {
                     } => {
                         let (row, dt) = rows[k];
                         let raw = vals[row + s] & mask(*width);
-                        let i = if *signed { sext(*width, raw) } else { raw as i64 };
+                        let i = if *signed {
+                            sext(*width, raw)
+                        } else {
+                            raw as i64
+                        };
                         if dt {
                             t = combine(t, taint[row + s]);
                         }

@@ -98,6 +98,11 @@ pub enum Cause {
     UndefinedPointer,
     /// stored to memory at this instruction (a link in a chain; the parent is the value's cause)
     Stored,
+    /// undefined in the buffer the run was given (an earlier run's result)
+    Input {
+        /// the earlier chain
+        why: String,
+    },
 }
 
 impl Cause {

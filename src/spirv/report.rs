@@ -114,6 +114,7 @@ impl ModelRun {
             Some(loc) => {
                 let kind = match self.locs[*loc as usize].op.as_str() {
                     "OpLoopMerge" => "loop",
+                    "OpBranchConditional" => "branch",
                     _ => "selection",
                 };
                 format!("the {kind} at {}", self.at(*loc))
@@ -174,6 +175,7 @@ impl ModelRun {
                     format!("{op} {at}: an atomic's result depends on the order invocations ran it in")
                 }
                 Cause::Race => format!("{op} {at}: unordered accesses (a data race)"),
+                Cause::Input { why } => format!("undefined in the buffer given ({why})"),
                 Cause::UndefinedPointer => {
                     format!("{op} {at}: a store through an undefined pointer")
                 }

@@ -264,7 +264,10 @@ pub fn fma(w: u8, a: u64, b: u64, c: u64) -> u64 {
 #[inline(always)]
 pub fn float_cmp(op: FloatCmp, w: u8, a: u64, b: u64) -> bool {
     let (x, y) = if w == 32 {
-        (f32::from_bits(a as u32) as f64, f32::from_bits(b as u32) as f64)
+        (
+            f32::from_bits(a as u32) as f64,
+            f32::from_bits(b as u32) as f64,
+        )
     } else {
         (f_get(w, a), f_get(w, b))
     };
@@ -387,12 +390,18 @@ mod tests {
         // SPIR-V OpSMod / OpSRem: -7 mod 3 = 2, -7 rem 3 = -1.
         let m7 = (-7i64) as u64 & mask(32);
         assert_eq!(int_bin(IntBin::SMod, 32, m7, 3), Ok(2));
-        assert_eq!(int_bin(IntBin::SRem, 32, m7, 3), Ok((-1i64) as u64 & mask(32)));
+        assert_eq!(
+            int_bin(IntBin::SRem, 32, m7, 3),
+            Ok((-1i64) as u64 & mask(32))
+        );
         assert_eq!(
             int_bin(IntBin::SDiv, 32, 0x8000_0000, 0xffff_ffff),
             Err(ScalarUndef::SignedOverflow)
         );
-        assert_eq!(int_bin(IntBin::UDiv, 32, 1, 0), Err(ScalarUndef::DivideByZero));
+        assert_eq!(
+            int_bin(IntBin::UDiv, 32, 1, 0),
+            Err(ScalarUndef::DivideByZero)
+        );
     }
 
     #[test]

@@ -454,7 +454,9 @@ impl Types {
         out: &mut Vec<SlotAt>,
     ) -> Result<(), SpirvError> {
         if out.len() > MAX_SLOTS as usize {
-            return Err(SpirvError::unsupported("a value of more than 65536 scalars"));
+            return Err(SpirvError::unsupported(
+                "a value of more than 65536 scalars",
+            ));
         }
         match self.get(t) {
             Type::Void | Type::Function => {}
@@ -477,7 +479,11 @@ impl Types {
             Type::Matrix { col, cols } => {
                 let (elem, rows) = match self.get(*col) {
                     Type::Vector { elem, n } => (*elem, *n),
-                    _ => return Err(SpirvError::malformed("a matrix column that is not a vector")),
+                    _ => {
+                        return Err(SpirvError::malformed(
+                            "a matrix column that is not a vector",
+                        ))
+                    }
                 };
                 let (csize, _) = self.size_align(*col, MatrixLayout::default())?;
                 for c in 0..*cols {

@@ -17,7 +17,10 @@ pub fn glsl_file(path: &str) -> Vec<u32> {
 pub fn glsl_in(src: &str, name: &str, dir: Option<&Path>) -> Vec<u32> {
     let c = shaderc::Compiler::new().expect("shaderc");
     let mut o = shaderc::CompileOptions::new().expect("options");
-    o.set_target_env(shaderc::TargetEnv::Vulkan, shaderc::EnvVersion::Vulkan1_1 as u32);
+    o.set_target_env(
+        shaderc::TargetEnv::Vulkan,
+        shaderc::EnvVersion::Vulkan1_1 as u32,
+    );
     o.set_target_spirv(shaderc::SpirvVersion::V1_3);
     o.set_generate_debug_info();
     o.set_optimization_level(shaderc::OptimizationLevel::Zero);
@@ -25,8 +28,12 @@ pub fn glsl_in(src: &str, name: &str, dir: Option<&Path>) -> Vec<u32> {
         let dir = dir.to_path_buf();
         o.set_include_callback(move |req, _ty, _from, _depth| {
             let p = dir.join(req);
-            let content = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
-            Ok(shaderc::ResolvedInclude { resolved_name: req.to_string(), content })
+            let content =
+                std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+            Ok(shaderc::ResolvedInclude {
+                resolved_name: req.to_string(),
+                content,
+            })
         });
     }
     let a = c
@@ -40,11 +47,15 @@ pub fn bytes_f32(v: &[f32]) -> Vec<u8> {
 }
 
 pub fn f32s(b: &[u8]) -> Vec<f32> {
-    b.chunks(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect()
+    b.chunks(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
 }
 
 pub fn u32s(b: &[u8]) -> Vec<u32> {
-    b.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
+    b.chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
 }
 
 pub fn bytes_u32(v: &[u32]) -> Vec<u8> {
