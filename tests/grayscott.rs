@@ -5,7 +5,7 @@
 //! GPU tests fail without a Vulkan device unless `LOCKSTEP_SKIP_DEVICE_TESTS=1` (then they skip
 //! and say so): the policy of `tests/support/mod.rs`.
 
-use lockstep::grayscott::layout::{Layout, Shape};
+use lockstep::grayscott::layout::{Shape, Tiling};
 use lockstep::grayscott::model::ModelSim;
 use lockstep::grayscott::reference::{step_clear, Reference};
 use lockstep::grayscott::*;
@@ -204,7 +204,7 @@ fn model_proves_every_layout_at_every_subgroup_size() {
     for (rows, cols) in [(1, 1), (1, 150), (150, 1), (17, 23)] {
         let d = Domain::new(rows, cols).unwrap();
         let expect = reference_after(d, p, 2);
-        for layout in Layout::CORRECT {
+        for layout in Tiling::CORRECT {
             for s in SIZES {
                 for w in [s, 2 * s, 4 * s] {
                     let shape = Shape::new(layout, s, w).unwrap();
@@ -223,7 +223,7 @@ proptest! {
     #[test]
     fn model_equals_reference_bit_for_bit(
         rows in dim(), cols in dim(), steps in 1u32..=4, p in any_params(),
-        layout in prop::sample::select(Layout::CORRECT.to_vec()),
+        layout in prop::sample::select(Tiling::CORRECT.to_vec()),
         s in prop::sample::select(SIZES.to_vec()), k in 1u32..=4,
     ) {
         // Keep the debug-build test fast: at most ~6000 cells.
@@ -243,7 +243,7 @@ proptest! {
 fn model_reports_undefined_value_reaching_a_cell_without_border_lanes() {
     let d = Domain::new(3, 10).unwrap();
     for s in [4, 8, 32] {
-        let shape = Shape::new(Layout::NoBorder, s, s).unwrap();
+        let shape = Shape::new(Tiling::NoBorder, s, s).unwrap();
         let e = model_after(d, Params::default(), shape, 1).unwrap_err();
         let msg = e.to_string();
         assert!(
@@ -272,7 +272,7 @@ fn model_reports_undefined_value_reaching_a_cell_without_border_lanes() {
 #[test]
 fn model_reports_the_course_stacked_kernel_reading_past_the_buffer() {
     let d = Domain::new(10, 9).unwrap();
-    let shape = Shape::new(Layout::StackedOverread, 8, 32).unwrap();
+    let shape = Shape::new(Tiling::StackedOverread, 8, 32).unwrap();
     let e = model_after(d, Params::default(), shape, 1)
         .unwrap_err()
         .to_string();
@@ -292,7 +292,7 @@ fn model_reports_the_course_stacked_kernel_reading_past_the_buffer() {
 // of any subgroup sits l cells right of lane 0, on the same row.
 #[test]
 fn every_layout_puts_a_subgroup_on_consecutive_cells_of_one_row() {
-    for layout in Layout::ALL {
+    for layout in Tiling::ALL {
         for s in SIZES {
             let shape = Shape::new(layout, s, 4 * s).unwrap();
             for wg in [[0, 0], [3, 5], [17, 2]] {
@@ -309,18 +309,18 @@ fn every_layout_puts_a_subgroup_on_consecutive_cells_of_one_row() {
 
 #[test]
 fn kernel_shapes_are_checked() {
-    let e = Shape::new(Layout::OneD, 2, 8).unwrap_err().to_string();
+    let e = Shape::new(Tiling::OneD, 2, 8).unwrap_err().to_string();
     assert!(e.contains("subgroup size 2 is invalid"), "{e}");
-    let e = Shape::new(Layout::OneD, 24, 48).unwrap_err().to_string();
+    let e = Shape::new(Tiling::OneD, 24, 48).unwrap_err().to_string();
     assert!(e.contains("power of two in 4..=128"), "{e}");
-    let e = Shape::new(Layout::Stacked, 32, 48).unwrap_err().to_string();
+    let e = Shape::new(Tiling::Stacked, 32, 48).unwrap_err().to_string();
     assert!(
         e.contains(
             "workgroup size 48 is invalid: it must be a non-zero multiple of the subgroup size 32"
         ),
         "{e}"
     );
-    assert!(Shape::new(Layout::Shared, 4, 2048).is_err());
+    assert!(Shape::new(Tiling::Shared, 4, 2048).is_err());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -365,7 +365,7 @@ mod gpu {
         }
     }
 
-    const STACKED: Variant = Variant::Subgroup(Layout::Stacked);
+    const STACKED: Variant = Variant::Subgroup(Tiling::Stacked);
 
     // Issue 4, §1: Vulkan 1.1, SHUFFLE_RELATIVE and subgroups of at least 4 lanes, each with a clear
     // error; naive needs none of them.
@@ -430,7 +430,7 @@ mod gpu {
             .unwrap_err()
             .to_string();
         assert!(e.contains("power of two in 16..=64"), "{e}");
-        let e = Plan::new(&c, (1, 3), Variant::Subgroup(Layout::NoBorder), None, None)
+        let e = Plan::new(&c, (1, 3), Variant::Subgroup(Tiling::NoBorder), None, None)
             .unwrap_err()
             .to_string();
         assert!(e.contains("deliberately broken"), "{e}");

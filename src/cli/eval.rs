@@ -2,7 +2,7 @@
 
 use crate::cli::CliError;
 use crate::model::{
-    evaluate, lookup, Args, Ballot, LaneArg, LaneMask, Layout, OpCall, OpInfo, Outcome,
+    evaluate, lookup, Args, Ballot, LaneArg, LaneMask, LaneOrder, OpCall, OpInfo, Outcome,
     SubgroupSize, TypeClass, Value, ValueType, WorkgroupLayout, WorkgroupShape,
 };
 use serde_json::json;
@@ -413,9 +413,9 @@ fn run_workgroup(a: &EvalArgs, info: &'static OpInfo) -> Result<String, CliError
             ))
         })?
         .parse()?;
-    let layout: Layout = match &a.layout {
+    let layout: LaneOrder = match &a.layout {
         Some(l) => l.parse().map_err(CliError::usage)?,
-        None => Layout::ROW_MAJOR,
+        None => LaneOrder::ROW_MAJOR,
     };
     for (flag, given) in [
         ("values", a.values.is_some()),

@@ -80,6 +80,12 @@ impl From<crate::model::ModelError> for CliError {
     }
 }
 
+impl From<crate::model::TypeError> for CliError {
+    fn from(e: crate::model::TypeError) -> Self {
+        CliError::usage(e)
+    }
+}
+
 /// lockstep: what exactly does this subgroup operation do, and does my GPU do it?
 ///
 /// ```

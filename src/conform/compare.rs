@@ -11,9 +11,9 @@ use crate::conform::glsl::{
     out, Entry, KernelSpec, CASE_WORDS, IN_WORDS, MARKER, OUT_WORDS, SENTINEL,
 };
 use crate::model::{
-    evaluate, info, Args, Ballot, BinOp, Exactness, LaneArg, LaneMask, Layout, Op, OpCall, Outcome,
-    Reason, ResultKind, Scalar, ScalarType, Scan, SubgroupSize, Value, ValueType, WorkgroupLayout,
-    WorkgroupShape,
+    evaluate, info, Args, Ballot, BinOp, Exactness, LaneArg, LaneMask, LaneOrder, Op, OpCall,
+    Outcome, Reason, ResultKind, Scalar, ScalarType, Scan, SubgroupSize, Value, ValueType,
+    WorkgroupLayout, WorkgroupShape,
 };
 use std::collections::{BTreeMap, HashMap};
 
@@ -811,7 +811,7 @@ fn check_workgroup_builtins(
         ok = false;
     }
     // Which model layout reproduces the device's (subgroup id, lane) for every invocation?
-    let layout = Layout::all()
+    let layout = LaneOrder::all()
         .into_iter()
         .filter_map(|l| WorkgroupLayout::new(shape, ctx.size, l).ok())
         .find(|w| {

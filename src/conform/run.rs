@@ -210,15 +210,17 @@ pub fn unsupported_reason(
     }
     for f in info.features {
         let have = match f {
-            Feature::Basic => caps.ops.basic,
-            Feature::Vote => caps.ops.vote,
-            Feature::Ballot => caps.ops.ballot,
-            Feature::Arithmetic => caps.ops.arithmetic,
-            Feature::Shuffle => caps.ops.shuffle,
-            Feature::ShuffleRelative => caps.ops.shuffle_relative,
-            Feature::Clustered => caps.ops.clustered,
-            Feature::Quad => caps.ops.quad,
-            Feature::Rotate => caps.ops.rotate,
+            Feature::Category(c) => match c {
+                Category::Basic => caps.ops.basic,
+                Category::Vote => caps.ops.vote,
+                Category::Ballot => caps.ops.ballot,
+                Category::Arithmetic => caps.ops.arithmetic,
+                Category::Shuffle => caps.ops.shuffle,
+                Category::ShuffleRelative => caps.ops.shuffle_relative,
+                Category::Clustered => caps.ops.clustered,
+                Category::Quad => caps.ops.quad,
+                Category::Rotate => caps.ops.rotate,
+            },
             Feature::RotateClustered => caps.ops.rotate_clustered,
         };
         if !have {

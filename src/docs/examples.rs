@@ -426,25 +426,6 @@ fn extra_illustrations(op: &'static OpInfo) -> Vec<Illustration> {
     v
 }
 
-/// Reason keys in the order the docs list them.
-pub const REASON_ORDER: [&str; 8] = [
-    "source_out_of_range",
-    "source_inactive",
-    "delta_exceeds_id",
-    "index_out_of_range",
-    "no_bit_set",
-    "all_nan",
-    "all_equal_nan",
-    "all_equal_signed_zeros",
-];
-
-fn reason_rank(key: &str) -> usize {
-    REASON_ORDER
-        .iter()
-        .position(|k| *k == key)
-        .unwrap_or(REASON_ORDER.len())
-}
-
 /// Candidate inputs for the undefined-case search, simplest first: the op's own size, then the tiny
 /// subgroups (2 and 1 lanes); default values, then float values with NaNs and signed zeros; the
 /// default arguments, then arguments at and past the subgroup's edge; all lanes, then fewer.
@@ -561,7 +542,7 @@ fn merge(a: &Args, b: &Args) -> Args {
 
 /// Every way the op's result can be undefined, each with the first example (in the order of
 /// [`illustrations`], then a search over sizes, values, arguments and active masks) that the model
-/// evaluates to it. Sorted by [`REASON_ORDER`].
+/// evaluates to it, in the order of [`ReasonDoc::order`](crate::model::ReasonDoc::order).
 ///
 /// ```
 /// use lockstep::docs::undefined_cases;
@@ -596,6 +577,6 @@ pub fn undefined_cases(op: &'static OpInfo) -> Vec<UndefinedCase> {
             record(&ex, None);
         }
     }
-    found.sort_by_key(|c| reason_rank(c.key));
+    found.sort_by_key(|c| c.reason.doc().order);
     found
 }
