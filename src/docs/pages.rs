@@ -425,7 +425,7 @@ fn workgroup_section(op: &'static OpInfo) -> String {
         };
         let _ = writeln!(
             s,
-            "#### LaneOrder `{layout}`: gl_NumSubgroups = {}\n",
+            "#### Layout `{layout}`: gl_NumSubgroups = {}\n",
             w.num_subgroups()
         );
         let header: Vec<String> = std::iter::once("gl_SubgroupID \\ lane".to_string())
