@@ -13,5 +13,6 @@ pub mod docs;
 pub mod grayscott;
 pub mod model;
 pub mod reconverge;
+pub mod text;
 #[cfg(feature = "vulkan")]
 pub mod vulkan;

@@ -13,7 +13,6 @@ pub mod grayscott;
 pub mod ops;
 #[cfg(feature = "vulkan")]
 pub mod reconverge;
-pub mod table;
 
 use clap::{Parser, Subcommand};
 

@@ -8,25 +8,6 @@ use serde_json::json;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// Today's date (UTC) as YYYY-MM-DD.
-pub fn today() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    // Civil date from days since 1970-01-01 (H. Hinnant's algorithm).
-    let z = (secs / 86_400) as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}")
-}
-
 fn category_of(op: &str) -> Category {
     catalogue()
         .iter()
@@ -96,7 +77,7 @@ pub fn table(r: &Report) -> String {
             rows.push(row);
         }
     }
-    crate::cli::table::render(&rows)
+    crate::text::table(&rows)
 }
 
 /// The whole text summary.
@@ -280,7 +261,7 @@ pub fn text(r: &Report) -> String {
                 top,
             ]);
         }
-        s += &crate::cli::table::render(&rows);
+        s += &crate::text::table(&rows);
     }
     if !r.stats.layouts.is_empty() {
         s += "\nlane layouts observed (workgroup shape: layout × workgroups):\n";
@@ -403,7 +384,7 @@ pub fn json(r: &Report, command: &str) -> serde_json::Value {
     json!({
         "device": {"name": d.name, "driver": d.driver, "subgroup_size": d.capabilities.subgroup_size,
                    "type": d.device_type, "api_version": d.api_version},
-        "date": today(),
+        "date": crate::text::utc_date(),
         "command": command,
         "results": results,
         "undefined_observed": undefined,
