@@ -22,5 +22,6 @@ pub mod kernel;
 pub mod model;
 pub mod reconverge;
 pub mod spirv;
+pub mod text;
 #[cfg(feature = "vulkan")]
 pub mod vulkan;

@@ -1,14 +1,14 @@
 //! The SPIR-V interpreter on kernels compiled from GLSL.
 #![cfg(feature = "vulkan")]
 mod spirv_support;
-use lockstep::model::{Layout, SubgroupSize};
+use lockstep::model::{LaneOrder, SubgroupSize};
 use lockstep::reconverge::Mode;
 use lockstep::spirv::*;
 
 fn cfg(size: u64, mode: Mode, wg: [u32; 3]) -> RunConfig {
     RunConfig {
         size: SubgroupSize::new(size).unwrap(),
-        layout: Layout::ROW_MAJOR,
+        layout: LaneOrder::ROW_MAJOR,
         mode,
         workgroups: wg,
         max_steps: DEFAULT_MAX_STEPS,

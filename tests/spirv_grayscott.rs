@@ -2,9 +2,9 @@
 //! the GPU runs, lane by lane on the model.
 #![cfg(feature = "vulkan")]
 mod spirv_support;
-use lockstep::grayscott::layout::{Layout as GsLayout, Shape};
+use lockstep::grayscott::layout::{Shape, Tiling as GsLayout};
 use lockstep::grayscott::{reference, Domain, Fields, Padded, Params};
-use lockstep::model::{Layout, SubgroupSize};
+use lockstep::model::{LaneOrder, SubgroupSize};
 use lockstep::reconverge::Mode;
 use lockstep::spirv::*;
 use spirv_support::*;
@@ -78,7 +78,7 @@ fn run(
     ];
     let cfg = RunConfig {
         size: SubgroupSize::new(s as u64).unwrap(),
-        layout: Layout::ROW_MAJOR,
+        layout: LaneOrder::ROW_MAJOR,
         mode,
         workgroups: [gx, gy, 1],
         max_steps: DEFAULT_MAX_STEPS,

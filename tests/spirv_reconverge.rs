@@ -4,7 +4,7 @@
 //! come out undefined (two implementations of one set of rules, checked against each other).
 #![cfg(feature = "vulkan")]
 mod spirv_support;
-use lockstep::model::{Layout, SubgroupSize, WorkgroupLayout, WorkgroupShape};
+use lockstep::model::{LaneOrder, SubgroupSize, WorkgroupLayout, WorkgroupShape};
 use lockstep::reconverge::gen::{programs, GenConfig};
 use lockstep::reconverge::glsl::{shader, RecordLayout};
 use lockstep::reconverge::{execute, seed001, LaneMap, Mode, Program, Val};
@@ -15,7 +15,7 @@ use spirv_support::*;
 /// Runs `p` both ways; returns the first disagreement.
 fn cross_check(p: &Program, mode: Mode, shape: WorkgroupShape, size: u32) -> Result<usize, String> {
     let s = SubgroupSize::new(size as u64).unwrap();
-    let wl = WorkgroupLayout::new(shape, s, Layout::ROW_MAJOR).unwrap();
+    let wl = WorkgroupLayout::new(shape, s, LaneOrder::ROW_MAJOR).unwrap();
     let ex = execute(p, &LaneMap::new(&wl), mode).map_err(|e| e.to_string())?;
     let max = ex.records.iter().map(|r| r.len()).max().unwrap_or(0) as u32;
     let layout = RecordLayout::new(max.max(1), size);
@@ -26,7 +26,7 @@ fn cross_check(p: &Program, mode: Mode, shape: WorkgroupShape, size: u32) -> Res
     let buf = vec![0xEFu8; layout.buffer_words(1, inv) * 4];
     let cfg = RunConfig {
         size: s,
-        layout: Layout::ROW_MAJOR,
+        layout: LaneOrder::ROW_MAJOR,
         mode,
         workgroups: [1, 1, 1],
         max_steps: DEFAULT_MAX_STEPS,

@@ -9,7 +9,7 @@ use super::backend::{
 use super::parse::Unsupported;
 use super::script::{BindingKind, RequiredSize, Script, Shader, ShaderCode, ShaderFormat};
 use crate::kernel::{SourceLang, SourceOptions, TargetEnv as KTarget};
-use crate::model::{Layout, SubgroupSize};
+use crate::model::{LaneOrder, SubgroupSize};
 use crate::reconverge::Mode;
 use crate::spirv::{self, BufferInput, DecodeOptions, RunConfig, SpecInput, WordStatus};
 use std::collections::HashMap;
@@ -180,7 +180,7 @@ impl Backend for ModelBackend {
         }
         let cfg = RunConfig {
             size,
-            layout: Layout::ROW_MAJOR,
+            layout: LaneOrder::ROW_MAJOR,
             mode,
             workgroups: d.workgroups,
             max_steps: spirv::DEFAULT_MAX_STEPS,

@@ -100,7 +100,7 @@ pub fn file_text(f: &FileReport) -> String {
         }
         rows.push(row);
     }
-    for line in crate::cli::table::render(&rows).lines() {
+    for line in crate::text::table(&rows).lines() {
         out += "  ";
         out += line;
         out.push('\n');

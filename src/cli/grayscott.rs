@@ -5,7 +5,7 @@
 //! support, the output directory), each failure naming its rule.
 
 use crate::cli::{CliError, EXIT_MISMATCH};
-use crate::grayscott::layout::{Layout, Shape};
+use crate::grayscott::layout::{Shape, Tiling};
 use crate::grayscott::model::ModelSim;
 use crate::grayscott::output;
 use crate::grayscott::reference::Reference;
@@ -201,9 +201,9 @@ pub fn parse(a: &GrayScottArgs) -> Result<Request, CliError> {
                 return Err(not_for("--device", "model"));
             }
             let layout = match a.variant.as_deref() {
-                None => Layout::OneD,
-                Some(v) => Layout::parse(v).ok_or_else(|| {
-                    let names: Vec<&str> = Layout::ALL.iter().map(|l| l.name()).collect();
+                None => Tiling::OneD,
+                Some(v) => Tiling::parse(v).ok_or_else(|| {
+                    let names: Vec<&str> = Tiling::ALL.iter().map(|l| l.name()).collect();
                     usage(format!(
                         "unknown model variant '{v}': use one of {}",
                         names.join(", ")
@@ -225,7 +225,7 @@ pub fn parse(a: &GrayScottArgs) -> Result<Request, CliError> {
             {
                 use crate::grayscott::gpu::Variant;
                 let variant = match a.variant.as_deref() {
-                    None => Variant::Subgroup(Layout::Stacked),
+                    None => Variant::Subgroup(Tiling::Stacked),
                     Some(v) => Variant::parse(v).ok_or_else(|| {
                         let names: Vec<&str> = Variant::ALL.iter().map(|l| l.name()).collect();
                         usage(format!(

@@ -15,7 +15,6 @@ pub mod ops;
 #[cfg(feature = "vulkan")]
 pub mod reconverge;
 pub mod run;
-pub mod table;
 
 use clap::{Parser, Subcommand};
 
@@ -78,6 +77,12 @@ impl CliError {
 
 impl From<crate::model::ModelError> for CliError {
     fn from(e: crate::model::ModelError) -> Self {
+        CliError::usage(e)
+    }
+}
+
+impl From<crate::model::TypeError> for CliError {
+    fn from(e: crate::model::TypeError) -> Self {
         CliError::usage(e)
     }
 }

@@ -4,7 +4,7 @@
 use crate::cli::{CliError, EXIT_MISMATCH};
 use crate::kernel::run::{KernelError, KernelJob, Tolerance};
 use crate::kernel::{write_npy, BindingSpec, BufferSpec, HostBuffer, SourceOptions, TargetEnv};
-use crate::model::{Layout, SubgroupSize};
+use crate::model::{LaneOrder, SubgroupSize};
 use crate::reconverge::Mode;
 use clap::Args;
 use std::path::PathBuf;
@@ -126,7 +126,7 @@ pub fn job(a: &RunArgs) -> Result<(KernelJob, Tolerance), CliError> {
     let mut job = KernelJob::new(module);
     job.entry = a.entry.clone();
     job.workgroups = parse_workgroups(&a.workgroups)?;
-    job.layout = a.layout.parse::<Layout>().map_err(CliError::usage)?;
+    job.layout = a.layout.parse::<LaneOrder>().map_err(CliError::usage)?;
     job.mode = match &a.mode {
         Some(m) => Some(m.parse::<Mode>().map_err(CliError::usage)?),
         None => None,

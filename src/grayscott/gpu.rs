@@ -3,12 +3,12 @@
 //! specialization constants), dispatched through [`crate::vulkan::Context`].
 //!
 //! Variants: `naive` (2D workgroups, every neighbour loaded from memory, no subgroup operation), and
-//! the three subgroup layouts of [`Layout`] (`subgroup-1d`, `subgroup-stacked`, `subgroup-shared`).
+//! the three subgroup layouts of [`Tiling`] (`subgroup-1d`, `subgroup-stacked`, `subgroup-shared`).
 //! The subgroup variants need Vulkan 1.1, subgroup operations in compute shaders, SHUFFLE_RELATIVE
 //! and subgroups of at least 4 lanes; [`Plan::new`] checks all of it, and the workgroup and
 //! subgroup sizes, before anything is built.
 
-use super::layout::{Layout, Shape};
+use super::layout::{Shape, Tiling};
 use super::{Domain, Fields, GrayScottError, Padded, Params, Simulation};
 use crate::vulkan::{Capabilities, Context, Kernel, KernelOptions, Pass, SpecValue, VkError};
 use std::time::Duration;
@@ -36,16 +36,16 @@ pub enum Variant {
     /// 2D workgroups, loads only.
     Naive,
     /// One of the course's subgroup layouts (not the broken ones, which have no kernel).
-    Subgroup(Layout),
+    Subgroup(Tiling),
 }
 
 impl Variant {
     /// Every variant with a kernel.
     pub const ALL: [Variant; 4] = [
         Variant::Naive,
-        Variant::Subgroup(Layout::OneD),
-        Variant::Subgroup(Layout::Stacked),
-        Variant::Subgroup(Layout::Shared),
+        Variant::Subgroup(Tiling::OneD),
+        Variant::Subgroup(Tiling::Stacked),
+        Variant::Subgroup(Tiling::Shared),
     ];
 
     /// Command-line name.
@@ -340,8 +340,8 @@ fn build_kernel(
     let dev = ctx.device.clone();
     let module = match plan.variant {
         Variant::Naive => shaders::load_naive(dev),
-        Variant::Subgroup(Layout::OneD) => shaders::load_subgroup_1d(dev),
-        Variant::Subgroup(Layout::Stacked) => shaders::load_subgroup_stacked(dev),
+        Variant::Subgroup(Tiling::OneD) => shaders::load_subgroup_1d(dev),
+        Variant::Subgroup(Tiling::Stacked) => shaders::load_subgroup_stacked(dev),
         // Plan::new refused every other layout.
         Variant::Subgroup(_) => shaders::load_subgroup_shared(dev),
     }

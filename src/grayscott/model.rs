@@ -7,7 +7,7 @@
 //! 1. each lane computes its position ([`Shape::item_pos`]); lanes outside the padded grid, and
 //!    subgroups whose row is past the data, exit (they are inactive for what follows);
 //! 2. each active lane loads its top, centre and bottom values (from global memory, or for
-//!    [`Layout::Shared`] from the workgroup's shared-memory cache where a neighbouring subgroup
+//!    [`Tiling::Shared`] from the workgroup's shared-memory cache where a neighbouring subgroup
 //!    loaded them);
 //! 3. left and right neighbours come from `subgroupShuffleUp(x, 1)` and `subgroupShuffleDown(x, 1)`,
 //!    evaluated with the model's gather rules ([`crate::model::GatherPlan`]: the source lane of
@@ -27,17 +27,17 @@
 //! the reference's.
 //!
 //! ```
-//! use lockstep::grayscott::{model::ModelSim, layout::{Layout, Shape}, Domain, Params, Simulation};
+//! use lockstep::grayscott::{model::ModelSim, layout::{Tiling, Shape}, Domain, Params, Simulation};
 //! let d = Domain::new(3, 10).unwrap();
-//! let mut ok = ModelSim::new(d, Params::default(), Shape::new(Layout::OneD, 4, 8)?)?;
+//! let mut ok = ModelSim::new(d, Params::default(), Shape::new(Tiling::OneD, 4, 8)?)?;
 //! ok.advance(2)?;
-//! let mut broken = ModelSim::new(d, Params::default(), Shape::new(Layout::NoBorder, 4, 8)?)?;
+//! let mut broken = ModelSim::new(d, Params::default(), Shape::new(Tiling::NoBorder, 4, 8)?)?;
 //! let e = broken.advance(1).unwrap_err().to_string();
 //! assert!(e.starts_with("undefined value reached cell (0, 0) at step 1"), "{e}");
 //! # Ok::<(), lockstep::grayscott::GrayScottError>(())
 //! ```
 
-use super::layout::{Layout, Shape};
+use super::layout::{Shape, Tiling};
 use super::reference::{cells_fn_for, CellsFn};
 use super::{Domain, Fields, GrayScottError, Padded, Params, Simulation};
 use crate::model::{
@@ -301,7 +301,7 @@ fn workgroup(
     let shape = &c.shape;
     let s = shape.subgroup as usize;
     let ph = c.domain.padded_rows() as i64;
-    if shape.layout == Layout::Shared {
+    if shape.layout == Tiling::Shared {
         // set_uv_cache(): every lane inside the padded grid stores its value; barrier().
         for sg in 0..shape.subgroups() {
             let (x0, y) = shape.item_pos(wg, sg, 0);
@@ -347,7 +347,7 @@ fn subgroup(
     for (k, dy) in [-1i64, 0, 1].into_iter().enumerate() {
         let target = sg as i64 + dy;
         let cached = dy != 0
-            && shape.layout == Layout::Shared
+            && shape.layout == Tiling::Shared
             && target >= 0
             && target < shape.subgroups() as i64;
         let (cu, cv) = ws.centre.split_at_mut(2 * k + 1);

@@ -24,7 +24,7 @@
 
 use crate::kernel::buffers::{element_size, HostBuffer};
 use crate::kernel::source::SpirvModule;
-use crate::model::{Layout, ScalarType, SubgroupSize, Value, ValueType};
+use crate::model::{LaneOrder, ScalarType, SubgroupSize, Value, ValueType};
 use crate::reconverge::Mode;
 use crate::spirv::{
     self, BufferInput, DecodeOptions, Kernel, ModelRun, RunConfig, SpecInput, SpirvError,
@@ -75,7 +75,7 @@ pub struct KernelJob {
     /// workgroup counts
     pub workgroups: [u32; 3],
     /// which local invocations form a subgroup on the model
-    pub layout: Layout,
+    pub layout: LaneOrder,
     /// the reconvergence model (default: what the module declares)
     pub mode: Option<Mode>,
     /// lane-instructions one workgroup may execute on the model
@@ -124,7 +124,7 @@ impl KernelJob {
             push: None,
             spec: Vec::new(),
             workgroups: [1, 1, 1],
-            layout: Layout::ROW_MAJOR,
+            layout: LaneOrder::ROW_MAJOR,
             mode: None,
             max_steps: spirv::DEFAULT_MAX_STEPS,
         }
@@ -528,7 +528,7 @@ impl Report {
                 },
             ]);
         }
-        s += &crate::cli::table::render(&rows);
+        s += &crate::text::table(&rows);
         // Group element findings by their explanation without the element name, so that a
         // thousand cells undefined for one reason read as one line.
         let mut groups: Vec<(String, &'static str, Vec<String>)> = Vec::new();

@@ -10,7 +10,7 @@
 //! ([`crate::reconverge::flow`]): `Flow::part` where a branch splits lanes, `Flow::merge` at a merge
 //! block, `Flow::join` at a continue target and after a call.
 
-use crate::model::{LaneMask, Layout, SubgroupSize, WorkgroupLayout, WorkgroupShape};
+use crate::model::{LaneMask, LaneOrder, SubgroupSize, WorkgroupLayout, WorkgroupShape};
 use crate::reconverge::{Flow, LaneMap, Lost, Mode};
 use crate::spirv::error::{Location, SpirvError};
 use crate::spirv::inst::*;
@@ -27,7 +27,7 @@ pub struct RunConfig {
     /// the subgroup size (a power of two, 1..=128)
     pub size: SubgroupSize,
     /// which local invocations form each subgroup
-    pub layout: Layout,
+    pub layout: LaneOrder,
     /// the reconvergence model
     pub mode: Mode,
     /// number of workgroups in x, y, z

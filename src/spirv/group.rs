@@ -15,24 +15,6 @@ use crate::spirv::inst::*;
 use crate::spirv::prov::{combine, Cause, INEXACT, PROV};
 use half::f16;
 
-/// Does the op's result depend on which lanes execute it together (its tangle)? The lane-local
-/// ballot operations and the built-ins do not.
-pub fn tangled(op: Op) -> bool {
-    !matches!(
-        op,
-        Op::InverseBallot
-            | Op::BallotBitExtract
-            | Op::BallotBitCount(_)
-            | Op::BallotFindLsb
-            | Op::BallotFindMsb
-            | Op::SubgroupSize
-            | Op::InvocationId
-            | Op::LaneMask(_)
-            | Op::NumSubgroups
-            | Op::SubgroupId
-    )
-}
-
 /// Writes the model's results for one subgroup into the result register.
 struct RegSink<'a> {
     vals: &'a mut [u64],
@@ -100,7 +82,7 @@ impl Wg<'_, '_> {
             // A tangle the mode does not pin down: the value is computed for the lanes that run
             // together here (one execution the spec allows, which lost lanes then follow) and
             // marked undefined.
-            let unpinned = if tangled(gi.op) {
+            let unpinned = if info(gi.op).tangled() {
                 flow.unpinned(self.d.cfg.mode, g, &self.lost).map(|c| {
                     self.prov(
                         Cause::Subgroup {

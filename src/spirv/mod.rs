@@ -12,13 +12,13 @@
 //!
 //! ```
 //! use lockstep::spirv::*;
-//! use lockstep::model::{Layout, SubgroupSize};
+//! use lockstep::model::{LaneOrder, SubgroupSize};
 //! use lockstep::reconverge::Mode;
 //! // A tiny module assembled by hand is in the tests; here, the words of a kernel that writes
 //! // gl_SubgroupInvocationID to b[gl_GlobalInvocationID.x] (see tests/spirv.rs for the GLSL).
 //! let words = lockstep::spirv::examples::lane_ids();
 //! let k = decode(&words, &DecodeOptions::default()).unwrap();
-//! let cfg = RunConfig { size: SubgroupSize::new(4).unwrap(), layout: Layout::ROW_MAJOR,
+//! let cfg = RunConfig { size: SubgroupSize::new(4).unwrap(), layout: LaneOrder::ROW_MAJOR,
 //!     mode: Mode::Base, workgroups: [2, 1, 1], max_steps: DEFAULT_MAX_STEPS };
 //! let buf = BufferInput { set: 0, binding: 0, bytes: vec![0; 64], ..Default::default() };
 //! let run = run_model(&k, cfg, &[buf], None).unwrap();
@@ -46,7 +46,6 @@ pub mod types;
 pub use decode::{decode, DecodeOptions, SpecInput};
 pub use error::{Location, SpirvError};
 pub use exec::{Finding, RunConfig, DEFAULT_MAX_STEPS};
-pub use group::tangled;
 pub use inst::Kernel;
 pub use prov::{Cause, Prov, Provs, INEXACT, PROV};
 pub use report::{ModelRun, WordStatus};
