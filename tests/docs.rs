@@ -419,15 +419,29 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("text", &[]),
     ("model", &[]),
     ("vulkan", &[]),
-    ("conform", &["model", "vulkan", "text"]),
+    ("conform", &["model", "vulkan", "text", "files"]),
     ("docs", &["model", "text"]),
     ("grayscott", &["model", "vulkan", "text"]),
     ("reconverge", &["model", "vulkan", "text"]),
     ("files", &[]),
     // The SPIR-V interpreter: the model and the reconvergence rules, no Vulkan.
     ("spirv", &["model", "reconverge", "files", "text"]),
-    ("kernel", &["model", "reconverge", "spirv", "vulkan", "files", "text"]),
-    ("amber", &["model", "reconverge", "spirv", "kernel", "vulkan", "files", "text"]),
+    (
+        "kernel",
+        &["model", "reconverge", "spirv", "vulkan", "files", "text"],
+    ),
+    (
+        "amber",
+        &[
+            "model",
+            "reconverge",
+            "spirv",
+            "kernel",
+            "vulkan",
+            "files",
+            "text",
+        ],
+    ),
     (
         "cli",
         &[

@@ -12,6 +12,7 @@ fn cfg(size: u64, mode: Mode, wg: [u32; 3]) -> RunConfig {
         mode,
         workgroups: wg,
         max_steps: DEFAULT_MAX_STEPS,
+        lost_paths_end: true,
     }
 }
 

@@ -82,6 +82,7 @@ fn run(
         mode,
         workgroups: [gx, gy, 1],
         max_steps: DEFAULT_MAX_STEPS,
+        lost_paths_end: true,
     };
     let t0 = std::time::Instant::now();
     let r = run_model(&k, cfg, &bufs, None).unwrap();

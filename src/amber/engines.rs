@@ -184,6 +184,7 @@ impl Backend for ModelBackend {
             mode,
             workgroups: d.workgroups,
             max_steps: spirv::DEFAULT_MAX_STEPS,
+            lost_paths_end: true,
         };
         let bufs: Vec<BufferInput> = inputs.iter().map(|(_, b)| b.clone()).collect();
         let run = spirv::run_model(&k, cfg, &bufs, push.as_deref()).map_err(|e| match e {

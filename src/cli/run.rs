@@ -283,9 +283,14 @@ pub fn run(a: &RunArgs) -> Result<String, CliError> {
     if report.ok() {
         Ok(text)
     } else {
+        // The report on stdout, as for a clean run; the verdict on stderr.
+        use std::io::Write as _;
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(text.as_bytes());
+        let _ = out.flush();
         Err(CliError {
             code: EXIT_MISMATCH,
-            message: format!("error: the run is not clean (exit 1)\n{text}"),
+            message: "error: the run is not clean: see the findings above (exit 1)".into(),
         })
     }
 }

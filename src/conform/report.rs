@@ -202,7 +202,12 @@ fn is_known(r: &Report, m: &Mismatch) -> bool {
 
 /// The unexplained mismatches: what was expected and returned, how to reproduce, the GLSL.
 fn mismatches_section(r: &Report) -> String {
-    let shown: Vec<&Mismatch> = r.stats.mismatches.iter().filter(|m| !is_known(r, m)).collect();
+    let shown: Vec<&Mismatch> = r
+        .stats
+        .mismatches
+        .iter()
+        .filter(|m| !is_known(r, m))
+        .collect();
     if shown.is_empty() {
         return String::new();
     }

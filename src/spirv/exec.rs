@@ -34,6 +34,12 @@ pub struct RunConfig {
     pub workgroups: [u32; 3],
     /// most lane-instructions one workgroup may execute before the run stops (an infinite loop)
     pub max_steps: u64,
+    /// Does a lost path end (`true`, the default) at the merge of a construct that every path of
+    /// the lost branch reaches? Then what the invocation computed on the way is undefined, its
+    /// path after the merge is not. `false` keeps a lost invocation lost to the end, as
+    /// `reconverge`'s executor does (coarser, and what the cross-check against it uses); its
+    /// writes to its own variables are then not marked, as there.
+    pub lost_paths_end: bool,
 }
 
 /// The default `max_steps`: a billion lane-instructions per workgroup (seconds of work).
@@ -892,7 +898,7 @@ impl<'d, 'k> Wg<'d, 'k> {
         let Some(Frame::Sel { arrived, .. }) = self.frames.pop() else {
             unreachable!("selection frame")
         };
-        if self.any_lost {
+        if self.any_lost && self.d.cfg.lost_paths_end {
             self.end_lost_paths(blk, &arrived);
         }
         *flow = entry.merge(id, [&arrived]);
@@ -1014,7 +1020,7 @@ impl<'d, 'k> Wg<'d, 'k> {
         let Some(Frame::Loop { brk, .. }) = self.frames.pop() else {
             unreachable!("loop frame")
         };
-        if self.any_lost {
+        if self.any_lost && self.d.cfg.lost_paths_end {
             self.end_lost_paths(hblk, &brk);
         }
         *flow = entry.merge(id, [&brk]);

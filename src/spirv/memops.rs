@@ -607,9 +607,14 @@ impl Wg<'_, '_> {
                 }
                 for (c, &(sc, o)) in plan.slots.iter().enumerate() {
                     let (v, vt) = value(self, c, s);
-                    // What a lost invocation writes is not pinned down (its own variables too: its
-                    // path may end and its variables be read again).
-                    let mut t = self.write_taint(s, combine(pt, vt));
+                    // What a lost invocation writes is not pinned down; its own variables too where
+                    // its lost path can end (RunConfig::lost_paths_end) and they be read again.
+                    let t0 = combine(pt, vt);
+                    let mut t = if sp == Space::Lane && !self.d.cfg.lost_paths_end {
+                        t0
+                    } else {
+                        self.write_taint(s, t0)
+                    };
                     // Chains name the stores that move a value between invocations (shared memory
                     // and buffers); a store to the invocation's own variables is not a link.
                     if t & PROV != 0 && sp != Space::Lane {
