@@ -54,9 +54,6 @@ fn lane_ids_are_written_per_lane() {
     );
 }
 
-mod spirv_support_ext {
-    pub use super::spirv_support::*;
-}
 use spirv_support::{bytes_u32, glsl};
 
 /// Runs GLSL on the model with one or more u32 buffers of `len` words (zero-filled).
@@ -258,4 +255,75 @@ fn float_division_is_inexact_and_addition_exact() {
     let b = &r.buffers[0];
     assert_eq!(r.status(b.taint[1]), WordStatus::Exact);
     assert_eq!(r.status(b.taint[2]), WordStatus::Inexact);
+}
+
+/// The CTS's `small_subgroup_reconverge01` and `02` patterns: a loop whose exit depends on
+/// `subgroupElect` in non-uniform control flow, then an election after the loop.
+/// SPV_KHR_subgroup_uniform_control_flow: a construct entered in subgroup-uniform control flow is
+/// left in it (all invocations meet at the merge), so after the loop `subgroupElect` is true for
+/// exactly the lowest invocation of each subgroup — under sucf and maximal. Base Vulkan gives no
+/// such guarantee once control flow diverged inside the loop.
+fn elect_loop_kernel(kind: &str) -> String {
+    let body = match kind {
+        "do-while" => "    do {\n      c[idx] += 1u;\n    } while (!subgroupElect());\n",
+        _ => "    while (true) {\n      atomicAdd(c[0], 1u);\n      if (subgroupElect()) {\n        break;\n      }\n    }\n",
+    };
+    format!("{HEAD}#extension GL_EXT_subgroup_uniform_control_flow : require\nlayout(local_size_x = 16) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nlayout(binding = 1) buffer C {{ uint c[]; }};\nvoid main() [[subgroup_uniform_control_flow]] {{\n  uint idx = gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID;\n  if (true) {{\n{body}    b[idx] = subgroupElect() ? 1u : 0u;\n  }}\n}}\n")
+}
+
+#[test]
+fn a_lost_path_ends_at_the_merge_every_path_reaches() {
+    for kind in ["do-while", "while-break"] {
+        let src = elect_loop_kernel(kind);
+        for mode in [Mode::Sucf, Mode::Maximal] {
+            let r = run_glsl(&src, mode, 8, [1, 1, 1], &[vec![7; 16], vec![0; 16]]);
+            let b = &r.buffers[0];
+            let w = u32s(&b.bytes);
+            let want: Vec<u32> = (0..16).map(|i| (i % 8 == 0) as u32).collect();
+            assert_eq!(w, want, "{kind} {mode}");
+            for i in 0..16 {
+                assert_eq!(
+                    r.status(b.taint[i]),
+                    WordStatus::Exact,
+                    "{kind} {mode} b[{i}]"
+                );
+            }
+            if kind == "do-while" {
+                // How often each invocation went round the loop is not pinned down: c stays
+                // undefined, the path after the loop does not.
+                let c = &r.buffers[1];
+                assert!(
+                    (0..16).any(|i| matches!(r.status(c.taint[i]), WordStatus::Undefined(_))),
+                    "{kind} {mode}"
+                );
+            }
+        }
+        let r = run_glsl(&src, Mode::Base, 8, [1, 1, 1], &[vec![7; 16], vec![0; 16]]);
+        match r.status(r.buffers[0].taint[0]) {
+            WordStatus::Undefined(c) => assert!(
+                c.contains("subgroupElect") && c.contains("not pinned down under base"),
+                "{kind}: {c}"
+            ),
+            o => panic!("{kind} base: {o:?}"),
+        }
+    }
+}
+
+#[test]
+fn a_value_chosen_on_a_lost_path_stays_undefined_after_the_merge() {
+    // The elect inside the branch is not pinned down under base (the branch diverged), so which
+    // way `x` was set is not either — though the path after the `if` is.
+    let src = format!("{HEAD}layout(local_size_x = 8) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nvoid main() {{\n  uint x = 0u;\n  if (gl_SubgroupInvocationID < 4u) {{\n    if (subgroupElect()) {{\n      x = 1u;\n    }} else {{\n      x = 2u;\n    }}\n  }}\n  b[gl_SubgroupInvocationID] = x;\n}}\n");
+    let r = run_glsl(&src, Mode::Base, 8, [1, 1, 1], &[vec![9; 8]]);
+    let b = &r.buffers[0];
+    for i in 0..4 {
+        match r.status(b.taint[i]) {
+            WordStatus::Undefined(c) => assert!(c.contains("subgroupElect"), "{c}"),
+            o => panic!("b[{i}]: {o:?}"),
+        }
+    }
+    assert_eq!(u32s(&b.bytes)[4..], [0, 0, 0, 0]);
+    for i in 4..8 {
+        assert_eq!(r.status(b.taint[i]), WordStatus::Exact, "b[{i}]");
+    }
 }
