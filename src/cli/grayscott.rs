@@ -36,7 +36,9 @@ pub struct GrayScottArgs {
     /// Backend.
     #[arg(long, value_enum, default_value = "reference")]
     pub backend: Backend,
-    /// Kernel variant. gpu: naive, subgroup-1d, subgroup-stacked (default), subgroup-shared.
+    /// Kernel variant. gpu: naive, subgroup-1d, subgroup-stacked (default), subgroup-shared,
+    /// subgroup-stacked-uv (U and V interleaved), subgroup-tile-t{T}-r{R} (each lane keeps R rows
+    /// of a column in registers and advances them T steps per pass; subgroup-tile = t2-r16).
     /// model: subgroup-1d (default), subgroup-stacked, subgroup-shared, and the deliberately broken
     /// broken-no-border and broken-stacked-overread. Not for the reference.
     #[arg(long)]
@@ -229,7 +231,7 @@ pub fn parse(a: &GrayScottArgs) -> Result<Request, CliError> {
                     Some(v) => Variant::parse(v).ok_or_else(|| {
                         let names: Vec<&str> = Variant::ALL.iter().map(|l| l.name()).collect();
                         usage(format!(
-                            "unknown gpu variant '{v}': use one of {}",
+                            "unknown gpu variant '{v}': use one of {}, or subgroup-tile-t{{T}}-r{{R}}",
                             names.join(", ")
                         ))
                     })?,

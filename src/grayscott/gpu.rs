@@ -16,6 +16,7 @@
 //! and interleaved; the benchmark takes the fastest as the ceiling.
 
 use super::layout::{Layout, Shape};
+pub use super::layout::Tile;
 use super::{Domain, Fields, GrayScottError, Padded, Params, Simulation};
 use crate::vulkan::{Capabilities, Context, Kernel, KernelOptions, Pass, SpecValue, VkError};
 use std::time::Duration;
@@ -39,24 +40,6 @@ mod shaders {
         vulkan_version: "1.1",
         generate_structs: false,
     }
-}
-
-/// The register-tile kernel's parameters (`shaders/grayscott/subgroup_tile.comp`): each lane holds
-/// a column of `rows` cells and the subgroup advances them `steps` steps (`T`) per trip through
-/// memory. A subgroup of `S` lanes produces `(S − 2T) × (rows − 2T)` cells per pass.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Tile {
-    /// steps per pass (`T` ≥ 1)
-    pub steps: u32,
-    /// rows each lane holds (`> 2T`)
-    pub rows: u32,
-}
-
-impl Tile {
-    /// The default tile: 2 steps per pass, 16 rows per lane.
-    pub const DEFAULT: Tile = Tile { steps: 2, rows: 16 };
-    /// The most rows a lane may hold (its registers: 2 floats per row).
-    pub const MAX_ROWS: u32 = 64;
 }
 
 /// A GPU kernel variant.
@@ -334,7 +317,7 @@ impl Plan {
             )));
         }
         if let Variant::Tile(t) = variant {
-            check_tile(t, s)?;
+            t.check(s)?;
         }
         Ok(Plan {
             variant,
@@ -351,11 +334,8 @@ impl Plan {
     /// Workgroup counts that cover `domain`.
     pub fn groups(&self, domain: Domain) -> [u32; 3] {
         if let Variant::Tile(t) = self.variant {
-            let (rows, cols) = (domain.rows() as u64, domain.cols() as u64);
-            let out_x = (self.subgroup - 2 * t.steps) as u64;
-            let out_y = (t.rows - 2 * t.steps) as u64 * (self.workgroup[0] / self.subgroup) as u64;
-            let c = |n: u64| n.min(u32::MAX as u64) as u32;
-            return [c(cols.div_ceil(out_x)), c(rows.div_ceil(out_y)), 1];
+            let [x, y] = t.grid(domain, self.subgroup, self.workgroup[0] / self.subgroup);
+            return [x, y, 1];
         }
         match self.shape {
             Some(shape) => {
@@ -378,42 +358,6 @@ impl Plan {
             _ => format!("workgroup{}/subgroup{}", self.workgroup[0], self.subgroup),
         }
     }
-}
-
-/// The tile kernel's own rules, at subgroup size `s`: `T ≥ 1`, more rows than `2T` (rows `T` from
-/// the top and bottom are the halo), at most [`Tile::MAX_ROWS`] rows, and more lanes than `2T`.
-fn check_tile(t: Tile, s: u32) -> Result<(), GrayScottError> {
-    let bad = |why: String| {
-        Err(GrayScottError::Config(format!(
-            "subgroup-tile-t{}-r{} is invalid: {why}",
-            t.steps, t.rows
-        )))
-    };
-    if t.steps == 0 {
-        return bad("it needs at least 1 step per pass".into());
-    }
-    if t.rows > Tile::MAX_ROWS {
-        return bad(format!(
-            "a lane holds at most {} rows (its registers)",
-            Tile::MAX_ROWS
-        ));
-    }
-    if t.rows <= 2 * t.steps {
-        return bad(format!(
-            "the rows per lane must exceed 2 × {} steps (a halo of {} rows above and below the outputs)",
-            t.steps, t.steps
-        ));
-    }
-    if s <= 2 * t.steps {
-        return bad(format!(
-            "subgroups of {s} lanes leave no output lane at {} steps per pass (it needs more than \
-             {} lanes: {} on each side only feed the shuffles)",
-            t.steps,
-            2 * t.steps,
-            t.steps
-        ));
-    }
-    Ok(())
 }
 
 impl std::fmt::Display for Plan {

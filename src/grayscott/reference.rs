@@ -137,6 +137,84 @@ fn update_cells_baseline(
     update_cells(p, u, v, out_u, out_v)
 }
 
+/// The instruction sets the CPU kernels are compiled for, chosen at run time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Isa {
+    /// the baseline build (SSE2 on x86-64; whatever the target has elsewhere)
+    Portable,
+    /// x86-64 with AVX2 (8 lanes of f32)
+    Avx2,
+    /// x86-64 with AVX-512F (16 lanes of f32)
+    Avx512,
+}
+
+impl Isa {
+    /// The widest instruction set this CPU has, lowered by the environment variable
+    /// `LOCKSTEP_CPU_ISA` (`portable`, `avx2` or `avx512`: never above what the CPU has), and by
+    /// `LOCKSTEP_NO_AVX512` (any value).
+    pub fn detect() -> Isa {
+        #[allow(unused_mut)]
+        let mut have = Isa::Portable;
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2") {
+                have = Isa::Avx2;
+            }
+            if std::arch::is_x86_feature_detected!("avx512f")
+                && std::env::var_os("LOCKSTEP_NO_AVX512").is_none()
+            {
+                have = Isa::Avx512;
+            }
+        }
+        let cap = match std::env::var("LOCKSTEP_CPU_ISA").as_deref() {
+            Ok("portable") => Isa::Portable,
+            Ok("avx2") => Isa::Avx2,
+            _ => Isa::Avx512,
+        };
+        have.min(cap)
+    }
+
+    /// `portable`, `avx2` or `avx512`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Isa::Portable => "portable",
+            Isa::Avx2 => "avx2",
+            Isa::Avx512 => "avx512",
+        }
+    }
+}
+
+/// The CPU and its vector instruction sets, for benchmark tables: the model name from
+/// `/proc/cpuinfo` (where there is one), the widest x86 vector extension it has, and the path the
+/// reference takes ([`Isa::detect`]).
+pub fn cpu_description() -> String {
+    let model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
+        .unwrap_or_else(|| std::env::consts::ARCH.to_string());
+    #[cfg(target_arch = "x86_64")]
+    let isa = match (
+        std::arch::is_x86_feature_detected!("avx512f"),
+        std::arch::is_x86_feature_detected!("avx2"),
+    ) {
+        (true, _) => "x86-64 with AVX-512F",
+        (false, true) => "x86-64 with AVX2, no AVX-512",
+        _ => "x86-64 without AVX2",
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let isa = std::env::consts::ARCH;
+    format!(
+        "{model}, {} threads ({isa}); reference path: {}",
+        rayon::current_num_threads(),
+        Isa::detect().name()
+    )
+}
+
 /// [`update_cells`] as a function pointer, for the best instruction set this CPU has.
 pub type CellsFn = fn(&Params, [[&[f32]; 3]; 3], [[&[f32]; 3]; 3], &mut [f32], &mut [f32]);
 
