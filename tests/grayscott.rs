@@ -360,6 +360,23 @@ fn run_broken(mut m: TileSim) -> GrayScottError {
     m.advance(2).unwrap_err()
 }
 
+// subgroup-stacked-uv is proven by the model as Layout::Stacked: its shader must be the stacked
+// kernel's, line for line, except for the storage it includes (and comments).
+#[test]
+fn the_interleaved_stacked_kernel_is_the_stacked_kernel_on_other_storage() {
+    let code = |name: &str| -> Vec<String> {
+        let path = format!("{}/shaders/grayscott/{name}", env!("CARGO_MANIFEST_DIR"));
+        std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{path}: {e}"))
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with("//"))
+            .map(|l| l.replace("\"common_uv.glsl\"", "\"common.glsl\""))
+            .collect()
+    };
+    assert_eq!(code("subgroup_stacked_uv.comp"), code("subgroup_stacked.comp"));
+}
+
 #[test]
 fn every_layout_puts_a_subgroup_on_consecutive_cells_of_one_row() {
     for layout in Layout::ALL {

@@ -38,7 +38,7 @@
 //! ```
 
 use super::layout::{Layout, Shape};
-use super::reference::{cells_fn_for, CellsFn};
+use super::reference::{cells_fn, CellsFn};
 use super::{Domain, Fields, GrayScottError, Padded, Params, Simulation};
 use crate::model::{
     evaluate_typed, lookup, Args, GatherPlan, LaneArg, LaneMask, OpCall, Outcome, SubgroupSize,
@@ -48,39 +48,99 @@ use rayon::prelude::*;
 /// The six values a lane shuffles: U and V of its top, centre and bottom cells.
 type Column = [f32; 6];
 
-/// Lanes in a subgroup, at most (gl_SubgroupSize ≤ 128).
-const LANES: usize = 128;
+/// Lanes of margin on each side of a subgroup's values in a [`Batch`]: a lane's shuffled value is
+/// read in place at the shuffle's offset (`GatherPlan::offset`), so each subgroup's lanes carry a
+/// margin for the out-of-range sources of its undefined lanes. The largest offset the kernel uses.
+const MARGIN: usize = 1;
 
-/// One array per component of [`Column`], indexed by lane.
-type Soa = [[f32; LANES]; 6];
+/// Subgroups whose updates are computed together (one call of the vectorised cell update).
+const BATCH: usize = 32;
 
-/// Per-thread scratch space for one subgroup and one workgroup's shared memory.
+/// The loaded values of up to [`BATCH`] subgroups, and their updates: subgroup `b`'s lane `l` is
+/// at `b · stride + MARGIN + l` of each row (`stride = S + 2 · MARGIN`), its left and right
+/// neighbours at the shuffles' offsets from there. Their writes wait in `pending` until the batch is
+/// computed.
+struct Batch {
+    stride: usize,
+    /// U and V of the top, centre and bottom rows (U in `rows[2k]`, V in `rows[2k + 1]`)
+    rows: [Vec<f32>; 6],
+    out_u: Vec<f32>,
+    out_v: Vec<f32>,
+    /// (index in the band's output, first output lane, cells) per batched subgroup
+    pending: Vec<(usize, usize, usize)>,
+}
+
+/// Per-thread scratch space: the batch and a row of workgroups' shared memory.
 struct Workspace {
-    centre: Box<Soa>,
-    left: Box<Soa>,
-    right: Box<Soa>,
-    out_u: [f32; LANES],
-    out_v: [f32; LANES],
-    /// `uv_cache` of the shared variant: U and V per invocation of the workgroup, and per subgroup
-    /// the mask of lanes that wrote their slot (an unwritten slot holds no defined value).
+    batch: Batch,
+    /// `uv_cache` of the shared variant, for every workgroup of a row of workgroups: U and V per
+    /// invocation, and per subgroup the mask of lanes that wrote their slot (an unwritten slot
+    /// holds no defined value).
     cache_u: Vec<f32>,
     cache_v: Vec<f32>,
     cache_written: Vec<u128>,
+    subgroups: usize,
 }
 
 impl Workspace {
-    fn new(shape: &Shape) -> Workspace {
-        let soa = || Box::new([[0.0f32; LANES]; 6]);
+    /// `groups` workgroups per row of workgroups.
+    fn new(shape: &Shape, groups: u32) -> Workspace {
+        let cached = if shape.layout == Layout::Shared {
+            groups as usize
+        } else {
+            0
+        };
+        let stride = shape.subgroup as usize + 2 * MARGIN;
+        let row = || vec![0.0f32; BATCH * stride];
         Workspace {
-            centre: soa(),
-            left: soa(),
-            right: soa(),
-            out_u: [0.0; LANES],
-            out_v: [0.0; LANES],
-            cache_u: vec![0.0; shape.workgroup as usize],
-            cache_v: vec![0.0; shape.workgroup as usize],
-            cache_written: vec![0; shape.subgroups() as usize],
+            batch: Batch {
+                stride,
+                rows: std::array::from_fn(|_| row()),
+                out_u: row(),
+                out_v: row(),
+                pending: Vec::with_capacity(BATCH),
+            },
+            cache_u: vec![0.0; cached * shape.workgroup as usize],
+            cache_v: vec![0.0; cached * shape.workgroup as usize],
+            cache_written: vec![0; cached * shape.subgroups() as usize],
+            subgroups: shape.subgroups() as usize,
         }
+    }
+
+    /// Index of subgroup `sg` of workgroup `gx` (of the current row) in the cache, in subgroups.
+    #[inline(always)]
+    fn slot(&self, gx: u32, sg: u32) -> usize {
+        gx as usize * self.subgroups + sg as usize
+    }
+}
+
+impl Batch {
+    /// Computes the pending subgroups' updates (every lane and margin of the batch in one
+    /// vectorised call, with the reference's arithmetic) and stores their output lanes.
+    fn flush(&mut self, c: &StepCtx, band: &mut Band) {
+        let used = self.pending.len();
+        if used == 0 {
+            return;
+        }
+        let n = used * self.stride - 2 * MARGIN;
+        let at = |offset: i64| (MARGIN as i64 + offset) as usize;
+        let (l, r) = (at(c.left_offset), at(c.right_offset));
+        let m = &self.rows;
+        let rows = |k: usize| [&m[k][l..l + n], &m[k][MARGIN..MARGIN + n], &m[k][r..r + n]];
+        (c.cells)(
+            &c.params,
+            [rows(0), rows(2), rows(4)],
+            [rows(1), rows(3), rows(5)],
+            &mut self.out_u[..n],
+            &mut self.out_v[..n],
+        );
+        for (b, &(i, first, count)) in self.pending.iter().enumerate() {
+            // Output index j holds lane j − b · stride of subgroup b (j = b · stride + lane).
+            let j = b * self.stride + first;
+            copy_lanes(&mut band.u[i..i + count], &self.out_u[j..j + count]);
+            copy_lanes(&mut band.v[i..i + count], &self.out_v[j..j + count]);
+        }
+        self.pending.clear();
     }
 }
 
@@ -89,7 +149,7 @@ struct Band<'a> {
     first_row: usize,
     u: &'a mut [f32],
     v: &'a mut [f32],
-    stamps: &'a mut [u64],
+    stamps: &'a mut [u8],
 }
 
 /// Everything a step reads.
@@ -105,6 +165,9 @@ struct StepCtx<'a> {
     down_plan: &'a GatherPlan,
     cells: CellsFn,
     step: u64,
+    /// where `shuffle_up` / `shuffle_down` read, relative to the lane (`GatherPlan::offset`)
+    left_offset: i64,
+    right_offset: i64,
 }
 
 /// The subgroup kernel on the model, at one [`Shape`].
@@ -113,12 +176,16 @@ pub struct ModelSim {
     shape: Shape,
     cur: [Padded; 2],
     next: [Padded; 2],
-    stamps: Vec<u64>,
+    /// per data cell, the step that last wrote it, modulo 256: every step checks that each cell
+    /// was written once, so after a step every stamp is that step's and a cell this step misses
+    /// still holds the previous one
+    stamps: Vec<u8>,
     steps: u64,
     up: OpCall,
     down: OpCall,
     up_plan: GatherPlan,
     down_plan: GatherPlan,
+    offsets: [i64; 2],
 }
 
 impl ModelSim {
@@ -149,6 +216,19 @@ impl ModelSim {
                 GrayScottError::Config(format!("{} is not a gather (model bug)", c.info().name))
             })
         };
+        let (up_plan, down_plan) = (plan(&up)?, plan(&down)?);
+        // A relative shuffle by 1 reads the lane beside: the workspace keeps MARGIN lanes for it.
+        let offset = |p: &GatherPlan, c: &OpCall| {
+            p.offset()
+                .filter(|o| o.unsigned_abs() as usize <= MARGIN)
+                .ok_or_else(|| {
+                    GrayScottError::Config(format!(
+                        "{} by 1 does not read a lane beside (model bug)",
+                        c.info().name
+                    ))
+                })
+        };
+        let offsets = [offset(&up_plan, &up)?, offset(&down_plan, &down)?];
         Ok(ModelSim {
             params,
             shape,
@@ -156,8 +236,9 @@ impl ModelSim {
             stamps: vec![0; f.domain().cells()],
             cur,
             steps: 0,
-            up_plan: plan(&up)?,
-            down_plan: plan(&down)?,
+            up_plan,
+            down_plan,
+            offsets,
             up,
             down,
         })
@@ -201,8 +282,10 @@ impl ModelSim {
             down: &self.down,
             up_plan: &self.up_plan,
             down_plan: &self.down_plan,
-            cells: cells_fn_for(shape.subgroup as usize),
+            cells: cells_fn(),
             step,
+            left_offset: self.offsets[0],
+            right_offset: self.offsets[1],
         };
         let [nu, nv] = &mut self.next;
         let ou = &mut nu.data[w..(domain.rows() + 1) * w];
@@ -213,7 +296,7 @@ impl ModelSim {
             .zip(self.stamps.par_chunks_mut(band_rows * cols))
             .enumerate()
             .map(|(b, ((u, v), stamps))| {
-                let mut ws = Workspace::new(&shape);
+                let mut ws = Workspace::new(&shape, grid[0]);
                 let mut band = Band {
                     first_row: b * band_rows,
                     u,
@@ -222,15 +305,14 @@ impl ModelSim {
                 };
                 let gy_end = ((b + 1) * k).min(grid[1] as usize);
                 for gy in b * k..gy_end {
-                    for gx in 0..grid[0] {
-                        workgroup(&ctx, [gx, gy as u32], &mut ws, &mut band)?;
-                    }
+                    workgroup_row(&ctx, gy as u32, grid[0], &mut ws, &mut band)?;
                 }
+                ws.batch.flush(&ctx, &mut band);
                 Ok(())
             })
             .collect();
         results.into_iter().collect::<Result<(), _>>()?;
-        if let Some(i) = self.stamps.iter().position(|&s| s != step) {
+        if let Some(i) = self.stamps.iter().position(|&s| s != step as u8) {
             return Err(GrayScottError::Layout {
                 step,
                 what: format!("cell ({}, {}) was never written", i / cols, i % cols),
@@ -291,35 +373,76 @@ fn active_lanes(c: &StepCtx, x0: i64, y: i64, below: i64) -> usize {
     }
 }
 
-/// Runs one workgroup.
-fn workgroup(
+/// Runs the row `gy` of `groups` workgroups. Workgroups are independent (their only shared state is
+/// their own shared memory), so the order does not change what the model proves: here every
+/// workgroup's shared-memory cache is filled first (`set_uv_cache()`, then the `barrier()`), then
+/// the subgroups run one data row at a time across the workgroups, so that the loads walk along
+/// rows of memory.
+fn workgroup_row(
     c: &StepCtx,
-    wg: [u32; 2],
+    gy: u32,
+    groups: u32,
     ws: &mut Workspace,
     band: &mut Band,
 ) -> Result<(), GrayScottError> {
     let shape = &c.shape;
     let s = shape.subgroup as usize;
     let ph = c.domain.padded_rows() as i64;
+    let n_sg = shape.subgroups();
     if shape.layout == Layout::Shared {
         // set_uv_cache(): every lane inside the padded grid stores its value; barrier().
-        for sg in 0..shape.subgroups() {
-            let (x0, y) = shape.item_pos(wg, sg, 0);
-            let n = active_lanes(c, x0, y, ph);
-            let base = sg as usize * s;
-            ws.cache_written[sg as usize] = 0;
-            if n > 0 {
-                let (u, v) = load_row(c, x0, y, n, || who(wg, sg, 0))?;
-                ws.cache_u[base..base + n].copy_from_slice(u);
-                ws.cache_v[base..base + n].copy_from_slice(v);
-                ws.cache_written[sg as usize] = LaneMask::first(n as u32).0;
+        for sg in 0..n_sg {
+            for gx in 0..groups {
+                let wg = [gx, gy];
+                let (x0, y) = shape.item_pos(wg, sg, 0);
+                let n = active_lanes(c, x0, y, ph);
+                let slot = ws.slot(gx, sg);
+                let base = slot * s;
+                ws.cache_written[slot] = 0;
+                if n > 0 {
+                    let (u, v) = load_row(c, x0, y, n, || who(wg, sg, 0))?;
+                    copy_lanes(&mut ws.cache_u[base..], u);
+                    copy_lanes(&mut ws.cache_v[base..], v);
+                    ws.cache_written[slot] = LaneMask::first(n as u32).0;
+                }
             }
         }
     }
-    for sg in 0..shape.subgroups() {
-        subgroup(c, wg, sg, ws, band)?;
+    if shape.layout.stacked() {
+        for sg in 0..n_sg {
+            for gx in 0..groups {
+                subgroup(c, [gx, gy], sg, ws, band)?;
+            }
+        }
+    } else {
+        for gx in 0..groups {
+            for sg in 0..n_sg {
+                subgroup(c, [gx, gy], sg, ws, band)?;
+            }
+        }
     }
     Ok(())
+}
+
+/// Copies `src` into the start of `dst` without a call to `memcpy`: the runs here are a subgroup
+/// long (4..=128 values), where the library call costs more than the copy.
+#[inline(always)]
+fn copy_lanes(dst: &mut [f32], src: &[f32]) {
+    let n = src.len();
+    let dst = &mut dst[..n];
+    let mut k = 0;
+    while k + 8 <= n {
+        let chunk: &[f32; 8] = src[k..k + 8].try_into().expect("8 values");
+        dst[k..k + 8].copy_from_slice(chunk);
+        k += 8;
+    }
+    // At most 7 left: a fixed trip count, so that the compiler keeps it a loop of moves.
+    let (d, s) = (&mut dst[k..], &src[k..]);
+    for i in 0..7 {
+        if i < s.len() {
+            d[i] = s[i];
+        }
+    }
 }
 
 /// Runs one subgroup: loads, shuffles, updates and writes.
@@ -339,56 +462,48 @@ fn subgroup(
     if n == 0 {
         return Ok(());
     }
-    let active = LaneMask::first(n as u32).0;
+    let mask = LaneMask::first(n as u32);
     // Lanes whose own top or bottom value is undefined (an unwritten cache slot).
     let mut own_undefined = 0u128;
-    // Rows 0, 1, 2 = top, centre, bottom (U in ws.centre[2k], V in ws.centre[2k + 1]): from
-    // global memory, or from the cache slots of the subgroup above / below.
+    // This subgroup's place in the batch (taken only if it has outputs, below).
+    let lane0 = ws.batch.pending.len() * ws.batch.stride + MARGIN;
+    // Rows 0, 1, 2 = top, centre, bottom (U in rows[2k], V in rows[2k + 1], lane l at lane0 + l):
+    // from global memory, or from the cache slots of the subgroup above / below.
     for (k, dy) in [-1i64, 0, 1].into_iter().enumerate() {
         let target = sg as i64 + dy;
         let cached = dy != 0
             && shape.layout == Layout::Shared
             && target >= 0
             && target < shape.subgroups() as i64;
-        let (cu, cv) = ws.centre.split_at_mut(2 * k + 1);
-        let (cu, cv) = (&mut cu[2 * k], &mut cv[0]);
+        let (cu, cv) = ws.batch.rows.split_at_mut(2 * k + 1);
+        let (cu, cv) = (&mut cu[2 * k][lane0..], &mut cv[0][lane0..]);
         if cached {
-            // get_uv_cache(dy): the same lane of the subgroup dy rows away.
-            let base = target as usize * s;
-            cu[..n].copy_from_slice(&ws.cache_u[base..base + n]);
-            cv[..n].copy_from_slice(&ws.cache_v[base..base + n]);
-            let unwritten = !ws.cache_written[target as usize] & LaneMask::first(n as u32).0;
-            own_undefined |= unwritten;
-            for lane in LaneMask(unwritten).iter() {
-                cu[lane as usize] = f32::NAN;
-                cv[lane as usize] = f32::NAN;
-            }
+            // get_uv_cache(dy): the same lane of the subgroup dy rows away. An unwritten slot
+            // holds whatever the workspace held: undefined, and marked so.
+            let slot = wg[0] as usize * ws.subgroups + target as usize;
+            let base = slot * s;
+            copy_lanes(cu, &ws.cache_u[base..base + n]);
+            copy_lanes(cv, &ws.cache_v[base..base + n]);
+            own_undefined |= !ws.cache_written[slot] & mask.0;
         } else {
             let (u, v) = load_row(c, x0, y + dy, n, || who(wg, sg, 0))?;
-            cu[..n].copy_from_slice(u);
-            cv[..n].copy_from_slice(v);
+            copy_lanes(cu, u);
+            copy_lanes(cv, v);
         }
     }
-    let mask = LaneMask(active);
     // subgroupShuffleUp/Down(x, 1) of each of the six values, by the model's gather rules
-    // (`GatherPlan`: the source lane of every lane, from `gather_source`); the undefined lanes are
-    // the same for every component.
-    let centre = &ws.centre;
-    let shuffle = |plan: &GatherPlan, out: &mut Soa| -> u128 {
-        let mut undefined = 0;
-        for (o, x) in out.iter_mut().zip(centre.iter()) {
-            undefined = plan.apply(mask, &x[..s], &mut o[..s]).0;
-        }
-        undefined
-    };
-    let undef_left = shuffle(c.up_plan, &mut ws.left);
-    let undef_right = shuffle(c.down_plan, &mut ws.right);
+    // (`GatherPlan`: the source lane of every lane, from `gather_source`). Where a result is
+    // defined it is the value `offset` lanes away, read in place below; where it is not (the same
+    // lanes for every component) no value is read for an output.
+    let undef_left = c.up_plan.undefined(mask).0;
+    let undef_right = c.down_plan.undefined(mask).0;
     // A defined shuffle still carries an undefined value if its source lane held one.
+    let own = LaneMask(own_undefined);
     let tainted = undef_left
         | undef_right
         | own_undefined
-        | ((own_undefined << 1) & active)
-        | (own_undefined >> 1);
+        | c.up_plan.carried(mask, own).0
+        | c.down_plan.carried(mask, own).0;
 
     // Output lanes: is_subgroup_output(), active, and left of data_end_pos().
     let b = shape.layout.border() as usize;
@@ -420,7 +535,8 @@ fn subgroup(
                 sg,
                 lane,
                 mask,
-                ws,
+                &ws.batch,
+                lane0,
                 undef_left,
                 undef_right,
                 own_undefined,
@@ -442,7 +558,8 @@ fn subgroup(
     let local = row - band.first_row;
     let count = end - first;
     let stamps = &mut band.stamps[local * cols + col0..local * cols + col0 + count];
-    if let Some(i) = stamps.iter().position(|&t| t == c.step) {
+    let stamp = c.step as u8;
+    if let Some(i) = stamps.iter().position(|&t| t == stamp) {
         return Err(GrayScottError::Layout {
             step: c.step,
             what: format!(
@@ -452,22 +569,15 @@ fn subgroup(
             ),
         });
     }
-    stamps.fill(c.step);
-    // The update of every lane (a whole vector width: no scalar remainder) with the reference's own
-    // arithmetic; only the output lanes are stored.
-    let (l, m, r) = (&ws.left, &ws.centre, &ws.right);
-    let rows = |k: usize| [&l[k][..s], &m[k][..s], &r[k][..s]];
-    (c.cells)(
-        &c.params,
-        [rows(0), rows(2), rows(4)],
-        [rows(1), rows(3), rows(5)],
-        &mut ws.out_u[..s],
-        &mut ws.out_v[..s],
-    );
+    stamps.fill(stamp);
+    // The update, with the reference's own arithmetic, when the batch is full: the output lanes'
+    // shuffles are defined (checked above), their left and right neighbours are read at the
+    // shuffles' offsets.
     let w = c.domain.padded_cols();
-    let i = local * w + col0 + 1;
-    band.u[i..i + count].copy_from_slice(&ws.out_u[first..end]);
-    band.v[i..i + count].copy_from_slice(&ws.out_v[first..end]);
+    ws.batch.pending.push((local * w + col0 + 1, first, count));
+    if ws.batch.pending.len() == BATCH {
+        ws.batch.flush(c, band);
+    }
     Ok(())
 }
 
@@ -480,14 +590,16 @@ fn explain(
     sg: u32,
     lane: u32,
     mask: LaneMask,
-    ws: &Workspace,
+    batch: &Batch,
+    lane0: usize,
     undef_left: u128,
     undef_right: u128,
     own: u128,
 ) -> String {
     let bit = 1u128 << lane;
-    let m = &ws.centre;
+    let m = &batch.rows;
     let input: Vec<Column> = (0..c.shape.subgroup as usize)
+        .map(|l| l + lane0)
         .map(|l| [m[0][l], m[1][l], m[2][l], m[3][l], m[4][l], m[5][l]])
         .collect();
     let reason = |call: &OpCall| -> String {

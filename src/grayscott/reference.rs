@@ -218,51 +218,47 @@ pub fn cpu_description() -> String {
 /// [`update_cells`] as a function pointer, for the best instruction set this CPU has.
 pub type CellsFn = fn(&Params, [[&[f32]; 3]; 3], [[&[f32]; 3]; 3], &mut [f32], &mut [f32]);
 
-/// The fastest [`update_cells`] for runs of exactly `n` cells: the widest vector width this CPU has
-/// that divides `n` (16 lanes with AVX-512, 8 with AVX2, else the baseline build), so that no cell
-/// falls into the loop's scalar remainder. The model computes its subgroups (4..=128 lanes) with it.
+/// The fastest [`update_cells`] for runs of exactly `n` cells: the widest vector width of
+/// [`Isa::detect`] that divides `n` (16 lanes with AVX-512, 8 with AVX2, else the portable build), so
+/// that no cell falls into the loop's scalar remainder. The model computes its subgroups (4..=128
+/// lanes) with it.
 pub fn cells_fn_for(n: usize) -> CellsFn {
+    let isa = Isa::detect();
     #[cfg(target_arch = "x86_64")]
     {
-        let avx512 = std::arch::is_x86_feature_detected!("avx512f")
-            && std::env::var_os("LOCKSTEP_NO_AVX512").is_none();
-        if avx512 && n.is_multiple_of(16) {
+        if isa >= Isa::Avx512 && n.is_multiple_of(16) {
             return |p, u, v, ou, ov| {
-                // SAFETY: the CPU has AVX-512F (checked above).
+                // SAFETY: the CPU has AVX-512F (Isa::detect checked it).
                 unsafe { update_cells_avx512(p, u, v, ou, ov) }
             };
         }
-        if std::arch::is_x86_feature_detected!("avx2") && n.is_multiple_of(8) {
+        if isa >= Isa::Avx2 && n.is_multiple_of(8) {
             return |p, u, v, ou, ov| {
-                // SAFETY: the CPU has AVX2 (checked just above).
+                // SAFETY: the CPU has AVX2 (Isa::detect checked it).
                 unsafe { update_cells_avx2(p, u, v, ou, ov) }
             };
         }
     }
-    let _ = n;
+    let _ = (n, isa);
     update_cells_baseline
 }
 
-/// The fastest [`update_cells`] this CPU runs, for long rows (AVX-512, else AVX2, else the
-/// baseline build).
+/// The fastest [`update_cells`] of [`Isa::detect`], for long rows (AVX-512, else AVX2, else the
+/// portable build).
 pub fn cells_fn() -> CellsFn {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx512f")
-        && std::env::var_os("LOCKSTEP_NO_AVX512").is_none()
-    {
-        return |p, u, v, ou, ov| {
-            // SAFETY: the CPU has AVX-512F (checked just above).
+    match Isa::detect() {
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx512 => |p, u, v, ou, ov| {
+            // SAFETY: the CPU has AVX-512F (Isa::detect checked it).
             unsafe { update_cells_avx512(p, u, v, ou, ov) }
-        };
-    }
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        return |p, u, v, ou, ov| {
-            // SAFETY: the CPU has AVX2 (checked just above).
+        },
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 => |p, u, v, ou, ov| {
+            // SAFETY: the CPU has AVX2 (Isa::detect checked it).
             unsafe { update_cells_avx2(p, u, v, ou, ov) }
-        };
+        },
+        _ => update_cells_baseline,
     }
-    update_cells_baseline
 }
 
 /// The nine shifted views of three rows (`rows[dy][dx..]`) that [`update_cells`] takes.
