@@ -147,8 +147,11 @@ impl Shape {
     }
 
     /// Subgroups per workgroup (`gl_NumSubgroups`).
+    #[inline(always)]
     pub fn subgroups(&self) -> u32 {
-        self.workgroup / self.subgroup
+        // The subgroup size is a power of two (Shape::new): a shift, not a division (the model
+        // asks for every subgroup).
+        self.workgroup >> self.subgroup.trailing_zeros()
     }
 
     /// Cells produced by a full subgroup (`S − 2·BORDER_SIZE`).

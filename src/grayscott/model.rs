@@ -73,20 +73,28 @@ struct Batch {
 /// Per-thread scratch space: the batch and a row of workgroups' shared memory.
 struct Workspace {
     batch: Batch,
-    /// `uv_cache` of the shared variant, for every workgroup of a row of workgroups: U and V per
+    /// `uv_cache` of the shared variant, for every workgroup of a chunk of a row: U and V per
     /// invocation, and per subgroup the mask of lanes that wrote their slot (an unwritten slot
     /// holds no defined value).
     cache_u: Vec<f32>,
     cache_v: Vec<f32>,
     cache_written: Vec<u128>,
     subgroups: usize,
+    /// workgroups per chunk of a row (see `workgroup_row`)
+    chunk: u32,
 }
 
 impl Workspace {
     /// `groups` workgroups per row of workgroups.
     fn new(shape: &Shape, groups: u32) -> Workspace {
+        // Workgroups per chunk of a row: 16 KiB of shared memory for the shared layout.
+        let chunk = if shape.layout == Layout::Shared {
+            (2048 / shape.workgroup).clamp(1, groups.max(1))
+        } else {
+            groups.max(1)
+        };
         let cached = if shape.layout == Layout::Shared {
-            groups as usize
+            chunk as usize
         } else {
             0
         };
@@ -104,10 +112,11 @@ impl Workspace {
             cache_v: vec![0.0; cached * shape.workgroup as usize],
             cache_written: vec![0; cached * shape.subgroups() as usize],
             subgroups: shape.subgroups() as usize,
+            chunk,
         }
     }
 
-    /// Index of subgroup `sg` of workgroup `gx` (of the current row) in the cache, in subgroups.
+    /// Index of subgroup `sg` of the chunk's workgroup `gx` in the cache, in subgroups.
     #[inline(always)]
     fn slot(&self, gx: u32, sg: u32) -> usize {
         gx as usize * self.subgroups + sg as usize
@@ -147,6 +156,8 @@ impl Batch {
 /// What one parallel task may write: a band of data rows of the outputs.
 struct Band<'a> {
     first_row: usize,
+    /// data rows in the band
+    rows: usize,
     u: &'a mut [f32],
     v: &'a mut [f32],
     stamps: &'a mut [u8],
@@ -168,6 +179,10 @@ struct StepCtx<'a> {
     /// where `shuffle_up` / `shuffle_down` read, relative to the lane (`GatherPlan::offset`)
     left_offset: i64,
     right_offset: i64,
+    /// subgroups per workgroup
+    n_sg: u32,
+    /// on a full subgroup, no output lane (`is_subgroup_output()`) gets an undefined shuffle
+    full_ok: bool,
 }
 
 /// The subgroup kernel on the model, at one [`Shape`].
@@ -286,6 +301,14 @@ impl ModelSim {
             step,
             left_offset: self.offsets[0],
             right_offset: self.offsets[1],
+            n_sg: shape.subgroups(),
+            full_ok: {
+                let full = LaneMask::first(shape.subgroup);
+                let undefined = self.up_plan.undefined(full).0 | self.down_plan.undefined(full).0;
+                let b = shape.layout.border();
+                let outputs = LaneMask::first(shape.subgroup - b).0 & !LaneMask::first(b).0;
+                undefined & outputs == 0
+            },
         };
         let [nu, nv] = &mut self.next;
         let ou = &mut nu.data[w..(domain.rows() + 1) * w];
@@ -299,6 +322,7 @@ impl ModelSim {
                 let mut ws = Workspace::new(&shape, grid[0]);
                 let mut band = Band {
                     first_row: b * band_rows,
+                    rows: stamps.len() / cols,
                     u,
                     v,
                     stamps,
@@ -374,10 +398,10 @@ fn active_lanes(c: &StepCtx, x0: i64, y: i64, below: i64) -> usize {
 }
 
 /// Runs the row `gy` of `groups` workgroups. Workgroups are independent (their only shared state is
-/// their own shared memory), so the order does not change what the model proves: here every
-/// workgroup's shared-memory cache is filled first (`set_uv_cache()`, then the `barrier()`), then
-/// the subgroups run one data row at a time across the workgroups, so that the loads walk along
-/// rows of memory.
+/// their own shared memory), so the order does not change what the model proves: here the row is
+/// taken in chunks of workgroups; in a chunk, every workgroup's shared-memory cache is filled first
+/// (`set_uv_cache()`, then the `barrier()`), then the subgroups run one data row at a time across
+/// the chunk's workgroups, so that the loads walk along rows of memory (and the cache stays small).
 fn workgroup_row(
     c: &StepCtx,
     gy: u32,
@@ -389,35 +413,39 @@ fn workgroup_row(
     let s = shape.subgroup as usize;
     let ph = c.domain.padded_rows() as i64;
     let n_sg = shape.subgroups();
-    if shape.layout == Layout::Shared {
-        // set_uv_cache(): every lane inside the padded grid stores its value; barrier().
-        for sg in 0..n_sg {
-            for gx in 0..groups {
-                let wg = [gx, gy];
-                let (x0, y) = shape.item_pos(wg, sg, 0);
-                let n = active_lanes(c, x0, y, ph);
-                let slot = ws.slot(gx, sg);
-                let base = slot * s;
-                ws.cache_written[slot] = 0;
-                if n > 0 {
-                    let (u, v) = load_row(c, x0, y, n, || who(wg, sg, 0))?;
-                    copy_lanes(&mut ws.cache_u[base..], u);
-                    copy_lanes(&mut ws.cache_v[base..], v);
-                    ws.cache_written[slot] = LaneMask::first(n as u32).0;
+    let chunk = ws.chunk;
+    for g0 in (0..groups).step_by(chunk as usize) {
+        let g1 = (g0 + chunk).min(groups);
+        if shape.layout == Layout::Shared {
+            // set_uv_cache(): every lane inside the padded grid stores its value; barrier().
+            for sg in 0..n_sg {
+                for gx in g0..g1 {
+                    let wg = [gx, gy];
+                    let (x0, y) = shape.item_pos(wg, sg, 0);
+                    let n = active_lanes(c, x0, y, ph);
+                    let slot = ws.slot(gx - g0, sg);
+                    let base = slot * s;
+                    ws.cache_written[slot] = 0;
+                    if n > 0 {
+                        let (u, v) = load_row(c, x0, y, n, || who(wg, sg, 0))?;
+                        copy_lanes(&mut ws.cache_u[base..], u);
+                        copy_lanes(&mut ws.cache_v[base..], v);
+                        ws.cache_written[slot] = LaneMask::first(n as u32).0;
+                    }
                 }
             }
         }
-    }
-    if shape.layout.stacked() {
-        for sg in 0..n_sg {
-            for gx in 0..groups {
-                subgroup(c, [gx, gy], sg, ws, band)?;
-            }
-        }
-    } else {
-        for gx in 0..groups {
+        if shape.layout.stacked() {
             for sg in 0..n_sg {
-                subgroup(c, [gx, gy], sg, ws, band)?;
+                for gx in g0..g1 {
+                    subgroup(c, [gx, gy], gx - g0, sg, ws, band)?;
+                }
+            }
+        } else {
+            for gx in g0..g1 {
+                for sg in 0..n_sg {
+                    subgroup(c, [gx, gy], gx - g0, sg, ws, band)?;
+                }
             }
         }
     }
@@ -445,10 +473,102 @@ fn copy_lanes(dst: &mut [f32], src: &[f32]) {
     }
 }
 
+/// True when the subgroup at `(x0, y)`, all of whose lanes are active, needs none of the checks
+/// [`subgroup`] makes for the edges: its three rows lie inside the padded buffer, its output lanes
+/// inside the data, and every cache slot it reads was written.
+#[inline(always)]
+fn interior(c: &StepCtx, ws: &Workspace, x0: i64, y: i64, chunk_gx: u32, sg: u32) -> bool {
+    let (pw, ph) = (c.domain.padded_cols() as i64, c.domain.padded_rows() as i64);
+    let (s, b) = (c.shape.subgroup as i64, c.shape.layout.border() as i64);
+    let inside = y >= 1 && y + 1 < ph && x0 >= 0 && x0 + s <= pw && x0 + b >= 1 && x0 + s - b < pw;
+    if !inside {
+        return false;
+    }
+    if c.shape.layout != Layout::Shared {
+        return true;
+    }
+    let full = LaneMask::first(c.shape.subgroup).0;
+    [sg.wrapping_sub(1), sg + 1].into_iter().all(|t| {
+        t >= c.n_sg || ws.cache_written[chunk_gx as usize * ws.subgroups + t as usize] == full
+    })
+}
+
+/// [`subgroup`] for a full subgroup that [`interior`] admits: the undefined lanes of both shuffles
+/// on the full subgroup are none of the output lanes (`StepCtx::full_ok`), no value read is
+/// undefined, so what remains is to load, check the writes and queue the update.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn full_subgroup(
+    c: &StepCtx,
+    x0: i64,
+    y: i64,
+    chunk_gx: u32,
+    wg: [u32; 2],
+    sg: u32,
+    ws: &mut Workspace,
+    band: &mut Band,
+) -> Result<(), GrayScottError> {
+    let s = c.shape.subgroup as usize;
+    let b = c.shape.layout.border() as usize;
+    let lane0 = ws.batch.pending.len() * ws.batch.stride + MARGIN;
+    let w = c.domain.padded_cols();
+    for (k, dy) in [-1i64, 0, 1].into_iter().enumerate() {
+        let target = sg as i64 + dy;
+        let cached = dy != 0
+            && c.shape.layout == Layout::Shared
+            && target >= 0
+            && target < c.n_sg as i64;
+        let (cu, cv) = ws.batch.rows.split_at_mut(2 * k + 1);
+        let (cu, cv) = (&mut cu[2 * k][lane0..], &mut cv[0][lane0..]);
+        let (su, sv) = if cached {
+            let base = (chunk_gx as usize * ws.subgroups + target as usize) * s;
+            (&ws.cache_u[base..base + s], &ws.cache_v[base..base + s])
+        } else {
+            // Inside the padded buffer (interior()).
+            let i = (y + dy) as usize * w + x0 as usize;
+            (&c.u[i..i + s], &c.v[i..i + s])
+        };
+        copy_lanes(cu, su);
+        copy_lanes(cv, sv);
+    }
+    let (row, col0) = (y as usize - 1, x0 as usize + b - 1);
+    if row < band.first_row || row >= band.first_row + band.rows {
+        return Err(GrayScottError::Layout {
+            step: c.step,
+            what: format!(
+                "{} writes row {row}, outside the rows its workgroup row owns",
+                who(wg, sg, b as u32)
+            ),
+        });
+    }
+    let local = row - band.first_row;
+    let count = s - 2 * b;
+    let cols = c.domain.cols();
+    let stamps = &mut band.stamps[local * cols + col0..local * cols + col0 + count];
+    let stamp = c.step as u8;
+    if let Some(i) = stamps.iter().position(|&t| t == stamp) {
+        return Err(GrayScottError::Layout {
+            step: c.step,
+            what: format!(
+                "cell ({row}, {}) is written twice (again by {})",
+                col0 + i,
+                who(wg, sg, (b + i) as u32)
+            ),
+        });
+    }
+    stamps.fill(stamp);
+    ws.batch.pending.push((local * w + col0 + 1, b, count));
+    if ws.batch.pending.len() == BATCH {
+        ws.batch.flush(c, band);
+    }
+    Ok(())
+}
+
 /// Runs one subgroup: loads, shuffles, updates and writes.
 fn subgroup(
     c: &StepCtx,
     wg: [u32; 2],
+    chunk_gx: u32,
     sg: u32,
     ws: &mut Workspace,
     band: &mut Band,
@@ -461,6 +581,9 @@ fn subgroup(
     let n = active_lanes(c, x0, y, shape.layout.exit_row(ph));
     if n == 0 {
         return Ok(());
+    }
+    if n == s && c.full_ok && interior(c, ws, x0, y, chunk_gx, sg) {
+        return full_subgroup(c, x0, y, chunk_gx, wg, sg, ws, band);
     }
     let mask = LaneMask::first(n as u32);
     // Lanes whose own top or bottom value is undefined (an unwritten cache slot).
@@ -480,7 +603,7 @@ fn subgroup(
         if cached {
             // get_uv_cache(dy): the same lane of the subgroup dy rows away. An unwritten slot
             // holds whatever the workspace held: undefined, and marked so.
-            let slot = wg[0] as usize * ws.subgroups + target as usize;
+            let slot = chunk_gx as usize * ws.subgroups + target as usize;
             let base = slot * s;
             copy_lanes(cu, &ws.cache_u[base..base + n]);
             copy_lanes(cv, &ws.cache_v[base..base + n]);
@@ -545,8 +668,7 @@ fn subgroup(
     }
     let (row, col0) = (row as usize, col0 as usize);
     let cols = c.domain.cols();
-    let band_rows = band.stamps.len() / cols;
-    if row < band.first_row || row >= band.first_row + band_rows {
+    if row < band.first_row || row >= band.first_row + band.rows {
         return Err(GrayScottError::Layout {
             step: c.step,
             what: format!(
