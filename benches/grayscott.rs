@@ -526,8 +526,15 @@ fn print_table() {
             m / 1e9
         );
     }
-    println!("\n| benchmark | Gelem/s (median) | GB/s at 16 B/elem | % of ceiling |");
-    println!("| --- | ---: | ---: | ---: |");
+    // The reference's median per domain: the model's rows say how many times slower they are.
+    let reference = |domain: &str| -> Option<f64> {
+        records
+            .iter()
+            .find(|r| r.domain == domain && r.id.ends_with("/reference"))
+            .map(|r| median(&r.rates))
+    };
+    println!("\n| benchmark | Gelem/s (median) | GB/s at 16 B/elem | % of ceiling | reference / this |");
+    println!("| --- | ---: | ---: | ---: | ---: |");
     for r in records.iter() {
         let m = median(&r.rates);
         let of = match r.kind {
@@ -540,12 +547,17 @@ fn print_table() {
             .filter(|&c| c > 0.0)
             .map(|c| format!("{:.0}%", 100.0 * m / c))
             .unwrap_or_else(|| "-".into());
+        let slower = match reference(&r.domain) {
+            Some(x) if r.id.contains("/model-") && m > 0.0 => format!("{:.1}×", x / m),
+            _ => String::new(),
+        };
         println!(
-            "| {} | {:.3} | {:.1} | {} |",
+            "| {} | {:.3} | {:.1} | {} | {} |",
             r.id,
             m / 1e9,
             m * 16.0 / 1e9,
-            pct
+            pct,
+            slower
         );
     }
 }

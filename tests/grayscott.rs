@@ -871,6 +871,33 @@ mod cli {
         );
     }
 
+    // The model runs the tile kernel (and the interleaved stacked kernel, as the stacked one) and
+    // checks it against the reference; impossible tiles are bad input.
+    #[test]
+    fn the_model_runs_the_tile_kernel() {
+        let (code, stdout, stderr) = run(&[
+            "grayscott", "--backend", "model", "--variant", "subgroup-tile-t3-r10", "--rows", "23",
+            "--cols", "41", "--subgroup-size", "8", "--workgroup-size", "16", "--steps", "7",
+            "--images", "2", "--check", "--no-output",
+        ]);
+        assert_eq!(code, 0, "{stderr}");
+        assert!(stdout.contains("model (subgroup-tile-t3-r10, workgroup 16, subgroup 8)"), "{stdout}");
+        assert!(stdout.contains("max |Δ| vs reference = 0e0 over 14 steps"), "{stdout}");
+        let (code, stdout, stderr) = run(&[
+            "grayscott", "--backend", "model", "--variant", "subgroup-stacked-uv", "--rows", "9",
+            "--cols", "9", "--subgroup-size", "4", "--steps", "3", "--images", "1", "--check",
+            "--no-output",
+        ]);
+        assert_eq!(code, 0, "{stderr}");
+        assert!(stdout.contains("model (subgroup-stacked, workgroup 128, subgroup 4)"), "{stdout}");
+        let (code, _, stderr) = run(&[
+            "grayscott", "--backend", "model", "--variant", "subgroup-tile-t4-r16", "--subgroup-size",
+            "8", "--no-output",
+        ]);
+        assert_eq!(code, 64, "{stderr}");
+        assert!(stderr.contains("subgroups of 8 lanes leave no output lane"), "{stderr}");
+    }
+
     #[cfg(feature = "vulkan")]
     #[test]
     fn gpu_check_agrees_with_the_reference() {

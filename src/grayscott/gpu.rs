@@ -80,7 +80,7 @@ impl Variant {
     /// `subgroup-tile-t{steps}-r{rows}`; the other variants' [`Variant::name`].
     pub fn label(self) -> String {
         match self {
-            Variant::Tile(t) => format!("subgroup-tile-t{}-r{}", t.steps, t.rows),
+            Variant::Tile(t) => t.name(),
             v => v.name().to_string(),
         }
     }
@@ -96,27 +96,10 @@ impl Variant {
     /// assert_eq!(Variant::parse("subgroup-tile-t"), None);
     /// ```
     pub fn parse(s: &str) -> Option<Variant> {
-        if let Some(v) = Variant::ALL.into_iter().find(|v| v.name() == s) {
-            return Some(v);
+        if let Some(t) = Tile::parse(s) {
+            return Some(Variant::Tile(t));
         }
-        let rest = s.strip_prefix("subgroup-tile-t")?;
-        let (t, r) = match rest.split_once("-r") {
-            Some((t, r)) => (t, Some(r)),
-            None => (rest, None),
-        };
-        let num = |x: &str| -> Option<u32> {
-            if x.is_empty() || !x.bytes().all(|b| b.is_ascii_digit()) || x.len() > 4 {
-                return None;
-            }
-            x.parse().ok()
-        };
-        Some(Variant::Tile(Tile {
-            steps: num(t)?,
-            rows: match r {
-                Some(r) => num(r)?,
-                None => Tile::DEFAULT.rows,
-            },
-        }))
+        Variant::ALL.into_iter().find(|v| v.name() == s)
     }
 
     /// The default workgroup: 16×16 for `naive` (the course's 2D default), 128 for the subgroup

@@ -250,6 +250,45 @@ impl Tile {
     /// The most rows a lane may hold (its registers: 2 floats per row).
     pub const MAX_ROWS: u32 = 64;
 
+    /// Parses the kernel's name with its parameters: `subgroup-tile` is [`Tile::DEFAULT`],
+    /// `subgroup-tile-t{T}` has `T` steps per pass and the default rows, `subgroup-tile-t{T}-r{R}`
+    /// both (checked later, by [`Tile::check`]).
+    ///
+    /// ```
+    /// use lockstep::grayscott::layout::Tile;
+    /// assert_eq!(Tile::parse("subgroup-tile-t4-r32"), Some(Tile { steps: 4, rows: 32 }));
+    /// assert_eq!(Tile::parse("subgroup-tile"), Some(Tile::DEFAULT));
+    /// assert_eq!(Tile::parse("subgroup-tile-t"), None);
+    /// ```
+    pub fn parse(s: &str) -> Option<Tile> {
+        if s == "subgroup-tile" {
+            return Some(Tile::DEFAULT);
+        }
+        let rest = s.strip_prefix("subgroup-tile-t")?;
+        let (t, r) = match rest.split_once("-r") {
+            Some((t, r)) => (t, Some(r)),
+            None => (rest, None),
+        };
+        let num = |x: &str| -> Option<u32> {
+            if x.is_empty() || x.len() > 4 || !x.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            x.parse().ok()
+        };
+        Some(Tile {
+            steps: num(t)?,
+            rows: match r {
+                Some(r) => num(r)?,
+                None => Tile::DEFAULT.rows,
+            },
+        })
+    }
+
+    /// `subgroup-tile-t{T}-r{R}`, what [`Tile::parse`] reads.
+    pub fn name(self) -> String {
+        format!("subgroup-tile-t{}-r{}", self.steps, self.rows)
+    }
+
     /// Cells a subgroup of `s` lanes writes per pass: `[columns, rows]` = `[s − 2T, rows − 2T]`.
     pub fn outputs(self, s: u32) -> [u32; 2] {
         [s - 2 * self.steps, self.rows - 2 * self.steps]

@@ -336,7 +336,16 @@ impl ModelSim {
             })
             .collect();
         results.into_iter().collect::<Result<(), _>>()?;
-        if let Some(i) = self.stamps.iter().position(|&s| s != step as u8) {
+        // Every cell stamped by this step (a vectorised scan, then the first miss if there is one).
+        let stamp = step as u8;
+        let missed = self
+            .stamps
+            .par_chunks(1 << 16)
+            .any(|ch| ch.iter().fold(0u8, |acc, &t| acc | (t ^ stamp)) != 0);
+        if let Some(i) = missed
+            .then(|| self.stamps.iter().position(|&s| s != stamp))
+            .flatten()
+        {
             return Err(GrayScottError::Layout {
                 step,
                 what: format!("cell ({}, {}) was never written", i / cols, i % cols),
@@ -426,7 +435,13 @@ fn workgroup_row(
                     let slot = ws.slot(gx - g0, sg);
                     let base = slot * s;
                     ws.cache_written[slot] = 0;
-                    if n > 0 {
+                    if n == s && x0 >= 0 && y >= 0 {
+                        // The whole subgroup inside the padded grid (active_lanes): no checks.
+                        let i = y as usize * c.domain.padded_cols() + x0 as usize;
+                        copy_lanes(&mut ws.cache_u[base..], &c.u[i..i + s]);
+                        copy_lanes(&mut ws.cache_v[base..], &c.v[i..i + s]);
+                        ws.cache_written[slot] = LaneMask::first(n as u32).0;
+                    } else if n > 0 {
                         let (u, v) = load_row(c, x0, y, n, || who(wg, sg, 0))?;
                         copy_lanes(&mut ws.cache_u[base..], u);
                         copy_lanes(&mut ws.cache_v[base..], v);
@@ -450,6 +465,29 @@ fn workgroup_row(
         }
     }
     Ok(())
+}
+
+/// Stamps `stamps` with `stamp` unless one of them already has it (a cell written twice this step):
+/// then returns its index and stamps nothing. Without calls to `memset`, for the same reason as
+/// [`copy_lanes`].
+#[inline(always)]
+fn stamp_once(stamps: &mut [u8], stamp: u8) -> Option<usize> {
+    let n = stamps.len();
+    if stamps.iter().fold(false, |seen, &t| seen | (t == stamp)) {
+        return stamps.iter().position(|&t| t == stamp);
+    }
+    let mut k = 0;
+    while k + 8 <= n {
+        stamps[k..k + 8].copy_from_slice(&[stamp; 8]);
+        k += 8;
+    }
+    let tail = &mut stamps[k..];
+    for i in 0..7 {
+        if i < tail.len() {
+            tail[i] = stamp;
+        }
+    }
+    None
 }
 
 /// Copies `src` into the start of `dst` without a call to `memcpy`: the runs here are a subgroup
@@ -545,8 +583,7 @@ fn full_subgroup(
     let count = s - 2 * b;
     let cols = c.domain.cols();
     let stamps = &mut band.stamps[local * cols + col0..local * cols + col0 + count];
-    let stamp = c.step as u8;
-    if let Some(i) = stamps.iter().position(|&t| t == stamp) {
+    if let Some(i) = stamp_once(stamps, c.step as u8) {
         return Err(GrayScottError::Layout {
             step: c.step,
             what: format!(
@@ -556,7 +593,6 @@ fn full_subgroup(
             ),
         });
     }
-    stamps.fill(stamp);
     ws.batch.pending.push((local * w + col0 + 1, b, count));
     if ws.batch.pending.len() == BATCH {
         ws.batch.flush(c, band);
@@ -680,8 +716,7 @@ fn subgroup(
     let local = row - band.first_row;
     let count = end - first;
     let stamps = &mut band.stamps[local * cols + col0..local * cols + col0 + count];
-    let stamp = c.step as u8;
-    if let Some(i) = stamps.iter().position(|&t| t == stamp) {
+    if let Some(i) = stamp_once(stamps, c.step as u8) {
         return Err(GrayScottError::Layout {
             step: c.step,
             what: format!(
@@ -691,7 +726,6 @@ fn subgroup(
             ),
         });
     }
-    stamps.fill(stamp);
     // The update, with the reference's own arithmetic, when the batch is full: the output lanes'
     // shuffles are defined (checked above), their left and right neighbours are read at the
     // shuffles' offsets.
