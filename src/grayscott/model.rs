@@ -87,9 +87,10 @@ struct Workspace {
 impl Workspace {
     /// `groups` workgroups per row of workgroups.
     fn new(shape: &Shape, groups: u32) -> Workspace {
-        // Workgroups per chunk of a row: 16 KiB of shared memory for the shared layout.
+        // Workgroups per chunk of a row: 128 KiB of shared memory for the shared layout (L2-sized,
+        // and long enough runs of each row for the prefetchers).
         let chunk = if shape.layout == Layout::Shared {
-            (2048 / shape.workgroup).clamp(1, groups.max(1))
+            (16384 / shape.workgroup).clamp(1, groups.max(1))
         } else {
             groups.max(1)
         };
@@ -318,8 +319,11 @@ impl ModelSim {
             .zip(ov.par_chunks_mut(band_rows * w))
             .zip(self.stamps.par_chunks_mut(band_rows * cols))
             .enumerate()
-            .map(|(b, ((u, v), stamps))| {
-                let mut ws = Workspace::new(&shape, grid[0]);
+            .map_init(
+                || Workspace::new(&shape, grid[0]),
+                |ws, (b, ((u, v), stamps))| {
+                // A workspace serves many bands: nothing of an earlier (failed) band is pending.
+                ws.batch.pending.clear();
                 let mut band = Band {
                     first_row: b * band_rows,
                     rows: stamps.len() / cols,
@@ -329,7 +333,7 @@ impl ModelSim {
                 };
                 let gy_end = ((b + 1) * k).min(grid[1] as usize);
                 for gy in b * k..gy_end {
-                    workgroup_row(&ctx, gy as u32, grid[0], &mut ws, &mut band)?;
+                    workgroup_row(&ctx, gy as u32, grid[0], ws, &mut band)?;
                 }
                 ws.batch.flush(&ctx, &mut band);
                 Ok(())
