@@ -262,7 +262,9 @@ fn model(c: &mut Criterion, d: Domain) {
 
 #[cfg(feature = "vulkan")]
 fn gpu(c: &mut Criterion, domains: &[Domain], steps: u32) {
-    use lockstep::grayscott::gpu::{api_version, CopyCeiling, CopyKind, GpuSim, Plan, Tile, Variant};
+    use lockstep::grayscott::gpu::{
+        api_version, CopyCeiling, CopyKind, GpuSim, Plan, Tile, Variant,
+    };
     let index = std::env::var("GRAYSCOTT_DEVICE")
         .ok()
         .and_then(|s| s.parse().ok());
@@ -503,17 +505,17 @@ fn print_table() {
             continue;
         }
         let m = median(&r.rates);
-        match best
-            .iter_mut()
-            .find(|b| b.0 == r.kind && b.1 == r.domain)
-        {
+        match best.iter_mut().find(|b| b.0 == r.kind && b.1 == r.domain) {
             Some(b) if b.3 >= m => {}
             Some(b) => *b = (r.kind, &r.domain, &r.id, m),
             None => best.push((r.kind, &r.domain, &r.id, m)),
         }
     }
     println!();
-    if records.iter().any(|r| r.kind == Kind::Cpu || r.kind == Kind::CpuCeiling) {
+    if records
+        .iter()
+        .any(|r| r.kind == Kind::Cpu || r.kind == Kind::CpuCeiling)
+    {
         println!("CPU: {}", lockstep::grayscott::reference::cpu_description());
     }
     if let Some(dev) = GPU_NAME.lock().ok().and_then(|g| g.clone()) {
@@ -522,7 +524,11 @@ fn print_table() {
     for (kind, domain, id, m) in &best {
         println!(
             "{} ceiling on {domain}: {id} ({:.3} Gelem/s), the fastest copy of this run",
-            if *kind == Kind::CpuCeiling { "CPU" } else { "GPU" },
+            if *kind == Kind::CpuCeiling {
+                "CPU"
+            } else {
+                "GPU"
+            },
             m / 1e9
         );
     }
@@ -533,7 +539,9 @@ fn print_table() {
             .find(|r| r.domain == domain && r.id.ends_with("/reference"))
             .map(|r| median(&r.rates))
     };
-    println!("\n| benchmark | Gelem/s (median) | GB/s at 16 B/elem | % of ceiling | reference / this |");
+    println!(
+        "\n| benchmark | Gelem/s (median) | GB/s at 16 B/elem | % of ceiling | reference / this |"
+    );
     println!("| --- | ---: | ---: | ---: | ---: |");
     for r in records.iter() {
         let m = median(&r.rates);

@@ -343,13 +343,20 @@ fn model_catches_a_tile_writing_into_its_halo() {
     let p = Params::default();
     // Wide enough that the extra right lane (4 + 2 = 6 of 8) is a data column.
     let d = Domain::new(20, 30).unwrap();
-    let m = TileSim::new(d, p, 8, 16, tile).unwrap().broken_writes_halo();
+    let m = TileSim::new(d, p, 8, 16, tile)
+        .unwrap()
+        .broken_writes_halo();
     let e = run_broken(m).to_string();
     assert!(e.starts_with("undefined value reached cell (0, 4) at step 2: lane 6 of subgroup 0 in workgroup (0, 0)"), "{e}");
-    assert!(e.contains("subgroupShuffleUp/Down(·, 1) that read no lane"), "{e}");
+    assert!(
+        e.contains("subgroupShuffleUp/Down(·, 1) that read no lane"),
+        "{e}"
+    );
     // Exactly 8 − 4 = 4 columns: the extra lanes land on the zero ring, the extra rows do not.
     let d = Domain::new(18, 4).unwrap();
-    let m = TileSim::new(d, p, 8, 16, tile).unwrap().broken_writes_halo();
+    let m = TileSim::new(d, p, 8, 16, tile)
+        .unwrap()
+        .broken_writes_halo();
     let e = run_broken(m).to_string();
     assert!(e.starts_with("layout fault at step 2: lane 2 of subgroup 0 in workgroup (0, 0) writes cell (6, 0) from a row not advanced to step 2"), "{e}");
     // The same tile without the fault is proven.
@@ -374,7 +381,10 @@ fn the_interleaved_stacked_kernel_is_the_stacked_kernel_on_other_storage() {
             .map(|l| l.replace("\"common_uv.glsl\"", "\"common.glsl\""))
             .collect()
     };
-    assert_eq!(code("subgroup_stacked_uv.comp"), code("subgroup_stacked.comp"));
+    assert_eq!(
+        code("subgroup_stacked_uv.comp"),
+        code("subgroup_stacked.comp")
+    );
 }
 
 #[test]
@@ -542,9 +552,20 @@ mod gpu {
         // 26 columns and 4 subgroups × 10 rows per workgroup.
         assert_eq!(p.groups(Domain::new(100, 27).unwrap()), [2, 3, 1]);
         assert_eq!(p.bench_label(), "workgroup128/subgroup32");
-        assert_eq!(p.to_string(), "subgroup-tile-t3-r16, workgroup 128, subgroup 32");
-        assert_eq!(Variant::parse("subgroup-tile-t3"), Some(tile(3, Tile::DEFAULT.rows)));
-        for v in ["subgroup-tile-x", "subgroup-tile-t-r4", "subgroup-tile-t2-r", "subgroup-tile-t99999"] {
+        assert_eq!(
+            p.to_string(),
+            "subgroup-tile-t3-r16, workgroup 128, subgroup 32"
+        );
+        assert_eq!(
+            Variant::parse("subgroup-tile-t3"),
+            Some(tile(3, Tile::DEFAULT.rows))
+        );
+        for v in [
+            "subgroup-tile-x",
+            "subgroup-tile-t-r4",
+            "subgroup-tile-t2-r",
+            "subgroup-tile-t99999",
+        ] {
             assert_eq!(Variant::parse(v), None, "{v}");
         }
     }
@@ -555,13 +576,24 @@ mod gpu {
     fn every_copy_ceiling_copies_its_input() {
         let Some(ctx) = device() else { return };
         let mut kinds = CopyKind::DEFAULTS.to_vec();
-        kinds.push(CopyKind::Vec4 { items: 3, grid: Some(1) });
-        kinds.push(CopyKind::Uv { items: 2, grid: Some(3) });
+        kinds.push(CopyKind::Vec4 {
+            items: 3,
+            grid: Some(1),
+        });
+        kinds.push(CopyKind::Uv {
+            items: 2,
+            grid: Some(3),
+        });
         for (rows, cols) in [(1, 1), (5, 7), (31, 33)] {
             let d = Domain::new(rows, cols).unwrap();
             for &k in &kinds {
                 let mut copy = CopyCeiling::with_kind(ctx, d, k).unwrap();
-                assert_eq!(copy.copy_once().unwrap(), Fields::initial(d), "{} on {d}", k.name());
+                assert_eq!(
+                    copy.copy_once().unwrap(),
+                    Fields::initial(d),
+                    "{} on {d}",
+                    k.name()
+                );
             }
         }
     }
@@ -876,26 +908,74 @@ mod cli {
     #[test]
     fn the_model_runs_the_tile_kernel() {
         let (code, stdout, stderr) = run(&[
-            "grayscott", "--backend", "model", "--variant", "subgroup-tile-t3-r10", "--rows", "23",
-            "--cols", "41", "--subgroup-size", "8", "--workgroup-size", "16", "--steps", "7",
-            "--images", "2", "--check", "--no-output",
-        ]);
-        assert_eq!(code, 0, "{stderr}");
-        assert!(stdout.contains("model (subgroup-tile-t3-r10, workgroup 16, subgroup 8)"), "{stdout}");
-        assert!(stdout.contains("max |Δ| vs reference = 0e0 over 14 steps"), "{stdout}");
-        let (code, stdout, stderr) = run(&[
-            "grayscott", "--backend", "model", "--variant", "subgroup-stacked-uv", "--rows", "9",
-            "--cols", "9", "--subgroup-size", "4", "--steps", "3", "--images", "1", "--check",
+            "grayscott",
+            "--backend",
+            "model",
+            "--variant",
+            "subgroup-tile-t3-r10",
+            "--rows",
+            "23",
+            "--cols",
+            "41",
+            "--subgroup-size",
+            "8",
+            "--workgroup-size",
+            "16",
+            "--steps",
+            "7",
+            "--images",
+            "2",
+            "--check",
             "--no-output",
         ]);
         assert_eq!(code, 0, "{stderr}");
-        assert!(stdout.contains("model (subgroup-stacked, workgroup 128, subgroup 4)"), "{stdout}");
+        assert!(
+            stdout.contains("model (subgroup-tile-t3-r10, workgroup 16, subgroup 8)"),
+            "{stdout}"
+        );
+        assert!(
+            stdout.contains("max |Δ| vs reference = 0e0 over 14 steps"),
+            "{stdout}"
+        );
+        let (code, stdout, stderr) = run(&[
+            "grayscott",
+            "--backend",
+            "model",
+            "--variant",
+            "subgroup-stacked-uv",
+            "--rows",
+            "9",
+            "--cols",
+            "9",
+            "--subgroup-size",
+            "4",
+            "--steps",
+            "3",
+            "--images",
+            "1",
+            "--check",
+            "--no-output",
+        ]);
+        assert_eq!(code, 0, "{stderr}");
+        assert!(
+            stdout.contains("model (subgroup-stacked, workgroup 128, subgroup 4)"),
+            "{stdout}"
+        );
         let (code, _, stderr) = run(&[
-            "grayscott", "--backend", "model", "--variant", "subgroup-tile-t4-r16", "--subgroup-size",
-            "8", "--no-output",
+            "grayscott",
+            "--backend",
+            "model",
+            "--variant",
+            "subgroup-tile-t4-r16",
+            "--subgroup-size",
+            "8",
+            "--no-output",
         ]);
         assert_eq!(code, 64, "{stderr}");
-        assert!(stderr.contains("subgroups of 8 lanes leave no output lane"), "{stderr}");
+        assert!(
+            stderr.contains("subgroups of 8 lanes leave no output lane"),
+            "{stderr}"
+        );
     }
 
     #[cfg(feature = "vulkan")]

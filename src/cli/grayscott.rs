@@ -278,7 +278,7 @@ fn host_bytes(req: &Request) -> u64 {
     let backend = match req.backend {
         Backend::Reference => reference,
         Backend::Model => reference + req.domain.cells() as u64, // + write stamps (1 byte a cell)
-        Backend::Gpu => 2 * 4 * padded,                              // upload / download staging
+        Backend::Gpu => 2 * 4 * padded,                          // upload / download staging
     };
     backend + per_image + if req.check { reference + per_image } else { 0 }
 }

@@ -15,8 +15,8 @@
 //! `vec4` loads and stores with several vec4s in flight per invocation, grid-stride loops, planar
 //! and interleaved; the benchmark takes the fastest as the ceiling.
 
-use super::layout::{Layout, Shape};
 pub use super::layout::Tile;
+use super::layout::{Layout, Shape};
 use super::{Domain, Fields, GrayScottError, Padded, Params, Simulation};
 use crate::vulkan::{Capabilities, Context, Kernel, KernelOptions, Pass, SpecValue, VkError};
 use std::time::Duration;
@@ -665,7 +665,10 @@ impl<'c> GpuSim<'c> {
         };
         // Fewer steps than the plan's, same rows: the plan's checks still hold.
         let plan = Plan {
-            variant: Variant::Tile(Tile { steps, rows: t.rows }),
+            variant: Variant::Tile(Tile {
+                steps,
+                rows: t.rows,
+            }),
             ..self.plan.clone()
         };
         let domain = self.fields.domain;

@@ -322,22 +322,23 @@ impl ModelSim {
             .map_init(
                 || Workspace::new(&shape, grid[0]),
                 |ws, (b, ((u, v), stamps))| {
-                // A workspace serves many bands: nothing of an earlier (failed) band is pending.
-                ws.batch.pending.clear();
-                let mut band = Band {
-                    first_row: b * band_rows,
-                    rows: stamps.len() / cols,
-                    u,
-                    v,
-                    stamps,
-                };
-                let gy_end = ((b + 1) * k).min(grid[1] as usize);
-                for gy in b * k..gy_end {
-                    workgroup_row(&ctx, gy as u32, grid[0], ws, &mut band)?;
-                }
-                ws.batch.flush(&ctx, &mut band);
-                Ok(())
-            })
+                    // A workspace serves many bands: nothing of an earlier (failed) band is pending.
+                    ws.batch.pending.clear();
+                    let mut band = Band {
+                        first_row: b * band_rows,
+                        rows: stamps.len() / cols,
+                        u,
+                        v,
+                        stamps,
+                    };
+                    let gy_end = ((b + 1) * k).min(grid[1] as usize);
+                    for gy in b * k..gy_end {
+                        workgroup_row(&ctx, gy as u32, grid[0], ws, &mut band)?;
+                    }
+                    ws.batch.flush(&ctx, &mut band);
+                    Ok(())
+                },
+            )
             .collect();
         results.into_iter().collect::<Result<(), _>>()?;
         // Every cell stamped by this step (a vectorised scan, then the first miss if there is one).
@@ -556,10 +557,8 @@ fn full_subgroup(
     let w = c.domain.padded_cols();
     for (k, dy) in [-1i64, 0, 1].into_iter().enumerate() {
         let target = sg as i64 + dy;
-        let cached = dy != 0
-            && c.shape.layout == Layout::Shared
-            && target >= 0
-            && target < c.n_sg as i64;
+        let cached =
+            dy != 0 && c.shape.layout == Layout::Shared && target >= 0 && target < c.n_sg as i64;
         let (cu, cv) = ws.batch.rows.split_at_mut(2 * k + 1);
         let (cu, cv) = (&mut cu[2 * k][lane0..], &mut cv[0][lane0..]);
         let (su, sv) = if cached {

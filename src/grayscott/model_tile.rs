@@ -153,7 +153,8 @@ impl TileSim {
                 delta: Some(LaneArg::Uniform(1)),
                 ..Args::default()
             };
-            let call = OpCall::new(lookup(name).map_err(model_err)?, size, args).map_err(model_err)?;
+            let call =
+                OpCall::new(lookup(name).map_err(model_err)?, size, args).map_err(model_err)?;
             GatherPlan::new(&call).ok_or_else(|| {
                 GrayScottError::Config(format!("{name} is not a gather (model bug)"))
             })
@@ -221,7 +222,11 @@ impl TileSim {
         if (grid[1] as usize) != domain.rows().div_ceil(band) {
             return Err(GrayScottError::Layout {
                 step: self.steps + steps as u64,
-                what: format!("{} rows of workgroups do not tile {} data rows", grid[1], domain.rows()),
+                what: format!(
+                    "{} rows of workgroups do not tile {} data rows",
+                    grid[1],
+                    domain.rows()
+                ),
             });
         }
         let results: Vec<Result<(), GrayScottError>> = ou
@@ -287,13 +292,19 @@ fn data_lanes(c: &PassCtx, x0: i64, y: i64) -> u128 {
 
 /// The 3×3 neighbourhood of row `j` (rows of `s` lanes) from the left-shuffled, own and
 /// right-shuffled values: what [`super::reference::update_cells`] takes.
-fn neighbours<'a>(lmr: [&'a [f32]; 3], j: usize, s: usize) -> [[&'a [f32]; 3]; 3] {
+fn neighbours(lmr: [&[f32]; 3], j: usize, s: usize) -> [[&[f32]; 3]; 3] {
     let row = |k: usize| lmr.map(|x| &x[k * s..(k + 1) * s]);
     [row(j - 1), row(j), row(j + 1)]
 }
 
 /// The lanes whose (defined) shuffle result comes from a lane marked in `marks`.
-fn carried(plan: &GatherPlan, active: LaneMask, marks: u128, flags: &mut [u8], out: &mut [u8]) -> u128 {
+fn carried(
+    plan: &GatherPlan,
+    active: LaneMask,
+    marks: u128,
+    flags: &mut [u8],
+    out: &mut [u8],
+) -> u128 {
     if marks == 0 {
         return 0;
     }
@@ -494,7 +505,7 @@ impl Simulation for TileSim {
         for _ in 0..steps / t {
             self.pass(t)?;
         }
-        if steps % t != 0 {
+        if !steps.is_multiple_of(t) {
             self.pass(steps % t)?;
         }
         Ok(())
@@ -514,11 +525,7 @@ impl Simulation for TileSim {
     fn describe(&self) -> String {
         format!(
             "model (subgroup-tile-t{}-r{}, workgroup {}, subgroup {}), {}",
-            self.tile.steps,
-            self.tile.rows,
-            self.workgroup,
-            self.subgroup,
-            self.cur[0].domain
+            self.tile.steps, self.tile.rows, self.workgroup, self.subgroup, self.cur[0].domain
         )
     }
 }
