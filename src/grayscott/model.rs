@@ -11,13 +11,18 @@
 //!    loaded them);
 //! 3. left and right neighbours come from `subgroupShuffleUp(x, 1)` and `subgroupShuffleDown(x, 1)`,
 //!    evaluated with the model's gather rules ([`crate::model::GatherPlan`]: the source lane of
-//!    every lane, from [`crate::model::gather_source`]): a lane whose
-//!    source is outside the subgroup or inactive gets an *undefined* result, never a guessed value;
-//! 4. output lanes compute the update with the reference's own arithmetic and write their cell.
+//!    every lane, from [`crate::model::gather_source`]): a lane whose source is outside the
+//!    subgroup or inactive gets an *undefined* result ([`crate::model::GatherPlan::undefined`]),
+//!    never a guessed value; a defined result is the value of the source lane, which for a relative
+//!    shuffle is one offset away ([`crate::model::GatherPlan::offset`]) and is read there in place;
+//! 4. output lanes compute the update with the reference's own arithmetic and write their cell
+//!    (the updates of up to 32 subgroups are computed in one vectorised call).
 //!
 //! Every layout puts a subgroup's lanes on consecutive cells of one row (lane `l` at `(x0 + l, y)`;
 //! a test checks it), so the active lanes are a prefix of the subgroup and loads and stores move as
-//! row slices; the shuffles — what the proof rests on — are evaluated by the model, per lane.
+//! row slices; the shuffles — what the proof rests on — are evaluated by the model, per lane. A
+//! full subgroup away from the edges takes a fast path: the undefined lanes of both shuffles on a
+//! full subgroup are checked against the output lanes once per step.
 //!
 //! The step fails with [`GrayScottError::UndefinedReachedCell`] if an output depends on an undefined
 //! value (a shuffle from outside the subgroup or from an inactive lane, or a shared-memory slot no
