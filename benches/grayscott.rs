@@ -27,7 +27,7 @@
 //! | `GRAYSCOTT_DEVICE` | preferred | Vulkan device index |
 
 use criterion::{Criterion, SamplingMode, Throughput};
-use lockstep::grayscott::layout::{Layout, Shape};
+use lockstep::grayscott::layout::{Shape, Tiling};
 use lockstep::grayscott::model::ModelSim;
 use lockstep::grayscott::reference::Reference;
 use lockstep::grayscott::{Domain, Params, Simulation};
@@ -234,7 +234,7 @@ fn model(c: &mut Criterion, d: Domain) {
         );
         let mut g = c.benchmark_group(&group);
         configure(&mut g, elems);
-        for layout in Layout::CORRECT {
+        for layout in Tiling::CORRECT {
             let Ok(shape) = Shape::new(layout, s, 128.max(s)) else {
                 continue;
             };

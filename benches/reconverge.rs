@@ -5,7 +5,7 @@
 //! alone.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use lockstep::model::{Layout, SubgroupSize, WorkgroupLayout, WorkgroupShape};
+use lockstep::model::{LaneOrder, SubgroupSize, WorkgroupLayout, WorkgroupShape};
 use lockstep::reconverge::gen::{programs, GenConfig};
 use lockstep::reconverge::{execute, LaneMap, Mode, Program};
 use proptest::strategy::{Strategy, ValueTree};
@@ -24,7 +24,7 @@ fn map(invocations: u32, size: u64) -> LaneMap {
     let wg = WorkgroupLayout::new(
         WorkgroupShape::new(invocations, 1, 1).expect("shape"),
         SubgroupSize::new(size).expect("size"),
-        Layout::ROW_MAJOR,
+        LaneOrder::ROW_MAJOR,
     )
     .expect("layout");
     LaneMap::new(&wg)

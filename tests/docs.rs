@@ -277,10 +277,10 @@ fn every_undefined_example_shows_its_reason_in_the_named_lane() {
                 "{}",
                 c.example.command()
             );
-            assert_ne!(
-                docs::reason_rule(c.key),
-                docs::reason_rule("no such key"),
-                "{}: reason {} has no description",
+            assert_eq!(c.key, c.reason.key());
+            assert!(
+                !c.reason.doc().rule.is_empty() && !(c.reason.doc().source)(op).is_empty(),
+                "{}: reason {} has no description or source",
                 op.name,
                 c.key
             );
@@ -413,22 +413,142 @@ fn sources(dir: &str) -> Vec<(PathBuf, String)> {
 
 // docs/architecture.md: the model has no Vulkan types, the backend knows nothing of the model, the
 // docs use the model only.
+/// The layers of docs/architecture.md: each top-level module of `src/` and the modules of this
+/// crate it may use (besides itself). Nothing points up; `cli` is used by no other module.
+const LAYERS: &[(&str, &[&str])] = &[
+    ("text", &[]),
+    ("model", &[]),
+    ("vulkan", &[]),
+    ("conform", &["model", "vulkan", "text"]),
+    ("docs", &["model", "text"]),
+    ("grayscott", &["model", "vulkan", "text"]),
+    ("reconverge", &["model", "vulkan", "text"]),
+    ("files", &[]),
+    // The SPIR-V interpreter: the model and the reconvergence rules, no Vulkan.
+    ("spirv", &["model", "reconverge", "files", "text"]),
+    ("kernel", &["model", "reconverge", "spirv", "vulkan", "files", "text"]),
+    ("amber", &["model", "reconverge", "spirv", "kernel", "vulkan", "files", "text"]),
+    (
+        "cli",
+        &[
+            "model",
+            "vulkan",
+            "conform",
+            "docs",
+            "grayscott",
+            "reconverge",
+            "text",
+            "files",
+            "spirv",
+            "kernel",
+            "amber",
+        ],
+    ),
+];
+
+/// The crate modules a source file names in code (`crate::x`), comments left out.
+fn crate_modules_used(text: &str) -> Vec<String> {
+    let mut used = Vec::new();
+    for line in text.lines() {
+        let code = line.split("//").next().unwrap_or("");
+        for (i, _) in code.match_indices("crate::") {
+            let name: String = code[i + "crate::".len()..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if !used.contains(&name) {
+                used.push(name);
+            }
+        }
+    }
+    used
+}
+
 #[test]
 fn the_dependency_rules_hold() {
-    let rules: [(&str, &[&str]); 3] = [
-        (
-            "src/model",
-            &["vulkano", "crate::vulkan", "crate::cli", "crate::docs"],
-        ),
-        ("src/vulkan", &["crate::model", "crate::docs", "crate::cli"]),
-        ("src/docs", &["vulkano", "crate::vulkan", "crate::cli"]),
-    ];
-    for (dir, forbidden) in rules {
-        let files = sources(dir);
+    // Every top-level module has its place in the layers.
+    let root = repo().join("src");
+    for e in std::fs::read_dir(&root).unwrap().flatten() {
+        let name = e
+            .file_name()
+            .to_string_lossy()
+            .trim_end_matches(".rs")
+            .to_string();
+        if ["lib", "main"].contains(&name.as_str()) {
+            continue;
+        }
+        assert!(
+            LAYERS.iter().any(|(m, _)| *m == name),
+            "src/{name} has no place in LAYERS (tests/docs.rs) and docs/architecture.md: add it"
+        );
+    }
+    for (module, allowed) in LAYERS {
+        let dir = format!("src/{module}");
+        let mut files = sources(&dir);
+        if let Ok(text) = std::fs::read_to_string(repo().join(format!("{dir}.rs"))) {
+            files.push((repo().join(format!("{dir}.rs")), text));
+        }
         assert!(!files.is_empty(), "{dir} has no sources");
         for (path, text) in files {
-            for f in forbidden {
-                assert!(!text.contains(f), "{} uses {f}", path.display());
+            for used in crate_modules_used(&text) {
+                assert!(
+                    used == *module || allowed.contains(&used.as_str()),
+                    "{} uses crate::{used}, which its layer may not (docs/architecture.md)",
+                    path.display()
+                );
+            }
+            // The Vulkan API stays in the backend and the modules that drive a device.
+            if ["text", "model", "docs", "spirv", "files", "reconverge"].contains(module) {
+                assert!(!text.contains("vulkano"), "{} uses vulkano", path.display());
+            }
+        }
+    }
+}
+
+/// The modules of `src/model`, by layer: a module uses only modules of lower layers, so the
+/// model has no cycles (value types at the bottom, errors converted at the edge).
+const MODEL_LAYERS: &[(&str, u8)] = &[
+    ("types", 0),
+    ("error", 1),
+    ("scalar", 1),
+    ("value", 2),
+    ("params", 3),
+    ("catalogue", 3),
+    ("call", 4),
+    ("outcome", 4),
+    ("workgroup", 4),
+    ("eval", 5),
+];
+
+#[test]
+fn the_model_modules_have_no_cycles() {
+    let layer = |m: &str| MODEL_LAYERS.iter().find(|(n, _)| *n == m).map(|(_, l)| *l);
+    for (path, text) in sources("src/model") {
+        let name = path.file_stem().unwrap().to_string_lossy().to_string();
+        if name == "mod" {
+            continue;
+        }
+        let own = layer(&name)
+            .unwrap_or_else(|| panic!("src/model/{name}.rs has no place in MODEL_LAYERS"));
+        for line in text.lines() {
+            let code = line.split("//").next().unwrap_or("");
+            for (i, _) in code.match_indices("crate::model::") {
+                let next: String = code[i + "crate::model::".len()..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                // Through a module path, never a re-export, so that the dependency shows.
+                let used = layer(&next).unwrap_or_else(|| {
+                    panic!(
+                        "{}: `crate::model::{next}` hides its module",
+                        path.display()
+                    )
+                });
+                assert!(
+                    used < own,
+                    "{}: {name} (layer {own}) uses {next} (layer {used})",
+                    path.display()
+                );
             }
         }
     }

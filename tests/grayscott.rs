@@ -5,7 +5,7 @@
 //! GPU tests fail without a Vulkan device unless `LOCKSTEP_SKIP_DEVICE_TESTS=1` (then they skip
 //! and say so): the policy of `tests/support/mod.rs`.
 
-use lockstep::grayscott::layout::{Layout, Shape, Tile};
+use lockstep::grayscott::layout::{Shape, Tile, Tiling};
 use lockstep::grayscott::model::ModelSim;
 use lockstep::grayscott::model_tile::TileSim;
 use lockstep::grayscott::reference::{step_clear, Reference};
@@ -79,6 +79,83 @@ fn zero_padding_boundary_matches_hand_computation() {
     // 1×1: all eight neighbours outside, full_u = −3, U' = 1 − 0.3 = 0.7.
     let one = step_clear(&p, &Fields::initial(Domain::new(1, 1).unwrap()));
     assert_eq!((one.u[(0, 0)], one.v[(0, 0)]), (0.7, 0.0));
+}
+
+/// One step of `f` by the plain transcription and by the fast reference (padded rows, SIMD).
+fn both_references(f: &Fields, p: Params) -> [Fields; 2] {
+    let mut fast = Reference::from_fields(f, p);
+    fast.advance(1).unwrap();
+    [step_clear(&p, f), fast.fields().unwrap()]
+}
+
+fn assert_cell(f: &Fields, at: (usize, usize), want: (f32, f32), what: &str) {
+    let got = (f.u[at], f.v[at]);
+    assert!(
+        (got.0 - want.0).abs() <= 1e-6 && (got.1 - want.1).abs() <= 1e-6,
+        "{what} {at:?}: got (U, V) = {got:?}, worked by hand {want:?}"
+    );
+}
+
+// GRAYSCOTT.md, "One step", worked by hand with U and V both non-zero, so that the reaction terms
+// (u·v², F·(1 − u), (F + k)·v) count; defaults Du = 0.1, Dv = 0.05, F = 0.014, k = 0.054, dt = 1.
+//
+// A 3×3 domain with U = 0.5, V = 0.25 everywhere; uv2 = 0.5 · 0.25 · 0.25 = 0.03125.
+// - Centre (1,1): every neighbour equals the cell, so full_u = full_v = 0:
+//   du = 0 − 0.03125 + 0.014 · 0.5 = −0.02425 → U' = 0.47575;
+//   dv = 0 + 0.03125 − 0.068 · 0.25 = 0.01425 → V' = 0.26425.
+// - Corner (0,0): the neighbours inside (weights 0.5, 0.5, 0.25) equal the cell; those outside
+//   (weights 0.25 + 0.5 + 0.25 + 0.5 + 0.25 = 1.75) read 0:
+//   full_u = 1.75 · (0 − 0.5) = −0.875, full_v = 1.75 · (0 − 0.25) = −0.4375;
+//   du = 0.1 · (−0.875) − 0.03125 + 0.007 = −0.11175 → U' = 0.38825;
+//   dv = 0.05 · (−0.4375) + 0.03125 − 0.017 = −0.007625 → V' = 0.242375.
+// - Edge (0,1): outside weights 0.25 + 0.5 + 0.25 = 1: full_u = −0.5, full_v = −0.25;
+//   du = −0.05 − 0.02425 = −0.07425 → U' = 0.42575; dv = −0.0125 + 0.01425 = 0.00175 → V' = 0.25175.
+#[test]
+fn a_uniform_mixed_state_reacts_as_worked_by_hand() {
+    let d = Domain::new(3, 3).unwrap();
+    let f = Fields {
+        u: ndarray::Array2::from_elem((3, 3), 0.5),
+        v: ndarray::Array2::from_elem((3, 3), 0.25),
+    };
+    for (g, what) in both_references(&f, Params::default())
+        .iter()
+        .zip(["plain", "fast"])
+    {
+        assert_eq!(g.domain(), d);
+        assert_cell(g, (1, 1), (0.47575, 0.26425), what);
+        assert_cell(g, (0, 0), (0.38825, 0.242375), what);
+        assert_cell(g, (2, 2), (0.38825, 0.242375), what);
+        assert_cell(g, (0, 1), (0.42575, 0.25175), what);
+        assert_cell(g, (1, 2), (0.42575, 0.25175), what);
+    }
+}
+
+// GRAYSCOTT.md, "One step", worked by hand where the stencil and the reaction both move V: a 1×3
+// domain with U = (0.5, 1, 0.5), V = (0.25, 0.5, 0.25). The middle cell has its left and right
+// neighbours inside (weight 0.5 each) and six outside (weight 2 in all, reading 0):
+//   full_u = 0.5 · (0.5 − 1) · 2 + 2 · (0 − 1) = −2.5,
+//   full_v = 0.5 · (0.25 − 0.5) · 2 + 2 · (0 − 0.5) = −1.25,
+//   uv2 = 1 · 0.5 · 0.5 = 0.25,
+//   du = 0.1 · (−2.5) − 0.25 + 0.014 · (1 − 1) = −0.5 → U' = 0.5,
+//   dv = 0.05 · (−1.25) + 0.25 − 0.068 · 0.5 = 0.1535 → V' = 0.6535.
+// The left cell: its right neighbour (0.5 weight) is inside, 2.5 of weight outside:
+//   full_u = 0.5 · (1 − 0.5) + 2.5 · (0 − 0.5) = −1, full_v = 0.5 · 0.25 + 2.5 · (−0.25) = −0.5,
+//   uv2 = 0.03125, du = −0.1 − 0.03125 + 0.007 = −0.12425 → U' = 0.37575,
+//   dv = −0.025 + 0.03125 − 0.017 = −0.01075 → V' = 0.23925.
+#[test]
+fn a_peak_of_u_and_v_diffuses_and_reacts_as_worked_by_hand() {
+    let f = Fields {
+        u: ndarray::Array2::from_shape_vec((1, 3), vec![0.5, 1.0, 0.5]).unwrap(),
+        v: ndarray::Array2::from_shape_vec((1, 3), vec![0.25, 0.5, 0.25]).unwrap(),
+    };
+    for (g, what) in both_references(&f, Params::default())
+        .iter()
+        .zip(["plain", "fast"])
+    {
+        assert_cell(g, (0, 1), (0.5, 0.6535), what);
+        assert_cell(g, (0, 0), (0.37575, 0.23925), what);
+        assert_cell(g, (0, 2), (0.37575, 0.23925), what);
+    }
 }
 
 #[test]
@@ -205,7 +282,7 @@ fn model_proves_every_layout_at_every_subgroup_size() {
     for (rows, cols) in [(1, 1), (1, 150), (150, 1), (17, 23)] {
         let d = Domain::new(rows, cols).unwrap();
         let expect = reference_after(d, p, 2);
-        for layout in Layout::CORRECT {
+        for layout in Tiling::CORRECT {
             for s in SIZES {
                 for w in [s, 2 * s, 4 * s] {
                     let shape = Shape::new(layout, s, w).unwrap();
@@ -224,7 +301,7 @@ proptest! {
     #[test]
     fn model_equals_reference_bit_for_bit(
         rows in dim(), cols in dim(), steps in 1u32..=4, p in any_params(),
-        layout in prop::sample::select(Layout::CORRECT.to_vec()),
+        layout in prop::sample::select(Tiling::CORRECT.to_vec()),
         s in prop::sample::select(SIZES.to_vec()), k in 1u32..=4,
     ) {
         // Keep the debug-build test fast: at most ~6000 cells.
@@ -244,7 +321,7 @@ proptest! {
 fn model_reports_undefined_value_reaching_a_cell_without_border_lanes() {
     let d = Domain::new(3, 10).unwrap();
     for s in [4, 8, 32] {
-        let shape = Shape::new(Layout::NoBorder, s, s).unwrap();
+        let shape = Shape::new(Tiling::NoBorder, s, s).unwrap();
         let e = model_after(d, Params::default(), shape, 1).unwrap_err();
         let msg = e.to_string();
         assert!(
@@ -273,7 +350,7 @@ fn model_reports_undefined_value_reaching_a_cell_without_border_lanes() {
 #[test]
 fn model_reports_the_course_stacked_kernel_reading_past_the_buffer() {
     let d = Domain::new(10, 9).unwrap();
-    let shape = Shape::new(Layout::StackedOverread, 8, 32).unwrap();
+    let shape = Shape::new(Tiling::StackedOverread, 8, 32).unwrap();
     let e = model_after(d, Params::default(), shape, 1)
         .unwrap_err()
         .to_string();
@@ -367,7 +444,7 @@ fn run_broken(mut m: TileSim) -> GrayScottError {
     m.advance(2).unwrap_err()
 }
 
-// subgroup-stacked-uv is proven by the model as Layout::Stacked: its shader must be the stacked
+// subgroup-stacked-uv is proven by the model as Tiling::Stacked: its shader must be the stacked
 // kernel's, line for line, except for the storage it includes (and comments).
 #[test]
 fn the_interleaved_stacked_kernel_is_the_stacked_kernel_on_other_storage() {
@@ -389,7 +466,7 @@ fn the_interleaved_stacked_kernel_is_the_stacked_kernel_on_other_storage() {
 
 #[test]
 fn every_layout_puts_a_subgroup_on_consecutive_cells_of_one_row() {
-    for layout in Layout::ALL {
+    for layout in Tiling::ALL {
         for s in SIZES {
             let shape = Shape::new(layout, s, 4 * s).unwrap();
             for wg in [[0, 0], [3, 5], [17, 2]] {
@@ -406,18 +483,18 @@ fn every_layout_puts_a_subgroup_on_consecutive_cells_of_one_row() {
 
 #[test]
 fn kernel_shapes_are_checked() {
-    let e = Shape::new(Layout::OneD, 2, 8).unwrap_err().to_string();
+    let e = Shape::new(Tiling::OneD, 2, 8).unwrap_err().to_string();
     assert!(e.contains("subgroup size 2 is invalid"), "{e}");
-    let e = Shape::new(Layout::OneD, 24, 48).unwrap_err().to_string();
+    let e = Shape::new(Tiling::OneD, 24, 48).unwrap_err().to_string();
     assert!(e.contains("power of two in 4..=128"), "{e}");
-    let e = Shape::new(Layout::Stacked, 32, 48).unwrap_err().to_string();
+    let e = Shape::new(Tiling::Stacked, 32, 48).unwrap_err().to_string();
     assert!(
         e.contains(
             "workgroup size 48 is invalid: it must be a non-zero multiple of the subgroup size 32"
         ),
         "{e}"
     );
-    assert!(Shape::new(Layout::Shared, 4, 2048).is_err());
+    assert!(Shape::new(Tiling::Shared, 4, 2048).is_err());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -459,10 +536,11 @@ mod gpu {
             int64: false,
             float16: false,
             float64: false,
+            ..Capabilities::default()
         }
     }
 
-    const STACKED: Variant = Variant::Subgroup(Layout::Stacked);
+    const STACKED: Variant = Variant::Subgroup(Tiling::Stacked);
 
     // Issue 4, §1: Vulkan 1.1, SHUFFLE_RELATIVE and subgroups of at least 4 lanes, each with a clear
     // error; naive needs none of them.
@@ -527,7 +605,7 @@ mod gpu {
             .unwrap_err()
             .to_string();
         assert!(e.contains("power of two in 16..=64"), "{e}");
-        let e = Plan::new(&c, (1, 3), Variant::Subgroup(Layout::NoBorder), None, None)
+        let e = Plan::new(&c, (1, 3), Variant::Subgroup(Tiling::NoBorder), None, None)
             .unwrap_err()
             .to_string();
         assert!(e.contains("deliberately broken"), "{e}");

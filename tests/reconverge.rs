@@ -4,7 +4,7 @@
 //! and the seed 001 kernels run for real.
 
 use lockstep::model::{
-    Layout, Placement, Reason, SubgroupSize, Value, WorkgroupLayout, WorkgroupShape,
+    LaneOrder, Placement, Reason, SubgroupSize, Value, WorkgroupLayout, WorkgroupShape,
 };
 use lockstep::reconverge::compare::compare;
 use lockstep::reconverge::gen::{programs, GenConfig};
@@ -30,7 +30,7 @@ fn line(n: u32, s: u64) -> LaneMap {
     let wg = WorkgroupLayout::new(
         WorkgroupShape::new(n, 1, 1).unwrap(),
         size(s),
-        Layout::ROW_MAJOR,
+        LaneOrder::ROW_MAJOR,
     )
     .unwrap();
     LaneMap::new(&wg)

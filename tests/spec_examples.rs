@@ -270,7 +270,7 @@ fn a_partial_last_subgroup_has_inactive_upper_lanes() {
     let w = WorkgroupLayout::new(
         WorkgroupShape::new(3, 5, 7).unwrap(),
         size(8),
-        Layout::ROW_MAJOR,
+        LaneOrder::ROW_MAJOR,
     )
     .unwrap();
     assert_eq!(w.num_subgroups(), 14);

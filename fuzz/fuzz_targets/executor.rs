@@ -14,7 +14,7 @@
 
 use arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
-use lockstep::model::{LaneMask, Layout, SubgroupSize, WorkgroupLayout, WorkgroupShape};
+use lockstep::model::{LaneMask, LaneOrder, SubgroupSize, WorkgroupLayout, WorkgroupShape};
 use lockstep::reconverge::glsl::{shader, RecordLayout};
 use lockstep::reconverge::{
     execute_with, Case, Cond, ExecError, Execution, LaneMap, Limits, Mode, Observer, OpEvent,
@@ -261,7 +261,7 @@ fn run(u: &mut Unstructured) -> Result<()> {
     let size = SubgroupSize::new(1 << u.int_in_range(0u32..=7)?).expect("power of two");
     let shape = WorkgroupShape::new(u.int_in_range(1..=40)?, u.int_in_range(1..=4)?, 1)
         .expect("small shape");
-    let layouts = Layout::all();
+    let layouts = LaneOrder::all();
     let layout = layouts[u.choose_index(layouts.len())?];
     let Ok(wg) = WorkgroupLayout::new(shape, size, layout) else {
         return Ok(());

@@ -11,16 +11,20 @@ pub struct DevicesArgs {
     pub json: bool,
 }
 
-/// Maps a Vulkan error to the CLI's exit codes (2 for no loader/device).
+/// Maps a Vulkan error to the CLI's exit codes (2 for no loader/device, 64 for work that does
+/// not fit the module).
 ///
 /// ```
-/// use lockstep::cli::{devices::vk_error, EXIT_NO_DEVICE};
+/// use lockstep::cli::{devices::vk_error, EXIT_NO_DEVICE, EXIT_USAGE};
 /// use lockstep::vulkan::VkError;
 /// assert_eq!(vk_error(VkError::NoDevice(String::new())).code, EXIT_NO_DEVICE);
+/// assert_eq!(vk_error(VkError::Input("binding 0.1 is missing".into())).code, EXIT_USAGE);
 /// ```
 pub fn vk_error(e: VkError) -> CliError {
     if e.is_no_device() {
         CliError::no_device(e)
+    } else if matches!(e, VkError::Input(_)) {
+        CliError::usage(e)
     } else {
         CliError::internal(e)
     }

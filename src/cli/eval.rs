@@ -2,8 +2,8 @@
 
 use crate::cli::CliError;
 use crate::model::{
-    evaluate, lookup, Args, Ballot, LaneArg, LaneMask, Layout, OpCall, OpInfo, Outcome,
-    SubgroupSize, TypeClass, Value, ValueType, WorkgroupLayout, WorkgroupShape,
+    catalogue, evaluate, lookup, Args, Ballot, LaneArg, LaneMask, LaneOrder, OpCall, OpInfo,
+    Outcome, SubgroupSize, TypeClass, Value, ValueType, WorkgroupLayout, WorkgroupShape,
 };
 use serde_json::json;
 
@@ -33,26 +33,26 @@ pub struct EvalArgs {
     /// or 0x raw bits. Default: each lane's id (bool: odd lanes true).
     #[arg(long, allow_hyphen_values = true)]
     pub values: Option<String>,
-    /// Lane id (broadcast, shuffle; quad index for quad_broadcast): one value, or one per lane for shuffle.
-    #[arg(long, allow_hyphen_values = true)]
+    /// Lane id: one value, or one per lane where the op allows.
+    #[arg(long, allow_hyphen_values = true, help = arg_help("id"))]
     pub id: Option<String>,
-    /// Lane distance (shuffle_up, shuffle_down, rotate, clustered_rotate).
-    #[arg(long, allow_hyphen_values = true)]
+    /// Lane distance.
+    #[arg(long, allow_hyphen_values = true, help = arg_help("delta"))]
     pub delta: Option<String>,
-    /// Xor mask (shuffle_xor).
-    #[arg(long, allow_hyphen_values = true)]
+    /// Xor mask.
+    #[arg(long, allow_hyphen_values = true, help = arg_help("mask"))]
     pub mask: Option<String>,
-    /// Cluster size (clustered ops, clustered_rotate).
-    #[arg(long)]
+    /// Cluster size.
+    #[arg(long, help = arg_help("cluster"))]
     pub cluster: Option<u64>,
-    /// Bit index (ballot_bit_extract).
-    #[arg(long, allow_hyphen_values = true)]
+    /// Bit index.
+    #[arg(long, allow_hyphen_values = true, help = arg_help("index"))]
     pub index: Option<String>,
-    /// The uvec4 operand of the ballot bit ops: one hex number of up to 128 bits.
-    #[arg(long)]
+    /// The uvec4 operand of the ballot bit ops.
+    #[arg(long, help = arg_help("ballot"))]
     pub ballot: Option<String>,
-    /// Workgroup shape: X, X,Y or X,Y,Z (num_subgroups, subgroup_id).
-    #[arg(long)]
+    /// Workgroup shape: X, X,Y or X,Y,Z.
+    #[arg(long, help = arg_help("workgroup"))]
     pub workgroup: Option<String>,
     /// Lane layout for the workgroup built-ins: row-major (default), column-major, quads, or an axis order like yzx.
     #[arg(long)]
@@ -60,6 +60,30 @@ pub struct EvalArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+}
+
+/// The help of an argument flag, from the catalogue: what the argument is and which ops take it
+/// (`ArgKind::describe`, the ops whose arguments have that name).
+///
+/// ```
+/// let h = lockstep::cli::eval::arg_help("delta");
+/// assert!(h.starts_with("a lane distance"), "{h}");
+/// assert!(h.contains("shuffle_down") && h.contains("clustered_rotate"), "{h}");
+/// ```
+pub fn arg_help(name: &str) -> String {
+    let mut kinds: Vec<&'static str> = Vec::new();
+    let mut ops: Vec<&str> = Vec::new();
+    for o in catalogue() {
+        for k in o.args.iter().filter(|k| k.name() == name) {
+            if !kinds.contains(&k.describe()) {
+                kinds.push(k.describe());
+            }
+            if !ops.contains(&o.name.as_str()) {
+                ops.push(&o.name);
+            }
+        }
+    }
+    format!("{} (taken by {})", kinds.join("; "), ops.join(", "))
 }
 
 /// A fully parsed `eval` request.
@@ -413,9 +437,9 @@ fn run_workgroup(a: &EvalArgs, info: &'static OpInfo) -> Result<String, CliError
             ))
         })?
         .parse()?;
-    let layout: Layout = match &a.layout {
+    let layout: LaneOrder = match &a.layout {
         Some(l) => l.parse().map_err(CliError::usage)?,
-        None => Layout::ROW_MAJOR,
+        None => LaneOrder::ROW_MAJOR,
     };
     for (flag, given) in [
         ("values", a.values.is_some()),

@@ -5,7 +5,7 @@
 //! support, the output directory), each failure naming its rule.
 
 use crate::cli::{CliError, EXIT_MISMATCH};
-use crate::grayscott::layout::{Layout, Shape, Tile};
+use crate::grayscott::layout::{Shape, Tile, Tiling};
 use crate::grayscott::model::ModelSim;
 use crate::grayscott::model_tile::TileSim;
 use crate::grayscott::output;
@@ -209,12 +209,12 @@ pub fn parse(a: &GrayScottArgs) -> Result<Request, CliError> {
             }
             let tile = a.variant.as_deref().and_then(Tile::parse);
             let layout = match a.variant.as_deref() {
-                None => Layout::OneD,
+                None => Tiling::OneD,
                 // The interleaved kernel is the stacked kernel on other storage: the same proof.
-                Some("subgroup-stacked-uv") => Layout::Stacked,
-                Some(_) if tile.is_some() => Layout::Stacked,
-                Some(v) => Layout::parse(v).ok_or_else(|| {
-                    let names: Vec<&str> = Layout::ALL.iter().map(|l| l.name()).collect();
+                Some("subgroup-stacked-uv") => Tiling::Stacked,
+                Some(_) if tile.is_some() => Tiling::Stacked,
+                Some(v) => Tiling::parse(v).ok_or_else(|| {
+                    let names: Vec<&str> = Tiling::ALL.iter().map(|l| l.name()).collect();
                     usage(format!(
                         "unknown model variant '{v}': use one of {}, subgroup-stacked-uv, or \
                          subgroup-tile-t{{T}}-r{{R}}",
@@ -241,7 +241,7 @@ pub fn parse(a: &GrayScottArgs) -> Result<Request, CliError> {
             {
                 use crate::grayscott::gpu::Variant;
                 let variant = match a.variant.as_deref() {
-                    None => Variant::Subgroup(Layout::Stacked),
+                    None => Variant::Subgroup(Tiling::Stacked),
                     Some(v) => Variant::parse(v).ok_or_else(|| {
                         let names: Vec<&str> = Variant::ALL.iter().map(|l| l.name()).collect();
                         usage(format!(

@@ -3,6 +3,7 @@
 //! Exit codes: 0 success; 1 a comparison found a mismatch; 2 no Vulkan loader or device;
 //! 64 bad input (usage); 70 a device or internal error.
 
+pub mod amber;
 #[cfg(feature = "vulkan")]
 pub mod conform;
 #[cfg(feature = "vulkan")]
@@ -13,7 +14,7 @@ pub mod grayscott;
 pub mod ops;
 #[cfg(feature = "vulkan")]
 pub mod reconverge;
-pub mod table;
+pub mod run;
 
 use clap::{Parser, Subcommand};
 
@@ -80,6 +81,12 @@ impl From<crate::model::ModelError> for CliError {
     }
 }
 
+impl From<crate::model::TypeError> for CliError {
+    fn from(e: crate::model::TypeError) -> Self {
+        CliError::usage(e)
+    }
+}
+
 /// lockstep: what exactly does this subgroup operation do, and does my GPU do it?
 ///
 /// ```
@@ -124,6 +131,12 @@ pub enum Command {
     /// model and compare every result the model defines; a failure is shrunk and shown as GLSL.
     #[cfg(feature = "vulkan")]
     Reconverge(reconverge::ReconvergeArgs),
+    /// Run AmberScript compute tests (the Vulkan CTS format) on the device and on the model; every
+    /// EXPECT checked per run (pass, fail, or undefined on the model, with the reason).
+    Amber(Box<amber::AmberArgs>),
+    /// Run your own compute shader (GLSL, SPIR-V, assembly, WGSL) lane by lane on the model and on
+    /// the device; every output element compared or explained.
+    Run(Box<run::RunArgs>),
 }
 
 /// Parses `argv` (including the program name) and runs the command; returns what to print on stdout.
@@ -155,6 +168,8 @@ pub fn run(argv: &[String]) -> Result<String, CliError> {
         Command::Grayscott(a) => grayscott::run(&a),
         #[cfg(feature = "vulkan")]
         Command::Reconverge(a) => reconverge::run_cmd(&a),
+        Command::Amber(a) => amber::run(&a),
+        Command::Run(a) => run::run(&a),
     }
 }
 

@@ -1,6 +1,5 @@
 //! `lockstep ops`: the catalogue as a table.
 
-use crate::cli::table;
 use crate::cli::CliError;
 use crate::model::{catalogue, Category};
 
@@ -95,5 +94,5 @@ pub fn run(a: &OpsArgs) -> Result<String, CliError> {
                 .join(" + "),
         ]);
     }
-    Ok(table::render(&rows))
+    Ok(crate::text::table(&rows))
 }

@@ -1,20 +1,26 @@
-//! Random conformance cases: for one kernel and one workgroup shape, the per-workgroup case words
-//! (opcode, uniform argument, ballot operand) and the per-invocation inputs (predicate, lane
+//! Random conformance cases: for one case group and one workgroup shape, the per-workgroup case
+//! words (opcode, uniform argument, ballot operand) and the per-invocation inputs (predicate, lane
 //! argument, value bits).
 //!
-//! Values are drawn per op class: movement ops and integer ops get arbitrary bits (NaN payloads,
-//! -0.0, infinities and denormals included — they must move bit for bit); float add/mul get finite
-//! values that cannot overflow in any summation order; float min/max get normal values with NaNs,
-//! infinities and signed zeros but no denormals (a device may flush those in arithmetic).
+//! Arguments are drawn by their [`ArgKind`]: lane ids, masks, deltas and bit indices mostly in
+//! range and sometimes past the subgroup (the undefined cases). Values are drawn by how the result
+//! is compared ([`Exactness`]): bit-exact ops get arbitrary bits (NaN payloads, -0.0, infinities and
+//! denormals included — they must move bit for bit); float add/mul get finite values that cannot
+//! overflow in any summation order; float min/max get normal values with NaNs, infinities and
+//! signed zeros but no denormals (a device may flush those in arithmetic).
 
-use crate::conform::glsl::{Entry, KernelSpec, CASE_WORDS, IN_WORDS};
-use crate::model::{BinOp, Op, ScalarType, SubgroupSize, ValueType, WorkgroupShape};
+use crate::conform::glsl::{
+    case, case_record, input_record, CaseGroup, Entry, CASE_WORDS, IN_WORDS,
+};
+use crate::model::{
+    ArgKind, BinOp, Exactness, Op, ScalarType, SubgroupSize, ValueType, WorkgroupShape,
+};
 use half::f16;
 use rand::{RngExt, SeedableRng};
 use rand_xorshift::XorShiftRng;
 
 /// Everything one dispatch needs.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Batch {
     /// the workgroup shape
     pub shape: WorkgroupShape,
@@ -24,6 +30,31 @@ pub struct Batch {
     pub cases: Vec<u32>,
     /// `IN_WORDS` per invocation
     pub inputs: Vec<u32>,
+}
+
+impl Batch {
+    /// An empty batch of `shape`.
+    pub fn empty(shape: WorkgroupShape) -> Batch {
+        Batch {
+            shape,
+            workgroups: 0,
+            cases: Vec::new(),
+            inputs: Vec::new(),
+        }
+    }
+
+    /// Appends `other`'s workgroups (of the same shape), adding `opcode_base` to their opcodes:
+    /// the cases of one group become those of its entries in a kernel of several groups.
+    pub fn append(&mut self, other: &Batch, opcode_base: u32) {
+        debug_assert_eq!(self.shape, other.shape);
+        for c in other.cases.chunks(CASE_WORDS) {
+            let mut c = c.to_vec();
+            c[case::OPCODE] += opcode_base;
+            self.cases.extend_from_slice(&c);
+        }
+        self.inputs.extend_from_slice(&other.inputs);
+        self.workgroups += other.workgroups;
+    }
 }
 
 /// The workgroup shapes every op is run with: (S,1,1), (2S,1,1), 3×5×7 (a partial last subgroup
@@ -46,30 +77,31 @@ pub fn shapes(size: SubgroupSize) -> Vec<WorkgroupShape> {
     .collect()
 }
 
-/// A 64-bit seed for one (kernel, shape, size) from the run's seed.
-pub fn batch_seed(seed: u64, spec: &KernelSpec, shape: WorkgroupShape, size: SubgroupSize) -> u64 {
+/// A 64-bit seed for one (case group, shape, size) from the run's seed.
+pub fn batch_seed(seed: u64, group: &CaseGroup, shape: WorkgroupShape, size: SubgroupSize) -> u64 {
     let mut h = seed ^ 0x9E37_79B9_7F4A_7C15;
-    for b in format!("{}|{}|{}", spec.name(), shape, size).bytes() {
+    for b in format!("{}|{}|{}", group.name(), shape, size).bytes() {
         h = (h ^ b as u64).wrapping_mul(0x100_0000_01B3);
     }
     h
 }
 
-/// Generates `subgroups_per_op` subgroups' worth of workgroups for every op of `spec`.
+/// Generates `subgroups_per_op` subgroups' worth of workgroups for every op of `group` (opcodes
+/// index the group's entries).
 pub fn generate(
-    spec: &KernelSpec,
+    group: &CaseGroup,
     shape: WorkgroupShape,
     size: SubgroupSize,
     subgroups_per_op: usize,
     seed: u64,
 ) -> Batch {
-    let mut rng = XorShiftRng::seed_from_u64(batch_seed(seed, spec, shape, size));
+    let mut rng = XorShiftRng::seed_from_u64(batch_seed(seed, group, shape, size));
     let inv = shape.invocations() as usize;
     let per_wg = inv.div_ceil(size.lanes());
     // Clustered ops have one entry per cluster size: share the op's cases among them.
     let mut plan: Vec<usize> = Vec::new();
-    for (i, e) in spec.entries.iter().enumerate() {
-        let siblings = spec.entries.iter().filter(|x| x.op == e.op).count();
+    for (i, e) in group.entries.iter().enumerate() {
+        let siblings = group.entries.iter().filter(|x| x.op == e.op).count();
         let subgroups = subgroups_per_op.div_ceil(siblings);
         for _ in 0..subgroups.div_ceil(per_wg).max(1) {
             plan.push(i);
@@ -78,18 +110,14 @@ pub fn generate(
     let mut cases = Vec::with_capacity(plan.len() * CASE_WORDS);
     let mut inputs = Vec::with_capacity(plan.len() * inv * IN_WORDS);
     for &i in &plan {
-        let e = spec.entries[i];
+        let e = group.entries[i];
         let (uarg, ballot) = uniform_args(&mut rng, e, size);
-        cases.push(i as u32);
-        cases.push(uarg);
-        cases.extend_from_slice(&ballot);
+        cases.extend_from_slice(&case_record(i as u32, uarg, ballot));
         let preds = predicates(&mut rng, inv, size.lanes());
         let lane_args = lane_args(&mut rng, e, size, inv);
-        let values = values(&mut rng, e, spec.ty, inv);
+        let values = values(&mut rng, e, inv);
         for k in 0..inv {
-            inputs.push(preds[k] as u32);
-            inputs.push(lane_args[k]);
-            inputs.extend_from_slice(&values[k]);
+            inputs.extend_from_slice(&input_record(preds[k], lane_args[k], values[k]));
         }
     }
     Batch {
@@ -104,24 +132,35 @@ type R = XorShiftRng;
 
 fn uniform_args(rng: &mut R, e: Entry, size: SubgroupSize) -> (u32, [u32; 4]) {
     let s = size.get();
-    let uarg = match e.op {
-        Op::Broadcast => {
-            if rng.random_bool(0.9) {
-                rng.random_range(0..s)
-            } else {
-                rng.random_range(s..s + 8)
+    let mut uarg = 0;
+    for &kind in e.info().args {
+        match kind {
+            // A broadcast id: mostly a lane of the subgroup, sometimes past it.
+            ArgKind::Id { uniform: true } => {
+                uarg = if rng.random_bool(0.9) {
+                    rng.random_range(0..s)
+                } else {
+                    rng.random_range(s..s + 8)
+                }
             }
-        }
-        Op::QuadBroadcast => rng.random_range(0..4),
-        Op::Rotate | Op::ClusteredRotate => {
-            if rng.random_bool(0.7) {
-                rng.random_range(0..2 * s)
-            } else {
-                rng.random()
+            ArgKind::QuadIndex => uarg = rng.random_range(0..4),
+            // A rotation: mostly within two turns, sometimes any uint (the addition wraps).
+            ArgKind::Delta { uniform: true } => {
+                uarg = if rng.random_bool(0.7) {
+                    rng.random_range(0..2 * s)
+                } else {
+                    rng.random()
+                }
             }
+            ArgKind::Id { uniform: false }
+            | ArgKind::Delta { uniform: false }
+            | ArgKind::Mask
+            | ArgKind::Index
+            | ArgKind::Cluster
+            | ArgKind::Ballot
+            | ArgKind::Workgroup => {}
         }
-        _ => 0,
-    };
+    }
     let full: u128 = size.full_mask().0;
     let ballot: u128 = match rng.random_range(0..20) {
         0..=11 => rng.random(),
@@ -160,35 +199,44 @@ fn predicates(rng: &mut R, inv: usize, s: usize) -> Vec<bool> {
     }
 }
 
-/// One lane argument: mostly in range, sometimes past the subgroup (undefined cases), rarely any u32.
-fn lane_arg(rng: &mut R, op: Op, s: u32) -> u32 {
+/// One lane argument of the op's per-lane kind: mostly in range, sometimes past the subgroup
+/// (undefined cases), rarely any u32. The first draw is made for every op (0 without such an
+/// argument), so that a seed gives the cases it always gave.
+fn lane_arg(rng: &mut R, e: Entry, s: u32) -> u32 {
     let r = rng.random_range(0..100);
-    match op {
-        Op::Shuffle | Op::BallotBitExtract => match r {
+    let kind = e
+        .info()
+        .args
+        .iter()
+        .copied()
+        .find(|k| k.is_lane_arg() && !k.uniform());
+    match kind {
+        Some(ArgKind::Id { .. } | ArgKind::Index) => match r {
             0..=84 => rng.random_range(0..s),
             85..=94 => rng.random_range(s..s + 4),
             _ => rng.random(),
         },
-        Op::ShuffleXor => match r {
+        Some(ArgKind::Mask) => match r {
             0..=84 => rng.random_range(0..s),
             85..=94 => rng.random_range(s..2 * s),
             _ => rng.random(),
         },
-        Op::ShuffleUp | Op::ShuffleDown => match r {
+        Some(ArgKind::Delta { .. }) => match r {
             0..=49 => rng.random_range(0..s.min(4)),
             50..=79 => rng.random_range(0..s),
             80..=94 => rng.random_range(s..2 * s),
             _ => rng.random(),
         },
-        _ => 0,
+        Some(ArgKind::QuadIndex | ArgKind::Cluster | ArgKind::Ballot | ArgKind::Workgroup)
+        | None => 0,
     }
 }
 
 fn lane_args(rng: &mut R, e: Entry, size: SubgroupSize, inv: usize) -> Vec<u32> {
     if rng.random_bool(0.5) {
-        vec![lane_arg(rng, e.op, size.get()); inv]
+        vec![lane_arg(rng, e, size.get()); inv]
     } else {
-        (0..inv).map(|_| lane_arg(rng, e.op, size.get())).collect()
+        (0..inv).map(|_| lane_arg(rng, e, size.get())).collect()
     }
 }
 
@@ -201,35 +249,34 @@ enum Class {
     MinMax,
 }
 
-fn class_of(op: Op, ty: ValueType) -> Class {
-    let float = ty.scalar_type().is_float();
-    match op {
-        Op::AllEqual => Class::AllEqual,
-        Op::Arithmetic(b, _) | Op::Clustered(b) if float => match b {
-            BinOp::Add => Class::AddLike,
-            BinOp::Mul => Class::MulLike,
-            _ => Class::MinMax,
-        },
-        _ => Class::Bits,
+/// How an entry's values are drawn, from how its result is compared.
+fn class_of(e: Entry, ty: ValueType) -> Class {
+    // subgroupAllEqual compares the lanes' values: independent draws are almost never equal.
+    if e.op == Op::AllEqual {
+        return Class::AllEqual;
+    }
+    match e.info().exactness(Some(ty)) {
+        Exactness::Tolerance if e.op.binop() == Some(BinOp::Mul) => Class::MulLike,
+        Exactness::Tolerance => Class::AddLike,
+        Exactness::MinMaxFloat => Class::MinMax,
+        Exactness::Bits => Class::Bits,
     }
 }
 
-fn draw_value(rng: &mut R, sc: ScalarType, n: usize, class: Class) -> [u32; 8] {
-    let mut w = [0u32; 8];
-    for c in 0..n {
-        let b = scalar_bits(rng, sc, class);
-        w[2 * c] = b as u32;
-        w[2 * c + 1] = (b >> 32) as u32;
+fn draw_value(rng: &mut R, sc: ScalarType, n: usize, class: Class) -> [u64; 4] {
+    let mut v = [0u64; 4];
+    for c in v.iter_mut().take(n) {
+        *c = scalar_bits(rng, sc, class);
     }
-    w
+    v
 }
 
-/// Value words (2 per component, 8 in all) for every invocation of one workgroup.
-fn values(rng: &mut R, e: Entry, ty: Option<ValueType>, inv: usize) -> Vec<[u32; 8]> {
-    let Some(ty) = ty else {
-        return vec![[0; 8]; inv];
+/// Value bits (per component) for every invocation of one workgroup.
+fn values(rng: &mut R, e: Entry, inv: usize) -> Vec<[u64; 4]> {
+    let Some(ty) = e.ty else {
+        return vec![[0; 4]; inv];
     };
-    let class = class_of(e.op, ty);
+    let class = class_of(e, ty);
     let (sc, n) = (ty.scalar_type(), ty.components());
     if class == Class::AllEqual {
         // subgroupAllEqual needs equal values to be interesting: all equal, all but one, or random.

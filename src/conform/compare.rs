@@ -8,12 +8,13 @@
 
 use crate::conform::cases::Batch;
 use crate::conform::glsl::{
-    out, Entry, KernelSpec, CASE_WORDS, IN_WORDS, MARKER, OUT_WORDS, SENTINEL,
+    case, component_bits, input, out, Entry, KernelSpec, CASE_WORDS, IN_WORDS, MARKER, OUT_WORDS,
+    SENTINEL,
 };
 use crate::model::{
-    evaluate, info, Args, Ballot, BinOp, Exactness, LaneArg, LaneMask, Layout, Op, OpCall, Outcome,
-    Reason, ResultKind, Scalar, ScalarType, Scan, SubgroupSize, Value, ValueType, WorkgroupLayout,
-    WorkgroupShape,
+    evaluate, info, ArgSources, Args, Ballot, BinOp, Exactness, LaneArg, LaneMask, LaneOrder, Op,
+    OpCall, Outcome, Reason, ResultKind, Scalar, ScalarType, Scan, SubgroupSize, Value, ValueType,
+    WorkgroupLayout, WorkgroupShape,
 };
 use std::collections::{BTreeMap, HashMap};
 
@@ -160,42 +161,39 @@ struct Rec {
     key: u32,
     size: u32,
     active: u128,
+    /// the result's words: low halves of its components, then high halves
     result: [u32; 8],
     num_subgroups: u32,
 }
 
 fn rec(words: &[u32]) -> Rec {
+    let word4 = |at: usize| [words[at], words[at + 1], words[at + 2], words[at + 3]];
     let mut result = [0u32; 8];
-    result.copy_from_slice(&words[out::RESULT..out::RESULT + 8]);
+    result[..4].copy_from_slice(&words[out::RESULT_LO..out::RESULT_LO + 4]);
+    result[4..].copy_from_slice(&words[out::RESULT_HI..out::RESULT_HI + 4]);
     Rec {
         written: words[out::WRITTEN],
         subgroup_id: words[out::SUBGROUP_ID],
         lane: words[out::LANE],
         key: words[out::KEY],
         size: words[out::SIZE],
-        active: Ballot::from_words([
-            words[out::ACTIVE],
-            words[out::ACTIVE + 1],
-            words[out::ACTIVE + 2],
-            words[out::ACTIVE + 3],
-        ])
-        .0,
+        active: Ballot::from_words(word4(out::ACTIVE)).0,
         result,
         num_subgroups: words[out::NUM_SUBGROUPS],
     }
 }
 
-/// Raw value of `ty` from words (2 per component).
-fn value_from_words(ty: ValueType, w: &[u32]) -> Value {
+/// A value of `ty` from low words at `lo` and high words at `hi` of `words`.
+fn value_from_words(ty: ValueType, words: &[u32], lo: usize, hi: usize) -> Value {
     let bits: Vec<u64> = (0..ty.components())
-        .map(|c| w[2 * c] as u64 | (w[2 * c + 1] as u64) << 32)
+        .map(|c| component_bits(words, lo, hi, c))
         .collect();
     Value::from_bits(ty, &bits)
 }
 
 fn result_value(kind: ResultKind, ty: Option<ValueType>, w: &[u32; 8]) -> Value {
     match kind {
-        ResultKind::SameAsValue => value_from_words(ty.unwrap_or(ValueType::U32), w),
+        ResultKind::SameAsValue => value_from_words(ty.unwrap_or(ValueType::U32), w, 0, 4),
         ResultKind::Bool => Value::bool(w[0] != 0),
         ResultKind::Uint => Value::u32(w[0]),
         ResultKind::Uvec4 => Value::ballot(Ballot::from_words([w[0], w[1], w[2], w[3]])),
@@ -249,7 +247,32 @@ fn terms_lanes(op: Op, active: LaneMask, lane: u32, cluster: u32) -> LaneMask {
             let base = lane & !(cluster - 1);
             LaneMask(active.0 & (LaneMask::first(cluster).0 << base))
         }
-        _ => active,
+        // Not folds (only folds are compared within a tolerance): every active lane.
+        Op::Elect
+        | Op::SubgroupSize
+        | Op::InvocationId
+        | Op::LaneMask(_)
+        | Op::NumSubgroups
+        | Op::SubgroupId
+        | Op::All
+        | Op::Any
+        | Op::AllEqual
+        | Op::Ballot
+        | Op::InverseBallot
+        | Op::BallotBitExtract
+        | Op::BallotBitCount(_)
+        | Op::BallotFindLsb
+        | Op::BallotFindMsb
+        | Op::Broadcast
+        | Op::BroadcastFirst
+        | Op::Shuffle
+        | Op::ShuffleXor
+        | Op::ShuffleUp
+        | Op::ShuffleDown
+        | Op::QuadBroadcast
+        | Op::QuadSwap(_)
+        | Op::Rotate
+        | Op::ClusteredRotate => active,
     }
 }
 
@@ -262,7 +285,7 @@ fn within_tolerance(
     model: &Value,
     dev: &Value,
 ) -> bool {
-    let Some(b) = crate::conform::glsl::binop(e.op) else {
+    let Some(b) = e.op.binop() else {
         return model == dev;
     };
     for c in 0..ty.components() {
@@ -286,7 +309,7 @@ fn within_tolerance(
 }
 
 fn identity_value(op: Op, ty: ValueType) -> Option<Value> {
-    let b = crate::conform::glsl::binop(op)?;
+    let b = op.binop()?;
     macro_rules! id {
         ($t:ty) => {{
             let one = Scalar::to_bits(<$t as Scalar>::identity(b));
@@ -377,10 +400,10 @@ pub fn compare_batch(ctx: &BatchCtx<'_>, batch: &Batch, out_words: &[u32]) -> St
         })
 }
 
-fn row_key(e: Entry, ty: Option<ValueType>, size: u32, shape: WorkgroupShape) -> RowKey {
+fn row_key(e: Entry, size: u32, shape: WorkgroupShape) -> RowKey {
     RowKey {
         op: info(e.op).name.clone(),
-        ty: ty.map(|t| t.to_string()).unwrap_or_else(|| "-".into()),
+        ty: e.ty.map(|t| t.to_string()).unwrap_or_else(|| "-".into()),
         size,
         shape: [shape.x, shape.y, shape.z],
     }
@@ -448,6 +471,50 @@ fn fail(
     });
 }
 
+/// One workgroup of a batch as the device returned it.
+struct Workgroup<'a> {
+    /// one output record per invocation (local index order)
+    recs: Vec<Rec>,
+    /// the batch's input words
+    inputs: &'a [u32],
+    /// index of the workgroup's first invocation in the batch
+    base: usize,
+    /// the device's subgroups: invocations (local indices) by subgroupBroadcastFirst key
+    groups: BTreeMap<u32, Vec<usize>>,
+}
+
+impl Workgroup<'_> {
+    /// Invocation `k`'s input words.
+    fn input(&self, k: usize) -> &[u32] {
+        let at = (self.base + k) * IN_WORDS;
+        &self.inputs[at..at + IN_WORDS]
+    }
+
+    fn predicate(&self, k: usize) -> bool {
+        self.input(k)[input::PREDICATE] != 0
+    }
+}
+
+/// What one subgroup's lanes held: which invocation each lane is, their values and arguments.
+struct Lanes {
+    /// invocation (local index) at each lane, `None` for a lane no invocation reported
+    lane_of: Vec<Option<usize>>,
+    /// value per lane (zero where no invocation; empty without a value operand)
+    values: Vec<Value>,
+    /// per-lane argument (zero where no invocation)
+    largs: Vec<u32>,
+    /// gl_SubgroupID the first invocation reported
+    subgroup_id: u32,
+}
+
+/// A defined lane's comparison and an undefined lane's observation, counted per subgroup.
+#[derive(Default)]
+struct Tally {
+    lane_checks: u64,
+    /// (reason, what the device returned, the lane's own value, the source lane's value)
+    undefined: Vec<(Reason, Value, Option<Value>, Option<Value>)>,
+}
+
 fn compare_workgroup(
     ctx: &BatchCtx<'_>,
     batch: &Batch,
@@ -456,254 +523,325 @@ fn compare_workgroup(
     inv: usize,
     st: &mut Stats,
 ) {
-    let spec = ctx.spec;
     let case = &batch.cases[wg * CASE_WORDS..(wg + 1) * CASE_WORDS];
-    let e = spec.entries[case[0] as usize];
-    let uarg = case[1];
-    let ballot = Ballot::from_words([case[2], case[3], case[4], case[5]]);
-    let n = ctx.size.get();
-    let key = row_key(e, spec.ty, n, batch.shape);
+    let Some(e) = ctx.spec.entry(case[case::OPCODE]) else {
+        return; // not an opcode of the kernel: the batch was built for another
+    };
+    let key = row_key(e, ctx.size.get(), batch.shape);
     let site = Site {
         ctx,
         key: &key,
         e,
         wg,
     };
+    let w = read_workgroup(batch, out_words, wg, inv);
+    st.rows.entry(key.clone()).or_default().cases += w.groups.len() as u64;
+    if e.info().is_workgroup_level() {
+        let ok = check_workgroup_builtins(site, batch.shape, &w.recs, &w.groups, st);
+        let row = st.rows.entry(key).or_default();
+        if ok {
+            row.passed += w.groups.len() as u64;
+        } else {
+            row.failed += w.groups.len() as u64;
+        }
+        return;
+    }
+    let ballot = Ballot::from_words([
+        case[case::BALLOT],
+        case[case::BALLOT + 1],
+        case[case::BALLOT + 2],
+        case[case::BALLOT + 3],
+    ]);
+    let (mut failed, mut failed_nan) = (0u64, 0u64);
+    let mut tally = Tally::default();
+    for members in w.groups.values() {
+        let lanes = match place_lanes(site, &w, members, st) {
+            Some(l) => l,
+            None => {
+                failed += 1;
+                continue;
+            }
+        };
+        let (sets, mut bad) = active_sets(site, &w, &lanes, st);
+        for (active, executing) in sets {
+            let args = Args::from_sources(
+                e.info(),
+                &ArgSources {
+                    uniform: case[case::UNIFORM],
+                    per_lane: LaneArg::PerLane(lanes.largs.clone()),
+                    cluster: e.cluster.unwrap_or(1) as u64,
+                    ballot,
+                },
+            );
+            bad |= !check_lanes(
+                site,
+                &w,
+                &lanes,
+                LaneMask(active),
+                &executing,
+                args,
+                &mut tally,
+                st,
+            );
+        }
+        if bad {
+            failed += 1;
+            failed_nan += u64::from(held_nan(&w, &lanes));
+        }
+    }
+    let row = st.rows.entry(key.clone()).or_default();
+    row.failed += failed;
+    row.passed += w.groups.len() as u64 - failed;
+    row.lane_checks += tally.lane_checks;
+    row.failed_with_nan += failed_nan;
+    st.lane_checks += tally.lane_checks;
+    record_undefined(&key, e, tally.undefined, st);
+}
+
+/// The workgroup's records, grouped into the device's subgroups by their key.
+fn read_workgroup<'a>(batch: &'a Batch, out_words: &[u32], wg: usize, inv: usize) -> Workgroup<'a> {
     let recs: Vec<Rec> = (0..inv)
         .map(|k| {
             let g = wg * inv + k;
             rec(&out_words[g * OUT_WORDS..(g + 1) * OUT_WORDS])
         })
         .collect();
-    let input = |k: usize| &batch.inputs[(wg * inv + k) * IN_WORDS..(wg * inv + k + 1) * IN_WORDS];
-    // Group invocations into subgroups by key.
     let mut groups: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
     for (k, r) in recs.iter().enumerate() {
         groups.entry(r.key).or_default().push(k);
     }
-    let row = st.rows.entry(key.clone()).or_default();
-    row.cases += groups.len() as u64;
-    let mut failed_groups = 0u64;
-    let mut failed_nan = 0u64;
-    let mut lane_checks = 0u64;
-    let info = info(e.op);
-    if info.is_workgroup_level() {
-        let ok = check_workgroup_builtins(site, batch.shape, &recs, &groups, st);
-        let row = st.rows.entry(key).or_default();
-        if ok {
-            row.passed += groups.len() as u64;
-        } else {
-            row.failed += groups.len() as u64;
-        }
-        return;
+    Workgroup {
+        recs,
+        inputs: &batch.inputs,
+        base: wg * inv,
+        groups,
     }
-    let mut undefined: Vec<(Reason, Value, Option<Value>, Option<Value>)> = Vec::new();
-    for members in groups.values() {
-        let mut bad = false;
-        let mut lane_of: Vec<Option<usize>> = vec![None; n as usize];
-        let sg_id = recs[members[0]].subgroup_id;
-        for &k in members {
-            let r = recs[k];
-            let structural = if r.size != n {
-                Some(format!(
-                    "device reported gl_SubgroupSize {} but the pipeline required {n}",
-                    r.size
-                ))
-            } else if r.lane >= n {
-                Some(format!(
-                    "gl_SubgroupInvocationID {} >= gl_SubgroupSize {n}",
-                    r.lane
-                ))
-            } else if lane_of[r.lane as usize].is_some() {
-                Some(format!(
-                    "two invocations of one subgroup report lane {}",
-                    r.lane
-                ))
-            } else {
-                None
-            };
-            if let Some(why) = structural {
+}
+
+/// Places one subgroup's invocations on their lanes (checking the size and lane ids the device
+/// reported) and reads their values and arguments; `None` (failures recorded) if the placement
+/// is impossible.
+fn place_lanes(
+    site: Site<'_>,
+    w: &Workgroup<'_>,
+    members: &[usize],
+    st: &mut Stats,
+) -> Option<Lanes> {
+    let n = site.ctx.size.get();
+    let mut lane_of: Vec<Option<usize>> = vec![None; n as usize];
+    let mut bad = false;
+    for &k in members {
+        let r = w.recs[k];
+        let structural = if r.size != n {
+            Some(format!(
+                "device reported gl_SubgroupSize {} but the pipeline required {n}",
+                r.size
+            ))
+        } else if r.lane >= n {
+            Some(format!(
+                "gl_SubgroupInvocationID {} >= gl_SubgroupSize {n}",
+                r.lane
+            ))
+        } else if lane_of[r.lane as usize].is_some() {
+            Some(format!(
+                "two invocations of one subgroup report lane {}",
+                r.lane
+            ))
+        } else {
+            None
+        };
+        match structural {
+            Some(why) => {
                 fail_plain(st, site, r.subgroup_id, r.lane, why);
                 bad = true;
-                continue;
             }
-            lane_of[r.lane as usize] = Some(k);
-        }
-        if bad {
-            failed_groups += 1;
-            continue;
-        }
-        // Lane values and per-lane arguments (lanes with no invocation: zero).
-        let ty = spec.ty;
-        let values: Vec<Value> = match ty {
-            Some(t) => (0..n as usize)
-                .map(|l| match lane_of[l] {
-                    Some(k) => value_from_words(t, &input(k)[2..10]),
-                    None => Value::from_bits(t, &[0; 4]),
-                })
-                .collect(),
-            None => Vec::new(),
-        };
-        let largs: Vec<u32> = (0..n as usize)
-            .map(|l| lane_of[l].map(|k| input(k)[1]).unwrap_or(0))
-            .collect();
-        // The device's active set at the operation, per executing lane (normally one set).
-        let mut sets: BTreeMap<u128, Vec<u32>> = BTreeMap::new();
-        for l in 0..n {
-            if let Some(k) = lane_of[l as usize] {
-                let pred = input(k)[0] != 0;
-                let r = recs[k];
-                if pred {
-                    if r.written != MARKER {
-                        let why = if r.written == SENTINEL {
-                            "unwritten result: the lane's predicate was true but its output still holds the sentinel".to_string()
-                        } else {
-                            format!("corrupt marker 0x{:x}", r.written)
-                        };
-                        fail_plain(st, site, sg_id, l, why);
-                        bad = true;
-                        continue;
-                    }
-                    if r.active >> l & 1 == 0 || r.active & !ctx.size.full_mask().0 != 0 {
-                        fail_plain(
-                            st,
-                            site,
-                            sg_id,
-                            l,
-                            format!(
-                                "the ballot of active lanes 0x{:x} is impossible for lane {l}",
-                                r.active
-                            ),
-                        );
-                        bad = true;
-                        continue;
-                    }
-                    sets.entry(r.active).or_default().push(l);
-                } else if r.written != SENTINEL {
-                    fail_plain(
-                        st,
-                        site,
-                        sg_id,
-                        l,
-                        "an invocation whose predicate was false wrote a result".into(),
-                    );
-                    bad = true;
-                }
-            }
-        }
-        for (active, lanes) in sets {
-            let active = LaneMask(active);
-            let mut args = Args::default();
-            for &k in info.args {
-                match k {
-                    crate::model::ArgKind::Id { uniform: true }
-                    | crate::model::ArgKind::QuadIndex => args.id = Some(LaneArg::Uniform(uarg)),
-                    crate::model::ArgKind::Id { uniform: false } => {
-                        args.id = Some(LaneArg::PerLane(largs.clone()))
-                    }
-                    crate::model::ArgKind::Mask => {
-                        args.mask = Some(LaneArg::PerLane(largs.clone()))
-                    }
-                    crate::model::ArgKind::Delta { uniform: true } => {
-                        args.delta = Some(LaneArg::Uniform(uarg))
-                    }
-                    crate::model::ArgKind::Delta { uniform: false } => {
-                        args.delta = Some(LaneArg::PerLane(largs.clone()))
-                    }
-                    crate::model::ArgKind::Index => {
-                        args.index = Some(LaneArg::PerLane(largs.clone()))
-                    }
-                    crate::model::ArgKind::Cluster => args.cluster = e.cluster.map(|c| c as u64),
-                    crate::model::ArgKind::Ballot => args.ballot = Some(ballot),
-                    crate::model::ArgKind::Workgroup => {}
-                }
-            }
-            let model = OpCall::new(info, ctx.size, args)
-                .and_then(|call| evaluate(&call, active, &values).map(|o| (call, o)));
-            let (call, outcomes) = match model {
-                Ok(m) => m,
-                Err(err) => {
-                    fail_plain(st, site, sg_id, lanes[0], format!("internal: {err}"));
-                    bad = true;
-                    continue;
-                }
-            };
-            let exact = info.exactness(ty);
-            for &l in &lanes {
-                let k = lane_of[l as usize].expect("lane has an invocation");
-                let dev = result_value(info.result, ty, &recs[k].result);
-                match outcomes[l as usize] {
-                    Outcome::Inactive => {}
-                    Outcome::Defined(want) => {
-                        lane_checks += 1;
-                        let ok = match exact {
-                            Exactness::Bits => want == dev,
-                            Exactness::MinMaxFloat => (0..want.ty().components())
-                                .all(|c| want.component_f64(c) == dev.component_f64(c)),
-                            Exactness::Tolerance => within_tolerance(
-                                e,
-                                ty.unwrap_or(ValueType::U32),
-                                &values,
-                                terms_lanes(e.op, active, l, e.cluster.unwrap_or(1)),
-                                &want,
-                                &dev,
-                            ),
-                        };
-                        if !ok {
-                            let why = match exact {
-                                Exactness::Bits => "bits differ".to_string(),
-                                Exactness::MinMaxFloat => {
-                                    "values differ (min/max: compared as numbers)".to_string()
-                                }
-                                Exactness::Tolerance => {
-                                    "outside the error bound for any summation order".to_string()
-                                }
-                            };
-                            fail(
-                                st,
-                                site,
-                                sg_id,
-                                l,
-                                Some(&want),
-                                Some(&dev),
-                                why,
-                                eval_line(&call, active, ty, &values),
-                            );
-                            bad = true;
-                        }
-                    }
-                    Outcome::Undefined(reason) => {
-                        let own = ty.map(|_| values[l as usize]);
-                        let src = match reason {
-                            Reason::SourceInactive { source } => {
-                                ty.and_then(|_| values.get(source as usize).copied())
-                            }
-                            _ => None,
-                        };
-                        undefined.push((reason, dev, own, src));
-                    }
-                }
-            }
-        }
-        if bad {
-            failed_groups += 1;
-            let nan = (0..n).any(|l| {
-                lane_of[l as usize].is_some_and(|k| input(k)[0] != 0)
-                    && values.get(l as usize).is_some_and(|v| {
-                        (0..v.ty().components()).any(|c| v.component_f64(c).is_nan())
-                    })
-            });
-            failed_nan += nan as u64;
+            None => lane_of[r.lane as usize] = Some(k),
         }
     }
-    let groups_n = groups.len() as u64;
-    let row = st.rows.entry(key.clone()).or_default();
-    row.failed += failed_groups;
-    row.passed += groups_n - failed_groups;
-    row.lane_checks += lane_checks;
-    row.failed_with_nan += failed_nan;
-    st.lane_checks += lane_checks;
-    let ident = spec.ty.and_then(|t| identity_value(e.op, t));
+    if bad {
+        return None;
+    }
+    // Lane values and per-lane arguments (lanes with no invocation: zero).
+    let values: Vec<Value> = match site.e.ty {
+        Some(t) => lane_of
+            .iter()
+            .map(|k| match k {
+                Some(k) => value_from_words(t, w.input(*k), input::VALUE_LO, input::VALUE_HI),
+                None => Value::from_bits(t, &[0; 4]),
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    let largs = lane_of
+        .iter()
+        .map(|k| k.map(|k| w.input(k)[input::LANE_ARG]).unwrap_or(0))
+        .collect();
+    Some(Lanes {
+        lane_of,
+        values,
+        largs,
+        subgroup_id: w.recs[members[0]].subgroup_id,
+    })
+}
+
+/// The device's active set at the operation, per executing lane (normally one set), after
+/// checking each lane's marker and ballot against its predicate. Returns the sets and whether a
+/// check failed.
+fn active_sets(
+    site: Site<'_>,
+    w: &Workgroup<'_>,
+    lanes: &Lanes,
+    st: &mut Stats,
+) -> (BTreeMap<u128, Vec<u32>>, bool) {
+    let full = site.ctx.size.full_mask().0;
+    let sg = lanes.subgroup_id;
+    let mut sets: BTreeMap<u128, Vec<u32>> = BTreeMap::new();
+    let mut bad = false;
+    for (l, k) in lanes.lane_of.iter().enumerate() {
+        let (l, Some(k)) = (l as u32, *k) else {
+            continue;
+        };
+        let r = w.recs[k];
+        let why = match (w.predicate(k), r.written) {
+            (true, MARKER) if r.active >> l & 1 == 0 || r.active & !full != 0 => Some(format!(
+                "the ballot of active lanes 0x{:x} is impossible for lane {l}",
+                r.active
+            )),
+            (true, MARKER) => {
+                sets.entry(r.active).or_default().push(l);
+                None
+            }
+            (true, SENTINEL) => Some(
+                "unwritten result: the lane's predicate was true but its output still holds the \
+                 sentinel"
+                    .to_string(),
+            ),
+            (true, other) => Some(format!("corrupt marker 0x{other:x}")),
+            (false, SENTINEL) => None,
+            (false, _) => Some("an invocation whose predicate was false wrote a result".into()),
+        };
+        if let Some(why) = why {
+            fail_plain(st, site, sg, l, why);
+            bad = true;
+        }
+    }
+    (sets, bad)
+}
+
+/// Evaluates the model on one active set and compares the lanes that executed with it. Returns
+/// false if a defined lane disagrees (or the model rejects the call).
+#[allow(clippy::too_many_arguments)]
+fn check_lanes(
+    site: Site<'_>,
+    w: &Workgroup<'_>,
+    lanes: &Lanes,
+    active: LaneMask,
+    executing: &[u32],
+    args: Args,
+    tally: &mut Tally,
+    st: &mut Stats,
+) -> bool {
+    let e = site.e;
+    let info = e.info();
+    let ty = e.ty;
+    let model = OpCall::new(info, site.ctx.size, args)
+        .and_then(|call| evaluate(&call, active, &lanes.values).map(|o| (call, o)));
+    let (call, outcomes) = match model {
+        Ok(m) => m,
+        Err(err) => {
+            fail_plain(
+                st,
+                site,
+                lanes.subgroup_id,
+                executing[0],
+                format!("internal: {err}"),
+            );
+            return false;
+        }
+    };
+    let exact = info.exactness(ty);
+    let mut ok = true;
+    for &l in executing {
+        let k = lanes.lane_of[l as usize].expect("an executing lane has an invocation");
+        let dev = result_value(info.result, ty, &w.recs[k].result);
+        match outcomes[l as usize] {
+            Outcome::Inactive => {}
+            Outcome::Defined(want) => {
+                tally.lane_checks += 1;
+                let same = match exact {
+                    Exactness::Bits => want == dev,
+                    Exactness::MinMaxFloat => (0..want.ty().components())
+                        .all(|c| want.component_f64(c) == dev.component_f64(c)),
+                    Exactness::Tolerance => within_tolerance(
+                        e,
+                        ty.unwrap_or(ValueType::U32),
+                        &lanes.values,
+                        terms_lanes(e.op, active, l, e.cluster.unwrap_or(1)),
+                        &want,
+                        &dev,
+                    ),
+                };
+                if !same {
+                    let why = match exact {
+                        Exactness::Bits => "bits differ",
+                        Exactness::MinMaxFloat => "values differ (min/max: compared as numbers)",
+                        Exactness::Tolerance => "outside the error bound for any summation order",
+                    };
+                    fail(
+                        st,
+                        site,
+                        lanes.subgroup_id,
+                        l,
+                        Some(&want),
+                        Some(&dev),
+                        why.to_string(),
+                        eval_line(&call, active, ty, &lanes.values),
+                    );
+                    ok = false;
+                }
+            }
+            Outcome::Undefined(reason) => {
+                let own = ty.map(|_| lanes.values[l as usize]);
+                let src = match reason {
+                    Reason::SourceInactive { source } => {
+                        ty.and_then(|_| lanes.values.get(source as usize).copied())
+                    }
+                    Reason::SourceOutOfRange { .. }
+                    | Reason::DeltaExceedsId { .. }
+                    | Reason::AllNaN { .. }
+                    | Reason::NoBitSet
+                    | Reason::IndexOutOfRange { .. }
+                    | Reason::AllEqualWithNaN
+                    | Reason::AllEqualSignedZeros
+                    | Reason::UnpinnedTangle { .. } => None,
+                };
+                tally.undefined.push((reason, dev, own, src));
+            }
+        }
+    }
+    ok
+}
+
+/// Did an executing lane of a failed subgroup hold a NaN? (Known deviations may be NaN-specific.)
+fn held_nan(w: &Workgroup<'_>, lanes: &Lanes) -> bool {
+    lanes.lane_of.iter().enumerate().any(|(l, k)| {
+        k.is_some_and(|k| w.predicate(k))
+            && lanes
+                .values
+                .get(l)
+                .is_some_and(|v| (0..v.ty().components()).any(|c| v.component_f64(c).is_nan()))
+    })
+}
+
+/// Classifies what the device returned in undefined lanes (own value, the source's value, zero,
+/// the identity, other) and keeps the most common values.
+fn record_undefined(
+    key: &RowKey,
+    e: Entry,
+    undefined: Vec<(Reason, Value, Option<Value>, Option<Value>)>,
+    st: &mut Stats,
+) {
+    let ident = e.ty.and_then(|t| identity_value(e.op, t));
     for (reason, dev, own, src) in undefined {
         let u = st
             .undefined
@@ -741,7 +879,6 @@ fn check_workgroup_builtins(
     st: &mut Stats,
 ) -> bool {
     let Site { ctx, e, .. } = site;
-    let n = ctx.size.get();
     let mut ok = true;
     let num = recs[0].num_subgroups;
     let mut ids = std::collections::BTreeSet::new();
@@ -811,7 +948,7 @@ fn check_workgroup_builtins(
         ok = false;
     }
     // Which model layout reproduces the device's (subgroup id, lane) for every invocation?
-    let layout = Layout::all()
+    let layout = LaneOrder::all()
         .into_iter()
         .filter_map(|l| WorkgroupLayout::new(shape, ctx.size, l).ok())
         .find(|w| {
@@ -823,6 +960,5 @@ fn check_workgroup_builtins(
         .map(|w| w.layout().to_string())
         .unwrap_or_else(|| "none of the model's layouts".to_string());
     *st.layouts.entry((shape.to_string(), layout)).or_default() += 1;
-    let _ = n;
     ok
 }

@@ -22,6 +22,17 @@ mod tests {
                 if let Err(e) = crate::vulkan::compile_glsl(&src, &spec.name(), true) {
                     panic!("{e}");
                 }
+                for fault in [
+                    Fault::WrongLane(1),
+                    Fault::WrongIdentity,
+                    Fault::OffByOneShuffle,
+                    Fault::NoWrite(2),
+                ] {
+                    let src = generate(&spec, Some(fault));
+                    if let Err(e) = crate::vulkan::compile_glsl(&src, &spec.name(), true) {
+                        panic!("{fault:?}: {e}");
+                    }
+                }
             }
         }
     }

@@ -2,30 +2,12 @@
 //! `lockstep eval` line and the GLSL that ran, undefined-lane observations, timing), the JSON report
 //! and JUnit XML.
 
+use crate::conform::compare::{Mismatch, RowKey};
+use crate::conform::known::Known;
 use crate::conform::run::Report;
 use crate::model::{catalogue, Category, ScalarType};
 use serde_json::json;
 use std::collections::BTreeMap;
-use std::path::Path;
-
-/// Today's date (UTC) as YYYY-MM-DD.
-pub fn today() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    // Civil date from days since 1970-01-01 (H. Hinnant's algorithm).
-    let z = (secs / 86_400) as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}")
-}
 
 fn category_of(op: &str) -> Category {
     catalogue()
@@ -96,13 +78,36 @@ pub fn table(r: &Report) -> String {
             rows.push(row);
         }
     }
-    crate::cli::table::render(&rows)
+    crate::text::table(&rows)
 }
 
-/// The whole text summary.
+/// The whole text summary: the device, the category × type table, what is unsupported, known
+/// deviations, mismatches and errors (with the GLSL that ran), undefined-lane observations, lane
+/// layouts, totals and the verdict.
 pub fn text(r: &Report) -> String {
+    let known = known_rows(r);
+    [
+        header(r),
+        "cells: passed/failed subgroups / unsupported (op, type) combinations; '.' = no such op for the type\n".to_string(),
+        table(r),
+        unsupported_section(r),
+        known_section(&known),
+        mismatches_section(r),
+        errors_section(r),
+        kernels_section(r),
+        undefined_section(r),
+        layouts_section(r),
+        totals_section(r),
+        verdict(r, known.len()),
+    ]
+    .concat()
+}
+
+type KnownRow<'a> = (&'a RowKey, &'static Known);
+
+fn header(r: &Report) -> String {
     let d = &r.device;
-    let mut s = format!(
+    format!(
         "device: {} ({}; driver {}; subgroup size {}; sizes run: {})\n\n",
         d.name,
         d.device_type,
@@ -113,121 +118,143 @@ pub fn text(r: &Report) -> String {
             .map(|x| x.to_string())
             .collect::<Vec<_>>()
             .join(", ")
-    );
-    s += "cells: passed/failed subgroups / unsupported (op, type) combinations; '.' = no such op for the type\n";
-    s += &table(r);
-    if !r.unsupported.is_empty() {
-        let mut by: BTreeMap<&str, Vec<String>> = BTreeMap::new();
-        for u in &r.unsupported {
-            let e = by.entry(u.reason.as_str()).or_default();
-            let c = category_of(&u.op).name().to_string();
-            if !e.contains(&c) {
-                e.push(c);
-            }
-        }
-        s += "\nunsupported:\n";
-        for (reason, cats) in by {
-            s += &format!("  {} — needs {reason}\n", cats.join(", "));
+    )
+}
+
+/// The categories the device cannot run, by the feature they need.
+fn unsupported_section(r: &Report) -> String {
+    if r.unsupported.is_empty() {
+        return String::new();
+    }
+    let mut by: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    for u in &r.unsupported {
+        let e = by.entry(u.reason.as_str()).or_default();
+        let c = category_of(&u.op).name().to_string();
+        if !e.contains(&c) {
+            e.push(c);
         }
     }
-    let known: Vec<(
-        &crate::conform::compare::RowKey,
-        &crate::conform::known::Known,
-    )> = r
-        .stats
+    let mut s = String::from("\nunsupported:\n");
+    for (reason, cats) in by {
+        s += &format!("  {} — needs {reason}\n", cats.join(", "));
+    }
+    s
+}
+
+/// The failing rows a documented deviation explains.
+fn known_rows(r: &Report) -> Vec<KnownRow<'_>> {
+    r.stats
         .rows
         .iter()
         .filter(|(_, v)| v.failed > 0)
         .filter_map(|(k, _)| r.known(k).map(|x| (k, x)))
-        .collect();
-    if !known.is_empty() {
-        s += "\nknown device deviations (documented in src/conform/known.rs; --strict makes them fail):\n";
-        let mut groups: Vec<(
-            &crate::conform::known::Known,
-            Vec<&crate::conform::compare::RowKey>,
-        )> = Vec::new();
-        for (k, x) in &known {
-            match groups.iter_mut().find(|(g, _)| std::ptr::eq(*g, *x)) {
-                Some((_, v)) => v.push(k),
-                None => groups.push((x, vec![k])),
-            }
-        }
-        for (x, rows) in groups {
-            let mut ops: Vec<&str> = rows.iter().map(|k| k.op.as_str()).collect();
-            ops.sort();
-            ops.dedup();
-            let mut tys: Vec<&str> = rows.iter().map(|k| k.ty.as_str()).collect();
-            tys.sort();
-            tys.dedup();
-            let mut shapes: Vec<String> = rows
-                .iter()
-                .map(|k| format!("{}x{}x{}", k.shape[0], k.shape[1], k.shape[2]))
-                .collect();
-            shapes.sort();
-            shapes.dedup();
-            s += &format!(
-                "  {} row(s): {} on {} (workgroups {})\n    why: {}\n    seen: {}\n",
-                rows.len(),
-                ops.join(", "),
-                tys.join(", "),
-                shapes.join(", "),
-                x.what,
-                x.seen
-            );
+        .collect()
+}
+
+/// Known deviations, one paragraph per deviation with the rows it explains.
+fn known_section(known: &[KnownRow<'_>]) -> String {
+    if known.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from(
+        "\nknown device deviations (documented in src/conform/known.rs; --strict makes them fail):\n",
+    );
+    let mut groups: Vec<(&Known, Vec<&RowKey>)> = Vec::new();
+    for (k, x) in known {
+        match groups.iter_mut().find(|(g, _)| std::ptr::eq(*g, *x)) {
+            Some((_, v)) => v.push(k),
+            None => groups.push((x, vec![k])),
         }
     }
-    let is_known = |m: &crate::conform::compare::Mismatch| {
-        let key = crate::conform::compare::RowKey {
-            op: m.op.clone(),
-            ty: m.ty.clone(),
-            size: m.size,
-            shape: m.workgroup,
-        };
-        r.known(&key).is_some()
+    let distinct = |mut v: Vec<String>| {
+        v.sort();
+        v.dedup();
+        v.join(", ")
     };
-    let shown: Vec<&crate::conform::compare::Mismatch> =
-        r.stats.mismatches.iter().filter(|m| !is_known(m)).collect();
-    if !shown.is_empty() {
+    for (x, rows) in groups {
         s += &format!(
-            "\nmismatches (first {} subgroups per op, type, size and shape; known deviations are in the JSON report):\n",
-            crate::conform::compare::MISMATCHES_PER_ROW
+            "  {} row(s): {} on {} (workgroups {})\n    why: {}\n    seen: {}\n",
+            rows.len(),
+            distinct(rows.iter().map(|k| k.op.clone()).collect()),
+            distinct(rows.iter().map(|k| k.ty.clone()).collect()),
+            distinct(
+                rows.iter()
+                    .map(|k| format!("{}x{}x{}", k.shape[0], k.shape[1], k.shape[2]))
+                    .collect()
+            ),
+            x.what,
+            x.seen
         );
-        for m in shown {
+    }
+    s
+}
+
+/// Is `m` in a row a known deviation explains?
+fn is_known(r: &Report, m: &Mismatch) -> bool {
+    let key = RowKey {
+        op: m.op.clone(),
+        ty: m.ty.clone(),
+        size: m.size,
+        shape: m.workgroup,
+    };
+    r.known(&key).is_some()
+}
+
+/// The unexplained mismatches: what was expected and returned, how to reproduce, the GLSL.
+fn mismatches_section(r: &Report) -> String {
+    let shown: Vec<&Mismatch> = r.stats.mismatches.iter().filter(|m| !is_known(r, m)).collect();
+    if shown.is_empty() {
+        return String::new();
+    }
+    let mut s = format!(
+        "\nmismatches (first {} subgroups per op, type, size and shape; known deviations are in the JSON report):\n",
+        crate::conform::compare::MISMATCHES_PER_ROW
+    );
+    for m in shown {
+        s += &format!(
+            "  {} on {}: {} {} size {} workgroup {}x{}x{} (workgroup #{}, subgroup {}), lane {}: {}\n",
+            m.op, r.device.name, m.op, m.ty, m.size, m.workgroup[0], m.workgroup[1], m.workgroup[2], m.workgroup_index, m.subgroup_id, m.lane, m.why
+        );
+        if m.expected != "-" || m.actual != "-" {
             s += &format!(
-                "  {} on {}: {} {} size {} workgroup {}x{}x{} (workgroup #{}, subgroup {}), lane {}: {}\n",
-                m.op, d.name, m.op, m.ty, m.size, m.workgroup[0], m.workgroup[1], m.workgroup[2], m.workgroup_index, m.subgroup_id, m.lane, m.why
+                "    expected {} [{}]\n    actual   {} [{}]\n",
+                m.expected, m.expected_bits, m.actual, m.actual_bits
             );
-            if m.expected != "-" || m.actual != "-" {
-                s += &format!(
-                    "    expected {} [{}]\n    actual   {} [{}]\n",
-                    m.expected, m.expected_bits, m.actual, m.actual_bits
-                );
-            }
-            if !m.eval.is_empty() {
-                s += &format!("    reproduce: {}\n", m.eval);
-            }
-            s += &format!("    GLSL ({}): {}\n", m.kernel, m.glsl);
         }
+        if !m.eval.is_empty() {
+            s += &format!("    reproduce: {}\n", m.eval);
+        }
+        s += &format!("    GLSL ({}): {}\n", m.kernel, m.glsl);
     }
-    for e in &r.errors {
-        s += &format!(
-            "\nerror in {} ({}; type {}, size {}, workgroup {}x{}x{}): {}\n",
-            e.kernel,
-            e.ops.join(", "),
-            e.ty,
-            e.size,
-            e.workgroup[0],
-            e.workgroup[1],
-            e.workgroup[2],
-            e.error
-        );
-    }
-    // The GLSL that ran, for kernels with an unexplained mismatch or an error.
+    s
+}
+
+fn errors_section(r: &Report) -> String {
+    r.errors
+        .iter()
+        .map(|e| {
+            format!(
+                "\nerror in {} ({}; type {}, size {}, workgroup {}x{}x{}): {}\n",
+                e.kernel,
+                e.ops.join(", "),
+                e.ty,
+                e.size,
+                e.workgroup[0],
+                e.workgroup[1],
+                e.workgroup[2],
+                e.error
+            )
+        })
+        .collect()
+}
+
+/// The GLSL that ran, for kernels with an unexplained mismatch or an error.
+fn kernels_section(r: &Report) -> String {
     let wanted: Vec<&String> = r
         .stats
         .mismatches
         .iter()
-        .filter(|m| !is_known(m))
+        .filter(|m| !is_known(r, m))
         .map(|m| &m.kernel)
         .chain(r.errors.iter().map(|e| &e.kernel))
         .collect();
@@ -236,62 +263,80 @@ pub fn text(r: &Report) -> String {
         .iter()
         .filter(|(n, _)| wanted.contains(n))
         .collect();
-    if !kernels.is_empty() {
-        s += "\nGLSL of the kernels with mismatches or errors:\n";
-        for (name, src) in kernels {
-            s += &format!("--- {name}.comp ---\n{src}");
-        }
+    if kernels.is_empty() {
+        return String::new();
     }
-    if !r.stats.undefined.is_empty() {
-        s += "\nundefined lanes (not compared) — what the device returned:\n";
-        let mut rows = vec![vec![
-            "op".to_string(),
-            "rule".into(),
-            "lanes".into(),
-            "own value".into(),
-            "source value".into(),
-            "zero".into(),
-            "identity".into(),
-            "other".into(),
-            "most common".into(),
-        ]];
-        for ((op, reason), u) in &r.stats.undefined {
-            let pct = |p: &str| {
-                format!(
-                    "{:.0}%",
-                    100.0 * *u.patterns.get(p).unwrap_or(&0) as f64 / u.lanes.max(1) as f64
-                )
-            };
-            let top = u
-                .values
-                .iter()
-                .max_by_key(|(v, n)| (**n, std::cmp::Reverse((*v).clone())))
-                .map(|(v, n)| format!("{v} ({n})"))
-                .unwrap_or_default();
-            rows.push(vec![
-                op.clone(),
-                reason.to_string(),
-                u.lanes.to_string(),
-                pct("own_value"),
-                pct("source_value"),
-                pct("zero"),
-                pct("identity"),
-                pct("other"),
-                top,
-            ]);
-        }
-        s += &crate::cli::table::render(&rows);
+    let mut s = String::from("\nGLSL of the kernels with mismatches or errors:\n");
+    for (name, src) in kernels {
+        s += &format!("--- {name}.comp ---\n{src}");
     }
-    if !r.stats.layouts.is_empty() {
-        s += "\nlane layouts observed (workgroup shape: layout × workgroups):\n";
-        for ((shape, layout), n) in &r.stats.layouts {
-            s += &format!("  {shape}: {layout} × {n}\n");
-        }
+    s
+}
+
+/// What the device returned in undefined lanes, per op and rule.
+fn undefined_section(r: &Report) -> String {
+    if r.stats.undefined.is_empty() {
+        return String::new();
     }
+    let mut rows = vec![[
+        "op",
+        "rule",
+        "lanes",
+        "own value",
+        "source value",
+        "zero",
+        "identity",
+        "other",
+        "most common",
+    ]
+    .map(String::from)
+    .to_vec()];
+    for ((op, reason), u) in &r.stats.undefined {
+        let pct = |p: &str| {
+            format!(
+                "{:.0}%",
+                100.0 * *u.patterns.get(p).unwrap_or(&0) as f64 / u.lanes.max(1) as f64
+            )
+        };
+        let top = u
+            .values
+            .iter()
+            .max_by_key(|(v, n)| (**n, std::cmp::Reverse((*v).clone())))
+            .map(|(v, n)| format!("{v} ({n})"))
+            .unwrap_or_default();
+        rows.push(vec![
+            op.clone(),
+            reason.to_string(),
+            u.lanes.to_string(),
+            pct("own_value"),
+            pct("source_value"),
+            pct("zero"),
+            pct("identity"),
+            pct("other"),
+            top,
+        ]);
+    }
+    "\nundefined lanes (not compared) — what the device returned:\n".to_string()
+        + &crate::text::table(&rows)
+}
+
+fn layouts_section(r: &Report) -> String {
+    if r.stats.layouts.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from("\nlane layouts observed (workgroup shape: layout × workgroups):\n");
+    for ((shape, layout), n) in &r.stats.layouts {
+        s += &format!("  {shape}: {layout} × {n}\n");
+    }
+    s
+}
+
+/// Counts, where the time went, throughput.
+fn totals_section(r: &Report) -> String {
     let t = &r.timing;
     let cases = r.cases();
     let run_s = (t.total - t.compile).max(1e-9);
-    s += &format!(
+    let mut s = format!(
         "\n{} subgroups compared ({} lanes), {} failed, {} unsupported (op, type) combinations\n",
         cases,
         r.stats.lane_checks,
@@ -310,16 +355,17 @@ pub fn text(r: &Report) -> String {
     if let Some(a) = &r.aborted {
         s += &format!("\nthe run stopped early: {a}\n");
     }
-    s += match (r.passed(), known.is_empty()) {
+    s
+}
+
+fn verdict(r: &Report, known: usize) -> String {
+    match (r.passed(), known == 0) {
         (true, true) => "result: PASS\n".to_string(),
-        (true, false) => format!(
-            "result: PASS except {} known device deviation(s) listed above\n",
-            known.len()
-        ),
+        (true, false) => {
+            format!("result: PASS except {known} known device deviation(s) listed above\n")
+        }
         (false, _) => "result: FAIL\n".to_string(),
     }
-    .as_str();
-    s
 }
 
 /// The JSON report (shape documented in docs/conformance.md).
@@ -403,7 +449,7 @@ pub fn json(r: &Report, command: &str) -> serde_json::Value {
     json!({
         "device": {"name": d.name, "driver": d.driver, "subgroup_size": d.capabilities.subgroup_size,
                    "type": d.device_type, "api_version": d.api_version},
-        "date": today(),
+        "date": crate::text::utc_date(),
         "command": command,
         "results": results,
         "undefined_observed": undefined,
@@ -520,25 +566,4 @@ pub fn junit(r: &Report) -> String {
     s
 }
 
-/// Writes `content` to `path` atomically (a temporary file in the same directory, then a rename).
-pub fn write_atomic(path: &Path, content: &str) -> std::io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    std::io::Write::write_all(&mut tmp, content.as_bytes())?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
-}
-
-/// Checks before a run that `path` can be written (its directory exists and is writable).
-pub fn check_writable(path: &Path) -> Result<(), String> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    tempfile::NamedTempFile::new_in(dir)
-        .map(|_| ())
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))
-}
+pub use crate::files::{check_writable, write_atomic};

@@ -6,12 +6,12 @@ use crate::conform::glsl::{generate, Fault, KernelSpec, OUT_WORDS, SENTINEL};
 use crate::model::{
     Category, Feature, Op, OpInfo, ScalarType, SubgroupSize, ValueType, WorkgroupShape,
 };
-use crate::vulkan::{compile_glsl, Capabilities, Context, KernelOptions, SpecValue};
+use crate::vulkan::{compile_glsl, Capabilities, Context, Kernel, KernelOptions, SpecValue};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// Which subgroup sizes to test.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -210,15 +210,17 @@ pub fn unsupported_reason(
     }
     for f in info.features {
         let have = match f {
-            Feature::Basic => caps.ops.basic,
-            Feature::Vote => caps.ops.vote,
-            Feature::Ballot => caps.ops.ballot,
-            Feature::Arithmetic => caps.ops.arithmetic,
-            Feature::Shuffle => caps.ops.shuffle,
-            Feature::ShuffleRelative => caps.ops.shuffle_relative,
-            Feature::Clustered => caps.ops.clustered,
-            Feature::Quad => caps.ops.quad,
-            Feature::Rotate => caps.ops.rotate,
+            Feature::Category(c) => match c {
+                Category::Basic => caps.ops.basic,
+                Category::Vote => caps.ops.vote,
+                Category::Ballot => caps.ops.ballot,
+                Category::Arithmetic => caps.ops.arithmetic,
+                Category::Shuffle => caps.ops.shuffle,
+                Category::ShuffleRelative => caps.ops.shuffle_relative,
+                Category::Clustered => caps.ops.clustered,
+                Category::Quad => caps.ops.quad,
+                Category::Rotate => caps.ops.rotate,
+            },
             Feature::RotateClustered => caps.ops.rotate_clustered,
         };
         if !have {
@@ -268,42 +270,123 @@ pub enum Progress {
     Done(String),
 }
 
+/// One pipeline's work: a kernel at one subgroup size and workgroup shape.
 struct Job {
-    spec_index: usize,
+    kernel: usize,
     size: SubgroupSize,
     shape: WorkgroupShape,
 }
 
-/// Runs the suite on `ctx`.
+/// The kernels to run, with their subgroup size, and what was left out as unsupported.
+struct Plan {
+    kernels: Vec<(SubgroupSize, KernelSpec)>,
+    unsupported: Vec<Unsupported>,
+}
+
+/// What every job adds to, behind locks.
+#[derive(Default)]
+struct Shared {
+    stats: Mutex<Stats>,
+    errors: Mutex<Vec<RunError>>,
+    kernels: Mutex<BTreeMap<String, String>>,
+    times: Mutex<Timing>,
+    abort: AtomicBool,
+    aborted: Mutex<Option<String>>,
+}
+
+/// Runs the suite on `ctx`: validate the options, plan the kernels, compile them, run every
+/// (kernel, shape) job and assemble the report.
 pub fn run(
     ctx: &Context,
     opts: &ConformOptions,
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<Report, ConformError> {
     let t0 = Instant::now();
+    let sizes = validate(ctx, opts)?;
+    let plan = plan(ctx, opts, &sizes)?;
+    let tc = Instant::now();
+    let (sources, spirv) = compile(&plan, opts.fault);
+    let shared = Shared::default();
+    shared.times.lock().unwrap().compile = tc.elapsed().as_secs_f64();
+    let jobs = jobs(ctx, opts, &plan);
+    progress(Progress::Start(jobs.len() as u64));
+    let shapes_per_kernel = |k: usize| jobs.iter().filter(|j| j.kernel == k).count().max(1);
+    let more = worker_contexts(ctx);
+    let contexts: Vec<&Context> = std::iter::once(ctx).chain(more.iter()).collect();
+    jobs.par_iter().for_each(|job| {
+        if !shared.abort.load(Ordering::Relaxed) {
+            let kernel = &plan.kernels[job.kernel].1;
+            let worker = rayon::current_thread_index().unwrap_or(0);
+            let run = JobRun {
+                ctx: contexts[worker % contexts.len()],
+                opts,
+                job,
+                spec: kernel,
+                source: &sources[job.kernel],
+                shapes: shapes_per_kernel(job.kernel),
+                shared: &shared,
+            };
+            run.run(&spirv[job.kernel]);
+            progress(Progress::Done(kernel.name()));
+        }
+    });
+    let mut timing = shared.times.into_inner().unwrap();
+    timing.total = t0.elapsed().as_secs_f64();
+    Ok(Report {
+        device: ctx.info.clone(),
+        sizes,
+        stats: shared.stats.into_inner().unwrap(),
+        unsupported: plan.unsupported,
+        errors: shared.errors.into_inner().unwrap(),
+        kernels: shared.kernels.into_inner().unwrap(),
+        timing,
+        aborted: shared.aborted.into_inner().unwrap(),
+        strict: opts.strict,
+    })
+}
+
+/// More contexts on the same device, one per further worker thread, for a CPU device: lavapipe
+/// compiles a pipeline when it is first dispatched, on its queue's one submit thread, so with one
+/// context every compilation waits for the one before (docs/conformance-results.md, "Cold
+/// start"). A GPU driver compiles when the pipeline is created, on the calling thread: one context
+/// is enough. A context that cannot be made is simply not used.
+fn worker_contexts(ctx: &Context) -> Vec<Context> {
+    if ctx.info.device_type != "cpu" {
+        return Vec::new();
+    }
+    (1..rayon::current_num_threads())
+        .filter_map(|_| Context::new(Some(ctx.info.index)).ok())
+        .collect()
+}
+
+/// The subgroup sizes to run, after checking the options against the device.
+fn validate(ctx: &Context, opts: &ConformOptions) -> Result<Vec<u32>, ConformError> {
     if opts.cases == 0 {
         return Err(ConformError::NoCases);
     }
     let caps = &ctx.caps;
     let allowed = caps.selectable_sizes();
-    let sizes: Vec<u32> = match opts.sizes {
+    Ok(match opts.sizes {
         SizeChoice::Default => vec![caps.subgroup_size],
-        SizeChoice::All => allowed.clone(),
+        SizeChoice::All => allowed,
+        SizeChoice::One(s) if allowed.contains(&s) => vec![s],
         SizeChoice::One(s) => {
-            if !allowed.contains(&s) {
-                return Err(ConformError::Size {
-                    size: s,
-                    device: ctx.info.name.clone(),
-                    allowed: allowed
-                        .iter()
-                        .map(|x| x.to_string())
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                });
-            }
-            vec![s]
+            return Err(ConformError::Size {
+                size: s,
+                device: ctx.info.name.clone(),
+                allowed: allowed
+                    .iter()
+                    .map(|x| x.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })
         }
-    };
+    })
+}
+
+/// The kernels of every size, keeping the ops and types the options ask for; ops the device
+/// cannot run leave their kernel and are reported as unsupported, with the reason.
+fn plan(ctx: &Context, opts: &ConformOptions, sizes: &[u32]) -> Result<Plan, ConformError> {
     let api_1_2 = ctx.device.api_version() >= vulkano::Version::V1_2;
     let keep_op = |o: &OpInfo| {
         opts.categories
@@ -317,57 +400,68 @@ pub fn run(
         // Ops without a value run unless --types names only value types and no op was asked for.
         (Some(_), None) => opts.ops.is_some() || opts.categories.is_some(),
     };
-    let mut specs: Vec<(SubgroupSize, KernelSpec)> = Vec::new();
-    let mut unsupported = Vec::new();
-    for &s in &sizes {
+    let mut kernels = Vec::new();
+    let mut unsupported: Vec<Unsupported> = Vec::new();
+    for &s in sizes {
         let size = SubgroupSize::new(s as u64).expect("device sizes are powers of two <= 128");
         for mut spec in KernelSpec::all(size) {
-            spec.entries.retain(|e| keep_op(crate::model::info(e.op)));
-            if spec.entries.is_empty() || !keep_ty(spec.ty) {
-                continue;
-            }
-            // Ops the device cannot run leave the kernel (and are reported), the rest stay.
-            let mut dropped: Vec<(String, String)> = Vec::new();
-            spec.entries.retain(|e| {
-                let o = crate::model::info(e.op);
-                match unsupported_reason(caps, api_1_2, o, spec.ty) {
-                    Some(reason) => {
-                        if !dropped.iter().any(|(n, _)| *n == o.name) {
-                            dropped.push((o.name.clone(), reason));
-                        }
-                        false
-                    }
-                    None => true,
+            spec.retain(|_, e| keep_op(e.info()) && keep_ty(e.ty));
+            spec.retain(|_, e| {
+                let o = e.info();
+                let Some(reason) = unsupported_reason(&ctx.caps, api_1_2, o, e.ty) else {
+                    return true;
+                };
+                let ty = e.ty.map(|t| t.to_string()).unwrap_or_else(|| "-".into());
+                if !unsupported
+                    .iter()
+                    .any(|u| u.op == o.name && u.ty == ty && u.size == s)
+                {
+                    unsupported.push(Unsupported {
+                        op: o.name.clone(),
+                        ty,
+                        size: s,
+                        reason,
+                    });
                 }
+                false
             });
-            for (op, reason) in dropped {
-                unsupported.push(Unsupported {
-                    op,
-                    ty: spec.ty.map(|t| t.to_string()).unwrap_or_else(|| "-".into()),
-                    size: s,
-                    reason,
-                });
+            if !spec.groups.is_empty() {
+                kernels.push((size, spec));
             }
-            if spec.entries.is_empty() {
-                continue;
-            }
-            specs.push((size, spec));
         }
     }
-    if specs.is_empty() && unsupported.is_empty() {
+    if kernels.is_empty() && unsupported.is_empty() {
         return Err(ConformError::Empty);
     }
-    // Compile every kernel (shaderc), in parallel.
-    let tc = Instant::now();
-    let sources: Vec<String> = specs.iter().map(|(_, s)| generate(s, opts.fault)).collect();
-    let spirv: Vec<Result<std::sync::Arc<Vec<u32>>, String>> = specs
+    Ok(Plan {
+        kernels,
+        unsupported,
+    })
+}
+
+type Compiled = Result<std::sync::Arc<Vec<u32>>, String>;
+
+/// Every kernel's GLSL and its SPIR-V (shaderc, in parallel).
+fn compile(plan: &Plan, fault: Option<Fault>) -> (Vec<String>, Vec<Compiled>) {
+    let sources: Vec<String> = plan
+        .kernels
+        .iter()
+        .map(|(_, k)| generate(k, fault))
+        .collect();
+    let spirv = plan
+        .kernels
         .par_iter()
         .zip(sources.par_iter())
-        .map(|((_, s), src)| compile_glsl(src, &s.name(), true).map_err(|e| e.to_string()))
+        .map(|((_, k), src)| compile_glsl(src, &k.name(), true).map_err(|e| e.to_string()))
         .collect();
-    let compile = tc.elapsed().as_secs_f64();
+    (sources, spirv)
+}
+
+/// Every (kernel, shape) whose workgroup the device can run.
+fn jobs(ctx: &Context, opts: &ConformOptions, plan: &Plan) -> Vec<Job> {
+    let caps = &ctx.caps;
     let mut jobs = Vec::new();
-    for (i, (size, _)) in specs.iter().enumerate() {
+    for (i, (size, _)) in plan.kernels.iter().enumerate() {
         let shapes = opts.shapes.clone().unwrap_or_else(|| cases::shapes(*size));
         for shape in shapes {
             let inv = shape.invocations();
@@ -379,181 +473,190 @@ pub fn run(
                     || inv.div_ceil(size.get()) <= caps.max_workgroup_subgroups.max(1));
             if fits {
                 jobs.push(Job {
-                    spec_index: i,
+                    kernel: i,
                     size: *size,
                     shape,
                 });
             }
         }
     }
-    progress(Progress::Start(jobs.len() as u64));
-    let per_shape: BTreeMap<usize, usize> = jobs.iter().fold(BTreeMap::new(), |mut m, j| {
-        *m.entry(j.spec_index).or_insert(0) += 1;
-        m
-    });
-    let stats = Mutex::new(Stats::default());
-    let errors = Mutex::new(Vec::new());
-    let kernels = Mutex::new(BTreeMap::new());
-    let times = Mutex::new(Timing {
-        compile,
-        ..Timing::default()
-    });
-    let abort = AtomicBool::new(false);
-    let aborted = Mutex::new(None);
-    jobs.par_iter().for_each(|job| {
-        if abort.load(Ordering::Relaxed) {
-            return;
-        }
-        let spec = &specs[job.spec_index].1;
-        let name = spec.name();
-        let ty = spec.ty.map(|t| t.to_string()).unwrap_or_else(|| "-".into());
-        let op_names = || {
-            let mut v: Vec<String> = spec
-                .entries
-                .iter()
-                .map(|e| crate::model::info(e.op).name.clone())
-                .collect();
-            v.dedup();
-            v
-        };
-        let record_error = |e: String| {
-            errors.lock().unwrap().push(RunError {
-                kernel: name.clone(),
-                ops: op_names(),
-                ty: ty.clone(),
-                size: job.size.get(),
-                workgroup: [job.shape.x, job.shape.y, job.shape.z],
-                error: e,
-            });
-            kernels
-                .lock()
-                .unwrap()
-                .insert(name.clone(), sources[job.spec_index].clone());
-        };
-        let words = match &spirv[job.spec_index] {
+    jobs
+}
+
+/// Workgroups per dispatch: the guaranteed maxComputeWorkGroupCount[0] is 65535.
+const MAX_WORKGROUPS: usize = 60_000;
+
+/// One job under way.
+struct JobRun<'a> {
+    ctx: &'a Context,
+    opts: &'a ConformOptions,
+    job: &'a Job,
+    spec: &'a KernelSpec,
+    source: &'a str,
+    /// how many shapes the kernel's cases are spread over
+    shapes: usize,
+    shared: &'a Shared,
+}
+
+impl JobRun<'_> {
+    /// Builds the pipeline, then generates, dispatches and compares the job's batches.
+    fn run(&self, spirv: &Compiled) {
+        let words = match spirv {
             Ok(w) => w.clone(),
-            Err(e) => {
-                record_error(e.clone());
-                progress(Progress::Done(name.clone()));
-                return;
-            }
+            Err(e) => return self.error(e.clone()),
         };
         let tp = Instant::now();
         let kopts = KernelOptions {
             spec: vec![
-                (0, SpecValue::U32(job.shape.x)),
-                (1, SpecValue::U32(job.shape.y)),
-                (2, SpecValue::U32(job.shape.z)),
+                (0, SpecValue::U32(self.job.shape.x)),
+                (1, SpecValue::U32(self.job.shape.y)),
+                (2, SpecValue::U32(self.job.shape.z)),
             ],
-            required_subgroup_size: caps.size_control.then_some(job.size.get()),
+            required_subgroup_size: self.ctx.caps.size_control.then_some(self.job.size.get()),
         };
-        let kernel = match ctx.kernel(&words, &kopts) {
+        let kernel = match self.ctx.kernel(&words, &kopts) {
             Ok(k) => k,
-            Err(e) => {
-                record_error(format!("pipeline creation failed: {e}"));
-                progress(Progress::Done(name.clone()));
-                return;
-            }
+            Err(e) => return self.error(format!("pipeline creation failed: {e}")),
         };
-        let pipelines = tp.elapsed();
-        let shapes_n = per_shape.get(&job.spec_index).copied().unwrap_or(1).max(1);
-        let per_op = opts.cases.div_ceil(shapes_n);
-        let inv = job.shape.invocations() as usize;
-        let per_wg = inv.div_ceil(job.size.lanes());
-        // Keep each dispatch under the guaranteed 65535 workgroups.
-        let wg_per_op = per_op.div_ceil(per_wg).max(1);
-        let chunks = (wg_per_op * spec.entries.len()).div_ceil(60_000).max(1);
+        let mut t = Timing {
+            pipelines: tp.elapsed().as_secs_f64(),
+            ..Timing::default()
+        };
         let mut local = Stats::default();
-        let (mut setup, mut dispatch, mut compare) =
-            (Duration::ZERO, Duration::ZERO, Duration::ZERO);
-        for chunk in 0..chunks {
-            let ts = Instant::now();
-            let n = per_op.div_ceil(chunks);
-            let batch: Batch = cases::generate(
-                spec,
-                job.shape,
-                job.size,
-                n,
-                opts.seed.wrapping_add(chunk as u64),
-            );
-            let out_len = batch.workgroups as usize * inv * OUT_WORDS;
-            let bufs = (|| -> Result<_, crate::vulkan::VkError> {
-                Ok((
-                    ctx.host_buffer(&batch.cases)?,
-                    ctx.host_buffer(&batch.inputs)?,
-                    ctx.host_buffer(&vec![SENTINEL; out_len])?,
-                ))
-            })();
-            let (cb, ib, ob) = match bufs {
-                Ok(b) => b,
-                Err(e) => {
-                    record_error(format!("buffer allocation failed: {e}"));
-                    break;
+        for batch in self.batches(&mut t) {
+            match self.dispatch(&kernel, &batch, &mut t) {
+                Some(words) => {
+                    let tcmp = Instant::now();
+                    let bctx = BatchCtx {
+                        spec: self.spec,
+                        kernel: self.spec.name(),
+                        size: self.job.size,
+                    };
+                    local.merge(compare_batch(&bctx, &batch, &words));
+                    t.compare += tcmp.elapsed().as_secs_f64();
                 }
-            };
-            setup += ts.elapsed();
-            let passes = vec![(
-                vec![cb.into_bytes(), ib.into_bytes(), ob.clone().into_bytes()],
-                [batch.workgroups, 1, 1],
-            )];
-            match ctx.dispatch(&kernel, &passes) {
-                Ok(d) => dispatch += d,
-                Err(e) => {
-                    let msg = format!(
-                        "dispatch of {name} ({}) at size {} workgroup {} failed: {e}",
-                        op_names().join(", "),
-                        job.size,
-                        job.shape
-                    );
-                    record_error(msg.clone());
-                    abort.store(true, Ordering::Relaxed);
-                    *aborted.lock().unwrap() = Some(msg);
-                    break;
-                }
+                None => break,
             }
-            let tcmp = Instant::now();
-            let words = match ob.read() {
-                Ok(w) => w.to_vec(),
-                Err(e) => {
-                    record_error(format!("reading results failed: {e}"));
-                    break;
-                }
-            };
-            let bctx = BatchCtx {
-                spec,
-                kernel: name.clone(),
-                size: job.size,
-            };
-            local.merge(compare_batch(&bctx, &batch, &words));
-            compare += tcmp.elapsed();
         }
         if !local.mismatches.is_empty() {
-            kernels
-                .lock()
-                .unwrap()
-                .insert(name.clone(), sources[job.spec_index].clone());
+            self.keep_source();
         }
-        stats.lock().unwrap().merge(local);
-        {
-            let mut t = times.lock().unwrap();
-            t.pipelines += pipelines.as_secs_f64();
-            t.setup += setup.as_secs_f64();
-            t.dispatch += dispatch.as_secs_f64();
-            t.compare += compare.as_secs_f64();
+        self.shared.stats.lock().unwrap().merge(local);
+        let mut times = self.shared.times.lock().unwrap();
+        times.pipelines += t.pipelines;
+        times.setup += t.setup;
+        times.dispatch += t.dispatch;
+        times.compare += t.compare;
+    }
+
+    /// The job's cases: each group's batches exactly as drawn for a kernel of its own (the same
+    /// per-op counts, chunks and seeds), packed into dispatches of at most [`MAX_WORKGROUPS`].
+    fn batches(&self, t: &mut Timing) -> Vec<Batch> {
+        let ts = Instant::now();
+        let (shape, size) = (self.job.shape, self.job.size);
+        let per_op = self.opts.cases.div_ceil(self.shapes);
+        let per_wg = (shape.invocations() as usize).div_ceil(size.lanes());
+        let wg_per_op = per_op.div_ceil(per_wg).max(1);
+        let mut out: Vec<Batch> = Vec::new();
+        for (g, group) in self.spec.groups.iter().enumerate() {
+            let chunks = (wg_per_op * group.entries.len())
+                .div_ceil(MAX_WORKGROUPS)
+                .max(1);
+            for chunk in 0..chunks {
+                let seed = self.opts.seed.wrapping_add(chunk as u64);
+                let b = cases::generate(group, shape, size, per_op.div_ceil(chunks), seed);
+                let fits = out
+                    .last()
+                    .is_some_and(|o| (o.workgroups + b.workgroups) as usize <= MAX_WORKGROUPS);
+                if !fits {
+                    out.push(Batch::empty(shape));
+                }
+                let last = out.last_mut().expect("a batch was just pushed");
+                last.append(&b, self.spec.first_opcode(g));
+            }
         }
-        progress(Progress::Done(name));
-    });
-    let mut timing = times.into_inner().unwrap();
-    timing.total = t0.elapsed().as_secs_f64();
-    Ok(Report {
-        device: ctx.info.clone(),
-        sizes,
-        stats: stats.into_inner().unwrap(),
-        unsupported,
-        errors: errors.into_inner().unwrap(),
-        kernels: kernels.into_inner().unwrap(),
-        timing,
-        aborted: aborted.into_inner().unwrap(),
-        strict: opts.strict,
-    })
+        t.setup += ts.elapsed().as_secs_f64();
+        out
+    }
+
+    /// Runs one batch; its output words, or `None` after recording the failure.
+    fn dispatch(&self, kernel: &Kernel, batch: &Batch, t: &mut Timing) -> Option<Vec<u32>> {
+        let ts = Instant::now();
+        let inv = self.job.shape.invocations() as usize;
+        let out_len = batch.workgroups as usize * inv * OUT_WORDS;
+        let bufs = (|| -> Result<_, crate::vulkan::VkError> {
+            Ok((
+                self.ctx.host_buffer(&batch.cases)?,
+                self.ctx.host_buffer(&batch.inputs)?,
+                self.ctx.host_buffer(&vec![SENTINEL; out_len])?,
+            ))
+        })();
+        let (cb, ib, ob) = match bufs {
+            Ok(b) => b,
+            Err(e) => {
+                self.error(format!("buffer allocation failed: {e}"));
+                return None;
+            }
+        };
+        t.setup += ts.elapsed().as_secs_f64();
+        let passes = vec![(
+            vec![cb.into_bytes(), ib.into_bytes(), ob.clone().into_bytes()],
+            [batch.workgroups, 1, 1],
+        )];
+        match self.ctx.dispatch(kernel, &passes) {
+            Ok(d) => t.dispatch += d.as_secs_f64(),
+            Err(e) => {
+                let msg = format!(
+                    "dispatch of kernel {} ({}) at size {} workgroup {} failed: {e}",
+                    self.spec.name(),
+                    self.op_names().join(", "),
+                    self.job.size,
+                    self.job.shape
+                );
+                self.error(msg.clone());
+                self.shared.abort.store(true, Ordering::Relaxed);
+                *self.shared.aborted.lock().unwrap() = Some(msg);
+                return None;
+            }
+        }
+        let words = match ob.read() {
+            Ok(w) => Some(w.to_vec()),
+            Err(e) => {
+                self.error(format!("reading results failed: {e}"));
+                None
+            }
+        };
+        words
+    }
+
+    fn op_names(&self) -> Vec<String> {
+        let mut v: Vec<String> = self.spec.entries().map(|e| e.info().name.clone()).collect();
+        v.dedup();
+        v
+    }
+
+    /// Records a pipeline or dispatch failure (and keeps the kernel's GLSL for the report).
+    fn error(&self, e: String) {
+        let ty = match self.spec.groups.as_slice() {
+            [g] => g.ty.map(|t| t.to_string()),
+            _ => self.spec.groups[0].ty.map(|t| t.scalar_type().to_string()),
+        };
+        self.shared.errors.lock().unwrap().push(RunError {
+            kernel: self.spec.name(),
+            ops: self.op_names(),
+            ty: ty.unwrap_or_else(|| "-".into()),
+            size: self.job.size.get(),
+            workgroup: [self.job.shape.x, self.job.shape.y, self.job.shape.z],
+            error: e,
+        });
+        self.keep_source();
+    }
+
+    fn keep_source(&self) {
+        self.shared
+            .kernels
+            .lock()
+            .unwrap()
+            .insert(self.spec.name(), self.source.to_string());
+    }
 }

@@ -3,8 +3,11 @@
 
 use crate::conform::cases::Batch;
 use crate::conform::compare::{compare_batch, BatchCtx, Stats};
-use crate::conform::glsl::{generate, Entry, Fault, KernelSpec, OUT_WORDS, SENTINEL};
-use crate::model::{info, ArgKind, Op, SubgroupSize, ValueType, WorkgroupShape};
+use crate::conform::glsl::{
+    case_record, generate, input_record, CaseGroup, Entry, Fault, KernelSpec, IN_WORDS, OUT_WORDS,
+    SENTINEL,
+};
+use crate::model::{info, ArgKind, Ballot, Op, SubgroupSize, ValueType, WorkgroupShape};
 use crate::vulkan::{compile_glsl, Context, Kernel, KernelOptions, SpecValue, VkError};
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -57,17 +60,18 @@ impl<'a> CaseRunner<'a> {
         let category = o.category;
         let entry = Entry {
             op: case.op,
+            ty: case.ty,
             cluster: if o.args.contains(&ArgKind::Cluster) {
                 case.cluster.or(Some(1))
             } else {
                 None
             },
         };
-        let spec = KernelSpec {
+        let spec = KernelSpec::single(CaseGroup {
             category,
             ty: case.ty,
             entries: vec![entry],
-        };
+        });
         let name = spec.name();
         let key = (
             format!("{name}/{}", case.op_key()),
@@ -102,28 +106,19 @@ impl<'a> CaseRunner<'a> {
             }
         };
         let inv = case.shape.invocations() as usize;
-        let mut inputs = Vec::with_capacity(inv * crate::conform::glsl::IN_WORDS);
+        let mut inputs = Vec::with_capacity(inv * IN_WORDS);
         for k in 0..inv {
-            inputs.push(case.preds.get(k).copied().unwrap_or(false) as u32);
-            inputs.push(case.lane_args.get(k).copied().unwrap_or(0));
-            let v = case.values.get(k).copied().unwrap_or([0; 4]);
-            for c in v {
-                inputs.push(c as u32);
-                inputs.push((c >> 32) as u32);
-            }
+            inputs.extend_from_slice(&input_record(
+                case.preds.get(k).copied().unwrap_or(false),
+                case.lane_args.get(k).copied().unwrap_or(0),
+                case.values.get(k).copied().unwrap_or([0; 4]),
+            ));
         }
         let b = case.ballot;
         let batch = Batch {
             shape: case.shape,
             workgroups: 1,
-            cases: vec![
-                0,
-                case.uniform_arg,
-                b as u32,
-                (b >> 32) as u32,
-                (b >> 64) as u32,
-                (b >> 96) as u32,
-            ],
+            cases: case_record(0, case.uniform_arg, Ballot(b).words()).to_vec(),
             inputs,
         };
         let cb = self.ctx.host_buffer(&batch.cases)?;

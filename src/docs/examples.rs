@@ -7,7 +7,7 @@
 
 use crate::model::{
     evaluate, ArgKind, Args, BinOp, Category, LaneArg, LaneMask, ModelError, Op, OpCall, OpInfo,
-    Outcome, Reason, ScalarType, SubgroupSize, TypeClass, Value, ValueType,
+    Outcome, Reason, ResultKind, ScalarType, SubgroupSize, Value, ValueType,
 };
 
 /// One evaluation to show: an operation with its subgroup size, active lanes, lane values and
@@ -71,7 +71,13 @@ const PI_DIGITS: [u32; 16] = [3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3];
 pub fn default_size(op: &OpInfo) -> SubgroupSize {
     let n = match op.category {
         Category::Clustered | Category::Rotate => 16,
-        _ => 8,
+        Category::Basic
+        | Category::Vote
+        | Category::Ballot
+        | Category::Arithmetic
+        | Category::Shuffle
+        | Category::ShuffleRelative
+        | Category::Quad => 8,
     };
     SubgroupSize::new(n).expect("8 and 16 are valid subgroup sizes")
 }
@@ -130,7 +136,6 @@ fn f32s(values: impl IntoIterator<Item = f32>) -> (Option<ValueType>, Vec<Value>
 fn default_values(op: &OpInfo, size: SubgroupSize) -> (Option<ValueType>, Vec<Value>) {
     let lanes = 0..size.get();
     match op.op {
-        _ if !op.has_value() => (None, Vec::new()),
         // Lane 3 (inactive in the divergent mask) is the odd one out.
         Op::All => bools(lanes.map(|l| l != 3)),
         Op::Any => bools(lanes.map(|l| l == 3)),
@@ -139,8 +144,27 @@ fn default_values(op: &OpInfo, size: SubgroupSize) -> (Option<ValueType>, Vec<Va
             lanes.map(|l| [true, false, true, true, false, true, false, true][l as usize % 8]),
         ),
         Op::Arithmetic(..) | Op::Clustered(_) => u32s(lanes.map(|l| PI_DIGITS[l as usize % 16])),
-        _ if op.types == TypeClass::Bool => bools(lanes.map(|l| l % 2 == 1)),
-        _ => u32s(lanes.map(|l| 100 + l)),
+        Op::Broadcast
+        | Op::BroadcastFirst
+        | Op::Shuffle
+        | Op::ShuffleXor
+        | Op::ShuffleUp
+        | Op::ShuffleDown
+        | Op::QuadBroadcast
+        | Op::QuadSwap(_)
+        | Op::Rotate
+        | Op::ClusteredRotate => u32s(lanes.map(|l| 100 + l)),
+        Op::Elect
+        | Op::SubgroupSize
+        | Op::InvocationId
+        | Op::LaneMask(_)
+        | Op::NumSubgroups
+        | Op::SubgroupId
+        | Op::InverseBallot
+        | Op::BallotBitExtract
+        | Op::BallotBitCount(_)
+        | Op::BallotFindLsb
+        | Op::BallotFindMsb => (None, Vec::new()),
     }
 }
 
@@ -165,10 +189,13 @@ fn default_args(op: &OpInfo, size: SubgroupSize) -> Args {
             ArgKind::Ballot => {
                 // Bits 0,2,4,5,7 — and for the counts and searches bit 8 too, which lies above a
                 // subgroup of 8 and must be ignored (GL_KHR_shader_subgroup.txt, 3.8, ballot bits).
-                let b: u128 = match op.op {
-                    Op::BallotBitCount(_) => 0x1b5,
-                    Op::BallotFindLsb | Op::BallotFindMsb => 0x1b4,
-                    _ => 0xb5,
+                let search = op.op == Op::BallotFindLsb || op.op == Op::BallotFindMsb;
+                let b: u128 = if search {
+                    0x1b4 // the lowest set bit is not bit 0
+                } else if op.result == ResultKind::Uint {
+                    0x1b5 // the bit counts
+                } else {
+                    0xb5
                 };
                 a.ballot = Some(crate::model::Ballot(b));
             }
@@ -365,7 +392,28 @@ fn full_note(op: &OpInfo) -> Option<String> {
             (GL_KHR_shader_subgroup.txt, 3.8, identity table)."
         }
         Op::LaneMask(_) => "Results are uvec4 bit masks, shown as one hex number (lane i = bit i).",
-        _ => return None,
+        Op::Elect
+        | Op::SubgroupSize
+        | Op::InvocationId
+        | Op::NumSubgroups
+        | Op::SubgroupId
+        | Op::All
+        | Op::Any
+        | Op::AllEqual
+        | Op::Ballot
+        | Op::InverseBallot
+        | Op::BallotBitExtract
+        | Op::Broadcast
+        | Op::BroadcastFirst
+        | Op::Arithmetic(_, crate::model::Scan::Reduce | crate::model::Scan::Inclusive)
+        | Op::Shuffle
+        | Op::ShuffleXor
+        | Op::ShuffleUp
+        | Op::ShuffleDown
+        | Op::Clustered(_)
+        | Op::QuadBroadcast
+        | Op::QuadSwap(_)
+        | Op::ClusteredRotate => return None,
     };
     Some(s.to_string())
 }
@@ -424,25 +472,6 @@ fn extra_illustrations(op: &'static OpInfo) -> Vec<Illustration> {
         });
     }
     v
-}
-
-/// Reason keys in the order the docs list them.
-pub const REASON_ORDER: [&str; 8] = [
-    "source_out_of_range",
-    "source_inactive",
-    "delta_exceeds_id",
-    "index_out_of_range",
-    "no_bit_set",
-    "all_nan",
-    "all_equal_nan",
-    "all_equal_signed_zeros",
-];
-
-fn reason_rank(key: &str) -> usize {
-    REASON_ORDER
-        .iter()
-        .position(|k| *k == key)
-        .unwrap_or(REASON_ORDER.len())
 }
 
 /// Candidate inputs for the undefined-case search, simplest first: the op's own size, then the tiny
@@ -561,7 +590,7 @@ fn merge(a: &Args, b: &Args) -> Args {
 
 /// Every way the op's result can be undefined, each with the first example (in the order of
 /// [`illustrations`], then a search over sizes, values, arguments and active masks) that the model
-/// evaluates to it. Sorted by [`REASON_ORDER`].
+/// evaluates to it, in the order of [`ReasonDoc::order`](crate::model::ReasonDoc::order).
 ///
 /// ```
 /// use lockstep::docs::undefined_cases;
@@ -596,6 +625,6 @@ pub fn undefined_cases(op: &'static OpInfo) -> Vec<UndefinedCase> {
             record(&ex, None);
         }
     }
-    found.sort_by_key(|c| reason_rank(c.key));
+    found.sort_by_key(|c| c.reason.doc().order);
     found
 }

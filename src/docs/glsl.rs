@@ -2,7 +2,7 @@
 //! and spelled as GL_KHR_shader_subgroup.txt, 7.1 and 8.18 spell them (a test checks every line
 //! against the spec texts).
 
-use crate::model::{ArgKind, Op, OpInfo, ResultKind, ScalarType, TypeClass, ValueType};
+use crate::model::{Op, OpInfo, ResultKind, ScalarType, TypeClass, ValueType};
 
 /// The GLSL generic type names of a type class, in the spec's order (genType = float, genIType =
 /// int, genUType = uint, genBType = bool, genDType = double).
@@ -41,18 +41,6 @@ pub fn extended_gen_types(class: TypeClass) -> Vec<&'static str> {
     .collect()
 }
 
-fn param(kind: ArgKind) -> &'static str {
-    match kind {
-        ArgKind::Id { .. } | ArgKind::QuadIndex => "uint id",
-        ArgKind::Mask => "uint mask",
-        ArgKind::Delta { .. } => "uint delta",
-        ArgKind::Cluster => "uint clusterSize",
-        ArgKind::Index => "uint index",
-        ArgKind::Ballot => "uvec4 value",
-        ArgKind::Workgroup => "",
-    }
-}
-
 fn result_type(r: ResultKind) -> &'static str {
     match r {
         ResultKind::Bool => "bool",
@@ -76,10 +64,8 @@ fn result_type(r: ResultKind) -> &'static str {
 pub fn glsl_signatures(op: &OpInfo) -> Vec<String> {
     if op.glsl.starts_with("gl_") {
         // 7.1: gl_SubgroupSize and gl_SubgroupInvocationID are mediump, the rest highp.
-        let precision = match op.op {
-            Op::SubgroupSize | Op::InvocationId => "mediump",
-            _ => "highp",
-        };
+        let mediump = op.op == Op::SubgroupSize || op.op == Op::InvocationId;
+        let precision = if mediump { "mediump" } else { "highp" };
         return vec![format!(
             "{precision} in {} {};",
             result_type(op.result),
@@ -89,8 +75,8 @@ pub fn glsl_signatures(op: &OpInfo) -> Vec<String> {
     let others: Vec<&str> = op
         .args
         .iter()
-        .filter(|a| **a != ArgKind::Workgroup)
-        .map(|a| param(*a))
+        .map(|a| a.glsl_param())
+        .filter(|p| !p.is_empty())
         .collect();
     let gens = core_gen_types(op.types);
     if gens.is_empty() {

@@ -27,11 +27,10 @@ mod uses;
 
 pub use examples::{
     default_size, divergent_mask, illustrations, undefined_cases, Example, Illustration,
-    UndefinedCase, REASON_ORDER,
+    UndefinedCase,
 };
 pub use glsl::{extended_gen_types, glsl_signatures};
 pub use markdown::lane_table;
-pub use pages::{reason_rule, reason_source};
 pub use readme::{refresh_output_blocks, OUTPUT_MARKER};
 pub use reports::{
     read_reports, sentence, LoadedReport, PatternCount, Report, ReportDevice, UndefinedObserved,

@@ -6,7 +6,7 @@ use crate::docs::markdown::{cell, lane_table, table};
 use crate::docs::uses::uses;
 use crate::docs::GENERATED_NOTICE;
 use crate::model::{
-    catalogue, lookup, BinOp, Category, Layout, Op, OpInfo, ResultKind, SubgroupSize, Value,
+    catalogue, lookup, BinOp, Category, LaneOrder, Op, OpInfo, ResultKind, SubgroupSize, Value,
     ValueType, WorkgroupLayout, WorkgroupShape,
 };
 use std::fmt::Write;
@@ -110,57 +110,6 @@ pub fn anchor(heading: &str) -> String {
 /// The link from one semantics page to an op's section: `shuffle-relative.md#subgroupshuffledown`.
 pub fn op_link(op: &OpInfo) -> String {
     format!("{}.md#{}", op.category.name(), anchor(&op.glsl))
-}
-
-/// When a reason applies, in words.
-///
-/// ```
-/// use lockstep::docs::{reason_rule, reason_source};
-/// use lockstep::model::lookup;
-/// assert_eq!(reason_rule("source_inactive"), "the lane read from is inactive");
-/// let min = lookup("subgroupMin").unwrap();
-/// assert_eq!(reason_source(min, "all_nan"), "GL_KHR_shader_subgroup.txt, 3.8, minimum and maximum");
-/// ```
-pub fn reason_rule(key: &str) -> &'static str {
-    match key {
-        "source_out_of_range" => {
-            "the lane read from is not in the subgroup: its id is ≥ gl_SubgroupSize"
-        }
-        "source_inactive" => "the lane read from is inactive",
-        "delta_exceeds_id" => {
-            "delta > gl_SubgroupInvocationID: the lane read from would lie below lane 0"
-        }
-        "index_out_of_range" => "index ≥ gl_SubgroupSize",
-        "no_bit_set" => "no bit of the ballot is set among its low gl_SubgroupSize bits",
-        "all_nan" => "every value the lane's result is computed from is NaN",
-        "all_equal_nan" => {
-            "a NaN is among the active values and no NaN-free vector component already differs: \
-            ordered equality says unequal, unordered equality (NaN equals anything) says equal, \
-            bitwise equality depends on the bits"
-        }
-        "all_equal_signed_zeros" => {
-            "the values are equal as numbers but not as bits because +0.0 \
-            and -0.0 both occur"
-        }
-        _ => "(no description: add one to src/docs/pages.rs, reason_rule)",
-    }
-}
-
-/// Where the rule for `key` is written, for `op`.
-pub fn reason_source(op: &OpInfo, key: &str) -> String {
-    match (op.op, key) {
-        (_, "all_nan") => "GL_KHR_shader_subgroup.txt, 3.8, minimum and maximum".into(),
-        (_, "all_equal_nan" | "all_equal_signed_zeros") => "the model's reading: \
-            GL_KHR_shader_subgroup.txt, 8.18 does not say which equality subgroupAllEqual uses for floats"
-            .into(),
-        (Op::QuadBroadcast | Op::QuadSwap(_), "source_out_of_range") => "the model: in a subgroup \
-            of 1 or 2 lanes the quad's other lanes do not exist; no spec text covers it"
-            .into(),
-        (Op::QuadSwap(_), "source_inactive") => "SPIR-V OpGroupNonUniformQuadSwap: \"If an active \
-            invocation reads value from an inactive invocation, the resulting value is undefined\""
-            .into(),
-        _ => op.spec.to_string(),
-    }
 }
 
 /// Renders `docs/semantics/<category>.md`.
@@ -347,8 +296,8 @@ fn undefined_section(op: &'static OpInfo, ills: &[Illustration]) -> String {
             };
             vec![
                 format!("`{}`", c.key),
-                cell(reason_rule(c.key)),
-                cell(&reason_source(op, c.key)),
+                cell(c.reason.doc().rule),
+                cell(&(c.reason.doc().source)(op)),
                 cell(&example),
             ]
         })
@@ -447,7 +396,7 @@ fn workgroup_section(op: &'static OpInfo) -> String {
             .iter()
             .map(|h| h.to_string())
             .collect();
-        let rows: Vec<Vec<String>> = Layout::distinct_for(shape, size)
+        let rows: Vec<Vec<String>> = LaneOrder::distinct_for(shape, size)
             .into_iter()
             .filter_map(|layout| {
                 let w = WorkgroupLayout::new(shape, size, layout).ok()?;
@@ -470,7 +419,7 @@ fn workgroup_section(op: &'static OpInfo) -> String {
          at that subgroup and lane; `-` marks lanes of the partial last subgroup that hold no \
          invocation (inactive).\n"
     );
-    for layout in Layout::distinct_for(shape, size) {
+    for layout in LaneOrder::distinct_for(shape, size) {
         let Ok(w) = WorkgroupLayout::new(shape, size, layout) else {
             continue;
         };
@@ -510,13 +459,13 @@ pub fn workgroup_command(
     op: &OpInfo,
     shape: WorkgroupShape,
     size: SubgroupSize,
-    layout: Layout,
+    layout: LaneOrder,
 ) -> String {
     let mut c = format!(
         "lockstep eval {} --size {size} --workgroup {},{},{}",
         op.name, shape.x, shape.y, shape.z
     );
-    if layout != Layout::ROW_MAJOR {
+    if layout != LaneOrder::ROW_MAJOR {
         c += &format!(" --layout {layout}");
     }
     c

@@ -135,16 +135,10 @@ pub fn pattern_phrase(pattern: &str) -> String {
 
 /// The reason as an adjective for "… of out-of-range shuffle_down cases".
 pub fn reason_adjective(key: &str) -> String {
-    match key {
-        "source_out_of_range" => "out-of-range".into(),
-        "source_inactive" => "inactive-source".into(),
-        "delta_exceeds_id" => "delta-past-lane-0".into(),
-        "index_out_of_range" => "index-out-of-range".into(),
-        "no_bit_set" => "empty-ballot".into(),
-        "all_nan" => "all-NaN".into(),
-        "all_equal_nan" => "NaN".into(),
-        "all_equal_signed_zeros" => "signed-zero".into(),
-        k => format!("`{k}`"),
+    match crate::model::Reason::from_key(key) {
+        Some(r) => r.doc().adjective.into(),
+        // A report written by another version may hold a key this one does not know.
+        None => format!("`{key}`"),
     }
 }
 

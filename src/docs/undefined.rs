@@ -3,7 +3,7 @@
 
 use crate::docs::examples::{undefined_cases, UndefinedCase};
 use crate::docs::markdown::{cell, table};
-use crate::docs::pages::{anchor, op_link, reason_rule, reason_source};
+use crate::docs::pages::{anchor, op_link};
 use crate::docs::reports::{label, percent, sentence, LoadedReport};
 use crate::docs::GENERATED_NOTICE;
 use crate::model::{catalogue, lookup, Args, LaneArg, OpCall, OpInfo, SubgroupSize};
@@ -171,8 +171,8 @@ fn case_row(op: &'static OpInfo, c: &UndefinedCase, reports: &[LoadedReport]) ->
         format!("`{}`", c.key),
         cell(&format!(
             "{} ({})",
-            reason_rule(c.key),
-            reason_source(op, c.key)
+            c.reason.doc().rule,
+            (c.reason.doc().source)(op)
         )),
         cell(&format!(
             "`{}` → lane {}: {}",

@@ -16,7 +16,7 @@
 //! and interleaved; the benchmark takes the fastest as the ceiling.
 
 pub use super::layout::Tile;
-use super::layout::{Layout, Shape};
+use super::layout::{Shape, Tiling};
 use super::{Domain, Fields, GrayScottError, Padded, Params, Simulation};
 use crate::vulkan::{Capabilities, Context, Kernel, KernelOptions, Pass, SpecValue, VkError};
 use std::time::Duration;
@@ -48,7 +48,7 @@ pub enum Variant {
     /// 2D workgroups, loads only.
     Naive,
     /// One of the course's subgroup layouts (not the broken ones, which have no kernel).
-    Subgroup(Layout),
+    Subgroup(Tiling),
     /// The course's stacked layout on interleaved storage (`subgroup_stacked_uv.comp`).
     StackedUv,
     /// Register tiles, several steps per pass (`subgroup_tile.comp`).
@@ -59,9 +59,9 @@ impl Variant {
     /// Every variant with a kernel (the tile kernel at [`Tile::DEFAULT`]).
     pub const ALL: [Variant; 6] = [
         Variant::Naive,
-        Variant::Subgroup(Layout::OneD),
-        Variant::Subgroup(Layout::Stacked),
-        Variant::Subgroup(Layout::Shared),
+        Variant::Subgroup(Tiling::OneD),
+        Variant::Subgroup(Tiling::Stacked),
+        Variant::Subgroup(Tiling::Shared),
         Variant::StackedUv,
         Variant::Tile(Tile::DEFAULT),
     ];
@@ -225,10 +225,10 @@ impl Plan {
             }
             Variant::Subgroup(l) => l,
             // The same positions, shuffles and exits as the stacked kernel.
-            Variant::StackedUv => Layout::Stacked,
+            Variant::StackedUv => Tiling::Stacked,
             // Only for the workgroup and subgroup size checks below (a multiple of the subgroup
             // size, a power of two in 4..=128); its own geometry is checked after them.
-            Variant::Tile(_) => Layout::Stacked,
+            Variant::Tile(_) => Tiling::Stacked,
         };
         if api < (1, 1) {
             return Err(requirement(
@@ -421,8 +421,8 @@ fn build_kernel(
     let dev = ctx.device.clone();
     let module = match plan.variant {
         Variant::Naive => shaders::load_naive(dev),
-        Variant::Subgroup(Layout::OneD) => shaders::load_subgroup_1d(dev),
-        Variant::Subgroup(Layout::Stacked) => shaders::load_subgroup_stacked(dev),
+        Variant::Subgroup(Tiling::OneD) => shaders::load_subgroup_1d(dev),
+        Variant::Subgroup(Tiling::Stacked) => shaders::load_subgroup_stacked(dev),
         // Plan::new refused every other layout.
         Variant::Subgroup(_) => shaders::load_subgroup_shared(dev),
         Variant::StackedUv => shaders::load_subgroup_stacked_uv(dev),

@@ -11,7 +11,7 @@ use super::{Domain, GrayScottError};
 
 /// Where the course's subgroup kernel puts its subgroups.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Layout {
+pub enum Tiling {
     /// 1D workgroups along a row; a workgroup's subgroups produce consecutive stretches of that row
     /// ("First implementation: 1D workgroups").
     OneD,
@@ -21,11 +21,11 @@ pub enum Layout {
     /// Stacked, and the top/bottom rows come from a shared-memory cache filled by the neighbouring
     /// subgroups of the workgroup ("Shared memory, take 2").
     Shared,
-    /// **Deliberately broken**: like [`Layout::OneD`] but without border lanes (every lane is an
+    /// **Deliberately broken**: like [`Tiling::OneD`] but without border lanes (every lane is an
     /// output, subgroups do not overlap), so the first and last lanes use undefined shuffle results.
     /// Exists to show that the model catches it; there is no GPU kernel for it.
     NoBorder,
-    /// **Deliberately broken**: [`Layout::Stacked`] exactly as the course's text writes it, where
+    /// **Deliberately broken**: [`Tiling::Stacked`] exactly as the course's text writes it, where
     /// work-items exit only outside the padded grid. When the row count is not a multiple of the
     /// subgroups per workgroup, a subgroup lands on the bottom zero ring and loads the row below
     /// it — one row past the buffer. The model reports the read; the GPU kernels exit such
@@ -33,39 +33,39 @@ pub enum Layout {
     StackedOverread,
 }
 
-impl Layout {
+impl Tiling {
     /// Every layout, the broken ones last.
-    pub const ALL: [Layout; 5] = [
-        Layout::OneD,
-        Layout::Stacked,
-        Layout::Shared,
-        Layout::NoBorder,
-        Layout::StackedOverread,
+    pub const ALL: [Tiling; 5] = [
+        Tiling::OneD,
+        Tiling::Stacked,
+        Tiling::Shared,
+        Tiling::NoBorder,
+        Tiling::StackedOverread,
     ];
 
     /// The correct layouts (those with a GPU kernel).
-    pub const CORRECT: [Layout; 3] = [Layout::OneD, Layout::Stacked, Layout::Shared];
+    pub const CORRECT: [Tiling; 3] = [Tiling::OneD, Tiling::Stacked, Tiling::Shared];
 
     /// The name used on the command line and in benchmark names.
     pub fn name(self) -> &'static str {
         match self {
-            Layout::OneD => "subgroup-1d",
-            Layout::Stacked => "subgroup-stacked",
-            Layout::Shared => "subgroup-shared",
-            Layout::NoBorder => "broken-no-border",
-            Layout::StackedOverread => "broken-stacked-overread",
+            Tiling::OneD => "subgroup-1d",
+            Tiling::Stacked => "subgroup-stacked",
+            Tiling::Shared => "subgroup-shared",
+            Tiling::NoBorder => "broken-no-border",
+            Tiling::StackedOverread => "broken-stacked-overread",
         }
     }
 
-    /// Parses [`Layout::name`].
-    pub fn parse(s: &str) -> Option<Layout> {
-        Layout::ALL.into_iter().find(|l| l.name() == s)
+    /// Parses [`Tiling::name`].
+    pub fn parse(s: &str) -> Option<Tiling> {
+        Tiling::ALL.into_iter().find(|l| l.name() == s)
     }
 
     /// Input-only lanes on each side of a subgroup (`BORDER_SIZE`).
     pub fn border(self) -> u32 {
         match self {
-            Layout::NoBorder => 0,
+            Tiling::NoBorder => 0,
             _ => 1,
         }
     }
@@ -74,20 +74,20 @@ impl Layout {
     pub fn stacked(self) -> bool {
         matches!(
             self,
-            Layout::Stacked | Layout::Shared | Layout::StackedOverread
+            Tiling::Stacked | Tiling::Shared | Tiling::StackedOverread
         )
     }
 
     /// True for the deliberately broken layouts (model only).
     pub fn is_broken(self) -> bool {
-        matches!(self, Layout::NoBorder | Layout::StackedOverread)
+        matches!(self, Tiling::NoBorder | Tiling::StackedOverread)
     }
 
     /// The first padded row at which work-items exit: past the data (`data_end_pos().y`) for the
     /// kernels in `shaders/grayscott/`, past the padded grid for the course's literal text.
     pub fn exit_row(self, padded_rows: i64) -> i64 {
         match self {
-            Layout::StackedOverread => padded_rows,
+            Tiling::StackedOverread => padded_rows,
             _ => padded_rows - 1,
         }
     }
@@ -98,7 +98,7 @@ impl Layout {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Shape {
     /// the layout
-    pub layout: Layout,
+    pub layout: Tiling,
     /// lanes per subgroup (`S`)
     pub subgroup: u32,
     /// invocations per workgroup (`W`)
@@ -112,13 +112,13 @@ impl Shape {
     /// Checks the sizes against the kernel's rules.
     ///
     /// ```
-    /// use lockstep::grayscott::layout::{Layout, Shape};
-    /// assert!(Shape::new(Layout::OneD, 32, 128).is_ok());
-    /// let e = Shape::new(Layout::OneD, 32, 48).unwrap_err().to_string();
+    /// use lockstep::grayscott::layout::{Tiling, Shape};
+    /// assert!(Shape::new(Tiling::OneD, 32, 128).is_ok());
+    /// let e = Shape::new(Tiling::OneD, 32, 48).unwrap_err().to_string();
     /// assert!(e.contains("multiple of the subgroup size"));
-    /// assert!(Shape::new(Layout::OneD, 2, 8).is_err());
+    /// assert!(Shape::new(Tiling::OneD, 2, 8).is_err());
     /// ```
-    pub fn new(layout: Layout, subgroup: u32, workgroup: u32) -> Result<Shape, GrayScottError> {
+    pub fn new(layout: Tiling, subgroup: u32, workgroup: u32) -> Result<Shape, GrayScottError> {
         if !subgroup.is_power_of_two() || !(4..=128).contains(&subgroup) {
             return Err(GrayScottError::Config(format!(
                 "subgroup size {subgroup} is invalid: the {} kernel needs a power of two in 4..=128 \
@@ -162,12 +162,12 @@ impl Shape {
     /// Workgroup counts `[x, y]` that cover `domain`.
     ///
     /// ```
-    /// use lockstep::grayscott::{layout::{Layout, Shape}, Domain};
+    /// use lockstep::grayscott::{layout::{Tiling, Shape}, Domain};
     /// let d = Domain::new(100, 100).unwrap();
     /// // 4 subgroups of 8 lanes produce 4 × 6 = 24 cells of a row: ceil(100 / 24) = 5 workgroups.
-    /// assert_eq!(Shape::new(Layout::OneD, 8, 32).unwrap().grid(d), [5, 100]);
+    /// assert_eq!(Shape::new(Tiling::OneD, 8, 32).unwrap().grid(d), [5, 100]);
     /// // Stacked: 6 cells wide, 4 rows tall: ceil(100 / 6) = 17, ceil(100 / 4) = 25.
-    /// assert_eq!(Shape::new(Layout::Stacked, 8, 32).unwrap().grid(d), [17, 25]);
+    /// assert_eq!(Shape::new(Tiling::Stacked, 8, 32).unwrap().grid(d), [17, 25]);
     /// ```
     pub fn grid(&self, domain: Domain) -> [u32; 2] {
         let (rows, cols) = (domain.rows() as u64, domain.cols() as u64);

@@ -7,7 +7,7 @@
 //! 1. each lane computes its position ([`Shape::item_pos`]); lanes outside the padded grid, and
 //!    subgroups whose row is past the data, exit (they are inactive for what follows);
 //! 2. each active lane loads its top, centre and bottom values (from global memory, or for
-//!    [`Layout::Shared`] from the workgroup's shared-memory cache where a neighbouring subgroup
+//!    [`Tiling::Shared`] from the workgroup's shared-memory cache where a neighbouring subgroup
 //!    loaded them);
 //! 3. left and right neighbours come from `subgroupShuffleUp(x, 1)` and `subgroupShuffleDown(x, 1)`,
 //!    evaluated with the model's gather rules ([`crate::model::GatherPlan`]: the source lane of
@@ -32,17 +32,17 @@
 //! the reference's.
 //!
 //! ```
-//! use lockstep::grayscott::{model::ModelSim, layout::{Layout, Shape}, Domain, Params, Simulation};
+//! use lockstep::grayscott::{model::ModelSim, layout::{Tiling, Shape}, Domain, Params, Simulation};
 //! let d = Domain::new(3, 10).unwrap();
-//! let mut ok = ModelSim::new(d, Params::default(), Shape::new(Layout::OneD, 4, 8)?)?;
+//! let mut ok = ModelSim::new(d, Params::default(), Shape::new(Tiling::OneD, 4, 8)?)?;
 //! ok.advance(2)?;
-//! let mut broken = ModelSim::new(d, Params::default(), Shape::new(Layout::NoBorder, 4, 8)?)?;
+//! let mut broken = ModelSim::new(d, Params::default(), Shape::new(Tiling::NoBorder, 4, 8)?)?;
 //! let e = broken.advance(1).unwrap_err().to_string();
 //! assert!(e.starts_with("undefined value reached cell (0, 0) at step 1"), "{e}");
 //! # Ok::<(), lockstep::grayscott::GrayScottError>(())
 //! ```
 
-use super::layout::{Layout, Shape};
+use super::layout::{Shape, Tiling};
 use super::reference::{cells_fn, CellsFn};
 use super::{Domain, Fields, GrayScottError, Padded, Params, Simulation};
 use crate::model::{
@@ -94,12 +94,12 @@ impl Workspace {
     fn new(shape: &Shape, groups: u32) -> Workspace {
         // Workgroups per chunk of a row: 128 KiB of shared memory for the shared layout (L2-sized,
         // and long enough runs of each row for the prefetchers).
-        let chunk = if shape.layout == Layout::Shared {
+        let chunk = if shape.layout == Tiling::Shared {
             (16384 / shape.workgroup).clamp(1, groups.max(1))
         } else {
             groups.max(1)
         };
-        let cached = if shape.layout == Layout::Shared {
+        let cached = if shape.layout == Tiling::Shared {
             chunk as usize
         } else {
             0
@@ -435,7 +435,7 @@ fn workgroup_row(
     let chunk = ws.chunk;
     for g0 in (0..groups).step_by(chunk as usize) {
         let g1 = (g0 + chunk).min(groups);
-        if shape.layout == Layout::Shared {
+        if shape.layout == Tiling::Shared {
             // set_uv_cache(): every lane inside the padded grid stores its value; barrier().
             for sg in 0..n_sg {
                 for gx in g0..g1 {
@@ -532,7 +532,7 @@ fn interior(c: &StepCtx, ws: &Workspace, x0: i64, y: i64, chunk_gx: u32, sg: u32
     if !inside {
         return false;
     }
-    if c.shape.layout != Layout::Shared {
+    if c.shape.layout != Tiling::Shared {
         return true;
     }
     let full = LaneMask::first(c.shape.subgroup).0;
@@ -563,7 +563,7 @@ fn full_subgroup(
     for (k, dy) in [-1i64, 0, 1].into_iter().enumerate() {
         let target = sg as i64 + dy;
         let cached =
-            dy != 0 && c.shape.layout == Layout::Shared && target >= 0 && target < c.n_sg as i64;
+            dy != 0 && c.shape.layout == Tiling::Shared && target >= 0 && target < c.n_sg as i64;
         let (cu, cv) = ws.batch.rows.split_at_mut(2 * k + 1);
         let (cu, cv) = (&mut cu[2 * k][lane0..], &mut cv[0][lane0..]);
         let (su, sv) = if cached {
@@ -639,7 +639,7 @@ fn subgroup(
     for (k, dy) in [-1i64, 0, 1].into_iter().enumerate() {
         let target = sg as i64 + dy;
         let cached = dy != 0
-            && shape.layout == Layout::Shared
+            && shape.layout == Tiling::Shared
             && target >= 0
             && target < shape.subgroups() as i64;
         let (cu, cv) = ws.batch.rows.split_at_mut(2 * k + 1);

@@ -144,7 +144,7 @@ impl TileSim {
     ) -> Result<TileSim, GrayScottError> {
         // The course layouts' size rules (power of two in 4..=128, a multiple, ≤ 1024), then the
         // tile's own.
-        super::layout::Shape::new(super::layout::Layout::Stacked, subgroup, workgroup)?;
+        super::layout::Shape::new(super::layout::Tiling::Stacked, subgroup, workgroup)?;
         tile.check(subgroup)?;
         let model_err = |e: crate::model::ModelError| GrayScottError::Config(e.to_string());
         let size = SubgroupSize::new(subgroup as u64).map_err(model_err)?;

@@ -1,6 +1,6 @@
 //! A validated operation call: the op, the subgroup size and its arguments.
 
-use crate::model::catalogue::{ArgKind, Op, OpInfo};
+use crate::model::catalogue::{info, ArgKind, Op, OpInfo};
 use crate::model::error::ModelError;
 use crate::model::params::{Ballot, ClusterSize, QuadIndex, SubgroupSize};
 
@@ -92,6 +92,83 @@ pub struct Args {
     pub ballot: Option<Ballot>,
 }
 
+/// Where the arguments of a call come from, by what a kind of argument needs: one value for the
+/// whole subgroup, one per lane, a cluster size, a ballot. [`Args::from_sources`] picks, for each
+/// argument an op takes, the source its [`ArgKind`] calls for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArgSources {
+    /// The value of a dynamically uniform id or delta, and of the constant quad index.
+    pub uniform: u32,
+    /// The value(s) of an id, mask, delta or index that may differ per lane.
+    pub per_lane: LaneArg,
+    /// The constant cluster size.
+    pub cluster: u64,
+    /// The uniform ballot operand.
+    pub ballot: Ballot,
+}
+
+impl Args {
+    /// The arguments `info` takes, each from the source its kind calls for (uniform kinds from
+    /// `uniform`, per-lane kinds from `per_lane`, …); the kinds it does not take stay `None`.
+    ///
+    /// ```
+    /// use lockstep::model::{lookup, ArgSources, Args, Ballot, LaneArg};
+    /// let src = ArgSources { uniform: 2, per_lane: LaneArg::PerLane(vec![1, 0]), cluster: 4, ballot: Ballot(5) };
+    /// let rotate = Args::from_sources(lookup("clustered_rotate").unwrap(), &src);
+    /// assert_eq!((rotate.delta, rotate.cluster), (Some(LaneArg::Uniform(2)), Some(4)));
+    /// let shuffle = Args::from_sources(lookup("shuffle").unwrap(), &src);
+    /// assert_eq!(shuffle.id, Some(LaneArg::PerLane(vec![1, 0])));
+    /// assert_eq!(Args::from_sources(lookup("quad_broadcast").unwrap(), &src).id, Some(LaneArg::Uniform(2)));
+    /// ```
+    pub fn from_sources(info: &OpInfo, src: &ArgSources) -> Args {
+        let mut a = Args::default();
+        for &kind in info.args {
+            let lane = || {
+                if kind.uniform() {
+                    LaneArg::Uniform(src.uniform)
+                } else {
+                    src.per_lane.clone()
+                }
+            };
+            match kind {
+                ArgKind::Id { .. } | ArgKind::QuadIndex => a.id = Some(lane()),
+                ArgKind::Mask => a.mask = Some(lane()),
+                ArgKind::Delta { .. } => a.delta = Some(lane()),
+                ArgKind::Index => a.index = Some(lane()),
+                ArgKind::Cluster => a.cluster = Some(src.cluster),
+                ArgKind::Ballot => a.ballot = Some(src.ballot),
+                ArgKind::Workgroup => {}
+            }
+        }
+        a
+    }
+
+    /// Is an argument of `kind` given? (The id of a broadcast and the index of a quad broadcast
+    /// share the `id` field; a workgroup is never given here.)
+    pub fn has(&self, kind: ArgKind) -> bool {
+        match kind {
+            ArgKind::Id { .. } | ArgKind::QuadIndex => self.id.is_some(),
+            ArgKind::Mask => self.mask.is_some(),
+            ArgKind::Delta { .. } => self.delta.is_some(),
+            ArgKind::Index => self.index.is_some(),
+            ArgKind::Cluster => self.cluster.is_some(),
+            ArgKind::Ballot => self.ballot.is_some(),
+            ArgKind::Workgroup => false,
+        }
+    }
+
+    /// The given value of a lane argument kind (id, quad index, mask, delta, index).
+    fn lane(&self, kind: ArgKind) -> Option<&LaneArg> {
+        match kind {
+            ArgKind::Id { .. } | ArgKind::QuadIndex => self.id.as_ref(),
+            ArgKind::Mask => self.mask.as_ref(),
+            ArgKind::Delta { .. } => self.delta.as_ref(),
+            ArgKind::Index => self.index.as_ref(),
+            ArgKind::Cluster | ArgKind::Ballot | ArgKind::Workgroup => None,
+        }
+    }
+}
+
 /// An operation with a subgroup size and checked arguments — ready to evaluate.
 ///
 /// ```
@@ -135,25 +212,20 @@ impl OpCall {
         size: SubgroupSize,
         args: Args,
     ) -> Result<OpCall, ModelError> {
+        let op = info.name.as_str();
         if info.is_workgroup_level() {
             return Err(ModelError::MissingArgument {
-                op: leak(&info.name),
+                op,
                 arg: "workgroup",
                 what: "a workgroup built-in: evaluate it with model::workgroup (CLI: --workgroup X,Y,Z)",
             });
         }
-        let op = leak(&info.name);
-        let given: [(&'static str, bool); 6] = [
-            ("id", args.id.is_some()),
-            ("mask", args.mask.is_some()),
-            ("delta", args.delta.is_some()),
-            ("index", args.index.is_some()),
-            ("cluster", args.cluster.is_some()),
-            ("ballot", args.ballot.is_some()),
-        ];
-        for (name, present) in given {
-            if present && info.arg(name).is_none() {
-                return Err(ModelError::UnexpectedArgument { op, arg: name });
+        for kind in ArgKind::ALL {
+            if args.has(kind) && info.arg(kind.name()).is_none() {
+                return Err(ModelError::UnexpectedArgument {
+                    op,
+                    arg: kind.name(),
+                });
             }
         }
         let mut call = OpCall {
@@ -171,38 +243,14 @@ impl OpCall {
                 what: kind.describe(),
             };
             match kind {
-                ArgKind::Id { .. } | ArgKind::Mask | ArgKind::Delta { .. } | ArgKind::Index => {
-                    let a = match kind {
-                        ArgKind::Id { .. } => &args.id,
-                        ArgKind::Mask => &args.mask,
-                        ArgKind::Delta { .. } => &args.delta,
-                        _ => &args.index,
-                    }
-                    .clone()
-                    .ok_or_else(missing)?;
-                    if let LaneArg::PerLane(v) = &a {
-                        if kind.uniform() {
-                            return Err(ModelError::NotUniform {
-                                op,
-                                arg: kind.name(),
-                            });
-                        }
-                        if v.len() != size.lanes() {
-                            return Err(ModelError::WrongLaneCount {
-                                what: kind.name(),
-                                size: size.get(),
-                                got: v.len(),
-                            });
-                        }
-                    }
-                    call.lane_arg = a;
+                ArgKind::Id { .. }
+                | ArgKind::Mask
+                | ArgKind::Delta { .. }
+                | ArgKind::Index
+                | ArgKind::QuadIndex => {
+                    let a = args.lane(kind).ok_or_else(missing)?;
+                    call.set_lane(kind, a.clone())?;
                 }
-                ArgKind::QuadIndex => match args.id.clone().ok_or_else(missing)? {
-                    LaneArg::Uniform(i) => call.quad = QuadIndex::new(i as u64)?,
-                    LaneArg::PerLane(_) => {
-                        return Err(ModelError::NotUniform { op, arg: "id" });
-                    }
-                },
                 ArgKind::Cluster => {
                     call.cluster = ClusterSize::new(args.cluster.ok_or_else(missing)?, size)?
                 }
@@ -213,9 +261,73 @@ impl OpCall {
         Ok(call)
     }
 
+    /// Replaces the id / mask / delta / index argument (or the quad index) with the checks of
+    /// [`OpCall::new`]: uniform where the op requires it, one value per lane. When the call and
+    /// `arg` are both per lane, the call keeps its own list and copies `arg` into it, so evaluating
+    /// one call on many subgroups does not reallocate.
+    ///
+    /// ```
+    /// use lockstep::model::{lookup, Args, LaneArg, ModelError, OpCall, SubgroupSize};
+    /// let s = SubgroupSize::new(4).unwrap();
+    /// let mut call = OpCall::new(lookup("shuffle").unwrap(), s,
+    ///     Args { id: Some(LaneArg::PerLane(vec![3, 2, 1, 0])), ..Args::default() }).unwrap();
+    /// call.set_lane_arg(LaneArg::PerLane(vec![1, 1, 1, 1])).unwrap();
+    /// assert_eq!(call.lane_arg(), &LaneArg::PerLane(vec![1, 1, 1, 1]));
+    /// assert!(matches!(call.set_lane_arg(LaneArg::PerLane(vec![0; 8])),
+    ///     Err(ModelError::WrongLaneCount { got: 8, .. })));
+    /// let mut bcast = OpCall::new(lookup("broadcast").unwrap(), s,
+    ///     Args { id: Some(LaneArg::Uniform(0)), ..Args::default() }).unwrap();
+    /// assert!(matches!(bcast.set_lane_arg(LaneArg::PerLane(vec![0; 4])), Err(ModelError::NotUniform { .. })));
+    /// let mut elect = OpCall::plain(lockstep::model::Op::Elect, s).unwrap();
+    /// assert!(matches!(elect.set_lane_arg(LaneArg::Uniform(1)), Err(ModelError::UnexpectedArgument { .. })));
+    /// ```
+    pub fn set_lane_arg(&mut self, arg: LaneArg) -> Result<(), ModelError> {
+        let kind = self
+            .info
+            .args
+            .iter()
+            .copied()
+            .find(|k| k.is_lane_arg())
+            .ok_or(ModelError::UnexpectedArgument {
+                op: self.info.name.as_str(),
+                arg: "id/mask/delta/index",
+            })?;
+        self.set_lane(kind, arg)
+    }
+
+    /// Checks and stores the lane argument of `kind` (see [`OpCall::set_lane_arg`]).
+    fn set_lane(&mut self, kind: ArgKind, arg: LaneArg) -> Result<(), ModelError> {
+        let op = self.info.name.as_str();
+        if let LaneArg::PerLane(v) = &arg {
+            if kind.uniform() {
+                return Err(ModelError::NotUniform {
+                    op,
+                    arg: kind.name(),
+                });
+            }
+            if v.len() != self.size.lanes() {
+                return Err(ModelError::WrongLaneCount {
+                    what: kind.name(),
+                    size: self.size.get(),
+                    got: v.len(),
+                });
+            }
+        }
+        match (kind, arg) {
+            (ArgKind::QuadIndex, LaneArg::Uniform(i)) => self.quad = QuadIndex::new(i as u64)?,
+            (_, LaneArg::PerLane(new)) if matches!(self.lane_arg, LaneArg::PerLane(_)) => {
+                if let LaneArg::PerLane(old) = &mut self.lane_arg {
+                    old.copy_from_slice(&new);
+                }
+            }
+            (_, arg) => self.lane_arg = arg,
+        }
+        Ok(())
+    }
+
     /// A call of an op that takes no arguments.
     pub fn plain(op: Op, size: SubgroupSize) -> Result<OpCall, ModelError> {
-        OpCall::new(crate::model::info(op), size, Args::default())
+        OpCall::new(info(op), size, Args::default())
     }
 
     /// The catalogue entry.
@@ -270,10 +382,4 @@ impl OpCall {
         }
         a
     }
-}
-
-// Catalogue names live for the whole program (the catalogue is a static); this turns the borrowed
-// name into the &'static str the error type holds without copying it.
-fn leak(s: &'static str) -> &'static str {
-    s
 }

@@ -5,83 +5,10 @@
 //! its entry in [`catalogue`], and its rule in `model::eval` (see docs/architecture.md).
 
 use crate::model::error::ModelError;
-use crate::model::types::{ScalarType, ValueType};
+use crate::model::scalar::BinOp;
+use crate::model::types::{TypeClass, ValueType};
 use std::fmt;
 use std::sync::OnceLock;
-
-/// The binary operator of an arithmetic or clustered operation.
-///
-/// ```
-/// use lockstep::model::{BinOp, TypeClass};
-/// assert_eq!(BinOp::Max.name(), "max"); // as in the catalogue name `inclusive_max`
-/// assert_eq!(BinOp::Max.glsl(), "Max"); // as in `subgroupInclusiveMax`
-/// assert_eq!(BinOp::Xor.types(), TypeClass::IntegerOrBool);
-/// assert_eq!(BinOp::ALL.len(), 7);
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum BinOp {
-    /// `+`
-    Add,
-    /// `*`
-    Mul,
-    /// minimum
-    Min,
-    /// maximum
-    Max,
-    /// bitwise / logical and
-    And,
-    /// bitwise / logical or
-    Or,
-    /// bitwise / logical xor
-    Xor,
-}
-
-impl BinOp {
-    /// All seven, in GLSL order.
-    pub const ALL: [BinOp; 7] = [
-        BinOp::Add,
-        BinOp::Mul,
-        BinOp::Min,
-        BinOp::Max,
-        BinOp::And,
-        BinOp::Or,
-        BinOp::Xor,
-    ];
-
-    /// `add`, `mul`, …
-    pub fn name(self) -> &'static str {
-        match self {
-            BinOp::Add => "add",
-            BinOp::Mul => "mul",
-            BinOp::Min => "min",
-            BinOp::Max => "max",
-            BinOp::And => "and",
-            BinOp::Or => "or",
-            BinOp::Xor => "xor",
-        }
-    }
-
-    /// `Add`, `Mul`, … as in `subgroupInclusiveAdd`.
-    pub fn glsl(self) -> &'static str {
-        match self {
-            BinOp::Add => "Add",
-            BinOp::Mul => "Mul",
-            BinOp::Min => "Min",
-            BinOp::Max => "Max",
-            BinOp::And => "And",
-            BinOp::Or => "Or",
-            BinOp::Xor => "Xor",
-        }
-    }
-
-    /// Add, Mul, Min, Max take numbers; And, Or, Xor take integers and bools.
-    pub fn types(self) -> TypeClass {
-        match self {
-            BinOp::Add | BinOp::Mul | BinOp::Min | BinOp::Max => TypeClass::Numeric,
-            BinOp::And | BinOp::Or | BinOp::Xor => TypeClass::IntegerOrBool,
-        }
-    }
-}
 
 /// Reduce, inclusive scan or exclusive scan.
 ///
@@ -213,6 +140,46 @@ pub enum Op {
     ClusteredRotate,
 }
 
+impl Op {
+    /// The binary operator of a reduction, scan or clustered operation (`None` for the others).
+    ///
+    /// ```
+    /// use lockstep::model::{BinOp, Op, Scan};
+    /// assert_eq!(Op::Arithmetic(BinOp::Min, Scan::Inclusive).binop(), Some(BinOp::Min));
+    /// assert_eq!(Op::Shuffle.binop(), None);
+    /// ```
+    pub fn binop(self) -> Option<BinOp> {
+        match self {
+            Op::Arithmetic(b, _) | Op::Clustered(b) => Some(b),
+            Op::Elect
+            | Op::SubgroupSize
+            | Op::InvocationId
+            | Op::LaneMask(_)
+            | Op::NumSubgroups
+            | Op::SubgroupId
+            | Op::All
+            | Op::Any
+            | Op::AllEqual
+            | Op::Ballot
+            | Op::InverseBallot
+            | Op::BallotBitExtract
+            | Op::BallotBitCount(_)
+            | Op::BallotFindLsb
+            | Op::BallotFindMsb
+            | Op::Broadcast
+            | Op::BroadcastFirst
+            | Op::Shuffle
+            | Op::ShuffleXor
+            | Op::ShuffleUp
+            | Op::ShuffleDown
+            | Op::QuadBroadcast
+            | Op::QuadSwap(_)
+            | Op::Rotate
+            | Op::ClusteredRotate => None,
+        }
+    }
+}
+
 /// The GL_KHR_shader_subgroup_* category (and rotate), as the docs and reports group operations.
 ///
 /// ```
@@ -276,6 +243,22 @@ impl Category {
         }
     }
 
+    /// The Vulkan feature that enables it: a `VK_SUBGROUP_FEATURE_*_BIT`, or for rotate
+    /// `shaderSubgroupRotate`.
+    pub fn vulkan_feature(self) -> &'static str {
+        match self {
+            Category::Basic => "VK_SUBGROUP_FEATURE_BASIC_BIT",
+            Category::Vote => "VK_SUBGROUP_FEATURE_VOTE_BIT",
+            Category::Ballot => "VK_SUBGROUP_FEATURE_BALLOT_BIT",
+            Category::Arithmetic => "VK_SUBGROUP_FEATURE_ARITHMETIC_BIT",
+            Category::Shuffle => "VK_SUBGROUP_FEATURE_SHUFFLE_BIT",
+            Category::ShuffleRelative => "VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT",
+            Category::Clustered => "VK_SUBGROUP_FEATURE_CLUSTERED_BIT",
+            Category::Quad => "VK_SUBGROUP_FEATURE_QUAD_BIT",
+            Category::Rotate => "shaderSubgroupRotate (VK_KHR_shader_subgroup_rotate)",
+        }
+    }
+
     /// The GLSL extension that enables it.
     pub fn glsl_extension(self) -> &'static str {
         match self {
@@ -314,34 +297,20 @@ impl std::str::FromStr for Category {
     }
 }
 
-/// The Vulkan device feature an operation needs.
+/// The Vulkan device feature an operation needs: the feature of its category (or of another
+/// category: the lane masks need the ballot bit), or the clustered-rotate feature.
 ///
 /// ```
-/// use lockstep::model::{lookup, Feature};
+/// use lockstep::model::{lookup, Category, Feature};
 /// let f = lookup("subgroupClusteredRotate").unwrap().features;
-/// assert_eq!(f, [Feature::Rotate, Feature::RotateClustered]);
-/// assert_eq!(Feature::Quad.vulkan_name(), "VK_SUBGROUP_FEATURE_QUAD_BIT");
+/// assert_eq!(f, [Feature::Category(Category::Rotate), Feature::RotateClustered]);
+/// assert_eq!(Feature::Category(Category::Quad).vulkan_name(), "VK_SUBGROUP_FEATURE_QUAD_BIT");
+/// assert_eq!(lookup("gl_SubgroupEqMask").unwrap().features, [Feature::Category(Category::Ballot)]);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
 pub enum Feature {
-    /// VK_SUBGROUP_FEATURE_BASIC_BIT
-    Basic,
-    /// VK_SUBGROUP_FEATURE_VOTE_BIT
-    Vote,
-    /// VK_SUBGROUP_FEATURE_BALLOT_BIT
-    Ballot,
-    /// VK_SUBGROUP_FEATURE_ARITHMETIC_BIT
-    Arithmetic,
-    /// VK_SUBGROUP_FEATURE_SHUFFLE_BIT
-    Shuffle,
-    /// VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT
-    ShuffleRelative,
-    /// VK_SUBGROUP_FEATURE_CLUSTERED_BIT
-    Clustered,
-    /// VK_SUBGROUP_FEATURE_QUAD_BIT
-    Quad,
-    /// VK_KHR_shader_subgroup_rotate: shaderSubgroupRotate
-    Rotate,
+    /// The feature that enables a category ([`Category::vulkan_feature`]).
+    Category(Category),
     /// VK_KHR_shader_subgroup_rotate: shaderSubgroupRotateClustered
     RotateClustered,
 }
@@ -350,84 +319,10 @@ impl Feature {
     /// The Vulkan spelling.
     pub fn vulkan_name(self) -> &'static str {
         match self {
-            Feature::Basic => "VK_SUBGROUP_FEATURE_BASIC_BIT",
-            Feature::Vote => "VK_SUBGROUP_FEATURE_VOTE_BIT",
-            Feature::Ballot => "VK_SUBGROUP_FEATURE_BALLOT_BIT",
-            Feature::Arithmetic => "VK_SUBGROUP_FEATURE_ARITHMETIC_BIT",
-            Feature::Shuffle => "VK_SUBGROUP_FEATURE_SHUFFLE_BIT",
-            Feature::ShuffleRelative => "VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT",
-            Feature::Clustered => "VK_SUBGROUP_FEATURE_CLUSTERED_BIT",
-            Feature::Quad => "VK_SUBGROUP_FEATURE_QUAD_BIT",
-            Feature::Rotate => "shaderSubgroupRotate (VK_KHR_shader_subgroup_rotate)",
+            Feature::Category(c) => c.vulkan_feature(),
             Feature::RotateClustered => {
                 "shaderSubgroupRotateClustered (VK_KHR_shader_subgroup_rotate)"
             }
-        }
-    }
-}
-
-/// Which value types an operation takes (GL_KHR_shader_subgroup, chapter 8 signatures).
-///
-/// ```
-/// use lockstep::model::{TypeClass, ValueType};
-/// let f32x2: ValueType = "vec2".parse().unwrap();
-/// assert!(TypeClass::Numeric.accepts(f32x2));
-/// assert!(!TypeClass::IntegerOrBool.accepts(f32x2));
-/// assert!(TypeClass::Bool.accepts(ValueType::BOOL));
-/// assert_eq!(TypeClass::Any.types().len(), 48); // 12 scalar types x 1..=4 components
-/// assert_eq!(TypeClass::Numeric.short(), "int, float");
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum TypeClass {
-    /// No value operand (elect, built-ins, ballot bit operations).
-    NoValue,
-    /// A scalar `bool` (all, any, ballot).
-    Bool,
-    /// genType, genIType, genUType, genBType, genDType and the extended types: every scalar and vector.
-    Any,
-    /// Numbers (no bool): Add, Mul, Min, Max.
-    Numeric,
-    /// Integers and bools (no floats): And, Or, Xor.
-    IntegerOrBool,
-}
-
-impl TypeClass {
-    /// Does the class contain `t`?
-    pub fn accepts(self, t: ValueType) -> bool {
-        let s = t.scalar_type();
-        match self {
-            TypeClass::NoValue => false,
-            TypeClass::Bool => t == ValueType::BOOL,
-            TypeClass::Any => true,
-            TypeClass::Numeric => s != ScalarType::Bool,
-            TypeClass::IntegerOrBool => !s.is_float(),
-        }
-    }
-
-    /// Every type in the class.
-    pub fn types(self) -> Vec<ValueType> {
-        ValueType::all().filter(|t| self.accepts(*t)).collect()
-    }
-
-    /// How the class is described in errors and tables.
-    pub fn describe(self) -> &'static str {
-        match self {
-            TypeClass::NoValue => "no value operand",
-            TypeClass::Bool => "bool",
-            TypeClass::Any => "any scalar or vector type (bool, ints, floats)",
-            TypeClass::Numeric => "integer and float scalars and vectors (not bool)",
-            TypeClass::IntegerOrBool => "integer and bool scalars and vectors (not floats)",
-        }
-    }
-
-    /// Short form for the `ops` table.
-    pub fn short(self) -> &'static str {
-        match self {
-            TypeClass::NoValue => "-",
-            TypeClass::Bool => "bool",
-            TypeClass::Any => "all",
-            TypeClass::Numeric => "int, float",
-            TypeClass::IntegerOrBool => "int, bool",
         }
     }
 }
@@ -469,6 +364,46 @@ pub enum ArgKind {
 }
 
 impl ArgKind {
+    /// One argument of each name, for going over the fields of [`Args`](crate::model::Args)
+    /// (the uniformity flags as no op in particular has them).
+    pub const ALL: [ArgKind; 8] = [
+        ArgKind::Id { uniform: false },
+        ArgKind::Mask,
+        ArgKind::Delta { uniform: false },
+        ArgKind::Cluster,
+        ArgKind::QuadIndex,
+        ArgKind::Ballot,
+        ArgKind::Index,
+        ArgKind::Workgroup,
+    ];
+
+    /// True for the kinds held as a [`LaneArg`](crate::model::LaneArg) in a call: id, mask,
+    /// delta, index and the quad index.
+    pub fn is_lane_arg(self) -> bool {
+        match self {
+            ArgKind::Id { .. }
+            | ArgKind::Mask
+            | ArgKind::Delta { .. }
+            | ArgKind::Index
+            | ArgKind::QuadIndex => true,
+            ArgKind::Cluster | ArgKind::Ballot | ArgKind::Workgroup => false,
+        }
+    }
+
+    /// The parameter as the GLSL declaration spells it (GL_KHR_shader_subgroup.txt, 8.18);
+    /// empty for the workgroup, which is no parameter.
+    pub fn glsl_param(self) -> &'static str {
+        match self {
+            ArgKind::Id { .. } | ArgKind::QuadIndex => "uint id",
+            ArgKind::Mask => "uint mask",
+            ArgKind::Delta { .. } => "uint delta",
+            ArgKind::Cluster => "uint clusterSize",
+            ArgKind::Index => "uint index",
+            ArgKind::Ballot => "uvec4 value",
+            ArgKind::Workgroup => "",
+        }
+    }
+
     /// The argument's name (and CLI flag).
     pub fn name(self) -> &'static str {
         match self {
@@ -616,6 +551,51 @@ impl OpInfo {
         self.args.iter().copied().find(|a| a.name() == name)
     }
 
+    /// Does the result depend on which invocations execute the operation together (its *tangle*,
+    /// SPV_KHR_maximal_reconvergence)? False for the operations whose result is a function of the
+    /// lane's own id, the subgroup size, uniform operands or the workgroup alone: the ballot bit
+    /// operations on a given ballot, the size, id and mask built-ins, the workgroup built-ins.
+    /// True for every operation that reads other lanes or the set of active lanes. Where control
+    /// flow leaves the tangle unpinned, only tangled operations are undefined
+    /// ([`Reason::UnpinnedTangle`](crate::model::Reason::UnpinnedTangle)).
+    ///
+    /// ```
+    /// use lockstep::model::lookup;
+    /// assert!(lookup("subgroupElect").unwrap().tangled()); // the lowest *active* lane
+    /// assert!(!lookup("subgroupBallotBitCount").unwrap().tangled()); // bits of its operand
+    /// ```
+    pub fn tangled(&self) -> bool {
+        match self.op {
+            Op::SubgroupSize
+            | Op::InvocationId
+            | Op::LaneMask(_)
+            | Op::NumSubgroups
+            | Op::SubgroupId
+            | Op::InverseBallot
+            | Op::BallotBitExtract
+            | Op::BallotBitCount(_)
+            | Op::BallotFindLsb
+            | Op::BallotFindMsb => false,
+            Op::Elect
+            | Op::All
+            | Op::Any
+            | Op::AllEqual
+            | Op::Ballot
+            | Op::Broadcast
+            | Op::BroadcastFirst
+            | Op::Arithmetic(..)
+            | Op::Shuffle
+            | Op::ShuffleXor
+            | Op::ShuffleUp
+            | Op::ShuffleDown
+            | Op::Clustered(_)
+            | Op::QuadBroadcast
+            | Op::QuadSwap(_)
+            | Op::Rotate
+            | Op::ClusteredRotate => true,
+        }
+    }
+
     /// Workgroup-level ops (NumSubgroups, SubgroupID) are evaluated per workgroup, not per subgroup.
     pub fn is_workgroup_level(&self) -> bool {
         self.args.contains(&ArgKind::Workgroup)
@@ -625,11 +605,9 @@ impl OpInfo {
     pub fn exactness(&self, t: Option<ValueType>) -> Exactness {
         let float =
             t.is_some_and(|t| t.scalar_type().is_float()) && self.result == ResultKind::SameAsValue;
-        match self.op {
-            Op::Arithmetic(b, _) | Op::Clustered(b) if float => match b {
-                BinOp::Add | BinOp::Mul => Exactness::Tolerance,
-                _ => Exactness::MinMaxFloat,
-            },
+        match (self.op.binop(), float) {
+            (Some(BinOp::Add | BinOp::Mul), true) => Exactness::Tolerance,
+            (Some(BinOp::Min | BinOp::Max), true) => Exactness::MinMaxFloat,
             _ => Exactness::Bits,
         }
     }
@@ -682,8 +660,22 @@ fn noun(b: BinOp) -> &'static str {
 fn build() -> Vec<OpInfo> {
     use ArgKind as A;
     use Category as C;
-    use Feature as F;
     use ResultKind as R;
+    // `F::Quad` reads as "the quad feature" in the rows below.
+    #[allow(non_snake_case, non_upper_case_globals)]
+    mod F {
+        use super::{Category, Feature};
+        pub const Basic: Feature = Feature::Category(Category::Basic);
+        pub const Vote: Feature = Feature::Category(Category::Vote);
+        pub const Ballot: Feature = Feature::Category(Category::Ballot);
+        pub const Arithmetic: Feature = Feature::Category(Category::Arithmetic);
+        pub const Shuffle: Feature = Feature::Category(Category::Shuffle);
+        pub const ShuffleRelative: Feature = Feature::Category(Category::ShuffleRelative);
+        pub const Clustered: Feature = Feature::Category(Category::Clustered);
+        pub const Quad: Feature = Feature::Category(Category::Quad);
+        pub const Rotate: Feature = Feature::Category(Category::Rotate);
+        pub const RotateClustered: Feature = Feature::RotateClustered;
+    }
     use TypeClass as T;
     let mut v = vec![
         entry(

@@ -1,6 +1,6 @@
 //! Errors of the reference model: every one names the rule that the input broke.
 
-use crate::model::types::ValueType;
+use crate::model::types::{TypeError, ValueType};
 
 /// An invalid parameter or operand, rejected before any evaluation.
 ///
@@ -155,5 +155,14 @@ fn suggest(s: &[String]) -> String {
         " (run `lockstep ops` for the list)".to_string()
     } else {
         format!(" (did you mean {}?)", s.join(", "))
+    }
+}
+
+impl From<TypeError> for ModelError {
+    fn from(e: TypeError) -> Self {
+        match e {
+            TypeError::InvalidComponents(n) => ModelError::InvalidComponents(n),
+            TypeError::UnknownType(t) => ModelError::UnknownType(t),
+        }
     }
 }

@@ -7,11 +7,13 @@
 //! active lanes in increasing lane order. *Votes*, *ballots* and *basic* ops are closed forms.
 
 use crate::model::call::OpCall;
-use crate::model::catalogue::{BinOp, MaskKind, Op, ResultKind, Scan, TypeClass};
+use crate::model::catalogue::{MaskKind, Op, ResultKind, Scan};
 use crate::model::error::ModelError;
 use crate::model::outcome::{Outcome, Reason};
 use crate::model::params::{Ballot, LaneMask};
-use crate::model::types::{Elem, Scalar, ScalarType, Value, ValueType};
+use crate::model::scalar::{BinOp, Elem, Scalar};
+use crate::model::types::{ScalarType, TypeClass, ValueType};
+use crate::model::value::Value;
 use rayon::prelude::*;
 
 /// Where results go. The evaluator calls exactly one method per active lane and none for inactive lanes.
@@ -230,7 +232,23 @@ pub fn gather_source(call: &OpCall, lane: u32, first: u32) -> Option<Result<u32,
         // SPV_KHR_subgroup_rotate, with the subgroup or the cluster as the rotation group.
         Op::Rotate => Ok(rotate_source(l, arg.at(0), n)),
         Op::ClusteredRotate => Ok(rotate_source(l, arg.at(0), call.cluster().get())),
-        _ => return None,
+        Op::Elect
+        | Op::SubgroupSize
+        | Op::InvocationId
+        | Op::LaneMask(_)
+        | Op::NumSubgroups
+        | Op::SubgroupId
+        | Op::All
+        | Op::Any
+        | Op::AllEqual
+        | Op::Ballot
+        | Op::InverseBallot
+        | Op::BallotBitExtract
+        | Op::BallotBitCount(_)
+        | Op::BallotFindLsb
+        | Op::BallotFindMsb
+        | Op::Arithmetic(..)
+        | Op::Clustered(_) => return None,
     })
 }
 
@@ -768,7 +786,6 @@ pub fn evaluate_batch<S: Scalar, const N: usize>(
     Ok(())
 }
 
-/// A gather's source lanes for one call, from [`gather_source`], for the batch path.
 /// A gather (broadcast, shuffles, quad, rotate) prepared once for a call: the source lane of every
 /// lane by [`gather_source`]'s rules, so that applying it to many subgroups costs one table lookup
 /// per lane. [`GatherPlan::apply`] gives what [`run`] gives — defined where the source is in range
@@ -803,7 +820,9 @@ impl GatherPlan {
     /// The plan of a gather; `None` when `call` is not a gather.
     pub fn new(call: &OpCall) -> Option<GatherPlan> {
         let n = call.size().get();
-        let _is_gather = gather_source(call, 0, 0)?;
+        if gather_source(call, 0, 0).is_none() {
+            return None; // not a gather
+        }
         let mut src = Vec::with_capacity(n as usize);
         let mut valid = 0u128;
         for l in 0..n {

@@ -22,20 +22,24 @@ mod error;
 mod eval;
 mod outcome;
 mod params;
+mod scalar;
 mod types;
+mod value;
 mod workgroup;
 
-pub use call::{Args, LaneArg, OpCall};
+pub use call::{ArgSources, Args, LaneArg, OpCall};
 pub use catalogue::{
-    catalogue, info, lookup, ArgKind, BinOp, Category, Exactness, Feature, MaskKind, Op, OpInfo,
-    QuadDir, ResultKind, Scan, TypeClass,
+    catalogue, info, lookup, ArgKind, Category, Exactness, Feature, MaskKind, Op, OpInfo, QuadDir,
+    ResultKind, Scan,
 };
 pub use error::ModelError;
 pub use eval::{
     evaluate, evaluate_batch, evaluate_typed, gather_source, rotate_source, run, BatchOutput,
     GatherPlan, Sink,
 };
-pub use outcome::{Outcome, Reason};
+pub use outcome::{Outcome, Reason, ReasonDoc};
 pub use params::{Ballot, ClusterSize, LaneMask, QuadIndex, SubgroupSize};
-pub use types::{Elem, Scalar, ScalarType, Value, ValueType};
-pub use workgroup::{Layout, Placement, WorkgroupLayout, WorkgroupShape, MAX_INVOCATIONS};
+pub use scalar::{BinOp, Elem, Scalar};
+pub use types::{ScalarType, TypeClass, TypeError, ValueType};
+pub use value::Value;
+pub use workgroup::{LaneOrder, Placement, WorkgroupLayout, WorkgroupShape, MAX_INVOCATIONS};

@@ -1,6 +1,7 @@
 //! The result of one lane: inactive, a defined value, or undefined with the reason.
 
-use crate::model::types::Value;
+use crate::model::catalogue::{Category, OpInfo};
+use crate::model::value::Value;
 use std::fmt;
 
 /// Why a lane's result is undefined — the rule from the spec texts, with the lane numbers involved.
@@ -52,32 +53,175 @@ pub enum Reason {
     /// all_equal over floats where +0.0 and -0.0 both occur: numeric and bitwise equality disagree.
     AllEqualSignedZeros,
     /// The set of invocations that execute the operation together (its *tangle*) is not pinned
-    /// down by the reconvergence guarantees in force (core uniform control flow, SPV_KHR_subgroup_
-    /// uniform_control_flow, SPV_KHR_maximal_reconvergence); `construct` is the program construct
-    /// (an id of a `reconverge::Program`) where control flow diverged without a guaranteed
-    /// reconvergence.
+    /// down by the reconvergence guarantees in force. The evaluator never yields it (it is given
+    /// the tangle as its active mask); the executors of control flow (`reconverge`, the SPIR-V
+    /// interpreter) do, for the [`tangled`](crate::model::OpInfo::tangled) operations. It lives
+    /// here beside the other reasons because it is a reason an *operation's* result is undefined,
+    /// and every lane result, whoever computes it, is an [`Outcome`]. The guarantees (core
+    /// uniform control flow, SPV_KHR_subgroup_uniform_control_flow, SPV_KHR_maximal_reconvergence)
+    /// are applied in one place, `reconverge::flow`. `construct` is the program construct (an id
+    /// of a `reconverge::Program`, or of the interpreted module) where control flow diverged
+    /// without a guaranteed reconvergence.
     UnpinnedTangle {
         /// id of the construct where the guarantee was lost
         construct: u32,
     },
 }
 
+/// What the docs and reports say about one [`Reason`]: everything about a variant in one place.
+///
+/// ```
+/// use lockstep::model::{lookup, Reason};
+/// let d = Reason::NoBitSet.doc();
+/// assert_eq!((d.key, d.order, d.adjective), ("no_bit_set", 4, "empty-ballot"));
+/// assert!(d.rule.contains("no bit of the ballot is set"));
+/// let swap = lookup("quad_swap_vertical").unwrap();
+/// assert!((Reason::SourceInactive { source: 1 }.doc().source)(swap).starts_with("SPIR-V OpGroupNonUniformQuadSwap"));
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct ReasonDoc {
+    /// A stable short key, for grouping in reports and JSON (`source_inactive`, `no_bit_set`, …).
+    pub key: &'static str,
+    /// Where the docs list it among the reasons (0 first).
+    pub order: u8,
+    /// When the reason applies, in words.
+    pub rule: &'static str,
+    /// As an adjective for "… of out-of-range shuffle_down cases".
+    pub adjective: &'static str,
+    /// Where the rule is written, for an operation (most reasons cite the op's own section).
+    pub source: fn(&OpInfo) -> String,
+}
+
 impl Reason {
-    /// A stable short key, for grouping in reports (`source_inactive`, `no_bit_set`, …).
-    pub fn key(&self) -> &'static str {
+    /// One reason of each kind (with example lane numbers), in docs order.
+    pub const ALL: [Reason; 9] = [
+        Reason::SourceOutOfRange { source: 8, size: 8 },
+        Reason::SourceInactive { source: 0 },
+        Reason::DeltaExceedsId { delta: 1, id: 0 },
+        Reason::IndexOutOfRange { index: 8, size: 8 },
+        Reason::NoBitSet,
+        Reason::AllNaN { component: 0 },
+        Reason::AllEqualWithNaN,
+        Reason::AllEqualSignedZeros,
+        Reason::UnpinnedTangle { construct: 0 },
+    ];
+
+    /// Its key, order, rule, adjective and source — written beside each other, per variant.
+    pub fn doc(&self) -> ReasonDoc {
+        fn op_spec(op: &OpInfo) -> String {
+            op.spec.to_string()
+        }
         match self {
-            Reason::SourceInactive { .. } => "source_inactive",
-            Reason::SourceOutOfRange { .. } => "source_out_of_range",
-            Reason::DeltaExceedsId { .. } => "delta_exceeds_id",
-            Reason::AllNaN { .. } => "all_nan",
-            Reason::NoBitSet => "no_bit_set",
-            Reason::IndexOutOfRange { .. } => "index_out_of_range",
-            Reason::AllEqualWithNaN => "all_equal_nan",
-            Reason::AllEqualSignedZeros => "all_equal_signed_zeros",
-            Reason::UnpinnedTangle { .. } => "unpinned_tangle",
+            Reason::SourceOutOfRange { .. } => ReasonDoc {
+                key: "source_out_of_range",
+                order: 0,
+                rule: "the lane read from is not in the subgroup: its id is ≥ gl_SubgroupSize",
+                adjective: "out-of-range",
+                source: |op| {
+                    if op.category == Category::Quad {
+                        "the model: in a subgroup of 1 or 2 lanes the quad's other lanes do not \
+                         exist; no spec text covers it"
+                            .into()
+                    } else {
+                        op.spec.to_string()
+                    }
+                },
+            },
+            Reason::SourceInactive { .. } => ReasonDoc {
+                key: "source_inactive",
+                order: 1,
+                rule: "the lane read from is inactive",
+                adjective: "inactive-source",
+                source: |op| {
+                    // GLSL says nothing of inactive lanes for the swaps; SPIR-V does.
+                    if op.category == Category::Quad && op.args.is_empty() {
+                        "SPIR-V OpGroupNonUniformQuadSwap: \"If an active invocation reads value \
+                         from an inactive invocation, the resulting value is undefined\""
+                            .into()
+                    } else {
+                        op.spec.to_string()
+                    }
+                },
+            },
+            Reason::DeltaExceedsId { .. } => ReasonDoc {
+                key: "delta_exceeds_id",
+                order: 2,
+                rule: "delta > gl_SubgroupInvocationID: the lane read from would lie below lane 0",
+                adjective: "delta-past-lane-0",
+                source: op_spec,
+            },
+            Reason::IndexOutOfRange { .. } => ReasonDoc {
+                key: "index_out_of_range",
+                order: 3,
+                rule: "index ≥ gl_SubgroupSize",
+                adjective: "index-out-of-range",
+                source: op_spec,
+            },
+            Reason::NoBitSet => ReasonDoc {
+                key: "no_bit_set",
+                order: 4,
+                rule: "no bit of the ballot is set among its low gl_SubgroupSize bits",
+                adjective: "empty-ballot",
+                source: op_spec,
+            },
+            Reason::AllNaN { .. } => ReasonDoc {
+                key: "all_nan",
+                order: 5,
+                rule: "every value the lane's result is computed from is NaN",
+                adjective: "all-NaN",
+                source: |_| "GL_KHR_shader_subgroup.txt, 3.8, minimum and maximum".into(),
+            },
+            Reason::AllEqualWithNaN => ReasonDoc {
+                key: "all_equal_nan",
+                order: 6,
+                rule: "a NaN is among the active values and no NaN-free vector component already \
+                       differs: ordered equality says unequal, unordered equality (NaN equals \
+                       anything) says equal, bitwise equality depends on the bits",
+                adjective: "NaN",
+                source: |_| ALL_EQUAL_READING.into(),
+            },
+            Reason::AllEqualSignedZeros => ReasonDoc {
+                key: "all_equal_signed_zeros",
+                order: 7,
+                rule: "the values are equal as numbers but not as bits because +0.0 and -0.0 \
+                       both occur",
+                adjective: "signed-zero",
+                source: |_| ALL_EQUAL_READING.into(),
+            },
+            Reason::UnpinnedTangle { .. } => ReasonDoc {
+                key: "unpinned_tangle",
+                order: 8,
+                rule: "control flow diverged and the reconvergence guarantees in force do not say \
+                       which invocations execute the operation together (its tangle)",
+                adjective: "unpinned-tangle",
+                source: |_| {
+                    "SPV_KHR_maximal_reconvergence.asciidoc, Tangle; \
+                     SPV_KHR_subgroup_uniform_control_flow.asciidoc"
+                        .into()
+                },
+            },
         }
     }
+
+    /// [`ReasonDoc::key`].
+    pub fn key(&self) -> &'static str {
+        self.doc().key
+    }
+
+    /// The reason of [`Reason::ALL`] with this key (example lane numbers), if any.
+    ///
+    /// ```
+    /// use lockstep::model::Reason;
+    /// assert_eq!(Reason::from_key("no_bit_set"), Some(Reason::NoBitSet));
+    /// assert_eq!(Reason::from_key("no such key"), None);
+    /// ```
+    pub fn from_key(key: &str) -> Option<Reason> {
+        Reason::ALL.into_iter().find(|r| r.key() == key)
+    }
 }
+
+const ALL_EQUAL_READING: &str = "the model's reading: GL_KHR_shader_subgroup.txt, 8.18 does not \
+    say which equality subgroupAllEqual uses for floats";
 
 impl fmt::Display for Reason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -156,5 +300,28 @@ impl fmt::Display for Outcome {
             Outcome::Defined(v) => write!(f, "{v}"),
             Outcome::Undefined(_) => f.write_str("undef"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_reason_has_a_unique_key_and_its_place_in_the_docs_order() {
+        for (i, r) in Reason::ALL.iter().enumerate() {
+            let d = r.doc();
+            assert_eq!(
+                d.order as usize, i,
+                "{}: Reason::ALL is in docs order",
+                d.key
+            );
+            assert_eq!(Reason::from_key(d.key), Some(*r));
+            assert!(!d.rule.is_empty() && !d.adjective.is_empty());
+        }
+        let mut keys: Vec<&str> = Reason::ALL.iter().map(|r| r.key()).collect();
+        keys.sort();
+        keys.dedup();
+        assert_eq!(keys.len(), Reason::ALL.len());
     }
 }

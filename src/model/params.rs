@@ -4,6 +4,8 @@
 //! cannot reach the evaluator.
 
 use crate::model::error::ModelError;
+use crate::model::types::ValueType;
+use crate::model::value::Value;
 use std::fmt;
 
 /// The number of invocations in a subgroup: a power of two in 1..=128 (GL_KHR_shader_subgroup, 7.1).
@@ -131,7 +133,7 @@ impl LaneMask {
             .replace('_', "");
         let bits = u128::from_str_radix(&h, 16).map_err(|_| ModelError::BadValue {
             text: text.to_string(),
-            ty: crate::model::ValueType::UVEC4,
+            ty: ValueType::UVEC4,
             why: "an active mask is one hex number of at most 128 bits (lane i = bit i)"
                 .to_string(),
         })?;
@@ -273,6 +275,18 @@ impl Ballot {
         u128::from_str_radix(&h, 16)
             .map(Ballot)
             .map_err(|_| ModelError::BadBallot(text.to_string()))
+    }
+}
+
+impl Value {
+    /// A `uvec4` ballot.
+    ///
+    /// ```
+    /// use lockstep::model::{Ballot, Value};
+    /// assert_eq!(Value::ballot(Ballot(1 << 33)).bits(), [0, 2, 0, 0]);
+    /// ```
+    pub fn ballot(b: Ballot) -> Value {
+        Value::of(b.words())
     }
 }
 

@@ -104,16 +104,16 @@ impl FromStr for WorkgroupShape {
 /// How invocations are ordered before being dealt to subgroups.
 ///
 /// ```
-/// use lockstep::model::{Layout, SubgroupSize, WorkgroupShape};
-/// assert_eq!("column-major".parse::<Layout>().unwrap(), Layout::COLUMN_MAJOR);
-/// assert_eq!(Layout::Linear([2, 0, 1]).to_string(), "zxy");
-/// assert_eq!(Layout::all().len(), 7);
+/// use lockstep::model::{LaneOrder, SubgroupSize, WorkgroupShape};
+/// assert_eq!("column-major".parse::<LaneOrder>().unwrap(), LaneOrder::COLUMN_MAJOR);
+/// assert_eq!(LaneOrder::Linear([2, 0, 1]).to_string(), "zxy");
+/// assert_eq!(LaneOrder::all().len(), 7);
 /// // A 1D workgroup: every axis order places it the same way.
 /// let one_d = WorkgroupShape::new(64, 1, 1).unwrap();
-/// assert_eq!(Layout::distinct_for(one_d, SubgroupSize::new(32).unwrap()), [Layout::ROW_MAJOR]);
+/// assert_eq!(LaneOrder::distinct_for(one_d, SubgroupSize::new(32).unwrap()), [LaneOrder::ROW_MAJOR]);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Layout {
+pub enum LaneOrder {
     /// Linear order with the given axis fastest, then the second, then the third
     /// (`[0, 1, 2]` = x fastest = row-major, the common one; `[1, 0, 2]` = column-major).
     Linear([u8; 3]),
@@ -122,15 +122,15 @@ pub enum Layout {
     Quads,
 }
 
-impl Layout {
+impl LaneOrder {
     /// Row-major: x fastest.
-    pub const ROW_MAJOR: Layout = Layout::Linear([0, 1, 2]);
+    pub const ROW_MAJOR: LaneOrder = LaneOrder::Linear([0, 1, 2]);
     /// Column-major: y fastest (seen on real drivers for 2D workgroups).
-    pub const COLUMN_MAJOR: Layout = Layout::Linear([1, 0, 2]);
+    pub const COLUMN_MAJOR: LaneOrder = LaneOrder::Linear([1, 0, 2]);
 
     /// Every layout the model offers: the six axis orders and quads.
-    pub fn all() -> Vec<Layout> {
-        let mut v: Vec<Layout> = [
+    pub fn all() -> Vec<LaneOrder> {
+        let mut v: Vec<LaneOrder> = [
             [0, 1, 2],
             [1, 0, 2],
             [0, 2, 1],
@@ -139,18 +139,18 @@ impl Layout {
             [2, 1, 0],
         ]
         .into_iter()
-        .map(Layout::Linear)
+        .map(LaneOrder::Linear)
         .collect();
-        v.push(Layout::Quads);
+        v.push(LaneOrder::Quads);
         v
     }
 
     /// The layouts valid for `shape` that give distinct placements (for a 2D workgroup: row-major,
     /// column-major and, with even sides, quads).
-    pub fn distinct_for(shape: WorkgroupShape, size: SubgroupSize) -> Vec<Layout> {
+    pub fn distinct_for(shape: WorkgroupShape, size: SubgroupSize) -> Vec<LaneOrder> {
         let mut seen: Vec<Vec<Placement>> = Vec::new();
         let mut out = Vec::new();
-        for l in Layout::all() {
+        for l in LaneOrder::all() {
             if let Ok(w) = WorkgroupLayout::new(shape, size, l) {
                 if !seen.contains(&w.placements) {
                     seen.push(w.placements.clone());
@@ -162,28 +162,28 @@ impl Layout {
     }
 }
 
-impl fmt::Display for Layout {
+impl fmt::Display for LaneOrder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Layout::Linear([0, 1, 2]) => f.write_str("row-major"),
-            Layout::Linear([1, 0, 2]) => f.write_str("column-major"),
-            Layout::Linear(o) => {
+            LaneOrder::Linear([0, 1, 2]) => f.write_str("row-major"),
+            LaneOrder::Linear([1, 0, 2]) => f.write_str("column-major"),
+            LaneOrder::Linear(o) => {
                 let n = |a: u8| ['x', 'y', 'z'][a as usize % 3];
                 write!(f, "{}{}{}", n(o[0]), n(o[1]), n(o[2]))
             }
-            Layout::Quads => f.write_str("quads"),
+            LaneOrder::Quads => f.write_str("quads"),
         }
     }
 }
 
-impl FromStr for Layout {
+impl FromStr for LaneOrder {
     type Err = String;
     /// `row-major`, `column-major`, `quads`, or an axis order such as `yzx` (first = fastest).
     fn from_str(s: &str) -> Result<Self, String> {
         let t = s.trim().to_ascii_lowercase();
-        Layout::all()
+        LaneOrder::all()
             .into_iter()
-            .find(|l| l.to_string() == t || (t == "xyz" && *l == Layout::ROW_MAJOR) || (t == "yxz" && *l == Layout::COLUMN_MAJOR))
+            .find(|l| l.to_string() == t || (t == "xyz" && *l == LaneOrder::ROW_MAJOR) || (t == "yxz" && *l == LaneOrder::COLUMN_MAJOR))
             .ok_or_else(|| format!("unknown layout '{s}': row-major, column-major, quads, or an axis order like yzx (first axis fastest)"))
     }
 }
@@ -191,9 +191,9 @@ impl FromStr for Layout {
 /// Where one invocation runs.
 ///
 /// ```
-/// use lockstep::model::{Layout, Placement, SubgroupSize, WorkgroupLayout, WorkgroupShape};
+/// use lockstep::model::{LaneOrder, Placement, SubgroupSize, WorkgroupLayout, WorkgroupShape};
 /// let w = WorkgroupLayout::new(WorkgroupShape::new(12, 1, 1).unwrap(),
-///     SubgroupSize::new(8).unwrap(), Layout::ROW_MAJOR).unwrap();
+///     SubgroupSize::new(8).unwrap(), LaneOrder::ROW_MAJOR).unwrap();
 /// assert_eq!(w.placement(10), Placement { subgroup: 1, lane: 2 });
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
@@ -207,22 +207,22 @@ pub struct Placement {
 /// A workgroup placed into subgroups.
 ///
 /// ```
-/// use lockstep::model::{LaneMask, Layout, SubgroupSize, WorkgroupLayout, WorkgroupShape};
+/// use lockstep::model::{LaneMask, LaneOrder, SubgroupSize, WorkgroupLayout, WorkgroupShape};
 /// let shape = WorkgroupShape::new(6, 2, 1).unwrap();
-/// let w = WorkgroupLayout::new(shape, SubgroupSize::new(8).unwrap(), Layout::COLUMN_MAJOR).unwrap();
+/// let w = WorkgroupLayout::new(shape, SubgroupSize::new(8).unwrap(), LaneOrder::COLUMN_MAJOR).unwrap();
 /// assert_eq!(w.num_subgroups(), 2);
 /// // Column-major: y fastest, so lane 1 of subgroup 0 holds (0,1).
 /// assert_eq!(w.invocation(0, 1).map(|i| shape.local_id(i)), Some([0, 1, 0]));
 /// assert_eq!(w.active(1), LaneMask(0x0f)); // 12 = 8 + 4: a partial last subgroup
 /// assert_eq!(w.invocation(1, 4), None);
 /// assert_eq!(w.placements().len(), 12);
-/// assert_eq!((w.shape(), w.size().get(), w.layout()), (shape, 8, Layout::COLUMN_MAJOR));
+/// assert_eq!((w.shape(), w.size().get(), w.layout()), (shape, 8, LaneOrder::COLUMN_MAJOR));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WorkgroupLayout {
     shape: WorkgroupShape,
     size: SubgroupSize,
-    layout: Layout,
+    layout: LaneOrder,
     /// indexed by row-major local index
     placements: Vec<Placement>,
     /// per subgroup: the local index at each lane (u32::MAX for an empty lane)
@@ -233,20 +233,20 @@ impl WorkgroupLayout {
     /// Places every invocation of `shape` into subgroups of `size` lanes in `layout` order.
     ///
     /// ```
-    /// use lockstep::model::{Layout, SubgroupSize, WorkgroupLayout, WorkgroupShape};
+    /// use lockstep::model::{LaneOrder, SubgroupSize, WorkgroupLayout, WorkgroupShape};
     /// let w = WorkgroupLayout::new(WorkgroupShape::new(3, 5, 7).unwrap(),
-    ///     SubgroupSize::new(8).unwrap(), Layout::ROW_MAJOR).unwrap();
+    ///     SubgroupSize::new(8).unwrap(), LaneOrder::ROW_MAJOR).unwrap();
     /// assert_eq!(w.num_subgroups(), 14); // ceil(105 / 8)
     /// assert_eq!(w.active(13).count(), 1); // 105 = 13*8 + 1: a partial last subgroup
     /// ```
     pub fn new(
         shape: WorkgroupShape,
         size: SubgroupSize,
-        layout: Layout,
+        layout: LaneOrder,
     ) -> Result<Self, ModelError> {
         let n = shape.invocations();
         let order: Vec<u32> = match layout {
-            Layout::Linear(axes) => {
+            LaneOrder::Linear(axes) => {
                 let mut seen = [false; 3];
                 for a in axes {
                     if a > 2 || std::mem::replace(&mut seen[a as usize], true) {
@@ -269,7 +269,7 @@ impl WorkgroupLayout {
                     })
                     .collect()
             }
-            Layout::Quads => {
+            LaneOrder::Quads => {
                 if !shape.x.is_multiple_of(2) || !shape.y.is_multiple_of(2) {
                     return Err(ModelError::InvalidLayout {
                         layout: "quads".into(),
@@ -366,7 +366,7 @@ impl WorkgroupLayout {
     }
 
     /// The layout.
-    pub fn layout(&self) -> Layout {
+    pub fn layout(&self) -> LaneOrder {
         self.layout
     }
 }
@@ -384,9 +384,9 @@ mod tests {
         for shape in [(3, 5, 7), (8, 8, 1), (4, 2, 2), (1, 1, 1), (6, 4, 3)] {
             let shape = WorkgroupShape::new(shape.0, shape.1, shape.2).unwrap();
             for size in [1, 4, 8, 32, 128] {
-                for l in Layout::all() {
+                for l in LaneOrder::all() {
                     let Ok(w) = WorkgroupLayout::new(shape, s(size), l) else {
-                        assert_eq!(l, Layout::Quads);
+                        assert_eq!(l, LaneOrder::Quads);
                         continue;
                     };
                     let mut seen = std::collections::HashSet::new();
@@ -405,7 +405,7 @@ mod tests {
     #[test]
     fn column_major_numbers_down_columns_first() {
         let shape = WorkgroupShape::new(4, 4, 1).unwrap();
-        let w = WorkgroupLayout::new(shape, s(4), Layout::COLUMN_MAJOR).unwrap();
+        let w = WorkgroupLayout::new(shape, s(4), LaneOrder::COLUMN_MAJOR).unwrap();
         // Column x = 0 is subgroup 0.
         for y in 0..4 {
             assert_eq!(
@@ -416,20 +416,22 @@ mod tests {
                 }
             );
         }
-        assert_eq!(Layout::distinct_for(shape, s(4)).len(), 3);
+        assert_eq!(LaneOrder::distinct_for(shape, s(4)).len(), 3);
     }
 
     #[test]
     fn quads_follow_the_glsl_quad_diagram() {
         // GL_KHR_shader_subgroup: quad index 0 (x,y), 1 (x+1,y), 2 (x,y+1), 3 (x+1,y+1).
         let shape = WorkgroupShape::new(4, 2, 1).unwrap();
-        let w = WorkgroupLayout::new(shape, s(8), Layout::Quads).unwrap();
+        let w = WorkgroupLayout::new(shape, s(8), LaneOrder::Quads).unwrap();
         assert_eq!(w.placement(shape.index([1, 0, 0])).lane, 1);
         assert_eq!(w.placement(shape.index([0, 1, 0])).lane, 2);
         assert_eq!(w.placement(shape.index([3, 1, 0])).lane, 7);
-        assert!(
-            WorkgroupLayout::new(WorkgroupShape::new(3, 2, 1).unwrap(), s(8), Layout::Quads)
-                .is_err()
-        );
+        assert!(WorkgroupLayout::new(
+            WorkgroupShape::new(3, 2, 1).unwrap(),
+            s(8),
+            LaneOrder::Quads
+        )
+        .is_err());
     }
 }

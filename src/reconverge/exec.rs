@@ -420,14 +420,14 @@ impl Observer for NoObserver {}
 /// Runs `program` on the workgroup `map` under `mode` with default [`Limits`].
 ///
 /// ```
-/// use lockstep::model::{Layout, SubgroupSize, WorkgroupLayout, WorkgroupShape};
+/// use lockstep::model::{LaneOrder, SubgroupSize, WorkgroupLayout, WorkgroupShape};
 /// use lockstep::reconverge::{execute, LaneMap, Mode, Program, SgOp, Stmt, Cond, Val};
 /// // if (invocation is odd) { subgroupBallot(true) }
 /// let p = Program { main: vec![Stmt::If { id: 1, cond: Cond::Mask(0xaaaa), else_branch: vec![],
 ///     then_branch: vec![Stmt::Op { tag: 2, op: SgOp::Ballot(Cond::True), dst: None }] }],
 ///     functions: vec![] };
 /// let wg = WorkgroupLayout::new(WorkgroupShape::new(8, 1, 1).unwrap(),
-///     SubgroupSize::new(8).unwrap(), Layout::ROW_MAJOR).unwrap();
+///     SubgroupSize::new(8).unwrap(), LaneOrder::ROW_MAJOR).unwrap();
 /// let map = LaneMap::new(&wg);
 /// let max = execute(&p, &map, Mode::Maximal).unwrap();
 /// assert_eq!(max.records[1][0].value.words(), Some([0xaa, 0, 0, 0]));

@@ -6,7 +6,7 @@
 //! A kernel whose per-invocation results differ between them relies on something the spec does not
 //! promise.
 
-use crate::model::{Layout, SubgroupSize, WorkgroupLayout, WorkgroupShape};
+use crate::model::{LaneOrder, SubgroupSize, WorkgroupLayout, WorkgroupShape};
 use crate::reconverge::exec::{execute, ExecError, Execution, LaneMap, Mode, Val};
 use crate::reconverge::program::Program;
 
@@ -33,7 +33,7 @@ pub struct LayoutReport {
     /// the model in force
     pub mode: Mode,
     /// the layouts run (those giving distinct placements)
-    pub layouts: Vec<Layout>,
+    pub layouts: Vec<LaneOrder>,
     /// each layout's execution
     pub executions: Vec<Execution>,
     /// where results differ (empty: the kernel does not depend on the layout)
@@ -96,7 +96,7 @@ fn same(a: &Val, b: &Val) -> bool {
     }
 }
 
-/// Runs `program` on `shape` under every layout of [`Layout::distinct_for`] and compares every
+/// Runs `program` on `shape` under every layout of [`LaneOrder::distinct_for`] and compares every
 /// invocation's records.
 ///
 /// ```
@@ -116,7 +116,7 @@ pub fn layout_dependence(
     size: SubgroupSize,
     mode: Mode,
 ) -> Result<LayoutReport, ExecError> {
-    let layouts = Layout::distinct_for(shape, size);
+    let layouts = LaneOrder::distinct_for(shape, size);
     let mut executions = Vec::with_capacity(layouts.len());
     for &l in &layouts {
         let wg =

@@ -9,7 +9,7 @@
 //! converged at that `if`. The fixed kernel branches on `subgroupAny(needs_space)` instead, so the
 //! branch is subgroup-uniform, and declares `[[subgroup_uniform_control_flow]]`.
 
-use crate::model::{Layout, SubgroupSize, WorkgroupLayout, WorkgroupShape};
+use crate::model::{LaneOrder, SubgroupSize, WorkgroupLayout, WorkgroupShape};
 use crate::reconverge::exec::{execute, LaneMap, Mode, Val};
 use crate::reconverge::program::{Cond, Operand, Program, SgOp, Stmt};
 
@@ -241,7 +241,7 @@ pub fn trace_table(
 pub fn seed001_trace_markdown() -> String {
     let size = SubgroupSize::new(8).expect("8 is a valid subgroup size");
     let shape = WorkgroupShape::new(16, 1, 1).expect("16x1x1 is a valid workgroup");
-    let wg = WorkgroupLayout::new(shape, size, Layout::ROW_MAJOR).expect("row-major is valid");
+    let wg = WorkgroupLayout::new(shape, size, LaneOrder::ROW_MAJOR).expect("row-major is valid");
     let map = LaneMap::new(&wg);
     let name = |t: u32| tag_name(t).to_string();
     let mut s = format!(

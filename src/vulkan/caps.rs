@@ -56,7 +56,9 @@ impl SubgroupOps {
 }
 
 /// Everything lockstep needs to know about a device's subgroup support.
-#[derive(Clone, Debug, Serialize)]
+///
+/// `Default` is a device with nothing (every feature off, every limit 0), for tests to start from.
+#[derive(Clone, Debug, Default, Serialize)]
 pub struct Capabilities {
     /// default subgroupSize
     pub subgroup_size: u32,
@@ -98,6 +100,28 @@ pub struct Capabilities {
     pub float16: bool,
     /// shaderFloat64
     pub float64: bool,
+    /// storageBuffer8BitAccess (VK_KHR_8bit_storage)
+    pub storage_buffer_8bit: bool,
+    /// uniformAndStorageBuffer8BitAccess
+    pub uniform_and_storage_buffer_8bit: bool,
+    /// storagePushConstant8
+    pub storage_push_constant_8bit: bool,
+    /// storageBuffer16BitAccess (VK_KHR_16bit_storage)
+    pub storage_buffer_16bit: bool,
+    /// uniformAndStorageBuffer16BitAccess
+    pub uniform_and_storage_buffer_16bit: bool,
+    /// storagePushConstant16
+    pub storage_push_constant_16bit: bool,
+    /// vulkanMemoryModel (VK_KHR_vulkan_memory_model)
+    pub vulkan_memory_model: bool,
+    /// vulkanMemoryModelDeviceScope
+    pub vulkan_memory_model_device_scope: bool,
+    /// shaderBufferInt64Atomics (VK_KHR_shader_atomic_int64)
+    pub buffer_int64_atomics: bool,
+    /// shaderSharedInt64Atomics
+    pub shared_int64_atomics: bool,
+    /// apiVersion as (major, minor)
+    pub api_version: (u32, u32),
 }
 
 /// One physical device, as `lockstep devices` lists it.
@@ -226,6 +250,17 @@ impl Capabilities {
             int64: f.shader_int64,
             float16: f.shader_float16,
             float64: f.shader_float64,
+            storage_buffer_8bit: f.storage_buffer8_bit_access,
+            uniform_and_storage_buffer_8bit: f.uniform_and_storage_buffer8_bit_access,
+            storage_push_constant_8bit: f.storage_push_constant8,
+            storage_buffer_16bit: f.storage_buffer16_bit_access,
+            uniform_and_storage_buffer_16bit: f.uniform_and_storage_buffer16_bit_access,
+            storage_push_constant_16bit: f.storage_push_constant16,
+            vulkan_memory_model: f.vulkan_memory_model,
+            vulkan_memory_model_device_scope: f.vulkan_memory_model_device_scope,
+            buffer_int64_atomics: f.shader_buffer_int64_atomics,
+            shared_int64_atomics: f.shader_shared_int64_atomics,
+            api_version: (pd.api_version().major, pd.api_version().minor),
         }
     }
 

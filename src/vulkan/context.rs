@@ -183,6 +183,9 @@ impl Context {
             khr_8bit_storage: true,
             khr_16bit_storage: true,
             khr_storage_buffer_storage_class: true,
+            khr_vulkan_memory_model: true,
+            khr_shader_atomic_int64: true,
+            nv_shader_subgroup_partitioned: true,
             ..DeviceExtensions::empty()
         };
         let mut ext = want_ext.intersection(pd.supported_extensions());
@@ -195,6 +198,8 @@ impl Context {
             ext.khr_shader_subgroup_extended_types = false;
             ext.khr_shader_float16_int8 = false;
             ext.khr_8bit_storage = false;
+            ext.khr_vulkan_memory_model = false;
+            ext.khr_shader_atomic_int64 = false;
         }
         if v >= vulkano::Version::V1_1 {
             ext.khr_16bit_storage = false;
@@ -210,6 +215,14 @@ impl Context {
             shader_float64: true,
             storage_buffer8_bit_access: true,
             storage_buffer16_bit_access: true,
+            uniform_and_storage_buffer8_bit_access: true,
+            uniform_and_storage_buffer16_bit_access: true,
+            storage_push_constant8: true,
+            storage_push_constant16: true,
+            vulkan_memory_model: true,
+            vulkan_memory_model_device_scope: true,
+            shader_buffer_int64_atomics: true,
+            shader_shared_int64_atomics: true,
             shader_subgroup_extended_types: true,
             shader_subgroup_rotate: true,
             shader_subgroup_rotate_clustered: true,
@@ -293,22 +306,30 @@ impl Context {
         )
         .map_err(|e| VkError::vk("creating the pipeline layout", format_validated(e)))?;
         let info = ComputePipelineCreateInfo::stage_layout(stage, layout);
-        let pipeline = match ComputePipeline::new(self.device.clone(), None, info.clone()) {
-            Ok(p) => p,
+        Ok(Kernel {
+            pipeline: self.compute_pipeline(info)?,
+        })
+    }
+
+    /// Creates a compute pipeline, passing over vulkano 0.35's known false positives (see
+    /// `vulkano_false_positive`).
+    pub(crate) fn compute_pipeline(
+        &self,
+        info: ComputePipelineCreateInfo,
+    ) -> Result<Arc<ComputePipeline>, VkError> {
+        match ComputePipeline::new(self.device.clone(), None, info.clone()) {
+            Ok(p) => Ok(p),
             Err(Validated::ValidationError(v)) if self.vulkano_false_positive(&v) => {
                 // SAFETY: the create info passed every other check; the one failed check is a
                 // vulkano 0.35 bug whose actual rule `vulkano_false_positive` checks itself.
                 unsafe { ComputePipeline::new_unchecked(self.device.clone(), None, info) }
-                    .map_err(|e| VkError::vk("creating the compute pipeline", e))?
+                    .map_err(|e| VkError::vk("creating the compute pipeline", e))
             }
-            Err(e) => {
-                return Err(VkError::vk(
-                    "creating the compute pipeline",
-                    format_validated(e),
-                ))
-            }
-        };
-        Ok(Kernel { pipeline })
+            Err(e) => Err(VkError::vk(
+                "creating the compute pipeline",
+                format_validated(e),
+            )),
+        }
     }
 
     /// Whether a failed vulkano 0.35 pipeline check is one of its known false positives for a
@@ -448,7 +469,7 @@ impl Context {
     }
 }
 
-fn format_validated<E: std::fmt::Display>(e: Validated<E>) -> String {
+pub(crate) fn format_validated<E: std::fmt::Display>(e: Validated<E>) -> String {
     match e {
         Validated::Error(e) => e.to_string(),
         Validated::ValidationError(v) => v.to_string(),

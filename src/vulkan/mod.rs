@@ -6,10 +6,18 @@
 mod caps;
 mod compile;
 mod context;
+mod module;
+mod reflect;
 
 pub use caps::{Capabilities, DeviceInfo, SubgroupOps};
-pub use compile::{compile_glsl, compile_uncached, GlslError};
+pub use compile::{
+    assemble_spirv, compile_glsl, compile_glsl_with, compile_uncached, GlslError, GlslOptions,
+    IncludeResolver, VulkanVersion, MAX_INCLUDE_DEPTH,
+};
 pub use context::{Context, Kernel, KernelOptions, Pass, SpecValue};
+pub use module::{
+    BoundBuffer, DescriptorKind, ModuleDispatch, ModuleOutput, SpecConstant, MODULE_TIMEOUT,
+};
 
 /// A Vulkan failure, with enough context to act on.
 #[derive(Debug, thiserror::Error)]
@@ -33,6 +41,14 @@ pub enum VkError {
     /// A shader failed to compile.
     #[error("{0}")]
     Compile(#[from] GlslError),
+    /// The device lacks a feature, extension or limit the work needs (named, with its Vulkan
+    /// name): not a failure of the device, a fact about it.
+    #[error("unsupported by the device: {0}")]
+    Unsupported(String),
+    /// The work asked of the device does not fit the module (a missing or too small buffer,
+    /// push constants of the wrong size, an unknown entry point, malformed SPIR-V, …).
+    #[error("{0}")]
+    Input(String),
     /// A Vulkan call failed.
     #[error("{what}: {detail}")]
     Vulkan {
@@ -50,6 +66,11 @@ impl VkError {
             what: what.into(),
             detail: e.to_string(),
         }
+    }
+
+    /// True when the device lacks something the work needs ([`VkError::Unsupported`]).
+    pub fn is_unsupported(&self) -> bool {
+        matches!(self, VkError::Unsupported(_))
     }
 
     /// True when there is no loader or no device (the CLI's exit code 2).

@@ -1,0 +1,464 @@
+//! The two [`Backend`]s: the model (the SPIR-V interpreter, [`crate::spirv`]) and a Vulkan device
+//! ([`crate::vulkan::Context::run_module`]). Both get the same SPIR-V module for a shader — compiled
+//! once per file by [`crate::kernel::compile`] — so a difference between them is a difference in
+//! what runs it, not in the code.
+
+use super::backend::{
+    Annotation, AnnotationKind, Backend, BackendError, BackendKind, Dispatch, DispatchOutput,
+};
+use super::parse::Unsupported;
+use super::script::{BindingKind, RequiredSize, Script, Shader, ShaderCode, ShaderFormat};
+use crate::kernel::{SourceLang, SourceOptions, TargetEnv as KTarget};
+use crate::model::{LaneOrder, SubgroupSize};
+use crate::reconverge::Mode;
+use crate::spirv::{self, BufferInput, DecodeOptions, RunConfig, SpecInput, WordStatus};
+use std::collections::HashMap;
+
+/// SPIR-V words of a shader, compiled once per (source, format, target).
+#[derive(Default)]
+struct Compiled {
+    cache: HashMap<(String, String, Option<(u8, u8)>), Vec<u32>>,
+}
+
+impl Compiled {
+    fn words(&mut self, script_name: &str, s: &Shader) -> Result<Vec<u32>, BackendError> {
+        let target = s.target_env.as_ref().map(|t| t.spirv);
+        let key = (s.source.clone(), s.format.to_string(), target);
+        if let Some(w) = self.cache.get(&key) {
+            return Ok(w.clone());
+        }
+        let opts = SourceOptions {
+            name: format!("{script_name}:{}", s.name),
+            target_env: target.and_then(|(a, b)| KTarget::for_spirv(a, b)),
+            ..SourceOptions::default()
+        };
+        let words = match &s.code {
+            ShaderCode::SpirvWords(w) => w.clone(),
+            ShaderCode::Glsl(text) | ShaderCode::SpirvAsm(text) => {
+                let lang = if s.format == ShaderFormat::Glsl {
+                    SourceLang::Glsl
+                } else {
+                    SourceLang::SpirvAsm
+                };
+                crate::kernel::compile(text, lang, &opts)
+                    .map_err(|e| {
+                        let msg = e.to_string();
+                        BackendError::BadInput {
+                            line: shader_line(&msg, s).or(Some(s.line)),
+                            message: format!("SHADER {}: {msg}", s.name),
+                        }
+                    })?
+                    .words
+            }
+        };
+        self.cache.insert(key, words.clone());
+        Ok(words)
+    }
+}
+
+/// The script line of a compiler message's `name:LINE:` (the shader's line + LINE − 1).
+fn shader_line(msg: &str, s: &Shader) -> Option<usize> {
+    let rest = msg.split(&format!("{}:", s.name)).nth(1)?;
+    let n: usize = rest.split(':').next()?.trim().parse().ok()?;
+    Some(s.source_line + n.max(1) - 1)
+}
+
+/// The model: the SPIR-V interpreter at one subgroup size, under the shaders' declared
+/// reconvergence model or a forced one.
+pub struct ModelBackend {
+    mode: Option<Mode>,
+    size: SubgroupSize,
+    compiled: Compiled,
+    script_name: String,
+}
+
+impl ModelBackend {
+    /// A model backend (default subgroup size: 32, the H100's).
+    pub fn new(mode: Option<Mode>, size: Option<SubgroupSize>) -> ModelBackend {
+        ModelBackend {
+            mode,
+            size: size.unwrap_or(SubgroupSize::new(32).expect("32 is a subgroup size")),
+            compiled: Compiled::default(),
+            script_name: "script".into(),
+        }
+    }
+
+    /// Names the file whose dispatches follow (for shader names in messages).
+    pub fn set_file(&mut self, name: &str) {
+        self.script_name = name.to_string();
+    }
+}
+
+impl Backend for ModelBackend {
+    fn kind(&self) -> BackendKind {
+        BackendKind::Model
+    }
+
+    fn forced_mode(&self) -> Option<Mode> {
+        self.mode
+    }
+
+    fn requirements(&self, script: &Script) -> Result<(), Unsupported> {
+        // The model has every feature and extension a compute script can ask for except those
+        // outside the interpreter's subset, which the dispatch reports.
+        let _ = script;
+        Ok(())
+    }
+
+    fn dispatch(&mut self, d: &Dispatch<'_>) -> Result<DispatchOutput, BackendError> {
+        let words = self.compiled.words(&self.script_name, d.shader)?;
+        let spec = d
+            .pipeline
+            .specializations
+            .iter()
+            .map(|s| (s.id, SpecInput::Bits(s.bits as u64)))
+            .collect();
+        let k = spirv::decode(
+            &words,
+            &DecodeOptions {
+                entry: Some(d.pipeline.entry_point.clone()),
+                spec,
+                name: d.shader.name.clone(),
+            },
+        )
+        .map_err(|e| match e {
+            spirv::SpirvError::Unsupported { .. } => BackendError::Unsupported(e.to_string()),
+            _ => BackendError::BadInput {
+                line: Some(d.pipeline.line),
+                message: e.to_string(),
+            },
+        })?;
+        let size = match d.pipeline.subgroup.required_size {
+            Some(RequiredSize::Size(n)) => {
+                SubgroupSize::new(n as u64).map_err(|e| BackendError::BadInput {
+                    line: Some(d.pipeline.subgroup.line),
+                    message: e.to_string(),
+                })?
+            }
+            _ => self.size,
+        };
+        if d.pipeline.subgroup.fully_populated == Some(true)
+            && !k.local_size[0].is_multiple_of(size.get())
+        {
+            return Err(BackendError::BadInput {
+                line: Some(d.pipeline.subgroup.line),
+                message: format!(
+                    "FULLY_POPULATED on needs local_size_x ({}) to be a multiple of the subgroup size {}",
+                    k.local_size[0],
+                    size.get()
+                ),
+            });
+        }
+        let mode = self.mode.unwrap_or(k.declared_mode);
+        let mut inputs = Vec::new();
+        let mut push = None;
+        for b in &d.bindings {
+            let db = &d.buffers[b.buffer];
+            let undefined = db
+                .annotations
+                .iter()
+                .filter(|a| a.kind != AnnotationKind::Inexact)
+                .map(|a| (a.bytes.clone(), a.why.clone()))
+                .collect();
+            match b.kind {
+                BindingKind::Storage { set, binding } | BindingKind::Uniform { set, binding } => {
+                    // A binding the shader does not declare is left alone (as on a device).
+                    if k.objects.iter().any(|o| o.binding == Some((set, binding))) {
+                        inputs.push((
+                            b.buffer,
+                            BufferInput {
+                                set,
+                                binding,
+                                bytes: db.bytes.to_vec(),
+                                undefined,
+                            },
+                        ));
+                    }
+                }
+                BindingKind::PushConstant => push = Some(db.bytes.to_vec()),
+            }
+        }
+        let cfg = RunConfig {
+            size,
+            layout: LaneOrder::ROW_MAJOR,
+            mode,
+            workgroups: d.workgroups,
+            max_steps: spirv::DEFAULT_MAX_STEPS,
+        };
+        let bufs: Vec<BufferInput> = inputs.iter().map(|(_, b)| b.clone()).collect();
+        let run = spirv::run_model(&k, cfg, &bufs, push.as_deref()).map_err(|e| match e {
+            spirv::SpirvError::Unsupported { .. } => BackendError::Unsupported(e.to_string()),
+            spirv::SpirvError::Stopped { .. } => BackendError::Failed(e.to_string()),
+            _ => BackendError::BadInput {
+                line: Some(d.line),
+                message: e.to_string(),
+            },
+        })?;
+        let mut out: Vec<Vec<u8>> = d.buffers.iter().map(|b| b.bytes.to_vec()).collect();
+        let mut ann: Vec<Vec<Annotation>> =
+            d.buffers.iter().map(|b| b.annotations.to_vec()).collect();
+        for (idx, input) in &inputs {
+            let Some(o) = run
+                .buffers
+                .iter()
+                .find(|b| b.set == input.set && b.binding == input.binding)
+            else {
+                continue;
+            };
+            out[*idx] = o.bytes.clone();
+            let mut list: Vec<Annotation> = Vec::new();
+            for (w, t) in o.taint.iter().enumerate() {
+                let (kind, why) = match run.status(*t) {
+                    WordStatus::Exact | WordStatus::Inexact => continue,
+                    WordStatus::Undefined(c) | WordStatus::Racy(c) => {
+                        (AnnotationKind::Undefined, c)
+                    }
+                    WordStatus::OrderDependent(c) => (AnnotationKind::OrderDependent, c),
+                };
+                let bytes = w * 4..((w + 1) * 4).min(o.bytes.len());
+                match list.last_mut() {
+                    Some(a) if a.kind == kind && a.why == why && a.bytes.end == bytes.start => {
+                        a.bytes.end = bytes.end
+                    }
+                    _ => list.push(Annotation { bytes, kind, why }),
+                }
+            }
+            // Findings that are not about a value (races are in the words; divergent barriers and
+            // out-of-bounds accesses are not) make the whole buffer suspect only when they wrote.
+            ann[*idx] = list;
+        }
+        if let Some(f) = run.findings.iter().find(|f| {
+            matches!(
+                f,
+                spirv::Finding::DivergentBarrier { .. }
+                    | spirv::Finding::OutOfBounds { write: true, .. }
+            )
+        }) {
+            // A barrier not every invocation reached, or a write outside a buffer: nothing the run
+            // wrote is pinned down.
+            let why = run.finding_text(f);
+            for (idx, _) in &inputs {
+                let len = out[*idx].len();
+                ann[*idx] = vec![Annotation {
+                    bytes: 0..len,
+                    kind: AnnotationKind::Undefined,
+                    why: why.clone(),
+                }];
+            }
+        }
+        Ok(DispatchOutput {
+            buffers: out,
+            annotations: ann,
+            mode: Some(mode),
+        })
+    }
+}
+
+/// A Vulkan device through the module runner.
+#[cfg(feature = "vulkan")]
+pub struct DeviceBackend {
+    ctx: crate::vulkan::Context,
+    compiled: Compiled,
+    script_name: String,
+}
+
+#[cfg(feature = "vulkan")]
+impl DeviceBackend {
+    /// Opens device `index` (or the preferred one).
+    pub fn new(index: Option<usize>) -> Result<DeviceBackend, crate::vulkan::VkError> {
+        Ok(DeviceBackend {
+            ctx: crate::vulkan::Context::new(index)?,
+            compiled: Compiled::default(),
+            script_name: "script".into(),
+        })
+    }
+
+    /// The device's name.
+    pub fn name(&self) -> &str {
+        &self.ctx.info.name
+    }
+
+    /// Names the file whose dispatches follow.
+    pub fn set_file(&mut self, name: &str) {
+        self.script_name = name.to_string();
+    }
+}
+
+/// Whether the device has a `DEVICE_FEATURE` Amber names (`Struct.member` or a bare name).
+#[cfg(feature = "vulkan")]
+fn has_feature(caps: &crate::vulkan::Capabilities, name: &str) -> Option<bool> {
+    let member = name.rsplit('.').next().unwrap_or(name);
+    Some(match member {
+        "subgroupSizeControl" => caps.size_control,
+        "computeFullSubgroups" => caps.full_subgroups,
+        "shaderSubgroupUniformControlFlow" => caps.subgroup_uniform_control_flow,
+        "shaderMaximalReconvergence" => caps.maximal_reconvergence,
+        "shaderSubgroupExtendedTypes" => caps.subgroup_extended_types,
+        "shaderInt8" => caps.int8,
+        "shaderInt16" => caps.int16,
+        "shaderInt64" => caps.int64,
+        "shaderFloat16" => caps.float16,
+        "shaderFloat64" => caps.float64,
+        "shaderSubgroupRotate" => caps.ops.rotate,
+        "shaderSubgroupRotateClustered" => caps.ops.rotate_clustered,
+        "storageBuffer8BitAccess" => caps.storage_buffer_8bit,
+        "uniformAndStorageBuffer8BitAccess" => caps.uniform_and_storage_buffer_8bit,
+        "storagePushConstant8" => caps.storage_push_constant_8bit,
+        "storageBuffer16BitAccess" => caps.storage_buffer_16bit,
+        "uniformAndStorageBuffer16BitAccess" => caps.uniform_and_storage_buffer_16bit,
+        "storagePushConstant16" => caps.storage_push_constant_16bit,
+        "vulkanMemoryModel" => caps.vulkan_memory_model,
+        "vulkanMemoryModelDeviceScope" => caps.vulkan_memory_model_device_scope,
+        "shaderBufferInt64Atomics" => caps.buffer_int64_atomics,
+        "shaderSharedInt64Atomics" => caps.shared_int64_atomics,
+        // Amber's pseudo-features for VkPhysicalDeviceSubgroupProperties
+        "compute" if name.starts_with("SubgroupSupportedStages") => caps.compute,
+        "basic" => caps.ops.basic,
+        "vote" => caps.ops.vote,
+        "arithmetic" => caps.ops.arithmetic,
+        "ballot" => caps.ops.ballot,
+        "shuffle" => caps.ops.shuffle,
+        "shuffleRelative" => caps.ops.shuffle_relative,
+        "clustered" => caps.ops.clustered,
+        "quad" => caps.ops.quad,
+        _ => return None,
+    })
+}
+
+#[cfg(feature = "vulkan")]
+impl Backend for DeviceBackend {
+    fn kind(&self) -> BackendKind {
+        BackendKind::Device
+    }
+
+    fn forced_mode(&self) -> Option<Mode> {
+        None
+    }
+
+    fn requirements(&self, script: &Script) -> Result<(), Unsupported> {
+        let caps = &self.ctx.caps;
+        for f in &script.device_features {
+            match has_feature(caps, &f.name) {
+                Some(true) => {}
+                Some(false) => {
+                    return Err(Unsupported {
+                        line: Some(f.line),
+                        command: "DEVICE_FEATURE".into(),
+                        reason: format!("{} lacks {}", self.ctx.info.name, f.name),
+                        graphics: false,
+                    })
+                }
+                None => {
+                    return Err(Unsupported {
+                        line: Some(f.line),
+                        command: "DEVICE_FEATURE".into(),
+                        reason: format!("lockstep does not know the feature {}", f.name),
+                        graphics: false,
+                    })
+                }
+            }
+        }
+        let exts = self.ctx.device.physical_device().supported_extensions();
+        for e in &script.device_extensions {
+            let has = exts.into_iter().any(|(n, on)| on && n == e.name);
+            if !has {
+                return Err(Unsupported {
+                    line: Some(e.line),
+                    command: "DEVICE_EXTENSION".into(),
+                    reason: format!("{} lacks {}", self.ctx.info.name, e.name),
+                    graphics: false,
+                });
+            }
+        }
+        let iexts = self.ctx.device.instance().enabled_extensions();
+        for e in &script.instance_extensions {
+            let has = iexts.into_iter().any(|(n, on)| on && n == e.name);
+            if !has {
+                return Err(Unsupported {
+                    line: Some(e.line),
+                    command: "INSTANCE_EXTENSION".into(),
+                    reason: format!("the Vulkan instance lockstep creates lacks {}", e.name),
+                    graphics: false,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn dispatch(&mut self, d: &Dispatch<'_>) -> Result<DispatchOutput, BackendError> {
+        use crate::vulkan::{BoundBuffer, DescriptorKind, ModuleDispatch, SpecConstant, VkError};
+        let words = self.compiled.words(&self.script_name, d.shader)?;
+        let mut buffers = Vec::new();
+        let mut order = Vec::new();
+        let mut push = Vec::new();
+        for b in &d.bindings {
+            let db = &d.buffers[b.buffer];
+            match b.kind {
+                BindingKind::Storage { set, binding } | BindingKind::Uniform { set, binding } => {
+                    buffers.push(BoundBuffer {
+                        set,
+                        binding,
+                        kind: if matches!(b.kind, BindingKind::Uniform { .. }) {
+                            DescriptorKind::Uniform
+                        } else {
+                            DescriptorKind::Storage
+                        },
+                        data: db.bytes.to_vec(),
+                    });
+                    order.push(b.buffer);
+                }
+                BindingKind::PushConstant => push = db.bytes.to_vec(),
+            }
+        }
+        let spec = d
+            .pipeline
+            .specializations
+            .iter()
+            .map(|s| {
+                use super::types::Scalar as A;
+                let c = match s.scalar {
+                    A::Int32 => SpecConstant::I32(s.bits as i32),
+                    A::Float32 => SpecConstant::F32(f32::from_bits(s.bits)),
+                    _ => SpecConstant::U32(s.bits),
+                };
+                (s.id, c)
+            })
+            .collect();
+        let caps = &self.ctx.caps;
+        let required = match d.pipeline.subgroup.required_size {
+            Some(RequiredSize::Size(n)) => Some(n),
+            Some(RequiredSize::Min) => Some(caps.min_subgroup_size),
+            Some(RequiredSize::Max) => Some(caps.max_subgroup_size),
+            None => None,
+        };
+        let md = ModuleDispatch {
+            spirv: &words,
+            entry: &d.pipeline.entry_point,
+            buffers,
+            push_constants: push,
+            spec,
+            workgroups: d.workgroups,
+            required_subgroup_size: required,
+            full_subgroups: d.pipeline.subgroup.fully_populated == Some(true),
+        };
+        let out = self.ctx.run_module(&md).map_err(|e| match e {
+            VkError::Unsupported(m) => BackendError::Unsupported(m),
+            VkError::Input(m) => BackendError::BadInput {
+                line: Some(d.line),
+                message: m,
+            },
+            other => BackendError::Failed(other.to_string()),
+        })?;
+        let mut bytes: Vec<Vec<u8>> = d.buffers.iter().map(|b| b.bytes.to_vec()).collect();
+        for (k, idx) in order.iter().enumerate() {
+            if let Some(b) = out.buffers.get(k) {
+                bytes[*idx] = b.clone();
+            }
+        }
+        Ok(DispatchOutput {
+            buffers: bytes,
+            annotations: Vec::new(),
+            mode: None,
+        })
+    }
+}

@@ -1,0 +1,471 @@
+//! A parsed AmberScript file (the compute subset): shaders, buffers with their initial bytes,
+//! compute pipelines, the command list, and what the device must support.
+
+use super::types::{DataType, ElementLayout, Layout, Literal};
+use std::fmt;
+
+/// A parsed script. Names are resolved: commands refer to buffers, shaders and pipelines by index.
+#[derive(Clone, Debug, Default)]
+pub struct Script {
+    /// `SHADER compute …` blocks, in order.
+    pub shaders: Vec<Shader>,
+    /// `BUFFER …` declarations, in order, with their initial contents.
+    pub buffers: Vec<Buffer>,
+    /// `PIPELINE compute …` and `DERIVE_PIPELINE …` blocks, in order.
+    pub pipelines: Vec<Pipeline>,
+    /// The commands to execute, in order (`RUN`, `COPY`, `EXPECT`, `REPEAT`).
+    pub commands: Vec<Command>,
+    /// `DEVICE_FEATURE` lines.
+    pub device_features: Vec<Requirement>,
+    /// `DEVICE_EXTENSION` lines.
+    pub device_extensions: Vec<Requirement>,
+    /// `INSTANCE_EXTENSION` lines.
+    pub instance_extensions: Vec<Requirement>,
+    /// `SET ENGINE_DATA fence_timeout_ms N`.
+    pub fence_timeout_ms: Option<u32>,
+}
+
+/// A named requirement and the line that states it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Requirement {
+    /// Feature or extension name as written (`SubgroupSizeControl.subgroupSizeControl`).
+    pub name: String,
+    /// 1-based line.
+    pub line: usize,
+}
+
+/// The shader source formats of the compute subset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShaderFormat {
+    /// `GLSL` (compiled by shaderc / glslang).
+    Glsl,
+    /// `SPIRV-ASM` (assembled).
+    SpirvAsm,
+    /// `SPIRV-HEX` (bytes in hex, decoded here).
+    SpirvHex,
+}
+
+impl fmt::Display for ShaderFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ShaderFormat::Glsl => "GLSL",
+            ShaderFormat::SpirvAsm => "SPIRV-ASM",
+            ShaderFormat::SpirvHex => "SPIRV-HEX",
+        })
+    }
+}
+
+/// A `TARGET_ENV` the compute subset knows: a SPIR-V version, and the Vulkan version when the
+/// environment names one (`spv1.3` → SPIR-V 1.3; `vulkan1.1` → Vulkan 1.1, SPIR-V 1.3;
+/// `vulkan1.1spv1.4` → Vulkan 1.1, SPIR-V 1.4; `universal1.5` → SPIR-V 1.5).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TargetEnv {
+    /// As written.
+    pub name: String,
+    /// SPIR-V (major, minor).
+    pub spirv: (u8, u8),
+    /// Vulkan (major, minor), when the environment is a Vulkan one.
+    pub vulkan: Option<(u8, u8)>,
+}
+
+impl TargetEnv {
+    /// Parses a target environment name; `None` for one outside the SPIR-V / Vulkan set.
+    ///
+    /// ```
+    /// use lockstep::amber::TargetEnv;
+    /// let e = TargetEnv::parse("vulkan1.2").unwrap();
+    /// assert_eq!((e.spirv, e.vulkan), ((1, 5), Some((1, 2))));
+    /// assert_eq!(TargetEnv::parse("spv1.3").unwrap().spirv, (1, 3));
+    /// assert!(TargetEnv::parse("opencl2.2").is_none());
+    /// ```
+    pub fn parse(name: &str) -> Option<TargetEnv> {
+        let spv = |s: &str| -> Option<(u8, u8)> {
+            match s {
+                "1.0" => Some((1, 0)),
+                "1.1" => Some((1, 1)),
+                "1.2" => Some((1, 2)),
+                "1.3" => Some((1, 3)),
+                "1.4" => Some((1, 4)),
+                "1.5" => Some((1, 5)),
+                "1.6" => Some((1, 6)),
+                _ => None,
+            }
+        };
+        let (spirv, vulkan) = if let Some(v) = name.strip_prefix("spv") {
+            (spv(v)?, None)
+        } else if let Some(v) = name.strip_prefix("universal") {
+            (spv(v)?, None)
+        } else if let Some(v) = name.strip_prefix("vulkan") {
+            // The SPIR-V version each Vulkan version accepts at most (Vulkan spec, appendix
+            // "SPIR-V Environment"): 1.0 → 1.0, 1.1 → 1.3, 1.2 → 1.5, 1.3 and 1.4 → 1.6.
+            match v {
+                "1.0" => ((1, 0), Some((1, 0))),
+                "1.1" => ((1, 3), Some((1, 1))),
+                "1.1spv1.4" => ((1, 4), Some((1, 1))),
+                "1.2" => ((1, 5), Some((1, 2))),
+                "1.3" => ((1, 6), Some((1, 3))),
+                "1.4" => ((1, 6), Some((1, 4))),
+                _ => return None,
+            }
+        } else {
+            return None;
+        };
+        Some(TargetEnv {
+            name: name.to_string(),
+            spirv,
+            vulkan,
+        })
+    }
+}
+
+/// The code of a shader.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ShaderCode {
+    /// GLSL source text.
+    Glsl(String),
+    /// SPIR-V assembly text.
+    SpirvAsm(String),
+    /// SPIR-V words decoded from `SPIRV-HEX` (little-endian bytes, four to a word, as Amber reads
+    /// them).
+    SpirvWords(Vec<u32>),
+}
+
+/// A `SHADER compute NAME FORMAT [TARGET_ENV E] … END` block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Shader {
+    /// Its name.
+    pub name: String,
+    /// The line of the `SHADER` command.
+    pub line: usize,
+    /// The source format.
+    pub format: ShaderFormat,
+    /// `TARGET_ENV`, when given.
+    pub target_env: Option<TargetEnv>,
+    /// The source text exactly as in the script (for every format, hex included).
+    pub source: String,
+    /// The script line of the source's first line: a compiler's line `n` is script line
+    /// `source_line + n - 1`.
+    pub source_line: usize,
+    /// The code, ready for a compiler or (hex) already decoded.
+    pub code: ShaderCode,
+}
+
+/// A `BUFFER` declaration and its initial contents.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Buffer {
+    /// Its name.
+    pub name: String,
+    /// The line of the `BUFFER` command.
+    pub line: usize,
+    /// Element type.
+    pub data_type: DataType,
+    /// `STD140` or `STD430`.
+    pub layout: Layout,
+    /// Number of elements.
+    pub elements: usize,
+    /// The initial bytes (`elements × stride`; padding zero).
+    pub initial: Vec<u8>,
+}
+
+impl Buffer {
+    /// Where each component of an element lies.
+    pub fn element_layout(&self) -> ElementLayout {
+        self.data_type.element_layout(self.layout)
+    }
+
+    /// Size in bytes.
+    pub fn size(&self) -> usize {
+        self.initial.len()
+    }
+
+    /// A readable name for component `k` of element `e`: `b[5]`, `b[5].y`, `b[5][1].x`.
+    pub fn component_name(&self, e: usize, k: usize) -> String {
+        let t = self.data_type;
+        const XYZW: [char; 4] = ['x', 'y', 'z', 'w'];
+        match (t.columns, t.rows) {
+            (1, 1) => format!("{}[{e}]", self.name),
+            (1, _) => format!("{}[{e}].{}", self.name, XYZW[k % 4]),
+            (_, r) => format!(
+                "{}[{e}][{}].{}",
+                self.name,
+                k / r as usize,
+                XYZW[k % r as usize]
+            ),
+        }
+    }
+}
+
+/// `SPECIALIZE ID AS TYPE VALUE`: a 32-bit specialization constant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Specialization {
+    /// SpecId.
+    pub id: u32,
+    /// `uint32`, `int32` or `float` (AmberScript accepts 32-bit types only).
+    pub scalar: super::types::Scalar,
+    /// The value's 32 bits.
+    pub bits: u32,
+}
+
+/// `REQUIRED_SIZE` of a `SUBGROUP` block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RequiredSize {
+    /// A power of two.
+    Size(u32),
+    /// The device's minSubgroupSize.
+    Min,
+    /// The device's maxSubgroupSize.
+    Max,
+}
+
+/// A pipeline's `SUBGROUP NAME … END` block (VK_EXT_subgroup_size_control).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct SubgroupControl {
+    /// `FULLY_POPULATED on|off` (computeFullSubgroups).
+    pub fully_populated: Option<bool>,
+    /// `VARYING_SIZE on|off` (allow varying subgroup size).
+    pub varying_size: Option<bool>,
+    /// `REQUIRED_SIZE N|MIN|MAX`.
+    pub required_size: Option<RequiredSize>,
+    /// The line of the `SUBGROUP` command (0 when there is none).
+    pub line: usize,
+}
+
+/// How a buffer is bound.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BindingKind {
+    /// `AS storage DESCRIPTOR_SET s BINDING b`.
+    Storage {
+        /// descriptor set
+        set: u32,
+        /// binding
+        binding: u32,
+    },
+    /// `AS uniform DESCRIPTOR_SET s BINDING b`.
+    Uniform {
+        /// descriptor set
+        set: u32,
+        /// binding
+        binding: u32,
+    },
+    /// `AS push_constant`.
+    PushConstant,
+}
+
+impl BindingKind {
+    /// (set, binding) of a descriptor binding; `None` for push constants.
+    pub fn slot(&self) -> Option<(u32, u32)> {
+        match *self {
+            BindingKind::Storage { set, binding } | BindingKind::Uniform { set, binding } => {
+                Some((set, binding))
+            }
+            BindingKind::PushConstant => None,
+        }
+    }
+}
+
+impl fmt::Display for BindingKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BindingKind::Storage { set, binding } => write!(f, "storage {set}.{binding}"),
+            BindingKind::Uniform { set, binding } => write!(f, "uniform {set}.{binding}"),
+            BindingKind::PushConstant => f.write_str("push_constant"),
+        }
+    }
+}
+
+/// A `BIND BUFFER` of a pipeline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Binding {
+    /// Index into [`Script::buffers`].
+    pub buffer: usize,
+    /// How it is bound.
+    pub kind: BindingKind,
+    /// The line of the `BIND` command.
+    pub line: usize,
+}
+
+/// A compute pipeline.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pipeline {
+    /// Its name.
+    pub name: String,
+    /// The line of the `PIPELINE` (or `DERIVE_PIPELINE`) command.
+    pub line: usize,
+    /// Index into [`Script::shaders`] of the attached compute shader.
+    pub shader: usize,
+    /// `ENTRY_POINT` (default `main`).
+    pub entry_point: String,
+    /// `SPECIALIZE` values, in order.
+    pub specializations: Vec<Specialization>,
+    /// The `SUBGROUP` block for the shader, if any.
+    pub subgroup: SubgroupControl,
+    /// Bound buffers, in order (a later `BIND` to the same set and binding replaces the earlier).
+    pub bindings: Vec<Binding>,
+}
+
+/// EXPECT comparators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Comparator {
+    /// `EQ`
+    Eq,
+    /// `NE`
+    Ne,
+    /// `LT`
+    Lt,
+    /// `LE`
+    Le,
+    /// `GT`
+    Gt,
+    /// `GE`
+    Ge,
+}
+
+impl Comparator {
+    /// Parses `EQ`, `NE`, `LT`, `LE`, `GT`, `GE`.
+    pub fn parse(s: &str) -> Option<Comparator> {
+        Some(match s {
+            "EQ" => Comparator::Eq,
+            "NE" => Comparator::Ne,
+            "LT" => Comparator::Lt,
+            "LE" => Comparator::Le,
+            "GT" => Comparator::Gt,
+            "GE" => Comparator::Ge,
+            _ => return None,
+        })
+    }
+
+    /// The symbol used in failure messages (`==`, `!=`, `<`, …).
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Comparator::Eq => "==",
+            Comparator::Ne => "!=",
+            Comparator::Lt => "<",
+            Comparator::Le => "<=",
+            Comparator::Gt => ">",
+            Comparator::Ge => ">=",
+        }
+    }
+}
+
+/// One `TOLERANCE` value: absolute, or a percentage of the expected value (`5%`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tolerance {
+    /// The number.
+    pub value: f64,
+    /// Written with `%`.
+    pub percent: bool,
+}
+
+/// What an `EXPECT` compares.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExpectKind {
+    /// `EXPECT B IDX offset [TOLERANCE t…] CMP v…`: values compared component by component from
+    /// byte `offset` on (AmberScript's IDX is a byte offset; padding is skipped).
+    Values {
+        /// Byte offset (a multiple of the element stride).
+        offset: usize,
+        /// `TOLERANCE` values (only with `EQ`); empty when none.
+        tolerances: Vec<Tolerance>,
+        /// The comparator.
+        comparator: Comparator,
+        /// The expected values, one per component.
+        values: Vec<Literal>,
+    },
+    /// `EXPECT A EQ_BUFFER B`.
+    EqBuffer {
+        /// Index of B.
+        other: usize,
+    },
+    /// `EXPECT A RMSE_BUFFER B TOLERANCE t`.
+    RmseBuffer {
+        /// Index of B.
+        other: usize,
+        /// The largest root-mean-square error that passes.
+        tolerance: f64,
+    },
+}
+
+/// An `EXPECT` command.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expect {
+    /// Its line.
+    pub line: usize,
+    /// The buffer checked (index into [`Script::buffers`]).
+    pub buffer: usize,
+    /// What is compared.
+    pub kind: ExpectKind,
+    /// The command as written (for reports).
+    pub text: String,
+}
+
+/// A command of the command list.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Command {
+    /// `RUN PIPELINE X Y Z`.
+    Run {
+        /// Its line.
+        line: usize,
+        /// Index into [`Script::pipelines`].
+        pipeline: usize,
+        /// Workgroup counts.
+        groups: [u32; 3],
+    },
+    /// `COPY A TO B` (host side: bytes and annotations).
+    Copy {
+        /// Its line.
+        line: usize,
+        /// Source buffer index.
+        from: usize,
+        /// Destination buffer index.
+        to: usize,
+    },
+    /// `EXPECT …`.
+    Expect(Expect),
+    /// `REPEAT N … END`.
+    Repeat {
+        /// Its line.
+        line: usize,
+        /// Iterations.
+        count: u32,
+        /// The repeated commands.
+        commands: Vec<Command>,
+    },
+}
+
+impl Script {
+    /// Every EXPECT of the command list, in order, REPEAT bodies included once.
+    pub fn expects(&self) -> Vec<&Expect> {
+        fn walk<'a>(cmds: &'a [Command], out: &mut Vec<&'a Expect>) {
+            for c in cmds {
+                match c {
+                    Command::Expect(e) => out.push(e),
+                    Command::Repeat { commands, .. } => walk(commands, out),
+                    _ => {}
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(&self.commands, &mut out);
+        out
+    }
+
+    /// How many commands an execution performs (REPEAT bodies counted `count` times), saturating.
+    pub fn executed_commands(&self) -> u64 {
+        fn count(cmds: &[Command]) -> u64 {
+            cmds.iter()
+                .map(|c| match c {
+                    Command::Repeat {
+                        count: n, commands, ..
+                    } => (*n as u64).saturating_mul(count(commands)),
+                    _ => 1,
+                })
+                .fold(0u64, |a, b| a.saturating_add(b))
+        }
+        count(&self.commands)
+    }
+
+    /// The buffer named `name`.
+    pub fn buffer(&self, name: &str) -> Option<&Buffer> {
+        self.buffers.iter().find(|b| b.name == name)
+    }
+}

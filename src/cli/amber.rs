@@ -1,0 +1,202 @@
+//! `lockstep amber`: AmberScript compute tests run on the device and on the model, each EXPECT
+//! checked per run; a table per file, a summary, JSON and JUnit reports.
+
+use crate::amber::report::{self, file_text, summarize, summary_text};
+use crate::amber::{
+    expect_lines, parse_file, run_parsed, Backend, ErrorClass, FileReport, FileStatus,
+};
+use crate::cli::{CliError, EXIT_INTERNAL, EXIT_MISMATCH, EXIT_USAGE};
+use crate::model::SubgroupSize;
+use crate::reconverge::Mode;
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// Arguments of `lockstep amber`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct AmberArgs {
+    /// AmberScript files (`#!amber`); each runs on its own, a bad one does not stop the others.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Device index (see `lockstep devices`); default: the preferred device.
+    #[arg(long, conflicts_with = "model_only")]
+    pub device: Option<usize>,
+    /// Run on the model only, not on a Vulkan device.
+    #[arg(long)]
+    pub model_only: bool,
+    /// Reconvergence model of the model runs: maximal, sucf, base, or all (one run each); default:
+    /// the one each shader declares.
+    #[arg(long)]
+    pub mode: Option<String>,
+    /// Subgroup size of the model runs (a power of two from 1 to 128); default: the device's.
+    #[arg(long)]
+    pub subgroup_size: Option<u64>,
+    /// Also write the report as JSON to this file (atomically).
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Also write the report as JUnit XML to this file (atomically).
+    #[arg(long)]
+    pub junit: Option<PathBuf>,
+}
+
+/// What each file runs on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BackendPlan {
+    /// The device to run on (`Some(None)`: the preferred one), `None` with `--model-only`.
+    pub device: Option<Option<usize>>,
+    /// One model run per entry: a forced mode, or `None` for the modes the shaders declare.
+    pub model_modes: Vec<Option<Mode>>,
+    /// The model's subgroup size, when given.
+    pub subgroup_size: Option<SubgroupSize>,
+}
+
+/// The plan of an invocation (bad option values are usage errors).
+///
+/// ```
+/// use clap::Parser;
+/// use lockstep::cli::{Cli, Command};
+/// let cli = Cli::try_parse_from(["lockstep", "amber", "a.amber", "--mode", "all", "--model-only"]).unwrap();
+/// let Command::Amber(a) = cli.command else { unreachable!() };
+/// let plan = lockstep::cli::amber::plan(&a).unwrap();
+/// assert_eq!(plan.device, None);
+/// assert_eq!(plan.model_modes.len(), 3);
+/// ```
+pub fn plan(a: &AmberArgs) -> Result<BackendPlan, CliError> {
+    let model_modes = match a.mode.as_deref() {
+        None => vec![None],
+        Some("all") => Mode::ALL.into_iter().map(Some).collect(),
+        Some(m) => vec![Some(m.parse::<Mode>().map_err(|_| {
+            CliError::usage(format!("--mode {m}: expected maximal, sucf, base or all"))
+        })?)],
+    };
+    let subgroup_size = a
+        .subgroup_size
+        .map(SubgroupSize::new)
+        .transpose()
+        .map_err(|e| CliError::usage(format!("--subgroup-size: {e}")))?;
+    Ok(BackendPlan {
+        device: (!a.model_only).then_some(a.device),
+        model_modes,
+        subgroup_size,
+    })
+}
+
+/// The backends of a plan: the device first (when there is one), then one model per mode.
+///
+/// Not yet available: the device's module runner (`Context::run_module`) and the model's SPIR-V
+/// interpreter are plugged in here when they land; until then every file that parses is reported
+/// as an error naming this, while parsing, unsupported files and reports work.
+pub fn backends(plan: &BackendPlan) -> Result<Vec<Box<dyn Backend>>, String> {
+    let mut v: Vec<Box<dyn Backend>> = Vec::new();
+    #[cfg(feature = "vulkan")]
+    if let Some(index) = plan.device {
+        let dev = crate::amber::engines::DeviceBackend::new(index).map_err(|e| e.to_string())?;
+        v.push(Box::new(dev));
+    }
+    #[cfg(not(feature = "vulkan"))]
+    if plan.device.is_some() {
+        return Err(
+            "this build has no Vulkan backend (built without the `vulkan` feature): run with --model-only"
+                .into(),
+        );
+    }
+    for m in &plan.model_modes {
+        v.push(Box::new(crate::amber::engines::ModelBackend::new(
+            *m,
+            plan.subgroup_size,
+        )));
+    }
+    Ok(v)
+}
+
+/// The exit status for a set of file reports: the most serious error's code, else 1 when a file
+/// failed, else 0.
+pub fn exit_code(files: &[FileReport]) -> i32 {
+    match files.iter().filter_map(|f| f.error).min() {
+        Some(ErrorClass::BadInput) => EXIT_USAGE,
+        Some(ErrorClass::Backend) => EXIT_INTERNAL,
+        None if files.iter().any(|f| f.status == FileStatus::Fail) => EXIT_MISMATCH,
+        None => 0,
+    }
+}
+
+/// Reads one file: its text, or the file's error report.
+fn read(path: &std::path::Path) -> Result<String, Box<FileReport>> {
+    let name = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| {
+        Box::new(FileReport::not_run(
+            &name,
+            FileStatus::Error,
+            format!("cannot read {name}: {e}"),
+            Some(ErrorClass::BadInput),
+        ))
+    })?;
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let line = 1 + e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count();
+        Box::new(FileReport::not_run(
+            &name,
+            FileStatus::Error,
+            format!("line {line}: not UTF-8 text (invalid byte at offset {at})"),
+            Some(ErrorClass::BadInput),
+        ))
+    })
+}
+
+/// Runs `lockstep amber`. Each file's table is printed to stdout as soon as it is done; the
+/// returned text (or the error) is the summary line. Exit code: 64 when a script is bad input,
+/// 70 when a backend failed, 1 when an EXPECT failed or was undefined, else 0 (unsupported files
+/// included).
+pub fn run(a: &AmberArgs) -> Result<String, CliError> {
+    let plan = plan(a)?;
+    for p in [&a.json, &a.junit].into_iter().flatten() {
+        report::check_writable(p).map_err(CliError::usage)?;
+    }
+    let start = Instant::now();
+    let mut backends = backends(&plan);
+    let mut files = Vec::with_capacity(a.files.len());
+    for path in &a.files {
+        let name = path.display().to_string();
+        let rep = match read(path) {
+            Err(r) => *r,
+            Ok(text) => match parse_file(&name, &text) {
+                Err(r) => *r,
+                Ok(script) => match &mut backends {
+                    Ok(b) => run_parsed(&name, &script, b),
+                    Err(reason) => {
+                        let mut r = FileReport::not_run(
+                            &name,
+                            FileStatus::Error,
+                            reason.clone(),
+                            Some(ErrorClass::Backend),
+                        );
+                        r.expects = expect_lines(&script);
+                        r
+                    }
+                },
+            },
+        };
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(file_text(&rep).as_bytes());
+        let _ = out.flush();
+        files.push(rep);
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    if let Some(p) = &a.json {
+        let text = serde_json::to_string_pretty(&report::json(&files, seconds)).unwrap_or_default();
+        report::write_atomic(p, &(text + "\n"))
+            .map_err(|e| CliError::internal(format!("writing {}: {e}", p.display())))?;
+    }
+    if let Some(p) = &a.junit {
+        report::write_atomic(p, &report::junit(&files, seconds))
+            .map_err(|e| CliError::internal(format!("writing {}: {e}", p.display())))?;
+    }
+    let summary = summary_text(&summarize(&files), seconds);
+    match exit_code(&files) {
+        0 => Ok(summary),
+        code => Err(CliError {
+            code,
+            message: summary,
+        }),
+    }
+}

@@ -1,0 +1,17 @@
+//! Users' own kernels: sources turned into one SPIR-V module ([`source`]) and the buffers they run
+//! on ([`buffers`]).
+//!
+//! Both the interpreter and the device get the same module: GLSL, SPIR-V assembly, SPIR-V binary
+//! or WGSL in, SPIR-V words out. Buffers come from `.npy` files or short specs
+//! (`zeros:u32:1024`, `random:f32:1024:7`, …) and go back out as `.npy` files. See
+//! `docs/kernels.md` for what is accepted and why.
+
+pub mod buffers;
+pub mod run;
+pub mod source;
+
+pub use buffers::{
+    element_size, read_npy, write_npy, BindingSpec, BufferError, BufferSpec, HostBuffer,
+    MAX_BUFFER_BYTES,
+};
+pub use source::{compile, load, SourceError, SourceLang, SourceOptions, SpirvModule, TargetEnv};

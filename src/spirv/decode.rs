@@ -1,0 +1,2940 @@
+//! SPIR-V words → a [`Kernel`]: parse with rspirv, resolve types, layouts, constants and
+//! specialization constants, allocate registers and memory, and turn every instruction of the
+//! supported subset into an [`Inst`]. Anything outside the subset is an error naming the instruction
+//! and its source line — never a silently wrong result.
+
+use crate::model::{info, BinOp, MaskKind, Op, QuadDir, ScalarType, Scan, Value, ValueType};
+use crate::reconverge::Mode;
+use crate::spirv::error::{Location, SpirvError};
+use crate::spirv::inst::*;
+use crate::spirv::scalar;
+use crate::spirv::types::{ElementOf, MatrixLayout, Scalar, Storage, Type, TypeId, Types};
+use rspirv::dr::{Instruction, Module, Operand};
+use rspirv::spirv::{self, BuiltIn, Decoration, ExecutionMode, Op as SOp, StorageClass};
+use std::collections::{HashMap, HashSet};
+
+/// A specialization constant value given for a run.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SpecInput {
+    /// text parsed with the constant's declared type (`7`, `0x10`, `1.5`, `true`)
+    Text(String),
+    /// raw bits (low bits used)
+    Bits(u64),
+}
+
+/// What to decode: which entry point, which specialization constants.
+#[derive(Clone, Debug, Default)]
+pub struct DecodeOptions {
+    /// entry point name (default: the only GLCompute entry point, or `main`)
+    pub entry: Option<String>,
+    /// specialization constants by SpecId
+    pub spec: Vec<(u32, SpecInput)>,
+    /// display name of the module (file name)
+    pub name: String,
+}
+
+/// Decodes a module for one entry point.
+pub fn decode(words: &[u32], opts: &DecodeOptions) -> Result<Kernel, SpirvError> {
+    if words.len() < 5 {
+        return Err(SpirvError::malformed(format!(
+            "{} words: a module has at least a 5-word header",
+            words.len()
+        )));
+    }
+    if words[0] != 0x0723_0203 {
+        return Err(SpirvError::malformed(format!(
+            "magic number 0x{:08x}, expected 0x07230203",
+            words[0]
+        )));
+    }
+    let words = strip_source_text(words)?;
+    let parsed = std::panic::catch_unwind(|| rspirv::dr::load_words(&words))
+        .map_err(|_| SpirvError::malformed("the SPIR-V parser failed on this input"))?;
+    let module = parsed.map_err(|e| SpirvError::malformed(e.to_string()))?;
+    let version = words[1];
+    if version > 0x0001_0600 || version & 0xff00_00ff != 0 {
+        return Err(SpirvError::malformed(format!(
+            "version word 0x{version:08x}: SPIR-V 1.0 to 1.6 expected"
+        )));
+    }
+    Decoder::new(&module, opts)?.run()
+}
+
+/// Drops the embedded source text (`OpSource`'s last operand and `OpSourceContinued`): the
+/// interpreter needs only file names and lines, and compilers split long texts into chunks at byte
+/// boundaries that may cut a UTF-8 character, which the parser rejects.
+fn strip_source_text(words: &[u32]) -> Result<Vec<u32>, SpirvError> {
+    let mut out = Vec::with_capacity(words.len());
+    out.extend_from_slice(&words[..5]);
+    let mut i = 5;
+    while i < words.len() {
+        let count = (words[i] >> 16) as usize;
+        let opcode = words[i] & 0xffff;
+        if count == 0 || i + count > words.len() {
+            return Err(SpirvError::malformed(format!(
+                "instruction at word {i} has word count {count}, past the end of the module ({} words)",
+                words.len()
+            )));
+        }
+        match opcode {
+            // OpSourceContinued
+            2 => {}
+            // OpSource: Source Language, Version, [File], [Source]
+            3 if count > 4 => {
+                out.push((4 << 16) | 3);
+                out.extend_from_slice(&words[i + 1..i + 4]);
+            }
+            _ => out.extend_from_slice(&words[i..i + count]),
+        }
+        i += count;
+    }
+    Ok(out)
+}
+
+/// A constant's value during decoding: its type and flattened slot bits.
+#[derive(Clone, Debug, PartialEq)]
+struct ConstVal {
+    ty: TypeId,
+    bits: Vec<u64>,
+    undef: bool,
+}
+
+#[derive(Clone, Debug)]
+enum Id {
+    Type(TypeId),
+    Const(ConstVal),
+    Var(ObjectId),
+    Func(FuncIdx),
+    Glsl,
+    NonSemantic,
+    Str(String),
+}
+
+struct Decoder<'m> {
+    m: &'m Module,
+    opts: &'m DecodeOptions,
+    ids: HashMap<u32, Id>,
+    types: Types,
+    deco: HashMap<u32, Vec<(Decoration, Vec<u32>)>>,
+    mdeco: HashMap<(u32, u32), Vec<(Decoration, Vec<u32>)>>,
+    names: HashMap<u32, String>,
+    /// result id → register
+    regs: HashMap<u32, Reg>,
+    reg_slots: Vec<u32>,
+    constants: Vec<Constant>,
+    objects: Vec<Object>,
+    plans: Vec<Plan>,
+    plan_ids: HashMap<(TypeId, MatrixLayout), PlanId>,
+    locs: Vec<Location>,
+    /// result id → (result type, opcode), over every function
+    defs: HashMap<u32, (u32, SOp)>,
+    /// pointer result id → matrix layout context of its pointee
+    ptr_layout: HashMap<u32, MatrixLayout>,
+    lane_words: u32,
+    shared_words: u32,
+    file: Option<String>,
+    constructs: HashMap<u32, LocId>,
+    uses_subgroups: bool,
+}
+
+fn op_name(op: SOp) -> String {
+    format!("Op{op:?}")
+}
+
+fn unsupported(what: impl Into<String>) -> SpirvError {
+    SpirvError::unsupported(what)
+}
+
+impl<'m> Decoder<'m> {
+    fn new(m: &'m Module, opts: &'m DecodeOptions) -> Result<Self, SpirvError> {
+        Ok(Decoder {
+            m,
+            opts,
+            ids: HashMap::new(),
+            types: Types::default(),
+            deco: HashMap::new(),
+            mdeco: HashMap::new(),
+            names: HashMap::new(),
+            regs: HashMap::new(),
+            reg_slots: Vec::new(),
+            constants: Vec::new(),
+            objects: Vec::new(),
+            plans: Vec::new(),
+            plan_ids: HashMap::new(),
+            locs: Vec::new(),
+            defs: HashMap::new(),
+            ptr_layout: HashMap::new(),
+            lane_words: 0,
+            shared_words: 0,
+            file: None,
+            constructs: HashMap::new(),
+            uses_subgroups: false,
+        })
+    }
+
+    fn run(mut self) -> Result<Kernel, SpirvError> {
+        self.check_module()?;
+        self.debug_info();
+        self.annotations()?;
+        let (entry_id, entry_name, interface) = self.entry_point()?;
+        self.globals()?;
+        let funcs = self.functions(entry_id)?;
+        let entry = match self.ids.get(&entry_id) {
+            Some(Id::Func(f)) => *f,
+            _ => return Err(SpirvError::malformed("the entry point names no function")),
+        };
+        let (local_size, declared_mode, denorm_preserve) = self.execution_modes(entry_id)?;
+        for obj in &interface {
+            if let Some(Id::Var(o)) = self.ids.get(obj) {
+                let o = &self.objects[*o as usize];
+                if o.storage == Storage::Input && o.builtin.is_none() {
+                    return Err(unsupported(format!(
+                        "input variable {} without a BuiltIn decoration (compute shaders have only built-in inputs)",
+                        o.name
+                    )));
+                }
+            }
+        }
+        check_recursion(&funcs)?;
+        let spec_ids = self.spec_ids();
+        Ok(Kernel {
+            name: self.opts.name.clone(),
+            entry_name,
+            entry,
+            local_size,
+            declared_mode,
+            denorm_preserve,
+            types: self.types,
+            reg_slots: self.reg_slots,
+            constants: self.constants,
+            objects: self.objects,
+            plans: self.plans,
+            funcs,
+            locs: self.locs,
+            lane_words: self.lane_words,
+            shared_words: self.shared_words,
+            constructs: self.constructs,
+            spec_ids,
+            uses_subgroups: self.uses_subgroups,
+        })
+    }
+
+    // ---------------------------------------------------------------- module-level checks
+
+    fn check_module(&self) -> Result<(), SpirvError> {
+        if let Some(mm) = &self.m.memory_model {
+            if let Some(Operand::AddressingModel(a)) = mm.operands.first() {
+                if *a != spirv::AddressingModel::Logical {
+                    return Err(unsupported(format!(
+                        "addressing model {a:?} (only Logical: physical pointers are not interpreted)"
+                    )));
+                }
+            }
+        }
+        for c in &self.m.capabilities {
+            if let Some(Operand::Capability(cap)) = c.operands.first() {
+                use spirv::Capability as C;
+                if matches!(
+                    cap,
+                    C::Kernel
+                        | C::Addresses
+                        | C::Linkage
+                        | C::PhysicalStorageBufferAddresses
+                        | C::VariablePointers
+                        | C::VariablePointersStorageBuffer
+                ) {
+                    return Err(unsupported(format!("capability {cap:?}")));
+                }
+            }
+        }
+        for e in &self.m.ext_inst_imports {
+            if let Some(Operand::LiteralString(s)) = e.operands.first() {
+                if s != "GLSL.std.450" && !s.starts_with("NonSemantic.") {
+                    return Err(unsupported(format!("extended instruction set \"{s}\"")));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn debug_info(&mut self) {
+        for i in &self.m.debug_string_source {
+            match i.class.opcode {
+                SOp::String => {
+                    if let (Some(id), Some(Operand::LiteralString(s))) =
+                        (i.result_id, i.operands.first())
+                    {
+                        self.ids.insert(id, Id::Str(s.clone()));
+                    }
+                }
+                SOp::Source => {
+                    if let Some(Operand::IdRef(f)) = i.operands.get(2) {
+                        if let Some(Id::Str(s)) = self.ids.get(f) {
+                            self.file.get_or_insert(s.clone());
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        for i in &self.m.debug_names {
+            if i.class.opcode == SOp::Name {
+                if let (Some(Operand::IdRef(id)), Some(Operand::LiteralString(s))) =
+                    (i.operands.first(), i.operands.get(1))
+                {
+                    if !s.is_empty() {
+                        self.names.insert(*id, s.clone());
+                    }
+                }
+            }
+        }
+        for e in &self.m.ext_inst_imports {
+            if let (Some(id), Some(Operand::LiteralString(s))) = (e.result_id, e.operands.first()) {
+                let v = if s == "GLSL.std.450" {
+                    Id::Glsl
+                } else {
+                    Id::NonSemantic
+                };
+                self.ids.insert(id, v);
+            }
+        }
+    }
+
+    fn annotations(&mut self) -> Result<(), SpirvError> {
+        for a in &self.m.annotations {
+            let lits = |from: usize| -> Vec<u32> {
+                a.operands[from..]
+                    .iter()
+                    .filter_map(|o| match o {
+                        Operand::LiteralBit32(x) => Some(*x),
+                        Operand::BuiltIn(b) => Some(*b as u32),
+                        Operand::IdRef(x) => Some(*x),
+                        _ => None,
+                    })
+                    .collect()
+            };
+            match a.class.opcode {
+                SOp::Decorate | SOp::DecorateId => {
+                    if let (Some(Operand::IdRef(t)), Some(Operand::Decoration(d))) =
+                        (a.operands.first(), a.operands.get(1))
+                    {
+                        self.deco.entry(*t).or_default().push((*d, lits(2)));
+                    }
+                }
+                SOp::MemberDecorate => {
+                    if let (
+                        Some(Operand::IdRef(t)),
+                        Some(Operand::LiteralBit32(mem)),
+                        Some(Operand::Decoration(d)),
+                    ) = (a.operands.first(), a.operands.get(1), a.operands.get(2))
+                    {
+                        self.mdeco
+                            .entry((*t, *mem))
+                            .or_default()
+                            .push((*d, lits(3)));
+                    }
+                }
+                SOp::DecorationGroup | SOp::GroupDecorate | SOp::GroupMemberDecorate => {
+                    return Err(unsupported("decoration groups (OpDecorationGroup)"))
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn has_deco(&self, id: u32, d: Decoration) -> bool {
+        self.deco
+            .get(&id)
+            .is_some_and(|v| v.iter().any(|(x, _)| *x == d))
+    }
+
+    fn deco_lit(&self, id: u32, d: Decoration) -> Option<u32> {
+        self.deco
+            .get(&id)?
+            .iter()
+            .find(|(x, _)| *x == d)
+            .and_then(|(_, l)| l.first().copied())
+    }
+
+    fn mdeco_lit(&self, id: u32, m: u32, d: Decoration) -> Option<u32> {
+        self.mdeco
+            .get(&(id, m))?
+            .iter()
+            .find(|(x, _)| *x == d)
+            .and_then(|(_, l)| l.first().copied())
+    }
+
+    fn mhas(&self, id: u32, m: u32, d: Decoration) -> bool {
+        self.mdeco
+            .get(&(id, m))
+            .is_some_and(|v| v.iter().any(|(x, _)| *x == d))
+    }
+
+    fn entry_point(&self) -> Result<(u32, String, Vec<u32>), SpirvError> {
+        let mut computes = Vec::new();
+        for e in &self.m.entry_points {
+            let model = match e.operands.first() {
+                Some(Operand::ExecutionModel(m)) => *m,
+                _ => continue,
+            };
+            let (Some(Operand::IdRef(f)), Some(Operand::LiteralString(name))) =
+                (e.operands.get(1), e.operands.get(2))
+            else {
+                continue;
+            };
+            let iface: Vec<u32> = e.operands[3..]
+                .iter()
+                .filter_map(|o| match o {
+                    Operand::IdRef(x) => Some(*x),
+                    _ => None,
+                })
+                .collect();
+            computes.push((model, *f, name.clone(), iface));
+        }
+        let wanted = self.opts.entry.as_deref();
+        let pick = match wanted {
+            Some(n) => computes.iter().find(|c| c.2 == n),
+            None => {
+                let gl: Vec<_> = computes
+                    .iter()
+                    .filter(|c| c.0 == spirv::ExecutionModel::GLCompute)
+                    .collect();
+                if gl.len() == 1 {
+                    Some(gl[0])
+                } else {
+                    gl.into_iter().find(|c| c.2 == "main")
+                }
+            }
+        };
+        let Some((model, f, name, iface)) = pick else {
+            let names: Vec<String> = computes
+                .iter()
+                .map(|c| format!("{} ({:?})", c.2, c.0))
+                .collect();
+            return Err(SpirvError::Setup(match wanted {
+                Some(n) => format!(
+                    "no entry point named '{n}' (the module has: {})",
+                    if names.is_empty() {
+                        "none".into()
+                    } else {
+                        names.join(", ")
+                    }
+                ),
+                None => {
+                    format!(
+                    "no compute entry point to pick (the module has: {}); name one with --entry",
+                    if names.is_empty() { "none".into() } else { names.join(", ") }
+                )
+                }
+            }));
+        };
+        if *model != spirv::ExecutionModel::GLCompute {
+            return Err(SpirvError::Setup(format!(
+                "entry point '{name}' is a {model:?} shader: lockstep runs compute shaders (GLCompute) only"
+            )));
+        }
+        Ok((*f, name.clone(), iface.clone()))
+    }
+
+    fn execution_modes(&self, entry: u32) -> Result<([u32; 3], Mode, [bool; 3]), SpirvError> {
+        let mut size = None;
+        let mut mode = Mode::Base;
+        let mut denorm = [false; 3];
+        for em in &self.m.execution_modes {
+            let on_entry = matches!(em.operands.first(), Some(Operand::IdRef(f)) if *f == entry);
+            if !on_entry {
+                continue;
+            }
+            let Some(Operand::ExecutionMode(m)) = em.operands.get(1) else {
+                continue;
+            };
+            let lits: Vec<u32> = em.operands[2..]
+                .iter()
+                .filter_map(|o| match o {
+                    Operand::LiteralBit32(x) | Operand::IdRef(x) => Some(*x),
+                    _ => None,
+                })
+                .collect();
+            match m {
+                ExecutionMode::LocalSize if lits.len() == 3 => {
+                    size = Some([lits[0], lits[1], lits[2]])
+                }
+                ExecutionMode::LocalSizeId if lits.len() == 3 => {
+                    let mut s = [0u32; 3];
+                    for (k, id) in lits.iter().enumerate() {
+                        s[k] = self.const_u32(*id)?;
+                    }
+                    size = Some(s);
+                }
+                ExecutionMode::MaximallyReconvergesKHR => mode = Mode::Maximal,
+                ExecutionMode::SubgroupUniformControlFlowKHR => {
+                    if mode != Mode::Maximal {
+                        mode = Mode::Sucf
+                    }
+                }
+                ExecutionMode::DenormPreserve => {
+                    if let Some(w) = lits.first() {
+                        match w {
+                            16 => denorm[0] = true,
+                            32 => denorm[1] = true,
+                            64 => denorm[2] = true,
+                            _ => {}
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        // A constant decorated WorkgroupSize overrides the execution mode (SPIR-V, BuiltIn).
+        for (id, v) in &self.ids {
+            if let Id::Const(c) = v {
+                if self.deco.get(id).is_some_and(|d| {
+                    d.iter().any(|(x, l)| {
+                        *x == Decoration::BuiltIn
+                            && l.first() == Some(&(BuiltIn::WorkgroupSize as u32))
+                    })
+                }) && c.bits.len() == 3
+                {
+                    size = Some([c.bits[0] as u32, c.bits[1] as u32, c.bits[2] as u32]);
+                }
+            }
+        }
+        let size = size.ok_or_else(|| {
+            SpirvError::malformed("the entry point has no LocalSize, LocalSizeId or WorkgroupSize")
+        })?;
+        if size.iter().any(|&s| s == 0) || size.iter().map(|&s| s as u64).product::<u64>() > 1 << 16
+        {
+            return Err(SpirvError::Setup(format!(
+                "workgroup size {}x{}x{}: every dimension ≥ 1 and at most 65536 invocations",
+                size[0], size[1], size[2]
+            )));
+        }
+        Ok((size, mode, denorm))
+    }
+
+    fn spec_ids(&self) -> Vec<(u32, String)> {
+        let mut v = Vec::new();
+        for i in &self.m.types_global_values {
+            if matches!(
+                i.class.opcode,
+                SOp::SpecConstant | SOp::SpecConstantTrue | SOp::SpecConstantFalse
+            ) {
+                if let (Some(id), Some(t)) = (i.result_id, i.result_type) {
+                    if let Some(sid) = self.deco_lit(id, Decoration::SpecId) {
+                        let tn = match self.ids.get(&t) {
+                            Some(Id::Type(t)) => match self.types.get(*t) {
+                                Type::Scalar(s) => s.name(),
+                                _ => "?".into(),
+                            },
+                            _ => "?".into(),
+                        };
+                        v.push((sid, tn));
+                    }
+                }
+            }
+        }
+        v.sort();
+        v
+    }
+
+    // ---------------------------------------------------------------- types and constants
+
+    fn ty(&self, id: u32) -> Result<TypeId, SpirvError> {
+        match self.ids.get(&id) {
+            Some(Id::Type(t)) => Ok(*t),
+            _ => Err(SpirvError::malformed(format!("%{id} is not a type"))),
+        }
+    }
+
+    fn add_type(&mut self, id: u32, t: Type) -> TypeId {
+        let tid = self.types.list.len() as TypeId;
+        self.types.list.push(t);
+        self.ids.insert(id, Id::Type(tid));
+        tid
+    }
+
+    fn konst(&self, id: u32) -> Result<&ConstVal, SpirvError> {
+        match self.ids.get(&id) {
+            Some(Id::Const(c)) => Ok(c),
+            _ => Err(SpirvError::malformed(format!("%{id} is not a constant"))),
+        }
+    }
+
+    fn const_u32(&self, id: u32) -> Result<u32, SpirvError> {
+        let c = self.konst(id)?;
+        if c.undef || c.bits.len() != 1 {
+            return Err(SpirvError::malformed(format!(
+                "%{id} is not a defined scalar constant"
+            )));
+        }
+        Ok(c.bits[0] as u32)
+    }
+
+    fn new_reg(&mut self, slots: u32) -> Reg {
+        self.reg_slots.push(slots);
+        (self.reg_slots.len() - 1) as Reg
+    }
+
+    fn const_reg(&mut self, c: &ConstVal) -> Reg {
+        let r = self.new_reg(c.bits.len() as u32);
+        self.constants.push(Constant {
+            reg: r,
+            bits: c.bits.clone().into_boxed_slice(),
+            undef: c.undef,
+        });
+        r
+    }
+
+    fn scalar_of(&self, t: TypeId) -> Result<Scalar, SpirvError> {
+        match self.types.get(t) {
+            Type::Scalar(s) => Ok(*s),
+            Type::Vector { elem, .. } => Ok(*elem),
+            other => Err(SpirvError::malformed(format!(
+                "expected a scalar or vector type, found {other:?}"
+            ))),
+        }
+    }
+
+    fn globals(&mut self) -> Result<(), SpirvError> {
+        let insts = &self.m.types_global_values;
+        for i in insts {
+            let op = i.class.opcode;
+            let loc = self.loc_for(i);
+            self.global(i).map_err(|e| e.at(&self.locs[loc as usize]))?;
+            let _ = op;
+        }
+        Ok(())
+    }
+
+    fn loc_for(&mut self, i: &Instruction) -> LocId {
+        self.locs.push(Location {
+            file: self.file.clone(),
+            line: None,
+            op: op_name(i.class.opcode),
+            id: i.result_id,
+        });
+        (self.locs.len() - 1) as LocId
+    }
+
+    fn global(&mut self, i: &Instruction) -> Result<(), SpirvError> {
+        let op = i.class.opcode;
+        let rid = i.result_id.unwrap_or(0);
+        let idop = |k: usize| -> Result<u32, SpirvError> {
+            match i.operands.get(k) {
+                Some(Operand::IdRef(x)) => Ok(*x),
+                _ => Err(SpirvError::malformed(format!(
+                    "{} operand {k}",
+                    op_name(op)
+                ))),
+            }
+        };
+        let lit = |k: usize| -> Result<u32, SpirvError> {
+            match i.operands.get(k) {
+                Some(Operand::LiteralBit32(x)) => Ok(*x),
+                _ => Err(SpirvError::malformed(format!(
+                    "{} operand {k}",
+                    op_name(op)
+                ))),
+            }
+        };
+        match op {
+            SOp::Line | SOp::NoLine | SOp::Nop => {}
+            SOp::TypeVoid => {
+                self.add_type(rid, Type::Void);
+            }
+            SOp::TypeBool => {
+                self.add_type(rid, Type::Scalar(Scalar::Bool));
+            }
+            SOp::TypeInt => {
+                let w = lit(0)?;
+                if ![8, 16, 32, 64].contains(&w) {
+                    return Err(unsupported(format!("{w}-bit integers")));
+                }
+                self.add_type(
+                    rid,
+                    Type::Scalar(Scalar::Int {
+                        width: w as u8,
+                        signed: lit(1)? != 0,
+                    }),
+                );
+            }
+            SOp::TypeFloat => {
+                let w = lit(0)?;
+                if ![16, 32, 64].contains(&w) || i.operands.len() > 1 {
+                    return Err(unsupported(format!("{w}-bit floats of this encoding")));
+                }
+                self.add_type(rid, Type::Scalar(Scalar::Float { width: w as u8 }));
+            }
+            SOp::TypeVector => {
+                let e = self.ty(idop(0)?)?;
+                let elem = match self.types.get(e) {
+                    Type::Scalar(s) => *s,
+                    _ => return Err(SpirvError::malformed("vector of a non-scalar")),
+                };
+                let n = lit(1)?;
+                if !(2..=16).contains(&n) {
+                    return Err(SpirvError::malformed(format!("vector of {n} components")));
+                }
+                self.add_type(rid, Type::Vector { elem, n });
+            }
+            SOp::TypeMatrix => {
+                let col = self.ty(idop(0)?)?;
+                if !matches!(self.types.get(col), Type::Vector { .. }) {
+                    return Err(SpirvError::malformed("matrix columns must be vectors"));
+                }
+                self.add_type(
+                    rid,
+                    Type::Matrix {
+                        col,
+                        cols: lit(1)?.clamp(1, 16),
+                    },
+                );
+            }
+            SOp::TypeArray => {
+                let elem = self.ty(idop(0)?)?;
+                let len = self.const_u32(idop(1)?)?;
+                if len == 0 {
+                    return Err(SpirvError::malformed("array of length 0"));
+                }
+                let stride = self.deco_lit(rid, Decoration::ArrayStride);
+                self.add_type(rid, Type::Array { elem, len, stride });
+            }
+            SOp::TypeRuntimeArray => {
+                let elem = self.ty(idop(0)?)?;
+                let stride = self.deco_lit(rid, Decoration::ArrayStride);
+                self.add_type(rid, Type::RuntimeArray { elem, stride });
+            }
+            SOp::TypeStruct => {
+                let mut members = Vec::new();
+                for k in 0..i.operands.len() {
+                    members.push(self.ty(idop(k)?)?);
+                }
+                let n = members.len() as u32;
+                let offsets = (0..n)
+                    .map(|m| self.mdeco_lit(rid, m, Decoration::Offset))
+                    .collect();
+                let matrix_stride = (0..n)
+                    .map(|m| self.mdeco_lit(rid, m, Decoration::MatrixStride))
+                    .collect();
+                let row_major = (0..n)
+                    .map(|m| self.mhas(rid, m, Decoration::RowMajor))
+                    .collect();
+                self.add_type(
+                    rid,
+                    Type::Struct {
+                        members,
+                        offsets,
+                        matrix_stride,
+                        row_major,
+                    },
+                );
+            }
+            SOp::TypePointer => {
+                let sc = match i.operands.first() {
+                    Some(Operand::StorageClass(s)) => *s,
+                    _ => {
+                        return Err(SpirvError::malformed(
+                            "OpTypePointer without a storage class",
+                        ))
+                    }
+                };
+                let pointee = self.ty(idop(1)?)?;
+                // A pointer type may name a storage class we do not run; only variables of it fail.
+                let storage = storage_of(sc, false).unwrap_or(Storage::Function);
+                self.add_type(rid, Type::Pointer { storage, pointee });
+            }
+            SOp::TypeFunction => {
+                self.add_type(rid, Type::Function);
+            }
+            SOp::TypeImage
+            | SOp::TypeSampler
+            | SOp::TypeSampledImage
+            | SOp::TypeForwardPointer
+            | SOp::TypeAccelerationStructureKHR => {
+                // Declaring these is harmless; a variable or value of them is not (see below).
+                self.add_type(rid, Type::Function);
+                self.names.entry(rid).or_insert_with(|| format!("{op:?}"));
+            }
+            SOp::Constant | SOp::SpecConstant => {
+                let t = self.ty(i.result_type.unwrap_or(0))?;
+                let s = match self.types.get(t) {
+                    Type::Scalar(s) => *s,
+                    _ => {
+                        return Err(SpirvError::malformed(
+                            "a scalar constant of a non-scalar type",
+                        ))
+                    }
+                };
+                let mut bits = match (i.operands.first(), i.operands.get(1)) {
+                    (Some(Operand::LiteralBit32(x)), _) => *x as u64,
+                    (Some(Operand::LiteralBit64(x)), _) => *x,
+                    _ => return Err(SpirvError::malformed("a constant without a literal")),
+                };
+                if let (Some(Operand::LiteralBit32(lo)), Some(Operand::LiteralBit32(hi))) =
+                    (i.operands.first(), i.operands.get(1))
+                {
+                    bits = *lo as u64 | (*hi as u64) << 32;
+                }
+                if op == SOp::SpecConstant {
+                    if let Some(v) = self.spec_override(rid, s)? {
+                        bits = v;
+                    }
+                }
+                let bits = bits & scalar::mask(s.bits() as u8);
+                self.ids.insert(
+                    rid,
+                    Id::Const(ConstVal {
+                        ty: t,
+                        bits: vec![bits],
+                        undef: false,
+                    }),
+                );
+            }
+            SOp::ConstantTrue
+            | SOp::ConstantFalse
+            | SOp::SpecConstantTrue
+            | SOp::SpecConstantFalse => {
+                let t = self.ty(i.result_type.unwrap_or(0))?;
+                let mut v = matches!(op, SOp::ConstantTrue | SOp::SpecConstantTrue) as u64;
+                if matches!(op, SOp::SpecConstantTrue | SOp::SpecConstantFalse) {
+                    if let Some(x) = self.spec_override(rid, Scalar::Bool)? {
+                        v = (x != 0) as u64;
+                    }
+                }
+                self.ids.insert(
+                    rid,
+                    Id::Const(ConstVal {
+                        ty: t,
+                        bits: vec![v],
+                        undef: false,
+                    }),
+                );
+            }
+            SOp::ConstantComposite | SOp::SpecConstantComposite => {
+                let t = self.ty(i.result_type.unwrap_or(0))?;
+                let mut bits = Vec::new();
+                let mut undef = false;
+                for k in 0..i.operands.len() {
+                    let c = self.konst(idop(k)?)?;
+                    bits.extend_from_slice(&c.bits);
+                    undef |= c.undef;
+                }
+                if bits.len() as u32 != self.types.slots(t)? {
+                    return Err(SpirvError::malformed(
+                        "composite constant with the wrong number of components",
+                    ));
+                }
+                self.ids
+                    .insert(rid, Id::Const(ConstVal { ty: t, bits, undef }));
+            }
+            SOp::ConstantNull | SOp::Undef => {
+                let t = self.ty(i.result_type.unwrap_or(0))?;
+                let n = self.types.slots(t)?;
+                self.ids.insert(
+                    rid,
+                    Id::Const(ConstVal {
+                        ty: t,
+                        bits: vec![0; n as usize],
+                        undef: op == SOp::Undef,
+                    }),
+                );
+            }
+            SOp::SpecConstantOp => {
+                let v = self.fold_spec_op(i)?;
+                self.ids.insert(rid, Id::Const(v));
+            }
+            SOp::Variable => {
+                let obj = self.variable(i, None)?;
+                self.ids.insert(rid, Id::Var(obj));
+            }
+            other => return Err(unsupported(format!("{} at module scope", op_name(other)))),
+        }
+        Ok(())
+    }
+
+    fn spec_override(&self, id: u32, s: Scalar) -> Result<Option<u64>, SpirvError> {
+        let Some(sid) = self.deco_lit(id, Decoration::SpecId) else {
+            return Ok(None);
+        };
+        let Some((_, v)) = self.opts.spec.iter().rev().find(|(k, _)| *k == sid) else {
+            return Ok(None);
+        };
+        match v {
+            SpecInput::Bits(b) => Ok(Some(*b & scalar::mask(s.bits() as u8))),
+            SpecInput::Text(t) => {
+                let mt = s.model_type().ok_or_else(|| {
+                    SpirvError::Setup(format!("specialization constant {sid} has no value type"))
+                })?;
+                let v = Value::parse(ValueType::scalar(mt), t).map_err(|e| {
+                    SpirvError::Setup(format!(
+                        "--spec {sid}={t}: {e} (the constant is a {})",
+                        s.name()
+                    ))
+                })?;
+                Ok(Some(v.component_bits(0)))
+            }
+        }
+    }
+
+    /// Folds an `OpSpecConstantOp` with the executor's scalar rules (the ops Vulkan allows there).
+    fn fold_spec_op(&self, i: &Instruction) -> Result<ConstVal, SpirvError> {
+        let t = self.ty(i.result_type.unwrap_or(0))?;
+        let Some(Operand::LiteralSpecConstantOpInteger(op)) = i.operands.first() else {
+            return Err(SpirvError::malformed("OpSpecConstantOp without an opcode"));
+        };
+        let ids: Vec<u32> = i.operands[1..]
+            .iter()
+            .filter_map(|o| match o {
+                Operand::IdRef(x) => Some(*x),
+                _ => None,
+            })
+            .collect();
+        let lits: Vec<u32> = i.operands[1..]
+            .iter()
+            .filter_map(|o| match o {
+                Operand::LiteralBit32(x) => Some(*x),
+                _ => None,
+            })
+            .collect();
+        let arg = |k: usize| -> Result<&ConstVal, SpirvError> {
+            self.konst(
+                *ids.get(k)
+                    .ok_or_else(|| SpirvError::malformed("OpSpecConstantOp operand"))?,
+            )
+        };
+        let out_n = self.types.slots(t)? as usize;
+        let undef = ids
+            .iter()
+            .any(|x| self.konst(*x).map(|c| c.undef).unwrap_or(false));
+        let comp = |f: &dyn Fn(usize) -> Result<u64, SpirvError>| -> Result<Vec<u64>, SpirvError> {
+            (0..out_n).map(f).collect()
+        };
+        let w_of =
+            |c: &ConstVal| -> u8 { self.scalar_of(c.ty).map(|s| s.bits() as u8).unwrap_or(32) };
+        let int_bin = |o: IntBin| -> Result<Vec<u64>, SpirvError> {
+            let (a, b) = (arg(0)?, arg(1)?);
+            let w = w_of(a);
+            comp(&|k| {
+                scalar::int_bin(o, w, a.bits[k], b.bits[k])
+                    .map_err(|e| SpirvError::Setup(format!("specialization constant: {e}")))
+            })
+        };
+        let int_cmp = |o: IntCmp| -> Result<Vec<u64>, SpirvError> {
+            let (a, b) = (arg(0)?, arg(1)?);
+            let w = w_of(a);
+            comp(&|k| Ok(scalar::b(scalar::int_cmp(o, w, a.bits[k], b.bits[k]))))
+        };
+        let bits = match op {
+            SOp::IAdd => int_bin(IntBin::Add)?,
+            SOp::ISub => int_bin(IntBin::Sub)?,
+            SOp::IMul => int_bin(IntBin::Mul)?,
+            SOp::UDiv => int_bin(IntBin::UDiv)?,
+            SOp::SDiv => int_bin(IntBin::SDiv)?,
+            SOp::UMod => int_bin(IntBin::UMod)?,
+            SOp::SRem => int_bin(IntBin::SRem)?,
+            SOp::SMod => int_bin(IntBin::SMod)?,
+            SOp::ShiftLeftLogical => int_bin(IntBin::Shl)?,
+            SOp::ShiftRightLogical => int_bin(IntBin::ShrL)?,
+            SOp::ShiftRightArithmetic => int_bin(IntBin::ShrA)?,
+            SOp::BitwiseAnd => int_bin(IntBin::And)?,
+            SOp::BitwiseOr => int_bin(IntBin::Or)?,
+            SOp::BitwiseXor => int_bin(IntBin::Xor)?,
+            SOp::IEqual => int_cmp(IntCmp::Eq)?,
+            SOp::INotEqual => int_cmp(IntCmp::Ne)?,
+            SOp::ULessThan => int_cmp(IntCmp::ULt)?,
+            SOp::SLessThan => int_cmp(IntCmp::SLt)?,
+            SOp::UGreaterThan => int_cmp(IntCmp::UGt)?,
+            SOp::SGreaterThan => int_cmp(IntCmp::SGt)?,
+            SOp::ULessThanEqual => int_cmp(IntCmp::ULe)?,
+            SOp::SLessThanEqual => int_cmp(IntCmp::SLe)?,
+            SOp::UGreaterThanEqual => int_cmp(IntCmp::UGe)?,
+            SOp::SGreaterThanEqual => int_cmp(IntCmp::SGe)?,
+            SOp::SNegate | SOp::Not => {
+                let a = arg(0)?;
+                let w = w_of(a);
+                let o = if *op == SOp::SNegate {
+                    IntUn::Neg
+                } else {
+                    IntUn::Not
+                };
+                comp(&|k| Ok(scalar::int_un(o, w, a.bits[k])))?
+            }
+            SOp::LogicalAnd | SOp::LogicalOr | SOp::LogicalEqual | SOp::LogicalNotEqual => {
+                let (a, b) = (arg(0)?, arg(1)?);
+                comp(&|k| {
+                    let (x, y) = (a.bits[k] != 0, b.bits[k] != 0);
+                    Ok(scalar::b(match op {
+                        SOp::LogicalAnd => x && y,
+                        SOp::LogicalOr => x || y,
+                        SOp::LogicalEqual => x == y,
+                        _ => x != y,
+                    }))
+                })?
+            }
+            SOp::LogicalNot => {
+                let a = arg(0)?;
+                comp(&|k| Ok(scalar::b(a.bits[k] == 0)))?
+            }
+            SOp::Select => {
+                let (c, a, b) = (arg(0)?, arg(1)?, arg(2)?);
+                comp(&|k| {
+                    let ck = if c.bits.len() == 1 { 0 } else { k };
+                    Ok(if c.bits[ck] != 0 {
+                        a.bits[k]
+                    } else {
+                        b.bits[k]
+                    })
+                })?
+            }
+            SOp::UConvert | SOp::SConvert | SOp::FConvert => {
+                let a = arg(0)?;
+                let (from, to) = (self.scalar_of(a.ty)?, self.scalar_of(t)?);
+                let o = match op {
+                    SOp::UConvert => Conv::UConvert,
+                    SOp::SConvert => Conv::SConvert,
+                    _ => Conv::FConvert,
+                };
+                comp(&|k| {
+                    scalar::convert(o, from, to, a.bits[k])
+                        .map_err(|e| SpirvError::Setup(format!("specialization constant: {e}")))
+                })?
+            }
+            SOp::CompositeExtract => {
+                let a = arg(0)?;
+                let (off, n) = self.composite_path(a.ty, &lits)?;
+                a.bits[off as usize..(off + n) as usize].to_vec()
+            }
+            SOp::CompositeInsert => {
+                let (obj, a) = (arg(0)?, arg(1)?);
+                let (off, n) = self.composite_path(a.ty, &lits)?;
+                let mut v = a.bits.clone();
+                v[off as usize..(off + n) as usize].copy_from_slice(&obj.bits);
+                v
+            }
+            SOp::VectorShuffle => {
+                let (a, b) = (arg(0)?, arg(1)?);
+                lits.iter()
+                    .map(|&s| {
+                        let s = s as usize;
+                        if s < a.bits.len() {
+                            a.bits[s]
+                        } else {
+                            b.bits.get(s - a.bits.len()).copied().unwrap_or(0)
+                        }
+                    })
+                    .collect()
+            }
+            other => {
+                return Err(unsupported(format!(
+                    "OpSpecConstantOp with {}",
+                    op_name(*other)
+                )))
+            }
+        };
+        if bits.len() != out_n {
+            return Err(SpirvError::malformed("OpSpecConstantOp result size"));
+        }
+        Ok(ConstVal { ty: t, bits, undef })
+    }
+
+    /// Slot offset and count of the part of a composite of type `t` selected by literal indices.
+    fn composite_path(&self, t: TypeId, idx: &[u32]) -> Result<(u32, u32), SpirvError> {
+        let mut t = t;
+        let mut off = 0u32;
+        for &i in idx {
+            match self.types.get(t).clone() {
+                Type::Vector { n, .. } => {
+                    if i >= n {
+                        return Err(SpirvError::malformed(format!(
+                            "component {i} of a {n}-vector"
+                        )));
+                    }
+                    off += i;
+                    return Ok((off, 1));
+                }
+                Type::Matrix { col, cols } => {
+                    if i >= cols {
+                        return Err(SpirvError::malformed(format!(
+                            "column {i} of a {cols}-column matrix"
+                        )));
+                    }
+                    off += i * self.types.slots(col)?;
+                    t = col;
+                }
+                Type::Array { elem, len, .. } => {
+                    if i >= len {
+                        return Err(SpirvError::malformed(format!(
+                            "element {i} of an array of {len}"
+                        )));
+                    }
+                    off += i * self.types.slots(elem)?;
+                    t = elem;
+                }
+                Type::Struct { members, .. } => {
+                    let k = i as usize;
+                    if k >= members.len() {
+                        return Err(SpirvError::malformed(format!(
+                            "member {i} of a struct of {}",
+                            members.len()
+                        )));
+                    }
+                    for m in &members[..k] {
+                        off += self.types.slots(*m)?;
+                    }
+                    t = members[k];
+                }
+                other => {
+                    return Err(SpirvError::malformed(format!(
+                        "composite index into {other:?}"
+                    )))
+                }
+            }
+        }
+        Ok((off, self.types.slots(t)?))
+    }
+
+    // ---------------------------------------------------------------- variables and memory
+
+    fn variable(&mut self, i: &Instruction, func: Option<&str>) -> Result<ObjectId, SpirvError> {
+        let rid = i.result_id.unwrap_or(0);
+        let pty = self.ty(i.result_type.unwrap_or(0))?;
+        let (storage_decl, pointee) = match self.types.get(pty) {
+            Type::Pointer { pointee, .. } => (
+                match i.operands.first() {
+                    Some(Operand::StorageClass(s)) => *s,
+                    _ => return Err(SpirvError::malformed("OpVariable without a storage class")),
+                },
+                *pointee,
+            ),
+            _ => return Err(SpirvError::malformed("OpVariable of a non-pointer type")),
+        };
+        let buffer_block = self.has_deco_type(pointee, Decoration::BufferBlock);
+        let storage = storage_of(storage_decl, buffer_block).ok_or_else(|| {
+            unsupported(format!(
+                "a variable in the {storage_decl:?} storage class (compute kernels: StorageBuffer, Uniform, PushConstant, Workgroup, Private, Function, Input)"
+            ))
+        })?;
+        if matches!(self.types.get(pointee), Type::Function) {
+            return Err(unsupported(format!(
+                "variable {} of an opaque type ({}): images, samplers and acceleration structures are not interpreted",
+                self.name(rid),
+                self.names.get(&type_spirv_id(self, pointee)).cloned().unwrap_or_default()
+            )));
+        }
+        let (size, _) = self.types.size_align(pointee, MatrixLayout::default())?;
+        let runtime_array = self.trailing_runtime_array(pointee)?;
+        let binding = match (
+            self.deco_lit(rid, Decoration::DescriptorSet),
+            self.deco_lit(rid, Decoration::Binding),
+        ) {
+            (s, Some(b)) if storage.is_global() && storage != Storage::PushConstant => {
+                Some((s.unwrap_or(0), b))
+            }
+            _ => None,
+        };
+        if matches!(storage, Storage::StorageBuffer | Storage::Uniform) && binding.is_none() {
+            return Err(SpirvError::malformed(format!(
+                "buffer variable {} has no Binding decoration",
+                self.name(rid)
+            )));
+        }
+        let builtin = self
+            .deco_lit(rid, Decoration::BuiltIn)
+            .and_then(BuiltIn::from_u32);
+        let read_only = matches!(
+            storage,
+            Storage::Uniform | Storage::PushConstant | Storage::Input
+        ) || self.has_deco(rid, Decoration::NonWritable)
+            || self.all_members_non_writable(pointee);
+        let init = match i.operands.get(1) {
+            Some(Operand::IdRef(c)) => {
+                let c = self.konst(*c)?.clone();
+                Some(self.const_reg(&c))
+            }
+            _ => None,
+        };
+        let words = size.div_ceil(4).max(1).next_multiple_of(2);
+        let base = match storage {
+            Storage::Function | Storage::Private | Storage::Input => {
+                let b = self.lane_words;
+                self.lane_words = self
+                    .lane_words
+                    .checked_add(words)
+                    .filter(|w| *w <= 1 << 20)
+                    .ok_or_else(|| unsupported("more than 4 MiB of per-invocation variables"))?;
+                b
+            }
+            Storage::Workgroup => {
+                let b = self.shared_words;
+                self.shared_words = self
+                    .shared_words
+                    .checked_add(words)
+                    .filter(|w| *w <= 1 << 24)
+                    .ok_or_else(|| unsupported("more than 64 MiB of shared memory"))?;
+                b
+            }
+            _ => 0,
+        };
+        let name = match func {
+            Some(f) => format!("{} (in {f})", self.name(rid)),
+            None => self.name(rid),
+        };
+        let loc = self.locs.len() as LocId;
+        self.locs.push(Location {
+            file: self.file.clone(),
+            line: None,
+            op: "OpVariable".into(),
+            id: Some(rid),
+        });
+        self.objects.push(Object {
+            name,
+            storage,
+            ty: pointee,
+            size,
+            words: if storage.is_global() { 0 } else { words },
+            base,
+            init,
+            binding,
+            builtin,
+            runtime_array,
+            read_only,
+            loc,
+        });
+        let obj = (self.objects.len() - 1) as ObjectId;
+        self.ptr_layout.insert(rid, MatrixLayout::default());
+        Ok(obj)
+    }
+
+    fn has_deco_type(&self, t: TypeId, d: Decoration) -> bool {
+        let id = type_spirv_id(self, t);
+        self.has_deco(id, d)
+    }
+
+    fn all_members_non_writable(&self, t: TypeId) -> bool {
+        let id = type_spirv_id(self, t);
+        match self.types.get(t) {
+            Type::Struct { members, .. } => {
+                !members.is_empty()
+                    && (0..members.len() as u32).all(|m| self.mhas(id, m, Decoration::NonWritable))
+            }
+            _ => false,
+        }
+    }
+
+    fn trailing_runtime_array(&self, t: TypeId) -> Result<Option<(u32, u32)>, SpirvError> {
+        match self.types.get(t) {
+            Type::Struct { members, .. } => {
+                let last = members.len() as u32 - 1;
+                if let Some(mt) = members.last() {
+                    if let Type::RuntimeArray { .. } = self.types.get(*mt) {
+                        let (off, _, ml) = self.types.member(t, last)?;
+                        let (_, stride, _, _) = self.types.element(*mt, ml)?;
+                        return Ok(Some((off, stride)));
+                    }
+                }
+                Ok(None)
+            }
+            Type::RuntimeArray { .. } => {
+                let (_, stride, _, _) = self.types.element(t, MatrixLayout::default())?;
+                Ok(Some((0, stride)))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    fn name(&self, id: u32) -> String {
+        self.names
+            .get(&id)
+            .cloned()
+            .unwrap_or_else(|| format!("%{id}"))
+    }
+
+    fn plan(&mut self, t: TypeId, m: MatrixLayout) -> Result<PlanId, SpirvError> {
+        if let Some(p) = self.plan_ids.get(&(t, m)) {
+            return Ok(*p);
+        }
+        let slots = self.types.slot_layout(t, m)?;
+        let (size, _) = self.types.size_align(t, m)?;
+        self.plans.push(Plan {
+            slots: slots.iter().map(|s| (s.scalar, s.offset)).collect(),
+            size,
+        });
+        let id = (self.plans.len() - 1) as PlanId;
+        self.plan_ids.insert((t, m), id);
+        Ok(id)
+    }
+
+    // ---------------------------------------------------------------- functions
+
+    fn functions(&mut self, _entry: u32) -> Result<Vec<Func>, SpirvError> {
+        // Pass 1: every function's id, every result's type and opcode, every register.
+        for (k, f) in self.m.functions.iter().enumerate() {
+            let def = f
+                .def
+                .as_ref()
+                .ok_or_else(|| SpirvError::malformed("a function without OpFunction"))?;
+            let fid = def.result_id.unwrap_or(0);
+            self.ids.insert(fid, Id::Func(k as FuncIdx));
+            for p in &f.parameters {
+                if let (Some(r), Some(t)) = (p.result_id, p.result_type) {
+                    self.defs.insert(r, (t, SOp::FunctionParameter));
+                }
+            }
+            for b in &f.blocks {
+                for i in &b.instructions {
+                    if let (Some(r), Some(t)) = (i.result_id, i.result_type) {
+                        self.defs.insert(r, (t, i.class.opcode));
+                    }
+                }
+            }
+        }
+        let mut defs: Vec<(u32, u32, SOp)> =
+            self.defs.iter().map(|(r, (t, o))| (*r, *t, *o)).collect();
+        defs.sort();
+        for (r, t, o) in defs {
+            if o == SOp::Variable {
+                continue; // pointers to function variables become constant registers (pass 2)
+            }
+            let tid = self.ty(t)?;
+            let n = self
+                .types
+                .slots(tid)
+                .or_else(|e| match self.types.get(tid) {
+                    Type::Pointer { .. } => Ok(1),
+                    _ => Err(e),
+                })?;
+            let reg = self.new_reg(n);
+            self.regs.insert(r, reg);
+        }
+        // Pass 2: decode.
+        let mut out = Vec::with_capacity(self.m.functions.len());
+        for k in 0..self.m.functions.len() {
+            let f = &self.m.functions[k];
+            out.push(self.function(f)?);
+        }
+        Ok(out)
+    }
+
+    fn function(&mut self, f: &rspirv::dr::Function) -> Result<Func, SpirvError> {
+        let def = f.def.as_ref().expect("checked in pass 1");
+        let fid = def.result_id.unwrap_or(0);
+        let fname = self.name(fid);
+        let ret_ty = self.ty(def.result_type.unwrap_or(0))?;
+        let ret_slots = self.types.slots(ret_ty)?;
+        let ret = (ret_slots > 0).then(|| self.new_reg(ret_slots));
+        let mut params = Vec::new();
+        let mut param_slots = Vec::new();
+        for p in &f.parameters {
+            let r = p.result_id.unwrap_or(0);
+            let reg = self.reg(r)?;
+            params.push(reg);
+            param_slots.push(self.reg_slots[reg as usize]);
+            let t = self.ty(p.result_type.unwrap_or(0))?;
+            if matches!(self.types.get(t), Type::Pointer { .. }) {
+                self.ptr_layout.insert(r, MatrixLayout::default());
+            }
+        }
+        let labels: HashMap<u32, BlockIdx> = f
+            .blocks
+            .iter()
+            .enumerate()
+            .map(|(k, b)| {
+                (
+                    b.label.as_ref().and_then(|l| l.result_id).unwrap_or(0),
+                    k as BlockIdx,
+                )
+            })
+            .collect();
+        if f.blocks.is_empty() {
+            return Err(unsupported(format!(
+                "function {fname} without a body (linkage)"
+            )));
+        }
+        let mut blocks = Vec::with_capacity(f.blocks.len());
+        let mut locals = Vec::new();
+        let mut has_phis = false;
+        let mut line: Option<(Option<String>, u32)> = None;
+        for b in &f.blocks {
+            let label = b.label.as_ref().and_then(|l| l.result_id).unwrap_or(0);
+            let mut blk = Block {
+                label,
+                phis: Vec::new(),
+                insts: Vec::new(),
+                locs: Vec::new(),
+                merge: Merge::None,
+                term: Term::Unreachable,
+                term_loc: 0,
+                defs: Vec::new(),
+                escapes: false,
+                loop_defs: Vec::new(),
+            };
+            let block_of = |id: u32| -> Result<BlockIdx, SpirvError> {
+                labels.get(&id).copied().ok_or_else(|| {
+                    SpirvError::malformed(format!("branch to %{id}, not a block of this function"))
+                })
+            };
+            for i in &b.instructions {
+                let op = i.class.opcode;
+                match op {
+                    SOp::Line => {
+                        let file = match i.operands.first() {
+                            Some(Operand::IdRef(s)) => match self.ids.get(s) {
+                                Some(Id::Str(s)) => Some(s.clone()),
+                                _ => None,
+                            },
+                            _ => None,
+                        };
+                        if let Some(Operand::LiteralBit32(l)) = i.operands.get(1) {
+                            line = Some((file.or_else(|| self.file.clone()), *l));
+                        }
+                        continue;
+                    }
+                    SOp::NoLine => {
+                        line = None;
+                        continue;
+                    }
+                    _ => {}
+                }
+                let loc = self.locs.len() as LocId;
+                self.locs.push(Location {
+                    file: line
+                        .as_ref()
+                        .and_then(|l| l.0.clone())
+                        .or_else(|| self.file.clone()),
+                    line: line.as_ref().map(|l| l.1),
+                    op: op_name(op),
+                    id: i.result_id,
+                });
+                let at = self.locs[loc as usize].clone();
+                let r: Result<(), SpirvError> = (|| {
+                    match op {
+                        SOp::Phi => {
+                            has_phis = true;
+                            let d = self.reg(i.result_id.unwrap_or(0))?;
+                            let mut inc = Vec::new();
+                            for pair in i.operands.chunks(2) {
+                                if let [Operand::IdRef(v), Operand::IdRef(p)] = pair {
+                                    inc.push((block_of(*p)?, self.value(*v)?));
+                                }
+                            }
+                            blk.phis.push(Phi {
+                                d,
+                                n: self.reg_slots[d as usize],
+                                incoming: inc.into_boxed_slice(),
+                            });
+                        }
+                        SOp::SelectionMerge => {
+                            blk.merge = Merge::Selection(block_of(id_at(i, 0)?)?);
+                            self.constructs.insert(label, loc);
+                        }
+                        SOp::LoopMerge => {
+                            blk.merge = Merge::Loop {
+                                merge: block_of(id_at(i, 0)?)?,
+                                cont: block_of(id_at(i, 1)?)?,
+                            };
+                            self.constructs.insert(label, loc);
+                        }
+                        SOp::Branch => {
+                            blk.term = Term::Branch(block_of(id_at(i, 0)?)?);
+                            blk.term_loc = loc;
+                        }
+                        SOp::BranchConditional => {
+                            // A branch without a merge of its own (a loop's exit test) is named
+                            // by its own line.
+                            self.constructs.entry(label).or_insert(loc);
+                            blk.term = Term::Cond {
+                                c: self.value(id_at(i, 0)?)?,
+                                t: block_of(id_at(i, 1)?)?,
+                                f: block_of(id_at(i, 2)?)?,
+                            };
+                            blk.term_loc = loc;
+                        }
+                        SOp::Switch => {
+                            let sel_id = id_at(i, 0)?;
+                            let w = self.scalar_of(self.type_of_value(sel_id)?)?.bits() as u8;
+                            let default = block_of(id_at(i, 1)?)?;
+                            let mut cases = Vec::new();
+                            let mut k = 2;
+                            while k < i.operands.len() {
+                                let lit = match &i.operands[k] {
+                                    Operand::LiteralBit32(x) => *x as u64,
+                                    Operand::LiteralBit64(x) => *x,
+                                    _ => return Err(SpirvError::malformed("OpSwitch literal")),
+                                };
+                                let mut lit = lit;
+                                // 64-bit selectors spell each literal as two words.
+                                if w == 64 {
+                                    if let (
+                                        Operand::LiteralBit32(lo),
+                                        Some(Operand::LiteralBit32(hi)),
+                                    ) = (&i.operands[k], i.operands.get(k + 1))
+                                    {
+                                        if matches!(i.operands.get(k + 2), Some(Operand::IdRef(_)))
+                                        {
+                                            lit = *lo as u64 | (*hi as u64) << 32;
+                                            k += 1;
+                                        }
+                                    }
+                                }
+                                let target = match i.operands.get(k + 1) {
+                                    Some(Operand::IdRef(t)) => block_of(*t)?,
+                                    _ => return Err(SpirvError::malformed("OpSwitch target")),
+                                };
+                                cases.push((lit & scalar::mask(w), target));
+                                k += 2;
+                            }
+                            blk.term = Term::Switch {
+                                sel: self.value(sel_id)?,
+                                w,
+                                default,
+                                cases: cases.into_boxed_slice(),
+                            };
+                            blk.term_loc = loc;
+                        }
+                        SOp::Return => {
+                            blk.term = Term::Return;
+                            blk.term_loc = loc;
+                        }
+                        SOp::ReturnValue => {
+                            blk.term = Term::ReturnValue(self.value(id_at(i, 0)?)?);
+                            blk.term_loc = loc;
+                        }
+                        SOp::Unreachable => {
+                            blk.term = Term::Unreachable;
+                            blk.term_loc = loc;
+                        }
+                        SOp::Kill | SOp::TerminateInvocation | SOp::DemoteToHelperInvocation => {
+                            return Err(unsupported(format!(
+                                "{} (a fragment-shader instruction)",
+                                op_name(op)
+                            )))
+                        }
+                        SOp::Variable => {
+                            let obj = self.variable(i, Some(&fname))?;
+                            locals.push(obj);
+                            let rid = i.result_id.unwrap_or(0);
+                            let r = self.const_reg(&ConstVal {
+                                ty: 0,
+                                bits: vec![crate::spirv::mem::pointer(obj, 0)],
+                                undef: false,
+                            });
+                            self.regs.insert(rid, r);
+                        }
+                        _ => {
+                            if let Some(inst) = self.inst(i, loc)? {
+                                blk.insts.push(inst);
+                                blk.locs.push(loc);
+                            }
+                        }
+                    }
+                    Ok(())
+                })();
+                r.map_err(|e| e.at(&at))?;
+                if op != SOp::Variable {
+                    if let Some(r) = i.result_id.and_then(|id| self.regs.get(&id)) {
+                        blk.defs.push(*r);
+                    }
+                }
+            }
+            blocks.push(blk);
+        }
+        construct_extents(&mut blocks);
+        Ok(Func {
+            name: fname,
+            params,
+            param_slots,
+            blocks,
+            locals,
+            ret_slots,
+            ret,
+            has_phis,
+        })
+    }
+
+    fn reg(&self, id: u32) -> Result<Reg, SpirvError> {
+        self.regs
+            .get(&id)
+            .copied()
+            .ok_or_else(|| SpirvError::malformed(format!("%{id} is not a value")))
+    }
+
+    /// The register of a value operand: an SSA value, a constant or a global variable's pointer.
+    fn value(&mut self, id: u32) -> Result<Reg, SpirvError> {
+        if let Some(r) = self.regs.get(&id) {
+            return Ok(*r);
+        }
+        match self.ids.get(&id).cloned() {
+            Some(Id::Const(c)) => {
+                let r = self.const_reg(&c);
+                self.regs.insert(id, r);
+                Ok(r)
+            }
+            Some(Id::Var(o)) => {
+                let r = self.const_reg(&ConstVal {
+                    ty: 0,
+                    bits: vec![crate::spirv::mem::pointer(o, 0)],
+                    undef: false,
+                });
+                self.regs.insert(id, r);
+                Ok(r)
+            }
+            _ => Err(SpirvError::malformed(format!("%{id} is not a value"))),
+        }
+    }
+
+    fn type_of_value(&self, id: u32) -> Result<TypeId, SpirvError> {
+        if let Some((t, _)) = self.defs.get(&id) {
+            return self.ty(*t);
+        }
+        match self.ids.get(&id) {
+            Some(Id::Const(c)) => Ok(c.ty),
+            Some(Id::Var(o)) => {
+                // the variable's pointer type is not kept; callers of this only need value types
+                Ok(self.objects[*o as usize].ty)
+            }
+            _ => Err(SpirvError::malformed(format!("%{id} has no type"))),
+        }
+    }
+
+    /// The pointee type of a pointer operand (and its matrix layout context).
+    fn pointee(&self, id: u32) -> Result<(TypeId, MatrixLayout, Storage), SpirvError> {
+        let m = self.ptr_layout.get(&id).copied().unwrap_or_default();
+        if let Some((t, _)) = self.defs.get(&id) {
+            if let Type::Pointer { pointee, storage } = self.types.get(self.ty(*t)?) {
+                return Ok((*pointee, m, *storage));
+            }
+        }
+        if let Some(Id::Var(o)) = self.ids.get(&id) {
+            let o = &self.objects[*o as usize];
+            return Ok((o.ty, m, o.storage));
+        }
+        Err(SpirvError::malformed(format!("%{id} is not a pointer")))
+    }
+
+    fn sv_of(&self, id: u32) -> Result<(Scalar, u32), SpirvError> {
+        let t = self.type_of_value(id)?;
+        self.types
+            .scalar_vector(t)
+            .ok_or_else(|| SpirvError::malformed(format!("%{id} is not a scalar or vector")))
+    }
+
+    fn result_sv(&self, i: &Instruction) -> Result<(Scalar, u32), SpirvError> {
+        let t = self.ty(i.result_type.unwrap_or(0))?;
+        self.types
+            .scalar_vector(t)
+            .ok_or_else(|| SpirvError::malformed("result is not a scalar or vector"))
+    }
+
+    fn is_contractible(&self, id: u32) -> bool {
+        matches!(
+            self.defs.get(&id),
+            Some((
+                _,
+                SOp::FMul
+                    | SOp::VectorTimesScalar
+                    | SOp::MatrixTimesScalar
+                    | SOp::Dot
+                    | SOp::MatrixTimesVector
+                    | SOp::VectorTimesMatrix
+                    | SOp::MatrixTimesMatrix
+            ))
+        ) && !self.has_deco(id, Decoration::NoContraction)
+    }
+
+    /// Decodes one body instruction (not control flow).
+    fn inst(&mut self, i: &Instruction, loc: LocId) -> Result<Option<Inst>, SpirvError> {
+        let op = i.class.opcode;
+        let rid = i.result_id.unwrap_or(0);
+        let d = |s: &Self| s.reg(rid);
+        let arg = |s: &mut Self, k: usize| -> Result<Reg, SpirvError> { s.value(id_at(i, k)?) };
+        macro_rules! check_ssa {
+            ($d:expr, $($a:expr),*) => {
+                $( if $d == $a { return Err(SpirvError::malformed("an instruction uses its own result")); } )*
+            };
+        }
+        let int2 = |s: &mut Self, o: IntBin| -> Result<Option<Inst>, SpirvError> {
+            let (sc, n) = s.result_sv(i)?;
+            let (d, a, b) = (s.reg(rid)?, arg(s, 0)?, arg(s, 1)?);
+            check_ssa!(d, a, b);
+            Ok(Some(Inst::IntBin {
+                op: o,
+                w: sc.bits() as u8,
+                n,
+                d,
+                a,
+                b,
+            }))
+        };
+        let icmp = |s: &mut Self, o: IntCmp| -> Result<Option<Inst>, SpirvError> {
+            let (sc, n) = s.sv_of(id_at(i, 0)?)?;
+            let (d, a, b) = (s.reg(rid)?, arg(s, 0)?, arg(s, 1)?);
+            check_ssa!(d, a, b);
+            Ok(Some(Inst::IntCmp {
+                op: o,
+                w: sc.bits() as u8,
+                n,
+                d,
+                a,
+                b,
+            }))
+        };
+        let fbin = |s: &mut Self, o: FloatBin| -> Result<Option<Inst>, SpirvError> {
+            let (sc, n) = s.result_sv(i)?;
+            let (ai, bi) = (id_at(i, 0)?, id_at(i, 1)?);
+            let contract = matches!(o, FloatBin::Add | FloatBin::Sub)
+                && !s.has_deco(rid, Decoration::NoContraction)
+                && (s.is_contractible(ai) || s.is_contractible(bi));
+            let (d, a, b) = (s.reg(rid)?, s.value(ai)?, s.value(bi)?);
+            check_ssa!(d, a, b);
+            Ok(Some(Inst::FloatBin {
+                op: o,
+                w: sc.bits() as u8,
+                n,
+                d,
+                a,
+                b,
+                contract,
+                relaxed: s.has_deco(rid, Decoration::RelaxedPrecision),
+            }))
+        };
+        let fcmp = |s: &mut Self, o: FloatCmp| -> Result<Option<Inst>, SpirvError> {
+            let (sc, n) = s.sv_of(id_at(i, 0)?)?;
+            let (d, a, b) = (s.reg(rid)?, arg(s, 0)?, arg(s, 1)?);
+            check_ssa!(d, a, b);
+            Ok(Some(Inst::FloatCmp {
+                op: o,
+                w: sc.bits() as u8,
+                n,
+                d,
+                a,
+                b,
+            }))
+        };
+        let conv = |s: &mut Self, o: Conv| -> Result<Option<Inst>, SpirvError> {
+            let (to, n) = s.result_sv(i)?;
+            let (from, _) = s.sv_of(id_at(i, 0)?)?;
+            let (d, a) = (s.reg(rid)?, arg(s, 0)?);
+            check_ssa!(d, a);
+            Ok(Some(Inst::Conv {
+                op: o,
+                from,
+                to,
+                n,
+                d,
+                a,
+            }))
+        };
+        Ok(match op {
+            SOp::Nop | SOp::MemoryBarrier | SOp::ExecutionModeId => None,
+            SOp::Undef => {
+                let d = d(self)?;
+                Some(Inst::Undef {
+                    d,
+                    n: self.reg_slots[d as usize],
+                })
+            }
+            SOp::IAdd => int2(self, IntBin::Add)?,
+            SOp::ISub => int2(self, IntBin::Sub)?,
+            SOp::IMul => int2(self, IntBin::Mul)?,
+            SOp::UDiv => int2(self, IntBin::UDiv)?,
+            SOp::SDiv => int2(self, IntBin::SDiv)?,
+            SOp::UMod => int2(self, IntBin::UMod)?,
+            SOp::SRem => int2(self, IntBin::SRem)?,
+            SOp::SMod => int2(self, IntBin::SMod)?,
+            SOp::ShiftLeftLogical => int2(self, IntBin::Shl)?,
+            SOp::ShiftRightLogical => int2(self, IntBin::ShrL)?,
+            SOp::ShiftRightArithmetic => int2(self, IntBin::ShrA)?,
+            SOp::BitwiseAnd => int2(self, IntBin::And)?,
+            SOp::BitwiseOr => int2(self, IntBin::Or)?,
+            SOp::BitwiseXor => int2(self, IntBin::Xor)?,
+            SOp::IEqual => icmp(self, IntCmp::Eq)?,
+            SOp::INotEqual => icmp(self, IntCmp::Ne)?,
+            SOp::UGreaterThan => icmp(self, IntCmp::UGt)?,
+            SOp::SGreaterThan => icmp(self, IntCmp::SGt)?,
+            SOp::UGreaterThanEqual => icmp(self, IntCmp::UGe)?,
+            SOp::SGreaterThanEqual => icmp(self, IntCmp::SGe)?,
+            SOp::ULessThan => icmp(self, IntCmp::ULt)?,
+            SOp::SLessThan => icmp(self, IntCmp::SLt)?,
+            SOp::ULessThanEqual => icmp(self, IntCmp::ULe)?,
+            SOp::SLessThanEqual => icmp(self, IntCmp::SLe)?,
+            SOp::SNegate | SOp::Not | SOp::BitCount | SOp::BitReverse => {
+                let (sc, n) = self.sv_of(id_at(i, 0)?)?;
+                let (d, a) = (d(self)?, arg(self, 0)?);
+                check_ssa!(d, a);
+                let o = match op {
+                    SOp::SNegate => IntUn::Neg,
+                    SOp::Not => IntUn::Not,
+                    SOp::BitCount => IntUn::BitCount,
+                    _ => IntUn::BitReverse,
+                };
+                Some(Inst::IntUn {
+                    op: o,
+                    w: sc.bits() as u8,
+                    n,
+                    d,
+                    a,
+                })
+            }
+            SOp::FAdd => fbin(self, FloatBin::Add)?,
+            SOp::FSub => fbin(self, FloatBin::Sub)?,
+            SOp::FMul => fbin(self, FloatBin::Mul)?,
+            SOp::FDiv => fbin(self, FloatBin::Div)?,
+            SOp::FRem => fbin(self, FloatBin::Rem)?,
+            SOp::FMod => fbin(self, FloatBin::Mod)?,
+            SOp::FNegate => {
+                let (sc, n) = self.result_sv(i)?;
+                let (d, a) = (d(self)?, arg(self, 0)?);
+                check_ssa!(d, a);
+                Some(Inst::FloatNeg {
+                    w: sc.bits() as u8,
+                    n,
+                    d,
+                    a,
+                })
+            }
+            SOp::IsNan | SOp::IsInf => {
+                let (sc, n) = self.sv_of(id_at(i, 0)?)?;
+                let (d, a) = (d(self)?, arg(self, 0)?);
+                check_ssa!(d, a);
+                Some(Inst::FloatClass {
+                    inf: op == SOp::IsInf,
+                    w: sc.bits() as u8,
+                    n,
+                    d,
+                    a,
+                })
+            }
+            SOp::FOrdEqual => fcmp(self, FloatCmp::OrdEq)?,
+            SOp::FUnordEqual => fcmp(self, FloatCmp::UnordEq)?,
+            SOp::FOrdNotEqual => fcmp(self, FloatCmp::OrdNe)?,
+            SOp::FUnordNotEqual => fcmp(self, FloatCmp::UnordNe)?,
+            SOp::FOrdLessThan => fcmp(self, FloatCmp::OrdLt)?,
+            SOp::FUnordLessThan => fcmp(self, FloatCmp::UnordLt)?,
+            SOp::FOrdGreaterThan => fcmp(self, FloatCmp::OrdGt)?,
+            SOp::FUnordGreaterThan => fcmp(self, FloatCmp::UnordGt)?,
+            SOp::FOrdLessThanEqual => fcmp(self, FloatCmp::OrdLe)?,
+            SOp::FUnordLessThanEqual => fcmp(self, FloatCmp::UnordLe)?,
+            SOp::FOrdGreaterThanEqual => fcmp(self, FloatCmp::OrdGe)?,
+            SOp::FUnordGreaterThanEqual => fcmp(self, FloatCmp::UnordGe)?,
+            SOp::LogicalAnd | SOp::LogicalOr | SOp::LogicalEqual | SOp::LogicalNotEqual => {
+                let (_, n) = self.result_sv(i)?;
+                let (d, a, b) = (d(self)?, arg(self, 0)?, arg(self, 1)?);
+                check_ssa!(d, a, b);
+                let o = match op {
+                    SOp::LogicalAnd => LogicBin::And,
+                    SOp::LogicalOr => LogicBin::Or,
+                    SOp::LogicalEqual => LogicBin::Eq,
+                    _ => LogicBin::Ne,
+                };
+                Some(Inst::LogicBin { op: o, n, d, a, b })
+            }
+            SOp::LogicalNot => {
+                let (_, n) = self.result_sv(i)?;
+                let (d, a) = (d(self)?, arg(self, 0)?);
+                check_ssa!(d, a);
+                Some(Inst::LogicNot { n, d, a })
+            }
+            SOp::Any | SOp::All => {
+                let (_, n) = self.sv_of(id_at(i, 0)?)?;
+                let (d, a) = (d(self)?, arg(self, 0)?);
+                check_ssa!(d, a);
+                Some(Inst::AnyAll {
+                    all: op == SOp::All,
+                    n,
+                    d,
+                    a,
+                })
+            }
+            SOp::Select => {
+                let d = d(self)?;
+                let n = self.reg_slots[d as usize];
+                let cid = id_at(i, 0)?;
+                let (_, cn) = self.sv_of(cid)?;
+                let (c, a, b) = (self.value(cid)?, arg(self, 1)?, arg(self, 2)?);
+                check_ssa!(d, c, a, b);
+                Some(Inst::Select {
+                    n,
+                    d,
+                    c,
+                    vector_cond: cn > 1,
+                    a,
+                    b,
+                })
+            }
+            SOp::ConvertFToU => conv(self, Conv::FToU)?,
+            SOp::ConvertFToS => conv(self, Conv::FToS)?,
+            SOp::ConvertSToF => conv(self, Conv::SToF)?,
+            SOp::ConvertUToF => conv(self, Conv::UToF)?,
+            SOp::UConvert => conv(self, Conv::UConvert)?,
+            SOp::SConvert => conv(self, Conv::SConvert)?,
+            SOp::FConvert => conv(self, Conv::FConvert)?,
+            SOp::QuantizeToF16 => conv(self, Conv::QuantizeF16)?,
+            SOp::Bitcast => {
+                let t = self.ty(i.result_type.unwrap_or(0))?;
+                let from_t = self.type_of_value(id_at(i, 0)?)?;
+                let ptr = |t: TypeId| matches!(self.types.get(t), Type::Pointer { .. });
+                if ptr(t) || ptr(from_t) {
+                    return Err(unsupported("OpBitcast of a pointer"));
+                }
+                let to = self.types.slot_kinds(t)?;
+                let from = self.types.slot_kinds(from_t)?;
+                let bytes = |v: &[Scalar]| v.iter().map(|s| s.bits()).sum::<u32>();
+                if bytes(&to) != bytes(&from) {
+                    return Err(SpirvError::malformed(
+                        "OpBitcast between types of different sizes",
+                    ));
+                }
+                let (d, a) = (d(self)?, arg(self, 0)?);
+                check_ssa!(d, a);
+                Some(Inst::Bitcast {
+                    from: from.into(),
+                    to: to.into(),
+                    d,
+                    a,
+                })
+            }
+            SOp::CopyObject | SOp::CopyLogical => {
+                let (d, a) = (d(self)?, arg(self, 0)?);
+                check_ssa!(d, a);
+                if let Some(l) = self.ptr_layout.get(&id_at(i, 0)?).copied() {
+                    self.ptr_layout.insert(rid, l);
+                }
+                Some(Inst::Move {
+                    d,
+                    a,
+                    off: 0,
+                    n: self.reg_slots[d as usize],
+                })
+            }
+            SOp::CompositeExtract => {
+                let src = id_at(i, 0)?;
+                let lits = lits_from(i, 1);
+                let (off, n) = self.composite_path(self.type_of_value(src)?, &lits)?;
+                let (d, a) = (d(self)?, self.value(src)?);
+                check_ssa!(d, a);
+                Some(Inst::Move { d, a, off, n })
+            }
+            SOp::CompositeInsert => {
+                let comp = id_at(i, 0)?;
+                let obj = id_at(i, 1)?;
+                let lits = lits_from(i, 2);
+                let (off, n) = self.composite_path(self.type_of_value(obj)?, &lits)?;
+                let (d, c, o) = (d(self)?, self.value(comp)?, self.value(obj)?);
+                check_ssa!(d, c, o);
+                Some(Inst::Insert {
+                    d,
+                    obj: o,
+                    comp: c,
+                    off,
+                    n,
+                    total: self.reg_slots[d as usize],
+                })
+            }
+            SOp::CompositeConstruct => {
+                let d = d(self)?;
+                let mut parts = Vec::new();
+                let mut total = 0;
+                for k in 0..i.operands.len() {
+                    let r = arg(self, k)?;
+                    check_ssa!(d, r);
+                    let n = self.reg_slots[r as usize];
+                    total += n;
+                    parts.push((r, n));
+                }
+                if total != self.reg_slots[d as usize] {
+                    return Err(SpirvError::malformed(
+                        "OpCompositeConstruct with the wrong number of components",
+                    ));
+                }
+                Some(Inst::Construct {
+                    d,
+                    parts: parts.into_boxed_slice(),
+                })
+            }
+            SOp::VectorShuffle => {
+                let d = d(self)?;
+                let (a, b) = (arg(self, 0)?, arg(self, 1)?);
+                check_ssa!(d, a, b);
+                let na = self.reg_slots[a as usize];
+                let nb = self.reg_slots[b as usize];
+                let sel = lits_from(i, 2)
+                    .into_iter()
+                    .map(|s| {
+                        if s == u32::MAX {
+                            Ok(None)
+                        } else if s < na {
+                            Ok(Some((a, s)))
+                        } else if s - na < nb {
+                            Ok(Some((b, s - na)))
+                        } else {
+                            Err(SpirvError::malformed(format!(
+                                "OpVectorShuffle component {s}"
+                            )))
+                        }
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                Some(Inst::Shuffle {
+                    d,
+                    sel: sel.into_boxed_slice(),
+                    loc,
+                })
+            }
+            SOp::VectorExtractDynamic => {
+                let (_, count) = self.sv_of(id_at(i, 0)?)?;
+                let (iw, _) = self.sv_of(id_at(i, 1)?)?;
+                let (d, v, idx) = (d(self)?, arg(self, 0)?, arg(self, 1)?);
+                check_ssa!(d, v, idx);
+                Some(Inst::ExtractDyn {
+                    d,
+                    v,
+                    idx,
+                    idx_w: iw.bits() as u8,
+                    elem: 1,
+                    count,
+                })
+            }
+            SOp::VectorInsertDynamic => {
+                let (_, count) = self.sv_of(id_at(i, 0)?)?;
+                let (iw, _) = self.sv_of(id_at(i, 2)?)?;
+                let (d, v, comp, idx) = (d(self)?, arg(self, 0)?, arg(self, 1)?, arg(self, 2)?);
+                check_ssa!(d, v, comp, idx);
+                Some(Inst::InsertDyn {
+                    d,
+                    v,
+                    comp,
+                    idx,
+                    idx_w: iw.bits() as u8,
+                    elem: 1,
+                    count,
+                })
+            }
+            SOp::VectorTimesScalar | SOp::MatrixTimesScalar => {
+                let d = d(self)?;
+                let (v, s) = (arg(self, 0)?, arg(self, 1)?);
+                check_ssa!(d, v, s);
+                let w = self.scalar_of(self.type_of_value(id_at(i, 1)?)?)?.bits() as u8;
+                Some(Inst::TimesScalar {
+                    w,
+                    n: self.reg_slots[d as usize],
+                    d,
+                    v,
+                    s,
+                })
+            }
+            SOp::MatrixTimesVector
+            | SOp::VectorTimesMatrix
+            | SOp::MatrixTimesMatrix
+            | SOp::OuterProduct
+            | SOp::Transpose
+            | SOp::Dot => {
+                return self.matrix_op(i).map(Some);
+            }
+            SOp::IAddCarry | SOp::ISubBorrow | SOp::UMulExtended | SOp::SMulExtended => {
+                let (sc, n) = self.sv_of(id_at(i, 0)?)?;
+                let (d, a, b) = (d(self)?, arg(self, 0)?, arg(self, 1)?);
+                check_ssa!(d, a, b);
+                let o = match op {
+                    SOp::IAddCarry => IntPair::AddCarry,
+                    SOp::ISubBorrow => IntPair::SubBorrow,
+                    SOp::UMulExtended => IntPair::UMulExtended,
+                    _ => IntPair::SMulExtended,
+                };
+                Some(Inst::IntPair {
+                    op: o,
+                    w: sc.bits() as u8,
+                    n,
+                    d,
+                    a,
+                    b,
+                })
+            }
+            SOp::BitFieldInsert | SOp::BitFieldSExtract | SOp::BitFieldUExtract => {
+                let (sc, n) = self.result_sv(i)?;
+                let d = d(self)?;
+                let base = arg(self, 0)?;
+                let (insert, offset, count) = if op == SOp::BitFieldInsert {
+                    (arg(self, 1)?, arg(self, 2)?, arg(self, 3)?)
+                } else {
+                    (base, arg(self, 1)?, arg(self, 2)?)
+                };
+                check_ssa!(d, base, insert, offset, count);
+                let o = match op {
+                    SOp::BitFieldInsert => BitField::Insert,
+                    SOp::BitFieldSExtract => BitField::SExtract,
+                    _ => BitField::UExtract,
+                };
+                Some(Inst::BitField {
+                    op: o,
+                    w: sc.bits() as u8,
+                    n,
+                    d,
+                    base,
+                    insert,
+                    offset,
+                    count,
+                })
+            }
+            SOp::ExtInst => return self.ext_inst(i),
+            SOp::Load => {
+                let pid = id_at(i, 0)?;
+                let (t, m, _) = self.pointee(pid)?;
+                let plan = self.plan(t, m)?;
+                let (d, ptr) = (d(self)?, self.value(pid)?);
+                check_ssa!(d, ptr);
+                if matches!(self.types.get(t), Type::Pointer { .. }) {
+                    return Err(unsupported(
+                        "loading a pointer from memory (variable pointers)",
+                    ));
+                }
+                Some(Inst::Load { d, ptr, plan })
+            }
+            SOp::Store => {
+                let pid = id_at(i, 0)?;
+                let (t, m, storage) = self.pointee(pid)?;
+                // `Uniform` pointers may point into a `BufferBlock` (an old-style storage buffer);
+                // the executor rejects a store to a read-only object by the variable it hits.
+                if matches!(storage, Storage::PushConstant | Storage::Input) {
+                    return Err(SpirvError::malformed(format!(
+                        "a store to {} memory",
+                        storage.name()
+                    )));
+                }
+                let plan = self.plan(t, m)?;
+                Some(Inst::Store {
+                    ptr: self.value(pid)?,
+                    v: arg(self, 1)?,
+                    plan,
+                })
+            }
+            SOp::CopyMemory => {
+                let (dp, sp) = (id_at(i, 0)?, id_at(i, 1)?);
+                let (t, m, _) = self.pointee(sp)?;
+                let plan = self.plan(t, m)?;
+                let tmp = self.new_reg(self.plans[plan as usize].slots.len() as u32);
+                Some(Inst::CopyMemory {
+                    dst: self.value(dp)?,
+                    src: self.value(sp)?,
+                    plan,
+                    tmp,
+                })
+            }
+            SOp::AccessChain | SOp::InBoundsAccessChain => {
+                let base_id = id_at(i, 0)?;
+                let (mut t, mut m, _) = self.pointee(base_id)?;
+                let mut steps = Vec::new();
+                for k in 1..i.operands.len() {
+                    let idx_id = id_at(i, k)?;
+                    let konst = match self.ids.get(&idx_id) {
+                        Some(Id::Const(c)) if !c.undef => Some(c.bits[0]),
+                        _ => None,
+                    };
+                    match self.types.get(t).clone() {
+                        Type::Struct { .. } => {
+                            let k = konst.ok_or_else(|| {
+                                SpirvError::malformed(
+                                    "a struct member index that is not a constant",
+                                )
+                            })?;
+                            let (off, mt, ml) = self.types.member(t, k as u32)?;
+                            steps.push(Step::Const(off));
+                            t = mt;
+                            m = ml;
+                        }
+                        _ => {
+                            let (el, stride, len, em) = self.types.element(t, m)?;
+                            let et = match el {
+                                ElementOf::Type(et) => et,
+                                ElementOf::Scalar(s) => self.scalar_type_id(s)?,
+                                ElementOf::RowMajorColumn(..) => {
+                                    return Err(unsupported(
+                                        "a pointer to a column of a row-major matrix",
+                                    ))
+                                }
+                            };
+                            let (isc, _) = self.sv_of(idx_id)?;
+                            match konst {
+                                Some(c) if len.is_none_or(|l| c < l as u64) => {
+                                    steps.push(Step::Const((c as u32).wrapping_mul(stride)))
+                                }
+                                _ => steps.push(Step::Dyn {
+                                    index: self.value(idx_id)?,
+                                    width: isc.bits() as u8,
+                                    signed: matches!(isc, Scalar::Int { signed: true, .. }),
+                                    stride,
+                                    len,
+                                }),
+                            }
+                            t = et;
+                            m = em;
+                        }
+                    }
+                }
+                // Fold constant steps.
+                let mut folded: Vec<Step> = Vec::new();
+                for s in steps {
+                    match (folded.last_mut(), s) {
+                        (Some(Step::Const(a)), Step::Const(b)) => *a += b,
+                        _ => folded.push(s),
+                    }
+                }
+                self.ptr_layout.insert(rid, m);
+                let (d, base) = (d(self)?, self.value(base_id)?);
+                check_ssa!(d, base);
+                Some(Inst::AccessChain {
+                    d,
+                    base,
+                    steps: folded.into_boxed_slice(),
+                })
+            }
+            SOp::PtrAccessChain | SOp::InBoundsPtrAccessChain => {
+                return Err(unsupported("OpPtrAccessChain (pointer arithmetic)"))
+            }
+            SOp::ArrayLength => {
+                let pid = id_at(i, 0)?;
+                let (t, _, _) = self.pointee(pid)?;
+                let member = lits_from(i, 1).first().copied().unwrap_or(0);
+                let (off, at, ml) = self.types.member(t, member)?;
+                let (_, stride, _, _) = self.types.element(at, ml)?;
+                Some(Inst::ArrayLength {
+                    d: d(self)?,
+                    ptr: self.value(pid)?,
+                    offset: off,
+                    stride,
+                })
+            }
+            SOp::AtomicLoad
+            | SOp::AtomicStore
+            | SOp::AtomicExchange
+            | SOp::AtomicCompareExchange
+            | SOp::AtomicIIncrement
+            | SOp::AtomicIDecrement
+            | SOp::AtomicIAdd
+            | SOp::AtomicISub
+            | SOp::AtomicSMin
+            | SOp::AtomicUMin
+            | SOp::AtomicSMax
+            | SOp::AtomicUMax
+            | SOp::AtomicAnd
+            | SOp::AtomicOr
+            | SOp::AtomicXor
+            | SOp::AtomicFAddEXT
+            | SOp::AtomicFMinEXT
+            | SOp::AtomicFMaxEXT => {
+                return self.atomic(i).map(Some);
+            }
+            SOp::ControlBarrier => {
+                let exec = self.const_u32(id_at(i, 0)?)?;
+                // Scope: 1 Device, 2 Workgroup, 3 Subgroup.
+                match exec {
+                    2 => Some(Inst::Barrier { workgroup: true }),
+                    3 => Some(Inst::Barrier { workgroup: false }),
+                    s => return Err(unsupported(format!("OpControlBarrier with execution scope {s} (compute: Workgroup or Subgroup)"))),
+                }
+            }
+            SOp::FunctionCall => {
+                let f = match self.ids.get(&id_at(i, 0)?) {
+                    Some(Id::Func(f)) => *f,
+                    _ => return Err(SpirvError::malformed("OpFunctionCall of a non-function")),
+                };
+                let mut args = Vec::new();
+                for k in 1..i.operands.len() {
+                    args.push(arg(self, k)?);
+                }
+                let d = if self.regs.contains_key(&rid)
+                    && self.reg_slots[self.reg(rid)? as usize] > 0
+                {
+                    Some(self.reg(rid)?)
+                } else {
+                    None
+                };
+                Some(Inst::Call {
+                    d,
+                    f,
+                    args: args.into_boxed_slice(),
+                })
+            }
+            o if is_group_op(o) => {
+                self.uses_subgroups = true;
+                let (g, d) = self.group(i)?;
+                Some(Inst::Group(Box::new(g), d))
+            }
+            other => return Err(unsupported(format!("the instruction {}", op_name(other)))),
+        })
+    }
+
+    fn scalar_type_id(&mut self, s: Scalar) -> Result<TypeId, SpirvError> {
+        if let Some(k) = self.types.list.iter().position(|t| *t == Type::Scalar(s)) {
+            return Ok(k as TypeId);
+        }
+        self.types.list.push(Type::Scalar(s));
+        Ok((self.types.list.len() - 1) as TypeId)
+    }
+
+    fn matrix_op(&mut self, i: &Instruction) -> Result<Inst, SpirvError> {
+        let op = i.class.opcode;
+        let d = self.reg(i.result_id.unwrap_or(0))?;
+        let a_id = id_at(i, 0)?;
+        let a = self.value(a_id)?;
+        let mat_dims = |s: &Self, id: u32| -> Result<(u32, u32, u8), SpirvError> {
+            match s.types.get(s.type_of_value(id)?) {
+                Type::Matrix { col, cols } => match s.types.get(*col) {
+                    Type::Vector { elem, n } => Ok((*n, *cols, elem.bits() as u8)),
+                    _ => Err(SpirvError::malformed("matrix column")),
+                },
+                _ => Err(SpirvError::malformed("expected a matrix")),
+            }
+        };
+        Ok(match op {
+            SOp::Transpose => {
+                let (rows, cols, _) = mat_dims(self, a_id)?;
+                Inst::Transpose {
+                    rows,
+                    cols,
+                    d,
+                    m: a,
+                }
+            }
+            SOp::Dot => {
+                let (s, n) = self.sv_of(a_id)?;
+                let b = self.value(id_at(i, 1)?)?;
+                Inst::Dot {
+                    w: s.bits() as u8,
+                    n,
+                    d,
+                    a,
+                    b,
+                }
+            }
+            SOp::MatrixTimesVector => {
+                let (rows, cols, w) = mat_dims(self, a_id)?;
+                Inst::MatTimesVec {
+                    w,
+                    rows,
+                    cols,
+                    d,
+                    m: a,
+                    v: self.value(id_at(i, 1)?)?,
+                }
+            }
+            SOp::VectorTimesMatrix => {
+                let b_id = id_at(i, 1)?;
+                let (rows, cols, w) = mat_dims(self, b_id)?;
+                Inst::VecTimesMat {
+                    w,
+                    rows,
+                    cols,
+                    d,
+                    v: a,
+                    m: self.value(b_id)?,
+                }
+            }
+            SOp::MatrixTimesMatrix => {
+                let b_id = id_at(i, 1)?;
+                let (rows, inner, w) = mat_dims(self, a_id)?;
+                let (_, cols, _) = mat_dims(self, b_id)?;
+                Inst::MatTimesMat {
+                    w,
+                    rows,
+                    inner,
+                    cols,
+                    d,
+                    a,
+                    b: self.value(b_id)?,
+                }
+            }
+            _ => {
+                // OpOuterProduct
+                let (s, rows) = self.sv_of(a_id)?;
+                let b_id = id_at(i, 1)?;
+                let (_, cols) = self.sv_of(b_id)?;
+                Inst::Outer {
+                    w: s.bits() as u8,
+                    rows,
+                    cols,
+                    d,
+                    a,
+                    b: self.value(b_id)?,
+                }
+            }
+        })
+    }
+
+    fn ext_inst(&mut self, i: &Instruction) -> Result<Option<Inst>, SpirvError> {
+        let set = id_at(i, 0)?;
+        match self.ids.get(&set) {
+            Some(Id::NonSemantic) => return Ok(None),
+            Some(Id::Glsl) => {}
+            _ => return Err(SpirvError::malformed("OpExtInst of an unknown set")),
+        }
+        let num = match i.operands.get(1) {
+            Some(Operand::LiteralExtInstInteger(n)) | Some(Operand::LiteralBit32(n)) => *n,
+            _ => {
+                return Err(SpirvError::malformed(
+                    "OpExtInst without an instruction number",
+                ))
+            }
+        };
+        let rid = i.result_id.unwrap_or(0);
+        let d = self.reg(rid)?;
+        let arg_ids: Vec<u32> = i.operands[2..]
+            .iter()
+            .filter_map(|o| match o {
+                Operand::IdRef(x) => Some(*x),
+                _ => None,
+            })
+            .collect();
+        use Ext::*;
+        let f = match num {
+            1 => Round,
+            2 => RoundEven,
+            3 => Trunc,
+            4 => FAbs,
+            5 => SAbs,
+            6 => FSign,
+            7 => SSign,
+            8 => Floor,
+            9 => Ceil,
+            10 => Fract,
+            11 => Radians,
+            12 => Degrees,
+            13 => Sin,
+            14 => Cos,
+            15 => Tan,
+            16 => Asin,
+            17 => Acos,
+            18 => Atan,
+            19 => Sinh,
+            20 => Cosh,
+            21 => Tanh,
+            22 => Asinh,
+            23 => Acosh,
+            24 => Atanh,
+            25 => Atan2,
+            26 => Pow,
+            27 => Exp,
+            28 => Log,
+            29 => Exp2,
+            30 => Log2,
+            31 => Sqrt,
+            32 => InverseSqrt,
+            37 => FMin,
+            38 => UMin,
+            39 => SMin,
+            40 => FMax,
+            41 => UMax,
+            42 => SMax,
+            43 => FClamp,
+            44 => UClamp,
+            45 => SClamp,
+            46 => FMix,
+            48 => Step,
+            49 => SmoothStep,
+            50 => Fma,
+            53 => Ldexp,
+            54 => PackSnorm4x8,
+            55 => PackUnorm4x8,
+            56 => PackSnorm2x16,
+            57 => PackUnorm2x16,
+            58 => PackHalf2x16,
+            59 => PackDouble2x32,
+            60 => UnpackSnorm2x16,
+            61 => UnpackUnorm2x16,
+            62 => UnpackHalf2x16,
+            63 => UnpackSnorm4x8,
+            64 => UnpackUnorm4x8,
+            65 => UnpackDouble2x32,
+            66 => Length,
+            67 => Distance,
+            68 => Cross,
+            69 => Normalize,
+            73 => FindILsb,
+            74 => FindSMsb,
+            75 => FindUMsb,
+            79 => NMin,
+            80 => NMax,
+            81 => NClamp,
+            35 | 51 => {
+                // Modf / Frexp with an out pointer.
+                let x = self.value(arg_ids[0])?;
+                let (s, n) = self.sv_of(arg_ids[0])?;
+                let (t, m, _) = self.pointee(
+                    *arg_ids
+                        .get(1)
+                        .ok_or_else(|| SpirvError::malformed("Modf/Frexp pointer"))?,
+                )?;
+                let plan = self.plan(t, m)?;
+                let ptr = self.value(arg_ids[1])?;
+                return Ok(Some(Inst::ExtOut {
+                    frexp: num == 51,
+                    w: s.bits() as u8,
+                    n,
+                    d,
+                    x,
+                    ptr,
+                    plan,
+                }));
+            }
+            other => {
+                let name = [
+                    (33, "Determinant"),
+                    (34, "MatrixInverse"),
+                    (36, "ModfStruct"),
+                    (47, "IMix"),
+                    (52, "FrexpStruct"),
+                    (70, "FaceForward"),
+                    (71, "Reflect"),
+                    (72, "Refract"),
+                    (76, "InterpolateAtCentroid"),
+                    (77, "InterpolateAtSample"),
+                    (78, "InterpolateAtOffset"),
+                ]
+                .iter()
+                .find(|(n, _)| *n == other)
+                .map(|(_, s)| *s)
+                .unwrap_or("an unknown instruction");
+                return Err(unsupported(format!("GLSL.std.450 {name} ({other})")));
+            }
+        };
+        let first = *arg_ids
+            .first()
+            .ok_or_else(|| SpirvError::malformed("OpExtInst without operands"))?;
+        let (s, n) = self.sv_of(first)?;
+        let mut args = [0 as Reg; 3];
+        if arg_ids.len() > 3 {
+            return Err(SpirvError::malformed("too many operands"));
+        }
+        for (k, a) in arg_ids.iter().enumerate() {
+            args[k] = self.value(*a)?;
+            if args[k] == d {
+                return Err(SpirvError::malformed("an instruction uses its own result"));
+            }
+        }
+        Ok(Some(Inst::Ext {
+            f,
+            s,
+            n,
+            d,
+            args,
+            nargs: arg_ids.len() as u8,
+            relaxed: self.has_deco(rid, Decoration::RelaxedPrecision),
+        }))
+    }
+
+    fn atomic(&mut self, i: &Instruction) -> Result<Inst, SpirvError> {
+        let op = i.class.opcode;
+        let pid = id_at(i, 0)?;
+        let (t, _, storage) = self.pointee(pid)?;
+        if !matches!(storage, Storage::StorageBuffer | Storage::Workgroup) {
+            return Err(unsupported(format!(
+                "an atomic on {} memory",
+                storage.name()
+            )));
+        }
+        let s = match self.types.get(t) {
+            Type::Scalar(
+                s @ (Scalar::Int { width: 32 | 64, .. }
+                | Scalar::Float {
+                    width: 16 | 32 | 64,
+                }),
+            ) => *s,
+            other => return Err(unsupported(format!("an atomic on {other:?}"))),
+        };
+        let ptr = self.value(pid)?;
+        let d = match op {
+            SOp::AtomicStore => None,
+            _ => Some(self.reg(i.result_id.unwrap_or(0))?),
+        };
+        use AtomicOp as A;
+        let (o, v, cmp) = match op {
+            SOp::AtomicLoad => (A::Load, None, None),
+            SOp::AtomicStore => (A::Store, Some(self.value(id_at(i, 3)?)?), None),
+            SOp::AtomicIIncrement => (A::Inc, None, None),
+            SOp::AtomicIDecrement => (A::Dec, None, None),
+            SOp::AtomicCompareExchange => (
+                A::CompareExchange,
+                Some(self.value(id_at(i, 4)?)?),
+                Some(self.value(id_at(i, 5)?)?),
+            ),
+            _ => {
+                let o = match op {
+                    SOp::AtomicExchange => A::Exchange,
+                    SOp::AtomicIAdd => A::Add,
+                    SOp::AtomicISub => A::Sub,
+                    SOp::AtomicSMin => A::SMin,
+                    SOp::AtomicUMin => A::UMin,
+                    SOp::AtomicSMax => A::SMax,
+                    SOp::AtomicUMax => A::UMax,
+                    SOp::AtomicAnd => A::And,
+                    SOp::AtomicOr => A::Or,
+                    SOp::AtomicXor => A::Xor,
+                    SOp::AtomicFAddEXT => A::FAdd,
+                    SOp::AtomicFMinEXT => A::FMin,
+                    _ => A::FMax,
+                };
+                (o, Some(self.value(id_at(i, 3)?)?), None)
+            }
+        };
+        Ok(Inst::Atomic {
+            op: o,
+            s,
+            d,
+            ptr,
+            v,
+            cmp,
+        })
+    }
+
+    fn group(&mut self, i: &Instruction) -> Result<(Group, Reg), SpirvError> {
+        let op = i.class.opcode;
+        let d = self.reg(i.result_id.unwrap_or(0))?;
+        let scope = self.const_u32(id_at(i, 0)?)?;
+        if scope != 3 {
+            return Err(unsupported(format!(
+                "{} with scope {} (only Subgroup scope, 3)",
+                op_name(op),
+                scope
+            )));
+        }
+        let (rs, rn) = self.result_sv(i)?;
+        // Operands after the scope: [GroupOperation] then ids (and literals for quad swap).
+        let mut k = 1;
+        let mut gop = None;
+        if let Some(Operand::GroupOperation(g)) = i.operands.get(1) {
+            gop = Some(*g);
+            k = 2;
+        }
+        let ids: Vec<u32> = i.operands[k..]
+            .iter()
+            .filter_map(|o| match o {
+                Operand::IdRef(x) => Some(*x),
+                _ => None,
+            })
+            .collect();
+        let id = |n: usize| -> Result<u32, SpirvError> {
+            ids.get(n)
+                .copied()
+                .ok_or_else(|| SpirvError::malformed(format!("{} operand", op_name(op))))
+        };
+        let mut g = Group {
+            op: Op::Elect,
+            value: None,
+            lane_arg: None,
+            ballot: None,
+            cluster: None,
+            result: (rs, rn),
+        };
+        let value_as = |s: &mut Self,
+                        vid: u32,
+                        signed: Option<bool>|
+         -> Result<(Reg, Scalar, u32), SpirvError> {
+            let (sc, n) = s.sv_of(vid)?;
+            let sc = match (sc, signed) {
+                (Scalar::Int { width, .. }, Some(sg)) => Scalar::Int { width, signed: sg },
+                (sc, _) => sc,
+            };
+            Ok((s.value(vid)?, sc, n))
+        };
+        let arith = |o: SOp| -> Option<(BinOp, Option<bool>)> {
+            Some(match o {
+                SOp::GroupNonUniformIAdd | SOp::GroupNonUniformFAdd => (BinOp::Add, None),
+                SOp::GroupNonUniformIMul | SOp::GroupNonUniformFMul => (BinOp::Mul, None),
+                SOp::GroupNonUniformSMin => (BinOp::Min, Some(true)),
+                SOp::GroupNonUniformUMin => (BinOp::Min, Some(false)),
+                SOp::GroupNonUniformFMin => (BinOp::Min, None),
+                SOp::GroupNonUniformSMax => (BinOp::Max, Some(true)),
+                SOp::GroupNonUniformUMax => (BinOp::Max, Some(false)),
+                SOp::GroupNonUniformFMax => (BinOp::Max, None),
+                SOp::GroupNonUniformBitwiseAnd | SOp::GroupNonUniformLogicalAnd => {
+                    (BinOp::And, None)
+                }
+                SOp::GroupNonUniformBitwiseOr | SOp::GroupNonUniformLogicalOr => (BinOp::Or, None),
+                SOp::GroupNonUniformBitwiseXor | SOp::GroupNonUniformLogicalXor => {
+                    (BinOp::Xor, None)
+                }
+                _ => return None,
+            })
+        };
+        match op {
+            SOp::GroupNonUniformElect => g.op = Op::Elect,
+            SOp::GroupNonUniformAll | SOp::GroupNonUniformAny => {
+                g.op = if op == SOp::GroupNonUniformAll {
+                    Op::All
+                } else {
+                    Op::Any
+                };
+                g.value = Some(value_as(self, id(0)?, None)?);
+            }
+            SOp::GroupNonUniformAllEqual => {
+                g.op = Op::AllEqual;
+                g.value = Some(value_as(self, id(0)?, None)?);
+            }
+            SOp::GroupNonUniformBroadcast => {
+                g.op = Op::Broadcast;
+                g.value = Some(value_as(self, id(0)?, None)?);
+                g.lane_arg = Some(self.value(id(1)?)?);
+            }
+            SOp::GroupNonUniformBroadcastFirst => {
+                g.op = Op::BroadcastFirst;
+                g.value = Some(value_as(self, id(0)?, None)?);
+            }
+            SOp::GroupNonUniformBallot => {
+                g.op = Op::Ballot;
+                g.value = Some(value_as(self, id(0)?, None)?);
+            }
+            SOp::GroupNonUniformInverseBallot => {
+                g.op = Op::InverseBallot;
+                g.ballot = Some(self.value(id(0)?)?);
+            }
+            SOp::GroupNonUniformBallotBitExtract => {
+                g.op = Op::BallotBitExtract;
+                g.ballot = Some(self.value(id(0)?)?);
+                g.lane_arg = Some(self.value(id(1)?)?);
+            }
+            SOp::GroupNonUniformBallotBitCount => {
+                g.op = Op::BallotBitCount(scan_of(gop)?);
+                g.ballot = Some(self.value(id(0)?)?);
+            }
+            SOp::GroupNonUniformBallotFindLSB => {
+                g.op = Op::BallotFindLsb;
+                g.ballot = Some(self.value(id(0)?)?);
+            }
+            SOp::GroupNonUniformBallotFindMSB => {
+                g.op = Op::BallotFindMsb;
+                g.ballot = Some(self.value(id(0)?)?);
+            }
+            SOp::GroupNonUniformShuffle
+            | SOp::GroupNonUniformShuffleXor
+            | SOp::GroupNonUniformShuffleUp
+            | SOp::GroupNonUniformShuffleDown => {
+                g.op = match op {
+                    SOp::GroupNonUniformShuffle => Op::Shuffle,
+                    SOp::GroupNonUniformShuffleXor => Op::ShuffleXor,
+                    SOp::GroupNonUniformShuffleUp => Op::ShuffleUp,
+                    _ => Op::ShuffleDown,
+                };
+                g.value = Some(value_as(self, id(0)?, None)?);
+                g.lane_arg = Some(self.value(id(1)?)?);
+            }
+            SOp::GroupNonUniformQuadBroadcast => {
+                g.op = Op::QuadBroadcast;
+                g.value = Some(value_as(self, id(0)?, None)?);
+                g.lane_arg = Some(self.value(id(1)?)?);
+            }
+            SOp::GroupNonUniformQuadSwap => {
+                let dir = self.const_u32(id(1)?)?;
+                g.op = Op::QuadSwap(match dir {
+                    0 => QuadDir::Horizontal,
+                    1 => QuadDir::Vertical,
+                    2 => QuadDir::Diagonal,
+                    x => return Err(SpirvError::malformed(format!("quad swap direction {x}"))),
+                });
+                g.value = Some(value_as(self, id(0)?, None)?);
+            }
+            SOp::GroupNonUniformRotateKHR => {
+                g.value = Some(value_as(self, id(0)?, None)?);
+                g.lane_arg = Some(self.value(id(1)?)?);
+                match ids.get(2) {
+                    Some(c) => {
+                        g.op = Op::ClusteredRotate;
+                        g.cluster = Some(self.const_u32(*c)?);
+                    }
+                    None => g.op = Op::Rotate,
+                }
+            }
+            o => {
+                let Some((b, signed)) = arith(o) else {
+                    return Err(unsupported(format!("the instruction {}", op_name(o))));
+                };
+                g.value = Some(value_as(self, id(0)?, signed)?);
+                match gop {
+                    Some(spirv::GroupOperation::ClusteredReduce) => {
+                        g.op = Op::Clustered(b);
+                        g.cluster = Some(self.const_u32(id(1)?)?);
+                    }
+                    other => g.op = Op::Arithmetic(b, scan_of(other)?),
+                }
+            }
+        }
+        // The catalogue must know the op with this value type (e.g. no floats for And).
+        if let Some((_, s, n)) = g.value {
+            let mt = s
+                .model_type()
+                .ok_or_else(|| SpirvError::malformed("group op on a pointer"))?;
+            let vt = ValueType::new(mt, n.min(4) as u8)
+                .map_err(|e| SpirvError::malformed(e.to_string()))?;
+            if n > 4 || !info(g.op).accepts(vt) {
+                return Err(SpirvError::malformed(format!(
+                    "{} on {} values ({} takes {})",
+                    op_name(op),
+                    vt,
+                    info(g.op).glsl,
+                    info(g.op).types.describe()
+                )));
+            }
+            let _ = ScalarType::ALL;
+        }
+        let _ = MaskKind::Eq;
+        Ok((g, d))
+    }
+}
+
+fn scan_of(g: Option<spirv::GroupOperation>) -> Result<Scan, SpirvError> {
+    match g {
+        Some(spirv::GroupOperation::Reduce) => Ok(Scan::Reduce),
+        Some(spirv::GroupOperation::InclusiveScan) => Ok(Scan::Inclusive),
+        Some(spirv::GroupOperation::ExclusiveScan) => Ok(Scan::Exclusive),
+        other => Err(unsupported(format!("group operation {other:?}"))),
+    }
+}
+
+fn is_group_op(o: SOp) -> bool {
+    format!("{o:?}").starts_with("GroupNonUniform")
+}
+
+fn id_at(i: &Instruction, k: usize) -> Result<u32, SpirvError> {
+    match i.operands.get(k) {
+        Some(Operand::IdRef(x))
+        | Some(Operand::IdScope(x))
+        | Some(Operand::IdMemorySemantics(x)) => Ok(*x),
+        _ => Err(SpirvError::malformed(format!(
+            "{} operand {k} is not an id",
+            op_name(i.class.opcode)
+        ))),
+    }
+}
+
+fn lits_from(i: &Instruction, k: usize) -> Vec<u32> {
+    i.operands[k.min(i.operands.len())..]
+        .iter()
+        .filter_map(|o| match o {
+            Operand::LiteralBit32(x) => Some(*x),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The successors of a block's terminator.
+fn successors(t: &Term) -> Vec<BlockIdx> {
+    match t {
+        Term::Branch(b) => vec![*b],
+        Term::Cond { t, f, .. } => vec![*t, *f],
+        Term::Switch { default, cases, .. } => {
+            let mut v: Vec<BlockIdx> = cases.iter().map(|c| c.1).collect();
+            v.push(*default);
+            v
+        }
+        Term::Return | Term::ReturnValue(_) | Term::Unreachable => Vec::new(),
+    }
+}
+
+/// For each header: whether its construct can be left other than through its merge (`escapes`),
+/// and for loops the registers its blocks define (`loop_defs`).
+///
+/// The walk goes from the header without passing its merge. Leaving the construct another way
+/// (a break or continue of an enclosing construct) leads on to code that ends in a return, so a
+/// walk that reaches a function exit escapes; structured rules let a loop be left only through
+/// its merge or a return, so the blocks a loop's walk reaches are its construct.
+fn construct_extents(blocks: &mut [Block]) {
+    for h in 0..blocks.len() {
+        let merge = match blocks[h].merge {
+            Merge::Selection(m) => m,
+            Merge::Loop { merge, .. } => merge,
+            Merge::None => continue,
+        };
+        let mut seen = vec![false; blocks.len()];
+        let mut stack = vec![h as BlockIdx];
+        seen[h] = true;
+        let mut escapes = false;
+        let mut defs = Vec::new();
+        while let Some(b) = stack.pop() {
+            let blk = &blocks[b as usize];
+            defs.extend_from_slice(&blk.defs);
+            if matches!(
+                blk.term,
+                Term::Return | Term::ReturnValue(_) | Term::Unreachable
+            ) {
+                escapes = true;
+            }
+            for s in successors(&blk.term) {
+                if s != merge && !seen[s as usize] {
+                    seen[s as usize] = true;
+                    stack.push(s);
+                }
+            }
+        }
+        blocks[h].escapes = escapes;
+        if matches!(blocks[h].merge, Merge::Loop { .. }) {
+            defs.sort_unstable();
+            defs.dedup();
+            blocks[h].loop_defs = defs;
+        }
+    }
+}
+
+fn storage_of(sc: StorageClass, buffer_block: bool) -> Option<Storage> {
+    Some(match sc {
+        StorageClass::Function => Storage::Function,
+        StorageClass::Private => Storage::Private,
+        StorageClass::Input => Storage::Input,
+        StorageClass::Workgroup => Storage::Workgroup,
+        StorageClass::StorageBuffer => Storage::StorageBuffer,
+        StorageClass::Uniform if buffer_block => Storage::StorageBuffer,
+        StorageClass::Uniform => Storage::Uniform,
+        StorageClass::PushConstant => Storage::PushConstant,
+        _ => return None,
+    })
+}
+
+fn type_spirv_id(d: &Decoder<'_>, t: TypeId) -> u32 {
+    d.ids
+        .iter()
+        .find_map(|(id, v)| matches!(v, Id::Type(x) if *x == t).then_some(*id))
+        .unwrap_or(0)
+}
+
+fn check_recursion(funcs: &[Func]) -> Result<(), SpirvError> {
+    // Vulkan forbids recursion; a cycle in the call graph is malformed input, caught before running.
+    let calls: Vec<HashSet<FuncIdx>> = funcs
+        .iter()
+        .map(|f| {
+            f.blocks
+                .iter()
+                .flat_map(|b| b.insts.iter())
+                .filter_map(|i| match i {
+                    Inst::Call { f, .. } => Some(*f),
+                    _ => None,
+                })
+                .collect()
+        })
+        .collect();
+    let mut state = vec![0u8; funcs.len()];
+    fn visit(
+        k: usize,
+        calls: &[HashSet<FuncIdx>],
+        state: &mut [u8],
+        funcs: &[Func],
+    ) -> Result<(), SpirvError> {
+        state[k] = 1;
+        for &c in &calls[k] {
+            match state[c as usize] {
+                1 => {
+                    return Err(SpirvError::malformed(format!(
+                        "recursion: {} calls {} again (Vulkan forbids recursion)",
+                        funcs[k].name, funcs[c as usize].name
+                    )))
+                }
+                0 => visit(c as usize, calls, state, funcs)?,
+                _ => {}
+            }
+        }
+        state[k] = 2;
+        Ok(())
+    }
+    for k in 0..funcs.len() {
+        if state[k] == 0 {
+            visit(k, &calls, &mut state, funcs)?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,1418 @@
+//! The SIMT executor: runs a decoded [`Kernel`] over a dispatch, workgroups in parallel (rayon),
+//! each workgroup's subgroups in lockstep — one instruction at a time for the lanes executing it
+//! together — under one of the reconvergence models.
+//!
+//! Control flow follows SPIR-V's structured constructs. A header's merge instruction opens a
+//! construct frame; branches to a frame's merge block, a loop's continue target or back to its
+//! header deposit the lanes there, and the construct resumes with them once every lane has left its
+//! body. Which lanes execute together, and whether the model in force pins that set down, are
+//! decided by the reconvergence rules shared with the structured-program executor
+//! ([`crate::reconverge::flow`]): `Flow::part` where a branch splits lanes, `Flow::merge` at a merge
+//! block, `Flow::join` at a continue target and after a call.
+
+use crate::model::{LaneMask, LaneOrder, SubgroupSize, WorkgroupLayout, WorkgroupShape};
+use crate::reconverge::{Flow, LaneMap, Lost, Mode};
+use crate::spirv::error::{Location, SpirvError};
+use crate::spirv::inst::*;
+use crate::spirv::mem::Buffer;
+use crate::spirv::prov::{Cause, Prov, Provs, INEXACT, PROV};
+use crate::spirv::types::Storage;
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::Mutex;
+
+/// How to run a kernel.
+#[derive(Clone, Debug)]
+pub struct RunConfig {
+    /// the subgroup size (a power of two, 1..=128)
+    pub size: SubgroupSize,
+    /// which local invocations form each subgroup
+    pub layout: LaneOrder,
+    /// the reconvergence model
+    pub mode: Mode,
+    /// number of workgroups in x, y, z
+    pub workgroups: [u32; 3],
+    /// most lane-instructions one workgroup may execute before the run stops (an infinite loop)
+    pub max_steps: u64,
+}
+
+/// The default `max_steps`: a billion lane-instructions per workgroup (seconds of work).
+pub const DEFAULT_MAX_STEPS: u64 = 1_000_000_000;
+
+/// Something the run found that is not a plain value difference.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Finding {
+    /// two unordered accesses to the same word, at least one a write, not both atomic
+    Race {
+        /// object (variable) index
+        object: ObjectId,
+        /// byte offset of the word
+        offset: u32,
+        /// the two invocations (dispatch slots) and their locations; `wrote` for each
+        a: (u32, LocId, bool),
+        /// the second access
+        b: (u32, LocId, bool),
+    },
+    /// a workgroup barrier not reached by every invocation of the workgroup
+    DivergentBarrier {
+        /// the barrier
+        loc: LocId,
+        /// workgroup
+        workgroup: [u32; 3],
+        /// invocations that did reach it
+        reached: u32,
+        /// invocations that should have
+        expected: u32,
+    },
+    /// an access outside an object
+    OutOfBounds {
+        /// object
+        object: ObjectId,
+        /// byte offset
+        offset: u64,
+        /// the access
+        loc: LocId,
+        /// dispatch slot of the invocation
+        slot: u32,
+        /// a write (else a read)
+        write: bool,
+    },
+    /// an invocation whose path depends on an undefined value (branch at `construct`)
+    LostPath {
+        /// header label id of the construct
+        construct: u32,
+        /// the branch's location
+        loc: LocId,
+        /// the taint of the condition
+        taint: u32,
+        /// dispatch slot
+        slot: u32,
+    },
+    /// `OpUnreachable` was reached
+    Unreachable {
+        /// where
+        loc: LocId,
+    },
+}
+
+/// A bound buffer: the object it backs and its data.
+pub struct Binding {
+    /// the object (variable) index
+    pub object: ObjectId,
+    /// the buffer
+    pub buffer: Buffer,
+}
+
+/// The state of a dispatch shared by all workgroups.
+pub struct Dispatch<'k> {
+    /// the kernel
+    pub k: &'k Kernel,
+    /// the run configuration
+    pub cfg: RunConfig,
+    /// lane placement of one workgroup
+    pub map: LaneMap,
+    /// buffer per object (None for non-buffer objects)
+    pub buffers: Vec<Option<Buffer>>,
+    /// provenance records
+    pub provs: Provs,
+    /// the "never written" record of each object
+    pub uninit: Vec<u32>,
+    /// findings (bounded)
+    pub findings: Mutex<Vec<Finding>>,
+    /// count of findings, including those not kept
+    pub finding_count: AtomicU64,
+    /// lane-instructions executed
+    pub lane_instructions: AtomicU64,
+    /// workgroups finished (for progress)
+    pub done: AtomicU64,
+    /// set when a workgroup stops with an error
+    stop: AtomicBool,
+    error: Mutex<Option<SpirvError>>,
+    /// lanes per workgroup in the register file (subgroups × size)
+    pub lanes_per_wg: u32,
+}
+
+/// Most findings kept in detail (the count goes on).
+pub const MAX_FINDINGS: usize = 1000;
+
+impl<'k> Dispatch<'k> {
+    /// Prepares a dispatch: checks the configuration, binds the buffers (`buffers[i]` backs
+    /// `k.objects[i]` where it is a buffer or push-constant block).
+    pub fn new(
+        k: &'k Kernel,
+        cfg: RunConfig,
+        buffers: Vec<Option<Buffer>>,
+        provs: Provs,
+    ) -> Result<Dispatch<'k>, SpirvError> {
+        let [x, y, z] = k.local_size;
+        let shape = WorkgroupShape::new(x, y, z).map_err(|e| SpirvError::Setup(e.to_string()))?;
+        let layout = WorkgroupLayout::new(shape, cfg.size, cfg.layout)
+            .map_err(|e| SpirvError::Setup(e.to_string()))?;
+        let map = LaneMap::new(&layout);
+        if cfg.workgroups.iter().any(|&w| w == 0) {
+            return Err(SpirvError::Setup(format!(
+                "workgroup count {}x{}x{}: every dimension must be at least 1",
+                cfg.workgroups[0], cfg.workgroups[1], cfg.workgroups[2]
+            )));
+        }
+        let lanes_per_wg = (map.subgroups() * cfg.size.lanes()) as u32;
+        let total = cfg.workgroups.iter().map(|&w| w as u64).product::<u64>() * lanes_per_wg as u64;
+        if total >= u32::MAX as u64 - 1 {
+            return Err(SpirvError::Setup(format!(
+                "{total} invocations: lockstep runs at most 2^32 - 2 lanes per dispatch"
+            )));
+        }
+        let uninit = k
+            .objects
+            .iter()
+            .map(|o| {
+                provs.intern(Prov {
+                    cause: Cause::Uninitialized {
+                        var: o.name.clone(),
+                        storage: o.storage.name(),
+                    },
+                    loc: o.loc,
+                    parent: 0,
+                })
+            })
+            .collect();
+        Ok(Dispatch {
+            k,
+            cfg,
+            map,
+            buffers,
+            provs,
+            uninit,
+            findings: Mutex::new(Vec::new()),
+            finding_count: AtomicU64::new(0),
+            lane_instructions: AtomicU64::new(0),
+            done: AtomicU64::new(0),
+            stop: AtomicBool::new(false),
+            error: Mutex::new(None),
+            lanes_per_wg,
+        })
+    }
+
+    /// Number of workgroups.
+    pub fn workgroup_count(&self) -> u64 {
+        self.cfg.workgroups.iter().map(|&w| w as u64).product()
+    }
+
+    /// Runs every workgroup (in parallel); stops at the first error.
+    pub fn run(&self) -> Result<(), SpirvError> {
+        let [wx, wy, _] = self.cfg.workgroups;
+        let count = self.workgroup_count();
+        (0..count).into_par_iter().for_each_init(
+            || Wg::new(self),
+            |wg, linear| {
+                if self.stop.load(Relaxed) {
+                    return;
+                }
+                let id = [
+                    (linear % wx as u64) as u32,
+                    ((linear / wx as u64) % wy as u64) as u32,
+                    (linear / (wx as u64 * wy as u64)) as u32,
+                ];
+                if let Err(e) = wg.run(id, linear as u32) {
+                    self.stop.store(true, Relaxed);
+                    let mut slot = self.error.lock().unwrap_or_else(|e| e.into_inner());
+                    slot.get_or_insert(e);
+                }
+                self.done.fetch_add(1, Relaxed);
+            },
+        );
+        match self.error.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    pub(crate) fn find(&self, f: Finding) {
+        let n = self.finding_count.fetch_add(1, Relaxed);
+        if (n as usize) < MAX_FINDINGS {
+            self.findings
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(f);
+        }
+    }
+
+    /// The location `loc`.
+    pub fn loc(&self, loc: LocId) -> &Location {
+        &self.k.locs[loc as usize]
+    }
+}
+
+/// One construct frame.
+enum Frame {
+    /// a selection or switch: lanes that reached its merge
+    Sel {
+        merge: BlockIdx,
+        arrived: Vec<LaneMask>,
+    },
+    /// a loop
+    Loop {
+        header: BlockIdx,
+        merge: BlockIdx,
+        cont: BlockIdx,
+        /// lanes that reached the merge (breaks)
+        brk: Vec<LaneMask>,
+        /// flows that reached the continue target
+        conts: Vec<Flow>,
+        /// flows that went back to the header
+        back: Vec<Flow>,
+    },
+    /// a function call: flows that returned
+    Func { ret: Vec<Flow> },
+}
+
+/// Where a branch target leads.
+enum Route {
+    /// into a block of the current region
+    Inside,
+    /// deposited in the frame at this stack index
+    Exit,
+}
+
+/// The per-thread state of the workgroup being run (reused across workgroups).
+pub(crate) struct Wg<'d, 'k> {
+    pub(crate) d: &'d Dispatch<'k>,
+    pub(crate) k: &'k Kernel,
+    /// lanes per subgroup
+    pub(crate) n: usize,
+    /// subgroups
+    pub(crate) groups: usize,
+    /// lanes in all (groups × n)
+    pub(crate) lanes: usize,
+    /// register values: register r, slot c, lane s at off[r] + c * lanes + s
+    pub(crate) vals: Vec<u64>,
+    pub(crate) taint: Vec<u32>,
+    pub(crate) dirty: Vec<bool>,
+    pub(crate) off: Vec<usize>,
+    /// per-lane memory: word w of lane s at w * lanes + s
+    pub(crate) lmem: Vec<u32>,
+    pub(crate) ltaint: Vec<u32>,
+    /// shared memory and its shadow
+    pub(crate) smem: Vec<u32>,
+    pub(crate) staint: Vec<u32>,
+    pub(crate) s_w_who: Vec<u32>,
+    pub(crate) s_w_when: Vec<u32>,
+    pub(crate) s_w_loc: Vec<u32>,
+    pub(crate) s_r_who: Vec<u32>,
+    pub(crate) s_r_when: Vec<u32>,
+    pub(crate) s_r_loc: Vec<u32>,
+    /// predecessor block of each lane (for phis)
+    pub(crate) pred: Vec<u32>,
+    /// lanes whose path depends on an undefined value: the taint to give their writes
+    pub(crate) lost_taint: Vec<u32>,
+    /// some lane of this workgroup is lost (its writes take `lost_taint`)
+    pub(crate) any_lost: bool,
+    /// the frame (stack index) of the construct where each lost lane lost its path
+    lost_depth: Vec<u32>,
+    /// taint for the phis of the block a lane enters next (lanes whose lost path ended at a merge)
+    phi_taint: Vec<u32>,
+    any_phi_taint: bool,
+    pub(crate) lost: Lost,
+    /// lanes that returned from the entry point
+    pub(crate) finished: Vec<LaneMask>,
+    /// present lanes of each subgroup
+    pub(crate) present: Vec<LaneMask>,
+    pub(crate) wg_id: [u32; 3],
+    pub(crate) wg_linear: u32,
+    pub(crate) wg_epoch: u32,
+    pub(crate) sg_epoch: Vec<u32>,
+    pub(crate) steps: u64,
+    frames: Vec<Frame>,
+    /// scratch for phis and group operations
+    pub(crate) scratch: Vec<u64>,
+    pub(crate) scratch_t: Vec<u32>,
+    pub(crate) errs: Vec<(usize, u32, crate::spirv::scalar::ScalarUndef)>,
+}
+
+impl<'d, 'k> Wg<'d, 'k> {
+    fn new(d: &'d Dispatch<'k>) -> Self {
+        let k = d.k;
+        let n = d.cfg.size.lanes();
+        let groups = d.map.subgroups();
+        let lanes = groups * n;
+        let mut off = Vec::with_capacity(k.reg_slots.len());
+        let mut total = 0usize;
+        for &s in &k.reg_slots {
+            off.push(total);
+            total += s as usize * lanes;
+        }
+        let mut wg = Wg {
+            d,
+            k,
+            n,
+            groups,
+            lanes,
+            vals: vec![0; total],
+            taint: vec![0; total],
+            dirty: vec![false; k.reg_slots.len()],
+            off,
+            lmem: vec![0; k.lane_words as usize * lanes],
+            ltaint: vec![0; k.lane_words as usize * lanes],
+            smem: vec![0; k.shared_words as usize],
+            staint: vec![0; k.shared_words as usize],
+            s_w_who: vec![0; k.shared_words as usize],
+            s_w_when: vec![0; k.shared_words as usize],
+            s_w_loc: vec![0; k.shared_words as usize],
+            s_r_who: vec![0; k.shared_words as usize],
+            s_r_when: vec![0; k.shared_words as usize],
+            s_r_loc: vec![0; k.shared_words as usize],
+            pred: vec![0; lanes],
+            lost_taint: vec![0; lanes],
+            any_lost: false,
+            lost_depth: vec![u32::MAX; lanes],
+            phi_taint: vec![0; lanes],
+            any_phi_taint: false,
+            lost: Lost::new(groups),
+            finished: vec![LaneMask::EMPTY; groups],
+            present: (0..groups).map(|g| d.map.present(g)).collect(),
+            wg_id: [0; 3],
+            wg_linear: 0,
+            wg_epoch: 0,
+            sg_epoch: vec![0; groups],
+            steps: 0,
+            frames: Vec::new(),
+            scratch: Vec::new(),
+            scratch_t: Vec::new(),
+            errs: Vec::new(),
+        };
+        // Constants: written once per thread, never overwritten (SSA).
+        for c in &k.constants {
+            let base = wg.off[c.reg as usize];
+            for (slot, bits) in c.bits.iter().enumerate() {
+                wg.vals[base + slot * lanes..base + (slot + 1) * lanes].fill(*bits);
+            }
+        }
+        wg
+    }
+
+    fn reset(&mut self, id: [u32; 3], linear: u32) -> Result<(), SpirvError> {
+        let k = self.k;
+        self.wg_id = id;
+        self.wg_linear = linear;
+        self.wg_epoch = 0;
+        self.sg_epoch.fill(0);
+        self.steps = 0;
+        self.lost = Lost::new(self.groups);
+        self.lost_taint.fill(0);
+        self.any_lost = false;
+        self.lost_depth.fill(u32::MAX);
+        self.phi_taint.fill(0);
+        self.any_phi_taint = false;
+        self.finished.fill(LaneMask::EMPTY);
+        self.frames.clear();
+        self.dirty.fill(false);
+        // Undefined constants (`OpUndef` at module scope) carry their taint.
+        for c in &k.constants {
+            if c.undef {
+                let p = self.prov(Cause::Undef, 0, 0);
+                let base = self.off[c.reg as usize];
+                let len = c.bits.len() * self.lanes;
+                self.taint[base..base + len].fill(p);
+                self.dirty[c.reg as usize] = true;
+            }
+        }
+        // Memory: nothing written yet.
+        for (i, o) in k.objects.iter().enumerate() {
+            let u = self.d.uninit[i];
+            match o.storage {
+                Storage::Private | Storage::Function => {
+                    let a = o.base as usize * self.lanes;
+                    let b = (o.base + o.words) as usize * self.lanes;
+                    self.ltaint[a..b].fill(u);
+                    if o.storage == Storage::Private {
+                        if let Some(init) = o.init {
+                            self.init_lane_object(i as ObjectId, init, None);
+                        }
+                    }
+                }
+                Storage::Workgroup => {
+                    let a = o.base as usize;
+                    let b = (o.base + o.words) as usize;
+                    self.staint[a..b].fill(u);
+                    self.smem[a..b].fill(0);
+                    for v in [
+                        &mut self.s_w_who,
+                        &mut self.s_w_when,
+                        &mut self.s_w_loc,
+                        &mut self.s_r_who,
+                        &mut self.s_r_when,
+                        &mut self.s_r_loc,
+                    ] {
+                        v[a..b].fill(0);
+                    }
+                    if let Some(init) = o.init {
+                        // A Workgroup initializer (VK_KHR_zero_initialize_workgroup_memory).
+                        let plan = crate::spirv::types::Types::slot_layout(
+                            &k.types,
+                            o.ty,
+                            Default::default(),
+                        )?;
+                        let base = self.off[init as usize];
+                        for (c, s) in plan.iter().enumerate() {
+                            let v = self.vals[base + c * self.lanes];
+                            let w = o.base as usize + s.offset as usize / 4;
+                            self.smem[w] = v as u32;
+                            self.staint[w] = 0;
+                            if s.scalar.bytes() == 8 {
+                                self.smem[w + 1] = (v >> 32) as u32;
+                                self.staint[w + 1] = 0;
+                            }
+                        }
+                    }
+                }
+                Storage::Input => self.fill_builtin(i as ObjectId)?,
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes an object's initializer register into lane memory for `lanes` (all lanes if None).
+    pub(crate) fn init_lane_object(&mut self, obj: ObjectId, init: Reg, flow: Option<&Flow>) {
+        let o = &self.k.objects[obj as usize];
+        let Ok(plan) = self.k.types.slot_layout(o.ty, Default::default()) else {
+            return;
+        };
+        let base = self.off[init as usize];
+        let lanes = self.lanes;
+        let all: Vec<LaneMask>;
+        let set: &[LaneMask] = match flow {
+            Some(f) => &f.set,
+            None => {
+                all = self.present.clone();
+                &all
+            }
+        };
+        let n = self.n;
+        for (c, s) in plan.iter().enumerate() {
+            let w = o.base as usize + s.offset as usize / 4;
+            let row = base + c * lanes;
+            each_lane(set, n, |l| {
+                let v = self.vals[row + l];
+                self.lmem[w * lanes + l] = v as u32;
+                self.ltaint[w * lanes + l] = 0;
+                if s.scalar.bytes() == 8 {
+                    self.lmem[(w + 1) * lanes + l] = (v >> 32) as u32;
+                    self.ltaint[(w + 1) * lanes + l] = 0;
+                }
+            });
+        }
+    }
+
+    /// Creates (or finds) a provenance record.
+    pub(crate) fn prov(&self, cause: Cause, loc: LocId, parent: u32) -> u32 {
+        self.d.provs.intern(Prov {
+            cause,
+            loc,
+            parent: parent & PROV,
+        })
+    }
+
+    /// The dispatch-wide slot of lane `s` (1-based for shadows).
+    #[inline(always)]
+    pub(crate) fn who(&self, s: usize) -> u32 {
+        self.wg_linear * self.d.lanes_per_wg + s as u32 + 1
+    }
+
+    /// The epoch word of lane `s`.
+    #[inline(always)]
+    pub(crate) fn when(&self, s: usize) -> u32 {
+        (self.wg_epoch << 16) | (self.sg_epoch[s / self.n] & 0xffff)
+    }
+
+    fn run(&mut self, id: [u32; 3], linear: u32) -> Result<(), SpirvError> {
+        self.reset(id, linear)?;
+        let entry = self.k.entry;
+        let mut flow = Flow::entry(self.present.clone());
+        self.frames.push(Frame::Func { ret: Vec::new() });
+        self.call_body(entry, &mut flow)?;
+        let Some(Frame::Func { ret }) = self.frames.pop() else {
+            unreachable!("the entry frame is the last one")
+        };
+        for r in ret {
+            for (g, m) in r.set.iter().enumerate() {
+                self.finished[g] = self.finished[g].or(*m);
+            }
+        }
+        self.d.lane_instructions.fetch_add(self.steps, Relaxed);
+        Ok(())
+    }
+
+    /// Runs function `f`'s body from its entry block with `flow` (lanes deposit into the Func frame
+    /// on top of the stack when they return).
+    fn call_body(&mut self, f: FuncIdx, flow: &mut Flow) -> Result<(), SpirvError> {
+        let func = &self.k.funcs[f as usize];
+        for &obj in &func.locals {
+            let o = &self.k.objects[obj as usize];
+            let u = self.d.uninit[obj as usize];
+            let lanes = self.lanes;
+            let n = self.n;
+            let (a, b) = (o.base as usize, (o.base + o.words) as usize);
+            for w in a..b {
+                let row = w * lanes;
+                each_lane(&flow.set, n, |s| self.ltaint[row + s] = u);
+            }
+            if let Some(init) = o.init {
+                self.init_lane_object(obj, init, Some(flow));
+            }
+        }
+        self.region(f, 0, flow)
+    }
+
+    /// Runs blocks of function `f` from `start` until every lane of `flow` has been deposited in a
+    /// frame (a merge, a continue target, a loop header, a return).
+    fn region(&mut self, f: FuncIdx, start: BlockIdx, flow: &mut Flow) -> Result<(), SpirvError> {
+        let k = self.k;
+        let func = &k.funcs[f as usize];
+        let mut b = start;
+        loop {
+            if flow.is_empty() {
+                return Ok(());
+            }
+            if let Some(fr) = self.frame_of(b) {
+                self.deposit_to(fr, b, flow);
+                return Ok(());
+            }
+            let blk = &func.blocks[b as usize];
+            self.phis(blk, flow);
+            if let Merge::Loop { merge, cont } = blk.merge {
+                self.run_loop(f, b, merge, cont, flow)?;
+                b = merge;
+                continue;
+            }
+            self.body(blk, flow)?;
+            if let Merge::Selection(merge) = blk.merge {
+                self.selection(f, b, merge, flow)?;
+                b = merge;
+                continue;
+            }
+            match self.terminate(f, b, flow)? {
+                Some(next) => b = next,
+                None => return Ok(()),
+            }
+        }
+    }
+
+    /// The frame (stack index) a branch to `b` deposits into, if any: the innermost frame of the
+    /// current function whose merge, continue target or header (for back edges) is `b`.
+    fn frame_of(&self, b: BlockIdx) -> Option<usize> {
+        for (i, fr) in self.frames.iter().enumerate().rev() {
+            match fr {
+                Frame::Func { .. } => return None,
+                Frame::Sel { merge, .. } if *merge == b => return Some(i),
+                Frame::Loop {
+                    header,
+                    merge,
+                    cont,
+                    ..
+                } if *merge == b || *cont == b || *header == b => return Some(i),
+                _ => {}
+            }
+        }
+        None
+    }
+
+    /// Moves every lane of `flow` into frame `i`, as lanes arriving at block `target`.
+    fn deposit_to(&mut self, i: usize, target: BlockIdx, flow: &mut Flow) {
+        let taken = std::mem::replace(
+            flow,
+            Flow {
+                set: vec![LaneMask::EMPTY; self.groups],
+                sg: flow.sg.clone(),
+                wg: flow.wg,
+                amb: flow.amb.clone(),
+            },
+        );
+        match &mut self.frames[i] {
+            Frame::Sel { arrived, .. } => {
+                for (a, m) in arrived.iter_mut().zip(&taken.set) {
+                    *a = a.or(*m);
+                }
+            }
+            Frame::Loop {
+                header,
+                merge,
+                cont,
+                brk,
+                conts,
+                back,
+            } => {
+                if target == *merge {
+                    for (a, m) in brk.iter_mut().zip(&taken.set) {
+                        *a = a.or(*m);
+                    }
+                } else if target == *cont {
+                    conts.push(taken);
+                } else if target == *header {
+                    back.push(taken);
+                }
+            }
+            Frame::Func { ret } => ret.push(taken),
+        }
+    }
+
+    /// The header label id of the innermost construct of the current function (for branches
+    /// without a merge instruction of their own).
+    fn innermost_construct(&self, func: &Func, fallback: u32) -> u32 {
+        for fr in self.frames.iter().rev() {
+            match fr {
+                Frame::Func { .. } => break,
+                Frame::Loop { header, .. } => return func.blocks[*header as usize].label,
+                Frame::Sel { .. } => {}
+            }
+        }
+        fallback
+    }
+
+    /// Routes the lanes of `part` that branch from block `from` to `target`: deposited in a frame
+    /// (`Exit`) or staying in the region (`Inside`).
+    fn route(&mut self, func: &Func, from: BlockIdx, target: BlockIdx, part: &mut Flow) -> Route {
+        if func.has_phis {
+            let n = self.n;
+            each_lane(&part.set, n, |s| self.pred[s] = from);
+        }
+        match self.frame_of(target) {
+            Some(i) => {
+                self.deposit_to(i, target, part);
+                Route::Exit
+            }
+            None => Route::Inside,
+        }
+    }
+
+    /// Executes the terminator of a block that is not a header; returns the next block of the
+    /// region, if any lanes stay in it.
+    fn terminate(
+        &mut self,
+        f: FuncIdx,
+        b: BlockIdx,
+        flow: &mut Flow,
+    ) -> Result<Option<BlockIdx>, SpirvError> {
+        let k = self.k;
+        let func = &k.funcs[f as usize];
+        let blk = &func.blocks[b as usize];
+        match &blk.term {
+            Term::Branch(t) => Ok(match self.route(func, b, *t, flow) {
+                Route::Inside => Some(*t),
+                Route::Exit => None,
+            }),
+            Term::Cond { c, t, f: e } if t == e => Ok(match self.route(func, b, *t, flow) {
+                Route::Inside => Some(*t),
+                Route::Exit => None,
+            }),
+            Term::Cond { c, t, f: e } => {
+                let depth = self.frames.len() - 1;
+                let (tl, el) = self.split_cond(*c, flow, blk, depth);
+                let id = self.innermost_construct(func, blk.label);
+                let mut tf = flow.part(id, tl);
+                let mut ef = flow.part(id, el);
+                let mut inside = Vec::new();
+                for (target, part) in [(*t, &mut tf), (*e, &mut ef)] {
+                    if part.is_empty() {
+                        continue;
+                    }
+                    if let Route::Inside = self.route(func, b, target, part) {
+                        inside.push((target, part.clone()));
+                    }
+                }
+                match inside.len() {
+                    0 => {
+                        *flow = tf;
+                        flow.set.iter_mut().for_each(|m| *m = LaneMask::EMPTY);
+                        Ok(None)
+                    }
+                    1 => {
+                        let (t, part) = inside.pop().expect("one");
+                        *flow = part;
+                        Ok(Some(t))
+                    }
+                    _ => {
+                        if inside[0].0 == inside[1].0 {
+                            // Both sides go to the same block: no divergence at all.
+                            Ok(Some(inside[0].0))
+                        } else {
+                            Err(SpirvError::unsupported(
+                                "a conditional branch without a merge instruction whose two targets are both inside the construct (not structured)",
+                            )
+                            .at(self.d.loc(blk.term_loc)))
+                        }
+                    }
+                }
+            }
+            Term::Switch { .. } => {
+                Err(SpirvError::unsupported("OpSwitch without OpSelectionMerge")
+                    .at(self.d.loc(blk.term_loc)))
+            }
+            Term::Return | Term::ReturnValue(_) => {
+                if let (Term::ReturnValue(v), Some(ret)) = (&blk.term, func.ret) {
+                    self.copy_reg(ret, *v, func.ret_slots, &flow.set);
+                }
+                let i = self
+                    .frames
+                    .iter()
+                    .rposition(|f| matches!(f, Frame::Func { .. }))
+                    .expect("a function frame");
+                self.deposit_to(i, u32::MAX, flow);
+                Ok(None)
+            }
+            Term::Unreachable => {
+                self.d.find(Finding::Unreachable { loc: blk.term_loc });
+                let n = self.n;
+                let p = self.prov(
+                    Cause::LostPath {
+                        construct: blk.label,
+                    },
+                    blk.term_loc,
+                    0,
+                );
+                each_lane(&flow.set, n, |s| self.lost_taint[s] = p);
+                self.any_lost = true;
+                for g in 0..self.groups {
+                    if !flow.set[g].is_empty() {
+                        self.lost.lose(g, blk.label);
+                    }
+                }
+                flow.set.iter_mut().for_each(|m| *m = LaneMask::EMPTY);
+                Ok(None)
+            }
+        }
+    }
+
+    /// Splits lanes by a bool register; lanes whose condition is undefined are *lost* (their path
+    /// is not pinned down) and go the way the value the model computed says: one execution the
+    /// spec allows where the value comes from a choice (an unpinned tangle), some path otherwise.
+    /// `depth` is the frame of the construct the branch belongs to.
+    fn split_cond(
+        &mut self,
+        c: Reg,
+        flow: &Flow,
+        blk: &Block,
+        depth: usize,
+    ) -> (Vec<LaneMask>, Vec<LaneMask>) {
+        let mut t = vec![LaneMask::EMPTY; self.groups];
+        let mut e = vec![LaneMask::EMPTY; self.groups];
+        let base = self.off[c as usize];
+        let dirty = self.dirty[c as usize];
+        for g in 0..self.groups {
+            for l in flow.set[g].iter() {
+                let s = g * self.n + l as usize;
+                let tv = if dirty { self.taint[base + s] } else { 0 };
+                if tv & PROV != 0 {
+                    self.lose_lane(s, g, blk.label, blk.term_loc, tv, depth);
+                }
+                if self.vals[base + s] != 0 {
+                    t[g] = t[g].with(l);
+                } else {
+                    e[g] = e[g].with(l);
+                }
+            }
+        }
+        (t, e)
+    }
+
+    pub(crate) fn lose_lane(
+        &mut self,
+        s: usize,
+        g: usize,
+        construct: u32,
+        loc: LocId,
+        taint: u32,
+        depth: usize,
+    ) {
+        self.lost_depth[s] = self.lost_depth[s].min(depth as u32);
+        if self.lost_taint[s] == 0 {
+            let p = self.prov(Cause::LostPath { construct }, loc, taint);
+            self.lost_taint[s] = p;
+            self.any_lost = true;
+            self.d.find(Finding::LostPath {
+                construct,
+                loc,
+                taint,
+                slot: self.who(s) - 1,
+            });
+        }
+        self.lost.lose(g, construct);
+    }
+
+    fn selection(
+        &mut self,
+        f: FuncIdx,
+        b: BlockIdx,
+        merge: BlockIdx,
+        flow: &mut Flow,
+    ) -> Result<(), SpirvError> {
+        let k = self.k;
+        let func = &k.funcs[f as usize];
+        let blk = &func.blocks[b as usize];
+        let id = blk.label;
+        let entry = flow.clone();
+        let parts: Vec<(BlockIdx, Flow)> = match &blk.term {
+            Term::Cond { c, t, f: e } => {
+                let depth = self.frames.len();
+                let (tl, el) = self.split_cond(*c, flow, blk, depth);
+                vec![(*t, entry.part(id, tl)), (*e, entry.part(id, el))]
+            }
+            Term::Switch {
+                sel,
+                w,
+                default,
+                cases,
+            } => {
+                let (targets, values, parts) =
+                    self.split_switch(*sel, *w, *default, cases, flow, blk);
+                let flows = entry.switch(id, self.n, &values, parts);
+                targets.into_iter().zip(flows).collect()
+            }
+            Term::Branch(t) => vec![(*t, entry.clone())],
+            _ => {
+                return Err(SpirvError::malformed(
+                    "a selection header must end with a branch or switch",
+                )
+                .at(self.d.loc(blk.term_loc)))
+            }
+        };
+        self.frames.push(Frame::Sel {
+            merge,
+            arrived: vec![LaneMask::EMPTY; self.groups],
+        });
+        for (target, mut part) in parts {
+            if part.is_empty() {
+                continue;
+            }
+            match self.route(func, b, target, &mut part) {
+                Route::Exit => {}
+                Route::Inside => self.region(f, target, &mut part)?,
+            }
+        }
+        let Some(Frame::Sel { arrived, .. }) = self.frames.pop() else {
+            unreachable!("selection frame")
+        };
+        if self.any_lost {
+            self.end_lost_paths(blk, &arrived);
+        }
+        *flow = entry.merge(id, [&arrived]);
+        Ok(())
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn split_switch(
+        &mut self,
+        sel: Reg,
+        w: u8,
+        default: BlockIdx,
+        cases: &[(u64, BlockIdx)],
+        flow: &Flow,
+        blk: &Block,
+    ) -> (Vec<BlockIdx>, Vec<u32>, Vec<Vec<LaneMask>>) {
+        // One part per distinct target (several literals may share a target), default last.
+        let mut targets: Vec<BlockIdx> = Vec::new();
+        for (_, t) in cases {
+            if !targets.contains(t) && *t != default {
+                targets.push(*t);
+            }
+        }
+        targets.push(default);
+        let mut parts = vec![vec![LaneMask::EMPTY; self.groups]; targets.len()];
+        let mut values = vec![0u32; self.lanes];
+        let base = self.off[sel as usize];
+        let dirty = self.dirty[sel as usize];
+        let m = crate::spirv::scalar::mask(w);
+        for g in 0..self.groups {
+            for l in flow.set[g].iter() {
+                let s = g * self.n + l as usize;
+                let tv = if dirty { self.taint[base + s] } else { 0 };
+                let v = self.vals[base + s] & m;
+                if tv & PROV != 0 {
+                    let depth = self.frames.len();
+                    self.lose_lane(s, g, blk.label, blk.term_loc, tv, depth);
+                }
+                let target = cases
+                    .iter()
+                    .find(|(lit, _)| *lit == v)
+                    .map(|c| c.1)
+                    .unwrap_or(default);
+                // Selector values as the uniformity rule sees them (distinct values stay distinct).
+                values[s] = (v as u32) ^ ((v >> 32) as u32).rotate_left(7);
+                let k = targets
+                    .iter()
+                    .position(|t| *t == target)
+                    .unwrap_or(targets.len() - 1);
+                parts[k][g] = parts[k][g].with(l);
+            }
+        }
+        (targets, values, parts)
+    }
+
+    fn run_loop(
+        &mut self,
+        f: FuncIdx,
+        header: BlockIdx,
+        merge: BlockIdx,
+        cont: BlockIdx,
+        flow: &mut Flow,
+    ) -> Result<(), SpirvError> {
+        let k = self.k;
+        let func = &k.funcs[f as usize];
+        let hblk = &func.blocks[header as usize];
+        let id = hblk.label;
+        let entry = flow.clone();
+        self.frames.push(Frame::Loop {
+            header,
+            merge,
+            cont,
+            brk: vec![LaneMask::EMPTY; self.groups],
+            conts: Vec::new(),
+            back: Vec::new(),
+        });
+        let fi = self.frames.len() - 1;
+        let mut cur = flow.clone();
+        let mut first = true;
+        loop {
+            if !first {
+                self.phis(hblk, &cur);
+            }
+            first = false;
+            let header_amb = cur.amb.clone();
+            // The header block's body and terminator, then the rest of the loop body.
+            self.body(hblk, &mut cur)?;
+            let mut body = cur.clone();
+            if let Some(next) = self.terminate(f, header, &mut body)? {
+                self.region(f, next, &mut body)?;
+            }
+            // Continue target: every flow that reached it.
+            let conts = match &mut self.frames[fi] {
+                Frame::Loop { conts, .. } => std::mem::take(conts),
+                _ => unreachable!("loop frame"),
+            };
+            if !conts.is_empty() {
+                let mut at_cont = Flow::join(id, &conts, header_amb.clone());
+                if cont == header {
+                    // A loop whose continue target is its header: the back edge is the join.
+                    if let Frame::Loop { back, .. } = &mut self.frames[fi] {
+                        back.push(at_cont);
+                    }
+                } else {
+                    self.phis(&func.blocks[cont as usize], &at_cont);
+                    self.continue_construct(f, cont, &mut at_cont)?;
+                }
+            }
+            let backs = match &mut self.frames[fi] {
+                Frame::Loop { back, .. } => std::mem::take(back),
+                _ => unreachable!("loop frame"),
+            };
+            if backs.is_empty() || backs.iter().all(|b| b.is_empty()) {
+                break;
+            }
+            cur = Flow::join(id, &backs, header_amb);
+            self.check_steps(hblk)?;
+        }
+        let Some(Frame::Loop { brk, .. }) = self.frames.pop() else {
+            unreachable!("loop frame")
+        };
+        if self.any_lost {
+            self.end_lost_paths(hblk, &brk);
+        }
+        *flow = entry.merge(id, [&brk]);
+        Ok(())
+    }
+
+    /// Runs the continue construct from `cont` until its lanes go back to the header or leave.
+    fn continue_construct(
+        &mut self,
+        f: FuncIdx,
+        cont: BlockIdx,
+        flow: &mut Flow,
+    ) -> Result<(), SpirvError> {
+        // `region` would deposit lanes arriving at `cont` into the frame again: run the
+        // continue target's own block first, then continue from its successor.
+        let k = self.k;
+        let func = &k.funcs[f as usize];
+        let blk = &func.blocks[cont as usize];
+        if blk.merge != Merge::None {
+            // A continue target that heads a construct of its own: run it as a region start.
+            if let Merge::Selection(merge) = blk.merge {
+                self.body(blk, flow)?;
+                self.selection(f, cont, merge, flow)?;
+                return self.region(f, merge, flow);
+            }
+            if let Merge::Loop { merge, cont: c2 } = blk.merge {
+                self.run_loop(f, cont, merge, c2, flow)?;
+                return self.region(f, merge, flow);
+            }
+        }
+        self.body(blk, flow)?;
+        match self.terminate(f, cont, flow)? {
+            Some(next) => self.region(f, next, flow),
+            None => Ok(()),
+        }
+    }
+
+    fn check_steps(&self, blk: &Block) -> Result<(), SpirvError> {
+        if self.steps > self.d.cfg.max_steps {
+            return Err(SpirvError::Stopped {
+                why: format!(
+                    "workgroup ({}, {}, {}) executed more than {} lane-instructions (--max-steps): an infinite loop?",
+                    self.wg_id[0], self.wg_id[1], self.wg_id[2], self.d.cfg.max_steps
+                ),
+                at: self.d.loc(blk.term_loc).clone(),
+            });
+        }
+        Ok(())
+    }
+
+    fn phis(&mut self, blk: &Block, flow: &Flow) {
+        if self.any_phi_taint {
+            self.phis_after_lost(blk, flow);
+            return;
+        }
+        self.phis_plain(blk, flow);
+    }
+
+    fn phis_plain(&mut self, blk: &Block, flow: &Flow) {
+        if blk.phis.is_empty() {
+            return;
+        }
+        // Phis read their inputs before any of them writes (they are parallel copies).
+        let lanes = self.lanes;
+        let n = self.n;
+        let total: usize = blk.phis.iter().map(|p| p.n as usize).sum();
+        self.scratch.resize(total * lanes, 0);
+        self.scratch_t.resize(total * lanes, 0);
+        let mut at = 0usize;
+        let mut any_taint = vec![false; blk.phis.len()];
+        for (pi, p) in blk.phis.iter().enumerate() {
+            for g in 0..self.groups {
+                for l in flow.set[g].iter() {
+                    let s = g * n + l as usize;
+                    let pred = self.pred[s];
+                    let src = p
+                        .incoming
+                        .iter()
+                        .find(|(b, _)| *b == pred)
+                        .map(|x| x.1)
+                        .unwrap_or(p.incoming[0].1);
+                    let sb = self.off[src as usize];
+                    let sd = self.dirty[src as usize];
+                    for c in 0..p.n as usize {
+                        self.scratch[(at + c) * lanes + s] = self.vals[sb + c * lanes + s];
+                        let t = if sd {
+                            self.taint[sb + c * lanes + s]
+                        } else {
+                            0
+                        };
+                        self.scratch_t[(at + c) * lanes + s] = t;
+                        any_taint[pi] |= t != 0;
+                    }
+                }
+            }
+            at += p.n as usize;
+        }
+        let mut at = 0usize;
+        for (pi, p) in blk.phis.iter().enumerate() {
+            let db = self.off[p.d as usize];
+            if any_taint[pi] {
+                self.make_dirty(p.d);
+            }
+            let dirty = self.dirty[p.d as usize];
+            for c in 0..p.n as usize {
+                let row = db + c * lanes;
+                let srow = (at + c) * lanes;
+                each_lane(&flow.set, n, |s| {
+                    self.vals[row + s] = self.scratch[srow + s];
+                    if dirty {
+                        self.taint[row + s] = self.scratch_t[srow + s];
+                    }
+                });
+            }
+            at += p.n as usize;
+        }
+    }
+
+    /// Phis of the block entered by lanes whose lost path just ended: the predecessor they came
+    /// from was not pinned down, so neither is the value each phi picks.
+    fn phis_after_lost(&mut self, blk: &Block, flow: &Flow) {
+        if !blk.phis.is_empty() {
+            let saved = std::mem::take(&mut self.phi_taint);
+            let lanes = self.lanes;
+            let n = self.n;
+            self.phis_plain(blk, flow);
+            for p in &blk.phis {
+                self.make_dirty(p.d);
+                let db = self.off[p.d as usize];
+                for c in 0..p.n as usize {
+                    let row = db + c * lanes;
+                    each_lane(&flow.set, n, |s| {
+                        if saved[s] != 0 {
+                            self.taint[row + s] =
+                                crate::spirv::prov::combine(saved[s], self.taint[row + s]);
+                        }
+                    });
+                }
+            }
+            self.phi_taint = saved;
+        }
+        let n = self.n;
+        each_lane(&flow.set, n, |s| self.phi_taint[s] = 0);
+        self.any_phi_taint = self.phi_taint.iter().any(|&t| t != 0);
+    }
+
+    /// Gives lanes in `set` that are lost the taint of their path on register `r`.
+    fn taint_lost(&mut self, r: Reg, slots: u32, set: &[LaneMask]) {
+        let lanes = self.lanes;
+        let n = self.n;
+        self.make_dirty(r);
+        let base = self.off[r as usize];
+        for c in 0..slots as usize {
+            let row = base + c * lanes;
+            each_lane(set, n, |s| {
+                let l = self.lost_taint[s];
+                if l != 0 {
+                    self.taint[row + s] = crate::spirv::prov::combine(l, self.taint[row + s]);
+                }
+            });
+        }
+    }
+
+    /// The construct headed by `hdr` (frame `self.frames.len()`, just popped) is over and `arrived`
+    /// reached its merge. A lane that lost its path inside it is back on a pinned-down path when
+    /// the construct cannot be left another way (every path it might have taken ends at this
+    /// merge, assuming it terminates): its path is no longer lost, but what it computed on the way
+    /// is — the phis of the merge block and, for a loop, every register the loop defined. A lane
+    /// that may have left another way stays lost, now at the enclosing construct.
+    fn end_lost_paths(&mut self, hdr: &Block, arrived: &[LaneMask]) {
+        let depth = self.frames.len() as u32;
+        let n = self.n;
+        let mut ended = vec![LaneMask::EMPTY; self.groups];
+        let mut any = false;
+        for g in 0..self.groups {
+            for l in 0..n {
+                let s = g * n + l;
+                if self.lost_depth[s] == u32::MAX || self.lost_depth[s] < depth {
+                    continue;
+                }
+                if !hdr.escapes && (arrived[g].0 >> l) & 1 != 0 {
+                    ended[g] = ended[g].with(l as u32);
+                    any = true;
+                } else {
+                    self.lost_depth[s] = depth.saturating_sub(1);
+                }
+            }
+        }
+        if !any {
+            return;
+        }
+        for &r in &hdr.loop_defs {
+            let slots = self.k.reg_slots[r as usize];
+            self.taint_lost(r, slots, &ended);
+        }
+        each_lane(&ended, n, |s| {
+            self.phi_taint[s] = self.lost_taint[s];
+            self.lost_taint[s] = 0;
+            self.lost_depth[s] = u32::MAX;
+        });
+        self.any_phi_taint = true;
+        self.any_lost = self.lost_taint.iter().any(|&t| t != 0);
+        for g in 0..self.groups {
+            if self.lost.sg[g].is_some()
+                && self.lost_taint[g * n..(g + 1) * n].iter().all(|&t| t == 0)
+            {
+                self.lost.sg[g] = None;
+            }
+        }
+    }
+
+    /// Marks a register as carrying taint, zeroing its taint rows first if it had none.
+    #[inline]
+    pub(crate) fn make_dirty(&mut self, r: Reg) {
+        if !self.dirty[r as usize] {
+            let base = self.off[r as usize];
+            let len = self.k.reg_slots[r as usize] as usize * self.lanes;
+            self.taint[base..base + len].fill(0);
+            self.dirty[r as usize] = true;
+        }
+    }
+
+    /// Copies `n` slots from `a` to `d` for the lanes of `set`.
+    pub(crate) fn copy_reg(&mut self, d: Reg, a: Reg, n: u32, set: &[LaneMask]) {
+        let lanes = self.lanes;
+        let (db, ab) = (self.off[d as usize], self.off[a as usize]);
+        let ad = self.dirty[a as usize];
+        if ad {
+            self.make_dirty(d);
+        }
+        let dd = self.dirty[d as usize];
+        let nl = self.n;
+        for c in 0..n as usize {
+            let (dr, ar) = (db + c * lanes, ab + c * lanes);
+            each_lane(set, nl, |s| {
+                self.vals[dr + s] = self.vals[ar + s];
+                if dd {
+                    self.taint[dr + s] = if ad { self.taint[ar + s] } else { 0 };
+                }
+            });
+        }
+    }
+
+    /// Executes a block's body instructions for the lanes of `flow`.
+    fn body(&mut self, blk: &Block, flow: &mut Flow) -> Result<(), SpirvError> {
+        let active: u64 = flow.set.iter().map(|m| m.count() as u64).sum();
+        self.steps += active * (blk.insts.len() as u64 + 1);
+        for (inst, &loc) in blk.insts.iter().zip(&blk.locs) {
+            if let Inst::Call { d, f, args } = inst {
+                *flow = self.call(*d, *f, args, loc, flow)?;
+                continue;
+            }
+            if let Inst::Barrier { workgroup } = inst {
+                self.barrier(*workgroup, loc, flow);
+                continue;
+            }
+            self.exec(inst, loc, flow)
+                .map_err(|e| e.at(self.d.loc(loc)))?;
+        }
+        self.check_steps(blk)
+    }
+
+    fn call(
+        &mut self,
+        d: Option<Reg>,
+        f: FuncIdx,
+        args: &[Reg],
+        loc: LocId,
+        flow: &Flow,
+    ) -> Result<Flow, SpirvError> {
+        let k = self.k;
+        let callee = &k.funcs[f as usize];
+        if self.frames.len() > 4096 {
+            return Err(SpirvError::Stopped {
+                why: "calls nested more than 4096 deep".into(),
+                at: self.d.loc(loc).clone(),
+            });
+        }
+        for (k2, &a) in args.iter().enumerate() {
+            let p = callee.params[k2];
+            let n = callee.param_slots[k2];
+            self.copy_reg(p, a, n, &flow.set);
+        }
+        let entry = flow.clone();
+        self.frames.push(Frame::Func { ret: Vec::new() });
+        let mut body = flow.clone();
+        self.call_body(f, &mut body)?;
+        let Some(Frame::Func { ret }) = self.frames.pop() else {
+            unreachable!("function frame")
+        };
+        // SPV_KHR_maximal_reconvergence: a call's return is a reconvergence point; the other models
+        // have no rule there (Flow::join). The construct is named by the call's location.
+        let joined = Flow::join(CALL_CONSTRUCT | loc, &ret, entry.amb.clone());
+        if let (Some(d), Some(r)) = (d, callee.ret) {
+            self.copy_reg(d, r, callee.ret_slots, &joined.set);
+            if self.any_lost {
+                // A lane lost in the callee may have returned another value.
+                self.taint_lost(d, callee.ret_slots, &joined.set);
+            }
+        }
+        if self.any_lost {
+            // Lanes lost in the callee are back at the call: still lost, now at the caller's
+            // innermost construct.
+            let top = (self.frames.len() - 1) as u32;
+            for d in self.lost_depth.iter_mut() {
+                if *d != u32::MAX && *d > top {
+                    *d = top;
+                }
+            }
+        }
+        Ok(joined)
+    }
+
+    fn barrier(&mut self, workgroup: bool, loc: LocId, flow: &Flow) {
+        if workgroup {
+            let mut reached = 0u32;
+            let mut expected = 0u32;
+            for g in 0..self.groups {
+                reached += flow.set[g].count();
+                expected += self.present[g].minus(self.finished[g]).count();
+            }
+            if reached != expected || flow.set.iter().zip(&self.present).any(|(a, p)| a != p) {
+                self.d.find(Finding::DivergentBarrier {
+                    loc,
+                    workgroup: self.wg_id,
+                    reached,
+                    expected: self.present.iter().map(|p| p.count()).sum(),
+                });
+            }
+            self.wg_epoch = self.wg_epoch.wrapping_add(1) & 0x7fff;
+        } else {
+            for g in 0..self.groups {
+                if !flow.set[g].is_empty() {
+                    self.sg_epoch[g] = self.sg_epoch[g].wrapping_add(1);
+                }
+            }
+        }
+    }
+
+    /// Reports a findings-worthy scalar undefined value etc. (helper for ops).
+    pub(crate) fn undefined(&mut self, cause: Cause, loc: LocId) -> u32 {
+        self.prov(cause, loc, 0)
+    }
+
+    /// The taint given to writes by lane `s` (lost lanes' writes are not pinned down).
+    #[inline(always)]
+    pub(crate) fn write_taint(&self, s: usize, t: u32) -> u32 {
+        let l = self.lost_taint[s];
+        if l != 0 {
+            crate::spirv::prov::combine(l, t)
+        } else {
+            t
+        }
+    }
+
+    /// INEXACT taint for a value, if the dispatch does not preserve denormals of width `w`.
+    #[inline(always)]
+    pub(crate) fn denorm_flushable(&self, w: u8) -> bool {
+        let i = match w {
+            16 => 0,
+            32 => 1,
+            _ => 2,
+        };
+        !self.k.denorm_preserve[i]
+    }
+}
+
+/// Construct ids of calls: the call's location id with this bit set (header label ids of SPIR-V
+/// are below 2^31 in practice; a module with larger ids only loses distinct naming).
+pub const CALL_CONSTRUCT: u32 = 1 << 31;
+
+/// Calls `f(s)` for every lane `s` (workgroup-wide slot) of the per-subgroup masks `set`.
+#[inline(always)]
+pub(crate) fn each_lane(set: &[LaneMask], n: usize, mut f: impl FnMut(usize)) {
+    let full = if n >= 128 {
+        u128::MAX
+    } else {
+        (1u128 << n) - 1
+    };
+    for (g, m) in set.iter().enumerate() {
+        let base = g * n;
+        if m.0 == full {
+            for s in base..base + n {
+                f(s)
+            }
+        } else {
+            let mut b = m.0;
+            while b != 0 {
+                let l = b.trailing_zeros() as usize;
+                f(base + l);
+                b &= b - 1;
+            }
+        }
+    }
+}
+
+/// Serialises 64-bit atomics on buffers (two words each; rare enough for one lock).
+pub(crate) static ATOMIC64: Mutex<()> = Mutex::new(());
+
+/// Marker so the INEXACT constant is re-exported for ops.
+pub(crate) const INEXACT_BIT: u32 = INEXACT;

@@ -1,0 +1,435 @@
+//! The GLSL.std.450 extended instructions compute shaders use, per lane.
+//!
+//! Functions the Vulkan precision tables require exactly (rounding to integral values, abs, sign,
+//! min/max/clamp, step, the integer bit searches, half-float and double packing) are computed
+//! exactly; the others are computed in f64 and rounded once, and the executor marks them inexact
+//! ([`Ext::exact`]). Inputs for which the GLSL.std.450 specification says "the result is undefined"
+//! (sqrt of a negative number, min/max with a NaN, clamp with min > max, …) give `Some(reason)`.
+
+use crate::spirv::inst::Ext;
+use crate::spirv::scalar::{f_get, f_put, mask, sext};
+use crate::spirv::types::Scalar;
+use half::f16;
+
+/// The result of one lane: `Ok(None)` defined, `Ok(Some(why))` undefined by the spec.
+pub type ExtResult = Result<Option<&'static str>, String>;
+
+/// Evaluates `f` on operands `x[k][c]` (operand k, component c) of `n` components of scalar `s`,
+/// writing the result's slots into `out`.
+pub fn eval(f: Ext, s: Scalar, n: u32, x: &[[u64; 16]; 3], out: &mut [u64; 16]) -> ExtResult {
+    let w = s.bits() as u8;
+    let n = n as usize;
+    let fl = |k: usize, c: usize| f_get(w, x[k][c]);
+    let put = |v: f64| f_put(w, v);
+    let mut undefined: Option<&'static str> = None;
+    let mut undef = |why: &'static str| {
+        undefined.get_or_insert(why);
+    };
+    use Ext::*;
+    match f {
+        // ---- component-wise, one float operand ----
+        Round | RoundEven | Trunc | FAbs | FSign | Floor | Ceil | Fract | Radians | Degrees
+        | Sin | Cos | Tan | Asin | Acos | Atan | Sinh | Cosh | Tanh | Asinh | Acosh | Atanh
+        | Exp | Log | Exp2 | Log2 | Sqrt | InverseSqrt => {
+            for c in 0..n {
+                let v = fl(0, c);
+                let r = match f {
+                    Round => v.round(),
+                    RoundEven => v.round_ties_even(),
+                    Trunc => v.trunc(),
+                    FAbs => v.abs(),
+                    FSign => {
+                        if v > 0.0 {
+                            1.0
+                        } else if v < 0.0 {
+                            -1.0
+                        } else {
+                            v
+                        }
+                    }
+                    Floor => v.floor(),
+                    Ceil => v.ceil(),
+                    Fract => v - v.floor(),
+                    Radians => v * (std::f64::consts::PI / 180.0),
+                    Degrees => v * (180.0 / std::f64::consts::PI),
+                    Sin => v.sin(),
+                    Cos => v.cos(),
+                    Tan => v.tan(),
+                    Asin | Acos => {
+                        if v.abs() > 1.0 {
+                            undef("asin/acos of |x| > 1 (GLSL.std.450: result undefined)");
+                        }
+                        if f == Asin {
+                            v.asin()
+                        } else {
+                            v.acos()
+                        }
+                    }
+                    Atan => v.atan(),
+                    Sinh => v.sinh(),
+                    Cosh => v.cosh(),
+                    Tanh => v.tanh(),
+                    Asinh => v.asinh(),
+                    Acosh => {
+                        if v < 1.0 {
+                            undef("acosh of x < 1 (GLSL.std.450: result undefined)");
+                        }
+                        v.acosh()
+                    }
+                    Atanh => {
+                        if v.abs() >= 1.0 {
+                            undef("atanh of |x| >= 1 (GLSL.std.450: result undefined)");
+                        }
+                        v.atanh()
+                    }
+                    Exp => v.exp(),
+                    Log | Log2 => {
+                        if v <= 0.0 {
+                            undef("log of x <= 0 (GLSL.std.450: result undefined)");
+                        }
+                        if f == Log {
+                            v.ln()
+                        } else {
+                            v.log2()
+                        }
+                    }
+                    Exp2 => v.exp2(),
+                    Sqrt => {
+                        if v < 0.0 {
+                            undef("sqrt of x < 0 (GLSL.std.450: result undefined)");
+                        }
+                        v.sqrt()
+                    }
+                    _ => {
+                        if v <= 0.0 {
+                            undef("inversesqrt of x <= 0 (GLSL.std.450: result undefined)");
+                        }
+                        1.0 / v.sqrt()
+                    }
+                };
+                // Exactly rounded functions must round in the operand's own precision: f32 ops on
+                // an f32-exact input give f32-exact results through f64 (floor, abs, …).
+                out[c] = put(r);
+            }
+        }
+        Atan2 | Pow | FMin | FMax | NMin | NMax | Step | Ldexp => {
+            for c in 0..n {
+                let (a, b) = (fl(0, c), fl(1, c));
+                out[c] = match f {
+                    Atan2 => {
+                        if a == 0.0 && b == 0.0 {
+                            undef("atan(0, 0) (GLSL.std.450 Atan2: result undefined)");
+                        }
+                        put(a.atan2(b))
+                    }
+                    Pow => {
+                        if a < 0.0 || (a == 0.0 && b <= 0.0) {
+                            undef("pow(x, y) with x < 0, or x = 0 and y <= 0 (GLSL.std.450: result undefined)");
+                        }
+                        put(a.powf(b))
+                    }
+                    FMin | FMax => {
+                        if a.is_nan() || b.is_nan() {
+                            undef("FMin/FMax with a NaN operand (GLSL.std.450: result undefined)");
+                        }
+                        // y if y < x else x (FMin); exact: pick the operand's own bits.
+                        let pick_b = if f == FMin { b < a } else { a < b };
+                        if pick_b {
+                            x[1][c]
+                        } else {
+                            x[0][c]
+                        }
+                    }
+                    NMin | NMax => {
+                        // The non-NaN operand if one is NaN.
+                        if a.is_nan() {
+                            x[1][c]
+                        } else if b.is_nan() {
+                            x[0][c]
+                        } else {
+                            let pick_b = if f == NMin { b < a } else { a < b };
+                            if pick_b {
+                                x[1][c]
+                            } else {
+                                x[0][c]
+                            }
+                        }
+                    }
+                    Step => put(if b < a { 0.0 } else { 1.0 }),
+                    _ => {
+                        // Ldexp: x * 2^exp, exp an integer operand.
+                        let e = sext(32, x[1][c]) as i32;
+                        put(a * 2f64.powi(e.clamp(-2000, 2000)))
+                    }
+                };
+            }
+        }
+        FClamp | NClamp | FMix | SmoothStep | Fma => {
+            for c in 0..n {
+                let (a, b, cc) = (fl(0, c), fl(1, c), fl(2, c));
+                out[c] = match f {
+                    FClamp | NClamp => {
+                        if b > cc {
+                            undef("clamp with minVal > maxVal (GLSL.std.450: result undefined)");
+                        }
+                        if f == FClamp && (a.is_nan() || b.is_nan() || cc.is_nan()) {
+                            undef("FClamp with a NaN operand (GLSL.std.450: result undefined)");
+                        }
+                        // min(max(x, minVal), maxVal), picking operand bits.
+                        let lo = if a < b { x[1][c] } else { x[0][c] };
+                        let lov = f_get(w, lo);
+                        if cc < lov {
+                            x[2][c]
+                        } else {
+                            lo
+                        }
+                    }
+                    FMix => put(a * (1.0 - cc) + b * cc),
+                    SmoothStep => {
+                        if a >= b {
+                            undef(
+                                "smoothstep with edge0 >= edge1 (GLSL.std.450: result undefined)",
+                            );
+                        }
+                        let t = ((cc - a) / (b - a)).clamp(0.0, 1.0);
+                        put(t * t * (3.0 - 2.0 * t))
+                    }
+                    _ => put(a.mul_add(b, cc)),
+                };
+            }
+        }
+        SAbs | SSign | FindILsb | FindSMsb | FindUMsb => {
+            for c in 0..n {
+                let v = x[0][c] & mask(w);
+                let i = sext(w, v);
+                out[c] = match f {
+                    SAbs => i.unsigned_abs() & mask(w),
+                    SSign => (i.signum() as u64) & mask(w),
+                    FindILsb => {
+                        if v == 0 {
+                            mask(w)
+                        } else {
+                            v.trailing_zeros() as u64
+                        }
+                    }
+                    FindUMsb => {
+                        if v == 0 {
+                            mask(w)
+                        } else {
+                            63 - v.leading_zeros() as u64
+                        }
+                    }
+                    _ => {
+                        // Most significant bit that differs from the sign bit.
+                        let u = if i < 0 { !v & mask(w) } else { v };
+                        if u == 0 {
+                            mask(w)
+                        } else {
+                            63 - u.leading_zeros() as u64
+                        }
+                    }
+                };
+            }
+        }
+        UMin | UMax | SMin | SMax => {
+            for c in 0..n {
+                let (a, b) = (x[0][c] & mask(w), x[1][c] & mask(w));
+                out[c] = match f {
+                    UMin => a.min(b),
+                    UMax => a.max(b),
+                    SMin => {
+                        if sext(w, b) < sext(w, a) {
+                            b
+                        } else {
+                            a
+                        }
+                    }
+                    _ => {
+                        if sext(w, b) > sext(w, a) {
+                            b
+                        } else {
+                            a
+                        }
+                    }
+                };
+            }
+        }
+        UClamp | SClamp => {
+            for c in 0..n {
+                let (v, lo, hi) = (x[0][c] & mask(w), x[1][c] & mask(w), x[2][c] & mask(w));
+                out[c] = if f == UClamp {
+                    if lo > hi {
+                        undef("clamp with minVal > maxVal (GLSL.std.450: result undefined)");
+                    }
+                    v.max(lo).min(hi)
+                } else {
+                    let (vi, li, hi2) = (sext(w, v), sext(w, lo), sext(w, hi));
+                    if li > hi2 {
+                        undef("clamp with minVal > maxVal (GLSL.std.450: result undefined)");
+                    }
+                    (vi.max(li).min(hi2) as u64) & mask(w)
+                };
+            }
+        }
+        Length | Distance | Normalize => {
+            let mut sq = 0.0;
+            let mut diff = [0.0f64; 16];
+            for c in 0..n {
+                let v = if f == Distance {
+                    fl(0, c) - fl(1, c)
+                } else {
+                    fl(0, c)
+                };
+                diff[c] = v;
+                sq += v * v;
+            }
+            let len = sq.sqrt();
+            match f {
+                Normalize => {
+                    if len == 0.0 {
+                        undef("normalize of a zero vector (division by a zero length)");
+                    }
+                    for c in 0..n {
+                        out[c] = put(diff[c] / len);
+                    }
+                }
+                _ => out[0] = put(len),
+            }
+        }
+        Cross => {
+            let (a, b) = (
+                [fl(0, 0), fl(0, 1), fl(0, 2)],
+                [fl(1, 0), fl(1, 1), fl(1, 2)],
+            );
+            out[0] = put(a[1] * b[2] - b[1] * a[2]);
+            out[1] = put(a[2] * b[0] - b[2] * a[0]);
+            out[2] = put(a[0] * b[1] - b[0] * a[1]);
+        }
+        PackHalf2x16 => {
+            let lo = f16::from_f32(f32::from_bits(x[0][0] as u32)).to_bits() as u64;
+            let hi = f16::from_f32(f32::from_bits(x[0][1] as u32)).to_bits() as u64;
+            out[0] = lo | hi << 16;
+        }
+        UnpackHalf2x16 => {
+            let v = x[0][0];
+            out[0] = f16::from_bits(v as u16).to_f32().to_bits() as u64;
+            out[1] = f16::from_bits((v >> 16) as u16).to_f32().to_bits() as u64;
+        }
+        PackUnorm4x8 | PackSnorm4x8 | PackUnorm2x16 | PackSnorm2x16 => {
+            let (k, bits, signed) = match f {
+                PackUnorm4x8 => (4, 8, false),
+                PackSnorm4x8 => (4, 8, true),
+                PackUnorm2x16 => (2, 16, false),
+                _ => (2, 16, true),
+            };
+            let mut r = 0u64;
+            for c in 0..k {
+                let v = f32::from_bits(x[0][c] as u32) as f64;
+                let q = if signed {
+                    let m = ((1u64 << (bits - 1)) - 1) as f64;
+                    ((v.clamp(-1.0, 1.0) * m).round() as i64 as u64) & mask(bits)
+                } else {
+                    let m = ((1u64 << bits) - 1) as f64;
+                    (v.clamp(0.0, 1.0) * m).round() as u64
+                };
+                r |= q << (c as u32 * bits as u32);
+            }
+            out[0] = r;
+        }
+        UnpackUnorm4x8 | UnpackSnorm4x8 | UnpackUnorm2x16 | UnpackSnorm2x16 => {
+            let (k, bits, signed) = match f {
+                UnpackUnorm4x8 => (4, 8u8, false),
+                UnpackSnorm4x8 => (4, 8, true),
+                UnpackUnorm2x16 => (2, 16, false),
+                _ => (2, 16, true),
+            };
+            for c in 0..k {
+                let q = (x[0][0] >> (c as u32 * bits as u32)) & mask(bits);
+                let v = if signed {
+                    let m = ((1u64 << (bits - 1)) - 1) as f64;
+                    (sext(bits, q) as f64 / m).clamp(-1.0, 1.0)
+                } else {
+                    q as f64 / ((1u64 << bits) - 1) as f64
+                };
+                out[c] = (v as f32).to_bits() as u64;
+            }
+        }
+        PackDouble2x32 => out[0] = (x[0][0] & 0xffff_ffff) | (x[0][1] << 32),
+        UnpackDouble2x32 => {
+            out[0] = x[0][0] & 0xffff_ffff;
+            out[1] = x[0][0] >> 32;
+        }
+    }
+    Ok(undefined)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f32s(v: &[f32]) -> [[u64; 16]; 3] {
+        let mut x = [[0u64; 16]; 3];
+        for (k, a) in v.iter().enumerate() {
+            x[k][0] = a.to_bits() as u64;
+        }
+        x
+    }
+
+    #[test]
+    fn sqrt_of_a_negative_number_is_undefined() {
+        // GLSL.std.450 Sqrt: "Result is undefined if x < 0."
+        let mut out = [0u64; 16];
+        let r = eval(
+            Ext::Sqrt,
+            Scalar::Float { width: 32 },
+            1,
+            &f32s(&[-1.0]),
+            &mut out,
+        );
+        assert!(r.unwrap().is_some());
+        let r = eval(
+            Ext::Sqrt,
+            Scalar::Float { width: 32 },
+            1,
+            &f32s(&[4.0]),
+            &mut out,
+        );
+        assert_eq!((r.unwrap(), f32::from_bits(out[0] as u32)), (None, 2.0));
+    }
+
+    #[test]
+    fn fmin_with_a_nan_is_undefined_but_nmin_picks_the_number() {
+        // GLSL.std.450 FMin: "result is undefined if one of the operands is a NaN"; NMin: "if
+        // exactly one of the operands is a NaN, the other operand is the result".
+        let mut out = [0u64; 16];
+        let x = f32s(&[f32::NAN, 2.0]);
+        assert!(
+            eval(Ext::FMin, Scalar::Float { width: 32 }, 1, &x, &mut out)
+                .unwrap()
+                .is_some()
+        );
+        assert!(
+            eval(Ext::NMin, Scalar::Float { width: 32 }, 1, &x, &mut out)
+                .unwrap()
+                .is_none()
+        );
+        assert_eq!(f32::from_bits(out[0] as u32), 2.0);
+    }
+
+    #[test]
+    fn find_msb_of_zero_and_minus_one_is_minus_one() {
+        // GLSL.std.450 FindSMsb: "If Value is 0 or -1, -1 is returned."
+        let mut out = [0u64; 16];
+        let s = Scalar::Int {
+            width: 32,
+            signed: true,
+        };
+        let mut x = [[0u64; 16]; 3];
+        x[0][0] = 0xffff_ffff;
+        eval(Ext::FindSMsb, s, 1, &x, &mut out).unwrap();
+        assert_eq!(out[0], 0xffff_ffff);
+        x[0][0] = 0x10;
+        eval(Ext::FindSMsb, s, 1, &x, &mut out).unwrap();
+        assert_eq!(out[0], 4);
+    }
+}

@@ -1,0 +1,415 @@
+//! `OpGroupNonUniform*`: every subgroup operation is evaluated by the reference model
+//! ([`crate::model::run`]) on the lanes executing it together — one definition of each operation.
+//! The interpreter only gathers the operands, asks the reconvergence rules whether that set of lanes
+//! is pinned down, and carries taint: a result read from a lane whose value is undefined is
+//! undefined with that lane's cause.
+
+use crate::model::{
+    gather_source, info, ArgKind, Args, Ballot, Exactness, LaneArg, LaneMask, Op, OpCall, Reason,
+    Scalar as MScalar, ScalarType, Sink, ValueType,
+};
+use crate::reconverge::Flow;
+use crate::spirv::error::SpirvError;
+use crate::spirv::exec::Wg;
+use crate::spirv::inst::*;
+use crate::spirv::prov::{combine, Cause, INEXACT, PROV};
+use half::f16;
+
+/// Writes the model's results for one subgroup into the result register.
+struct RegSink<'a> {
+    vals: &'a mut [u64],
+    /// first lane slot of the subgroup
+    base: usize,
+    /// lanes in the register file
+    lanes: usize,
+    /// result register offset
+    d: usize,
+    undefined: &'a mut Vec<(u32, Reason)>,
+}
+
+impl<S: MScalar, const N: usize> Sink<[S; N]> for RegSink<'_> {
+    fn value(&mut self, lane: u32, v: [S; N]) {
+        for (c, x) in v.iter().enumerate() {
+            self.vals[self.d + c * self.lanes + self.base + lane as usize] = x.to_bits();
+        }
+    }
+    fn boolean(&mut self, lane: u32, b: bool) {
+        self.vals[self.d + self.base + lane as usize] = b as u64;
+    }
+    fn uint(&mut self, lane: u32, x: u32) {
+        self.vals[self.d + self.base + lane as usize] = x as u64;
+    }
+    fn ballot(&mut self, lane: u32, b: Ballot) {
+        for (c, w) in b.words().iter().enumerate() {
+            self.vals[self.d + c * self.lanes + self.base + lane as usize] = *w as u64;
+        }
+    }
+    fn undefined(&mut self, lane: u32, why: Reason) {
+        self.undefined.push((lane, why));
+    }
+}
+
+impl Wg<'_, '_> {
+    pub(crate) fn group(
+        &mut self,
+        flow: &Flow,
+        gi: &Group,
+        d: Reg,
+        loc: LocId,
+    ) -> Result<(), SpirvError> {
+        let size = self.d.cfg.size;
+        let n = self.n;
+        let lanes = self.lanes;
+        self.make_dirty(d);
+        let db = self.off[d as usize];
+        let rn = self.k.reg_slots[d as usize] as usize;
+        // Float add/mul reductions are compared within a bound (order of operations); float
+        // min/max up to the sign of zero: both inexact here. The catalogue says which.
+        let vt = gi.value.and_then(|(_, s, c)| {
+            s.model_type()
+                .and_then(|m| ValueType::new(m, Ord::min(c, 4) as u8).ok())
+        });
+        let inexact = match info(gi.op).exactness(vt) {
+            Exactness::Bits => 0,
+            Exactness::MinMaxFloat | Exactness::Tolerance => INEXACT,
+        };
+        for g in 0..self.groups {
+            let set = flow.set[g];
+            if set.is_empty() {
+                continue;
+            }
+            let base = g * n;
+            // A tangle the mode does not pin down: the value is computed for the lanes that run
+            // together here (one execution the spec allows, which lost lanes then follow) and
+            // marked undefined.
+            let unpinned = if info(gi.op).tangled() {
+                flow.unpinned(self.d.cfg.mode, g, &self.lost).map(|c| {
+                    self.prov(
+                        Cause::Subgroup {
+                            op: gi.op,
+                            reason: Reason::UnpinnedTangle { construct: c },
+                        },
+                        loc,
+                        0,
+                    )
+                })
+            } else {
+                None
+            };
+            if matches!(
+                gi.op,
+                Op::InverseBallot
+                    | Op::BallotBitExtract
+                    | Op::BallotBitCount(_)
+                    | Op::BallotFindLsb
+                    | Op::BallotFindMsb
+            ) {
+                self.ballot_lanes(gi, d, g, set, loc)?;
+                continue;
+            }
+            // Arguments: one value for uniform ones (checked), one per lane otherwise.
+            let mut args = Args::default();
+            let mut arg_taint = [0u32; 128];
+            let mut bad: Option<Cause> = None;
+            if let Some(r) = gi.lane_arg {
+                let rb = self.off[r as usize];
+                let rt = self.dirty[r as usize];
+                let mut per = vec![0u32; n];
+                for l in set.iter() {
+                    let s = base + l as usize;
+                    per[l as usize] = self.vals[rb + s] as u32;
+                    if rt {
+                        arg_taint[l as usize] = self.taint[rb + s];
+                    }
+                }
+                let kind = info(gi.op).args.iter().copied().find(|k| {
+                    matches!(
+                        k,
+                        ArgKind::Id { .. }
+                            | ArgKind::Mask
+                            | ArgKind::Delta { .. }
+                            | ArgKind::Index
+                            | ArgKind::QuadIndex
+                    )
+                });
+                let uniform_required = kind.is_some_and(|k| k.uniform() || k == ArgKind::QuadIndex);
+                let first = set.lowest().map(|l| per[l as usize]).unwrap_or(0);
+                let lane_arg = if uniform_required {
+                    if set.iter().any(|l| per[l as usize] != first) {
+                        bad = Some(Cause::NotUniform {
+                            op: gi.op,
+                            arg: kind.map(|k| k.name()).unwrap_or("id"),
+                        });
+                    }
+                    // A uniform argument's taint reaches every lane.
+                    let t = set.iter().fold(0, |t, l| combine(t, arg_taint[l as usize]));
+                    for l in set.iter() {
+                        arg_taint[l as usize] = t;
+                    }
+                    LaneArg::Uniform(first)
+                } else {
+                    LaneArg::PerLane(per)
+                };
+                match kind {
+                    Some(ArgKind::Id { .. }) | Some(ArgKind::QuadIndex) => args.id = Some(lane_arg),
+                    Some(ArgKind::Mask) => args.mask = Some(lane_arg),
+                    Some(ArgKind::Delta { .. }) => args.delta = Some(lane_arg),
+                    Some(ArgKind::Index) => args.index = Some(lane_arg),
+                    _ => {}
+                }
+            }
+            if let Some(c) = gi.cluster {
+                args.cluster = Some(c as u64);
+            }
+            let call = match bad {
+                Some(_) => None,
+                None => match OpCall::new(info(gi.op), size, args) {
+                    Ok(c) => Some(c),
+                    Err(e) => {
+                        bad = Some(Cause::BadArgument {
+                            op: gi.op,
+                            why: e.to_string(),
+                        });
+                        None
+                    }
+                },
+            };
+            let Some(call) = call else {
+                let p = self.prov(bad.expect("a cause"), loc, 0);
+                for l in set.iter() {
+                    for c in 0..rn {
+                        self.taint[db + c * lanes + base + l as usize] = p;
+                    }
+                }
+                continue;
+            };
+            let mut undefined = Vec::new();
+            match gi.value {
+                None => {
+                    let mut sink = RegSink {
+                        vals: &mut self.vals,
+                        base,
+                        lanes,
+                        d: db,
+                        undefined: &mut undefined,
+                    };
+                    crate::model::run::<u32, 1, _>(&call, set, &[], &mut sink);
+                }
+                Some((r, s, comps)) => {
+                    let st = s.model_type().ok_or_else(|| {
+                        SpirvError::malformed("a subgroup operation on a pointer")
+                    })?;
+                    let rb = self.off[r as usize];
+                    run_typed(
+                        self,
+                        st,
+                        comps as usize,
+                        &call,
+                        set,
+                        rb,
+                        base,
+                        db,
+                        &mut undefined,
+                    );
+                }
+            }
+            // Taint: gathers take their source lane's; everything else every active lane's.
+            let vtaint = gi.value.map(|(r, _, comps)| {
+                (self.off[r as usize], self.dirty[r as usize], comps as usize)
+            });
+            let mut all_t = 0u32;
+            if let Some((rb, true, comps)) = vtaint {
+                for l in set.iter() {
+                    for c in 0..comps {
+                        all_t = combine(all_t, self.taint[rb + c * lanes + base + l as usize]);
+                    }
+                }
+            }
+            let first = set.lowest().unwrap_or(0);
+            let is_gather = gather_source(&call, 0, first).is_some();
+            for l in set.iter() {
+                let mut t = arg_taint[l as usize] | inexact;
+                if is_gather {
+                    if let (Some(Ok(src)), Some((rb, true, comps))) =
+                        (gather_source(&call, l, first), vtaint)
+                    {
+                        for c in 0..comps {
+                            t = combine(t, self.taint[rb + c * lanes + base + src as usize]);
+                        }
+                    }
+                } else {
+                    t = combine(t, all_t);
+                }
+                for c in 0..rn {
+                    self.taint[db + c * lanes + base + l as usize] = t;
+                }
+            }
+            for (l, why) in undefined {
+                let p = self.prov(
+                    Cause::Subgroup {
+                        op: gi.op,
+                        reason: why,
+                    },
+                    loc,
+                    0,
+                );
+                for c in 0..rn {
+                    let i = db + c * lanes + base + l as usize;
+                    self.taint[i] = p | (self.taint[i] & INEXACT);
+                }
+            }
+            if let Some(p) = unpinned {
+                for l in set.iter() {
+                    for c in 0..rn {
+                        self.taint[db + c * lanes + base + l as usize] = p;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The ballot bit operations read only the lane's own operands: evaluated per lane (lanes with
+    /// the same ballot and index share one evaluation).
+    fn ballot_lanes(
+        &mut self,
+        gi: &Group,
+        d: Reg,
+        g: usize,
+        set: LaneMask,
+        loc: LocId,
+    ) -> Result<(), SpirvError> {
+        let size = self.d.cfg.size;
+        let (n, lanes) = (self.n, self.lanes);
+        let base = g * n;
+        let db = self.off[d as usize];
+        let br = gi.ballot.expect("ballot operand");
+        let bb = self.off[br as usize];
+        let bt = self.dirty[br as usize];
+        let (ib, it) = match gi.lane_arg {
+            Some(r) => (Some(self.off[r as usize]), self.dirty[r as usize]),
+            None => (None, false),
+        };
+        let mut last: Option<([u32; 4], u32, OpCall)> = None;
+        for l in set.iter() {
+            let s = base + l as usize;
+            let words = [0, 1, 2, 3].map(|c| self.vals[bb + c * lanes + s] as u32);
+            let mut t = 0;
+            if bt {
+                for c in 0..4 {
+                    t = combine(t, self.taint[bb + c * lanes + s]);
+                }
+            }
+            let idx = ib.map(|ib| self.vals[ib + s] as u32).unwrap_or(0);
+            if it {
+                t = combine(t, self.taint[ib.unwrap_or(0) + s]);
+            }
+            let reuse = matches!(&last, Some((w, i, _)) if *w == words && *i == idx);
+            if !reuse {
+                let mut args = Args {
+                    ballot: Some(Ballot::from_words(words)),
+                    ..Args::default()
+                };
+                if gi.op == Op::BallotBitExtract {
+                    args.index = Some(LaneArg::Uniform(idx));
+                }
+                let call = OpCall::new(info(gi.op), size, args)
+                    .map_err(|e| SpirvError::malformed(e.to_string()))?;
+                last = Some((words, idx, call));
+            }
+            let call = &last.as_ref().expect("set above").2;
+            let mut undefined = Vec::new();
+            let mut sink = RegSink {
+                vals: &mut self.vals,
+                base,
+                lanes,
+                d: db,
+                undefined: &mut undefined,
+            };
+            crate::model::run::<u32, 1, _>(call, LaneMask::EMPTY.with(l), &[], &mut sink);
+            self.taint[db + s] = t;
+            if let Some((_, why)) = undefined.pop() {
+                let p = self.prov(
+                    Cause::Subgroup {
+                        op: gi.op,
+                        reason: why,
+                    },
+                    loc,
+                    0,
+                );
+                self.taint[db + s] = p;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Gathers the value operand of one subgroup as `[S; N]` lanes (on the stack: no allocation) and
+/// runs the model.
+#[allow(clippy::too_many_arguments)]
+fn run_typed(
+    wg: &mut Wg<'_, '_>,
+    st: ScalarType,
+    comps: usize,
+    call: &OpCall,
+    set: LaneMask,
+    rb: usize,
+    base: usize,
+    db: usize,
+    undefined: &mut Vec<(u32, Reason)>,
+) {
+    macro_rules! go {
+        ($S:ty) => {
+            match comps {
+                1 => typed::<$S, 1>(wg, call, set, rb, base, db, undefined),
+                2 => typed::<$S, 2>(wg, call, set, rb, base, db, undefined),
+                3 => typed::<$S, 3>(wg, call, set, rb, base, db, undefined),
+                _ => typed::<$S, 4>(wg, call, set, rb, base, db, undefined),
+            }
+        };
+    }
+    match st {
+        ScalarType::Bool => go!(bool),
+        ScalarType::I8 => go!(i8),
+        ScalarType::U8 => go!(u8),
+        ScalarType::I16 => go!(i16),
+        ScalarType::U16 => go!(u16),
+        ScalarType::I32 => go!(i32),
+        ScalarType::U32 => go!(u32),
+        ScalarType::I64 => go!(i64),
+        ScalarType::U64 => go!(u64),
+        ScalarType::F16 => go!(f16),
+        ScalarType::F32 => go!(f32),
+        ScalarType::F64 => go!(f64),
+    }
+}
+
+fn typed<S: MScalar, const N: usize>(
+    wg: &mut Wg<'_, '_>,
+    call: &OpCall,
+    set: LaneMask,
+    rb: usize,
+    base: usize,
+    db: usize,
+    undefined: &mut Vec<(u32, Reason)>,
+) {
+    let n = wg.n;
+    let lanes = wg.lanes;
+    let mut input = [[S::from_bits(0); N]; 128];
+    for l in set.iter() {
+        for (c, x) in input[l as usize].iter_mut().enumerate() {
+            *x = S::from_bits(wg.vals[rb + c * lanes + base + l as usize]);
+        }
+    }
+    let mut sink = RegSink {
+        vals: &mut wg.vals,
+        base,
+        lanes,
+        d: db,
+        undefined,
+    };
+    crate::model::run(call, set, &input[..n], &mut sink);
+}
+
+#[allow(dead_code)]
+const _: u32 = PROV;

@@ -1,0 +1,842 @@
+//! The pre-decoded program: every SPIR-V instruction of the supported subset turned once into an
+//! [`Inst`] whose operands are register numbers, slot counts and byte offsets — so the executor never
+//! looks at SPIR-V words, types or decorations while it runs.
+
+use crate::model::Op;
+use crate::reconverge::Mode;
+use crate::spirv::error::Location;
+use crate::spirv::types::{Scalar, Storage, TypeId, Types};
+
+/// A register: one SSA value (or constant) of the module, `slots` scalars per invocation.
+pub type Reg = u32;
+/// A block of a function, by index in [`Func::blocks`].
+pub type BlockIdx = u32;
+/// A function, by index in [`Kernel::funcs`].
+pub type FuncIdx = u32;
+/// A memory object (a variable), by index in [`Kernel::objects`].
+pub type ObjectId = u32;
+/// A load/store plan, by index in [`Kernel::plans`].
+pub type PlanId = u32;
+/// An instruction's location, by index in [`Kernel::locs`].
+pub type LocId = u32;
+
+/// Integer binary operations (on bit patterns of width `w`; signed ones say so).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum IntBin {
+    Add,
+    Sub,
+    Mul,
+    UDiv,
+    SDiv,
+    UMod,
+    SRem,
+    SMod,
+    Shl,
+    ShrL,
+    ShrA,
+    And,
+    Or,
+    Xor,
+}
+
+/// Integer comparisons.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum IntCmp {
+    Eq,
+    Ne,
+    UGt,
+    SGt,
+    UGe,
+    SGe,
+    ULt,
+    SLt,
+    ULe,
+    SLe,
+}
+
+/// Integer unary operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum IntUn {
+    Neg,
+    Not,
+    BitCount,
+    BitReverse,
+}
+
+/// Float binary operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum FloatBin {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Mod,
+}
+
+/// Float comparisons: ordered (false when either is NaN) or unordered (true when either is NaN).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum FloatCmp {
+    OrdEq,
+    UnordEq,
+    OrdNe,
+    UnordNe,
+    OrdLt,
+    UnordLt,
+    OrdGt,
+    UnordGt,
+    OrdLe,
+    UnordLe,
+    OrdGe,
+    UnordGe,
+}
+
+/// Bool binary operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum LogicBin {
+    And,
+    Or,
+    Eq,
+    Ne,
+}
+
+/// Conversions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum Conv {
+    FToU,
+    FToS,
+    SToF,
+    UToF,
+    UConvert,
+    SConvert,
+    FConvert,
+    QuantizeF16,
+}
+
+/// Atomic read-modify-write operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum AtomicOp {
+    Load,
+    Store,
+    Exchange,
+    CompareExchange,
+    Inc,
+    Dec,
+    Add,
+    Sub,
+    SMin,
+    UMin,
+    SMax,
+    UMax,
+    And,
+    Or,
+    Xor,
+    FAdd,
+    FMin,
+    FMax,
+}
+
+impl AtomicOp {
+    /// Is the final memory value independent of the order in which invocations ran this operation
+    /// (integer operations that commute)?
+    pub fn commutes(self) -> bool {
+        matches!(
+            self,
+            AtomicOp::Inc
+                | AtomicOp::Dec
+                | AtomicOp::Add
+                | AtomicOp::Sub
+                | AtomicOp::SMin
+                | AtomicOp::UMin
+                | AtomicOp::SMax
+                | AtomicOp::UMax
+                | AtomicOp::And
+                | AtomicOp::Or
+                | AtomicOp::Xor
+                | AtomicOp::FMin
+                | AtomicOp::FMax
+        )
+    }
+}
+
+/// GLSL.std.450 extended instructions the interpreter implements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum Ext {
+    Round,
+    RoundEven,
+    Trunc,
+    FAbs,
+    SAbs,
+    FSign,
+    SSign,
+    Floor,
+    Ceil,
+    Fract,
+    Radians,
+    Degrees,
+    Sin,
+    Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Sinh,
+    Cosh,
+    Tanh,
+    Asinh,
+    Acosh,
+    Atanh,
+    Atan2,
+    Pow,
+    Exp,
+    Log,
+    Exp2,
+    Log2,
+    Sqrt,
+    InverseSqrt,
+    FMin,
+    UMin,
+    SMin,
+    FMax,
+    UMax,
+    SMax,
+    FClamp,
+    UClamp,
+    SClamp,
+    FMix,
+    Step,
+    SmoothStep,
+    Fma,
+    Ldexp,
+    NMin,
+    NMax,
+    NClamp,
+    FindILsb,
+    FindSMsb,
+    FindUMsb,
+    Length,
+    Distance,
+    Normalize,
+    Cross,
+    PackHalf2x16,
+    UnpackHalf2x16,
+    PackUnorm4x8,
+    PackSnorm4x8,
+    UnpackUnorm4x8,
+    UnpackSnorm4x8,
+    PackUnorm2x16,
+    PackSnorm2x16,
+    UnpackUnorm2x16,
+    UnpackSnorm2x16,
+    PackDouble2x32,
+    UnpackDouble2x32,
+}
+
+impl Ext {
+    /// Correctly rounded (or exact) on every conforming device: compared bit for bit. Everything
+    /// else has a ULP bound or is derived from other operations in the Vulkan precision tables and
+    /// is *inexact*.
+    pub fn exact(self) -> bool {
+        use Ext::*;
+        matches!(
+            self,
+            RoundEven
+                | Trunc
+                | FAbs
+                | SAbs
+                | FSign
+                | SSign
+                | Floor
+                | Ceil
+                | FMin
+                | UMin
+                | SMin
+                | FMax
+                | UMax
+                | SMax
+                | FClamp
+                | UClamp
+                | SClamp
+                | Step
+                | NMin
+                | NMax
+                | NClamp
+                | FindILsb
+                | FindSMsb
+                | FindUMsb
+                | Ldexp
+                | PackHalf2x16
+                | UnpackHalf2x16
+                | PackDouble2x32
+                | UnpackDouble2x32
+                | UnpackUnorm4x8
+                | UnpackUnorm2x16
+        )
+    }
+}
+
+/// One step of an access chain.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// a constant byte offset (struct member, constant index)
+    Const(u32),
+    /// `index * stride` bytes, `index` a register of `width` bits (signed when `signed`), checked
+    /// against `len` elements when the array is sized
+    Dyn {
+        /// the index register
+        index: Reg,
+        /// its width in bits
+        width: u8,
+        /// sign-extend the index
+        signed: bool,
+        /// element stride in bytes
+        stride: u32,
+        /// number of elements (None for a runtime array: checked against the object's size)
+        len: Option<u32>,
+    },
+}
+
+/// A subgroup operation, ready for the model.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Group {
+    /// the catalogue operation
+    pub op: Op,
+    /// value operand: register, scalar type (signedness as the opcode reads it), components
+    pub value: Option<(Reg, Scalar, u32)>,
+    /// id / delta / mask / index / quad index operand (a `uint` register)
+    pub lane_arg: Option<Reg>,
+    /// the `uvec4` ballot operand
+    pub ballot: Option<Reg>,
+    /// a constant cluster size
+    pub cluster: Option<u32>,
+    /// the result's scalar type and component count
+    pub result: (Scalar, u32),
+}
+
+/// One instruction.
+#[derive(Clone, Debug, PartialEq)]
+#[allow(missing_docs)]
+pub enum Inst {
+    /// `d[c] = a[c] op b[c]` for `n` slots of `w`-bit integers
+    IntBin {
+        op: IntBin,
+        w: u8,
+        n: u32,
+        d: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    IntCmp {
+        op: IntCmp,
+        w: u8,
+        n: u32,
+        d: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    IntUn {
+        op: IntUn,
+        w: u8,
+        n: u32,
+        d: Reg,
+        a: Reg,
+    },
+    /// `contract`: an operand comes from an `OpFMul` a device may fuse into this add (no
+    /// `NoContraction` on either), so the result may differ from the uncontracted one
+    FloatBin {
+        op: FloatBin,
+        w: u8,
+        n: u32,
+        d: Reg,
+        a: Reg,
+        b: Reg,
+        contract: bool,
+        relaxed: bool,
+    },
+    FloatCmp {
+        op: FloatCmp,
+        w: u8,
+        n: u32,
+        d: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    FloatNeg {
+        w: u8,
+        n: u32,
+        d: Reg,
+        a: Reg,
+    },
+    /// `IsNan` (`inf = false`) / `IsInf`
+    FloatClass {
+        inf: bool,
+        w: u8,
+        n: u32,
+        d: Reg,
+        a: Reg,
+    },
+    LogicBin {
+        op: LogicBin,
+        n: u32,
+        d: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    LogicNot {
+        n: u32,
+        d: Reg,
+        a: Reg,
+    },
+    /// `OpAny` / `OpAll` over `n` bools
+    AnyAll {
+        all: bool,
+        n: u32,
+        d: Reg,
+        a: Reg,
+    },
+    /// `d = c ? a : b`; a scalar condition selects whole values of `n` slots, a vector one per slot
+    Select {
+        n: u32,
+        d: Reg,
+        c: Reg,
+        vector_cond: bool,
+        a: Reg,
+        b: Reg,
+    },
+    Conv {
+        op: Conv,
+        from: Scalar,
+        to: Scalar,
+        n: u32,
+        d: Reg,
+        a: Reg,
+    },
+    /// reinterpret the bytes of `a` (kinds `from`) as `d` (kinds `to`)
+    Bitcast {
+        from: Box<[Scalar]>,
+        to: Box<[Scalar]>,
+        d: Reg,
+        a: Reg,
+    },
+    /// `d[0..n] = a[off..off+n]` (copies, composite extracts)
+    Move {
+        d: Reg,
+        a: Reg,
+        off: u32,
+        n: u32,
+    },
+    /// `d = obj; d[off..off+n] = comp` (`total` slots)
+    Insert {
+        d: Reg,
+        obj: Reg,
+        comp: Reg,
+        off: u32,
+        n: u32,
+        total: u32,
+    },
+    /// `d = concat(parts)`: each part a register and its slot count
+    Construct {
+        d: Reg,
+        parts: Box<[(Reg, u32)]>,
+    },
+    /// `d[i] = sel[i]`: a register and slot, or `None` for an undefined component (0xFFFFFFFF)
+    Shuffle {
+        d: Reg,
+        sel: Box<[Option<(Reg, u32)>]>,
+        loc: LocId,
+    },
+    /// `d = v[idx]` with `count` elements of `elem` slots
+    ExtractDyn {
+        d: Reg,
+        v: Reg,
+        idx: Reg,
+        idx_w: u8,
+        elem: u32,
+        count: u32,
+    },
+    /// `d = v; d[idx] = comp`
+    InsertDyn {
+        d: Reg,
+        v: Reg,
+        comp: Reg,
+        idx: Reg,
+        idx_w: u8,
+        elem: u32,
+        count: u32,
+    },
+    /// `d[i] = v[i] * s` for `n` slots (vector or matrix times scalar)
+    TimesScalar {
+        w: u8,
+        n: u32,
+        d: Reg,
+        v: Reg,
+        s: Reg,
+    },
+    /// `d = m (cols × rows) * v` → rows slots
+    MatTimesVec {
+        w: u8,
+        rows: u32,
+        cols: u32,
+        d: Reg,
+        m: Reg,
+        v: Reg,
+    },
+    /// `d = v * m (cols × rows)` → cols slots
+    VecTimesMat {
+        w: u8,
+        rows: u32,
+        cols: u32,
+        d: Reg,
+        v: Reg,
+        m: Reg,
+    },
+    /// `d = a (inner cols × rows) * b (cols × inner)` → cols × rows
+    MatTimesMat {
+        w: u8,
+        rows: u32,
+        inner: u32,
+        cols: u32,
+        d: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    /// `d = a (rows) ⊗ b (cols)` → cols × rows
+    Outer {
+        w: u8,
+        rows: u32,
+        cols: u32,
+        d: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    Transpose {
+        rows: u32,
+        cols: u32,
+        d: Reg,
+        m: Reg,
+    },
+    Dot {
+        w: u8,
+        n: u32,
+        d: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    /// `(low, high)` or `(sum, carry)` results of the extended integer ops as a 2-member struct
+    IntPair {
+        op: IntPair,
+        w: u8,
+        n: u32,
+        d: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    BitField {
+        op: BitField,
+        w: u8,
+        n: u32,
+        d: Reg,
+        base: Reg,
+        insert: Reg,
+        offset: Reg,
+        count: Reg,
+    },
+    /// a GLSL.std.450 instruction: `s` is the scalar type of the first operand, `n` its components
+    Ext {
+        f: Ext,
+        s: Scalar,
+        n: u32,
+        d: Reg,
+        args: [Reg; 3],
+        nargs: u8,
+        relaxed: bool,
+    },
+    /// `Modf`/`Frexp` with an out pointer: `d` = fraction / significand, `*ptr` = whole / exponent
+    ExtOut {
+        frexp: bool,
+        w: u8,
+        n: u32,
+        d: Reg,
+        x: Reg,
+        ptr: Reg,
+        plan: PlanId,
+    },
+    Load {
+        d: Reg,
+        ptr: Reg,
+        plan: PlanId,
+    },
+    Store {
+        ptr: Reg,
+        v: Reg,
+        plan: PlanId,
+    },
+    /// `*dst = *src` (`OpCopyMemory`), through a value of the plan's slots
+    CopyMemory {
+        dst: Reg,
+        src: Reg,
+        plan: PlanId,
+        tmp: Reg,
+    },
+    AccessChain {
+        d: Reg,
+        base: Reg,
+        steps: Box<[Step]>,
+    },
+    /// `d = (object size - member offset) / stride` of the runtime array at the end of `ptr`'s block
+    ArrayLength {
+        d: Reg,
+        ptr: Reg,
+        offset: u32,
+        stride: u32,
+    },
+    Atomic {
+        op: AtomicOp,
+        s: Scalar,
+        d: Option<Reg>,
+        ptr: Reg,
+        v: Option<Reg>,
+        cmp: Option<Reg>,
+    },
+    Group(Box<Group>, Reg),
+    /// `OpControlBarrier` with execution scope Workgroup (`workgroup`) or Subgroup
+    Barrier {
+        workgroup: bool,
+    },
+    Call {
+        d: Option<Reg>,
+        f: FuncIdx,
+        args: Box<[Reg]>,
+    },
+    /// `d` becomes undefined (`OpUndef` in a function)
+    Undef {
+        d: Reg,
+        n: u32,
+    },
+}
+
+/// Extended integer arithmetic with a two-member struct result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum IntPair {
+    AddCarry,
+    SubBorrow,
+    UMulExtended,
+    SMulExtended,
+}
+
+/// Bit-field instructions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum BitField {
+    Insert,
+    SExtract,
+    UExtract,
+}
+
+/// How a block ends.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Term {
+    /// `OpBranch`
+    Branch(BlockIdx),
+    /// `OpBranchConditional`
+    Cond {
+        /// the bool condition
+        c: Reg,
+        /// taken where true
+        t: BlockIdx,
+        /// taken where false
+        f: BlockIdx,
+    },
+    /// `OpSwitch`
+    Switch {
+        /// the selector
+        sel: Reg,
+        /// its width
+        w: u8,
+        /// default target
+        default: BlockIdx,
+        /// (literal, target)
+        cases: Box<[(u64, BlockIdx)]>,
+    },
+    /// `OpReturn`
+    Return,
+    /// `OpReturnValue`
+    ReturnValue(Reg),
+    /// `OpUnreachable`
+    Unreachable,
+}
+
+/// The structured-control-flow declaration of a header block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Merge {
+    /// not a header
+    None,
+    /// `OpSelectionMerge`
+    Selection(BlockIdx),
+    /// `OpLoopMerge`
+    Loop {
+        /// merge block
+        merge: BlockIdx,
+        /// continue target
+        cont: BlockIdx,
+    },
+}
+
+/// A phi: `d` takes, in each lane, the value coming from the block the lane arrived from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Phi {
+    /// result
+    pub d: Reg,
+    /// its slots
+    pub n: u32,
+    /// (predecessor block, value)
+    pub incoming: Box<[(BlockIdx, Reg)]>,
+}
+
+/// A basic block.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Block {
+    /// the SPIR-V label id (construct ids in reports are header label ids)
+    pub label: u32,
+    /// phis, evaluated on entry
+    pub phis: Vec<Phi>,
+    /// the body
+    pub insts: Vec<Inst>,
+    /// location of each instruction of the body
+    pub locs: Vec<LocId>,
+    /// header declaration
+    pub merge: Merge,
+    /// terminator
+    pub term: Term,
+    /// location of the terminator (and of the merge instruction)
+    pub term_loc: LocId,
+    /// registers this block defines (phis and instruction results)
+    pub defs: Vec<Reg>,
+    /// for a header: can an invocation leave its construct other than through its merge block
+    /// (a break or continue of an enclosing loop, a return)?
+    pub escapes: bool,
+    /// for a loop header: every register defined in the loop's construct (they dominate uses
+    /// after the merge when defined in blocks that dominate it)
+    pub loop_defs: Vec<Reg>,
+}
+
+/// A function.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Func {
+    /// its name (`OpName`) or `%id`
+    pub name: String,
+    /// parameter registers
+    pub params: Vec<Reg>,
+    /// slots of each parameter
+    pub param_slots: Vec<u32>,
+    /// the blocks; block 0 is the entry
+    pub blocks: Vec<Block>,
+    /// `Function` variables declared here: reset (uninitialised, or to their initializer) on entry
+    pub locals: Vec<ObjectId>,
+    /// slots of the return value
+    pub ret_slots: u32,
+    /// the register holding the return value during a call (scratch of this function)
+    pub ret: Option<Reg>,
+    /// does any block of this function have phis (the executor then tracks predecessors)
+    pub has_phis: bool,
+}
+
+/// A variable.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Object {
+    /// `OpName`, or `%id`
+    pub name: String,
+    /// its storage class
+    pub storage: Storage,
+    /// pointee type
+    pub ty: TypeId,
+    /// size in bytes (for a block ending in a runtime array: its size without the array)
+    pub size: u32,
+    /// words reserved per lane (per-lane storage) or per workgroup (shared)
+    pub words: u32,
+    /// first word in per-lane or shared memory
+    pub base: u32,
+    /// initializer register
+    pub init: Option<Reg>,
+    /// (descriptor set, binding) of a buffer
+    pub binding: Option<(u32, u32)>,
+    /// a built-in input
+    pub builtin: Option<rspirv::spirv::BuiltIn>,
+    /// the block has a runtime array at its end, of this stride, at this offset
+    pub runtime_array: Option<(u32, u32)>,
+    /// the shader cannot write it (uniform, push constant, `NonWritable`)
+    pub read_only: bool,
+    /// where it is declared
+    pub loc: LocId,
+}
+
+/// How to move a value of a type between registers and memory: each slot's scalar and offset.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Plan {
+    /// (scalar, byte offset) per slot
+    pub slots: Box<[(Scalar, u32)]>,
+    /// bytes spanned
+    pub size: u32,
+}
+
+/// A constant register's value (slot bits), and whether it is `OpUndef`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Constant {
+    /// the register
+    pub reg: Reg,
+    /// slot values (bit patterns)
+    pub bits: Box<[u64]>,
+    /// `OpUndef` at module scope: the value is undefined
+    pub undef: bool,
+}
+
+/// A whole decoded module, for one entry point and one set of specialization constants.
+#[derive(Clone, Debug)]
+pub struct Kernel {
+    /// display name
+    pub name: String,
+    /// the entry point's name
+    pub entry_name: String,
+    /// the entry function
+    pub entry: FuncIdx,
+    /// workgroup size (after specialization)
+    pub local_size: [u32; 3],
+    /// the reconvergence model the module declares
+    pub declared_mode: Mode,
+    /// denormals must be preserved (`DenormPreserve`) for floats of 16, 32, 64 bits
+    pub denorm_preserve: [bool; 3],
+    /// the types
+    pub types: Types,
+    /// slots of each register
+    pub reg_slots: Vec<u32>,
+    /// constant registers
+    pub constants: Vec<Constant>,
+    /// variables
+    pub objects: Vec<Object>,
+    /// load/store plans
+    pub plans: Vec<Plan>,
+    /// functions
+    pub funcs: Vec<Func>,
+    /// every location an instruction can be at
+    pub locs: Vec<Location>,
+    /// per-lane memory words per invocation
+    pub lane_words: u32,
+    /// shared memory words per workgroup
+    pub shared_words: u32,
+    /// header label id → location of its merge instruction (for naming constructs)
+    pub constructs: std::collections::HashMap<u32, LocId>,
+    /// specialization constants the module declares: (SpecId, type name, default bits)
+    pub spec_ids: Vec<(u32, String)>,
+    /// every subgroup operation in the module uses only ops of these catalogue entries
+    pub uses_subgroups: bool,
+}

@@ -1,0 +1,215 @@
+//! A SPIR-V interpreter on the reference model: a user's compute shader run lane by lane, every
+//! subgroup operation evaluated by [`crate::model`], reconvergence decided by
+//! [`crate::reconverge::flow`], and every value that the specs leave undefined, order-dependent or
+//! imprecise carried as such to the buffers it reaches, with the chain of instructions that made it
+//! so. No Vulkan types in here: the device side lives in [`crate::kernel`].
+//!
+//! - [`decode()`]: SPIR-V words → a [`Kernel`] (pre-decoded instructions, registers, layouts).
+//! - [`run_model`]: runs a kernel on bound buffers under a [`RunConfig`] (subgroup size, lane
+//!   layout, reconvergence mode, workgroup count) → a [`ModelRun`]: the buffers afterwards, each
+//!   word's status, and the [`Finding`]s (races, divergent barriers, out-of-bounds accesses, lost
+//!   paths).
+//!
+//! ```
+//! use lockstep::spirv::*;
+//! use lockstep::model::{LaneOrder, SubgroupSize};
+//! use lockstep::reconverge::Mode;
+//! // A tiny module assembled by hand is in the tests; here, the words of a kernel that writes
+//! // gl_SubgroupInvocationID to b[gl_GlobalInvocationID.x] (see tests/spirv.rs for the GLSL).
+//! let words = lockstep::spirv::examples::lane_ids();
+//! let k = decode(&words, &DecodeOptions::default()).unwrap();
+//! let cfg = RunConfig { size: SubgroupSize::new(4).unwrap(), layout: LaneOrder::ROW_MAJOR,
+//!     mode: Mode::Base, workgroups: [2, 1, 1], max_steps: DEFAULT_MAX_STEPS };
+//! let buf = BufferInput { set: 0, binding: 0, bytes: vec![0; 64], ..Default::default() };
+//! let run = run_model(&k, cfg, &[buf], None).unwrap();
+//! let b = &run.buffers[0];
+//! let words: Vec<u32> = b.bytes.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+//! assert_eq!(words[..8], [0, 1, 2, 3, 0, 1, 2, 3]);
+//! assert!(run.findings.is_empty());
+//! ```
+
+pub mod decode;
+pub mod error;
+pub mod examples;
+pub mod exec;
+mod glsl;
+mod group;
+pub mod inst;
+pub mod mem;
+mod memops;
+mod ops;
+pub mod prov;
+pub mod report;
+pub mod scalar;
+pub mod types;
+
+pub use decode::{decode, DecodeOptions, SpecInput};
+pub use error::{Location, SpirvError};
+pub use exec::{Finding, RunConfig, DEFAULT_MAX_STEPS};
+pub use inst::Kernel;
+pub use prov::{Cause, Prov, Provs, INEXACT, PROV};
+pub use report::{ModelRun, WordStatus};
+
+use crate::spirv::exec::Dispatch;
+use crate::spirv::mem::Buffer;
+use crate::spirv::types::Storage;
+use std::sync::atomic::Ordering::Relaxed;
+
+/// A buffer bound for a run: descriptor set, binding and its bytes.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct BufferInput {
+    /// descriptor set
+    pub set: u32,
+    /// binding
+    pub binding: u32,
+    /// contents (little-endian)
+    pub bytes: Vec<u8>,
+    /// byte ranges that already hold no defined value (from an earlier run), with why
+    pub undefined: Vec<(std::ops::Range<usize>, String)>,
+}
+
+/// Runs `k` on the model: `buffers` for its storage and uniform buffer bindings, `push` for its
+/// push-constant block. Every binding the kernel declares must be given, at least as large as the
+/// block's fixed part; bindings the kernel does not declare are an error too.
+pub fn run_model(
+    k: &Kernel,
+    cfg: RunConfig,
+    buffers: &[BufferInput],
+    push: Option<&[u8]>,
+) -> Result<ModelRun, SpirvError> {
+    run_model_with_progress(k, cfg, buffers, push, None)
+}
+
+/// [`run_model`], calling `progress(workgroups done, workgroups)` about ten times a second while it
+/// runs.
+pub fn run_model_with_progress(
+    k: &Kernel,
+    cfg: RunConfig,
+    buffers: &[BufferInput],
+    push: Option<&[u8]>,
+    progress: Option<&(dyn Fn(u64, u64) + Sync)>,
+) -> Result<ModelRun, SpirvError> {
+    let provs = Provs::default();
+    let mut bound: Vec<Option<Buffer>> = (0..k.objects.len()).map(|_| None).collect();
+    let mut used = vec![false; buffers.len()];
+    for (i, o) in k.objects.iter().enumerate() {
+        match o.storage {
+            Storage::StorageBuffer | Storage::Uniform => {
+                let (set, binding) = o.binding.unwrap_or((0, 0));
+                let Some(pos) = buffers
+                    .iter()
+                    .position(|b| b.set == set && b.binding == binding)
+                else {
+                    return Err(SpirvError::Setup(format!(
+                        "no buffer for set {set} binding {binding} ({}, {} bytes{}); give one with --buffer {}{binding}=SPEC",
+                        o.name,
+                        o.size,
+                        if o.runtime_array.is_some() { " plus its runtime array" } else { "" },
+                        if set == 0 { String::new() } else { format!("{set}.") }
+                    )));
+                };
+                used[pos] = true;
+                let b = &buffers[pos];
+                if (b.bytes.len() as u64) < o.size as u64 {
+                    return Err(SpirvError::Setup(format!(
+                        "the buffer for set {set} binding {binding} has {} bytes, but the shader's block {} needs at least {} bytes",
+                        b.bytes.len(),
+                        o.name,
+                        o.size
+                    )));
+                }
+                let writable = o.storage == Storage::StorageBuffer && !o.read_only;
+                let buf = Buffer::new(&b.bytes, writable);
+                for (range, why) in &b.undefined {
+                    let p = provs.intern(Prov {
+                        cause: Cause::Input { why: why.clone() },
+                        loc: o.loc,
+                        parent: 0,
+                    });
+                    for w in range.start / 4..range.end.div_ceil(4).min(buf.taint.len()) {
+                        buf.taint[w].store(p, Relaxed);
+                    }
+                }
+                bound[i] = Some(buf);
+            }
+            Storage::PushConstant => {
+                let bytes = push.unwrap_or(&[]);
+                if (bytes.len() as u64) < o.size as u64 {
+                    return Err(SpirvError::Setup(format!(
+                        "the push constants have {} bytes, but the shader's block {} needs {} bytes (--push)",
+                        bytes.len(),
+                        o.name,
+                        o.size
+                    )));
+                }
+                bound[i] = Some(Buffer::new(bytes, false));
+            }
+            _ => {}
+        }
+    }
+    if let Some(pos) = used.iter().position(|u| !u) {
+        let b = &buffers[pos];
+        return Err(SpirvError::Setup(format!(
+            "set {} binding {} is given a buffer, but the shader declares no such binding",
+            b.set, b.binding
+        )));
+    }
+    let d = Dispatch::new(k, cfg, bound, provs)?;
+    match progress {
+        None => d.run()?,
+        Some(p) => {
+            let total = d.workgroup_count();
+            let finished = std::sync::atomic::AtomicBool::new(false);
+            std::thread::scope(|scope| {
+                scope.spawn(|| {
+                    while !finished.load(Relaxed) {
+                        p(d.done.load(Relaxed), total);
+                        std::thread::sleep(std::time::Duration::from_millis(100));
+                    }
+                    p(d.done.load(Relaxed), total);
+                });
+                let r = d.run();
+                finished.store(true, Relaxed);
+                r
+            })?;
+        }
+    }
+    let mut out = Vec::new();
+    for (i, o) in k.objects.iter().enumerate() {
+        if let (Some(b), Some((set, binding))) = (&d.buffers[i], o.binding) {
+            out.push(report::BufferOutput {
+                set,
+                binding,
+                object: i as u32,
+                bytes: b.bytes(),
+                taint: b.taint.iter().map(|t| t.load(Relaxed)).collect(),
+                writer: match &b.shadow {
+                    Some(sh) => sh
+                        .w_who
+                        .iter()
+                        .zip(&sh.w_loc)
+                        .map(|(w, l)| (w.load(Relaxed), l.load(Relaxed)))
+                        .collect(),
+                    None => Vec::new(),
+                },
+            });
+        }
+    }
+    let findings = std::mem::take(&mut *d.findings.lock().unwrap_or_else(|e| e.into_inner()));
+    Ok(ModelRun {
+        buffers: out,
+        findings,
+        finding_count: d.finding_count.load(Relaxed),
+        lane_instructions: d.lane_instructions.load(Relaxed),
+        invocations: d.workgroup_count() * k.local_size.iter().map(|&x| x as u64).product::<u64>(),
+        lanes_per_wg: d.lanes_per_wg,
+        map: d.map.clone(),
+        local_size: k.local_size,
+        workgroups: d.cfg.workgroups,
+        mode: d.cfg.mode,
+        provs: d.provs,
+        locs: k.locs.clone(),
+        constructs: k.constructs.clone(),
+        objects: k.objects.iter().map(|o| o.name.clone()).collect(),
+    })
+}

@@ -1,0 +1,1218 @@
+//! Executing one instruction for the lanes of a flow: the value loops (one per slot, over
+//! contiguous lanes) and the taint loops beside them, which run only when an operand or the result
+//! carries taint.
+
+use crate::model::LaneMask;
+use crate::reconverge::Flow;
+use crate::spirv::error::SpirvError;
+use crate::spirv::exec::{each_lane, Wg, INEXACT_BIT};
+use crate::spirv::inst::*;
+use crate::spirv::prov::{combine, Cause, INEXACT, PROV};
+use crate::spirv::scalar::{self, f_get, f_put, mask, sext, ScalarUndef};
+use crate::spirv::types::Scalar;
+
+impl Wg<'_, '_> {
+    /// Executes `inst` (not calls or barriers) for the lanes of `flow`.
+    pub(crate) fn exec(&mut self, inst: &Inst, loc: LocId, flow: &Flow) -> Result<(), SpirvError> {
+        let set = &flow.set[..];
+        match inst {
+            Inst::IntBin { op, w, n, d, a, b } => {
+                // One loop per operation (the op is a constant inside each), one definition in
+                // `scalar::int_bin`.
+                let w = *w;
+                macro_rules! ib {
+                    ($($o:ident),*) => {
+                        match op {
+                            $(IntBin::$o => self.map2(set, *n, *d, *a, *b, 0, loc, |x, y| scalar::int_bin(IntBin::$o, w, x, y)),)*
+                        }
+                    };
+                }
+                ib!(Add, Sub, Mul, UDiv, SDiv, UMod, SRem, SMod, Shl, ShrL, ShrA, And, Or, Xor);
+            }
+            Inst::IntCmp { op, w, n, d, a, b } => {
+                let w = *w;
+                macro_rules! ic {
+                    ($($o:ident),*) => {
+                        match op {
+                            $(IntCmp::$o => self.map2(set, *n, *d, *a, *b, 0, loc, |x, y| Ok(scalar::int_cmp(IntCmp::$o, w, x, y) as u64)),)*
+                        }
+                    };
+                }
+                ic!(Eq, Ne, UGt, SGt, UGe, SGe, ULt, SLt, ULe, SLe);
+            }
+            Inst::IntUn { op, w, n, d, a } => {
+                let (op, w) = (*op, *w);
+                self.map1(set, *n, *d, *a, 0, loc, |x| Ok(scalar::int_un(op, w, x)));
+            }
+            Inst::FloatBin {
+                op,
+                w,
+                n,
+                d,
+                a,
+                b,
+                contract,
+                relaxed,
+            } => {
+                let w = *w;
+                // Division, remainder and modulo have ULP bounds (Vulkan precision tables); an add
+                // fed by a multiply may be fused; RelaxedPrecision may compute at lower precision.
+                let inexact = *contract
+                    || *relaxed
+                    || matches!(op, FloatBin::Div | FloatBin::Rem | FloatBin::Mod);
+                let extra = if inexact { INEXACT } else { 0 };
+                macro_rules! fb {
+                    ($w:expr; $($o:ident),*) => {
+                        match op {
+                            $(FloatBin::$o => self.map2(set, *n, *d, *a, *b, extra, loc, |x, y| Ok(scalar::float_bin(FloatBin::$o, $w, x, y))),)*
+                        }
+                    };
+                }
+                if w == 32 {
+                    fb!(32; Add, Sub, Mul, Div, Rem, Mod);
+                } else {
+                    fb!(w; Add, Sub, Mul, Div, Rem, Mod);
+                }
+                self.denormals(set, *n, *d, &[*a, *b], w);
+            }
+            Inst::FloatCmp { op, w, n, d, a, b } => {
+                let w = *w;
+                macro_rules! fc {
+                    ($($o:ident),*) => {
+                        match op {
+                            $(FloatCmp::$o => self.map2(set, *n, *d, *a, *b, 0, loc, |x, y| Ok(scalar::float_cmp(FloatCmp::$o, w, x, y) as u64)),)*
+                        }
+                    };
+                }
+                fc!(
+                    OrdEq, UnordEq, OrdNe, UnordNe, OrdLt, UnordLt, OrdGt, UnordGt, OrdLe, UnordLe,
+                    OrdGe, UnordGe
+                );
+            }
+            Inst::FloatNeg { w, n, d, a } => {
+                let w = *w;
+                self.map1(set, *n, *d, *a, 0, loc, |x| Ok(scalar::float_neg(w, x)));
+            }
+            Inst::FloatClass { inf, w, n, d, a } => {
+                let (inf, w) = (*inf, *w);
+                self.map1(set, *n, *d, *a, 0, loc, |x| {
+                    let f = f_get(w, x);
+                    Ok(if inf { f.is_infinite() } else { f.is_nan() } as u64)
+                });
+            }
+            Inst::LogicBin { op, n, d, a, b } => {
+                let op = *op;
+                self.map2(set, *n, *d, *a, *b, 0, loc, |x, y| {
+                    let (x, y) = (x != 0, y != 0);
+                    Ok(match op {
+                        LogicBin::And => x && y,
+                        LogicBin::Or => x || y,
+                        LogicBin::Eq => x == y,
+                        LogicBin::Ne => x != y,
+                    } as u64)
+                });
+            }
+            Inst::LogicNot { n, d, a } => {
+                self.map1(set, *n, *d, *a, 0, loc, |x| Ok((x == 0) as u64));
+            }
+            Inst::AnyAll { all, n, d, a } => self.any_all(set, *all, *n, *d, *a),
+            Inst::Select {
+                n,
+                d,
+                c,
+                vector_cond,
+                a,
+                b,
+            } => self.select(set, *n, *d, *c, *vector_cond, *a, *b),
+            Inst::Conv {
+                op,
+                from,
+                to,
+                n,
+                d,
+                a,
+            } => {
+                let (op, from, to) = (*op, *from, *to);
+                self.map1(set, *n, *d, *a, 0, loc, |x| {
+                    scalar::convert(op, from, to, x)
+                });
+                if from.is_float() || to.is_float() {
+                    let w = if to.is_float() {
+                        to.bits()
+                    } else {
+                        from.bits()
+                    } as u8;
+                    self.denormals(set, *n, *d, &[*a], w);
+                }
+            }
+            Inst::Bitcast { from, to, d, a } => self.bitcast(set, from, to, *d, *a),
+            Inst::Move { d, a, off, n } => self.move_slots(set, *d, *a, *off, *n),
+            Inst::Insert {
+                d,
+                obj,
+                comp,
+                off,
+                n,
+                total,
+            } => {
+                self.move_slots(set, *d, *obj, 0, *total);
+                self.move_into(set, *d, *off, *comp, 0, *n);
+            }
+            Inst::Construct { d, parts } => {
+                let mut at = 0;
+                for &(r, k) in parts.iter() {
+                    self.move_into(set, *d, at, r, 0, k);
+                    at += k;
+                }
+            }
+            Inst::Shuffle { d, sel, loc } => {
+                for (k, s) in sel.iter().enumerate() {
+                    match s {
+                        Some((r, slot)) => self.move_into(set, *d, k as u32, *r, *slot, 1),
+                        None => {
+                            let p = self.undefined(Cause::UndefComponent, *loc);
+                            self.fill_taint(set, *d, k as u32, 1, p);
+                        }
+                    }
+                }
+            }
+            Inst::ExtractDyn {
+                d,
+                v,
+                idx,
+                idx_w,
+                elem,
+                count,
+            } => self.extract_dyn(set, *d, *v, *idx, *idx_w, *elem, *count, loc),
+            Inst::InsertDyn {
+                d,
+                v,
+                comp,
+                idx,
+                idx_w,
+                elem,
+                count,
+            } => {
+                self.move_slots(set, *d, *v, 0, elem * count);
+                self.insert_dyn(set, *d, *comp, *idx, *idx_w, *elem, *count, loc);
+            }
+            Inst::TimesScalar { w, n, d, v, s } => self.times_scalar(set, *w, *n, *d, *v, *s),
+            Inst::MatTimesVec {
+                w,
+                rows,
+                cols,
+                d,
+                m,
+                v,
+            } => {
+                // d[r] = Σ_c m[c][r] · v[c]
+                let (rows, cols) = (*rows, *cols);
+                self.linear(set, *w, *d, rows, |r| {
+                    (0..cols).map(|c| ((*m, c * rows + r), (*v, c))).collect()
+                });
+            }
+            Inst::VecTimesMat {
+                w,
+                rows,
+                cols,
+                d,
+                v,
+                m,
+            } => {
+                // d[c] = Σ_r v[r] · m[c][r]
+                let (rows, cols) = (*rows, *cols);
+                self.linear(set, *w, *d, cols, |c| {
+                    (0..rows).map(|r| ((*v, r), (*m, c * rows + r))).collect()
+                });
+            }
+            Inst::MatTimesMat {
+                w,
+                rows,
+                inner,
+                cols,
+                d,
+                a,
+                b,
+            } => {
+                // d[c][r] = Σ_k a[k][r] · b[c][k]
+                let (rows, inner) = (*rows, *inner);
+                self.linear(set, *w, *d, rows * cols, |o| {
+                    let (c, r) = (o / rows, o % rows);
+                    (0..inner)
+                        .map(|k| ((*a, k * rows + r), (*b, c * inner + k)))
+                        .collect()
+                });
+            }
+            Inst::Outer {
+                w,
+                rows,
+                cols: _,
+                d,
+                a,
+                b,
+            } => {
+                // d[c][r] = a[r] · b[c]  (one product: correctly rounded)
+                let (rows, cols) = (*rows, self.k.reg_slots[*d as usize] / *rows);
+                let w = *w;
+                for c in 0..cols {
+                    for r in 0..rows {
+                        self.map2_slots(set, *d, c * rows + r, *a, r, *b, c, 0, |x, y| {
+                            scalar::float_bin(FloatBin::Mul, w, x, y)
+                        });
+                    }
+                }
+            }
+            Inst::Transpose { rows, cols, d, m } => {
+                for c in 0..*cols {
+                    for r in 0..*rows {
+                        // d has `rows` columns of `cols` components: d[r][c] = m[c][r]
+                        self.move_into(set, *d, r * cols + c, *m, c * rows + r, 1);
+                    }
+                }
+            }
+            Inst::Dot { w, n, d, a, b } => {
+                let n = *n;
+                self.linear(set, *w, *d, 1, |_| {
+                    (0..n).map(|i| ((*a, i), (*b, i))).collect()
+                });
+            }
+            Inst::IntPair { op, w, n, d, a, b } => self.int_pair(set, *op, *w, *n, *d, *a, *b),
+            Inst::BitField {
+                op,
+                w,
+                n,
+                d,
+                base,
+                insert,
+                offset,
+                count,
+            } => self.bit_field(set, *op, *w, *n, *d, *base, *insert, *offset, *count, loc),
+            Inst::Ext {
+                f,
+                s,
+                n,
+                d,
+                args,
+                nargs,
+                relaxed,
+            } => self.ext(set, *f, *s, *n, *d, args, *nargs, *relaxed, loc)?,
+            Inst::ExtOut {
+                frexp,
+                w,
+                n,
+                d,
+                x,
+                ptr,
+                plan,
+            } => self.ext_out(flow, *frexp, *w, *n, *d, *x, *ptr, *plan, loc)?,
+            Inst::Load { d, ptr, plan } => self.load(flow, *d, *ptr, *plan, loc)?,
+            Inst::Store { ptr, v, plan } => self.store(flow, *ptr, *v, *plan, loc)?,
+            Inst::CopyMemory {
+                dst,
+                src,
+                plan,
+                tmp,
+            } => {
+                self.load(flow, *tmp, *src, *plan, loc)?;
+                self.store(flow, *dst, *tmp, *plan, loc)?;
+            }
+            Inst::AccessChain { d, base, steps } => self.access_chain(set, *d, *base, steps),
+            Inst::ArrayLength {
+                d,
+                ptr,
+                offset,
+                stride,
+            } => self.array_length(set, *d, *ptr, *offset, *stride),
+            Inst::Atomic {
+                op,
+                s,
+                d,
+                ptr,
+                v,
+                cmp,
+            } => self.atomic(flow, *op, *s, *d, *ptr, *v, *cmp, loc)?,
+            Inst::Group(g, d) => self.group(flow, g, *d, loc)?,
+            Inst::Undef { d, n } => {
+                let p = self.undefined(Cause::Undef, loc);
+                self.fill_taint(set, *d, 0, *n, p);
+            }
+            Inst::Call { .. } | Inst::Barrier { .. } => {
+                unreachable!("calls and barriers are executed by the block loop")
+            }
+        }
+        Ok(())
+    }
+
+    /// Sets the taint of slots `off..off+n` of `d` to `t` for the lanes of `set`.
+    pub(crate) fn fill_taint(&mut self, set: &[LaneMask], d: Reg, off: u32, n: u32, t: u32) {
+        self.make_dirty(d);
+        let (lanes, nl) = (self.lanes, self.n);
+        let db = self.off[d as usize];
+        for c in off..off + n {
+            let row = db + c as usize * lanes;
+            let taint = &mut self.taint;
+            each_lane(set, nl, |s| taint[row + s] = t);
+        }
+    }
+
+    /// `d[c] = f(a[c], b[c])` for slots `0..n`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub(crate) fn map2(
+        &mut self,
+        set: &[LaneMask],
+        n: u32,
+        d: Reg,
+        a: Reg,
+        b: Reg,
+        extra: u32,
+        loc: LocId,
+        f: impl Fn(u64, u64) -> Result<u64, ScalarUndef>,
+    ) {
+        let (lanes, nl) = (self.lanes, self.n);
+        let (db, ab, bb) = (
+            self.off[d as usize],
+            self.off[a as usize],
+            self.off[b as usize],
+        );
+        let (ta, tb) = (self.dirty[a as usize], self.dirty[b as usize]);
+        if ta || tb || extra != 0 {
+            self.make_dirty(d);
+        }
+        let td = self.dirty[d as usize];
+        self.errs.clear();
+        for c in 0..n as usize {
+            let (dr, ar, br) = (db + c * lanes, ab + c * lanes, bb + c * lanes);
+            {
+                let vals = &mut self.vals;
+                let errs = &mut self.errs;
+                each_lane(set, nl, |s| match f(vals[ar + s], vals[br + s]) {
+                    Ok(v) => vals[dr + s] = v,
+                    Err(e) => {
+                        vals[dr + s] = 0;
+                        errs.push((s, c as u32, e));
+                    }
+                });
+            }
+            if td {
+                let taint = &mut self.taint;
+                each_lane(set, nl, |s| {
+                    let x = if ta { taint[ar + s] } else { 0 };
+                    let y = if tb { taint[br + s] } else { 0 };
+                    taint[dr + s] = combine(x, y) | extra;
+                });
+            }
+        }
+        self.scalar_errors(d, loc);
+    }
+
+    /// `d[dc] = f(a[ac], b[bc])` for one slot of each.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn map2_slots(
+        &mut self,
+        set: &[LaneMask],
+        d: Reg,
+        dc: u32,
+        a: Reg,
+        ac: u32,
+        b: Reg,
+        bc: u32,
+        extra: u32,
+        f: impl Fn(u64, u64) -> u64,
+    ) {
+        let (lanes, nl) = (self.lanes, self.n);
+        let dr = self.off[d as usize] + dc as usize * lanes;
+        let ar = self.off[a as usize] + ac as usize * lanes;
+        let br = self.off[b as usize] + bc as usize * lanes;
+        let (ta, tb) = (self.dirty[a as usize], self.dirty[b as usize]);
+        if ta || tb || extra != 0 {
+            self.make_dirty(d);
+        }
+        let td = self.dirty[d as usize];
+        {
+            let vals = &mut self.vals;
+            each_lane(set, nl, |s| vals[dr + s] = f(vals[ar + s], vals[br + s]));
+        }
+        if td {
+            let taint = &mut self.taint;
+            each_lane(set, nl, |s| {
+                let x = if ta { taint[ar + s] } else { 0 };
+                let y = if tb { taint[br + s] } else { 0 };
+                taint[dr + s] = combine(x, y) | extra;
+            });
+        }
+    }
+
+    /// `d[c] = f(a[c])` for slots `0..n`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub(crate) fn map1(
+        &mut self,
+        set: &[LaneMask],
+        n: u32,
+        d: Reg,
+        a: Reg,
+        extra: u32,
+        loc: LocId,
+        f: impl Fn(u64) -> Result<u64, ScalarUndef>,
+    ) {
+        let (lanes, nl) = (self.lanes, self.n);
+        let (db, ab) = (self.off[d as usize], self.off[a as usize]);
+        let ta = self.dirty[a as usize];
+        if ta || extra != 0 {
+            self.make_dirty(d);
+        }
+        let td = self.dirty[d as usize];
+        self.errs.clear();
+        for c in 0..n as usize {
+            let (dr, ar) = (db + c * lanes, ab + c * lanes);
+            {
+                let vals = &mut self.vals;
+                let errs = &mut self.errs;
+                each_lane(set, nl, |s| match f(vals[ar + s]) {
+                    Ok(v) => vals[dr + s] = v,
+                    Err(e) => {
+                        vals[dr + s] = 0;
+                        errs.push((s, c as u32, e));
+                    }
+                });
+            }
+            if td {
+                let taint = &mut self.taint;
+                each_lane(set, nl, |s| {
+                    taint[dr + s] = (if ta { taint[ar + s] } else { 0 }) | extra;
+                });
+            }
+        }
+        self.scalar_errors(d, loc);
+    }
+
+    /// Taints the lanes whose scalar rule said "undefined" (collected in `errs`).
+    fn scalar_errors(&mut self, d: Reg, loc: LocId) {
+        if self.errs.is_empty() {
+            return;
+        }
+        self.make_dirty(d);
+        let errs = std::mem::take(&mut self.errs);
+        let db = self.off[d as usize];
+        for &(s, c, e) in &errs {
+            let p = self.prov(Cause::Scalar(e), loc, 0);
+            let i = db + c as usize * self.lanes + s;
+            self.taint[i] = p | (self.taint[i] & INEXACT);
+        }
+        self.errs = errs;
+        self.errs.clear();
+    }
+
+    /// Marks results inexact where a denormal is an operand or the result and the module does not
+    /// preserve denormals (a device may flush them to zero: Vulkan, "Floating-Point Computation").
+    fn denormals(&mut self, set: &[LaneMask], n: u32, d: Reg, srcs: &[Reg], w: u8) {
+        if !self.denorm_flushable(w) {
+            return;
+        }
+        let (lanes, nl) = (self.lanes, self.n);
+        let mut any = false;
+        for c in 0..n as usize {
+            for &r in srcs.iter().chain(std::iter::once(&d)) {
+                let row = self.off[r as usize] + c * lanes;
+                let vals = &self.vals;
+                each_lane(set, nl, |s| any |= scalar::is_denormal(w, vals[row + s]));
+            }
+        }
+        if !any {
+            return;
+        }
+        self.make_dirty(d);
+        for c in 0..n as usize {
+            let dr = self.off[d as usize] + c * lanes;
+            for &r in srcs.iter().chain(std::iter::once(&d)) {
+                let row = self.off[r as usize] + c * lanes;
+                let (vals, taint) = (&self.vals, &mut self.taint);
+                each_lane(set, nl, |s| {
+                    if scalar::is_denormal(w, vals[row + s]) {
+                        taint[dr + s] |= INEXACT;
+                    }
+                });
+            }
+        }
+    }
+
+    /// Copies `n` slots of `a` from `off` into `d` from 0.
+    pub(crate) fn move_slots(&mut self, set: &[LaneMask], d: Reg, a: Reg, off: u32, n: u32) {
+        self.move_into(set, d, 0, a, off, n)
+    }
+
+    /// `d[doff..doff+n] = a[aoff..aoff+n]`.
+    pub(crate) fn move_into(
+        &mut self,
+        set: &[LaneMask],
+        d: Reg,
+        doff: u32,
+        a: Reg,
+        aoff: u32,
+        n: u32,
+    ) {
+        let (lanes, nl) = (self.lanes, self.n);
+        let ta = self.dirty[a as usize];
+        if ta {
+            self.make_dirty(d);
+        }
+        let td = self.dirty[d as usize];
+        let (db, ab) = (self.off[d as usize], self.off[a as usize]);
+        for c in 0..n as usize {
+            let dr = db + (doff as usize + c) * lanes;
+            let ar = ab + (aoff as usize + c) * lanes;
+            let vals = &mut self.vals;
+            each_lane(set, nl, |s| vals[dr + s] = vals[ar + s]);
+            if td {
+                let taint = &mut self.taint;
+                each_lane(set, nl, |s| {
+                    taint[dr + s] = if ta { taint[ar + s] } else { 0 }
+                });
+            }
+        }
+    }
+
+    fn any_all(&mut self, set: &[LaneMask], all: bool, n: u32, d: Reg, a: Reg) {
+        let (lanes, nl) = (self.lanes, self.n);
+        let (db, ab) = (self.off[d as usize], self.off[a as usize]);
+        let ta = self.dirty[a as usize];
+        if ta {
+            self.make_dirty(d);
+        }
+        let td = self.dirty[d as usize];
+        let (vals, taint) = (&mut self.vals, &mut self.taint);
+        each_lane(set, nl, |s| {
+            let mut r = all;
+            let mut t = 0;
+            for c in 0..n as usize {
+                let v = vals[ab + c * lanes + s] != 0;
+                r = if all { r && v } else { r || v };
+                if ta {
+                    t = combine(t, taint[ab + c * lanes + s]);
+                }
+            }
+            vals[db + s] = r as u64;
+            if td {
+                taint[db + s] = t;
+            }
+        });
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn select(
+        &mut self,
+        set: &[LaneMask],
+        n: u32,
+        d: Reg,
+        c: Reg,
+        vector_cond: bool,
+        a: Reg,
+        b: Reg,
+    ) {
+        let (lanes, nl) = (self.lanes, self.n);
+        let (db, cb, ab, bb) = (
+            self.off[d as usize],
+            self.off[c as usize],
+            self.off[a as usize],
+            self.off[b as usize],
+        );
+        let (tc, ta, tb) = (
+            self.dirty[c as usize],
+            self.dirty[a as usize],
+            self.dirty[b as usize],
+        );
+        if tc || ta || tb {
+            self.make_dirty(d);
+        }
+        let td = self.dirty[d as usize];
+        for k in 0..n as usize {
+            let cr = cb + if vector_cond { k * lanes } else { 0 };
+            let (dr, ar, br) = (db + k * lanes, ab + k * lanes, bb + k * lanes);
+            let (vals, taint) = (&mut self.vals, &mut self.taint);
+            each_lane(set, nl, |s| {
+                let pick_a = vals[cr + s] != 0;
+                vals[dr + s] = if pick_a { vals[ar + s] } else { vals[br + s] };
+                if td {
+                    let tv = if pick_a {
+                        if ta {
+                            taint[ar + s]
+                        } else {
+                            0
+                        }
+                    } else if tb {
+                        taint[br + s]
+                    } else {
+                        0
+                    };
+                    // An undefined condition makes the selected value undefined too.
+                    taint[dr + s] = combine(if tc { taint[cr + s] } else { 0 }, tv);
+                }
+            });
+        }
+    }
+
+    fn bitcast(&mut self, set: &[LaneMask], from: &[Scalar], to: &[Scalar], d: Reg, a: Reg) {
+        // Reinterpret: concatenate the source slots' bits (little-endian), cut into the result's.
+        let (lanes, nl) = (self.lanes, self.n);
+        let (db, ab) = (self.off[d as usize], self.off[a as usize]);
+        let ta = self.dirty[a as usize];
+        if ta {
+            self.make_dirty(d);
+        }
+        let td = self.dirty[d as usize];
+        let (vals, taint) = (&mut self.vals, &mut self.taint);
+        each_lane(set, nl, |s| {
+            let mut acc: u128 = 0;
+            let mut bits = 0u32;
+            let mut t = 0u32;
+            for (c, sc) in from.iter().enumerate() {
+                acc |= ((vals[ab + c * lanes + s] & mask(sc.bits() as u8)) as u128) << bits;
+                bits += sc.bits();
+                if ta {
+                    t = combine(t, taint[ab + c * lanes + s]);
+                }
+            }
+            let mut at = 0u32;
+            for (c, sc) in to.iter().enumerate() {
+                vals[db + c * lanes + s] = ((acc >> at) as u64) & mask(sc.bits() as u8);
+                at += sc.bits();
+                if td {
+                    taint[db + c * lanes + s] = t;
+                }
+            }
+        });
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn extract_dyn(
+        &mut self,
+        set: &[LaneMask],
+        d: Reg,
+        v: Reg,
+        idx: Reg,
+        idx_w: u8,
+        elem: u32,
+        count: u32,
+        loc: LocId,
+    ) {
+        let (lanes, nl) = (self.lanes, self.n);
+        let (db, vb, ib) = (
+            self.off[d as usize],
+            self.off[v as usize],
+            self.off[idx as usize],
+        );
+        let (tv, ti) = (self.dirty[v as usize], self.dirty[idx as usize]);
+        self.make_dirty(d);
+        let mut bad: Vec<(usize, u64)> = Vec::new();
+        {
+            let (vals, taint) = (&mut self.vals, &mut self.taint);
+            each_lane(set, nl, |s| {
+                let i = vals[ib + s] & mask(idx_w);
+                let it = if ti { taint[ib + s] } else { 0 };
+                if i >= count as u64 {
+                    bad.push((s, i));
+                    return;
+                }
+                for c in 0..elem as usize {
+                    let src = vb + (i as usize * elem as usize + c) * lanes + s;
+                    vals[db + c * lanes + s] = vals[src];
+                    taint[db + c * lanes + s] = combine(it, if tv { taint[src] } else { 0 });
+                }
+            });
+        }
+        for (s, i) in bad {
+            // SPIR-V OpVectorExtractDynamic: "behavior is undefined if Index's value is less than
+            // zero or greater than or equal to the number of components".
+            let p = self.prov(
+                Cause::IndexOutOfRange {
+                    index: i,
+                    len: count,
+                },
+                loc,
+                0,
+            );
+            for c in 0..elem as usize {
+                self.taint[db + c * lanes + s] = p;
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn insert_dyn(
+        &mut self,
+        set: &[LaneMask],
+        d: Reg,
+        comp: Reg,
+        idx: Reg,
+        idx_w: u8,
+        elem: u32,
+        count: u32,
+        loc: LocId,
+    ) {
+        let (lanes, nl) = (self.lanes, self.n);
+        let (db, cb, ib) = (
+            self.off[d as usize],
+            self.off[comp as usize],
+            self.off[idx as usize],
+        );
+        let (tc, ti) = (self.dirty[comp as usize], self.dirty[idx as usize]);
+        self.make_dirty(d);
+        let mut bad: Vec<(usize, u64)> = Vec::new();
+        {
+            let (vals, taint) = (&mut self.vals, &mut self.taint);
+            each_lane(set, nl, |s| {
+                let i = vals[ib + s] & mask(idx_w);
+                if i >= count as u64 {
+                    bad.push((s, i));
+                    return;
+                }
+                let it = if ti { taint[ib + s] } else { 0 };
+                for c in 0..elem as usize {
+                    let dst = db + (i as usize * elem as usize + c) * lanes + s;
+                    vals[dst] = vals[cb + c * lanes + s];
+                    taint[dst] = combine(it, if tc { taint[cb + c * lanes + s] } else { 0 });
+                }
+                if it & PROV != 0 {
+                    // Which component changed is unknown: every component is undefined.
+                    for c in 0..(elem * count) as usize {
+                        taint[db + c * lanes + s] = combine(it, taint[db + c * lanes + s]);
+                    }
+                }
+            });
+        }
+        for (s, i) in bad {
+            let p = self.prov(
+                Cause::IndexOutOfRange {
+                    index: i,
+                    len: count,
+                },
+                loc,
+                0,
+            );
+            for c in 0..(elem * count) as usize {
+                self.taint[db + c * lanes + s] = p;
+            }
+        }
+    }
+
+    fn times_scalar(&mut self, set: &[LaneMask], w: u8, n: u32, d: Reg, v: Reg, s: Reg) {
+        for c in 0..n {
+            self.map2_slots(set, d, c, v, c, s, 0, 0, |x, y| {
+                scalar::float_bin(FloatBin::Mul, w, x, y)
+            });
+        }
+        self.denormals(set, n, d, &[v], w);
+    }
+
+    /// `d[o] = Σ_k x·y` over the pairs `terms(o)`, for `outs` results: products and sums rounded
+    /// in turn (uncontracted), and marked inexact (a device may contract and reorder them).
+    fn linear(
+        &mut self,
+        set: &[LaneMask],
+        w: u8,
+        d: Reg,
+        outs: u32,
+        terms: impl Fn(u32) -> Vec<((Reg, u32), (Reg, u32))>,
+    ) {
+        let (lanes, nl) = (self.lanes, self.n);
+        self.make_dirty(d);
+        let db = self.off[d as usize];
+        for o in 0..outs {
+            let t = terms(o);
+            let rows: Vec<(usize, bool, usize, bool)> = t
+                .iter()
+                .map(|((a, ac), (b, bc))| {
+                    (
+                        self.off[*a as usize] + *ac as usize * lanes,
+                        self.dirty[*a as usize],
+                        self.off[*b as usize] + *bc as usize * lanes,
+                        self.dirty[*b as usize],
+                    )
+                })
+                .collect();
+            let dr = db + o as usize * lanes;
+            let (vals, taint) = (&mut self.vals, &mut self.taint);
+            each_lane(set, nl, |s| {
+                let mut acc: Option<u64> = None;
+                let mut tt = INEXACT;
+                for &(ar, ta, br, tb) in &rows {
+                    let p = scalar::float_bin(FloatBin::Mul, w, vals[ar + s], vals[br + s]);
+                    acc = Some(match acc {
+                        None => p,
+                        Some(x) => scalar::float_bin(FloatBin::Add, w, x, p),
+                    });
+                    if ta {
+                        tt = combine(tt, taint[ar + s]);
+                    }
+                    if tb {
+                        tt = combine(tt, taint[br + s]);
+                    }
+                }
+                vals[dr + s] = acc.unwrap_or(0);
+                taint[dr + s] = tt;
+            });
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn int_pair(&mut self, set: &[LaneMask], op: IntPair, w: u8, n: u32, d: Reg, a: Reg, b: Reg) {
+        // The result struct: member 0 = n slots (low / sum / difference), member 1 = n slots.
+        let (lanes, nl) = (self.lanes, self.n);
+        let (db, ab, bb) = (
+            self.off[d as usize],
+            self.off[a as usize],
+            self.off[b as usize],
+        );
+        let (ta, tb) = (self.dirty[a as usize], self.dirty[b as usize]);
+        if ta || tb {
+            self.make_dirty(d);
+        }
+        let td = self.dirty[d as usize];
+        let m = mask(w);
+        for c in 0..n as usize {
+            let (lo, hi) = (db + c * lanes, db + (n as usize + c) * lanes);
+            let (ar, br) = (ab + c * lanes, bb + c * lanes);
+            let (vals, taint) = (&mut self.vals, &mut self.taint);
+            each_lane(set, nl, |s| {
+                let (x, y) = (vals[ar + s] & m, vals[br + s] & m);
+                let (l, h) = match op {
+                    IntPair::AddCarry => {
+                        let r = x as u128 + y as u128;
+                        ((r as u64) & m, ((r >> w) & 1) as u64)
+                    }
+                    IntPair::SubBorrow => ((x.wrapping_sub(y)) & m, (x < y) as u64),
+                    IntPair::UMulExtended => {
+                        let r = x as u128 * y as u128;
+                        ((r as u64) & m, ((r >> w) as u64) & m)
+                    }
+                    IntPair::SMulExtended => {
+                        let r = sext(w, x) as i128 * sext(w, y) as i128;
+                        ((r as u64) & m, ((r >> w) as u64) & m)
+                    }
+                };
+                vals[lo + s] = l;
+                vals[hi + s] = h;
+                if td {
+                    let t = combine(
+                        if ta { taint[ar + s] } else { 0 },
+                        if tb { taint[br + s] } else { 0 },
+                    );
+                    taint[lo + s] = t;
+                    taint[hi + s] = t;
+                }
+            });
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn bit_field(
+        &mut self,
+        set: &[LaneMask],
+        op: BitField,
+        w: u8,
+        n: u32,
+        d: Reg,
+        base: Reg,
+        insert: Reg,
+        offset: Reg,
+        count: Reg,
+        loc: LocId,
+    ) {
+        let (lanes, nl) = (self.lanes, self.n);
+        let regs = [base, insert, offset, count];
+        let any_t = regs.iter().any(|r| self.dirty[*r as usize]);
+        if any_t {
+            self.make_dirty(d);
+        }
+        let td = self.dirty[d as usize];
+        let offs: Vec<usize> = regs.iter().map(|r| self.off[*r as usize]).collect();
+        let dirt: Vec<bool> = regs.iter().map(|r| self.dirty[*r as usize]).collect();
+        let db = self.off[d as usize];
+        let m = mask(w);
+        self.errs.clear();
+        for c in 0..n as usize {
+            let (vals, taint, errs) = (&mut self.vals, &mut self.taint, &mut self.errs);
+            each_lane(set, nl, |s| {
+                let row = |k: usize| offs[k] + c * lanes + s;
+                let x = vals[row(0)] & m;
+                // Offset and Count are scalars (slot 0) for every component.
+                let o = vals[offs[2] + s];
+                let k = vals[offs[3] + s];
+                let r = if o + k > w as u64 {
+                    errs.push((s, c as u32, ScalarUndef::BitFieldOutOfRange));
+                    0
+                } else {
+                    let fm = if k == 64 { !0 } else { ((1u64 << k) - 1) << o };
+                    match op {
+                        BitField::Insert => (x & !fm) | ((vals[row(1)] << o) & fm),
+                        BitField::UExtract => (x & fm) >> o,
+                        BitField::SExtract => {
+                            if k == 0 {
+                                0
+                            } else {
+                                (sext(k as u8, (x & fm) >> o) as u64) & m
+                            }
+                        }
+                    }
+                };
+                vals[db + c * lanes + s] = r & m;
+                if td {
+                    let mut t = 0;
+                    for kk in 0..4 {
+                        if dirt[kk] {
+                            let i = if kk >= 2 { offs[kk] + s } else { row(kk) };
+                            t = combine(t, taint[i]);
+                        }
+                    }
+                    taint[db + c * lanes + s] = t;
+                }
+            });
+        }
+        self.scalar_errors(d, loc);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn ext(
+        &mut self,
+        set: &[LaneMask],
+        f: Ext,
+        s: Scalar,
+        n: u32,
+        d: Reg,
+        args: &[Reg; 3],
+        nargs: u8,
+        relaxed: bool,
+        loc: LocId,
+    ) -> Result<(), SpirvError> {
+        let (lanes, nl) = (self.lanes, self.n);
+        let w = s.bits() as u8;
+        let extra = if !f.exact() || relaxed { INEXACT } else { 0 };
+        let dn = self.k.reg_slots[d as usize];
+        let na = nargs as usize;
+        let any_t = args[..na].iter().any(|r| self.dirty[*r as usize]);
+        if any_t || extra != 0 {
+            self.make_dirty(d);
+        }
+        let td = self.dirty[d as usize];
+        let aoff: Vec<(usize, u32, bool)> = args[..na]
+            .iter()
+            .map(|r| {
+                (
+                    self.off[*r as usize],
+                    self.k.reg_slots[*r as usize],
+                    self.dirty[*r as usize],
+                )
+            })
+            .collect();
+        let db = self.off[d as usize];
+        let mut out = [0u64; 16];
+        let mut x = [[0u64; 16]; 3];
+        let mut failed = None;
+        let mut undefined: Vec<(usize, &'static str)> = Vec::new();
+        {
+            let (vals, taint) = (&mut self.vals, &mut self.taint);
+            each_lane(set, nl, |sl| {
+                let mut t = extra;
+                for (k, &(ab, an, at)) in aoff.iter().enumerate() {
+                    for c in 0..an.min(16) as usize {
+                        x[k][c] = vals[ab + c * lanes + sl];
+                        if at {
+                            t = combine(t, taint[ab + c * lanes + sl]);
+                        }
+                    }
+                }
+                match crate::spirv::glsl::eval(f, s, n, &x, &mut out) {
+                    Err(e) => {
+                        failed = Some(e);
+                        return;
+                    }
+                    Ok(Some(why)) => undefined.push((sl, why)),
+                    Ok(None) => {}
+                }
+                for c in 0..dn.min(16) as usize {
+                    vals[db + c * lanes + sl] = out[c];
+                    if td {
+                        taint[db + c * lanes + sl] = t;
+                    }
+                }
+            });
+        }
+        if let Some(e) = failed {
+            return Err(SpirvError::unsupported(e));
+        }
+        for (sl, why) in undefined {
+            let p = self.prov(Cause::Glsl { why }, loc, 0);
+            self.make_dirty(d);
+            for c in 0..dn as usize {
+                self.taint[db + c * lanes + sl] = p | INEXACT;
+            }
+        }
+        if s.is_float() {
+            self.denormals(set, dn.min(n), d, &args[..na], w);
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn ext_out(
+        &mut self,
+        flow: &Flow,
+        frexp: bool,
+        w: u8,
+        n: u32,
+        d: Reg,
+        x: Reg,
+        ptr: Reg,
+        plan: PlanId,
+        loc: LocId,
+    ) -> Result<(), SpirvError> {
+        // modf(x, out whole) / frexp(x, out exp): the second result goes through memory. Compute
+        // both into the scratch register layout: d gets the first, a temporary the second.
+        let (lanes, nl) = (self.lanes, self.n);
+        let (db, xb) = (self.off[d as usize], self.off[x as usize]);
+        let tx = self.dirty[x as usize];
+        if tx {
+            self.make_dirty(d);
+        }
+        let td = self.dirty[d as usize];
+        let mut second = vec![0u64; n as usize * lanes];
+        let mut second_t = vec![0u32; n as usize * lanes];
+        {
+            let (vals, taint) = (&mut self.vals, &mut self.taint);
+            for c in 0..n as usize {
+                each_lane(&flow.set, nl, |s| {
+                    let v = f_get(w, vals[xb + c * lanes + s]);
+                    let (a, b) = if frexp {
+                        if v == 0.0 || !v.is_finite() {
+                            (v, 0u64)
+                        } else {
+                            let e = v.abs().log2().floor() as i32 + 1;
+                            let m = v / 2f64.powi(e);
+                            // normalise rounding at powers of two
+                            let (m, e) = if m.abs() >= 1.0 {
+                                (m / 2.0, e + 1)
+                            } else {
+                                (m, e)
+                            };
+                            (m, (e as i64 as u64) & 0xffff_ffff)
+                        }
+                    } else {
+                        let whole = v.trunc();
+                        (v - whole, f_put(w, whole))
+                    };
+                    vals[db + c * lanes + s] = f_put(w, a);
+                    second[c * lanes + s] = b;
+                    if tx {
+                        second_t[c * lanes + s] = taint[xb + c * lanes + s];
+                    }
+                    if td {
+                        taint[db + c * lanes + s] = if tx { taint[xb + c * lanes + s] } else { 0 };
+                    }
+                });
+            }
+        }
+        self.store_values(flow, ptr, plan, loc, &second, &second_t)
+    }
+
+    fn access_chain(&mut self, set: &[LaneMask], d: Reg, base: Reg, steps: &[Step]) {
+        let nl = self.n;
+        let (db, bb) = (self.off[d as usize], self.off[base as usize]);
+        let tb = self.dirty[base as usize];
+        let any_dyn_t = steps
+            .iter()
+            .any(|s| matches!(s, Step::Dyn { index, .. } if self.dirty[*index as usize]));
+        if tb || any_dyn_t {
+            self.make_dirty(d);
+        }
+        let td = self.dirty[d as usize];
+        // Register rows of the dynamic indices, resolved once (no allocation for short chains).
+        let mut rows = [(0usize, false); 8];
+        if steps.len() > rows.len() {
+            return self.access_chain_long(set, d, base, steps);
+        }
+        for (k, st) in steps.iter().enumerate() {
+            if let Step::Dyn { index, .. } = st {
+                rows[k] = (self.off[*index as usize], self.dirty[*index as usize]);
+            }
+        }
+        let (vals, taint) = (&mut self.vals, &mut self.taint);
+        each_lane(set, nl, |s| {
+            let p = vals[bb + s];
+            let mut off = crate::spirv::mem::ptr_off(p) as u64;
+            let mut oob = p & crate::spirv::mem::OOB;
+            let mut t = if tb { taint[bb + s] } else { 0 };
+            for (k, st) in steps.iter().enumerate() {
+                match st {
+                    Step::Const(c) => off += *c as u64,
+                    Step::Dyn {
+                        width,
+                        signed,
+                        stride,
+                        len,
+                        ..
+                    } => {
+                        let (row, dt) = rows[k];
+                        let raw = vals[row + s] & mask(*width);
+                        let i = if *signed {
+                            sext(*width, raw)
+                        } else {
+                            raw as i64
+                        };
+                        if dt {
+                            t = combine(t, taint[row + s]);
+                        }
+                        if i < 0 || len.is_some_and(|l| i as u64 >= l as u64) {
+                            oob = crate::spirv::mem::OOB;
+                        }
+                        off = off.wrapping_add((i as u64).wrapping_mul(*stride as u64));
+                    }
+                }
+            }
+            if off > u32::MAX as u64 {
+                oob = crate::spirv::mem::OOB;
+            }
+            vals[db + s] =
+                crate::spirv::mem::pointer(crate::spirv::mem::ptr_obj(p), off as u32) | oob;
+            if td {
+                taint[db + s] = t;
+            }
+        });
+    }
+
+    /// An access chain of more than 8 steps: the same, one step at a time.
+    fn access_chain_long(&mut self, set: &[LaneMask], d: Reg, base: Reg, steps: &[Step]) {
+        self.access_chain(set, d, base, &steps[..8]);
+        let mut rest = &steps[8..];
+        while !rest.is_empty() {
+            let k = rest.len().min(8);
+            self.access_chain(set, d, d, &rest[..k]);
+            rest = &rest[k..];
+        }
+    }
+
+    fn array_length(&mut self, set: &[LaneMask], d: Reg, ptr: Reg, offset: u32, stride: u32) {
+        let (lanes, nl) = (self.lanes, self.n);
+        let _ = lanes;
+        let (db, pb) = (self.off[d as usize], self.off[ptr as usize]);
+        let sizes: Vec<u32> = self
+            .d
+            .buffers
+            .iter()
+            .map(|b| b.as_ref().map(|b| b.size).unwrap_or(0))
+            .collect();
+        let vals = &mut self.vals;
+        each_lane(set, nl, |s| {
+            let obj = crate::spirv::mem::ptr_obj(vals[pb + s]) as usize;
+            let size = sizes.get(obj).copied().unwrap_or(0);
+            vals[db + s] = (size.saturating_sub(offset) / stride.max(1)) as u64;
+        });
+    }
+
+    /// The bits `INEXACT_BIT` (re-export check).
+    #[allow(dead_code)]
+    fn inexact_bit() -> u32 {
+        INEXACT_BIT
+    }
+}

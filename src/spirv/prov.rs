@@ -1,0 +1,186 @@
+//! Why a value is not an ordinary defined value, and where that came from.
+//!
+//! Every scalar in a register or a memory word carries a *taint* word beside it: `0` for a defined,
+//! exact value; otherwise the low 31 bits name a [`Prov`] (undefined or order-dependent, with the
+//! instruction that made it so and the chain of stores it travelled through), and bit 31
+//! ([`INEXACT`]) says the Vulkan precision rules let a device compute a different float on this
+//! value's path. Taint flows through arithmetic (the first operand's cause wins), memory and phis;
+//! provenance records are created only where a value *becomes* undefined or is stored, so a clean
+//! kernel never touches this module while it runs.
+
+use crate::model::{Op, Reason};
+use crate::spirv::scalar::ScalarUndef;
+use std::collections::HashMap;
+use std::sync::{Mutex, RwLock};
+
+/// Bit 31 of a taint word: the value may legitimately differ on a device (float precision rules).
+pub const INEXACT: u32 = 1 << 31;
+/// The provenance part of a taint word.
+pub const PROV: u32 = !INEXACT;
+
+/// Combines the taints of two operands: the first operand's cause if it has one, else the second's,
+/// and inexact if either is.
+#[inline(always)]
+pub fn combine(a: u32, b: u32) -> u32 {
+    let r = if a & PROV != 0 { a } else { b };
+    r | ((a | b) & INEXACT)
+}
+
+/// Why a value is undefined or order-dependent.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Cause {
+    /// a subgroup operation's result the model leaves undefined (the model's reason)
+    Subgroup {
+        /// the operation
+        op: Op,
+        /// the model's reason
+        reason: Reason,
+    },
+    /// a subgroup operation whose argument (id, delta, …) is not dynamically uniform where the
+    /// spec requires it
+    NotUniform {
+        /// the operation
+        op: Op,
+        /// the argument
+        arg: &'static str,
+    },
+    /// a subgroup operation's argument the model rejects (cluster size, quad index, …)
+    BadArgument {
+        /// the operation
+        op: Op,
+        /// the model's message
+        why: String,
+    },
+    /// a GLSL.std.450 function outside its defined domain (sqrt of a negative number, …)
+    Glsl {
+        /// the rule
+        why: &'static str,
+    },
+    /// `OpUndef`
+    Undef,
+    /// a component an `OpVectorShuffle` selects with 0xFFFFFFFF
+    UndefComponent,
+    /// a read of memory never written
+    Uninitialized {
+        /// the variable's name
+        var: String,
+        /// its storage class
+        storage: &'static str,
+    },
+    /// an access outside the object's bounds
+    OutOfBounds {
+        /// the variable
+        var: String,
+        /// byte offset
+        offset: u64,
+        /// its size in bytes
+        size: u64,
+    },
+    /// a scalar rule (division by zero, shift, conversion)
+    Scalar(ScalarUndef),
+    /// a dynamic index beyond a vector's or array value's length
+    IndexOutOfRange {
+        /// the index
+        index: u64,
+        /// the length
+        len: u32,
+    },
+    /// written by an invocation whose path depends on an undefined value (a branch at `construct`)
+    LostPath {
+        /// header label id of the construct where the branch was
+        construct: u32,
+    },
+    /// the value an atomic returned: depends on the order the device ran the atomics in
+    AtomicOrder,
+    /// memory written or read by two invocations without a barrier between them, one writing
+    Race,
+    /// memory written through a pointer whose value is undefined (which word is unknown)
+    UndefinedPointer,
+    /// stored to memory at this instruction (a link in a chain; the parent is the value's cause)
+    Stored,
+    /// undefined in the buffer the run was given (an earlier run's result)
+    Input {
+        /// the earlier chain
+        why: String,
+    },
+}
+
+impl Cause {
+    /// Undefined (as opposed to order-dependent or racy): the spec gives the value no meaning.
+    pub fn is_undefined(&self) -> bool {
+        !matches!(self, Cause::AtomicOrder | Cause::Race)
+    }
+}
+
+/// One provenance record.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Prov {
+    /// what happened
+    pub cause: Cause,
+    /// where (a location id of the kernel)
+    pub loc: u32,
+    /// the earlier record this one carries forward (for `Stored`)
+    pub parent: u32,
+}
+
+/// Every provenance record of a run, shared by the threads running workgroups (id 0 is "none").
+#[derive(Debug)]
+pub struct Provs {
+    list: RwLock<Vec<Prov>>,
+    index: Mutex<HashMap<Prov, u32>>,
+}
+
+impl Default for Provs {
+    fn default() -> Self {
+        Provs {
+            list: RwLock::new(vec![Prov {
+                cause: Cause::Undef,
+                loc: 0,
+                parent: 0,
+            }]),
+            index: Mutex::new(HashMap::new()),
+        }
+    }
+}
+
+impl Provs {
+    /// The id of `p`, creating it if new (identical records share an id).
+    pub fn intern(&self, p: Prov) -> u32 {
+        let mut idx = self.index.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(id) = idx.get(&p) {
+            return *id;
+        }
+        let mut list = self.list.write().unwrap_or_else(|e| e.into_inner());
+        let id = list.len() as u32;
+        if id >= PROV {
+            // Out of ids (2^31 distinct causes): reuse the last one rather than corrupt taint words.
+            return id - 1;
+        }
+        list.push(p.clone());
+        idx.insert(p, id);
+        id
+    }
+
+    /// The record `id`.
+    pub fn get(&self, id: u32) -> Prov {
+        let list = self.list.read().unwrap_or_else(|e| e.into_inner());
+        list.get((id & PROV) as usize).cloned().unwrap_or(Prov {
+            cause: Cause::Undef,
+            loc: 0,
+            parent: 0,
+        })
+    }
+
+    /// The chain from `id` back to its origin: `[stored at …, …, origin]`.
+    pub fn chain(&self, id: u32) -> Vec<Prov> {
+        let mut out = Vec::new();
+        let mut cur = id & PROV;
+        while cur != 0 && out.len() < 64 {
+            let p = self.get(cur);
+            let parent = p.parent;
+            out.push(p);
+            cur = parent;
+        }
+        out
+    }
+}

@@ -1,0 +1,271 @@
+//! What a model run leaves behind, and how it is explained: each buffer word's status (defined,
+//! inexact, undefined, order-dependent, racy) with the chain of instructions that made it so.
+
+use crate::reconverge::{LaneMap, Mode};
+use crate::spirv::error::Location;
+use crate::spirv::exec::{Finding, CALL_CONSTRUCT};
+use crate::spirv::inst::LocId;
+use crate::spirv::prov::{Cause, Provs, INEXACT, PROV};
+use std::collections::HashMap;
+
+/// A buffer after a model run.
+#[derive(Clone, Debug)]
+pub struct BufferOutput {
+    /// descriptor set
+    pub set: u32,
+    /// binding
+    pub binding: u32,
+    /// the kernel object it backs
+    pub object: u32,
+    /// contents
+    pub bytes: Vec<u8>,
+    /// taint of each 32-bit word
+    pub taint: Vec<u32>,
+    /// last writer of each word (1 + dispatch slot, 0 = never written) and the location that wrote
+    /// it (empty for read-only buffers)
+    pub writer: Vec<(u32, u32)>,
+}
+
+/// The status of one word.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WordStatus {
+    /// defined and exact: compared bit for bit
+    Exact,
+    /// defined, but the precision rules let a device differ: compared within a tolerance
+    Inexact,
+    /// undefined: not compared; the chain says why
+    Undefined(String),
+    /// depends on the order the device ran atomics in: not compared as a value
+    OrderDependent(String),
+    /// written or read by unordered invocations: not compared
+    Racy(String),
+}
+
+/// Everything a model run produced.
+pub struct ModelRun {
+    /// the bound buffers afterwards
+    pub buffers: Vec<BufferOutput>,
+    /// findings (at most [`crate::spirv::exec::MAX_FINDINGS`])
+    pub findings: Vec<Finding>,
+    /// findings in all
+    pub finding_count: u64,
+    /// lane-instructions executed
+    pub lane_instructions: u64,
+    /// invocations run
+    pub invocations: u64,
+    /// lanes per workgroup in the register file
+    pub lanes_per_wg: u32,
+    /// lane placement
+    pub map: LaneMap,
+    /// workgroup size
+    pub local_size: [u32; 3],
+    /// workgroup count
+    pub workgroups: [u32; 3],
+    /// the model in force
+    pub mode: Mode,
+    /// provenance records
+    pub provs: Provs,
+    /// instruction locations
+    pub locs: Vec<Location>,
+    /// header label id → location of its merge instruction
+    pub constructs: HashMap<u32, LocId>,
+    /// variable names by object id
+    pub objects: Vec<String>,
+}
+
+impl ModelRun {
+    /// The status of a word with this taint.
+    pub fn status(&self, taint: u32) -> WordStatus {
+        if taint & PROV == 0 {
+            return if taint & INEXACT != 0 {
+                WordStatus::Inexact
+            } else {
+                WordStatus::Exact
+            };
+        }
+        let chain = self.chain(taint);
+        let origin = self.provs.chain(taint).last().map(|p| p.cause.clone());
+        match origin {
+            Some(Cause::AtomicOrder) => WordStatus::OrderDependent(chain),
+            Some(Cause::Race) => WordStatus::Racy(chain),
+            _ => WordStatus::Undefined(chain),
+        }
+    }
+
+    /// Where an instruction is, for people: `kernel.comp:23` or `%42`.
+    pub fn at(&self, loc: u32) -> String {
+        self.locs
+            .get(loc as usize)
+            .map(|l| l.to_string())
+            .unwrap_or_else(|| format!("#{loc}"))
+    }
+
+    /// The source line of an instruction, if known.
+    pub fn line(&self, loc: u32) -> Option<u32> {
+        self.locs.get(loc as usize).and_then(|l| l.line)
+    }
+
+    /// A construct named for people: "the selection at kernel.comp:15" / "the call at …".
+    pub fn construct(&self, id: u32) -> String {
+        if id & CALL_CONSTRUCT != 0 {
+            return format!("the call at {}", self.at(id & !CALL_CONSTRUCT));
+        }
+        match self.constructs.get(&id) {
+            Some(loc) => {
+                let kind = match self.locs[*loc as usize].op.as_str() {
+                    "OpLoopMerge" => "loop",
+                    "OpBranchConditional" => "branch",
+                    _ => "selection",
+                };
+                format!("the {kind} at {}", self.at(*loc))
+            }
+            None => format!("construct %{id}"),
+        }
+    }
+
+    /// The chain of a taint as text: `OpStore kernel.comp:23 ← subgroupShuffleDown kernel.comp:20:
+    /// source lane 9 >= subgroup size 8`.
+    pub fn chain(&self, taint: u32) -> String {
+        let links = self.provs.chain(taint);
+        let mut parts = Vec::new();
+        for p in &links {
+            let loc = self.locs.get(p.loc as usize);
+            let op = loc.map(|l| l.op.clone()).unwrap_or_default();
+            let at = self.at(p.loc);
+            parts.push(match &p.cause {
+                Cause::Stored => format!("{op} {at}"),
+                Cause::Subgroup { op: sop, reason } => {
+                    let name = &crate::model::info(*sop).glsl;
+                    match reason {
+                        crate::model::Reason::UnpinnedTangle { construct } => format!(
+                            "{name} {at}: the invocations executing it together are not pinned down under {} reconvergence (control flow diverged at {} without a guaranteed reconvergence)",
+                            self.mode,
+                            self.construct(*construct)
+                        ),
+                        r => format!("{name} {at}: {r}"),
+                    }
+                }
+                Cause::NotUniform { op: sop, arg } => format!(
+                    "{} {at}: its {arg} is not dynamically uniform",
+                    crate::model::info(*sop).glsl
+                ),
+                Cause::BadArgument { op: sop, why } => {
+                    format!("{} {at}: {why}", crate::model::info(*sop).glsl)
+                }
+                Cause::Glsl { why } => format!("{op} {at}: {why}"),
+                Cause::Undef => format!("{op} {at}: OpUndef"),
+                Cause::UndefComponent => {
+                    format!("{op} {at}: a component selected with 0xFFFFFFFF (undefined)")
+                }
+                Cause::Uninitialized { var, storage } => {
+                    format!("read of {storage} variable {var}, never written")
+                }
+                Cause::OutOfBounds { var, offset, size } => format!(
+                    "{op} {at}: byte {offset} is outside {var} ({size} bytes)"
+                ),
+                Cause::Scalar(e) => format!("{op} {at}: {e}"),
+                Cause::IndexOutOfRange { index, len } => {
+                    format!("{op} {at}: index {index} >= {len} components")
+                }
+                Cause::LostPath { construct } => format!(
+                    "written by an invocation whose path depends on an undefined value (branch of {})",
+                    self.construct(*construct)
+                ),
+                Cause::AtomicOrder => {
+                    format!("{op} {at}: an atomic's result depends on the order invocations ran it in")
+                }
+                Cause::Race => format!("{op} {at}: unordered accesses (a data race)"),
+                Cause::Input { why } => format!("undefined in the buffer given ({why})"),
+                Cause::UndefinedPointer => {
+                    format!("{op} {at}: a store through an undefined pointer")
+                }
+            });
+        }
+        if parts.is_empty() {
+            return "exact".into();
+        }
+        parts.join(" ← ")
+    }
+
+    /// The invocation of a dispatch slot (1-based shadow value): (workgroup id, local invocation
+    /// index, subgroup, lane).
+    pub fn invocation(&self, who: u32) -> Option<([u32; 3], u32, u32, u32)> {
+        if who == 0 {
+            return None;
+        }
+        let slot = who - 1;
+        let wg = slot / self.lanes_per_wg;
+        let s = slot % self.lanes_per_wg;
+        let n = self.map.size().get();
+        let (g, l) = (s / n, s % n);
+        let [wx, wy, _] = self.workgroups;
+        let id = [wg % wx, (wg / wx) % wy, wg / (wx * wy)];
+        let local = self.map.invocation(g, l)?;
+        Some((id, local, g, l))
+    }
+
+    /// The invocation as text: `workgroup (1,0,0) invocation 5 (subgroup 0 lane 5)`.
+    pub fn invocation_text(&self, who: u32) -> String {
+        match self.invocation(who) {
+            Some((id, local, g, l)) => format!(
+                "workgroup ({},{},{}) invocation {local} (subgroup {g} lane {l})",
+                id[0], id[1], id[2]
+            ),
+            None => "no invocation".into(),
+        }
+    }
+
+    /// A finding as one line.
+    pub fn finding_text(&self, f: &Finding) -> String {
+        match f {
+            Finding::Race { object, offset, a, b } => format!(
+                "race on {} byte {offset}: {} {} at {} and {} {} at {} with no barrier between them",
+                self.objects.get(*object as usize).cloned().unwrap_or_default(),
+                self.invocation_text(a.0 + 1),
+                if a.2 { "wrote" } else { "read" },
+                self.at(a.1),
+                self.invocation_text(b.0 + 1),
+                if b.2 { "wrote" } else { "read" },
+                self.at(b.1),
+            ),
+            Finding::DivergentBarrier {
+                loc,
+                workgroup,
+                reached,
+                expected,
+            } => format!(
+                "barrier at {} reached by {reached} of the {expected} invocations of workgroup ({},{},{}): a barrier must be reached by every invocation of the workgroup",
+                self.at(*loc),
+                workgroup[0],
+                workgroup[1],
+                workgroup[2]
+            ),
+            Finding::OutOfBounds {
+                object,
+                offset,
+                loc,
+                slot,
+                write,
+            } => format!(
+                "out-of-bounds {} of {} at byte {offset} by {} at {}",
+                if *write { "write" } else { "read" },
+                self.objects.get(*object as usize).cloned().unwrap_or_default(),
+                self.invocation_text(slot + 1),
+                self.at(*loc)
+            ),
+            Finding::LostPath {
+                construct,
+                loc,
+                taint,
+                slot,
+            } => format!(
+                "{} branches at {} on an undefined value ({}); its path from {} on is not pinned down",
+                self.invocation_text(slot + 1),
+                self.at(*loc),
+                self.chain(*taint),
+                self.construct(*construct)
+            ),
+            Finding::Unreachable { loc } => format!("OpUnreachable reached at {}", self.at(*loc)),
+        }
+    }
+}

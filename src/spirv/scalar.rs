@@ -1,0 +1,438 @@
+//! The semantics of SPIR-V's scalar instructions, once, on raw bit patterns: integers as the low
+//! `w` bits of a `u64`, floats as their IEEE bits, bools as 0/1. The executor's lane loops and the
+//! specialization-constant folder both call these, so each rule is written once.
+//!
+//! Floats are computed correctly rounded in their own precision and never contracted (the
+//! reference a device is compared against); where the Vulkan precision rules let a device differ
+//! (division, the transcendental functions, contraction of a multiply into an add, denormals), the
+//! executor marks the result *inexact* instead of guessing the device's choice. `f16` arithmetic is
+//! done in `f64` and rounded once, which is exact for add, sub and mul and correctly rounded for div
+//! (53 ≥ 2·11 + 2 bits: double rounding is innocuous).
+//!
+//! Results the specs leave undefined are returned as `Err(Undefined…)` with the rule.
+
+use crate::spirv::inst::{Conv, FloatBin, FloatCmp, IntBin, IntCmp, IntUn};
+use crate::spirv::types::Scalar;
+use half::f16;
+
+/// Why a scalar result is undefined.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScalarUndef {
+    /// integer division or remainder by zero
+    DivideByZero,
+    /// signed division overflow (`INT_MIN / -1`)
+    SignedOverflow,
+    /// a shift by at least the bit width
+    ShiftOutOfRange {
+        /// the shift amount
+        shift: u64,
+        /// the bit width
+        width: u8,
+    },
+    /// a float converted to an integer type that cannot represent it
+    ConversionOutOfRange,
+    /// a bit-field offset + count beyond the width
+    BitFieldOutOfRange,
+}
+
+impl std::fmt::Display for ScalarUndef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ScalarUndef::DivideByZero => f.write_str("integer division by zero"),
+            ScalarUndef::SignedOverflow => f.write_str("signed division overflow (INT_MIN / -1)"),
+            ScalarUndef::ShiftOutOfRange { shift, width } => {
+                write!(f, "shift by {shift} >= bit width {width}")
+            }
+            ScalarUndef::ConversionOutOfRange => {
+                f.write_str("float to integer conversion of a value the integer type cannot hold")
+            }
+            ScalarUndef::BitFieldOutOfRange => f.write_str("bit field offset + count > bit width"),
+        }
+    }
+}
+
+/// Mask of the low `w` bits.
+#[inline(always)]
+pub fn mask(w: u8) -> u64 {
+    if w >= 64 {
+        !0
+    } else {
+        (1u64 << w) - 1
+    }
+}
+
+/// Sign-extends the low `w` bits.
+#[inline(always)]
+pub fn sext(w: u8, x: u64) -> i64 {
+    let s = 64 - w as u32;
+    ((x << s) as i64) >> s
+}
+
+/// An integer binary operation.
+#[inline(always)]
+pub fn int_bin(op: IntBin, w: u8, a: u64, b: u64) -> Result<u64, ScalarUndef> {
+    let m = mask(w);
+    let (a, b) = (a & m, b & m);
+    Ok(match op {
+        IntBin::Add => a.wrapping_add(b) & m,
+        IntBin::Sub => a.wrapping_sub(b) & m,
+        IntBin::Mul => a.wrapping_mul(b) & m,
+        IntBin::UDiv => {
+            if b == 0 {
+                return Err(ScalarUndef::DivideByZero);
+            }
+            a / b
+        }
+        IntBin::UMod => {
+            if b == 0 {
+                return Err(ScalarUndef::DivideByZero);
+            }
+            a % b
+        }
+        IntBin::SDiv | IntBin::SRem | IntBin::SMod => {
+            let (x, y) = (sext(w, a), sext(w, b));
+            if y == 0 {
+                return Err(ScalarUndef::DivideByZero);
+            }
+            if y == -1 && x == sext(w, 1u64 << (w - 1)) {
+                return Err(ScalarUndef::SignedOverflow);
+            }
+            let r = match op {
+                IntBin::SDiv => x / y,
+                IntBin::SRem => x % y,
+                _ => {
+                    // OpSMod: the sign of the result is the sign of the divisor.
+                    let r = x % y;
+                    if r != 0 && ((r < 0) != (y < 0)) {
+                        r + y
+                    } else {
+                        r
+                    }
+                }
+            };
+            r as u64 & m
+        }
+        IntBin::Shl | IntBin::ShrL | IntBin::ShrA => {
+            // SPIR-V: "the result is undefined if Shift is greater than or equal to the bit width".
+            if b >= w as u64 {
+                return Err(ScalarUndef::ShiftOutOfRange { shift: b, width: w });
+            }
+            match op {
+                IntBin::Shl => (a << b) & m,
+                IntBin::ShrL => a >> b,
+                _ => (sext(w, a) >> b) as u64 & m,
+            }
+        }
+        IntBin::And => a & b,
+        IntBin::Or => a | b,
+        IntBin::Xor => a ^ b,
+    })
+}
+
+/// An integer comparison.
+#[inline(always)]
+pub fn int_cmp(op: IntCmp, w: u8, a: u64, b: u64) -> bool {
+    let m = mask(w);
+    let (ua, ub) = (a & m, b & m);
+    let (sa, sb) = (sext(w, ua), sext(w, ub));
+    match op {
+        IntCmp::Eq => ua == ub,
+        IntCmp::Ne => ua != ub,
+        IntCmp::UGt => ua > ub,
+        IntCmp::SGt => sa > sb,
+        IntCmp::UGe => ua >= ub,
+        IntCmp::SGe => sa >= sb,
+        IntCmp::ULt => ua < ub,
+        IntCmp::SLt => sa < sb,
+        IntCmp::ULe => ua <= ub,
+        IntCmp::SLe => sa <= sb,
+    }
+}
+
+/// An integer unary operation.
+#[inline(always)]
+pub fn int_un(op: IntUn, w: u8, a: u64) -> u64 {
+    let m = mask(w);
+    let a = a & m;
+    match op {
+        IntUn::Neg => a.wrapping_neg() & m,
+        IntUn::Not => !a & m,
+        IntUn::BitCount => a.count_ones() as u64,
+        IntUn::BitReverse => a.reverse_bits() >> (64 - w as u32),
+    }
+}
+
+/// A float as f64 (exact for every width).
+#[inline(always)]
+pub fn f_get(w: u8, x: u64) -> f64 {
+    match w {
+        16 => f16::from_bits(x as u16).to_f64(),
+        32 => f32::from_bits(x as u32) as f64,
+        _ => f64::from_bits(x),
+    }
+}
+
+/// An f64 rounded to nearest into a float of width `w`.
+#[inline(always)]
+pub fn f_put(w: u8, x: f64) -> u64 {
+    match w {
+        16 => f16::from_f64(x).to_bits() as u64,
+        32 => (x as f32).to_bits() as u64,
+        _ => x.to_bits(),
+    }
+}
+
+/// Is the float of width `w` a denormal (subnormal, non-zero)?
+#[inline(always)]
+pub fn is_denormal(w: u8, x: u64) -> bool {
+    let (exp_mask, man_mask) = match w {
+        16 => (0x7c00u64, 0x03ffu64),
+        32 => (0x7f80_0000, 0x007f_ffff),
+        _ => (0x7ff0_0000_0000_0000, 0x000f_ffff_ffff_ffff),
+    };
+    x & exp_mask == 0 && x & man_mask != 0
+}
+
+/// Is the float of width `w` a NaN?
+#[inline(always)]
+pub fn is_nan(w: u8, x: u64) -> bool {
+    f_get(w, x).is_nan()
+}
+
+/// A float binary operation, correctly rounded and uncontracted.
+#[inline(always)]
+pub fn float_bin(op: FloatBin, w: u8, a: u64, b: u64) -> u64 {
+    if w == 32 {
+        let (x, y) = (f32::from_bits(a as u32), f32::from_bits(b as u32));
+        let r = match op {
+            FloatBin::Add => x + y,
+            FloatBin::Sub => x - y,
+            FloatBin::Mul => x * y,
+            FloatBin::Div => x / y,
+            FloatBin::Rem => x % y,
+            FloatBin::Mod => fmod_floor32(x, y),
+        };
+        return r.to_bits() as u64;
+    }
+    let (x, y) = (f_get(w, a), f_get(w, b));
+    let r = match op {
+        FloatBin::Add => x + y,
+        FloatBin::Sub => x - y,
+        FloatBin::Mul => x * y,
+        FloatBin::Div => x / y,
+        FloatBin::Rem => x % y,
+        FloatBin::Mod => {
+            let r = x % y;
+            if r != 0.0 && ((r < 0.0) != (y < 0.0)) {
+                r + y
+            } else {
+                r
+            }
+        }
+    };
+    f_put(w, r)
+}
+
+#[inline(always)]
+fn fmod_floor32(x: f32, y: f32) -> f32 {
+    // OpFMod: the sign of a non-zero result is the sign of the divisor.
+    let r = x % y;
+    if r != 0.0 && ((r < 0.0) != (y < 0.0)) {
+        r + y
+    } else {
+        r
+    }
+}
+
+/// `a * b + c` rounded once (a fused multiply-add), for the contraction check.
+#[inline(always)]
+pub fn fma(w: u8, a: u64, b: u64, c: u64) -> u64 {
+    match w {
+        32 => f32::from_bits(a as u32)
+            .mul_add(f32::from_bits(b as u32), f32::from_bits(c as u32))
+            .to_bits() as u64,
+        // f16: the exact product fits in f64 (22 bits), and the sum then rounds once in f64 before
+        // the final rounding to f16 — close enough for a "may differ" check.
+        16 => f_put(16, f_get(16, a) * f_get(16, b) + f_get(16, c)),
+        _ => f64::from_bits(a)
+            .mul_add(f64::from_bits(b), f64::from_bits(c))
+            .to_bits(),
+    }
+}
+
+/// A float comparison.
+#[inline(always)]
+pub fn float_cmp(op: FloatCmp, w: u8, a: u64, b: u64) -> bool {
+    let (x, y) = if w == 32 {
+        (
+            f32::from_bits(a as u32) as f64,
+            f32::from_bits(b as u32) as f64,
+        )
+    } else {
+        (f_get(w, a), f_get(w, b))
+    };
+    let un = x.is_nan() || y.is_nan();
+    match op {
+        FloatCmp::OrdEq => !un && x == y,
+        FloatCmp::UnordEq => un || x == y,
+        FloatCmp::OrdNe => !un && x != y,
+        FloatCmp::UnordNe => un || x != y,
+        FloatCmp::OrdLt => !un && x < y,
+        FloatCmp::UnordLt => un || x < y,
+        FloatCmp::OrdGt => !un && x > y,
+        FloatCmp::UnordGt => un || x > y,
+        FloatCmp::OrdLe => !un && x <= y,
+        FloatCmp::UnordLe => un || x <= y,
+        FloatCmp::OrdGe => !un && x >= y,
+        FloatCmp::UnordGe => un || x >= y,
+    }
+}
+
+/// A float negation (flips the sign bit, NaNs included).
+#[inline(always)]
+pub fn float_neg(w: u8, a: u64) -> u64 {
+    a ^ (1u64 << (w - 1))
+}
+
+/// A conversion between scalar types.
+#[inline(always)]
+pub fn convert(op: Conv, from: Scalar, to: Scalar, a: u64) -> Result<u64, ScalarUndef> {
+    let fw = from.bits() as u8;
+    let tw = to.bits() as u8;
+    Ok(match op {
+        Conv::UConvert => a & mask(fw) & mask(tw),
+        Conv::SConvert => sext(fw, a) as u64 & mask(tw),
+        Conv::FConvert => f_put(tw, f_get(fw, a)),
+        Conv::QuantizeF16 => {
+            // OpQuantizeToF16: to f16 and back; too small becomes a signed zero, too large inf.
+            let h = f16::from_f32(f32::from_bits(a as u32));
+            let h = if h.to_bits() & 0x7c00 == 0 && h.to_bits() & 0x03ff != 0 {
+                if h.is_sign_negative() {
+                    f16::NEG_ZERO
+                } else {
+                    f16::ZERO
+                }
+            } else {
+                h
+            };
+            h.to_f32().to_bits() as u64
+        }
+        Conv::UToF => f_put_u(tw, a & mask(fw)),
+        Conv::SToF => f_put_i(tw, sext(fw, a)),
+        Conv::FToU | Conv::FToS => {
+            let x = f_get(fw, a).trunc();
+            let signed = op == Conv::FToS;
+            let (lo, hi) = if signed {
+                (-(2f64.powi(tw as i32 - 1)), 2f64.powi(tw as i32 - 1))
+            } else {
+                (0.0, 2f64.powi(tw as i32))
+            };
+            // Vulkan: the result is undefined when the value does not fit the integer type.
+            if x.is_nan() || x < lo || x >= hi {
+                return Err(ScalarUndef::ConversionOutOfRange);
+            }
+            if signed {
+                (x as i64) as u64 & mask(tw)
+            } else {
+                x as u64
+            }
+        }
+    })
+}
+
+/// An unsigned integer rounded to nearest into a float of width `w` (one rounding).
+fn f_put_u(w: u8, x: u64) -> u64 {
+    match w {
+        32 => (x as f32).to_bits() as u64,
+        64 => (x as f64).to_bits(),
+        // u64 → f16 through f64 could round twice; f16's range ends at 65504, so any integer that
+        // needs rounding in f64 (> 2^53) is infinity in f16 either way.
+        _ => f16::from_f64(x as f64).to_bits() as u64,
+    }
+}
+
+/// A signed integer rounded to nearest into a float of width `w` (one rounding).
+fn f_put_i(w: u8, x: i64) -> u64 {
+    match w {
+        32 => (x as f32).to_bits() as u64,
+        64 => (x as f64).to_bits(),
+        _ => f16::from_f64(x as f64).to_bits() as u64,
+    }
+}
+
+/// Bool as bits.
+#[inline(always)]
+pub fn b(x: bool) -> u64 {
+    x as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shifts_by_the_width_or_more_are_undefined() {
+        // SPIR-V OpShiftLeftLogical: "The result is undefined if Shift is greater than or equal to
+        // the bit width of the components of Base."
+        assert_eq!(
+            int_bin(IntBin::Shl, 32, 1, 32),
+            Err(ScalarUndef::ShiftOutOfRange {
+                shift: 32,
+                width: 32
+            })
+        );
+        assert_eq!(int_bin(IntBin::Shl, 32, 1, 31), Ok(0x8000_0000));
+        assert_eq!(int_bin(IntBin::ShrA, 8, 0x80, 7), Ok(0xff));
+    }
+
+    #[test]
+    fn smod_takes_the_sign_of_the_divisor_and_srem_of_the_dividend() {
+        // SPIR-V OpSMod / OpSRem: -7 mod 3 = 2, -7 rem 3 = -1.
+        let m7 = (-7i64) as u64 & mask(32);
+        assert_eq!(int_bin(IntBin::SMod, 32, m7, 3), Ok(2));
+        assert_eq!(
+            int_bin(IntBin::SRem, 32, m7, 3),
+            Ok((-1i64) as u64 & mask(32))
+        );
+        assert_eq!(
+            int_bin(IntBin::SDiv, 32, 0x8000_0000, 0xffff_ffff),
+            Err(ScalarUndef::SignedOverflow)
+        );
+        assert_eq!(
+            int_bin(IntBin::UDiv, 32, 1, 0),
+            Err(ScalarUndef::DivideByZero)
+        );
+    }
+
+    #[test]
+    fn unordered_comparisons_are_true_with_a_nan() {
+        let nan = f32::NAN.to_bits() as u64;
+        let one = 1f32.to_bits() as u64;
+        assert!(float_cmp(FloatCmp::UnordEq, 32, nan, one));
+        assert!(!float_cmp(FloatCmp::OrdEq, 32, nan, one));
+        assert!(float_cmp(FloatCmp::OrdNe, 32, 0, one));
+    }
+
+    #[test]
+    fn float_to_int_out_of_range_is_undefined() {
+        let f = Scalar::Float { width: 32 };
+        let u = Scalar::Int {
+            width: 32,
+            signed: false,
+        };
+        assert_eq!(
+            convert(Conv::FToU, f, u, (-1.0f32).to_bits() as u64),
+            Err(ScalarUndef::ConversionOutOfRange)
+        );
+        assert_eq!(convert(Conv::FToU, f, u, 3.9f32.to_bits() as u64), Ok(3));
+    }
+
+    #[test]
+    fn f16_arithmetic_rounds_once() {
+        let a = f_put(16, 1.0);
+        let b = f_put(16, 2f64.powi(-11)); // half an ulp of 1.0: ties to even, stays 1.0
+        assert_eq!(float_bin(FloatBin::Add, 16, a, b), a);
+        assert!(is_denormal(16, 1));
+        assert!(!is_denormal(32, 0));
+    }
+}

@@ -1,0 +1,930 @@
+//! Running any compute module on the device: named entry point, storage and uniform buffers in
+//! any descriptor sets, push constants, specialization constants, a required subgroup size and
+//! full subgroups; every buffer read back.
+//!
+//! Before the driver sees the module, its requirements are read with rspirv (capabilities,
+//! extensions, execution modes, group operations on extended types, dynamic broadcast ids,
+//! clustered rotate, the SPIR-V version, the workgroup size) and compared with the device's
+//! [`Capabilities`](crate::vulkan::Capabilities): what the device lacks is
+//! [`VkError::Unsupported`] naming the feature, what the caller got wrong (a missing buffer, a
+//! buffer smaller than its block, push constants of the wrong size, an unknown entry point or
+//! specialization constant) is [`VkError::Input`].
+
+use crate::vulkan::context::format_validated;
+use crate::vulkan::reflect::{reflect, Reflection};
+use crate::vulkan::{Context, VkError};
+use rspirv::spirv::{Capability, ExecutionMode};
+use std::collections::{HashMap, HashSet};
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use vulkano::buffer::{Buffer, BufferCreateInfo, BufferUsage, Subbuffer};
+use vulkano::command_buffer::{AutoCommandBufferBuilder, CommandBufferUsage, CopyBufferInfo};
+use vulkano::descriptor_set::layout::DescriptorType;
+use vulkano::descriptor_set::{DescriptorSet, WriteDescriptorSet};
+use vulkano::memory::allocator::{AllocationCreateInfo, MemoryTypeFilter};
+use vulkano::pipeline::compute::ComputePipelineCreateInfo;
+use vulkano::pipeline::layout::PipelineDescriptorSetLayoutCreateInfo;
+use vulkano::pipeline::{
+    ComputePipeline, Pipeline, PipelineBindPoint, PipelineLayout, PipelineShaderStageCreateInfo,
+};
+use vulkano::shader::spirv::ExecutionModel;
+use vulkano::shader::{EntryPoint, ShaderModule, ShaderModuleCreateInfo, SpecializationConstant};
+use vulkano::sync::GpuFuture;
+use vulkano::{Validated, VulkanError, VulkanObject};
+
+/// How a buffer is bound: a storage buffer (`buffer` block, `StorageBuffer` storage class) or a
+/// uniform buffer (`uniform` block).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DescriptorKind {
+    /// VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
+    Storage,
+    /// VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
+    Uniform,
+}
+
+impl DescriptorKind {
+    fn name(self) -> &'static str {
+        match self {
+            DescriptorKind::Storage => "storage buffer",
+            DescriptorKind::Uniform => "uniform buffer",
+        }
+    }
+}
+
+/// One buffer of a dispatch: where it is bound and its initial bytes.
+#[derive(Clone, Debug)]
+pub struct BoundBuffer {
+    /// descriptor set
+    pub set: u32,
+    /// binding within the set
+    pub binding: u32,
+    /// storage or uniform (must match the module's declaration)
+    pub kind: DescriptorKind,
+    /// initial contents (at least one byte, at least the block's declared size)
+    pub data: Vec<u8>,
+}
+
+/// A specialization constant value, typed as the module declares it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SpecConstant {
+    /// `bool`
+    Bool(bool),
+    /// `int`
+    I32(i32),
+    /// `uint`
+    U32(u32),
+    /// `float`
+    F32(f32),
+    /// `int64_t`
+    I64(i64),
+    /// `uint64_t`
+    U64(u64),
+    /// `double`
+    F64(f64),
+    /// `int16_t`
+    I16(i16),
+    /// `uint16_t`
+    U16(u16),
+    /// `int8_t`
+    I8(i8),
+    /// `uint8_t`
+    U8(u8),
+    /// `float16_t`, as its bits
+    F16(u16),
+}
+
+impl SpecConstant {
+    /// The value's bits, zero-extended (as a SPIR-V literal holds them).
+    pub fn bits(&self) -> u64 {
+        match *self {
+            SpecConstant::Bool(b) => b as u64,
+            SpecConstant::I32(x) => x as u32 as u64,
+            SpecConstant::U32(x) => x as u64,
+            SpecConstant::F32(x) => x.to_bits() as u64,
+            SpecConstant::I64(x) => x as u64,
+            SpecConstant::U64(x) => x,
+            SpecConstant::F64(x) => x.to_bits(),
+            SpecConstant::I16(x) => x as u16 as u64,
+            SpecConstant::U16(x) => x as u64,
+            SpecConstant::I8(x) => x as u8 as u64,
+            SpecConstant::U8(x) => x as u64,
+            SpecConstant::F16(x) => x as u64,
+        }
+    }
+
+    fn vulkano(&self) -> SpecializationConstant {
+        match *self {
+            SpecConstant::Bool(b) => SpecializationConstant::Bool(b),
+            SpecConstant::I32(x) => SpecializationConstant::I32(x),
+            SpecConstant::U32(x) => SpecializationConstant::U32(x),
+            SpecConstant::F32(x) => SpecializationConstant::F32(x),
+            SpecConstant::I64(x) => SpecializationConstant::I64(x),
+            SpecConstant::U64(x) => SpecializationConstant::U64(x),
+            SpecConstant::F64(x) => SpecializationConstant::F64(x),
+            SpecConstant::I16(x) => SpecializationConstant::I16(x),
+            SpecConstant::U16(x) => SpecializationConstant::U16(x),
+            SpecConstant::I8(x) => SpecializationConstant::I8(x),
+            SpecConstant::U8(x) => SpecializationConstant::U8(x),
+            SpecConstant::F16(x) => SpecializationConstant::F16(half::f16::from_bits(x)),
+        }
+    }
+}
+
+fn spec_type_name(c: &SpecializationConstant) -> &'static str {
+    match c {
+        SpecializationConstant::Bool(_) => "bool",
+        SpecializationConstant::U8(_) => "u8",
+        SpecializationConstant::U16(_) => "u16",
+        SpecializationConstant::U32(_) => "u32",
+        SpecializationConstant::U64(_) => "u64",
+        SpecializationConstant::I8(_) => "i8",
+        SpecializationConstant::I16(_) => "i16",
+        SpecializationConstant::I32(_) => "i32",
+        SpecializationConstant::I64(_) => "i64",
+        SpecializationConstant::F16(_) => "f16",
+        SpecializationConstant::F32(_) => "f32",
+        SpecializationConstant::F64(_) => "f64",
+    }
+}
+
+/// One dispatch of a module.
+#[derive(Clone, Debug)]
+pub struct ModuleDispatch<'a> {
+    /// the module's words
+    pub spirv: &'a [u32],
+    /// the compute entry point's name
+    pub entry: &'a str,
+    /// the buffers, each at its (set, binding); those the entry point does not use are returned
+    /// unchanged
+    pub buffers: Vec<BoundBuffer>,
+    /// the push constant block's bytes (its size must be the block's), empty for none
+    pub push_constants: Vec<u8>,
+    /// specialization constants by id
+    pub spec: Vec<(u32, SpecConstant)>,
+    /// workgroup counts
+    pub workgroups: [u32; 3],
+    /// `requiredSubgroupSize` (subgroup size control)
+    pub required_subgroup_size: Option<u32>,
+    /// `VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT`
+    pub full_subgroups: bool,
+}
+
+/// What a dispatch left in its buffers.
+#[derive(Clone, Debug)]
+pub struct ModuleOutput {
+    /// every buffer's bytes after the dispatch, in the order of [`ModuleDispatch::buffers`]
+    pub buffers: Vec<Vec<u8>>,
+    /// wall time of the dispatch alone (submission to completion; uploads and read-back excluded)
+    pub elapsed: Duration,
+}
+
+/// How long [`Context::run_module`] waits for one submission before giving up.
+pub const MODULE_TIMEOUT: Duration = Duration::from_secs(120);
+
+fn unsupported(what: impl Into<String>) -> VkError {
+    VkError::Unsupported(what.into())
+}
+
+fn input(what: impl Into<String>) -> VkError {
+    VkError::Input(what.into())
+}
+
+/// A SPIR-V capability, the device support it needs and that support's name.
+fn capability_need(
+    c: Capability,
+    caps: &crate::vulkan::Capabilities,
+) -> Option<(bool, &'static str)> {
+    let o = &caps.ops;
+    Some(match c {
+        Capability::GroupNonUniform => (o.basic, "subgroup basic operations (VK_SUBGROUP_FEATURE_BASIC_BIT)"),
+        Capability::GroupNonUniformVote => (o.vote, "subgroup vote operations (VK_SUBGROUP_FEATURE_VOTE_BIT)"),
+        Capability::GroupNonUniformArithmetic => (o.arithmetic, "subgroup arithmetic operations (VK_SUBGROUP_FEATURE_ARITHMETIC_BIT)"),
+        Capability::GroupNonUniformBallot => (o.ballot, "subgroup ballot operations (VK_SUBGROUP_FEATURE_BALLOT_BIT)"),
+        Capability::GroupNonUniformShuffle => (o.shuffle, "subgroup shuffle operations (VK_SUBGROUP_FEATURE_SHUFFLE_BIT)"),
+        Capability::GroupNonUniformShuffleRelative => (o.shuffle_relative, "subgroup relative shuffle operations (VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT)"),
+        Capability::GroupNonUniformClustered => (o.clustered, "subgroup clustered operations (VK_SUBGROUP_FEATURE_CLUSTERED_BIT)"),
+        Capability::GroupNonUniformQuad => (o.quad, "subgroup quad operations (VK_SUBGROUP_FEATURE_QUAD_BIT)"),
+        Capability::GroupNonUniformPartitionedEXT => (o.partitioned, "subgroup partitioned operations (VK_SUBGROUP_FEATURE_PARTITIONED_BIT_NV, VK_NV_shader_subgroup_partitioned)"),
+        Capability::GroupNonUniformRotateKHR => (o.rotate, "shaderSubgroupRotate (VK_KHR_shader_subgroup_rotate)"),
+        Capability::Int8 => (caps.int8, "shaderInt8"),
+        Capability::Int16 => (caps.int16, "shaderInt16"),
+        Capability::Int64 => (caps.int64, "shaderInt64"),
+        Capability::Float16 => (caps.float16, "shaderFloat16 (VK_KHR_shader_float16_int8)"),
+        Capability::Float64 => (caps.float64, "shaderFloat64"),
+        Capability::StorageBuffer8BitAccess => (caps.storage_buffer_8bit, "storageBuffer8BitAccess (VK_KHR_8bit_storage)"),
+        Capability::UniformAndStorageBuffer8BitAccess => (caps.uniform_and_storage_buffer_8bit, "uniformAndStorageBuffer8BitAccess (VK_KHR_8bit_storage)"),
+        Capability::StoragePushConstant8 => (caps.storage_push_constant_8bit, "storagePushConstant8 (VK_KHR_8bit_storage)"),
+        Capability::StorageBuffer16BitAccess => (caps.storage_buffer_16bit, "storageBuffer16BitAccess (VK_KHR_16bit_storage)"),
+        Capability::UniformAndStorageBuffer16BitAccess => (caps.uniform_and_storage_buffer_16bit, "uniformAndStorageBuffer16BitAccess (VK_KHR_16bit_storage)"),
+        Capability::StoragePushConstant16 => (caps.storage_push_constant_16bit, "storagePushConstant16 (VK_KHR_16bit_storage)"),
+        Capability::VulkanMemoryModel => (caps.vulkan_memory_model, "vulkanMemoryModel (VK_KHR_vulkan_memory_model)"),
+        Capability::VulkanMemoryModelDeviceScope => (caps.vulkan_memory_model_device_scope, "vulkanMemoryModelDeviceScope (VK_KHR_vulkan_memory_model)"),
+        Capability::Int64Atomics => (
+            caps.buffer_int64_atomics || caps.shared_int64_atomics,
+            "shaderBufferInt64Atomics or shaderSharedInt64Atomics (VK_KHR_shader_atomic_int64)",
+        ),
+        _ => return None,
+    })
+}
+
+impl Context {
+    /// Runs one dispatch of `d` and reads every buffer back, after the checks of
+    /// [`Context::check_module`] and of the buffers and push constants against the pipeline
+    /// (a missing buffer, one smaller than its block, push constants of another size: each a
+    /// [`VkError::Input`] naming the binding and the sizes). Waits at most [`MODULE_TIMEOUT`]
+    /// for each submission. Runs on the default device (lavapipe without a GPU):
+    ///
+    /// ```
+    /// use lockstep::vulkan::{BoundBuffer, Context, DescriptorKind, ModuleDispatch};
+    /// let glsl = "#version 450\n\
+    ///     layout(local_size_x = 64) in;\n\
+    ///     layout(set = 0, binding = 0) buffer B { uint a[]; };\n\
+    ///     layout(push_constant) uniform P { uint k; };\n\
+    ///     void main() { a[gl_GlobalInvocationID.x] *= k; }\n";
+    /// let words = lockstep::vulkan::compile_glsl(glsl, "scale", false).unwrap();
+    /// let ctx = Context::new(None).unwrap();
+    /// let data: Vec<u8> = (0..64u32).flat_map(|x| x.to_le_bytes()).collect();
+    /// let out = ctx.run_module(&ModuleDispatch {
+    ///     spirv: &words,
+    ///     entry: "main",
+    ///     buffers: vec![BoundBuffer { set: 0, binding: 0, kind: DescriptorKind::Storage, data }],
+    ///     push_constants: 3u32.to_le_bytes().to_vec(),
+    ///     spec: vec![],
+    ///     workgroups: [1, 1, 1],
+    ///     required_subgroup_size: None,
+    ///     full_subgroups: false,
+    /// }).unwrap();
+    /// assert_eq!(&out.buffers[0][4..8], &3u32.to_le_bytes()); // a[1] = 1 * 3
+    /// ```
+    pub fn run_module(&self, d: &ModuleDispatch) -> Result<ModuleOutput, VkError> {
+        self.run_module_with_timeout(d, MODULE_TIMEOUT)
+    }
+
+    /// [`Context::run_module`] with another limit on each submission. After a timeout the
+    /// device is still busy with the dispatch and this context cannot be used again.
+    pub fn run_module_with_timeout(
+        &self,
+        d: &ModuleDispatch,
+        timeout: Duration,
+    ) -> Result<ModuleOutput, VkError> {
+        let refl = self.reflect_and_check(d)?;
+        let (pipeline, entry) = self.module_pipeline(d)?;
+        self.check_bindings(d, &refl, &entry)?;
+        self.dispatch_module(d, &pipeline, &entry, timeout)
+    }
+
+    /// The checks [`Context::run_module`] makes before creating anything on the device: the
+    /// module parses, the entry point is a compute one, the device supports what the module
+    /// and the dispatch need, the specialization constants exist with the declared types.
+    /// `Ok` does not promise the dispatch succeeds (buffers are checked against the pipeline).
+    pub fn check_module(&self, d: &ModuleDispatch) -> Result<(), VkError> {
+        self.reflect_and_check(d).map(|_| ())
+    }
+
+    fn reflect_and_check(&self, d: &ModuleDispatch) -> Result<Reflection, VkError> {
+        let module = rspirv::dr::load_words(d.spirv)
+            .map_err(|e| input(format!("the module is not valid SPIR-V: {e}")))?;
+        let refl = reflect(&module, d.entry, &d.spec).map_err(input)?;
+        self.check_requirements(&refl, d)?;
+        Ok(refl)
+    }
+
+    fn check_requirements(&self, r: &Reflection, d: &ModuleDispatch) -> Result<(), VkError> {
+        let caps = &self.caps;
+        let api = caps.api_version;
+        let (major, minor) = r.version;
+        let needed_api = match (major, minor) {
+            (1, 0..=3) => (1, 1),
+            (1, 4 | 5) => (1, 2),
+            (1, 6) => (1, 3),
+            _ => {
+                return Err(input(format!(
+                    "SPIR-V version {major}.{minor} is not one Vulkan accepts (1.0 to 1.6)"
+                )))
+            }
+        };
+        if api < needed_api {
+            return Err(unsupported(format!(
+                "SPIR-V {major}.{minor} modules (Vulkan {}.{}; the device has Vulkan {}.{})",
+                needed_api.0, needed_api.1, api.0, api.1
+            )));
+        }
+        let mut subgroup_ops = false;
+        for c in &r.capabilities {
+            if let Some((ok, name)) = capability_need(*c, caps) {
+                if !ok {
+                    return Err(unsupported(name));
+                }
+                subgroup_ops |= matches!(
+                    c,
+                    Capability::GroupNonUniform
+                        | Capability::GroupNonUniformVote
+                        | Capability::GroupNonUniformArithmetic
+                        | Capability::GroupNonUniformBallot
+                        | Capability::GroupNonUniformShuffle
+                        | Capability::GroupNonUniformShuffleRelative
+                        | Capability::GroupNonUniformClustered
+                        | Capability::GroupNonUniformQuad
+                        | Capability::GroupNonUniformPartitionedEXT
+                        | Capability::GroupNonUniformRotateKHR
+                );
+            }
+        }
+        if subgroup_ops && !caps.compute {
+            return Err(unsupported(
+                "subgroup operations in compute shaders (subgroupSupportedStages lacks COMPUTE)",
+            ));
+        }
+        for m in &r.modes {
+            match m {
+                ExecutionMode::SubgroupUniformControlFlowKHR if !caps.subgroup_uniform_control_flow => {
+                    return Err(unsupported(
+                        "shaderSubgroupUniformControlFlow (VK_KHR_shader_subgroup_uniform_control_flow)",
+                    ))
+                }
+                ExecutionMode::MaximallyReconvergesKHR if !caps.maximal_reconvergence => {
+                    return Err(unsupported(
+                        "shaderMaximalReconvergence (VK_KHR_shader_maximal_reconvergence)",
+                    ))
+                }
+                _ => {}
+            }
+        }
+        for e in &r.extensions {
+            let missing = match e.as_str() {
+                "SPV_KHR_subgroup_rotate" if !caps.ops.rotate => {
+                    Some("shaderSubgroupRotate (VK_KHR_shader_subgroup_rotate)")
+                }
+                "SPV_KHR_maximal_reconvergence" if !caps.maximal_reconvergence => {
+                    Some("shaderMaximalReconvergence (VK_KHR_shader_maximal_reconvergence)")
+                }
+                "SPV_KHR_subgroup_uniform_control_flow" if !caps.subgroup_uniform_control_flow => {
+                    Some("shaderSubgroupUniformControlFlow (VK_KHR_shader_subgroup_uniform_control_flow)")
+                }
+                _ => None,
+            };
+            if let Some(m) = missing {
+                return Err(unsupported(m));
+            }
+        }
+        if r.clustered_rotate && !caps.ops.rotate_clustered {
+            return Err(unsupported(
+                "shaderSubgroupRotateClustered (VK_KHR_shader_subgroup_rotate), for OpGroupNonUniformRotateKHR with a cluster size",
+            ));
+        }
+        if let Some(op) = r.extended_type_op {
+            if !caps.subgroup_extended_types {
+                return Err(unsupported(format!(
+                    "shaderSubgroupExtendedTypes (VK_KHR_shader_subgroup_extended_types), for Op{op} on an 8/16/64-bit integer or 16-bit float"
+                )));
+            }
+        }
+        if let Some(op) = r.dynamic_broadcast {
+            if r.version < (1, 5) {
+                return Err(input(format!(
+                    "Op{op} with a lane id that is not a constant needs a SPIR-V 1.5 module; this one is {major}.{minor}"
+                )));
+            }
+            if !caps.broadcast_dynamic_id {
+                return Err(unsupported(format!(
+                    "subgroupBroadcastDynamicId (Vulkan 1.2), for Op{op} with a lane id that is not a constant"
+                )));
+            }
+        }
+        if let Some(s) = d.required_subgroup_size {
+            if !caps.size_control {
+                return Err(unsupported(
+                    "a required subgroup size: subgroupSizeControl (VK_EXT_subgroup_size_control) with compute in requiredSubgroupSizeStages",
+                ));
+            }
+            if !s.is_power_of_two() {
+                return Err(input(format!(
+                    "required subgroup size {s} is not a power of two"
+                )));
+            }
+            if s < caps.min_subgroup_size || s > caps.max_subgroup_size {
+                return Err(unsupported(format!(
+                    "required subgroup size {s}: the device's compute subgroup sizes are {} to {}",
+                    caps.min_subgroup_size, caps.max_subgroup_size
+                )));
+            }
+        }
+        if d.full_subgroups && !caps.full_subgroups {
+            return Err(unsupported(
+                "computeFullSubgroups (VK_EXT_subgroup_size_control)",
+            ));
+        }
+        if let Some(ls) = r.local_size {
+            let n = ls.iter().fold(1u64, |a, &x| a.saturating_mul(x as u64));
+            for (i, axis) in ["x", "y", "z"].iter().enumerate() {
+                if ls[i] > caps.max_workgroup_size[i] {
+                    return Err(unsupported(format!(
+                        "local_size_{axis} = {}: maxComputeWorkGroupSize[{i}] is {}",
+                        ls[i], caps.max_workgroup_size[i]
+                    )));
+                }
+            }
+            if n > caps.max_workgroup_invocations as u64 {
+                return Err(unsupported(format!(
+                    "a workgroup of {n} invocations: maxComputeWorkGroupInvocations is {}",
+                    caps.max_workgroup_invocations
+                )));
+            }
+            if let Some(s) = d.required_subgroup_size {
+                if n > s as u64 * caps.max_workgroup_subgroups as u64 {
+                    return Err(unsupported(format!(
+                        "a workgroup of {n} invocations at subgroup size {s}: maxComputeWorkgroupSubgroups is {}",
+                        caps.max_workgroup_subgroups
+                    )));
+                }
+            }
+            if d.full_subgroups {
+                // VUID-VkPipelineShaderStageCreateInfo-flags-02758 and -02759.
+                let (multiple, of) = match d.required_subgroup_size {
+                    Some(s) => (s, "the required subgroup size"),
+                    None => (caps.max_subgroup_size, "maxSubgroupSize"),
+                };
+                if multiple > 0 && ls[0] % multiple != 0 {
+                    return Err(input(format!(
+                        "full subgroups need local_size_x to be a multiple of {of} ({multiple}); it is {}",
+                        ls[0]
+                    )));
+                }
+            }
+        } else if d.full_subgroups {
+            return Err(input(
+                "full subgroups need the workgroup size to be known, and it could not be read from the module",
+            ));
+        }
+        let max_count = self
+            .device
+            .physical_device()
+            .properties()
+            .max_compute_work_group_count;
+        for i in 0..3 {
+            if d.workgroups[i] > max_count[i] {
+                return Err(unsupported(format!(
+                    "{} workgroups along {}: maxComputeWorkGroupCount is {:?}",
+                    d.workgroups[i],
+                    ["x", "y", "z"][i],
+                    max_count
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// A vulkano error while loading or building: a missing feature vulkano knows of is
+    /// unsupported, anything else a Vulkan error.
+    fn vulkano_error<E: std::fmt::Display>(&self, what: &str, e: Validated<E>) -> VkError {
+        match e {
+            Validated::ValidationError(v) if !v.requires_one_of.is_empty() => unsupported(format!(
+                "{}{} ({})",
+                if v.context.is_empty() {
+                    String::new()
+                } else {
+                    format!("{}: ", v.context)
+                },
+                v.problem,
+                v.requires_one_of
+            )),
+            e => VkError::vk(what, format_validated(e)),
+        }
+    }
+
+    fn module_pipeline(
+        &self,
+        d: &ModuleDispatch,
+    ) -> Result<(Arc<ComputePipeline>, EntryPoint), VkError> {
+        // vulkano reads the module (and again when specializing it) with assertions of its own;
+        // a module that passed rspirv may still break one, which must not take the process
+        // down.
+        std::panic::catch_unwind(AssertUnwindSafe(|| self.module_pipeline_unguarded(d)))
+            .unwrap_or_else(|_| {
+                Err(input(
+                    "vulkano could not read the module (it failed one of vulkano's internal assertions); check the module with spirv-val",
+                ))
+            })
+    }
+
+    fn module_pipeline_unguarded(
+        &self,
+        d: &ModuleDispatch,
+    ) -> Result<(Arc<ComputePipeline>, EntryPoint), VkError> {
+        // vulkano reads the module with asserts of its own; a module that passed rspirv may
+        // still break one of them, which must not take the process down.
+        // SAFETY: the words parsed as SPIR-V (rspirv) and vulkano checks the module's
+        // capabilities and extensions against the enabled features.
+        let loaded =
+            unsafe { ShaderModule::new(self.device.clone(), ShaderModuleCreateInfo::new(d.spirv)) };
+        let module = loaded.map_err(|e| self.vulkano_error("loading the shader module", e))?;
+        let declared = module.specialization_constants();
+        let mut seen = HashSet::new();
+        let mut spec = HashMap::new();
+        for (id, v) in &d.spec {
+            if !seen.insert(*id) {
+                return Err(input(format!(
+                    "specialization constant {id} is given twice"
+                )));
+            }
+            let value = v.vulkano();
+            match declared.get(id) {
+                None => {
+                    let mut ids: Vec<_> = declared.keys().collect();
+                    ids.sort();
+                    return Err(input(format!(
+                        "the module has no specialization constant {id} (it has: {})",
+                        if ids.is_empty() {
+                            "none".to_string()
+                        } else {
+                            ids.iter()
+                                .map(|i| i.to_string())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        }
+                    )));
+                }
+                Some(def) if !value.eq_type(def) => {
+                    return Err(input(format!(
+                        "specialization constant {id} is {} in the module, given as {}",
+                        spec_type_name(def),
+                        spec_type_name(&value)
+                    )))
+                }
+                Some(_) => {}
+            }
+            spec.insert(*id, value);
+        }
+        let specialized = module
+            .specialize(spec.into_iter().collect())
+            .map_err(|e| input(format!("specializing the module: {e}")))?;
+        let entry = specialized
+            .entry_point_with_execution(d.entry, ExecutionModel::GLCompute)
+            .ok_or_else(|| {
+                input(format!(
+                    "the module has no compute entry point '{}'",
+                    d.entry
+                ))
+            })?;
+        let mut stage = PipelineShaderStageCreateInfo::new(entry.clone());
+        stage.required_subgroup_size = d.required_subgroup_size;
+        let layout = PipelineLayout::new(
+            self.device.clone(),
+            PipelineDescriptorSetLayoutCreateInfo::from_stages([&stage])
+                .into_pipeline_layout_create_info(self.device.clone())
+                .map_err(|e| VkError::vk("creating the pipeline layout", e))?,
+        )
+        .map_err(|e| self.vulkano_error("creating the pipeline layout", e))?;
+        let info = ComputePipelineCreateInfo::stage_layout(stage, layout);
+        let pipeline = if d.full_subgroups {
+            // vulkano 0.35 has no REQUIRE_FULL_SUBGROUPS flag: the pipeline is created through
+            // ash; `check_requirements` checked the flag's rules (feature, local size multiple).
+            self.full_subgroup_pipeline(&entry, info)?
+        } else {
+            self.compute_pipeline(info)?
+        };
+        Ok((pipeline, entry))
+    }
+
+    fn full_subgroup_pipeline(
+        &self,
+        entry: &EntryPoint,
+        info: ComputePipelineCreateInfo,
+    ) -> Result<Arc<ComputePipeline>, VkError> {
+        use ash::vk;
+        let name = std::ffi::CString::new(entry.info().name.as_str())
+            .map_err(|_| input("the entry point's name contains a NUL character"))?;
+        let mut entries = Vec::new();
+        let mut data = Vec::new();
+        let mut ids: Vec<_> = entry.module().specialization_info().iter().collect();
+        ids.sort_by_key(|(id, _)| **id);
+        for (id, value) in ids {
+            let bytes = value.as_bytes();
+            entries.push(vk::SpecializationMapEntry {
+                constant_id: *id,
+                offset: data.len() as u32,
+                size: bytes.len(),
+            });
+            data.extend_from_slice(bytes);
+        }
+        let spec_info = vk::SpecializationInfo::default()
+            .map_entries(&entries)
+            .data(&data);
+        let mut size_info = vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo::default()
+            .required_subgroup_size(info.stage.required_subgroup_size.unwrap_or(0));
+        let mut stage = vk::PipelineShaderStageCreateInfo::default()
+            .flags(vk::PipelineShaderStageCreateFlags::REQUIRE_FULL_SUBGROUPS)
+            .stage(vk::ShaderStageFlags::COMPUTE)
+            .module(entry.module().base_module().handle())
+            .name(&name);
+        if !entries.is_empty() {
+            stage = stage.specialization_info(&spec_info);
+        }
+        if info.stage.required_subgroup_size.is_some() {
+            stage = stage.push_next(&mut size_info);
+        }
+        let create = vk::ComputePipelineCreateInfo::default()
+            .stage(stage)
+            .layout(info.layout.handle());
+        let mut handle = vk::Pipeline::null();
+        let fns = self.device.fns();
+        // SAFETY: every handle is alive (held by `entry` and `info`), the structures point at
+        // locals that outlive the call, and the device has computeFullSubgroups enabled (checked
+        // in `check_requirements`, enabled by `Context::new` whenever supported).
+        let result = unsafe {
+            (fns.v1_0.create_compute_pipelines)(
+                self.device.handle(),
+                vk::PipelineCache::null(),
+                1,
+                &create,
+                std::ptr::null(),
+                &mut handle,
+            )
+        };
+        if result != vk::Result::SUCCESS {
+            return Err(VkError::vk(
+                "creating the compute pipeline (full subgroups)",
+                VulkanError::from(result),
+            ));
+        }
+        // SAFETY: `handle` was just created from `info`'s stage and layout.
+        Ok(unsafe { ComputePipeline::from_handle(self.device.clone(), handle, info) })
+    }
+
+    fn check_bindings(
+        &self,
+        d: &ModuleDispatch,
+        r: &Reflection,
+        entry: &EntryPoint,
+    ) -> Result<(), VkError> {
+        let mut given = HashMap::new();
+        for (i, b) in d.buffers.iter().enumerate() {
+            if given.insert((b.set, b.binding), i).is_some() {
+                return Err(input(format!(
+                    "binding {}.{} is given twice",
+                    b.set, b.binding
+                )));
+            }
+        }
+        let props = self.device.physical_device().properties();
+        let mut used: Vec<_> = entry
+            .info()
+            .descriptor_binding_requirements
+            .iter()
+            .collect();
+        used.sort_by_key(|(k, _)| **k);
+        for (&(set, binding), req) in used {
+            let info = r.bindings.get(&(set, binding));
+            let name = info.map(|i| i.name.as_str()).unwrap_or("?");
+            let kind = if req
+                .descriptor_types
+                .contains(&DescriptorType::StorageBuffer)
+            {
+                DescriptorKind::Storage
+            } else if req
+                .descriptor_types
+                .contains(&DescriptorType::UniformBuffer)
+            {
+                DescriptorKind::Uniform
+            } else {
+                return Err(input(format!(
+                    "binding {set}.{binding} (`{name}`) is a {:?} descriptor; lockstep binds storage and uniform buffers only",
+                    req.descriptor_types.first()
+                )));
+            };
+            if req.descriptor_count != Some(1) || info.is_some_and(|i| i.array) {
+                return Err(input(format!(
+                    "binding {set}.{binding} (`{name}`) is an array of descriptors; lockstep binds one buffer per binding"
+                )));
+            }
+            let Some(&i) = given.get(&(set, binding)) else {
+                return Err(input(format!(
+                    "binding {set}.{binding} ({} `{name}`) is used by entry point '{}' but no buffer was given for it",
+                    kind.name(),
+                    d.entry
+                )));
+            };
+            let b = &d.buffers[i];
+            if b.kind != kind {
+                return Err(input(format!(
+                    "binding {set}.{binding} (`{name}`) is a {} in the module, given as a {}",
+                    kind.name(),
+                    b.kind.name()
+                )));
+            }
+            if b.data.is_empty() {
+                return Err(input(format!(
+                    "binding {set}.{binding} (`{name}`): the buffer is empty"
+                )));
+            }
+            if let Some(size) = info.and_then(|i| i.size) {
+                if (b.data.len() as u64) < size {
+                    let what = if info.is_some_and(|i| i.runtime_array) {
+                        "declares before its runtime array"
+                    } else {
+                        "declares"
+                    };
+                    return Err(input(format!(
+                        "binding {set}.{binding} (`{name}`): the buffer has {} bytes, fewer than the {size} bytes the block {what}",
+                        b.data.len()
+                    )));
+                }
+            }
+            let max = match kind {
+                DescriptorKind::Storage => props.max_storage_buffer_range as u64,
+                DescriptorKind::Uniform => props.max_uniform_buffer_range as u64,
+            };
+            if b.data.len() as u64 > max {
+                return Err(unsupported(format!(
+                    "binding {set}.{binding}: a {}-byte {}: the device's limit is {max} bytes",
+                    b.data.len(),
+                    kind.name()
+                )));
+            }
+        }
+        let block = r.push_size;
+        let used = entry.info().push_constant_requirements;
+        match (block, used) {
+            (None, None) if !d.push_constants.is_empty() => Err(input(format!(
+                "{} bytes of push constants were given, but the module has no push constant block",
+                d.push_constants.len()
+            ))),
+            (Some(size), _) => {
+                let n = d.push_constants.len() as u64;
+                if n != size && n != size.next_multiple_of(4) {
+                    Err(input(format!(
+                        "the push constant block is {size} bytes, but {n} bytes were given"
+                    )))
+                } else {
+                    Ok(())
+                }
+            }
+            (None, Some(range)) => {
+                let size = range.offset as u64 + range.size as u64;
+                if d.push_constants.len() as u64 != size {
+                    Err(input(format!(
+                        "the push constant block is {size} bytes, but {} bytes were given",
+                        d.push_constants.len()
+                    )))
+                } else {
+                    Ok(())
+                }
+            }
+            (None, None) => Ok(()),
+        }
+    }
+
+    fn staging(&self, data: &[u8]) -> Result<Subbuffer<[u8]>, VkError> {
+        Buffer::from_iter(
+            self.memory.clone(),
+            BufferCreateInfo {
+                usage: BufferUsage::TRANSFER_SRC | BufferUsage::TRANSFER_DST,
+                ..Default::default()
+            },
+            AllocationCreateInfo {
+                memory_type_filter: MemoryTypeFilter::PREFER_HOST
+                    | MemoryTypeFilter::HOST_RANDOM_ACCESS,
+                ..Default::default()
+            },
+            data.iter().copied(),
+        )
+        .map_err(|e| VkError::vk("allocating a staging buffer", format_validated(e)))
+    }
+
+    fn dispatch_module(
+        &self,
+        d: &ModuleDispatch,
+        pipeline: &Arc<ComputePipeline>,
+        entry: &EntryPoint,
+        timeout: Duration,
+    ) -> Result<ModuleOutput, VkError> {
+        let reqs = &entry.info().descriptor_binding_requirements;
+        // (index into d.buffers, staging, device) for every buffer the entry point uses.
+        let mut bound = Vec::new();
+        for (i, b) in d.buffers.iter().enumerate() {
+            if !reqs.contains_key(&(b.set, b.binding)) {
+                continue;
+            }
+            let stage = self.staging(&b.data)?;
+            let dev = Buffer::new_slice::<u8>(
+                self.memory.clone(),
+                BufferCreateInfo {
+                    usage: BufferUsage::STORAGE_BUFFER
+                        | BufferUsage::UNIFORM_BUFFER
+                        | BufferUsage::TRANSFER_SRC
+                        | BufferUsage::TRANSFER_DST,
+                    ..Default::default()
+                },
+                AllocationCreateInfo {
+                    memory_type_filter: MemoryTypeFilter::PREFER_DEVICE,
+                    ..Default::default()
+                },
+                b.data.len() as u64,
+            )
+            .map_err(|e| VkError::vk("allocating a device buffer", format_validated(e)))?;
+            bound.push((i, stage, dev));
+        }
+        let builder = || {
+            AutoCommandBufferBuilder::primary(
+                self.commands.clone(),
+                self.queue.queue_family_index(),
+                CommandBufferUsage::OneTimeSubmit,
+            )
+            .map_err(|e| VkError::vk("recording commands", format_validated(e)))
+        };
+        if !bound.is_empty() {
+            let mut up = builder()?;
+            for (_, stage, dev) in &bound {
+                up.copy_buffer(CopyBufferInfo::buffers(stage.clone(), dev.clone()))
+                    .map_err(|e| VkError::vk("recording an upload", e))?;
+            }
+            self.submit_with_timeout(up, timeout)?;
+        }
+
+        let layout = pipeline.layout().clone();
+        let mut b = builder()?;
+        b.bind_pipeline_compute(pipeline.clone())
+            .map_err(|e| VkError::vk("binding the pipeline", e))?;
+        for (set, set_layout) in layout.set_layouts().iter().enumerate() {
+            if set_layout.bindings().is_empty() {
+                continue;
+            }
+            let writes = bound
+                .iter()
+                .filter(|(i, _, _)| d.buffers[*i].set == set as u32)
+                .map(|(i, _, dev)| WriteDescriptorSet::buffer(d.buffers[*i].binding, dev.clone()));
+            let ds = DescriptorSet::new(self.descriptors.clone(), set_layout.clone(), writes, [])
+                .map_err(|e| VkError::vk("creating a descriptor set", format_validated(e)))?;
+            b.bind_descriptor_sets(PipelineBindPoint::Compute, layout.clone(), set as u32, ds)
+                .map_err(|e| VkError::vk("binding descriptor sets", e))?;
+        }
+        if let Some(range) = entry.info().push_constant_requirements {
+            let start = range.offset as usize;
+            let end = start + range.size as usize;
+            let mut bytes = d.push_constants.clone();
+            bytes.resize(end.next_multiple_of(4).max(bytes.len()), 0);
+            for off in (start..end).step_by(4) {
+                let chunk = [bytes[off], bytes[off + 1], bytes[off + 2], bytes[off + 3]];
+                b.push_constants(layout.clone(), off as u32, chunk)
+                    .map_err(|e| VkError::vk("setting push constants", e))?;
+            }
+        }
+        // SAFETY: every buffer the entry point uses is bound and at least as large as its
+        // block's fixed part (`check_bindings`); indexing past that is the kernel's own
+        // behaviour, which robust drivers contain and which the model reports.
+        unsafe { b.dispatch(d.workgroups) }
+            .map_err(|e| VkError::vk("recording the dispatch", e))?;
+        let elapsed = self.submit_with_timeout(b, timeout)?;
+
+        if !bound.is_empty() {
+            let mut down = builder()?;
+            for (_, stage, dev) in &bound {
+                down.copy_buffer(CopyBufferInfo::buffers(dev.clone(), stage.clone()))
+                    .map_err(|e| VkError::vk("recording a read-back", e))?;
+            }
+            self.submit_with_timeout(down, timeout)?;
+        }
+        let mut buffers: Vec<Vec<u8>> = d.buffers.iter().map(|b| b.data.clone()).collect();
+        for (i, stage, _) in &bound {
+            buffers[*i] = stage
+                .read()
+                .map_err(|e| VkError::vk("reading a buffer back", e))?
+                .to_vec();
+        }
+        Ok(ModuleOutput { buffers, elapsed })
+    }
+
+    /// Submits `b` and waits at most `timeout`; returns the time from submission to completion.
+    fn submit_with_timeout(
+        &self,
+        b: AutoCommandBufferBuilder<vulkano::command_buffer::PrimaryAutoCommandBuffer>,
+        timeout: Duration,
+    ) -> Result<Duration, VkError> {
+        let cb = b
+            .build()
+            .map_err(|e| VkError::vk("building a command buffer", format_validated(e)))?;
+        let t = Instant::now();
+        let future = vulkano::sync::now(self.device.clone())
+            .then_execute(self.queue.clone(), cb)
+            .map_err(|e| VkError::vk("submitting work", e))?
+            .then_signal_fence_and_flush()
+            .map_err(|e| VkError::vk("submitting work", format_validated(e)))?;
+        match future.wait(Some(timeout)) {
+            Ok(()) => Ok(t.elapsed()),
+            Err(e) => {
+                // Dropping the future would wait for the fence without a limit: the work and
+                // its resources are left to the driver.
+                std::mem::forget(future);
+                let detail = match e {
+                    Validated::Error(VulkanError::Timeout) => format!(
+                        "the work did not finish within {} s (an endless loop?); this device context cannot be used again",
+                        timeout.as_secs_f64()
+                    ),
+                    e => format_validated(e),
+                };
+                Err(VkError::vk("waiting for the device", detail))
+            }
+        }
+    }
+}

@@ -1,0 +1,1141 @@
+//! Kernel inputs (issue 9, part 1 and the buffer half of part 5): sources in every language to one
+//! SPIR-V module, buffer specs, bindings and `.npy` files.
+//!
+//! Expected module properties come from the SPIR-V specification (header layout, section 2.3;
+//! OpLine/OpSource debug instructions, 3.42.2) and the GLSL preprocessor rules; `.npy` layouts from
+//! numpy's format description (NEP 1), cross-checked against ndarray-npy, an independent
+//! implementation.
+
+use lockstep::kernel::*;
+use lockstep::model::ScalarType;
+use rspirv::dr::Operand;
+use rspirv::spirv::{Capability, ExecutionMode, Op};
+use std::path::{Path, PathBuf};
+
+fn parse(m: &SpirvModule) -> rspirv::dr::Module {
+    rspirv::dr::load_words(&m.words).expect("a module that rspirv parses")
+}
+
+/// The literal LocalSize of the module's (first) entry point.
+fn local_size(m: &SpirvModule) -> [u32; 3] {
+    let module = parse(m);
+    let em = module
+        .execution_modes
+        .iter()
+        .find(|i| {
+            matches!(
+                i.operands.get(1),
+                Some(Operand::ExecutionMode(ExecutionMode::LocalSize))
+            )
+        })
+        .expect("a LocalSize execution mode");
+    let v: Vec<u32> = em.operands[2..5]
+        .iter()
+        .map(|o| match o {
+            Operand::LiteralBit32(x) => *x,
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    [v[0], v[1], v[2]]
+}
+
+fn count_op(m: &SpirvModule, op: Op) -> usize {
+    parse(m)
+        .all_inst_iter()
+        .filter(|i| i.class.opcode == op)
+        .count()
+}
+
+fn has_capability(m: &SpirvModule, c: Capability) -> bool {
+    parse(m)
+        .capabilities
+        .iter()
+        .any(|i| matches!(i.operands.first(), Some(Operand::Capability(x)) if *x == c))
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn opts() -> SourceOptions {
+    SourceOptions::default()
+}
+
+// ---------------------------------------------------------------------------------------------
+// GLSL (needs shaderc: the `vulkan` feature)
+
+#[cfg(feature = "vulkan")]
+mod glsl {
+    use super::*;
+
+    /// The text embedded for each file: OpSource's Source operand plus its OpSourceContinued pieces
+    /// (SPIR-V 3.42.2), by the file's OpString name.
+    fn embedded_sources(m: &SpirvModule) -> Vec<(String, String)> {
+        let module = parse(m);
+        let mut names = std::collections::HashMap::new();
+        let mut out: Vec<(String, String)> = Vec::new();
+        for i in &module.debug_string_source {
+            match (i.class.opcode, i.operands.as_slice()) {
+                (Op::String, [Operand::LiteralString(s)]) => {
+                    names.insert(i.result_id.unwrap(), s.clone());
+                }
+                (Op::Source, [_, _, Operand::IdRef(f), Operand::LiteralString(t)]) => {
+                    out.push((names[f].clone(), t.clone()))
+                }
+                (Op::SourceContinued, [Operand::LiteralString(t)]) => {
+                    out.last_mut().unwrap().1.push_str(t)
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    const EMPTY: &str = "#version 450\nlayout(local_size_x = 4) in;\nvoid main() {}\n";
+
+    #[test]
+    fn the_gray_scott_kernels_compile_with_their_includes_and_debug_lines() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders/grayscott");
+        for k in [
+            "naive.comp",
+            "subgroup_1d.comp",
+            "subgroup_shared.comp",
+            "subgroup_stacked.comp",
+        ] {
+            let m = load(&root.join(k), &opts()).unwrap_or_else(|e| panic!("{k}: {e}"));
+            assert_eq!((m.lang, m.name.as_str()), (SourceLang::Glsl, k));
+            // Compiles under the lowest environment: Vulkan 1.1, SPIR-V 1.3 (header word 1).
+            assert_eq!(
+                (m.target_env, m.spirv_version()),
+                (TargetEnv::Vulkan1_1, (1, 3)),
+                "{k}"
+            );
+            assert_eq!(m.words[0], 0x0723_0203);
+            // Debug information: OpSource, OpString (file names, includes among them) and OpLine.
+            let module = parse(&m);
+            let strings: Vec<String> = module
+                .debug_string_source
+                .iter()
+                .filter(|i| i.class.opcode == Op::String)
+                .filter_map(|i| match i.operands.first() {
+                    Some(Operand::LiteralString(s)) => Some(s.clone()),
+                    _ => None,
+                })
+                .collect();
+            assert!(
+                strings.iter().any(|s| s.ends_with("common.glsl")),
+                "{k}: {strings:?}"
+            );
+            assert!(count_op(&m, Op::Line) > 0, "{k} has no OpLine");
+            // Each file's text is embedded as it is (common.glsl has non-ASCII characters).
+            let sources = embedded_sources(&m);
+            assert_eq!(
+                sources.len(),
+                1 + strings.iter().filter(|s| s.ends_with(".glsl")).count(),
+                "{k}"
+            );
+            for (name, text) in sources {
+                assert_eq!(text, std::fs::read_to_string(&name).unwrap(), "{k}: {name}");
+            }
+            assert_eq!(
+                m.source_text.as_deref(),
+                Some(std::fs::read_to_string(root.join(k)).unwrap().as_str())
+            );
+            assert_eq!(m.compute_entry_points(), ["main"]);
+        }
+    }
+
+    #[test]
+    fn a_long_non_ascii_source_is_embedded_whole_in_pieces() {
+        // 300 000 bytes of comment: more than one OpSource holds (65535 words), with a
+        // multi-byte character across every possible cut.
+        let comment: String = "// ".to_string() + &"Σ·−".repeat(40_000) + "\n";
+        let text =
+            format!("#version 450\n{comment}layout(local_size_x = 1) in;\nvoid main() {{}}\n");
+        let m = compile(&text, SourceLang::Glsl, &opts()).unwrap();
+        assert!(count_op(&m, Op::SourceContinued) >= 1);
+        assert_eq!(embedded_sources(&m), [("kernel".to_string(), text)]);
+    }
+
+    #[test]
+    fn a_relative_include_resolves_against_the_including_file() {
+        let dir = tempfile::tempdir().unwrap();
+        // main.comp includes sub/a.glsl, which includes b.glsl from *its own* directory (sub/).
+        let main = write(
+            dir.path(),
+            "main.comp",
+            "#version 450\n#include \"sub/a.glsl\"\nlayout(local_size_x = A * B) in;\nvoid main() {}\n",
+        );
+        write(
+            dir.path(),
+            "sub/a.glsl",
+            "#include \"b.glsl\"\n#define A 3\n",
+        );
+        write(dir.path(), "sub/b.glsl", "#define B 5\n");
+        // A decoy with the same name next to main.comp: the nested include must not pick it.
+        write(dir.path(), "b.glsl", "#define B 7\n");
+        let m = load(&main, &opts()).unwrap();
+        assert_eq!(local_size(&m), [15, 1, 1]);
+    }
+
+    #[test]
+    fn a_standard_include_looks_in_the_include_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), "lib/n.glsl", "#define N 6\n");
+        let main = write(
+            dir.path(),
+            "k/main.comp",
+            "#version 450\n#include <n.glsl>\nlayout(local_size_x = N) in;\nvoid main() {}\n",
+        );
+        let o = SourceOptions {
+            include_dir: Some(dir.path().join("lib")),
+            ..opts()
+        };
+        assert_eq!(local_size(&load(&main, &o).unwrap()), [6, 1, 1]);
+        // `#include "x"` not found next to the file falls back to the include directory.
+        let quoted = write(
+            dir.path(),
+            "k/quoted.comp",
+            "#version 450\n#include \"n.glsl\"\nlayout(local_size_x = N) in;\nvoid main() {}\n",
+        );
+        assert_eq!(local_size(&load(&quoted, &o).unwrap()), [6, 1, 1]);
+        // Without an include directory: an error naming the file, the line and the reason.
+        let e = load(&main, &opts()).unwrap_err().to_string();
+        assert!(e.contains("main.comp:2"), "{e}");
+        assert!(e.contains("no include directory"), "{e}");
+    }
+
+    #[test]
+    fn text_sources_resolve_relative_includes_in_the_include_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), "n.glsl", "#define N 9\n");
+        let o = SourceOptions {
+            include_dir: Some(dir.path().to_path_buf()),
+            ..opts()
+        };
+        let m = compile(
+            "#version 450\n#include \"n.glsl\"\nlayout(local_size_x = N) in;\nvoid main() {}\n",
+            SourceLang::Glsl,
+            &o,
+        )
+        .unwrap();
+        assert_eq!((local_size(&m), m.name.as_str()), ([9, 1, 1], "kernel"));
+    }
+
+    #[test]
+    fn a_missing_include_names_the_file_and_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let main = write(
+            dir.path(),
+            "k.comp",
+            "#version 450\n\n#include \"nope.glsl\"\nvoid main() {}\n",
+        );
+        let e = load(&main, &opts()).unwrap_err();
+        let text = e.to_string();
+        assert!(
+            matches!(e, SourceError::Compile { line: Some(3), .. }),
+            "{text}"
+        );
+        assert!(text.contains("nope.glsl"), "{text}");
+        assert!(
+            text.contains("#include \"nope.glsl\""),
+            "the line is quoted: {text}"
+        );
+    }
+
+    #[test]
+    fn an_include_cycle_is_an_error_not_a_hang() {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), "a.glsl", "#include \"a.glsl\"\n");
+        let main = write(
+            dir.path(),
+            "k.comp",
+            "#version 450\n#include \"a.glsl\"\nvoid main() {}\n",
+        );
+        let e = load(&main, &opts()).unwrap_err().to_string();
+        assert!(e.contains("include"), "{e}");
+    }
+
+    #[test]
+    fn defines_reach_the_preprocessor() {
+        let src = "#version 450\n#ifndef FLAG\n#error FLAG is needed\n#endif\nlayout(local_size_x = N) in;\nvoid main() {}\n";
+        let mut o = opts();
+        o.define("N=12").unwrap().define("FLAG").unwrap();
+        assert_eq!(
+            local_size(&compile(src, SourceLang::Glsl, &o).unwrap()),
+            [12, 1, 1]
+        );
+        let mut o = opts();
+        o.define("N=2").unwrap();
+        let e = compile(src, SourceLang::Glsl, &o).unwrap_err().to_string();
+        assert!(
+            e.contains("kernel:3") && e.contains("FLAG is needed"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn bad_define_names_are_rejected() {
+        for bad in ["", "=1", "1X", "A-B", "A B=1"] {
+            let e = opts().define(bad).map(|_| ()).unwrap_err();
+            assert!(e.to_string().contains("NAME or NAME=VALUE"), "{bad}: {e}");
+        }
+    }
+
+    /// `subgroupBroadcast` with an id that is not a compile-time constant needs SPIR-V 1.5
+    /// (GL_KHR_shader_subgroup: "id must be ... constant" before SPIR-V 1.5; Vulkan 1.2
+    /// subgroupBroadcastDynamicId).
+    const DYNAMIC_BROADCAST: &str = "#version 450\n\
+        #extension GL_KHR_shader_subgroup_ballot : require\n\
+        layout(local_size_x = 8) in;\n\
+        layout(set = 0, binding = 0) buffer B { uint d[]; };\n\
+        void main() { d[gl_LocalInvocationID.x] = subgroupBroadcast(d[gl_LocalInvocationID.x], d[64]); }\n";
+
+    #[test]
+    fn the_target_environment_goes_up_only_when_the_shader_needs_it() {
+        let low = compile(EMPTY, SourceLang::Glsl, &opts()).unwrap();
+        assert_eq!(
+            (low.target_env, low.spirv_version()),
+            (TargetEnv::Vulkan1_1, (1, 3))
+        );
+        let high = compile(DYNAMIC_BROADCAST, SourceLang::Glsl, &opts()).unwrap();
+        assert_eq!(
+            (high.target_env, high.spirv_version()),
+            (TargetEnv::Vulkan1_2, (1, 5))
+        );
+        // A target that is given is used as is, and its failure reported.
+        let o = SourceOptions {
+            target_env: Some(TargetEnv::Vulkan1_3),
+            ..opts()
+        };
+        assert_eq!(
+            compile(EMPTY, SourceLang::Glsl, &o)
+                .unwrap()
+                .spirv_version(),
+            (1, 6)
+        );
+        let o = SourceOptions {
+            target_env: Some(TargetEnv::Vulkan1_1),
+            ..opts()
+        };
+        let e = compile(DYNAMIC_BROADCAST, SourceLang::Glsl, &o)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("kernel:5") && e.contains("compile-time constant"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_compile_error_names_file_and_line_and_quotes_the_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = write(
+            dir.path(),
+            "bad.comp",
+            "#version 450\nlayout(local_size_x = 1) in;\nvoid main() {\n  uint x = y;\n}\n",
+        );
+        let e = load(&p, &opts()).unwrap_err();
+        let text = e.to_string();
+        let first = text.lines().next().unwrap();
+        assert!(
+            first.ends_with("bad.comp:4: GLSL compilation failed"),
+            "{text}"
+        );
+        assert!(text.contains("'y' : undeclared identifier"), "{text}");
+        assert!(text.contains("|   uint x = y;"), "{text}");
+    }
+
+    #[test]
+    fn an_error_in_an_include_names_the_include() {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), "inc.glsl", "// fine\nuint broken = ;\n");
+        let p = write(
+            dir.path(),
+            "k.comp",
+            "#version 450\n#include \"inc.glsl\"\nvoid main() {}\n",
+        );
+        let e = load(&p, &opts()).unwrap_err();
+        match &e {
+            SourceError::Compile {
+                file,
+                line,
+                source_line,
+                ..
+            } => {
+                assert!(file.ends_with("inc.glsl"), "{e}");
+                assert_eq!(*line, Some(2), "{e}");
+                assert_eq!(source_line.as_deref(), Some("uint broken = ;"));
+            }
+            other => panic!("{other}"),
+        }
+    }
+
+    #[test]
+    fn a_nul_character_is_an_error_not_a_panic() {
+        let e = compile(
+            "#version 450\nvoid main() {}\0\n",
+            SourceLang::Glsl,
+            &opts(),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("NUL"), "{e}");
+    }
+
+    const ASM: &str = "               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main \"main\"
+               OpExecutionMode %main LocalSize 2 3 1
+       %void = OpTypeVoid
+          %f = OpTypeFunction %void
+       %main = OpFunction %void None %f
+      %entry = OpLabel
+               OpReturn
+               OpFunctionEnd
+";
+
+    #[test]
+    fn spirv_assembly_is_assembled() {
+        let m = compile(ASM, SourceLang::SpirvAsm, &opts()).unwrap();
+        assert_eq!(
+            (m.lang, m.target_env, m.spirv_version()),
+            (SourceLang::SpirvAsm, TargetEnv::Vulkan1_1, (1, 3))
+        );
+        assert_eq!(local_size(&m), [2, 3, 1]);
+        assert_eq!(m.source_text.as_deref(), Some(ASM));
+        let dir = tempfile::tempdir().unwrap();
+        let p = write(dir.path(), "k.spvasm", ASM);
+        assert_eq!(load(&p, &opts()).unwrap().words, m.words);
+    }
+
+    #[test]
+    fn an_assembly_error_names_the_line() {
+        let bad = ASM.replace("OpReturn", "OpReturnn");
+        let e = compile(&bad, SourceLang::SpirvAsm, &opts()).unwrap_err();
+        assert!(
+            matches!(e, SourceError::Compile { line: Some(9), .. }),
+            "{e}"
+        );
+        assert!(e.to_string().contains("OpReturnn"), "{e}");
+    }
+}
+
+/// Without the `vulkan` feature there is no shaderc: GLSL and assembly say so (./test builds
+/// this configuration for clippy only; `cargo test --no-default-features --test kernel` runs it).
+#[cfg(not(feature = "vulkan"))]
+#[test]
+fn without_shaderc_glsl_and_assembly_say_what_is_missing() {
+    for lang in [SourceLang::Glsl, SourceLang::SpirvAsm] {
+        let e = compile("#version 450\nvoid main() {}\n", lang, &opts()).unwrap_err();
+        assert!(matches!(e, SourceError::NeedsShaderc { .. }), "{e}");
+        assert!(e.to_string().contains("`vulkan` cargo feature"), "{e}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// WGSL (naga) and SPIR-V binaries: no shaderc needed
+
+const WGSL_SUBGROUPS: &str = "enable subgroups;
+@group(0) @binding(0) var<storage, read_write> data: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(subgroup_invocation_id) lane: u32) {
+    let v = data[id.x];
+    data[id.x] = subgroupAdd(v) + subgroupShuffleXor(v, 1u) + subgroupBallot(lane % 2u == 0u).x;
+}
+";
+
+#[test]
+fn wgsl_with_subgroup_operations_compiles_with_debug_lines() {
+    let m = compile(WGSL_SUBGROUPS, SourceLang::Wgsl, &opts()).unwrap();
+    assert_eq!(
+        (m.lang, m.target_env, m.spirv_version()),
+        (SourceLang::Wgsl, TargetEnv::Vulkan1_1, (1, 3))
+    );
+    for c in [
+        Capability::GroupNonUniformArithmetic,
+        Capability::GroupNonUniformShuffle,
+        Capability::GroupNonUniformBallot,
+    ] {
+        assert!(has_capability(&m, c), "{c:?}");
+    }
+    assert!(count_op(&m, Op::GroupNonUniformIAdd) == 1);
+    assert!(count_op(&m, Op::Line) > 0, "no OpLine");
+    assert!(count_op(&m, Op::Source) > 0, "no OpSource");
+    assert_eq!(local_size(&m), [64, 1, 1]);
+}
+
+#[test]
+fn wgsl_errors_name_the_line() {
+    let dir = tempfile::tempdir().unwrap();
+    // A parse error on line 3.
+    let p = write(
+        dir.path(),
+        "k.wgsl",
+        "@compute @workgroup_size(1)\nfn main() {\n  let x = ;\n}\n",
+    );
+    let e = load(&p, &opts()).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            SourceError::Compile {
+                line: Some(3),
+                lang: SourceLang::Wgsl,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    assert!(
+        e.to_string()
+            .starts_with(&format!("{}:3: WGSL compilation failed", p.display())),
+        "{e}"
+    );
+    // A validation error (a type mismatch) on line 2.
+    let e = compile(
+        "@compute @workgroup_size(1)\nfn main() { let x: u32 = 1.5; }\n",
+        SourceLang::Wgsl,
+        &opts(),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(e, SourceError::Compile { line: Some(2), .. }),
+        "{e}"
+    );
+    // Subgroup built-ins without `enable subgroups;`.
+    let e = compile(
+        &WGSL_SUBGROUPS.replace("enable subgroups;", ""),
+        SourceLang::Wgsl,
+        &opts(),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("subgroup"), "{e}");
+}
+
+#[test]
+fn enable_subgroups_may_share_its_directive_and_positions_stay() {
+    for directive in [
+        "enable f16, subgroups;",
+        "enable subgroups, f16;",
+        "enable subgroups,f16,;",
+    ] {
+        let text = format!(
+            "{directive}\n@group(0) @binding(0) var<storage, read_write> d: array<f16>;\n\
+             @compute @workgroup_size(8)\nfn main(@builtin(local_invocation_index) i: u32) {{ d[i] = subgroupAdd(d[i]); }}\n"
+        );
+        let m = compile(&text, SourceLang::Wgsl, &opts())
+            .unwrap_or_else(|e| panic!("{directive}: {e}"));
+        assert!(has_capability(&m, Capability::Float16), "{directive}");
+        // An error after the directive keeps its line and column.
+        let broken = text.replace("d[i] = subgroupAdd", "d[i] = subgroupAddd");
+        let e = compile(&broken, SourceLang::Wgsl, &opts()).unwrap_err();
+        assert!(
+            matches!(e, SourceError::Compile { line: Some(4), .. }),
+            "{directive}: {e}"
+        );
+        assert!(e.to_string().contains("kernel:4:"), "{e}");
+    }
+    // A word that merely contains "enable", or the directive in another position, is left alone.
+    let text =
+        "// not_enable subgroups;\n@compute @workgroup_size(1) fn main() { let enabled = 1u; }\n";
+    compile(text, SourceLang::Wgsl, &opts()).unwrap();
+}
+
+#[test]
+fn wgsl_takes_no_defines() {
+    let mut o = opts();
+    o.define("N=1").unwrap();
+    let e = compile(WGSL_SUBGROUPS, SourceLang::Wgsl, &o).unwrap_err();
+    assert!(matches!(e, SourceError::DefinesNotGlsl { .. }), "{e}");
+}
+
+/// A SPIR-V binary of the WGSL kernel, as bytes in either order.
+fn binary_bytes(big_endian: bool) -> (Vec<u32>, Vec<u8>) {
+    let m = compile(WGSL_SUBGROUPS, SourceLang::Wgsl, &opts()).unwrap();
+    let bytes = m
+        .words
+        .iter()
+        .flat_map(|w| {
+            if big_endian {
+                w.to_be_bytes()
+            } else {
+                w.to_le_bytes()
+            }
+        })
+        .collect();
+    (m.words, bytes)
+}
+
+#[test]
+fn a_binary_is_read_in_either_byte_order() {
+    let dir = tempfile::tempdir().unwrap();
+    for big in [false, true] {
+        let (words, bytes) = binary_bytes(big);
+        let p = dir.path().join("k.spv");
+        std::fs::write(&p, bytes).unwrap();
+        let m = load(&p, &opts()).unwrap();
+        assert_eq!(m.words, words, "big-endian {big}");
+        assert_eq!(
+            (m.lang, m.target_env, m.source_text),
+            (SourceLang::SpirvBinary, TargetEnv::Vulkan1_1, None)
+        );
+    }
+}
+
+#[test]
+fn malformed_binaries_are_rejected_with_the_rule() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("k.spv");
+    let (_, good) = binary_bytes(false);
+    let cases: Vec<(Vec<u8>, &str)> = vec![
+        (good[..good.len() - 2].to_vec(), "not a multiple of 4"),
+        (good[..12].to_vec(), "fewer than the 5-word header"),
+        ([&[0u8; 4][..], &good[4..]].concat(), "not the magic number"),
+        (good[..good.len() - 8].to_vec(), "not a valid SPIR-V module"),
+        // Version 1.7 in the header.
+        (
+            [&good[..4], &[0, 7, 1, 0][..], &good[8..]].concat(),
+            "SPIR-V version 1.7",
+        ),
+    ];
+    for (bytes, rule) in cases {
+        std::fs::write(&p, &bytes).unwrap();
+        let e = load(&p, &opts()).unwrap_err().to_string();
+        assert!(
+            e.contains(rule) && e.contains("k.spv"),
+            "expected '{rule}': {e}"
+        );
+    }
+}
+
+#[test]
+fn a_binary_newer_than_the_target_is_rejected() {
+    let m = compile(
+        "@compute @workgroup_size(1) fn main() {}\n",
+        SourceLang::Wgsl,
+        &SourceOptions {
+            target_env: Some(TargetEnv::Vulkan1_3),
+            ..opts()
+        },
+    )
+    .unwrap();
+    assert_eq!(m.spirv_version(), (1, 6));
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("k.spv");
+    std::fs::write(
+        &p,
+        m.words
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect::<Vec<u8>>(),
+    )
+    .unwrap();
+    assert_eq!(load(&p, &opts()).unwrap().target_env, TargetEnv::Vulkan1_3);
+    let o = SourceOptions {
+        target_env: Some(TargetEnv::Vulkan1_2),
+        ..opts()
+    };
+    let e = load(&p, &o).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            SourceError::TargetTooLow {
+                needed: TargetEnv::Vulkan1_3,
+                ..
+            }
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn unknown_extensions_unreadable_files_and_non_utf8_text_are_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = load(&write(dir.path(), "k.hlsl", "x"), &opts()).unwrap_err();
+    assert!(
+        matches!(e, SourceError::UnknownExtension { .. }) && e.to_string().contains(".wgsl"),
+        "{e}"
+    );
+    let e = load(&dir.path().join("missing.comp"), &opts()).unwrap_err();
+    assert!(
+        matches!(e, SourceError::Read { .. }) && e.to_string().contains("missing.comp"),
+        "{e}"
+    );
+    let p = dir.path().join("k.wgsl");
+    std::fs::write(&p, b"fn main() {}\xff\n").unwrap();
+    let e = load(&p, &opts()).unwrap_err();
+    assert!(matches!(e, SourceError::NotUtf8 { offset: 12, .. }), "{e}");
+    let e = compile("x", SourceLang::SpirvBinary, &opts()).unwrap_err();
+    assert!(e.to_string().contains("kernel::load"), "{e}");
+}
+
+#[test]
+fn target_environment_names() {
+    for (s, t) in [
+        ("vulkan1.0", TargetEnv::Vulkan1_1),
+        ("vulkan1.1", TargetEnv::Vulkan1_1),
+        ("spv1.0", TargetEnv::Vulkan1_1),
+        ("spv1.3", TargetEnv::Vulkan1_1),
+        ("spv1.4", TargetEnv::Vulkan1_2),
+        ("vulkan1.1spv1.4", TargetEnv::Vulkan1_2),
+        ("spv1.5", TargetEnv::Vulkan1_2),
+        ("vulkan1.2", TargetEnv::Vulkan1_2),
+        ("spv1.6", TargetEnv::Vulkan1_3),
+        ("Vulkan1.3", TargetEnv::Vulkan1_3),
+    ] {
+        assert_eq!(s.parse::<TargetEnv>().unwrap(), t, "{s}");
+    }
+    for bad in ["", "vulkan1.4", "spv1.7", "opengl4.5", "spv1."] {
+        let e = bad.parse::<TargetEnv>().unwrap_err();
+        assert!(e.to_string().contains("expected vulkan1.1"), "{bad}: {e}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Buffer specs
+
+fn build(spec: &str) -> HostBuffer {
+    spec.parse::<BufferSpec>()
+        .unwrap_or_else(|e| panic!("{spec}: {e}"))
+        .build()
+        .unwrap_or_else(|e| panic!("{spec}: {e}"))
+}
+
+fn spec_err(spec: &str) -> String {
+    match spec.parse::<BufferSpec>() {
+        Ok(s) => panic!("{spec} parsed as {s:?}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn zeros_fill_series_and_values_make_what_they_say() {
+    let z = build("zeros:u32:1024");
+    assert_eq!(
+        (z.dtype, z.shape.clone(), z.bytes.len()),
+        (ScalarType::U32, vec![1024], 4096)
+    );
+    assert!(z.bytes.iter().all(|&b| b == 0));
+    let f = build("fill:f32:2x3:1.5");
+    assert_eq!(
+        (f.shape.clone(), f.to_vec::<f32>().unwrap()),
+        (vec![2, 3], vec![1.5; 6])
+    );
+    // f16 1.5 is 0x3e00 (sign 0, exponent 15, fraction 0x200): IEEE 754 binary16.
+    assert_eq!(build("fill:f16:2:1.5").bytes, [0x00, 0x3e, 0x00, 0x3e]);
+    assert_eq!(
+        build("fill:float:1:-0.0").bytes,
+        0x8000_0000u32.to_le_bytes()
+    );
+    assert_eq!(
+        build("fill:f32:1:0x7fc00001").bytes,
+        0x7fc0_0001u32.to_le_bytes()
+    );
+    assert_eq!(build("fill:bool:3:true").bytes, [1, 1, 1]);
+    assert_eq!(build("fill:i8:2:-128").bytes, [0x80, 0x80]);
+    assert_eq!(
+        build("series:u32:5").to_vec::<u32>().unwrap(),
+        [0, 1, 2, 3, 4]
+    );
+    assert_eq!(build("series:i16:3").to_vec::<i16>().unwrap(), [0, 1, 2]);
+    assert_eq!(
+        build("series:f64:3").to_vec::<f64>().unwrap(),
+        [0.0, 1.0, 2.0]
+    );
+    assert_eq!(build("series:u8:256").to_vec::<u8>().unwrap()[255], 255);
+    assert_eq!(build("series:f16:2048").len(), 2048);
+    assert_eq!(
+        build("values:i32:1,-2,0x10").to_vec::<i32>().unwrap(),
+        [1, -2, 16]
+    );
+    assert_eq!(
+        build("values:u64:18446744073709551615")
+            .to_vec::<u64>()
+            .unwrap(),
+        [u64::MAX]
+    );
+    assert_eq!(build("values:f32:nan,inf,-inf").bytes.len(), 12);
+}
+
+#[test]
+fn random_is_deterministic_and_covers_its_range() {
+    let a = build("random:f32:4096:7");
+    assert_eq!(a, build("random:f32:4096:7"), "same seed, same buffer");
+    assert_ne!(
+        a,
+        build("random:f32:4096:8"),
+        "another seed, another buffer"
+    );
+    let v = a.to_vec::<f32>().unwrap();
+    assert!(v.iter().all(|x| (0.0..1.0).contains(x)), "floats in [0, 1)");
+    assert!(v.iter().any(|&x| x < 0.01) && v.iter().any(|&x| x > 0.99));
+    for spec in ["random:f16:4096:1", "random:f64:4096:1"] {
+        let b = build(spec);
+        let ok = (0..b.len()).all(|i| (0.0..1.0).contains(&b.value(i).component_f64(0)));
+        assert!(ok, "{spec}: floats in [0, 1)");
+    }
+    // Integers over their full range: the top bit is set about half the time.
+    let u = build("random:u64:4096:3").to_vec::<u64>().unwrap();
+    let top = u.iter().filter(|&&x| x >> 63 == 1).count();
+    assert!((1700..2400).contains(&top), "{top}");
+    let i = build("random:i8:4096:3").to_vec::<i8>().unwrap();
+    assert!(i.iter().any(|&x| x < -100) && i.iter().any(|&x| x > 100));
+    let b = build("random:bool:4096:3");
+    assert!(b.bytes.iter().all(|&x| x <= 1) && b.bytes.contains(&0) && b.bytes.contains(&1));
+}
+
+#[test]
+fn bad_specs_name_the_rule() {
+    for (spec, rule) in [
+        ("ones:u32:4", "expected a .npy file or zeros:TYPE:SHAPE"),
+        ("data.bin", "expected a .npy file"),
+        ("zeros:u32", "expected zeros:TYPE:SHAPE"),
+        ("zeros:u32:4:5", "expected zeros:TYPE:SHAPE"),
+        ("fill:f32:4", "expected fill:TYPE:SHAPE:VALUE"),
+        ("random:f32:4", "expected random:TYPE:SHAPE:SEED"),
+        ("values:u32:", "expected values:TYPE:V1,V2"),
+        ("zeros:u128:4", "'u128' is not a scalar type"),
+        ("zeros:vec4:4", "'vec4' is not a scalar type"),
+        ("zeros:u32:0", "zero dimension"),
+        ("zeros:u32:4x0", "zero dimension"),
+        ("zeros:u32:-1", "is not a shape"),
+        ("zeros:u32:4y4", "is not a shape"),
+        ("fill:u8:4:300", "outside the range 0..=255"),
+        ("fill:f32:4:abc", "is not a number"),
+        ("fill:bool:4:2", "is not a bool"),
+        ("values:u32:1,x,3", "value 2"),
+        ("random:u32:4:-1", "seed '-1'"),
+        (
+            "series:u8:257",
+            "reaches 256, which u8 does not represent exactly",
+        ),
+        ("series:f16:2050", "reaches 2049, which f16"),
+        ("series:bool:2", "needs a number type"),
+        ("zeros:u8:5000000000", "larger than the 4 GiB"),
+        ("zeros:u64:99999999999x99999999999", "larger than the 4 GiB"),
+    ] {
+        let e = spec_err(spec);
+        assert!(e.starts_with(&format!("bad buffer spec '{spec}'")), "{e}");
+        assert!(e.contains(rule), "{spec}: expected '{rule}' in: {e}");
+    }
+}
+
+#[test]
+fn specs_print_as_they_parse() {
+    for s in [
+        "zeros:u32:1024",
+        "fill:f32:2x3:1.5",
+        "series:i8:4",
+        "random:f64:8:42",
+        "values:i32:1,-2,3",
+        "in.npy",
+    ] {
+        let spec: BufferSpec = s.parse().unwrap();
+        assert_eq!(spec.to_string(), s);
+        assert_eq!(spec.to_string().parse::<BufferSpec>().unwrap(), spec);
+    }
+}
+
+#[test]
+fn bindings_name_set_and_binding() {
+    let b: BindingSpec = "2=series:u32:8".parse().unwrap();
+    assert_eq!((b.set, b.binding), (0, 2));
+    let b: BindingSpec = "1.3=data/in=1.npy".parse().unwrap();
+    assert_eq!(
+        (b.set, b.binding, b.spec),
+        (1, 3, BufferSpec::Npy("data/in=1.npy".into()))
+    );
+    for (bad, rule) in [
+        ("zeros:u32:4", "expected BINDING=SPEC"),
+        ("a=zeros:u32:4", "unsigned integers"),
+        ("1.=zeros:u32:4", "unsigned integers"),
+        ("-1=zeros:u32:4", "unsigned integers"),
+        ("1.2.3=zeros:u32:4", "unsigned integers"),
+    ] {
+        let e = bad.parse::<BindingSpec>().unwrap_err().to_string();
+        assert!(e.contains(rule), "{bad}: {e}");
+    }
+    // The spec's own error comes through.
+    let e = "0=zeros:u32:0"
+        .parse::<BindingSpec>()
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("zero dimension"), "{e}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// .npy files
+
+fn every_type_buffer(t: ScalarType) -> HostBuffer {
+    build(&format!("random:{}:3x5:11", t.name()))
+}
+
+#[test]
+fn every_dtype_round_trips_through_npy() {
+    let dir = tempfile::tempdir().unwrap();
+    for t in ScalarType::ALL {
+        let b = every_type_buffer(t);
+        let p = dir.path().join(format!("{t}.npy"));
+        write_npy(&p, &b).unwrap();
+        let back = read_npy(&p).unwrap();
+        assert_eq!(back, b, "{t}");
+        // numpy aligns the data to 64 bytes (NEP 1: "padded to a multiple of 64").
+        let bytes = std::fs::read(&p).unwrap();
+        assert_eq!((bytes.len() - b.bytes.len()) % 64, 0, "{t}");
+        // A spec naming the file builds the same buffer.
+        assert_eq!(BufferSpec::Npy(p.clone()).build().unwrap(), b, "{t}");
+    }
+}
+
+#[test]
+fn npy_files_agree_with_ndarray_npy_both_ways() {
+    use ndarray::{Array2, ArrayD};
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("a.npy");
+    // Theirs → ours.
+    let a = Array2::from_shape_fn((4, 3), |(i, j)| (i * 10 + j) as f64 - 5.5);
+    ndarray_npy::write_npy(&p, &a).unwrap();
+    let ours = read_npy(&p).unwrap();
+    assert_eq!(
+        (ours.dtype, ours.shape.clone()),
+        (ScalarType::F64, vec![4, 3])
+    );
+    assert_eq!(
+        ours.to_vec::<f64>().unwrap(),
+        a.iter().copied().collect::<Vec<_>>()
+    );
+    let flags = Array2::from_shape_fn((2, 2), |(i, j)| i == j);
+    ndarray_npy::write_npy(&p, &flags).unwrap();
+    assert_eq!(read_npy(&p).unwrap().bytes, [1, 0, 0, 1]);
+    // Ours → theirs, for every type ndarray-npy reads (it has no f16).
+    for t in ScalarType::ALL {
+        let b = every_type_buffer(t);
+        write_npy(&p, &b).unwrap();
+        macro_rules! check {
+            ($ty:ty) => {{
+                let theirs: ArrayD<$ty> = ndarray_npy::read_npy(&p).unwrap();
+                assert_eq!(theirs.shape(), &[3, 5][..], "{t}");
+                assert_eq!(
+                    theirs.iter().copied().collect::<Vec<$ty>>(),
+                    b.to_vec::<$ty>().unwrap(),
+                    "{t}"
+                );
+            }};
+        }
+        match t {
+            ScalarType::Bool => check!(bool),
+            ScalarType::I8 => check!(i8),
+            ScalarType::U8 => check!(u8),
+            ScalarType::I16 => check!(i16),
+            ScalarType::U16 => check!(u16),
+            ScalarType::I32 => check!(i32),
+            ScalarType::U32 => check!(u32),
+            ScalarType::I64 => check!(i64),
+            ScalarType::U64 => check!(u64),
+            ScalarType::F32 => check!(f32),
+            ScalarType::F64 => check!(f64),
+            ScalarType::F16 => {}
+        }
+    }
+}
+
+/// An npy file with a hand-written header (version 1.0).
+fn raw_npy(header: &str, data: &[u8]) -> Vec<u8> {
+    let mut dict = header.to_string();
+    while !(10 + dict.len() + 1).is_multiple_of(64) {
+        dict.push(' ');
+    }
+    dict.push('\n');
+    let mut out = b"\x93NUMPY\x01\x00".to_vec();
+    out.extend_from_slice(&(dict.len() as u16).to_le_bytes());
+    out.extend_from_slice(dict.as_bytes());
+    out.extend_from_slice(data);
+    out
+}
+
+#[test]
+fn big_endian_and_fortran_order_vectors_are_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("a.npy");
+    let data: Vec<u8> = [1u32, 2, 0xdead_beef]
+        .iter()
+        .flat_map(|x| x.to_be_bytes())
+        .collect();
+    std::fs::write(
+        &p,
+        raw_npy(
+            "{'descr': '>u4', 'fortran_order': False, 'shape': (3,), }",
+            &data,
+        ),
+    )
+    .unwrap();
+    assert_eq!(
+        read_npy(&p).unwrap().to_vec::<u32>().unwrap(),
+        [1, 2, 0xdead_beef]
+    );
+    // One dimension (or one non-trivial one): Fortran and C order are the same layout.
+    let data: Vec<u8> = [1.5f32, 2.5].iter().flat_map(|x| x.to_le_bytes()).collect();
+    std::fs::write(
+        &p,
+        raw_npy(
+            "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 1), }",
+            &data,
+        ),
+    )
+    .unwrap();
+    assert_eq!(read_npy(&p).unwrap().to_vec::<f32>().unwrap(), [1.5, 2.5]);
+    // A 0-d array is one element.
+    std::fs::write(
+        &p,
+        raw_npy(
+            "{'descr': '<u2', 'fortran_order': False, 'shape': (), }",
+            &[7, 0],
+        ),
+    )
+    .unwrap();
+    let b = read_npy(&p).unwrap();
+    assert_eq!(
+        (b.shape.clone(), b.to_vec::<u16>().unwrap()),
+        (vec![], vec![7])
+    );
+}
+
+#[test]
+fn unsupported_or_broken_npy_files_name_the_rule() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("a.npy");
+    let four = [0u8; 16];
+    for (bytes, rule) in [
+        (
+            raw_npy(
+                "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }",
+                &four,
+            ),
+            "Fortran order",
+        ),
+        (
+            raw_npy(
+                "{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }",
+                &four,
+            ),
+            "dtype '<c8' is not supported",
+        ),
+        (
+            raw_npy(
+                "{'descr': '<U1', 'fortran_order': False, 'shape': (4,), }",
+                &four,
+            ),
+            "dtype '<U1' is not supported",
+        ),
+        (
+            raw_npy(
+                "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (4,), }",
+                &four,
+            ),
+            "structured dtype",
+        ),
+        (
+            raw_npy(
+                "{'descr': '<f4', 'fortran_order': False, 'shape': (5,), }",
+                &four,
+            ),
+            "20 bytes) but the file has 16",
+        ),
+        (
+            raw_npy(
+                "{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }",
+                &four[..12],
+            ),
+            "but the file has 12",
+        ),
+        (
+            raw_npy(
+                "{'descr': '|b1', 'fortran_order': False, 'shape': (16,), }",
+                &[2; 16],
+            ),
+            "not 0 or 1",
+        ),
+        (
+            raw_npy("{'descr': '<f4', 'shape': (4,), }", &four),
+            "fortran_order",
+        ),
+        (
+            raw_npy(
+                "{'descr': '<f4', 'fortran_order': False, 'shape': (4,) ",
+                &four,
+            ),
+            "not a Python literal",
+        ),
+        (b"PK\x03\x04 a zip file".to_vec(), "not a .npy file"),
+        (b"\x93NUMPY\x09\x00\x10\x00".to_vec(), "version 9.0"),
+        (b"\x93NUMPY\x01\x00\xff\x00{}".to_vec(), "runs past the end"),
+    ] {
+        std::fs::write(&p, &bytes).unwrap();
+        let e = read_npy(&p).unwrap_err().to_string();
+        assert!(e.starts_with(&p.display().to_string()), "{e}");
+        assert!(e.contains(rule), "expected '{rule}' in: {e}");
+    }
+    // An empty array reads, but is no buffer to bind.
+    std::fs::write(
+        &p,
+        raw_npy(
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (0,), }",
+            &[],
+        ),
+    )
+    .unwrap();
+    assert!(read_npy(&p).unwrap().is_empty());
+    let e = BufferSpec::Npy(p.clone()).build().unwrap_err().to_string();
+    assert!(e.contains("has no elements"), "{e}");
+    let e = BufferSpec::Npy(dir.path().join("missing.npy"))
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("missing.npy") && e.contains("cannot read"),
+        "{e}"
+    );
+}
+
+#[test]
+fn npy_writes_are_atomic_and_leave_nothing_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("out.npy");
+    write_npy(&p, &build("series:u32:4")).unwrap();
+    write_npy(&p, &build("fill:f64:2:0.5")).unwrap(); // replaces the file whole
+    assert_eq!(read_npy(&p).unwrap().to_vec::<f64>().unwrap(), [0.5, 0.5]);
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["out.npy"], "no temporary file is left");
+    // A directory that does not exist: an error naming the path, and nothing written.
+    let bad = dir.path().join("no/such/dir/out.npy");
+    let e = write_npy(&bad, &build("series:u32:4"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("no/such/dir/out.npy"), "{e}");
+    assert!(!dir.path().join("no").exists());
+}
+
+#[test]
+fn host_buffers_check_their_parts() {
+    assert!(HostBuffer::new(ScalarType::U32, vec![2], vec![0; 8]).is_ok());
+    let e = HostBuffer::new(ScalarType::U32, vec![3], vec![0; 8])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("take 12 bytes, not 8"), "{e}");
+    let e = HostBuffer::new(ScalarType::Bool, vec![1], vec![5])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("not 0 or 1"), "{e}");
+    assert!(HostBuffer::from_values(&[3], &[1u8, 2]).is_err());
+    let b = HostBuffer::from_slice(&[half::f16::from_f32(0.5)]);
+    assert_eq!(
+        (b.dtype, b.bytes.clone()),
+        (ScalarType::F16, vec![0x00, 0x38])
+    );
+    assert_eq!(b.value(0).to_string(), "0.5");
+}

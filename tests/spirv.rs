@@ -1,0 +1,260 @@
+//! The SPIR-V interpreter on kernels compiled from GLSL.
+#![cfg(feature = "vulkan")]
+mod spirv_support;
+use lockstep::model::{LaneOrder, SubgroupSize};
+use lockstep::reconverge::Mode;
+use lockstep::spirv::*;
+
+fn cfg(size: u64, mode: Mode, wg: [u32; 3]) -> RunConfig {
+    RunConfig {
+        size: SubgroupSize::new(size).unwrap(),
+        layout: LaneOrder::ROW_MAJOR,
+        mode,
+        workgroups: wg,
+        max_steps: DEFAULT_MAX_STEPS,
+    }
+}
+
+fn u32s(b: &[u8]) -> Vec<u32> {
+    b.chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+#[test]
+fn the_committed_example_modules_match_their_glsl() {
+    let src = include_str!("../examples/spv/lane_ids.comp");
+    let words = spirv_support::glsl(src, "lane_ids.comp");
+    if std::env::var("LOCKSTEP_WRITE_SPV").is_ok() {
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        std::fs::write("examples/spv/lane_ids.spv", bytes).unwrap();
+    }
+    assert_eq!(words, examples::lane_ids());
+}
+
+#[test]
+fn lane_ids_are_written_per_lane() {
+    let k = decode(&examples::lane_ids(), &DecodeOptions::default()).unwrap();
+    let run = run_model(
+        &k,
+        cfg(4, Mode::Base, [2, 1, 1]),
+        &[BufferInput {
+            set: 0,
+            binding: 0,
+            bytes: vec![0; 64],
+            ..Default::default()
+        }],
+        None,
+    )
+    .unwrap();
+    assert_eq!(
+        u32s(&run.buffers[0].bytes)[..16],
+        [0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3]
+    );
+}
+
+mod spirv_support_ext {
+    pub use super::spirv_support::*;
+}
+use spirv_support::{bytes_u32, glsl};
+
+/// Runs GLSL on the model with one or more u32 buffers of `len` words (zero-filled).
+fn run_glsl(src: &str, mode: Mode, size: u64, wg: [u32; 3], buffers: &[Vec<u32>]) -> ModelRun {
+    let k = decode(&glsl(src, "k.comp"), &DecodeOptions::default()).unwrap();
+    let bufs: Vec<BufferInput> = buffers
+        .iter()
+        .enumerate()
+        .map(|(i, b)| BufferInput {
+            set: 0,
+            binding: i as u32,
+            bytes: bytes_u32(b),
+            ..Default::default()
+        })
+        .collect();
+    run_model(&k, cfg(size, mode, wg), &bufs, None).unwrap()
+}
+
+const HEAD: &str = "#version 450\n#extension GL_KHR_shader_subgroup_basic : require\n#extension GL_KHR_shader_subgroup_ballot : require\n#extension GL_KHR_shader_subgroup_shuffle : require\n#extension GL_KHR_shader_subgroup_shuffle_relative : require\n#extension GL_KHR_shader_subgroup_arithmetic : require\n";
+
+#[test]
+fn a_shuffle_past_the_last_lane_reaches_the_buffer_with_its_chain() {
+    // GL_KHR_shader_subgroup: subgroupShuffleDown reads lane id + delta; undefined past the end.
+    let src = format!("{HEAD}layout(local_size_x = 8) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nvoid main() {{\n  uint x = subgroupShuffleDown(gl_SubgroupInvocationID * 10u, 2u);\n  b[gl_LocalInvocationIndex] = x;\n}}\n");
+    let r = run_glsl(&src, Mode::Base, 8, [1, 1, 1], &[vec![0; 8]]);
+    let b = &r.buffers[0];
+    let w = u32s(&b.bytes);
+    assert_eq!(w[..6], [20, 30, 40, 50, 60, 70]);
+    for l in 0..6 {
+        assert_eq!(r.status(b.taint[l]), WordStatus::Exact);
+    }
+    match r.status(b.taint[6]) {
+        WordStatus::Undefined(chain) => {
+            assert!(chain.starts_with("OpStore k.comp:11"), "{chain}");
+            assert!(
+                chain.contains("subgroupShuffleDown k.comp:10: source lane 8 >= subgroup size 8"),
+                "{chain}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn reading_shared_memory_nobody_wrote_is_undefined() {
+    let src = format!("{HEAD}layout(local_size_x = 4) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nshared uint tile[4];\nvoid main() {{\n  if (gl_LocalInvocationIndex < 2u) tile[gl_LocalInvocationIndex] = 7u;\n  barrier();\n  b[gl_LocalInvocationIndex] = tile[gl_LocalInvocationIndex];\n}}\n");
+    let r = run_glsl(&src, Mode::Base, 4, [1, 1, 1], &[vec![0; 4]]);
+    let b = &r.buffers[0];
+    assert_eq!(r.status(b.taint[0]), WordStatus::Exact);
+    match r.status(b.taint[3]) {
+        WordStatus::Undefined(c) => assert!(
+            c.contains("read of Workgroup variable tile, never written"),
+            "{c}"
+        ),
+        other => panic!("{other:?}"),
+    }
+    assert!(r.findings.is_empty(), "{:?}", r.findings);
+}
+
+#[test]
+fn shared_memory_without_a_barrier_is_a_race_and_with_one_is_not() {
+    let body = |bar: &str| {
+        format!("{HEAD}layout(local_size_x = 8) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nshared uint tile[8];\nvoid main() {{\n  tile[gl_LocalInvocationIndex] = gl_LocalInvocationIndex;\n  {bar}\n  b[gl_LocalInvocationIndex] = tile[7u - gl_LocalInvocationIndex];\n}}\n")
+    };
+    let r = run_glsl(&body("barrier();"), Mode::Base, 4, [1, 1, 1], &[vec![0; 8]]);
+    assert!(
+        r.findings.is_empty(),
+        "{:?}",
+        r.findings
+            .iter()
+            .map(|f| r.finding_text(f))
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(u32s(&r.buffers[0].bytes), [7, 6, 5, 4, 3, 2, 1, 0]);
+    let r = run_glsl(&body(""), Mode::Base, 4, [1, 1, 1], &[vec![0; 8]]);
+    let texts: Vec<String> = r.findings.iter().map(|f| r.finding_text(f)).collect();
+    assert!(
+        texts.iter().any(|t| t.starts_with("race on tile")),
+        "{texts:?}"
+    );
+}
+
+#[test]
+fn two_workgroups_writing_one_element_race() {
+    let src = format!("{HEAD}layout(local_size_x = 4) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nvoid main() {{\n  if (gl_LocalInvocationIndex == 0u) b[0] = gl_WorkGroupID.x;\n}}\n");
+    let r = run_glsl(&src, Mode::Base, 4, [2, 1, 1], &[vec![0; 4]]);
+    let texts: Vec<String> = r.findings.iter().map(|f| r.finding_text(f)).collect();
+    assert!(
+        texts.iter().any(|t| t.contains("race on")
+            && t.contains("workgroup (0,0,0)")
+            && t.contains("workgroup (1,0,0)")),
+        "{texts:?}"
+    );
+    assert!(matches!(
+        r.status(r.buffers[0].taint[0]),
+        WordStatus::Racy(_)
+    ));
+}
+
+#[test]
+fn a_barrier_some_invocations_skip_is_reported() {
+    let src = format!("{HEAD}layout(local_size_x = 8) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nvoid main() {{\n  if (gl_LocalInvocationIndex < 3u) {{ barrier(); }}\n  b[gl_LocalInvocationIndex] = 1u;\n}}\n");
+    let r = run_glsl(&src, Mode::Base, 4, [1, 1, 1], &[vec![0; 8]]);
+    let texts: Vec<String> = r.findings.iter().map(|f| r.finding_text(f)).collect();
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.contains("reached by 3 of the 8 invocations")),
+        "{texts:?}"
+    );
+}
+
+#[test]
+fn atomic_counters_are_defined_but_what_they_return_is_order_dependent() {
+    let src = format!("{HEAD}layout(local_size_x = 8) in;\nlayout(binding = 0) buffer C {{ uint counter; }};\nlayout(binding = 1) buffer B {{ uint b[]; }};\nvoid main() {{\n  uint slot = atomicAdd(counter, 1u);\n  b[slot] = gl_LocalInvocationIndex + 100u;\n}}\n");
+    let r = run_glsl(&src, Mode::Base, 4, [2, 1, 1], &[vec![0], vec![0; 16]]);
+    assert_eq!(u32s(&r.buffers[0].bytes), [16]);
+    assert_eq!(r.status(r.buffers[0].taint[0]), WordStatus::Exact);
+    let b = &r.buffers[1];
+    for w in 0..16 {
+        assert!(
+            matches!(r.status(b.taint[w]), WordStatus::OrderDependent(_)),
+            "{w}: {:?}",
+            r.status(b.taint[w])
+        );
+    }
+    assert!(
+        r.findings.is_empty(),
+        "{:?}",
+        r.findings
+            .iter()
+            .map(|f| r.finding_text(f))
+            .collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn integer_division_by_zero_and_oob_reads_are_undefined() {
+    let src = format!("{HEAD}layout(local_size_x = 4) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nlayout(binding = 1) buffer A {{ uint a[4]; }};\nvoid main() {{\n  uint i = gl_LocalInvocationIndex;\n  b[i] = 12u / i;\n  b[4u + i] = a[i + 2u];\n}}\n");
+    let r = run_glsl(
+        &src,
+        Mode::Base,
+        4,
+        [1, 1, 1],
+        &[vec![0; 8], vec![5, 6, 7, 8]],
+    );
+    let b = &r.buffers[0];
+    match r.status(b.taint[0]) {
+        WordStatus::Undefined(c) => assert!(c.contains("integer division by zero"), "{c}"),
+        o => panic!("{o:?}"),
+    }
+    assert_eq!(u32s(&b.bytes)[1..6], [12, 6, 4, 7, 8]);
+    assert!(matches!(r.status(b.taint[6]), WordStatus::Undefined(_)));
+    let texts: Vec<String> = r.findings.iter().map(|f| r.finding_text(f)).collect();
+    assert!(
+        texts.iter().any(|t| t.starts_with("out-of-bounds read of")),
+        "{texts:?}"
+    );
+}
+
+#[test]
+fn a_ballot_in_divergent_control_flow_is_pinned_only_under_maximal() {
+    let src = format!("{HEAD}layout(local_size_x = 8) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nvoid main() {{\n  if ((gl_LocalInvocationIndex & 1u) == 1u) {{\n    b[gl_LocalInvocationIndex] = subgroupBallot(true).x;\n  }}\n}}\n");
+    let max = run_glsl(&src, Mode::Maximal, 8, [1, 1, 1], &[vec![0; 8]]);
+    assert_eq!(u32s(&max.buffers[0].bytes)[1], 0xaa);
+    assert_eq!(max.status(max.buffers[0].taint[1]), WordStatus::Exact);
+    for mode in [Mode::Sucf, Mode::Base] {
+        let r = run_glsl(&src, mode, 8, [1, 1, 1], &[vec![0; 8]]);
+        match r.status(r.buffers[0].taint[1]) {
+            WordStatus::Undefined(c) => assert!(
+                c.contains("not pinned down under") && c.contains("the selection at k.comp:"),
+                "{c}"
+            ),
+            o => panic!("{mode}: {o:?}"),
+        }
+    }
+}
+
+#[test]
+fn float_division_is_inexact_and_addition_exact() {
+    let src = format!("{HEAD}layout(local_size_x = 1) in;\nlayout(binding = 0) buffer B {{ float b[]; }};\nvoid main() {{\n  float x = b[0];\n  b[1] = x + 1.0;\n  b[2] = x / 3.0;\n}}\n");
+    let k = decode(&glsl(&src, "k.comp"), &DecodeOptions::default()).unwrap();
+    let bytes: Vec<u8> = [2.0f32, 0.0, 0.0]
+        .iter()
+        .flat_map(|f| f.to_le_bytes())
+        .collect();
+    let r = run_model(
+        &k,
+        cfg(1, Mode::Base, [1, 1, 1]),
+        &[BufferInput {
+            set: 0,
+            binding: 0,
+            bytes,
+            ..Default::default()
+        }],
+        None,
+    )
+    .unwrap();
+    let b = &r.buffers[0];
+    assert_eq!(r.status(b.taint[1]), WordStatus::Exact);
+    assert_eq!(r.status(b.taint[2]), WordStatus::Inexact);
+}

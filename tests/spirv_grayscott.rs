@@ -1,0 +1,223 @@
+//! The Gray-Scott shaders of `shaders/grayscott/` run by the SPIR-V interpreter: the very modules
+//! the GPU runs, lane by lane on the model.
+#![cfg(feature = "vulkan")]
+mod spirv_support;
+use lockstep::grayscott::layout::{Shape, Tiling as GsLayout};
+use lockstep::grayscott::{reference, Domain, Fields, Padded, Params};
+use lockstep::model::{LaneOrder, SubgroupSize};
+use lockstep::reconverge::Mode;
+use lockstep::spirv::*;
+use spirv_support::*;
+
+struct Out {
+    fields: Fields,
+    undefined: Vec<String>,
+    findings: Vec<String>,
+}
+
+fn run(
+    variant: &str,
+    layout: GsLayout,
+    s: u32,
+    wg: u32,
+    domain: Domain,
+    mode: Mode,
+    input: &Fields,
+) -> Out {
+    let words = glsl_file(&format!("shaders/grayscott/{variant}.comp"));
+    let p = Params::default();
+    let spec = vec![
+        (0, SpecInput::Bits(wg as u64)),
+        (2, SpecInput::Bits(domain.padded_cols() as u64)),
+        (3, SpecInput::Bits(domain.padded_rows() as u64)),
+        (4, SpecInput::Bits(p.feed.to_bits() as u64)),
+        (5, SpecInput::Bits(p.kill.to_bits() as u64)),
+        (6, SpecInput::Bits(p.dt.to_bits() as u64)),
+        (7, SpecInput::Bits(p.du.to_bits() as u64)),
+        (8, SpecInput::Bits(p.dv.to_bits() as u64)),
+    ];
+    let k = decode(
+        &words,
+        &DecodeOptions {
+            spec,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(k.local_size, [wg, 1, 1]);
+    let shape = Shape::new(layout, s, wg).unwrap();
+    let [gx, gy] = shape.grid(domain);
+    let u = Padded::from_array(&input.u);
+    let v = Padded::from_array(&input.v);
+    let nan = vec![f32::NAN; u.data.len()];
+    let bufs = vec![
+        BufferInput {
+            set: 0,
+            binding: 0,
+            bytes: bytes_f32(&u.data),
+            ..Default::default()
+        },
+        BufferInput {
+            set: 0,
+            binding: 1,
+            bytes: bytes_f32(&v.data),
+            ..Default::default()
+        },
+        BufferInput {
+            set: 0,
+            binding: 2,
+            bytes: bytes_f32(&nan),
+            ..Default::default()
+        },
+        BufferInput {
+            set: 0,
+            binding: 3,
+            bytes: bytes_f32(&nan),
+            ..Default::default()
+        },
+    ];
+    let cfg = RunConfig {
+        size: SubgroupSize::new(s as u64).unwrap(),
+        layout: LaneOrder::ROW_MAJOR,
+        mode,
+        workgroups: [gx, gy, 1],
+        max_steps: DEFAULT_MAX_STEPS,
+    };
+    let t0 = std::time::Instant::now();
+    let r = run_model(&k, cfg, &bufs, None).unwrap();
+    eprintln!(
+        "run_model {:?}: {} lane-instructions = {:.1} M/s",
+        t0.elapsed(),
+        r.lane_instructions,
+        r.lane_instructions as f64 / t0.elapsed().as_secs_f64() / 1e6
+    );
+    let mut undefined = Vec::new();
+    let w = domain.padded_cols();
+    let mut out = [Padded::zeros(domain), Padded::zeros(domain)];
+    for (fi, b) in r.buffers.iter().filter(|b| b.binding >= 2).enumerate() {
+        out[fi].data = f32s(&b.bytes);
+        for row in 0..domain.rows() {
+            for col in 0..domain.cols() {
+                let i = (row + 1) * w + col + 1;
+                match r.status(b.taint[i]) {
+                    WordStatus::Exact | WordStatus::Inexact => {}
+                    other => undefined.push(format!(
+                        "cell ({row}, {col}) of binding {}: {other:?}",
+                        b.binding
+                    )),
+                }
+            }
+        }
+    }
+    let findings = r.findings.iter().map(|f| r.finding_text(f)).collect();
+    let [ou, ov] = out;
+    Out {
+        fields: Fields {
+            u: ou.to_array(),
+            v: ov.to_array(),
+        },
+        undefined,
+        findings,
+    }
+}
+
+fn input(domain: Domain) -> Fields {
+    // One step of the reference from the initial condition, so that U and V are both non-zero
+    // around the seed rectangle.
+    let f = Fields::initial(domain);
+    reference::step_clear(&Params::default(), &f)
+}
+
+#[test]
+fn subgroup_1d_under_maximal_reconvergence_matches_the_reference_at_every_size() {
+    let domain = Domain::new(7, 45).unwrap();
+    let inp = input(domain);
+    let want = reference::step_clear(&Params::default(), &inp);
+    for s in [4u32, 8, 16, 32, 64, 128] {
+        let out = run(
+            "subgroup_1d",
+            GsLayout::OneD,
+            s,
+            128,
+            domain,
+            Mode::Maximal,
+            &inp,
+        );
+        assert!(
+            out.undefined.is_empty(),
+            "S={s}: {:?}",
+            &out.undefined[..out.undefined.len().min(3)]
+        );
+        assert!(out.findings.is_empty(), "S={s}: {:?}", out.findings);
+        let d = out.fields.max_abs_diff(&want);
+        assert!(d.value <= 1e-6, "S={s}: {d}");
+    }
+}
+
+#[test]
+fn probe_base_mode() {
+    let domain = Domain::new(7, 45).unwrap();
+    let inp = input(domain);
+    let out = run(
+        "subgroup_1d",
+        GsLayout::OneD,
+        8,
+        32,
+        domain,
+        Mode::Base,
+        &inp,
+    );
+    eprintln!(
+        "{} undefined; first: {:?}",
+        out.undefined.len(),
+        out.undefined.first()
+    );
+    let out = run(
+        "subgroup_1d",
+        GsLayout::OneD,
+        8,
+        32,
+        domain,
+        Mode::Sucf,
+        &inp,
+    );
+    eprintln!(
+        "sucf {} undefined; first: {:?}",
+        out.undefined.len(),
+        out.undefined.first()
+    );
+    for (v, l) in [
+        ("subgroup_stacked", GsLayout::Stacked),
+        ("subgroup_shared", GsLayout::Shared),
+    ] {
+        let out = run(v, l, 8, 32, domain, Mode::Maximal, &inp);
+        let want = reference::step_clear(&Params::default(), &inp);
+        eprintln!(
+            "{v}: {} undefined {:?}, findings {:?}, diff {}",
+            out.undefined.len(),
+            out.undefined.first(),
+            out.findings.first(),
+            out.fields.max_abs_diff(&want)
+        );
+    }
+}
+
+#[test]
+#[ignore]
+fn probe_speed() {
+    let domain = Domain::new(1024, 1024).unwrap();
+    let inp = input(domain);
+    let t = std::time::Instant::now();
+    let words = glsl_file("shaders/grayscott/subgroup_1d.comp");
+    let _ = words;
+    let out = run(
+        "subgroup_1d",
+        GsLayout::OneD,
+        32,
+        128,
+        domain,
+        Mode::Maximal,
+        &inp,
+    );
+    eprintln!("{:?} undefined {}", t.elapsed(), out.undefined.len());
+}

@@ -1,0 +1,63 @@
+//! GLSL → SPIR-V for the interpreter's tests: shaderc with debug info (OpLine), no optimisation,
+//! `#include` relative to a directory.
+#![allow(dead_code)]
+
+use std::path::Path;
+
+pub fn glsl(src: &str, name: &str) -> Vec<u32> {
+    glsl_in(src, name, None)
+}
+
+pub fn glsl_file(path: &str) -> Vec<u32> {
+    let p = Path::new(path);
+    let src = std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{path}: {e}"));
+    glsl_in(&src, p.file_name().unwrap().to_str().unwrap(), p.parent())
+}
+
+pub fn glsl_in(src: &str, name: &str, dir: Option<&Path>) -> Vec<u32> {
+    let c = shaderc::Compiler::new().expect("shaderc");
+    let mut o = shaderc::CompileOptions::new().expect("options");
+    o.set_target_env(
+        shaderc::TargetEnv::Vulkan,
+        shaderc::EnvVersion::Vulkan1_1 as u32,
+    );
+    o.set_target_spirv(shaderc::SpirvVersion::V1_3);
+    o.set_generate_debug_info();
+    o.set_optimization_level(shaderc::OptimizationLevel::Zero);
+    if let Some(dir) = dir {
+        let dir = dir.to_path_buf();
+        o.set_include_callback(move |req, _ty, _from, _depth| {
+            let p = dir.join(req);
+            let content =
+                std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+            Ok(shaderc::ResolvedInclude {
+                resolved_name: req.to_string(),
+                content,
+            })
+        });
+    }
+    let a = c
+        .compile_into_spirv(src, shaderc::ShaderKind::Compute, name, "main", Some(&o))
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    a.as_binary().to_vec()
+}
+
+pub fn bytes_f32(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+pub fn f32s(b: &[u8]) -> Vec<f32> {
+    b.chunks(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+pub fn u32s(b: &[u8]) -> Vec<u32> {
+    b.chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+pub fn bytes_u32(v: &[u32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
