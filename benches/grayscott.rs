@@ -1,8 +1,10 @@
 //! Gray-Scott throughput in elements (cells × steps) per second, named like the course:
 //! `run_simulation/workgroup{W}[/subgroup{S}]/domain{cols}x{rows}/total{steps}/{backend-variant}`,
-//! with the memory ceilings measured in the same run (`ceiling/domain…/total…/{what}`): a large
-//! CPU memcpy and a GPU compute-shader copy of U and V, both counted at 16 bytes per cell per step.
-//! A table of medians (and the fraction of the ceiling) is printed at the end.
+//! with the memory ceilings measured in the same run (`ceiling/domain…/total…/{what}`): CPU copies
+//! (glibc memcpy per thread, chunked, one thread) and GPU compute-shader copies of U and V (scalar,
+//! vec4, several vec4s in flight, grid-stride, planar and interleaved), all counted at 16 bytes per
+//! cell per step. The ceiling of a kind (CPU or GPU) is the fastest copy of that kind in the same
+//! run. A table of medians, each with its fraction of that ceiling, is printed at the end.
 //!
 //! `cargo bench --bench grayscott` runs everything at the defaults; select with a criterion filter
 //! (`cargo bench --bench grayscott -- gpu-subgroup`) and with these variables:
@@ -13,8 +15,12 @@
 //! | `GRAYSCOTT_STEPS` | `10` | steps per iteration (`total{steps}`), CPU ceiling, reference, gpu |
 //! | `GRAYSCOTT_MODEL_STEPS` | `2` | steps per iteration of the model backend |
 //! | `GRAYSCOTT_BACKENDS` | `ceiling,reference,model,gpu` | which to run (`cpu-ceiling`, `gpu-ceiling` for one ceiling) |
-//! | `GRAYSCOTT_VARIANTS` | all four | gpu variants |
+//! | `GRAYSCOTT_VARIANTS` | all six | gpu variants; `subgroup-tile` sweeps the two lists below, `subgroup-tile-t{T}-r{R}` is one |
+//! | `GRAYSCOTT_TILE_STEPS` | `1,2,3,4` (`1,2` in test mode) | steps per pass `T` of the tile kernel |
+//! | `GRAYSCOTT_TILE_ROWS` | `16,32` (`8` in test mode) | rows per lane `R` of the tile kernel |
+//! | `GRAYSCOTT_COPIES` | every `CopyKind::DEFAULTS` | gpu copy kernels measured as ceilings (`gpu-copy`, `gpu-copy-vec4-x4`, `gpu-copy-uv-grid2048`, …) |
 //! | `GRAYSCOTT_WORKGROUPS` | `64,128,256,512,1024` | 1D workgroup sizes (subgroup variants) |
+//! | `GRAYSCOTT_EXTRA` | none | more subgroup variants with their own workgroup sizes: `variant@W1,W2;variant@W` |
 //! | `GRAYSCOTT_NAIVE_WORKGROUPS` | `8x8,16x8,16x16,32x16,32x32` | 2D workgroups of naive |
 //! | `GRAYSCOTT_SUBGROUPS` | every size the device can require | gpu subgroup sizes |
 //! | `GRAYSCOTT_MODEL_SUBGROUPS` | `8,32` | model subgroup sizes (workgroup 128) |
@@ -47,6 +53,9 @@ enum Kind {
 }
 
 static RECORDS: Mutex<Vec<Record>> = Mutex::new(Vec::new());
+
+/// The GPU's name and driver, for the table.
+static GPU_NAME: Mutex<Option<String>> = Mutex::new(None);
 
 fn record(id: &str, kind: Kind, domain: &str, elems: u64, iters: u64, t: Duration) {
     let rate = elems as f64 * iters as f64 / t.as_secs_f64().max(1e-12);
@@ -253,7 +262,9 @@ fn model(c: &mut Criterion, d: Domain) {
 
 #[cfg(feature = "vulkan")]
 fn gpu(c: &mut Criterion, domains: &[Domain], steps: u32) {
-    use lockstep::grayscott::gpu::{api_version, CopyCeiling, GpuSim, Plan, Variant};
+    use lockstep::grayscott::gpu::{
+        api_version, CopyCeiling, CopyKind, GpuSim, Plan, Tile, Variant,
+    };
     let index = std::env::var("GRAYSCOTT_DEVICE")
         .ok()
         .and_then(|s| s.parse().ok());
@@ -271,13 +282,57 @@ fn gpu(c: &mut Criterion, domains: &[Domain], steps: u32) {
         ctx.caps.subgroup_size,
         ctx.caps.selectable_sizes()
     );
-    let variants: Vec<Variant> = env_list(
+    if let Ok(mut g) = GPU_NAME.lock() {
+        *g = Some(format!(
+            "{} ({}, Vulkan {}), subgroup size {}",
+            ctx.info.name, ctx.info.driver, ctx.info.api_version, ctx.caps.subgroup_size
+        ));
+    }
+    let (tile_steps, tile_rows) = if test_mode() {
+        ("1,2", "8")
+    } else {
+        ("1,2,3,4", "16,32")
+    };
+    let nums = |name: &str, default: &str| -> Vec<u32> {
+        env_list(name, default)
+            .iter()
+            .filter_map(|x| x.parse().ok())
+            .collect()
+    };
+    let (tile_steps, tile_rows) = (
+        nums("GRAYSCOTT_TILE_STEPS", tile_steps),
+        nums("GRAYSCOTT_TILE_ROWS", tile_rows),
+    );
+    let mut variants: Vec<Variant> = Vec::new();
+    for v in env_list(
         "GRAYSCOTT_VARIANTS",
-        "naive,subgroup-1d,subgroup-stacked,subgroup-shared",
-    )
-    .iter()
-    .filter_map(|v| Variant::parse(v))
-    .collect();
+        "naive,subgroup-1d,subgroup-stacked,subgroup-shared,subgroup-stacked-uv,subgroup-tile",
+    ) {
+        if v == "subgroup-tile" {
+            for &rows in &tile_rows {
+                for &steps in &tile_steps {
+                    variants.push(Variant::Tile(Tile { steps, rows }));
+                }
+            }
+        } else if let Some(v) = Variant::parse(&v) {
+            variants.push(v);
+        } else {
+            eprintln!("GRAYSCOTT_VARIANTS: ignoring unknown variant '{v}'");
+        }
+    }
+    let copies: Vec<CopyKind> = match std::env::var("GRAYSCOTT_COPIES") {
+        Ok(list) => list
+            .split(',')
+            .filter_map(|x| {
+                let k = CopyKind::parse(x.trim());
+                if k.is_none() {
+                    eprintln!("GRAYSCOTT_COPIES: ignoring unknown copy '{x}'");
+                }
+                k
+            })
+            .collect(),
+        Err(_) => CopyKind::DEFAULTS.to_vec(),
+    };
     let sizes: Vec<u32> = match std::env::var("GRAYSCOTT_SUBGROUPS") {
         Ok(s) => s.split(',').filter_map(|x| x.trim().parse().ok()).collect(),
         Err(_) => ctx.caps.selectable_sizes(),
@@ -288,20 +343,35 @@ fn gpu(c: &mut Criterion, domains: &[Domain], steps: u32) {
             let group = format!("ceiling/{}/total{steps}", label(d));
             let mut g = c.benchmark_group(&group);
             configure(&mut g, elems);
-            let id = format!("{group}/gpu-copy");
-            let mut copy = None;
-            g.bench_function("gpu-copy", |bench| {
-                let copy =
-                    copy.get_or_insert_with(|| CopyCeiling::new(&ctx, d).expect("copy kernel"));
-                bench.iter_custom(|iters| {
-                    let mut e = Duration::ZERO;
-                    for _ in 0..iters {
-                        e += copy.run(steps).expect("copy");
-                    }
-                    record(&id, Kind::GpuCeiling, &label(d), elems, iters, e);
-                    e
-                })
-            });
+            for kind in &copies {
+                let name = kind.name();
+                let id = format!("{group}/{name}");
+                let mut copy = None;
+                let mut failed = false;
+                g.bench_function(&name, |bench| {
+                    let copy = copy.get_or_insert_with(|| {
+                        CopyCeiling::with_kind(&ctx, d, *kind).map_err(|e| e.to_string())
+                    });
+                    let copy = match copy {
+                        Ok(c) => c,
+                        Err(e) => {
+                            if !failed {
+                                eprintln!("skipped {name}: {e}");
+                                failed = true;
+                            }
+                            return bench.iter_custom(|_| Duration::from_nanos(1));
+                        }
+                    };
+                    bench.iter_custom(|iters| {
+                        let mut e = Duration::ZERO;
+                        for _ in 0..iters {
+                            e += copy.run(steps).expect("copy");
+                        }
+                        record(&id, Kind::GpuCeiling, &label(d), elems, iters, e);
+                        e
+                    })
+                });
+            }
             g.finish();
         }
         if !wants("gpu") {
@@ -322,7 +392,7 @@ fn gpu(c: &mut Criterion, domains: &[Domain], steps: u32) {
                         ));
                     }
                 }
-                Variant::Subgroup(_) => {
+                Variant::Subgroup(_) | Variant::StackedUv | Variant::Tile(_) => {
                     for w in env_list("GRAYSCOTT_WORKGROUPS", "64,128,256,512,1024") {
                         let Ok(w) = w.parse::<u32>() else { continue };
                         for &s in &sizes {
@@ -335,6 +405,31 @@ fn gpu(c: &mut Criterion, domains: &[Domain], steps: u32) {
                             ));
                         }
                     }
+                }
+            }
+        }
+        for extra in std::env::var("GRAYSCOTT_EXTRA")
+            .unwrap_or_default()
+            .split(';')
+            .filter(|x| !x.trim().is_empty())
+        {
+            let Some((v, wgs)) = extra.split_once('@') else {
+                eprintln!("GRAYSCOTT_EXTRA: ignoring '{extra}' (want variant@W1,W2)");
+                continue;
+            };
+            let Some(v) = Variant::parse(v.trim()) else {
+                eprintln!("GRAYSCOTT_EXTRA: ignoring unknown variant '{v}'");
+                continue;
+            };
+            for w in wgs.split(',').filter_map(|w| w.trim().parse::<u32>().ok()) {
+                for &s in &sizes {
+                    plans.push(Plan::new(
+                        &ctx.caps,
+                        api_version(&ctx),
+                        v,
+                        Some([w, 1]),
+                        Some(s),
+                    ));
                 }
             }
         }
@@ -353,7 +448,7 @@ fn gpu(c: &mut Criterion, domains: &[Domain], steps: u32) {
             );
             let mut g = c.benchmark_group(&group);
             configure(&mut g, elems);
-            let name = format!("gpu-{}", plan.variant.name());
+            let name = format!("gpu-{}", plan.variant.label());
             let id = format!("{group}/{name}");
             let mut sim = None;
             g.bench_function(&name, |bench| {
@@ -403,8 +498,51 @@ fn print_table() {
             .map(|r| median(&r.rates))
             .max_by(|a, b| a.total_cmp(b))
     };
-    println!("\n| benchmark | Gelem/s (median) | GB/s at 16 B/elem | % of ceiling |");
-    println!("| --- | ---: | ---: | ---: |");
+    // Which copy is the ceiling, per kind and domain.
+    let mut best: Vec<(Kind, &str, &str, f64)> = Vec::new();
+    for r in records.iter() {
+        if r.kind != Kind::CpuCeiling && r.kind != Kind::GpuCeiling {
+            continue;
+        }
+        let m = median(&r.rates);
+        match best.iter_mut().find(|b| b.0 == r.kind && b.1 == r.domain) {
+            Some(b) if b.3 >= m => {}
+            Some(b) => *b = (r.kind, &r.domain, &r.id, m),
+            None => best.push((r.kind, &r.domain, &r.id, m)),
+        }
+    }
+    println!();
+    if records
+        .iter()
+        .any(|r| r.kind == Kind::Cpu || r.kind == Kind::CpuCeiling)
+    {
+        println!("CPU: {}", lockstep::grayscott::reference::cpu_description());
+    }
+    if let Some(dev) = GPU_NAME.lock().ok().and_then(|g| g.clone()) {
+        println!("GPU: {dev}");
+    }
+    for (kind, domain, id, m) in &best {
+        println!(
+            "{} ceiling on {domain}: {id} ({:.3} Gelem/s), the fastest copy of this run",
+            if *kind == Kind::CpuCeiling {
+                "CPU"
+            } else {
+                "GPU"
+            },
+            m / 1e9
+        );
+    }
+    // The reference's median per domain: the model's rows say how many times slower they are.
+    let reference = |domain: &str| -> Option<f64> {
+        records
+            .iter()
+            .find(|r| r.domain == domain && r.id.ends_with("/reference"))
+            .map(|r| median(&r.rates))
+    };
+    println!(
+        "\n| benchmark | Gelem/s (median) | GB/s at 16 B/elem | % of ceiling | reference / this |"
+    );
+    println!("| --- | ---: | ---: | ---: | ---: |");
     for r in records.iter() {
         let m = median(&r.rates);
         let of = match r.kind {
@@ -417,12 +555,17 @@ fn print_table() {
             .filter(|&c| c > 0.0)
             .map(|c| format!("{:.0}%", 100.0 * m / c))
             .unwrap_or_else(|| "-".into());
+        let slower = match reference(&r.domain) {
+            Some(x) if r.id.contains("/model-") && m > 0.0 => format!("{:.1}×", x / m),
+            _ => String::new(),
+        };
         println!(
-            "| {} | {:.3} | {:.1} | {} |",
+            "| {} | {:.3} | {:.1} | {} | {} |",
             r.id,
             m / 1e9,
             m * 16.0 / 1e9,
-            pct
+            pct,
+            slower
         );
     }
 }

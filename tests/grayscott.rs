@@ -5,8 +5,9 @@
 //! GPU tests fail without a Vulkan device unless `LOCKSTEP_SKIP_DEVICE_TESTS=1` (then they skip
 //! and say so): the policy of `tests/support/mod.rs`.
 
-use lockstep::grayscott::layout::{Shape, Tiling};
+use lockstep::grayscott::layout::{Shape, Tile, Tiling};
 use lockstep::grayscott::model::ModelSim;
+use lockstep::grayscott::model_tile::TileSim;
 use lockstep::grayscott::reference::{step_clear, Reference};
 use lockstep::grayscott::*;
 use proptest::prelude::*;
@@ -367,6 +368,102 @@ fn model_reports_the_course_stacked_kernel_reading_past_the_buffer() {
 
 // What the model's row-slice loads rely on (and what the course's work_item_pos() gives): lane l
 // of any subgroup sits l cells right of lane 0, on the same row.
+// ---------------------------------------------------------------------------------------------
+// The register-tile kernel (several steps per pass) on the model
+
+fn tile_after(
+    d: Domain,
+    p: Params,
+    s: u32,
+    w: u32,
+    tile: Tile,
+    steps: u32,
+) -> Result<Fields, GrayScottError> {
+    let mut m = TileSim::new(d, p, s, w, tile)?;
+    m.advance(steps)?;
+    m.fields()
+}
+
+/// (subgroup size, steps per pass T < S / 2, rows per lane R > 2T).
+fn tile_shape() -> impl Strategy<Value = (u32, Tile)> {
+    prop::sample::select(vec![4u32, 8, 16, 32, 64, 128]).prop_flat_map(|s| {
+        (1u32..=((s - 1) / 2).min(6)).prop_flat_map(move |t| {
+            (2 * t + 1..=2 * t + 12).prop_map(move |rows| (s, Tile { steps: t, rows }))
+        })
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+
+    // Issue 12, §2: the tile kernel advancing T steps per pass, run lane by lane on the model,
+    // proves that no undefined or stale value reaches a written cell and that every cell is written
+    // once per pass — and computes the reference's values bit for bit (the last pass of a run
+    // whose step count is not a multiple of T has fewer steps).
+    #[test]
+    fn model_proves_the_tile_kernel_and_equals_the_reference(
+        rows in dim(), cols in dim(), steps in 1u32..=9, p in any_params(),
+        (s, tile) in tile_shape(), k in 1u32..=4,
+    ) {
+        let d = Domain::new(rows, cols).unwrap();
+        let got = tile_after(d, p, s, s * k, tile, steps);
+        prop_assert!(got.is_ok(), "{s} lanes, {tile:?}: {}", got.unwrap_err());
+        prop_assert_eq!(got.unwrap(), reference_after(d, p, steps));
+    }
+}
+
+// A tile kernel that writes one lane and one row further into its halo is caught: the outermost
+// lanes depend on undefined shuffle results, the outermost rows were not advanced to the last step.
+#[test]
+fn model_catches_a_tile_writing_into_its_halo() {
+    let tile = Tile { steps: 2, rows: 10 };
+    let p = Params::default();
+    // Wide enough that the extra right lane (4 + 2 = 6 of 8) is a data column.
+    let d = Domain::new(20, 30).unwrap();
+    let m = TileSim::new(d, p, 8, 16, tile)
+        .unwrap()
+        .broken_writes_halo();
+    let e = run_broken(m).to_string();
+    assert!(e.starts_with("undefined value reached cell (0, 4) at step 2: lane 6 of subgroup 0 in workgroup (0, 0)"), "{e}");
+    assert!(
+        e.contains("subgroupShuffleUp/Down(·, 1) that read no lane"),
+        "{e}"
+    );
+    // Exactly 8 − 4 = 4 columns: the extra lanes land on the zero ring, the extra rows do not.
+    let d = Domain::new(18, 4).unwrap();
+    let m = TileSim::new(d, p, 8, 16, tile)
+        .unwrap()
+        .broken_writes_halo();
+    let e = run_broken(m).to_string();
+    assert!(e.starts_with("layout fault at step 2: lane 2 of subgroup 0 in workgroup (0, 0) writes cell (6, 0) from a row not advanced to step 2"), "{e}");
+    // The same tile without the fault is proven.
+    assert!(tile_after(d, p, 8, 16, tile, 5).is_ok());
+}
+
+fn run_broken(mut m: TileSim) -> GrayScottError {
+    m.advance(2).unwrap_err()
+}
+
+// subgroup-stacked-uv is proven by the model as Tiling::Stacked: its shader must be the stacked
+// kernel's, line for line, except for the storage it includes (and comments).
+#[test]
+fn the_interleaved_stacked_kernel_is_the_stacked_kernel_on_other_storage() {
+    let code = |name: &str| -> Vec<String> {
+        let path = format!("{}/shaders/grayscott/{name}", env!("CARGO_MANIFEST_DIR"));
+        std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{path}: {e}"))
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with("//"))
+            .map(|l| l.replace("\"common_uv.glsl\"", "\"common.glsl\""))
+            .collect()
+    };
+    assert_eq!(
+        code("subgroup_stacked_uv.comp"),
+        code("subgroup_stacked.comp")
+    );
+}
+
 #[test]
 fn every_layout_puts_a_subgroup_on_consecutive_cells_of_one_row() {
     for layout in Tiling::ALL {
@@ -406,7 +503,7 @@ fn kernel_shapes_are_checked() {
 #[cfg(feature = "vulkan")]
 mod gpu {
     use super::*;
-    use lockstep::grayscott::gpu::{api_version, GpuSim, Plan, Variant};
+    use lockstep::grayscott::gpu::{api_version, CopyCeiling, CopyKind, GpuSim, Plan, Variant};
     use lockstep::vulkan::{Capabilities, Context, SubgroupOps};
 
     fn device() -> Option<&'static Context> {
@@ -514,6 +611,71 @@ mod gpu {
         assert!(e.contains("deliberately broken"), "{e}");
     }
 
+    // The tile kernel's own rules, each with its reason; its workgroup counts cover the domain
+    // with (S − 2T) columns and (rows − 2T) rows per subgroup.
+    #[test]
+    fn tile_sizes_are_checked() {
+        let c = caps(32);
+        let tile = |steps, rows| Variant::Tile(Tile { steps, rows });
+        let err = |v| {
+            Plan::new(&c, (1, 3), v, Some([64, 1]), None)
+                .unwrap_err()
+                .to_string()
+        };
+        assert!(err(tile(0, 8)).contains("at least 1 step per pass"));
+        assert!(err(tile(4, 8)).contains("must exceed 2 × 4 steps"));
+        assert!(err(tile(2, 65)).contains("at most 64 rows"));
+        assert!(err(tile(16, 40)).contains("subgroups of 32 lanes leave no output lane"));
+        let p = Plan::new(&c, (1, 3), tile(3, 16), Some([128, 1]), None).unwrap();
+        // 26 columns and 4 subgroups × 10 rows per workgroup.
+        assert_eq!(p.groups(Domain::new(100, 27).unwrap()), [2, 3, 1]);
+        assert_eq!(p.bench_label(), "workgroup128/subgroup32");
+        assert_eq!(
+            p.to_string(),
+            "subgroup-tile-t3-r16, workgroup 128, subgroup 32"
+        );
+        assert_eq!(
+            Variant::parse("subgroup-tile-t3"),
+            Some(tile(3, Tile::DEFAULT.rows))
+        );
+        for v in [
+            "subgroup-tile-x",
+            "subgroup-tile-t-r4",
+            "subgroup-tile-t2-r",
+            "subgroup-tile-t99999",
+        ] {
+            assert_eq!(Variant::parse(v), None, "{v}");
+        }
+    }
+
+    // Every copy kernel measured as a ceiling copies exactly (planar and interleaved storage, the
+    // tail past the last whole vec4, grid-stride loops that wrap several times).
+    #[test]
+    fn every_copy_ceiling_copies_its_input() {
+        let Some(ctx) = device() else { return };
+        let mut kinds = CopyKind::DEFAULTS.to_vec();
+        kinds.push(CopyKind::Vec4 {
+            items: 3,
+            grid: Some(1),
+        });
+        kinds.push(CopyKind::Uv {
+            items: 2,
+            grid: Some(3),
+        });
+        for (rows, cols) in [(1, 1), (5, 7), (31, 33)] {
+            let d = Domain::new(rows, cols).unwrap();
+            for &k in &kinds {
+                let mut copy = CopyCeiling::with_kind(ctx, d, k).unwrap();
+                assert_eq!(
+                    copy.copy_once().unwrap(),
+                    Fields::initial(d),
+                    "{} on {d}",
+                    k.name()
+                );
+            }
+        }
+    }
+
     // The real device: a subgroup size it cannot run is refused before anything is built.
     #[test]
     fn the_device_refuses_a_subgroup_size_it_cannot_run() {
@@ -555,15 +717,24 @@ mod gpu {
             rows in dim(), cols in dim(), steps in 1u32..=24, p in any_params(),
             k in 1u32..=8, nx in prop::sample::select(vec![1u32, 4, 8, 16, 32]),
             ny in prop::sample::select(vec![1u32, 3, 8, 16]),
+            tile in (1u32..=3).prop_flat_map(|t| (Just(t), 2 * t + 1..=20)),
         ) {
             let Some(ctx) = device() else { return Ok(()) };
             let d = Domain::new(rows, cols).unwrap();
             let expect = reference_after(d, p, steps);
             let s = ctx.caps.subgroup_size;
-            for v in Variant::ALL {
+            // lavapipe computes the definition's operations one by one (no FMA contraction, no
+            // reassociation): there every variant must match the reference bit for bit.
+            let exact = ctx.info.name.contains("llvmpipe");
+            let mut variants = Variant::ALL.to_vec();
+            let (t, r) = tile;
+            if 2 * t < s {
+                variants.push(Variant::Tile(Tile { steps: t, rows: r }));
+            }
+            for v in variants {
                 let wg = match v {
                     Variant::Naive => [nx, ny],
-                    Variant::Subgroup(_) => [s * k, 1],
+                    _ => [s * k, 1],
                 };
                 let plan = Plan::new(&ctx.caps, api_version(ctx), v, Some(wg), None);
                 prop_assert!(plan.is_ok(), "{}: {}", v.name(), plan.unwrap_err());
@@ -574,6 +745,10 @@ mod gpu {
                 prop_assert!(
                     diff.value <= AGREEMENT_TOLERANCE,
                     "{plan} on {d}, {steps} steps: {diff}"
+                );
+                prop_assert!(
+                    !exact || diff.value == 0.0,
+                    "{plan} on {d}, {steps} steps: {diff} on lavapipe, which computes exactly"
                 );
             }
         }
@@ -802,6 +977,81 @@ mod cli {
         assert_eq!(code, 1, "{stderr}");
         assert!(
             stderr.contains("undefined value reached cell (0, 0) at step 1"),
+            "{stderr}"
+        );
+    }
+
+    // The model runs the tile kernel (and the interleaved stacked kernel, as the stacked one) and
+    // checks it against the reference; impossible tiles are bad input.
+    #[test]
+    fn the_model_runs_the_tile_kernel() {
+        let (code, stdout, stderr) = run(&[
+            "grayscott",
+            "--backend",
+            "model",
+            "--variant",
+            "subgroup-tile-t3-r10",
+            "--rows",
+            "23",
+            "--cols",
+            "41",
+            "--subgroup-size",
+            "8",
+            "--workgroup-size",
+            "16",
+            "--steps",
+            "7",
+            "--images",
+            "2",
+            "--check",
+            "--no-output",
+        ]);
+        assert_eq!(code, 0, "{stderr}");
+        assert!(
+            stdout.contains("model (subgroup-tile-t3-r10, workgroup 16, subgroup 8)"),
+            "{stdout}"
+        );
+        assert!(
+            stdout.contains("max |Δ| vs reference = 0e0 over 14 steps"),
+            "{stdout}"
+        );
+        let (code, stdout, stderr) = run(&[
+            "grayscott",
+            "--backend",
+            "model",
+            "--variant",
+            "subgroup-stacked-uv",
+            "--rows",
+            "9",
+            "--cols",
+            "9",
+            "--subgroup-size",
+            "4",
+            "--steps",
+            "3",
+            "--images",
+            "1",
+            "--check",
+            "--no-output",
+        ]);
+        assert_eq!(code, 0, "{stderr}");
+        assert!(
+            stdout.contains("model (subgroup-stacked, workgroup 128, subgroup 4)"),
+            "{stdout}"
+        );
+        let (code, _, stderr) = run(&[
+            "grayscott",
+            "--backend",
+            "model",
+            "--variant",
+            "subgroup-tile-t4-r16",
+            "--subgroup-size",
+            "8",
+            "--no-output",
+        ]);
+        assert_eq!(code, 64, "{stderr}");
+        assert!(
+            stderr.contains("subgroups of 8 lanes leave no output lane"),
             "{stderr}"
         );
     }

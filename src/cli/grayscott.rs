@@ -5,8 +5,9 @@
 //! support, the output directory), each failure naming its rule.
 
 use crate::cli::{CliError, EXIT_MISMATCH};
-use crate::grayscott::layout::{Shape, Tiling};
+use crate::grayscott::layout::{Shape, Tile, Tiling};
 use crate::grayscott::model::ModelSim;
+use crate::grayscott::model_tile::TileSim;
 use crate::grayscott::output;
 use crate::grayscott::reference::Reference;
 use crate::grayscott::{
@@ -36,9 +37,12 @@ pub struct GrayScottArgs {
     /// Backend.
     #[arg(long, value_enum, default_value = "reference")]
     pub backend: Backend,
-    /// Kernel variant. gpu: naive, subgroup-1d, subgroup-stacked (default), subgroup-shared.
-    /// model: subgroup-1d (default), subgroup-stacked, subgroup-shared, and the deliberately broken
-    /// broken-no-border and broken-stacked-overread. Not for the reference.
+    /// Kernel variant. gpu: naive, subgroup-1d, subgroup-stacked (default), subgroup-shared,
+    /// subgroup-stacked-uv (U and V interleaved), subgroup-tile-t{T}-r{R} (each lane keeps R rows
+    /// of a column in registers and advances them T steps per pass; subgroup-tile = t2-r16).
+    /// model: subgroup-1d (default), subgroup-stacked (and subgroup-stacked-uv, the same kernel),
+    /// subgroup-shared, subgroup-tile-t{T}-r{R}, and the deliberately broken broken-no-border and
+    /// broken-stacked-overread. Not for the reference.
     #[arg(long)]
     pub variant: Option<String>,
     /// Rows of the domain.
@@ -100,6 +104,8 @@ pub struct Request {
     pub images: u32,
     /// model shape (model backend)
     pub shape: Option<Shape>,
+    /// the tile kernel's parameters (model backend, `subgroup-tile…`; `shape` gives its sizes)
+    pub tile: Option<Tile>,
     /// gpu variant, workgroup and subgroup size (gpu backend)
     #[cfg(feature = "vulkan")]
     pub gpu: Option<(
@@ -177,6 +183,7 @@ pub fn parse(a: &GrayScottArgs) -> Result<Request, CliError> {
         steps: a.steps,
         images: a.images,
         shape: None,
+        tile: None,
         #[cfg(feature = "vulkan")]
         gpu: None,
         output: (!a.no_output).then(|| a.output.clone()),
@@ -200,12 +207,17 @@ pub fn parse(a: &GrayScottArgs) -> Result<Request, CliError> {
             if a.device.is_some() {
                 return Err(not_for("--device", "model"));
             }
+            let tile = a.variant.as_deref().and_then(Tile::parse);
             let layout = match a.variant.as_deref() {
                 None => Tiling::OneD,
+                // The interleaved kernel is the stacked kernel on other storage: the same proof.
+                Some("subgroup-stacked-uv") => Tiling::Stacked,
+                Some(_) if tile.is_some() => Tiling::Stacked,
                 Some(v) => Tiling::parse(v).ok_or_else(|| {
                     let names: Vec<&str> = Tiling::ALL.iter().map(|l| l.name()).collect();
                     usage(format!(
-                        "unknown model variant '{v}': use one of {}",
+                        "unknown model variant '{v}': use one of {}, subgroup-stacked-uv, or \
+                         subgroup-tile-t{{T}}-r{{R}}",
                         names.join(", ")
                     ))
                 })?,
@@ -219,6 +231,10 @@ pub fn parse(a: &GrayScottArgs) -> Result<Request, CliError> {
             }
             let s = a.subgroup_size.unwrap_or(32);
             req.shape = Some(Shape::new(layout, s, wg[0]).map_err(usage)?);
+            if let Some(t) = tile {
+                t.check(s).map_err(usage)?;
+                req.tile = Some(t);
+            }
         }
         Backend::Gpu => {
             #[cfg(feature = "vulkan")]
@@ -229,7 +245,7 @@ pub fn parse(a: &GrayScottArgs) -> Result<Request, CliError> {
                     Some(v) => Variant::parse(v).ok_or_else(|| {
                         let names: Vec<&str> = Variant::ALL.iter().map(|l| l.name()).collect();
                         usage(format!(
-                            "unknown gpu variant '{v}': use one of {}",
+                            "unknown gpu variant '{v}': use one of {}, or subgroup-tile-t{{T}}-r{{R}}",
                             names.join(", ")
                         ))
                     })?,
@@ -261,8 +277,8 @@ fn host_bytes(req: &Request) -> u64 {
     let per_image = 2 * 4 * req.domain.cells() as u64 + 3 * req.domain.cells() as u64; // fields + RGB
     let backend = match req.backend {
         Backend::Reference => reference,
-        Backend::Model => reference + 8 * req.domain.cells() as u64, // + write stamps
-        Backend::Gpu => 2 * 4 * padded,                              // upload / download staging
+        Backend::Model => reference + req.domain.cells() as u64, // + write stamps (1 byte a cell)
+        Backend::Gpu => 2 * 4 * padded,                          // upload / download staging
     };
     backend + per_image + if req.check { reference + per_image } else { 0 }
 }
@@ -371,8 +387,19 @@ pub fn run(a: &GrayScottArgs) -> Result<String, CliError> {
             let shape = req
                 .shape
                 .ok_or_else(|| CliError::internal("model shape missing"))?;
-            let mut sim = ModelSim::new(req.domain, req.params, shape).map_err(sim_error)?;
-            drive(&req, &mut sim)?
+            match req.tile {
+                Some(t) => {
+                    let mut sim =
+                        TileSim::new(req.domain, req.params, shape.subgroup, shape.workgroup, t)
+                            .map_err(sim_error)?;
+                    drive(&req, &mut sim)?
+                }
+                None => {
+                    let mut sim =
+                        ModelSim::new(req.domain, req.params, shape).map_err(sim_error)?;
+                    drive(&req, &mut sim)?
+                }
+            }
         }
         Backend::Gpu => run_gpu(&req)?,
     };

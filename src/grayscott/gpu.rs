@@ -2,12 +2,20 @@
 //! `vulkano_shaders::shader!` and specialised at run time (domain size and parameters are
 //! specialization constants), dispatched through [`crate::vulkan::Context`].
 //!
-//! Variants: `naive` (2D workgroups, every neighbour loaded from memory, no subgroup operation), and
-//! the three subgroup layouts of [`Tiling`] (`subgroup-1d`, `subgroup-stacked`, `subgroup-shared`).
-//! The subgroup variants need Vulkan 1.1, subgroup operations in compute shaders, SHUFFLE_RELATIVE
-//! and subgroups of at least 4 lanes; [`Plan::new`] checks all of it, and the workgroup and
-//! subgroup sizes, before anything is built.
+//! Variants: `naive` (2D workgroups, every neighbour loaded from memory, no subgroup operation), the
+//! three subgroup layouts of [`Layout`] (`subgroup-1d`, `subgroup-stacked`, `subgroup-shared`) on
+//! planar storage (U and V in separate buffers), and two kernels on interleaved storage (one `vec2`
+//! per cell, so that a lane loads both values of a cell at once): `subgroup-stacked-uv` (the
+//! stacked layout) and `subgroup-tile` ([`Tile`]: each lane keeps a column of cells in registers
+//! and advances them `T` steps per trip through memory). The subgroup variants need Vulkan 1.1,
+//! subgroup operations in compute shaders, SHUFFLE_RELATIVE and subgroups of at least 4 lanes;
+//! [`Plan::new`] checks all of it, and the workgroup and subgroup sizes, before anything is built.
+//!
+//! [`CopyCeiling`] measures the memory ceiling with several copy kernels ([`CopyKind`]): scalar,
+//! `vec4` loads and stores with several vec4s in flight per invocation, grid-stride loops, planar
+//! and interleaved; the benchmark takes the fastest as the ceiling.
 
+pub use super::layout::Tile;
 use super::layout::{Shape, Tiling};
 use super::{Domain, Fields, GrayScottError, Padded, Params, Simulation};
 use crate::vulkan::{Capabilities, Context, Kernel, KernelOptions, Pass, SpecValue, VkError};
@@ -22,7 +30,11 @@ mod shaders {
             subgroup_1d: { ty: "compute", path: "shaders/grayscott/subgroup_1d.comp" },
             subgroup_stacked: { ty: "compute", path: "shaders/grayscott/subgroup_stacked.comp" },
             subgroup_shared: { ty: "compute", path: "shaders/grayscott/subgroup_shared.comp" },
+            subgroup_stacked_uv: { ty: "compute", path: "shaders/grayscott/subgroup_stacked_uv.comp" },
+            subgroup_tile: { ty: "compute", path: "shaders/grayscott/subgroup_tile.comp" },
             copy: { ty: "compute", path: "shaders/grayscott/copy.comp" },
+            copy_vec4: { ty: "compute", path: "shaders/grayscott/copy_vec4.comp" },
+            copy_uv: { ty: "compute", path: "shaders/grayscott/copy_uv.comp" },
         },
         spirv_version: "1.3",
         vulkan_version: "1.1",
@@ -37,27 +49,56 @@ pub enum Variant {
     Naive,
     /// One of the course's subgroup layouts (not the broken ones, which have no kernel).
     Subgroup(Tiling),
+    /// The course's stacked layout on interleaved storage (`subgroup_stacked_uv.comp`).
+    StackedUv,
+    /// Register tiles, several steps per pass (`subgroup_tile.comp`).
+    Tile(Tile),
 }
 
 impl Variant {
-    /// Every variant with a kernel.
-    pub const ALL: [Variant; 4] = [
+    /// Every variant with a kernel (the tile kernel at [`Tile::DEFAULT`]).
+    pub const ALL: [Variant; 6] = [
         Variant::Naive,
         Variant::Subgroup(Tiling::OneD),
         Variant::Subgroup(Tiling::Stacked),
         Variant::Subgroup(Tiling::Shared),
+        Variant::StackedUv,
+        Variant::Tile(Tile::DEFAULT),
     ];
 
-    /// Command-line name.
+    /// Command-line name (for the tile kernel without its parameters: see [`Variant::label`]).
     pub fn name(self) -> &'static str {
         match self {
             Variant::Naive => "naive",
             Variant::Subgroup(l) => l.name(),
+            Variant::StackedUv => "subgroup-stacked-uv",
+            Variant::Tile(_) => "subgroup-tile",
         }
     }
 
-    /// Parses [`Variant::name`].
+    /// The name with the tile's parameters, as [`Variant::parse`] reads it:
+    /// `subgroup-tile-t{steps}-r{rows}`; the other variants' [`Variant::name`].
+    pub fn label(self) -> String {
+        match self {
+            Variant::Tile(t) => t.name(),
+            v => v.name().to_string(),
+        }
+    }
+
+    /// Parses [`Variant::name`] and [`Variant::label`]: `subgroup-tile` is [`Tile::DEFAULT`],
+    /// `subgroup-tile-t{T}` has `T` steps per pass and the default rows, `subgroup-tile-t{T}-r{R}`
+    /// both. The tile's sizes are checked by [`Plan::new`].
+    ///
+    /// ```
+    /// use lockstep::grayscott::gpu::{Tile, Variant};
+    /// assert_eq!(Variant::parse("subgroup-tile-t4-r32"), Some(Variant::Tile(Tile { steps: 4, rows: 32 })));
+    /// assert_eq!(Variant::parse("subgroup-tile"), Some(Variant::Tile(Tile::DEFAULT)));
+    /// assert_eq!(Variant::parse("subgroup-tile-t"), None);
+    /// ```
     pub fn parse(s: &str) -> Option<Variant> {
+        if let Some(t) = Tile::parse(s) {
+            return Some(Variant::Tile(t));
+        }
         Variant::ALL.into_iter().find(|v| v.name() == s)
     }
 
@@ -66,7 +107,20 @@ impl Variant {
     pub fn default_workgroup(self) -> [u32; 2] {
         match self {
             Variant::Naive => [16, 16],
-            Variant::Subgroup(_) => [128, 1],
+            _ => [128, 1],
+        }
+    }
+
+    /// True for the kernels on interleaved storage (one `vec2` of U, V per cell).
+    pub fn interleaved(self) -> bool {
+        matches!(self, Variant::StackedUv | Variant::Tile(_))
+    }
+
+    /// Steps one dispatch advances.
+    pub fn steps_per_pass(self) -> u32 {
+        match self {
+            Variant::Tile(t) => t.steps,
+            _ => 1,
         }
     }
 }
@@ -82,6 +136,10 @@ mod spec {
     pub const DELTA_T: u32 = 6;
     pub const DIFFUSION_RATE_U: u32 = 7;
     pub const DIFFUSION_RATE_V: u32 = 8;
+    pub const STEPS: u32 = 9;
+    pub const TILE_ROWS: u32 = 10;
+    pub const UV_PITCH: u32 = 11;
+    pub const COPY_ITEMS: u32 = 12;
 }
 
 /// A checked kernel configuration for one device: everything needed to build and dispatch it.
@@ -95,7 +153,8 @@ pub struct Plan {
     pub subgroup: u32,
     /// `requiredSubgroupSize` for the pipeline (only with subgroup size control)
     pub required_subgroup: Option<u32>,
-    /// the subgroup layout's shape (`None` for naive)
+    /// the subgroup layout's shape (`None` for naive and the tile kernel, whose geometry is its
+    /// [`Tile`])
     pub shape: Option<Shape>,
 }
 
@@ -165,6 +224,11 @@ impl Plan {
                 ))
             }
             Variant::Subgroup(l) => l,
+            // The same positions, shuffles and exits as the stacked kernel.
+            Variant::StackedUv => Tiling::Stacked,
+            // Only for the workgroup and subgroup size checks below (a multiple of the subgroup
+            // size, a power of two in 4..=128); its own geometry is checked after them.
+            Variant::Tile(_) => Tiling::Stacked,
         };
         if api < (1, 1) {
             return Err(requirement(
@@ -235,17 +299,27 @@ impl Plan {
                 wg[0], caps.max_workgroup_subgroups
             )));
         }
+        if let Variant::Tile(t) = variant {
+            t.check(s)?;
+        }
         Ok(Plan {
             variant,
             workgroup: wg,
             subgroup: s,
             required_subgroup: required,
-            shape: Some(shape),
+            shape: match variant {
+                Variant::Tile(_) => None,
+                _ => Some(shape),
+            },
         })
     }
 
     /// Workgroup counts that cover `domain`.
     pub fn groups(&self, domain: Domain) -> [u32; 3] {
+        if let Variant::Tile(t) = self.variant {
+            let [x, y] = t.grid(domain, self.subgroup, self.workgroup[0] / self.subgroup);
+            return [x, y, 1];
+        }
         match self.shape {
             Some(shape) => {
                 let [x, y] = shape.grid(domain);
@@ -262,20 +336,20 @@ impl Plan {
     /// `workgroup{W}` (or `workgroup{X}x{Y}` for naive), plus `/subgroup{S}` for the subgroup
     /// variants: the course's benchmark naming.
     pub fn bench_label(&self) -> String {
-        match self.shape {
-            Some(_) => format!("workgroup{}/subgroup{}", self.workgroup[0], self.subgroup),
-            None => format!("workgroup{}x{}", self.workgroup[0], self.workgroup[1]),
+        match self.variant {
+            Variant::Naive => format!("workgroup{}x{}", self.workgroup[0], self.workgroup[1]),
+            _ => format!("workgroup{}/subgroup{}", self.workgroup[0], self.subgroup),
         }
     }
 }
 
 impl std::fmt::Display for Plan {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.shape {
-            Some(_) => write!(
+        match self.variant {
+            Variant::Subgroup(_) | Variant::StackedUv | Variant::Tile(_) => write!(
                 f,
                 "{}, workgroup {}, subgroup {}{}",
-                self.variant.name(),
+                self.variant.label(),
                 self.workgroup[0],
                 self.subgroup,
                 if self.required_subgroup.is_some() {
@@ -284,7 +358,7 @@ impl std::fmt::Display for Plan {
                     ""
                 }
             ),
-            None => write!(
+            Variant::Naive => write!(
                 f,
                 "naive, workgroup {}x{}",
                 self.workgroup[0], self.workgroup[1]
@@ -317,7 +391,14 @@ fn spec_constants(domain: Domain, params: &Params, wg: [u32; 2]) -> Vec<(u32, Sp
         (spec::DELTA_T, SpecValue::F32(params.dt)),
         (spec::DIFFUSION_RATE_U, SpecValue::F32(params.du)),
         (spec::DIFFUSION_RATE_V, SpecValue::F32(params.dv)),
+        (spec::UV_PITCH, SpecValue::U32(uv_pitch(domain) as u32)),
     ]
+}
+
+/// The row stride, in cells, of interleaved storage: the padded width rounded up to an even number,
+/// so that every row starts on a 16-byte boundary pair of cells (`common_uv.glsl`).
+pub fn uv_pitch(domain: Domain) -> usize {
+    domain.padded_cols().next_multiple_of(2)
 }
 
 /// Keeps the constants the module declares (the subgroup kernels have no `local_size_y_id`, the
@@ -344,9 +425,16 @@ fn build_kernel(
         Variant::Subgroup(Tiling::Stacked) => shaders::load_subgroup_stacked(dev),
         // Plan::new refused every other layout.
         Variant::Subgroup(_) => shaders::load_subgroup_shared(dev),
+        Variant::StackedUv => shaders::load_subgroup_stacked_uv(dev),
+        Variant::Tile(_) => shaders::load_subgroup_tile(dev),
     }
     .map_err(|e| validated(&format!("loading the {} shader", plan.variant.name()), e))?;
-    let spec = declared(&module, spec_constants(domain, params, plan.workgroup));
+    let mut spec = spec_constants(domain, params, plan.workgroup);
+    if let Variant::Tile(t) = plan.variant {
+        spec.push((spec::STEPS, SpecValue::U32(t.steps)));
+        spec.push((spec::TILE_ROWS, SpecValue::U32(t.rows)));
+    }
+    let spec = declared(&module, spec);
     ctx.kernel_from_module(
         module,
         &KernelOptions {
@@ -359,89 +447,145 @@ fn build_kernel(
 /// Passes per command buffer: long runs are split so that no single submission runs for long.
 const PASSES_PER_SUBMIT: u32 = 256;
 
-/// Four padded device buffers (U, V in; U, V out), swapped every step.
-struct Fields4 {
-    bufs: [Subbuffer<[f32]>; 4],
+/// The padded fields on the device, two sets swapped every pass: planar (U in, V in, U out, V out:
+/// four buffers of the padded grid, each rounded up to whole vec4s for the vec4 copy) or interleaved
+/// (UV in, UV out: `(U, V)` pairs with row stride [`uv_pitch`]).
+struct DeviceFields {
+    bufs: Vec<Subbuffer<[f32]>>,
+    interleaved: bool,
     domain: Domain,
 }
 
-impl Fields4 {
-    fn upload(ctx: &Context, f: &Fields) -> Result<Fields4, VkError> {
-        let domain = f.domain();
-        let len = (domain.padded_rows() * domain.padded_cols()) as u64;
-        let bufs = [
-            ctx.device_buffer::<f32>(len)?,
-            ctx.device_buffer::<f32>(len)?,
-            ctx.device_buffer::<f32>(len)?,
-            ctx.device_buffer::<f32>(len)?,
-        ];
-        // Both pairs get the zero ring: it is never written, and each pair is read in turn.
-        for (k, a) in [&f.u, &f.v].into_iter().enumerate() {
-            let host = ctx.host_buffer(&Padded::from_array(a).data)?;
-            ctx.copy(&host, &bufs[k])?;
-            ctx.copy(&host, &bufs[k + 2])?;
+impl DeviceFields {
+    /// Floats in one buffer.
+    fn len(domain: Domain, interleaved: bool) -> usize {
+        if interleaved {
+            2 * uv_pitch(domain) * domain.padded_rows()
+        } else {
+            (domain.padded_rows() * domain.padded_cols()).next_multiple_of(4)
         }
-        Ok(Fields4 { bufs, domain })
     }
 
-    /// Binding lists for a step reading pair `parity` and writing the other.
+    fn upload(ctx: &Context, f: &Fields, interleaved: bool) -> Result<DeviceFields, VkError> {
+        let domain = f.domain();
+        let len = DeviceFields::len(domain, interleaved);
+        let count = if interleaved { 2 } else { 4 };
+        let bufs = (0..count)
+            .map(|_| ctx.device_buffer::<f32>(len as u64))
+            .collect::<Result<Vec<_>, _>>()?;
+        // Both sets get the zero ring (and the padding past it): it is never written, and each
+        // set is read in turn.
+        let hosts: Vec<Vec<f32>> = if interleaved {
+            let (u, v) = (Padded::from_array(&f.u), Padded::from_array(&f.v));
+            let (w, pitch) = (domain.padded_cols(), uv_pitch(domain));
+            let mut data = vec![0.0f32; len];
+            for r in 0..domain.padded_rows() {
+                for c in 0..w {
+                    data[2 * (r * pitch + c)] = u.data[r * w + c];
+                    data[2 * (r * pitch + c) + 1] = v.data[r * w + c];
+                }
+            }
+            vec![data]
+        } else {
+            [&f.u, &f.v]
+                .into_iter()
+                .map(|a| {
+                    let mut data = Padded::from_array(a).data;
+                    data.resize(len, 0.0);
+                    data
+                })
+                .collect()
+        };
+        let half = count / 2;
+        for (k, data) in hosts.iter().enumerate() {
+            let host = ctx.host_buffer(data)?;
+            ctx.copy(&host, &bufs[k])?;
+            ctx.copy(&host, &bufs[k + half])?;
+        }
+        Ok(DeviceFields {
+            bufs,
+            interleaved,
+            domain,
+        })
+    }
+
+    /// Binding list for a pass reading set `parity` and writing the other.
     fn pass(&self, parity: usize, groups: [u32; 3]) -> Pass {
-        let (i, o) = if parity == 0 { (0, 2) } else { (2, 0) };
+        let half = self.bufs.len() / 2;
+        let (i, o) = if parity == 0 { (0, half) } else { (half, 0) };
         let b = &self.bufs;
-        (
-            vec![
-                b[i].clone().into_bytes(),
-                b[i + 1].clone().into_bytes(),
-                b[o].clone().into_bytes(),
-                b[o + 1].clone().into_bytes(),
-            ],
-            groups,
-        )
+        let list = (i..i + half)
+            .chain(o..o + half)
+            .map(|k| b[k].clone().into_bytes())
+            .collect();
+        (list, groups)
     }
 
-    /// Runs `steps` passes of `kernel` starting from pair `parity`; returns the device wall time.
+    /// Runs `passes` passes of `kernel` starting from set `parity`; returns the device wall time.
     fn run(
         &self,
         ctx: &Context,
         kernel: &Kernel,
         groups: [u32; 3],
         parity: usize,
-        steps: u32,
+        passes: u32,
     ) -> Result<Duration, VkError> {
         let mut total = Duration::ZERO;
         let mut done = 0;
-        while done < steps {
-            let n = (steps - done).min(PASSES_PER_SUBMIT);
-            let passes: Vec<Pass> = (0..n)
+        while done < passes {
+            let n = (passes - done).min(PASSES_PER_SUBMIT);
+            let list: Vec<Pass> = (0..n)
                 .map(|i| self.pass((parity + (done + i) as usize) % 2, groups))
                 .collect();
-            total += ctx.dispatch(kernel, &passes)?;
+            total += ctx.dispatch(kernel, &list)?;
             done += n;
         }
         Ok(total)
     }
 
     fn download(&self, ctx: &Context, parity: usize) -> Result<Fields, VkError> {
-        let len = (self.domain.padded_rows() * self.domain.padded_cols()) as u64;
-        let mut out = Vec::with_capacity(2);
-        for k in 0..2 {
-            let host = ctx.host_buffer(&vec![0.0f32; len as usize])?;
-            ctx.copy(&self.bufs[2 * parity + k], &host)?;
-            let data = host
-                .read()
-                .map_err(|e| VkError::vk("reading results back", e))?
-                .to_vec();
-            out.push(
-                Padded {
-                    data,
-                    domain: self.domain,
-                }
-                .to_array(),
+        let domain = self.domain;
+        let len = DeviceFields::len(domain, self.interleaved);
+        let half = self.bufs.len() / 2;
+        let mut host_data = Vec::with_capacity(half);
+        for k in 0..half {
+            let host = ctx.host_buffer(&vec![0.0f32; len])?;
+            ctx.copy(&self.bufs[half * parity + k], &host)?;
+            host_data.push(
+                host.read()
+                    .map_err(|e| VkError::vk("reading results back", e))?
+                    .to_vec(),
             );
         }
-        let v = out.pop().unwrap_or_default();
-        let u = out.pop().unwrap_or_default();
-        Ok(Fields { u, v })
+        let (w, cells) = (
+            domain.padded_cols(),
+            domain.padded_rows() * domain.padded_cols(),
+        );
+        let padded = |data: Vec<f32>| Padded { data, domain }.to_array();
+        if self.interleaved {
+            let pitch = uv_pitch(domain);
+            let data = host_data.pop().unwrap_or_default();
+            let (mut u, mut v) = (vec![0.0f32; cells], vec![0.0f32; cells]);
+            for r in 0..domain.padded_rows() {
+                for c in 0..w {
+                    u[r * w + c] = data[2 * (r * pitch + c)];
+                    v[r * w + c] = data[2 * (r * pitch + c) + 1];
+                }
+            }
+            Ok(Fields {
+                u: padded(u),
+                v: padded(v),
+            })
+        } else {
+            let mut v = host_data.pop().unwrap_or_default();
+            let mut u = host_data.pop().unwrap_or_default();
+            u.truncate(cells);
+            v.truncate(cells);
+            Ok(Fields {
+                u: padded(u),
+                v: padded(v),
+            })
+        }
     }
 }
 
@@ -460,9 +604,11 @@ impl Fields4 {
 pub struct GpuSim<'c> {
     ctx: &'c Context,
     plan: Plan,
-    kernel: Kernel,
-    fields: Fields4,
-    groups: [u32; 3],
+    params: Params,
+    /// The kernel of `plan` and, for the tile kernel, those that finish a run whose step count is
+    /// not a multiple of its steps per pass: (steps per pass, kernel, workgroup counts).
+    kernels: Vec<(u32, Kernel, [u32; 3])>,
+    fields: DeviceFields,
     parity: usize,
     steps: u64,
     device_time: Duration,
@@ -488,12 +634,12 @@ impl<'c> GpuSim<'c> {
     ) -> Result<GpuSim<'c>, GrayScottError> {
         let domain = f.domain();
         let kernel = build_kernel(ctx, &plan, domain, &params)?;
-        let fields = Fields4::upload(ctx, f)?;
+        let fields = DeviceFields::upload(ctx, f, plan.variant.interleaved())?;
         Ok(GpuSim {
             ctx,
-            groups: plan.groups(domain),
+            kernels: vec![(plan.variant.steps_per_pass(), kernel, plan.groups(domain))],
             plan,
-            kernel,
+            params,
             fields,
             parity: 0,
             steps: 0,
@@ -506,12 +652,47 @@ impl<'c> GpuSim<'c> {
         &self.plan
     }
 
-    /// Runs `steps` steps and returns the time from submission to completion.
+    /// The kernel advancing `steps` per pass (built on first use for the tile kernel's remainders).
+    fn kernel_for(&mut self, steps: u32) -> Result<usize, GrayScottError> {
+        if let Some(i) = self.kernels.iter().position(|k| k.0 == steps) {
+            return Ok(i);
+        }
+        let Variant::Tile(t) = self.plan.variant else {
+            return Err(GrayScottError::Config(format!(
+                "{} has no {steps}-step kernel",
+                self.plan
+            )));
+        };
+        // Fewer steps than the plan's, same rows: the plan's checks still hold.
+        let plan = Plan {
+            variant: Variant::Tile(Tile {
+                steps,
+                rows: t.rows,
+            }),
+            ..self.plan.clone()
+        };
+        let domain = self.fields.domain;
+        let kernel = build_kernel(self.ctx, &plan, domain, &self.params)?;
+        self.kernels.push((steps, kernel, plan.groups(domain)));
+        Ok(self.kernels.len() - 1)
+    }
+
+    /// Runs `steps` steps and returns the time from submission to completion (kernels built on the
+    /// way are not counted).
     pub fn advance_timed(&mut self, steps: u32) -> Result<Duration, GrayScottError> {
-        let t = self
-            .fields
-            .run(self.ctx, &self.kernel, self.groups, self.parity, steps)?;
-        self.parity = (self.parity + steps as usize) % 2;
+        let per_pass = self.plan.variant.steps_per_pass();
+        let mut t = Duration::ZERO;
+        for (passes, size) in [(steps / per_pass, per_pass), (1, steps % per_pass)] {
+            if passes == 0 || size == 0 {
+                continue;
+            }
+            let k = self.kernel_for(size)?;
+            let (_, kernel, groups) = &self.kernels[k];
+            t += self
+                .fields
+                .run(self.ctx, kernel, *groups, self.parity, passes)?;
+            self.parity = (self.parity + passes as usize) % 2;
+        }
         self.steps += steps as u64;
         self.device_time += t;
         Ok(t)
@@ -544,23 +725,160 @@ impl Simulation for GpuSim<'_> {
     }
 }
 
+/// A copy kernel measuring the memory ceiling: each moves the 16 bytes per cell of one step (read
+/// U and V, write U and V) over the same padded buffers a simulation uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CopyKind {
+    /// `copy.comp`: one float of U and one of V per invocation, planar (the first ceiling).
+    Scalar,
+    /// `copy_vec4.comp`: planar, vec4 loads and stores, `items` vec4s of each field in flight per
+    /// invocation; `grid` workgroups of 256 in a grid-stride loop, or (`None`) as many as cover
+    /// the buffers.
+    Vec4 {
+        /// vec4s per field per invocation and loop trip
+        items: u32,
+        /// a fixed number of workgroups
+        grid: Option<u32>,
+    },
+    /// `copy_uv.comp`: the same on interleaved storage (two cells per vec4).
+    Uv {
+        /// vec4s per invocation and loop trip
+        items: u32,
+        /// a fixed number of workgroups
+        grid: Option<u32>,
+    },
+}
+
+impl CopyKind {
+    /// The kinds the benchmark measures by default.
+    pub const DEFAULTS: [CopyKind; 7] = [
+        CopyKind::Scalar,
+        CopyKind::Vec4 {
+            items: 1,
+            grid: None,
+        },
+        CopyKind::Vec4 {
+            items: 4,
+            grid: None,
+        },
+        CopyKind::Vec4 {
+            items: 1,
+            grid: Some(2048),
+        },
+        CopyKind::Uv {
+            items: 1,
+            grid: None,
+        },
+        CopyKind::Uv {
+            items: 4,
+            grid: None,
+        },
+        CopyKind::Uv {
+            items: 1,
+            grid: Some(2048),
+        },
+    ];
+
+    /// The benchmark name: `gpu-copy` (scalar), `gpu-copy-vec4[-x{items}][-grid{G}]`,
+    /// `gpu-copy-uv[-x{items}][-grid{G}]`; [`CopyKind::parse`] reads it back.
+    ///
+    /// ```
+    /// use lockstep::grayscott::gpu::CopyKind;
+    /// for k in CopyKind::DEFAULTS {
+    ///     assert_eq!(CopyKind::parse(&k.name()), Some(k));
+    /// }
+    /// assert_eq!(CopyKind::parse("gpu-copy-uv-x8-grid512").map(|k| k.name()).as_deref(), Some("gpu-copy-uv-x8-grid512"));
+    /// ```
+    pub fn name(&self) -> String {
+        let (base, items, grid) = match *self {
+            CopyKind::Scalar => return "gpu-copy".into(),
+            CopyKind::Vec4 { items, grid } => ("gpu-copy-vec4", items, grid),
+            CopyKind::Uv { items, grid } => ("gpu-copy-uv", items, grid),
+        };
+        let mut s = base.to_string();
+        if items != 1 {
+            s += &format!("-x{items}");
+        }
+        if let Some(g) = grid {
+            s += &format!("-grid{g}");
+        }
+        s
+    }
+
+    /// Parses [`CopyKind::name`].
+    pub fn parse(s: &str) -> Option<CopyKind> {
+        if s == "gpu-copy" {
+            return Some(CopyKind::Scalar);
+        }
+        let (uv, rest) = if let Some(r) = s.strip_prefix("gpu-copy-vec4") {
+            (false, r)
+        } else {
+            (true, s.strip_prefix("gpu-copy-uv")?)
+        };
+        let (mut items, mut grid) = (1, None);
+        for part in rest.split('-').skip(1) {
+            if let Some(x) = part.strip_prefix('x') {
+                items = x.parse().ok().filter(|&n| (1..=16).contains(&n))?;
+            } else if let Some(g) = part.strip_prefix("grid") {
+                grid = Some(g.parse().ok().filter(|&n| n >= 1)?);
+            } else {
+                return None;
+            }
+        }
+        if !rest.is_empty() && !rest.starts_with('-') {
+            return None;
+        }
+        Some(if uv {
+            CopyKind::Uv { items, grid }
+        } else {
+            CopyKind::Vec4 { items, grid }
+        })
+    }
+
+    fn interleaved(&self) -> bool {
+        matches!(self, CopyKind::Uv { .. })
+    }
+}
+
 /// The memory ceiling on the device: a compute shader that copies U and V (16 bytes of traffic per
 /// cell, like one step), over the same padded buffers a simulation uses.
 pub struct CopyCeiling<'c> {
     ctx: &'c Context,
     kernel: Kernel,
-    fields: Fields4,
+    fields: DeviceFields,
     groups: [u32; 3],
     parity: usize,
 }
 
 impl<'c> CopyCeiling<'c> {
-    /// Sets up the copy for `domain` (buffers filled with the initial condition).
+    /// Sets up the scalar copy ([`CopyKind::Scalar`]) for `domain`.
     pub fn new(ctx: &'c Context, domain: Domain) -> Result<CopyCeiling<'c>, GrayScottError> {
+        CopyCeiling::with_kind(ctx, domain, CopyKind::Scalar)
+    }
+
+    /// Sets up the copy `kind` for `domain` (buffers filled with the initial condition).
+    pub fn with_kind(
+        ctx: &'c Context,
+        domain: Domain,
+        kind: CopyKind,
+    ) -> Result<CopyCeiling<'c>, GrayScottError> {
         const W: u32 = 256;
-        let module = shaders::load_copy(ctx.device.clone())
-            .map_err(|e| validated("loading the copy shader", e))?;
-        let spec = declared(&module, spec_constants(domain, &Params::default(), [W, 1]));
+        let dev = ctx.device.clone();
+        let (module, items) = match kind {
+            CopyKind::Scalar => (shaders::load_copy(dev), 1),
+            CopyKind::Vec4 { items, .. } => (shaders::load_copy_vec4(dev), items),
+            CopyKind::Uv { items, .. } => (shaders::load_copy_uv(dev), items),
+        };
+        let module = module.map_err(|e| validated("loading the copy shader", e))?;
+        if !(1..=16).contains(&items) {
+            return Err(GrayScottError::Config(format!(
+                "{}: 1..=16 vec4s per invocation",
+                kind.name()
+            )));
+        }
+        let mut spec = spec_constants(domain, &Params::default(), [W, 1]);
+        spec.push((spec::COPY_ITEMS, SpecValue::U32(items)));
+        let spec = declared(&module, spec);
         let kernel = ctx.kernel_from_module(
             module,
             &KernelOptions {
@@ -568,11 +886,22 @@ impl<'c> CopyCeiling<'c> {
                 required_subgroup_size: None,
             },
         )?;
-        let fields = Fields4::upload(ctx, &Fields::initial(domain))?;
-        let cells = (domain.padded_rows() * domain.padded_cols()) as u64;
-        let groups = cells.div_ceil(W as u64);
-        let x = groups.min(32768);
-        let groups = [x as u32, groups.div_ceil(x) as u32, 1];
+        let fields = DeviceFields::upload(ctx, &Fields::initial(domain), kind.interleaved())?;
+        let groups = match kind {
+            CopyKind::Scalar => {
+                let cells = (domain.padded_rows() * domain.padded_cols()) as u64;
+                let groups = cells.div_ceil(W as u64);
+                let x = groups.min(32768);
+                [x as u32, groups.div_ceil(x) as u32, 1]
+            }
+            CopyKind::Vec4 { grid, .. } | CopyKind::Uv { grid, .. } => {
+                let vec4s = DeviceFields::len(domain, kind.interleaved()) as u64 / 4;
+                let need = vec4s.div_ceil(W as u64 * items as u64);
+                // The grid-stride loop covers whatever the grid does not.
+                let x = grid.map_or(need, |g| g as u64).clamp(1, 65535);
+                [x as u32, 1, 1]
+            }
+        };
         Ok(CopyCeiling {
             ctx,
             kernel,
@@ -590,5 +919,11 @@ impl<'c> CopyCeiling<'c> {
             .run(self.ctx, &self.kernel, self.groups, self.parity, steps)?;
         self.parity = (self.parity + steps as usize) % 2;
         Ok(t)
+    }
+
+    /// Copies once and reads the copy back (for tests: the copy must reproduce its input).
+    pub fn copy_once(&mut self) -> Result<Fields, GrayScottError> {
+        self.run(1)?;
+        Ok(self.fields.download(self.ctx, self.parity)?)
     }
 }

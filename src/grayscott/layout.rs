@@ -147,8 +147,11 @@ impl Shape {
     }
 
     /// Subgroups per workgroup (`gl_NumSubgroups`).
+    #[inline(always)]
     pub fn subgroups(&self) -> u32 {
-        self.workgroup / self.subgroup
+        // The subgroup size is a power of two (Shape::new): a shift, not a division (the model
+        // asks for every subgroup).
+        self.workgroup >> self.subgroup.trailing_zeros()
     }
 
     /// Cells produced by a full subgroup (`S − 2·BORDER_SIZE`).
@@ -226,5 +229,134 @@ impl std::fmt::Display for Shape {
             self.workgroup,
             self.subgroup
         )
+    }
+}
+
+/// The register-tile kernel's parameters (`shaders/grayscott/subgroup_tile.comp`, run on the model by
+/// [`super::model_tile`]): each lane holds
+/// a column of `rows` cells and the subgroup advances them `steps` steps (`T`) per trip through
+/// memory. A subgroup of `S` lanes produces `(S − 2T) × (rows − 2T)` cells per pass.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Tile {
+    /// steps per pass (`T` ≥ 1)
+    pub steps: u32,
+    /// rows each lane holds (`> 2T`)
+    pub rows: u32,
+}
+
+impl Tile {
+    /// The default tile: 2 steps per pass, 16 rows per lane.
+    pub const DEFAULT: Tile = Tile { steps: 2, rows: 16 };
+    /// The most rows a lane may hold (its registers: 2 floats per row).
+    pub const MAX_ROWS: u32 = 64;
+
+    /// Parses the kernel's name with its parameters: `subgroup-tile` is [`Tile::DEFAULT`],
+    /// `subgroup-tile-t{T}` has `T` steps per pass and the default rows, `subgroup-tile-t{T}-r{R}`
+    /// both (checked later, by [`Tile::check`]).
+    ///
+    /// ```
+    /// use lockstep::grayscott::layout::Tile;
+    /// assert_eq!(Tile::parse("subgroup-tile-t4-r32"), Some(Tile { steps: 4, rows: 32 }));
+    /// assert_eq!(Tile::parse("subgroup-tile"), Some(Tile::DEFAULT));
+    /// assert_eq!(Tile::parse("subgroup-tile-t"), None);
+    /// ```
+    pub fn parse(s: &str) -> Option<Tile> {
+        if s == "subgroup-tile" {
+            return Some(Tile::DEFAULT);
+        }
+        let rest = s.strip_prefix("subgroup-tile-t")?;
+        let (t, r) = match rest.split_once("-r") {
+            Some((t, r)) => (t, Some(r)),
+            None => (rest, None),
+        };
+        let num = |x: &str| -> Option<u32> {
+            if x.is_empty() || x.len() > 4 || !x.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            x.parse().ok()
+        };
+        Some(Tile {
+            steps: num(t)?,
+            rows: match r {
+                Some(r) => num(r)?,
+                None => Tile::DEFAULT.rows,
+            },
+        })
+    }
+
+    /// `subgroup-tile-t{T}-r{R}`, what [`Tile::parse`] reads.
+    pub fn name(self) -> String {
+        format!("subgroup-tile-t{}-r{}", self.steps, self.rows)
+    }
+
+    /// Cells a subgroup of `s` lanes writes per pass: `[columns, rows]` = `[s − 2T, rows − 2T]`.
+    pub fn outputs(self, s: u32) -> [u32; 2] {
+        [s - 2 * self.steps, self.rows - 2 * self.steps]
+    }
+
+    /// Workgroup counts `[x, y]` that cover `domain` with subgroups of `s` lanes, `n` stacked per
+    /// workgroup (the kernel's `gl_NumWorkGroups`).
+    ///
+    /// ```
+    /// use lockstep::grayscott::{layout::Tile, Domain};
+    /// // 32 − 4 = 28 columns and 4 × (16 − 4) = 48 rows per workgroup.
+    /// let t = Tile { steps: 2, rows: 16 };
+    /// assert_eq!(t.grid(Domain::new(100, 57).unwrap(), 32, 4), [3, 3]);
+    /// ```
+    pub fn grid(self, domain: Domain, s: u32, n: u32) -> [u32; 2] {
+        let [ox, oy] = self.outputs(s);
+        let x = (domain.cols() as u64).div_ceil(ox as u64);
+        let y = (domain.rows() as u64).div_ceil(oy as u64 * n as u64);
+        [x.min(u32::MAX as u64) as u32, y.min(u32::MAX as u64) as u32]
+    }
+
+    /// The padded position `(x, y)` of lane 0's first row in subgroup `sg` of workgroup `wg`
+    /// (`n` subgroups of `s` lanes per workgroup): lane `l` holds column `x + l`, rows `y ..
+    /// y + rows` (the kernel's `x` and `y0`).
+    #[inline(always)]
+    pub fn origin(self, wg: [u32; 2], sg: u32, s: u32, n: u32) -> (i64, i64) {
+        let [ox, oy] = self.outputs(s);
+        let t = self.steps as i64;
+        (
+            wg[0] as i64 * ox as i64 + 1 - t,
+            (wg[1] as i64 * n as i64 + sg as i64) * oy as i64 + 1 - t,
+        )
+    }
+
+    /// The tile kernel's own rules, at subgroup size `s`: `T ≥ 1`, more rows than `2T` (rows `T` from
+    /// the top and bottom are the halo), at most [`Tile::MAX_ROWS`] rows, and more lanes than `2T`.
+    pub fn check(self, s: u32) -> Result<(), GrayScottError> {
+        let t = self;
+        let bad = |why: String| {
+            Err(GrayScottError::Config(format!(
+                "subgroup-tile-t{}-r{} is invalid: {why}",
+                t.steps, t.rows
+            )))
+        };
+        if t.steps == 0 {
+            return bad("it needs at least 1 step per pass".into());
+        }
+        if t.rows > Tile::MAX_ROWS {
+            return bad(format!(
+                "a lane holds at most {} rows (its registers)",
+                Tile::MAX_ROWS
+            ));
+        }
+        if t.rows <= 2 * t.steps {
+            return bad(format!(
+                "the rows per lane must exceed 2 × {} steps (a halo of {} rows above and below the outputs)",
+                t.steps, t.steps
+            ));
+        }
+        if s <= 2 * t.steps {
+            return bad(format!(
+                "subgroups of {s} lanes leave no output lane at {} steps per pass (it needs more than \
+                 {} lanes: {} on each side only feed the shuffles)",
+                t.steps,
+                2 * t.steps,
+                t.steps
+            ));
+        }
+        Ok(())
     }
 }

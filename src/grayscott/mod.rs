@@ -32,6 +32,7 @@ use ndarray::Array2;
 pub mod gpu;
 pub mod layout;
 pub mod model;
+pub mod model_tile;
 pub mod output;
 pub mod reference;
 

@@ -11,13 +11,18 @@
 //!    loaded them);
 //! 3. left and right neighbours come from `subgroupShuffleUp(x, 1)` and `subgroupShuffleDown(x, 1)`,
 //!    evaluated with the model's gather rules ([`crate::model::GatherPlan`]: the source lane of
-//!    every lane, from [`crate::model::gather_source`]): a lane whose
-//!    source is outside the subgroup or inactive gets an *undefined* result, never a guessed value;
-//! 4. output lanes compute the update with the reference's own arithmetic and write their cell.
+//!    every lane, from [`crate::model::gather_source`]): a lane whose source is outside the
+//!    subgroup or inactive gets an *undefined* result ([`crate::model::GatherPlan::undefined`]),
+//!    never a guessed value; a defined result is the value of the source lane, which for a relative
+//!    shuffle is one offset away ([`crate::model::GatherPlan::offset`]) and is read there in place;
+//! 4. output lanes compute the update with the reference's own arithmetic and write their cell
+//!    (the updates of up to 32 subgroups are computed in one vectorised call).
 //!
 //! Every layout puts a subgroup's lanes on consecutive cells of one row (lane `l` at `(x0 + l, y)`;
 //! a test checks it), so the active lanes are a prefix of the subgroup and loads and stores move as
-//! row slices; the shuffles — what the proof rests on — are evaluated by the model, per lane.
+//! row slices; the shuffles — what the proof rests on — are evaluated by the model, per lane. A
+//! full subgroup away from the edges takes a fast path: the undefined lanes of both shuffles on a
+//! full subgroup are checked against the output lanes once per step.
 //!
 //! The step fails with [`GrayScottError::UndefinedReachedCell`] if an output depends on an undefined
 //! value (a shuffle from outside the subgroup or from an inactive lane, or a shared-memory slot no
@@ -38,7 +43,7 @@
 //! ```
 
 use super::layout::{Shape, Tiling};
-use super::reference::{cells_fn_for, CellsFn};
+use super::reference::{cells_fn, CellsFn};
 use super::{Domain, Fields, GrayScottError, Padded, Params, Simulation};
 use crate::model::{
     evaluate_typed, lookup, Args, GatherPlan, LaneArg, LaneMask, OpCall, Outcome, SubgroupSize,
@@ -48,48 +53,120 @@ use rayon::prelude::*;
 /// The six values a lane shuffles: U and V of its top, centre and bottom cells.
 type Column = [f32; 6];
 
-/// Lanes in a subgroup, at most (gl_SubgroupSize ≤ 128).
-const LANES: usize = 128;
+/// Lanes of margin on each side of a subgroup's values in a [`Batch`]: a lane's shuffled value is
+/// read in place at the shuffle's offset (`GatherPlan::offset`), so each subgroup's lanes carry a
+/// margin for the out-of-range sources of its undefined lanes. The largest offset the kernel uses.
+const MARGIN: usize = 1;
 
-/// One array per component of [`Column`], indexed by lane.
-type Soa = [[f32; LANES]; 6];
+/// Subgroups whose updates are computed together (one call of the vectorised cell update).
+const BATCH: usize = 32;
 
-/// Per-thread scratch space for one subgroup and one workgroup's shared memory.
+/// The loaded values of up to [`BATCH`] subgroups, and their updates: subgroup `b`'s lane `l` is
+/// at `b · stride + MARGIN + l` of each row (`stride = S + 2 · MARGIN`), its left and right
+/// neighbours at the shuffles' offsets from there. Their writes wait in `pending` until the batch is
+/// computed.
+struct Batch {
+    stride: usize,
+    /// U and V of the top, centre and bottom rows (U in `rows[2k]`, V in `rows[2k + 1]`)
+    rows: [Vec<f32>; 6],
+    out_u: Vec<f32>,
+    out_v: Vec<f32>,
+    /// (index in the band's output, first output lane, cells) per batched subgroup
+    pending: Vec<(usize, usize, usize)>,
+}
+
+/// Per-thread scratch space: the batch and a row of workgroups' shared memory.
 struct Workspace {
-    centre: Box<Soa>,
-    left: Box<Soa>,
-    right: Box<Soa>,
-    out_u: [f32; LANES],
-    out_v: [f32; LANES],
-    /// `uv_cache` of the shared variant: U and V per invocation of the workgroup, and per subgroup
-    /// the mask of lanes that wrote their slot (an unwritten slot holds no defined value).
+    batch: Batch,
+    /// `uv_cache` of the shared variant, for every workgroup of a chunk of a row: U and V per
+    /// invocation, and per subgroup the mask of lanes that wrote their slot (an unwritten slot
+    /// holds no defined value).
     cache_u: Vec<f32>,
     cache_v: Vec<f32>,
     cache_written: Vec<u128>,
+    subgroups: usize,
+    /// workgroups per chunk of a row (see `workgroup_row`)
+    chunk: u32,
 }
 
 impl Workspace {
-    fn new(shape: &Shape) -> Workspace {
-        let soa = || Box::new([[0.0f32; LANES]; 6]);
+    /// `groups` workgroups per row of workgroups.
+    fn new(shape: &Shape, groups: u32) -> Workspace {
+        // Workgroups per chunk of a row: 128 KiB of shared memory for the shared layout (L2-sized,
+        // and long enough runs of each row for the prefetchers).
+        let chunk = if shape.layout == Tiling::Shared {
+            (16384 / shape.workgroup).clamp(1, groups.max(1))
+        } else {
+            groups.max(1)
+        };
+        let cached = if shape.layout == Tiling::Shared {
+            chunk as usize
+        } else {
+            0
+        };
+        let stride = shape.subgroup as usize + 2 * MARGIN;
+        let row = || vec![0.0f32; BATCH * stride];
         Workspace {
-            centre: soa(),
-            left: soa(),
-            right: soa(),
-            out_u: [0.0; LANES],
-            out_v: [0.0; LANES],
-            cache_u: vec![0.0; shape.workgroup as usize],
-            cache_v: vec![0.0; shape.workgroup as usize],
-            cache_written: vec![0; shape.subgroups() as usize],
+            batch: Batch {
+                stride,
+                rows: std::array::from_fn(|_| row()),
+                out_u: row(),
+                out_v: row(),
+                pending: Vec::with_capacity(BATCH),
+            },
+            cache_u: vec![0.0; cached * shape.workgroup as usize],
+            cache_v: vec![0.0; cached * shape.workgroup as usize],
+            cache_written: vec![0; cached * shape.subgroups() as usize],
+            subgroups: shape.subgroups() as usize,
+            chunk,
         }
+    }
+
+    /// Index of subgroup `sg` of the chunk's workgroup `gx` in the cache, in subgroups.
+    #[inline(always)]
+    fn slot(&self, gx: u32, sg: u32) -> usize {
+        gx as usize * self.subgroups + sg as usize
+    }
+}
+
+impl Batch {
+    /// Computes the pending subgroups' updates (every lane and margin of the batch in one
+    /// vectorised call, with the reference's arithmetic) and stores their output lanes.
+    fn flush(&mut self, c: &StepCtx, band: &mut Band) {
+        let used = self.pending.len();
+        if used == 0 {
+            return;
+        }
+        let n = used * self.stride - 2 * MARGIN;
+        let at = |offset: i64| (MARGIN as i64 + offset) as usize;
+        let (l, r) = (at(c.left_offset), at(c.right_offset));
+        let m = &self.rows;
+        let rows = |k: usize| [&m[k][l..l + n], &m[k][MARGIN..MARGIN + n], &m[k][r..r + n]];
+        (c.cells)(
+            &c.params,
+            [rows(0), rows(2), rows(4)],
+            [rows(1), rows(3), rows(5)],
+            &mut self.out_u[..n],
+            &mut self.out_v[..n],
+        );
+        for (b, &(i, first, count)) in self.pending.iter().enumerate() {
+            // Output index j holds lane j − b · stride of subgroup b (j = b · stride + lane).
+            let j = b * self.stride + first;
+            copy_lanes(&mut band.u[i..i + count], &self.out_u[j..j + count]);
+            copy_lanes(&mut band.v[i..i + count], &self.out_v[j..j + count]);
+        }
+        self.pending.clear();
     }
 }
 
 /// What one parallel task may write: a band of data rows of the outputs.
 struct Band<'a> {
     first_row: usize,
+    /// data rows in the band
+    rows: usize,
     u: &'a mut [f32],
     v: &'a mut [f32],
-    stamps: &'a mut [u64],
+    stamps: &'a mut [u8],
 }
 
 /// Everything a step reads.
@@ -105,6 +182,13 @@ struct StepCtx<'a> {
     down_plan: &'a GatherPlan,
     cells: CellsFn,
     step: u64,
+    /// where `shuffle_up` / `shuffle_down` read, relative to the lane (`GatherPlan::offset`)
+    left_offset: i64,
+    right_offset: i64,
+    /// subgroups per workgroup
+    n_sg: u32,
+    /// on a full subgroup, no output lane (`is_subgroup_output()`) gets an undefined shuffle
+    full_ok: bool,
 }
 
 /// The subgroup kernel on the model, at one [`Shape`].
@@ -113,12 +197,16 @@ pub struct ModelSim {
     shape: Shape,
     cur: [Padded; 2],
     next: [Padded; 2],
-    stamps: Vec<u64>,
+    /// per data cell, the step that last wrote it, modulo 256: every step checks that each cell
+    /// was written once, so after a step every stamp is that step's and a cell this step misses
+    /// still holds the previous one
+    stamps: Vec<u8>,
     steps: u64,
     up: OpCall,
     down: OpCall,
     up_plan: GatherPlan,
     down_plan: GatherPlan,
+    offsets: [i64; 2],
 }
 
 impl ModelSim {
@@ -149,6 +237,19 @@ impl ModelSim {
                 GrayScottError::Config(format!("{} is not a gather (model bug)", c.info().name))
             })
         };
+        let (up_plan, down_plan) = (plan(&up)?, plan(&down)?);
+        // A relative shuffle by 1 reads the lane beside: the workspace keeps MARGIN lanes for it.
+        let offset = |p: &GatherPlan, c: &OpCall| {
+            p.offset()
+                .filter(|o| o.unsigned_abs() as usize <= MARGIN)
+                .ok_or_else(|| {
+                    GrayScottError::Config(format!(
+                        "{} by 1 does not read a lane beside (model bug)",
+                        c.info().name
+                    ))
+                })
+        };
+        let offsets = [offset(&up_plan, &up)?, offset(&down_plan, &down)?];
         Ok(ModelSim {
             params,
             shape,
@@ -156,8 +257,9 @@ impl ModelSim {
             stamps: vec![0; f.domain().cells()],
             cur,
             steps: 0,
-            up_plan: plan(&up)?,
-            down_plan: plan(&down)?,
+            up_plan,
+            down_plan,
+            offsets,
             up,
             down,
         })
@@ -201,8 +303,18 @@ impl ModelSim {
             down: &self.down,
             up_plan: &self.up_plan,
             down_plan: &self.down_plan,
-            cells: cells_fn_for(shape.subgroup as usize),
+            cells: cells_fn(),
             step,
+            left_offset: self.offsets[0],
+            right_offset: self.offsets[1],
+            n_sg: shape.subgroups(),
+            full_ok: {
+                let full = LaneMask::first(shape.subgroup);
+                let undefined = self.up_plan.undefined(full).0 | self.down_plan.undefined(full).0;
+                let b = shape.layout.border();
+                let outputs = LaneMask::first(shape.subgroup - b).0 & !LaneMask::first(b).0;
+                undefined & outputs == 0
+            },
         };
         let [nu, nv] = &mut self.next;
         let ou = &mut nu.data[w..(domain.rows() + 1) * w];
@@ -212,25 +324,38 @@ impl ModelSim {
             .zip(ov.par_chunks_mut(band_rows * w))
             .zip(self.stamps.par_chunks_mut(band_rows * cols))
             .enumerate()
-            .map(|(b, ((u, v), stamps))| {
-                let mut ws = Workspace::new(&shape);
-                let mut band = Band {
-                    first_row: b * band_rows,
-                    u,
-                    v,
-                    stamps,
-                };
-                let gy_end = ((b + 1) * k).min(grid[1] as usize);
-                for gy in b * k..gy_end {
-                    for gx in 0..grid[0] {
-                        workgroup(&ctx, [gx, gy as u32], &mut ws, &mut band)?;
+            .map_init(
+                || Workspace::new(&shape, grid[0]),
+                |ws, (b, ((u, v), stamps))| {
+                    // A workspace serves many bands: nothing of an earlier (failed) band is pending.
+                    ws.batch.pending.clear();
+                    let mut band = Band {
+                        first_row: b * band_rows,
+                        rows: stamps.len() / cols,
+                        u,
+                        v,
+                        stamps,
+                    };
+                    let gy_end = ((b + 1) * k).min(grid[1] as usize);
+                    for gy in b * k..gy_end {
+                        workgroup_row(&ctx, gy as u32, grid[0], ws, &mut band)?;
                     }
-                }
-                Ok(())
-            })
+                    ws.batch.flush(&ctx, &mut band);
+                    Ok(())
+                },
+            )
             .collect();
         results.into_iter().collect::<Result<(), _>>()?;
-        if let Some(i) = self.stamps.iter().position(|&s| s != step) {
+        // Every cell stamped by this step (a vectorised scan, then the first miss if there is one).
+        let stamp = step as u8;
+        let missed = self
+            .stamps
+            .par_chunks(1 << 16)
+            .any(|ch| ch.iter().fold(0u8, |acc, &t| acc | (t ^ stamp)) != 0);
+        if let Some(i) = missed
+            .then(|| self.stamps.iter().position(|&s| s != stamp))
+            .flatten()
+        {
             return Err(GrayScottError::Layout {
                 step,
                 what: format!("cell ({}, {}) was never written", i / cols, i % cols),
@@ -291,33 +416,194 @@ fn active_lanes(c: &StepCtx, x0: i64, y: i64, below: i64) -> usize {
     }
 }
 
-/// Runs one workgroup.
-fn workgroup(
+/// Runs the row `gy` of `groups` workgroups. Workgroups are independent (their only shared state is
+/// their own shared memory), so the order does not change what the model proves: here the row is
+/// taken in chunks of workgroups; in a chunk, every workgroup's shared-memory cache is filled first
+/// (`set_uv_cache()`, then the `barrier()`), then the subgroups run one data row at a time across
+/// the chunk's workgroups, so that the loads walk along rows of memory (and the cache stays small).
+fn workgroup_row(
     c: &StepCtx,
-    wg: [u32; 2],
+    gy: u32,
+    groups: u32,
     ws: &mut Workspace,
     band: &mut Band,
 ) -> Result<(), GrayScottError> {
     let shape = &c.shape;
     let s = shape.subgroup as usize;
     let ph = c.domain.padded_rows() as i64;
-    if shape.layout == Tiling::Shared {
-        // set_uv_cache(): every lane inside the padded grid stores its value; barrier().
-        for sg in 0..shape.subgroups() {
-            let (x0, y) = shape.item_pos(wg, sg, 0);
-            let n = active_lanes(c, x0, y, ph);
-            let base = sg as usize * s;
-            ws.cache_written[sg as usize] = 0;
-            if n > 0 {
-                let (u, v) = load_row(c, x0, y, n, || who(wg, sg, 0))?;
-                ws.cache_u[base..base + n].copy_from_slice(u);
-                ws.cache_v[base..base + n].copy_from_slice(v);
-                ws.cache_written[sg as usize] = LaneMask::first(n as u32).0;
+    let n_sg = shape.subgroups();
+    let chunk = ws.chunk;
+    for g0 in (0..groups).step_by(chunk as usize) {
+        let g1 = (g0 + chunk).min(groups);
+        if shape.layout == Tiling::Shared {
+            // set_uv_cache(): every lane inside the padded grid stores its value; barrier().
+            for sg in 0..n_sg {
+                for gx in g0..g1 {
+                    let wg = [gx, gy];
+                    let (x0, y) = shape.item_pos(wg, sg, 0);
+                    let n = active_lanes(c, x0, y, ph);
+                    let slot = ws.slot(gx - g0, sg);
+                    let base = slot * s;
+                    ws.cache_written[slot] = 0;
+                    if n == s && x0 >= 0 && y >= 0 {
+                        // The whole subgroup inside the padded grid (active_lanes): no checks.
+                        let i = y as usize * c.domain.padded_cols() + x0 as usize;
+                        copy_lanes(&mut ws.cache_u[base..], &c.u[i..i + s]);
+                        copy_lanes(&mut ws.cache_v[base..], &c.v[i..i + s]);
+                        ws.cache_written[slot] = LaneMask::first(n as u32).0;
+                    } else if n > 0 {
+                        let (u, v) = load_row(c, x0, y, n, || who(wg, sg, 0))?;
+                        copy_lanes(&mut ws.cache_u[base..], u);
+                        copy_lanes(&mut ws.cache_v[base..], v);
+                        ws.cache_written[slot] = LaneMask::first(n as u32).0;
+                    }
+                }
+            }
+        }
+        if shape.layout.stacked() {
+            for sg in 0..n_sg {
+                for gx in g0..g1 {
+                    subgroup(c, [gx, gy], gx - g0, sg, ws, band)?;
+                }
+            }
+        } else {
+            for gx in g0..g1 {
+                for sg in 0..n_sg {
+                    subgroup(c, [gx, gy], gx - g0, sg, ws, band)?;
+                }
             }
         }
     }
-    for sg in 0..shape.subgroups() {
-        subgroup(c, wg, sg, ws, band)?;
+    Ok(())
+}
+
+/// Stamps `stamps` with `stamp` unless one of them already has it (a cell written twice this step):
+/// then returns its index and stamps nothing. Without calls to `memset`, for the same reason as
+/// [`copy_lanes`].
+#[inline(always)]
+fn stamp_once(stamps: &mut [u8], stamp: u8) -> Option<usize> {
+    let n = stamps.len();
+    if stamps.iter().fold(false, |seen, &t| seen | (t == stamp)) {
+        return stamps.iter().position(|&t| t == stamp);
+    }
+    let mut k = 0;
+    while k + 8 <= n {
+        stamps[k..k + 8].copy_from_slice(&[stamp; 8]);
+        k += 8;
+    }
+    let tail = &mut stamps[k..];
+    for i in 0..7 {
+        if i < tail.len() {
+            tail[i] = stamp;
+        }
+    }
+    None
+}
+
+/// Copies `src` into the start of `dst` without a call to `memcpy`: the runs here are a subgroup
+/// long (4..=128 values), where the library call costs more than the copy.
+#[inline(always)]
+fn copy_lanes(dst: &mut [f32], src: &[f32]) {
+    let n = src.len();
+    let dst = &mut dst[..n];
+    let mut k = 0;
+    while k + 8 <= n {
+        let chunk: &[f32; 8] = src[k..k + 8].try_into().expect("8 values");
+        dst[k..k + 8].copy_from_slice(chunk);
+        k += 8;
+    }
+    // At most 7 left: a fixed trip count, so that the compiler keeps it a loop of moves.
+    let (d, s) = (&mut dst[k..], &src[k..]);
+    for i in 0..7 {
+        if i < s.len() {
+            d[i] = s[i];
+        }
+    }
+}
+
+/// True when the subgroup at `(x0, y)`, all of whose lanes are active, needs none of the checks
+/// [`subgroup`] makes for the edges: its three rows lie inside the padded buffer, its output lanes
+/// inside the data, and every cache slot it reads was written.
+#[inline(always)]
+fn interior(c: &StepCtx, ws: &Workspace, x0: i64, y: i64, chunk_gx: u32, sg: u32) -> bool {
+    let (pw, ph) = (c.domain.padded_cols() as i64, c.domain.padded_rows() as i64);
+    let (s, b) = (c.shape.subgroup as i64, c.shape.layout.border() as i64);
+    let inside = y >= 1 && y + 1 < ph && x0 >= 0 && x0 + s <= pw && x0 + b >= 1 && x0 + s - b < pw;
+    if !inside {
+        return false;
+    }
+    if c.shape.layout != Tiling::Shared {
+        return true;
+    }
+    let full = LaneMask::first(c.shape.subgroup).0;
+    [sg.wrapping_sub(1), sg + 1].into_iter().all(|t| {
+        t >= c.n_sg || ws.cache_written[chunk_gx as usize * ws.subgroups + t as usize] == full
+    })
+}
+
+/// [`subgroup`] for a full subgroup that [`interior`] admits: the undefined lanes of both shuffles
+/// on the full subgroup are none of the output lanes (`StepCtx::full_ok`), no value read is
+/// undefined, so what remains is to load, check the writes and queue the update.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn full_subgroup(
+    c: &StepCtx,
+    x0: i64,
+    y: i64,
+    chunk_gx: u32,
+    wg: [u32; 2],
+    sg: u32,
+    ws: &mut Workspace,
+    band: &mut Band,
+) -> Result<(), GrayScottError> {
+    let s = c.shape.subgroup as usize;
+    let b = c.shape.layout.border() as usize;
+    let lane0 = ws.batch.pending.len() * ws.batch.stride + MARGIN;
+    let w = c.domain.padded_cols();
+    for (k, dy) in [-1i64, 0, 1].into_iter().enumerate() {
+        let target = sg as i64 + dy;
+        let cached =
+            dy != 0 && c.shape.layout == Tiling::Shared && target >= 0 && target < c.n_sg as i64;
+        let (cu, cv) = ws.batch.rows.split_at_mut(2 * k + 1);
+        let (cu, cv) = (&mut cu[2 * k][lane0..], &mut cv[0][lane0..]);
+        let (su, sv) = if cached {
+            let base = (chunk_gx as usize * ws.subgroups + target as usize) * s;
+            (&ws.cache_u[base..base + s], &ws.cache_v[base..base + s])
+        } else {
+            // Inside the padded buffer (interior()).
+            let i = (y + dy) as usize * w + x0 as usize;
+            (&c.u[i..i + s], &c.v[i..i + s])
+        };
+        copy_lanes(cu, su);
+        copy_lanes(cv, sv);
+    }
+    let (row, col0) = (y as usize - 1, x0 as usize + b - 1);
+    if row < band.first_row || row >= band.first_row + band.rows {
+        return Err(GrayScottError::Layout {
+            step: c.step,
+            what: format!(
+                "{} writes row {row}, outside the rows its workgroup row owns",
+                who(wg, sg, b as u32)
+            ),
+        });
+    }
+    let local = row - band.first_row;
+    let count = s - 2 * b;
+    let cols = c.domain.cols();
+    let stamps = &mut band.stamps[local * cols + col0..local * cols + col0 + count];
+    if let Some(i) = stamp_once(stamps, c.step as u8) {
+        return Err(GrayScottError::Layout {
+            step: c.step,
+            what: format!(
+                "cell ({row}, {}) is written twice (again by {})",
+                col0 + i,
+                who(wg, sg, (b + i) as u32)
+            ),
+        });
+    }
+    ws.batch.pending.push((local * w + col0 + 1, b, count));
+    if ws.batch.pending.len() == BATCH {
+        ws.batch.flush(c, band);
     }
     Ok(())
 }
@@ -326,6 +612,7 @@ fn workgroup(
 fn subgroup(
     c: &StepCtx,
     wg: [u32; 2],
+    chunk_gx: u32,
     sg: u32,
     ws: &mut Workspace,
     band: &mut Band,
@@ -339,56 +626,51 @@ fn subgroup(
     if n == 0 {
         return Ok(());
     }
-    let active = LaneMask::first(n as u32).0;
+    if n == s && c.full_ok && interior(c, ws, x0, y, chunk_gx, sg) {
+        return full_subgroup(c, x0, y, chunk_gx, wg, sg, ws, band);
+    }
+    let mask = LaneMask::first(n as u32);
     // Lanes whose own top or bottom value is undefined (an unwritten cache slot).
     let mut own_undefined = 0u128;
-    // Rows 0, 1, 2 = top, centre, bottom (U in ws.centre[2k], V in ws.centre[2k + 1]): from
-    // global memory, or from the cache slots of the subgroup above / below.
+    // This subgroup's place in the batch (taken only if it has outputs, below).
+    let lane0 = ws.batch.pending.len() * ws.batch.stride + MARGIN;
+    // Rows 0, 1, 2 = top, centre, bottom (U in rows[2k], V in rows[2k + 1], lane l at lane0 + l):
+    // from global memory, or from the cache slots of the subgroup above / below.
     for (k, dy) in [-1i64, 0, 1].into_iter().enumerate() {
         let target = sg as i64 + dy;
         let cached = dy != 0
             && shape.layout == Tiling::Shared
             && target >= 0
             && target < shape.subgroups() as i64;
-        let (cu, cv) = ws.centre.split_at_mut(2 * k + 1);
-        let (cu, cv) = (&mut cu[2 * k], &mut cv[0]);
+        let (cu, cv) = ws.batch.rows.split_at_mut(2 * k + 1);
+        let (cu, cv) = (&mut cu[2 * k][lane0..], &mut cv[0][lane0..]);
         if cached {
-            // get_uv_cache(dy): the same lane of the subgroup dy rows away.
-            let base = target as usize * s;
-            cu[..n].copy_from_slice(&ws.cache_u[base..base + n]);
-            cv[..n].copy_from_slice(&ws.cache_v[base..base + n]);
-            let unwritten = !ws.cache_written[target as usize] & LaneMask::first(n as u32).0;
-            own_undefined |= unwritten;
-            for lane in LaneMask(unwritten).iter() {
-                cu[lane as usize] = f32::NAN;
-                cv[lane as usize] = f32::NAN;
-            }
+            // get_uv_cache(dy): the same lane of the subgroup dy rows away. An unwritten slot
+            // holds whatever the workspace held: undefined, and marked so.
+            let slot = chunk_gx as usize * ws.subgroups + target as usize;
+            let base = slot * s;
+            copy_lanes(cu, &ws.cache_u[base..base + n]);
+            copy_lanes(cv, &ws.cache_v[base..base + n]);
+            own_undefined |= !ws.cache_written[slot] & mask.0;
         } else {
             let (u, v) = load_row(c, x0, y + dy, n, || who(wg, sg, 0))?;
-            cu[..n].copy_from_slice(u);
-            cv[..n].copy_from_slice(v);
+            copy_lanes(cu, u);
+            copy_lanes(cv, v);
         }
     }
-    let mask = LaneMask(active);
     // subgroupShuffleUp/Down(x, 1) of each of the six values, by the model's gather rules
-    // (`GatherPlan`: the source lane of every lane, from `gather_source`); the undefined lanes are
-    // the same for every component.
-    let centre = &ws.centre;
-    let shuffle = |plan: &GatherPlan, out: &mut Soa| -> u128 {
-        let mut undefined = 0;
-        for (o, x) in out.iter_mut().zip(centre.iter()) {
-            undefined = plan.apply(mask, &x[..s], &mut o[..s]).0;
-        }
-        undefined
-    };
-    let undef_left = shuffle(c.up_plan, &mut ws.left);
-    let undef_right = shuffle(c.down_plan, &mut ws.right);
+    // (`GatherPlan`: the source lane of every lane, from `gather_source`). Where a result is
+    // defined it is the value `offset` lanes away, read in place below; where it is not (the same
+    // lanes for every component) no value is read for an output.
+    let undef_left = c.up_plan.undefined(mask).0;
+    let undef_right = c.down_plan.undefined(mask).0;
     // A defined shuffle still carries an undefined value if its source lane held one.
+    let own = LaneMask(own_undefined);
     let tainted = undef_left
         | undef_right
         | own_undefined
-        | ((own_undefined << 1) & active)
-        | (own_undefined >> 1);
+        | c.up_plan.carried(mask, own).0
+        | c.down_plan.carried(mask, own).0;
 
     // Output lanes: is_subgroup_output(), active, and left of data_end_pos().
     let b = shape.layout.border() as usize;
@@ -420,7 +702,8 @@ fn subgroup(
                 sg,
                 lane,
                 mask,
-                ws,
+                &ws.batch,
+                lane0,
                 undef_left,
                 undef_right,
                 own_undefined,
@@ -429,8 +712,7 @@ fn subgroup(
     }
     let (row, col0) = (row as usize, col0 as usize);
     let cols = c.domain.cols();
-    let band_rows = band.stamps.len() / cols;
-    if row < band.first_row || row >= band.first_row + band_rows {
+    if row < band.first_row || row >= band.first_row + band.rows {
         return Err(GrayScottError::Layout {
             step: c.step,
             what: format!(
@@ -442,7 +724,7 @@ fn subgroup(
     let local = row - band.first_row;
     let count = end - first;
     let stamps = &mut band.stamps[local * cols + col0..local * cols + col0 + count];
-    if let Some(i) = stamps.iter().position(|&t| t == c.step) {
+    if let Some(i) = stamp_once(stamps, c.step as u8) {
         return Err(GrayScottError::Layout {
             step: c.step,
             what: format!(
@@ -452,22 +734,14 @@ fn subgroup(
             ),
         });
     }
-    stamps.fill(c.step);
-    // The update of every lane (a whole vector width: no scalar remainder) with the reference's own
-    // arithmetic; only the output lanes are stored.
-    let (l, m, r) = (&ws.left, &ws.centre, &ws.right);
-    let rows = |k: usize| [&l[k][..s], &m[k][..s], &r[k][..s]];
-    (c.cells)(
-        &c.params,
-        [rows(0), rows(2), rows(4)],
-        [rows(1), rows(3), rows(5)],
-        &mut ws.out_u[..s],
-        &mut ws.out_v[..s],
-    );
+    // The update, with the reference's own arithmetic, when the batch is full: the output lanes'
+    // shuffles are defined (checked above), their left and right neighbours are read at the
+    // shuffles' offsets.
     let w = c.domain.padded_cols();
-    let i = local * w + col0 + 1;
-    band.u[i..i + count].copy_from_slice(&ws.out_u[first..end]);
-    band.v[i..i + count].copy_from_slice(&ws.out_v[first..end]);
+    ws.batch.pending.push((local * w + col0 + 1, first, count));
+    if ws.batch.pending.len() == BATCH {
+        ws.batch.flush(c, band);
+    }
     Ok(())
 }
 
@@ -480,14 +754,16 @@ fn explain(
     sg: u32,
     lane: u32,
     mask: LaneMask,
-    ws: &Workspace,
+    batch: &Batch,
+    lane0: usize,
     undef_left: u128,
     undef_right: u128,
     own: u128,
 ) -> String {
     let bit = 1u128 << lane;
-    let m = &ws.centre;
+    let m = &batch.rows;
     let input: Vec<Column> = (0..c.shape.subgroup as usize)
+        .map(|l| l + lane0)
         .map(|l| [m[0][l], m[1][l], m[2][l], m[3][l], m[4][l], m[5][l]])
         .collect();
     let reason = |call: &OpCall| -> String {

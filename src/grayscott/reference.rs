@@ -137,54 +137,128 @@ fn update_cells_baseline(
     update_cells(p, u, v, out_u, out_v)
 }
 
+/// The instruction sets the CPU kernels are compiled for, chosen at run time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Isa {
+    /// the baseline build (SSE2 on x86-64; whatever the target has elsewhere)
+    Portable,
+    /// x86-64 with AVX2 (8 lanes of f32)
+    Avx2,
+    /// x86-64 with AVX-512F (16 lanes of f32)
+    Avx512,
+}
+
+impl Isa {
+    /// The widest instruction set this CPU has, lowered by the environment variable
+    /// `LOCKSTEP_CPU_ISA` (`portable`, `avx2` or `avx512`: never above what the CPU has), and by
+    /// `LOCKSTEP_NO_AVX512` (any value).
+    pub fn detect() -> Isa {
+        #[allow(unused_mut)]
+        let mut have = Isa::Portable;
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2") {
+                have = Isa::Avx2;
+            }
+            if std::arch::is_x86_feature_detected!("avx512f")
+                && std::env::var_os("LOCKSTEP_NO_AVX512").is_none()
+            {
+                have = Isa::Avx512;
+            }
+        }
+        let cap = match std::env::var("LOCKSTEP_CPU_ISA").as_deref() {
+            Ok("portable") => Isa::Portable,
+            Ok("avx2") => Isa::Avx2,
+            _ => Isa::Avx512,
+        };
+        have.min(cap)
+    }
+
+    /// `portable`, `avx2` or `avx512`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Isa::Portable => "portable",
+            Isa::Avx2 => "avx2",
+            Isa::Avx512 => "avx512",
+        }
+    }
+}
+
+/// The CPU and its vector instruction sets, for benchmark tables: the model name from
+/// `/proc/cpuinfo` (where there is one), the widest x86 vector extension it has, and the path the
+/// reference takes ([`Isa::detect`]).
+pub fn cpu_description() -> String {
+    let model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
+        .unwrap_or_else(|| std::env::consts::ARCH.to_string());
+    #[cfg(target_arch = "x86_64")]
+    let isa = match (
+        std::arch::is_x86_feature_detected!("avx512f"),
+        std::arch::is_x86_feature_detected!("avx2"),
+    ) {
+        (true, _) => "x86-64 with AVX-512F",
+        (false, true) => "x86-64 with AVX2, no AVX-512",
+        _ => "x86-64 without AVX2",
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let isa = std::env::consts::ARCH;
+    format!(
+        "{model}, {} threads ({isa}); reference path: {}",
+        rayon::current_num_threads(),
+        Isa::detect().name()
+    )
+}
+
 /// [`update_cells`] as a function pointer, for the best instruction set this CPU has.
 pub type CellsFn = fn(&Params, [[&[f32]; 3]; 3], [[&[f32]; 3]; 3], &mut [f32], &mut [f32]);
 
-/// The fastest [`update_cells`] for runs of exactly `n` cells: the widest vector width this CPU has
-/// that divides `n` (16 lanes with AVX-512, 8 with AVX2, else the baseline build), so that no cell
-/// falls into the loop's scalar remainder. The model computes its subgroups (4..=128 lanes) with it.
+/// The fastest [`update_cells`] for runs of exactly `n` cells: the widest vector width of
+/// [`Isa::detect`] that divides `n` (16 lanes with AVX-512, 8 with AVX2, else the portable build), so
+/// that no cell falls into the loop's scalar remainder. The model computes its subgroups (4..=128
+/// lanes) with it.
 pub fn cells_fn_for(n: usize) -> CellsFn {
+    let isa = Isa::detect();
     #[cfg(target_arch = "x86_64")]
     {
-        let avx512 = std::arch::is_x86_feature_detected!("avx512f")
-            && std::env::var_os("LOCKSTEP_NO_AVX512").is_none();
-        if avx512 && n.is_multiple_of(16) {
+        if isa >= Isa::Avx512 && n.is_multiple_of(16) {
             return |p, u, v, ou, ov| {
-                // SAFETY: the CPU has AVX-512F (checked above).
+                // SAFETY: the CPU has AVX-512F (Isa::detect checked it).
                 unsafe { update_cells_avx512(p, u, v, ou, ov) }
             };
         }
-        if std::arch::is_x86_feature_detected!("avx2") && n.is_multiple_of(8) {
+        if isa >= Isa::Avx2 && n.is_multiple_of(8) {
             return |p, u, v, ou, ov| {
-                // SAFETY: the CPU has AVX2 (checked just above).
+                // SAFETY: the CPU has AVX2 (Isa::detect checked it).
                 unsafe { update_cells_avx2(p, u, v, ou, ov) }
             };
         }
     }
-    let _ = n;
+    let _ = (n, isa);
     update_cells_baseline
 }
 
-/// The fastest [`update_cells`] this CPU runs, for long rows (AVX-512, else AVX2, else the
-/// baseline build).
+/// The fastest [`update_cells`] of [`Isa::detect`], for long rows (AVX-512, else AVX2, else the
+/// portable build).
 pub fn cells_fn() -> CellsFn {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx512f")
-        && std::env::var_os("LOCKSTEP_NO_AVX512").is_none()
-    {
-        return |p, u, v, ou, ov| {
-            // SAFETY: the CPU has AVX-512F (checked just above).
+    match Isa::detect() {
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx512 => |p, u, v, ou, ov| {
+            // SAFETY: the CPU has AVX-512F (Isa::detect checked it).
             unsafe { update_cells_avx512(p, u, v, ou, ov) }
-        };
-    }
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        return |p, u, v, ou, ov| {
-            // SAFETY: the CPU has AVX2 (checked just above).
+        },
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 => |p, u, v, ou, ov| {
+            // SAFETY: the CPU has AVX2 (Isa::detect checked it).
             unsafe { update_cells_avx2(p, u, v, ou, ov) }
-        };
+        },
+        _ => update_cells_baseline,
     }
-    update_cells_baseline
 }
 
 /// The nine shifted views of three rows (`rows[dy][dx..]`) that [`update_cells`] takes.

@@ -863,6 +863,60 @@ impl GatherPlan {
         })
     }
 
+    /// When every in-range lane reads the lane `offset` away (a relative shuffle: `shuffle_up` by
+    /// `d` has offset `−d`), that offset: lane `l`'s result is lane `l + offset`'s value wherever
+    /// it is defined ([`GatherPlan::undefined`] says where). `None` for other gathers.
+    pub fn offset(&self) -> Option<i64> {
+        if self.first {
+            return None;
+        }
+        // `shift` is set only when the in-range lanes are one run reading one run.
+        self.shift.map(|(dst, src, _)| src as i64 - dst as i64)
+    }
+
+    /// The lanes of `active` whose result is undefined (the rule of [`GatherPlan::apply`], without
+    /// the values): the source is out of range or inactive.
+    #[inline(always)]
+    pub fn undefined(&self, active: LaneMask) -> LaneMask {
+        let a = active.0 & self.full;
+        if self.first {
+            return LaneMask::EMPTY;
+        }
+        if a == self.full {
+            return LaneMask(a & !self.valid);
+        }
+        let mut und = 0u128;
+        for l in LaneMask(a).iter() {
+            let s = self.src[l as usize];
+            if (self.valid >> l) & 1 == 0 || (a >> s) & 1 == 0 {
+                und |= 1 << l;
+            }
+        }
+        LaneMask(und)
+    }
+
+    /// The lanes of `active` with a defined result read from a lane of `marked` (e.g. lanes
+    /// holding a value that is itself undefined: a defined shuffle carries its source's value).
+    #[inline(always)]
+    pub fn carried(&self, active: LaneMask, marked: LaneMask) -> LaneMask {
+        if marked.0 == 0 {
+            return LaneMask::EMPTY;
+        }
+        let defined = active.0 & self.full & !self.undefined(active).0;
+        let mut out = 0u128;
+        for l in LaneMask(defined).iter() {
+            let s = if self.first {
+                active.lowest().unwrap_or(l)
+            } else {
+                self.src[l as usize]
+            };
+            if (marked.0 >> s) & 1 == 1 {
+                out |= 1 << l;
+            }
+        }
+        LaneMask(out)
+    }
+
     /// Writes the defined results of one subgroup and returns its undefined lanes (the same rule
     /// as [`run`]: defined when the source is in range and active). Undefined lanes may be written.
     /// `input` and `out` hold one element per lane of the subgroup.

@@ -1,0 +1,112 @@
+#version 450
+// Several steps per trip through memory (temporal blocking) with subgroup shuffles, on interleaved
+// storage (common_uv.glsl).
+//
+// Each lane holds one column of TILE_ROWS cells (U, V) in registers: lane l of a subgroup owns
+// column x0 + l, rows y0 .. y0 + TILE_ROWS - 1. A step takes the top and bottom neighbours from the
+// lane's own registers and the left and right ones from subgroupShuffleUp/Down(·, 1). Lane 0 has no
+// left source and the last lane no right one, so after step s the lanes 0 .. s-1 and S-s .. S-1 hold
+// values that depend on undefined shuffle results; the top and bottom rows have no neighbour above or
+// below, so step s is computed only for rows s .. TILE_ROWS-1-s. After STEPS = T steps the lanes
+// T .. S-1-T and rows T .. TILE_ROWS-1-T hold exact results, and only they are written: a subgroup
+// produces (S − 2T) × (TILE_ROWS − 2T) cells after T steps from one load and one store of each.
+// Every cell outside the data (the zero ring and beyond) is 0 at every step, as the definition's
+// boundary requires: it is loaded as 0 and set to 0 again after each step.
+//
+// Tiles overlap by 2T columns and 2T rows; a workgroup's subgroups are stacked vertically. No
+// shared memory and no barrier: each subgroup is independent. STEPS = 1 is a one-step kernel whose
+// lanes each produce TILE_ROWS − 2 cells of a column (vertical neighbours from registers).
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_shuffle_relative : require
+#include "common_uv.glsl"
+
+layout(local_size_x = 128) in;
+layout(local_size_x_id = 0) in;
+layout(constant_id = 9) const uint STEPS = 2;        // T: steps per pass
+layout(constant_id = 10) const uint TILE_ROWS = 16;  // rows each lane holds (> 2T)
+
+// The left and right neighbours, from the lanes beside this one (undefined in lane 0 and the last
+// lane respectively: such values never reach a written cell).
+vec2 from_left(vec2 x) {
+    return subgroupShuffleUp(x, 1);
+}
+
+vec2 from_right(vec2 x) {
+    return subgroupShuffleDown(x, 1);
+}
+
+void main() {
+    const int T = int(STEPS);
+    const int R = int(TILE_ROWS);
+    const int S = int(gl_SubgroupSize);
+    const int lane = int(gl_SubgroupInvocationID);
+    // Padded coordinates: the data is columns 1 .. last_col and rows 1 .. last_row.
+    const int last_col = int(UV_WIDTH) - 2;
+    const int last_row = int(UV_HEIGHT) - 2;
+    const int x = int(gl_WorkGroupID.x) * (S - 2 * T) + lane + 1 - T;
+    const int y0 = (int(gl_WorkGroupID.y) * int(gl_NumSubgroups) + int(gl_SubgroupID)) * (R - 2 * T) + 1 - T;
+    // A subgroup whose first output row is below the data produces nothing (a uniform exit).
+    if (y0 + T > last_row) {
+        return;
+    }
+    const bool data_col = x >= 1 && x <= last_col;
+
+    vec2 t[TILE_ROWS];
+    [[unroll]] for (int j = 0; j < R; ++j) {
+        const int y = y0 + j;
+        t[j] = vec2(0.0);
+        if (data_col && y >= 1 && y <= last_row) {
+            t[j] = read(uvec2(x, y));
+        }
+    }
+
+    [[unroll]] for (int s = 1; s <= T; ++s) {
+        // Step s of rows s .. R-1-s from step s-1 of rows s-1 .. R-s, top to bottom, in place: the
+        // window (up, c, dn) holds the previous step's values of rows j-1, j, j+1.
+        vec2 up = t[s - 1];
+        vec2 up_l = from_left(up);
+        vec2 up_r = from_right(up);
+        vec2 c = t[s];
+        vec2 c_l = from_left(c);
+        vec2 c_r = from_right(c);
+        [[unroll]] for (int j = s; j < R - s; ++j) {
+            const vec2 dn = t[j + 1];
+            const vec2 dn_l = from_left(dn);
+            const vec2 dn_r = from_right(dn);
+            // Σ w · (nb − c) in the definition's order: top row left to right, then the middle row,
+            // then the bottom row (the centre's weight is 0).
+            vec2 full = vec2(0.0);
+            full += 0.25 * (up_l - c);
+            full += 0.5 * (up - c);
+            full += 0.25 * (up_r - c);
+            full += 0.5 * (c_l - c);
+            full += 0.5 * (c_r - c);
+            full += 0.25 * (dn_l - c);
+            full += 0.5 * (dn - c);
+            full += 0.25 * (dn_r - c);
+            const int y = y0 + j;
+            t[j] = vec2(0.0);
+            if (data_col && y >= 1 && y <= last_row) {
+                t[j] = react(c, full);
+            }
+            up = c;
+            up_l = c_l;
+            up_r = c_r;
+            c = dn;
+            c_l = dn_l;
+            c_r = dn_r;
+        }
+    }
+
+    if (lane < T || lane >= S - T || !data_col) {
+        return;
+    }
+    [[unroll]] for (int j = T; j < R - T; ++j) {
+        const int y = y0 + j;
+        if (y <= last_row) {
+            write(uvec2(x, y), t[j]);
+        }
+    }
+}
