@@ -41,7 +41,7 @@ fn op(tag: u32, op: SgOp) -> Stmt {
 }
 
 fn ballot_true(tag: u32) -> Stmt {
-    op(tag, SgOp::Ballot(Cond::True))
+    op(tag, SgOp::ballot(Cond::True))
 }
 
 /// The value of the `k`-th record with `tag` of invocation `i`.
@@ -486,14 +486,14 @@ fn base_pins_workgroup_uniform_flow_including_uniform_loops() {
                 id: 2,
                 trips: Trips::Uniform(2),
                 body: vec![
-                    op(3, SgOp::Elect),
+                    op(3, SgOp::elect()),
                     Stmt::If {
                         id: 4,
                         cond: Cond::LoopCount {
                             outer: 0,
                             mask: 0b10,
                         },
-                        then_branch: vec![op(5, SgOp::Add(Operand::Invocation))],
+                        then_branch: vec![op(5, SgOp::add(Operand::Invocation))],
                         else_branch: vec![],
                     },
                 ],
@@ -517,8 +517,8 @@ fn a_row_sum_on_a_2d_workgroup_depends_on_the_layout() {
     // (SubgroupId, SubgroupInvocationId); row-major, column-major and quads are all valid.
     let p = Program {
         main: vec![
-            op(1, SgOp::Add(Operand::X)),
-            op(2, SgOp::ShuffleUp(Operand::X, 1)),
+            op(1, SgOp::add(Operand::X)),
+            op(2, SgOp::shuffle_up(Operand::X, 1)),
         ],
         functions: vec![],
     };
@@ -545,7 +545,7 @@ fn a_row_sum_on_a_2d_workgroup_depends_on_the_layout() {
 #[test]
 fn a_subgroup_count_does_not_depend_on_the_layout() {
     let p = Program {
-        main: vec![op(1, SgOp::Add(Operand::Const(1))), ballot_true(2)],
+        main: vec![op(1, SgOp::add(Operand::Const(1))), ballot_true(2)],
         functions: vec![],
     };
     let r = layout_dependence(
@@ -584,13 +584,13 @@ impl Observer for Invariants {
         }
         self.checked += 1;
         for (l, v) in e.results {
-            match e.op {
-                SgOp::Elect => assert_eq!(
+            if *e.op == SgOp::elect() {
+                assert_eq!(
                     v.words(),
                     Some([(Some(*l) == e.tangle.lowest()) as u32, 0, 0, 0])
-                ),
-                SgOp::Ballot(Cond::True) => assert_eq!(ballot_of(*v), e.tangle.0),
-                _ => {}
+                );
+            } else if *e.op == SgOp::ballot(Cond::True) {
+                assert_eq!(ballot_of(*v), e.tangle.0);
             }
         }
     }
@@ -760,7 +760,7 @@ fn compare_uses_the_placement_the_device_reports() {
         .collect();
     let map = LaneMap::from_placements(shape, size(8), &placements).unwrap();
     let p = Program {
-        main: vec![op(1, SgOp::Elect), op(2, SgOp::Add(Operand::Lane))],
+        main: vec![op(1, SgOp::elect()), op(2, SgOp::add(Operand::Lane))],
         functions: vec![],
     };
     let lay = RecordLayout::new(4, 8);

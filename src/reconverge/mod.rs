@@ -33,6 +33,6 @@ pub use exec::{
 };
 pub use flow::{Flow, Lost};
 pub use program::{
-    Case, Cond, Operand, Program, ProgramError, Reg, Selector, SgOp, Stmt, Trips, COUNTERS,
-    MAX_TRIPS, REGS,
+    Case, Cond, Form, Input, Operand, Program, ProgramError, Reg, Selector, SgOp, Stmt, Trips,
+    COUNTERS, MAX_TRIPS, OPS, REGS,
 };
