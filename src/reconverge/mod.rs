@@ -14,8 +14,11 @@
 //! - [`gen`]: a proptest strategy of random programs.
 //! - [`glsl`]: a program (or a batch of them) as a GLSL compute shader.
 //! - [`compare`]: a device's records against the executor's.
-//! - `device` (feature `vulkan`): compile, dispatch, compare, shrink.
+//! - [`campaign`]: many programs through a device — generate, build, run, compare, shrink — on
+//!   several threads.
+//! - `device` (feature `vulkan`): programs on a Vulkan device.
 
+pub mod campaign;
 pub mod compare;
 #[cfg(feature = "vulkan")]
 pub mod device;
