@@ -1139,6 +1139,8 @@ mod cli {
                 "--programs must be in 1..=100000000",
             ),
             (vec!["--batch", "0"], "--batch must be in 1..=1024"),
+            (vec!["--threads", "0"], "--threads must be in 1..=1024"),
+            (vec!["--contexts", "65"], "--contexts must be in 1..=64"),
             (vec!["--kernel", "seed002"], "unknown --kernel 'seed002'"),
             (
                 vec!["--max-seconds", "-1"],

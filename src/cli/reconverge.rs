@@ -49,6 +49,10 @@ pub struct ReconvergeArgs {
     /// queue's thread, so two queues use two cores), 1 on a GPU.
     #[arg(long)]
     pub contexts: Option<usize>,
+    /// Create pipelines with VK_PIPELINE_CREATE_DISABLE_OPTIMIZATION_BIT: a driver that honours it
+    /// compiles faster, but then runs code built unlike what kernels normally run (for measuring).
+    #[arg(long)]
+    pub no_driver_optimization: bool,
     /// Start no new batch after this many seconds; the report says how many programs ran.
     #[arg(long, allow_negative_numbers = true)]
     pub max_seconds: Option<f64>,
@@ -133,6 +137,7 @@ pub fn run_cmd(a: &ReconvergeArgs) -> Result<String, CliError> {
         "batch": plan.batch,
         "threads": plan.threads,
         "contexts": contexts,
+        "driver_optimization": !a.no_driver_optimization,
         "date": utc_now(),
     });
     if let Some(why) = unsupported(&ctx.caps, mode) {
@@ -150,7 +155,9 @@ pub fn run_cmd(a: &ReconvergeArgs) -> Result<String, CliError> {
         contexts_v.push(Context::new(a.device).map_err(vk_error)?);
     }
     let ctx = &contexts_v[0];
-    let device = VulkanDevice::new(&contexts_v, setup).map_err(vk_error)?;
+    let device = VulkanDevice::new(&contexts_v, setup)
+        .map_err(vk_error)?
+        .unoptimized(a.no_driver_optimization);
 
     let pb = ProgressBar::with_draw_target(Some(a.programs), ProgressDrawTarget::stderr());
     pb.set_style(
@@ -222,8 +229,15 @@ fn summary(
         r.values_per_s()
     );
     text += &format!(
-        "{} programs per shader, {} threads, {contexts} context(s); summed over threads: {}\n",
-        plan.batch, plan.threads, r.times
+        "{} programs per shader, {} threads, {contexts} context(s){}; summed over threads: {}\n",
+        plan.batch,
+        plan.threads,
+        if a.no_driver_optimization {
+            ", driver optimisation off"
+        } else {
+            ""
+        },
+        r.times
     );
     for f in &r.failures {
         text += &format!(

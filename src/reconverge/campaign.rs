@@ -137,8 +137,8 @@ impl fmt::Display for Times {
     }
 }
 
-/// What runs the programs: a Vulkan device ([`crate::reconverge::device::VulkanDevice`]), or in
-/// tests a synthetic one.
+/// What runs the programs: a Vulkan device (`reconverge::device::VulkanDevice`, feature `vulkan`),
+/// or in tests a synthetic one.
 pub trait Device: Sync {
     /// Why a batch could not run.
     type Error: fmt::Display + Send;

@@ -171,6 +171,7 @@ pub struct VulkanDevice<'a> {
     contexts: &'a [Context],
     setup: Setup,
     size: SubgroupSize,
+    unoptimized: bool,
 }
 
 impl<'a> VulkanDevice<'a> {
@@ -183,7 +184,16 @@ impl<'a> VulkanDevice<'a> {
             contexts,
             setup,
             size: subgroup_size(first)?,
+            unoptimized: false,
         })
+    }
+
+    /// Creates pipelines with `VK_PIPELINE_CREATE_DISABLE_OPTIMIZATION_BIT`: a driver that honours
+    /// it spends less time compiling, but the device then runs code built differently from what
+    /// kernels normally run (an option for measuring, off by default).
+    pub fn unoptimized(mut self, on: bool) -> Self {
+        self.unoptimized = on;
+        self
     }
 }
 
@@ -203,7 +213,11 @@ impl Device for VulkanDevice<'_> {
         let t1 = Instant::now();
         let words = compile(&src, "reconverge")?;
         let t2 = Instant::now();
-        let kernel = ctx.kernel(&words, &KernelOptions::default())?;
+        let kernel = if self.unoptimized {
+            ctx.kernel_unoptimized(&words, &KernelOptions::default())?
+        } else {
+            ctx.kernel(&words, &KernelOptions::default())?
+        };
         let t3 = Instant::now();
         let out = dispatch(ctx, setup, &kernel, programs.len())?;
         let t4 = Instant::now();
