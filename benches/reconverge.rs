@@ -138,8 +138,8 @@ fn device_loop(c: &mut Criterion) {
     g.sample_size(10);
     g.measurement_time(Duration::from_secs(20));
     for batch in batches {
-        // Enough programs for two batches per worker.
-        let n = (batch * threads * 2) as u64;
+        // Enough programs for two batches per worker, and for their sizes to average out.
+        let n = (batch * threads * 2).max(16).next_multiple_of(threads) as u64;
         g.throughput(Throughput::Elements(n));
         g.bench_function(BenchmarkId::new("campaign", batch), |b| {
             b.iter(|| {
@@ -159,7 +159,7 @@ fn device_loop(c: &mut Criterion) {
             })
         });
         g.bench_function(
-            BenchmarkId::new("ceiling: build+dispatch only", batch),
+            BenchmarkId::new("ceiling (build+dispatch)", batch),
             |b| {
                 b.iter_batched(
                     || {
