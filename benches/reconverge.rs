@@ -158,36 +158,33 @@ fn device_loop(c: &mut Criterion) {
                 black_box(r)
             })
         });
-        g.bench_function(
-            BenchmarkId::new("ceiling (build+dispatch)", batch),
-            |b| {
-                b.iter_batched(
-                    || {
-                        (0..threads)
-                            .map(|_| {
-                                (0..n as usize / threads)
-                                    .map(|_| s.new_tree(&mut runner).expect("generator").current())
-                                    .collect::<Vec<Program>>()
-                            })
-                            .collect::<Vec<_>>()
-                    },
-                    |work| {
-                        std::thread::scope(|sc| {
-                            for (w, ps) in work.iter().enumerate() {
-                                let device = &device;
-                                sc.spawn(move || {
-                                    for chunk in ps.chunks(batch) {
-                                        let mut t = Times::default();
-                                        black_box(device.run(w, chunk, &mut t).expect("device"));
-                                    }
-                                });
-                            }
+        g.bench_function(BenchmarkId::new("ceiling (build+dispatch)", batch), |b| {
+            b.iter_batched(
+                || {
+                    (0..threads)
+                        .map(|_| {
+                            (0..n as usize / threads)
+                                .map(|_| s.new_tree(&mut runner).expect("generator").current())
+                                .collect::<Vec<Program>>()
                         })
-                    },
-                    BatchSize::PerIteration,
-                )
-            },
-        );
+                        .collect::<Vec<_>>()
+                },
+                |work| {
+                    std::thread::scope(|sc| {
+                        for (w, ps) in work.iter().enumerate() {
+                            let device = &device;
+                            sc.spawn(move || {
+                                for chunk in ps.chunks(batch) {
+                                    let mut t = Times::default();
+                                    black_box(device.run(w, chunk, &mut t).expect("device"));
+                                }
+                            });
+                        }
+                    })
+                },
+                BatchSize::PerIteration,
+            )
+        });
     }
     g.finish();
 }
