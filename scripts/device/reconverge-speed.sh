@@ -21,12 +21,15 @@
 #   ../shared/device/prepare.sh                  # .gl/ (Vulkan loader), .dev/lockstep
 #   [cp <main's target/release/lockstep> .dev/lockstep-main && strip .dev/*]   # optional, BEFORE
 # then run on the device with carry [".gl", ".dev"]:
-#   bash scripts/device/reconverge-speed.sh      # 4-8 minutes with the defaults
+#   bash scripts/device/reconverge-speed.sh      # about 8 minutes with the defaults
 #   BEFORE=.dev/lockstep-main bash scripts/device/reconverge-speed.sh
 #
 # Environment: SEED (20261121), SWEEP_SECONDS (15), MODE_SECONDS (60), PROGRAMS (10000),
-# BATCHES ("1 2 4 8 16 32 64"), MODES ("maximal sucf base"), BEFORE (unset), QUICK=1 (a dry run of
-# the script itself on lavapipe: small numbers, no NVIDIA settings).
+# BATCHES ("1 2 4 8 16 32 64"), MODES ("maximal sucf base"), BEFORE (unset), PHASES ("sweep modes
+# before": a subset splits the script over several device calls), BEST_ARGS (the configuration for
+# the modes when the sweep is skipped, e.g. "--batch 4 --contexts 2"), QUICK=1 (a dry run of the
+# script itself on lavapipe: small numbers, no NVIDIA settings). Each device call may run 10
+# minutes; the whole script takes about 8.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 if ls .gl/*.deb >/dev/null 2>&1; then
@@ -103,6 +106,10 @@ header() {
 }
 better() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a > b) }'; }
 
+phases=" ${PHASES:-sweep modes before} "
+best_args=(); best_label="defaults"; best_env=""
+if [ -n "${BEST_ARGS:-}" ]; then read -r -a best_args <<< "$BEST_ARGS"; best_label="$BEST_ARGS"; fi
+if [[ $phases == *" sweep "* ]]; then
 echo
 echo "## 1. Sweep, base mode, ${sweep_s} s each (10^8 programs requested, stopped by --max-seconds)"
 header
@@ -118,7 +125,7 @@ done
 best_args=(--batch "$best_batch")
 best_label="batch $best_batch"
 best_env=""
-for c in 2 4; do
+for c in 2 4 8; do
   run "batch $best_batch, $c contexts" base "$sweep_s" 100000000 --batch "$best_batch" --contexts "$c"
   if better "$rate" "$best"; then best=$rate; best_args=(--batch "$best_batch" --contexts "$c"); best_label="batch $best_batch, $c contexts"; fi
 done
@@ -133,7 +140,9 @@ fi
 ENV="$best_env" run "${best_label}, --no-driver-optimization" base "$sweep_s" 100000000 "${best_args[@]}" --no-driver-optimization
 echo
 echo "best: $best_label ($best programs/s)"
+fi
 
+if [[ $phases == *" modes "* ]]; then
 echo
 echo "## 2. Every mode with the best configuration: $programs programs or ${mode_s} s"
 header
@@ -146,15 +155,19 @@ if [ "$base_seed" = 20261121 ] && [ "$programs" = 10000 ]; then
   echo "maximal 5,926,819 · sucf 1,280,396 · base 914,980 — equal counts mean the same programs,"
   echo "compared as strictly (if a run stopped at the time limit, it ran fewer programs)."
 fi
+fi
 
-if [ -n "${BEFORE:-}" ] && [ -x "${BEFORE}" ]; then
+if [[ $phases == *" before "* ]] && [ -n "${BEFORE:-}" ] && [ -x "${BEFORE}" ]; then
   echo
-  echo "## 3. Before ($BEFORE) and after, base, each with its defaults, ${sweep_s} s each"
+  echo "## 3. Before ($BEFORE) and after, base, each with its defaults, ${sweep_s} s each, same seed, shader caches off"
   header
+  # The same programs for both (one seed), with the driver's on-disk shader caches off so that the
+  # second run compiles everything too.
+  cache_off="__GL_SHADER_DISK_CACHE=0 MESA_SHADER_CACHE_DISABLE=true"
   bin_saved=$bin; bin=$BEFORE
-  ENV="" run "before (defaults)" base "$sweep_s" 100000000
+  ENV="$cache_off" RUN_SEED=$(( base_seed + 1000 )) run "before (defaults)" base "$sweep_s" 100000000
   bin=$bin_saved
-  ENV="" run "after (defaults)" base "$sweep_s" 100000000
+  ENV="$cache_off" RUN_SEED=$(( base_seed + 1000 )) run "after (defaults)" base "$sweep_s" 100000000
 fi
 echo
 echo "logs and JSON reports: $out"
