@@ -7,7 +7,7 @@ use lockstep::model::{
     Layout, Placement, Reason, SubgroupSize, Value, WorkgroupLayout, WorkgroupShape,
 };
 use lockstep::reconverge::campaign::{
-    compare_batch, run, Device, Event, Plan, Setup, ShrinkLimits, Source, Times,
+    compare_batch, run, CampaignError, Device, Event, Plan, Setup, ShrinkLimits, Source, Times,
 };
 use lockstep::reconverge::compare::compare;
 use lockstep::reconverge::gen::{programs, GenConfig};
@@ -924,6 +924,36 @@ fn a_campaign_catches_a_device_that_gets_subgroup_add_wrong_and_shrinks_the_prog
     assert!(!again[0].ok());
     // Later failures are kept but not shrunk.
     assert!(r.failures.iter().skip(2).all(|f| f.minimal.is_none()));
+}
+
+/// A device whose every run fails.
+struct Lost;
+
+impl Device for Lost {
+    type Error = String;
+    fn run(&self, _: usize, _: &[Program], _: &mut Times) -> Result<Vec<u32>, String> {
+        Err("device lost".into())
+    }
+    fn subgroup_size(&self) -> SubgroupSize {
+        size(8)
+    }
+}
+
+#[test]
+fn a_campaign_stops_at_its_time_limit_and_on_a_device_error() {
+    let setup = Setup::new(Mode::Base, 8);
+    let device = ModelDevice {
+        setup,
+        faulty: false,
+    };
+    let mut p = plan(1000, 1, 2);
+    p.max_time = Some(std::time::Duration::ZERO);
+    let r = run(&device, &setup, &p, &mut |_| {}).unwrap();
+    assert!(r.stopped && r.programs == 0);
+    match run(&Lost, &setup, &plan(10, 2, 2), &mut |_| {}) {
+        Err(CampaignError::Device(e)) => assert_eq!(e, "device lost"),
+        other => panic!("{:?}", other.map(|r| r.programs)),
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -399,17 +399,12 @@ pub fn run<D: Device>(
     plan: &Plan,
     events: &mut dyn FnMut(Event),
 ) -> Result<Report, CampaignError<D::Error>> {
-    let t0 = Instant::now();
     let threads = plan.threads.max(1);
-    let batch = plan.batch.max(1);
     let size = device.subgroup_size();
-    let mut generator = Generator::new(plan.source, plan.seed, setup);
+    let mut st = Progress::new(device, setup, plan, size);
     let (job_tx, job_rx) = mpsc::sync_channel::<Job>(threads);
     let job_rx = Mutex::new(job_rx);
     let (done_tx, done_rx) = mpsc::channel::<Done<D::Error>>();
-    let mut report = Report::default();
-    let mut error: Option<CampaignError<D::Error>> = None;
-    let mut panic = None;
     std::thread::scope(|s| {
         for worker in 0..threads {
             let (job_rx, done_tx) = (&job_rx, done_tx.clone());
@@ -417,110 +412,215 @@ pub fn run<D: Device>(
         }
         drop(done_tx);
         let mut job_tx = Some(job_tx);
-        // Value trees of the programs in flight, by index, for shrinking.
-        let mut trees: HashMap<u64, Tree> = HashMap::new();
-        let mut waiting: BTreeMap<u64, Done<D::Error>> = BTreeMap::new();
-        let (mut sent, mut next_batch, mut next_program) = (0u64, 0u64, 0u64);
         loop {
             // Keep every worker busy and one batch queued for each.
-            while error.is_none() && panic.is_none() && sent - report.batches < 2 * threads as u64 {
-                if next_program >= plan.programs {
-                    break;
-                }
-                if plan.max_time.is_some_and(|t| t0.elapsed() > t) {
-                    report.stopped = true;
-                    break;
-                }
-                let g = Instant::now();
-                let k = (plan.programs - next_program).min(batch as u64) as usize;
-                let mut programs = Vec::with_capacity(k);
-                for i in 0..k {
-                    match generator.next() {
-                        Ok((p, tree)) => {
-                            programs.push(p);
-                            if let Some(t) = tree {
-                                trees.insert(next_program + i as u64, t);
-                            }
-                        }
-                        Err(e) => {
-                            error = Some(CampaignError::Generator(e));
-                            break;
-                        }
-                    }
-                }
-                report.times.generate += g.elapsed();
-                if error.is_some() {
-                    break;
-                }
-                let job = Job {
-                    batch: next_batch,
-                    first: next_program,
-                    programs,
-                };
-                next_batch += 1;
-                next_program += k as u64;
-                sent += 1;
+            while st.healthy() && st.in_flight() < 2 * threads as u64 {
+                let Some(job) = st.next_job() else { break };
                 if let Some(tx) = &job_tx {
                     // Fails only if every worker is gone, which a panic reports below.
                     let _ = tx.send(job);
                 }
             }
-            if sent == report.batches {
+            if st.in_flight() == 0 {
                 break;
             }
             let Ok(done) = done_rx.recv() else { break };
-            waiting.insert(done.batch, done);
-            // Take results in batch order.
-            while let Some(done) = waiting.remove(&report.batches) {
-                report.batches += 1;
-                report.times += done.times;
-                match done.outcome {
-                    Err(p) => {
-                        panic.get_or_insert(p);
-                    }
-                    Ok(Err(e)) => {
-                        error.get_or_insert(CampaignError::Device(e));
-                    }
-                    Ok(Ok(comparisons)) if error.is_none() && panic.is_none() => {
-                        let n = comparisons.len() as u64;
-                        let programs = done.programs.into_iter();
-                        for (j, (c, p)) in comparisons.into_iter().zip(programs).enumerate() {
-                            let index = done.first + j as u64;
-                            let tree = trees.remove(&index);
-                            if let Err(e) = take(
-                                device,
-                                setup,
-                                size,
-                                plan,
-                                &mut report,
-                                (index, p),
-                                c,
-                                tree,
-                                events,
-                            ) {
-                                error.get_or_insert(CampaignError::Device(e));
-                            }
-                        }
-                        report.programs += n;
-                        events(Event::Ran(n));
-                    }
-                    Ok(Ok(_)) => {}
-                }
-            }
-            if error.is_some() || panic.is_some() {
+            st.receive(done, events);
+            if !st.healthy() {
                 // Stop feeding the workers; let those running finish.
                 job_tx = None;
             }
         }
-        drop(job_tx);
     });
-    if let Some(p) = panic {
-        std::panic::resume_unwind(p);
+    st.finish()
+}
+
+/// The calling thread's side of a campaign: the generator, the batches in flight and the report.
+struct Progress<'a, D: Device> {
+    device: &'a D,
+    setup: &'a Setup,
+    plan: &'a Plan,
+    size: SubgroupSize,
+    t0: Instant,
+    generator: Generator,
+    /// value trees of the programs in flight, by index, for shrinking
+    trees: HashMap<u64, Tree>,
+    /// results that came back before an earlier batch's
+    waiting: BTreeMap<u64, Done<D::Error>>,
+    sent: u64,
+    next_program: u64,
+    report: Report,
+    error: Option<CampaignError<D::Error>>,
+    panic: Option<Box<dyn std::any::Any + Send>>,
+}
+
+impl<'a, D: Device> Progress<'a, D> {
+    fn new(device: &'a D, setup: &'a Setup, plan: &'a Plan, size: SubgroupSize) -> Self {
+        Progress {
+            device,
+            setup,
+            plan,
+            size,
+            t0: Instant::now(),
+            generator: Generator::new(plan.source, plan.seed, setup),
+            trees: HashMap::new(),
+            waiting: BTreeMap::new(),
+            sent: 0,
+            next_program: 0,
+            report: Report::default(),
+            error: None,
+            panic: None,
+        }
     }
-    report.elapsed = t0.elapsed();
-    match error {
-        Some(e) => Err(e),
-        None => Ok(report),
+
+    /// No error and no panic so far.
+    fn healthy(&self) -> bool {
+        self.error.is_none() && self.panic.is_none()
+    }
+
+    /// Batches sent and not yet taken.
+    fn in_flight(&self) -> u64 {
+        self.sent - self.report.batches
+    }
+
+    /// Generates the next batch; `None` when every program is sent, the time is up or the
+    /// generator failed.
+    fn next_job(&mut self) -> Option<Job> {
+        let plan = self.plan;
+        if self.next_program >= plan.programs {
+            return None;
+        }
+        if plan.max_time.is_some_and(|t| self.t0.elapsed() > t) {
+            self.report.stopped = true;
+            return None;
+        }
+        let g = Instant::now();
+        let k = (plan.programs - self.next_program).min(plan.batch.max(1) as u64) as usize;
+        let mut programs = Vec::with_capacity(k);
+        for i in 0..k as u64 {
+            match self.generator.next() {
+                Ok((p, tree)) => {
+                    programs.push(p);
+                    if let Some(t) = tree {
+                        self.trees.insert(self.next_program + i, t);
+                    }
+                }
+                Err(e) => {
+                    self.error = Some(CampaignError::Generator(e));
+                    return None;
+                }
+            }
+        }
+        self.report.times.generate += g.elapsed();
+        let job = Job {
+            batch: self.sent,
+            first: self.next_program,
+            programs,
+        };
+        self.sent += 1;
+        self.next_program += k as u64;
+        Some(job)
+    }
+
+    /// A worker's result: kept until every earlier batch's is in, then taken in batch order.
+    fn receive(&mut self, done: Done<D::Error>, events: &mut dyn FnMut(Event)) {
+        self.waiting.insert(done.batch, done);
+        while let Some(done) = self.waiting.remove(&self.report.batches) {
+            self.report.batches += 1;
+            self.report.times += done.times;
+            match done.outcome {
+                Err(p) => {
+                    self.panic.get_or_insert(p);
+                }
+                Ok(Err(e)) => {
+                    self.error.get_or_insert(CampaignError::Device(e));
+                }
+                Ok(Ok(comparisons)) if self.healthy() => {
+                    let n = comparisons.len() as u64;
+                    let programs = done.programs.into_iter();
+                    for (j, (c, p)) in comparisons.into_iter().zip(programs).enumerate() {
+                        let index = done.first + j as u64;
+                        let tree = self.trees.remove(&index);
+                        if let Err(e) = self.take((index, p), c, tree, events) {
+                            self.error.get_or_insert(CampaignError::Device(e));
+                        }
+                    }
+                    self.report.programs += n;
+                    events(Event::Ran(n));
+                }
+                // After an error, what is still in flight is not counted.
+                Ok(Ok(_)) => {}
+            }
+        }
+    }
+
+    /// Adds one program's comparison to the report, shrinking it if it failed and the limits
+    /// allow.
+    fn take(
+        &mut self,
+        (index, program): (u64, Program),
+        c: Comparison,
+        tree: Option<Tree>,
+        events: &mut dyn FnMut(Event),
+    ) -> Result<(), D::Error> {
+        let report = &mut self.report;
+        report.compared += c.compared;
+        report.undefined += c.undefined;
+        report.mismatches += c.mismatch_count;
+        if c.ok() {
+            return Ok(());
+        }
+        report.failing_programs += 1;
+        if report.failures.len() >= MAX_FAILURES_KEPT {
+            return Ok(());
+        }
+        let minimal = match tree {
+            Some(mut tree) if report.failures.len() < self.plan.shrink.failures => {
+                events(Event::Shrinking(true));
+                let t = Instant::now();
+                let limits = self.plan.shrink;
+                let (device, setup, size) = (self.device, self.setup, self.size);
+                let mut times = Times::default();
+                let s = shrink(
+                    tree.as_mut(),
+                    c.clone(),
+                    limits.steps,
+                    Some(t + limits.time),
+                    |p| {
+                        let ps = std::slice::from_ref(p);
+                        let words = device.run(0, ps, &mut times)?;
+                        Ok(compare_batch(setup, size, ps, &words)
+                            .pop()
+                            .unwrap_or_default())
+                    },
+                );
+                self.report.times.shrink += t.elapsed();
+                events(Event::Shrinking(false));
+                let mut s = s?;
+                s.comparison.execution = None;
+                Some((s.program, s.comparison))
+            }
+            _ => None,
+        };
+        self.report.failures.push(Failure {
+            index,
+            program,
+            comparison: c,
+            minimal,
+        });
+        Ok(())
+    }
+
+    /// The report, or why the campaign stopped (a worker's panic is resumed here).
+    fn finish(mut self) -> Result<Report, CampaignError<D::Error>> {
+        if let Some(p) = self.panic {
+            std::panic::resume_unwind(p);
+        }
+        self.report.elapsed = self.t0.elapsed();
+        match self.error {
+            Some(e) => Err(e),
+            None => Ok(self.report),
+        }
     }
 }
 
@@ -560,63 +660,4 @@ fn work<D: Device>(
             return;
         }
     }
-}
-
-/// Adds one program's comparison to the report, shrinking it if it failed and the limits allow.
-#[allow(clippy::too_many_arguments)] // the campaign's state, passed apart for the borrow checker
-fn take<D: Device>(
-    device: &D,
-    setup: &Setup,
-    size: SubgroupSize,
-    plan: &Plan,
-    report: &mut Report,
-    (index, program): (u64, Program),
-    c: Comparison,
-    tree: Option<Tree>,
-    events: &mut dyn FnMut(Event),
-) -> Result<(), D::Error> {
-    report.compared += c.compared;
-    report.undefined += c.undefined;
-    report.mismatches += c.mismatch_count;
-    if c.ok() {
-        return Ok(());
-    }
-    report.failing_programs += 1;
-    if report.failures.len() >= MAX_FAILURES_KEPT {
-        return Ok(());
-    }
-    let minimal = match tree {
-        Some(mut tree) if report.failures.len() < plan.shrink.failures => {
-            events(Event::Shrinking(true));
-            let t = Instant::now();
-            let deadline = t + plan.shrink.time;
-            let mut times = Times::default();
-            let s = shrink(
-                tree.as_mut(),
-                c.clone(),
-                plan.shrink.steps,
-                Some(deadline),
-                |p| {
-                    let ps = std::slice::from_ref(p);
-                    let words = device.run(0, ps, &mut times)?;
-                    Ok(compare_batch(setup, size, ps, &words)
-                        .pop()
-                        .unwrap_or_default())
-                },
-            );
-            report.times.shrink += t.elapsed();
-            events(Event::Shrinking(false));
-            let mut s = s?;
-            s.comparison.execution = None;
-            Some((s.program, s.comparison))
-        }
-        _ => None,
-    };
-    report.failures.push(Failure {
-        index,
-        program,
-        comparison: c,
-        minimal,
-    });
-    Ok(())
 }
