@@ -1,10 +1,9 @@
-//! Random programs (or the seed 001 kernels) on a Vulkan device, compared with the executor; a
-//! failing program is shrunk to a minimal one and printed as GLSL.
+//! Programs on a Vulkan device: what a device must support, compiling, dispatching, and
+//! [`VulkanDevice`], the device a [`campaign`](crate::reconverge::campaign) runs on.
 //!
 //! A batch of programs becomes one shader (workgroup `k` runs program `k`), compiled *without*
 //! optimisation so that spirv-opt cannot restructure the control flow whose reconvergence is under
-//! test, then one dispatch of as many workgroups. [`VulkanDevice`] is the device a
-//! [`campaign`](crate::reconverge::campaign) runs batches on, several at once.
+//! test, then one dispatch of as many workgroups.
 
 use crate::model::SubgroupSize;
 pub use crate::reconverge::campaign::Setup;
