@@ -1,5 +1,6 @@
 //! Speed of the reconvergence executor (programs/s and lane-steps/s) and of the generator + device
-//! loop (programs/s on the default Vulkan device — lavapipe without a GPU).
+//! loop (programs/s on the default Vulkan device — lavapipe without a GPU — beside the device's own
+//! build + dispatch rate for as many shaders, its ceiling).
 //!
 //! `cargo bench --bench reconverge`; `cargo bench --bench reconverge -- executor` for the executor
 //! alone.
@@ -77,9 +78,17 @@ fn generator(c: &mut Criterion) {
     g.finish();
 }
 
+/// The loop of `lockstep reconverge` on the default device — generate, GLSL, shaderc, pipeline,
+/// dispatch, compare — with the CLI's defaults for the device (programs per shader, contexts, one
+/// worker per core), beside its ceiling measured in the same run: the same number of fresh shaders
+/// only built and dispatched by as many workers (no generating, no comparing). Programs differ
+/// every iteration (a new seed), so no driver cache helps. `RECONVERGE_BATCHES=1,4,…` overrides
+/// the programs per shader.
 #[cfg(feature = "vulkan")]
 fn device_loop(c: &mut Criterion) {
-    use lockstep::reconverge::device::{run_programs, unsupported, Setup};
+    use criterion::BatchSize;
+    use lockstep::reconverge::campaign::{self, Device, Plan, Setup, ShrinkLimits, Source, Times};
+    use lockstep::reconverge::device::{unsupported, Defaults, VulkanDevice};
     use lockstep::vulkan::Context;
     use std::time::Duration;
     let ctx = match Context::new(None) {
@@ -94,30 +103,88 @@ fn device_loop(c: &mut Criterion) {
         eprintln!("device loop not measured: {why}");
         return;
     }
+    let defaults = Defaults::for_device(&ctx);
+    let name = ctx.info.name.clone();
     let setup = Setup::for_device(&ctx, mode);
+    let mut contexts = vec![ctx];
+    for _ in 1..defaults.contexts {
+        contexts.push(Context::new(None).expect("a second context"));
+    }
+    let device = VulkanDevice::new(&contexts, setup).expect("device");
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let batches: Vec<usize> = std::env::var("RECONVERGE_BATCHES")
+        .ok()
+        .map(|v| v.split(',').filter_map(|b| b.trim().parse().ok()).collect())
+        .unwrap_or_else(|| vec![defaults.batch]);
+    // Programs differ from one benchmark run to the next too, so that no on-disk shader cache
+    // (Mesa's, NVIDIA's) serves them.
+    let mut seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    let mut bytes = [0u8; 32];
+    bytes[..8].copy_from_slice(&seed.to_le_bytes());
+    let mut runner = TestRunner::new_with_rng(
+        proptest::test_runner::Config::default(),
+        proptest::test_runner::TestRng::from_seed(
+            proptest::test_runner::RngAlgorithm::ChaCha,
+            &bytes,
+        ),
+    );
     let s = programs(GenConfig::default());
-    let mut runner = TestRunner::deterministic();
-    let mut g = c.benchmark_group(format!("device loop ({}, base)", ctx.info.name));
+    let mut g = c.benchmark_group(format!(
+        "device loop ({name}, base, {threads} threads, {} contexts)",
+        defaults.contexts
+    ));
     g.sample_size(10);
     g.measurement_time(Duration::from_secs(20));
-    for batch in [1usize, 2, 8] {
-        g.throughput(Throughput::Elements(batch as u64));
-        g.bench_function(
-            BenchmarkId::new("generate+glsl+compile+dispatch+compare", batch),
-            |b| {
-                b.iter(|| {
-                    let ps: Vec<Program> = (0..batch)
-                        .map(|_| s.new_tree(&mut runner).expect("generator").current())
-                        .collect();
-                    let comps = run_programs(&ctx, &setup, &ps).expect("device");
-                    assert!(
-                        comps.iter().all(|c| c.ok()),
-                        "a mismatch while benchmarking"
-                    );
-                    black_box(comps)
-                })
-            },
-        );
+    for batch in batches {
+        // Enough programs for two batches per worker, and for their sizes to average out.
+        let n = (batch * threads * 2).max(16).next_multiple_of(threads) as u64;
+        g.throughput(Throughput::Elements(n));
+        g.bench_function(BenchmarkId::new("campaign", batch), |b| {
+            b.iter(|| {
+                seed = seed.wrapping_add(1);
+                let plan = Plan {
+                    source: Source::Random,
+                    programs: n,
+                    seed,
+                    batch,
+                    threads,
+                    max_time: None,
+                    shrink: ShrinkLimits::default(),
+                };
+                let r = campaign::run(&device, &setup, &plan, &mut |_| {}).expect("device");
+                assert!(r.passed(), "a mismatch while benchmarking");
+                black_box(r)
+            })
+        });
+        g.bench_function(BenchmarkId::new("ceiling (build+dispatch)", batch), |b| {
+            b.iter_batched(
+                || {
+                    (0..threads)
+                        .map(|_| {
+                            (0..n as usize / threads)
+                                .map(|_| s.new_tree(&mut runner).expect("generator").current())
+                                .collect::<Vec<Program>>()
+                        })
+                        .collect::<Vec<_>>()
+                },
+                |work| {
+                    std::thread::scope(|sc| {
+                        for (w, ps) in work.iter().enumerate() {
+                            let device = &device;
+                            sc.spawn(move || {
+                                for chunk in ps.chunks(batch) {
+                                    let mut t = Times::default();
+                                    black_box(device.run(w, chunk, &mut t).expect("device"));
+                                }
+                            });
+                        }
+                    })
+                },
+                BatchSize::PerIteration,
+            )
+        });
     }
     g.finish();
 }

@@ -6,9 +6,12 @@
 use lockstep::model::{
     LaneOrder, Placement, Reason, SubgroupSize, Value, WorkgroupLayout, WorkgroupShape,
 };
+use lockstep::reconverge::campaign::{
+    compare_batch, run, CampaignError, Device, Event, Plan, Setup, ShrinkLimits, Source, Times,
+};
 use lockstep::reconverge::compare::compare;
 use lockstep::reconverge::gen::{programs, GenConfig};
-use lockstep::reconverge::glsl::{RecordLayout, SENTINEL};
+use lockstep::reconverge::glsl::{RecordLayout, COUNTER_WORDS, SENTINEL};
 use lockstep::reconverge::layout::layout_dependence;
 use lockstep::reconverge::seed001::{
     self, allocation, allocation_fixed, TAG_ANY, TAG_ATOMIC, TAG_BASE, TAG_ELECT, TAG_MASK,
@@ -41,7 +44,7 @@ fn op(tag: u32, op: SgOp) -> Stmt {
 }
 
 fn ballot_true(tag: u32) -> Stmt {
-    op(tag, SgOp::Ballot(Cond::True))
+    op(tag, SgOp::ballot(Cond::True))
 }
 
 /// The value of the `k`-th record with `tag` of invocation `i`.
@@ -486,14 +489,14 @@ fn base_pins_workgroup_uniform_flow_including_uniform_loops() {
                 id: 2,
                 trips: Trips::Uniform(2),
                 body: vec![
-                    op(3, SgOp::Elect),
+                    op(3, SgOp::elect()),
                     Stmt::If {
                         id: 4,
                         cond: Cond::LoopCount {
                             outer: 0,
                             mask: 0b10,
                         },
-                        then_branch: vec![op(5, SgOp::Add(Operand::Invocation))],
+                        then_branch: vec![op(5, SgOp::add(Operand::Invocation))],
                         else_branch: vec![],
                     },
                 ],
@@ -517,8 +520,8 @@ fn a_row_sum_on_a_2d_workgroup_depends_on_the_layout() {
     // (SubgroupId, SubgroupInvocationId); row-major, column-major and quads are all valid.
     let p = Program {
         main: vec![
-            op(1, SgOp::Add(Operand::X)),
-            op(2, SgOp::ShuffleUp(Operand::X, 1)),
+            op(1, SgOp::add(Operand::X)),
+            op(2, SgOp::shuffle_up(Operand::X, 1)),
         ],
         functions: vec![],
     };
@@ -545,7 +548,7 @@ fn a_row_sum_on_a_2d_workgroup_depends_on_the_layout() {
 #[test]
 fn a_subgroup_count_does_not_depend_on_the_layout() {
     let p = Program {
-        main: vec![op(1, SgOp::Add(Operand::Const(1))), ballot_true(2)],
+        main: vec![op(1, SgOp::add(Operand::Const(1))), ballot_true(2)],
         functions: vec![],
     };
     let r = layout_dependence(
@@ -584,13 +587,13 @@ impl Observer for Invariants {
         }
         self.checked += 1;
         for (l, v) in e.results {
-            match e.op {
-                SgOp::Elect => assert_eq!(
+            if *e.op == SgOp::elect() {
+                assert_eq!(
                     v.words(),
                     Some([(Some(*l) == e.tangle.lowest()) as u32, 0, 0, 0])
-                ),
-                SgOp::Ballot(Cond::True) => assert_eq!(ballot_of(*v), e.tangle.0),
-                _ => {}
+                );
+            } else if *e.op == SgOp::ballot(Cond::True) {
+                assert_eq!(ballot_of(*v), e.tangle.0);
             }
         }
     }
@@ -760,7 +763,7 @@ fn compare_uses_the_placement_the_device_reports() {
         .collect();
     let map = LaneMap::from_placements(shape, size(8), &placements).unwrap();
     let p = Program {
-        main: vec![op(1, SgOp::Elect), op(2, SgOp::Add(Operand::Lane))],
+        main: vec![op(1, SgOp::elect()), op(2, SgOp::add(Operand::Lane))],
         functions: vec![],
     };
     let lay = RecordLayout::new(4, 8);
@@ -775,12 +778,191 @@ fn compare_uses_the_placement_the_device_reports() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Campaigns: the loop of `lockstep reconverge`, against synthetic devices.
+
+/// Adds 1 to the value of every `subgroupAdd` record of `programs` in a batch's output: a device
+/// that gets subgroupAdd wrong.
+fn break_subgroup_add(setup: &Setup, programs: &[Program], words: &mut [u32]) {
+    let (lay, inv) = (setup.layout, setup.shape.invocations() as usize);
+    let per = inv * lay.stride_words();
+    let head = programs.len() * COUNTER_WORDS;
+    for (i, p) in programs.iter().enumerate() {
+        let adds: Vec<u32> = p
+            .tags()
+            .into_iter()
+            .filter(|(_, name)| name == "subgroupAdd")
+            .map(|(t, _)| t)
+            .collect();
+        for j in 0..inv {
+            let slice = &mut words[head + i * per + j * lay.stride_words()..][..lay.stride_words()];
+            for k in 0..lay.max_records as usize {
+                let (tag, mut v) = lay.read(slice, k);
+                if adds.contains(&tag) {
+                    v[0] = v[0].wrapping_add(1);
+                    lay.write(slice, k, tag, v);
+                }
+            }
+        }
+    }
+}
+
+/// A device computed by the executor (maximal reconvergence, which refines every model, on the
+/// row-major layout), optionally getting subgroupAdd wrong.
+struct ModelDevice {
+    setup: Setup,
+    faulty: bool,
+}
+
+impl Device for ModelDevice {
+    type Error = String;
+
+    fn run(&self, _: usize, programs: &[Program], _: &mut Times) -> Result<Vec<u32>, String> {
+        let map = line(self.setup.shape.invocations(), 8);
+        let mut counters = Vec::new();
+        let mut records = Vec::new();
+        for p in programs {
+            let (r, c) = perfect_device(p, &map, self.setup.layout);
+            counters.extend(c);
+            records.extend(r);
+        }
+        counters.extend(records);
+        if self.faulty {
+            break_subgroup_add(&self.setup, programs, &mut counters);
+        }
+        Ok(counters)
+    }
+
+    fn subgroup_size(&self) -> SubgroupSize {
+        size(8)
+    }
+}
+
+fn plan(programs: u64, batch: usize, threads: usize) -> Plan {
+    Plan {
+        source: Source::Random,
+        programs,
+        seed: 7,
+        batch,
+        threads,
+        max_time: None,
+        shrink: ShrinkLimits {
+            failures: 2,
+            steps: 2000,
+            time: std::time::Duration::from_secs(60),
+        },
+    }
+}
+
+#[test]
+fn a_campaign_compares_the_same_programs_whatever_the_batch_and_threads() {
+    let setup = Setup::new(Mode::Maximal, 8);
+    let device = ModelDevice {
+        setup,
+        faulty: false,
+    };
+    let mut ran = 0;
+    let one = run(&device, &setup, &plan(30, 1, 1), &mut |e| {
+        if let Event::Ran(n) = e {
+            ran += n
+        }
+    })
+    .unwrap();
+    assert!(one.passed());
+    assert_eq!((one.programs, one.batches, ran), (30, 30, 30));
+    assert!(one.compared > 1000, "{}", one.compared);
+    let many = run(&device, &setup, &plan(30, 4, 3), &mut |_| {}).unwrap();
+    assert_eq!(many.batches, 8);
+    assert_eq!(
+        (many.programs, many.compared, many.undefined),
+        (one.programs, one.compared, one.undefined)
+    );
+}
+
+#[test]
+fn a_campaign_catches_a_device_that_gets_subgroup_add_wrong_and_shrinks_the_program() {
+    let setup = Setup::new(Mode::Maximal, 8);
+    let device = ModelDevice {
+        setup,
+        faulty: true,
+    };
+    let mut shrinking = 0;
+    let r = run(&device, &setup, &plan(40, 3, 3), &mut |e| {
+        if e == Event::Shrinking(true) {
+            shrinking += 1
+        }
+    })
+    .unwrap();
+    assert!(!r.passed());
+    assert!(r.failing_programs > 0 && r.mismatches >= r.failing_programs);
+    assert_eq!(r.failures.len() as u64, r.failing_programs);
+    assert_eq!(shrinking, 2, "the first two failures are shrunk");
+    let f = &r.failures[0];
+    assert!(f.comparison.mismatches.iter().all(|m| m.why == "value"));
+    let (minimal, c) = f.minimal.as_ref().expect("shrunk");
+    assert!(!c.ok());
+    // Shrunk to a few statements around one subgroupAdd.
+    assert!(minimal.statements() < f.program.statements());
+    assert!(minimal.statements() <= 3, "{minimal:?}");
+    assert_eq!(
+        minimal
+            .tags()
+            .iter()
+            .filter(|(_, n)| n == "subgroupAdd")
+            .count(),
+        1,
+        "{minimal:?}"
+    );
+    // It fails on the device for real, and a correct device passes it.
+    let again = compare_batch(
+        &setup,
+        size(8),
+        std::slice::from_ref(minimal),
+        &device
+            .run(0, std::slice::from_ref(minimal), &mut Times::default())
+            .unwrap(),
+    );
+    assert!(!again[0].ok());
+    // Later failures are kept but not shrunk.
+    assert!(r.failures.iter().skip(2).all(|f| f.minimal.is_none()));
+}
+
+/// A device whose every run fails.
+struct Lost;
+
+impl Device for Lost {
+    type Error = String;
+    fn run(&self, _: usize, _: &[Program], _: &mut Times) -> Result<Vec<u32>, String> {
+        Err("device lost".into())
+    }
+    fn subgroup_size(&self) -> SubgroupSize {
+        size(8)
+    }
+}
+
+#[test]
+fn a_campaign_stops_at_its_time_limit_and_on_a_device_error() {
+    let setup = Setup::new(Mode::Base, 8);
+    let device = ModelDevice {
+        setup,
+        faulty: false,
+    };
+    let mut p = plan(1000, 1, 2);
+    p.max_time = Some(std::time::Duration::ZERO);
+    let r = run(&device, &setup, &p, &mut |_| {}).unwrap();
+    assert!(r.stopped && r.programs == 0);
+    match run(&Lost, &setup, &plan(10, 2, 2), &mut |_| {}) {
+        Err(CampaignError::Device(e)) => assert_eq!(e, "device lost"),
+        other => panic!("{:?}", other.map(|r| r.programs)),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // GLSL, and runs on a Vulkan device.
 
 #[cfg(feature = "vulkan")]
 mod device {
     use super::*;
-    use lockstep::reconverge::device::{compile, run_programs, unsupported, Setup};
+    use lockstep::reconverge::device::{compile, run_programs, unsupported, VulkanDevice};
     use lockstep::reconverge::glsl::shader;
     use lockstep::vulkan::{compile_glsl, Context};
     use proptest::strategy::{Strategy, ValueTree};
@@ -866,6 +1048,61 @@ mod device {
         assert!(compared > 500, "only {compared} values compared");
     }
 
+    /// A Vulkan device that gets subgroupAdd wrong: its real output, then corrupted.
+    struct Broken<'a>(VulkanDevice<'a>, Setup);
+
+    impl Device for Broken<'_> {
+        type Error = lockstep::vulkan::VkError;
+        fn run(
+            &self,
+            worker: usize,
+            programs: &[Program],
+            times: &mut Times,
+        ) -> Result<Vec<u32>, Self::Error> {
+            let mut words = self.0.run(worker, programs, times)?;
+            break_subgroup_add(&self.1, programs, &mut words);
+            Ok(words)
+        }
+        fn subgroup_size(&self) -> SubgroupSize {
+            self.0.subgroup_size()
+        }
+    }
+
+    #[test]
+    fn a_campaign_on_the_device_passes_and_catches_a_broken_result() {
+        let Some(ctx) = context() else { return };
+        let contexts = [ctx, context().unwrap()];
+        let setup = Setup::for_device(&contexts[0], Mode::Base);
+        let device = VulkanDevice::new(&contexts, setup).unwrap();
+        // Seed 22's first program has a subgroupAdd that base defines (16 subgroups of 8).
+        let mut plan = plan(8, 1, 1);
+        plan.seed = 22;
+        let one = run(&device, &setup, &plan, &mut |_| {}).unwrap();
+        assert!(one.passed(), "{:?}", one.failures);
+        assert!(one.compared > 100, "{}", one.compared);
+        // Two programs per shader on two threads and two contexts: the same values compared.
+        plan.batch = 2;
+        plan.threads = 2;
+        let two = run(&device, &setup, &plan, &mut |_| {}).unwrap();
+        assert_eq!((two.compared, two.undefined), (one.compared, one.undefined));
+        assert!(two.times.shaderc > std::time::Duration::ZERO);
+        // The same run with subgroupAdd results corrupted after the device wrote them.
+        plan.shrink.failures = 1;
+        plan.shrink.steps = 40;
+        let broken = Broken(VulkanDevice::new(&contexts, setup).unwrap(), setup);
+        let r = run(&broken, &setup, &plan, &mut |_| {}).unwrap();
+        assert!(
+            !r.passed() && r.failing_programs > 0,
+            "no subgroupAdd compared"
+        );
+        let (minimal, c) = r.failures[0].minimal.as_ref().expect("shrunk");
+        assert!(!c.ok(), "the minimal program still fails");
+        assert!(minimal.tags().iter().any(|(_, n)| n == "subgroupAdd"));
+        // Unbroken, the minimal program passes on the device.
+        let ok = run_programs(&contexts[0], &setup, std::slice::from_ref(minimal)).unwrap();
+        assert!(ok[0].ok(), "{:?}", ok[0].mismatches);
+    }
+
     #[test]
     fn the_seed001_kernels_on_the_device() {
         let Some(ctx) = context() else { return };
@@ -932,6 +1169,8 @@ mod cli {
                 "--programs must be in 1..=100000000",
             ),
             (vec!["--batch", "0"], "--batch must be in 1..=1024"),
+            (vec!["--threads", "0"], "--threads must be in 1..=1024"),
+            (vec!["--contexts", "65"], "--contexts must be in 1..=64"),
             (vec!["--kernel", "seed002"], "unknown --kernel 'seed002'"),
             (
                 vec!["--max-seconds", "-1"],

@@ -327,3 +327,15 @@ fn a_value_chosen_on_a_lost_path_stays_undefined_after_the_merge() {
         assert_eq!(r.status(b.taint[i]), WordStatus::Exact, "b[{i}]");
     }
 }
+
+#[test]
+fn buffer_atomics_from_workgroups_on_many_threads_lose_no_update() {
+    // Every invocation adds 1 (and 2 to the 64-bit counter): the final values are the invocation
+    // count, whatever order the workgroups ran in (an atomic read-modify-write is indivisible).
+    let src = format!("{HEAD}#extension GL_EXT_shader_atomic_int64 : require\n#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require\nlayout(local_size_x = 64) in;\nlayout(binding = 0) buffer B {{ uint n; uint pad; uint64_t m; }};\nvoid main() {{\n  atomicAdd(n, 1u);\n  atomicAdd(m, uint64_t(2));\n}}\n");
+    let r = run_glsl(&src, Mode::Base, 32, [256, 1, 1], &[vec![0; 4]]);
+    let w = u32s(&r.buffers[0].bytes);
+    assert_eq!(w[0], 256 * 64);
+    assert_eq!(w[2] as u64 | (w[3] as u64) << 32, 2 * 256 * 64);
+    assert_eq!(r.status(r.buffers[0].taint[0]), WordStatus::Exact);
+}

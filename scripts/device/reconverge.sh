@@ -11,7 +11,8 @@
 #   command: bash scripts/device/reconverge.sh
 # Reports land in $OUT/reconverge/ (the device tool's $OUT; ./out without it): <mode>.json and .txt
 # for the random programs, seed001-<mode>.json and seed001-fixed-<mode>.json, devices.txt,
-# summary.txt. Environment: PROGRAMS (default 10000), SEED (default 20261121), BATCH (default 32),
+# summary.txt. Environment: PROGRAMS (default 10000), SEED (default 20261121), BATCH (programs per
+# shader; default: lockstep's for the device),
 # MODES (default "maximal sucf base"), MAX_SECONDS per random run (default 120), KERNELS (default
 # "seed001 seed001-fixed"; empty skips them), TESTS (default 1; 0 skips the device tests).
 set -uo pipefail
@@ -26,7 +27,8 @@ mkdir -p "$out"
 bin=.dev/lockstep
 programs="${PROGRAMS:-10000}"
 seed="${SEED:-20261121}"
-batch="${BATCH:-32}"
+batch_args=()
+[ -n "${BATCH:-}" ] && batch_args=(--batch "$BATCH")
 summary="$out/summary.txt"
 modes="${MODES:-maximal sucf base}"
 max_seconds="${MAX_SECONDS:-120}"
@@ -43,7 +45,7 @@ head -3 "$out/devices.txt" | tee -a "$summary"
 # says how many programs ran.
 for mode in $modes; do
   s=$(date +%s)
-  "$bin" reconverge --mode "$mode" --programs "$programs" --seed "$seed" --batch "$batch" \
+  "$bin" reconverge --mode "$mode" --programs "$programs" --seed "$seed" "${batch_args[@]}" \
     --max-seconds "$max_seconds" --json "$out/$mode.json" > "$out/$mode.txt" 2>&1
   rc=$?
   note "random $mode: exit $rc in $(( $(date +%s) - s )) s"

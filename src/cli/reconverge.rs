@@ -3,19 +3,17 @@
 
 use crate::cli::devices::vk_error;
 use crate::cli::{CliError, EXIT_MISMATCH};
-use crate::reconverge::compare::Comparison;
-use crate::reconverge::device::{prepare_all, run, shrink, unsupported, Setup};
-use crate::reconverge::gen::{programs, GenConfig};
+use crate::reconverge::campaign::{
+    self, CampaignError, Event, Plan, Report, Setup, ShrinkLimits, Source,
+};
+use crate::reconverge::device::{unsupported, Defaults, VulkanDevice};
 use crate::reconverge::glsl::shader;
-use crate::reconverge::{seed001, Mode, Program};
+use crate::reconverge::Mode;
 use crate::vulkan::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use proptest::prelude::Rng;
-use proptest::strategy::{Strategy, ValueTree};
-use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde_json::json;
 use std::path::PathBuf;
-use std::time::Instant;
+use std::time::Duration;
 
 /// Arguments of `lockstep reconverge`.
 #[derive(clap::Args, Debug, Clone)]
@@ -39,42 +37,29 @@ pub struct ReconvergeArgs {
     /// seed001-fixed (subgroupAny + subgroup uniform control flow), with random needs_space masks.
     #[arg(long)]
     pub kernel: Option<String>,
-    /// Programs per dispatch (one shader). Default: 32 on a GPU, 2 on a CPU device, whose
-    /// compiler (llvmpipe) slows down sharply on large shaders.
+    /// Programs per shader (one dispatch, one workgroup each). Default: 32 on a GPU, 1 on a CPU
+    /// device, whose compiler (llvmpipe) slows down sharply on large shaders.
     #[arg(long)]
     pub batch: Option<usize>,
+    /// Worker threads building, running and comparing batches at once. Default: one per core.
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Vulkan contexts (logical devices, each with its own queue) opened on the device; workers
+    /// share them in turn. Default: 2 on a CPU device (lavapipe compiles a pipeline on its
+    /// queue's thread, so two queues use two cores), 1 on a GPU.
+    #[arg(long)]
+    pub contexts: Option<usize>,
+    /// Create pipelines with VK_PIPELINE_CREATE_DISABLE_OPTIMIZATION_BIT: a driver that honours it
+    /// compiles faster, but then runs code built unlike what kernels normally run (for measuring).
+    #[arg(long)]
+    pub no_driver_optimization: bool,
     /// Start no new batch after this many seconds; the report says how many programs ran.
     #[arg(long, allow_negative_numbers = true)]
     pub max_seconds: Option<f64>,
 }
 
-/// What is run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Source {
-    Random,
-    Seed001,
-    Seed001Fixed,
-}
-
-impl Source {
-    fn name(self) -> &'static str {
-        match self {
-            Source::Random => "random",
-            Source::Seed001 => "seed001",
-            Source::Seed001Fixed => "seed001-fixed",
-        }
-    }
-}
-
-/// A failing program, shrunk.
-struct Failure {
-    index: u64,
-    comparison: Comparison,
-    minimal: Option<(Program, Comparison)>,
-}
-
-/// Runs `lockstep reconverge`.
-pub fn run_cmd(a: &ReconvergeArgs) -> Result<String, CliError> {
+/// Checks the arguments and turns them into a plan (without a device yet).
+fn parse(a: &ReconvergeArgs) -> Result<(Mode, Source), CliError> {
     let mode: Mode = a.mode.parse().map_err(CliError::usage)?;
     if a.programs == 0 || a.programs > 100_000_000 {
         return Err(CliError::usage(format!(
@@ -85,6 +70,16 @@ pub fn run_cmd(a: &ReconvergeArgs) -> Result<String, CliError> {
     if let Some(b) = a.batch.filter(|b| *b == 0 || *b > 1024) {
         return Err(CliError::usage(format!(
             "--batch must be in 1..=1024, got {b}"
+        )));
+    }
+    if let Some(t) = a.threads.filter(|t| *t == 0 || *t > 1024) {
+        return Err(CliError::usage(format!(
+            "--threads must be in 1..=1024, got {t}"
+        )));
+    }
+    if let Some(c) = a.contexts.filter(|c| *c == 0 || *c > 64) {
+        return Err(CliError::usage(format!(
+            "--contexts must be in 1..=64, got {c}"
         )));
     }
     if a.max_seconds.is_some_and(|t| !(t > 0.0 && t.is_finite())) {
@@ -102,25 +97,47 @@ pub fn run_cmd(a: &ReconvergeArgs) -> Result<String, CliError> {
             )))
         }
     };
+    Ok((mode, source))
+}
+
+/// Runs `lockstep reconverge`.
+pub fn run_cmd(a: &ReconvergeArgs) -> Result<String, CliError> {
+    let (mode, source) = parse(a)?;
     let ctx = Context::new(a.device).map_err(vk_error)?;
-    let device = json!({
-        "name": ctx.info.name,
-        "driver": ctx.info.driver,
-        "api_version": ctx.info.api_version,
-        "subgroup_size": ctx.caps.subgroup_size,
-    });
+    let defaults = Defaults::for_device(&ctx);
     let setup = Setup::for_device(&ctx, mode);
-    let batch = a
-        .batch
-        .unwrap_or(if ctx.info.device_type == "cpu" { 2 } else { 32 });
+    let plan = Plan {
+        source,
+        programs: a.programs,
+        seed: a.seed,
+        batch: a.batch.unwrap_or(defaults.batch),
+        threads: a
+            .threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        max_time: a.max_seconds.map(Duration::from_secs_f64),
+        shrink: ShrinkLimits {
+            // Shrinking gets at most a minute per failure, and no more than --max-seconds.
+            time: Duration::from_secs_f64(a.max_seconds.unwrap_or(60.0).clamp(10.0, 60.0)),
+            ..ShrinkLimits::default()
+        },
+    };
+    let contexts = a.contexts.unwrap_or(defaults.contexts);
     let mut report = json!({
         "command": "reconverge",
         "mode": mode.name(),
         "kernel": source.name(),
         "seed": a.seed,
-        "device": device,
+        "device": {
+            "name": ctx.info.name,
+            "driver": ctx.info.driver,
+            "api_version": ctx.info.api_version,
+            "subgroup_size": ctx.caps.subgroup_size,
+        },
         "workgroup": setup.shape.invocations(),
-        "batch": batch,
+        "batch": plan.batch,
+        "threads": plan.threads,
+        "contexts": contexts,
+        "driver_optimization": !a.no_driver_optimization,
         "date": utc_now(),
     });
     if let Some(why) = unsupported(&ctx.caps, mode) {
@@ -132,18 +149,16 @@ pub fn run_cmd(a: &ReconvergeArgs) -> Result<String, CliError> {
             ctx.info.name
         ));
     }
+    // More contexts: the same physical device opened again.
+    let mut contexts_v = vec![ctx];
+    for _ in 1..contexts {
+        contexts_v.push(Context::new(a.device).map_err(vk_error)?);
+    }
+    let ctx = &contexts_v[0];
+    let device = VulkanDevice::new(&contexts_v, setup)
+        .map_err(vk_error)?
+        .unoptimized(a.no_driver_optimization);
 
-    let t0 = Instant::now();
-    let mut seed = [0u8; 32];
-    seed[..8].copy_from_slice(&a.seed.to_le_bytes());
-    let mut runner = TestRunner::new_with_rng(
-        Config::default(),
-        TestRng::from_seed(RngAlgorithm::ChaCha, &seed),
-    );
-    let strategy = programs(GenConfig {
-        max_records: setup.layout.max_records as u64,
-        ..GenConfig::default()
-    });
     let pb = ProgressBar::with_draw_target(Some(a.programs), ProgressDrawTarget::stderr());
     pb.set_style(
         ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} programs ({per_sec}, {eta})")
@@ -151,106 +166,42 @@ pub fn run_cmd(a: &ReconvergeArgs) -> Result<String, CliError> {
             .progress_chars("=> "),
     );
     pb.set_message(format!("reconverge {mode}"));
-
-    let (mut compared, mut undefined, mut mismatches) = (0u64, 0u64, 0u64);
-    let mut failures: Vec<Failure> = Vec::new();
-    let mut next = 0u64;
-    let par = rayon::current_num_threads().max(1);
-    let mut stopped = false;
-    while next < a.programs {
-        if a.max_seconds
-            .is_some_and(|t| t0.elapsed().as_secs_f64() > t)
-        {
-            stopped = true;
-            break;
-        }
-        // One round: up to `par` batches, built in parallel, dispatched one after another.
-        let mut batches: Vec<Vec<Program>> = Vec::new();
-        let mut trees: Vec<Vec<Option<Box<dyn ValueTree<Value = Program>>>>> = Vec::new();
-        let round_start = next;
-        while batches.len() < par && next < a.programs {
-            let k = (a.programs - next).min(batch as u64) as usize;
-            let mut b = Vec::with_capacity(k);
-            let mut t = Vec::with_capacity(k);
-            for _ in 0..k {
-                match source {
-                    Source::Random => {
-                        let tree = strategy
-                            .new_tree(&mut runner)
-                            .map_err(|e| CliError::internal(format!("generator: {e}")))?;
-                        b.push(tree.current());
-                        t.push(Some(tree));
-                    }
-                    Source::Seed001 | Source::Seed001Fixed => {
-                        let r = runner.rng();
-                        let mask = (r.next_u64() as u128) | (r.next_u64() as u128) << 64;
-                        // Sometimes sparse, so that whole subgroups need no space.
-                        let mask = if r.next_u32().is_multiple_of(2) {
-                            mask & ((r.next_u64() as u128) | (r.next_u64() as u128) << 64)
-                        } else {
-                            mask
-                        };
-                        b.push(if source == Source::Seed001 {
-                            seed001::allocation(mask)
-                        } else {
-                            seed001::allocation_fixed(mask)
-                        });
-                        t.push(None);
-                    }
-                }
-            }
-            next += k as u64;
-            batches.push(b);
-            trees.push(t);
-        }
-        let kernels = prepare_all(&ctx, &setup, &batches).map_err(vk_error)?;
-        let mut index = round_start;
-        for ((kernel, batch), mut tr) in kernels.iter().zip(&batches).zip(trees) {
-            let comps = run(&ctx, &setup, kernel, batch).map_err(vk_error)?;
-            for (j, c) in comps.into_iter().enumerate() {
-                compared += c.compared;
-                undefined += c.undefined;
-                mismatches += c.mismatch_count;
-                if !c.ok() {
-                    let minimal = match tr[j].take() {
-                        Some(mut tree) if failures.len() < 3 => {
-                            pb.set_message(format!("reconverge {mode}: shrinking a failure"));
-                            // Shrinking gets at most a minute (and what --max-seconds leaves).
-                            let minute = Instant::now() + std::time::Duration::from_secs(60);
-                            let deadline = a.max_seconds.map_or(minute, |t| {
-                                (t0 + std::time::Duration::from_secs_f64(t))
-                                    .max(Instant::now() + std::time::Duration::from_secs(10))
-                            });
-                            let s = shrink(
-                                &ctx,
-                                &setup,
-                                tree.as_mut(),
-                                c.clone(),
-                                200,
-                                Some(deadline.min(minute)),
-                            )
-                            .map_err(vk_error)?;
-                            pb.set_message(format!("reconverge {mode}"));
-                            Some((s.program, s.comparison))
-                        }
-                        _ => None,
-                    };
-                    failures.push(Failure {
-                        index: index + j as u64,
-                        comparison: c,
-                        minimal,
-                    });
-                }
-            }
-            index += batch.len() as u64;
-            pb.inc(batch.len() as u64);
-        }
-    }
+    let outcome = campaign::run(&device, &setup, &plan, &mut |e| match e {
+        Event::Ran(n) => pb.inc(n),
+        Event::Shrinking(true) => pb.set_message(format!("reconverge {mode}: shrinking a failure")),
+        Event::Shrinking(false) => pb.set_message(format!("reconverge {mode}")),
+    });
     pb.finish_and_clear();
-    let secs = t0.elapsed().as_secs_f64();
-    let ran = next;
-    let rate = ran as f64 / secs.max(1e-9);
+    let r = outcome.map_err(|e| match e {
+        CampaignError::Device(e) => vk_error(e),
+        e @ CampaignError::Generator(_) => CliError::internal(e),
+    })?;
 
+    let text = summary(a, mode, source, ctx, &setup, &plan, contexts, &r);
+    fill_json(&mut report, a, mode, &setup, &r);
+    write_json(a, &report)?;
+    if !r.passed() {
+        return Err(CliError {
+            code: EXIT_MISMATCH,
+            message: format!("mismatch: the device disagrees with the model\n{text}"),
+        });
+    }
+    Ok(text)
+}
+
+/// The text report: what ran, the counts, the speed and where the time went, then each failure
+/// with its minimal program as GLSL.
+#[allow(clippy::too_many_arguments)] // the parts of one report
+fn summary(
+    a: &ReconvergeArgs,
+    mode: Mode,
+    source: Source,
+    ctx: &Context,
+    setup: &Setup,
+    plan: &Plan,
+    contexts: usize,
+    r: &Report,
+) -> String {
     let mut text = format!(
         "reconverge: mode {mode} ({}) on {} (subgroup size {}), workgroups of {} invocations\n",
         source.name(),
@@ -259,16 +210,36 @@ pub fn run_cmd(a: &ReconvergeArgs) -> Result<String, CliError> {
         setup.shape.invocations()
     );
     text += &format!(
-        "programs run: {ran}{}   operations compared: {compared}   (undefined under {mode}, not compared: {undefined})   mismatches: {mismatches}\n",
-        if stopped {
+        "programs run: {}{}   operations compared: {}   (undefined under {mode}, not compared: {})   mismatches: {}\n",
+        r.programs,
+        if r.stopped {
             format!(" of {} (stopped at the --max-seconds limit)", a.programs)
         } else {
             String::new()
-        }
+        },
+        r.compared,
+        r.undefined,
+        r.mismatches,
     );
-    text += &format!("seed {} · {:.1} s · {rate:.1} programs/s\n", a.seed, secs);
-    let mut jfail = Vec::new();
-    for f in &failures {
+    text += &format!(
+        "seed {} · {:.1} s · {:.1} programs/s · {:.0} values/s\n",
+        a.seed,
+        r.elapsed.as_secs_f64(),
+        r.programs_per_s(),
+        r.values_per_s()
+    );
+    text += &format!(
+        "{} programs per shader, {} threads, {contexts} context(s){}; summed over threads: {}\n",
+        plan.batch,
+        plan.threads,
+        if a.no_driver_optimization {
+            ", driver optimisation off"
+        } else {
+            ""
+        },
+        r.times
+    );
+    for f in &r.failures {
         text += &format!(
             "\nprogram {} (seed {}): {} mismatch(es)\n",
             f.index, a.seed, f.comparison.mismatch_count
@@ -276,44 +247,73 @@ pub fn run_cmd(a: &ReconvergeArgs) -> Result<String, CliError> {
         for m in f.comparison.mismatches.iter().take(5) {
             text += &format!("  {m}\n");
         }
-        let mut jf = json!({
-            "program": f.index,
-            "mismatch_count": f.comparison.mismatch_count,
-            "mismatches": f.comparison.mismatches,
-        });
         if let Some((p, c)) = &f.minimal {
-            let glsl = shader(std::slice::from_ref(p), mode, setup.shape, setup.layout);
             text += &format!(
                 "  shrunk to {} statement(s); still failing with: {}\n  minimal program as GLSL:\n{}\n",
                 p.statements(),
                 c.mismatches
                     .first()
                     .map_or(String::from("-"), |m| m.to_string()),
-                glsl
+                shader(std::slice::from_ref(p), mode, setup.shape, setup.layout)
             );
-            jf["minimal_glsl"] = glsl.into();
-            jf["minimal_mismatches"] = json!(c.mismatches);
         }
-        jfail.push(jf);
     }
-    report["status"] = if mismatches == 0 { "pass" } else { "mismatch" }.into();
-    report["programs"] = ran.into();
+    if r.failing_programs > r.failures.len() as u64 {
+        text += &format!(
+            "\n… and {} more failing program(s) not listed\n",
+            r.failing_programs - r.failures.len() as u64
+        );
+    }
+    text
+}
+
+/// The JSON report's results.
+fn fill_json(
+    report: &mut serde_json::Value,
+    a: &ReconvergeArgs,
+    mode: Mode,
+    setup: &Setup,
+    r: &Report,
+) {
+    let failures: Vec<serde_json::Value> = r
+        .failures
+        .iter()
+        .map(|f| {
+            let mut jf = json!({
+                "program": f.index,
+                "mismatch_count": f.comparison.mismatch_count,
+                "mismatches": f.comparison.mismatches,
+            });
+            if let Some((p, c)) = &f.minimal {
+                jf["minimal_glsl"] =
+                    shader(std::slice::from_ref(p), mode, setup.shape, setup.layout).into();
+                jf["minimal_mismatches"] = json!(c.mismatches);
+            }
+            jf
+        })
+        .collect();
+    let secs = |d: Duration| d.as_secs_f64();
+    report["status"] = if r.passed() { "pass" } else { "mismatch" }.into();
+    report["programs"] = r.programs.into();
     report["programs_requested"] = a.programs.into();
-    report["stopped_at_time_limit"] = stopped.into();
-    report["operations_compared"] = compared.into();
-    report["undefined_not_compared"] = undefined.into();
-    report["mismatches"] = mismatches.into();
-    report["failures"] = jfail.into();
-    report["elapsed_s"] = secs.into();
-    report["programs_per_s"] = rate.into();
-    write_json(a, &report)?;
-    if mismatches > 0 {
-        return Err(CliError {
-            code: EXIT_MISMATCH,
-            message: format!("mismatch: the device disagrees with the model\n{text}"),
-        });
-    }
-    Ok(text)
+    report["stopped_at_time_limit"] = r.stopped.into();
+    report["operations_compared"] = r.compared.into();
+    report["undefined_not_compared"] = r.undefined.into();
+    report["mismatches"] = r.mismatches.into();
+    report["failing_programs"] = r.failing_programs.into();
+    report["failures"] = failures.into();
+    report["elapsed_s"] = secs(r.elapsed).into();
+    report["programs_per_s"] = r.programs_per_s().into();
+    report["values_per_s"] = r.values_per_s().into();
+    report["seconds_summed_over_threads"] = json!({
+        "generate": secs(r.times.generate),
+        "glsl": secs(r.times.glsl),
+        "shaderc": secs(r.times.shaderc),
+        "pipeline": secs(r.times.pipeline),
+        "dispatch": secs(r.times.dispatch),
+        "compare": secs(r.times.compare),
+        "shrink": secs(r.times.shrink),
+    });
 }
 
 fn write_json(a: &ReconvergeArgs, report: &serde_json::Value) -> Result<(), CliError> {

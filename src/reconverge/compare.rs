@@ -95,11 +95,27 @@ fn words_str(w: &[u32]) -> String {
     }
 }
 
+/// A workgroup-wide finding (no invocation).
+fn workgroup_mismatch(why: &str, expected: String, got: String) -> Mismatch {
+    Mismatch {
+        invocation: None,
+        placement: None,
+        record: None,
+        tag: 0,
+        expected,
+        got,
+        why: why.to_string(),
+    }
+}
+
 /// Compares one workgroup's device output with the executor.
 ///
 /// `records` is this workgroup's slice of the buffer (`invocations × layout.stride_words()`
 /// words), `counters` its counter words after the run. `size` is the subgroup size the device
 /// reported for the pipeline; each invocation's header must agree with it.
+///
+/// The phases: the buffer's size; where each invocation ran (the headers); the executor's run with
+/// that placement; each invocation's records; the counters and the atomic adds' ranges.
 pub fn compare(
     program: &Program,
     mode: Mode,
@@ -110,32 +126,63 @@ pub fn compare(
     counters: &[u32],
 ) -> Comparison {
     let mut c = Comparison::default();
+    let map = match placement(shape, size, layout, records, counters) {
+        Ok(map) => map,
+        Err(m) => {
+            c.push(m);
+            return c;
+        }
+    };
+    let ex = match execute(program, &map, mode) {
+        Ok(ex) => ex,
+        Err(e) => {
+            c.push(workgroup_mismatch("model", "a run".into(), e.to_string()));
+            return c;
+        }
+    };
+    let st = layout.stride_words();
+    // Atomic add index -> the value the device says it returned.
+    let mut returned: HashMap<u32, u32> = HashMap::new();
+    for i in 0..shape.invocations() as usize {
+        let slice = &records[i * st..(i + 1) * st];
+        invocation(
+            &mut c,
+            &ex,
+            layout,
+            i,
+            map.placement(i as u32),
+            slice,
+            &mut returned,
+        );
+    }
+    self::counters(&mut c, &ex, counters, &returned);
+    c.execution = Some(ex);
+    c
+}
+
+/// Checks the buffer's size and reads where each invocation ran from its header.
+fn placement(
+    shape: WorkgroupShape,
+    size: SubgroupSize,
+    layout: RecordLayout,
+    records: &[u32],
+    counters: &[u32],
+) -> Result<LaneMap, Mismatch> {
     let n = shape.invocations() as usize;
     let st = layout.stride_words();
-    let max_records = layout.max_records;
-    let wg = |why: &str, expected: String, got: String| Mismatch {
-        invocation: None,
-        placement: None,
-        record: None,
-        tag: 0,
-        expected,
-        got,
-        why: why.to_string(),
-    };
     if records.len() < n * st || counters.len() < COUNTERS {
-        c.push(wg(
+        return Err(workgroup_mismatch(
             "output buffer too small",
             format!("{} words", n * st),
             format!("{} words", records.len()),
         ));
-        return c;
     }
     // Where each invocation ran, as the device reports it: (subgroup, lane, size).
     let mut placements = Vec::with_capacity(n);
     for i in 0..n {
         let h = &records[i * st..i * st + 3];
         if h[2] != size.get() {
-            c.push(Mismatch {
+            return Err(Mismatch {
                 invocation: Some(i as u32),
                 placement: None,
                 record: None,
@@ -144,119 +191,117 @@ pub fn compare(
                 got: format!("{}", h[2]),
                 why: "header".into(),
             });
-            return c;
         }
         placements.push(Placement {
             subgroup: h[0],
             lane: h[1],
         });
     }
-    let map = match LaneMap::from_placements(shape, size, &placements) {
-        Ok(m) => m,
-        Err(e) => {
-            c.push(wg(
-                "invalid placement",
-                "each invocation at a distinct (subgroup, lane)".into(),
-                e,
-            ));
-            return c;
-        }
+    LaneMap::from_placements(shape, size, &placements).map_err(|e| {
+        workgroup_mismatch(
+            "invalid placement",
+            "each invocation at a distinct (subgroup, lane)".into(),
+            e,
+        )
+    })
+}
+
+/// One invocation's records against the model's: the same tags in order, every defined value
+/// bit for bit, atomic results consistent with what the add returned, nothing after the last.
+fn invocation(
+    c: &mut Comparison,
+    ex: &Execution,
+    layout: RecordLayout,
+    i: usize,
+    at: Placement,
+    slice: &[u32],
+    returned: &mut HashMap<u32, u32>,
+) {
+    let max_records = layout.max_records as usize;
+    let model = &ex.records[i];
+    let lost = ex.lost_at[i];
+    let here = |k: Option<usize>, tag: u32, expected: String, got: String, why: &str| Mismatch {
+        invocation: Some(i as u32),
+        placement: Some((at.subgroup, at.lane)),
+        record: k,
+        tag,
+        expected,
+        got,
+        why: why.to_string(),
     };
-    let ex = match execute(program, &map, mode) {
-        Ok(x) => x,
-        Err(e) => {
-            c.push(wg("model", "a run".into(), e.to_string()));
-            return c;
-        }
-    };
-    // Atomic add index -> the value the device says it returned.
-    let mut atomic_value: HashMap<u32, u32> = HashMap::new();
-    for (i, &p) in placements.iter().enumerate() {
-        let slice = &records[i * st..(i + 1) * st];
-        let model = &ex.records[i];
-        let lost = ex.lost_at[i];
-        let here =
-            |k: Option<usize>, tag: u32, expected: String, got: String, why: &str| Mismatch {
-                invocation: Some(i as u32),
-                placement: Some((p.subgroup, p.lane)),
-                record: k,
-                tag,
-                expected,
-                got,
-                why: why.to_string(),
+    let upto = lost.unwrap_or(model.len()).min(max_records);
+    c.undefined += (model.len() - upto) as u64;
+    for (k, m) in model.iter().enumerate().take(upto) {
+        let (tag, w) = layout.read(slice, k);
+        if tag != m.tag {
+            let got = if tag == SENTINEL {
+                "nothing written".to_string()
+            } else {
+                format!("tag #{tag}")
             };
-        let upto = lost.unwrap_or(model.len()).min(max_records as usize);
-        c.undefined += (model.len() - upto) as u64;
-        let mut in_step = true;
-        for (k, m) in model.iter().enumerate().take(upto) {
-            let (tag, w) = layout.read(slice, k);
-            if tag != m.tag {
-                let got = if tag == SENTINEL {
-                    "nothing written".to_string()
-                } else {
-                    format!("tag #{tag}")
-                };
-                c.push(here(
-                    Some(k),
-                    m.tag,
-                    format!("tag #{}", m.tag),
-                    got,
-                    "the invocation took a different path",
-                ));
-                // The rest of this invocation's records are out of step; stop here.
-                c.undefined += (upto - k - 1) as u64;
-                in_step = false;
-                break;
-            }
-            match m.value {
-                Val::Defined(_) => {
-                    c.compared += 1;
-                    let want = m.value.words().unwrap_or_default();
-                    if want != w {
-                        c.push(here(
-                            Some(k),
-                            m.tag,
-                            m.value.to_string(),
-                            words_str(&w),
-                            "value",
-                        ));
-                    }
-                }
-                Val::Atomic { atomic, plus } => {
-                    c.compared += 1;
-                    let v = w[0].wrapping_sub(plus);
-                    match atomic_value.get(&atomic) {
-                        None => {
-                            atomic_value.insert(atomic, v);
-                        }
-                        Some(&a) if a == v => {}
-                        Some(&a) => c.push(here(
-                            Some(k),
-                            m.tag,
-                            format!("A{atomic}+{plus} = {}", a.wrapping_add(plus)),
-                            words_str(&w),
-                            "inconsistent with what the atomic add returned",
-                        )),
-                    }
-                }
-                Val::Undefined(_) | Val::OrderDependent => c.undefined += 1,
-            }
+            c.push(here(
+                Some(k),
+                m.tag,
+                format!("tag #{}", m.tag),
+                got,
+                "the invocation took a different path",
+            ));
+            // The rest of this invocation's records are out of step; stop here.
+            c.undefined += (upto - k - 1) as u64;
+            return;
         }
-        // Nothing after the last expected record: the slot after it was never written.
-        if in_step && lost.is_none() && model.len() <= max_records as usize {
-            let (tag, _) = layout.read(slice, model.len());
-            if tag != SENTINEL {
-                c.push(here(
-                    Some(model.len()),
-                    0,
-                    format!("{} records", model.len()),
-                    format!("another record (tag #{tag})"),
-                    "the invocation took a different path",
-                ));
+        match m.value {
+            Val::Defined(_) => {
+                c.compared += 1;
+                let want = m.value.words().unwrap_or_default();
+                if want != w {
+                    c.push(here(
+                        Some(k),
+                        m.tag,
+                        m.value.to_string(),
+                        words_str(&w),
+                        "value",
+                    ));
+                }
             }
+            Val::Atomic { atomic, plus } => {
+                c.compared += 1;
+                let v = w[0].wrapping_sub(plus);
+                match returned.get(&atomic) {
+                    None => {
+                        returned.insert(atomic, v);
+                    }
+                    Some(&a) if a == v => {}
+                    Some(&a) => c.push(here(
+                        Some(k),
+                        m.tag,
+                        format!("A{atomic}+{plus} = {}", a.wrapping_add(plus)),
+                        words_str(&w),
+                        "inconsistent with what the atomic add returned",
+                    )),
+                }
+            }
+            Val::Undefined(_) | Val::OrderDependent => c.undefined += 1,
         }
     }
-    // Counters: the total is order-independent; the returned values must tile [0, total).
+    // Nothing after the last expected record: the slot after it was never written.
+    if lost.is_none() && model.len() <= max_records {
+        let (tag, _) = layout.read(slice, model.len());
+        if tag != SENTINEL {
+            c.push(here(
+                Some(model.len()),
+                0,
+                format!("{} records", model.len()),
+                format!("another record (tag #{tag})"),
+                "the invocation took a different path",
+            ));
+        }
+    }
+}
+
+/// Counters: the total is order-independent; the values the adds returned must tile
+/// `[0, total)` (adds of 0 return a value within `[0, total]`).
+fn counters(c: &mut Comparison, ex: &Execution, counters: &[u32], returned: &HashMap<u32, u32>) {
     for (k, counter) in ex.counters.iter().enumerate() {
         let Val::Defined(total) = counter else {
             continue;
@@ -264,7 +309,7 @@ pub fn compare(
         let total = total.component_bits(0) as u32;
         c.compared += 1;
         if counters[k] != total {
-            c.push(wg(
+            c.push(workgroup_mismatch(
                 &format!("final value of counter {k}"),
                 total.to_string(),
                 counters[k].to_string(),
@@ -276,14 +321,13 @@ pub fn compare(
             if a.counter as usize != k {
                 continue;
             }
-            let (Some(&v), Some(amount)) = (atomic_value.get(&(idx as u32)), a.amount.words())
-            else {
+            let (Some(&v), Some(amount)) = (returned.get(&(idx as u32)), a.amount.words()) else {
                 continue;
             };
             if amount[0] > 0 {
                 ranges.push((v, amount[0], idx as u32));
             } else if v > total {
-                c.push(wg(
+                c.push(workgroup_mismatch(
                     &format!("atomic add A{idx} of 0 to counter {k}"),
                     format!("a value in [0, {total}]"),
                     v.to_string(),
@@ -295,7 +339,7 @@ pub fn compare(
         for (v, amount, idx) in ranges {
             let end = v as u64 + amount as u64;
             if (v as u64) < next || end > total as u64 {
-                c.push(wg(
+                c.push(workgroup_mismatch(
                     &format!("atomic add A{idx} of {amount} to counter {k}"),
                     format!("a range disjoint from the others within [0, {total})"),
                     format!("[{v}, {end})"),
@@ -304,6 +348,4 @@ pub fn compare(
             next = next.max(end);
         }
     }
-    c.execution = Some(ex);
-    c
 }

@@ -1,47 +1,58 @@
-//! Random programs (or the seed 001 kernels) on a Vulkan device, compared with the executor; a
-//! failing program is shrunk to a minimal one and printed as GLSL.
+//! Programs on a Vulkan device: what a device must support, compiling, dispatching, and
+//! [`VulkanDevice`], the device a [`campaign`](crate::reconverge::campaign) runs on.
 //!
 //! A batch of programs becomes one shader (workgroup `k` runs program `k`), compiled *without*
 //! optimisation so that spirv-opt cannot restructure the control flow whose reconvergence is under
-//! test, then one dispatch of as many workgroups. Batches are compiled and turned into pipelines in
-//! parallel (rayon) and dispatched one after another.
+//! test, then one dispatch of as many workgroups.
 
-use crate::model::{SubgroupSize, WorkgroupShape};
-use crate::reconverge::compare::{compare, Comparison};
+use crate::model::SubgroupSize;
+pub use crate::reconverge::campaign::Setup;
+use crate::reconverge::campaign::{compare_batch, Device, Times};
+use crate::reconverge::compare::Comparison;
 use crate::reconverge::exec::Mode;
-use crate::reconverge::gen::Shrunk;
-use crate::reconverge::glsl::{shader, RecordLayout, COUNTER_WORDS, SENTINEL};
+use crate::reconverge::glsl::{shader, COUNTER_WORDS, SENTINEL};
 use crate::reconverge::program::Program;
 use crate::vulkan::{Capabilities, Context, GlslError, Kernel, KernelOptions, VkError};
-use proptest::strategy::ValueTree;
-use rayon::prelude::*;
 use std::sync::Arc;
-
-/// How programs run on the device.
-#[derive(Clone, Copy, Debug)]
-pub struct Setup {
-    /// the reconvergence model requested (and compared against)
-    pub mode: Mode,
-    /// the workgroup shape
-    pub shape: WorkgroupShape,
-    /// where records go
-    pub layout: RecordLayout,
-}
+use std::time::Instant;
 
 impl Setup {
-    /// 128 invocations in a line, 64 records each: four subgroups of 32 on an H100, sixteen of 8
-    /// on lavapipe.
-    pub fn new(mode: Mode, subgroup_size: u32) -> Setup {
-        Setup {
-            mode,
-            shape: WorkgroupShape { x: 128, y: 1, z: 1 },
-            layout: RecordLayout::new(64, subgroup_size),
-        }
-    }
-
     /// The setup for the device of `ctx`.
     pub fn for_device(ctx: &Context, mode: Mode) -> Setup {
         Setup::new(mode, ctx.caps.subgroup_size)
+    }
+}
+
+/// How a campaign runs on a device unless told otherwise.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Defaults {
+    /// programs per shader
+    pub batch: usize,
+    /// contexts (logical devices) opened
+    pub contexts: usize,
+}
+
+impl Defaults {
+    /// A CPU device (lavapipe): one program per shader — llvmpipe's compile time grows faster
+    /// than the shader — and two contexts, since lavapipe compiles a pipeline on its queue's
+    /// thread when it first runs it (one queue would compile on one core).
+    pub const CPU: Defaults = Defaults {
+        batch: 1,
+        contexts: 2,
+    };
+    /// A GPU: the driver compiles in vkCreateComputePipelines, on the calling thread.
+    pub const GPU: Defaults = Defaults {
+        batch: 32,
+        contexts: 1,
+    };
+
+    /// The defaults for `ctx`'s device.
+    pub fn for_device(ctx: &Context) -> Defaults {
+        if ctx.info.device_type == "cpu" {
+            Defaults::CPU
+        } else {
+            Defaults::GPU
+        }
     }
 }
 
@@ -95,6 +106,41 @@ pub fn prepare(ctx: &Context, setup: &Setup, programs: &[Program]) -> Result<Ker
     ctx.kernel(&words, &KernelOptions::default())
 }
 
+/// Dispatches `kernel` (built by [`prepare`] for `programs` workgroups) on a buffer pre-filled
+/// with [`SENTINEL`] (counters 0) and returns the buffer as [`RecordLayout::buffer_words`]
+/// lays it out.
+///
+/// [`RecordLayout::buffer_words`]: crate::reconverge::glsl::RecordLayout::buffer_words
+pub fn dispatch(
+    ctx: &Context,
+    setup: &Setup,
+    kernel: &Kernel,
+    programs: usize,
+) -> Result<Vec<u32>, VkError> {
+    let mut init = vec![
+        SENTINEL;
+        setup
+            .layout
+            .buffer_words(programs, setup.shape.invocations() as usize)
+    ];
+    init[..programs * COUNTER_WORDS].fill(0);
+    let buf = ctx.host_buffer(&init)?;
+    ctx.dispatch(
+        kernel,
+        &[(vec![buf.clone().into_bytes()], [programs as u32, 1, 1])],
+    )?;
+    let data = buf
+        .read()
+        .map_err(|e| VkError::vk("reading the results", e))?;
+    Ok(data.to_vec())
+}
+
+/// The subgroup size of `ctx`'s device.
+pub fn subgroup_size(ctx: &Context) -> Result<SubgroupSize, VkError> {
+    SubgroupSize::new(ctx.caps.subgroup_size as u64)
+        .map_err(|e| VkError::vk("reading the subgroup size", e))
+}
+
 /// Dispatches `kernel` (built by [`prepare`] for `programs`) and compares every workgroup.
 pub fn run(
     ctx: &Context,
@@ -102,42 +148,8 @@ pub fn run(
     kernel: &Kernel,
     programs: &[Program],
 ) -> Result<Vec<Comparison>, VkError> {
-    let k = programs.len();
-    let per = setup.shape.invocations() as usize * setup.layout.stride_words();
-    let head = k * COUNTER_WORDS;
-    let mut init = vec![
-        SENTINEL;
-        setup
-            .layout
-            .buffer_words(k, setup.shape.invocations() as usize)
-    ];
-    init[..head].fill(0);
-    let buf = ctx.host_buffer(&init)?;
-    ctx.dispatch(
-        kernel,
-        &[(vec![buf.clone().into_bytes()], [k as u32, 1, 1])],
-    )?;
-    let size = SubgroupSize::new(ctx.caps.subgroup_size as u64)
-        .map_err(|e| VkError::vk("reading the subgroup size", e))?;
-    let data = buf
-        .read()
-        .map_err(|e| VkError::vk("reading the results", e))?;
-    let (c, r) = data.split_at(head);
-    Ok(programs
-        .par_iter()
-        .enumerate()
-        .map(|(i, p)| {
-            compare(
-                p,
-                setup.mode,
-                setup.shape,
-                size,
-                setup.layout,
-                &r[i * per..(i + 1) * per],
-                &c[i * COUNTER_WORDS..(i + 1) * COUNTER_WORDS],
-            )
-        })
-        .collect())
+    let words = dispatch(ctx, setup, kernel, programs.len())?;
+    Ok(compare_batch(setup, subgroup_size(ctx)?, programs, &words))
 }
 
 /// Builds and runs `programs` (one batch).
@@ -150,28 +162,72 @@ pub fn run_programs(
     run(ctx, setup, &kernel, programs)
 }
 
-/// Builds the kernels of several batches in parallel (GLSL, shaderc, pipeline creation).
-pub fn prepare_all(
-    ctx: &Context,
-    setup: &Setup,
-    batches: &[Vec<Program>],
-) -> Result<Vec<Kernel>, VkError> {
-    batches.par_iter().map(|b| prepare(ctx, setup, b)).collect()
+/// A Vulkan device for [`campaign::run`](crate::reconverge::campaign::run): one or more
+/// contexts (logical devices, each with its own queue) on one physical device; worker `w` uses
+/// context `w % contexts`. lavapipe compiles a pipeline's code on its queue's thread when it first
+/// runs it, so more than one context lets it compile on more than one core.
+pub struct VulkanDevice<'a> {
+    contexts: &'a [Context],
+    setup: Setup,
+    size: SubgroupSize,
+    unoptimized: bool,
 }
 
-/// Shrinks a failing program on the device (see [`crate::reconverge::gen::shrink`]): each
-/// candidate runs alone; stops after `max_steps` device runs or at `deadline`.
-pub fn shrink(
-    ctx: &Context,
-    setup: &Setup,
-    tree: &mut dyn ValueTree<Value = Program>,
-    first: Comparison,
-    max_steps: u32,
-    deadline: Option<std::time::Instant>,
-) -> Result<Shrunk, VkError> {
-    crate::reconverge::gen::shrink(tree, first, max_steps, deadline, |p| {
-        Ok(run_programs(ctx, setup, std::slice::from_ref(p))?
-            .pop()
-            .unwrap_or_default())
-    })
+impl<'a> VulkanDevice<'a> {
+    /// Runs `setup` on `contexts` (at least one, all on the same physical device).
+    pub fn new(contexts: &'a [Context], setup: Setup) -> Result<VulkanDevice<'a>, VkError> {
+        let first = contexts
+            .first()
+            .ok_or_else(|| VkError::vk("opening the device", "no context"))?;
+        Ok(VulkanDevice {
+            contexts,
+            setup,
+            size: subgroup_size(first)?,
+            unoptimized: false,
+        })
+    }
+
+    /// Creates pipelines with `VK_PIPELINE_CREATE_DISABLE_OPTIMIZATION_BIT`: a driver that honours
+    /// it spends less time compiling, but the device then runs code built differently from what
+    /// kernels normally run (an option for measuring, off by default).
+    pub fn unoptimized(mut self, on: bool) -> Self {
+        self.unoptimized = on;
+        self
+    }
+}
+
+impl Device for VulkanDevice<'_> {
+    type Error = VkError;
+
+    fn run(
+        &self,
+        worker: usize,
+        programs: &[Program],
+        times: &mut Times,
+    ) -> Result<Vec<u32>, VkError> {
+        let ctx = &self.contexts[worker % self.contexts.len()];
+        let setup = &self.setup;
+        let t = Instant::now();
+        let src = shader(programs, setup.mode, setup.shape, setup.layout);
+        let t1 = Instant::now();
+        let words = compile(&src, "reconverge")?;
+        let t2 = Instant::now();
+        let kernel = if self.unoptimized {
+            ctx.kernel_unoptimized(&words, &KernelOptions::default())?
+        } else {
+            ctx.kernel(&words, &KernelOptions::default())?
+        };
+        let t3 = Instant::now();
+        let out = dispatch(ctx, setup, &kernel, programs.len())?;
+        let t4 = Instant::now();
+        times.glsl += t1 - t;
+        times.shaderc += t2 - t1;
+        times.pipeline += t3 - t2;
+        times.dispatch += t4 - t3;
+        Ok(out)
+    }
+
+    fn subgroup_size(&self) -> SubgroupSize {
+        self.size
+    }
 }

@@ -23,13 +23,13 @@
 //! them in, which the model does not choose; comparisons check them for consistency instead.
 
 use crate::model::{
-    evaluate_typed, info, Args, Ballot, BinOp, LaneArg, LaneMask, ModelError, Op, OpCall, Outcome,
-    Placement, Reason, Scan, SubgroupSize, Value, WorkgroupLayout, WorkgroupShape,
+    evaluate_typed, gather_source, info, ArgKind, Args, Ballot, LaneArg, LaneMask, ModelError, Op,
+    OpCall, Outcome, Placement, Reason, SubgroupSize, Value, WorkgroupLayout, WorkgroupShape,
 };
 use crate::reconverge::flow::{Flow, Lost};
 use crate::reconverge::program::{
-    Cond, Operand, Program, ProgramError, Reg, Selector, SgOp, Stmt, Trips, COUNTERS, MAX_TRIPS,
-    REGS,
+    Case, Cond, Form, Input, Operand, Program, ProgramError, Reg, Selector, SgOp, Stmt, Trips,
+    COUNTERS, MAX_TRIPS, OPS, REGS,
 };
 use std::fmt;
 use std::str::FromStr;
@@ -424,7 +424,7 @@ impl Observer for NoObserver {}
 /// use lockstep::reconverge::{execute, LaneMap, Mode, Program, SgOp, Stmt, Cond, Val};
 /// // if (invocation is odd) { subgroupBallot(true) }
 /// let p = Program { main: vec![Stmt::If { id: 1, cond: Cond::Mask(0xaaaa), else_branch: vec![],
-///     then_branch: vec![Stmt::Op { tag: 2, op: SgOp::Ballot(Cond::True), dst: None }] }],
+///     then_branch: vec![Stmt::Op { tag: 2, op: SgOp::ballot(Cond::True), dst: None }] }],
 ///     functions: vec![] };
 /// let wg = WorkgroupLayout::new(WorkgroupShape::new(8, 1, 1).unwrap(),
 ///     SubgroupSize::new(8).unwrap(), LaneOrder::ROW_MAJOR).unwrap();
@@ -452,14 +452,7 @@ pub fn execute_with<O: Observer>(
     let n = size.lanes();
     let groups = map.subgroups();
     let slots = groups * n;
-    let calls = Calls {
-        ballot: OpCall::plain(Op::Ballot, size)?,
-        elect: OpCall::plain(Op::Elect, size)?,
-        any: OpCall::plain(Op::Any, size)?,
-        first: OpCall::plain(Op::BroadcastFirst, size)?,
-        add: OpCall::plain(Op::Arithmetic(BinOp::Add, Scan::Reduce), size)?,
-        lane_ids: (0..n as u32).map(|l| [l]).collect(),
-    };
+    let calls = Calls::new(size)?;
     let mut ex = Ex {
         p: program,
         map,
@@ -505,13 +498,34 @@ pub fn execute_with<O: Observer>(
     })
 }
 
+/// Model calls of the operations programs use that take no argument, built once per execution,
+/// and the lane ids a gather reads.
 struct Calls {
-    ballot: OpCall,
-    elect: OpCall,
-    any: OpCall,
-    first: OpCall,
-    add: OpCall,
+    plain: Vec<(Op, OpCall)>,
     lane_ids: Vec<[u32; 1]>,
+}
+
+impl Calls {
+    fn new(size: SubgroupSize) -> Result<Calls, ExecError> {
+        let plain = OPS
+            .iter()
+            .filter(|(_, form, _)| matches!(form, Form::Nothing | Form::Cond | Form::Value))
+            .map(|(op, ..)| Ok((*op, OpCall::plain(*op, size)?)))
+            .collect::<Result<_, ModelError>>()?;
+        Ok(Calls {
+            plain,
+            lane_ids: (0..size.lanes() as u32).map(|l| [l]).collect(),
+        })
+    }
+
+    /// The call of `op` (validation admits only the operations of [`OPS`]).
+    fn plain(&self, op: Op) -> Result<&OpCall, ExecError> {
+        self.plain
+            .iter()
+            .find(|(o, _)| *o == op)
+            .map(|(_, c)| c)
+            .ok_or_else(|| ExecError::Model(format!("{} takes arguments", info(op).name)))
+    }
 }
 
 struct LoopFrame {
@@ -653,133 +667,31 @@ impl<O: Observer> Ex<'_, O> {
         Ok(())
     }
 
+    /// Runs one statement: an interpreter of the AST whose control flow follows the rules of
+    /// [`crate::reconverge::flow`] — each construct has its own phase below.
     fn stmt(&mut self, s: &Stmt, f: &mut Flow) -> Result<(), ExecError> {
         self.step(f)?;
-        let (n, groups) = (self.n, self.groups);
         match s {
             Stmt::If {
                 id,
                 cond,
                 then_branch,
                 else_branch,
-            } => {
-                let mut t = vec![LaneMask::EMPTY; groups];
-                let mut e = vec![LaneMask::EMPTY; groups];
-                for g in 0..groups {
-                    for l in f.set[g].iter() {
-                        let slot = g * n + l as usize;
-                        match self.cond(cond, slot) {
-                            CondVal::Known(true) => t[g] = t[g].with(l),
-                            CondVal::Known(false) => e[g] = e[g].with(l),
-                            // The path depends on a value the model does not know: the simulation
-                            // carries the lane on the else path, but nothing it does is compared.
-                            CondVal::Undefined(_) | CondVal::OrderDependent => {
-                                self.lose(slot, g, *id);
-                                e[g] = e[g].with(l);
-                            }
-                        }
-                    }
-                }
-                let mut ft = f.part(*id, t);
-                let mut fe = f.part(*id, e);
-                if !ft.is_empty() {
-                    self.obs.split(*id, &f.set, &ft.set);
-                    self.block(then_branch, &mut ft)?;
-                }
-                if !fe.is_empty() {
-                    self.obs.split(*id, &f.set, &fe.set);
-                    self.block(else_branch, &mut fe)?;
-                }
-                *f = f.merge(*id, [&ft.set, &fe.set]);
-            }
-            Stmt::Loop { id, trips, body } => {
-                let entry = f.clone();
-                self.loops.push(LoopFrame {
-                    count: vec![0; groups * n],
-                    brk: vec![LaneMask::EMPTY; groups],
-                    cont: Vec::new(),
-                });
-                let mut cur = f.clone();
-                let mut exited = vec![LaneMask::EMPTY; groups];
-                let mut iteration = 0u32;
-                loop {
-                    // Header: `i < trips` splits the set into lanes that stay and lanes that leave
-                    // through the merge block.
-                    let mut stay = vec![LaneMask::EMPTY; groups];
-                    for g in 0..groups {
-                        for l in cur.set[g].iter() {
-                            let slot = g * n + l as usize;
-                            if iteration < self.trips(trips, slot) {
-                                stay[g] = stay[g].with(l);
-                            } else {
-                                exited[g] = exited[g].with(l);
-                            }
-                        }
-                    }
-                    if stay.iter().all(|m| m.is_empty()) {
-                        break;
-                    }
-                    let mut body_flow = cur.part(*id, stay);
-                    self.obs.split(*id, &cur.set, &body_flow.set);
-                    let header_amb = cur.amb.clone();
-                    self.block(body, &mut body_flow)?;
-                    // Continue target: the lanes that reached the end of the body and those that
-                    // continued. Maximal reconvergence reconverges them; the others have no rule.
-                    let frame = self.loops.last_mut().expect("loop frame");
-                    let mut sources = vec![body_flow];
-                    sources.append(&mut frame.cont);
-                    cur = Flow::join(*id, &sources, header_amb);
-                    for g in 0..groups {
-                        for l in cur.set[g].iter() {
-                            frame.count[g * n + l as usize] += 1;
-                        }
-                    }
-                    self.step(&cur)?;
-                    iteration += 1;
-                }
-                let frame = self.loops.pop().expect("loop frame");
-                *f = entry.merge(*id, [&exited, &frame.brk]);
-            }
+            } => self.if_else(*id, cond, then_branch, else_branch, f),
+            Stmt::Loop { id, trips, body } => self.counted_loop(*id, trips, body, f),
             Stmt::Switch {
                 id,
                 selector,
                 cases,
                 default,
-            } => {
-                let entry = f.clone();
-                let k = cases.len();
-                let mut parts = vec![vec![LaneMask::EMPTY; groups]; k + 1];
-                let mut values = vec![0u32; groups * n];
-                for (g, set) in f.set.iter().enumerate() {
-                    for l in set.iter() {
-                        let slot = g * n + l as usize;
-                        let v = self.selector(selector, slot);
-                        values[slot] = v;
-                        let c = cases
-                            .iter()
-                            .position(|c| c.labels.contains(&v))
-                            .unwrap_or(k);
-                        parts[c][g] = parts[c][g].with(l);
-                    }
-                }
-                let flows = entry.switch(*id, n, &values, parts);
-                let mut ends = Vec::with_capacity(k + 1);
-                for (c, mut cf) in flows.into_iter().enumerate() {
-                    let body = if c < k { &cases[c].body } else { default };
-                    if !cf.is_empty() {
-                        self.obs.split(*id, &entry.set, &cf.set);
-                        self.block(body, &mut cf)?;
-                    }
-                    ends.push(cf.set);
-                }
-                *f = entry.merge(*id, &ends);
-            }
+            } => self.switch(*id, selector, cases, default, f),
             Stmt::Break => {
                 let frame = self.loops.last_mut().expect("validated: break in a loop");
                 for (b, m) in frame.brk.iter_mut().zip(&f.set) {
                     *b = b.or(*m);
                 }
-                f.set.iter_mut().for_each(|m| *m = LaneMask::EMPTY);
+                leave(f);
+                Ok(())
             }
             Stmt::Continue => {
                 let frame = self
@@ -787,71 +699,219 @@ impl<O: Observer> Ex<'_, O> {
                     .last_mut()
                     .expect("validated: continue in a loop");
                 frame.cont.push(f.clone());
-                f.set.iter_mut().for_each(|m| *m = LaneMask::EMPTY);
+                leave(f);
+                Ok(())
             }
             Stmt::Return => {
                 if let Some(fr) = self.funcs.last_mut() {
                     fr.ret.push(f.clone());
                 }
-                f.set.iter_mut().for_each(|m| *m = LaneMask::EMPTY);
+                leave(f);
+                Ok(())
             }
-            Stmt::Call { id, function } => {
-                let p = self.p;
-                let entry = f.clone();
-                self.funcs.push(FuncFrame { ret: Vec::new() });
-                let depth = self.loops.len();
-                let mut body = f.clone();
-                self.block(&p.functions[*function as usize], &mut body)?;
-                debug_assert_eq!(depth, self.loops.len());
-                let fr = self.funcs.pop().expect("function frame");
-                let mut sources = vec![body];
-                sources.extend(fr.ret);
-                // SPV_KHR_maximal_reconvergence: a call's return is a reconvergence point.
-                *f = Flow::join(*id, &sources, entry.amb.clone());
-            }
-            Stmt::Op { tag, op, dst } => self.op(*tag, op, *dst, f)?,
+            Stmt::Call { id, function } => self.call(*id, *function, f),
+            Stmt::Op { tag, op, dst } => self.op(*tag, op, *dst, f),
             Stmt::Atomic {
                 tag,
                 counter,
                 value,
                 dst,
-            } => {
-                for g in 0..groups {
-                    for l in f.set[g].iter() {
-                        let slot = g * n + l as usize;
-                        let amount = self.operand(value, slot);
-                        let c = *counter as usize;
-                        self.counters[c] = counter_add(self.counters[c], amount);
-                        let atomic = self.atomics.len() as u32;
-                        self.atomics.push(AtomicOp {
-                            counter: *counter,
-                            amount,
-                            invocation: self.invocation(slot),
-                        });
-                        let v = Val::Atomic { atomic, plus: 0 };
-                        self.record(slot, *tag, v)?;
-                        if let Some(d) = dst {
-                            self.regs[slot][*d as usize] = v;
-                        }
-                    }
-                }
-            }
+            } => self.atomic(*tag, *counter, value, *dst, f),
             Stmt::Set { dst, value } => {
-                for g in 0..groups {
-                    for l in f.set[g].iter() {
-                        let slot = g * n + l as usize;
-                        self.regs[slot][*dst as usize] = self.operand(value, slot);
-                    }
+                for slot in slots(self.n, f) {
+                    self.regs[slot][*dst as usize] = self.operand(value, slot);
                 }
+                Ok(())
             }
             Stmt::Store { tag, value } => {
-                for g in 0..groups {
-                    for l in f.set[g].iter() {
-                        let slot = g * n + l as usize;
-                        let v = self.operand(value, slot);
-                        self.record(slot, *tag, v)?;
+                for slot in slots(self.n, f) {
+                    let v = self.operand(value, slot);
+                    self.record(slot, *tag, v)?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// `if (cond) { then } else { else }`: the condition splits the set, the merge joins it.
+    fn if_else(
+        &mut self,
+        id: u32,
+        cond: &Cond,
+        then_branch: &[Stmt],
+        else_branch: &[Stmt],
+        f: &mut Flow,
+    ) -> Result<(), ExecError> {
+        let (n, groups) = (self.n, self.groups);
+        let mut t = vec![LaneMask::EMPTY; groups];
+        let mut e = vec![LaneMask::EMPTY; groups];
+        for g in 0..groups {
+            for l in f.set[g].iter() {
+                let slot = g * n + l as usize;
+                match self.cond(cond, slot) {
+                    CondVal::Known(true) => t[g] = t[g].with(l),
+                    CondVal::Known(false) => e[g] = e[g].with(l),
+                    // The path depends on a value the model does not know: the simulation
+                    // carries the lane on the else path, but nothing it does is compared.
+                    CondVal::Undefined(_) | CondVal::OrderDependent => {
+                        self.lose(slot, g, id);
+                        e[g] = e[g].with(l);
                     }
                 }
+            }
+        }
+        let mut ft = f.part(id, t);
+        let mut fe = f.part(id, e);
+        for (part, body) in [(&mut ft, then_branch), (&mut fe, else_branch)] {
+            if !part.is_empty() {
+                self.obs.split(id, &f.set, &part.set);
+                self.block(body, part)?;
+            }
+        }
+        *f = f.merge(id, [&ft.set, &fe.set]);
+        Ok(())
+    }
+
+    /// `for (i = 0; i < trips; i++) { body }`: each iteration's header splits off the lanes that
+    /// leave; the continue target joins the lanes that finished the body or continued.
+    fn counted_loop(
+        &mut self,
+        id: u32,
+        trips: &Trips,
+        body: &[Stmt],
+        f: &mut Flow,
+    ) -> Result<(), ExecError> {
+        let (n, groups) = (self.n, self.groups);
+        let entry = f.clone();
+        self.loops.push(LoopFrame {
+            count: vec![0; groups * n],
+            brk: vec![LaneMask::EMPTY; groups],
+            cont: Vec::new(),
+        });
+        let mut cur = f.clone();
+        let mut exited = vec![LaneMask::EMPTY; groups];
+        let mut iteration = 0u32;
+        loop {
+            // Header: `i < trips` splits the set into lanes that stay and lanes that leave
+            // through the merge block.
+            let mut stay = vec![LaneMask::EMPTY; groups];
+            for g in 0..groups {
+                for l in cur.set[g].iter() {
+                    let slot = g * n + l as usize;
+                    if iteration < self.trips(trips, slot) {
+                        stay[g] = stay[g].with(l);
+                    } else {
+                        exited[g] = exited[g].with(l);
+                    }
+                }
+            }
+            if stay.iter().all(|m| m.is_empty()) {
+                break;
+            }
+            let mut body_flow = cur.part(id, stay);
+            self.obs.split(id, &cur.set, &body_flow.set);
+            let header_amb = cur.amb.clone();
+            self.block(body, &mut body_flow)?;
+            // Continue target: the lanes that reached the end of the body and those that
+            // continued. Maximal reconvergence reconverges them; the others have no rule.
+            let frame = self.loops.last_mut().expect("loop frame");
+            let mut sources = vec![body_flow];
+            sources.append(&mut frame.cont);
+            cur = Flow::join(id, &sources, header_amb);
+            for g in 0..groups {
+                for l in cur.set[g].iter() {
+                    frame.count[g * n + l as usize] += 1;
+                }
+            }
+            self.step(&cur)?;
+            iteration += 1;
+        }
+        let frame = self.loops.pop().expect("loop frame");
+        *f = entry.merge(id, [&exited, &frame.brk]);
+        Ok(())
+    }
+
+    /// `switch (selector) { case …: … }`: each case runs with the lanes whose selector value it
+    /// lists (the default with the rest); the merge joins them.
+    fn switch(
+        &mut self,
+        id: u32,
+        selector: &Selector,
+        cases: &[Case],
+        default: &[Stmt],
+        f: &mut Flow,
+    ) -> Result<(), ExecError> {
+        let (n, groups) = (self.n, self.groups);
+        let entry = f.clone();
+        let k = cases.len();
+        let mut parts = vec![vec![LaneMask::EMPTY; groups]; k + 1];
+        let mut values = vec![0u32; groups * n];
+        for (g, set) in f.set.iter().enumerate() {
+            for l in set.iter() {
+                let slot = g * n + l as usize;
+                let v = self.selector(selector, slot);
+                values[slot] = v;
+                let c = cases
+                    .iter()
+                    .position(|c| c.labels.contains(&v))
+                    .unwrap_or(k);
+                parts[c][g] = parts[c][g].with(l);
+            }
+        }
+        let flows = entry.switch(id, n, &values, parts);
+        let mut ends = Vec::with_capacity(k + 1);
+        for (c, mut cf) in flows.into_iter().enumerate() {
+            let body = if c < k { &cases[c].body } else { default };
+            if !cf.is_empty() {
+                self.obs.split(id, &entry.set, &cf.set);
+                self.block(body, &mut cf)?;
+            }
+            ends.push(cf.set);
+        }
+        *f = entry.merge(id, &ends);
+        Ok(())
+    }
+
+    /// A call: the function's body, then the lanes that reached its end or returned join.
+    fn call(&mut self, id: u32, function: u32, f: &mut Flow) -> Result<(), ExecError> {
+        let p = self.p;
+        let entry = f.clone();
+        self.funcs.push(FuncFrame { ret: Vec::new() });
+        let depth = self.loops.len();
+        let mut body = f.clone();
+        self.block(&p.functions[function as usize], &mut body)?;
+        debug_assert_eq!(depth, self.loops.len());
+        let fr = self.funcs.pop().expect("function frame");
+        let mut sources = vec![body];
+        sources.extend(fr.ret);
+        // SPV_KHR_maximal_reconvergence: a call's return is a reconvergence point.
+        *f = Flow::join(id, &sources, entry.amb.clone());
+        Ok(())
+    }
+
+    /// `atomicAdd(ctr[counter], value)`, lane by lane in the model's order.
+    fn atomic(
+        &mut self,
+        tag: u32,
+        counter: u8,
+        value: &Operand,
+        dst: Option<Reg>,
+        f: &Flow,
+    ) -> Result<(), ExecError> {
+        for slot in slots(self.n, f) {
+            let amount = self.operand(value, slot);
+            let c = counter as usize;
+            self.counters[c] = counter_add(self.counters[c], amount);
+            let atomic = self.atomics.len() as u32;
+            self.atomics.push(AtomicOp {
+                counter,
+                amount,
+                invocation: self.invocation(slot),
+            });
+            let v = Val::Atomic { atomic, plus: 0 };
+            self.record(slot, tag, v)?;
+            if let Some(d) = dst {
+                self.regs[slot][d as usize] = v;
             }
         }
         Ok(())
@@ -895,126 +955,187 @@ impl<O: Observer> Ex<'_, O> {
         Ok(())
     }
 
-    /// Evaluates a subgroup operation on a pinned-down tangle with the reference model.
+    /// Evaluates a subgroup operation on a pinned-down tangle with the reference model, by the
+    /// form of its input.
     fn eval(&self, op: &SgOp, g: usize, tangle: LaneMask) -> Result<Vec<(u32, Val)>, ExecError> {
+        match &op.input {
+            Input::Nothing => {
+                let out = evaluate_typed::<u32, 1>(self.calls.plain(op.op)?, tangle, &[])?;
+                Ok(outcomes(&out, tangle))
+            }
+            Input::Cond(c) => self.eval_conds(self.calls.plain(op.op)?, c, g, tangle),
+            Input::Value(o) => {
+                let call = self.calls.plain(op.op)?;
+                if gather_source(call, 0, 0).is_some() {
+                    self.gather(call, o, g, tangle)
+                } else {
+                    self.eval_values(call, o, g, tangle)
+                }
+            }
+            Input::Shifted(o, d) => {
+                let call = OpCall::new(info(op.op), self.map.size(), lane_args(op.op, *d))?;
+                if gather_source(&call, 0, 0).is_none() {
+                    return Err(ExecError::Model(format!(
+                        "{} with a lane argument is not a gather",
+                        info(op.op).name
+                    )));
+                }
+                self.gather(&call, o, g, tangle)
+            }
+            Input::Ballot(r) => self.eval_ballots(op.op, *r, g, tangle),
+        }
+    }
+
+    /// An operation on one `bool` per lane (ballot, any).
+    fn eval_conds(
+        &self,
+        call: &OpCall,
+        c: &Cond,
+        g: usize,
+        tangle: LaneMask,
+    ) -> Result<Vec<(u32, Val)>, ExecError> {
         let n = self.n;
-        let slot = |l: u32| g * n + l as usize;
-        let size = self.map.size();
-        let out: Vec<Outcome> = match op {
-            SgOp::Ballot(c) | SgOp::Any(c) => {
-                let mut vals = vec![[false]; n];
-                let mut bad: Option<Val> = None;
-                for l in tangle.iter() {
-                    match self.cond(c, slot(l)) {
-                        CondVal::Known(b) => vals[l as usize] = [b],
-                        CondVal::Undefined(r) => {
-                            bad.get_or_insert(Val::Undefined(r));
-                        }
-                        CondVal::OrderDependent => {
-                            bad = Some(bad.unwrap_or(Val::OrderDependent));
-                        }
-                    }
+        let mut vals = vec![[false]; n];
+        let mut bad: Option<Val> = None;
+        for l in tangle.iter() {
+            match self.cond(c, g * n + l as usize) {
+                CondVal::Known(b) => vals[l as usize] = [b],
+                CondVal::Undefined(r) => {
+                    bad.get_or_insert(Val::Undefined(r));
                 }
-                if let Some(v) = bad {
-                    return Ok(tangle.iter().map(|l| (l, v)).collect());
+                CondVal::OrderDependent => {
+                    bad = Some(bad.unwrap_or(Val::OrderDependent));
                 }
-                let call = if matches!(op, SgOp::Ballot(_)) {
-                    &self.calls.ballot
-                } else {
-                    &self.calls.any
-                };
-                evaluate_typed(call, tangle, &vals)?
             }
-            SgOp::Elect => evaluate_typed::<u32, 1>(&self.calls.elect, tangle, &[])?,
-            SgOp::BroadcastFirst(o) | SgOp::ShuffleUp(o, _) => {
-                // A gather: ask the model which lane each lane reads, then copy that lane's value
-                // (which may itself be undefined or an atomic's result).
-                let shuffle;
-                let call = match op {
-                    SgOp::ShuffleUp(_, d) => {
-                        shuffle = OpCall::new(
-                            info(Op::ShuffleUp),
-                            size,
-                            Args {
-                                delta: Some(LaneArg::Uniform(*d)),
-                                ..Args::default()
-                            },
-                        )?;
-                        &shuffle
-                    }
-                    _ => &self.calls.first,
-                };
-                let src = evaluate_typed(call, tangle, &self.calls.lane_ids)?;
-                return Ok(tangle
-                    .iter()
-                    .map(|l| {
-                        let v = match src[l as usize] {
-                            Outcome::Defined(s) => {
-                                self.operand(o, slot(s.component_bits(0) as u32))
-                            }
-                            Outcome::Undefined(r) => Val::Undefined(r),
-                            Outcome::Inactive => {
-                                Val::Undefined(Reason::SourceInactive { source: l })
-                            }
-                        };
-                        (l, v)
-                    })
-                    .collect());
-            }
-            SgOp::Add(o) => {
-                let mut vals = vec![[0u32]; n];
-                let mut bad: Option<Val> = None;
-                for l in tangle.iter() {
-                    match self.operand(o, slot(l)) {
-                        Val::Defined(v) => vals[l as usize] = [v.component_bits(0) as u32],
-                        Val::Undefined(r) => {
-                            bad.get_or_insert(Val::Undefined(r));
-                        }
-                        _ => {
-                            bad = Some(bad.unwrap_or(Val::OrderDependent));
-                        }
-                    }
+        }
+        if let Some(v) = bad {
+            return Ok(tangle.iter().map(|l| (l, v)).collect());
+        }
+        Ok(outcomes(&evaluate_typed(call, tangle, &vals)?, tangle))
+    }
+
+    /// An operation on one `uint` per lane that is not a gather (add).
+    fn eval_values(
+        &self,
+        call: &OpCall,
+        o: &Operand,
+        g: usize,
+        tangle: LaneMask,
+    ) -> Result<Vec<(u32, Val)>, ExecError> {
+        let n = self.n;
+        let mut vals = vec![[0u32]; n];
+        let mut bad: Option<Val> = None;
+        for l in tangle.iter() {
+            match self.operand(o, g * n + l as usize) {
+                Val::Defined(v) => vals[l as usize] = [v.component_bits(0) as u32],
+                Val::Undefined(r) => {
+                    bad.get_or_insert(Val::Undefined(r));
                 }
-                if let Some(v) = bad {
-                    return Ok(tangle.iter().map(|l| (l, v)).collect());
+                Val::Atomic { .. } | Val::OrderDependent => {
+                    bad = Some(bad.unwrap_or(Val::OrderDependent));
                 }
-                evaluate_typed(&self.calls.add, tangle, &vals)?
             }
-            SgOp::BitCount(r) | SgOp::ExclusiveBitCount(r) => {
-                // Lane-local: each lane counts bits of its own operand.
-                let scan = if matches!(op, SgOp::BitCount(_)) {
-                    Scan::Reduce
-                } else {
-                    Scan::Exclusive
-                };
-                let mut res = Vec::with_capacity(tangle.count() as usize);
-                for l in tangle.iter() {
-                    let v = match self.regs[slot(l)][*r as usize] {
-                        Val::Defined(v) => {
-                            let call = OpCall::new(
-                                info(Op::BallotBitCount(scan)),
-                                size,
-                                Args {
-                                    ballot: Some(Ballot::from_words(words(&v))),
-                                    ..Args::default()
-                                },
-                            )?;
-                            let o = evaluate_typed::<u32, 1>(&call, LaneMask(0).with(l), &[])?;
-                            outcome_val(o[l as usize], l)
-                        }
-                        Val::Undefined(r) => Val::Undefined(r),
-                        _ => Val::OrderDependent,
-                    };
-                    res.push((l, v));
-                }
-                return Ok(res);
-            }
-        };
+        }
+        if let Some(v) = bad {
+            return Ok(tangle.iter().map(|l| (l, v)).collect());
+        }
+        Ok(outcomes(&evaluate_typed(call, tangle, &vals)?, tangle))
+    }
+
+    /// A gather (broadcast first, shuffle up): ask the model which lane each lane reads, then copy
+    /// that lane's value (which may itself be undefined or an atomic's result).
+    fn gather(
+        &self,
+        call: &OpCall,
+        o: &Operand,
+        g: usize,
+        tangle: LaneMask,
+    ) -> Result<Vec<(u32, Val)>, ExecError> {
+        let n = self.n;
+        let src = evaluate_typed(call, tangle, &self.calls.lane_ids)?;
         Ok(tangle
             .iter()
-            .map(|l| (l, outcome_val(out[l as usize], l)))
+            .map(|l| {
+                let v = match src[l as usize] {
+                    Outcome::Defined(s) => self.operand(o, g * n + s.component_bits(0) as usize),
+                    Outcome::Undefined(r) => Val::Undefined(r),
+                    Outcome::Inactive => Val::Undefined(Reason::SourceInactive { source: l }),
+                };
+                (l, v)
+            })
             .collect())
     }
+
+    /// A lane-local operation on a ballot held in a register (bit counts): each lane counts the
+    /// bits of its own operand.
+    fn eval_ballots(
+        &self,
+        op: Op,
+        r: Reg,
+        g: usize,
+        tangle: LaneMask,
+    ) -> Result<Vec<(u32, Val)>, ExecError> {
+        let n = self.n;
+        let mut res = Vec::with_capacity(tangle.count() as usize);
+        for l in tangle.iter() {
+            let v = match self.regs[g * n + l as usize][r as usize] {
+                Val::Defined(v) => {
+                    let call = OpCall::new(
+                        info(op),
+                        self.map.size(),
+                        Args {
+                            ballot: Some(Ballot::from_words(words(&v))),
+                            ..Args::default()
+                        },
+                    )?;
+                    let o = evaluate_typed::<u32, 1>(&call, LaneMask(0).with(l), &[])?;
+                    outcome_val(o[l as usize], l)
+                }
+                Val::Undefined(r) => Val::Undefined(r),
+                Val::Atomic { .. } | Val::OrderDependent => Val::OrderDependent,
+            };
+            res.push((l, v));
+        }
+        Ok(res)
+    }
+}
+
+/// The arguments of `op` with its lane argument (delta, id, mask or index) uniformly `d`.
+fn lane_args(op: Op, d: u32) -> Args {
+    let mut a = Args::default();
+    let arg = Some(LaneArg::Uniform(d));
+    for k in info(op).args {
+        match k {
+            ArgKind::Delta { .. } => a.delta = arg.clone(),
+            ArgKind::Id { .. } => a.id = arg.clone(),
+            ArgKind::Mask => a.mask = arg.clone(),
+            ArgKind::Index => a.index = arg.clone(),
+            // Not a lane argument: OpCall::new reports it missing.
+            ArgKind::Cluster | ArgKind::QuadIndex | ArgKind::Ballot | ArgKind::Workgroup => {}
+        }
+    }
+    a
+}
+
+/// The slots (`subgroup * lanes + lane`) of the lanes executing `f`, in order.
+fn slots(n: usize, f: &Flow) -> impl Iterator<Item = usize> + '_ {
+    f.set
+        .iter()
+        .enumerate()
+        .flat_map(move |(g, m)| m.iter().map(move |l| g * n + l as usize))
+}
+
+/// Every lane of `f` leaves (break, continue, return).
+fn leave(f: &mut Flow) {
+    f.set.iter_mut().for_each(|m| *m = LaneMask::EMPTY);
+}
+
+/// The tangle's outcomes as values.
+fn outcomes(out: &[Outcome], tangle: LaneMask) -> Vec<(u32, Val)> {
+    tangle
+        .iter()
+        .map(|l| (l, outcome_val(out[l as usize], l)))
+        .collect()
 }
 
 fn outcome_val(o: Outcome, lane: u32) -> Val {

@@ -66,10 +66,10 @@ fn operand() -> BoxedStrategy<Operand> {
 
 fn op() -> BoxedStrategy<Stmt> {
     let sgop = prop_oneof![
-        4 => cond().prop_map(SgOp::Ballot),
-        3 => Just(SgOp::Elect),
-        2 => operand().prop_map(SgOp::BroadcastFirst),
-        2 => operand().prop_map(SgOp::Add),
+        4 => cond().prop_map(SgOp::ballot),
+        3 => Just(SgOp::elect()),
+        2 => operand().prop_map(SgOp::broadcast_first),
+        2 => operand().prop_map(SgOp::add),
     ];
     (sgop, proptest::option::weighted(0.5, 0..GEN_REGS))
         .prop_map(|(op, dst)| Stmt::Op { tag: 0, op, dst })
@@ -120,7 +120,7 @@ pub fn stmt(cfg: GenConfig) -> BoxedStrategy<Stmt> {
                 id: 0,
                 cond: Cond::True,
                 then_branch: vec![
-                    Stmt::Op { tag: 0, op: SgOp::Elect, dst: Some(r) },
+                    Stmt::Op { tag: 0, op: SgOp::elect(), dst: Some(r) },
                     Stmt::If { id: 0, cond: Cond::Reg(r), then_branch: t, else_branch: e },
                 ],
                 else_branch: vec![],

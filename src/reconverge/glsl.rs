@@ -15,9 +15,11 @@
 //! on `main` (GL_EXT_subgroup_uniform_control_flow) for SUCF, and the `MaximallyReconvergesKHR`
 //! execution mode (6023) through GL_EXT_spirv_intrinsics for maximal reconvergence.
 
-use crate::model::WorkgroupShape;
+use crate::model::{info, ResultKind, WorkgroupShape};
 use crate::reconverge::exec::Mode;
-use crate::reconverge::program::{Cond, Operand, Program, Selector, SgOp, Stmt, Trips, REGS};
+use crate::reconverge::program::{
+    Cond, Input, Operand, Program, Selector, SgOp, Stmt, Trips, REGS,
+};
 use std::fmt::Write;
 
 /// What the buffer is pre-filled with.
@@ -260,17 +262,21 @@ impl Emitter<'_> {
         }
     }
 
+    /// The operation as a `uvec4` expression: the catalogue's built-in applied to its input, its
+    /// result widened as the catalogue's result kind says.
     fn sgop(&self, op: &SgOp) -> String {
-        let x = |e: String| format!("uvec4({e}, 0u, 0u, 0u)");
-        match op {
-            SgOp::Ballot(c) => format!("subgroupBallot({})", self.cond(c)),
-            SgOp::Elect => x("uint(subgroupElect())".into()),
-            SgOp::Any(c) => x(format!("uint(subgroupAny({}))", self.cond(c))),
-            SgOp::BroadcastFirst(o) => x(format!("subgroupBroadcastFirst({})", self.operand(o))),
-            SgOp::Add(o) => x(format!("subgroupAdd({})", self.operand(o))),
-            SgOp::BitCount(r) => x(format!("subgroupBallotBitCount(r{r})")),
-            SgOp::ExclusiveBitCount(r) => x(format!("subgroupBallotExclusiveBitCount(r{r})")),
-            SgOp::ShuffleUp(o, d) => x(format!("subgroupShuffleUp({}, {d}u)", self.operand(o))),
+        let name = op.glsl_name();
+        let call = match &op.input {
+            Input::Nothing => format!("{name}()"),
+            Input::Cond(c) => format!("{name}({})", self.cond(c)),
+            Input::Value(o) => format!("{name}({})", self.operand(o)),
+            Input::Shifted(o, d) => format!("{name}({}, {d}u)", self.operand(o)),
+            Input::Ballot(r) => format!("{name}(r{r})"),
+        };
+        match info(op.op).result {
+            ResultKind::Uvec4 => call,
+            ResultKind::Bool => format!("uvec4(uint({call}), 0u, 0u, 0u)"),
+            ResultKind::Uint | ResultKind::SameAsValue => format!("uvec4({call}, 0u, 0u, 0u)"),
         }
     }
 

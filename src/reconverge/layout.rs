@@ -104,7 +104,7 @@ fn same(a: &Val, b: &Val) -> bool {
 /// use lockstep::reconverge::{layout::layout_dependence, Mode, Operand, Program, SgOp, Stmt};
 /// // subgroupAdd(gl_LocalInvocationID.x) on a 4x4 workgroup with subgroups of 4: a row sum under
 /// // row-major, but a column of equal x under column-major.
-/// let p = Program { main: vec![Stmt::Op { tag: 1, op: SgOp::Add(Operand::X), dst: None }],
+/// let p = Program { main: vec![Stmt::Op { tag: 1, op: SgOp::add(Operand::X), dst: None }],
 ///     functions: vec![] };
 /// let r = layout_dependence(&p, WorkgroupShape::new(4, 4, 1).unwrap(),
 ///     SubgroupSize::new(4).unwrap(), Mode::Base).unwrap();

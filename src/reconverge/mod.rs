@@ -14,8 +14,11 @@
 //! - [`gen`]: a proptest strategy of random programs.
 //! - [`glsl`]: a program (or a batch of them) as a GLSL compute shader.
 //! - [`compare`]: a device's records against the executor's.
-//! - `device` (feature `vulkan`): compile, dispatch, compare, shrink.
+//! - [`campaign`]: many programs through a device — generate, build, run, compare, shrink — on
+//!   several threads.
+//! - `device` (feature `vulkan`): programs on a Vulkan device.
 
+pub mod campaign;
 pub mod compare;
 #[cfg(feature = "vulkan")]
 pub mod device;
@@ -33,6 +36,6 @@ pub use exec::{
 };
 pub use flow::{Flow, Lost};
 pub use program::{
-    Case, Cond, Operand, Program, ProgramError, Reg, Selector, SgOp, Stmt, Trips, COUNTERS,
-    MAX_TRIPS, REGS,
+    Case, Cond, Form, Input, Operand, Program, ProgramError, Reg, Selector, SgOp, Stmt, Trips,
+    COUNTERS, MAX_TRIPS, OPS, REGS,
 };

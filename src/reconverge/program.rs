@@ -11,6 +11,7 @@
 //! business, and only the values of subgroup operations depend on which invocations execute them
 //! together. That is the design of the Vulkan CTS reconvergence tests (../shared/specs/README.md).
 
+use crate::model::{info, BinOp, Op, Scan};
 use std::fmt;
 
 /// Number of per-invocation registers (`r0`..`r7`, each a `uvec4` in GLSL).
@@ -217,45 +218,181 @@ pub enum Operand {
     Sum(Reg, Reg),
 }
 
-/// The subgroup operations a program can use.
+/// What a subgroup operation of a program reads.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum SgOp {
-    /// `subgroupBallot(cond)` — a `uvec4`
-    Ballot(Cond),
-    /// `subgroupElect()`
-    Elect,
-    /// `subgroupAny(cond)`
-    Any(Cond),
-    /// `subgroupBroadcastFirst(value)`
-    BroadcastFirst(Operand),
-    /// `subgroupAdd(value)`
-    Add(Operand),
-    /// `subgroupBallotBitCount(r)` — depends on the value and the lane only, not on the tangle
-    BitCount(Reg),
-    /// `subgroupBallotExclusiveBitCount(r)` — depends on the value and the lane only
-    ExclusiveBitCount(Reg),
-    /// `subgroupShuffleUp(value, delta)`
-    ShuffleUp(Operand, u32),
+pub enum Input {
+    /// nothing (`subgroupElect()`)
+    Nothing,
+    /// a per-invocation condition (`subgroupBallot(cond)`, `subgroupAny(cond)`)
+    Cond(Cond),
+    /// a `uint` (`subgroupAdd(value)`, `subgroupBroadcastFirst(value)`)
+    Value(Operand),
+    /// a `uint` and a constant lane distance (`subgroupShuffleUp(value, delta)`)
+    Shifted(Operand, u32),
+    /// a ballot held in a register (`subgroupBallotBitCount(r)`) — lane-local
+    Ballot(Reg),
+}
+
+/// The form of an [`Input`], without its operands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Form {
+    /// [`Input::Nothing`]
+    Nothing,
+    /// [`Input::Cond`]
+    Cond,
+    /// [`Input::Value`]
+    Value,
+    /// [`Input::Shifted`]
+    Shifted,
+    /// [`Input::Ballot`]
+    Ballot,
+}
+
+impl Input {
+    /// Its form.
+    pub fn form(&self) -> Form {
+        match self {
+            Input::Nothing => Form::Nothing,
+            Input::Cond(_) => Form::Cond,
+            Input::Value(_) => Form::Value,
+            Input::Shifted(..) => Form::Shifted,
+            Input::Ballot(_) => Form::Ballot,
+        }
+    }
+}
+
+/// The catalogue operations a program can use, each with the form of input it takes and whether
+/// its result depends on which invocations execute it together (its tangle). Everything else about
+/// an operation — its GLSL built-in, its result type, its semantics — is the catalogue's
+/// ([`crate::model::info`]).
+pub const OPS: [(Op, Form, bool); 8] = [
+    (Op::Ballot, Form::Cond, true),
+    (Op::Elect, Form::Nothing, true),
+    (Op::Any, Form::Cond, true),
+    (Op::BroadcastFirst, Form::Value, true),
+    (Op::Arithmetic(BinOp::Add, Scan::Reduce), Form::Value, true),
+    (Op::BallotBitCount(Scan::Reduce), Form::Ballot, false),
+    (Op::BallotBitCount(Scan::Exclusive), Form::Ballot, false),
+    (Op::ShuffleUp, Form::Shifted, true),
+];
+
+/// A subgroup operation of a program: an operation of the catalogue and what it reads.
+///
+/// ```
+/// use lockstep::model::{info, Op};
+/// use lockstep::reconverge::{Cond, Input, SgOp};
+/// let b = SgOp::ballot(Cond::True);
+/// assert_eq!((b.op, b.glsl_name()), (Op::Ballot, "subgroupBallot"));
+/// assert_eq!(b.glsl_name(), info(Op::Ballot).glsl);
+/// // An operation programs do not use, or one with the wrong input, is rejected.
+/// assert!(SgOp::new(Op::Shuffle, Input::Nothing).is_err());
+/// assert!(SgOp::new(Op::Elect, Input::Cond(Cond::True)).is_err());
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SgOp {
+    /// the operation
+    pub op: Op,
+    /// what it reads
+    pub input: Input,
 }
 
 impl SgOp {
-    /// Does the result depend on which invocations execute the operation together (its tangle)?
-    pub fn is_tangled(&self) -> bool {
-        !matches!(self, SgOp::BitCount(_) | SgOp::ExclusiveBitCount(_))
+    /// `op` reading `input`, if programs can use `op` with that input ([`OPS`]).
+    pub fn new(op: Op, input: Input) -> Result<SgOp, ProgramError> {
+        let s = SgOp { op, input };
+        s.check()?;
+        Ok(s)
     }
 
-    /// The GLSL built-in name.
-    pub fn glsl_name(&self) -> &'static str {
-        match self {
-            SgOp::Ballot(_) => "subgroupBallot",
-            SgOp::Elect => "subgroupElect",
-            SgOp::Any(_) => "subgroupAny",
-            SgOp::BroadcastFirst(_) => "subgroupBroadcastFirst",
-            SgOp::Add(_) => "subgroupAdd",
-            SgOp::BitCount(_) => "subgroupBallotBitCount",
-            SgOp::ExclusiveBitCount(_) => "subgroupBallotExclusiveBitCount",
-            SgOp::ShuffleUp(..) => "subgroupShuffleUp",
+    /// `subgroupBallot(cond)` — a `uvec4`.
+    pub fn ballot(cond: Cond) -> SgOp {
+        SgOp {
+            op: Op::Ballot,
+            input: Input::Cond(cond),
         }
+    }
+
+    /// `subgroupElect()`
+    pub fn elect() -> SgOp {
+        SgOp {
+            op: Op::Elect,
+            input: Input::Nothing,
+        }
+    }
+
+    /// `subgroupAny(cond)`
+    pub fn any(cond: Cond) -> SgOp {
+        SgOp {
+            op: Op::Any,
+            input: Input::Cond(cond),
+        }
+    }
+
+    /// `subgroupBroadcastFirst(value)`
+    pub fn broadcast_first(value: Operand) -> SgOp {
+        SgOp {
+            op: Op::BroadcastFirst,
+            input: Input::Value(value),
+        }
+    }
+
+    /// `subgroupAdd(value)`
+    pub fn add(value: Operand) -> SgOp {
+        SgOp {
+            op: Op::Arithmetic(BinOp::Add, Scan::Reduce),
+            input: Input::Value(value),
+        }
+    }
+
+    /// `subgroupBallotBitCount(r)` — depends on the value and the lane only, not on the tangle.
+    pub fn bit_count(r: Reg) -> SgOp {
+        SgOp {
+            op: Op::BallotBitCount(Scan::Reduce),
+            input: Input::Ballot(r),
+        }
+    }
+
+    /// `subgroupBallotExclusiveBitCount(r)` — depends on the value and the lane only.
+    pub fn exclusive_bit_count(r: Reg) -> SgOp {
+        SgOp {
+            op: Op::BallotBitCount(Scan::Exclusive),
+            input: Input::Ballot(r),
+        }
+    }
+
+    /// `subgroupShuffleUp(value, delta)`
+    pub fn shuffle_up(value: Operand, delta: u32) -> SgOp {
+        SgOp {
+            op: Op::ShuffleUp,
+            input: Input::Shifted(value, delta),
+        }
+    }
+
+    /// The entry of [`OPS`] for this operation and form of input.
+    fn entry(&self) -> Option<&'static (Op, Form, bool)> {
+        let form = self.input.form();
+        OPS.iter().find(|(o, f, _)| *o == self.op && *f == form)
+    }
+
+    /// Can programs use this operation with this input?
+    pub fn check(&self) -> Result<(), ProgramError> {
+        match self.entry() {
+            Some(_) => Ok(()),
+            None => Err(ProgramError::UnsupportedOp {
+                op: info(self.op).name.clone(),
+                form: self.input.form(),
+            }),
+        }
+    }
+
+    /// Does the result depend on which invocations execute the operation together (its tangle)?
+    pub fn is_tangled(&self) -> bool {
+        self.entry().is_none_or(|e| e.2)
+    }
+
+    /// The GLSL built-in name (the catalogue's).
+    pub fn glsl_name(&self) -> &'static str {
+        info(self.op).glsl.as_str()
     }
 }
 
@@ -311,6 +448,14 @@ pub enum ProgramError {
     /// Nesting deeper than [`MAX_DEPTH`], or more than [`MAX_FUNCTIONS`] functions.
     #[error("program too large: {0}")]
     TooLarge(String),
+    /// A subgroup operation programs do not use, or one given the wrong form of input ([`OPS`]).
+    #[error("subgroup operation {op} with input {form:?} is not one programs can use")]
+    UnsupportedOp {
+        /// the catalogue name
+        op: String,
+        /// the form of input given
+        form: Form,
+    },
     /// Two constructs or records share an id.
     #[error("id {0} is used twice (construct ids and record tags must be unique)")]
     DuplicateId(u32),
@@ -567,13 +712,12 @@ impl Validator<'_> {
                 Stmt::Op { tag, op, dst } => {
                     self.id(*tag)?;
                     check_dst(*dst)?;
-                    match op {
-                        SgOp::Ballot(c) | SgOp::Any(c) => check_cond(c, loops)?,
-                        SgOp::BroadcastFirst(o) | SgOp::Add(o) | SgOp::ShuffleUp(o, _) => {
-                            check_operand(o)?
-                        }
-                        SgOp::BitCount(r) | SgOp::ExclusiveBitCount(r) => check_reg(*r)?,
-                        SgOp::Elect => {}
+                    op.check()?;
+                    match &op.input {
+                        Input::Cond(c) => check_cond(c, loops)?,
+                        Input::Value(o) | Input::Shifted(o, _) => check_operand(o)?,
+                        Input::Ballot(r) => check_reg(*r)?,
+                        Input::Nothing => {}
                     }
                 }
                 Stmt::Atomic {
@@ -746,15 +890,14 @@ fn repair_block(
                 if let Some(d) = dst {
                     clamp_reg(d);
                 }
-                match op {
-                    SgOp::Ballot(c) | SgOp::Any(c) => repair_cond(c, loops),
-                    SgOp::BroadcastFirst(o) | SgOp::Add(o) | SgOp::ShuffleUp(o, _) => {
-                        repair_operand(o)
-                    }
-                    SgOp::BitCount(r) | SgOp::ExclusiveBitCount(r) => clamp_reg(r),
-                    SgOp::Elect => {}
+                match &mut op.input {
+                    Input::Cond(c) => repair_cond(c, loops),
+                    Input::Value(o) | Input::Shifted(o, _) => repair_operand(o),
+                    Input::Ballot(r) => clamp_reg(r),
+                    Input::Nothing => {}
                 }
-                true
+                // An operation programs cannot use is dropped.
+                op.check().is_ok()
             }
             Stmt::Atomic {
                 counter,

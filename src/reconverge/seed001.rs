@@ -64,12 +64,12 @@ fn allocate(needs_space: u128) -> Vec<Stmt> {
     vec![
         Stmt::Op {
             tag: TAG_MASK,
-            op: SgOp::Ballot(Cond::Mask(needs_space)),
+            op: SgOp::ballot(Cond::Mask(needs_space)),
             dst: Some(MASK),
         },
         Stmt::Op {
             tag: TAG_SIZE,
-            op: SgOp::BitCount(MASK),
+            op: SgOp::bit_count(MASK),
             dst: Some(SIZE),
         },
         Stmt::Set {
@@ -78,7 +78,7 @@ fn allocate(needs_space: u128) -> Vec<Stmt> {
         },
         Stmt::Op {
             tag: TAG_ELECT,
-            op: SgOp::Elect,
+            op: SgOp::elect(),
             dst: Some(ELECT),
         },
         Stmt::If {
@@ -94,12 +94,12 @@ fn allocate(needs_space: u128) -> Vec<Stmt> {
         },
         Stmt::Op {
             tag: TAG_BASE,
-            op: SgOp::BroadcastFirst(Operand::Reg(BASE)),
+            op: SgOp::broadcast_first(Operand::Reg(BASE)),
             dst: Some(BASE),
         },
         Stmt::Op {
             tag: TAG_OFFSET,
-            op: SgOp::ExclusiveBitCount(MASK),
+            op: SgOp::exclusive_bit_count(MASK),
             dst: Some(OFFSET),
         },
     ]
@@ -142,7 +142,7 @@ pub fn allocation_fixed(needs_space: u128) -> Program {
         main: vec![
             Stmt::Op {
                 tag: TAG_ANY,
-                op: SgOp::Any(Cond::Mask(needs_space)),
+                op: SgOp::any(Cond::Mask(needs_space)),
                 dst: Some(ANY),
             },
             Stmt::If {

@@ -1417,8 +1417,15 @@ pub(crate) fn each_lane(set: &[LaneMask], n: usize, mut f: impl FnMut(usize)) {
     }
 }
 
-/// Serialises 64-bit atomics on buffers (two words each; rare enough for one lock).
-pub(crate) static ATOMIC64: Mutex<()> = Mutex::new(());
+/// Locks serialising the read-modify-write of buffer atomics, one per stripe of 8-byte units.
+static ATOMIC_LOCKS: [Mutex<()>; 64] = [const { Mutex::new(()) }; 64];
+
+/// The lock of the atomic at byte `off` of object `obj` (a 32-bit atomic and a 64-bit one on the
+/// same 8 bytes share it).
+pub(crate) fn atomic_lock(obj: ObjectId, off: u32) -> std::sync::MutexGuard<'static, ()> {
+    let i = (obj as usize).wrapping_mul(31).wrapping_add(off as usize / 8) % ATOMIC_LOCKS.len();
+    ATOMIC_LOCKS[i].lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// Marker so the INEXACT constant is re-exported for ops.
 pub(crate) const INEXACT_BIT: u32 = INEXACT;

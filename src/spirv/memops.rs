@@ -725,12 +725,10 @@ impl Wg<'_, '_> {
                     }
                     continue;
                 }
-                let _guard = if sp == Space::Global && sc.bytes() == 8 {
-                    Some(
-                        crate::spirv::exec::ATOMIC64
-                            .lock()
-                            .unwrap_or_else(|e| e.into_inner()),
-                    )
+                // Workgroups run on several threads: a buffer atomic's read-modify-write holds the
+                // lock of its 8-byte stripe (shared memory belongs to one workgroup, one thread).
+                let _guard = if sp == Space::Global {
+                    Some(crate::spirv::exec::atomic_lock(obj, off))
                 } else {
                     None
                 };

@@ -19,7 +19,8 @@ use vulkano::memory::allocator::{AllocationCreateInfo, MemoryTypeFilter, Standar
 use vulkano::pipeline::compute::ComputePipelineCreateInfo;
 use vulkano::pipeline::layout::PipelineDescriptorSetLayoutCreateInfo;
 use vulkano::pipeline::{
-    ComputePipeline, Pipeline, PipelineBindPoint, PipelineLayout, PipelineShaderStageCreateInfo,
+    ComputePipeline, Pipeline, PipelineBindPoint, PipelineCreateFlags, PipelineLayout,
+    PipelineShaderStageCreateInfo,
 };
 use vulkano::shader::{ShaderModule, ShaderModuleCreateInfo, SpecializationConstant};
 use vulkano::sync::GpuFuture;
@@ -285,11 +286,34 @@ impl Context {
         self.kernel_from_module(module, opts)
     }
 
+    /// Builds a kernel from SPIR-V words with `VK_PIPELINE_CREATE_DISABLE_OPTIMIZATION_BIT`: a
+    /// driver that honours it compiles faster and runs unoptimised code.
+    pub fn kernel_unoptimized(
+        &self,
+        spirv: &[u32],
+        opts: &KernelOptions,
+    ) -> Result<Kernel, VkError> {
+        // SAFETY: as in `kernel`.
+        let module =
+            unsafe { ShaderModule::new(self.device.clone(), ShaderModuleCreateInfo::new(spirv)) }
+                .map_err(|e| VkError::vk("loading the shader module", format_validated(e)))?;
+        self.build_kernel(module, opts, PipelineCreateFlags::DISABLE_OPTIMIZATION)
+    }
+
     /// Builds a kernel from a loaded module (e.g. one made by `vulkano_shaders::shader!`).
     pub fn kernel_from_module(
         &self,
         module: Arc<ShaderModule>,
         opts: &KernelOptions,
+    ) -> Result<Kernel, VkError> {
+        self.build_kernel(module, opts, PipelineCreateFlags::empty())
+    }
+
+    fn build_kernel(
+        &self,
+        module: Arc<ShaderModule>,
+        opts: &KernelOptions,
+        flags: PipelineCreateFlags,
     ) -> Result<Kernel, VkError> {
         let entry = module
             .specialize(opts.spec.iter().map(|(k, v)| (*k, (*v).into())).collect())
@@ -305,7 +329,8 @@ impl Context {
                 .map_err(|e| VkError::vk("creating the pipeline layout", e))?,
         )
         .map_err(|e| VkError::vk("creating the pipeline layout", format_validated(e)))?;
-        let info = ComputePipelineCreateInfo::stage_layout(stage, layout);
+        let mut info = ComputePipelineCreateInfo::stage_layout(stage, layout);
+        info.flags = flags;
         Ok(Kernel {
             pipeline: self.compute_pipeline(info)?,
         })
