@@ -1423,7 +1423,10 @@ static ATOMIC_LOCKS: [Mutex<()>; 64] = [const { Mutex::new(()) }; 64];
 /// The lock of the atomic at byte `off` of object `obj` (a 32-bit atomic and a 64-bit one on the
 /// same 8 bytes share it).
 pub(crate) fn atomic_lock(obj: ObjectId, off: u32) -> std::sync::MutexGuard<'static, ()> {
-    let i = (obj as usize).wrapping_mul(31).wrapping_add(off as usize / 8) % ATOMIC_LOCKS.len();
+    let i = (obj as usize)
+        .wrapping_mul(31)
+        .wrapping_add(off as usize / 8)
+        % ATOMIC_LOCKS.len();
     ATOMIC_LOCKS[i].lock().unwrap_or_else(|e| e.into_inner())
 }
 

@@ -1,0 +1,156 @@
+//! The SPIR-V interpreter's speed (issue 9 §7): the Gray-Scott `subgroup_1d` shader — the module
+//! the GPU runs — one step at 1024×1024, subgroup size 32, workgroup 128, in lane-instructions per
+//! second; beside it, in the same run, the hand-written Gray-Scott model backend (`ModelSim`) on the
+//! same step, and the ratio of their times. A table is printed at the end.
+//!
+//! `cargo bench --bench interpreter`; `INTERPRETER_DOMAIN=COLSxROWS` and `INTERPRETER_SUBGROUP=S`
+//! change the work.
+
+use criterion::{Criterion, SamplingMode, Throughput};
+use lockstep::grayscott::layout::{Shape, Tiling};
+use lockstep::grayscott::model::ModelSim;
+use lockstep::grayscott::{Domain, Fields, Padded, Params, Simulation};
+use lockstep::kernel::{load, SourceOptions};
+use lockstep::model::{LaneOrder, SubgroupSize};
+use lockstep::reconverge::Mode;
+use lockstep::spirv::{
+    decode, run_model, BufferInput, DecodeOptions, RunConfig, SpecInput, DEFAULT_MAX_STEPS,
+};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+const WORKGROUP: u32 = 128;
+
+static TIMES: Mutex<Vec<(String, f64, u64)>> = Mutex::new(Vec::new());
+
+fn bytes_f32(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn main() {
+    let (cols, rows) = std::env::var("INTERPRETER_DOMAIN")
+        .ok()
+        .and_then(|d| {
+            let (c, r) = d.split_once('x')?;
+            Some((c.parse().ok()?, r.parse().ok()?))
+        })
+        .unwrap_or((1024usize, 1024usize));
+    let s: u32 = std::env::var("INTERPRETER_SUBGROUP")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(32);
+    let domain = Domain::new(rows, cols).expect("domain");
+    let params = Params::default();
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders/grayscott/subgroup_1d.comp");
+    let module = load(&path, &SourceOptions::default()).expect("compiling subgroup_1d.comp");
+    let spec = vec![
+        (0, SpecInput::Bits(WORKGROUP as u64)),
+        (2, SpecInput::Bits(domain.padded_cols() as u64)),
+        (3, SpecInput::Bits(domain.padded_rows() as u64)),
+        (4, SpecInput::Bits(params.feed.to_bits() as u64)),
+        (5, SpecInput::Bits(params.kill.to_bits() as u64)),
+        (6, SpecInput::Bits(params.dt.to_bits() as u64)),
+        (7, SpecInput::Bits(params.du.to_bits() as u64)),
+        (8, SpecInput::Bits(params.dv.to_bits() as u64)),
+    ];
+    let k = decode(
+        &module.words,
+        &DecodeOptions {
+            spec,
+            ..Default::default()
+        },
+    )
+    .expect("decoding");
+    let shape = Shape::new(Tiling::OneD, s, WORKGROUP).expect("shape");
+    let [gx, gy] = shape.grid(domain);
+    let f = Fields::initial(domain);
+    let (u, v) = (Padded::from_array(&f.u), Padded::from_array(&f.v));
+    let zeros = vec![0f32; u.data.len()];
+    let bufs: Vec<BufferInput> = [&u.data, &v.data, &zeros, &zeros]
+        .iter()
+        .enumerate()
+        .map(|(i, d)| BufferInput {
+            set: 0,
+            binding: i as u32,
+            bytes: bytes_f32(d),
+            ..Default::default()
+        })
+        .collect();
+    let cfg = RunConfig {
+        size: SubgroupSize::new(s as u64).expect("size"),
+        layout: LaneOrder::ROW_MAJOR,
+        mode: Mode::Maximal,
+        workgroups: [gx, gy, 1],
+        max_steps: DEFAULT_MAX_STEPS,
+        lost_paths_end: true,
+    };
+    let probe = run_model(&k, cfg.clone(), &bufs, None).expect("a run");
+    let lane_instructions = probe.lane_instructions;
+    drop(probe);
+    let label = format!("{cols}x{rows}/subgroup{s}/workgroup{WORKGROUP}");
+    let mut c = Criterion::default()
+        .configure_from_args()
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(20))
+        .warm_up_time(Duration::from_secs(2));
+    {
+        let mut g = c.benchmark_group("interpreter");
+        g.sampling_mode(SamplingMode::Flat);
+        g.throughput(Throughput::Elements(lane_instructions));
+        g.bench_function(format!("gray-scott-subgroup-1d/{label}"), |b| {
+            b.iter_custom(|iters| {
+                let t = Instant::now();
+                for _ in 0..iters {
+                    std::hint::black_box(run_model(&k, cfg.clone(), &bufs, None).expect("a run"));
+                }
+                let e = t.elapsed();
+                note("interpreter (SPIR-V, maximal)", e, iters, lane_instructions);
+                e
+            })
+        });
+        g.throughput(Throughput::Elements(domain.cells() as u64));
+        g.bench_function(format!("gray-scott-model-backend/{label}"), |b| {
+            b.iter_custom(|iters| {
+                let mut sim = ModelSim::new(domain, params, shape).expect("model");
+                let t = Instant::now();
+                sim.advance(iters as u32).expect("a step");
+                let e = t.elapsed();
+                note("hand-written model backend", e, iters, 0);
+                e
+            })
+        });
+        g.finish();
+    }
+    c.final_summary();
+    let times = TIMES.lock().unwrap();
+    let best = |name: &str| {
+        times
+            .iter()
+            .filter(|t| t.0 == name)
+            .map(|t| t.1)
+            .fold(f64::INFINITY, f64::min)
+    };
+    let ti = best("interpreter (SPIR-V, maximal)");
+    let tm = best("hand-written model backend");
+    println!("\n| {label} | seconds per step (best sample) | rate |");
+    println!("| --- | --- | --- |");
+    println!(
+        "| interpreter (SPIR-V, maximal) | {ti:.4} | {:.1} M lane-instructions/s ({lane_instructions} per step) |",
+        lane_instructions as f64 / ti / 1e6
+    );
+    println!(
+        "| hand-written model backend | {tm:.4} | {:.1} M cells/s |",
+        domain.cells() as f64 / tm / 1e6
+    );
+    println!("| ratio (interpreter / backend) | {:.1}× | |", ti / tm);
+}
+
+fn note(name: &str, e: Duration, iters: u64, _li: u64) {
+    if iters > 0 {
+        TIMES
+            .lock()
+            .unwrap()
+            .push((name.to_string(), e.as_secs_f64() / iters as f64, iters));
+    }
+}
