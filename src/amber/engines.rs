@@ -140,14 +140,15 @@ impl Backend for ModelBackend {
         if d.pipeline.subgroup.fully_populated == Some(true)
             && !k.local_size[0].is_multiple_of(size.get())
         {
-            return Err(BackendError::BadInput {
-                line: Some(d.pipeline.subgroup.line),
-                message: format!(
-                    "FULLY_POPULATED on needs local_size_x ({}) to be a multiple of the subgroup size {}",
-                    k.local_size[0],
-                    size.get()
-                ),
-            });
+            // Valid usage, not a script error: the same file is fine where the subgroup size
+            // divides the local size. At this size no device may run it (the dispatch would be
+            // undefined behaviour), so the model does not either.
+            return Err(BackendError::Unsupported(format!(
+                "line {}: FULLY_POPULATED on with local_size_x {} at subgroup size {}: Vulkan requires the local size in X to be a multiple of the subgroup size for full subgroups (VUID-VkPipelineShaderStageCreateInfo-flags-02759)",
+                d.pipeline.subgroup.line,
+                k.local_size[0],
+                size.get()
+            )));
         }
         let mode = self.mode.unwrap_or(k.declared_mode);
         let mut inputs = Vec::new();

@@ -199,7 +199,10 @@ pub fn job(a: &RunArgs) -> Result<(KernelJob, Tolerance), CliError> {
 /// Runs the command.
 pub fn run(a: &RunArgs) -> Result<String, CliError> {
     let (job, tol) = job(a)?;
+    // Decoding first: a module the interpreter cannot run is reported before any device work.
     let kernel = job.decode().map_err(kernel_error)?;
+    #[cfg(not(feature = "vulkan"))]
+    let _ = &kernel;
     // The device first (its subgroup size decides the model's), unless model-only.
     #[cfg(feature = "vulkan")]
     let (device_bytes, size, device_name) = if a.model_only {

@@ -40,10 +40,12 @@ impl Defaults {
         batch: 1,
         contexts: 2,
     };
-    /// A GPU: the driver compiles in vkCreateComputePipelines, on the calling thread.
+    /// A GPU: the driver compiles in vkCreateComputePipelines, on the calling thread. Four
+    /// programs per shader and two contexts were the fastest on the H100 (docs/reconvergence.md,
+    /// 2026-11-23: 214 programs/s against 106 at 32 per shader and one context).
     pub const GPU: Defaults = Defaults {
-        batch: 32,
-        contexts: 1,
+        batch: 4,
+        contexts: 2,
     };
 
     /// The defaults for `ctx`'s device.

@@ -446,8 +446,10 @@ impl Context {
                     None => (caps.max_subgroup_size, "maxSubgroupSize"),
                 };
                 if multiple > 0 && ls[0] % multiple != 0 {
-                    return Err(input(format!(
-                        "full subgroups need local_size_x to be a multiple of {of} ({multiple}); it is {}",
+                    // Whether this holds depends on the device's subgroup size: unsupported here,
+                    // not bad input (the same module is fine on a device whose size divides it).
+                    return Err(unsupported(format!(
+                        "full subgroups need local_size_x to be a multiple of {of} ({multiple}); it is {} (VUID-VkPipelineShaderStageCreateInfo-flags-02758/02759)",
                         ls[0]
                     )));
                 }
