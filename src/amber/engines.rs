@@ -14,10 +14,13 @@ use crate::reconverge::Mode;
 use crate::spirv::{self, BufferInput, DecodeOptions, RunConfig, SpecInput, WordStatus};
 use std::collections::HashMap;
 
+/// A compiled shader's key: its name, its text and the target environment asked for.
+type CompileKey = (String, String, Option<(u8, u8)>);
+
 /// SPIR-V words of a shader, compiled once per (source, format, target).
 #[derive(Default)]
 struct Compiled {
-    cache: HashMap<(String, String, Option<(u8, u8)>), Vec<u32>>,
+    cache: HashMap<CompileKey, Vec<u32>>,
 }
 
 impl Compiled {

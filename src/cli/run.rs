@@ -20,7 +20,7 @@ pub struct RunArgs {
     /// entry point (default: the module's only compute entry point, or main)
     #[arg(long)]
     pub entry: Option<String>,
-    /// workgroup counts X[,Y[,Z]]
+    /// workgroup counts: X, X,Y or X,Y,Z
     #[arg(long, default_value = "1,1,1")]
     pub workgroups: String,
     /// a buffer: BINDING=SPEC or SET.BINDING=SPEC; SPEC is a .npy file, zeros:T:N, fill:T:N:V,

@@ -3,7 +3,7 @@
 //! specialization constants), dispatched through [`crate::vulkan::Context`].
 //!
 //! Variants: `naive` (2D workgroups, every neighbour loaded from memory, no subgroup operation), the
-//! three subgroup layouts of [`Layout`] (`subgroup-1d`, `subgroup-stacked`, `subgroup-shared`) on
+//! three subgroup layouts of [`Tiling`] (`subgroup-1d`, `subgroup-stacked`, `subgroup-shared`) on
 //! planar storage (U and V in separate buffers), and two kernels on interleaved storage (one `vec2`
 //! per cell, so that a lane loads both values of a cell at once): `subgroup-stacked-uv` (the
 //! stacked layout) and `subgroup-tile` ([`Tile`]: each lane keeps a column of cells in registers

@@ -820,9 +820,8 @@ impl GatherPlan {
     /// The plan of a gather; `None` when `call` is not a gather.
     pub fn new(call: &OpCall) -> Option<GatherPlan> {
         let n = call.size().get();
-        if gather_source(call, 0, 0).is_none() {
-            return None; // not a gather
-        }
+        // `None`: not a gather at all.
+        let _lane0 = gather_source(call, 0, 0)?;
         let mut src = Vec::with_capacity(n as usize);
         let mut valid = 0u128;
         for l in 0..n {

@@ -116,7 +116,7 @@ struct Decoder<'m> {
     ids: HashMap<u32, Id>,
     types: Types,
     deco: HashMap<u32, Vec<(Decoration, Vec<u32>)>>,
-    mdeco: HashMap<(u32, u32), Vec<(Decoration, Vec<u32>)>>,
+    mdeco: HashMap<(u32, u32), Decorations>,
     names: HashMap<u32, String>,
     /// result id → register
     regs: HashMap<u32, Reg>,
@@ -468,10 +468,8 @@ impl<'m> Decoder<'m> {
                     size = Some(s);
                 }
                 ExecutionMode::MaximallyReconvergesKHR => mode = Mode::Maximal,
-                ExecutionMode::SubgroupUniformControlFlowKHR => {
-                    if mode != Mode::Maximal {
-                        mode = Mode::Sucf
-                    }
+                ExecutionMode::SubgroupUniformControlFlowKHR if mode != Mode::Maximal => {
+                    mode = Mode::Sucf
                 }
                 ExecutionMode::DenormPreserve => {
                     if let Some(w) = lits.first() {
@@ -503,8 +501,7 @@ impl<'m> Decoder<'m> {
         let size = size.ok_or_else(|| {
             SpirvError::malformed("the entry point has no LocalSize, LocalSizeId or WorkgroupSize")
         })?;
-        if size.iter().any(|&s| s == 0) || size.iter().map(|&s| s as u64).product::<u64>() > 1 << 16
-        {
+        if size.contains(&0) || size.iter().map(|&s| s as u64).product::<u64>() > 1 << 16 {
             return Err(SpirvError::Setup(format!(
                 "workgroup size {}x{}x{}: every dimension ≥ 1 and at most 65536 invocations",
                 size[0], size[1], size[2]
@@ -2871,6 +2868,9 @@ fn construct_extents(blocks: &mut [Block]) {
         }
     }
 }
+
+/// A member's decorations with their literal operands.
+type Decorations = Vec<(Decoration, Vec<u32>)>;
 
 fn storage_of(sc: StorageClass, buffer_block: bool) -> Option<Storage> {
     Some(match sc {

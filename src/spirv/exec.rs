@@ -155,7 +155,7 @@ impl<'k> Dispatch<'k> {
         let layout = WorkgroupLayout::new(shape, cfg.size, cfg.layout)
             .map_err(|e| SpirvError::Setup(e.to_string()))?;
         let map = LaneMap::new(&layout);
-        if cfg.workgroups.iter().any(|&w| w == 0) {
+        if cfg.workgroups.contains(&0) {
             return Err(SpirvError::Setup(format!(
                 "workgroup count {}x{}x{}: every dimension must be at least 1",
                 cfg.workgroups[0], cfg.workgroups[1], cfg.workgroups[2]

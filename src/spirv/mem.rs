@@ -36,7 +36,7 @@ pub fn ptr_off(p: u64) -> u32 {
 
 /// Who last touched a word and when: `who` = 1 + the invocation's dispatch-wide slot (0 = nobody,
 /// [`MANY`] = several readers), `when` = the workgroup barrier epoch (high 16 bits) and the
-/// subgroup barrier epoch (low 16 bits), [`ATOMIC`] set for an atomic access.
+/// subgroup barrier epoch (low 16 bits), [`ATOMIC_WHEN`] set for an atomic access.
 pub const MANY: u32 = u32::MAX;
 /// Marks an atomic access in a `when` shadow word.
 pub const ATOMIC_WHEN: u32 = 1 << 31;

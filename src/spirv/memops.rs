@@ -283,6 +283,7 @@ impl Wg<'_, '_> {
 
     /// Reads a scalar of kind `sc` at byte `at` of `obj`: (bits, taint).
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     fn read_scalar(
         &mut self,
         obj: u32,

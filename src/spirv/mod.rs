@@ -28,6 +28,10 @@
 //! assert!(run.findings.is_empty());
 //! ```
 
+// SIMT code indexes lanes, components and subgroups by number across several parallel arrays at
+// once (values, taints, masks): index loops say that more plainly than zipped iterators.
+#![allow(clippy::needless_range_loop)]
+
 pub mod decode;
 pub mod error;
 pub mod examples;
