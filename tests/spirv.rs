@@ -347,3 +347,33 @@ fn buffer_atomics_from_workgroups_on_many_threads_lose_no_update() {
     assert_eq!(w[2] as u64 | (w[3] as u64) << 32, 2 * 256 * 64);
     assert_eq!(r.status(r.buffers[0].taint[0]), WordStatus::Exact);
 }
+
+#[test]
+fn a_local_size_whose_product_overflows_is_an_error_not_a_panic() {
+    // Found by the `spirv` fuzz target: LocalSize operands near 2^32 multiplied in u64.
+    let bytes = include_bytes!("fuzz-regressions/spirv-local-size-overflow.spv");
+    let words: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    assert!(decode(&words, &DecodeOptions::default()).is_err());
+}
+
+#[test]
+fn workgroup_counts_whose_product_overflows_are_an_error_not_a_panic() {
+    let k = decode(&examples::lane_ids(), &DecodeOptions::default()).unwrap();
+    let e = run_model(
+        &k,
+        cfg(4, Mode::Base, [u32::MAX, u32::MAX, u32::MAX]),
+        &[BufferInput {
+            set: 0,
+            binding: 0,
+            bytes: vec![0; 64],
+            ..Default::default()
+        }],
+        None,
+    )
+    .err()
+    .expect("too many invocations");
+    assert!(e.to_string().contains("at most 2^32"), "{e}");
+}

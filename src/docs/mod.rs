@@ -18,12 +18,14 @@
 
 mod examples;
 mod glsl;
+mod kernels;
 mod markdown;
 mod pages;
 mod readme;
 mod reports;
 mod undefined;
 mod uses;
+pub use kernels::EXAMPLE_KERNELS;
 
 pub use examples::{
     default_size, divergent_mask, illustrations, undefined_cases, Example, Illustration,

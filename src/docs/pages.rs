@@ -133,6 +133,25 @@ pub fn category_page(c: Category) -> String {
     for op in &ops {
         s += &op_section(op);
     }
+    let ex = super::kernels::examples_using(c);
+    if !ex.is_empty() {
+        let _ = writeln!(s, "## Runnable examples\n");
+        let _ = writeln!(
+            s,
+            "Kernels in [`examples/`](../../examples/) that use this category, each a `.comp` for \
+             `lockstep run` and an `.amber` script with the same shader (model and device; see \
+             [docs/interpreter.md](../interpreter.md)):\n"
+        );
+        for (name, ops) in ex {
+            let ops: Vec<String> = ops.iter().map(|o| format!("`{o}`")).collect();
+            let _ = writeln!(
+                s,
+                "- [`{name}.comp`](../../examples/{name}.comp): {}",
+                ops.join(", ")
+            );
+        }
+        s.push('\n');
+    }
     let us = uses(c);
     if !us.is_empty() {
         let _ = writeln!(s, "## GLSL in use\n");

@@ -501,7 +501,7 @@ impl<'m> Decoder<'m> {
         let size = size.ok_or_else(|| {
             SpirvError::malformed("the entry point has no LocalSize, LocalSizeId or WorkgroupSize")
         })?;
-        if size.contains(&0) || size.iter().map(|&s| s as u64).product::<u64>() > 1 << 16 {
+        if size.contains(&0) || size.iter().map(|&s| s as u128).product::<u128>() > 1 << 16 {
             return Err(SpirvError::Setup(format!(
                 "workgroup size {}x{}x{}: every dimension ≥ 1 and at most 65536 invocations",
                 size[0], size[1], size[2]
