@@ -94,7 +94,8 @@ fn every_example_kernel_is_known_to_the_docs() {
         .flatten()
         .filter_map(|e| {
             let p = e.path();
-            (p.extension()? == "comp").then(|| p.file_stem().unwrap().to_string_lossy().into_owned())
+            (p.extension()? == "comp")
+                .then(|| p.file_stem().unwrap().to_string_lossy().into_owned())
         })
         .collect();
     comps.sort();

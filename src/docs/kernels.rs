@@ -6,11 +6,23 @@ use crate::model::{catalogue, Category, OpInfo};
 /// Every `examples/*.comp`, with its text (a test checks that none is missing).
 pub const EXAMPLE_KERNELS: &[(&str, &str)] = &[
     ("allocation", include_str!("../../examples/allocation.comp")),
-    ("allocation_sucf", include_str!("../../examples/allocation_sucf.comp")),
+    (
+        "allocation_sucf",
+        include_str!("../../examples/allocation_sucf.comp"),
+    ),
     ("max_reduce", include_str!("../../examples/max_reduce.comp")),
-    ("shuffle_down_edge", include_str!("../../examples/shuffle_down_edge.comp")),
-    ("shuffle_xor_reduce", include_str!("../../examples/shuffle_xor_reduce.comp")),
-    ("triangle_cull", include_str!("../../examples/triangle_cull.comp")),
+    (
+        "shuffle_down_edge",
+        include_str!("../../examples/shuffle_down_edge.comp"),
+    ),
+    (
+        "shuffle_xor_reduce",
+        include_str!("../../examples/shuffle_xor_reduce.comp"),
+    ),
+    (
+        "triangle_cull",
+        include_str!("../../examples/triangle_cull.comp"),
+    ),
 ];
 
 /// Does GLSL `text` call (or, for a built-in variable, read) the operation?

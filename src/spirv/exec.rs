@@ -163,7 +163,8 @@ impl<'k> Dispatch<'k> {
         }
         let lanes_per_wg = (map.subgroups() * cfg.size.lanes()) as u32;
         // u128: three u32 counts times the lanes of a workgroup do not fit in u64.
-        let total = cfg.workgroups.iter().map(|&w| w as u128).product::<u128>() * lanes_per_wg as u128;
+        let total =
+            cfg.workgroups.iter().map(|&w| w as u128).product::<u128>() * lanes_per_wg as u128;
         if total >= u32::MAX as u128 - 1 {
             return Err(SpirvError::Setup(format!(
                 "{total} invocations: lockstep runs at most 2^32 - 2 lanes per dispatch"
