@@ -169,7 +169,7 @@ fn stacked_and_shared_match_the_reference_under_maximal_reconvergence() {
         ("subgroup_stacked", GsLayout::Stacked),
         ("subgroup_shared", GsLayout::Shared),
     ] {
-        for s in [8u32, 32] {
+        for s in [4u32, 8, 16, 32, 64, 128] {
             let out = run(v, l, s, 4 * s, domain, Mode::Maximal, &inp);
             assert!(
                 out.undefined.is_empty(),
@@ -239,4 +239,63 @@ fn a_variant_without_border_lanes_is_reported_with_its_chain() {
         "{:?}",
         &out.undefined[..3]
     );
+}
+
+/// The four shaders through `lockstep run`, model (maximal) against the default device (lavapipe
+/// here): every cell of U and V compared, nothing undefined (issue 9 §6; the same on the H100 in
+/// docs/results/interpreter-h100.md, `scripts/device/grayscott-run.sh`).
+#[test]
+fn the_four_shaders_agree_with_the_device_through_lockstep_run() {
+    if std::env::var("LOCKSTEP_SKIP_DEVICE_TESTS").is_ok() {
+        eprintln!("LOCKSTEP_SKIP_DEVICE_TESTS set: no device run");
+        return;
+    }
+    let n = 64 * 32;
+    let common = [
+        "--spec".to_string(),
+        "2=64".into(),
+        "--spec".into(),
+        "3=32".into(),
+        "--buffer".into(),
+        format!("0=random:f32:{n}:1"),
+        "--buffer".into(),
+        format!("1=random:f32:{n}:2"),
+        "--buffer".into(),
+        format!("2=zeros:f32:{n}"),
+        "--buffer".into(),
+        format!("3=zeros:f32:{n}"),
+        "--mode".into(),
+        "maximal".into(),
+    ];
+    for (shader, local, groups) in [
+        ("subgroup_1d", vec!["--spec", "0=64"], "8,32"),
+        ("subgroup_stacked", vec!["--spec", "0=64"], "32,32"),
+        ("subgroup_shared", vec!["--spec", "0=64"], "32,32"),
+        ("naive", vec!["--spec", "0=8", "--spec", "1=8"], "8,4"),
+    ] {
+        let out = assert_cmd::Command::cargo_bin("lockstep")
+            .unwrap()
+            .arg("run")
+            .arg(format!("shaders/grayscott/{shader}.comp"))
+            .args(&local)
+            .args(["--workgroups", groups])
+            .args(&common)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{shader}: {stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            stdout.contains("PASS (model and device agree; nothing undefined reached a buffer)"),
+            "{shader}: {stdout}"
+        );
+        // Every cell of the 62×30 domain written: 1,860 inexact (computed) elements per output.
+        assert!(
+            stdout.contains("binding 2  f32   2048      188    1860"),
+            "{shader}: {stdout}"
+        );
+    }
 }
