@@ -111,3 +111,34 @@ fn every_example_kernel_is_known_to_the_docs() {
         );
     }
 }
+
+#[test]
+fn a_buffer_too_small_for_the_kernel_reads_as_one_finding_per_cause() {
+    // max_reduce reads foo[gl_GlobalInvocationID.x] for 128 invocations; give it two elements.
+    let out = Command::cargo_bin("lockstep")
+        .unwrap()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["run", "examples/max_reduce.comp", "--model-only"])
+        .args(["--buffer", "0=zeros:u32:2", "--buffer", "1=zeros:u32:1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let oob: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.contains("[out_of_bounds]"))
+        .collect();
+    assert_eq!(oob.len(), 1, "{stdout}");
+    assert!(
+        oob[0].contains("and 122 more ← out-of-bounds read of")
+            && oob[0].ends_with("at examples/max_reduce.comp:14"),
+        "{stdout}"
+    );
+    // Four subgroups' atomicMax on one word: one link in the chain, not four.
+    assert!(
+        stdout.contains(
+            "binding 1[0] ← OpAtomicUMax examples/max_reduce.comp:17 ← OpLoad examples/max_reduce.comp:14: byte 8 is outside"
+        ),
+        "{stdout}"
+    );
+}

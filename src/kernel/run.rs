@@ -439,6 +439,18 @@ pub struct Finding {
     pub device: Option<String>,
 }
 
+/// An out-of-bounds finding ("out-of-bounds read of X at byte N by WHO at LOC") split into what
+/// differs per invocation ("byte N by WHO") and what a group of them shares ("out-of-bounds read of
+/// X at LOC"), so that a loop reading past a buffer reads as one line.
+fn oob_parts(f: &Finding) -> Option<(String, String)> {
+    if f.kind != "out_of_bounds" {
+        return None;
+    }
+    let (what, rest) = f.why.split_once(" at byte ")?;
+    let (byte_who, loc) = rest.rsplit_once(" at ")?;
+    Some((format!("byte {byte_who}"), format!("{what} at {loc}")))
+}
+
 /// Most findings a report keeps (the counts go on).
 pub const MAX_REPORT_FINDINGS: usize = 10_000;
 
@@ -552,7 +564,10 @@ impl Report {
                     },
                     r.to_string(),
                 ),
-                _ => (String::new(), f.why.clone()),
+                _ => match oob_parts(f) {
+                    Some((head, rest)) => (head, rest),
+                    None => (String::new(), f.why.clone()),
+                },
             };
             match groups.iter_mut().find(|g| g.0 == rest && g.1 == f.kind) {
                 Some(g) => g.2.push(head),

@@ -181,6 +181,8 @@ impl ModelRun {
                 }
             });
         }
+        // The same link twice in a row (an atomic on a word an atomic wrote) says nothing new.
+        parts.dedup();
         if parts.is_empty() {
             return "exact".into();
         }
