@@ -299,3 +299,162 @@ fn the_four_shaders_agree_with_the_device_through_lockstep_run() {
         );
     }
 }
+
+/// An interleaved-storage kernel (`common_uv.glsl`: binding 0 in, binding 1 out, one `(U, V)` pair
+/// per cell, row stride [`gpu::uv_pitch`]) on the interpreter: `extra` specialization constants
+/// beside the domain's, `groups` workgroups of `wg` lanes.
+#[allow(clippy::too_many_arguments)]
+fn run_uv(
+    variant: &str,
+    extra: &[(u32, u32)],
+    s: u32,
+    wg: u32,
+    groups: [u32; 2],
+    domain: Domain,
+    mode: Mode,
+    input: &Fields,
+) -> Out {
+    use lockstep::grayscott::gpu;
+    let words = glsl_file(&format!("shaders/grayscott/{variant}.comp"));
+    let p = Params::default();
+    let pitch = gpu::uv_pitch(domain);
+    let mut spec = vec![
+        (0, SpecInput::Bits(wg as u64)),
+        (2, SpecInput::Bits(domain.padded_cols() as u64)),
+        (3, SpecInput::Bits(domain.padded_rows() as u64)),
+        (4, SpecInput::Bits(p.feed.to_bits() as u64)),
+        (5, SpecInput::Bits(p.kill.to_bits() as u64)),
+        (6, SpecInput::Bits(p.dt.to_bits() as u64)),
+        (7, SpecInput::Bits(p.du.to_bits() as u64)),
+        (8, SpecInput::Bits(p.dv.to_bits() as u64)),
+        (11, SpecInput::Bits(pitch as u64)),
+    ];
+    spec.extend(extra.iter().map(|&(id, v)| (id, SpecInput::Bits(v as u64))));
+    let k = decode(
+        &words,
+        &DecodeOptions {
+            spec,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let (u, v) = (Padded::from_array(&input.u), Padded::from_array(&input.v));
+    let w = domain.padded_cols();
+    let mut uv = vec![0f32; 2 * pitch * domain.padded_rows()];
+    for row in 0..domain.padded_rows() {
+        for col in 0..w {
+            uv[2 * (row * pitch + col)] = u.data[row * w + col];
+            uv[2 * (row * pitch + col) + 1] = v.data[row * w + col];
+        }
+    }
+    let nan = vec![f32::NAN; uv.len()];
+    let bufs = vec![
+        BufferInput {
+            set: 0,
+            binding: 0,
+            bytes: bytes_f32(&uv),
+            ..Default::default()
+        },
+        BufferInput {
+            set: 0,
+            binding: 1,
+            bytes: bytes_f32(&nan),
+            ..Default::default()
+        },
+    ];
+    let cfg = RunConfig {
+        size: SubgroupSize::new(s as u64).unwrap(),
+        layout: LaneOrder::ROW_MAJOR,
+        mode,
+        workgroups: [groups[0], groups[1], 1],
+        max_steps: DEFAULT_MAX_STEPS,
+        lost_paths_end: true,
+    };
+    let r = run_model(&k, cfg, &bufs, None).unwrap();
+    let b = r.buffers.iter().find(|b| b.binding == 1).unwrap();
+    let got = f32s(&b.bytes);
+    let mut undefined = Vec::new();
+    let mut out = [Padded::zeros(domain), Padded::zeros(domain)];
+    for row in 0..domain.rows() {
+        for col in 0..domain.cols() {
+            let cell = (row + 1) * pitch + col + 1;
+            for (fi, o) in out.iter_mut().enumerate() {
+                let i = 2 * cell + fi;
+                o.data[(row + 1) * w + col + 1] = got[i];
+                match r.status(b.taint[i]) {
+                    WordStatus::Exact | WordStatus::Inexact => {}
+                    other => undefined.push(format!("cell ({row}, {col}) field {fi}: {other:?}")),
+                }
+            }
+        }
+    }
+    let findings = r.findings.iter().map(|f| r.finding_text(f)).collect();
+    let [ou, ov] = out;
+    Out {
+        fields: Fields {
+            u: ou.to_array(),
+            v: ov.to_array(),
+        },
+        undefined,
+        findings,
+    }
+}
+
+#[test]
+fn stacked_uv_matches_the_reference_at_every_size() {
+    // The one-step kernel on interleaved storage, the very module the H100 benchmark runs.
+    let domain = Domain::new(7, 45).unwrap();
+    let inp = input(domain);
+    let want = reference::step_clear(&Params::default(), &inp);
+    for s in [4u32, 8, 16, 32, 64, 128] {
+        let wg = 4 * s;
+        let groups = Shape::new(GsLayout::Stacked, s, wg).unwrap().grid(domain);
+        let out = run_uv("subgroup_stacked_uv", &[], s, wg, groups, domain, Mode::Maximal, &inp);
+        assert!(out.undefined.is_empty(), "S={s}: {:?}", out.undefined.first());
+        assert!(out.findings.is_empty(), "S={s}: {:?}", out.findings);
+        let d = out.fields.max_abs_diff(&want);
+        assert!(d.value <= 1e-6, "S={s}: {d}");
+    }
+}
+
+#[test]
+fn the_tile_kernel_is_proven_by_the_interpreter_at_every_size_and_step_count() {
+    // Issue 12 §2: the several-steps-per-pass kernel (shaders/grayscott/subgroup_tile.comp), the
+    // very SPIR-V the GPU runs, lane by lane: after one dispatch of T steps every data cell is
+    // defined — no undefined shuffle result (lanes 0 and S−1 have no left/right source) reaches a
+    // written cell — and equals T steps of the reference. T = 1 is the sliding-window path, T ≥ 2
+    // the register array; the domain (23 × 45) leaves partial tiles at the right and the bottom.
+    use lockstep::grayscott::gpu::Tile;
+    let domain = Domain::new(23, 45).unwrap();
+    let p = Params::default();
+    let inp = input(domain);
+    let mut cases = 0;
+    for (s, steps, rows) in [
+        (4u32, 1u32, 3u32),
+        (8, 1, 10),
+        (32, 1, 16),
+        (128, 1, 8),
+        (8, 2, 10),
+        (16, 3, 12),
+        (32, 3, 16),
+        (64, 2, 8),
+    ] {
+        let tile = Tile { steps, rows };
+        tile.check(s).unwrap();
+        let n = 2;
+        let groups = tile.grid(domain, s, n);
+        let extra = [(9, steps), (10, rows)];
+        let out = run_uv("subgroup_tile", &extra, s, n * s, groups, domain, Mode::Maximal, &inp);
+        let mut want = inp.clone();
+        for _ in 0..steps {
+            want = reference::step_clear(&p, &want);
+        }
+        let case = format!("S={s} T={steps} R={rows}");
+        assert!(out.undefined.is_empty(), "{case}: {:?}", out.undefined.first());
+        assert!(out.findings.is_empty(), "{case}: {:?}", out.findings);
+        let d = out.fields.max_abs_diff(&want);
+        assert!(d.value <= 1e-6, "{case}: {d}");
+        cases += 1;
+    }
+    assert_eq!(cases, 8);
+}

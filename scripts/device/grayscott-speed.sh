@@ -16,6 +16,8 @@
 #   bash scripts/device/grayscott-speed.sh
 #
 # QUICK=1 shrinks every size and SUBGROUP=8 limits T to 1..3 (a dry run, e.g. on lavapipe).
+# TS_OVERRIDE, RS_OVERRIDE, WGS_OVERRIDE (the tile sweep), STACKED_WGS_OVERRIDE and
+# AGREE_TILES_OVERRIDE replace those lists; SMALL_SWEEP=0 skips the 2048×1024 sweep.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 if [ -n "${QUICK:-}" ]; then
@@ -29,6 +31,8 @@ else
   CRIT=(--warm-up-time 1 --measurement-time 2)
   AGREE_TILES="subgroup-tile-t1-r16 subgroup-tile-t2-r16 subgroup-tile-t3-r32 subgroup-tile-t4-r32 subgroup-tile-t6-r32"
 fi
+TS=${TS_OVERRIDE:-$TS} RS=${RS_OVERRIDE:-$RS} WGS=${WGS_OVERRIDE:-$WGS}
+STACKED_WGS=${STACKED_WGS_OVERRIDE:-$STACKED_WGS} AGREE_TILES=${AGREE_TILES_OVERRIDE:-$AGREE_TILES}
 
 if [ -d .gl ] && [ -z "${GRAYSCOTT_NO_LOADER:-}" ]; then
   for f in .gl/*.deb; do dpkg -x "$f" /; done
@@ -102,6 +106,10 @@ GRAYSCOTT_DOMAINS=$BIG GRAYSCOTT_STEPS=$BIG_STEPS GRAYSCOTT_BACKENDS=gpu-ceiling
 grep -E "^\||^skipped|^GPU|ceiling on" "$LOGS/grayscott-speed-8192.log"
 echo "(elapsed: $(( $(date +%s) - start )) s)"
 
+if [ "${SMALL_SWEEP:-1}" = 0 ]; then
+  echo "total: $(( $(date +%s) - start )) s, status $status"
+  exit $status
+fi
 echo
 echo "## Sweep at ${SMALL/x/×} (the course's domain, fits the L2), $SMALL_STEPS steps per iteration"
 GRAYSCOTT_DOMAINS=$SMALL GRAYSCOTT_STEPS=$SMALL_STEPS GRAYSCOTT_BACKENDS=gpu-ceiling,gpu \

@@ -15,7 +15,8 @@
 //
 // Tiles overlap by 2T columns and 2T rows; a workgroup's subgroups are stacked vertically. No
 // shared memory and no barrier: each subgroup is independent. STEPS = 1 is a one-step kernel whose
-// lanes each produce TILE_ROWS − 2 cells of a column (vertical neighbours from registers).
+// lanes each produce TILE_ROWS − 2 cells of a column (vertical neighbours from registers), with a
+// sliding window of three rows instead of the array (one_step).
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_KHR_shader_subgroup_basic : require
@@ -37,6 +38,59 @@ vec2 from_right(vec2 x) {
     return subgroupShuffleDown(x, 1);
 }
 
+// (U, V) of padded cell (x, y) when it is a data cell, else 0 (the zero ring and beyond).
+vec2 load(int x, int y, bool data_col, int last_row) {
+    return data_col && y >= 1 && y <= last_row ? read(uvec2(x, y)) : vec2(0.0);
+}
+
+// Σ w · (nb − c) in the definition's order: top row left to right, then the middle row, then the
+// bottom row (the centre's weight is 0).
+vec2 stencil(vec2 up_l, vec2 up, vec2 up_r, vec2 c_l, vec2 c, vec2 c_r, vec2 dn_l, vec2 dn, vec2 dn_r) {
+    vec2 full = vec2(0.0);
+    full += 0.25 * (up_l - c);
+    full += 0.5 * (up - c);
+    full += 0.25 * (up_r - c);
+    full += 0.5 * (c_l - c);
+    full += 0.5 * (c_r - c);
+    full += 0.25 * (dn_l - c);
+    full += 0.5 * (dn - c);
+    full += 0.25 * (dn_r - c);
+    return full;
+}
+
+// STEPS = 1: the same tile (column x, rows y0 .. y0 + TILE_ROWS - 1, rows 1 .. TILE_ROWS - 2 written
+// by lanes 1 .. S - 2), without the register array: a window of three rows slides down the column,
+// the next row loaded one iteration ahead, each cell written as soon as it is computed. Every lane
+// runs every iteration (the shuffles need the whole subgroup); only the write is per lane.
+void one_step(int x, int y0, bool data_col, bool out_lane, int last_row) {
+    const int R = int(TILE_ROWS);
+    vec2 up = load(x, y0, data_col, last_row);
+    vec2 c = load(x, y0 + 1, data_col, last_row);
+    vec2 next = load(x, y0 + 2, data_col, last_row);
+    vec2 up_l = from_left(up);
+    vec2 up_r = from_right(up);
+    vec2 c_l = from_left(c);
+    vec2 c_r = from_right(c);
+    // y0 + j > last_row is the same for every lane of the subgroup: a uniform exit.
+    for (int j = 1; j < R - 1 && y0 + j <= last_row; ++j) {
+        const vec2 dn = next;
+        if (j + 2 < R) {
+            next = load(x, y0 + j + 2, data_col, last_row);
+        }
+        const vec2 dn_l = from_left(dn);
+        const vec2 dn_r = from_right(dn);
+        if (out_lane && data_col) {
+            write(uvec2(x, y0 + j), react(c, stencil(up_l, up, up_r, c_l, c, c_r, dn_l, dn, dn_r)));
+        }
+        up = c;
+        up_l = c_l;
+        up_r = c_r;
+        c = dn;
+        c_l = dn_l;
+        c_r = dn_r;
+    }
+}
+
 void main() {
     const int T = int(STEPS);
     const int R = int(TILE_ROWS);
@@ -52,6 +106,10 @@ void main() {
         return;
     }
     const bool data_col = x >= 1 && x <= last_col;
+    if (STEPS == 1) {
+        one_step(x, y0, data_col, lane >= 1 && lane < S - 1, last_row);
+        return;
+    }
 
     vec2 t[TILE_ROWS];
     [[unroll]] for (int j = 0; j < R; ++j) {
@@ -75,17 +133,7 @@ void main() {
             const vec2 dn = t[j + 1];
             const vec2 dn_l = from_left(dn);
             const vec2 dn_r = from_right(dn);
-            // Σ w · (nb − c) in the definition's order: top row left to right, then the middle row,
-            // then the bottom row (the centre's weight is 0).
-            vec2 full = vec2(0.0);
-            full += 0.25 * (up_l - c);
-            full += 0.5 * (up - c);
-            full += 0.25 * (up_r - c);
-            full += 0.5 * (c_l - c);
-            full += 0.5 * (c_r - c);
-            full += 0.25 * (dn_l - c);
-            full += 0.5 * (dn - c);
-            full += 0.25 * (dn_r - c);
+            const vec2 full = stencil(up_l, up, up_r, c_l, c, c_r, dn_l, dn, dn_r);
             const int y = y0 + j;
             t[j] = vec2(0.0);
             if (data_col && y >= 1 && y <= last_row) {
