@@ -422,8 +422,9 @@ fn the_tile_kernel_is_proven_by_the_interpreter_at_every_size_and_step_count() {
     // Issue 12 §2: the several-steps-per-pass kernel (shaders/grayscott/subgroup_tile.comp), the
     // very SPIR-V the GPU runs, lane by lane: after one dispatch of T steps every data cell is
     // defined — no undefined shuffle result (lanes 0 and S−1 have no left/right source) reaches a
-    // written cell — and equals T steps of the reference. T = 1 is the sliding-window path, T ≥ 2
-    // the register array; the domain (23 × 45) leaves partial tiles at the right and the bottom.
+    // written cell — and equals T steps of the reference. T = 1 is the sliding window, T = 2..4 the
+    // wavefront, T ≥ 5 the register array; the domain (23 × 45) leaves partial tiles at the right
+    // and the bottom.
     use lockstep::grayscott::gpu::Tile;
     let domain = Domain::new(23, 45).unwrap();
     let p = Params::default();
@@ -438,6 +439,10 @@ fn the_tile_kernel_is_proven_by_the_interpreter_at_every_size_and_step_count() {
         (16, 3, 12),
         (32, 3, 16),
         (64, 2, 8),
+        (16, 4, 9),
+        (32, 4, 40),
+        (16, 5, 12),
+        (32, 6, 16),
     ] {
         let tile = Tile { steps, rows };
         tile.check(s).unwrap();
@@ -456,5 +461,5 @@ fn the_tile_kernel_is_proven_by_the_interpreter_at_every_size_and_step_count() {
         assert!(d.value <= 1e-6, "{case}: {d}");
         cases += 1;
     }
-    assert_eq!(cases, 8);
+    assert_eq!(cases, 12);
 }

@@ -60,13 +60,14 @@ vec2 stencil(vec2 up_l, vec2 up, vec2 up_r, vec2 c_l, vec2 c, vec2 c_r, vec2 dn_
 
 // STEPS = 1: the same tile (column x, rows y0 .. y0 + TILE_ROWS - 1, rows 1 .. TILE_ROWS - 2 written
 // by lanes 1 .. S - 2), without the register array: a window of three rows slides down the column,
-// the next row loaded one iteration ahead, each cell written as soon as it is computed. Every lane
+// the rows loaded two iterations ahead, each cell written as soon as it is computed. Every lane
 // runs every iteration (the shuffles need the whole subgroup); only the write is per lane.
 void one_step(int x, int y0, bool data_col, bool out_lane, int last_row) {
     const int R = int(TILE_ROWS);
     vec2 up = load(x, y0, data_col, last_row);
     vec2 c = load(x, y0 + 1, data_col, last_row);
     vec2 next = load(x, y0 + 2, data_col, last_row);
+    vec2 after = load(x, y0 + 3, data_col, last_row);
     vec2 up_l = from_left(up);
     vec2 up_r = from_right(up);
     vec2 c_l = from_left(c);
@@ -74,8 +75,9 @@ void one_step(int x, int y0, bool data_col, bool out_lane, int last_row) {
     // y0 + j > last_row is the same for every lane of the subgroup: a uniform exit.
     for (int j = 1; j < R - 1 && y0 + j <= last_row; ++j) {
         const vec2 dn = next;
-        if (j + 2 < R) {
-            next = load(x, y0 + j + 2, data_col, last_row);
+        next = after;
+        if (j + 3 < R) {
+            after = load(x, y0 + j + 3, data_col, last_row);
         }
         const vec2 dn_l = from_left(dn);
         const vec2 dn_r = from_right(dn);
@@ -88,6 +90,81 @@ void one_step(int x, int y0, bool data_col, bool out_lane, int last_row) {
         c = dn;
         c_l = dn_l;
         c_r = dn_r;
+    }
+}
+
+// STEPS = 2 .. WAVE_MAX_STEPS: a wavefront down the column instead of the register array. Level s
+// holds the values after s steps; window s holds the last three rows of level s (with their left and
+// right neighbours, shuffled once when the row enters). Row i of the tile enters level 0 when it is
+// loaded; once a window holds three rows, its middle row advances one step and enters the next
+// level — so level s of tile row j is computed from level s − 1 of rows j − 1, j, j + 1, as the
+// definition says, for j = s .. TILE_ROWS − 1 − s (the shrinking valid region), and level T of row
+// j is written. Each window fills in the same iteration on every lane: the conditions below are
+// uniform in the subgroup, and so are the shuffles under them.
+const int WAVE_MAX_STEPS = 4;
+
+struct Window {
+    vec2 up, up_l, up_r, c, c_l, c_r;
+    int rows;  // rows of the level seen so far (the window is full from 2 on)
+};
+
+// Feeds row (v, its left and right neighbours) of level s − 1 into window w; once the window is
+// full, returns true and the level-s value of its middle row y (0 outside the data: the boundary
+// ring is 0 at every step).
+bool feed(inout Window w, vec2 v, vec2 v_l, vec2 v_r, int y, bool data_col, int last_row,
+          out vec2 next) {
+    const bool full = w.rows >= 2;
+    next = vec2(0.0);
+    if (full && data_col && y >= 1 && y <= last_row) {
+        next = react(w.c, stencil(w.up_l, w.up, w.up_r, w.c_l, w.c, w.c_r, v_l, v, v_r));
+    }
+    w.up = w.c;
+    w.up_l = w.c_l;
+    w.up_r = w.c_r;
+    w.c = v;
+    w.c_l = v_l;
+    w.c_r = v_r;
+    w.rows += 1;
+    return full;
+}
+
+void wavefront(int x, int y0, bool data_col, bool out_lane, int last_row) {
+    const int T = int(STEPS);
+    const int R = int(TILE_ROWS);
+    Window w0, w1, w2, w3;  // levels 0 .. WAVE_MAX_STEPS - 1 (named: no array in local memory)
+    w0.rows = 0;
+    w1.rows = 0;
+    w2.rows = 0;
+    w3.rows = 0;
+    vec2 next = load(x, y0, data_col, last_row);
+    vec2 after = load(x, y0 + 1, data_col, last_row);
+    // Tile row i enters level 0; level T of row i − T leaves. Past the data the subgroup stops
+    // (y0 + i − T > last_row is uniform).
+    for (int i = 0; i < R && y0 + i - T <= last_row; ++i) {
+        vec2 v = next;
+        next = after;
+        if (i + 2 < R) {
+            after = load(x, y0 + i + 2, data_col, last_row);
+        }
+        // v is level s of row i − s; window s's middle row is one above it.
+        bool more = true;
+#define LEVEL(s, w) \
+        if (s < T && more) { \
+            const vec2 v_l = from_left(v); \
+            const vec2 v_r = from_right(v); \
+            vec2 up_level; \
+            more = feed(w, v, v_l, v_r, y0 + i - s - 1, data_col, last_row, up_level); \
+            v = up_level; \
+        }
+        LEVEL(0, w0)
+        LEVEL(1, w1)
+        LEVEL(2, w2)
+        LEVEL(3, w3)
+#undef LEVEL
+        // v is now level T of row i − T when every window was full.
+        if (more && out_lane && data_col && y0 + i - T <= last_row) {
+            write(uvec2(x, y0 + i - T), v);
+        }
     }
 }
 
@@ -108,6 +185,10 @@ void main() {
     const bool data_col = x >= 1 && x <= last_col;
     if (STEPS == 1) {
         one_step(x, y0, data_col, lane >= 1 && lane < S - 1, last_row);
+        return;
+    }
+    if (T <= WAVE_MAX_STEPS) {
+        wavefront(x, y0, data_col, lane >= T && lane < S - T, last_row);
         return;
     }
 
