@@ -412,6 +412,16 @@ proptest! {
     }
 }
 
+// The wavefront path's bound on T is one number, stated in the shader and in `Tile`: the rows rule of
+// `Tile::check` depends on it.
+#[test]
+fn the_wavefront_bound_is_the_shaders() {
+    let text = std::fs::read_to_string("shaders/grayscott/subgroup_tile.comp").unwrap();
+    let want = format!("const int WAVE_MAX_STEPS = {};", Tile::WAVE_MAX_STEPS);
+    assert!(text.contains(&want), "{want} not in subgroup_tile.comp");
+    assert_eq!(text.matches("LEVEL(").count() - 1, Tile::WAVE_MAX_STEPS as usize);
+}
+
 // A tile kernel that writes one lane and one row further into its halo is caught: the outermost
 // lanes depend on undefined shuffle results, the outermost rows were not advanced to the last step.
 #[test]
@@ -624,7 +634,8 @@ mod gpu {
         };
         assert!(err(tile(0, 8)).contains("at least 1 step per pass"));
         assert!(err(tile(4, 8)).contains("must exceed 2 × 4 steps"));
-        assert!(err(tile(2, 65)).contains("at most 64 rows"));
+        assert!(err(tile(5, 65)).contains("at most 64 rows"));
+        assert!(err(tile(4, 1025)).contains("at most 1024 rows"));
         assert!(err(tile(16, 40)).contains("subgroups of 32 lanes leave no output lane"));
         let p = Plan::new(&c, (1, 3), tile(3, 16), Some([128, 1]), None).unwrap();
         // 26 columns and 4 subgroups × 10 rows per workgroup.

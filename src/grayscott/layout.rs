@@ -247,8 +247,15 @@ pub struct Tile {
 impl Tile {
     /// The default tile: 2 steps per pass, 16 rows per lane.
     pub const DEFAULT: Tile = Tile { steps: 2, rows: 16 };
-    /// The most rows a lane may hold (its registers: 2 floats per row).
+    /// The most rows a lane may hold when it keeps them all in registers (2 floats per row): the
+    /// kernel's register-array path, `T` > [`Tile::WAVE_MAX_STEPS`].
     pub const MAX_ROWS: u32 = 64;
+    /// The most steps per pass of the wavefront path (`shaders/grayscott/subgroup_tile.comp`,
+    /// `WAVE_MAX_STEPS`), which keeps three rows per step in registers, whatever the rows per lane.
+    pub const WAVE_MAX_STEPS: u32 = 4;
+    /// The most rows per lane of the wavefront path (and of `T` = 1): a bound on the work of one
+    /// subgroup, not on its registers.
+    pub const WAVE_MAX_ROWS: u32 = 1024;
 
     /// Parses the kernel's name with its parameters: `subgroup-tile` is [`Tile::DEFAULT`],
     /// `subgroup-tile-t{T}` has `T` steps per pass and the default rows, `subgroup-tile-t{T}-r{R}`
@@ -324,7 +331,8 @@ impl Tile {
     }
 
     /// The tile kernel's own rules, at subgroup size `s`: `T ≥ 1`, more rows than `2T` (rows `T` from
-    /// the top and bottom are the halo), at most [`Tile::MAX_ROWS`] rows, and more lanes than `2T`.
+    /// the top and bottom are the halo), at most [`Tile::WAVE_MAX_ROWS`] rows for `T` ≤
+    /// [`Tile::WAVE_MAX_STEPS`] and [`Tile::MAX_ROWS`] above it, and more lanes than `2T`.
     pub fn check(self, s: u32) -> Result<(), GrayScottError> {
         let t = self;
         let bad = |why: String| {
@@ -336,10 +344,17 @@ impl Tile {
         if t.steps == 0 {
             return bad("it needs at least 1 step per pass".into());
         }
-        if t.rows > Tile::MAX_ROWS {
+        if t.steps > Tile::WAVE_MAX_STEPS && t.rows > Tile::MAX_ROWS {
             return bad(format!(
-                "a lane holds at most {} rows (its registers)",
+                "above {} steps per pass a lane holds its rows in registers: at most {} rows",
+                Tile::WAVE_MAX_STEPS,
                 Tile::MAX_ROWS
+            ));
+        }
+        if t.rows > Tile::WAVE_MAX_ROWS {
+            return bad(format!(
+                "a lane works through at most {} rows",
+                Tile::WAVE_MAX_ROWS
             ));
         }
         if t.rows <= 2 * t.steps {
