@@ -60,24 +60,28 @@ vec2 stencil(vec2 up_l, vec2 up, vec2 up_r, vec2 c_l, vec2 c, vec2 c_r, vec2 dn_
 
 // STEPS = 1: the same tile (column x, rows y0 .. y0 + TILE_ROWS - 1, rows 1 .. TILE_ROWS - 2 written
 // by lanes 1 .. S - 2), without the register array: a window of three rows slides down the column,
-// the rows loaded two iterations ahead, each cell written as soon as it is computed. Every lane
+// the rows loaded four iterations ahead (q0 .. q3: four loads in flight per lane), each cell written as soon as it is computed. Every lane
 // runs every iteration (the shuffles need the whole subgroup); only the write is per lane.
 void one_step(int x, int y0, bool data_col, bool out_lane, int last_row) {
     const int R = int(TILE_ROWS);
     vec2 up = load(x, y0, data_col, last_row);
     vec2 c = load(x, y0 + 1, data_col, last_row);
-    vec2 next = load(x, y0 + 2, data_col, last_row);
-    vec2 after = load(x, y0 + 3, data_col, last_row);
+    vec2 q0 = load(x, y0 + 2, data_col, last_row);
+    vec2 q1 = load(x, y0 + 3, data_col, last_row);
+    vec2 q2 = load(x, y0 + 4, data_col, last_row);
+    vec2 q3 = load(x, y0 + 5, data_col, last_row);
     vec2 up_l = from_left(up);
     vec2 up_r = from_right(up);
     vec2 c_l = from_left(c);
     vec2 c_r = from_right(c);
     // y0 + j > last_row is the same for every lane of the subgroup: a uniform exit.
     for (int j = 1; j < R - 1 && y0 + j <= last_row; ++j) {
-        const vec2 dn = next;
-        next = after;
-        if (j + 3 < R) {
-            after = load(x, y0 + j + 3, data_col, last_row);
+        const vec2 dn = q0;
+        q0 = q1;
+        q1 = q2;
+        q2 = q3;
+        if (j + 5 < R) {
+            q3 = load(x, y0 + j + 5, data_col, last_row);
         }
         const vec2 dn_l = from_left(dn);
         const vec2 dn_r = from_right(dn);
@@ -97,7 +101,7 @@ void one_step(int x, int y0, bool data_col, bool out_lane, int last_row) {
 // holds the values after s steps; window s holds the last three rows of level s (with their left and
 // right neighbours, shuffled once when the row enters). Row i of the tile enters level 0 when it is
 // loaded; once a window holds three rows, its middle row advances one step and enters the next
-// level — so level s of tile row j is computed from level s − 1 of rows j − 1, j, j + 1, as the
+// level (rows are loaded four iterations ahead, as in one_step) — so level s of tile row j is computed from level s − 1 of rows j − 1, j, j + 1, as the
 // definition says, for j = s .. TILE_ROWS − 1 − s (the shrinking valid region), and level T of row
 // j is written. Each window fills in the same iteration on every lane: the conditions below are
 // uniform in the subgroup, and so are the shuffles under them.
@@ -136,15 +140,19 @@ void wavefront(int x, int y0, bool data_col, bool out_lane, int last_row) {
     w1.rows = 0;
     w2.rows = 0;
     w3.rows = 0;
-    vec2 next = load(x, y0, data_col, last_row);
-    vec2 after = load(x, y0 + 1, data_col, last_row);
+    vec2 q0 = load(x, y0, data_col, last_row);
+    vec2 q1 = load(x, y0 + 1, data_col, last_row);
+    vec2 q2 = load(x, y0 + 2, data_col, last_row);
+    vec2 q3 = load(x, y0 + 3, data_col, last_row);
     // Tile row i enters level 0; level T of row i − T leaves. Past the data the subgroup stops
     // (y0 + i − T > last_row is uniform).
     for (int i = 0; i < R && y0 + i - T <= last_row; ++i) {
-        vec2 v = next;
-        next = after;
-        if (i + 2 < R) {
-            after = load(x, y0 + i + 2, data_col, last_row);
+        vec2 v = q0;
+        q0 = q1;
+        q1 = q2;
+        q2 = q3;
+        if (i + 4 < R) {
+            q3 = load(x, y0 + i + 4, data_col, last_row);
         }
         // v is level s of row i − s; window s's middle row is one above it.
         bool more = true;
