@@ -27,9 +27,9 @@ if [ -n "${QUICK:-}" ]; then
 else
   # 120 steps per iteration: a multiple of every T swept, so no pass runs a remainder kernel.
   BIG=8192x8192 BIG_STEPS=120 SMALL=2048x1024 SMALL_STEPS=480 P1=1009 P2=1021 STEPS_PER_IMAGE=50 IMAGES=10
-  TS="1,2,3,4,6" RS="16,32" WGS="64,128,256" SMALL_WGS="128" STACKED_WGS="128,256,512"
+  TS="1,2,3,4,6" RS="8,64,128" WGS="64,256" SMALL_WGS="64" STACKED_WGS="128,256,512"
   CRIT=(--warm-up-time 1 --measurement-time 2)
-  AGREE_TILES="subgroup-tile-t1-r16 subgroup-tile-t2-r16 subgroup-tile-t3-r32 subgroup-tile-t4-r32 subgroup-tile-t6-r32"
+  AGREE_TILES="subgroup-tile-t1-r8 subgroup-tile-t2-r64 subgroup-tile-t3-r128 subgroup-tile-t4-r128 subgroup-tile-t6-r32"
 fi
 TS=${TS_OVERRIDE:-$TS} RS=${RS_OVERRIDE:-$RS} WGS=${WGS_OVERRIDE:-$WGS}
 STACKED_WGS=${STACKED_WGS_OVERRIDE:-$STACKED_WGS} AGREE_TILES=${AGREE_TILES_OVERRIDE:-$AGREE_TILES}
