@@ -920,6 +920,18 @@ mod tests {
     use super::*;
     use std::collections::HashSet;
 
+    // The suggestions' distance is Levenshtein's: the fewest single-character insertions, deletions
+    // and substitutions (kitten → sitting: k→s, e→i, +g).
+    #[test]
+    fn edit_distance_is_the_levenshtein_distance() {
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("flaw", "lawn"), 2);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("abc", ""), 3);
+        assert_eq!(edit_distance("shuffle", "shuffle"), 0);
+        assert_eq!(edit_distance("ab", "ba"), 2);
+    }
+
     #[test]
     fn names_and_glsl_names_are_unique() {
         let mut names = HashSet::new();

@@ -1,0 +1,358 @@
+//! Rules of the model's catalogue and call checking that the mutation run (`cargo mutants` on
+//! `src/model`, docs/mutation-testing.md) found unchecked outside the doc examples: each test is
+//! named after the rule it holds, with the rule's source.
+
+mod support;
+use lockstep::model::*;
+use support::*;
+
+// An op takes exactly the arguments of its GLSL built-in (GL_KHR_shader_subgroup.txt, 8.18: e.g.
+// `subgroupElect()` has none, `subgroupShuffle(value, id)` an id): an argument the built-in does not
+// have is refused, one per kind of argument.
+#[test]
+fn an_argument_the_builtin_does_not_take_is_refused() {
+    let s = size(8);
+    let elect = lookup("elect").unwrap();
+    let given = [
+        (
+            "id",
+            Args {
+                id: Some(LaneArg::Uniform(0)),
+                ..Args::default()
+            },
+        ),
+        (
+            "mask",
+            Args {
+                mask: Some(LaneArg::Uniform(0)),
+                ..Args::default()
+            },
+        ),
+        (
+            "delta",
+            Args {
+                delta: Some(LaneArg::Uniform(1)),
+                ..Args::default()
+            },
+        ),
+        (
+            "index",
+            Args {
+                index: Some(LaneArg::Uniform(0)),
+                ..Args::default()
+            },
+        ),
+        (
+            "cluster",
+            Args {
+                cluster: Some(2),
+                ..Args::default()
+            },
+        ),
+        (
+            "ballot",
+            Args {
+                ballot: Some(Ballot(1)),
+                ..Args::default()
+            },
+        ),
+    ];
+    for (name, args) in given {
+        match OpCall::new(elect, s, args) {
+            Err(ModelError::UnexpectedArgument { op, arg }) => {
+                assert_eq!(op, "elect");
+                assert_eq!(arg, name);
+            }
+            other => panic!("elect with a {name}: {other:?}"),
+        }
+    }
+    // The same arguments where the built-in has them are accepted.
+    assert!(OpCall::new(lookup("shuffle").unwrap(), s, with_id(1)).is_ok());
+    assert!(OpCall::new(lookup("shuffle_up").unwrap(), s, with_delta(1)).is_ok());
+    assert!(OpCall::new(lookup("clustered_add").unwrap(), s, with_cluster(2)).is_ok());
+    assert!(OpCall::new(lookup("inverse_ballot").unwrap(), s, with_ballot(1)).is_ok());
+}
+
+// `OpCall::set_lane_arg` replaces the call's lane argument (the id of a shuffle here), so that the
+// next evaluation reads the new lanes: subgroupShuffle returns the value of the invocation whose
+// id is `id` (GL_KHR_shader_subgroup.txt, 8.18).
+#[test]
+fn a_new_lane_argument_changes_which_lanes_are_read() {
+    let s = size(4);
+    let mut c = OpCall::new(
+        lookup("shuffle").unwrap(),
+        s,
+        Args {
+            id: Some(LaneArg::PerLane(vec![3, 2, 1, 0])),
+            ..Args::default()
+        },
+    )
+    .unwrap();
+    let vals = [10u32, 11, 12, 13];
+    let got: Vec<u32> = eval_u32(&c, 0xf, &vals).iter().map(u32_of).collect();
+    assert_eq!(got, [13, 12, 11, 10]);
+    c.set_lane_arg(LaneArg::PerLane(vec![1, 1, 2, 2])).unwrap();
+    let got: Vec<u32> = eval_u32(&c, 0xf, &vals).iter().map(u32_of).collect();
+    assert_eq!(got, [11, 11, 12, 12]);
+    c.set_lane_arg(LaneArg::Uniform(3)).unwrap();
+    let got: Vec<u32> = eval_u32(&c, 0xf, &vals).iter().map(u32_of).collect();
+    assert_eq!(got, [13; 4]);
+}
+
+// Only ops with a lane argument (id, mask, delta, index, quad index) take one: a clustered
+// reduction's cluster size is a constant of the call, not a lane argument (GL_KHR_shader_subgroup.txt,
+// 8.18: "clusterSize must be a compile-time constant"), and elect has no argument at all.
+#[test]
+fn only_ops_with_a_lane_argument_take_a_new_one() {
+    let s = size(8);
+    let mut clustered = OpCall::new(lookup("clustered_add").unwrap(), s, with_cluster(2)).unwrap();
+    assert!(matches!(
+        clustered.set_lane_arg(LaneArg::Uniform(4)),
+        Err(ModelError::UnexpectedArgument { .. })
+    ));
+    let mut elect = OpCall::plain(Op::Elect, s).unwrap();
+    assert!(matches!(
+        elect.set_lane_arg(LaneArg::Uniform(1)),
+        Err(ModelError::UnexpectedArgument { .. })
+    ));
+    for (name, args) in [
+        ("shuffle", with_id(0)),
+        (
+            "shuffle_xor",
+            Args {
+                mask: Some(LaneArg::Uniform(1)),
+                ..Args::default()
+            },
+        ),
+        ("shuffle_up", with_delta(1)),
+        ("rotate", with_delta(1)),
+        ("broadcast", with_id(0)),
+    ] {
+        let mut c = OpCall::new(lookup(name).unwrap(), s, args).unwrap();
+        assert!(c.set_lane_arg(LaneArg::Uniform(2)).is_ok(), "{name}");
+        assert_eq!(c.lane_arg(), &LaneArg::Uniform(2), "{name}");
+    }
+    // The id of a broadcast must be dynamically uniform (GL_KHR_shader_subgroup.txt, 8.18:
+    // "id must be dynamically uniform within the subgroup"): a per-lane one is refused.
+    let mut b = OpCall::new(lookup("broadcast").unwrap(), s, with_id(0)).unwrap();
+    assert!(matches!(
+        b.set_lane_arg(LaneArg::PerLane(vec![0; 8])),
+        Err(ModelError::NotUniform { .. })
+    ));
+}
+
+// How a device result is compared (docs/conformance.md, "The float add/mul bound" and the table
+// above it): float add and mul — reductions, both scans and clustered — within the bound, because
+// GL_KHR_shader_subgroup 8.18 leaves the method implementation defined; float min and max as
+// numbers (+0 and −0 both correct, issue 5 of the extension: NaN operands skipped); every other
+// result, and every integer one, bit for bit.
+#[test]
+fn float_add_and_mul_are_compared_within_a_bound_min_max_as_numbers_the_rest_bit_for_bit() {
+    let f32t: ValueType = "f32".parse().unwrap();
+    let f64t: ValueType = "f64".parse().unwrap();
+    let vec2: ValueType = "vec2".parse().unwrap();
+    for prefix in ["", "inclusive_", "exclusive_", "clustered_"] {
+        for (op, want) in [
+            ("add", Exactness::Tolerance),
+            ("mul", Exactness::Tolerance),
+            ("min", Exactness::MinMaxFloat),
+            ("max", Exactness::MinMaxFloat),
+        ] {
+            let info = lookup(&format!("{prefix}{op}")).unwrap();
+            for t in [f32t, f64t, vec2] {
+                assert_eq!(info.exactness(Some(t)), want, "{prefix}{op} on {t:?}");
+            }
+            for t in [ValueType::U32, "i32".parse().unwrap()] {
+                assert_eq!(info.exactness(Some(t)), Exactness::Bits, "{prefix}{op} on {t:?}");
+            }
+        }
+    }
+    for op in ["shuffle", "broadcast", "rotate", "quad_swap_horizontal", "and"] {
+        let info = lookup(op).unwrap();
+        let t = if op == "and" { ValueType::U32 } else { f32t };
+        assert_eq!(info.exactness(Some(t)), Exactness::Bits, "{op}");
+    }
+    // The op's binary operation is what decides it.
+    assert_eq!(lookup("exclusive_mul").unwrap().op.binop(), Some(BinOp::Mul));
+    assert_eq!(lookup("clustered_max").unwrap().op.binop(), Some(BinOp::Max));
+    assert_eq!(lookup("shuffle").unwrap().op.binop(), None);
+}
+
+// A category prints as its CLI name and parses back (the names `lockstep ops --category` takes).
+#[test]
+fn a_category_prints_as_the_name_it_parses_from() {
+    for c in Category::ALL {
+        let text = c.to_string();
+        assert_eq!(text, c.name());
+        assert_eq!(text.parse::<Category>().unwrap(), c);
+    }
+}
+
+// An unknown op name is one clear error that suggests the nearest names (at most 3, within a third
+// of the name's length, at most one edit worse than the best), or points to `lockstep ops`.
+#[test]
+fn an_unknown_op_suggests_only_near_names() {
+    let suggestions = |n: &str| match lookup(n) {
+        Err(ModelError::UnknownOp { suggestions, .. }) => suggestions,
+        other => panic!("{n}: {other:?}"),
+    };
+    assert_eq!(suggestions("shuffle_dwn"), ["shuffle_down"]);
+    assert_eq!(
+        suggestions("exclusive_adx"),
+        ["exclusive_add", "exclusive_and", "exclusive_max"]
+    );
+    // 4 edits from "quad_swap_diagonal", within 14 / 3.
+    assert_eq!(suggestions("quad_swap_diag"), ["quad_swap_diagonal"]);
+    // Nothing within 2 edits of "zzzz".
+    assert!(suggestions("zzzz").is_empty());
+    let with = lookup("shufle_down").unwrap_err().to_string();
+    assert!(with.contains("(did you mean shuffle_down?)"), "{with}");
+    let without = lookup("zzzz").unwrap_err().to_string();
+    assert!(
+        without.contains("(run `lockstep ops` for the list)"),
+        "{without}"
+    );
+}
+
+// A batch of subgroups gives every subgroup the result it gets alone — also past the first rayon
+// task, whose size is a whole number of subgroups (16384 lanes): at 128 lanes, 300 subgroups span
+// three tasks. Checked for a gather (rotate) and two ops through the general path (an inclusive scan,
+// a clustered reduction), each against `evaluate_typed` one subgroup at a time.
+#[test]
+fn a_batch_gives_every_subgroup_its_own_result_across_tasks() {
+    let s = size(128);
+    let groups = 300;
+    let lanes = s.lanes();
+    let inputs: Vec<[u32; 1]> = (0..groups * lanes)
+        .map(|i| [(i as u32).wrapping_mul(2654435761) >> 7])
+        .collect();
+    let actives: Vec<LaneMask> = (0..groups)
+        .map(|g| {
+            if g % 3 == 0 {
+                s.full_mask()
+            } else {
+                LaneMask(s.full_mask().0 ^ (1u128 << (g % 128)))
+            }
+        })
+        .collect();
+    for c in [
+        call("rotate", 128, with_delta(5)),
+        call("inclusive_add", 128, Args::default()),
+        call("clustered_max", 128, with_cluster(4)),
+    ] {
+        let mut out = BatchOutput::for_call(&c, groups);
+        evaluate_batch(&c, &actives, &inputs, &mut out).unwrap();
+        for (g, a) in actives.iter().enumerate() {
+            let single = evaluate_typed(&c, *a, &inputs[g * lanes..(g + 1) * lanes]).unwrap();
+            for (l, o) in single.iter().enumerate() {
+                let i = g * lanes + l;
+                let got = Value::of(out.values[i]);
+                match o {
+                    Outcome::Defined(want) => {
+                        assert_eq!(&got, want, "{} subgroup {g} lane {l}", c.info().name);
+                        assert!(!out.undefined[g].has(l as u32));
+                    }
+                    Outcome::Undefined(_) => assert!(out.undefined[g].has(l as u32)),
+                    Outcome::Inactive => {}
+                }
+            }
+        }
+    }
+}
+
+// A batch's output must have one result per lane of every subgroup and one undefined mask per
+// subgroup (what `BatchOutput::for_call` allocates); either one short is refused, not half-filled.
+#[test]
+fn a_batch_output_of_the_wrong_size_is_refused() {
+    let c = call("inclusive_add", 8, Args::default());
+    let inputs: Vec<[u32; 1]> = (0..16).map(|i| [i]).collect();
+    let actives = [size(8).full_mask(); 2];
+    let mut short_values = BatchOutput::<[u32; 1]>::for_call(&c, 2);
+    short_values.values.pop();
+    assert!(matches!(
+        evaluate_batch(&c, &actives, &inputs, &mut short_values),
+        Err(ModelError::WrongLaneCount { .. })
+    ));
+    let mut short_masks = BatchOutput::<[u32; 1]>::for_call(&c, 2);
+    short_masks.undefined.pop();
+    assert!(matches!(
+        evaluate_batch(&c, &actives, &inputs, &mut short_masks),
+        Err(ModelError::WrongLaneCount { .. })
+    ));
+    let mut right = BatchOutput::<[u32; 1]>::for_call(&c, 2);
+    assert!(evaluate_batch(&c, &actives, &inputs, &mut right).is_ok());
+}
+
+// A gather's plan, worked by hand from GL_KHR_shader_subgroup.txt 8.18: subgroupShuffleUp(value,
+// delta) reads invocation id − delta and subgroupShuffleDown id + delta, undefined where that id is
+// outside the subgroup or the invocation there is inactive; a relative shuffle reads the lane a
+// fixed offset away (−delta up, +delta down), other gathers have no single offset; a defined
+// result carries what its source lane held.
+#[test]
+fn a_gather_plan_names_its_offset_and_its_undefined_and_carried_lanes() {
+    let up2 = GatherPlan::new(&call("shuffle_up", 8, with_delta(2))).unwrap();
+    let down1 = GatherPlan::new(&call("shuffle_down", 8, with_delta(1))).unwrap();
+    assert_eq!(up2.offset(), Some(-2));
+    assert_eq!(down1.offset(), Some(1));
+    // Not one run of lanes reading one run: no offset.
+    let rotate = GatherPlan::new(&call("rotate", 8, with_delta(3))).unwrap();
+    assert_eq!(rotate.offset(), None);
+    let xor = Args {
+        mask: Some(LaneArg::Uniform(1)),
+        ..Args::default()
+    };
+    assert_eq!(
+        GatherPlan::new(&call("shuffle_xor", 8, xor)).unwrap().offset(),
+        None
+    );
+    let first = GatherPlan::new(&call("broadcast_first", 8, Args::default())).unwrap();
+    assert_eq!(first.offset(), None);
+    // Not a gather at all.
+    assert!(GatherPlan::new(&call("inclusive_add", 8, Args::default())).is_none());
+
+    // Full subgroup: shuffle_up by 2 leaves lanes 0 and 1 undefined, shuffle_down by 1 lane 7.
+    let full = size(8).full_mask();
+    assert_eq!(up2.undefined(full), LaneMask(0b0000_0011));
+    assert_eq!(down1.undefined(full), LaneMask(0b1000_0000));
+    // Lane 2 inactive: lane 4 reads it (undefined); lane 2 itself has no result to judge.
+    let a = LaneMask(0b1111_1011);
+    assert_eq!(up2.undefined(a), LaneMask(0b0001_0011));
+    // Lanes outside the subgroup in the mask are ignored.
+    assert_eq!(up2.undefined(LaneMask(a.0 | 1 << 20)), LaneMask(0b0001_0011));
+    // broadcast_first reads the lowest active lane: never undefined while a lane is active.
+    assert_eq!(first.undefined(a), LaneMask::EMPTY);
+
+    // shuffle_down by 1: lane 2 reads lane 3, so a mark on lane 3 is carried to lane 2 — unless
+    // lane 2 is inactive; lane 7's undefined result carries nothing.
+    assert_eq!(down1.carried(full, LaneMask(1 << 3)), LaneMask(1 << 2));
+    assert_eq!(
+        down1.carried(LaneMask(full.0 & !(1 << 2)), LaneMask(1 << 3)),
+        LaneMask::EMPTY
+    );
+    assert_eq!(down1.carried(full, LaneMask::EMPTY), LaneMask::EMPTY);
+    // broadcast_first carries the mark of the lowest active lane to every active lane.
+    assert_eq!(first.carried(a, LaneMask(1)), a);
+}
+
+// subgroupBallot's result goes to the active invocations only; the batch leaves an inactive lane's
+// slot as it was (BatchOutput: "inactive lanes keep what was there").
+#[test]
+fn a_ballot_in_a_batch_writes_only_the_active_lanes() {
+    let c = call("ballot", 8, Args::default());
+    let inputs: Vec<[bool; 1]> = (0..16).map(|i| [i % 3 == 0]).collect();
+    let actives = [LaneMask(0b0111_1110), size(8).full_mask()];
+    let mut out = BatchOutput::<[bool; 1]>::for_call(&c, 2);
+    out.ballots.fill(Ballot(0xdead));
+    evaluate_batch(&c, &actives, &inputs, &mut out).unwrap();
+    // Subgroup 0: lanes 3 and 6 hold true and are active.
+    for l in 0..8 {
+        let want = if actives[0].has(l) {
+            Ballot(1 << 3 | 1 << 6)
+        } else {
+            Ballot(0xdead)
+        };
+        assert_eq!(out.ballots[l as usize], want, "lane {l}");
+    }
+    // Subgroup 1 (inputs 8..16: true at 9, 12, 15 → lanes 1, 4, 7), every lane active.
+    assert!(out.ballots[8..].iter().all(|&b| b == Ballot(1 << 1 | 1 << 4 | 1 << 7)));
+}
