@@ -419,7 +419,10 @@ fn the_wavefront_bound_is_the_shaders() {
     let text = std::fs::read_to_string("shaders/grayscott/subgroup_tile.comp").unwrap();
     let want = format!("const int WAVE_MAX_STEPS = {};", Tile::WAVE_MAX_STEPS);
     assert!(text.contains(&want), "{want} not in subgroup_tile.comp");
-    assert_eq!(text.matches("LEVEL(").count() - 1, Tile::WAVE_MAX_STEPS as usize);
+    assert_eq!(
+        text.matches("LEVEL(").count() - 1,
+        Tile::WAVE_MAX_STEPS as usize
+    );
 }
 
 // A tile kernel that writes one lane and one row further into its halo is caught: the outermost
@@ -735,7 +738,8 @@ mod gpu {
             let expect = reference_after(d, p, steps);
             let s = ctx.caps.subgroup_size;
             // lavapipe computes the definition's operations one by one (no FMA contraction, no
-            // reassociation): there every variant must match the reference bit for bit.
+            // reassociation): there every variant in the definition's order must match the
+            // reference bit for bit.
             let exact = ctx.info.name.contains("llvmpipe");
             let mut variants = Variant::ALL.to_vec();
             let (t, r) = tile;
@@ -757,8 +761,10 @@ mod gpu {
                     diff.value <= AGREEMENT_TOLERANCE,
                     "{plan} on {d}, {steps} steps: {diff}"
                 );
+                // The wavefront sums the stencil regrouped (Tile::regrouped): within the tolerance.
+                let bitwise = exact && !matches!(v, Variant::Tile(t) if t.regrouped());
                 prop_assert!(
-                    !exact || diff.value == 0.0,
+                    !bitwise || diff.value == 0.0,
                     "{plan} on {d}, {steps} steps: {diff} on lavapipe, which computes exactly"
                 );
             }

@@ -163,18 +163,34 @@ fn float_add_and_mul_are_compared_within_a_bound_min_max_as_numbers_the_rest_bit
                 assert_eq!(info.exactness(Some(t)), want, "{prefix}{op} on {t:?}");
             }
             for t in [ValueType::U32, "i32".parse().unwrap()] {
-                assert_eq!(info.exactness(Some(t)), Exactness::Bits, "{prefix}{op} on {t:?}");
+                assert_eq!(
+                    info.exactness(Some(t)),
+                    Exactness::Bits,
+                    "{prefix}{op} on {t:?}"
+                );
             }
         }
     }
-    for op in ["shuffle", "broadcast", "rotate", "quad_swap_horizontal", "and"] {
+    for op in [
+        "shuffle",
+        "broadcast",
+        "rotate",
+        "quad_swap_horizontal",
+        "and",
+    ] {
         let info = lookup(op).unwrap();
         let t = if op == "and" { ValueType::U32 } else { f32t };
         assert_eq!(info.exactness(Some(t)), Exactness::Bits, "{op}");
     }
     // The op's binary operation is what decides it.
-    assert_eq!(lookup("exclusive_mul").unwrap().op.binop(), Some(BinOp::Mul));
-    assert_eq!(lookup("clustered_max").unwrap().op.binop(), Some(BinOp::Max));
+    assert_eq!(
+        lookup("exclusive_mul").unwrap().op.binop(),
+        Some(BinOp::Mul)
+    );
+    assert_eq!(
+        lookup("clustered_max").unwrap().op.binop(),
+        Some(BinOp::Max)
+    );
     assert_eq!(lookup("shuffle").unwrap().op.binop(), None);
 }
 
@@ -302,7 +318,9 @@ fn a_gather_plan_names_its_offset_and_its_undefined_and_carried_lanes() {
         ..Args::default()
     };
     assert_eq!(
-        GatherPlan::new(&call("shuffle_xor", 8, xor)).unwrap().offset(),
+        GatherPlan::new(&call("shuffle_xor", 8, xor))
+            .unwrap()
+            .offset(),
         None
     );
     let first = GatherPlan::new(&call("broadcast_first", 8, Args::default())).unwrap();
@@ -318,7 +336,10 @@ fn a_gather_plan_names_its_offset_and_its_undefined_and_carried_lanes() {
     let a = LaneMask(0b1111_1011);
     assert_eq!(up2.undefined(a), LaneMask(0b0001_0011));
     // Lanes outside the subgroup in the mask are ignored.
-    assert_eq!(up2.undefined(LaneMask(a.0 | 1 << 20)), LaneMask(0b0001_0011));
+    assert_eq!(
+        up2.undefined(LaneMask(a.0 | 1 << 20)),
+        LaneMask(0b0001_0011)
+    );
     // broadcast_first reads the lowest active lane: never undefined while a lane is active.
     assert_eq!(first.undefined(a), LaneMask::EMPTY);
 
@@ -354,5 +375,40 @@ fn a_ballot_in_a_batch_writes_only_the_active_lanes() {
         assert_eq!(out.ballots[l as usize], want, "lane {l}");
     }
     // Subgroup 1 (inputs 8..16: true at 9, 12, 15 → lanes 1, 4, 7), every lane active.
-    assert!(out.ballots[8..].iter().all(|&b| b == Ballot(1 << 1 | 1 << 4 | 1 << 7)));
+    assert!(out.ballots[8..]
+        .iter()
+        .all(|&b| b == Ballot(1 << 1 | 1 << 4 | 1 << 7)));
+}
+
+// A lane's outcome is one of three (docs/architecture.md: "undefined is a typed outcome"): only an
+// undefined one says so — shuffle_down by 1 at 4 lanes with lane 3 inactive: lanes 0 and 1 read
+// active lanes (defined), lane 2 reads the inactive lane 3 (undefined, GL_KHR_shader_subgroup.txt
+// 8.18), lane 3 has no result.
+#[test]
+fn only_an_undefined_outcome_reports_itself_undefined() {
+    let out = eval_u32(
+        &call("shuffle_down", 4, with_delta(1)),
+        0b0111,
+        &[1, 2, 3, 4],
+    );
+    assert!(!out[0].is_undefined() && out[0].value().is_some());
+    assert!(!out[1].is_undefined() && out[1].value().is_some());
+    assert!(out[2].is_undefined() && out[2].value().is_none());
+    assert!(matches!(out[3], Outcome::Inactive) && !out[3].is_undefined());
+}
+
+// A lane mask is a set of lanes 0..128 (a subgroup has at most 128 invocations,
+// GL_KHR_shader_subgroup.txt 8.18 on gl_SubgroupSize): lane 128 and beyond are never in it, and
+// adding a lane that is already there leaves the set as it is.
+#[test]
+fn a_lane_mask_is_a_set_of_at_most_128_lanes() {
+    let all = LaneMask(u128::MAX);
+    assert!(all.has(127));
+    assert!(!all.has(128));
+    assert!(!all.has(u32::MAX));
+    let m = LaneMask(0b101);
+    assert_eq!(m.with(0), m);
+    assert_eq!(m.with(2), m);
+    assert_eq!(m.with(1), LaneMask(0b111));
+    assert_eq!(LaneMask::EMPTY.with(127), LaneMask(1 << 127));
 }

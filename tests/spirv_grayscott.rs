@@ -409,8 +409,21 @@ fn stacked_uv_matches_the_reference_at_every_size() {
     for s in [4u32, 8, 16, 32, 64, 128] {
         let wg = 4 * s;
         let groups = Shape::new(GsLayout::Stacked, s, wg).unwrap().grid(domain);
-        let out = run_uv("subgroup_stacked_uv", &[], s, wg, groups, domain, Mode::Maximal, &inp);
-        assert!(out.undefined.is_empty(), "S={s}: {:?}", out.undefined.first());
+        let out = run_uv(
+            "subgroup_stacked_uv",
+            &[],
+            s,
+            wg,
+            groups,
+            domain,
+            Mode::Maximal,
+            &inp,
+        );
+        assert!(
+            out.undefined.is_empty(),
+            "S={s}: {:?}",
+            out.undefined.first()
+        );
         assert!(out.findings.is_empty(), "S={s}: {:?}", out.findings);
         let d = out.fields.max_abs_diff(&want);
         assert!(d.value <= 1e-6, "S={s}: {d}");
@@ -449,13 +462,26 @@ fn the_tile_kernel_is_proven_by_the_interpreter_at_every_size_and_step_count() {
         let n = 2;
         let groups = tile.grid(domain, s, n);
         let extra = [(9, steps), (10, rows)];
-        let out = run_uv("subgroup_tile", &extra, s, n * s, groups, domain, Mode::Maximal, &inp);
+        let out = run_uv(
+            "subgroup_tile",
+            &extra,
+            s,
+            n * s,
+            groups,
+            domain,
+            Mode::Maximal,
+            &inp,
+        );
         let mut want = inp.clone();
         for _ in 0..steps {
             want = reference::step_clear(&p, &want);
         }
         let case = format!("S={s} T={steps} R={rows}");
-        assert!(out.undefined.is_empty(), "{case}: {:?}", out.undefined.first());
+        assert!(
+            out.undefined.is_empty(),
+            "{case}: {:?}",
+            out.undefined.first()
+        );
         assert!(out.findings.is_empty(), "{case}: {:?}", out.findings);
         let d = out.fields.max_abs_diff(&want);
         assert!(d.value <= 1e-6, "{case}: {d}");

@@ -330,6 +330,14 @@ impl Tile {
         )
     }
 
+    /// Does the kernel sum the stencil regrouped (`stencil_regrouped` in `subgroup_tile.comp`: the
+    /// wavefront path, `T` = 2 ..= [`Tile::WAVE_MAX_STEPS`])? Its results then round differently
+    /// from the definition's order — within the GPU kernels' tolerance, not bit for bit even on a
+    /// device that contracts nothing.
+    pub fn regrouped(self) -> bool {
+        (2..=Tile::WAVE_MAX_STEPS).contains(&self.steps)
+    }
+
     /// The tile kernel's own rules, at subgroup size `s`: `T ≥ 1`, more rows than `2T` (rows `T` from
     /// the top and bottom are the halo), at most [`Tile::WAVE_MAX_ROWS`] rows for `T` ≤
     /// [`Tile::WAVE_MAX_STEPS`] and [`Tile::MAX_ROWS`] above it, and more lanes than `2T`.
