@@ -412,3 +412,81 @@ fn a_lane_mask_is_a_set_of_at_most_128_lanes() {
     assert_eq!(m.with(1), LaneMask(0b111));
     assert_eq!(LaneMask::EMPTY.with(127), LaneMask(1 << 127));
 }
+
+// Set union of lane masks keeps a lane both sides hold; a ballot (the uvec4 of
+// GL_KHR_shader_subgroup.txt 8.18: lane i is bit i % 32 of component i / 32) has 128 bits and no
+// bit 128.
+#[test]
+fn a_union_keeps_shared_lanes_and_a_ballot_has_128_bits() {
+    assert_eq!(LaneMask(0b011).or(LaneMask(0b110)), LaneMask(0b111));
+    assert_eq!(LaneMask(0b1).or(LaneMask(0b1)), LaneMask(0b1));
+    let b = Ballot(u128::MAX);
+    assert!(b.bit(127));
+    assert!(!b.bit(128));
+    assert!(!b.bit(u32::MAX));
+    assert_eq!(
+        Ballot::from_words([1, 2, 4, 8]),
+        Ballot(1 | 2 << 32 | 4 << 64 | 8 << 96)
+    );
+    // Printed as the uvec4, component 0 first: lane 33 is bit 1 of component 1.
+    assert_eq!(Ballot(1 << 33).to_string(), "(0x0,0x2,0x0,0x0)");
+    assert_eq!(
+        Ballot(u128::MAX).to_string(),
+        "(0xffffffff,0xffffffff,0xffffffff,0xffffffff)"
+    );
+}
+
+fn eval_bool(c: &OpCall, active: u128, vals: &[bool]) -> Vec<bool> {
+    let v: Vec<[bool; 1]> = vals.iter().map(|&x| [x]).collect();
+    evaluate_typed(c, LaneMask(active), &v)
+        .unwrap()
+        .iter()
+        .map(|o| match o {
+            Outcome::Defined(v) => v.component_bits(0) != 0,
+            other => panic!("{other:?}"),
+        })
+        .collect()
+}
+
+// On bools, subgroupAnd/Or/Xor and their scans are the logical operations
+// (GL_KHR_shader_subgroup.txt 8.18 maps them to OpGroupNonUniformLogicalAnd/Or/Xor), over the active
+// invocations — worked by hand for 4 lanes holding true, true, false, true.
+#[test]
+fn bitwise_ops_on_bools_are_the_logical_ones() {
+    let v = [true, true, false, true];
+    let all_true = [true; 4];
+    let f = |op: &str, vals: &[bool]| eval_bool(&call(op, 4, Args::default()), 0xf, vals);
+    assert_eq!(f("and", &v), [false; 4]);
+    assert_eq!(f("and", &all_true), [true; 4]);
+    assert_eq!(f("or", &v), [true; 4]);
+    assert_eq!(f("or", &[false; 4]), [false; 4]);
+    // Three trues: odd.
+    assert_eq!(f("xor", &v), [true; 4]);
+    assert_eq!(f("xor", &all_true), [false; 4]);
+    assert_eq!(f("inclusive_and", &v), [true, true, false, false]);
+    assert_eq!(
+        f("inclusive_or", &[false, false, true, false]),
+        [false, false, true, true]
+    );
+    assert_eq!(f("inclusive_xor", &v), [true, false, false, true]);
+    // Exclusive scans start from the identity: true for and, false for or and xor.
+    assert_eq!(f("exclusive_and", &v), [true, true, true, false]);
+    assert_eq!(
+        f("exclusive_or", &[false, true, false, false]),
+        [false, false, true, true]
+    );
+    assert_eq!(f("exclusive_xor", &v), [false, true, false, false]);
+    // Lane 2 inactive: the and of the active lanes is true.
+    let and = evaluate_typed(
+        &call("and", 4, Args::default()),
+        LaneMask(0b1011),
+        &v.map(|x| [x]),
+    )
+    .unwrap();
+    assert_eq!(and[0], Outcome::Defined(Value::bool(true)));
+    // Clustered by 2: (true, true) and (false, true).
+    let c = call("clustered_and", 4, with_cluster(2));
+    assert_eq!(eval_bool(&c, 0xf, &v), [true, true, false, false]);
+    let c = call("clustered_xor", 4, with_cluster(2));
+    assert_eq!(eval_bool(&c, 0xf, &v), [false, false, true, true]);
+}
