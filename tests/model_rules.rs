@@ -490,3 +490,39 @@ fn bitwise_ops_on_bools_are_the_logical_ones() {
     let c = call("clustered_xor", 4, with_cluster(2));
     assert_eq!(eval_bool(&c, 0xf, &v), [false, false, true, true]);
 }
+
+// The scalar kinds of GLSL (GL_KHR_shader_subgroup.txt 8.18 genType/genIType/genUType/genBType, with
+// the 8/16/64-bit types of GL_EXT_shader_explicit_arithmetic_types): bool is neither integer nor
+// float; i8..i64 are the signed integers, u8..u64 the unsigned ones.
+#[test]
+fn each_scalar_type_is_of_exactly_one_kind() {
+    use ScalarType::*;
+    for t in ScalarType::ALL {
+        let (float, int, signed) = match t {
+            Bool => (false, false, false),
+            I8 | I16 | I32 | I64 => (false, true, true),
+            U8 | U16 | U32 | U64 => (false, true, false),
+            F16 | F32 | F64 => (true, false, false),
+        };
+        assert_eq!(t.is_float(), float, "{t}");
+        assert_eq!(t.is_integer(), int, "{t}");
+        assert_eq!(t.is_signed_integer(), signed, "{t}");
+    }
+}
+
+// A value keeps the bits its scalar is wide and clears the rest: all 64 for the 64-bit types.
+#[test]
+fn a_value_keeps_exactly_the_bits_of_its_width() {
+    for (t, keep) in [
+        (ScalarType::U64, u64::MAX),
+        (ScalarType::I64, u64::MAX),
+        (ScalarType::F64, u64::MAX),
+        (ScalarType::U32, 0xffff_ffff),
+        (ScalarType::F16, 0xffff),
+        (ScalarType::I8, 0xff),
+        (ScalarType::Bool, 1),
+    ] {
+        let v = Value::from_bits(ValueType::scalar(t), &[u64::MAX]);
+        assert_eq!(v.component_bits(0), keep, "{t}");
+    }
+}
