@@ -526,3 +526,53 @@ fn a_value_keeps_exactly_the_bits_of_its_width() {
         assert_eq!(v.component_bits(0), keep, "{t}");
     }
 }
+
+fn value(ty: &str, text: &str) -> Value {
+    Value::parse(ty.parse().unwrap(), text).unwrap()
+}
+
+// The JSON form of a value (`lockstep eval --json`, conform's JSON report): a bool or a number per
+// component, 64-bit integers exact, non-finite floats as "nan", "inf", "-inf", vectors as arrays.
+#[test]
+fn a_value_in_json_is_a_bool_or_an_exact_number_per_component() {
+    use serde_json::json;
+    assert_eq!(value("bool", "true").to_json(), json!(true));
+    assert_eq!(value("bool", "false").to_json(), json!(false));
+    assert_eq!(
+        value("u64", "18446744073709551615").to_json(),
+        json!(18446744073709551615u64)
+    );
+    assert_eq!(
+        value("i64", "-9223372036854775808").to_json(),
+        json!(-9223372036854775808i64)
+    );
+    assert_eq!(value("i32", "-5").to_json(), json!(-5));
+    assert_eq!(value("u8", "200").to_json(), json!(200));
+    assert_eq!(value("f32", "1.5").to_json(), json!(1.5));
+    assert_eq!(value("f32", "nan").to_json(), json!("nan"));
+    assert_eq!(value("f32", "inf").to_json(), json!("inf"));
+    assert_eq!(value("f64", "-inf").to_json(), json!("-inf"));
+    assert_eq!(value("uvec3", "1:2:3").to_json(), json!([1, 2, 3]));
+}
+
+// A value's text (`lockstep eval --values`, reports): components joined by ':'; its debug form
+// names the type.
+#[test]
+fn a_value_prints_its_components_joined_by_colons() {
+    assert_eq!(value("uvec3", "1:2:3").to_string(), "1:2:3");
+    assert_eq!(value("u32", "7").to_string(), "7");
+    assert_eq!(format!("{:?}", Value::u32(5)), "u32(5)");
+}
+
+// Integer text must lie in the type's range, both ends included; raw float bits must fit the
+// float's width.
+#[test]
+fn integer_text_is_checked_against_the_types_range_and_float_bits_against_its_width() {
+    let ok = |ty: &str, t: &str| Value::parse(ty.parse().unwrap(), t).is_ok();
+    assert!(ok("u8", "255") && !ok("u8", "256") && ok("u8", "0") && !ok("u8", "-1"));
+    assert!(ok("i8", "127") && ok("i8", "-128") && !ok("i8", "128") && !ok("i8", "-129"));
+    assert!(ok("u64", "18446744073709551615") && !ok("u64", "18446744073709551616"));
+    assert!(ok("f32", "0xffffffff") && !ok("f32", "0x100000000"));
+    assert!(ok("f16", "0xffff") && !ok("f16", "0x10000"));
+    assert!(ok("f64", "0xffffffffffffffff"));
+}
