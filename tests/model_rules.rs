@@ -576,3 +576,25 @@ fn integer_text_is_checked_against_the_types_range_and_float_bits_against_its_wi
     assert!(ok("f16", "0xffff") && !ok("f16", "0x10000"));
     assert!(ok("f64", "0xffffffffffffffff"));
 }
+
+// A workgroup shape is written X, XxY or XxYxZ (the CLI's --workgroup); missing sizes are 1, as in
+// GLSL's local_size_x/y/z defaults. A linear lane order prints its axes fastest first and parses
+// back.
+#[test]
+fn a_workgroup_shape_defaults_missing_sizes_to_one_and_lane_orders_round_trip() {
+    let shape = |t: &str| t.parse::<WorkgroupShape>().unwrap();
+    assert_eq!(shape("64"), WorkgroupShape::new(64, 1, 1).unwrap());
+    assert_eq!(shape("8x4"), WorkgroupShape::new(8, 4, 1).unwrap());
+    assert_eq!(shape("8,4,2"), WorkgroupShape::new(8, 4, 2).unwrap());
+    assert!("8x4x2x1".parse::<WorkgroupShape>().is_err());
+    for (order, text) in [
+        (LaneOrder::Linear([0, 1, 2]), "row-major"),
+        (LaneOrder::Linear([1, 0, 2]), "column-major"),
+        (LaneOrder::Linear([2, 0, 1]), "zxy"),
+        (LaneOrder::Linear([1, 2, 0]), "yzx"),
+        (LaneOrder::Quads, "quads"),
+    ] {
+        assert_eq!(order.to_string(), text);
+        assert_eq!(text.parse::<LaneOrder>().unwrap(), order, "{text}");
+    }
+}
