@@ -597,4 +597,9 @@ fn a_workgroup_shape_defaults_missing_sizes_to_one_and_lane_orders_round_trip() 
         assert_eq!(order.to_string(), text);
         assert_eq!(text.parse::<LaneOrder>().unwrap(), order, "{text}");
     }
+    // The two common orders also go by their axis names.
+    assert_eq!("xyz".parse::<LaneOrder>().unwrap(), LaneOrder::ROW_MAJOR);
+    assert_eq!("YXZ".parse::<LaneOrder>().unwrap(), LaneOrder::COLUMN_MAJOR);
+    assert!("xxz".parse::<LaneOrder>().is_err());
+    assert!("diagonal".parse::<LaneOrder>().is_err());
 }
