@@ -546,6 +546,11 @@ fn a_value_in_json_is_a_bool_or_an_exact_number_per_component() {
         value("i64", "-9223372036854775808").to_json(),
         json!(-9223372036854775808i64)
     );
+    // 2^53 + 1: not a double, still exact.
+    assert_eq!(
+        value("i64", "9007199254740993").to_json(),
+        json!(9007199254740993i64)
+    );
     assert_eq!(value("i32", "-5").to_json(), json!(-5));
     assert_eq!(value("u8", "200").to_json(), json!(200));
     assert_eq!(value("f32", "1.5").to_json(), json!(1.5));
