@@ -145,6 +145,13 @@ fn unsupported(what: impl Into<String>) -> SpirvError {
     SpirvError::unsupported(what)
 }
 
+/// Refuses an instruction that reads its own result (SSA: a value is defined before it is used).
+macro_rules! check_ssa {
+    ($d:expr, $($a:expr),*) => {
+        $( if $d == $a { return Err(SpirvError::malformed("an instruction uses its own result")); } )*
+    };
+}
+
 impl<'m> Decoder<'m> {
     fn new(m: &'m Module, opts: &'m DecodeOptions) -> Result<Self, SpirvError> {
         Ok(Decoder {
@@ -1640,124 +1647,151 @@ impl<'m> Decoder<'m> {
     }
 
     /// Decodes one body instruction (not control flow).
+    /// Decodes one instruction of a function body, by family: scalar arithmetic, logic and
+    /// conversions; composites, vectors and matrices; then memory, atomics, barriers, calls and
+    /// group operations (the last names anything else unsupported).
     fn inst(&mut self, i: &Instruction, loc: LocId) -> Result<Option<Inst>, SpirvError> {
+        if let Some(x) = self.scalar_inst(i, loc)? {
+            return Ok(x);
+        }
+        if let Some(x) = self.composite_inst(i, loc)? {
+            return Ok(x);
+        }
+        self.memory_inst(i, loc)
+    }
+
+    /// The register holding the value of `i`'s `k`-th operand.
+    fn arg(&mut self, i: &Instruction, k: usize) -> Result<Reg, SpirvError> {
+        self.value(id_at(i, k)?)
+    }
+
+    fn int2(&mut self, i: &Instruction, o: IntBin) -> Result<Option<Inst>, SpirvError> {
+        let rid = i.result_id.unwrap_or(0);
+        let (sc, n) = self.result_sv(i)?;
+        let (d, a, b) = (self.reg(rid)?, self.arg(i, 0)?, self.arg(i, 1)?);
+        check_ssa!(d, a, b);
+        Ok(Some(Inst::IntBin {
+            op: o,
+            w: sc.bits() as u8,
+            n,
+            d,
+            a,
+            b,
+        }))
+    }
+
+    fn icmp(&mut self, i: &Instruction, o: IntCmp) -> Result<Option<Inst>, SpirvError> {
+        let rid = i.result_id.unwrap_or(0);
+        let (sc, n) = self.sv_of(id_at(i, 0)?)?;
+        let (d, a, b) = (self.reg(rid)?, self.arg(i, 0)?, self.arg(i, 1)?);
+        check_ssa!(d, a, b);
+        Ok(Some(Inst::IntCmp {
+            op: o,
+            w: sc.bits() as u8,
+            n,
+            d,
+            a,
+            b,
+        }))
+    }
+
+    fn fbin(&mut self, i: &Instruction, o: FloatBin) -> Result<Option<Inst>, SpirvError> {
+        let rid = i.result_id.unwrap_or(0);
+        let (sc, n) = self.result_sv(i)?;
+        let (ai, bi) = (id_at(i, 0)?, id_at(i, 1)?);
+        let contract = matches!(o, FloatBin::Add | FloatBin::Sub)
+            && !self.has_deco(rid, Decoration::NoContraction)
+            && (self.is_contractible(ai) || self.is_contractible(bi));
+        let (d, a, b) = (self.reg(rid)?, self.value(ai)?, self.value(bi)?);
+        check_ssa!(d, a, b);
+        Ok(Some(Inst::FloatBin {
+            op: o,
+            w: sc.bits() as u8,
+            n,
+            d,
+            a,
+            b,
+            contract,
+            relaxed: self.has_deco(rid, Decoration::RelaxedPrecision),
+        }))
+    }
+
+    fn fcmp(&mut self, i: &Instruction, o: FloatCmp) -> Result<Option<Inst>, SpirvError> {
+        let rid = i.result_id.unwrap_or(0);
+        let (sc, n) = self.sv_of(id_at(i, 0)?)?;
+        let (d, a, b) = (self.reg(rid)?, self.arg(i, 0)?, self.arg(i, 1)?);
+        check_ssa!(d, a, b);
+        Ok(Some(Inst::FloatCmp {
+            op: o,
+            w: sc.bits() as u8,
+            n,
+            d,
+            a,
+            b,
+        }))
+    }
+
+    fn conv(&mut self, i: &Instruction, o: Conv) -> Result<Option<Inst>, SpirvError> {
+        let rid = i.result_id.unwrap_or(0);
+        let (to, n) = self.result_sv(i)?;
+        let (from, _) = self.sv_of(id_at(i, 0)?)?;
+        let (d, a) = (self.reg(rid)?, self.arg(i, 0)?);
+        check_ssa!(d, a);
+        Ok(Some(Inst::Conv {
+            op: o,
+            from,
+            to,
+            n,
+            d,
+            a,
+        }))
+    }
+
+    /// Integer, float and logical arithmetic, comparisons, selection and conversions (`None`: not of this family).
+    fn scalar_inst(
+        &mut self,
+        i: &Instruction,
+        loc: LocId,
+    ) -> Result<Option<Option<Inst>>, SpirvError> {
         let op = i.class.opcode;
         let rid = i.result_id.unwrap_or(0);
-        let d = |s: &Self| s.reg(rid);
-        let arg = |s: &mut Self, k: usize| -> Result<Reg, SpirvError> { s.value(id_at(i, k)?) };
-        macro_rules! check_ssa {
-            ($d:expr, $($a:expr),*) => {
-                $( if $d == $a { return Err(SpirvError::malformed("an instruction uses its own result")); } )*
-            };
-        }
-        let int2 = |s: &mut Self, o: IntBin| -> Result<Option<Inst>, SpirvError> {
-            let (sc, n) = s.result_sv(i)?;
-            let (d, a, b) = (s.reg(rid)?, arg(s, 0)?, arg(s, 1)?);
-            check_ssa!(d, a, b);
-            Ok(Some(Inst::IntBin {
-                op: o,
-                w: sc.bits() as u8,
-                n,
-                d,
-                a,
-                b,
-            }))
-        };
-        let icmp = |s: &mut Self, o: IntCmp| -> Result<Option<Inst>, SpirvError> {
-            let (sc, n) = s.sv_of(id_at(i, 0)?)?;
-            let (d, a, b) = (s.reg(rid)?, arg(s, 0)?, arg(s, 1)?);
-            check_ssa!(d, a, b);
-            Ok(Some(Inst::IntCmp {
-                op: o,
-                w: sc.bits() as u8,
-                n,
-                d,
-                a,
-                b,
-            }))
-        };
-        let fbin = |s: &mut Self, o: FloatBin| -> Result<Option<Inst>, SpirvError> {
-            let (sc, n) = s.result_sv(i)?;
-            let (ai, bi) = (id_at(i, 0)?, id_at(i, 1)?);
-            let contract = matches!(o, FloatBin::Add | FloatBin::Sub)
-                && !s.has_deco(rid, Decoration::NoContraction)
-                && (s.is_contractible(ai) || s.is_contractible(bi));
-            let (d, a, b) = (s.reg(rid)?, s.value(ai)?, s.value(bi)?);
-            check_ssa!(d, a, b);
-            Ok(Some(Inst::FloatBin {
-                op: o,
-                w: sc.bits() as u8,
-                n,
-                d,
-                a,
-                b,
-                contract,
-                relaxed: s.has_deco(rid, Decoration::RelaxedPrecision),
-            }))
-        };
-        let fcmp = |s: &mut Self, o: FloatCmp| -> Result<Option<Inst>, SpirvError> {
-            let (sc, n) = s.sv_of(id_at(i, 0)?)?;
-            let (d, a, b) = (s.reg(rid)?, arg(s, 0)?, arg(s, 1)?);
-            check_ssa!(d, a, b);
-            Ok(Some(Inst::FloatCmp {
-                op: o,
-                w: sc.bits() as u8,
-                n,
-                d,
-                a,
-                b,
-            }))
-        };
-        let conv = |s: &mut Self, o: Conv| -> Result<Option<Inst>, SpirvError> {
-            let (to, n) = s.result_sv(i)?;
-            let (from, _) = s.sv_of(id_at(i, 0)?)?;
-            let (d, a) = (s.reg(rid)?, arg(s, 0)?);
-            check_ssa!(d, a);
-            Ok(Some(Inst::Conv {
-                op: o,
-                from,
-                to,
-                n,
-                d,
-                a,
-            }))
-        };
-        Ok(match op {
+        let _ = loc;
+        Ok(Some(match op {
             SOp::Nop | SOp::MemoryBarrier | SOp::ExecutionModeId => None,
             SOp::Undef => {
-                let d = d(self)?;
+                let d = self.reg(rid)?;
                 Some(Inst::Undef {
                     d,
                     n: self.reg_slots[d as usize],
                 })
             }
-            SOp::IAdd => int2(self, IntBin::Add)?,
-            SOp::ISub => int2(self, IntBin::Sub)?,
-            SOp::IMul => int2(self, IntBin::Mul)?,
-            SOp::UDiv => int2(self, IntBin::UDiv)?,
-            SOp::SDiv => int2(self, IntBin::SDiv)?,
-            SOp::UMod => int2(self, IntBin::UMod)?,
-            SOp::SRem => int2(self, IntBin::SRem)?,
-            SOp::SMod => int2(self, IntBin::SMod)?,
-            SOp::ShiftLeftLogical => int2(self, IntBin::Shl)?,
-            SOp::ShiftRightLogical => int2(self, IntBin::ShrL)?,
-            SOp::ShiftRightArithmetic => int2(self, IntBin::ShrA)?,
-            SOp::BitwiseAnd => int2(self, IntBin::And)?,
-            SOp::BitwiseOr => int2(self, IntBin::Or)?,
-            SOp::BitwiseXor => int2(self, IntBin::Xor)?,
-            SOp::IEqual => icmp(self, IntCmp::Eq)?,
-            SOp::INotEqual => icmp(self, IntCmp::Ne)?,
-            SOp::UGreaterThan => icmp(self, IntCmp::UGt)?,
-            SOp::SGreaterThan => icmp(self, IntCmp::SGt)?,
-            SOp::UGreaterThanEqual => icmp(self, IntCmp::UGe)?,
-            SOp::SGreaterThanEqual => icmp(self, IntCmp::SGe)?,
-            SOp::ULessThan => icmp(self, IntCmp::ULt)?,
-            SOp::SLessThan => icmp(self, IntCmp::SLt)?,
-            SOp::ULessThanEqual => icmp(self, IntCmp::ULe)?,
-            SOp::SLessThanEqual => icmp(self, IntCmp::SLe)?,
+            SOp::IAdd => self.int2(i, IntBin::Add)?,
+            SOp::ISub => self.int2(i, IntBin::Sub)?,
+            SOp::IMul => self.int2(i, IntBin::Mul)?,
+            SOp::UDiv => self.int2(i, IntBin::UDiv)?,
+            SOp::SDiv => self.int2(i, IntBin::SDiv)?,
+            SOp::UMod => self.int2(i, IntBin::UMod)?,
+            SOp::SRem => self.int2(i, IntBin::SRem)?,
+            SOp::SMod => self.int2(i, IntBin::SMod)?,
+            SOp::ShiftLeftLogical => self.int2(i, IntBin::Shl)?,
+            SOp::ShiftRightLogical => self.int2(i, IntBin::ShrL)?,
+            SOp::ShiftRightArithmetic => self.int2(i, IntBin::ShrA)?,
+            SOp::BitwiseAnd => self.int2(i, IntBin::And)?,
+            SOp::BitwiseOr => self.int2(i, IntBin::Or)?,
+            SOp::BitwiseXor => self.int2(i, IntBin::Xor)?,
+            SOp::IEqual => self.icmp(i, IntCmp::Eq)?,
+            SOp::INotEqual => self.icmp(i, IntCmp::Ne)?,
+            SOp::UGreaterThan => self.icmp(i, IntCmp::UGt)?,
+            SOp::SGreaterThan => self.icmp(i, IntCmp::SGt)?,
+            SOp::UGreaterThanEqual => self.icmp(i, IntCmp::UGe)?,
+            SOp::SGreaterThanEqual => self.icmp(i, IntCmp::SGe)?,
+            SOp::ULessThan => self.icmp(i, IntCmp::ULt)?,
+            SOp::SLessThan => self.icmp(i, IntCmp::SLt)?,
+            SOp::ULessThanEqual => self.icmp(i, IntCmp::ULe)?,
+            SOp::SLessThanEqual => self.icmp(i, IntCmp::SLe)?,
             SOp::SNegate | SOp::Not | SOp::BitCount | SOp::BitReverse => {
                 let (sc, n) = self.sv_of(id_at(i, 0)?)?;
-                let (d, a) = (d(self)?, arg(self, 0)?);
+                let (d, a) = (self.reg(rid)?, self.arg(i, 0)?);
                 check_ssa!(d, a);
                 let o = match op {
                     SOp::SNegate => IntUn::Neg,
@@ -1773,15 +1807,15 @@ impl<'m> Decoder<'m> {
                     a,
                 })
             }
-            SOp::FAdd => fbin(self, FloatBin::Add)?,
-            SOp::FSub => fbin(self, FloatBin::Sub)?,
-            SOp::FMul => fbin(self, FloatBin::Mul)?,
-            SOp::FDiv => fbin(self, FloatBin::Div)?,
-            SOp::FRem => fbin(self, FloatBin::Rem)?,
-            SOp::FMod => fbin(self, FloatBin::Mod)?,
+            SOp::FAdd => self.fbin(i, FloatBin::Add)?,
+            SOp::FSub => self.fbin(i, FloatBin::Sub)?,
+            SOp::FMul => self.fbin(i, FloatBin::Mul)?,
+            SOp::FDiv => self.fbin(i, FloatBin::Div)?,
+            SOp::FRem => self.fbin(i, FloatBin::Rem)?,
+            SOp::FMod => self.fbin(i, FloatBin::Mod)?,
             SOp::FNegate => {
                 let (sc, n) = self.result_sv(i)?;
-                let (d, a) = (d(self)?, arg(self, 0)?);
+                let (d, a) = (self.reg(rid)?, self.arg(i, 0)?);
                 check_ssa!(d, a);
                 Some(Inst::FloatNeg {
                     w: sc.bits() as u8,
@@ -1792,7 +1826,7 @@ impl<'m> Decoder<'m> {
             }
             SOp::IsNan | SOp::IsInf => {
                 let (sc, n) = self.sv_of(id_at(i, 0)?)?;
-                let (d, a) = (d(self)?, arg(self, 0)?);
+                let (d, a) = (self.reg(rid)?, self.arg(i, 0)?);
                 check_ssa!(d, a);
                 Some(Inst::FloatClass {
                     inf: op == SOp::IsInf,
@@ -1802,21 +1836,21 @@ impl<'m> Decoder<'m> {
                     a,
                 })
             }
-            SOp::FOrdEqual => fcmp(self, FloatCmp::OrdEq)?,
-            SOp::FUnordEqual => fcmp(self, FloatCmp::UnordEq)?,
-            SOp::FOrdNotEqual => fcmp(self, FloatCmp::OrdNe)?,
-            SOp::FUnordNotEqual => fcmp(self, FloatCmp::UnordNe)?,
-            SOp::FOrdLessThan => fcmp(self, FloatCmp::OrdLt)?,
-            SOp::FUnordLessThan => fcmp(self, FloatCmp::UnordLt)?,
-            SOp::FOrdGreaterThan => fcmp(self, FloatCmp::OrdGt)?,
-            SOp::FUnordGreaterThan => fcmp(self, FloatCmp::UnordGt)?,
-            SOp::FOrdLessThanEqual => fcmp(self, FloatCmp::OrdLe)?,
-            SOp::FUnordLessThanEqual => fcmp(self, FloatCmp::UnordLe)?,
-            SOp::FOrdGreaterThanEqual => fcmp(self, FloatCmp::OrdGe)?,
-            SOp::FUnordGreaterThanEqual => fcmp(self, FloatCmp::UnordGe)?,
+            SOp::FOrdEqual => self.fcmp(i, FloatCmp::OrdEq)?,
+            SOp::FUnordEqual => self.fcmp(i, FloatCmp::UnordEq)?,
+            SOp::FOrdNotEqual => self.fcmp(i, FloatCmp::OrdNe)?,
+            SOp::FUnordNotEqual => self.fcmp(i, FloatCmp::UnordNe)?,
+            SOp::FOrdLessThan => self.fcmp(i, FloatCmp::OrdLt)?,
+            SOp::FUnordLessThan => self.fcmp(i, FloatCmp::UnordLt)?,
+            SOp::FOrdGreaterThan => self.fcmp(i, FloatCmp::OrdGt)?,
+            SOp::FUnordGreaterThan => self.fcmp(i, FloatCmp::UnordGt)?,
+            SOp::FOrdLessThanEqual => self.fcmp(i, FloatCmp::OrdLe)?,
+            SOp::FUnordLessThanEqual => self.fcmp(i, FloatCmp::UnordLe)?,
+            SOp::FOrdGreaterThanEqual => self.fcmp(i, FloatCmp::OrdGe)?,
+            SOp::FUnordGreaterThanEqual => self.fcmp(i, FloatCmp::UnordGe)?,
             SOp::LogicalAnd | SOp::LogicalOr | SOp::LogicalEqual | SOp::LogicalNotEqual => {
                 let (_, n) = self.result_sv(i)?;
-                let (d, a, b) = (d(self)?, arg(self, 0)?, arg(self, 1)?);
+                let (d, a, b) = (self.reg(rid)?, self.arg(i, 0)?, self.arg(i, 1)?);
                 check_ssa!(d, a, b);
                 let o = match op {
                     SOp::LogicalAnd => LogicBin::And,
@@ -1828,13 +1862,13 @@ impl<'m> Decoder<'m> {
             }
             SOp::LogicalNot => {
                 let (_, n) = self.result_sv(i)?;
-                let (d, a) = (d(self)?, arg(self, 0)?);
+                let (d, a) = (self.reg(rid)?, self.arg(i, 0)?);
                 check_ssa!(d, a);
                 Some(Inst::LogicNot { n, d, a })
             }
             SOp::Any | SOp::All => {
                 let (_, n) = self.sv_of(id_at(i, 0)?)?;
-                let (d, a) = (d(self)?, arg(self, 0)?);
+                let (d, a) = (self.reg(rid)?, self.arg(i, 0)?);
                 check_ssa!(d, a);
                 Some(Inst::AnyAll {
                     all: op == SOp::All,
@@ -1844,11 +1878,11 @@ impl<'m> Decoder<'m> {
                 })
             }
             SOp::Select => {
-                let d = d(self)?;
+                let d = self.reg(rid)?;
                 let n = self.reg_slots[d as usize];
                 let cid = id_at(i, 0)?;
                 let (_, cn) = self.sv_of(cid)?;
-                let (c, a, b) = (self.value(cid)?, arg(self, 1)?, arg(self, 2)?);
+                let (c, a, b) = (self.value(cid)?, self.arg(i, 1)?, self.arg(i, 2)?);
                 check_ssa!(d, c, a, b);
                 Some(Inst::Select {
                     n,
@@ -1859,14 +1893,14 @@ impl<'m> Decoder<'m> {
                     b,
                 })
             }
-            SOp::ConvertFToU => conv(self, Conv::FToU)?,
-            SOp::ConvertFToS => conv(self, Conv::FToS)?,
-            SOp::ConvertSToF => conv(self, Conv::SToF)?,
-            SOp::ConvertUToF => conv(self, Conv::UToF)?,
-            SOp::UConvert => conv(self, Conv::UConvert)?,
-            SOp::SConvert => conv(self, Conv::SConvert)?,
-            SOp::FConvert => conv(self, Conv::FConvert)?,
-            SOp::QuantizeToF16 => conv(self, Conv::QuantizeF16)?,
+            SOp::ConvertFToU => self.conv(i, Conv::FToU)?,
+            SOp::ConvertFToS => self.conv(i, Conv::FToS)?,
+            SOp::ConvertSToF => self.conv(i, Conv::SToF)?,
+            SOp::ConvertUToF => self.conv(i, Conv::UToF)?,
+            SOp::UConvert => self.conv(i, Conv::UConvert)?,
+            SOp::SConvert => self.conv(i, Conv::SConvert)?,
+            SOp::FConvert => self.conv(i, Conv::FConvert)?,
+            SOp::QuantizeToF16 => self.conv(i, Conv::QuantizeF16)?,
             SOp::Bitcast => {
                 let t = self.ty(i.result_type.unwrap_or(0))?;
                 let from_t = self.type_of_value(id_at(i, 0)?)?;
@@ -1882,7 +1916,7 @@ impl<'m> Decoder<'m> {
                         "OpBitcast between types of different sizes",
                     ));
                 }
-                let (d, a) = (d(self)?, arg(self, 0)?);
+                let (d, a) = (self.reg(rid)?, self.arg(i, 0)?);
                 check_ssa!(d, a);
                 Some(Inst::Bitcast {
                     from: from.into(),
@@ -1891,8 +1925,22 @@ impl<'m> Decoder<'m> {
                     a,
                 })
             }
+            _ => return Ok(None),
+        }))
+    }
+
+    /// Copies, composites, vector shuffles and inserts, matrix and vector products, extended arithmetic, bit fields and GLSL.std.450 (`None`: not of this family).
+    fn composite_inst(
+        &mut self,
+        i: &Instruction,
+        loc: LocId,
+    ) -> Result<Option<Option<Inst>>, SpirvError> {
+        let op = i.class.opcode;
+        let rid = i.result_id.unwrap_or(0);
+        let _ = loc;
+        Ok(Some(match op {
             SOp::CopyObject | SOp::CopyLogical => {
-                let (d, a) = (d(self)?, arg(self, 0)?);
+                let (d, a) = (self.reg(rid)?, self.arg(i, 0)?);
                 check_ssa!(d, a);
                 if let Some(l) = self.ptr_layout.get(&id_at(i, 0)?).copied() {
                     self.ptr_layout.insert(rid, l);
@@ -1908,7 +1956,7 @@ impl<'m> Decoder<'m> {
                 let src = id_at(i, 0)?;
                 let lits = lits_from(i, 1);
                 let (off, n) = self.composite_path(self.type_of_value(src)?, &lits)?;
-                let (d, a) = (d(self)?, self.value(src)?);
+                let (d, a) = (self.reg(rid)?, self.value(src)?);
                 check_ssa!(d, a);
                 Some(Inst::Move { d, a, off, n })
             }
@@ -1917,7 +1965,7 @@ impl<'m> Decoder<'m> {
                 let obj = id_at(i, 1)?;
                 let lits = lits_from(i, 2);
                 let (off, n) = self.composite_path(self.type_of_value(obj)?, &lits)?;
-                let (d, c, o) = (d(self)?, self.value(comp)?, self.value(obj)?);
+                let (d, c, o) = (self.reg(rid)?, self.value(comp)?, self.value(obj)?);
                 check_ssa!(d, c, o);
                 Some(Inst::Insert {
                     d,
@@ -1929,11 +1977,11 @@ impl<'m> Decoder<'m> {
                 })
             }
             SOp::CompositeConstruct => {
-                let d = d(self)?;
+                let d = self.reg(rid)?;
                 let mut parts = Vec::new();
                 let mut total = 0;
                 for k in 0..i.operands.len() {
-                    let r = arg(self, k)?;
+                    let r = self.arg(i, k)?;
                     check_ssa!(d, r);
                     let n = self.reg_slots[r as usize];
                     total += n;
@@ -1950,8 +1998,8 @@ impl<'m> Decoder<'m> {
                 })
             }
             SOp::VectorShuffle => {
-                let d = d(self)?;
-                let (a, b) = (arg(self, 0)?, arg(self, 1)?);
+                let d = self.reg(rid)?;
+                let (a, b) = (self.arg(i, 0)?, self.arg(i, 1)?);
                 check_ssa!(d, a, b);
                 let na = self.reg_slots[a as usize];
                 let nb = self.reg_slots[b as usize];
@@ -1980,7 +2028,7 @@ impl<'m> Decoder<'m> {
             SOp::VectorExtractDynamic => {
                 let (_, count) = self.sv_of(id_at(i, 0)?)?;
                 let (iw, _) = self.sv_of(id_at(i, 1)?)?;
-                let (d, v, idx) = (d(self)?, arg(self, 0)?, arg(self, 1)?);
+                let (d, v, idx) = (self.reg(rid)?, self.arg(i, 0)?, self.arg(i, 1)?);
                 check_ssa!(d, v, idx);
                 Some(Inst::ExtractDyn {
                     d,
@@ -1994,7 +2042,12 @@ impl<'m> Decoder<'m> {
             SOp::VectorInsertDynamic => {
                 let (_, count) = self.sv_of(id_at(i, 0)?)?;
                 let (iw, _) = self.sv_of(id_at(i, 2)?)?;
-                let (d, v, comp, idx) = (d(self)?, arg(self, 0)?, arg(self, 1)?, arg(self, 2)?);
+                let (d, v, comp, idx) = (
+                    self.reg(rid)?,
+                    self.arg(i, 0)?,
+                    self.arg(i, 1)?,
+                    self.arg(i, 2)?,
+                );
                 check_ssa!(d, v, comp, idx);
                 Some(Inst::InsertDyn {
                     d,
@@ -2007,8 +2060,8 @@ impl<'m> Decoder<'m> {
                 })
             }
             SOp::VectorTimesScalar | SOp::MatrixTimesScalar => {
-                let d = d(self)?;
-                let (v, s) = (arg(self, 0)?, arg(self, 1)?);
+                let d = self.reg(rid)?;
+                let (v, s) = (self.arg(i, 0)?, self.arg(i, 1)?);
                 check_ssa!(d, v, s);
                 let w = self.scalar_of(self.type_of_value(id_at(i, 1)?)?)?.bits() as u8;
                 Some(Inst::TimesScalar {
@@ -2025,11 +2078,11 @@ impl<'m> Decoder<'m> {
             | SOp::OuterProduct
             | SOp::Transpose
             | SOp::Dot => {
-                return self.matrix_op(i).map(Some);
+                return self.matrix_op(i).map(|x| Some(Some(x)));
             }
             SOp::IAddCarry | SOp::ISubBorrow | SOp::UMulExtended | SOp::SMulExtended => {
                 let (sc, n) = self.sv_of(id_at(i, 0)?)?;
-                let (d, a, b) = (d(self)?, arg(self, 0)?, arg(self, 1)?);
+                let (d, a, b) = (self.reg(rid)?, self.arg(i, 0)?, self.arg(i, 1)?);
                 check_ssa!(d, a, b);
                 let o = match op {
                     SOp::IAddCarry => IntPair::AddCarry,
@@ -2048,12 +2101,12 @@ impl<'m> Decoder<'m> {
             }
             SOp::BitFieldInsert | SOp::BitFieldSExtract | SOp::BitFieldUExtract => {
                 let (sc, n) = self.result_sv(i)?;
-                let d = d(self)?;
-                let base = arg(self, 0)?;
+                let d = self.reg(rid)?;
+                let base = self.arg(i, 0)?;
                 let (insert, offset, count) = if op == SOp::BitFieldInsert {
-                    (arg(self, 1)?, arg(self, 2)?, arg(self, 3)?)
+                    (self.arg(i, 1)?, self.arg(i, 2)?, self.arg(i, 3)?)
                 } else {
-                    (base, arg(self, 1)?, arg(self, 2)?)
+                    (base, self.arg(i, 1)?, self.arg(i, 2)?)
                 };
                 check_ssa!(d, base, insert, offset, count);
                 let o = match op {
@@ -2072,12 +2125,22 @@ impl<'m> Decoder<'m> {
                     count,
                 })
             }
-            SOp::ExtInst => return self.ext_inst(i),
+            SOp::ExtInst => return self.ext_inst(i).map(Some),
+            _ => return Ok(None),
+        }))
+    }
+
+    /// Loads, stores, access chains, atomics, barriers, calls and group operations; anything else is unsupported, named.
+    fn memory_inst(&mut self, i: &Instruction, loc: LocId) -> Result<Option<Inst>, SpirvError> {
+        let op = i.class.opcode;
+        let rid = i.result_id.unwrap_or(0);
+        let _ = loc;
+        Ok(match op {
             SOp::Load => {
                 let pid = id_at(i, 0)?;
                 let (t, m, _) = self.pointee(pid)?;
                 let plan = self.plan(t, m)?;
-                let (d, ptr) = (d(self)?, self.value(pid)?);
+                let (d, ptr) = (self.reg(rid)?, self.value(pid)?);
                 check_ssa!(d, ptr);
                 if matches!(self.types.get(t), Type::Pointer { .. }) {
                     return Err(unsupported(
@@ -2100,7 +2163,7 @@ impl<'m> Decoder<'m> {
                 let plan = self.plan(t, m)?;
                 Some(Inst::Store {
                     ptr: self.value(pid)?,
-                    v: arg(self, 1)?,
+                    v: self.arg(i, 1)?,
                     plan,
                 })
             }
@@ -2176,7 +2239,7 @@ impl<'m> Decoder<'m> {
                     }
                 }
                 self.ptr_layout.insert(rid, m);
-                let (d, base) = (d(self)?, self.value(base_id)?);
+                let (d, base) = (self.reg(rid)?, self.value(base_id)?);
                 check_ssa!(d, base);
                 Some(Inst::AccessChain {
                     d,
@@ -2194,7 +2257,7 @@ impl<'m> Decoder<'m> {
                 let (off, at, ml) = self.types.member(t, member)?;
                 let (_, stride, _, _) = self.types.element(at, ml)?;
                 Some(Inst::ArrayLength {
-                    d: d(self)?,
+                    d: self.reg(rid)?,
                     ptr: self.value(pid)?,
                     offset: off,
                     stride,
@@ -2236,7 +2299,7 @@ impl<'m> Decoder<'m> {
                 };
                 let mut args = Vec::new();
                 for k in 1..i.operands.len() {
-                    args.push(arg(self, k)?);
+                    args.push(self.arg(i, k)?);
                 }
                 let d = if self.regs.contains_key(&rid)
                     && self.reg_slots[self.reg(rid)? as usize] > 0
