@@ -28,6 +28,45 @@ fn run(
     run_words(&words, layout, s, wg, domain, mode, input)
 }
 
+/// The specialization constants every Gray-Scott kernel takes (params.glsl): the workgroup width,
+/// the padded domain and the parameters.
+fn spec(wg: u32, domain: Domain) -> Vec<(u32, SpecInput)> {
+    let p = Params::default();
+    vec![
+        (0, SpecInput::Bits(wg as u64)),
+        (2, SpecInput::Bits(domain.padded_cols() as u64)),
+        (3, SpecInput::Bits(domain.padded_rows() as u64)),
+        (4, SpecInput::Bits(p.feed.to_bits() as u64)),
+        (5, SpecInput::Bits(p.kill.to_bits() as u64)),
+        (6, SpecInput::Bits(p.dt.to_bits() as u64)),
+        (7, SpecInput::Bits(p.du.to_bits() as u64)),
+        (8, SpecInput::Bits(p.dv.to_bits() as u64)),
+    ]
+}
+
+fn decode_with(words: &[u32], spec: Vec<(u32, SpecInput)>) -> Kernel {
+    decode(
+        words,
+        &DecodeOptions {
+            spec,
+            ..Default::default()
+        },
+    )
+    .unwrap()
+}
+
+/// `groups` workgroups at subgroup size `s`, row-major lanes.
+fn config(s: u32, mode: Mode, groups: [u32; 2]) -> RunConfig {
+    RunConfig {
+        size: SubgroupSize::new(s as u64).unwrap(),
+        layout: LaneOrder::ROW_MAJOR,
+        mode,
+        workgroups: [groups[0], groups[1], 1],
+        max_steps: DEFAULT_MAX_STEPS,
+        lost_paths_end: true,
+    }
+}
+
 fn run_words(
     words: &[u32],
     layout: GsLayout,
@@ -37,25 +76,7 @@ fn run_words(
     mode: Mode,
     input: &Fields,
 ) -> Out {
-    let p = Params::default();
-    let spec = vec![
-        (0, SpecInput::Bits(wg as u64)),
-        (2, SpecInput::Bits(domain.padded_cols() as u64)),
-        (3, SpecInput::Bits(domain.padded_rows() as u64)),
-        (4, SpecInput::Bits(p.feed.to_bits() as u64)),
-        (5, SpecInput::Bits(p.kill.to_bits() as u64)),
-        (6, SpecInput::Bits(p.dt.to_bits() as u64)),
-        (7, SpecInput::Bits(p.du.to_bits() as u64)),
-        (8, SpecInput::Bits(p.dv.to_bits() as u64)),
-    ];
-    let k = decode(
-        words,
-        &DecodeOptions {
-            spec,
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let k = decode_with(words, spec(wg, domain));
     assert_eq!(k.local_size, [wg, 1, 1]);
     let shape = Shape::new(layout, s, wg).unwrap();
     let [gx, gy] = shape.grid(domain);
@@ -88,14 +109,7 @@ fn run_words(
             ..Default::default()
         },
     ];
-    let cfg = RunConfig {
-        size: SubgroupSize::new(s as u64).unwrap(),
-        layout: LaneOrder::ROW_MAJOR,
-        mode,
-        workgroups: [gx, gy, 1],
-        max_steps: DEFAULT_MAX_STEPS,
-        lost_paths_end: true,
-    };
+    let cfg = config(s, mode, [gx, gy]);
     let r = run_model(&k, cfg, &bufs, None).unwrap();
     let mut undefined = Vec::new();
     let w = domain.padded_cols();
@@ -316,28 +330,11 @@ fn run_uv(
 ) -> Out {
     use lockstep::grayscott::gpu;
     let words = glsl_file(&format!("shaders/grayscott/{variant}.comp"));
-    let p = Params::default();
     let pitch = gpu::uv_pitch(domain);
-    let mut spec = vec![
-        (0, SpecInput::Bits(wg as u64)),
-        (2, SpecInput::Bits(domain.padded_cols() as u64)),
-        (3, SpecInput::Bits(domain.padded_rows() as u64)),
-        (4, SpecInput::Bits(p.feed.to_bits() as u64)),
-        (5, SpecInput::Bits(p.kill.to_bits() as u64)),
-        (6, SpecInput::Bits(p.dt.to_bits() as u64)),
-        (7, SpecInput::Bits(p.du.to_bits() as u64)),
-        (8, SpecInput::Bits(p.dv.to_bits() as u64)),
-        (11, SpecInput::Bits(pitch as u64)),
-    ];
+    let mut spec = spec(wg, domain);
+    spec.push((11, SpecInput::Bits(pitch as u64)));
     spec.extend(extra.iter().map(|&(id, v)| (id, SpecInput::Bits(v as u64))));
-    let k = decode(
-        &words,
-        &DecodeOptions {
-            spec,
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let k = decode_with(&words, spec);
     let (u, v) = (Padded::from_array(&input.u), Padded::from_array(&input.v));
     let w = domain.padded_cols();
     let mut uv = vec![0f32; 2 * pitch * domain.padded_rows()];
@@ -362,14 +359,7 @@ fn run_uv(
             ..Default::default()
         },
     ];
-    let cfg = RunConfig {
-        size: SubgroupSize::new(s as u64).unwrap(),
-        layout: LaneOrder::ROW_MAJOR,
-        mode,
-        workgroups: [groups[0], groups[1], 1],
-        max_steps: DEFAULT_MAX_STEPS,
-        lost_paths_end: true,
-    };
+    let cfg = config(s, mode, groups);
     let r = run_model(&k, cfg, &bufs, None).unwrap();
     let b = r.buffers.iter().find(|b| b.binding == 1).unwrap();
     let got = f32s(&b.bytes);

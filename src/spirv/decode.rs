@@ -1665,34 +1665,32 @@ impl<'m> Decoder<'m> {
         self.value(id_at(i, k)?)
     }
 
-    fn int2(&mut self, i: &Instruction, o: IntBin) -> Result<Option<Inst>, SpirvError> {
+    /// A two-operand instruction's width and components (of the result, or of the first operand
+    /// for a comparison, whose result is bool), its destination and its two operands.
+    fn binary(
+        &mut self,
+        i: &Instruction,
+        of_operand: bool,
+    ) -> Result<(u8, u32, Reg, Reg, Reg), SpirvError> {
+        let (sc, n) = if of_operand {
+            self.sv_of(id_at(i, 0)?)?
+        } else {
+            self.result_sv(i)?
+        };
         let rid = i.result_id.unwrap_or(0);
-        let (sc, n) = self.result_sv(i)?;
         let (d, a, b) = (self.reg(rid)?, self.arg(i, 0)?, self.arg(i, 1)?);
         check_ssa!(d, a, b);
-        Ok(Some(Inst::IntBin {
-            op: o,
-            w: sc.bits() as u8,
-            n,
-            d,
-            a,
-            b,
-        }))
+        Ok((sc.bits() as u8, n, d, a, b))
     }
 
-    fn icmp(&mut self, i: &Instruction, o: IntCmp) -> Result<Option<Inst>, SpirvError> {
-        let rid = i.result_id.unwrap_or(0);
-        let (sc, n) = self.sv_of(id_at(i, 0)?)?;
-        let (d, a, b) = (self.reg(rid)?, self.arg(i, 0)?, self.arg(i, 1)?);
-        check_ssa!(d, a, b);
-        Ok(Some(Inst::IntCmp {
-            op: o,
-            w: sc.bits() as u8,
-            n,
-            d,
-            a,
-            b,
-        }))
+    fn int2(&mut self, i: &Instruction, op: IntBin) -> Result<Option<Inst>, SpirvError> {
+        let (w, n, d, a, b) = self.binary(i, false)?;
+        Ok(Some(Inst::IntBin { op, w, n, d, a, b }))
+    }
+
+    fn icmp(&mut self, i: &Instruction, op: IntCmp) -> Result<Option<Inst>, SpirvError> {
+        let (w, n, d, a, b) = self.binary(i, true)?;
+        Ok(Some(Inst::IntCmp { op, w, n, d, a, b }))
     }
 
     fn fbin(&mut self, i: &Instruction, o: FloatBin) -> Result<Option<Inst>, SpirvError> {
@@ -1716,19 +1714,9 @@ impl<'m> Decoder<'m> {
         }))
     }
 
-    fn fcmp(&mut self, i: &Instruction, o: FloatCmp) -> Result<Option<Inst>, SpirvError> {
-        let rid = i.result_id.unwrap_or(0);
-        let (sc, n) = self.sv_of(id_at(i, 0)?)?;
-        let (d, a, b) = (self.reg(rid)?, self.arg(i, 0)?, self.arg(i, 1)?);
-        check_ssa!(d, a, b);
-        Ok(Some(Inst::FloatCmp {
-            op: o,
-            w: sc.bits() as u8,
-            n,
-            d,
-            a,
-            b,
-        }))
+    fn fcmp(&mut self, i: &Instruction, op: FloatCmp) -> Result<Option<Inst>, SpirvError> {
+        let (w, n, d, a, b) = self.binary(i, true)?;
+        Ok(Some(Inst::FloatCmp { op, w, n, d, a, b }))
     }
 
     fn conv(&mut self, i: &Instruction, o: Conv) -> Result<Option<Inst>, SpirvError> {
