@@ -89,6 +89,7 @@ fn device_loop(c: &mut Criterion) {
     use criterion::BatchSize;
     use lockstep::reconverge::campaign::{self, Device, Plan, Setup, ShrinkLimits, Source, Times};
     use lockstep::reconverge::device::{unsupported, Defaults, VulkanDevice};
+    use lockstep::reconverge::gen::variant;
     use lockstep::vulkan::Context;
     use std::time::Duration;
     let ctx = match Context::new(None) {
@@ -105,7 +106,13 @@ fn device_loop(c: &mut Criterion) {
     }
     let defaults = Defaults::for_device(&ctx);
     let name = ctx.info.name.clone();
-    let setup = Setup::for_device(&ctx, mode);
+    // Programs per shape (the CLI's --variants, 8 by default).
+    let variants: usize = std::env::var("RECONVERGE_VARIANTS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(8)
+        .max(1);
+    let setup = Setup::for_device(&ctx, mode).with_parametric(variants > 1);
     let mut contexts = vec![ctx];
     for _ in 1..defaults.contexts {
         contexts.push(Context::new(None).expect("a second context"));
@@ -115,7 +122,7 @@ fn device_loop(c: &mut Criterion) {
     let batches: Vec<usize> = std::env::var("RECONVERGE_BATCHES")
         .ok()
         .map(|v| v.split(',').filter_map(|b| b.trim().parse().ok()).collect())
-        .unwrap_or_else(|| vec![defaults.batch]);
+        .unwrap_or_else(|| vec![defaults.shapes * variants]);
     // Programs differ from one benchmark run to the next too, so that no on-disk shader cache
     // (Mesa's, NVIDIA's) serves them.
     let mut seed = std::time::SystemTime::now()
@@ -132,7 +139,7 @@ fn device_loop(c: &mut Criterion) {
     );
     let s = programs(GenConfig::default());
     let mut g = c.benchmark_group(format!(
-        "device loop ({name}, base, {threads} threads, {} contexts)",
+        "device loop ({name}, base, {threads} threads, {} contexts, {variants} programs per shape)",
         defaults.contexts
     ));
     g.sample_size(10);
@@ -149,6 +156,7 @@ fn device_loop(c: &mut Criterion) {
                     programs: n,
                     seed,
                     batch,
+                    variants,
                     threads,
                     max_time: None,
                     shrink: ShrinkLimits::default(),
@@ -163,9 +171,16 @@ fn device_loop(c: &mut Criterion) {
                 || {
                     (0..threads)
                         .map(|_| {
-                            (0..n as usize / threads)
-                                .map(|_| s.new_tree(&mut runner).expect("generator").current())
-                                .collect::<Vec<Program>>()
+                            let mut ps = Vec::new();
+                            while ps.len() < n as usize / threads {
+                                let p = s.new_tree(&mut runner).expect("generator").current();
+                                for _ in 1..variants {
+                                    ps.push(variant(&p, &mut runner).expect("variant"));
+                                }
+                                ps.push(p);
+                            }
+                            ps.truncate(n as usize / threads);
+                            ps
                         })
                         .collect::<Vec<_>>()
                 },

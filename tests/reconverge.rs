@@ -843,6 +843,7 @@ fn plan(programs: u64, batch: usize, threads: usize) -> Plan {
         programs,
         seed: 7,
         batch,
+        variants: 1,
         threads,
         max_time: None,
         shrink: ShrinkLimits {
@@ -926,6 +927,189 @@ fn a_campaign_catches_a_device_that_gets_subgroup_add_wrong_and_shrinks_the_prog
     assert!(r.failures.iter().skip(2).all(|f| f.minimal.is_none()));
 }
 
+// ---------------------------------------------------------------------------------------------
+// Parameters and variants: programs of one shape, parameters apart (src/reconverge/params.rs).
+
+/// A program with one parameter of every kind, in pre-order: an invocation mask, a subgroup mask, a
+/// loop salt, a loop-count mask, a switch salt, a scaled operand's factor and addend, a constant.
+fn every_parameter() -> Program {
+    Program {
+        main: vec![
+            Stmt::If {
+                id: 1,
+                cond: Cond::Mask(0x1111 | 0x2222 << 32 | 0x3333 << 64 | 0x4444 << 96),
+                then_branch: vec![Stmt::Op {
+                    tag: 2,
+                    op: SgOp::ballot(Cond::Subgroups(0x55)),
+                    dst: None,
+                }],
+                else_branch: vec![],
+            },
+            Stmt::Loop {
+                id: 3,
+                trips: Trips::Varying {
+                    salt: 66,
+                    modulus: 3,
+                },
+                body: vec![Stmt::Op {
+                    tag: 4,
+                    op: SgOp::ballot(Cond::LoopCount {
+                        outer: 0,
+                        mask: 0x77,
+                    }),
+                    dst: None,
+                }],
+            },
+            Stmt::Switch {
+                id: 5,
+                selector: Selector::Varying {
+                    salt: 88,
+                    modulus: 2,
+                },
+                cases: vec![Case {
+                    labels: vec![0],
+                    body: vec![Stmt::Op {
+                        tag: 6,
+                        op: SgOp::add(Operand::Scaled { mul: 9, add: 10 }),
+                        dst: None,
+                    }],
+                }],
+                default: vec![Stmt::Store {
+                    tag: 7,
+                    value: Operand::Const(11),
+                }],
+            },
+        ],
+        functions: vec![],
+    }
+}
+
+#[test]
+fn a_programs_parameters_are_its_masks_salts_and_operand_constants_in_pre_order() {
+    // src/reconverge/params.rs: masks (four words, lowest first), salts, factors, addends and
+    // constants are parameters; trip counts, moduli, labels and registers are the shape.
+    let p = every_parameter();
+    assert_eq!(
+        p.param_words(),
+        vec![0x1111, 0x2222, 0x3333, 0x4444, 0x55, 66, 0x77, 88, 9, 10, 11]
+    );
+    let (slots, n) = p.param_slots();
+    assert_eq!(n, 11);
+    // Each parameter's slot is where its first word is.
+    assert_eq!(slots.param_words(), vec![0, 0, 0, 0, 4, 5, 6, 7, 8, 9, 10]);
+    assert_eq!(p.shape().param_words(), vec![0; 11]);
+    // The shape keeps everything else.
+    let Stmt::Loop { trips, .. } = &p.shape().main[1] else {
+        panic!()
+    };
+    assert_eq!(
+        *trips,
+        Trips::Varying {
+            salt: 0,
+            modulus: 3
+        }
+    );
+    // Two programs that differ only in a parameter have one shape; in a modulus, two.
+    let mut q = p.clone();
+    if let Stmt::Switch { default, .. } = &mut q.main[2] {
+        default[0] = Stmt::Store {
+            tag: 7,
+            value: Operand::Const(99),
+        };
+    }
+    assert_eq!(q.shape(), p.shape());
+    if let Stmt::Loop { trips, .. } = &mut q.main[1] {
+        *trips = Trips::Varying {
+            salt: 66,
+            modulus: 4,
+        };
+    }
+    assert_ne!(q.shape(), p.shape());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+    #[test]
+    fn a_variant_has_its_programs_shape_and_record_bound_and_new_parameters(p in programs(GenConfig::default()), seed in any::<u64>()) {
+        let mut bytes = [0u8; 32];
+        bytes[..8].copy_from_slice(&seed.to_le_bytes());
+        let mut runner = proptest::test_runner::TestRunner::new_with_rng(
+            Default::default(),
+            proptest::test_runner::TestRng::from_seed(proptest::test_runner::RngAlgorithm::ChaCha, &bytes),
+        );
+        let v = lockstep::reconverge::gen::variant(&p, &mut runner).unwrap();
+        prop_assert_eq!(v.shape(), p.shape());
+        prop_assert!(v.validate().is_ok());
+        prop_assert_eq!(v.max_records(), p.max_records());
+        prop_assert_eq!(v.param_words().len(), p.param_words().len());
+        // A mask or salt drawn again equals the old one with probability 2^-32 or less.
+        let wide = p.param_words().len() >= 4;
+        prop_assume!(wide);
+        prop_assert_ne!(v.param_words(), p.param_words());
+    }
+}
+
+#[test]
+fn a_campaign_with_variants_runs_each_shape_variants_times_whatever_the_batch_and_threads() {
+    let setup = Setup::new(Mode::Maximal, 8).with_parametric(true);
+    let device = ModelDevice {
+        setup,
+        faulty: false,
+    };
+    let mut p = plan(30, 8, 1);
+    p.variants = 4;
+    let one = run(&device, &setup, &p, &mut |_| {}).unwrap();
+    assert!(one.passed());
+    // 30 programs: seven shapes of 4 and one of 2.
+    assert_eq!((one.programs, one.shapes, one.batches), (30, 8, 4));
+    let (mut q, mut r) = (p, p);
+    q.batch = 3;
+    q.threads = 3;
+    r.variants = 1;
+    let many = run(&device, &setup, &q, &mut |_| {}).unwrap();
+    assert_eq!(
+        (many.programs, many.shapes, many.compared, many.undefined),
+        (one.programs, one.shapes, one.compared, one.undefined)
+    );
+    // Other programs than without variants (the first shape's first program aside).
+    let plain = run(&device, &setup, &r, &mut |_| {}).unwrap();
+    assert_eq!((plain.programs, plain.shapes), (30, 30));
+    assert_ne!(plain.compared, one.compared);
+}
+
+#[test]
+fn a_campaign_with_variants_shrinks_a_failing_variant_to_a_program_that_still_fails() {
+    let setup = Setup::new(Mode::Maximal, 8).with_parametric(true);
+    let device = ModelDevice {
+        setup,
+        faulty: true,
+    };
+    let mut p = plan(40, 8, 2);
+    p.variants = 4;
+    p.shrink.failures = 40;
+    p.shrink.steps = 400;
+    let r = run(&device, &setup, &p, &mut |_| {}).unwrap();
+    assert!(!r.passed());
+    // A failure that is not its shape's first program (index % 4 != 0) is shrunk too.
+    let f = r
+        .failures
+        .iter()
+        .find(|f| f.index % 4 != 0)
+        .expect("a failing variant");
+    let (minimal, c) = f.minimal.as_ref().expect("shrunk");
+    assert!(!c.ok());
+    assert!(minimal.statements() <= f.program.statements());
+    let again = compare_batch(
+        &setup,
+        size(8),
+        std::slice::from_ref(minimal),
+        &device
+            .run(0, std::slice::from_ref(minimal), &mut Times::default())
+            .unwrap(),
+    );
+    assert!(!again[0].ok());
+}
+
 /// A device whose every run fails.
 struct Lost;
 
@@ -988,6 +1172,15 @@ mod device {
             let src = shader(&ps, mode, shape, RecordLayout::new(64, 32));
             // The device path compiles without optimisation (src/reconverge/device.rs).
             let words = compile(&src, "reconverge").unwrap_or_else(|e| panic!("{mode}: {e}"));
+            // With parameters read from a buffer too (--variants).
+            let par = lockstep::reconverge::glsl::parametric_shader(
+                &ps,
+                mode,
+                shape,
+                RecordLayout::new(64, 32),
+            );
+            let pw = compile(&par.glsl, "reconverge").unwrap_or_else(|e| panic!("{mode}: {e}"));
+            assert_eq!(execution_modes(&pw), execution_modes(&words), "{mode}");
             assert_eq!(words[0], 0x0723_0203);
             // The cached compile_glsl gives the same module.
             let cached =
@@ -1046,6 +1239,45 @@ mod device {
             );
         }
         assert!(compared > 500, "only {compared} values compared");
+    }
+
+    #[test]
+    fn programs_of_one_shape_from_one_shader_give_what_each_compiled_alone_gives() {
+        let Some(ctx) = context() else { return };
+        let baked = Setup::for_device(&ctx, Mode::Base);
+        let parametric = baked.with_parametric(true);
+        // Three shapes, three programs each (the shape's own and two variants).
+        let mut runner = TestRunner::deterministic();
+        let mut ps = Vec::new();
+        for p in sample(3) {
+            ps.push(p.clone());
+            for _ in 0..2 {
+                ps.push(lockstep::reconverge::gen::variant(&p, &mut runner).unwrap());
+            }
+        }
+        let src = lockstep::reconverge::glsl::parametric_shader(
+            &ps,
+            Mode::Base,
+            parametric.shape,
+            parametric.layout,
+        );
+        assert_eq!(src.shapes, 3);
+        let one = run_programs(&ctx, &parametric, &ps).unwrap();
+        let each = run_programs(&ctx, &baked, &ps).unwrap();
+        for (k, (a, b)) in one.iter().zip(&each).enumerate() {
+            assert!(
+                a.ok() && b.ok(),
+                "program {k}: {:?} {:?}",
+                a.mismatches,
+                b.mismatches
+            );
+            assert_eq!(
+                (a.compared, a.undefined),
+                (b.compared, b.undefined),
+                "program {k}"
+            );
+        }
+        assert!(one.iter().map(|c| c.compared).sum::<u64>() > 100);
     }
 
     /// A Vulkan device that gets subgroupAdd wrong: its real output, then corrupted.

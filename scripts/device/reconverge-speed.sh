@@ -3,15 +3,17 @@
 # time goes. Prints programs/s and values compared/s per configuration and per mode, as markdown
 # tables for docs/reconvergence.md.
 #
-#   1. sweep (base mode, SWEEP_SECONDS each): programs per shader (BATCHES), then with the best
-#      batch: more contexts (logical devices), more threads, and NVIDIA's on-disk shader cache off
+#   1. sweep (base mode, SWEEP_SECONDS each): every program compiled as itself (--variants 1) at
+#      BATCHES programs per shader; then VARIANTS programs per shape (8) at SHAPES shapes per shader,
+#      other variant counts (VARIANT_LIST) at the best for information, then with the best:
+#      other context counts (logical devices), more threads, and NVIDIA's on-disk shader cache off
 #      (__GL_SHADER_DISK_CACHE=0: every program is a new pipeline, so the cache only writes);
 #      then, for information only, VK_PIPELINE_CREATE_DISABLE_OPTIMIZATION_BIT
 #      (--no-driver-optimization; never chosen as the best: the device would run other code);
 #   2. every mode (maximal, sucf, base) with the best configuration and seed SEED itself: up to
-#      PROGRAMS programs or MODE_SECONDS seconds, JSON reports kept. With the defaults (10,000
-#      programs of seed 20261121) the values compared must equal those of the earlier H100/H200
-#      runs (docs/reconvergence.md): the same programs, compared as strictly;
+#      PROGRAMS programs or MODE_SECONDS seconds, JSON reports kept. With --variants 1 in BEST_ARGS
+#      and 10,000 programs of seed 20261121 the values compared must equal those of the earlier
+#      H100/H200 runs (docs/reconvergence.md): the same programs, compared as strictly;
 #   3. if BEFORE names an older lockstep binary (e.g. .dev/lockstep-main, built from main before
 #      this change), the same base run with it, for a before/after in one call.
 # Every other run has its own seed (SEED+1, SEED+2, …, printed): the same programs twice would let
@@ -25,14 +27,14 @@
 #   BEFORE=.dev/lockstep-main bash scripts/device/reconverge-speed.sh
 #
 # Environment: SEED (20261121), SWEEP_SECONDS (15), MODE_SECONDS (60), PROGRAMS (10000),
-# BATCHES ("1 2 4 8 16 32 64"), MODES ("maximal sucf base"), BEFORE (unset), PHASES ("sweep modes
+# BATCHES ("1 4 16"), VARIANTS (8), SHAPES ("1 2 4 8"), VARIANT_LIST ("4 16 32"), MODES ("maximal sucf base"), BEFORE (unset), PHASES ("sweep modes
 # before": a subset splits the script over several device calls), BEST_ARGS (the configuration for
 # the modes when the sweep is skipped, e.g. "--batch 4 --contexts 2"), QUICK=1 (a dry run of the
 # script itself on lavapipe: small numbers, no NVIDIA settings). Each device call may run 10
 # minutes; the whole script takes about 8.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-if ls .gl/*.deb >/dev/null 2>&1; then
+if [ -z "${QUICK:-}" ] && ls .gl/*.deb >/dev/null 2>&1; then
   for f in .gl/*.deb; do dpkg -x "$f" /; done
   ldconfig
   export VK_DRIVER_FILES="${VK_DRIVER_FILES:-/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json}"
@@ -48,10 +50,10 @@ base_seed="${SEED:-20261121}"
 if [ -n "${QUICK:-}" ]; then
   export MESA_SHADER_CACHE_DISABLE=true
   sweep_s="${SWEEP_SECONDS:-3}"; mode_s="${MODE_SECONDS:-5}"; programs="${PROGRAMS:-40}"
-  batches="${BATCHES:-1 2}"
+  batches="${BATCHES:-1 2}"; shapes_list="${SHAPES:-1 2}"; variant_list="${VARIANT_LIST:-1 4}"
 else
   sweep_s="${SWEEP_SECONDS:-15}"; mode_s="${MODE_SECONDS:-60}"; programs="${PROGRAMS:-10000}"
-  batches="${BATCHES:-1 2 4 8 16 32 64}"
+  batches="${BATCHES:-1 4 16}"; shapes_list="${SHAPES:-1 2 4 8}"; variant_list="${VARIANT_LIST:-4 16 32}"
 fi
 modes="${MODES:-maximal sucf base}"
 status=0
@@ -116,18 +118,31 @@ header
 run "defaults (no options)" base "$sweep_s" 100000000
 # Tiny programs (the fixed seed 001 kernel, ~10 statements) one per shader: the cost of a pipeline
 # that has almost nothing to compile.
-run "seed001-fixed kernel, batch 1" base "$sweep_s" 100000000 --kernel seed001-fixed --batch 1
-best_batch=""; best=0
+run "seed001-fixed kernel, batch 1" base "$sweep_s" 100000000 --kernel seed001-fixed --batch 1 --variants 1
+# Every program compiled as itself (--variants 1: the loop before parameters were read from a
+# buffer, the same GLSL and the same programs), programs per shader swept.
 for b in $batches; do
-  run "batch $b" base "$sweep_s" 100000000 --batch "$b"
-  if better "$rate" "$best"; then best=$rate; best_batch=$b; fi
+  run "variants 1, batch $b" base "$sweep_s" 100000000 --variants 1 --batch "$b"
 done
-best_args=(--batch "$best_batch")
-best_label="batch $best_batch"
+# Programs of one shape share a shader's code: shapes per shader swept at VARIANTS programs per
+# shape (the CLI's default, 8), then other variant counts at the best, for information.
+v0=${VARIANTS:-8}
+best_shapes=${shapes_list%% *}; best=0
+for k in $shapes_list; do
+  run "variants $v0, $k shapes per shader" base "$sweep_s" 100000000 --variants "$v0" --batch $(( v0 * k ))
+  if better "$rate" "$best"; then best=$rate; best_shapes=$k; fi
+done
+for v in $variant_list; do
+  [ "$v" = "$v0" ] && continue
+  run "variants $v, $best_shapes shapes per shader (information)" base "$sweep_s" 100000000 --variants "$v" --batch $(( v * best_shapes ))
+done
+best_args=(--variants "$v0" --batch $(( v0 * best_shapes )))
+best_label="variants $v0, $best_shapes shapes per shader"
 best_env=""
-for c in 2 4 8; do
-  run "batch $best_batch, $c contexts" base "$sweep_s" 100000000 --batch "$best_batch" --contexts "$c"
-  if better "$rate" "$best"; then best=$rate; best_args=(--batch "$best_batch" --contexts "$c"); best_label="batch $best_batch, $c contexts"; fi
+base_args=("${best_args[@]}"); base_label=$best_label
+for c in 1 4 8; do
+  run "$base_label, $c contexts" base "$sweep_s" 100000000 "${base_args[@]}" --contexts "$c"
+  if better "$rate" "$best"; then best=$rate; best_args=("${base_args[@]}" --contexts "$c"); best_label="$base_label, $c contexts"; fi
 done
 threads=$(( $(nproc) * 2 ))
 run "${best_label}, $threads threads" base "$sweep_s" 100000000 "${best_args[@]}" --threads "$threads"
@@ -149,7 +164,7 @@ header
 for mode in $modes; do
   ENV="$best_env" RUN_SEED=$base_seed run "$best_label" "$mode" "$mode_s" "$programs" "${best_args[@]}"
 done
-if [ "$base_seed" = 20261121 ] && [ "$programs" = 10000 ]; then
+if [ "$base_seed" = 20261121 ] && [ "$programs" = 10000 ] && [[ " ${best_args[*]} " == *" --variants 1 "* ]]; then
   echo
   echo "Seed 20261121, 10,000 programs, earlier runs (docs/reconvergence.md): values compared"
   echo "maximal 5,926,819 · sucf 1,280,396 · base 914,980 — equal counts mean the same programs,"

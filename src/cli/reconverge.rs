@@ -37,16 +37,23 @@ pub struct ReconvergeArgs {
     /// seed001-fixed (subgroupAny + subgroup uniform control flow), with random needs_space masks.
     #[arg(long)]
     pub kernel: Option<String>,
-    /// Programs per shader (one dispatch, one workgroup each). Default: 32 on a GPU, 1 on a CPU
-    /// device, whose compiler (llvmpipe) slows down sharply on large shaders.
+    /// Programs per shader (one dispatch, one workgroup each). Default: four shapes' worth
+    /// (4 × --variants) on a GPU, one shape's (--variants) on a CPU device, whose compiler
+    /// (llvmpipe) slows down sharply on large shaders.
     #[arg(long)]
     pub batch: Option<usize>,
+    /// Programs per shape: each random program is followed by VARIANTS − 1 others of its
+    /// structure with their own masks, salts and constants, which read them from a buffer so that
+    /// one compiled copy of the code runs them all. 1: every program compiled as itself, every
+    /// parameter a constant in the code. The same seed and VARIANTS give the same programs.
+    #[arg(long, default_value_t = 8)]
+    pub variants: usize,
     /// Worker threads building, running and comparing batches at once. Default: one per core.
     #[arg(long)]
     pub threads: Option<usize>,
     /// Vulkan contexts (logical devices, each with its own queue) opened on the device; workers
-    /// share them in turn. Default: 2 on a CPU device (lavapipe compiles a pipeline on its
-    /// queue's thread, so two queues use two cores), 1 on a GPU.
+    /// share them in turn. Default: 2 (lavapipe compiles a pipeline on its queue's thread, so two
+    /// queues use two cores; on the H100 two were as fast as more).
     #[arg(long)]
     pub contexts: Option<usize>,
     /// Create pipelines with VK_PIPELINE_CREATE_DISABLE_OPTIMIZATION_BIT: a driver that honours it
@@ -70,6 +77,12 @@ fn parse(a: &ReconvergeArgs) -> Result<(Mode, Source), CliError> {
     if let Some(b) = a.batch.filter(|b| *b == 0 || *b > 1024) {
         return Err(CliError::usage(format!(
             "--batch must be in 1..=1024, got {b}"
+        )));
+    }
+    if a.variants == 0 || a.variants > 1024 {
+        return Err(CliError::usage(format!(
+            "--variants must be in 1..=1024, got {}",
+            a.variants
         )));
     }
     if let Some(t) = a.threads.filter(|t| *t == 0 || *t > 1024) {
@@ -105,12 +118,13 @@ pub fn run_cmd(a: &ReconvergeArgs) -> Result<String, CliError> {
     let (mode, source) = parse(a)?;
     let ctx = Context::new(a.device).map_err(vk_error)?;
     let defaults = Defaults::for_device(&ctx);
-    let setup = Setup::for_device(&ctx, mode);
+    let setup = Setup::for_device(&ctx, mode).with_parametric(a.variants > 1);
     let plan = Plan {
         source,
         programs: a.programs,
         seed: a.seed,
-        batch: a.batch.unwrap_or(defaults.batch),
+        batch: a.batch.unwrap_or(defaults.shapes * a.variants),
+        variants: a.variants,
         threads: a
             .threads
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
@@ -135,6 +149,7 @@ pub fn run_cmd(a: &ReconvergeArgs) -> Result<String, CliError> {
         },
         "workgroup": setup.shape.invocations(),
         "batch": plan.batch,
+        "variants": plan.variants,
         "threads": plan.threads,
         "contexts": contexts,
         "driver_optimization": !a.no_driver_optimization,
@@ -228,8 +243,16 @@ fn summary(
         r.programs_per_s(),
         r.values_per_s()
     );
+    let shapes = if source == Source::Random && plan.variants > 1 {
+        format!(
+            " ({} shapes, up to {} programs each, parameters read from a buffer)",
+            r.shapes, plan.variants
+        )
+    } else {
+        String::new()
+    };
     text += &format!(
-        "{} programs per shader, {} threads, {contexts} context(s){}; summed over threads: {}\n",
+        "{} programs per shader{shapes}, {} threads, {contexts} context(s){}; summed over threads: {}\n",
         plan.batch,
         plan.threads,
         if a.no_driver_optimization {
@@ -295,6 +318,7 @@ fn fill_json(
     let secs = |d: Duration| d.as_secs_f64();
     report["status"] = if r.passed() { "pass" } else { "mismatch" }.into();
     report["programs"] = r.programs.into();
+    report["shapes"] = r.shapes.into();
     report["programs_requested"] = a.programs.into();
     report["stopped_at_time_limit"] = r.stopped.into();
     report["operations_compared"] = r.compared.into();

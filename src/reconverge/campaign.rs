@@ -16,7 +16,7 @@
 use crate::model::{SubgroupSize, WorkgroupShape};
 use crate::reconverge::compare::{compare, Comparison};
 use crate::reconverge::exec::Mode;
-use crate::reconverge::gen::{programs, shrink, GenConfig};
+use crate::reconverge::gen::{programs, shrink, variant, GenConfig};
 use crate::reconverge::glsl::{RecordLayout, COUNTER_WORDS};
 use crate::reconverge::program::Program;
 use crate::reconverge::seed001;
@@ -38,6 +38,10 @@ pub struct Setup {
     pub shape: WorkgroupShape,
     /// where records go
     pub layout: RecordLayout,
+    /// programs read their parameters from a buffer, so consecutive programs of one shape share
+    /// one copy of the code ([`crate::reconverge::glsl::parametric_shader`]); otherwise every
+    /// parameter is a constant in the code
+    pub parametric: bool,
 }
 
 impl Setup {
@@ -48,7 +52,14 @@ impl Setup {
             mode,
             shape: WorkgroupShape { x: 128, y: 1, z: 1 },
             layout: RecordLayout::new(64, subgroup_size),
+            parametric: false,
         }
+    }
+
+    /// The same setup with parameters read from a buffer (`on`) or written into the code.
+    pub fn with_parametric(mut self, on: bool) -> Setup {
+        self.parametric = on;
+        self
     }
 
     /// Words of a device's output for one program: its counters, then its records.
@@ -211,6 +222,10 @@ pub struct Plan {
     pub seed: u64,
     /// programs per shader (and dispatch), ≥ 1
     pub batch: usize,
+    /// programs per shape, ≥ 1: each random program is followed by `variants − 1` programs of its
+    /// shape with their own parameters ([`crate::reconverge::gen::variant`]), which a parametric
+    /// [`Setup`] runs from one copy of the code (the seed 001 kernels have one shape anyway)
+    pub variants: usize,
     /// worker threads building, running and comparing batches, ≥ 1
     pub threads: usize,
     /// start no new batch after this long
@@ -240,6 +255,9 @@ pub const MAX_FAILURES_KEPT: usize = 100;
 pub struct Report {
     /// programs run
     pub programs: u64,
+    /// distinct shapes among the random programs run (each first of its shape; see
+    /// [`Plan::variants`]); 0 for the seed 001 kernels
+    pub shapes: u64,
     /// batches (shaders) run
     pub batches: u64,
     /// stopped at `Plan::max_time` before running every program
@@ -302,12 +320,64 @@ struct Generator {
     source: Source,
     runner: TestRunner,
     strategy: BoxedStrategy<Program>,
+    variants: usize,
+    /// the current shape's first program, the runner as it was before it was drawn, and how many
+    /// programs of the shape were made
+    current: Option<(Program, TestRunner, usize)>,
 }
 
 type Tree = Box<dyn ValueTree<Value = Program>>;
 
+/// How to make a program's value tree again, for shrinking (random programs only): the runner
+/// before its shape's first program was drawn and, for a variant, the runner before its parameters
+/// were. Trees are made only for the programs that fail.
+struct Recipe {
+    base: TestRunner,
+    variant: Option<TestRunner>,
+}
+
+impl Recipe {
+    fn tree(&self, strategy: &BoxedStrategy<Program>) -> Result<Tree, String> {
+        let tree = strategy
+            .new_tree(&mut self.base.clone())
+            .map_err(|e| e.to_string())?;
+        Ok(match &self.variant {
+            None => tree,
+            Some(runner) => Box::new(Varied {
+                tree,
+                runner: runner.clone(),
+            }),
+        })
+    }
+}
+
+/// A variant's value tree: its shape's tree, simplified as proptest simplifies it, each candidate
+/// given parameters drawn as the variant's were.
+struct Varied {
+    tree: Tree,
+    runner: TestRunner,
+}
+
+impl ValueTree for Varied {
+    type Value = Program;
+
+    fn current(&self) -> Program {
+        let base = self.tree.current();
+        // `variant` fails only if a parameter strategy rejects a value, which none does.
+        variant(&base, &mut self.runner.clone()).unwrap_or(base)
+    }
+
+    fn simplify(&mut self) -> bool {
+        self.tree.simplify()
+    }
+
+    fn complicate(&mut self) -> bool {
+        self.tree.complicate()
+    }
+}
+
 impl Generator {
-    fn new(source: Source, seed: u64, setup: &Setup) -> Generator {
+    fn new(source: Source, seed: u64, setup: &Setup, variants: usize) -> Generator {
         let mut bytes = [0u8; 32];
         bytes[..8].copy_from_slice(&seed.to_le_bytes());
         Generator {
@@ -320,19 +390,44 @@ impl Generator {
                 max_records: setup.layout.max_records as u64,
                 ..GenConfig::default()
             }),
+            variants: variants.max(1),
+            current: None,
         }
     }
 
-    /// The next program, with its value tree (random programs only) for shrinking.
-    fn next(&mut self) -> Result<(Program, Option<Tree>), String> {
+    /// The next program, with how to make its value tree (random programs only) for shrinking.
+    fn next(&mut self) -> Result<(Program, Option<Recipe>), String> {
         match self.source {
-            Source::Random => {
-                let tree = self
-                    .strategy
-                    .new_tree(&mut self.runner)
-                    .map_err(|e| e.to_string())?;
-                Ok((tree.current(), Some(tree)))
-            }
+            Source::Random => match &mut self.current {
+                Some((base, before, made)) if *made < self.variants => {
+                    let at = self.runner.clone();
+                    let v = variant(base, &mut self.runner)?;
+                    *made += 1;
+                    Ok((
+                        v,
+                        Some(Recipe {
+                            base: before.clone(),
+                            variant: Some(at),
+                        }),
+                    ))
+                }
+                _ => {
+                    let before = self.runner.clone();
+                    let p = self
+                        .strategy
+                        .new_tree(&mut self.runner)
+                        .map_err(|e| e.to_string())?
+                        .current();
+                    self.current = Some((p.clone(), before.clone(), 1));
+                    Ok((
+                        p,
+                        Some(Recipe {
+                            base: before,
+                            variant: None,
+                        }),
+                    ))
+                }
+            },
             Source::Seed001 | Source::Seed001Fixed => {
                 let r = self.runner.rng();
                 let mask = (r.next_u64() as u128) | (r.next_u64() as u128) << 64;
@@ -387,7 +482,7 @@ struct Done<E> {
 ///     fn subgroup_size(&self) -> SubgroupSize { SubgroupSize::new(8).unwrap() }
 /// }
 /// let setup = Setup::new(Mode::Base, 8);
-/// let plan = Plan { source: Source::Random, programs: 4, seed: 1, batch: 2, threads: 2,
+/// let plan = Plan { source: Source::Random, programs: 4, seed: 1, batch: 2, variants: 1, threads: 2,
 ///     max_time: None, shrink: ShrinkLimits { failures: 0, ..ShrinkLimits::default() } };
 /// let report = run(&Silent(setup), &setup, &plan, &mut |_| {}).unwrap();
 /// assert_eq!((report.programs, report.failing_programs), (4, 4));
@@ -443,8 +538,8 @@ struct Progress<'a, D: Device> {
     size: SubgroupSize,
     t0: Instant,
     generator: Generator,
-    /// value trees of the programs in flight, by index, for shrinking
-    trees: HashMap<u64, Tree>,
+    /// how to make the value trees of the programs in flight, by index, for shrinking
+    trees: HashMap<u64, Recipe>,
     /// results that came back before an earlier batch's
     waiting: BTreeMap<u64, Done<D::Error>>,
     sent: u64,
@@ -462,7 +557,7 @@ impl<'a, D: Device> Progress<'a, D> {
             plan,
             size,
             t0: Instant::now(),
-            generator: Generator::new(plan.source, plan.seed, setup),
+            generator: Generator::new(plan.source, plan.seed, setup, plan.variants),
             trees: HashMap::new(),
             waiting: BTreeMap::new(),
             sent: 0,
@@ -560,10 +655,13 @@ impl<'a, D: Device> Progress<'a, D> {
         &mut self,
         (index, program): (u64, Program),
         c: Comparison,
-        tree: Option<Tree>,
+        tree: Option<Recipe>,
         events: &mut dyn FnMut(Event),
     ) -> Result<(), D::Error> {
         let report = &mut self.report;
+        if tree.as_ref().is_some_and(|r| r.variant.is_none()) {
+            report.shapes += 1;
+        }
         report.compared += c.compared;
         report.undefined += c.undefined;
         report.mismatches += c.mismatch_count;
@@ -574,8 +672,15 @@ impl<'a, D: Device> Progress<'a, D> {
         if report.failures.len() >= MAX_FAILURES_KEPT {
             return Ok(());
         }
+        let tree = match tree {
+            Some(r) if report.failures.len() < self.plan.shrink.failures => {
+                // Regenerating a tree the generator made once cannot fail.
+                r.tree(&self.generator.strategy).ok()
+            }
+            _ => None,
+        };
         let minimal = match tree {
-            Some(mut tree) if report.failures.len() < self.plan.shrink.failures => {
+            Some(mut tree) => {
                 events(Event::Shrinking(true));
                 let t = Instant::now();
                 let limits = self.plan.shrink;

@@ -3,14 +3,15 @@
 //!
 //! A batch of programs becomes one shader (workgroup `k` runs program `k`), compiled *without*
 //! optimisation so that spirv-opt cannot restructure the control flow whose reconvergence is under
-//! test, then one dispatch of as many workgroups.
+//! test, then one dispatch of as many workgroups. With [`Setup::parametric`], programs of one shape
+//! share one copy of the code and read their parameters from a second buffer (binding 1).
 
 use crate::model::SubgroupSize;
 pub use crate::reconverge::campaign::Setup;
 use crate::reconverge::campaign::{compare_batch, Device, Times};
 use crate::reconverge::compare::Comparison;
 use crate::reconverge::exec::Mode;
-use crate::reconverge::glsl::{shader, COUNTER_WORDS, SENTINEL};
+use crate::reconverge::glsl::{parametric_shader, shader, COUNTER_WORDS, SENTINEL};
 use crate::reconverge::program::Program;
 use crate::vulkan::{Capabilities, Context, GlslError, Kernel, KernelOptions, VkError};
 use std::sync::Arc;
@@ -26,25 +27,25 @@ impl Setup {
 /// How a campaign runs on a device unless told otherwise.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Defaults {
-    /// programs per shader
-    pub batch: usize,
+    /// shapes per shader: a batch is this many times `--variants` programs
+    pub shapes: usize,
     /// contexts (logical devices) opened
     pub contexts: usize,
 }
 
 impl Defaults {
-    /// A CPU device (lavapipe): one program per shader — llvmpipe's compile time grows faster
-    /// than the shader — and two contexts, since lavapipe compiles a pipeline on its queue's
-    /// thread when it first runs it (one queue would compile on one core).
+    /// A CPU device (lavapipe): one shape per shader — llvmpipe's compile time grows faster than
+    /// the shader — and two contexts, since lavapipe compiles a pipeline on its queue's thread
+    /// when it first runs it (one queue would compile on one core).
     pub const CPU: Defaults = Defaults {
-        batch: 1,
+        shapes: 1,
         contexts: 2,
     };
-    /// A GPU: the driver compiles in vkCreateComputePipelines, on the calling thread. Four
-    /// programs per shader and two contexts were the fastest on the H100 (docs/reconvergence.md,
-    /// 2026-11-23: 214 programs/s against 106 at 32 per shader and one context).
+    /// A GPU: the driver compiles in vkCreateComputePipelines, on the calling thread, and its
+    /// compile time grows with the code: four shapes per shader and two contexts were the fastest
+    /// on the H100 (docs/reconvergence.md).
     pub const GPU: Defaults = Defaults {
-        batch: 4,
+        shapes: 4,
         contexts: 2,
     };
 
@@ -101,22 +102,47 @@ pub fn compile(source: &str, name: &str) -> Result<Arc<Vec<u32>>, GlslError> {
     crate::vulkan::compile_uncached(source, name, false)
 }
 
-/// Builds the kernel that runs `programs`, one per workgroup.
-pub fn prepare(ctx: &Context, setup: &Setup, programs: &[Program]) -> Result<Kernel, VkError> {
-    let src = shader(programs, setup.mode, setup.shape, setup.layout);
-    let words = compile(&src, "reconverge")?;
-    ctx.kernel(&words, &KernelOptions::default())
+/// The GLSL of the shader running `programs` under `setup`, and its parameter buffer's words if
+/// [`Setup::parametric`].
+pub fn source(setup: &Setup, programs: &[Program]) -> (String, Option<Vec<u32>>) {
+    if setup.parametric {
+        let s = parametric_shader(programs, setup.mode, setup.shape, setup.layout);
+        (s.glsl, Some(s.params))
+    } else {
+        let glsl = shader(programs, setup.mode, setup.shape, setup.layout);
+        (glsl, None)
+    }
 }
 
-/// Dispatches `kernel` (built by [`prepare`] for `programs` workgroups) on a buffer pre-filled
-/// with [`SENTINEL`] (counters 0) and returns the buffer as [`RecordLayout::buffer_words`]
-/// lays it out.
+/// A kernel built for a batch of programs, with the parameter buffer's words it reads (if
+/// parametric).
+pub struct Prepared {
+    /// the pipeline
+    pub kernel: Kernel,
+    /// the parameter buffer (binding 1), if parametric
+    pub params: Option<Vec<u32>>,
+}
+
+/// Builds the kernel that runs `programs`, one per workgroup.
+pub fn prepare(ctx: &Context, setup: &Setup, programs: &[Program]) -> Result<Prepared, VkError> {
+    let (src, params) = source(setup, programs);
+    let words = compile(&src, "reconverge")?;
+    Ok(Prepared {
+        kernel: ctx.kernel(&words, &KernelOptions::default())?,
+        params,
+    })
+}
+
+/// Dispatches `kernel` (built by [`prepare`] for `programs` workgroups, reading `params` if
+/// parametric) on a buffer pre-filled with [`SENTINEL`] (counters 0) and returns the buffer as
+/// [`RecordLayout::buffer_words`] lays it out.
 ///
 /// [`RecordLayout::buffer_words`]: crate::reconverge::glsl::RecordLayout::buffer_words
 pub fn dispatch(
     ctx: &Context,
     setup: &Setup,
     kernel: &Kernel,
+    params: Option<&[u32]>,
     programs: usize,
 ) -> Result<Vec<u32>, VkError> {
     let mut init = vec![
@@ -127,10 +153,11 @@ pub fn dispatch(
     ];
     init[..programs * COUNTER_WORDS].fill(0);
     let buf = ctx.host_buffer(&init)?;
-    ctx.dispatch(
-        kernel,
-        &[(vec![buf.clone().into_bytes()], [programs as u32, 1, 1])],
-    )?;
+    let mut buffers = vec![buf.clone().into_bytes()];
+    if let Some(p) = params {
+        buffers.push(ctx.host_buffer(p)?.into_bytes());
+    }
+    ctx.dispatch(kernel, &[(buffers, [programs as u32, 1, 1])])?;
     let data = buf
         .read()
         .map_err(|e| VkError::vk("reading the results", e))?;
@@ -147,10 +174,16 @@ pub fn subgroup_size(ctx: &Context) -> Result<SubgroupSize, VkError> {
 pub fn run(
     ctx: &Context,
     setup: &Setup,
-    kernel: &Kernel,
+    kernel: &Prepared,
     programs: &[Program],
 ) -> Result<Vec<Comparison>, VkError> {
-    let words = dispatch(ctx, setup, kernel, programs.len())?;
+    let words = dispatch(
+        ctx,
+        setup,
+        &kernel.kernel,
+        kernel.params.as_deref(),
+        programs.len(),
+    )?;
     Ok(compare_batch(setup, subgroup_size(ctx)?, programs, &words))
 }
 
@@ -210,7 +243,7 @@ impl Device for VulkanDevice<'_> {
         let ctx = &self.contexts[worker % self.contexts.len()];
         let setup = &self.setup;
         let t = Instant::now();
-        let src = shader(programs, setup.mode, setup.shape, setup.layout);
+        let (src, params) = source(setup, programs);
         let t1 = Instant::now();
         let words = compile(&src, "reconverge")?;
         let t2 = Instant::now();
@@ -220,7 +253,7 @@ impl Device for VulkanDevice<'_> {
             ctx.kernel(&words, &KernelOptions::default())?
         };
         let t3 = Instant::now();
-        let out = dispatch(ctx, setup, &kernel, programs.len())?;
+        let out = dispatch(ctx, setup, &kernel, params.as_deref(), programs.len())?;
         let t4 = Instant::now();
         times.glsl += t1 - t;
         times.shaderc += t2 - t1;

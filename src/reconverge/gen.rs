@@ -7,9 +7,11 @@
 //! [`GenConfig::max_records`] records per invocation, so it fits the device's record buffer.
 
 use crate::reconverge::compare::Comparison;
+use crate::reconverge::params::Param;
 use crate::reconverge::program::{Case, Cond, Operand, Program, Reg, Selector, SgOp, Stmt, Trips};
 use proptest::prelude::*;
 use proptest::strategy::{BoxedStrategy, ValueTree};
+use proptest::test_runner::TestRunner;
 
 /// Knobs of the generator.
 #[derive(Clone, Copy, Debug)]
@@ -38,13 +40,31 @@ impl Default for GenConfig {
 /// Registers the generator uses (few, so that conditions often read a register an op wrote).
 const GEN_REGS: Reg = 4;
 
+/// Weights of random, sparse and dense invocation masks.
+const MASK_WEIGHTS: [u32; 3] = [4, 1, 1];
+/// Factors of [`Operand::Scaled`].
+const MULS: std::ops::Range<u32> = 1..1000;
+/// Addends of [`Operand::Scaled`] are below this.
+const ADDS: u32 = 1000;
+/// [`Operand::Const`] values.
+const CONSTS: std::ops::Range<u32> = 0..100;
+
+/// A sparse mask (so that some subgroups are all-out).
+fn sparse() -> impl Strategy<Value = u128> {
+    (any::<u128>(), any::<u128>()).prop_map(|(a, b)| a & b)
+}
+
+/// A dense mask (so that some subgroups are all-in).
+fn dense() -> impl Strategy<Value = u128> {
+    (any::<u128>(), any::<u128>()).prop_map(|(a, b)| a | b)
+}
+
 fn cond() -> BoxedStrategy<Cond> {
     prop_oneof![
         1 => Just(Cond::True),
-        4 => any::<u128>().prop_map(Cond::Mask),
-        // Sparse and dense masks, so that some subgroups are all-in or all-out.
-        1 => (any::<u128>(), any::<u128>()).prop_map(|(a, b)| Cond::Mask(a & b)),
-        1 => (any::<u128>(), any::<u128>()).prop_map(|(a, b)| Cond::Mask(a | b)),
+        MASK_WEIGHTS[0] => any::<u128>().prop_map(Cond::Mask),
+        MASK_WEIGHTS[1] => sparse().prop_map(Cond::Mask),
+        MASK_WEIGHTS[2] => dense().prop_map(Cond::Mask),
         2 => any::<u32>().prop_map(Cond::Subgroups),
         2 => (0u8..2, any::<u32>()).prop_map(|(outer, mask)| Cond::LoopCount { outer, mask }),
         2 => (0..GEN_REGS).prop_map(Cond::Reg),
@@ -54,14 +74,65 @@ fn cond() -> BoxedStrategy<Cond> {
 
 fn operand() -> BoxedStrategy<Operand> {
     prop_oneof![
-        2 => (1u32..1000, any::<u32>()).prop_map(|(mul, add)| Operand::Scaled { mul, add: add % 1000 }),
+        2 => (MULS, any::<u32>()).prop_map(|(mul, add)| Operand::Scaled { mul, add: add % ADDS }),
         1 => Just(Operand::Invocation),
         1 => Just(Operand::Lane),
         1 => Just(Operand::SubgroupId),
         1 => (0..GEN_REGS).prop_map(Operand::Reg),
-        1 => (0u32..100).prop_map(Operand::Const),
+        1 => CONSTS.prop_map(Operand::Const),
     ]
     .boxed()
+}
+
+/// One value of `s`.
+fn draw<S: Strategy>(s: S, runner: &mut TestRunner) -> Result<S::Value, String> {
+    s.new_tree(runner)
+        .map(|t| t.current())
+        .map_err(|e| e.to_string())
+}
+
+/// Another program of `p`'s shape ([`Program::shape`]): every parameter ([`Param`]) drawn afresh
+/// from the generator's own distribution for it — masks random, sparse or dense as often as the
+/// generator makes them, factors, addends and constants from the same ranges. The result is valid
+/// and writes no more records than `p` (neither depends on a parameter).
+///
+/// ```
+/// use lockstep::reconverge::gen::{programs, variant, GenConfig};
+/// use proptest::strategy::{Strategy, ValueTree};
+/// use proptest::test_runner::TestRunner;
+/// let mut runner = TestRunner::deterministic();
+/// let p = programs(GenConfig::default()).new_tree(&mut runner).unwrap().current();
+/// let v = variant(&p, &mut runner).unwrap();
+/// assert_eq!(v.shape(), p.shape());
+/// assert!(v.validate().is_ok() && v.max_records() == p.max_records());
+/// ```
+pub fn variant(p: &Program, runner: &mut TestRunner) -> Result<Program, String> {
+    let mut v = p.clone();
+    let mut err = None;
+    v.params_mut(&mut |param| {
+        let r = match param {
+            Param::Mask(m) => draw(
+                prop_oneof![
+                    MASK_WEIGHTS[0] => any::<u128>(),
+                    MASK_WEIGHTS[1] => sparse(),
+                    MASK_WEIGHTS[2] => dense(),
+                ],
+                runner,
+            )
+            .map(|x| *m = x),
+            Param::Bits(x) | Param::Salt(x) => draw(any::<u32>(), runner).map(|y| *x = y),
+            Param::Mul(x) => draw(MULS, runner).map(|y| *x = y),
+            Param::Add(x) => draw(any::<u32>(), runner).map(|y| *x = y % ADDS),
+            Param::Const(x) => draw(CONSTS, runner).map(|y| *x = y),
+        };
+        if let Err(e) = r {
+            err.get_or_insert(e);
+        }
+    });
+    match err {
+        Some(e) => Err(e),
+        None => Ok(v),
+    }
 }
 
 fn op() -> BoxedStrategy<Stmt> {

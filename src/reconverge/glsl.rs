@@ -8,6 +8,11 @@
 //! second slot for subgroups larger than 96 lanes, whose ballots need it). The host pre-fills the
 //! buffer with [`SENTINEL`], so a record the device never wrote, or one too many, is caught.
 //!
+//! [`parametric_shader`] writes the same code with every parameter of a program (its masks, salts
+//! and operand constants, [`crate::reconverge::params`]) read from a second buffer instead, so that
+//! consecutive programs of one shape share one copy of the code: a GPU's compile, the cost of a
+//! campaign there, is paid once per shape.
+//!
 //! One store per record matters: llvmpipe's compile time grows quickly with the number of scatter
 //! stores in a shader, and lavapipe is what CI runs on.
 //!
@@ -104,6 +109,105 @@ pub fn shader(
     shape: WorkgroupShape,
     layout: RecordLayout,
 ) -> String {
+    let groups: Vec<Group> = programs
+        .iter()
+        .map(|p| Group {
+            program: p.clone(),
+            workgroups: 1,
+        })
+        .collect();
+    emit(&groups, false, mode, shape, layout)
+}
+
+/// The GLSL of one shader running `programs` (workgroup `k` runs `programs[k]`) with their
+/// parameters read from a buffer ([`crate::reconverge::params`]), and that buffer's words: each run
+/// of consecutive programs of one shape shares one copy of the code. The buffer is binding 1: the
+/// stride, then [`ParametricShader::stride`] words per workgroup.
+///
+/// ```
+/// use lockstep::model::WorkgroupShape;
+/// use lockstep::reconverge::{glsl::{parametric_shader, RecordLayout}, seed001, Mode};
+/// let ps = [seed001::allocation_fixed(0xff), seed001::allocation_fixed(0xf0f0)];
+/// let s = parametric_shader(&ps, Mode::Sucf, WorkgroupShape::new(64, 1, 1).unwrap(),
+///     RecordLayout::new(16, 32));
+/// // One copy of the code for the two masks, which are in the buffer.
+/// assert_eq!(s.glsl.matches("void p0_main()").count(), 1);
+/// assert!(!s.glsl.contains("p1_main"));
+/// assert_eq!(s.params[0] as usize, s.stride);
+/// assert_eq!(&s.params[1..5], &[0xff, 0, 0, 0]);
+/// assert_eq!(&s.params[1 + s.stride..1 + s.stride + 4], &[0xf0f0, 0, 0, 0]);
+/// ```
+pub fn parametric_shader(
+    programs: &[Program],
+    mode: Mode,
+    shape: WorkgroupShape,
+    layout: RecordLayout,
+) -> ParametricShader {
+    let mut groups: Vec<Group> = Vec::new();
+    let mut last_shape: Option<Program> = None;
+    let mut words = Vec::with_capacity(programs.len());
+    let mut stride = 0;
+    for p in programs {
+        let sh = p.shape();
+        match groups.last_mut() {
+            Some(g) if last_shape.as_ref() == Some(&sh) => g.workgroups += 1,
+            _ => {
+                let (slotted, n) = p.param_slots();
+                stride = stride.max(n);
+                groups.push(Group {
+                    program: slotted,
+                    workgroups: 1,
+                });
+                last_shape = Some(sh);
+            }
+        }
+        words.push(p.param_words());
+    }
+    // P[0] is the stride: main reads it, so the buffer is in the shader's interface even where
+    // no parameter read survives (a program without parameters, or with them only in dead code).
+    let mut params = vec![0u32; 1 + programs.len() * stride];
+    params[0] = stride as u32;
+    for (k, w) in words.iter().enumerate() {
+        params[1 + k * stride..1 + k * stride + w.len()].copy_from_slice(w);
+    }
+    ParametricShader {
+        glsl: emit(&groups, true, mode, shape, layout),
+        params,
+        stride,
+        shapes: groups.len(),
+    }
+}
+
+/// A shader whose programs read their parameters from a buffer ([`parametric_shader`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParametricShader {
+    /// the GLSL
+    pub glsl: String,
+    /// the parameter buffer (binding 1): the stride, then `stride` words per workgroup
+    pub params: Vec<u32>,
+    /// words per workgroup
+    pub stride: usize,
+    /// distinct shapes, i.e. copies of program code, in the shader
+    pub shapes: usize,
+}
+
+/// Consecutive workgroups running one copy of a program's code.
+struct Group {
+    /// the program (with parameter slots in place of parameters, in a parametric shader)
+    program: Program,
+    /// how many workgroups run it
+    workgroups: usize,
+}
+
+/// The shader text; `params`: parameters come from the buffer.
+fn emit(
+    groups: &[Group],
+    params: bool,
+    mode: Mode,
+    shape: WorkgroupShape,
+    layout: RecordLayout,
+) -> String {
+    let programs: usize = groups.iter().map(|g| g.workgroups).sum();
     let mut s = String::new();
     s += "#version 450\n";
     for e in [
@@ -133,6 +237,12 @@ pub fn shader(
         "// One uvec4 of counters per workgroup, then STRIDE uvec4s per invocation: a header and\n";
     s += "// the records.\n";
     s += "layout(set = 0, binding = 0, std430) buffer Data { uvec4 d[]; };\n";
+    if params {
+        s += "// P[0] words of parameters (masks, salts, operand constants) per workgroup, from\n";
+        s += "// P[pb], in the order of the program's parameters.\n";
+        s += "layout(set = 0, binding = 1, std430) readonly buffer Params { uint P[]; };\n";
+        s += "uint pb = 0u;\n";
+    }
     let _ = writeln!(
         s,
         "const uint INVOCATIONS = {}u;\nconst uint STRIDE = {}u;\nconst uint MAX_RECORDS = {}u;",
@@ -163,7 +273,8 @@ bool bit128(uvec4 m, uint i) {
     return ((m[j >> 5u] >> (j & 31u)) & 1u) != 0u;
 }
 "#;
-    for (k, p) in programs.iter().enumerate() {
+    for (k, g) in groups.iter().enumerate() {
+        let p = &g.program;
         let _ = writeln!(s, "\n// ---- program {k} ----");
         for i in (0..p.functions.len()).rev() {
             let _ = writeln!(s, "void p{k}_f{i}() {{");
@@ -171,6 +282,7 @@ bool bit128(uvec4 m, uint i) {
                 out: &mut s,
                 prog: k,
                 loops: Vec::new(),
+                params,
             };
             e.block(&p.functions[i], 1);
             s += "}\n";
@@ -180,6 +292,7 @@ bool bit128(uvec4 m, uint i) {
             out: &mut s,
             prog: k,
             loops: Vec::new(),
+            params,
         };
         e.block(&p.main, 1);
         s += "}\n";
@@ -192,15 +305,23 @@ bool bit128(uvec4 m, uint i) {
     let _ = writeln!(
         s,
         "    recBase = {}u + (gl_WorkGroupID.x * INVOCATIONS + gl_LocalInvocationIndex) * STRIDE;",
-        programs.len()
+        programs
     );
     s += "    d[recBase] = uvec4(gl_SubgroupID, gl_SubgroupInvocationID, gl_SubgroupSize, 0u);\n";
-    if programs.len() == 1 {
+    if params {
+        s += "    pb = 1u + gl_WorkGroupID.x * P[0];\n";
+    }
+    if groups.len() == 1 {
         s += "    p0_main();\n";
     } else {
         s += "    switch (gl_WorkGroupID.x) {\n";
-        for k in 0..programs.len() {
-            let _ = writeln!(s, "    case {k}u: p{k}_main(); break;");
+        let mut w = 0;
+        for (k, g) in groups.iter().enumerate() {
+            let labels: Vec<String> = (w..w + g.workgroups)
+                .map(|i| format!("case {i}u:"))
+                .collect();
+            let _ = writeln!(s, "    {} p{k}_main(); break;", labels.join(" "));
+            w += g.workgroups;
         }
         s += "    default: break;\n    }\n";
     }
@@ -213,6 +334,8 @@ struct Emitter<'a> {
     prog: usize,
     /// ids of the enclosing loops of the current function, innermost last
     loops: Vec<u32>,
+    /// parameters are slots of the parameter buffer, not values
+    params: bool,
 }
 
 fn hex128(m: u128) -> String {
@@ -231,14 +354,31 @@ impl Emitter<'_> {
         format!("i{}", self.loops.get(i).copied().unwrap_or(0))
     }
 
+    /// A parameter word: its value, or its read from the parameter buffer.
+    fn param(&self, v: u32, hex: bool) -> String {
+        match (self.params, hex) {
+            (true, _) => format!("P[pb + {v}u]"),
+            (false, true) => format!("0x{v:x}u"),
+            (false, false) => format!("{v}u"),
+        }
+    }
+
     fn cond(&self, c: &Cond) -> String {
         match c {
             Cond::True => "true".into(),
+            Cond::Mask(m) if self.params => {
+                let w: Vec<String> = (0..4).map(|i| self.param(*m as u32 + i, true)).collect();
+                format!("bit128(uvec4({}), gl_LocalInvocationIndex)", w.join(", "))
+            }
             Cond::Mask(m) => format!("bit128({}, gl_LocalInvocationIndex)", hex128(*m)),
-            Cond::Subgroups(m) => format!("((0x{m:x}u >> (gl_SubgroupID & 31u)) & 1u) != 0u"),
+            Cond::Subgroups(m) => format!(
+                "(({} >> (gl_SubgroupID & 31u)) & 1u) != 0u",
+                self.param(*m, true)
+            ),
             Cond::LoopCount { outer, mask } => {
                 format!(
-                    "((0x{mask:x}u >> ({} & 31u)) & 1u) != 0u",
+                    "(({} >> ({} & 31u)) & 1u) != 0u",
+                    self.param(*mask, true),
                     self.counter(*outer)
                 )
             }
@@ -248,16 +388,18 @@ impl Emitter<'_> {
 
     fn operand(&self, o: &Operand) -> String {
         match *o {
-            Operand::Const(c) => format!("{c}u"),
+            Operand::Const(c) => self.param(c, false),
             Operand::Reg(r) => format!("r{r}.x"),
             Operand::Invocation => "gl_LocalInvocationIndex".into(),
             Operand::X => "gl_LocalInvocationID.x".into(),
             Operand::Y => "gl_LocalInvocationID.y".into(),
             Operand::SubgroupId => "gl_SubgroupID".into(),
             Operand::Lane => "gl_SubgroupInvocationID".into(),
-            Operand::Scaled { mul, add } => {
-                format!("(gl_LocalInvocationIndex * {mul}u + {add}u)")
-            }
+            Operand::Scaled { mul, add } => format!(
+                "(gl_LocalInvocationIndex * {} + {})",
+                self.param(mul, false),
+                self.param(add, false)
+            ),
             Operand::Sum(a, b) => format!("(r{a}.x + r{b}.x)"),
         }
     }
@@ -321,9 +463,10 @@ impl Emitter<'_> {
             Stmt::Loop { id, trips, body } => {
                 let t = match *trips {
                     Trips::Uniform(n) => format!("{n}u"),
-                    Trips::Varying { salt, modulus } => {
-                        format!("((gl_LocalInvocationIndex ^ {salt}u) % {modulus}u)")
-                    }
+                    Trips::Varying { salt, modulus } => format!(
+                        "((gl_LocalInvocationIndex ^ {}) % {modulus}u)",
+                        self.param(salt, false)
+                    ),
                 };
                 self.line(
                     d,
@@ -341,9 +484,10 @@ impl Emitter<'_> {
                 default,
             } => {
                 let sel = match *selector {
-                    Selector::Varying { salt, modulus } => {
-                        format!("((gl_LocalInvocationIndex ^ {salt}u) % {modulus}u)")
-                    }
+                    Selector::Varying { salt, modulus } => format!(
+                        "((gl_LocalInvocationIndex ^ {}) % {modulus}u)",
+                        self.param(salt, false)
+                    ),
                     Selector::Subgroup { modulus } => format!("(gl_SubgroupID % {modulus}u)"),
                     Selector::LoopCount { outer, modulus } => {
                         format!("({} % {modulus}u)", self.counter(outer))

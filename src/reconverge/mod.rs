@@ -11,7 +11,9 @@
 //! - [`seed001`]: the allocation kernel of VK_KHR_shader_subgroup_uniform_control_flow and its fixed
 //!   version, and the lane-by-lane trace the docs show.
 //! - [`layout`]: does a kernel's result depend on the lane layout of a 2D workgroup?
-//! - [`gen`]: a proptest strategy of random programs.
+//! - [`params`]: a program's parameters (masks, salts, operand constants) apart from its shape, so
+//!   programs of one shape can share a compiled shader.
+//! - [`gen`]: a proptest strategy of random programs, and variants of one shape.
 //! - [`glsl`]: a program (or a batch of them) as a GLSL compute shader.
 //! - [`compare`]: a device's records against the executor's.
 //! - [`campaign`]: many programs through a device — generate, build, run, compare, shrink — on
@@ -27,6 +29,7 @@ pub mod flow;
 pub mod gen;
 pub mod glsl;
 pub mod layout;
+pub mod params;
 pub mod program;
 pub mod seed001;
 
@@ -35,6 +38,7 @@ pub use exec::{
     Observer, OpEvent, Record, Val,
 };
 pub use flow::{Flow, Lost};
+pub use params::Param;
 pub use program::{
     Case, Cond, Form, Input, Operand, Program, ProgramError, Reg, Selector, SgOp, Stmt, Trips,
     COUNTERS, MAX_TRIPS, OPS, REGS,
