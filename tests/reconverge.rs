@@ -1401,6 +1401,8 @@ mod cli {
                 "--programs must be in 1..=100000000",
             ),
             (vec!["--batch", "0"], "--batch must be in 1..=1024"),
+            (vec!["--variants", "0"], "--variants must be in 1..=1024"),
+            (vec!["--variants", "2000"], "--variants must be in 1..=1024"),
             (vec!["--threads", "0"], "--threads must be in 1..=1024"),
             (vec!["--contexts", "65"], "--contexts must be in 1..=64"),
             (vec!["--kernel", "seed002"], "unknown --kernel 'seed002'"),
@@ -1430,7 +1432,7 @@ mod cli {
                 "--mode",
                 "base",
                 "--programs",
-                "6",
+                "40",
                 "--seed",
                 "7",
                 "--json",
@@ -1440,12 +1442,18 @@ mod cli {
             .unwrap();
         let text = String::from_utf8_lossy(&out.stdout);
         assert_eq!(out.status.code(), Some(0), "{text}");
-        assert!(text.contains("programs run: 6"), "{text}");
+        assert!(text.contains("programs run: 40"), "{text}");
         assert!(text.contains("mismatches: 0"), "{text}");
+        // 8 programs per shape by default, one shape per shader on a CPU device.
+        assert!(text.contains("(5 shapes, up to 8 programs each"), "{text}");
         let j: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         assert_eq!(j["status"], "pass");
-        assert_eq!(j["programs"], 6);
+        assert_eq!(j["programs"], 40);
+        assert_eq!(
+            (j["shapes"].as_u64(), j["variants"].as_u64()),
+            (Some(5), Some(8))
+        );
         assert!(j["operations_compared"].as_u64().unwrap() > 0);
         assert_eq!(j["mode"], "base");
     }
