@@ -84,6 +84,10 @@ struct Workspace {
     cache_u: Vec<f32>,
     cache_v: Vec<f32>,
     cache_written: Vec<u128>,
+    /// per slot, where in the input grids a whole subgroup's slot was loaded from, or [`COPIED`]:
+    /// the input does not change during a step, so such a slot is read there instead of being
+    /// copied (the same values; only partial slots are copied into `cache_u`/`cache_v`)
+    cache_src: Vec<usize>,
     subgroups: usize,
     /// workgroups per chunk of a row (see `workgroup_row`)
     chunk: u32,
@@ -117,6 +121,7 @@ impl Workspace {
             cache_u: vec![0.0; cached * shape.workgroup as usize],
             cache_v: vec![0.0; cached * shape.workgroup as usize],
             cache_written: vec![0; cached * shape.subgroups() as usize],
+            cache_src: vec![COPIED; cached * shape.subgroups() as usize],
             subgroups: shape.subgroups() as usize,
             chunk,
         }
@@ -128,6 +133,29 @@ impl Workspace {
         gx as usize * self.subgroups + sg as usize
     }
 }
+
+/// The first `n` U and V values of cache slot `slot` (`s` lanes per slot) of a workspace's
+/// `cache_u`, `cache_v` and `cache_src`: where a whole subgroup stored them, the input row it
+/// loaded them from.
+#[inline(always)]
+fn cache_row<'a>(
+    (cu, cv, src): (&'a [f32], &'a [f32], &[usize]),
+    c: &'a StepCtx,
+    slot: usize,
+    s: usize,
+    n: usize,
+) -> [&'a [f32]; 2] {
+    match src[slot] {
+        COPIED => {
+            let base = slot * s;
+            [&cu[base..base + n], &cv[base..base + n]]
+        }
+        i => [&c.u[i..i + n], &c.v[i..i + n]],
+    }
+}
+
+/// [`Workspace::cache_src`] of a slot whose values are in the cache itself.
+const COPIED: usize = usize::MAX;
 
 impl Batch {
     /// Computes the pending subgroups' updates (every lane and margin of the batch in one
@@ -445,11 +473,11 @@ fn workgroup_row(
                     let slot = ws.slot(gx - g0, sg);
                     let base = slot * s;
                     ws.cache_written[slot] = 0;
+                    ws.cache_src[slot] = COPIED;
                     if n == s && x0 >= 0 && y >= 0 {
-                        // The whole subgroup inside the padded grid (active_lanes): no checks.
-                        let i = y as usize * c.domain.padded_cols() + x0 as usize;
-                        copy_lanes(&mut ws.cache_u[base..], &c.u[i..i + s]);
-                        copy_lanes(&mut ws.cache_v[base..], &c.v[i..i + s]);
+                        // The whole subgroup inside the padded grid (active_lanes): no checks,
+                        // and no copy — the slot holds this row of the (unchanging) input.
+                        ws.cache_src[slot] = y as usize * c.domain.padded_cols() + x0 as usize;
                         ws.cache_written[slot] = LaneMask::first(n as u32).0;
                     } else if n > 0 {
                         let (u, v) = load_row(c, x0, y, n, || who(wg, sg, 0))?;
@@ -567,8 +595,9 @@ fn full_subgroup(
         let (cu, cv) = ws.batch.rows.split_at_mut(2 * k + 1);
         let (cu, cv) = (&mut cu[2 * k][lane0..], &mut cv[0][lane0..]);
         let (su, sv) = if cached {
-            let base = (chunk_gx as usize * ws.subgroups + target as usize) * s;
-            (&ws.cache_u[base..base + s], &ws.cache_v[base..base + s])
+            let slot = chunk_gx as usize * ws.subgroups + target as usize;
+            let [u, v] = cache_row((&ws.cache_u, &ws.cache_v, &ws.cache_src), c, slot, s, s);
+            (u, v)
         } else {
             // Inside the padded buffer (interior()).
             let i = (y + dy) as usize * w + x0 as usize;
@@ -648,9 +677,9 @@ fn subgroup(
             // get_uv_cache(dy): the same lane of the subgroup dy rows away. An unwritten slot
             // holds whatever the workspace held: undefined, and marked so.
             let slot = chunk_gx as usize * ws.subgroups + target as usize;
-            let base = slot * s;
-            copy_lanes(cu, &ws.cache_u[base..base + n]);
-            copy_lanes(cv, &ws.cache_v[base..base + n]);
+            let [u, v] = cache_row((&ws.cache_u, &ws.cache_v, &ws.cache_src), c, slot, s, n);
+            copy_lanes(cu, u);
+            copy_lanes(cv, v);
             own_undefined |= !ws.cache_written[slot] & mask.0;
         } else {
             let (u, v) = load_row(c, x0, y + dy, n, || who(wg, sg, 0))?;
