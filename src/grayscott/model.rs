@@ -465,8 +465,9 @@ fn workgroup_row(
         let g1 = (g0 + chunk).min(groups);
         if shape.layout == Tiling::Shared {
             // set_uv_cache(): every lane inside the padded grid stores its value; barrier().
-            for sg in 0..n_sg {
-                for gx in g0..g1 {
+            // Workgroup by workgroup, so that the slots are filled in the order they are laid out.
+            for gx in g0..g1 {
+                for sg in 0..n_sg {
                     let wg = [gx, gy];
                     let (x0, y) = shape.item_pos(wg, sg, 0);
                     let n = active_lanes(c, x0, y, ph);
