@@ -88,6 +88,10 @@ struct Workspace {
     /// the input does not change during a step, so such a slot is read there instead of being
     /// copied (the same values; only partial slots are copied into `cache_u`/`cache_v`)
     cache_src: Vec<usize>,
+    /// per workgroup of the chunk: every subgroup stored a whole row (none at the domain's edge),
+    /// so no slot was filled one by one — every slot is written and holds the input row its
+    /// subgroup loaded (`cache_written`/`cache_src` of the workgroup are not used)
+    wg_full: Vec<bool>,
     subgroups: usize,
     /// workgroups per chunk of a row (see `workgroup_row`)
     chunk: u32,
@@ -122,6 +126,7 @@ impl Workspace {
             cache_v: vec![0.0; cached * shape.workgroup as usize],
             cache_written: vec![0; cached * shape.subgroups() as usize],
             cache_src: vec![COPIED; cached * shape.subgroups() as usize],
+            wg_full: vec![false; cached],
             subgroups: shape.subgroups() as usize,
             chunk,
         }
@@ -466,7 +471,17 @@ fn workgroup_row(
         if shape.layout == Tiling::Shared {
             // set_uv_cache(): every lane inside the padded grid stores its value; barrier().
             // Workgroup by workgroup, so that the slots are filled in the order they are laid out.
+            let pw = c.domain.padded_cols() as i64;
             for gx in g0..g1 {
+                // A stacked workgroup's subgroups share their columns: if the first and the last
+                // are whole rows inside the padded grid, every one is.
+                let (xf, yf) = shape.item_pos([gx, gy], 0, 0);
+                let (_, yl) = shape.item_pos([gx, gy], n_sg - 1, 0);
+                let whole = xf >= 0 && xf + s as i64 <= pw && yf >= 0 && yl < ph;
+                ws.wg_full[(gx - g0) as usize] = whole;
+                if whole {
+                    continue;
+                }
                 for sg in 0..n_sg {
                     let wg = [gx, gy];
                     let (x0, y) = shape.item_pos(wg, sg, 0);
@@ -565,9 +580,10 @@ fn interior(c: &StepCtx, ws: &Workspace, x0: i64, y: i64, chunk_gx: u32, sg: u32
         return true;
     }
     let full = LaneMask::first(c.shape.subgroup).0;
-    [sg.wrapping_sub(1), sg + 1].into_iter().all(|t| {
-        t >= c.n_sg || ws.cache_written[chunk_gx as usize * ws.subgroups + t as usize] == full
-    })
+    ws.wg_full[chunk_gx as usize]
+        || [sg.wrapping_sub(1), sg + 1].into_iter().all(|t| {
+            t >= c.n_sg || ws.cache_written[chunk_gx as usize * ws.subgroups + t as usize] == full
+        })
 }
 
 /// [`subgroup`] for a full subgroup that [`interior`] admits: the undefined lanes of both shuffles
@@ -595,11 +611,12 @@ fn full_subgroup(
             dy != 0 && c.shape.layout == Tiling::Shared && target >= 0 && target < c.n_sg as i64;
         let (cu, cv) = ws.batch.rows.split_at_mut(2 * k + 1);
         let (cu, cv) = (&mut cu[2 * k][lane0..], &mut cv[0][lane0..]);
-        let (su, sv) = if cached {
+        let (su, sv) = if cached && !ws.wg_full[chunk_gx as usize] {
             let slot = chunk_gx as usize * ws.subgroups + target as usize;
             let [u, v] = cache_row((&ws.cache_u, &ws.cache_v, &ws.cache_src), c, slot, s, s);
             (u, v)
         } else {
+            // Global memory, or the slot of a whole workgroup: the same row of the input.
             // Inside the padded buffer (interior()).
             let i = (y + dy) as usize * w + x0 as usize;
             (&c.u[i..i + s], &c.v[i..i + s])
@@ -678,10 +695,15 @@ fn subgroup(
             // get_uv_cache(dy): the same lane of the subgroup dy rows away. An unwritten slot
             // holds whatever the workspace held: undefined, and marked so.
             let slot = chunk_gx as usize * ws.subgroups + target as usize;
-            let [u, v] = cache_row((&ws.cache_u, &ws.cache_v, &ws.cache_src), c, slot, s, n);
+            let [u, v] = if ws.wg_full[chunk_gx as usize] {
+                let i = (y + dy) as usize * pw as usize + x0 as usize;
+                [&c.u[i..i + n], &c.v[i..i + n]]
+            } else {
+                own_undefined |= !ws.cache_written[slot] & mask.0;
+                cache_row((&ws.cache_u, &ws.cache_v, &ws.cache_src), c, slot, s, n)
+            };
             copy_lanes(cu, u);
             copy_lanes(cv, v);
-            own_undefined |= !ws.cache_written[slot] & mask.0;
         } else {
             let (u, v) = load_row(c, x0, y + dy, n, || who(wg, sg, 0))?;
             copy_lanes(cu, u);
