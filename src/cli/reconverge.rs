@@ -271,8 +271,13 @@ fn summary(
             text += &format!("  {m}\n");
         }
         if let Some((p, c)) = &f.minimal {
+            let how = if setup.parametric {
+                " (its parameters written in; the campaign ran it reading them from a buffer)"
+            } else {
+                ""
+            };
             text += &format!(
-                "  shrunk to {} statement(s); still failing with: {}\n  minimal program as GLSL:\n{}\n",
+                "  shrunk to {} statement(s); still failing with: {}\n  minimal program as GLSL{how}:\n{}\n",
                 p.statements(),
                 c.mismatches
                     .first()
