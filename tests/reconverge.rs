@@ -837,6 +837,22 @@ impl Device for ModelDevice {
     }
 }
 
+/// Runs `program` alone on `device` and says whether the model agrees with it.
+fn passes_on(device: &ModelDevice, program: &Program) -> bool {
+    let ps = std::slice::from_ref(program);
+    let words = device.run(0, ps, &mut Times::default()).unwrap();
+    compare_batch(&device.setup, size(8), ps, &words)[0].ok()
+}
+
+/// A model device (`faulty`: it gets subgroupAdd wrong) running programs parametric, and a plan
+/// of 4 programs per shape.
+fn with_variants(faulty: bool, programs: u64, batch: usize, threads: usize) -> (ModelDevice, Plan) {
+    let setup = Setup::new(Mode::Maximal, 8).with_parametric(true);
+    let mut p = plan(programs, batch, threads);
+    p.variants = 4;
+    (ModelDevice { setup, faulty }, p)
+}
+
 fn plan(programs: u64, batch: usize, threads: usize) -> Plan {
     Plan {
         source: Source::Random,
@@ -914,15 +930,7 @@ fn a_campaign_catches_a_device_that_gets_subgroup_add_wrong_and_shrinks_the_prog
         "{minimal:?}"
     );
     // It fails on the device for real, and a correct device passes it.
-    let again = compare_batch(
-        &setup,
-        size(8),
-        std::slice::from_ref(minimal),
-        &device
-            .run(0, std::slice::from_ref(minimal), &mut Times::default())
-            .unwrap(),
-    );
-    assert!(!again[0].ok());
+    assert!(!passes_on(&device, minimal));
     // Later failures are kept but not shrunk.
     assert!(r.failures.iter().skip(2).all(|f| f.minimal.is_none()));
 }
@@ -1051,13 +1059,8 @@ proptest! {
 
 #[test]
 fn a_campaign_with_variants_runs_each_shape_variants_times_whatever_the_batch_and_threads() {
-    let setup = Setup::new(Mode::Maximal, 8).with_parametric(true);
-    let device = ModelDevice {
-        setup,
-        faulty: false,
-    };
-    let mut p = plan(30, 8, 1);
-    p.variants = 4;
+    let (device, p) = with_variants(false, 30, 8, 1);
+    let setup = device.setup;
     let one = run(&device, &setup, &p, &mut |_| {}).unwrap();
     assert!(one.passed());
     // 30 programs: seven shapes of 4 and one of 2.
@@ -1079,13 +1082,8 @@ fn a_campaign_with_variants_runs_each_shape_variants_times_whatever_the_batch_an
 
 #[test]
 fn a_campaign_with_variants_shrinks_a_failing_variant_to_a_program_that_still_fails() {
-    let setup = Setup::new(Mode::Maximal, 8).with_parametric(true);
-    let device = ModelDevice {
-        setup,
-        faulty: true,
-    };
-    let mut p = plan(40, 8, 2);
-    p.variants = 4;
+    let (device, mut p) = with_variants(true, 40, 8, 2);
+    let setup = device.setup;
     p.shrink.failures = 40;
     p.shrink.steps = 400;
     let r = run(&device, &setup, &p, &mut |_| {}).unwrap();
@@ -1099,15 +1097,7 @@ fn a_campaign_with_variants_shrinks_a_failing_variant_to_a_program_that_still_fa
     let (minimal, c) = f.minimal.as_ref().expect("shrunk");
     assert!(!c.ok());
     assert!(minimal.statements() <= f.program.statements());
-    let again = compare_batch(
-        &setup,
-        size(8),
-        std::slice::from_ref(minimal),
-        &device
-            .run(0, std::slice::from_ref(minimal), &mut Times::default())
-            .unwrap(),
-    );
-    assert!(!again[0].ok());
+    assert!(!passes_on(&device, minimal));
 }
 
 /// A device whose every run fails.
