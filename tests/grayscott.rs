@@ -366,6 +366,43 @@ fn model_reports_the_course_stacked_kernel_reading_past_the_buffer() {
     );
 }
 
+// Subgroups that start S − 3 cells apart (Tiling::Overlap): subgroup 0's output lanes 1..=S − 2 write
+// data columns 0..=S − 3, and the next subgroup's lane 1 writes column S − 3 again. Subgroups
+// S − 1 apart (Tiling::Gap) leave column S − 2 unwritten. The domains put the second subgroup
+// past the edge (a partial subgroup: the general path) and well inside (the fast path, whose
+// writes are checked a run at a time), with one and with four subgroups per workgroup.
+#[test]
+fn model_reports_a_cell_written_twice_and_a_cell_never_written() {
+    for s in [4u32, 8, 32] {
+        let k = s as usize;
+        for (rows, cols) in [(1, k - 1), (3, k + 8), (17, 300)] {
+            let d = Domain::new(rows, cols).unwrap();
+            for (w, second) in [
+                (s, "subgroup 0 in workgroup (1, 0)"),
+                (4 * s, "subgroup 1 in workgroup (0, 0)"),
+            ] {
+                let shape = Shape::new(Tiling::Overlap, s, w).unwrap();
+                let e = model_after(d, Params::default(), shape, 1).unwrap_err();
+                let want = format!(
+                    "layout fault at step 1: cell (0, {}) is written twice (again by lane 1 of {second})",
+                    k - 3
+                );
+                assert_eq!(e.to_string(), want, "{rows}×{cols}, S = {s}, W = {w}");
+                let shape = Shape::new(Tiling::Gap, s, w).unwrap();
+                let e = model_after(d, Params::default(), shape, 1).unwrap_err();
+                assert_eq!(
+                    e.to_string(),
+                    format!(
+                        "layout fault at step 1: cell (0, {}) was never written",
+                        k - 2
+                    ),
+                    "{rows}×{cols}, S = {s}, W = {w}"
+                );
+            }
+        }
+    }
+}
+
 // What the model's row-slice loads rely on (and what the course's work_item_pos() gives): lane l
 // of any subgroup sits l cells right of lane 0, on the same row.
 // ---------------------------------------------------------------------------------------------
@@ -976,7 +1013,7 @@ mod cli {
     }
 
     #[test]
-    fn broken_layout_on_the_model_exits_with_the_undefined_cell() {
+    fn broken_layouts_on_the_model_exit_with_their_fault() {
         let (code, _, stderr) = run(&[
             "grayscott",
             "--backend",
@@ -996,6 +1033,17 @@ mod cli {
             stderr.contains("undefined value reached cell (0, 0) at step 1"),
             "{stderr}"
         );
+        // Subgroups of 8 lanes 5 cells apart write data column 5 twice; 7 apart skip column 6.
+        for (variant, want) in [
+            ("broken-overlap", "error: layout fault at step 1: cell (0, 5) is written twice (again by lane 1 of subgroup 1 in workgroup (0, 0))\n"),
+            ("broken-gap", "error: layout fault at step 1: cell (0, 6) was never written\n"),
+        ] {
+            let (code, stdout, stderr) = run(&[
+                "grayscott", "--backend", "model", "--variant", variant, "--rows", "5", "--cols",
+                "40", "--subgroup-size", "8", "--workgroup-size", "32", "--no-output",
+            ]);
+            assert_eq!((code, stderr.as_str()), (1, want), "{stdout}");
+        }
     }
 
     // The model runs the tile kernel (and the interleaved stacked kernel, as the stacked one) and

@@ -41,8 +41,8 @@ pub struct GrayScottArgs {
     /// subgroup-stacked-uv (U and V interleaved), subgroup-tile-t{T}-r{R} (each lane keeps R rows
     /// of a column in registers and advances them T steps per pass; subgroup-tile = t2-r16).
     /// model: subgroup-1d (default), subgroup-stacked (and subgroup-stacked-uv, the same kernel),
-    /// subgroup-shared, subgroup-tile-t{T}-r{R}, and the deliberately broken broken-no-border and
-    /// broken-stacked-overread. Not for the reference.
+    /// subgroup-shared, subgroup-tile-t{T}-r{R}, and the deliberately broken broken-no-border,
+    /// broken-stacked-overread, broken-overlap and broken-gap. Not for the reference.
     #[arg(long)]
     pub variant: Option<String>,
     /// Rows of the domain.

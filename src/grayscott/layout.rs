@@ -31,16 +31,26 @@ pub enum Tiling {
     /// it — one row past the buffer. The model reports the read; the GPU kernels exit such
     /// subgroups (they produce nothing).
     StackedOverread,
+    /// **Deliberately broken**: like [`Tiling::OneD`], but each subgroup starts `S − 3` cells after
+    /// the one before instead of `S − 2`, so that its first output cell is the previous subgroup's
+    /// last. The model reports the cell written twice; there is no GPU kernel for it.
+    Overlap,
+    /// **Deliberately broken**: like [`Tiling::OneD`], but each subgroup starts `S − 1` cells after
+    /// the one before, so that one cell between them is never written. The model reports it; there
+    /// is no GPU kernel for it.
+    Gap,
 }
 
 impl Tiling {
     /// Every layout, the broken ones last.
-    pub const ALL: [Tiling; 5] = [
+    pub const ALL: [Tiling; 7] = [
         Tiling::OneD,
         Tiling::Stacked,
         Tiling::Shared,
         Tiling::NoBorder,
         Tiling::StackedOverread,
+        Tiling::Overlap,
+        Tiling::Gap,
     ];
 
     /// The correct layouts (those with a GPU kernel).
@@ -54,6 +64,8 @@ impl Tiling {
             Tiling::Shared => "subgroup-shared",
             Tiling::NoBorder => "broken-no-border",
             Tiling::StackedOverread => "broken-stacked-overread",
+            Tiling::Overlap => "broken-overlap",
+            Tiling::Gap => "broken-gap",
         }
     }
 
@@ -80,7 +92,22 @@ impl Tiling {
 
     /// True for the deliberately broken layouts (model only).
     pub fn is_broken(self) -> bool {
-        matches!(self, Tiling::NoBorder | Tiling::StackedOverread)
+        matches!(
+            self,
+            Tiling::NoBorder | Tiling::StackedOverread | Tiling::Overlap | Tiling::Gap
+        )
+    }
+
+    /// Cells from one subgroup's first lane to the next's, along a row of a layout that is not
+    /// stacked, for subgroups of `outputs` output lanes: `outputs` (they tile the row), except in
+    /// the broken [`Tiling::Overlap`] and [`Tiling::Gap`].
+    #[inline(always)]
+    fn advance(self, outputs: i64) -> i64 {
+        match self {
+            Tiling::Overlap => outputs - 1,
+            Tiling::Gap => outputs + 1,
+            _ => outputs,
+        }
     }
 
     /// The first padded row at which work-items exit: past the data (`data_end_pos().y`) for the
@@ -176,7 +203,10 @@ impl Shape {
         let [x, y] = if self.layout.stacked() {
             [cols.div_ceil(out), rows.div_ceil(n)]
         } else {
-            [cols.div_ceil(out * n), rows]
+            [
+                cols.div_ceil(self.layout.advance(out as i64) as u64 * n),
+                rows,
+            ]
         };
         [x.min(u32::MAX as u64) as u32, y.min(u32::MAX as u64) as u32]
     }
@@ -205,7 +235,9 @@ impl Shape {
             )
         } else {
             (
-                wx * self.subgroups() as i64 * out + sg as i64 * out + lane as i64 + first_x,
+                (wx * self.subgroups() as i64 + sg as i64) * self.layout.advance(out)
+                    + lane as i64
+                    + first_x,
                 wy + 1,
             )
         }

@@ -49,6 +49,7 @@ use crate::model::{
     evaluate_typed, lookup, Args, GatherPlan, LaneArg, LaneMask, OpCall, Outcome, SubgroupSize,
 };
 use rayon::prelude::*;
+use std::sync::Mutex;
 
 /// The six values a lane shuffles: U and V of its top, centre and bottom cells.
 type Column = [f32; 6];
@@ -73,6 +74,31 @@ struct Batch {
     out_v: Vec<f32>,
     /// (index in the band's output, first output lane, cells) per batched subgroup
     pending: Vec<(usize, usize, usize)>,
+    /// the output lanes of consecutive full subgroups whose three rows are rows of the input,
+    /// computed in place (see [`Run`])
+    run: Run,
+    /// the workgroup and subgroup of each subgroup in the run, in order (each gives it
+    /// `S − 2 · BORDER_SIZE` cells), to name a lane in an error
+    ids: Vec<([u32; 2], u32)>,
+}
+
+/// Output lanes of full subgroups, one after another, that read every value from the input grids
+/// (global memory, or a cache slot holding an input row): each lane's top, centre and bottom values
+/// are at `top`, `mid` and `bot` plus the lane's place in the run, its left and right neighbours
+/// at the shuffles' offsets from there (`GatherPlan::offset`: lane `l` of a subgroup holds the cell
+/// `l` to the right of lane 0, so the lane `offset` away holds the cell `offset` away). A subgroup
+/// whose output lanes continue the run — every index at the run's end — joins it, so that a row of
+/// interior subgroups is one call of the cell update, reading the input where it lies.
+#[derive(Clone, Copy, Default)]
+struct Run {
+    top: usize,
+    mid: usize,
+    bot: usize,
+    /// index in the band's output
+    out: usize,
+    /// index in the band's stamps
+    stamp: usize,
+    cells: usize,
 }
 
 /// Per-thread scratch space: the batch and a row of workgroups' shared memory.
@@ -121,6 +147,8 @@ impl Workspace {
                 out_u: row(),
                 out_v: row(),
                 pending: Vec::with_capacity(BATCH),
+                run: Run::default(),
+                ids: Vec::new(),
             },
             cache_u: vec![0.0; cached * shape.workgroup as usize],
             cache_v: vec![0.0; cached * shape.workgroup as usize],
@@ -163,12 +191,57 @@ fn cache_row<'a>(
 const COPIED: usize = usize::MAX;
 
 impl Batch {
+    /// Checks that the run's cells are written once this step (its subgroups' cells are distinct,
+    /// each having joined at the run's end, so a cell stamped already was written by an earlier
+    /// subgroup), then computes them in place (see [`Run`]) and starts an empty run.
+    fn flush_run(&mut self, c: &StepCtx, band: &mut Band) -> Result<(), GrayScottError> {
+        let r = std::mem::take(&mut self.run);
+        let n = r.cells;
+        if n == 0 {
+            return Ok(());
+        }
+        let twice = stamp_once(&mut band.stamps[r.stamp..r.stamp + n], c.step as u8);
+        if let Some(i) = twice {
+            let b = c.shape.layout.border();
+            let per = c.shape.subgroup - 2 * b;
+            let (wg, sg) = self.ids[i / per as usize];
+            let (cols, at) = (c.domain.cols(), r.stamp + i);
+            self.ids.clear();
+            return Err(GrayScottError::Layout {
+                step: c.step,
+                what: format!(
+                    "cell ({}, {}) is written twice (again by {})",
+                    band.first_row + at / cols,
+                    at % cols,
+                    who(wg, sg, b + i as u32 % per)
+                ),
+            });
+        }
+        self.ids.clear();
+        fn rows<'g>(g: &'g [f32], r: &Run, [l, rt]: [i64; 2]) -> [[&'g [f32]; 3]; 3] {
+            let n = r.cells;
+            let at = |i: usize, offset: i64| (i as i64 + offset) as usize;
+            let three = |i: usize| [&g[at(i, l)..], &g[i..i + n], &g[at(i, rt)..]];
+            [three(r.top), three(r.mid), three(r.bot)]
+        }
+        let offsets = [c.left_offset, c.right_offset];
+        (c.cells)(
+            &c.params,
+            rows(c.u, &r, offsets),
+            rows(c.v, &r, offsets),
+            &mut band.u[r.out..r.out + n],
+            &mut band.v[r.out..r.out + n],
+        );
+        Ok(())
+    }
+
     /// Computes the pending subgroups' updates (every lane and margin of the batch in one
     /// vectorised call, with the reference's arithmetic) and stores their output lanes.
-    fn flush(&mut self, c: &StepCtx, band: &mut Band) {
+    fn flush(&mut self, c: &StepCtx, band: &mut Band) -> Result<(), GrayScottError> {
+        self.flush_run(c, band)?;
         let used = self.pending.len();
         if used == 0 {
-            return;
+            return Ok(());
         }
         let n = used * self.stride - 2 * MARGIN;
         let at = |offset: i64| (MARGIN as i64 + offset) as usize;
@@ -189,6 +262,7 @@ impl Batch {
             copy_lanes(&mut band.v[i..i + count], &self.out_v[j..j + count]);
         }
         self.pending.clear();
+        Ok(())
     }
 }
 
@@ -240,6 +314,23 @@ pub struct ModelSim {
     up_plan: GatherPlan,
     down_plan: GatherPlan,
     offsets: [i64; 2],
+    /// workspaces kept from step to step (a fresh one per rayon job would map and fault in its
+    /// pages again at every step)
+    pool: Mutex<Vec<Workspace>>,
+}
+
+/// A workspace taken from [`ModelSim::pool`] for one rayon job, and given back when the job ends.
+struct Lease<'a> {
+    ws: Option<Workspace>,
+    pool: &'a Mutex<Vec<Workspace>>,
+}
+
+impl Drop for Lease<'_> {
+    fn drop(&mut self) {
+        if let (Some(ws), Ok(mut pool)) = (self.ws.take(), self.pool.lock()) {
+            pool.push(ws);
+        }
+    }
 }
 
 impl ModelSim {
@@ -295,6 +386,7 @@ impl ModelSim {
             offsets,
             up,
             down,
+            pool: Mutex::new(Vec::new()),
         })
     }
 
@@ -358,10 +450,19 @@ impl ModelSim {
             .zip(self.stamps.par_chunks_mut(band_rows * cols))
             .enumerate()
             .map_init(
-                || Workspace::new(&shape, grid[0]),
-                |ws, (b, ((u, v), stamps))| {
+                || {
+                    let ws = self.pool.lock().ok().and_then(|mut p| p.pop());
+                    Lease {
+                        ws: Some(ws.unwrap_or_else(|| Workspace::new(&shape, grid[0]))),
+                        pool: &self.pool,
+                    }
+                },
+                |lease, (b, ((u, v), stamps))| {
+                    let ws = lease.ws.as_mut().expect("a leased workspace");
                     // A workspace serves many bands: nothing of an earlier (failed) band is pending.
                     ws.batch.pending.clear();
+                    ws.batch.run = Run::default();
+                    ws.batch.ids.clear();
                     let mut band = Band {
                         first_row: b * band_rows,
                         rows: stamps.len() / cols,
@@ -373,8 +474,7 @@ impl ModelSim {
                     for gy in b * k..gy_end {
                         workgroup_row(&ctx, gy as u32, grid[0], ws, &mut band)?;
                     }
-                    ws.batch.flush(&ctx, &mut band);
-                    Ok(())
+                    ws.batch.flush(&ctx, &mut band)
                 },
             )
             .collect();
@@ -507,13 +607,13 @@ fn workgroup_row(
         if shape.layout.stacked() {
             for sg in 0..n_sg {
                 for gx in g0..g1 {
-                    subgroup(c, [gx, gy], gx - g0, sg, ws, band)?;
+                    visit(c, [gx, gy], gx - g0, sg, ws, band)?;
                 }
             }
         } else {
             for gx in g0..g1 {
                 for sg in 0..n_sg {
-                    subgroup(c, [gx, gy], gx - g0, sg, ws, band)?;
+                    visit(c, [gx, gy], gx - g0, sg, ws, band)?;
                 }
             }
         }
@@ -586,16 +686,52 @@ fn interior(c: &StepCtx, ws: &Workspace, x0: i64, y: i64, chunk_gx: u32, sg: u32
         })
 }
 
-/// [`subgroup`] for a full subgroup that [`interior`] admits: the undefined lanes of both shuffles
-/// on the full subgroup are none of the output lanes (`StepCtx::full_ok`), no value read is
-/// undefined, so what remains is to load, check the writes and queue the update.
-#[allow(clippy::too_many_arguments)]
+/// Where lane 0's top, centre and bottom values lie in the input grids, when the subgroup at
+/// `(x0, y)` takes the fast path: all its lanes active, the undefined lanes of both shuffles on a
+/// full subgroup none of the output lanes (`StepCtx::full_ok`), [`interior`] (no value read is
+/// undefined), and each row read from global memory or from a cache slot that holds an input row.
 #[inline(always)]
-fn full_subgroup(
+fn fast_rows(
     c: &StepCtx,
+    ws: &Workspace,
     x0: i64,
     y: i64,
     chunk_gx: u32,
+    sg: u32,
+) -> Option<[usize; 3]> {
+    let s = c.shape.subgroup as usize;
+    let ph = c.domain.padded_rows() as i64;
+    let n = active_lanes(c, x0, y, c.shape.layout.exit_row(ph));
+    if n != s || !c.full_ok || !interior(c, ws, x0, y, chunk_gx, sg) {
+        return None;
+    }
+    let w = c.domain.padded_cols();
+    let source = |dy: i64| -> Option<usize> {
+        let target = sg as i64 + dy;
+        let cached =
+            dy != 0 && c.shape.layout == Tiling::Shared && target >= 0 && target < c.n_sg as i64;
+        if cached && !ws.wg_full[chunk_gx as usize] {
+            let slot = chunk_gx as usize * ws.subgroups + target as usize;
+            Some(ws.cache_src[slot]).filter(|&i| i != COPIED)
+        } else {
+            // Global memory, or the slot of a whole workgroup: the same row of the input.
+            // Inside the padded buffer (interior()).
+            Some((y + dy) as usize * w + x0 as usize)
+        }
+    };
+    Some([source(-1)?, source(0)?, source(1)?])
+}
+
+/// The fast path of a subgroup that [`fast_rows`] admits: no value it reads is undefined, so what
+/// remains is to check where it writes and to add its output lanes to the run (see [`Run`]); the
+/// run checks that each cell is written once.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn join(
+    c: &StepCtx,
+    x0: i64,
+    y: i64,
+    [top, mid, bot]: [usize; 3],
     wg: [u32; 2],
     sg: u32,
     ws: &mut Workspace,
@@ -603,27 +739,6 @@ fn full_subgroup(
 ) -> Result<(), GrayScottError> {
     let s = c.shape.subgroup as usize;
     let b = c.shape.layout.border() as usize;
-    let lane0 = ws.batch.pending.len() * ws.batch.stride + MARGIN;
-    let w = c.domain.padded_cols();
-    for (k, dy) in [-1i64, 0, 1].into_iter().enumerate() {
-        let target = sg as i64 + dy;
-        let cached =
-            dy != 0 && c.shape.layout == Tiling::Shared && target >= 0 && target < c.n_sg as i64;
-        let (cu, cv) = ws.batch.rows.split_at_mut(2 * k + 1);
-        let (cu, cv) = (&mut cu[2 * k][lane0..], &mut cv[0][lane0..]);
-        let (su, sv) = if cached && !ws.wg_full[chunk_gx as usize] {
-            let slot = chunk_gx as usize * ws.subgroups + target as usize;
-            let [u, v] = cache_row((&ws.cache_u, &ws.cache_v, &ws.cache_src), c, slot, s, s);
-            (u, v)
-        } else {
-            // Global memory, or the slot of a whole workgroup: the same row of the input.
-            // Inside the padded buffer (interior()).
-            let i = (y + dy) as usize * w + x0 as usize;
-            (&c.u[i..i + s], &c.v[i..i + s])
-        };
-        copy_lanes(cu, su);
-        copy_lanes(cv, sv);
-    }
     let (row, col0) = (y as usize - 1, x0 as usize + b - 1);
     if row < band.first_row || row >= band.first_row + band.rows {
         return Err(GrayScottError::Layout {
@@ -636,23 +751,52 @@ fn full_subgroup(
     }
     let local = row - band.first_row;
     let count = s - 2 * b;
-    let cols = c.domain.cols();
-    let stamps = &mut band.stamps[local * cols + col0..local * cols + col0 + count];
-    if let Some(i) = stamp_once(stamps, c.step as u8) {
-        return Err(GrayScottError::Layout {
-            step: c.step,
-            what: format!(
-                "cell ({row}, {}) is written twice (again by {})",
-                col0 + i,
-                who(wg, sg, (b + i) as u32)
-            ),
-        });
+    let out = local * c.domain.padded_cols() + col0 + 1;
+    let stamp = local * c.domain.cols() + col0;
+    let batch = &mut ws.batch;
+    let run = &batch.run;
+    let end = run.cells;
+    // Lane b's values are b lanes along each row. (Compared one by one: an array comparison
+    // stores the values and reloads them as a vector.)
+    let continues = end > 0
+        && out == run.out + end
+        && stamp == run.stamp + end
+        && mid + b == run.mid + end
+        && top + b == run.top + end
+        && bot + b == run.bot + end;
+    if !continues {
+        batch.flush_run(c, band)?;
+        batch.run = Run {
+            top: top + b,
+            mid: mid + b,
+            bot: bot + b,
+            out,
+            stamp,
+            cells: 0,
+        };
     }
-    ws.batch.pending.push((local * w + col0 + 1, b, count));
-    if ws.batch.pending.len() == BATCH {
-        ws.batch.flush(c, band);
-    }
+    batch.run.cells += count;
+    batch.ids.push((wg, sg));
     Ok(())
+}
+
+/// Runs subgroup `sg` of workgroup `wg`: the fast path ([`join`]) where [`fast_rows`] admits it,
+/// else [`subgroup`], after the run so far (whose writes come first).
+#[inline(always)]
+fn visit(
+    c: &StepCtx,
+    wg: [u32; 2],
+    chunk_gx: u32,
+    sg: u32,
+    ws: &mut Workspace,
+    band: &mut Band,
+) -> Result<(), GrayScottError> {
+    let (x0, y) = c.shape.item_pos(wg, sg, 0);
+    if let Some(rows) = fast_rows(c, ws, x0, y, chunk_gx, sg) {
+        return join(c, x0, y, rows, wg, sg, ws, band);
+    }
+    ws.batch.flush_run(c, band)?;
+    subgroup(c, wg, chunk_gx, sg, ws, band)
 }
 
 /// Runs one subgroup: loads, shuffles, updates and writes.
@@ -672,9 +816,6 @@ fn subgroup(
     let n = active_lanes(c, x0, y, shape.layout.exit_row(ph));
     if n == 0 {
         return Ok(());
-    }
-    if n == s && c.full_ok && interior(c, ws, x0, y, chunk_gx, sg) {
-        return full_subgroup(c, x0, y, chunk_gx, wg, sg, ws, band);
     }
     let mask = LaneMask::first(n as u32);
     // Lanes whose own top or bottom value is undefined (an unwritten cache slot).
@@ -792,7 +933,7 @@ fn subgroup(
     let w = c.domain.padded_cols();
     ws.batch.pending.push((local * w + col0 + 1, first, count));
     if ws.batch.pending.len() == BATCH {
-        ws.batch.flush(c, band);
+        ws.batch.flush(c, band)?;
     }
     Ok(())
 }
