@@ -15,14 +15,19 @@
 //!    subgroup or inactive gets an *undefined* result ([`crate::model::GatherPlan::undefined`]),
 //!    never a guessed value; a defined result is the value of the source lane, which for a relative
 //!    shuffle is one offset away ([`crate::model::GatherPlan::offset`]) and is read there in place;
-//! 4. output lanes compute the update with the reference's own arithmetic and write their cell
-//!    (the updates of up to 32 subgroups are computed in one vectorised call).
+//! 4. output lanes compute the update with the reference's own arithmetic and write their cell.
 //!
 //! Every layout puts a subgroup's lanes on consecutive cells of one row (lane `l` at `(x0 + l, y)`;
 //! a test checks it), so the active lanes are a prefix of the subgroup and loads and stores move as
 //! row slices; the shuffles — what the proof rests on — are evaluated by the model, per lane. A
 //! full subgroup away from the edges takes a fast path: the undefined lanes of both shuffles on a
-//! full subgroup are checked against the output lanes once per step.
+//! full subgroup are checked against the output lanes once per step, each subgroup's position,
+//! loads and rows are checked as it runs, and its output lanes join a run of such subgroups whose
+//! cells follow one another. A run is computed in one vectorised call that reads each lane's values
+//! where the lane loaded them (the input does not change during a step) and its neighbours' at the
+//! shuffles' offsets, and its writes are checked once for the whole run (which subgroup wrote a
+//! cell twice is still named). The other subgroups are computed up to 32 at a time from copies of
+//! their lanes' values.
 //!
 //! The step fails with [`GrayScottError::UndefinedReachedCell`] if an output depends on an undefined
 //! value (a shuffle from outside the subgroup or from an inactive lane, or a shared-memory slot no
