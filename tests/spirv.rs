@@ -83,9 +83,9 @@ fn a_shuffle_past_the_last_lane_reaches_the_buffer_with_its_chain() {
     let w = u32s(&b.bytes);
     assert_eq!(w[..6], [20, 30, 40, 50, 60, 70]);
     for l in 0..6 {
-        assert_eq!(r.status(b.taint[l]), WordStatus::Exact);
+        assert_eq!(r.status(b.word_taint(l)), WordStatus::Exact);
     }
-    match r.status(b.taint[6]) {
+    match r.status(b.word_taint(6)) {
         WordStatus::Undefined(chain) => {
             assert!(chain.starts_with("OpStore k.comp:11"), "{chain}");
             assert!(
@@ -102,8 +102,8 @@ fn reading_shared_memory_nobody_wrote_is_undefined() {
     let src = format!("{HEAD}layout(local_size_x = 4) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nshared uint tile[4];\nvoid main() {{\n  if (gl_LocalInvocationIndex < 2u) tile[gl_LocalInvocationIndex] = 7u;\n  barrier();\n  b[gl_LocalInvocationIndex] = tile[gl_LocalInvocationIndex];\n}}\n");
     let r = run_glsl(&src, Mode::Base, 4, [1, 1, 1], &[vec![0; 4]]);
     let b = &r.buffers[0];
-    assert_eq!(r.status(b.taint[0]), WordStatus::Exact);
-    match r.status(b.taint[3]) {
+    assert_eq!(r.status(b.word_taint(0)), WordStatus::Exact);
+    match r.status(b.word_taint(3)) {
         WordStatus::Undefined(c) => assert!(
             c.contains("read of Workgroup variable tile, never written"),
             "{c}"
@@ -148,7 +148,7 @@ fn two_workgroups_writing_one_element_race() {
         "{texts:?}"
     );
     assert!(matches!(
-        r.status(r.buffers[0].taint[0]),
+        r.status(r.buffers[0].word_taint(0)),
         WordStatus::Racy(_)
     ));
 }
@@ -171,13 +171,13 @@ fn atomic_counters_are_defined_but_what_they_return_is_order_dependent() {
     let src = format!("{HEAD}layout(local_size_x = 8) in;\nlayout(binding = 0) buffer C {{ uint counter; }};\nlayout(binding = 1) buffer B {{ uint b[]; }};\nvoid main() {{\n  uint slot = atomicAdd(counter, 1u);\n  b[slot] = gl_LocalInvocationIndex + 100u;\n}}\n");
     let r = run_glsl(&src, Mode::Base, 4, [2, 1, 1], &[vec![0], vec![0; 16]]);
     assert_eq!(u32s(&r.buffers[0].bytes), [16]);
-    assert_eq!(r.status(r.buffers[0].taint[0]), WordStatus::Exact);
+    assert_eq!(r.status(r.buffers[0].word_taint(0)), WordStatus::Exact);
     let b = &r.buffers[1];
     for w in 0..16 {
         assert!(
-            matches!(r.status(b.taint[w]), WordStatus::OrderDependent(_)),
+            matches!(r.status(b.word_taint(w)), WordStatus::OrderDependent(_)),
             "{w}: {:?}",
-            r.status(b.taint[w])
+            r.status(b.word_taint(w))
         );
     }
     assert!(
@@ -201,12 +201,15 @@ fn integer_division_by_zero_and_oob_reads_are_undefined() {
         &[vec![0; 8], vec![5, 6, 7, 8]],
     );
     let b = &r.buffers[0];
-    match r.status(b.taint[0]) {
+    match r.status(b.word_taint(0)) {
         WordStatus::Undefined(c) => assert!(c.contains("integer division by zero"), "{c}"),
         o => panic!("{o:?}"),
     }
     assert_eq!(u32s(&b.bytes)[1..6], [12, 6, 4, 7, 8]);
-    assert!(matches!(r.status(b.taint[6]), WordStatus::Undefined(_)));
+    assert!(matches!(
+        r.status(b.word_taint(6)),
+        WordStatus::Undefined(_)
+    ));
     let texts: Vec<String> = r.findings.iter().map(|f| r.finding_text(f)).collect();
     assert!(
         texts.iter().any(|t| t.starts_with("out-of-bounds read of")),
@@ -219,10 +222,10 @@ fn a_ballot_in_divergent_control_flow_is_pinned_only_under_maximal() {
     let src = format!("{HEAD}layout(local_size_x = 8) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nvoid main() {{\n  if ((gl_LocalInvocationIndex & 1u) == 1u) {{\n    b[gl_LocalInvocationIndex] = subgroupBallot(true).x;\n  }}\n}}\n");
     let max = run_glsl(&src, Mode::Maximal, 8, [1, 1, 1], &[vec![0; 8]]);
     assert_eq!(u32s(&max.buffers[0].bytes)[1], 0xaa);
-    assert_eq!(max.status(max.buffers[0].taint[1]), WordStatus::Exact);
+    assert_eq!(max.status(max.buffers[0].word_taint(1)), WordStatus::Exact);
     for mode in [Mode::Sucf, Mode::Base] {
         let r = run_glsl(&src, mode, 8, [1, 1, 1], &[vec![0; 8]]);
-        match r.status(r.buffers[0].taint[1]) {
+        match r.status(r.buffers[0].word_taint(1)) {
             WordStatus::Undefined(c) => assert!(
                 c.contains("not pinned down under") && c.contains("the selection at k.comp:"),
                 "{c}"
@@ -253,8 +256,8 @@ fn float_division_is_inexact_and_addition_exact() {
     )
     .unwrap();
     let b = &r.buffers[0];
-    assert_eq!(r.status(b.taint[1]), WordStatus::Exact);
-    assert_eq!(r.status(b.taint[2]), WordStatus::Inexact);
+    assert_eq!(r.status(b.word_taint(1)), WordStatus::Exact);
+    assert_eq!(r.status(b.word_taint(2)), WordStatus::Inexact);
 }
 
 /// The CTS's `small_subgroup_reconverge01` and `02` patterns: a loop whose exit depends on
@@ -283,7 +286,7 @@ fn a_lost_path_ends_at_the_merge_every_path_reaches() {
             assert_eq!(w, want, "{kind} {mode}");
             for i in 0..16 {
                 assert_eq!(
-                    r.status(b.taint[i]),
+                    r.status(b.word_taint(i)),
                     WordStatus::Exact,
                     "{kind} {mode} b[{i}]"
                 );
@@ -294,7 +297,8 @@ fn a_lost_path_ends_at_the_merge_every_path_reaches() {
                     // Under sucf how often each invocation went round the loop is not pinned
                     // down: c stays undefined, the path after the loop does not.
                     assert!(
-                        (0..16).any(|i| matches!(r.status(c.taint[i]), WordStatus::Undefined(_))),
+                        (0..16)
+                            .any(|i| matches!(r.status(c.word_taint(i)), WordStatus::Undefined(_))),
                         "{kind} {mode}"
                     );
                 } else {
@@ -307,7 +311,7 @@ fn a_lost_path_ends_at_the_merge_every_path_reaches() {
         }
         let r = run_glsl(&src, Mode::Base, 8, [1, 1, 1], &[vec![7; 16], vec![0; 16]]);
         let b = r.buffers.iter().find(|b| b.binding == 0).unwrap();
-        match r.status(b.taint[0]) {
+        match r.status(b.word_taint(0)) {
             WordStatus::Undefined(c) => assert!(
                 c.contains("subgroupElect") && c.contains("not pinned down under base"),
                 "{kind}: {c}"
@@ -325,14 +329,14 @@ fn a_value_chosen_on_a_lost_path_stays_undefined_after_the_merge() {
     let r = run_glsl(&src, Mode::Base, 8, [1, 1, 1], &[vec![9; 8]]);
     let b = &r.buffers[0];
     for i in 0..4 {
-        match r.status(b.taint[i]) {
+        match r.status(b.word_taint(i)) {
             WordStatus::Undefined(c) => assert!(c.contains("subgroupElect"), "{c}"),
             o => panic!("b[{i}]: {o:?}"),
         }
     }
     assert_eq!(u32s(&b.bytes)[4..], [0, 0, 0, 0]);
     for i in 4..8 {
-        assert_eq!(r.status(b.taint[i]), WordStatus::Exact, "b[{i}]");
+        assert_eq!(r.status(b.word_taint(i)), WordStatus::Exact, "b[{i}]");
     }
 }
 
@@ -345,7 +349,7 @@ fn buffer_atomics_from_workgroups_on_many_threads_lose_no_update() {
     let w = u32s(&r.buffers[0].bytes);
     assert_eq!(w[0], 256 * 64);
     assert_eq!(w[2] as u64 | (w[3] as u64) << 32, 2 * 256 * 64);
-    assert_eq!(r.status(r.buffers[0].taint[0]), WordStatus::Exact);
+    assert_eq!(r.status(r.buffers[0].word_taint(0)), WordStatus::Exact);
 }
 
 #[test]

@@ -119,7 +119,7 @@ fn run_words(
         for row in 0..domain.rows() {
             for col in 0..domain.cols() {
                 let i = (row + 1) * w + col + 1;
-                match r.status(b.taint[i]) {
+                match r.status(b.word_taint(i)) {
                     WordStatus::Exact | WordStatus::Inexact => {}
                     other => undefined.push(format!(
                         "cell ({row}, {col}) of binding {}: {other:?}",
@@ -371,7 +371,7 @@ fn run_uv(
             for (fi, o) in out.iter_mut().enumerate() {
                 let i = 2 * cell + fi;
                 o.data[(row + 1) * w + col + 1] = got[i];
-                match r.status(b.taint[i]) {
+                match r.status(b.word_taint(i)) {
                     WordStatus::Exact | WordStatus::Inexact => {}
                     other => undefined.push(format!("cell ({row}, {col}) field {fi}: {other:?}")),
                 }

@@ -90,12 +90,12 @@ fn cross_check_batch(
                     ));
                 }
                 let vals = [words[o + 1], words[o + 2], words[o + 3]];
-                let clean = (1..4).all(|c| b.taint[o + c] & PROV == 0);
+                let clean = (1..4).all(|c| b.word_taint(o + c) & PROV == 0);
                 match rec.value {
                     Val::Defined(_) => {
                         let want = rec.value.words().unwrap();
                         if !clean {
-                            return Err(format!("invocation {i} record {kk} (tag {}): executor {} but interpreter undefined: {}", rec.tag, rec.value, run.chain(b.taint[o + 1] | b.taint[o + 2] | b.taint[o + 3])));
+                            return Err(format!("invocation {i} record {kk} (tag {}): executor {} but interpreter undefined: {}", rec.tag, rec.value, run.chain(b.word_taint(o + 1) | b.word_taint(o + 2) | b.word_taint(o + 3))));
                         }
                         if vals != [want[0], want[1], want[2]] {
                             return Err(format!(

@@ -212,15 +212,28 @@ impl Backend for ModelBackend {
             };
             out[*idx] = o.bytes.clone();
             let mut list: Vec<Annotation> = Vec::new();
-            for (w, t) in o.taint.iter().enumerate() {
-                let (kind, why) = match run.status(*t) {
-                    WordStatus::Exact | WordStatus::Inexact => continue,
-                    WordStatus::Undefined(c) | WordStatus::Racy(c) => {
-                        (AnnotationKind::Undefined, c)
+            let mut last: Option<(u32, Option<(AnnotationKind, String)>)> = None;
+            for (b, t) in o.taint.iter().enumerate() {
+                let st = match &last {
+                    Some((lt, st)) if lt == t => st.clone(),
+                    _ => {
+                        let st = match run.status(*t) {
+                            WordStatus::Exact | WordStatus::Inexact => None,
+                            WordStatus::Undefined(c) | WordStatus::Racy(c) => {
+                                Some((AnnotationKind::Undefined, c))
+                            }
+                            WordStatus::OrderDependent(c) => {
+                                Some((AnnotationKind::OrderDependent, c))
+                            }
+                        };
+                        last = Some((*t, st.clone()));
+                        st
                     }
-                    WordStatus::OrderDependent(c) => (AnnotationKind::OrderDependent, c),
                 };
-                let bytes = w * 4..((w + 1) * 4).min(o.bytes.len());
+                let Some((kind, why)) = st else {
+                    continue;
+                };
+                let bytes = b..b + 1;
                 match list.last_mut() {
                     Some(a) if a.kind == kind && a.why == why && a.bytes.end == bytes.start => {
                         a.bytes.end = bytes.end

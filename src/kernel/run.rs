@@ -253,9 +253,9 @@ impl KernelJob {
             };
             let dev = device.and_then(|d| d.get(bi));
             for i in 0..n {
-                let (w0, w1) = ((i * es) / 4, (i * es + es - 1) / 4);
+                let (w0, w1) = (i * es, i * es + es - 1);
                 let taint = (w0..=w1)
-                    .map(|w| out.taint.get(w).copied().unwrap_or(0))
+                    .map(|b| out.taint.get(b).copied().unwrap_or(0))
                     .fold(0, crate::spirv::prov::combine);
                 let status = r.status(taint);
                 let bits = |b: &[u8]| -> u64 {

@@ -96,7 +96,21 @@ fn strip_source_text(words: &[u32]) -> Result<Vec<u32>, SpirvError> {
 struct ConstVal {
     ty: TypeId,
     bits: Vec<u64>,
-    undef: bool,
+    /// per slot: `OpUndef` (one undefined member does not make the rest of a composite undefined)
+    undef: Vec<bool>,
+}
+
+impl ConstVal {
+    /// A defined constant.
+    fn defined(ty: TypeId, bits: Vec<u64>) -> ConstVal {
+        let undef = vec![false; bits.len()];
+        ConstVal { ty, bits, undef }
+    }
+
+    /// Is any slot undefined?
+    fn any_undef(&self) -> bool {
+        self.undef.iter().any(|u| *u)
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -132,6 +146,8 @@ struct Decoder<'m> {
     ptr_layout: HashMap<u32, MatrixLayout>,
     lane_words: u32,
     shared_words: u32,
+    lane_units: u32,
+    shared_units: u32,
     file: Option<String>,
     constructs: HashMap<u32, LocId>,
     uses_subgroups: bool,
@@ -173,6 +189,8 @@ impl<'m> Decoder<'m> {
             ptr_layout: HashMap::new(),
             lane_words: 0,
             shared_words: 0,
+            lane_units: 0,
+            shared_units: 0,
             file: None,
             constructs: HashMap::new(),
             uses_subgroups: false,
@@ -220,6 +238,8 @@ impl<'m> Decoder<'m> {
             locs: self.locs,
             lane_words: self.lane_words,
             shared_words: self.shared_words,
+            lane_units: self.lane_units,
+            shared_units: self.shared_units,
             constructs: self.constructs,
             spec_ids,
             uses_subgroups: self.uses_subgroups,
@@ -567,7 +587,7 @@ impl<'m> Decoder<'m> {
 
     fn const_u32(&self, id: u32) -> Result<u32, SpirvError> {
         let c = self.konst(id)?;
-        if c.undef || c.bits.len() != 1 {
+        if c.any_undef() || c.bits.len() != 1 {
             return Err(SpirvError::malformed(format!(
                 "%{id} is not a defined scalar constant"
             )));
@@ -585,7 +605,7 @@ impl<'m> Decoder<'m> {
         self.constants.push(Constant {
             reg: r,
             bits: c.bits.clone().into_boxed_slice(),
-            undef: c.undef,
+            undef: c.undef.clone().into_boxed_slice(),
         });
         r
     }
@@ -786,14 +806,8 @@ impl<'m> Decoder<'m> {
                     }
                 }
                 let bits = bits & scalar::mask(s.bits() as u8);
-                self.ids.insert(
-                    rid,
-                    Id::Const(ConstVal {
-                        ty: t,
-                        bits: vec![bits],
-                        undef: false,
-                    }),
-                );
+                self.ids
+                    .insert(rid, Id::Const(ConstVal::defined(t, vec![bits])));
             }
             SOp::ConstantTrue
             | SOp::ConstantFalse
@@ -806,23 +820,17 @@ impl<'m> Decoder<'m> {
                         v = (x != 0) as u64;
                     }
                 }
-                self.ids.insert(
-                    rid,
-                    Id::Const(ConstVal {
-                        ty: t,
-                        bits: vec![v],
-                        undef: false,
-                    }),
-                );
+                self.ids
+                    .insert(rid, Id::Const(ConstVal::defined(t, vec![v])));
             }
             SOp::ConstantComposite | SOp::SpecConstantComposite => {
                 let t = self.ty(i.result_type.unwrap_or(0))?;
                 let mut bits = Vec::new();
-                let mut undef = false;
+                let mut undef = Vec::new();
                 for k in 0..i.operands.len() {
                     let c = self.konst(idop(k)?)?;
                     bits.extend_from_slice(&c.bits);
-                    undef |= c.undef;
+                    undef.extend_from_slice(&c.undef);
                 }
                 if bits.len() as u32 != self.types.slots(t)? {
                     return Err(SpirvError::malformed(
@@ -840,7 +848,7 @@ impl<'m> Decoder<'m> {
                     Id::Const(ConstVal {
                         ty: t,
                         bits: vec![0; n as usize],
-                        undef: op == SOp::Undef,
+                        undef: vec![op == SOp::Undef; n as usize],
                     }),
                 );
             }
@@ -910,7 +918,7 @@ impl<'m> Decoder<'m> {
         let out_n = self.types.slots(t)? as usize;
         let undef = ids
             .iter()
-            .any(|x| self.konst(*x).map(|c| c.undef).unwrap_or(false));
+            .any(|x| self.konst(*x).map(|c| c.any_undef()).unwrap_or(false));
         let comp = |f: &dyn Fn(usize) -> Result<u64, SpirvError>| -> Result<Vec<u64>, SpirvError> {
             (0..out_n).map(f).collect()
         };
@@ -1039,6 +1047,7 @@ impl<'m> Decoder<'m> {
         if bits.len() != out_n {
             return Err(SpirvError::malformed("OpSpecConstantOp result size"));
         }
+        let undef = vec![undef; bits.len()];
         Ok(ConstVal { ty: t, bits, undef })
     }
 
@@ -1159,6 +1168,21 @@ impl<'m> Decoder<'m> {
             _ => None,
         };
         let words = size.div_ceil(4).max(1).next_multiple_of(2);
+        let unit = self.types.unit(pointee);
+        let units = words * 4 / unit;
+        let tbase = match storage {
+            Storage::Function | Storage::Private | Storage::Input => {
+                let b = self.lane_units;
+                self.lane_units += units;
+                b
+            }
+            Storage::Workgroup => {
+                let b = self.shared_units;
+                self.shared_units += units;
+                b
+            }
+            _ => 0,
+        };
         let base = match storage {
             Storage::Function | Storage::Private | Storage::Input => {
                 let b = self.lane_words;
@@ -1198,6 +1222,8 @@ impl<'m> Decoder<'m> {
             size,
             words: if storage.is_global() { 0 } else { words },
             base,
+            unit,
+            tbase,
             init,
             binding,
             builtin,
@@ -1518,11 +1544,10 @@ impl<'m> Decoder<'m> {
                             let obj = self.variable(i, Some(&fname))?;
                             locals.push(obj);
                             let rid = i.result_id.unwrap_or(0);
-                            let r = self.const_reg(&ConstVal {
-                                ty: 0,
-                                bits: vec![crate::spirv::mem::pointer(obj, 0)],
-                                undef: false,
-                            });
+                            let r = self.const_reg(&ConstVal::defined(
+                                0,
+                                vec![crate::spirv::memory::pointer(obj, 0)],
+                            ));
                             self.regs.insert(rid, r);
                         }
                         _ => {
@@ -1575,11 +1600,10 @@ impl<'m> Decoder<'m> {
                 Ok(r)
             }
             Some(Id::Var(o)) => {
-                let r = self.const_reg(&ConstVal {
-                    ty: 0,
-                    bits: vec![crate::spirv::mem::pointer(o, 0)],
-                    undef: false,
-                });
+                let r = self.const_reg(&ConstVal::defined(
+                    0,
+                    vec![crate::spirv::memory::pointer(o, 0)],
+                ));
                 self.regs.insert(id, r);
                 Ok(r)
             }
@@ -1745,7 +1769,10 @@ impl<'m> Decoder<'m> {
         let rid = i.result_id.unwrap_or(0);
         let _ = loc;
         Ok(Some(match op {
-            SOp::Nop | SOp::MemoryBarrier | SOp::ExecutionModeId => None,
+            SOp::Nop | SOp::ExecutionModeId => None,
+            SOp::MemoryBarrier => Some(Inst::MemoryBarrier {
+                sem: self.const_u32(id_at(i, 1)?)?,
+            }),
             SOp::Undef => {
                 let d = self.reg(rid)?;
                 Some(Inst::Undef {
@@ -2174,7 +2201,7 @@ impl<'m> Decoder<'m> {
                 for k in 1..i.operands.len() {
                     let idx_id = id_at(i, k)?;
                     let konst = match self.ids.get(&idx_id) {
-                        Some(Id::Const(c)) if !c.undef => Some(c.bits[0]),
+                        Some(Id::Const(c)) if !c.any_undef() => Some(c.bits[0]),
                         _ => None,
                     };
                     match self.types.get(t).clone() {
@@ -2273,10 +2300,11 @@ impl<'m> Decoder<'m> {
             }
             SOp::ControlBarrier => {
                 let exec = self.const_u32(id_at(i, 0)?)?;
+                let sem = self.const_u32(id_at(i, 2)?)?;
                 // Scope: 1 Device, 2 Workgroup, 3 Subgroup.
                 match exec {
-                    2 => Some(Inst::Barrier { workgroup: true }),
-                    3 => Some(Inst::Barrier { workgroup: false }),
+                    2 => Some(Inst::Barrier { workgroup: true, sem }),
+                    3 => Some(Inst::Barrier { workgroup: false, sem }),
                     s => return Err(unsupported(format!("OpControlBarrier with execution scope {s} (compute: Workgroup or Subgroup)"))),
                 }
             }
@@ -2495,6 +2523,43 @@ impl<'m> Decoder<'m> {
             66 => Length,
             67 => Distance,
             68 => Cross,
+            33 | 34 => {
+                // Determinant / MatrixInverse of a square matrix: the matrix's slots as one operand.
+                let m = self.value(arg_ids[0])?;
+                let t = self.type_of_value(arg_ids[0])?;
+                let (s, n) = match self.types.get(t) {
+                    Type::Matrix { col, cols } => match self.types.get(*col) {
+                        Type::Vector { elem, n } if n == cols => (*elem, *n),
+                        _ => {
+                            return Err(SpirvError::malformed(
+                                "Determinant/MatrixInverse of a non-square matrix",
+                            ))
+                        }
+                    },
+                    _ => {
+                        return Err(SpirvError::malformed(
+                            "Determinant/MatrixInverse of a non-matrix",
+                        ))
+                    }
+                };
+                if m == d {
+                    return Err(SpirvError::malformed("an instruction uses its own result"));
+                }
+                return Ok(Some(Inst::Ext {
+                    f: if num == 33 {
+                        Determinant
+                    } else {
+                        MatrixInverse
+                    },
+                    s,
+                    w1: 0,
+                    n,
+                    d,
+                    args: [m, 0, 0],
+                    nargs: 1,
+                    relaxed: self.has_deco(rid, Decoration::RelaxedPrecision),
+                }));
+            }
             69 => Normalize,
             73 => FindILsb,
             74 => FindSMsb,
@@ -2525,8 +2590,6 @@ impl<'m> Decoder<'m> {
             }
             other => {
                 let name = [
-                    (33, "Determinant"),
-                    (34, "MatrixInverse"),
                     (36, "ModfStruct"),
                     (47, "IMix"),
                     (52, "FrexpStruct"),
@@ -2558,9 +2621,14 @@ impl<'m> Decoder<'m> {
                 return Err(SpirvError::malformed("an instruction uses its own result"));
             }
         }
+        let w1 = match arg_ids.get(1) {
+            Some(a) => self.sv_of(*a)?.0.bits() as u8,
+            None => 0,
+        };
         Ok(Some(Inst::Ext {
             f,
             s,
+            w1,
             n,
             d,
             args,
@@ -2573,7 +2641,12 @@ impl<'m> Decoder<'m> {
         let op = i.class.opcode;
         let pid = id_at(i, 0)?;
         let (t, _, storage) = self.pointee(pid)?;
-        if !matches!(storage, Storage::StorageBuffer | Storage::Workgroup) {
+        // Uniform: a storage buffer declared the old way (BufferBlock); a store to a real uniform
+        // buffer is refused when it runs.
+        if !matches!(
+            storage,
+            Storage::StorageBuffer | Storage::Workgroup | Storage::Uniform
+        ) {
             return Err(unsupported(format!(
                 "an atomic on {} memory",
                 storage.name()
@@ -2623,6 +2696,8 @@ impl<'m> Decoder<'m> {
                 (o, Some(self.value(id_at(i, 3)?)?), None)
             }
         };
+        let scope = crate::spirv::memory::Scope::from_spirv(self.const_u32(id_at(i, 1)?)?);
+        let sem = self.const_u32(id_at(i, 2)?)?;
         Ok(Inst::Atomic {
             op: o,
             s,
@@ -2630,6 +2705,8 @@ impl<'m> Decoder<'m> {
             ptr,
             v,
             cmp,
+            scope,
+            sem,
         })
     }
 

@@ -14,12 +14,15 @@ use crate::model::{LaneMask, LaneOrder, SubgroupSize, WorkgroupLayout, Workgroup
 use crate::reconverge::{Flow, LaneMap, Lost, Mode};
 use crate::spirv::error::{Location, SpirvError};
 use crate::spirv::inst::*;
-use crate::spirv::mem::Buffer;
+use crate::spirv::memops::{LateKey, SyncRecord};
+use crate::spirv::memory::clock::semantics;
+use crate::spirv::memory::{Buffer, Knowledge, Shadow, Space};
 use crate::spirv::prov::{Cause, Prov, Provs, INEXACT, PROV};
 use crate::spirv::types::Storage;
 use rayon::prelude::*;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
-use std::sync::Mutex;
+use std::sync::{Mutex, RwLock};
 
 /// How to run a kernel.
 #[derive(Clone, Debug)]
@@ -48,16 +51,19 @@ pub const DEFAULT_MAX_STEPS: u64 = 1_000_000_000;
 /// Something the run found that is not a plain value difference.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Finding {
-    /// two unordered accesses to the same word, at least one a write, not both atomic
+    /// two unordered accesses to overlapping memory, at least one a write, not both atomic in each
+    /// other's scope
     Race {
         /// object (variable) index
         object: ObjectId,
-        /// byte offset of the word
+        /// byte offset of the access that found it
         offset: u32,
-        /// the two invocations (dispatch slots) and their locations; `wrote` for each
+        /// the earlier access: invocation (dispatch slot), location, whether it wrote
         a: (u32, LocId, bool),
-        /// the second access
+        /// the access that found the race
         b: (u32, LocId, bool),
+        /// whether the two sides leave different values
+        class: RaceClass,
     },
     /// a workgroup barrier not reached by every invocation of the workgroup
     DivergentBarrier {
@@ -101,6 +107,16 @@ pub enum Finding {
     },
 }
 
+/// What a race does to the values involved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RaceClass {
+    /// the two sides leave different values: the value read, or left in memory, is undefined
+    Value,
+    /// both sides leave the same value (every invocation stores one value to one place): still a
+    /// data race by the spec, but every order gives that value, which is kept
+    SameValue,
+}
+
 /// A bound buffer: the object it backs and its data.
 pub struct Binding {
     /// the object (variable) index
@@ -136,6 +152,24 @@ pub struct Dispatch<'k> {
     error: Mutex<Option<SpirvError>>,
     /// lanes per workgroup in the register file (subgroups × size)
     pub lanes_per_wg: u32,
+    /// the buffers as bound, for a run done again
+    initial: Vec<Option<Buffer>>,
+    /// this run goes workgroup after workgroup, with the full race shadow on buffers
+    ordered: AtomicBool,
+    /// a parallel run found invocations sharing buffer memory one of them writes
+    conflict: AtomicBool,
+    /// earlier reads whose value a later unordered write changed (from earlier runs)
+    late: RwLock<Late>,
+    /// such reads found in this run
+    late_new: Mutex<HashSet<LateKey>>,
+}
+
+/// Reads found, after they ran, to have raced with a later write (or, atomic, to depend on the
+/// order): the next run of the dispatch taints them.
+#[derive(Default)]
+struct Late {
+    locs: HashSet<u32>,
+    keys: HashSet<LateKey>,
 }
 
 /// Most findings kept in detail (the count goes on).
@@ -170,6 +204,10 @@ impl<'k> Dispatch<'k> {
                 "{total} invocations: lockstep runs at most 2^32 - 2 lanes per dispatch"
             )));
         }
+        let initial = buffers
+            .iter()
+            .map(|b| b.as_ref().map(|b| b.fresh_copy()))
+            .collect();
         let uninit = k
             .objects
             .iter()
@@ -198,7 +236,46 @@ impl<'k> Dispatch<'k> {
             stop: AtomicBool::new(false),
             error: Mutex::new(None),
             lanes_per_wg,
+            initial,
+            ordered: AtomicBool::new(false),
+            conflict: AtomicBool::new(false),
+            late: RwLock::new(Late::default()),
+            late_new: Mutex::new(HashSet::new()),
         })
+    }
+
+    /// Is this run the ordered one (workgroups one after another, full race shadow on buffers)?
+    #[inline(always)]
+    pub(crate) fn ordered(&self) -> bool {
+        self.ordered.load(Relaxed)
+    }
+
+    /// A parallel run found shared buffer memory: the run must be done in order.
+    pub(crate) fn need_ordered(&self) {
+        self.conflict.store(true, Relaxed);
+    }
+
+    /// Records a read found late to have raced (or depended on the order).
+    pub(crate) fn mark_late(&self, key: LateKey) {
+        if !self
+            .late
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .keys
+            .contains(&key)
+        {
+            self.late_new
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(key);
+        }
+    }
+
+    /// Was this read found, in an earlier run, to have raced with a later write?
+    #[inline(always)]
+    pub(crate) fn late_read(&self, loc: u32, who: u32, obj: u32, unit: u32) -> bool {
+        let l = self.late.read().unwrap_or_else(|e| e.into_inner());
+        !l.locs.is_empty() && l.locs.contains(&loc) && l.keys.contains(&(loc, who, obj, unit))
     }
 
     /// Number of workgroups.
@@ -206,29 +283,85 @@ impl<'k> Dispatch<'k> {
         self.cfg.workgroups.iter().map(|&w| w as u64).product()
     }
 
-    /// Runs every workgroup (in parallel); stops at the first error.
+    /// Runs every workgroup; stops at the first error. Workgroups run in parallel; where
+    /// invocations turn out to share buffer memory that one of them writes, the dispatch runs again
+    /// in order (workgroup 0, 1, … — one legal schedule), with the full race shadow; where a read
+    /// turns out to have raced with a later write, it runs again with that read tainted.
     pub fn run(&self) -> Result<(), SpirvError> {
+        const MAX_RUNS: usize = 6;
+        for attempt in 0..MAX_RUNS {
+            if attempt > 0 {
+                self.restart();
+            }
+            self.run_once()?;
+            if !self.ordered() && self.conflict.load(Relaxed) {
+                self.ordered.store(true, Relaxed);
+                continue;
+            }
+            let new: Vec<LateKey> = self
+                .late_new
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .drain()
+                .collect();
+            if new.is_empty() || attempt + 1 == MAX_RUNS {
+                break;
+            }
+            let mut l = self.late.write().unwrap_or_else(|e| e.into_inner());
+            for k in new {
+                l.locs.insert(k.0);
+                l.keys.insert(k);
+            }
+        }
+        Ok(())
+    }
+
+    /// Puts the buffers back as bound and forgets what the last run found.
+    fn restart(&self) {
+        for (b, init) in self.buffers.iter().zip(&self.initial) {
+            if let (Some(b), Some(init)) = (b, init) {
+                b.restore(init);
+            }
+        }
+        self.findings
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+        self.finding_count.store(0, Relaxed);
+        self.lane_instructions.store(0, Relaxed);
+        self.done.store(0, Relaxed);
+        self.conflict.store(false, Relaxed);
+    }
+
+    fn run_once(&self) -> Result<(), SpirvError> {
         let [wx, wy, _] = self.cfg.workgroups;
         let count = self.workgroup_count();
-        (0..count).into_par_iter().for_each_init(
-            || Wg::new(self),
-            |wg, linear| {
-                if self.stop.load(Relaxed) {
-                    return;
-                }
-                let id = [
-                    (linear % wx as u64) as u32,
-                    ((linear / wx as u64) % wy as u64) as u32,
-                    (linear / (wx as u64 * wy as u64)) as u32,
-                ];
-                if let Err(e) = wg.run(id, linear as u32) {
-                    self.stop.store(true, Relaxed);
-                    let mut slot = self.error.lock().unwrap_or_else(|e| e.into_inner());
-                    slot.get_or_insert(e);
-                }
-                self.done.fetch_add(1, Relaxed);
-            },
-        );
+        let one = |wg: &mut Wg<'_, 'k>, linear: u64| {
+            if self.stop.load(Relaxed) {
+                return;
+            }
+            let id = [
+                (linear % wx as u64) as u32,
+                ((linear / wx as u64) % wy as u64) as u32,
+                (linear / (wx as u64 * wy as u64)) as u32,
+            ];
+            if let Err(e) = wg.run(id, linear as u32) {
+                self.stop.store(true, Relaxed);
+                let mut slot = self.error.lock().unwrap_or_else(|e| e.into_inner());
+                slot.get_or_insert(e);
+            }
+            self.done.fetch_add(1, Relaxed);
+        };
+        if self.ordered() {
+            let mut wg = Wg::new(self);
+            for linear in 0..count {
+                one(&mut wg, linear);
+            }
+        } else {
+            (0..count)
+                .into_par_iter()
+                .for_each_init(|| Wg::new(self), |wg, linear| one(wg, linear));
+        }
         match self.error.lock().unwrap_or_else(|e| e.into_inner()).take() {
             Some(e) => Err(e),
             None => Ok(()),
@@ -297,18 +430,33 @@ pub(crate) struct Wg<'d, 'k> {
     pub(crate) taint: Vec<u32>,
     pub(crate) dirty: Vec<bool>,
     pub(crate) off: Vec<usize>,
-    /// per-lane memory: word w of lane s at w * lanes + s
+    /// per-lane memory: word w of lane s at w * lanes + s; taint unit u at u * lanes + s
     pub(crate) lmem: Vec<u32>,
     pub(crate) ltaint: Vec<u32>,
-    /// shared memory and its shadow
+    /// shared memory: words, taint per unit, race shadow per unit
     pub(crate) smem: Vec<u32>,
     pub(crate) staint: Vec<u32>,
-    pub(crate) s_w_who: Vec<u32>,
-    pub(crate) s_w_when: Vec<u32>,
-    pub(crate) s_w_loc: Vec<u32>,
-    pub(crate) s_r_who: Vec<u32>,
-    pub(crate) s_r_when: Vec<u32>,
-    pub(crate) s_r_loc: Vec<u32>,
+    pub(crate) sshadow: Shadow,
+    /// the race shadow of each writable buffer object (ordered runs)
+    pub(crate) gshadow: Vec<Option<Shadow>>,
+    /// release records of atomically accessed locations: (object, byte offset)
+    pub(crate) syncs: HashMap<(u32, u32), SyncRecord>,
+    /// the workgroup's barrier epoch per memory family
+    pub(crate) wg_epoch: [u32; 2],
+    /// each subgroup's barrier epoch per family
+    pub(crate) sg_epoch: Vec<[u32; 2]>,
+    /// a fence ordered this family since the last workgroup barrier
+    pub(crate) fenced: [bool; 2],
+    /// … since the subgroup's last subgroup barrier
+    pub(crate) sg_fenced: Vec<[bool; 2]>,
+    /// each lane's release clock
+    pub(crate) clock: Vec<u32>,
+    /// what each lane has acquired from other invocations
+    pub(crate) knows: Vec<Option<Box<Knowledge>>>,
+    /// what each lane's relaxed atomic reads saw released, until an acquire fence
+    pub(crate) pending: Vec<Option<Box<Knowledge>>>,
+    /// each lane executed a release fence (its later atomic writes release)
+    pub(crate) rel_fence: Vec<bool>,
     /// predecessor block of each lane (for phis)
     pub(crate) pred: Vec<u32>,
     /// lanes whose path depends on an undefined value: the taint to give their writes
@@ -327,8 +475,6 @@ pub(crate) struct Wg<'d, 'k> {
     pub(crate) present: Vec<LaneMask>,
     pub(crate) wg_id: [u32; 3],
     pub(crate) wg_linear: u32,
-    pub(crate) wg_epoch: u32,
-    pub(crate) sg_epoch: Vec<u32>,
     pub(crate) steps: u64,
     frames: Vec<Frame>,
     /// scratch for phis and group operations
@@ -360,15 +506,27 @@ impl<'d, 'k> Wg<'d, 'k> {
             dirty: vec![false; k.reg_slots.len()],
             off,
             lmem: vec![0; k.lane_words as usize * lanes],
-            ltaint: vec![0; k.lane_words as usize * lanes],
+            ltaint: vec![0; k.lane_units as usize * lanes],
             smem: vec![0; k.shared_words as usize],
-            staint: vec![0; k.shared_words as usize],
-            s_w_who: vec![0; k.shared_words as usize],
-            s_w_when: vec![0; k.shared_words as usize],
-            s_w_loc: vec![0; k.shared_words as usize],
-            s_r_who: vec![0; k.shared_words as usize],
-            s_r_when: vec![0; k.shared_words as usize],
-            s_r_loc: vec![0; k.shared_words as usize],
+            staint: vec![0; k.shared_units as usize],
+            sshadow: Shadow::new(k.shared_units as usize),
+            gshadow: d
+                .buffers
+                .iter()
+                .map(|b| match b {
+                    Some(b) if b.writable && d.ordered() => Some(Shadow::new(b.units())),
+                    _ => None,
+                })
+                .collect(),
+            syncs: HashMap::new(),
+            wg_epoch: [0; 2],
+            sg_epoch: vec![[0; 2]; groups],
+            fenced: [false; 2],
+            sg_fenced: vec![[false; 2]; groups],
+            clock: vec![0; lanes],
+            knows: vec![None; lanes],
+            pending: vec![None; lanes],
+            rel_fence: vec![false; lanes],
             pred: vec![0; lanes],
             lost_taint: vec![0; lanes],
             any_lost: false,
@@ -380,8 +538,6 @@ impl<'d, 'k> Wg<'d, 'k> {
             present: (0..groups).map(|g| d.map.present(g)).collect(),
             wg_id: [0; 3],
             wg_linear: 0,
-            wg_epoch: 0,
-            sg_epoch: vec![0; groups],
             steps: 0,
             frames: Vec::new(),
             scratch: Vec::new(),
@@ -402,8 +558,18 @@ impl<'d, 'k> Wg<'d, 'k> {
         let k = self.k;
         self.wg_id = id;
         self.wg_linear = linear;
-        self.wg_epoch = 0;
-        self.sg_epoch.fill(0);
+        self.wg_epoch = [0; 2];
+        self.sg_epoch.fill([0; 2]);
+        self.fenced = [false; 2];
+        self.sg_fenced.fill([false; 2]);
+        self.clock.fill(0);
+        self.knows.fill(None);
+        self.pending.fill(None);
+        self.rel_fence.fill(false);
+        self.syncs.retain(|(obj, _), _| {
+            Space::of(self.k.objects[*obj as usize].storage) == Space::Global
+        });
+        self.sshadow.clear();
         self.steps = 0;
         self.lost = Lost::new(self.groups);
         self.lost_taint.fill(0);
@@ -416,11 +582,16 @@ impl<'d, 'k> Wg<'d, 'k> {
         self.dirty.fill(false);
         // Undefined constants (`OpUndef` at module scope) carry their taint.
         for c in &k.constants {
-            if c.undef {
+            if c.undef.iter().any(|u| *u) {
                 let p = self.prov(Cause::Undef, 0, 0);
                 let base = self.off[c.reg as usize];
-                let len = c.bits.len() * self.lanes;
-                self.taint[base..base + len].fill(p);
+                self.taint[base..base + c.bits.len() * self.lanes].fill(0);
+                for (slot, u) in c.undef.iter().enumerate() {
+                    if *u {
+                        let row = base + slot * self.lanes;
+                        self.taint[row..row + self.lanes].fill(p);
+                    }
+                }
                 self.dirty[c.reg as usize] = true;
             }
         }
@@ -429,8 +600,8 @@ impl<'d, 'k> Wg<'d, 'k> {
             let u = self.d.uninit[i];
             match o.storage {
                 Storage::Private | Storage::Function => {
-                    let a = o.base as usize * self.lanes;
-                    let b = (o.base + o.words) as usize * self.lanes;
+                    let a = o.tbase as usize * self.lanes;
+                    let b = (o.tbase + o.words * 4 / o.unit) as usize * self.lanes;
                     self.ltaint[a..b].fill(u);
                     if o.storage == Storage::Private {
                         if let Some(init) = o.init {
@@ -439,20 +610,10 @@ impl<'d, 'k> Wg<'d, 'k> {
                     }
                 }
                 Storage::Workgroup => {
-                    let a = o.base as usize;
-                    let b = (o.base + o.words) as usize;
-                    self.staint[a..b].fill(u);
+                    let (a, b) = (o.base as usize, (o.base + o.words) as usize);
                     self.smem[a..b].fill(0);
-                    for v in [
-                        &mut self.s_w_who,
-                        &mut self.s_w_when,
-                        &mut self.s_w_loc,
-                        &mut self.s_r_who,
-                        &mut self.s_r_when,
-                        &mut self.s_r_loc,
-                    ] {
-                        v[a..b].fill(0);
-                    }
+                    let (ta, tb) = (o.tbase as usize, (o.tbase + o.words * 4 / o.unit) as usize);
+                    self.staint[ta..tb].fill(u);
                     if let Some(init) = o.init {
                         // A Workgroup initializer (VK_KHR_zero_initialize_workgroup_memory).
                         let plan = crate::spirv::types::Types::slot_layout(
@@ -461,15 +622,17 @@ impl<'d, 'k> Wg<'d, 'k> {
                             Default::default(),
                         )?;
                         let base = self.off[init as usize];
-                        for (c, s) in plan.iter().enumerate() {
+                        for (c, sl) in plan.iter().enumerate() {
                             let v = self.vals[base + c * self.lanes];
-                            let w = o.base as usize + s.offset as usize / 4;
-                            self.smem[w] = v as u32;
-                            self.staint[w] = 0;
-                            if s.scalar.bytes() == 8 {
-                                self.smem[w + 1] = (v >> 32) as u32;
-                                self.staint[w + 1] = 0;
-                            }
+                            self.raw_put(
+                                i as ObjectId,
+                                Space::Shared,
+                                sl.offset,
+                                sl.scalar.bytes(),
+                                0,
+                                v,
+                                0,
+                            );
                         }
                     }
                 }
@@ -497,17 +660,11 @@ impl<'d, 'k> Wg<'d, 'k> {
             }
         };
         let n = self.n;
-        for (c, s) in plan.iter().enumerate() {
-            let w = o.base as usize + s.offset as usize / 4;
+        for (c, sl) in plan.iter().enumerate() {
             let row = base + c * lanes;
             each_lane(set, n, |l| {
                 let v = self.vals[row + l];
-                self.lmem[w * lanes + l] = v as u32;
-                self.ltaint[w * lanes + l] = 0;
-                if s.scalar.bytes() == 8 {
-                    self.lmem[(w + 1) * lanes + l] = (v >> 32) as u32;
-                    self.ltaint[(w + 1) * lanes + l] = 0;
-                }
+                self.raw_put(obj, Space::Lane, sl.offset, sl.scalar.bytes(), l, v, 0);
             });
         }
     }
@@ -525,12 +682,6 @@ impl<'d, 'k> Wg<'d, 'k> {
     #[inline(always)]
     pub(crate) fn who(&self, s: usize) -> u32 {
         self.wg_linear * self.d.lanes_per_wg + s as u32 + 1
-    }
-
-    /// The epoch word of lane `s`.
-    #[inline(always)]
-    pub(crate) fn when(&self, s: usize) -> u32 {
-        (self.wg_epoch << 16) | (self.sg_epoch[s / self.n] & 0xffff)
     }
 
     fn run(&mut self, id: [u32; 3], linear: u32) -> Result<(), SpirvError> {
@@ -560,7 +711,7 @@ impl<'d, 'k> Wg<'d, 'k> {
             let u = self.d.uninit[obj as usize];
             let lanes = self.lanes;
             let n = self.n;
-            let (a, b) = (o.base as usize, (o.base + o.words) as usize);
+            let (a, b) = (o.tbase as usize, (o.tbase + o.words * 4 / o.unit) as usize);
             for w in a..b {
                 let row = w * lanes;
                 each_lane(&flow.set, n, |s| self.ltaint[row + s] = u);
@@ -833,7 +984,17 @@ impl<'d, 'k> Wg<'d, 'k> {
         depth: usize,
     ) {
         self.lost_depth[s] = self.lost_depth[s].min(depth as u32);
-        if self.lost_taint[s] == 0 {
+        if !crate::spirv::prov::is_undefined(taint) {
+            // A branch on an order-dependent value (an atomic's result): legal, and the path is
+            // this execution's; what the invocation writes on it depends on the order.
+            if self.lost_taint[s] == 0 {
+                let p = self.prov(Cause::OrderPath { construct }, loc, taint);
+                self.lost_taint[s] = p | crate::spirv::prov::ORDER;
+                self.any_lost = true;
+            }
+            return;
+        }
+        if !crate::spirv::prov::is_undefined(self.lost_taint[s]) {
             let p = self.prov(Cause::LostPath { construct }, loc, taint);
             self.lost_taint[s] = p;
             self.any_lost = true;
@@ -1275,8 +1436,12 @@ impl<'d, 'k> Wg<'d, 'k> {
                 *flow = self.call(*d, *f, args, loc, flow)?;
                 continue;
             }
-            if let Inst::Barrier { workgroup } = inst {
-                self.barrier(*workgroup, loc, flow);
+            if let Inst::Barrier { workgroup, sem } = inst {
+                self.barrier(*workgroup, *sem, loc, flow);
+                continue;
+            }
+            if let Inst::MemoryBarrier { sem } = inst {
+                self.fence(*sem, flow);
                 continue;
             }
             self.exec(inst, loc, flow)
@@ -1336,7 +1501,13 @@ impl<'d, 'k> Wg<'d, 'k> {
         Ok(joined)
     }
 
-    fn barrier(&mut self, workgroup: bool, loc: LocId, flow: &Flow) {
+    /// A control barrier. Every invocation of the workgroup (or subgroup) must reach it; it orders
+    /// the accesses before it before those after it for the memory families its semantics name,
+    /// and those a fence of the interval named (`memoryBarrierBuffer(); barrier();`); with acquire
+    /// and release semantics, what one participant had acquired from other workgroups, every
+    /// participant has after it.
+    fn barrier(&mut self, workgroup: bool, sem: u32, loc: LocId, flow: &Flow) {
+        let fam = semantics::families(sem);
         if workgroup {
             let mut reached = 0u32;
             let mut expected = 0u32;
@@ -1352,14 +1523,67 @@ impl<'d, 'k> Wg<'d, 'k> {
                     expected: self.present.iter().map(|p| p.count()).sum(),
                 });
             }
-            self.wg_epoch = self.wg_epoch.wrapping_add(1) & 0x7fff;
+            for f in 0..2 {
+                if fam[f] || self.fenced[f] {
+                    self.wg_epoch[f] = self.wg_epoch[f].wrapping_add(1);
+                    for g in 0..self.groups {
+                        self.sg_epoch[g][f] = 0;
+                    }
+                }
+            }
+            self.fenced = [false; 2];
+            self.sg_fenced.fill([false; 2]);
+            if self.knows.iter().any(|k| k.is_some()) {
+                let mut all = Knowledge::default();
+                for k in self.knows.iter().flatten() {
+                    all.join(k);
+                }
+                let all = Some(Box::new(all));
+                for k in self.knows.iter_mut() {
+                    *k = all.clone();
+                }
+            }
         } else {
             for g in 0..self.groups {
                 if !flow.set[g].is_empty() {
-                    self.sg_epoch[g] = self.sg_epoch[g].wrapping_add(1);
+                    for f in 0..2 {
+                        if fam[f] || self.sg_fenced[g][f] {
+                            self.sg_epoch[g][f] = self.sg_epoch[g][f].wrapping_add(1);
+                        }
+                    }
+                    self.sg_fenced[g] = [false; 2];
                 }
             }
         }
+    }
+
+    /// A memory barrier (fence) by the lanes of `flow`: it releases what came before for the
+    /// lanes' later atomic writes and the next control barrier, and acquires what their relaxed
+    /// atomic reads saw released.
+    fn fence(&mut self, sem: u32, flow: &Flow) {
+        let fam = semantics::families(sem);
+        let n = self.n;
+        for f in 0..2 {
+            if fam[f] {
+                self.fenced[f] = true;
+                for g in 0..self.groups {
+                    if !flow.set[g].is_empty() {
+                        self.sg_fenced[g][f] = true;
+                    }
+                }
+            }
+        }
+        let (rel, acq) = (semantics::releases(sem), semantics::acquires(sem));
+        each_lane(&flow.set, n, |s| {
+            if rel {
+                self.rel_fence[s] = true;
+            }
+            if acq {
+                if let Some(p) = self.pending[s].take() {
+                    self.knows[s].get_or_insert_with(Default::default).join(&p);
+                }
+            }
+        });
     }
 
     /// Reports a findings-worthy scalar undefined value etc. (helper for ops).

@@ -157,9 +157,11 @@ pub fn eval(f: Ext, s: Scalar, n: u32, x: &[[u64; 16]; 3], out: &mut [u64; 16]) 
                     }
                     Step => put(if b < a { 0.0 } else { 1.0 }),
                     _ => {
-                        // Ldexp: x * 2^exp, exp an integer operand.
-                        let e = sext(32, x[1][c]) as i32;
-                        put(a * 2f64.powi(e.clamp(-2000, 2000)))
+                        // Ldexp: x * 2^exp, exp an integer operand (sign-extended to 64 bits by
+                        // the caller). Scaling in two steps keeps 2^e representable.
+                        let e = (x[1][c] as i64).clamp(-4000, 4000) as i32;
+                        let (e1, e2) = (e / 2, e - e / 2);
+                        put(a * 2f64.powi(e1) * 2f64.powi(e2))
                     }
                 };
             }
@@ -296,6 +298,36 @@ pub fn eval(f: Ext, s: Scalar, n: u32, x: &[[u64; 16]; 3], out: &mut [u64; 16]) 
                 _ => out[0] = put(len),
             }
         }
+        Determinant | MatrixInverse => {
+            // A square n×n matrix, column-major: element (column c, row r) in slot c * n + r.
+            // Computed in f64 and rounded once; the precision tables give these no bound of their
+            // own (derived from other operations): inexact.
+            let m: Vec<f64> = (0..n * n).map(|i| fl(0, i)).collect();
+            let at = |r: usize, c: usize| m[c * n + r];
+            let det = determinant(
+                &(0..n)
+                    .map(|r| (0..n).map(|c| at(r, c)).collect())
+                    .collect::<Vec<Vec<f64>>>(),
+            );
+            if f == Determinant {
+                out[0] = put(det);
+            } else {
+                if det == 0.0 {
+                    undef("inverse of a singular matrix (GLSL.std.450 MatrixInverse: result undefined)");
+                }
+                // Adjugate over the determinant: each element a cofactor.
+                for r in 0..n {
+                    for c in 0..n {
+                        let minor: Vec<Vec<f64>> = (0..n)
+                            .filter(|&i| i != c)
+                            .map(|i| (0..n).filter(|&j| j != r).map(|j| at(i, j)).collect())
+                            .collect();
+                        let sign = if (r + c) % 2 == 0 { 1.0 } else { -1.0 };
+                        out[c * n + r] = put(sign * determinant(&minor) / det);
+                    }
+                }
+            }
+        }
         Cross => {
             let (a, b) = (
                 [fl(0, 0), fl(0, 1), fl(0, 2)],
@@ -361,6 +393,26 @@ pub fn eval(f: Ext, s: Scalar, n: u32, x: &[[u64; 16]; 3], out: &mut [u64; 16]) 
         }
     }
     Ok(undefined)
+}
+
+/// The determinant of a square matrix given as rows (cofactor expansion; at most 4×4 here).
+fn determinant(rows: &[Vec<f64>]) -> f64 {
+    let n = rows.len();
+    match n {
+        0 => 1.0,
+        1 => rows[0][0],
+        2 => rows[0][0] * rows[1][1] - rows[0][1] * rows[1][0],
+        _ => (0..n)
+            .map(|c| {
+                let minor: Vec<Vec<f64>> = rows[1..]
+                    .iter()
+                    .map(|row| (0..n).filter(|&j| j != c).map(|j| row[j]).collect())
+                    .collect();
+                let sign = if c % 2 == 0 { 1.0 } else { -1.0 };
+                sign * rows[0][c] * determinant(&minor)
+            })
+            .sum(),
+    }
 }
 
 #[cfg(test)]

@@ -145,6 +145,27 @@ pub enum AtomicOp {
 }
 
 impl AtomicOp {
+    /// The class of this operation's write among those that commute: two atomic writes to one
+    /// location leave the same value in either order when both are of the same nonzero class
+    /// (`0`: an operation whose result depends on the order with any other write).
+    pub fn commute_class(self) -> u32 {
+        match self {
+            AtomicOp::Inc | AtomicOp::Dec | AtomicOp::Add | AtomicOp::Sub => 1,
+            AtomicOp::SMin => 2,
+            AtomicOp::UMin => 3,
+            AtomicOp::SMax => 4,
+            AtomicOp::UMax => 5,
+            AtomicOp::And => 6,
+            AtomicOp::Or => 7,
+            AtomicOp::Xor => 8,
+            AtomicOp::FMin => 9,
+            AtomicOp::FMax => 10,
+            // Float adds commute up to rounding: the result is inexact, not order-dependent.
+            AtomicOp::FAdd => 11,
+            AtomicOp::Load | AtomicOp::Store | AtomicOp::Exchange | AtomicOp::CompareExchange => 0,
+        }
+    }
+
     /// Is the final memory value independent of the order in which invocations ran this operation
     /// (integer operations that commute)?
     pub fn commutes(self) -> bool {
@@ -227,6 +248,8 @@ pub enum Ext {
     Distance,
     Normalize,
     Cross,
+    Determinant,
+    MatrixInverse,
     PackHalf2x16,
     UnpackHalf2x16,
     PackUnorm4x8,
@@ -550,10 +573,12 @@ pub enum Inst {
         offset: Reg,
         count: Reg,
     },
-    /// a GLSL.std.450 instruction: `s` is the scalar type of the first operand, `n` its components
+    /// a GLSL.std.450 instruction: `s` is the scalar type of the first operand, `n` its
+    /// components, `w1` the width in bits of the second operand's scalars (Ldexp's exponent)
     Ext {
         f: Ext,
         s: Scalar,
+        w1: u8,
         n: u32,
         d: Reg,
         args: [Reg; 3],
@@ -599,6 +624,8 @@ pub enum Inst {
         offset: u32,
         stride: u32,
     },
+    /// an atomic: `scope` the memory scope, `sem` the memory semantics (for a compare-exchange,
+    /// those of the equal case; the unequal case only reads)
     Atomic {
         op: AtomicOp,
         s: Scalar,
@@ -606,11 +633,19 @@ pub enum Inst {
         ptr: Reg,
         v: Option<Reg>,
         cmp: Option<Reg>,
+        scope: crate::spirv::memory::Scope,
+        sem: u32,
     },
     Group(Box<Group>, Reg),
-    /// `OpControlBarrier` with execution scope Workgroup (`workgroup`) or Subgroup
+    /// `OpControlBarrier` with execution scope Workgroup (`workgroup`) or Subgroup, and its memory
+    /// semantics
     Barrier {
         workgroup: bool,
+        sem: u32,
+    },
+    /// `OpMemoryBarrier`: a fence with these memory semantics
+    MemoryBarrier {
+        sem: u32,
     },
     Call {
         d: Option<Reg>,
@@ -766,6 +801,10 @@ pub struct Object {
     pub words: u32,
     /// first word in per-lane or shared memory
     pub base: u32,
+    /// bytes per taint and race unit: the smallest scalar the object holds (1, 2 or 4)
+    pub unit: u32,
+    /// first taint unit in per-lane or shared memory
+    pub tbase: u32,
     /// initializer register
     pub init: Option<Reg>,
     /// (descriptor set, binding) of a buffer
@@ -796,8 +835,8 @@ pub struct Constant {
     pub reg: Reg,
     /// slot values (bit patterns)
     pub bits: Box<[u64]>,
-    /// `OpUndef` at module scope: the value is undefined
-    pub undef: bool,
+    /// per slot: `OpUndef` at module scope (that slot's value is undefined)
+    pub undef: Box<[bool]>,
 }
 
 /// A whole decoded module, for one entry point and one set of specialization constants.
@@ -833,6 +872,10 @@ pub struct Kernel {
     pub lane_words: u32,
     /// shared memory words per workgroup
     pub shared_words: u32,
+    /// per-lane memory taint units per invocation
+    pub lane_units: u32,
+    /// shared memory taint units per workgroup
+    pub shared_units: u32,
     /// header label id → location of its merge instruction (for naming constructs)
     pub constructs: std::collections::HashMap<u32, LocId>,
     /// specialization constants the module declares: (SpecId, type name, default bits)

@@ -1,45 +1,36 @@
-//! Loads, stores and atomics: per lane, through the lane's pointer, with bounds checks, taint and
-//! the race detector's shadow; and the built-in inputs written at the start of a workgroup.
+//! Loads, stores, copies and atomics: per lane, through the lane's pointer, with bounds checks and
+//! taint, every access to memory other invocations can reach passing through the race shadow and
+//! happens-before of [`crate::spirv::memory`]; and the built-in inputs written at the start of a
+//! workgroup.
 
-use crate::model::{evaluate, info, LaneMask, Op, OpCall, Outcome};
+use crate::model::{evaluate, info, Op, OpCall, Outcome};
 use crate::reconverge::Flow;
 use crate::spirv::error::SpirvError;
-use crate::spirv::exec::{each_lane, Finding, Wg};
+use crate::spirv::exec::{each_lane, Finding, RaceClass, Wg};
 use crate::spirv::inst::*;
-use crate::spirv::mem::{self, unordered, ATOMIC_WHEN, MANY, OOB};
-use crate::spirv::prov::{combine, Cause, INEXACT, PROV};
+use crate::spirv::memory::clock::{flags, semantics, Access, Family, Knowledge, Now, Scope};
+use crate::spirv::memory::{self, get_bits, get_taint, put_bits, put_taint, units, Hits, Kind};
+use crate::spirv::memory::{Space, OOB};
+use crate::spirv::prov::{combine, is_undefined, Cause, INEXACT, ORDER, PROV};
 use crate::spirv::scalar::{self, mask};
 use crate::spirv::types::{Scalar, Storage};
 use rspirv::spirv::BuiltIn;
-use std::sync::atomic::Ordering::Relaxed;
 
-/// Where an object's words live.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Space {
-    Lane,
-    Shared,
-    Global,
+/// An atomic access: its scope and the commute class of its write.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct AtomicAcc {
+    pub scope: Scope,
+    pub class: u32,
 }
 
-fn space(s: Storage) -> Space {
-    match s {
-        Storage::Function | Storage::Private | Storage::Input => Space::Lane,
-        Storage::Workgroup => Space::Shared,
-        _ => Space::Global,
-    }
-}
-
-/// One word access decided per lane: the word index in its space, the bit shift and width within
-/// the word (sub-word scalars), for a scalar of `bytes` at byte `at` of the object.
-#[inline(always)]
-fn word_of(at: u32) -> (usize, u32) {
-    ((at / 4) as usize, (at % 4) * 8)
-}
+/// A late finding's key: an earlier access (location, 1 + slot) to unit `unit` of object `obj`
+/// whose value turned out to depend on a later, unordered write.
+pub(crate) type LateKey = (u32, u32, u32, u32);
 
 impl Wg<'_, '_> {
     fn obj_size(&self, obj: u32) -> u64 {
         let o = &self.k.objects[obj as usize];
-        match space(o.storage) {
+        match Space::of(o.storage) {
             Space::Global => self.d.buffers[obj as usize]
                 .as_ref()
                 .map(|b| b.size as u64)
@@ -68,222 +59,248 @@ impl Wg<'_, '_> {
         )
     }
 
-    /// Reads one word of object `obj` (word index `w` within it) for lane `s`; records the read in
-    /// the race shadow. Returns (bits, taint).
+    /// The bytes per unit of `obj` in its space (buffers keep their own).
     #[inline(always)]
-    fn read_word(
-        &mut self,
-        obj: u32,
-        sp: Space,
-        w: usize,
-        s: usize,
-        loc: LocId,
-        atomic: bool,
-    ) -> (u32, u32) {
+    fn unit_of(&self, obj: u32, sp: Space) -> u32 {
         match sp {
-            Space::Lane => {
-                let base = self.k.objects[obj as usize].base as usize;
-                let i = (base + w) * self.lanes + s;
-                (self.lmem[i], self.ltaint[i])
-            }
-            Space::Shared => {
-                let i = self.k.objects[obj as usize].base as usize + w;
-                let (me, when) = (
-                    self.who(s),
-                    self.when(s) | if atomic { ATOMIC_WHEN } else { 0 },
-                );
-                let (lpw, n) = (self.d.lanes_per_wg, self.n as u32);
-                let (ww, wwhen) = (self.s_w_who[i], self.s_w_when[i]);
-                let mut raced = 0;
-                if ww != 0
-                    && !(atomic && wwhen & ATOMIC_WHEN != 0)
-                    && unordered(ww, wwhen, me, when, lpw, n)
-                {
-                    raced = self.race(
-                        obj,
-                        w,
-                        (ww - 1, self.s_w_loc[i], true),
-                        (me - 1, loc, false),
-                    );
-                }
-                let r = self.s_r_who[i];
-                self.s_r_who[i] = if r == 0 || r == me { me } else { MANY };
-                self.s_r_when[i] = when;
-                self.s_r_loc[i] = loc;
-                (self.smem[i], combine(raced, self.staint[i]))
-            }
-            Space::Global => {
-                let d = self.d;
-                let Some(b) = d.buffers[obj as usize].as_ref() else {
-                    return (0, 0);
-                };
-                let mut raced = 0;
-                if let Some(sh) = &b.shadow {
-                    let (me, when) = (
-                        self.who(s),
-                        self.when(s) | if atomic { ATOMIC_WHEN } else { 0 },
-                    );
-                    let (lpw, n) = (d.lanes_per_wg, self.n as u32);
-                    let ww = sh.w_who[w].load(Relaxed);
-                    if ww != 0 {
-                        let wwhen = sh.w_when[w].load(Relaxed);
-                        if !(atomic && wwhen & ATOMIC_WHEN != 0)
-                            && unordered(ww, wwhen, me, when, lpw, n)
-                        {
-                            let wl = sh.w_loc[w].load(Relaxed);
-                            raced = self.race(obj, w, (ww - 1, wl, true), (me - 1, loc, false));
-                        }
-                    }
-                    let r = sh.r_who[w].load(Relaxed);
-                    if r != me && r != MANY {
-                        sh.r_who[w].store(if r == 0 { me } else { MANY }, Relaxed);
-                    }
-                    sh.r_when[w].store(when, Relaxed);
-                    sh.r_loc[w].store(loc, Relaxed);
-                }
-                (
-                    b.vals[w].load(Relaxed),
-                    combine(raced, b.taint[w].load(Relaxed)),
-                )
-            }
+            Space::Global => self.d.buffers[obj as usize]
+                .as_ref()
+                .map(|b| b.unit)
+                .unwrap_or(4),
+            _ => self.k.objects[obj as usize].unit,
         }
     }
 
-    /// Writes one word (bits under `wmask`) with taint `t` for lane `s`.
-    #[allow(clippy::too_many_arguments)]
+    /// The raw bits of `bytes` at byte `at` of `obj`, as lane `s` sees them (no shadow, no taint).
     #[inline(always)]
-    fn write_word(
-        &mut self,
-        obj: u32,
-        sp: Space,
-        w: usize,
-        s: usize,
-        bits: u32,
-        wmask: u32,
-        t: u32,
-        loc: LocId,
-        atomic: bool,
-    ) {
-        match sp {
-            Space::Lane => {
-                let base = self.k.objects[obj as usize].base as usize;
-                let i = (base + w) * self.lanes + s;
-                self.lmem[i] = (self.lmem[i] & !wmask) | (bits & wmask);
-                self.ltaint[i] = if wmask == !0 {
-                    t
-                } else {
-                    combine(t, self.ltaint[i])
-                };
-            }
-            Space::Shared => {
-                let i = self.k.objects[obj as usize].base as usize + w;
-                let (me, when) = (
-                    self.who(s),
-                    self.when(s) | if atomic { ATOMIC_WHEN } else { 0 },
-                );
-                let (lpw, n) = (self.d.lanes_per_wg, self.n as u32);
-                let (ww, wwhen) = (self.s_w_who[i], self.s_w_when[i]);
-                let both_atomic = |x: u32| atomic && x & ATOMIC_WHEN != 0;
-                let mut raced = 0;
-                if ww != 0 && !both_atomic(wwhen) && unordered(ww, wwhen, me, when, lpw, n) {
-                    raced = self.race(obj, w, (ww - 1, self.s_w_loc[i], true), (me - 1, loc, true));
-                }
-                let (rw, rwhen) = (self.s_r_who[i], self.s_r_when[i]);
-                if rw != 0 && !both_atomic(rwhen) && unordered(rw, rwhen, me, when, lpw, n) {
-                    let other = if rw == MANY { me } else { rw };
-                    if other != me || rw == MANY {
-                        raced = self.race(
-                            obj,
-                            w,
-                            (other - 1, self.s_r_loc[i], false),
-                            (me - 1, loc, true),
-                        );
-                    }
-                }
-                let t = combine(raced, t);
-                self.s_w_who[i] = me;
-                self.s_w_when[i] = when;
-                self.s_w_loc[i] = loc;
-                self.smem[i] = (self.smem[i] & !wmask) | (bits & wmask);
-                self.staint[i] = if wmask == !0 {
-                    t
-                } else {
-                    combine(t, self.staint[i])
-                };
-            }
-            Space::Global => {
-                let d = self.d;
-                let Some(b) = d.buffers[obj as usize].as_ref() else {
-                    return;
-                };
-                let mut raced = 0;
-                if let Some(sh) = &b.shadow {
-                    let (me, when) = (
-                        self.who(s),
-                        self.when(s) | if atomic { ATOMIC_WHEN } else { 0 },
-                    );
-                    let (lpw, n) = (d.lanes_per_wg, self.n as u32);
-                    let both_atomic = |x: u32| atomic && x & ATOMIC_WHEN != 0;
-                    let ww = sh.w_who[w].swap(me, Relaxed);
-                    let wwhen = sh.w_when[w].swap(when, Relaxed);
-                    let wl = sh.w_loc[w].swap(loc, Relaxed);
-                    if ww != 0 && !both_atomic(wwhen) && unordered(ww, wwhen, me, when, lpw, n) {
-                        raced = self.race(obj, w, (ww - 1, wl, true), (me - 1, loc, true));
-                    }
-                    let rw = sh.r_who[w].load(Relaxed);
-                    if rw != 0 {
-                        let rwhen = sh.r_when[w].load(Relaxed);
-                        if !both_atomic(rwhen) && unordered(rw, rwhen, me, when, lpw, n) && rw != me
-                        {
-                            let other = if rw == MANY { me } else { rw };
-                            let rl = sh.r_loc[w].load(Relaxed);
-                            raced = self.race(obj, w, (other - 1, rl, false), (me - 1, loc, true));
-                        }
-                    }
-                }
-                let t = combine(raced, t);
-                if wmask == !0 {
-                    b.vals[w].store(bits, Relaxed);
-                    b.taint[w].store(t, Relaxed);
-                } else {
-                    let _ = b.vals[w].fetch_update(Relaxed, Relaxed, |old| {
-                        Some((old & !wmask) | (bits & wmask))
-                    });
-                    let _ = b.taint[w].fetch_update(Relaxed, Relaxed, |old| Some(combine(t, old)));
-                }
-            }
-        }
-    }
-
-    fn race(&mut self, obj: u32, w: usize, a: (u32, LocId, bool), b: (u32, LocId, bool)) -> u32 {
-        // The raced word's final value depends on the order: taint it.
-        let p = self.prov(Cause::Race, b.1, 0);
+    fn raw_get(&self, obj: u32, sp: Space, at: u32, bytes: u32, s: usize) -> u64 {
         let o = &self.k.objects[obj as usize];
-        match space(o.storage) {
-            Space::Shared => {
-                let i = o.base as usize + w;
-                self.staint[i] = combine(self.staint[i], p);
+        match sp {
+            Space::Lane => {
+                let (base, lanes) = (o.base as usize, self.lanes);
+                get_bits(at, bytes, |w| self.lmem[(base + w) * lanes + s])
             }
-            Space::Global => {
-                if let Some(buf) = self.d.buffers[obj as usize].as_ref() {
-                    let _ =
-                        buf.taint[w].fetch_update(Relaxed, Relaxed, |old| Some(combine(old, p)));
+            Space::Shared => {
+                let base = o.base as usize;
+                get_bits(at, bytes, |w| self.smem[base + w])
+            }
+            Space::Global => match self.d.buffers[obj as usize].as_ref() {
+                Some(b) => b.get(at, bytes),
+                None => 0,
+            },
+        }
+    }
+
+    /// The taint of `bytes` at byte `at` of `obj` for lane `s`.
+    #[inline(always)]
+    fn raw_taint(&self, obj: u32, sp: Space, at: u32, bytes: u32, s: usize) -> u32 {
+        let o = &self.k.objects[obj as usize];
+        match sp {
+            Space::Lane => {
+                let (tb, lanes) = (o.tbase as usize, self.lanes);
+                get_taint(units(at, bytes, o.unit), |u| {
+                    self.ltaint[(tb + u) * lanes + s]
+                })
+            }
+            Space::Shared => {
+                let tb = o.tbase as usize;
+                get_taint(units(at, bytes, o.unit), |u| self.staint[tb + u])
+            }
+            Space::Global => match self.d.buffers[obj as usize].as_ref() {
+                Some(b) => b.get_taint(at, bytes),
+                None => 0,
+            },
+        }
+    }
+
+    /// Writes bits and taint of `bytes` at byte `at` of `obj` for lane `s` (no shadow).
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn raw_put(
+        &mut self,
+        obj: u32,
+        sp: Space,
+        at: u32,
+        bytes: u32,
+        s: usize,
+        v: u64,
+        t: u32,
+    ) {
+        let o = &self.k.objects[obj as usize];
+        match sp {
+            Space::Lane => {
+                let (base, tb, lanes) = (o.base as usize, o.tbase as usize, self.lanes);
+                let lmem = &mut self.lmem;
+                put_bits(at, bytes, v, |w, bits, m| {
+                    let i = (base + w) * lanes + s;
+                    lmem[i] = (lmem[i] & !m) | bits;
+                });
+                let lt = &mut self.ltaint;
+                let get = |u: usize| lt[(tb + u) * lanes + s];
+                let mut sets = Vec::new();
+                put_taint(at, bytes, o.unit, t, get, |u, x| sets.push((u, x)));
+                for (u, x) in sets {
+                    self.ltaint[(tb + u) * lanes + s] = x;
                 }
             }
-            Space::Lane => {}
+            Space::Shared => {
+                let (base, tb) = (o.base as usize, o.tbase as usize);
+                let smem = &mut self.smem;
+                put_bits(at, bytes, v, |w, bits, m| {
+                    smem[base + w] = (smem[base + w] & !m) | bits;
+                });
+                let st = &mut self.staint;
+                let mut sets = Vec::new();
+                put_taint(
+                    at,
+                    bytes,
+                    o.unit,
+                    t,
+                    |u| st[tb + u],
+                    |u, x| sets.push((u, x)),
+                );
+                for (u, x) in sets {
+                    self.staint[tb + u] = x;
+                }
+            }
+            Space::Global => {
+                if let Some(b) = self.d.buffers[obj as usize].as_ref() {
+                    b.put(at, bytes, v);
+                    b.put_taint(at, bytes, t);
+                }
+            }
         }
+    }
+
+    /// Records the last writer of a buffer access (for reports).
+    #[inline(always)]
+    fn note_writer(&self, obj: u32, sp: Space, at: u32, bytes: u32, s: usize, loc: LocId) {
+        if sp == Space::Global {
+            if let Some(b) = self.d.buffers[obj as usize].as_ref() {
+                b.wrote(units(at, bytes, b.unit), self.who(s), loc);
+            }
+        }
+    }
+
+    /// The race shadow and happens-before around one access of lane `s` to `bytes` at byte `at` of
+    /// `obj` (shared or global memory): checks it against earlier accesses and records it.
+    #[allow(clippy::too_many_arguments)]
+    fn hook(
+        &mut self,
+        obj: u32,
+        sp: Space,
+        at: u32,
+        bytes: u32,
+        s: usize,
+        loc: LocId,
+        kind: Kind,
+        atomic: Option<AtomicAcc>,
+        same: bool,
+    ) -> Hits {
+        let Some(f) = sp.family() else {
+            return Hits::default();
+        };
+        let unit = self.unit_of(obj, sp);
+        let us = units(at, bytes, unit);
+        let who = self.who(s);
+        if sp == Space::Global && !self.d.ordered() {
+            // A parallel run: only find out whether another invocation touches what this one
+            // writes (or wrote what it reads); the ordered run checks it in full.
+            if let Some(b) = self.d.buffers[obj as usize].as_ref() {
+                if b.writable && !b.claim(us, who, kind != Kind::Read) {
+                    self.d.need_ordered();
+                }
+            }
+            return Hits::default();
+        }
+        let g = s / self.n;
+        let mut fl = if kind == Kind::Read { 0 } else { flags::WRITE };
+        if let Some(a) = atomic {
+            fl |= flags::ATOMIC
+                | (a.scope as u32) << flags::SCOPE_SHIFT
+                | (a.class & 15) << flags::CLASS_SHIFT;
+        }
+        if same {
+            fl |= flags::SAME;
+        }
+        let me = Access {
+            who,
+            loc,
+            epoch: self.wg_epoch[f as usize],
+            sg: self.sg_epoch[g][f as usize],
+            clock: self.clock[s],
+            flags: fl,
+        };
+        let now = Now {
+            who,
+            wg: self.wg_linear,
+            sg_index: g as u32,
+            lanes_per_wg: self.d.lanes_per_wg,
+            sg_lanes: self.n as u32,
+            epoch: me.epoch,
+            sg: me.sg,
+            clock: me.clock,
+            knows: self.knows[s].as_deref(),
+        };
+        let scope = atomic.map(|a| a.scope);
+        let mut hits = Hits::default();
+        let shadow = match sp {
+            Space::Shared => Some(&mut self.sshadow),
+            Space::Global => self.gshadow.get_mut(obj as usize).and_then(|x| x.as_mut()),
+            Space::Lane => None,
+        };
+        let Some(shadow) = shadow else {
+            return hits;
+        };
+        let tb = if sp == Space::Shared {
+            self.k.objects[obj as usize].tbase as usize
+        } else {
+            0
+        };
+        for u in us {
+            let h = shadow.access(tb + u, kind, f, &now, me, scope);
+            hits.race = hits.race.or(h.race);
+            hits.concurrent_atomic = hits.concurrent_atomic.or(h.concurrent_atomic);
+            hits.late_atomic_read = hits.late_atomic_read.or(h.late_atomic_read);
+        }
+        hits
+    }
+
+    /// Reports a race found by an access (`b`: this one) and returns the taint it gives the value
+    /// read or the memory written: none when both sides leave the same value (`same`).
+    #[allow(clippy::too_many_arguments)]
+    fn race(
+        &mut self,
+        obj: u32,
+        at: u32,
+        other: Access,
+        other_wrote: bool,
+        s: usize,
+        loc: LocId,
+        wrote: bool,
+        same: bool,
+    ) -> u32 {
+        let class = if same {
+            RaceClass::SameValue
+        } else {
+            RaceClass::Value
+        };
         self.d.find(Finding::Race {
             object: obj,
-            offset: (w * 4) as u32,
-            a,
-            b,
+            offset: at,
+            a: (other.who - 1, other.loc, other_wrote),
+            b: (self.who(s) - 1, loc, wrote),
+            class,
         });
-        p
+        if same {
+            0
+        } else {
+            self.prov(Cause::Race, loc, 0)
+        }
     }
 
-    /// Reads a scalar of kind `sc` at byte `at` of `obj`: (bits, taint).
+    /// Loads a scalar of kind `sc` at byte `at` of `obj` for lane `s`: (bits, taint).
     #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
     fn read_scalar(
         &mut self,
         obj: u32,
@@ -292,26 +309,31 @@ impl Wg<'_, '_> {
         sc: Scalar,
         s: usize,
         loc: LocId,
-        atomic: bool,
     ) -> (u64, u32) {
-        let (w, shift) = word_of(at);
-        match sc.bytes() {
-            8 => {
-                let (lo, t0) = self.read_word(obj, sp, w, s, loc, atomic);
-                let (hi, t1) = self.read_word(obj, sp, w + 1, s, loc, atomic);
-                (lo as u64 | (hi as u64) << 32, combine(t0, t1))
-            }
-            4 => {
-                let (v, t) = self.read_word(obj, sp, w, s, loc, atomic);
-                (v as u64, t)
-            }
-            k => {
-                let (v, t) = self.read_word(obj, sp, w, s, loc, atomic);
-                ((v >> shift) as u64 & mask(k as u8 * 8), t)
-            }
+        let bytes = sc.bytes();
+        let v = self.raw_get(obj, sp, at, bytes, s);
+        let mut t = self.raw_taint(obj, sp, at, bytes, s);
+        if sp == Space::Lane {
+            return (v, t);
         }
+        let hits = self.hook(obj, sp, at, bytes, s, loc, Kind::Read, None, false);
+        if let Some((other, _)) = hits.race {
+            let same = other.flags & flags::SAME != 0;
+            let r = self.race(obj, at, other, true, s, loc, false, same);
+            t = combine(r, t);
+        }
+        if self
+            .d
+            .late_read(loc, self.who(s), obj, at / self.unit_of(obj, sp))
+        {
+            // A later write, unordered with this read, changed what it read (found in an earlier
+            // run of this dispatch).
+            t = combine(self.prov(Cause::Race, loc, 0), t);
+        }
+        (v, t)
     }
 
+    /// Writes a scalar of kind `sc` at byte `at` of `obj` for lane `s`, value `v` with taint `t`.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn write_scalar(
@@ -324,20 +346,34 @@ impl Wg<'_, '_> {
         v: u64,
         t: u32,
         loc: LocId,
-        atomic: bool,
     ) {
-        let (w, shift) = word_of(at);
-        match sc.bytes() {
-            8 => {
-                self.write_word(obj, sp, w, s, v as u32, !0, t, loc, atomic);
-                self.write_word(obj, sp, w + 1, s, (v >> 32) as u32, !0, t, loc, atomic);
-            }
-            4 => self.write_word(obj, sp, w, s, v as u32, !0, t, loc, atomic),
-            k => {
-                let m = (mask(k as u8 * 8) as u32) << shift;
-                self.write_word(obj, sp, w, s, (v as u32) << shift, m, t, loc, atomic)
-            }
+        let bytes = sc.bytes();
+        if sp == Space::Lane {
+            self.raw_put(obj, sp, at, bytes, s, v, t);
+            return;
         }
+        let m = if bytes >= 8 {
+            !0
+        } else {
+            mask(bytes as u8 * 8)
+        };
+        let same = self.raw_get(obj, sp, at, bytes, s) == v & m;
+        let hits = self.hook(obj, sp, at, bytes, s, loc, Kind::Write, None, same);
+        let mut t = t;
+        match hits.race {
+            Some((other, true)) => {
+                t = combine(self.race(obj, at, other, true, s, loc, true, same), t);
+            }
+            // An earlier read, unordered with this write: its value was one of two.
+            Some((other, false)) if self.race(obj, at, other, false, s, loc, true, same) != 0 => {
+                let u = at / self.unit_of(obj, sp);
+                self.d.mark_late((other.loc, other.who, obj, u));
+            }
+            Some(_) => {}
+            None => {}
+        }
+        self.raw_put(obj, sp, at, bytes, s, v, t);
+        self.note_writer(obj, sp, at, bytes, s, loc);
     }
 
     /// The pointer every active lane holds, if they all hold the same defined one (the common case
@@ -376,62 +412,60 @@ impl Wg<'_, '_> {
         let plan = &k.plans[plan as usize];
         let (lanes, n) = (self.lanes, self.n);
         let (db, pb) = (self.off[d as usize], self.off[ptr as usize]);
-        // Fast path: one pointer into per-invocation memory, in bounds — a row copy per slot.
+        // Fast path: one pointer into per-invocation memory of word units, in bounds — a row copy
+        // per slot.
         if let Some(p) = self.uniform_pointer(flow, ptr) {
-            let obj = mem::ptr_obj(p);
+            let obj = memory::ptr_obj(p);
             let o = &k.objects[obj as usize];
-            let off = mem::ptr_off(p);
+            let off = memory::ptr_off(p);
             if p & OOB == 0
-                && space(o.storage) == Space::Lane
+                && Space::of(o.storage) == Space::Lane
+                && o.unit == 4
+                && off.is_multiple_of(4)
                 && off as u64 + plan.size as u64 <= o.size as u64
+                && plan
+                    .slots
+                    .iter()
+                    .all(|&(sc, so)| sc.bytes() >= 4 && so % 4 == 0)
             {
                 let mut any_t = false;
                 for &(sc, so) in plan.slots.iter() {
-                    let (w, shift) = word_of(off + so);
-                    let row = (o.base as usize + w) * lanes;
+                    let w = ((off + so) / 4) as usize;
+                    let row = (o.tbase as usize + w) * lanes;
                     each_lane(&flow.set, n, |s| any_t |= self.ltaint[row + s] != 0);
                     if sc.bytes() == 8 {
                         each_lane(&flow.set, n, |s| any_t |= self.ltaint[row + lanes + s] != 0);
                     }
-                    let _ = shift;
                 }
                 if any_t {
                     self.make_dirty(d);
                 }
                 let td = self.dirty[d as usize];
                 for (c, &(sc, so)) in plan.slots.iter().enumerate() {
-                    let (w, shift) = word_of(off + so);
+                    let w = ((off + so) / 4) as usize;
                     let row = (o.base as usize + w) * lanes;
+                    let trow = (o.tbase as usize + w) * lanes;
                     let dr = db + c * lanes;
                     let (vals, taint, lmem, ltaint) =
                         (&mut self.vals, &mut self.taint, &self.lmem, &self.ltaint);
                     match sc.bytes() {
-                        4 => each_lane(&flow.set, n, |s| {
+                        8 => each_lane(&flow.set, n, |s| {
+                            vals[dr + s] =
+                                lmem[row + s] as u64 | (lmem[row + lanes + s] as u64) << 32;
+                            if td {
+                                taint[dr + s] = combine(ltaint[trow + s], ltaint[trow + lanes + s]);
+                            }
+                        }),
+                        _ => each_lane(&flow.set, n, |s| {
                             vals[dr + s] = if sc == Scalar::Bool {
                                 (lmem[row + s] != 0) as u64
                             } else {
                                 lmem[row + s] as u64
                             };
                             if td {
-                                taint[dr + s] = ltaint[row + s];
+                                taint[dr + s] = ltaint[trow + s];
                             }
                         }),
-                        8 => each_lane(&flow.set, n, |s| {
-                            vals[dr + s] =
-                                lmem[row + s] as u64 | (lmem[row + lanes + s] as u64) << 32;
-                            if td {
-                                taint[dr + s] = combine(ltaint[row + s], ltaint[row + lanes + s]);
-                            }
-                        }),
-                        b => {
-                            let m = mask(b as u8 * 8);
-                            each_lane(&flow.set, n, |s| {
-                                vals[dr + s] = (lmem[row + s] >> shift) as u64 & m;
-                                if td {
-                                    taint[dr + s] = ltaint[row + s];
-                                }
-                            })
-                        }
                     }
                 }
                 return Ok(());
@@ -447,9 +481,9 @@ impl Wg<'_, '_> {
                 let s = g * n + l as usize;
                 let p = self.vals[pb + s];
                 let pt = if tp { self.taint[pb + s] } else { 0 };
-                let obj = mem::ptr_obj(p);
-                let off = mem::ptr_off(p);
-                if pt & PROV != 0 {
+                let obj = memory::ptr_obj(p);
+                let off = memory::ptr_off(p);
+                if is_undefined(pt) {
                     // An undefined pointer: which memory is read is unknown.
                     for c in 0..plan.slots.len() {
                         self.vals[db + c * lanes + s] = 0;
@@ -457,7 +491,7 @@ impl Wg<'_, '_> {
                     }
                     continue;
                 }
-                let sp = space(k.objects[obj as usize].storage);
+                let sp = Space::of(k.objects[obj as usize].storage);
                 let size = self.obj_size(obj);
                 if p & OOB != 0 || off as u64 + plan.size as u64 > size {
                     let pr = self.oob(obj, off as u64, loc, s, false);
@@ -469,14 +503,14 @@ impl Wg<'_, '_> {
                     continue;
                 }
                 for (c, &(sc, o)) in plan.slots.iter().enumerate() {
-                    let (v, t) = self.read_scalar(obj, sp, off + o, sc, s, loc, false);
+                    let (v, t) = self.read_scalar(obj, sp, off + o, sc, s, loc);
                     let v = if sc == Scalar::Bool {
                         (v != 0) as u64
                     } else {
                         v
                     };
                     self.vals[db + c * lanes + s] = v;
-                    self.taint[db + c * lanes + s] = combine(pt, t);
+                    self.taint[db + c * lanes + s] = combine(t, pt);
                     any_t |= t != 0;
                 }
             }
@@ -503,44 +537,42 @@ impl Wg<'_, '_> {
         let (lanes, n) = (self.lanes, self.n);
         let vb = self.off[v as usize];
         let tv = self.dirty[v as usize];
-        // Fast path: one pointer into per-invocation memory, in bounds, no lost lane.
+        // Fast path: one pointer into per-invocation memory of word units, in bounds, no lost lane.
         if let Some(p) = self.uniform_pointer(flow, ptr) {
-            let obj = mem::ptr_obj(p);
+            let obj = memory::ptr_obj(p);
             let o = &k.objects[obj as usize];
-            let off = mem::ptr_off(p);
+            let off = memory::ptr_off(p);
             if p & OOB == 0
-                && space(o.storage) == Space::Lane
+                && Space::of(o.storage) == Space::Lane
                 && o.storage != Storage::Input
+                && o.unit == 4
+                && off.is_multiple_of(4)
                 && off as u64 + plan.size as u64 <= o.size as u64
                 && !self.any_lost
+                && plan
+                    .slots
+                    .iter()
+                    .all(|&(sc, so)| sc.bytes() >= 4 && so % 4 == 0)
             {
                 for (c, &(sc, so)) in plan.slots.iter().enumerate() {
-                    let (w, shift) = word_of(off + so);
+                    let w = ((off + so) / 4) as usize;
                     let row = (o.base as usize + w) * lanes;
+                    let trow = (o.tbase as usize + w) * lanes;
                     let vr = vb + c * lanes;
                     let (vals, taint, lmem, ltaint) =
                         (&self.vals, &self.taint, &mut self.lmem, &mut self.ltaint);
                     match sc.bytes() {
-                        4 => each_lane(&flow.set, n, |s| {
-                            lmem[row + s] = vals[vr + s] as u32;
-                            ltaint[row + s] = if tv { taint[vr + s] } else { 0 };
-                        }),
                         8 => each_lane(&flow.set, n, |s| {
                             lmem[row + s] = vals[vr + s] as u32;
                             lmem[row + lanes + s] = (vals[vr + s] >> 32) as u32;
                             let t = if tv { taint[vr + s] } else { 0 };
-                            ltaint[row + s] = t;
-                            ltaint[row + lanes + s] = t;
+                            ltaint[trow + s] = t;
+                            ltaint[trow + lanes + s] = t;
                         }),
-                        b => {
-                            let m = (mask(b as u8 * 8) as u32) << shift;
-                            each_lane(&flow.set, n, |s| {
-                                lmem[row + s] =
-                                    (lmem[row + s] & !m) | (((vals[vr + s] as u32) << shift) & m);
-                                let t = if tv { taint[vr + s] } else { 0 };
-                                ltaint[row + s] = combine(t, ltaint[row + s]);
-                            })
-                        }
+                        _ => each_lane(&flow.set, n, |s| {
+                            lmem[row + s] = vals[vr + s] as u32;
+                            ltaint[trow + s] = if tv { taint[vr + s] } else { 0 };
+                        }),
                     }
                 }
                 return Ok(());
@@ -587,8 +619,8 @@ impl Wg<'_, '_> {
                 let s = g * n + l as usize;
                 let p = self.vals[pb + s];
                 let pt = if tp { self.taint[pb + s] } else { 0 };
-                let obj = mem::ptr_obj(p);
-                let off = mem::ptr_off(p);
+                let obj = memory::ptr_obj(p);
+                let off = memory::ptr_off(p);
                 let o = &k.objects[obj as usize];
                 if o.read_only && o.storage != Storage::StorageBuffer {
                     return Err(SpirvError::malformed(format!(
@@ -597,8 +629,8 @@ impl Wg<'_, '_> {
                         o.name
                     )));
                 }
-                let sp = space(o.storage);
-                if pt & PROV != 0 {
+                let sp = Space::of(o.storage);
+                if is_undefined(pt) {
                     self.store_through_undefined_pointer(obj, sp, pt, loc);
                     continue;
                 }
@@ -608,9 +640,11 @@ impl Wg<'_, '_> {
                 }
                 for (c, &(sc, o)) in plan.slots.iter().enumerate() {
                     let (v, vt) = value(self, c, s);
+                    // A store through an order-dependent pointer is performed: it lands where this
+                    // execution's order put it, and what it stored is order-dependent there.
+                    let t0 = combine(vt, pt);
                     // What a lost invocation writes is not pinned down; its own variables too where
                     // its lost path can end (RunConfig::lost_paths_end) and they be read again.
-                    let t0 = combine(pt, vt);
                     let mut t = if sp == Space::Lane && !self.d.cfg.lost_paths_end {
                         t0
                     } else {
@@ -621,7 +655,7 @@ impl Wg<'_, '_> {
                     if t & PROV != 0 && sp != Space::Lane {
                         t = self.stored_link(t, loc);
                     }
-                    self.write_scalar(obj, sp, off + o, sc, s, v, t, loc, false);
+                    self.write_scalar(obj, sp, off + o, sc, s, v, t, loc);
                 }
             }
         }
@@ -631,38 +665,40 @@ impl Wg<'_, '_> {
     /// A provenance link "stored here" in front of `t`'s cause.
     pub(crate) fn stored_link(&mut self, t: u32, loc: LocId) -> u32 {
         let p = self.prov(Cause::Stored, loc, t & PROV);
-        p | (t & INEXACT)
+        p | (t & (INEXACT | ORDER))
     }
 
     fn store_through_undefined_pointer(&mut self, obj: u32, sp: Space, pt: u32, loc: LocId) {
         let p = self.prov(Cause::UndefinedPointer, loc, pt);
         let o = &self.k.objects[obj as usize];
+        let units = (o.words * 4 / o.unit) as usize;
         match sp {
             Space::Lane => {
-                for w in o.base..o.base + o.words {
-                    let row = w as usize * self.lanes;
+                for u in o.tbase as usize..o.tbase as usize + units {
+                    let row = u * self.lanes;
                     for s in 0..self.lanes {
                         self.ltaint[row + s] = combine(p, self.ltaint[row + s]);
                     }
                 }
             }
             Space::Shared => {
-                for w in o.base..o.base + o.words {
-                    self.staint[w as usize] = combine(p, self.staint[w as usize]);
+                for u in o.tbase as usize..o.tbase as usize + units {
+                    self.staint[u] = combine(p, self.staint[u]);
                 }
             }
             Space::Global => {
                 if let Some(b) = self.d.buffers[obj as usize].as_ref() {
-                    for t in &b.taint {
-                        let _ = t.fetch_update(Relaxed, Relaxed, |old| Some(combine(p, old)));
-                    }
+                    b.taint_all(p);
                 }
             }
         }
     }
 
-    /// An atomic operation, lane by lane in lane order (one order a device may pick; the values
-    /// returned are tagged order-dependent).
+    /// An atomic operation, lane by lane in lane order (one order a device may pick). A returned
+    /// value is order-dependent where an unordered atomic write to the same memory could have come
+    /// before it — another lane of this instruction, or another invocation without a
+    /// happens-before between them; the memory left behind is order-dependent where unordered
+    /// writes do not commute.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn atomic(
         &mut self,
@@ -673,17 +709,29 @@ impl Wg<'_, '_> {
         ptr: Reg,
         v: Option<Reg>,
         cmp: Option<Reg>,
+        scope: Scope,
+        sem: u32,
         loc: LocId,
     ) -> Result<(), SpirvError> {
         let k = self.k;
-        let (lanes, n) = (self.lanes, self.n);
-        let _ = lanes;
+        let n = self.n;
         let pb = self.off[ptr as usize];
-        let order = self.prov(Cause::AtomicOrder, loc, 0);
         if let Some(d) = d {
             self.make_dirty(d);
         }
         let w = sc.bits() as u8;
+        let writes = op != AtomicOp::Load;
+        let acc = AtomicAcc {
+            scope,
+            class: op.commute_class(),
+        };
+        // Lanes of this instruction that write the same memory: each may have gone first.
+        let mut shared_target: std::collections::HashMap<u64, u32> = Default::default();
+        if writes {
+            each_lane(&flow.set, n, |s| {
+                *shared_target.entry(self.vals[pb + s] & !OOB).or_default() += 1;
+            });
+        }
         for g in 0..self.groups {
             for l in flow.set[g].iter() {
                 let s = g * n + l as usize;
@@ -693,9 +741,17 @@ impl Wg<'_, '_> {
                 } else {
                     0
                 };
-                let obj = mem::ptr_obj(p);
-                let off = mem::ptr_off(p);
-                let sp = space(k.objects[obj as usize].storage);
+                let obj = memory::ptr_obj(p);
+                let off = memory::ptr_off(p);
+                let o = &k.objects[obj as usize];
+                if writes && o.read_only && o.storage != Storage::StorageBuffer {
+                    return Err(SpirvError::malformed(format!(
+                        "an atomic write to the read-only {} variable {}",
+                        o.storage.name(),
+                        o.name
+                    )));
+                }
+                let sp = Space::of(o.storage);
                 let arg = |wg: &Self, r: Option<Reg>| -> (u64, u32) {
                     match r {
                         Some(r) => {
@@ -710,7 +766,7 @@ impl Wg<'_, '_> {
                 };
                 let (x, tx) = arg(self, v);
                 let (c, tc) = arg(self, cmp);
-                if pt & PROV != 0 {
+                if is_undefined(pt) {
                     self.store_through_undefined_pointer(obj, sp, pt, loc);
                     if let Some(d) = d {
                         let i = self.off[d as usize] + s;
@@ -719,7 +775,7 @@ impl Wg<'_, '_> {
                     continue;
                 }
                 if p & OOB != 0 || off as u64 + sc.bytes() as u64 > self.obj_size(obj) {
-                    let pr = self.oob(obj, off as u64, loc, s, op != AtomicOp::Load);
+                    let pr = self.oob(obj, off as u64, loc, s, writes);
                     if let Some(d) = d {
                         let i = self.off[d as usize] + s;
                         self.taint[i] = pr;
@@ -733,7 +789,9 @@ impl Wg<'_, '_> {
                 } else {
                     None
                 };
-                let (old, told) = self.read_scalar(obj, sp, off, sc, s, loc, true);
+                let kind = if writes { Kind::Rmw } else { Kind::Read };
+                let old = self.raw_get(obj, sp, off, sc.bytes(), s);
+                let told = self.raw_taint(obj, sp, off, sc.bytes(), s);
                 let m = mask(w);
                 let new = match op {
                     AtomicOp::Load => None,
@@ -769,32 +827,139 @@ impl Wg<'_, '_> {
                         Some(scalar::f_put(w, r))
                     }
                 };
+                // What this atomic returns: order-dependent where another unordered write could
+                // have come first (the shadow found one before it, or another lane of this
+                // instruction writes the same memory).
+                let hits = self.hook(obj, sp, off, sc.bytes(), s, loc, kind, Some(acc), {
+                    new.map(|nv| nv == old).unwrap_or(true)
+                });
+                let mut tret = told;
+                let crowded = writes && shared_target.get(&(p & !OOB)).copied().unwrap_or(0) > 1;
+                let late = self
+                    .d
+                    .late_read(loc, self.who(s), obj, off / self.unit_of(obj, sp));
+                if crowded || late || hits.concurrent_atomic.is_some() {
+                    tret = combine(tret, self.prov(Cause::AtomicOrder, loc, 0) | ORDER);
+                }
+                if let Some((other, other_wrote)) = hits.race {
+                    let same = if other_wrote {
+                        other.flags & flags::SAME != 0
+                    } else {
+                        new.map(|nv| nv == old).unwrap_or(true)
+                    };
+                    let r = self.race(obj, off, other, other_wrote, s, loc, writes, same);
+                    tret = combine(r, tret);
+                    if !other_wrote && r != 0 {
+                        let u = off / self.unit_of(obj, sp);
+                        self.d.mark_late((other.loc, other.who, obj, u));
+                    }
+                }
+                if let Some(other) = hits.late_atomic_read {
+                    if new.map(|nv| nv != old).unwrap_or(false) {
+                        let u = off / self.unit_of(obj, sp);
+                        self.d.mark_late((other.loc, other.who, obj, u));
+                    }
+                }
                 if let Some(nv) = new {
-                    // The final value: order-independent for commuting integer ops; otherwise it
-                    // depends on which invocation went last; float adds round in order.
-                    let mut t = combine(told, combine(tx, tc));
-                    if !op.commutes() && op != AtomicOp::FAdd {
-                        t = combine(t, order);
+                    // The new value: a store or exchange writes its operand whatever was there; the
+                    // others combine with the old value. Float adds round in the order they ran.
+                    let mut t = match op {
+                        AtomicOp::Store | AtomicOp::Exchange => tx,
+                        _ => combine(told, combine(tx, tc)),
+                    };
+                    if let Some(other) = hits.concurrent_atomic {
+                        if (acc.class == 0 || other.class() != acc.class) && nv != old {
+                            t = combine(t, self.prov(Cause::AtomicOrder, loc, 0) | ORDER);
+                        }
                     }
                     if op == AtomicOp::FAdd {
                         t |= INEXACT;
                     }
-                    let t = self.write_taint(s, t);
-                    let t = if t & PROV != 0 && t & PROV != order {
+                    let t = self.write_taint(s, combine(t, pt & (ORDER | PROV)));
+                    let t = if t & PROV != 0 {
                         self.stored_link(t, loc)
                     } else {
                         t
                     };
-                    self.write_scalar(obj, sp, off, sc, s, nv, t, loc, true);
+                    self.raw_put(obj, sp, off, sc.bytes(), s, nv, t);
+                    self.note_writer(obj, sp, off, sc.bytes(), s, loc);
                 }
+                self.sync_atomic(obj, sp, off, s, writes, op != AtomicOp::Store, scope, sem);
                 if let Some(d) = d {
                     let i = self.off[d as usize] + s;
                     self.vals[i] = old;
-                    self.taint[i] = combine(told, order);
+                    self.taint[i] = combine(tret, pt & (ORDER | PROV));
                 }
             }
         }
         Ok(())
+    }
+
+    /// Release and acquire of an atomic by lane `s` on the unit at `off` of `obj`: a releasing
+    /// write leaves what the lane knows (and its own accesses so far) in the location's sync record
+    /// — added to it by a read-modify-write, which continues a release sequence, replacing it
+    /// otherwise; an acquiring read takes the record into what the lane knows; a relaxed read keeps
+    /// it until an acquire fence.
+    #[allow(clippy::too_many_arguments)]
+    fn sync_atomic(
+        &mut self,
+        obj: u32,
+        sp: Space,
+        off: u32,
+        s: usize,
+        writes: bool,
+        reads: bool,
+        scope: Scope,
+        sem: u32,
+    ) {
+        let Some(f) = sp.family() else {
+            return;
+        };
+        let key = (obj, off);
+        if writes {
+            let releases = semantics::releases(sem) || self.rel_fence[s];
+            if releases {
+                let snap = self.snapshot(s);
+                let rmw = reads;
+                let e = self.syncs.entry(key).or_default();
+                if !rmw {
+                    *e = SyncRecord::default();
+                }
+                e.join(&snap, self.wg_linear, scope);
+                self.clock[s] += 1;
+            } else if !reads {
+                // A relaxed store starts no release sequence and ends any there was.
+                self.syncs.remove(&key);
+            }
+        }
+        if reads {
+            if let Some(rec) = self.syncs.get(&key) {
+                if rec.knows.is_empty() || (rec.scope < Scope::Device && rec.wg != self.wg_linear) {
+                    return;
+                }
+                let k = rec.knows.clone();
+                let target = if semantics::acquires(sem) {
+                    &mut self.knows[s]
+                } else {
+                    &mut self.pending[s]
+                };
+                target.get_or_insert_with(Default::default).join(&k);
+            }
+        }
+        let _ = f;
+    }
+
+    /// What lane `s` would pass on by releasing now: what it knows, the accesses of its workgroup
+    /// before the barriers it passed, and its own accesses so far.
+    fn snapshot(&self, s: usize) -> Knowledge {
+        let mut k = self.knows[s].as_deref().cloned().unwrap_or_default();
+        k.raise_wg(
+            self.wg_linear,
+            self.wg_epoch[Family::Shared as usize],
+            self.wg_epoch[Family::Global as usize],
+        );
+        k.raise_slot(self.who(s), self.clock[s] + 1);
+        k
     }
 
     /// Fills a built-in input variable for every lane of the workgroup: the subgroup built-ins
@@ -810,12 +975,11 @@ impl Wg<'_, '_> {
         let wgs = self.d.cfg.workgroups;
         let ls = k.local_size;
         let subgroups = self.d.map.subgroups() as u32;
-        // Per lane: the value's u32 components.
+        // Per lane: the value's u32 components (built-ins are 32-bit: one unit per word).
         let put = |wg: &mut Self, s: usize, comps: &[u32]| {
             for (c, v) in comps.iter().enumerate() {
-                let i = (o.base as usize + c) * lanes + s;
-                wg.lmem[i] = *v;
-                wg.ltaint[i] = 0;
+                wg.lmem[(o.base as usize + c) * lanes + s] = *v;
+                wg.ltaint[(o.tbase as usize + c) * lanes + s] = 0;
             }
         };
         // The subgroup built-ins a model op defines, evaluated on a full subgroup.
@@ -867,7 +1031,37 @@ impl Wg<'_, '_> {
                 put(self, s, &comps);
             }
         }
-        let _ = LaneMask::EMPTY;
         Ok(())
+    }
+}
+
+/// What a location's last release left for acquirers: the releaser's knowledge, its workgroup and
+/// the narrowest scope among the releases joined into it.
+#[derive(Clone, Debug)]
+pub(crate) struct SyncRecord {
+    pub knows: Knowledge,
+    pub wg: u32,
+    pub scope: Scope,
+}
+
+impl Default for SyncRecord {
+    fn default() -> Self {
+        SyncRecord {
+            knows: Knowledge::default(),
+            wg: 0,
+            scope: Scope::Device,
+        }
+    }
+}
+
+impl SyncRecord {
+    fn join(&mut self, k: &Knowledge, wg: u32, scope: Scope) {
+        if self.knows.is_empty() {
+            self.wg = wg;
+            self.scope = scope;
+        } else {
+            self.scope = self.scope.min(scope);
+        }
+        self.knows.join(k);
     }
 }

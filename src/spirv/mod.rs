@@ -39,8 +39,8 @@ pub mod exec;
 mod glsl;
 mod group;
 pub mod inst;
-pub mod mem;
 mod memops;
+pub mod memory;
 mod ops;
 pub mod prov;
 pub mod report;
@@ -49,13 +49,13 @@ pub mod types;
 
 pub use decode::{decode, DecodeOptions, SpecInput};
 pub use error::{Location, SpirvError};
-pub use exec::{Finding, RunConfig, DEFAULT_MAX_STEPS};
+pub use exec::{Finding, RaceClass, RunConfig, DEFAULT_MAX_STEPS};
 pub use inst::Kernel;
 pub use prov::{Cause, Prov, Provs, INEXACT, PROV};
 pub use report::{ModelRun, WordStatus};
 
 use crate::spirv::exec::Dispatch;
-use crate::spirv::mem::Buffer;
+use crate::spirv::memory::Buffer;
 use crate::spirv::types::Storage;
 use std::sync::atomic::Ordering::Relaxed;
 
@@ -123,14 +123,15 @@ pub fn run_model_with_progress(
                     )));
                 }
                 let writable = o.storage == Storage::StorageBuffer && !o.read_only;
-                let buf = Buffer::new(&b.bytes, writable);
+                let buf = Buffer::new(&b.bytes, writable, o.unit);
                 for (range, why) in &b.undefined {
                     let p = provs.intern(Prov {
                         cause: Cause::Input { why: why.clone() },
                         loc: o.loc,
                         parent: 0,
                     });
-                    for w in range.start / 4..range.end.div_ceil(4).min(buf.taint.len()) {
+                    let u = o.unit as usize;
+                    for w in range.start / u..range.end.div_ceil(u).min(buf.taint.len()) {
                         buf.taint[w].store(p, Relaxed);
                     }
                 }
@@ -146,7 +147,7 @@ pub fn run_model_with_progress(
                         o.size
                     )));
                 }
-                bound[i] = Some(Buffer::new(bytes, false));
+                bound[i] = Some(Buffer::new(bytes, false, o.unit));
             }
             _ => {}
         }
@@ -186,16 +187,8 @@ pub fn run_model_with_progress(
                 binding,
                 object: i as u32,
                 bytes: b.bytes(),
-                taint: b.taint.iter().map(|t| t.load(Relaxed)).collect(),
-                writer: match &b.shadow {
-                    Some(sh) => sh
-                        .w_who
-                        .iter()
-                        .zip(&sh.w_loc)
-                        .map(|(w, l)| (w.load(Relaxed), l.load(Relaxed)))
-                        .collect(),
-                    None => Vec::new(),
-                },
+                taint: b.byte_taint(),
+                writer: (0..b.size as usize).map(|x| b.writer(x)).collect(),
             });
         }
     }

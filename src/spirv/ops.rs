@@ -290,12 +290,13 @@ impl Wg<'_, '_> {
             Inst::Ext {
                 f,
                 s,
+                w1,
                 n,
                 d,
                 args,
                 nargs,
                 relaxed,
-            } => self.ext(set, *f, *s, *n, *d, args, *nargs, *relaxed, loc)?,
+            } => self.ext(set, *f, *s, *w1, *n, *d, args, *nargs, *relaxed, loc)?,
             Inst::ExtOut {
                 frexp,
                 w,
@@ -330,13 +331,15 @@ impl Wg<'_, '_> {
                 ptr,
                 v,
                 cmp,
-            } => self.atomic(flow, *op, *s, *d, *ptr, *v, *cmp, loc)?,
+                scope,
+                sem,
+            } => self.atomic(flow, *op, *s, *d, *ptr, *v, *cmp, *scope, *sem, loc)?,
             Inst::Group(g, d) => self.group(flow, g, *d, loc)?,
             Inst::Undef { d, n } => {
                 let p = self.undefined(Cause::Undef, loc);
                 self.fill_taint(set, *d, 0, *n, p);
             }
-            Inst::Call { .. } | Inst::Barrier { .. } => {
+            Inst::Call { .. } | Inst::Barrier { .. } | Inst::MemoryBarrier { .. } => {
                 unreachable!("calls and barriers are executed by the block loop")
             }
         }
@@ -979,6 +982,7 @@ impl Wg<'_, '_> {
         set: &[LaneMask],
         f: Ext,
         s: Scalar,
+        w1: u8,
         n: u32,
         d: Reg,
         args: &[Reg; 3],
@@ -1021,6 +1025,12 @@ impl Wg<'_, '_> {
                         if at {
                             t = combine(t, taint[ab + c * lanes + sl]);
                         }
+                    }
+                }
+                if f == Ext::Ldexp {
+                    // The exponent as a 64-bit integer, whatever its width (8 to 64 bits).
+                    for c in 0..16 {
+                        x[1][c] = sext(w1.max(8), x[1][c]) as u64;
                     }
                 }
                 match crate::spirv::glsl::eval(f, s, n, &x, &mut out) {
@@ -1140,8 +1150,8 @@ impl Wg<'_, '_> {
         let (vals, taint) = (&mut self.vals, &mut self.taint);
         each_lane(set, nl, |s| {
             let p = vals[bb + s];
-            let mut off = crate::spirv::mem::ptr_off(p) as u64;
-            let mut oob = p & crate::spirv::mem::OOB;
+            let mut off = crate::spirv::memory::ptr_off(p) as u64;
+            let mut oob = p & crate::spirv::memory::OOB;
             let mut t = if tb { taint[bb + s] } else { 0 };
             for (k, st) in steps.iter().enumerate() {
                 match st {
@@ -1164,17 +1174,17 @@ impl Wg<'_, '_> {
                             t = combine(t, taint[row + s]);
                         }
                         if i < 0 || len.is_some_and(|l| i as u64 >= l as u64) {
-                            oob = crate::spirv::mem::OOB;
+                            oob = crate::spirv::memory::OOB;
                         }
                         off = off.wrapping_add((i as u64).wrapping_mul(*stride as u64));
                     }
                 }
             }
             if off > u32::MAX as u64 {
-                oob = crate::spirv::mem::OOB;
+                oob = crate::spirv::memory::OOB;
             }
             vals[db + s] =
-                crate::spirv::mem::pointer(crate::spirv::mem::ptr_obj(p), off as u32) | oob;
+                crate::spirv::memory::pointer(crate::spirv::memory::ptr_obj(p), off as u32) | oob;
             if td {
                 taint[db + s] = t;
             }
@@ -1204,7 +1214,7 @@ impl Wg<'_, '_> {
             .collect();
         let vals = &mut self.vals;
         each_lane(set, nl, |s| {
-            let obj = crate::spirv::mem::ptr_obj(vals[pb + s]) as usize;
+            let obj = crate::spirv::memory::ptr_obj(vals[pb + s]) as usize;
             let size = sizes.get(obj).copied().unwrap_or(0);
             vals[db + s] = (size.saturating_sub(offset) / stride.max(1)) as u64;
         });

@@ -15,15 +15,33 @@ use std::sync::{Mutex, RwLock};
 
 /// Bit 31 of a taint word: the value may legitimately differ on a device (float precision rules).
 pub const INEXACT: u32 = 1 << 31;
+/// Bit 30 of a taint word: the value is one that a legal execution gives, but which one depends on
+/// the order in which invocations ran (an atomic's returned value and what it decides); the
+/// provenance part then names why. Without it, a provenance means *undefined*.
+pub const ORDER: u32 = 1 << 30;
 /// The provenance part of a taint word.
-pub const PROV: u32 = !INEXACT;
+pub const PROV: u32 = !(INEXACT | ORDER);
 
-/// Combines the taints of two operands: the first operand's cause if it has one, else the second's,
-/// and inexact if either is.
+/// Does this taint make the value undefined (a provenance that is not an order dependence)?
+#[inline(always)]
+pub fn is_undefined(t: u32) -> bool {
+    t & PROV != 0 && t & ORDER == 0
+}
+
+/// Combines the taints of two operands: an undefined cause first (the first operand's if both),
+/// then an order dependence (likewise), and inexact if either is.
 #[inline(always)]
 pub fn combine(a: u32, b: u32) -> u32 {
-    let r = if a & PROV != 0 { a } else { b };
-    r | ((a | b) & INEXACT)
+    let r = if is_undefined(a) {
+        a
+    } else if is_undefined(b) {
+        b
+    } else if a & ORDER != 0 {
+        a
+    } else {
+        b
+    };
+    (r & !INEXACT) | ((a | b) & INEXACT)
 }
 
 /// Why a value is undefined or order-dependent.
@@ -92,6 +110,12 @@ pub enum Cause {
     },
     /// the value an atomic returned: depends on the order the device ran the atomics in
     AtomicOrder,
+    /// written by an invocation whose path was decided by an order-dependent value (a branch at
+    /// `construct` on an atomic's result): one legal execution's path
+    OrderPath {
+        /// header label id of the construct where the branch was
+        construct: u32,
+    },
     /// memory written or read by two invocations without a barrier between them, one writing
     Race,
     /// memory written through a pointer whose value is undefined (which word is unknown)
@@ -108,7 +132,10 @@ pub enum Cause {
 impl Cause {
     /// Undefined (as opposed to order-dependent or racy): the spec gives the value no meaning.
     pub fn is_undefined(&self) -> bool {
-        !matches!(self, Cause::AtomicOrder | Cause::Race)
+        !matches!(
+            self,
+            Cause::AtomicOrder | Cause::OrderPath { .. } | Cause::Race
+        )
     }
 }
 

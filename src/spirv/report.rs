@@ -5,7 +5,7 @@ use crate::reconverge::{LaneMap, Mode};
 use crate::spirv::error::Location;
 use crate::spirv::exec::{Finding, CALL_CONSTRUCT};
 use crate::spirv::inst::LocId;
-use crate::spirv::prov::{Cause, Provs, INEXACT, PROV};
+use crate::spirv::prov::{Cause, Provs, INEXACT, ORDER, PROV};
 use std::collections::HashMap;
 
 /// A buffer after a model run.
@@ -19,11 +19,25 @@ pub struct BufferOutput {
     pub object: u32,
     /// contents
     pub bytes: Vec<u8>,
-    /// taint of each 32-bit word
+    /// taint of each byte
     pub taint: Vec<u32>,
-    /// last writer of each word (1 + dispatch slot, 0 = never written) and the location that wrote
-    /// it (empty for read-only buffers)
+    /// last writer of each byte (1 + dispatch slot, 0 = never written) and the location that wrote
+    /// it ((0, 0) throughout for read-only buffers)
     pub writer: Vec<(u32, u32)>,
+}
+
+impl BufferOutput {
+    /// The taint of bytes `range`, combined.
+    pub fn taint_of(&self, range: std::ops::Range<usize>) -> u32 {
+        range
+            .filter_map(|b| self.taint.get(b).copied())
+            .fold(0, crate::spirv::prov::combine)
+    }
+
+    /// The taint of 32-bit word `w`.
+    pub fn word_taint(&self, w: usize) -> u32 {
+        self.taint_of(w * 4..w * 4 + 4)
+    }
 }
 
 /// The status of one word.
@@ -84,6 +98,9 @@ impl ModelRun {
             };
         }
         let chain = self.chain(taint);
+        if taint & ORDER != 0 && !crate::spirv::prov::is_undefined(taint) {
+            return WordStatus::OrderDependent(chain);
+        }
         let origin = self.provs.chain(taint).last().map(|p| p.cause.clone());
         match origin {
             Some(Cause::AtomicOrder) => WordStatus::OrderDependent(chain),
@@ -171,6 +188,10 @@ impl ModelRun {
                     "written by an invocation whose path depends on an undefined value (branch of {})",
                     self.construct(*construct)
                 ),
+                Cause::OrderPath { construct } => format!(
+                    "written on a path chosen by an order-dependent value (branch of {})",
+                    self.construct(*construct)
+                ),
                 Cause::AtomicOrder => {
                     format!("{op} {at}: an atomic's result depends on the order invocations ran it in")
                 }
@@ -220,8 +241,15 @@ impl ModelRun {
     /// A finding as one line.
     pub fn finding_text(&self, f: &Finding) -> String {
         match f {
-            Finding::Race { object, offset, a, b } => format!(
-                "race on {} byte {offset}: {} {} at {} and {} {} at {} with no barrier between them",
+            Finding::Race {
+                object,
+                offset,
+                a,
+                b,
+                class,
+            } => format!(
+                "{}race on {} byte {offset}: {} {} at {} and {} {} at {} with no barrier between them{}",
+                if *class == crate::spirv::RaceClass::SameValue { "same-value " } else { "" },
                 self.objects.get(*object as usize).cloned().unwrap_or_default(),
                 self.invocation_text(a.0 + 1),
                 if a.2 { "wrote" } else { "read" },
@@ -229,6 +257,11 @@ impl ModelRun {
                 self.invocation_text(b.0 + 1),
                 if b.2 { "wrote" } else { "read" },
                 self.at(b.1),
+                if *class == crate::spirv::RaceClass::SameValue {
+                    " (both leave the same value, which is kept)"
+                } else {
+                    ""
+                },
             ),
             Finding::DivergentBarrier {
                 loc,

@@ -258,6 +258,21 @@ impl Types {
         })
     }
 
+    /// The size in bytes of the smallest scalar `t` holds, at most 4: the unit in which memory of
+    /// this type keeps its taint and race records (see [`crate::spirv::memory`]).
+    pub fn unit(&self, t: TypeId) -> u32 {
+        match self.get(t) {
+            Type::Scalar(s) => s.bytes().clamp(1, 4),
+            Type::Vector { elem, .. } => elem.bytes().clamp(1, 4),
+            Type::Matrix { col, .. } => self.unit(*col),
+            Type::Array { elem, .. } | Type::RuntimeArray { elem, .. } => self.unit(*elem),
+            Type::Struct { members, .. } => {
+                members.iter().map(|m| self.unit(*m)).min().unwrap_or(4)
+            }
+            Type::Pointer { .. } | Type::Void | Type::Function => 4,
+        }
+    }
+
     /// The scalar kind of every slot of `t`, in flattening order.
     pub fn slot_kinds(&self, t: TypeId) -> Result<Vec<Scalar>, SpirvError> {
         Ok(self

@@ -1,0 +1,356 @@
+//! Happens-before between the invocations of a dispatch, for what compute kernels use (Vulkan
+//! spec, Appendix B "Memory Model"): program order, control barriers with their memory semantics,
+//! memory barriers (fences) and atomics with release/acquire semantics, each at its scope.
+//!
+//! An access is stamped with an [`Access`]: who made it and *when* in its invocation's terms. Whether
+//! an earlier access happens-before the invocation now accessing ([`Now`]) is then decided from the
+//! stamps, without a vector clock per invocation in the common case:
+//!
+//! - **Program order**: the same invocation.
+//! - **Control barriers**: every workgroup counts its barriers per storage-class family
+//!   ([`Family`]); an access before a barrier that orders its family has a smaller epoch than one
+//!   after it (same workgroup). Subgroup barriers do the same per subgroup.
+//! - **Release/acquire** (atomics and fences, any scope that includes both parties): an invocation
+//!   that acquires from a location gains the [`Knowledge`] the releasing invocation had when it
+//!   released — the epochs of workgroups and the release clocks of invocations it had seen — and a
+//!   workgroup barrier shares what each participant knew with all of them.
+
+/// The storage classes whose accesses a barrier's memory semantics order, in two families: memory of
+/// one workgroup (`WorkgroupMemory`), and memory every invocation can reach (`UniformMemory`,
+/// `ImageMemory`: storage buffers, physical storage buffers, images).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Family {
+    /// Workgroup variables
+    Shared = 0,
+    /// buffers and images
+    Global = 1,
+}
+
+/// Memory semantics bits of SPIR-V (`MemorySemanticsMask`), the ones the interpreter reads.
+pub mod semantics {
+    /// Acquire
+    pub const ACQUIRE: u32 = 0x2;
+    /// Release
+    pub const RELEASE: u32 = 0x4;
+    /// AcquireRelease
+    pub const ACQUIRE_RELEASE: u32 = 0x8;
+    /// SequentiallyConsistent (treated as acquire and release)
+    pub const SEQ_CST: u32 = 0x10;
+    /// UniformMemory: storage buffers (and physical storage buffers)
+    pub const UNIFORM_MEMORY: u32 = 0x40;
+    /// WorkgroupMemory
+    pub const WORKGROUP_MEMORY: u32 = 0x100;
+    /// ImageMemory
+    pub const IMAGE_MEMORY: u32 = 0x800;
+
+    /// Has release semantics.
+    pub fn releases(s: u32) -> bool {
+        s & (RELEASE | ACQUIRE_RELEASE | SEQ_CST) != 0
+    }
+
+    /// Has acquire semantics.
+    pub fn acquires(s: u32) -> bool {
+        s & (ACQUIRE | ACQUIRE_RELEASE | SEQ_CST) != 0
+    }
+
+    /// The families whose accesses these semantics order: `[shared, global]`.
+    pub fn families(s: u32) -> [bool; 2] {
+        [
+            s & WORKGROUP_MEMORY != 0,
+            s & (UNIFORM_MEMORY | IMAGE_MEMORY) != 0,
+        ]
+    }
+}
+
+/// A SPIR-V scope (`Scope`), as far as it decides who is ordered with whom.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Scope {
+    /// `Invocation` (4)
+    Invocation = 0,
+    /// `Subgroup` (3)
+    Subgroup = 1,
+    /// `Workgroup` (2)
+    Workgroup = 2,
+    /// `Device` (1), `QueueFamily` (5), `CrossDevice` (0)
+    Device = 3,
+}
+
+impl Scope {
+    /// The scope of a SPIR-V scope literal (an unknown one is read as the widest).
+    pub fn from_spirv(s: u32) -> Scope {
+        match s {
+            4 => Scope::Invocation,
+            3 => Scope::Subgroup,
+            2 => Scope::Workgroup,
+            _ => Scope::Device,
+        }
+    }
+}
+
+/// Flags of an [`Access`].
+pub mod flags {
+    /// an atomic access
+    pub const ATOMIC: u32 = 1;
+    /// the scope of an atomic, 2 bits at this shift ([`super::Scope`] as a number)
+    pub const SCOPE_SHIFT: u32 = 1;
+    /// the class of an atomic's write, 4 bits at this shift (atomic writes of one nonzero class
+    /// commute with each other: [`crate::spirv::inst::AtomicOp::commute_class`])
+    pub const CLASS_SHIFT: u32 = 3;
+    /// the access wrote
+    pub const WRITE: u32 = 1 << 7;
+    /// the write left the memory as it was (it stored the value already there)
+    pub const SAME: u32 = 1 << 8;
+}
+
+/// One access as the race shadow keeps it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Access {
+    /// 1 + the invocation's dispatch-wide slot; 0 = no access
+    pub who: u32,
+    /// the instruction
+    pub loc: u32,
+    /// the workgroup's barrier epoch of the memory's family at the access
+    pub epoch: u32,
+    /// the subgroup's barrier epoch of the family at the access
+    pub sg: u32,
+    /// the invocation's release clock at the access
+    pub clock: u32,
+    /// [`flags`]
+    pub flags: u32,
+}
+
+impl Access {
+    /// Whether this is an atomic access.
+    #[inline(always)]
+    pub fn atomic(&self) -> bool {
+        self.flags & flags::ATOMIC != 0
+    }
+
+    /// The scope of an atomic access.
+    #[inline(always)]
+    pub fn scope(&self) -> Scope {
+        match (self.flags >> flags::SCOPE_SHIFT) & 3 {
+            0 => Scope::Invocation,
+            1 => Scope::Subgroup,
+            2 => Scope::Workgroup,
+            _ => Scope::Device,
+        }
+    }
+
+    /// The commute class of an atomic write (0: commutes with nothing).
+    #[inline(always)]
+    pub fn class(&self) -> u32 {
+        (self.flags >> flags::CLASS_SHIFT) & 15
+    }
+}
+
+/// What an invocation has acquired about others: for workgroups, the barrier epoch (global family)
+/// before which their accesses happen-before it; for invocations, the release clock before which
+/// theirs do. Kept sorted; empty for almost every invocation.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Knowledge {
+    /// (workgroup, epoch bound of its shared family, epoch bound of its global family)
+    pub wgs: Vec<(u32, u32, u32)>,
+    /// (slot + 1, clock bound)
+    pub slots: Vec<(u32, u32)>,
+}
+
+impl Knowledge {
+    /// Nothing known.
+    pub fn is_empty(&self) -> bool {
+        self.wgs.is_empty() && self.slots.is_empty()
+    }
+
+    /// Joins `other` into `self` (pointwise maximum).
+    pub fn join(&mut self, other: &Knowledge) {
+        for &(w, s, g) in &other.wgs {
+            match self.wgs.binary_search_by_key(&w, |e| e.0) {
+                Ok(i) => {
+                    let e = &mut self.wgs[i];
+                    e.1 = e.1.max(s);
+                    e.2 = e.2.max(g);
+                }
+                Err(i) => self.wgs.insert(i, (w, s, g)),
+            }
+        }
+        for &(who, c) in &other.slots {
+            self.raise_slot(who, c);
+        }
+    }
+
+    /// Knows the accesses of `who` with a clock below `c`.
+    pub fn raise_slot(&mut self, who: u32, c: u32) {
+        match self.slots.binary_search_by_key(&who, |e| e.0) {
+            Ok(i) => self.slots[i].1 = self.slots[i].1.max(c),
+            Err(i) => self.slots.insert(i, (who, c)),
+        }
+    }
+
+    /// Knows the accesses of workgroup `wg` before these epochs.
+    pub fn raise_wg(&mut self, wg: u32, shared: u32, global: u32) {
+        self.join(&Knowledge {
+            wgs: vec![(wg, shared, global)],
+            slots: Vec::new(),
+        });
+    }
+
+    /// Does an access `a` of workgroup `wg` (family `f`) happen-before whoever knows this?
+    #[inline]
+    pub fn covers(&self, a: &Access, wg: u32, f: Family) -> bool {
+        if let Ok(i) = self.slots.binary_search_by_key(&a.who, |e| e.0) {
+            if a.clock < self.slots[i].1 {
+                return true;
+            }
+        }
+        if let Ok(i) = self.wgs.binary_search_by_key(&wg, |e| e.0) {
+            let bound = match f {
+                Family::Shared => self.wgs[i].1,
+                Family::Global => self.wgs[i].2,
+            };
+            if a.epoch < bound {
+                return true;
+            }
+        }
+        false
+    }
+}
+
+/// The accessing invocation, as happens-before needs it.
+#[derive(Clone, Copy, Debug)]
+pub struct Now<'a> {
+    /// 1 + dispatch slot
+    pub who: u32,
+    /// its workgroup (linear)
+    pub wg: u32,
+    /// its subgroup within the workgroup
+    pub sg_index: u32,
+    /// lanes per workgroup in the slot numbering
+    pub lanes_per_wg: u32,
+    /// lanes per subgroup
+    pub sg_lanes: u32,
+    /// the workgroup's epoch of the family accessed
+    pub epoch: u32,
+    /// the subgroup's epoch of the family accessed
+    pub sg: u32,
+    /// its release clock
+    pub clock: u32,
+    /// what it has acquired
+    pub knows: Option<&'a Knowledge>,
+}
+
+impl Now<'_> {
+    /// Does access `a` (to memory of family `f`) happen-before this invocation's next access?
+    #[inline]
+    pub fn after(&self, a: &Access, f: Family) -> bool {
+        if a.who == self.who {
+            return true;
+        }
+        let slot = a.who - 1;
+        let wg = slot / self.lanes_per_wg;
+        if wg == self.wg {
+            // Epochs only grow within a workgroup's run.
+            if a.epoch != self.epoch {
+                return true;
+            }
+            let sg_index = (slot % self.lanes_per_wg) / self.sg_lanes;
+            if sg_index == self.sg_index && a.sg != self.sg {
+                return true;
+            }
+        }
+        match self.knows {
+            Some(k) => k.covers(a, wg, f),
+            None => false,
+        }
+    }
+
+    /// Are two atomic accesses (`a` earlier, this one of scope `mine`) each within the other's
+    /// scope (so that they are ordered by their atomicity and do not race)?
+    #[inline]
+    pub fn mutual_scope(&self, a: &Access, mine: Scope) -> bool {
+        let slot = a.who - 1;
+        let same_wg = slot / self.lanes_per_wg == self.wg;
+        let same_sg = same_wg && (slot % self.lanes_per_wg) / self.sg_lanes == self.sg_index;
+        let needed = if a.who == self.who {
+            Scope::Invocation
+        } else if same_sg {
+            Scope::Subgroup
+        } else if same_wg {
+            Scope::Workgroup
+        } else {
+            Scope::Device
+        };
+        a.scope() >= needed && mine >= needed
+    }
+
+    /// The workgroup of an access.
+    pub fn wg_of(&self, a: &Access) -> u32 {
+        (a.who - 1) / self.lanes_per_wg
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn now(who: u32, epoch: u32, knows: Option<&Knowledge>) -> Now<'_> {
+        Now {
+            who,
+            wg: (who - 1) / 8,
+            sg_index: ((who - 1) % 8) / 4,
+            lanes_per_wg: 8,
+            sg_lanes: 4,
+            epoch,
+            sg: 0,
+            clock: 0,
+            knows,
+        }
+    }
+
+    fn acc(who: u32, epoch: u32, clock: u32) -> Access {
+        Access {
+            who,
+            epoch,
+            clock,
+            ..Access::default()
+        }
+    }
+
+    // Vulkan memory model: program order orders an invocation's own accesses.
+    #[test]
+    fn program_order_orders_an_invocations_own_accesses() {
+        assert!(now(3, 0, None).after(&acc(3, 0, 0), Family::Global));
+    }
+
+    // Control barrier: accesses before it happen-before accesses after it in the workgroup.
+    #[test]
+    fn a_barrier_orders_accesses_of_one_workgroup() {
+        assert!(!now(3, 0, None).after(&acc(2, 0, 0), Family::Shared));
+        assert!(now(3, 1, None).after(&acc(2, 0, 0), Family::Shared));
+    }
+
+    // Different workgroups are ordered only through release/acquire.
+    #[test]
+    fn workgroups_are_ordered_only_by_what_was_acquired() {
+        let a = acc(10, 0, 0); // workgroup 1
+        assert!(!now(3, 5, None).after(&a, Family::Global));
+        let mut k = Knowledge::default();
+        k.raise_slot(10, 1);
+        assert!(now(3, 5, Some(&k)).after(&a, Family::Global));
+        assert!(!now(3, 5, Some(&k)).after(&acc(10, 0, 1), Family::Global));
+        let mut k2 = Knowledge::default();
+        k2.raise_wg(1, 0, 1);
+        assert!(now(3, 5, Some(&k2)).after(&acc(11, 0, 7), Family::Global));
+        assert!(!now(3, 5, Some(&k2)).after(&acc(11, 1, 0), Family::Global));
+    }
+
+    // Atomic operations are mutually ordered only where each is in the other's scope.
+    #[test]
+    fn atomics_of_workgroup_scope_do_not_order_other_workgroups() {
+        let mut a = acc(10, 0, 0);
+        a.flags = flags::ATOMIC | (Scope::Workgroup as u32) << flags::SCOPE_SHIFT;
+        assert!(!now(3, 0, None).mutual_scope(&a, Scope::Device));
+        a.flags = flags::ATOMIC | (Scope::Device as u32) << flags::SCOPE_SHIFT;
+        assert!(now(3, 0, None).mutual_scope(&a, Scope::Device));
+        assert!(!now(3, 0, None).mutual_scope(&a, Scope::Workgroup));
+    }
+}

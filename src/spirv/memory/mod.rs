@@ -1,0 +1,430 @@
+//! The interpreter's memory: where each storage class keeps its bytes and their taint, and the race
+//! shadow and happens-before applied around every access to memory several invocations reach.
+//!
+//! - **Per-lane memory** (Function, Private, Input): 32-bit word `w` of lane `s` at
+//!   `w * lanes + s`; taint unit `u` of lane `s` at `u * lanes + s`.
+//! - **Shared memory** (Workgroup): one array per workgroup, owned by the thread running it, with its
+//!   [`race::Shadow`].
+//! - **Buffers** ([`Buffer`]: storage and uniform buffers, push constants): one array per binding,
+//!   shared by the threads running workgroups in parallel, as relaxed atomics.
+//!
+//! Taint (undefined, order-dependent, inexact: [`crate::spirv::prov`]) is kept per *unit*: the
+//! smallest scalar the object holds, 1, 2 or 4 bytes (`Object::unit`). The Vulkan memory model's
+//! memory location is one byte; an access through the object's own types always covers whole
+//! units, so per-unit taint and per-unit race records are per-byte ones where it matters (two lanes
+//! writing neighbouring `uint16_t`s touch different units) and cost no more than per-word ones for
+//! word data. An access narrower than its object's unit (possible only by reinterpreting memory)
+//! merges its taint into the unit's: conservative, never falsely defined.
+//!
+//! Workgroups run in parallel only while no two invocations touch a buffer unit one of them writes
+//! ([`Buffer::claim`]); a dispatch where they do (atomics shared between invocations, message
+//! passing, a race) runs again, workgroup after workgroup in order — one legal schedule, the same on
+//! every run — with the full race shadow on its buffers.
+
+pub mod clock;
+pub mod race;
+
+use crate::spirv::prov::combine;
+use crate::spirv::types::Storage;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
+
+pub use clock::{Access, Family, Knowledge, Now, Scope};
+pub use race::{Hits, Kind, Shadow};
+
+/// Set in a pointer built from an out-of-bounds index.
+pub const OOB: u64 = 1 << 63;
+
+/// A pointer to byte `offset` of object `obj`.
+#[inline(always)]
+pub fn pointer(obj: u32, offset: u32) -> u64 {
+    (obj as u64) << 32 | offset as u64
+}
+
+/// The object of a pointer.
+#[inline(always)]
+pub fn ptr_obj(p: u64) -> u32 {
+    ((p >> 32) & 0x7fff_ffff) as u32
+}
+
+/// The byte offset of a pointer.
+#[inline(always)]
+pub fn ptr_off(p: u64) -> u32 {
+    p as u32
+}
+
+/// Where an object's bytes live.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Space {
+    /// one copy per invocation
+    Lane,
+    /// one copy per workgroup
+    Shared,
+    /// one copy per dispatch (buffers, push constants)
+    Global,
+}
+
+impl Space {
+    /// The space of a storage class.
+    pub fn of(s: Storage) -> Space {
+        match s {
+            Storage::Function | Storage::Private | Storage::Input => Space::Lane,
+            Storage::Workgroup => Space::Shared,
+            _ => Space::Global,
+        }
+    }
+
+    /// The barrier family of memory in this space (`None`: one invocation's own memory).
+    pub fn family(self) -> Option<Family> {
+        match self {
+            Space::Lane => None,
+            Space::Shared => Some(Family::Shared),
+            Space::Global => Some(Family::Global),
+        }
+    }
+}
+
+/// The units (of `unit` bytes) an access of `bytes` at byte `at` covers.
+#[inline(always)]
+pub fn units(at: u32, bytes: u32, unit: u32) -> std::ops::Range<usize> {
+    let first = (at / unit) as usize;
+    let last = ((at + bytes.max(1) - 1) / unit) as usize;
+    first..last + 1
+}
+
+/// Reads `bytes` (1, 2, 4 or 8) at byte `at` of little-endian 32-bit words through `word(i)`.
+#[inline(always)]
+pub fn get_bits(at: u32, bytes: u32, word: impl Fn(usize) -> u32) -> u64 {
+    let w = (at / 4) as usize;
+    let shift = (at % 4) * 8;
+    match bytes {
+        4 if shift == 0 => word(w) as u64,
+        8 if shift == 0 => word(w) as u64 | (word(w + 1) as u64) << 32,
+        _ => {
+            // Any other size or alignment, byte by byte.
+            let mut v = 0u64;
+            for k in 0..bytes {
+                let a = at + k;
+                let b = (word((a / 4) as usize) >> ((a % 4) * 8)) & 0xff;
+                v |= (b as u64) << (8 * k);
+            }
+            v
+        }
+    }
+}
+
+/// Writes the low `bytes` of `v` at byte `at` through `put(word index, bits, mask)`.
+#[inline(always)]
+pub fn put_bits(at: u32, bytes: u32, v: u64, mut put: impl FnMut(usize, u32, u32)) {
+    let w = (at / 4) as usize;
+    let shift = (at % 4) * 8;
+    match bytes {
+        4 if shift == 0 => put(w, v as u32, !0),
+        8 if shift == 0 => {
+            put(w, v as u32, !0);
+            put(w + 1, (v >> 32) as u32, !0);
+        }
+        _ => {
+            for k in 0..bytes {
+                let a = at + k;
+                let s = (a % 4) * 8;
+                put(
+                    (a / 4) as usize,
+                    (((v >> (8 * k)) & 0xff) as u32) << s,
+                    0xff << s,
+                );
+            }
+        }
+    }
+}
+
+/// Sets taint `t` on the units `us` of an access of `bytes`, through `get`/`set` of one unit: a
+/// unit the access covers whole takes `t`; one it covers in part keeps its other bytes' taint too.
+#[inline(always)]
+pub fn put_taint(
+    at: u32,
+    bytes: u32,
+    unit: u32,
+    t: u32,
+    get: impl Fn(usize) -> u32,
+    mut set: impl FnMut(usize, u32),
+) {
+    let us = units(at, bytes, unit);
+    if bytes >= unit && at.is_multiple_of(unit) {
+        for u in us {
+            set(u, t);
+        }
+    } else {
+        for u in us {
+            set(u, combine(t, get(u)));
+        }
+    }
+}
+
+/// The taint of the units `us`, combined.
+#[inline(always)]
+pub fn get_taint(us: std::ops::Range<usize>, get: impl Fn(usize) -> u32) -> u32 {
+    let mut t = 0;
+    for u in us {
+        let x = get(u);
+        if x != 0 {
+            t = combine(t, x);
+        }
+    }
+    t
+}
+
+/// A buffer bound for a dispatch, shared by every workgroup.
+#[derive(Debug)]
+pub struct Buffer {
+    /// the words
+    pub vals: Vec<AtomicU32>,
+    /// taint per unit
+    pub taint: Vec<AtomicU32>,
+    /// bytes per unit (1, 2 or 4)
+    pub unit: u32,
+    /// bytes bound
+    pub size: u32,
+    /// the shader may write it
+    pub writable: bool,
+    /// who touched each unit (parallel runs): writer (1 + slot) in the low half, reader (1 + slot,
+    /// or [`MANY`]) in the high half; empty for buffers the shader cannot write
+    owner: Vec<AtomicU64>,
+    /// the last writer of each unit: (1 + slot) << 32 | location (for reports)
+    wloc: Vec<AtomicU64>,
+}
+
+/// Several readers.
+pub const MANY: u32 = u32::MAX;
+
+fn zeros(n: usize) -> Vec<AtomicU32> {
+    (0..n).map(|_| AtomicU32::new(0)).collect()
+}
+
+impl Buffer {
+    /// A buffer holding `bytes` (padded with zeros to whole words) with taint per `unit` bytes.
+    pub fn new(bytes: &[u8], writable: bool, unit: u32) -> Buffer {
+        let n = bytes.len().div_ceil(4);
+        let vals: Vec<AtomicU32> = (0..n)
+            .map(|k| {
+                let mut w = [0u8; 4];
+                for (j, b) in w.iter_mut().enumerate() {
+                    *b = bytes.get(k * 4 + j).copied().unwrap_or(0);
+                }
+                AtomicU32::new(u32::from_le_bytes(w))
+            })
+            .collect();
+        let units = (n * 4).div_ceil(unit as usize);
+        Buffer {
+            vals,
+            taint: zeros(units),
+            unit,
+            size: bytes.len() as u32,
+            writable,
+            owner: if writable {
+                (0..units).map(|_| AtomicU64::new(0)).collect()
+            } else {
+                Vec::new()
+            },
+            wloc: if writable {
+                (0..units).map(|_| AtomicU64::new(0)).collect()
+            } else {
+                Vec::new()
+            },
+        }
+    }
+
+    /// Puts back the contents and taint of `init` (a copy made with [`Buffer::fresh_copy`]) and
+    /// forgets who touched what.
+    pub fn restore(&self, init: &Buffer) {
+        for (v, i) in self.vals.iter().zip(&init.vals) {
+            v.store(i.load(Relaxed), Relaxed);
+        }
+        for (v, i) in self.taint.iter().zip(&init.taint) {
+            v.store(i.load(Relaxed), Relaxed);
+        }
+        for o in self.owner.iter().chain(&self.wloc) {
+            o.store(0, Relaxed);
+        }
+    }
+
+    /// Records that `who` (1 + slot) at instruction `loc` wrote units `us` last (for reports).
+    #[inline(always)]
+    pub fn wrote(&self, us: std::ops::Range<usize>, who: u32, loc: u32) {
+        for u in us {
+            if let Some(w) = self.wloc.get(u) {
+                w.store((who as u64) << 32 | loc as u64, Relaxed);
+            }
+        }
+    }
+
+    /// The last writer of byte `b`: (1 + slot, location), (0, 0) if none.
+    pub fn writer(&self, b: usize) -> (u32, u32) {
+        match self.wloc.get(b / self.unit as usize) {
+            Some(w) => {
+                let x = w.load(Relaxed);
+                ((x >> 32) as u32, x as u32)
+            }
+            None => (0, 0),
+        }
+    }
+
+    /// A copy with the same contents and taint and no record of who touched it.
+    pub fn fresh_copy(&self) -> Buffer {
+        Buffer {
+            vals: self
+                .vals
+                .iter()
+                .map(|v| AtomicU32::new(v.load(Relaxed)))
+                .collect(),
+            taint: self
+                .taint
+                .iter()
+                .map(|v| AtomicU32::new(v.load(Relaxed)))
+                .collect(),
+            unit: self.unit,
+            size: self.size,
+            writable: self.writable,
+            owner: (0..self.owner.len()).map(|_| AtomicU64::new(0)).collect(),
+            wloc: (0..self.wloc.len()).map(|_| AtomicU64::new(0)).collect(),
+        }
+    }
+
+    /// Number of units.
+    pub fn units(&self) -> usize {
+        self.taint.len()
+    }
+
+    /// The bits of an access of `bytes` at byte `at`.
+    #[inline(always)]
+    pub fn get(&self, at: u32, bytes: u32) -> u64 {
+        get_bits(at, bytes, |w| self.vals[w].load(Relaxed))
+    }
+
+    /// Writes an access's bits.
+    #[inline(always)]
+    pub fn put(&self, at: u32, bytes: u32, v: u64) {
+        put_bits(at, bytes, v, |w, bits, m| {
+            if m == !0 {
+                self.vals[w].store(bits, Relaxed);
+            } else {
+                let _ = self.vals[w].fetch_update(Relaxed, Relaxed, |old| Some((old & !m) | bits));
+            }
+        });
+    }
+
+    /// The taint of an access.
+    #[inline(always)]
+    pub fn get_taint(&self, at: u32, bytes: u32) -> u32 {
+        get_taint(units(at, bytes, self.unit), |u| self.taint[u].load(Relaxed))
+    }
+
+    /// Sets an access's taint.
+    #[inline(always)]
+    pub fn put_taint(&self, at: u32, bytes: u32, t: u32) {
+        put_taint(
+            at,
+            bytes,
+            self.unit,
+            t,
+            |u| self.taint[u].load(Relaxed),
+            |u, x| self.taint[u].store(x, Relaxed),
+        );
+    }
+
+    /// Adds taint `t` to every unit (a store through an undefined pointer).
+    pub fn taint_all(&self, t: u32) {
+        for x in &self.taint {
+            let _ = x.fetch_update(Relaxed, Relaxed, |old| Some(combine(t, old)));
+        }
+    }
+
+    /// Records, in a parallel run, that `who` (1 + slot) reads or writes units `us`; `false` when
+    /// another invocation wrote one of them or (for a write) touched it: the run must then be done
+    /// again in order, with the full race shadow.
+    #[inline]
+    pub fn claim(&self, us: std::ops::Range<usize>, who: u32, write: bool) -> bool {
+        let mut ok = true;
+        for u in us {
+            let Some(o) = self.owner.get(u) else {
+                continue;
+            };
+            let _ = o.fetch_update(Relaxed, Relaxed, |cur| {
+                let (w, r) = (cur as u32, (cur >> 32) as u32);
+                if w != 0 && w != who {
+                    ok = false;
+                }
+                if write {
+                    if r != 0 && r != who {
+                        ok = false;
+                    }
+                    (w != who).then_some((cur & !0xffff_ffff) | who as u64)
+                } else {
+                    let nr = if r == 0 || r == who { who } else { MANY };
+                    (nr != r).then_some((cur & 0xffff_ffff) | (nr as u64) << 32)
+                }
+            });
+        }
+        ok
+    }
+
+    /// The bytes now.
+    pub fn bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.vals.len() * 4);
+        for v in &self.vals {
+            out.extend_from_slice(&v.load(Relaxed).to_le_bytes());
+        }
+        out.truncate(self.size as usize);
+        out
+    }
+
+    /// The taint of every byte.
+    pub fn byte_taint(&self) -> Vec<u32> {
+        (0..self.size as usize)
+            .map(|b| self.taint[b / self.unit as usize].load(Relaxed))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bits_of_every_width_round_trip_through_words() {
+        let mut words = [0u32; 4];
+        for (at, bytes, v) in [
+            (0, 1, 0xab),
+            (1, 1, 0xcd),
+            (2, 2, 0xbeef),
+            (4, 4, 0x1234_5678),
+            (8, 8, 0x0102_0304_0506_0708),
+        ] {
+            put_bits(at, bytes, v, |w, bits, m| words[w] = (words[w] & !m) | bits);
+            assert_eq!(get_bits(at, bytes, |w| words[w]), v);
+        }
+        assert_eq!(words[0], 0xbeef_cdab);
+    }
+
+    // Appendix B, Memory Location: neighbouring 16-bit elements are different locations, each
+    // with its own definedness.
+    #[test]
+    fn a_16_bit_store_defines_its_own_unit_only() {
+        let b = Buffer::new(&[0; 8], true, 2);
+        b.put_taint(0, 8, 7);
+        b.put_taint(2, 2, 0);
+        assert_eq!(b.get_taint(2, 2), 0);
+        assert_eq!(b.get_taint(0, 2), 7);
+        assert_eq!(b.get_taint(0, 4), 7);
+    }
+
+    #[test]
+    fn a_write_after_another_invocations_access_needs_the_ordered_run() {
+        let b = Buffer::new(&[0; 8], true, 4);
+        assert!(b.claim(0..1, 1, false));
+        assert!(b.claim(0..1, 2, false));
+        assert!(!b.claim(0..1, 1, true));
+        assert!(b.claim(1..2, 3, true));
+        assert!(b.claim(1..2, 3, false));
+        assert!(!b.claim(1..2, 4, false));
+    }
+}

@@ -1,0 +1,283 @@
+//! The race shadow: for every memory unit that several invocations can reach (Workgroup variables,
+//! buffers), the last write and the last two reads of it, and the check every access makes against
+//! them (Vulkan spec, Appendix B "Memory Model", Data Race: two accesses to overlapping memory
+//! locations, at least one a write, not both atomic in each other's scope, neither happening-before
+//! the other).
+//!
+//! A *unit* is the smallest scalar its object holds (1, 2 or 4 bytes): an access through the
+//! object's types covers whole units, so tracking units is tracking the 8-bit memory locations the
+//! spec defines, without a record per byte where the data is words. The executor calls [`Shadow`]
+//! around each access (as Miri's data-race detector hooks `before_memory_read`/`write`); it knows
+//! nothing of values, and values know nothing of it.
+
+use crate::spirv::memory::clock::{flags, Access, Family, Now, Scope};
+
+/// What an access found in the shadow of one unit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Hits {
+    /// a data race with an earlier access (its record; `true` when it wrote)
+    pub race: Option<(Access, bool)>,
+    /// the last write was an atomic one not ordered with this access (atomics in each other's
+    /// scope): what an atomic read returns, and what an atomic write leaves, depend on the order
+    pub concurrent_atomic: Option<Access>,
+    /// an earlier *atomic* read not ordered with this write: the value it returned depended on the
+    /// order (found late: it was returned before this write ran)
+    pub late_atomic_read: Option<Access>,
+}
+
+/// The kind of an access.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// a load (or an atomic load)
+    Read,
+    /// a store (or an atomic store)
+    Write,
+    /// an atomic read-modify-write
+    Rmw,
+}
+
+/// The shadow of one unit.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Cell {
+    /// the last write
+    pub w: Access,
+    /// the last read
+    pub r: Access,
+    /// an earlier read by another invocation, not ordered before `r`
+    pub r2: Access,
+}
+
+const PAGE: usize = 1024;
+
+/// Cells of an object, allocated a page at a time when first touched (a buffer's shadow costs
+/// memory only where the dispatch accesses it).
+#[derive(Debug, Default)]
+pub struct Shadow {
+    pages: Vec<Option<Box<[Cell; PAGE]>>>,
+    units: usize,
+}
+
+impl Shadow {
+    /// A clean shadow of `units` units.
+    pub fn new(units: usize) -> Shadow {
+        Shadow {
+            pages: (0..units.div_ceil(PAGE)).map(|_| None).collect(),
+            units,
+        }
+    }
+
+    /// Forgets every access (the start of another workgroup's use of its shared memory).
+    pub fn clear(&mut self) {
+        for p in self.pages.iter_mut() {
+            *p = None;
+        }
+    }
+
+    /// Forgets the accesses to units `range` (a Workgroup variable at a workgroup's start).
+    pub fn clear_range(&mut self, range: std::ops::Range<usize>) {
+        for u in range {
+            if let Some(Some(p)) = self.pages.get_mut(u / PAGE) {
+                p[u % PAGE] = Cell::default();
+            }
+        }
+    }
+
+    /// Number of units.
+    pub fn len(&self) -> usize {
+        self.units
+    }
+
+    /// No units.
+    pub fn is_empty(&self) -> bool {
+        self.units == 0
+    }
+
+    /// The cell of unit `u`, if it was ever touched.
+    pub fn get(&self, u: usize) -> Option<&Cell> {
+        self.pages.get(u / PAGE)?.as_ref().map(|p| &p[u % PAGE])
+    }
+
+    #[inline(always)]
+    fn cell(&mut self, u: usize) -> &mut Cell {
+        let p = self.pages[u / PAGE].get_or_insert_with(|| Box::new([Cell::default(); PAGE]));
+        &mut p[u % PAGE]
+    }
+
+    /// Checks access `me` (by `now`, of kind `kind`) to unit `u` of family `f` against the unit's
+    /// record, then records it. `scope` is the access's scope when it is atomic.
+    #[inline]
+    pub fn access(
+        &mut self,
+        u: usize,
+        kind: Kind,
+        f: Family,
+        now: &Now<'_>,
+        me: Access,
+        scope: Option<Scope>,
+    ) -> Hits {
+        let c = self.cell(u);
+        let mut hits = Hits::default();
+        // Ordered by atomicity: both atomic, each in the other's scope.
+        let atomic_pair = |a: &Access| match scope {
+            Some(s) => a.atomic() && now.mutual_scope(a, s),
+            None => false,
+        };
+        // Against the last write: every kind of access.
+        if c.w.who != 0 && !now.after(&c.w, f) {
+            if atomic_pair(&c.w) {
+                hits.concurrent_atomic = Some(c.w);
+            } else {
+                hits.race = Some((c.w, true));
+            }
+        }
+        match kind {
+            Kind::Read => {
+                if c.r.who == 0 || c.r.who == me.who || now.after(&c.r, f) {
+                    // The earlier reader is ordered before this one: whatever races with it later
+                    // races with this one too, or is ordered after both.
+                    if c.r.who != me.who {
+                        c.r2 = Access::default();
+                    }
+                    c.r = me;
+                } else {
+                    c.r2 = c.r;
+                    c.r = me;
+                }
+            }
+            Kind::Write | Kind::Rmw => {
+                for r in [c.r, c.r2] {
+                    if r.who == 0 || r.who == me.who || now.after(&r, f) {
+                        continue;
+                    }
+                    if atomic_pair(&r) {
+                        if hits.late_atomic_read.is_none() {
+                            hits.late_atomic_read = Some(r);
+                        }
+                    } else if hits.race.is_none() {
+                        hits.race = Some((r, false));
+                    }
+                }
+                c.w = Access {
+                    flags: me.flags | flags::WRITE,
+                    ..me
+                };
+                // Reads before this write are ordered before it or have been reported with it.
+                if kind == Kind::Rmw {
+                    c.r = me;
+                } else {
+                    c.r = Access::default();
+                }
+                c.r2 = Access::default();
+            }
+        }
+        hits
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn now(who: u32, epoch: u32) -> Now<'static> {
+        Now {
+            who,
+            wg: (who - 1) / 64,
+            sg_index: ((who - 1) % 64) / 32,
+            lanes_per_wg: 64,
+            sg_lanes: 32,
+            epoch,
+            sg: 0,
+            clock: 0,
+            knows: None,
+        }
+    }
+
+    fn me(who: u32, epoch: u32) -> Access {
+        Access {
+            who,
+            loc: who * 10,
+            epoch,
+            ..Access::default()
+        }
+    }
+
+    // Appendix B, Data Race: a write and an access by another invocation, unordered.
+    #[test]
+    fn two_writes_without_a_barrier_race() {
+        let mut s = Shadow::new(4);
+        let h = s.access(0, Kind::Write, Family::Shared, &now(1, 0), me(1, 0), None);
+        assert_eq!(h, Hits::default());
+        let h = s.access(0, Kind::Write, Family::Shared, &now(2, 0), me(2, 0), None);
+        assert_eq!(h.race.map(|(a, w)| (a.who, w)), Some((1, true)));
+    }
+
+    // Appendix B, Memory Location: accesses to different locations never conflict.
+    #[test]
+    fn writes_to_different_units_do_not_race() {
+        let mut s = Shadow::new(4);
+        s.access(0, Kind::Write, Family::Shared, &now(1, 0), me(1, 0), None);
+        let h = s.access(1, Kind::Write, Family::Shared, &now(2, 0), me(2, 0), None);
+        assert_eq!(h, Hits::default());
+    }
+
+    // Readers before a barrier do not survive it: a location read by many invocations, then read
+    // and written by one of them after a barrier, is no race (issue 19, rule 7).
+    #[test]
+    fn readers_before_a_barrier_do_not_race_with_a_writer_after_it() {
+        let mut s = Shadow::new(1);
+        for who in 1..=8 {
+            s.access(
+                0,
+                Kind::Read,
+                Family::Shared,
+                &now(who, 0),
+                me(who, 0),
+                None,
+            );
+        }
+        let h = s.access(0, Kind::Read, Family::Shared, &now(3, 1), me(3, 1), None);
+        assert_eq!(h, Hits::default());
+        let h = s.access(0, Kind::Write, Family::Shared, &now(3, 1), me(3, 1), None);
+        assert_eq!(h, Hits::default());
+    }
+
+    // The other party of a race is an invocation that really made the conflicting access.
+    #[test]
+    fn the_other_party_of_a_read_write_race_is_a_real_reader() {
+        let mut s = Shadow::new(1);
+        s.access(0, Kind::Read, Family::Shared, &now(5, 0), me(5, 0), None);
+        s.access(0, Kind::Read, Family::Shared, &now(3, 0), me(3, 0), None);
+        let h = s.access(0, Kind::Write, Family::Shared, &now(3, 0), me(3, 0), None);
+        assert_eq!(h.race.map(|(a, w)| (a.who, a.loc, w)), Some((5, 50, false)));
+    }
+
+    // Atomics in each other's scope do not race; the last one's read is order-dependent.
+    #[test]
+    fn atomics_do_not_race_but_depend_on_the_order() {
+        let mut s = Shadow::new(1);
+        let at = |who| Access {
+            flags: flags::ATOMIC | (Scope::Device as u32) << flags::SCOPE_SHIFT,
+            ..me(who, 0)
+        };
+        let h = s.access(
+            0,
+            Kind::Rmw,
+            Family::Global,
+            &now(1, 0),
+            at(1),
+            Some(Scope::Device),
+        );
+        assert_eq!(h, Hits::default());
+        let h = s.access(
+            0,
+            Kind::Rmw,
+            Family::Global,
+            &now(2, 0),
+            at(2),
+            Some(Scope::Device),
+        );
+        assert!(h.race.is_none());
+        assert_eq!(h.concurrent_atomic.map(|a| a.who), Some(1));
+        assert_eq!(h.late_atomic_read.map(|a| a.who), Some(1));
+    }
+}
