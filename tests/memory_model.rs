@@ -1,0 +1,408 @@
+//! The memory-model rules of the interpreter, each on a minimal kernel written here: memory
+//! locations of 8 bits, values of every width in every storage class, ordering by barriers (with
+//! their memory semantics), fences and release/acquire atomics, races (and races that store one
+//! value), order-dependent values that are followed rather than lost, and `OpUndef` per component.
+//! Each test cites the rule; the expected values come from the rule, not from the interpreter.
+#![cfg(feature = "vulkan")]
+mod spirv_support;
+use lockstep::model::{LaneOrder, SubgroupSize};
+use lockstep::reconverge::Mode;
+use lockstep::spirv::*;
+use spirv_support::{bytes_u32, glsl, u32s};
+
+fn cfg(size: u64, wg: [u32; 3]) -> RunConfig {
+    RunConfig {
+        size: SubgroupSize::new(size).unwrap(),
+        layout: LaneOrder::ROW_MAJOR,
+        mode: Mode::Base,
+        workgroups: wg,
+        max_steps: DEFAULT_MAX_STEPS,
+        lost_paths_end: true,
+    }
+}
+
+/// Runs GLSL (a compute shader body after the header) with u32 buffers at bindings 0, 1, …
+fn run(body: &str, size: u64, wg: [u32; 3], buffers: &[Vec<u32>]) -> ModelRun {
+    let src = format!(
+        "#version 450\n#extension GL_KHR_memory_scope_semantics : enable\n#extension GL_EXT_shader_explicit_arithmetic_types : enable\n#extension GL_KHR_shader_subgroup_basic : enable\n{body}"
+    );
+    let k = decode(&glsl(&src, "k.comp"), &DecodeOptions::default()).unwrap();
+    let bufs: Vec<BufferInput> = buffers
+        .iter()
+        .enumerate()
+        .map(|(i, b)| BufferInput {
+            set: 0,
+            binding: i as u32,
+            bytes: bytes_u32(b),
+            ..Default::default()
+        })
+        .collect();
+    run_model(&k, cfg(size, wg), &bufs, None).unwrap()
+}
+
+fn texts(r: &ModelRun) -> Vec<String> {
+    r.findings.iter().map(|f| r.finding_text(f)).collect()
+}
+
+fn races(r: &ModelRun) -> Vec<(RaceClass, String)> {
+    r.findings
+        .iter()
+        .filter_map(|f| match f {
+            Finding::Race { class, .. } => Some((*class, r.finding_text(f))),
+            _ => None,
+        })
+        .collect()
+}
+
+// Vulkan spec, Appendix B "Memory Model", Memory Location: "A memory location identifies unique
+// storage for 8 bits of data"; accesses to different locations never conflict.
+#[test]
+fn a_memory_location_is_8_bits_so_neighbouring_16_and_8_bit_elements_do_not_race() {
+    let r = run(
+        "layout(local_size_x = 8) in;\n\
+         layout(binding = 0) buffer B { uint b[]; };\n\
+         shared uint16_t h[8];\n\
+         shared int8_t c[8];\n\
+         void main() {\n\
+           uint i = gl_LocalInvocationID.x;\n\
+           h[i] = uint16_t(100 + i);\n\
+           c[i] = int8_t(-int(i));\n\
+           barrier();\n\
+           b[i] = uint(h[(i + 1) % 8]) + uint(int(c[(i + 7) % 8]) + 1000);\n\
+         }\n",
+        8,
+        [1, 1, 1],
+        &[vec![0; 8]],
+    );
+    assert!(r.findings.is_empty(), "{:?}", texts(&r));
+    let b = &r.buffers[0];
+    for i in 0..8u32 {
+        let want = 100 + (i + 1) % 8 + (1000 - (i + 7) % 8);
+        assert_eq!(u32s(&b.bytes)[i as usize], want, "b[{i}]");
+        assert_eq!(r.status(b.word_taint(i as usize)), WordStatus::Exact);
+    }
+}
+
+// Appendix B, Memory Location: a 16-bit store writes two locations and leaves the neighbouring
+// ones as they were — in Function and Workgroup variables too (issue 19, rule 2).
+#[test]
+fn eight_and_sixteen_bit_values_in_function_and_workgroup_variables_are_kept() {
+    let r = run(
+        "layout(local_size_x = 4) in;\n\
+         layout(binding = 0) buffer B { uint b[]; };\n\
+         shared u16vec2 s[4];\n\
+         void main() {\n\
+           uint i = gl_LocalInvocationID.x;\n\
+           int8_t e = int8_t(-3);\n\
+           int16_t f = int16_t(-300);\n\
+           s[i] = u16vec2(i, 2 * i);\n\
+           barrier();\n\
+           b[i] = uint(s[i].y) * 1000u + uint(int(e) + int(f) + 400);\n\
+         }\n",
+        4,
+        [1, 1, 1],
+        &[vec![0; 4]],
+    );
+    assert!(r.findings.is_empty(), "{:?}", texts(&r));
+    let b = &r.buffers[0];
+    assert_eq!(u32s(&b.bytes), [97, 2097, 4097, 6097]);
+    for i in 0..4 {
+        assert_eq!(r.status(b.word_taint(i)), WordStatus::Exact);
+    }
+}
+
+// Appendix B: a control barrier with Workgroup memory semantics makes every access before it
+// happen-before every access after it in the workgroup; atomics return order-dependent values, but
+// commuting ones leave one value behind (the CTS's `atomic_barrier_sum_small` expects 10).
+#[test]
+fn a_barrier_orders_atomics_and_the_memory_they_leave_holds_one_value() {
+    let r = run(
+        "layout(local_size_x = 3) in;\n\
+         layout(binding = 0) buffer B { uint b[]; };\n\
+         shared uint s;\n\
+         void main() {\n\
+           if (gl_LocalInvocationID.x == 0) { atomicExchange(s, 7); }\n\
+           barrier();\n\
+           atomicAdd(s, 1);\n\
+           barrier();\n\
+           if (gl_LocalInvocationID.x == 0) { b[0] = atomicExchange(s, 0); }\n\
+         }\n",
+        4,
+        [1, 1, 1],
+        &[vec![123; 4]],
+    );
+    assert!(r.findings.is_empty(), "{:?}", texts(&r));
+    assert_eq!(u32s(&r.buffers[0].bytes)[0], 10);
+    assert_eq!(r.status(r.buffers[0].word_taint(0)), WordStatus::Exact);
+}
+
+// Appendix B, Data Race: without a barrier between them, a write and a read of one location by
+// different invocations race; `barrier()`'s semantics (WorkgroupMemory) do not order buffer
+// memory, so buffer accesses on either side of it still race.
+#[test]
+fn a_barrier_orders_only_the_storage_classes_its_semantics_name() {
+    let body = |fence: &str| {
+        format!(
+            "layout(local_size_x = 2) in;\n\
+             layout(binding = 0) buffer B {{ uint b[]; }};\n\
+             void main() {{\n\
+               uint i = gl_LocalInvocationID.x;\n\
+               b[i] = i + 1;\n\
+               {fence}\n\
+               barrier();\n\
+               b[2 + i] = b[1 - i];\n\
+             }}\n"
+        )
+    };
+    let racy = run(&body(""), 2, [1, 1, 1], &[vec![0; 4]]);
+    let found = races(&racy);
+    assert!(
+        found.iter().any(|(c, _)| *c == RaceClass::Value),
+        "{found:?}"
+    );
+    // memoryBarrierBuffer() before barrier(): the idiom that orders buffer memory.
+    let ordered = run(&body("memoryBarrierBuffer();"), 2, [1, 1, 1], &[vec![0; 4]]);
+    assert!(ordered.findings.is_empty(), "{:?}", texts(&ordered));
+    assert_eq!(u32s(&ordered.buffers[0].bytes), [1, 2, 2, 1]);
+}
+
+// Appendix B, Data Race; the CTS's `compute_push_constant_and_ssbo` and graphicsfuzz files: every
+// invocation stores the same value to one location. That is a data race, reported as such, in the
+// class "same value": the value every order leaves is kept (issue 19, rule 4).
+#[test]
+fn racing_writes_of_one_value_are_a_same_value_race_and_keep_the_value() {
+    let r = run(
+        "layout(local_size_x = 8) in;\n\
+         layout(binding = 0) buffer B { uint b[]; };\n\
+         void main() { b[0] = 42u; }\n",
+        8,
+        [2, 1, 1],
+        &[vec![0; 1]],
+    );
+    let found = races(&r);
+    assert!(!found.is_empty());
+    assert!(
+        found.iter().all(|(c, _)| *c == RaceClass::SameValue),
+        "{found:?}"
+    );
+    assert_eq!(u32s(&r.buffers[0].bytes), [42]);
+    assert_eq!(r.status(r.buffers[0].word_taint(0)), WordStatus::Exact);
+}
+
+// Appendix B, Data Race: two invocations writing different values race, and what is left is
+// undefined.
+#[test]
+fn racing_writes_of_different_values_leave_an_undefined_value() {
+    let r = run(
+        "layout(local_size_x = 8) in;\n\
+         layout(binding = 0) buffer B { uint b[]; };\n\
+         void main() { b[0] = gl_LocalInvocationID.x; }\n",
+        8,
+        [1, 1, 1],
+        &[vec![0; 1]],
+    );
+    assert!(races(&r).iter().any(|(c, _)| *c == RaceClass::Value));
+    assert!(matches!(
+        r.status(r.buffers[0].word_taint(0)),
+        WordStatus::Racy(_)
+    ));
+}
+
+// Appendix B, Synchronizes-With: a release store of a flag by one workgroup, read by an acquire
+// load in another, orders the data written before the release before the reads after the acquire.
+// Without the pair (relaxed atomics), the data accesses race.
+#[test]
+fn a_release_acquire_pair_orders_data_between_workgroups_and_relaxed_atomics_do_not() {
+    let body = |rel: &str, acq: &str| {
+        format!(
+            "layout(local_size_x = 1) in;\n\
+             layout(binding = 0) buffer B {{ uint data; uint flag; uint out_[]; }};\n\
+             void main() {{\n\
+               if (gl_WorkGroupID.x == 0) {{\n\
+                 data = 5u;\n\
+                 atomicStore(flag, 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer, {rel});\n\
+               }} else {{\n\
+                 uint f = atomicLoad(flag, gl_ScopeDevice, gl_StorageSemanticsBuffer, {acq});\n\
+                 if (f == 1u) {{ out_[0] = data; }}\n\
+               }}\n\
+             }}\n"
+        )
+    };
+    let sync = run(
+        &body("gl_SemanticsRelease", "gl_SemanticsAcquire"),
+        1,
+        [2, 1, 1],
+        &[vec![0; 3]],
+    );
+    assert!(races(&sync).is_empty(), "{:?}", texts(&sync));
+    let relaxed = run(
+        &body("gl_SemanticsRelaxed", "gl_SemanticsRelaxed"),
+        1,
+        [2, 1, 1],
+        &[vec![0; 3]],
+    );
+    let found = races(&relaxed);
+    assert!(
+        found
+            .iter()
+            .any(|(_, t)| t.contains("wrote at k.comp:9") && t.contains("read at k.comp:13")),
+        "{found:?}"
+    );
+}
+
+// Appendix B: atomics are not data races with each other; but what an atomic returns depends on
+// the order the invocations ran in, and a store through an index it returned must be performed —
+// the element it lands on holds an order-dependent value, the counter a defined one (issue 19,
+// rule 6).
+#[test]
+fn a_store_through_an_index_an_atomic_returned_is_performed() {
+    let r = run(
+        "layout(local_size_x = 4) in;\n\
+         layout(binding = 0) buffer C { uint count; };\n\
+         layout(binding = 1) buffer O { uint o[]; };\n\
+         void main() { o[atomicAdd(count, 1u)] = 10u + gl_GlobalInvocationID.x; }\n",
+        4,
+        [2, 1, 1],
+        &[vec![0; 1], vec![0; 8]],
+    );
+    assert!(r.findings.is_empty(), "{:?}", texts(&r));
+    let c = r.buffers.iter().find(|b| b.binding == 0).unwrap();
+    assert_eq!(u32s(&c.bytes), [8]);
+    assert_eq!(r.status(c.word_taint(0)), WordStatus::Exact);
+    let o = r.buffers.iter().find(|b| b.binding == 1).unwrap();
+    let mut got = u32s(&o.bytes);
+    got.sort();
+    assert_eq!(got, (10..18).collect::<Vec<u32>>());
+    for i in 0..8 {
+        assert!(matches!(
+            r.status(o.word_taint(i)),
+            WordStatus::OrderDependent(_)
+        ));
+    }
+}
+
+// Appendix B: branching on an atomic's result (a ticket) is legal; the path is this execution's,
+// not a lost one — no finding, and what the branch wrote is order-dependent, not undefined.
+#[test]
+fn a_branch_on_an_atomics_result_is_followed_not_lost() {
+    let r = run(
+        "layout(local_size_x = 4) in;\n\
+         layout(binding = 0) buffer C { uint count; uint winner; };\n\
+         void main() { if (atomicAdd(count, 1u) == 0u) { winner = 7u; } }\n",
+        4,
+        [1, 1, 1],
+        &[vec![0; 2]],
+    );
+    assert!(r.findings.is_empty(), "{:?}", texts(&r));
+    assert_eq!(u32s(&r.buffers[0].bytes), [4, 7]);
+    assert!(matches!(
+        r.status(r.buffers[0].word_taint(1)),
+        WordStatus::OrderDependent(_)
+    ));
+}
+
+// Appendix B, Data Race: readers before a barrier are ordered before every access after it; one
+// invocation reading and writing after the barrier races with nobody (issue 19, rule 7).
+#[test]
+fn readers_before_a_barrier_do_not_race_with_a_writer_after_it() {
+    let r = run(
+        "layout(local_size_x = 8) in;\n\
+         layout(binding = 0) buffer B { uint b[]; };\n\
+         shared uint s;\n\
+         void main() {\n\
+           if (gl_LocalInvocationID.x == 0) { s = 3u; }\n\
+           barrier();\n\
+           b[gl_LocalInvocationID.x] = s;\n\
+           barrier();\n\
+           if (gl_LocalInvocationID.x == 5) { s = s + 1u; b[8] = s; }\n\
+         }\n",
+        8,
+        [1, 1, 1],
+        &[vec![0; 9]],
+    );
+    assert!(r.findings.is_empty(), "{:?}", texts(&r));
+    assert_eq!(u32s(&r.buffers[0].bytes)[8], 4);
+}
+
+// The other party of a race is an invocation that made the conflicting access (issue 19, rule 7):
+// invocation 2 writes what invocations 0 and 1 read; the report names a reader, never the writer
+// itself.
+#[test]
+fn the_other_party_of_a_race_is_an_invocation_that_made_the_access() {
+    let r = run(
+        "layout(local_size_x = 4) in;\n\
+         layout(binding = 0) buffer B { uint b[]; };\n\
+         shared uint s;\n\
+         void main() {\n\
+           uint i = gl_LocalInvocationID.x;\n\
+           if (i == 0) { s = 1u; }\n\
+           barrier();\n\
+           if (i < 2) { b[i] = s; }\n\
+           if (i == 2) { s = 9u; }\n\
+         }\n",
+        4,
+        [1, 1, 1],
+        &[vec![0; 4]],
+    );
+    let found: Vec<&Finding> = r
+        .findings
+        .iter()
+        .filter(|f| matches!(f, Finding::Race { .. }))
+        .collect();
+    assert!(!found.is_empty());
+    for f in found {
+        if let Finding::Race { a, b, .. } = f {
+            assert_ne!(a.0, b.0, "{}", r.finding_text(f));
+            assert!(a.0 < 2 && b.0 == 2, "{}", r.finding_text(f));
+        }
+    }
+}
+
+// Appendix B, Agent: "if an instruction is skipped due to control flow, it does not constitute an
+// operation" — a store that never runs is no race and no out-of-bounds access (the CTS's
+// `unexecuted_oob_*`).
+#[test]
+fn a_store_in_code_that_never_runs_is_no_race() {
+    let r = run(
+        "layout(local_size_x = 4) in;\n\
+         layout(binding = 0) buffer B { uint n; uint b[]; };\n\
+         void main() {\n\
+           uint i = gl_GlobalInvocationID.x;\n\
+           if (i > n) { b[0] = i; b[100000] = i; }\n\
+           b[1 + i] = i;\n\
+         }\n",
+        4,
+        [2, 1, 1],
+        &[vec![100, 0, 0, 0, 0, 0, 0, 0, 0, 0]],
+    );
+    assert!(r.findings.is_empty(), "{:?}", texts(&r));
+}
+
+// GLSL.std.450 Ldexp: "x * 2^exp"; the exponent is an integer of any width (Int8/16/64 with the
+// extended types) and must be read at its own width: -1 as a 64-bit or 16-bit integer is -1.
+#[test]
+fn ldexp_reads_exponents_of_every_width_as_signed() {
+    let r = run(
+        "layout(local_size_x = 1) in;\n\
+         layout(binding = 0) buffer B { float f[]; };\n\
+         void main() {\n\
+           int64_t e64 = int64_t(-1) - int64_t(f[4]);\n\
+           int16_t e16 = int16_t(-2);\n\
+           int8_t e8 = int8_t(-3);\n\
+           f[0] = ldexp(8.0, int(e64));\n\
+           f[1] = ldexp(-8.0, e16);\n\
+           f[2] = ldexp(8.0, e8);\n\
+           f[3] = ldexp(-0.0, int(-e64));\n\
+         }\n",
+        1,
+        [1, 1, 1],
+        &[vec![0, 0, 0, 0, 0]],
+    );
+    let f: Vec<f32> = r.buffers[0]
+        .bytes
+        .chunks(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(f[..3], [4.0, -2.0, 1.0]);
+    assert_eq!(f[3].to_bits(), (-0.0f32).to_bits());
+}
