@@ -130,14 +130,14 @@ fn a_buffer_too_small_for_the_kernel_reads_as_one_finding_per_cause() {
         .collect();
     assert_eq!(oob.len(), 1, "{stdout}");
     assert!(
-        oob[0].contains("and 122 more ← out-of-bounds read of")
-            && oob[0].ends_with("at examples/max_reduce.comp:14"),
+        oob[0].contains("out-of-bounds read of foo at examples/max_reduce.comp:14 — byte 8 by")
+            && oob[0].ends_with("and 122 more"),
         "{stdout}"
     );
     // Four subgroups' atomicMax on one word: one link in the chain, not four.
     assert!(
         stdout.contains(
-            "binding 1[0] ← OpAtomicUMax examples/max_reduce.comp:17 ← OpLoad examples/max_reduce.comp:14: byte 8 is outside"
+            "binding 1 bar ← OpAtomicUMax examples/max_reduce.comp:17 ← OpLoad examples/max_reduce.comp:14: byte 8 is outside"
         ),
         "{stdout}"
     );

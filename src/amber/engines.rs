@@ -213,7 +213,8 @@ impl Backend for ModelBackend {
             out[*idx] = o.bytes.clone();
             let mut list: Vec<Annotation> = Vec::new();
             let mut last: Option<(u32, Option<(AnnotationKind, String)>)> = None;
-            for (b, t) in o.taint.iter().enumerate() {
+            let unit = o.unit as usize;
+            for (u, t) in o.taint.iter().enumerate() {
                 let st = match &last {
                     Some((lt, st)) if lt == t => st.clone(),
                     _ => {
@@ -233,7 +234,7 @@ impl Backend for ModelBackend {
                 let Some((kind, why)) = st else {
                     continue;
                 };
-                let bytes = b..b + 1;
+                let bytes = u * unit..((u + 1) * unit).min(o.bytes.len());
                 match list.last_mut() {
                     Some(a) if a.kind == kind && a.why == why && a.bytes.end == bytes.start => {
                         a.bytes.end = bytes.end

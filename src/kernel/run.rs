@@ -210,25 +210,21 @@ impl KernelJob {
             lane_instructions: r.lane_instructions,
             buffers: Vec::new(),
             findings: Vec::new(),
-            findings_total: 0,
-            failing: 0,
+            index: std::collections::HashMap::new(),
             device: device.is_some(),
             tolerance: tol,
+            strict: false,
         };
-        for f in &r.findings {
-            report.push(Finding {
-                kind: finding_kind(f),
-                set: None,
-                binding: None,
-                index: None,
-                line: finding_line(r, f),
-                why: r.finding_text(f),
-                device: None,
-            });
+        for g in &r.groups {
+            let Some(first) = g.examples.first() else {
+                continue;
+            };
+            let kind = finding_kind(first);
+            let (why, items) = r.group_text(g);
+            let line = finding_line(r, first);
+            report.add_group(kind, None, line, why, &items, g.count);
         }
-        let unkept = r.finding_count.saturating_sub(r.findings.len() as u64);
-        report.findings_total += unkept;
-        report.failing += unkept;
+        let mut statuses: std::collections::HashMap<u32, WordStatus> = Default::default();
         for (bi, (set, binding, host)) in self.buffers.iter().enumerate() {
             let Some(out) = r
                 .buffers
@@ -252,19 +248,20 @@ impl KernelJob {
                 mismatches: 0,
             };
             let dev = device.and_then(|d| d.get(bi));
+            let at = Some((*set, *binding));
             for i in 0..n {
-                let (w0, w1) = (i * es, i * es + es - 1);
-                let taint = (w0..=w1)
-                    .map(|b| out.taint.get(b).copied().unwrap_or(0))
-                    .fold(0, crate::spirv::prov::combine);
-                let status = r.status(taint);
+                let taint = out.taint_of(i * es..(i + 1) * es);
+                let status = statuses
+                    .entry(taint)
+                    .or_insert_with(|| r.status(taint))
+                    .clone();
                 let bits = |b: &[u8]| -> u64 {
                     let mut x = [0u8; 8];
                     x[..es].copy_from_slice(&b[i * es..(i + 1) * es]);
                     u64::from_le_bytes(x)
                 };
                 let mbits = bits(&out.bytes);
-                let name = format!("{}[{i}]", binding_name(*set, *binding));
+                let name = model.kernel.describe(out.object, (i * es) as u64);
                 match &status {
                     WordStatus::Exact | WordStatus::Inexact => {
                         let inexact = status == WordStatus::Inexact;
@@ -282,35 +279,33 @@ impl KernelJob {
                             };
                             if !same {
                                 br.mismatches += 1;
-                                let writer = out.writer.get(w0).copied().unwrap_or((0, 0));
+                                let writer = out.writer_at(i * es);
                                 let who = if writer.0 == 0 {
                                     "not written by the kernel on the model (initial value)"
                                         .to_string()
                                 } else {
-                                    format!(
-                                        "written by {} at {}",
-                                        r.invocation_text(writer.0),
-                                        r.at(writer.1)
-                                    )
+                                    format!("written at {}", r.at(writer.1))
                                 };
-                                report.push(Finding {
-                                    kind: "mismatch",
-                                    set: Some(*set),
-                                    binding: Some(*binding),
-                                    index: Some(i),
-                                    line: (writer.0 != 0).then(|| r.line(writer.1)).flatten(),
-                                    device: Some(show(host.dtype, dbits)),
-                                    why: format!(
-                                        "{name}: model {} device {}{}; {who}",
-                                        show(host.dtype, mbits),
-                                        show(host.dtype, dbits),
-                                        if inexact {
-                                            format!(" (inexact: beyond the tolerance rel {:e} abs {:e})", tol.rel, tol.abs)
-                                        } else {
-                                            String::new()
-                                        }
-                                    ),
-                                });
+                                let item = format!(
+                                    "{name}: model {} device {}{}",
+                                    show(host.dtype, mbits),
+                                    show(host.dtype, dbits),
+                                    if writer.0 == 0 {
+                                        String::new()
+                                    } else {
+                                        format!(" (by {})", r.invocation_text(writer.0))
+                                    }
+                                );
+                                let why = format!(
+                                    "model and device differ{}; {who}",
+                                    if inexact {
+                                        format!(" beyond the tolerance (rel {:e}, abs {:e}) for an inexact value", tol.rel, tol.abs)
+                                    } else {
+                                        String::new()
+                                    }
+                                );
+                                let line = (writer.0 != 0).then(|| r.line(writer.1)).flatten();
+                                report.add_group(FindingKind::Mismatch, at, line, why, &[item], 1);
                             }
                         }
                     }
@@ -320,26 +315,22 @@ impl KernelJob {
                         let kind = match status {
                             WordStatus::Undefined(_) => {
                                 br.undefined += 1;
-                                "undefined"
+                                FindingKind::Undefined
                             }
                             WordStatus::OrderDependent(_) => {
                                 br.order_dependent += 1;
-                                "order_dependent"
+                                FindingKind::OrderDependent
                             }
                             _ => {
                                 br.racy += 1;
-                                "race"
+                                FindingKind::Racy
                             }
                         };
-                        report.push(Finding {
-                            kind,
-                            set: Some(*set),
-                            binding: Some(*binding),
-                            index: Some(i),
-                            line: None,
-                            why: format!("{name} ← {chain}"),
-                            device: dev.map(|d| show(host.dtype, bits(d))),
-                        });
+                        let item = match dev {
+                            Some(d) => format!("{name} (device: {})", show(host.dtype, bits(d))),
+                            None => name,
+                        };
+                        report.add_group(kind, at, None, chain.clone(), &[item], 1);
                     }
                 }
             }
@@ -374,13 +365,17 @@ fn within(t: ScalarType, a: u64, b: u64, tol: Tolerance) -> bool {
     (x - y).abs() <= tol.abs + tol.rel * x.abs().max(y.abs())
 }
 
-fn finding_kind(f: &crate::spirv::Finding) -> &'static str {
+fn finding_kind(f: &crate::spirv::Finding) -> FindingKind {
+    use crate::spirv::{Finding as F, RaceClass};
     match f {
-        crate::spirv::Finding::Race { .. } => "race",
-        crate::spirv::Finding::DivergentBarrier { .. } => "divergent_barrier",
-        crate::spirv::Finding::OutOfBounds { .. } => "out_of_bounds",
-        crate::spirv::Finding::LostPath { .. } => "undefined",
-        crate::spirv::Finding::Unreachable { .. } => "undefined",
+        F::Race {
+            class: RaceClass::SameValue,
+            ..
+        } => FindingKind::SameValueRace,
+        F::Race { .. } => FindingKind::Race,
+        F::DivergentBarrier { .. } => FindingKind::DivergentBarrier,
+        F::OutOfBounds { .. } => FindingKind::OutOfBounds,
+        F::LostPath { .. } | F::Unreachable { .. } => FindingKind::LostPath,
     }
 }
 
@@ -420,39 +415,83 @@ pub struct BufferReport {
     pub mismatches: usize,
 }
 
-/// One finding of a report.
+/// What a finding of a report is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum FindingKind {
+    /// two unordered accesses, one a write, that leave different values (a data race)
+    Race,
+    /// a workgroup barrier some invocations did not reach
+    DivergentBarrier,
+    /// an access outside its variable
+    OutOfBounds,
+    /// model and device disagree on a defined element
+    Mismatch,
+    /// an element holds a racy value
+    Racy,
+    /// an element holds an undefined value
+    Undefined,
+    /// an invocation branched on an undefined value
+    LostPath,
+    /// a data race whose two sides leave the same value (every device gets the value "right"):
+    /// a warning, an error with `--strict`
+    SameValueRace,
+    /// an element's value depends on the order of atomics: explained, not wrong
+    OrderDependent,
+}
+
+impl FindingKind {
+    /// The name in reports and JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            FindingKind::Race => "race",
+            FindingKind::DivergentBarrier => "divergent_barrier",
+            FindingKind::OutOfBounds => "out_of_bounds",
+            FindingKind::Mismatch => "mismatch",
+            FindingKind::Racy => "racy",
+            FindingKind::Undefined => "undefined",
+            FindingKind::LostPath => "lost_path",
+            FindingKind::SameValueRace => "same_value_race",
+            FindingKind::OrderDependent => "order_dependent",
+        }
+    }
+
+    /// Does a finding of this kind fail the run (`strict`: same-value races too)?
+    pub fn fails(self, strict: bool) -> bool {
+        match self {
+            FindingKind::OrderDependent => false,
+            FindingKind::SameValueRace => strict,
+            _ => true,
+        }
+    }
+}
+
+/// A group of findings of a report: one kind, in one buffer (for elements), for one reason, with
+/// how many there were and the first few of them.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Finding {
-    /// `undefined`, `order_dependent`, `race`, `divergent_barrier`, `out_of_bounds`, `mismatch`
-    pub kind: &'static str,
-    /// the buffer, for element findings
-    pub set: Option<u32>,
-    /// the binding
-    pub binding: Option<u32>,
-    /// the element
-    pub index: Option<usize>,
+    /// what it is about
+    pub kind: FindingKind,
+    /// the buffer (set, binding), for element findings
+    pub buffer: Option<(u32, u32)>,
     /// source line, where known
     pub line: Option<u32>,
-    /// the explanation (the chain)
+    /// the explanation the group shares (the chain, or the first occurrence)
     pub why: String,
-    /// what the device wrote there, for element findings of a run with a device
-    pub device: Option<String>,
+    /// the first elements or occurrences (at most [`GROUP_ITEMS`])
+    pub items: Vec<String>,
+    /// occurrences in all
+    pub count: u64,
 }
 
-/// An out-of-bounds finding ("out-of-bounds read of X at byte N by WHO at LOC") split into what
-/// differs per invocation ("byte N by WHO") and what a group of them shares ("out-of-bounds read of
-/// X at LOC"), so that a loop reading past a buffer reads as one line.
-fn oob_parts(f: &Finding) -> Option<(String, String)> {
-    if f.kind != "out_of_bounds" {
-        return None;
-    }
-    let (what, rest) = f.why.split_once(" at byte ")?;
-    let (byte_who, loc) = rest.rsplit_once(" at ")?;
-    Some((format!("byte {byte_who}"), format!("{what} at {loc}")))
-}
+/// What makes findings of a report one group: kind, buffer, explanation.
+type GroupOf = (FindingKind, Option<(u32, u32)>, String);
 
-/// Most findings a report keeps (the counts go on).
-pub const MAX_REPORT_FINDINGS: usize = 10_000;
+/// Items a report keeps per group (the count goes on).
+pub const GROUP_ITEMS: usize = 64;
+
+/// Groups a report prints (all of them are in the JSON).
+pub const TEXT_GROUPS: usize = 40;
 
 /// The comparison of a kernel's run on the model (and a device).
 #[derive(Clone, Debug)]
@@ -471,35 +510,75 @@ pub struct Report {
     pub lane_instructions: u64,
     /// per buffer
     pub buffers: Vec<BufferReport>,
-    /// findings (at most [`MAX_REPORT_FINDINGS`])
+    /// the findings, grouped (every group, however many occurrences)
     pub findings: Vec<Finding>,
-    /// findings, kept or not
-    pub findings_total: u64,
-    /// findings that fail the run (all but `order_dependent`, which are explained, not wrong)
-    pub failing: u64,
+    /// group of each (kind, buffer, explanation)
+    index: std::collections::HashMap<GroupOf, usize>,
     /// a device was compared
     pub device: bool,
     /// the tolerance used for inexact elements
     pub tolerance: Tolerance,
+    /// same-value races fail the run too
+    pub strict: bool,
 }
 
 impl Report {
-    fn push(&mut self, f: Finding) {
-        self.findings_total += 1;
-        if f.kind != "order_dependent" {
-            self.failing += 1;
+    /// Adds `count` occurrences with `items` to the group (kind, buffer, why).
+    fn add_group(
+        &mut self,
+        kind: FindingKind,
+        buffer: Option<(u32, u32)>,
+        line: Option<u32>,
+        why: String,
+        items: &[String],
+        count: u64,
+    ) {
+        let key = (kind, buffer, why);
+        let i = match self.index.get(&key) {
+            Some(i) => *i,
+            None => {
+                self.findings.push(Finding {
+                    kind,
+                    buffer,
+                    line,
+                    why: key.2.clone(),
+                    items: Vec::new(),
+                    count: 0,
+                });
+                self.index.insert(key, self.findings.len() - 1);
+                self.findings.len() - 1
+            }
+        };
+        let g = &mut self.findings[i];
+        g.count += count;
+        for it in items {
+            if g.items.len() < GROUP_ITEMS {
+                g.items.push(it.clone());
+            }
         }
-        if self.findings.len() < MAX_REPORT_FINDINGS {
-            self.findings.push(f);
-        }
+    }
+
+    /// Occurrences of findings in all.
+    pub fn findings_total(&self) -> u64 {
+        self.findings.iter().map(|f| f.count).sum()
+    }
+
+    /// Occurrences that fail the run.
+    pub fn failing(&self) -> u64 {
+        self.findings
+            .iter()
+            .filter(|f| f.kind.fails(self.strict))
+            .map(|f| f.count)
+            .sum()
     }
 
     /// Model and device agree and nothing undefined or racy reached a buffer, and there was no
     /// race, divergent barrier or out-of-bounds access. Order-dependent elements (an atomic's
     /// returned value, and what it decides) are explained, not failures: the program asked for an
-    /// order the device picks.
+    /// order the device picks; a race whose sides store the same value is a warning unless
+    /// `strict`.
     pub fn ok(&self) -> bool {
-        self.failing == 0
+        self.failing() == 0
     }
 
     /// The summary for people.
@@ -552,65 +631,64 @@ impl Report {
             ]);
         }
         s += &crate::text::table(&rows);
-        // Group element findings by their explanation without the element name, so that a
-        // thousand cells undefined for one reason read as one line.
-        let mut groups: Vec<(String, &'static str, Vec<String>)> = Vec::new();
-        for f in &self.findings {
-            let (head, rest) = match (f.index, f.why.split_once(" ← ")) {
-                (Some(_), Some((h, r))) if f.kind != "mismatch" => (
-                    match &f.device {
-                        Some(d) => format!("{h} (device: {d})"),
-                        None => h.to_string(),
-                    },
-                    r.to_string(),
-                ),
-                _ => match oob_parts(f) {
-                    Some((head, rest)) => (head, rest),
-                    None => (String::new(), f.why.clone()),
-                },
-            };
-            match groups.iter_mut().find(|g| g.0 == rest && g.1 == f.kind) {
-                Some(g) => g.2.push(head),
-                None => groups.push((rest, f.kind, vec![head])),
-            }
-        }
-        if !groups.is_empty() {
+        // Groups by severity (what fails before what explains), each group once, with its count
+        // and its first elements; every group is in the JSON.
+        let mut order: Vec<&Finding> = self.findings.iter().collect();
+        order.sort_by_key(|f| f.kind);
+        if !order.is_empty() {
             s += "\nfindings:\n";
         }
-        for (why, kind, heads) in groups.iter().take(50) {
-            let heads: Vec<&String> = heads.iter().filter(|h| !h.is_empty()).collect();
-            if heads.is_empty() {
-                let _ = writeln!(s, "  [{kind}] {why}");
-            } else {
-                let shown: Vec<&str> = heads.iter().take(4).map(|h| h.as_str()).collect();
-                let more = if heads.len() > 4 {
-                    format!(" and {} more", heads.len() - 4)
+        for f in order.iter().take(TEXT_GROUPS) {
+            let where_ = match f.buffer {
+                Some((set, binding)) => format!("{} ", binding_name(set, binding)),
+                None => String::new(),
+            };
+            if f.items.is_empty() {
+                let times = if f.count > 1 {
+                    format!(" ({} times)", f.count)
                 } else {
                     String::new()
                 };
-                let _ = writeln!(s, "  [{kind}] {}{more} ← {why}", shown.join(", "));
+                let _ = writeln!(s, "  [{}] {}{}{times}", f.kind.name(), where_, f.why);
+            } else {
+                let shown: Vec<&str> = f.items.iter().take(4).map(|h| h.as_str()).collect();
+                let more = if f.count > shown.len() as u64 {
+                    format!(" and {} more", f.count - shown.len() as u64)
+                } else {
+                    String::new()
+                };
+                if f.buffer.is_some() {
+                    let _ = writeln!(
+                        s,
+                        "  [{}] {}{}{more} ← {}",
+                        f.kind.name(),
+                        where_,
+                        shown.join(", "),
+                        f.why
+                    );
+                } else {
+                    let _ = writeln!(
+                        s,
+                        "  [{}] {} — {}{more}",
+                        f.kind.name(),
+                        f.why,
+                        shown.join("; ")
+                    );
+                }
             }
         }
-        if groups.len() > 50 {
+        if order.len() > TEXT_GROUPS {
             let _ = writeln!(
                 s,
-                "  … {} more kinds of finding (see --json)",
-                groups.len() - 50
-            );
-        }
-        let kept = self.findings.len() as u64;
-        if self.findings_total > kept {
-            let _ = writeln!(
-                s,
-                "  ({} findings in all; the first {kept} are kept)",
-                self.findings_total
+                "  … {} more groups of findings (see --json)",
+                order.len() - TEXT_GROUPS
             );
         }
         let _ = writeln!(
             s,
             "result: {}",
             if self.ok() {
-                match (self.device, self.findings_total > 0) {
+                match (self.device, self.findings_total() > 0) {
                     (true, false) => "PASS (model and device agree; nothing undefined reached a buffer)",
                     (false, false) => "PASS (model only; nothing undefined reached a buffer)",
                     (true, true) => "PASS (model and device agree where the order of atomics does not decide; nothing undefined reached a buffer)",
@@ -641,10 +719,12 @@ impl Report {
                 "order_dependent": b.order_dependent, "racy": b.racy, "mismatches": b.mismatches,
             })).collect::<Vec<_>>(),
             "findings": self.findings.iter().map(|f| json!({
-                "kind": f.kind, "set": f.set, "binding": f.binding, "index": f.index,
-                "line": f.line, "why": f.why, "device": f.device,
+                "kind": f.kind.name(), "set": f.buffer.map(|b| b.0), "binding": f.buffer.map(|b| b.1),
+                "line": f.line, "why": f.why, "count": f.count, "items": f.items,
+                "fails": f.kind.fails(self.strict),
             })).collect::<Vec<_>>(),
-            "findings_total": self.findings_total,
+            "findings_total": self.findings_total(),
+            "strict": self.strict,
         })
     }
 }

@@ -148,6 +148,8 @@ struct Decoder<'m> {
     shared_words: u32,
     lane_units: u32,
     shared_units: u32,
+    /// (struct type result id, member) → `OpMemberName`
+    member_names: HashMap<(u32, u32), String>,
     file: Option<String>,
     constructs: HashMap<u32, LocId>,
     uses_subgroups: bool,
@@ -191,6 +193,7 @@ impl<'m> Decoder<'m> {
             shared_words: 0,
             lane_units: 0,
             shared_units: 0,
+            member_names: HashMap::new(),
             file: None,
             constructs: HashMap::new(),
             uses_subgroups: false,
@@ -222,6 +225,12 @@ impl<'m> Decoder<'m> {
         }
         check_recursion(&funcs)?;
         let spec_ids = self.spec_ids();
+        let mut member_names = HashMap::new();
+        for ((id, m), name) in &self.member_names {
+            if let Some(Id::Type(t)) = self.ids.get(id) {
+                member_names.insert((*t, *m), name.clone());
+            }
+        }
         Ok(Kernel {
             name: self.opts.name.clone(),
             entry_name,
@@ -240,6 +249,7 @@ impl<'m> Decoder<'m> {
             shared_words: self.shared_words,
             lane_units: self.lane_units,
             shared_units: self.shared_units,
+            member_names,
             constructs: self.constructs,
             spec_ids,
             uses_subgroups: self.uses_subgroups,
@@ -305,6 +315,18 @@ impl<'m> Decoder<'m> {
             }
         }
         for i in &self.m.debug_names {
+            if i.class.opcode == SOp::MemberName {
+                if let (
+                    Some(Operand::IdRef(id)),
+                    Some(Operand::LiteralBit32(m)),
+                    Some(Operand::LiteralString(s)),
+                ) = (i.operands.first(), i.operands.get(1), i.operands.get(2))
+                {
+                    if !s.is_empty() {
+                        self.member_names.insert((*id, *m), s.clone());
+                    }
+                }
+            }
             if i.class.opcode == SOp::Name {
                 if let (Some(Operand::IdRef(id)), Some(Operand::LiteralString(s))) =
                     (i.operands.first(), i.operands.get(1))
@@ -1204,9 +1226,31 @@ impl<'m> Decoder<'m> {
             }
             _ => 0,
         };
+        // A block without an instance name (`buffer B { uint data[]; };`) is known by its member
+        // when it has one, else by its block name — never by a SPIR-V id.
+        let own = match self.names.get(&rid) {
+            Some(n) => n.clone(),
+            None => {
+                let tid = type_spirv_id(self, pointee);
+                match self.types.get(pointee) {
+                    Type::Struct { members, .. } if members.len() == 1 => self
+                        .member_names
+                        .get(&(tid, 0))
+                        .or_else(|| self.names.get(&tid))
+                        .cloned()
+                        .unwrap_or_else(|| self.name(rid)),
+                    Type::Struct { .. } => self
+                        .names
+                        .get(&tid)
+                        .cloned()
+                        .unwrap_or_else(|| self.name(rid)),
+                    _ => self.name(rid),
+                }
+            }
+        };
         let name = match func {
-            Some(f) => format!("{} (in {f})", self.name(rid)),
-            None => self.name(rid),
+            Some(f) => format!("{own} (in {f})"),
+            None => own,
         };
         let loc = self.locs.len() as LocId;
         self.locs.push(Location {

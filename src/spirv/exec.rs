@@ -20,7 +20,7 @@ use crate::spirv::memory::{Buffer, Knowledge, Shadow, Space};
 use crate::spirv::prov::{Cause, Prov, Provs, INEXACT, PROV};
 use crate::spirv::types::Storage;
 use rayon::prelude::*;
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::{Mutex, RwLock};
 
@@ -139,9 +139,9 @@ pub struct Dispatch<'k> {
     pub provs: Provs,
     /// the "never written" record of each object
     pub uninit: Vec<u32>,
-    /// findings (bounded)
-    pub findings: Mutex<Vec<Finding>>,
-    /// count of findings, including those not kept
+    /// findings, grouped
+    pub findings: Mutex<BTreeMap<GroupKey, FindingGroup>>,
+    /// count of findings, kept as examples or not
     pub finding_count: AtomicU64,
     /// lane-instructions executed
     pub lane_instructions: AtomicU64,
@@ -152,8 +152,9 @@ pub struct Dispatch<'k> {
     error: Mutex<Option<SpirvError>>,
     /// lanes per workgroup in the register file (subgroups × size)
     pub lanes_per_wg: u32,
-    /// the buffers as bound, for a run done again
-    initial: Vec<Option<Buffer>>,
+    /// what each writable buffer held when bound (bytes, and undefined ranges with their taint),
+    /// for a run done again
+    initial: Vec<Option<Initial<'k>>>,
     /// this run goes workgroup after workgroup, with the full race shadow on buffers
     ordered: AtomicBool,
     /// a parallel run found invocations sharing buffer memory one of them writes
@@ -162,6 +163,16 @@ pub struct Dispatch<'k> {
     late: RwLock<Late>,
     /// such reads found in this run
     late_new: Mutex<HashSet<LateKey>>,
+    /// `late` is not empty
+    any_late: AtomicBool,
+}
+
+/// What a writable buffer held when it was bound.
+pub struct Initial<'a> {
+    /// the bytes
+    pub bytes: &'a [u8],
+    /// byte ranges holding no defined value, with their taint
+    pub undefined: Vec<(std::ops::Range<usize>, u32)>,
 }
 
 /// Reads found, after they ran, to have raced with a later write (or, atomic, to depend on the
@@ -172,8 +183,75 @@ struct Late {
     keys: HashSet<LateKey>,
 }
 
-/// Most findings kept in detail (the count goes on).
-pub const MAX_FINDINGS: usize = 1000;
+/// Occurrences kept of each group of findings (the count goes on): the first ones in a fixed order
+/// (by invocation, then byte), whichever thread found them first.
+pub const EXAMPLES: usize = 8;
+
+/// What makes findings one group: their kind, the variable, the instructions (both sides of a
+/// race) and the class.
+pub type GroupKey = (u8, u32, u32, u32, u32);
+
+/// Findings of one kind at one place: how many, and the first occurrences.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FindingGroup {
+    /// occurrences in all
+    pub count: u64,
+    /// the first [`EXAMPLES`] occurrences, in a fixed order
+    pub examples: Vec<Finding>,
+}
+
+impl Finding {
+    /// The group this finding belongs to (a race's two sides in a fixed order).
+    pub fn group_key(&self) -> GroupKey {
+        match self {
+            Finding::Race {
+                object,
+                a,
+                b,
+                class,
+                ..
+            } => {
+                let (x, y) = if (a.1, a.2) <= (b.1, b.2) {
+                    (a, b)
+                } else {
+                    (b, a)
+                };
+                (
+                    0,
+                    *object,
+                    x.1,
+                    y.1,
+                    (*class as u32) << 2 | (x.2 as u32) << 1 | y.2 as u32,
+                )
+            }
+            Finding::OutOfBounds {
+                object, loc, write, ..
+            } => (1, *object, *loc, 0, *write as u32),
+            Finding::DivergentBarrier { loc, .. } => (2, 0, *loc, 0, 0),
+            Finding::LostPath { construct, loc, .. } => (3, *construct, *loc, 0, 0),
+            Finding::Unreachable { loc } => (4, 0, *loc, 0, 0),
+        }
+    }
+
+    /// The order of occurrences within a group: by invocation, then byte.
+    pub fn order_key(&self) -> (u64, u64, u64) {
+        match self {
+            Finding::Race { offset, a, b, .. } => {
+                (a.0.min(b.0) as u64, a.0.max(b.0) as u64, *offset as u64)
+            }
+            Finding::OutOfBounds { slot, offset, .. } => (*slot as u64, *offset, 0),
+            Finding::DivergentBarrier {
+                workgroup, reached, ..
+            } => (
+                workgroup[2] as u64,
+                (workgroup[1] as u64) << 32 | workgroup[0] as u64,
+                *reached as u64,
+            ),
+            Finding::LostPath { slot, taint, .. } => (*slot as u64, *taint as u64, 0),
+            Finding::Unreachable { .. } => (0, 0, 0),
+        }
+    }
+}
 
 impl<'k> Dispatch<'k> {
     /// Prepares a dispatch: checks the configuration, binds the buffers (`buffers[i]` backs
@@ -182,6 +260,7 @@ impl<'k> Dispatch<'k> {
         k: &'k Kernel,
         cfg: RunConfig,
         buffers: Vec<Option<Buffer>>,
+        initial: Vec<Option<Initial<'k>>>,
         provs: Provs,
     ) -> Result<Dispatch<'k>, SpirvError> {
         let [x, y, z] = k.local_size;
@@ -204,10 +283,6 @@ impl<'k> Dispatch<'k> {
                 "{total} invocations: lockstep runs at most 2^32 - 2 lanes per dispatch"
             )));
         }
-        let initial = buffers
-            .iter()
-            .map(|b| b.as_ref().map(|b| b.fresh_copy()))
-            .collect();
         let uninit = k
             .objects
             .iter()
@@ -229,7 +304,7 @@ impl<'k> Dispatch<'k> {
             buffers,
             provs,
             uninit,
-            findings: Mutex::new(Vec::new()),
+            findings: Mutex::new(BTreeMap::new()),
             finding_count: AtomicU64::new(0),
             lane_instructions: AtomicU64::new(0),
             done: AtomicU64::new(0),
@@ -241,6 +316,7 @@ impl<'k> Dispatch<'k> {
             conflict: AtomicBool::new(false),
             late: RwLock::new(Late::default()),
             late_new: Mutex::new(HashSet::new()),
+            any_late: AtomicBool::new(false),
         })
     }
 
@@ -274,6 +350,9 @@ impl<'k> Dispatch<'k> {
     /// Was this read found, in an earlier run, to have raced with a later write?
     #[inline(always)]
     pub(crate) fn late_read(&self, loc: u32, who: u32, obj: u32, unit: u32) -> bool {
+        if !self.any_late.load(Relaxed) {
+            return false;
+        }
         let l = self.late.read().unwrap_or_else(|e| e.into_inner());
         !l.locs.is_empty() && l.locs.contains(&loc) && l.keys.contains(&(loc, who, obj, unit))
     }
@@ -312,6 +391,7 @@ impl<'k> Dispatch<'k> {
                 l.locs.insert(k.0);
                 l.keys.insert(k);
             }
+            self.any_late.store(true, Relaxed);
         }
         Ok(())
     }
@@ -320,7 +400,7 @@ impl<'k> Dispatch<'k> {
     fn restart(&self) {
         for (b, init) in self.buffers.iter().zip(&self.initial) {
             if let (Some(b), Some(init)) = (b, init) {
-                b.restore(init);
+                b.restore(init.bytes, &init.undefined);
             }
         }
         self.findings
@@ -369,12 +449,26 @@ impl<'k> Dispatch<'k> {
     }
 
     pub(crate) fn find(&self, f: Finding) {
-        let n = self.finding_count.fetch_add(1, Relaxed);
-        if (n as usize) < MAX_FINDINGS {
-            self.findings
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push(f);
+        self.finding_count.fetch_add(1, Relaxed);
+        let mut all = self.findings.lock().unwrap_or_else(|e| e.into_inner());
+        let g = all.entry(f.group_key()).or_insert_with(|| FindingGroup {
+            count: 0,
+            examples: Vec::new(),
+        });
+        g.count += 1;
+        let key = f.order_key();
+        if g.examples.len() < EXAMPLES
+            || g.examples
+                .last()
+                .map(|e| key < e.order_key())
+                .unwrap_or(true)
+        {
+            if g.examples.contains(&f) {
+                return;
+            }
+            let at = g.examples.partition_point(|e| e.order_key() <= key);
+            g.examples.insert(at, f);
+            g.examples.truncate(EXAMPLES);
         }
     }
 

@@ -874,6 +874,8 @@ pub struct Kernel {
     pub shared_words: u32,
     /// per-lane memory taint units per invocation
     pub lane_units: u32,
+    /// struct member names (`OpMemberName`) by (type, member)
+    pub member_names: std::collections::HashMap<(TypeId, u32), String>,
     /// shared memory taint units per workgroup
     pub shared_units: u32,
     /// header label id → location of its merge instruction (for naming constructs)
@@ -882,4 +884,130 @@ pub struct Kernel {
     pub spec_ids: Vec<(u32, String)>,
     /// every subgroup operation in the module uses only ops of these catalogue entries
     pub uses_subgroups: bool,
+}
+
+impl Kernel {
+    /// The element at byte `offset` of object `obj`, in the source's names: `data[5]`,
+    /// `params.scale`, `buf.rows[2].x[1]` (a block without an instance name starts at its member).
+    pub fn describe(&self, obj: ObjectId, offset: u64) -> String {
+        self.var_names().describe(obj, offset)
+    }
+
+    /// What naming elements needs, apart from the code (kept by a run's report).
+    pub fn var_names(&self) -> VarNames {
+        VarNames {
+            types: self.types.clone(),
+            member_names: self.member_names.clone(),
+            objects: self
+                .objects
+                .iter()
+                .map(|o| (o.name.clone(), o.ty))
+                .collect(),
+        }
+    }
+}
+
+/// The names of a kernel's variables, their types and struct members: elements named as the user
+/// wrote them.
+#[derive(Clone, Debug, Default)]
+pub struct VarNames {
+    /// the types
+    pub types: Types,
+    /// struct member names by (type, member)
+    pub member_names: std::collections::HashMap<(TypeId, u32), String>,
+    /// each object's name and pointee type
+    pub objects: Vec<(String, TypeId)>,
+}
+
+impl VarNames {
+    /// The element at byte `offset` of object `obj`: `data[5]`, `params.scale`.
+    pub fn describe(&self, obj: ObjectId, offset: u64) -> String {
+        use crate::spirv::types::{ElementOf, MatrixLayout, Type};
+        let Some((oname, oty)) = self.objects.get(obj as usize) else {
+            return format!("object {obj} byte {offset}");
+        };
+        struct O<'a> {
+            name: &'a String,
+            ty: TypeId,
+        }
+        let o = O {
+            name: oname,
+            ty: *oty,
+        };
+        // A block known by its only member's name (no instance name): the path starts there.
+        let unnamed_block = o.name.starts_with('%')
+            || matches!(self.types.get(o.ty), Type::Struct { members, .. }
+                if members.len() == 1 && self.member_names.get(&(o.ty, 0)) == Some(o.name));
+        let mut path = if unnamed_block {
+            String::new()
+        } else {
+            o.name.clone()
+        };
+        let mut t = o.ty;
+        let mut m = MatrixLayout::default();
+        let mut off = offset;
+        for _ in 0..32 {
+            match self.types.get(t) {
+                Type::Struct { members, .. } => {
+                    let mut found = None;
+                    for i in (0..members.len() as u32).rev() {
+                        if let Ok((mo, mt, ml)) = self.types.member(t, i) {
+                            if mo as u64 <= off {
+                                found = Some((i, mo, mt, ml));
+                                break;
+                            }
+                        }
+                    }
+                    let Some((i, mo, mt, ml)) = found else {
+                        break;
+                    };
+                    let name = self
+                        .member_names
+                        .get(&(t, i))
+                        .cloned()
+                        .unwrap_or_else(|| format!("member{i}"));
+                    if path.is_empty() {
+                        path = name;
+                    } else {
+                        path = format!("{path}.{name}");
+                    }
+                    off -= mo as u64;
+                    t = mt;
+                    m = ml;
+                }
+                Type::Array { .. }
+                | Type::RuntimeArray { .. }
+                | Type::Vector { .. }
+                | Type::Matrix { .. } => {
+                    let Ok((et, stride, _, em)) = self.types.element(t, m) else {
+                        break;
+                    };
+                    if stride == 0 {
+                        break;
+                    }
+                    let i = off / stride as u64;
+                    path = format!("{path}[{i}]");
+                    off %= stride as u64;
+                    match et {
+                        ElementOf::Type(next) => {
+                            t = next;
+                            m = em;
+                        }
+                        ElementOf::Scalar(_) | ElementOf::RowMajorColumn(..) => {
+                            off = 0;
+                            break;
+                        }
+                    }
+                }
+                _ => break,
+            }
+        }
+        if path.is_empty() {
+            path = o.name.clone();
+        }
+        if off != 0 && !matches!(self.types.get(t), Type::Scalar(_)) {
+            path = format!("{path} (byte {off})");
+        }
+        path
+    }
 }

@@ -311,6 +311,20 @@ impl Wg<'_, '_> {
         loc: LocId,
     ) -> (u64, u32) {
         let bytes = sc.bytes();
+        if sp == Space::Global && !self.d.ordered() {
+            // A parallel run: the value, and (writable buffers) who reads it.
+            let Some(b) = self.d.buffers[obj as usize].as_ref() else {
+                return (0, 0);
+            };
+            let (v, mut t) = (b.get(at, bytes), b.get_taint(at, bytes));
+            if b.writable && !b.claim(units(at, bytes, b.unit), self.who(s), false) {
+                self.d.need_ordered();
+            }
+            if self.d.late_read(loc, self.who(s), obj, at / b.unit) {
+                t = combine(self.prov(Cause::Race, loc, 0), t);
+            }
+            return (v, t);
+        }
         let v = self.raw_get(obj, sp, at, bytes, s);
         let mut t = self.raw_taint(obj, sp, at, bytes, s);
         if sp == Space::Lane {
@@ -448,24 +462,21 @@ impl Wg<'_, '_> {
                     let dr = db + c * lanes;
                     let (vals, taint, lmem, ltaint) =
                         (&mut self.vals, &mut self.taint, &self.lmem, &self.ltaint);
-                    match sc.bytes() {
-                        8 => each_lane(&flow.set, n, |s| {
-                            vals[dr + s] =
-                                lmem[row + s] as u64 | (lmem[row + lanes + s] as u64) << 32;
-                            if td {
-                                taint[dr + s] = combine(ltaint[trow + s], ltaint[trow + lanes + s]);
-                            }
+                    let (vd, lm) = (&mut vals[dr..dr + lanes], &lmem[row..]);
+                    match (sc.bytes(), sc == Scalar::Bool) {
+                        (8, _) => each_lane(&flow.set, n, |s| {
+                            vd[s] = lm[s] as u64 | (lm[lanes + s] as u64) << 32;
                         }),
-                        _ => each_lane(&flow.set, n, |s| {
-                            vals[dr + s] = if sc == Scalar::Bool {
-                                (lmem[row + s] != 0) as u64
-                            } else {
-                                lmem[row + s] as u64
-                            };
-                            if td {
-                                taint[dr + s] = ltaint[trow + s];
-                            }
-                        }),
+                        (_, true) => each_lane(&flow.set, n, |s| vd[s] = (lm[s] != 0) as u64),
+                        _ => each_lane(&flow.set, n, |s| vd[s] = lm[s] as u64),
+                    }
+                    if td {
+                        let (tdst, lt) = (&mut taint[dr..dr + lanes], &ltaint[trow..]);
+                        if sc.bytes() == 8 {
+                            each_lane(&flow.set, n, |s| tdst[s] = combine(lt[s], lt[lanes + s]));
+                        } else {
+                            each_lane(&flow.set, n, |s| tdst[s] = lt[s]);
+                        }
                     }
                 }
                 return Ok(());

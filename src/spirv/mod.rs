@@ -49,7 +49,7 @@ pub mod types;
 
 pub use decode::{decode, DecodeOptions, SpecInput};
 pub use error::{Location, SpirvError};
-pub use exec::{Finding, RaceClass, RunConfig, DEFAULT_MAX_STEPS};
+pub use exec::{Finding, FindingGroup, RaceClass, RunConfig, DEFAULT_MAX_STEPS};
 pub use inst::Kernel;
 pub use prov::{Cause, Prov, Provs, INEXACT, PROV};
 pub use report::{ModelRun, WordStatus};
@@ -95,6 +95,7 @@ pub fn run_model_with_progress(
 ) -> Result<ModelRun, SpirvError> {
     let provs = Provs::default();
     let mut bound: Vec<Option<Buffer>> = (0..k.objects.len()).map(|_| None).collect();
+    let mut initial: Vec<Option<exec::Initial<'_>>> = (0..k.objects.len()).map(|_| None).collect();
     let mut used = vec![false; buffers.len()];
     for (i, o) in k.objects.iter().enumerate() {
         match o.storage {
@@ -124,16 +125,24 @@ pub fn run_model_with_progress(
                 }
                 let writable = o.storage == Storage::StorageBuffer && !o.read_only;
                 let buf = Buffer::new(&b.bytes, writable, o.unit);
-                for (range, why) in &b.undefined {
-                    let p = provs.intern(Prov {
-                        cause: Cause::Input { why: why.clone() },
-                        loc: o.loc,
-                        parent: 0,
+                let undefined: Vec<(std::ops::Range<usize>, u32)> = b
+                    .undefined
+                    .iter()
+                    .map(|(range, why)| {
+                        let p = provs.intern(Prov {
+                            cause: Cause::Input { why: why.clone() },
+                            loc: o.loc,
+                            parent: 0,
+                        });
+                        (range.clone(), p)
+                    })
+                    .collect();
+                buf.set_undefined(&undefined);
+                if writable {
+                    initial[i] = Some(exec::Initial {
+                        bytes: &b.bytes,
+                        undefined,
                     });
-                    let u = o.unit as usize;
-                    for w in range.start / u..range.end.div_ceil(u).min(buf.taint.len()) {
-                        buf.taint[w].store(p, Relaxed);
-                    }
                 }
                 bound[i] = Some(buf);
             }
@@ -159,7 +168,7 @@ pub fn run_model_with_progress(
             b.set, b.binding
         )));
     }
-    let d = Dispatch::new(k, cfg, bound, provs)?;
+    let d = Dispatch::new(k, cfg, bound, initial, provs)?;
     match progress {
         None => d.run()?,
         Some(p) => {
@@ -187,15 +196,21 @@ pub fn run_model_with_progress(
                 binding,
                 object: i as u32,
                 bytes: b.bytes(),
-                taint: b.byte_taint(),
-                writer: (0..b.size as usize).map(|x| b.writer(x)).collect(),
+                unit: b.unit,
+                taint: b.taint.iter().map(|t| t.load(Relaxed)).collect(),
+                writer: b.writers(),
             });
         }
     }
-    let findings = std::mem::take(&mut *d.findings.lock().unwrap_or_else(|e| e.into_inner()));
+    let groups: Vec<exec::FindingGroup> =
+        std::mem::take(&mut *d.findings.lock().unwrap_or_else(|e| e.into_inner()))
+            .into_values()
+            .collect();
+    let findings = groups.iter().flat_map(|g| g.examples.clone()).collect();
     Ok(ModelRun {
         buffers: out,
         findings,
+        groups,
         finding_count: d.finding_count.load(Relaxed),
         lane_instructions: d.lane_instructions.load(Relaxed),
         invocations: d.workgroup_count() * k.local_size.iter().map(|&x| x as u64).product::<u64>(),
@@ -208,5 +223,6 @@ pub fn run_model_with_progress(
         locs: k.locs.clone(),
         constructs: k.constructs.clone(),
         objects: k.objects.iter().map(|o| o.name.clone()).collect(),
+        names: k.var_names(),
     })
 }

@@ -19,19 +19,33 @@ pub struct BufferOutput {
     pub object: u32,
     /// contents
     pub bytes: Vec<u8>,
-    /// taint of each byte
+    /// bytes per unit of `taint` and `writer` (the smallest scalar the buffer's block holds)
+    pub unit: u32,
+    /// taint of each unit
     pub taint: Vec<u32>,
-    /// last writer of each byte (1 + dispatch slot, 0 = never written) and the location that wrote
-    /// it ((0, 0) throughout for read-only buffers)
+    /// last writer of each unit (1 + dispatch slot, 0 = never written) and the location that wrote
+    /// it (empty for read-only buffers)
     pub writer: Vec<(u32, u32)>,
 }
 
 impl BufferOutput {
     /// The taint of bytes `range`, combined.
     pub fn taint_of(&self, range: std::ops::Range<usize>) -> u32 {
-        range
-            .filter_map(|b| self.taint.get(b).copied())
+        if range.is_empty() {
+            return 0;
+        }
+        let u = self.unit.max(1) as usize;
+        (range.start / u..=(range.end - 1) / u)
+            .filter_map(|x| self.taint.get(x).copied())
             .fold(0, crate::spirv::prov::combine)
+    }
+
+    /// The last writer of byte `b`: (1 + dispatch slot, location), (0, 0) if none.
+    pub fn writer_at(&self, b: usize) -> (u32, u32) {
+        self.writer
+            .get(b / self.unit.max(1) as usize)
+            .copied()
+            .unwrap_or((0, 0))
     }
 
     /// The taint of 32-bit word `w`.
@@ -59,8 +73,12 @@ pub enum WordStatus {
 pub struct ModelRun {
     /// the bound buffers afterwards
     pub buffers: Vec<BufferOutput>,
-    /// findings (at most [`crate::spirv::exec::MAX_FINDINGS`])
+    /// the first occurrences of every group of findings (at most
+    /// [`crate::spirv::exec::EXAMPLES`] each), in group order
     pub findings: Vec<Finding>,
+    /// the findings grouped by kind, variable and instructions, each with its count, in a fixed
+    /// order ([`Finding::group_key`]); `findings` is their examples
+    pub groups: Vec<crate::spirv::FindingGroup>,
     /// findings in all
     pub finding_count: u64,
     /// lane-instructions executed
@@ -85,6 +103,8 @@ pub struct ModelRun {
     pub constructs: HashMap<u32, LocId>,
     /// variable names by object id
     pub objects: Vec<String>,
+    /// variable and member names with their types, to name elements
+    pub names: crate::spirv::inst::VarNames,
 }
 
 impl ModelRun {
@@ -238,6 +258,109 @@ impl ModelRun {
         }
     }
 
+    /// A group of findings for people: what its occurrences share (kind, variable, instructions)
+    /// and, for each of its first occurrences, what differs (the element, the invocations).
+    pub fn group_text(&self, g: &crate::spirv::FindingGroup) -> (String, Vec<String>) {
+        let Some(first) = g.examples.first() else {
+            return (String::new(), Vec::new());
+        };
+        let var = |o: &u32| self.objects.get(*o as usize).cloned().unwrap_or_default();
+        let rw = |w: bool| if w { "wrote" } else { "read" };
+        match first {
+            Finding::Race {
+                object,
+                a,
+                b,
+                class,
+                ..
+            } => {
+                let same = *class == crate::spirv::RaceClass::SameValue;
+                let why = format!(
+                    "{}race on {}: {} at {} and {} at {}, unordered (Vulkan memory model: a data race){}",
+                    if same { "same-value " } else { "" },
+                    var(object),
+                    rw(a.2),
+                    self.at(a.1),
+                    rw(b.2),
+                    self.at(b.1),
+                    if same {
+                        "; both sides leave the same value, which is kept"
+                    } else {
+                        ""
+                    }
+                );
+                let items = g
+                    .examples
+                    .iter()
+                    .map(|f| match f {
+                        Finding::Race {
+                            object,
+                            offset,
+                            a,
+                            b,
+                            ..
+                        } => format!(
+                            "{} ({} {} / {} {})",
+                            self.names.describe(*object, *offset as u64),
+                            self.invocation_text(a.0 + 1),
+                            rw(a.2),
+                            self.invocation_text(b.0 + 1),
+                            rw(b.2)
+                        ),
+                        _ => String::new(),
+                    })
+                    .collect();
+                (why, items)
+            }
+            Finding::OutOfBounds {
+                object, loc, write, ..
+            } => {
+                let why = format!(
+                    "out-of-bounds {} of {} at {}",
+                    if *write { "write" } else { "read" },
+                    var(object),
+                    self.at(*loc)
+                );
+                let items = g
+                    .examples
+                    .iter()
+                    .map(|f| match f {
+                        Finding::OutOfBounds { offset, slot, .. } => {
+                            format!("byte {offset} by {}", self.invocation_text(slot + 1))
+                        }
+                        _ => String::new(),
+                    })
+                    .collect();
+                (why, items)
+            }
+            Finding::LostPath {
+                construct,
+                loc,
+                taint,
+                ..
+            } => {
+                let why = format!(
+                    "branch at {} on an undefined value ({}); the path from {} on is not pinned down",
+                    self.at(*loc),
+                    self.chain(*taint),
+                    self.construct(*construct)
+                );
+                let items = g
+                    .examples
+                    .iter()
+                    .map(|f| match f {
+                        Finding::LostPath { slot, .. } => self.invocation_text(slot + 1),
+                        _ => String::new(),
+                    })
+                    .collect();
+                (why, items)
+            }
+            Finding::DivergentBarrier { .. } | Finding::Unreachable { .. } => {
+                (self.finding_text(first), Vec::new())
+            }
+        }
+    }
+
     /// A finding as one line.
     pub fn finding_text(&self, f: &Finding) -> String {
         match f {
@@ -248,9 +371,9 @@ impl ModelRun {
                 b,
                 class,
             } => format!(
-                "{}race on {} byte {offset}: {} {} at {} and {} {} at {} with no barrier between them{}",
+                "{}race on {}: {} {} at {} and {} {} at {} with no barrier between them{}",
                 if *class == crate::spirv::RaceClass::SameValue { "same-value " } else { "" },
-                self.objects.get(*object as usize).cloned().unwrap_or_default(),
+                self.names.describe(*object, *offset as u64),
                 self.invocation_text(a.0 + 1),
                 if a.2 { "wrote" } else { "read" },
                 self.at(a.1),

@@ -86,8 +86,10 @@ impl Space {
 /// The units (of `unit` bytes) an access of `bytes` at byte `at` covers.
 #[inline(always)]
 pub fn units(at: u32, bytes: u32, unit: u32) -> std::ops::Range<usize> {
-    let first = (at / unit) as usize;
-    let last = ((at + bytes.max(1) - 1) / unit) as usize;
+    // Units are powers of two: shifts, not divisions, on every access.
+    let sh = unit.trailing_zeros();
+    let first = (at >> sh) as usize;
+    let last = ((at + bytes.max(1) - 1) >> sh) as usize;
     first..last + 1
 }
 
@@ -149,7 +151,7 @@ pub fn put_taint(
     mut set: impl FnMut(usize, u32),
 ) {
     let us = units(at, bytes, unit);
-    if bytes >= unit && at.is_multiple_of(unit) {
+    if bytes >= unit && at & (unit - 1) == 0 {
         for u in us {
             set(u, t);
         }
@@ -163,6 +165,9 @@ pub fn put_taint(
 /// The taint of the units `us`, combined.
 #[inline(always)]
 pub fn get_taint(us: std::ops::Range<usize>, get: impl Fn(usize) -> u32) -> u32 {
+    if us.len() == 1 {
+        return get(us.start);
+    }
     let mut t = 0;
     for u in us {
         let x = get(u);
@@ -233,17 +238,32 @@ impl Buffer {
         }
     }
 
-    /// Puts back the contents and taint of `init` (a copy made with [`Buffer::fresh_copy`]) and
-    /// forgets who touched what.
-    pub fn restore(&self, init: &Buffer) {
-        for (v, i) in self.vals.iter().zip(&init.vals) {
-            v.store(i.load(Relaxed), Relaxed);
+    /// Puts back `bytes` (what was bound) with taint `undefined` on those byte ranges, none
+    /// elsewhere, and forgets who touched what.
+    pub fn restore(&self, bytes: &[u8], undefined: &[(std::ops::Range<usize>, u32)]) {
+        for (k, v) in self.vals.iter().enumerate() {
+            let mut w = [0u8; 4];
+            for (j, b) in w.iter_mut().enumerate() {
+                *b = bytes.get(k * 4 + j).copied().unwrap_or(0);
+            }
+            v.store(u32::from_le_bytes(w), Relaxed);
         }
-        for (v, i) in self.taint.iter().zip(&init.taint) {
-            v.store(i.load(Relaxed), Relaxed);
+        for t in &self.taint {
+            t.store(0, Relaxed);
         }
+        self.set_undefined(undefined);
         for o in self.owner.iter().chain(&self.wloc) {
             o.store(0, Relaxed);
+        }
+    }
+
+    /// Taints the units of byte ranges (what a run was given as undefined).
+    pub fn set_undefined(&self, undefined: &[(std::ops::Range<usize>, u32)]) {
+        let u = self.unit as usize;
+        for (range, t) in undefined {
+            for w in range.start / u..range.end.div_ceil(u).min(self.taint.len()) {
+                self.taint[w].store(*t, Relaxed);
+            }
         }
     }
 
@@ -257,36 +277,16 @@ impl Buffer {
         }
     }
 
-    /// The last writer of byte `b`: (1 + slot, location), (0, 0) if none.
-    pub fn writer(&self, b: usize) -> (u32, u32) {
-        match self.wloc.get(b / self.unit as usize) {
-            Some(w) => {
+    /// The last writer of each unit: (1 + slot, location), (0, 0) if none; empty for buffers the
+    /// shader cannot write.
+    pub fn writers(&self) -> Vec<(u32, u32)> {
+        self.wloc
+            .iter()
+            .map(|w| {
                 let x = w.load(Relaxed);
                 ((x >> 32) as u32, x as u32)
-            }
-            None => (0, 0),
-        }
-    }
-
-    /// A copy with the same contents and taint and no record of who touched it.
-    pub fn fresh_copy(&self) -> Buffer {
-        Buffer {
-            vals: self
-                .vals
-                .iter()
-                .map(|v| AtomicU32::new(v.load(Relaxed)))
-                .collect(),
-            taint: self
-                .taint
-                .iter()
-                .map(|v| AtomicU32::new(v.load(Relaxed)))
-                .collect(),
-            unit: self.unit,
-            size: self.size,
-            writable: self.writable,
-            owner: (0..self.owner.len()).map(|_| AtomicU64::new(0)).collect(),
-            wloc: (0..self.wloc.len()).map(|_| AtomicU64::new(0)).collect(),
-        }
+            })
+            .collect()
     }
 
     /// Number of units.
@@ -348,6 +348,15 @@ impl Buffer {
             let Some(o) = self.owner.get(u) else {
                 continue;
             };
+            // Most accesses change nothing (a reader already recorded, or one of many): a load.
+            let cur = o.load(Relaxed);
+            let (w, r) = (cur as u32, (cur >> 32) as u32);
+            if !write && (w == 0 || w == who) && (r == who || r == MANY) {
+                continue;
+            }
+            if write && w == who && (r == 0 || r == who) {
+                continue;
+            }
             let _ = o.fetch_update(Relaxed, Relaxed, |cur| {
                 let (w, r) = (cur as u32, (cur >> 32) as u32);
                 if w != 0 && w != who {
@@ -375,13 +384,6 @@ impl Buffer {
         }
         out.truncate(self.size as usize);
         out
-    }
-
-    /// The taint of every byte.
-    pub fn byte_taint(&self) -> Vec<u32> {
-        (0..self.size as usize)
-            .map(|b| self.taint[b / self.unit as usize].load(Relaxed))
-            .collect()
     }
 }
 
