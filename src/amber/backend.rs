@@ -162,6 +162,11 @@ pub trait Backend {
     /// Device or model.
     fn kind(&self) -> BackendKind;
 
+    /// The device's name, for a device.
+    fn device_name(&self) -> Option<String> {
+        None
+    }
+
     /// The reconvergence mode the model is forced to use (`--mode`), `None` for a device and for
     /// the model under the modes the shaders declare.
     fn forced_mode(&self) -> Option<Mode>;

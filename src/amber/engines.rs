@@ -350,6 +350,10 @@ impl Backend for DeviceBackend {
         BackendKind::Device
     }
 
+    fn device_name(&self) -> Option<String> {
+        Some(format!("{} ({})", self.ctx.info.name, self.ctx.info.driver))
+    }
+
     fn forced_mode(&self) -> Option<Mode> {
         None
     }

@@ -11,6 +11,7 @@
 //!   order-dependent, inexact) turning a verdict *undefined*.
 //! - [`run`](mod@run): the command list executed on one backend; files over several backends.
 //! - [`report`]: text tables, JSON and JUnit.
+//! - [`fidelity`]: the model against a device's verdicts, EXPECT by EXPECT.
 //!
 //! ```
 //! use lockstep::amber::{parse, DataType, Layout};
@@ -23,6 +24,7 @@
 pub mod backend;
 pub mod engines;
 pub mod expect;
+pub mod fidelity;
 pub mod parse;
 pub mod report;
 pub mod run;

@@ -15,7 +15,8 @@ use std::time::Instant;
 /// Arguments of `lockstep amber`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct AmberArgs {
-    /// AmberScript files (`#!amber`); each runs on its own, a bad one does not stop the others.
+    /// AmberScript files (`#!amber`), or folders (every `.amber` file under them, in path order);
+    /// each file runs on its own, a bad one does not stop the others.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// Device index (see `lockstep devices`); default: the preferred device.
@@ -37,6 +38,41 @@ pub struct AmberArgs {
     /// Also write the report as JUnit XML to this file (atomically).
     #[arg(long)]
     pub junit: Option<PathBuf>,
+    /// Write the fidelity table to this markdown file: for every EXPECT a device passed, whether
+    /// the model passed it, called it undefined (with the rule), failed it or did not run it.
+    #[arg(long)]
+    pub fidelity: Option<PathBuf>,
+    /// The device's verdicts for `--fidelity`, recorded earlier (`lockstep amber --json`, or the
+    /// corpus's `h100.json`) instead of a device run in this call.
+    #[arg(long, requires = "fidelity")]
+    pub against: Option<PathBuf>,
+}
+
+/// The files of `paths`: files as given, folders as every `.amber` file under them, sorted.
+pub fn expand(paths: &[PathBuf]) -> Vec<PathBuf> {
+    fn walk(dir: &std::path::Path, out: &mut Vec<PathBuf>) {
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        entries.sort();
+        for p in entries {
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|e| e == "amber") {
+                out.push(p);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            walk(p, &mut out);
+        } else {
+            out.push(p.clone());
+        }
+    }
+    out
 }
 
 /// What each file runs on.
@@ -149,13 +185,36 @@ fn read(path: &std::path::Path) -> Result<String, Box<FileReport>> {
 /// included).
 pub fn run(a: &AmberArgs) -> Result<String, CliError> {
     let plan = plan(a)?;
-    for p in [&a.json, &a.junit].into_iter().flatten() {
+    for p in [&a.json, &a.junit, &a.fidelity].into_iter().flatten() {
         report::check_writable(p).map_err(CliError::usage)?;
+    }
+    let against = match &a.against {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| CliError::usage(format!("--against {}: {e}", p.display())))?;
+            let j: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+                CliError::usage(format!("--against {}: not JSON ({e})", p.display()))
+            })?;
+            Some(
+                crate::amber::fidelity::DeviceVerdicts::from_json(&j)
+                    .map_err(|e| CliError::usage(format!("--against {}: {e}", p.display())))?,
+            )
+        }
+        None => None,
+    };
+    if a.fidelity.is_some() && against.is_none() && plan.device.is_none() {
+        return Err(CliError::usage(
+            "--fidelity compares the model with a device: run with a device, or give its recorded verdicts with --against FILE",
+        ));
+    }
+    let paths = expand(&a.files);
+    if paths.is_empty() {
+        return Err(CliError::usage("no .amber files in the folders given"));
     }
     let start = Instant::now();
     let mut backends = backends(&plan);
-    let mut files = Vec::with_capacity(a.files.len());
-    for path in &a.files {
+    let mut files = Vec::with_capacity(paths.len());
+    for path in &paths {
         let name = path.display().to_string();
         let rep = match read(path) {
             Err(r) => *r,
@@ -191,7 +250,35 @@ pub fn run(a: &AmberArgs) -> Result<String, CliError> {
         report::write_atomic(p, &report::junit(&files, seconds))
             .map_err(|e| CliError::internal(format!("writing {}: {e}", p.display())))?;
     }
-    let summary = summary_text(&summarize(&files), seconds);
+    let mut summary = summary_text(&summarize(&files), seconds);
+    if let Some(p) = &a.fidelity {
+        let device = match against {
+            Some(d) => d,
+            None => {
+                let name = match &backends {
+                    Ok(b) => b
+                        .iter()
+                        .find_map(|x| x.device_name())
+                        .unwrap_or_else(|| "the device".into()),
+                    Err(_) => "the device".into(),
+                };
+                crate::amber::fidelity::DeviceVerdicts::from_reports(&name, &files)
+            }
+        };
+        let (per_file, totals) = crate::amber::fidelity::fidelity(&files, &device);
+        let md = crate::amber::fidelity::markdown(&per_file, &totals, &device.device);
+        report::write_atomic(p, &md)
+            .map_err(|e| CliError::internal(format!("writing {}: {e}", p.display())))?;
+        summary += &format!(
+            "fidelity against {}: the model passes {} of the {} EXPECTs the device passed ({:.1}%; {:.1}% in the files it runs) — table in {}\n",
+            device.device,
+            totals.agree,
+            totals.device_pass,
+            totals.percent(),
+            totals.percent_run(),
+            p.display()
+        );
+    }
     match exit_code(&files) {
         0 => Ok(summary),
         code => Err(CliError {
