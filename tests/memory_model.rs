@@ -406,3 +406,207 @@ fn ldexp_reads_exponents_of_every_width_as_signed() {
     assert_eq!(f[..3], [4.0, -2.0, 1.0]);
     assert_eq!(f[3].to_bits(), (-0.0f32).to_bits());
 }
+
+fn race_groups(r: &ModelRun) -> Vec<(String, u64)> {
+    r.groups
+        .iter()
+        .filter(|g| matches!(g.examples.first(), Some(Finding::Race { .. })))
+        .map(|g| (r.group_text(g).0, g.count))
+        .collect()
+}
+
+// Appendix B, Data Race, on the three bugs real kernels have: a missing barrier, every invocation
+// storing one value, and shared memory reused without a barrier. Each is reported once per
+// (variable, pair of lines), with both lines; the fixed kernels report nothing. (Lines count the
+// four header lines `run` puts before the body.)
+#[test]
+fn real_races_are_reported_once_per_variable_and_line_pair_and_their_fixes_are_clean() {
+    let reduce = |fence: &str| {
+        format!(
+            "layout(local_size_x = 16) in;\n\
+             layout(binding = 0) buffer B {{ uint data[]; }};\n\
+             shared uint partial[16];\n\
+             void main() {{\n\
+               uint i = gl_LocalInvocationID.x;\n\
+               partial[i] = data[i];\n\
+               {fence}\n\
+               for (uint stride = 8u; stride > 0u; stride /= 2u) {{\n\
+                 if (i < stride) {{ partial[i] += partial[i + stride]; }}\n\
+                 barrier();\n\
+               }}\n\
+               if (i == 0u) {{ data[16] = partial[0]; }}\n\
+             }}\n"
+        )
+    };
+    let input: Vec<u32> = (0..17).collect();
+    let bad = run(&reduce(""), 4, [1, 1, 1], std::slice::from_ref(&input));
+    let groups = race_groups(&bad);
+    assert_eq!(groups.len(), 1, "{groups:?}");
+    assert!(
+        groups[0]
+            .0
+            .contains("race on partial: wrote at k.comp:10 and read at k.comp:13"),
+        "{groups:?}"
+    );
+    let good = run(
+        &reduce("barrier();"),
+        4,
+        [1, 1, 1],
+        std::slice::from_ref(&input),
+    );
+    assert!(good.findings.is_empty(), "{:?}", texts(&good));
+    assert_eq!(u32s(&good.buffers[0].bytes)[16], (0..16).sum::<u32>());
+
+    let flag = |guard: &str| {
+        format!(
+            "layout(local_size_x = 8) in;\n\
+             layout(binding = 0) buffer B {{ uint done; }};\n\
+             void main() {{\n\
+               {guard} done = 1u;\n\
+             }}\n"
+        )
+    };
+    let bad = run(&flag(""), 8, [1, 1, 1], &[vec![0]]);
+    let groups = race_groups(&bad);
+    assert_eq!(groups.len(), 1, "{groups:?}");
+    assert!(
+        groups[0]
+            .0
+            .starts_with("same-value race on done: wrote at k.comp:8 and wrote at k.comp:8"),
+        "{groups:?}"
+    );
+    let good = run(
+        &flag("if (gl_LocalInvocationID.x == 0u)"),
+        8,
+        [1, 1, 1],
+        &[vec![0]],
+    );
+    assert!(good.findings.is_empty(), "{:?}", texts(&good));
+
+    let reuse = |fence: &str| {
+        format!(
+            "layout(local_size_x = 8) in;\n\
+             layout(binding = 0) buffer B {{ uint data[]; }};\n\
+             shared uint tile[8];\n\
+             void main() {{\n\
+               uint i = gl_LocalInvocationID.x;\n\
+               tile[i] = data[i];\n\
+               barrier();\n\
+               uint a = tile[7u - i];\n\
+               {fence}\n\
+               tile[i] = a * 2u;\n\
+               barrier();\n\
+               data[8u + i] = tile[7u - i];\n\
+             }}\n"
+        )
+    };
+    let input: Vec<u32> = (0..16).collect();
+    let bad = run(&reuse(""), 8, [1, 1, 1], std::slice::from_ref(&input));
+    let groups = race_groups(&bad);
+    assert_eq!(groups.len(), 1, "{groups:?}");
+    assert!(
+        groups[0]
+            .0
+            .contains("race on tile: read at k.comp:12 and wrote at k.comp:14"),
+        "{groups:?}"
+    );
+    let good = run(
+        &reuse("barrier();"),
+        8,
+        [1, 1, 1],
+        std::slice::from_ref(&input),
+    );
+    assert!(good.findings.is_empty(), "{:?}", texts(&good));
+    assert_eq!(
+        u32s(&good.buffers[0].bytes)[8..],
+        [0, 2, 4, 6, 8, 10, 12, 14]
+    );
+}
+
+// The same run gives the same findings (issue 19, rule 8): the groups, their counts and their
+// first occurrences do not depend on how many threads ran the workgroups, in parallel runs and in
+// runs redone in order.
+#[test]
+fn the_same_run_gives_the_same_findings_whatever_the_thread_count() {
+    let kernels = [
+        // races between workgroups: the ordered run
+        "layout(local_size_x = 8) in;\n\
+         layout(binding = 0) buffer B { uint b[]; };\n\
+         void main() { uint i = gl_GlobalInvocationID.x; b[i % 7u] = b[(i + 3u) % 11u] + i; }\n",
+        // races inside each workgroup only: the parallel run
+        "layout(local_size_x = 8) in;\n\
+         layout(binding = 0) buffer B { uint b[]; };\n\
+         shared uint s[8];\n\
+         void main() { uint i = gl_LocalInvocationID.x; s[i] = i; b[gl_GlobalInvocationID.x] = s[(i + 1u) % 8u]; }\n",
+    ];
+    for k in kernels {
+        let mut seen: Option<(Vec<FindingGroup>, Vec<u8>)> = None;
+        for threads in [1, 2, 3, 4] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let r = pool.install(|| run(k, 4, [16, 1, 1], &[vec![1; 128]]));
+            assert!(!r.groups.is_empty());
+            let got = (r.groups.clone(), r.buffers[0].bytes.clone());
+            match &seen {
+                None => seen = Some(got),
+                Some(s) => assert_eq!(*s, got, "{threads} threads"),
+            }
+        }
+    }
+}
+
+// Vulkan spec, "Shader Invocation Progress"/Appendix B: nothing guarantees that another workgroup
+// runs while one waits for it. A loop whose exit waits for what another workgroup writes
+// (decoupled look-back) is reported as a spin-wait; when the awaited workgroup comes later in the
+// model's schedule, the loop never ends: the run stops naming the rule instead of hanging.
+#[test]
+fn a_spin_wait_on_another_workgroup_is_a_finding_not_a_hang() {
+    let body = |on: &str| {
+        format!(
+            "layout(local_size_x = 1) in;\n\
+             layout(binding = 0) buffer B {{ uint flag[]; }};\n\
+             void main() {{\n\
+               uint k = gl_WorkGroupID.x;\n\
+               if ({on}) {{\n\
+                 while (atomicLoad(flag[OTHER], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire) == 0u) {{}}\n\
+               }}\n\
+               atomicStore(flag[k], 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);\n\
+             }}\n"
+        )
+    };
+    // Each workgroup waits for the one before it: done in the model's order, still a hazard.
+    let back = body("k > 0u").replace("OTHER", "k - 1u");
+    let r = run(&back, 1, [4, 1, 1], &[vec![0; 4]]);
+    let waits: Vec<String> = r
+        .findings
+        .iter()
+        .filter(|f| matches!(f, Finding::SpinWait { stuck: false, .. }))
+        .map(|f| r.finding_text(f))
+        .collect();
+    assert!(!waits.is_empty(), "{:?}", texts(&r));
+    assert!(
+        waits[0].contains("no forward-progress guarantee"),
+        "{waits:?}"
+    );
+    assert_eq!(u32s(&r.buffers[0].bytes), [1, 1, 1, 1]);
+    // Each waits for the one after it: in order, the first waits forever.
+    let ahead = body("k < 3u").replace("OTHER", "k + 1u");
+    let src = format!(
+        "#version 450\n#extension GL_KHR_memory_scope_semantics : enable\n#extension GL_EXT_shader_explicit_arithmetic_types : enable\n#extension GL_KHR_shader_subgroup_basic : enable\n{ahead}"
+    );
+    let k = decode(&glsl(&src, "k.comp"), &DecodeOptions::default()).unwrap();
+    let buf = BufferInput {
+        set: 0,
+        binding: 0,
+        bytes: bytes_u32(&[0; 4]),
+        ..Default::default()
+    };
+    match run_model(&k, cfg(1, [4, 1, 1]), &[buf], None) {
+        Err(SpirvError::Stopped { why, .. }) => {
+            assert!(why.contains("no forward-progress guarantee"), "{why}")
+        }
+        other => panic!("{:?}", other.map(|r| texts(&r))),
+    }
+}

@@ -381,3 +381,23 @@ fn workgroup_counts_whose_product_overflows_are_an_error_not_a_panic() {
     .expect("too many invocations");
     assert!(e.to_string().contains("at most 2^32"), "{e}");
 }
+
+// GL_KHR_shader_subgroup, 8.19 (inclusive and exclusive scans): lane k's inclusive scan combines
+// the active lanes up to k, its exclusive scan those before k — so one undefined input in lane 5
+// makes the inclusive scan undefined from lane 5 on and the exclusive scan from lane 6 on, and no
+// lane before (issue 19, rule 6).
+#[test]
+fn an_undefined_input_reaches_a_scan_only_from_its_own_lane_on() {
+    let src = format!("{HEAD}layout(local_size_x = 8) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nvoid main() {{\n  uint x;\n  uint i = gl_SubgroupInvocationID;\n  if (i != 5u) {{ x = i; }}\n  b[i] = subgroupInclusiveAdd(x);\n  b[8u + i] = subgroupExclusiveAdd(x);\n  b[16u + i] = subgroupAdd(x);\n}}\n");
+    let r = run_glsl(&src, Mode::Maximal, 8, [1, 1, 1], &[vec![0; 24]]);
+    let b = &r.buffers[0];
+    let undefined = |w: usize| matches!(r.status(b.word_taint(w)), WordStatus::Undefined(_));
+    for l in 0..8 {
+        assert_eq!(undefined(l), l >= 5, "inclusive lane {l}");
+        assert_eq!(undefined(8 + l), l >= 6, "exclusive lane {l}");
+        assert!(undefined(16 + l), "reduction lane {l}");
+    }
+    let v = u32s(&b.bytes);
+    assert_eq!(v[..5], [0, 1, 3, 6, 10]);
+    assert_eq!(v[8..14], [0, 0, 1, 3, 6, 10]);
+}

@@ -69,6 +69,10 @@ pub struct RunArgs {
     /// absolute tolerance for inexact floats
     #[arg(long, default_value_t = Tolerance::default().abs)]
     pub atol: f64,
+    /// a data race whose two sides store the same value fails the run too (by default it is a
+    /// warning: still a race by the spec, but every order leaves that value)
+    #[arg(long)]
+    pub strict: bool,
 }
 
 fn kernel_error(e: KernelError) -> CliError {
@@ -245,7 +249,8 @@ pub fn run(a: &RunArgs) -> Result<String, CliError> {
     };
     let model = job.run_model(size, Some(&progress)).map_err(kernel_error)?;
     bar.finish_and_clear();
-    let report = job.compare(&model, device_bytes.as_deref(), tol);
+    let mut report = job.compare(&model, device_bytes.as_deref(), tol);
+    report.strict = a.strict;
     if let Some(dir) = &a.out {
         for (i, (set, binding, host)) in job.buffers.iter().enumerate() {
             let name = if *set == 0 {

@@ -376,6 +376,7 @@ fn finding_kind(f: &crate::spirv::Finding) -> FindingKind {
         F::DivergentBarrier { .. } => FindingKind::DivergentBarrier,
         F::OutOfBounds { .. } => FindingKind::OutOfBounds,
         F::LostPath { .. } | F::Unreachable { .. } => FindingKind::LostPath,
+        F::SpinWait { .. } => FindingKind::SpinWait,
     }
 }
 
@@ -385,7 +386,8 @@ fn finding_line(r: &ModelRun, f: &crate::spirv::Finding) -> Option<u32> {
         crate::spirv::Finding::DivergentBarrier { loc, .. }
         | crate::spirv::Finding::OutOfBounds { loc, .. }
         | crate::spirv::Finding::LostPath { loc, .. }
-        | crate::spirv::Finding::Unreachable { loc } => *loc,
+        | crate::spirv::Finding::Unreachable { loc }
+        | crate::spirv::Finding::SpinWait { loc, .. } => *loc,
     };
     r.line(loc)
 }
@@ -433,6 +435,10 @@ pub enum FindingKind {
     Undefined,
     /// an invocation branched on an undefined value
     LostPath,
+    /// a loop waits for a value another workgroup writes (no forward-progress guarantee): a
+    /// warning, an error with `--strict` (a wait that never ends in the model's schedule stops the
+    /// run instead)
+    SpinWait,
     /// a data race whose two sides leave the same value (every device gets the value "right"):
     /// a warning, an error with `--strict`
     SameValueRace,
@@ -451,6 +457,7 @@ impl FindingKind {
             FindingKind::Racy => "racy",
             FindingKind::Undefined => "undefined",
             FindingKind::LostPath => "lost_path",
+            FindingKind::SpinWait => "spin_wait",
             FindingKind::SameValueRace => "same_value_race",
             FindingKind::OrderDependent => "order_dependent",
         }
@@ -460,7 +467,7 @@ impl FindingKind {
     pub fn fails(self, strict: bool) -> bool {
         match self {
             FindingKind::OrderDependent => false,
-            FindingKind::SameValueRace => strict,
+            FindingKind::SameValueRace | FindingKind::SpinWait => strict,
             _ => true,
         }
     }
@@ -691,8 +698,8 @@ impl Report {
                 match (self.device, self.findings_total() > 0) {
                     (true, false) => "PASS (model and device agree; nothing undefined reached a buffer)",
                     (false, false) => "PASS (model only; nothing undefined reached a buffer)",
-                    (true, true) => "PASS (model and device agree where the order of atomics does not decide; nothing undefined reached a buffer)",
-                    (false, true) => "PASS (model only; order-dependent elements explained above; nothing undefined reached a buffer)",
+                    (true, true) => "PASS (model and device agree where the order of atomics does not decide; the findings above are explained or warnings; nothing undefined reached a buffer)",
+                    (false, true) => "PASS (model only; the findings above are explained or warnings; nothing undefined reached a buffer)",
                 }
             } else {
                 "FAIL"

@@ -252,6 +252,39 @@ pub fn gather_source(call: &OpCall, lane: u32, first: u32) -> Option<Result<u32,
     })
 }
 
+/// The active lanes whose *values* the result of `lane` is computed from, for the operations that
+/// combine values ([`gather_source`] gives the one lane of a gather): a reduction reads every
+/// active lane, an inclusive scan the active lanes up to `lane`, an exclusive scan those before it
+/// (GL_KHR_shader_subgroup, 8.19), a clustered operation the active lanes of `lane`'s cluster;
+/// votes and ballots read every active lane. `None` for gathers and for operations without a value.
+///
+/// ```
+/// use lockstep::model::{info, value_lanes, Args, BinOp, LaneMask, Op, OpCall, Scan, SubgroupSize};
+/// let s = SubgroupSize::new(8).unwrap();
+/// let scan = OpCall::new(info(Op::Arithmetic(BinOp::Add, Scan::Exclusive)), s, Args::default()).unwrap();
+/// assert_eq!(value_lanes(&scan, 3, LaneMask(0xff)), Some(LaneMask(0b111)));
+/// ```
+pub fn value_lanes(call: &OpCall, lane: u32, active: LaneMask) -> Option<LaneMask> {
+    let below = |l: u32| {
+        LaneMask(if l >= 128 {
+            u128::MAX
+        } else {
+            (1u128 << l) - 1
+        })
+    };
+    Some(match call.op() {
+        Op::Arithmetic(_, Scan::Inclusive) => active.and(below(lane + 1)),
+        Op::Arithmetic(_, Scan::Exclusive) => active.and(below(lane)),
+        Op::Arithmetic(_, Scan::Reduce) | Op::All | Op::Any | Op::AllEqual | Op::Ballot => active,
+        Op::Clustered(_) => {
+            let c = call.cluster().get();
+            let start = lane / c * c;
+            active.and(below(start + c)).minus(below(start))
+        }
+        _ => return None,
+    })
+}
+
 /// The source lane of a rotation within groups of `g` lanes (SPV_KHR_subgroup_rotate):
 /// `((id + delta) & (g - 1)) + (id & !(g - 1))`, with the addition wrapping at 32 bits.
 ///

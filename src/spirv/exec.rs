@@ -105,6 +105,17 @@ pub enum Finding {
         /// where
         loc: LocId,
     },
+    /// a loop whose exit waits for a value another workgroup writes: Vulkan gives no forward
+    /// progress guarantee between workgroups, so on a device that does not run the other one
+    /// alongside, it never ends (decoupled look-back, inter-workgroup locks)
+    SpinWait {
+        /// the loop's exit branch
+        loc: LocId,
+        /// the waiting workgroup
+        workgroup: [u32; 3],
+        /// the loop went round with nothing changing: in this schedule it never ends
+        stuck: bool,
+    },
 }
 
 /// What a race does to the values involved.
@@ -183,6 +194,13 @@ struct Late {
     keys: HashSet<LateKey>,
 }
 
+/// Why a workgroup of a parallel run stopped early: the run is being redone in order.
+const ABANDONED: &str = "a parallel run abandoned for an ordered one";
+
+/// Iterations of one loop after which the interpreter checks, each time round, whether its state
+/// repeats (nothing changed: it would go round forever).
+const SPIN_CHECK_AFTER: u64 = 1024;
+
 /// Occurrences kept of each group of findings (the count goes on): the first ones in a fixed order
 /// (by invocation, then byte), whichever thread found them first.
 pub const EXAMPLES: usize = 8;
@@ -230,6 +248,7 @@ impl Finding {
             Finding::DivergentBarrier { loc, .. } => (2, 0, *loc, 0, 0),
             Finding::LostPath { construct, loc, .. } => (3, *construct, *loc, 0, 0),
             Finding::Unreachable { loc } => (4, 0, *loc, 0, 0),
+            Finding::SpinWait { loc, stuck, .. } => (5, 0, *loc, 0, *stuck as u32),
         }
     }
 
@@ -249,6 +268,11 @@ impl Finding {
             ),
             Finding::LostPath { slot, taint, .. } => (*slot as u64, *taint as u64, 0),
             Finding::Unreachable { .. } => (0, 0, 0),
+            Finding::SpinWait { workgroup, .. } => (
+                workgroup[2] as u64,
+                (workgroup[1] as u64) << 32 | workgroup[0] as u64,
+                0,
+            ),
         }
     }
 }
@@ -411,6 +435,7 @@ impl<'k> Dispatch<'k> {
         self.lane_instructions.store(0, Relaxed);
         self.done.store(0, Relaxed);
         self.conflict.store(false, Relaxed);
+        self.stop.store(false, Relaxed);
     }
 
     fn run_once(&self) -> Result<(), SpirvError> {
@@ -427,8 +452,11 @@ impl<'k> Dispatch<'k> {
             ];
             if let Err(e) = wg.run(id, linear as u32) {
                 self.stop.store(true, Relaxed);
-                let mut slot = self.error.lock().unwrap_or_else(|e| e.into_inner());
-                slot.get_or_insert(e);
+                let abandoned = matches!(&e, SpirvError::Stopped { why, .. } if why == ABANDONED);
+                if !abandoned {
+                    let mut slot = self.error.lock().unwrap_or_else(|e| e.into_inner());
+                    slot.get_or_insert(e);
+                }
             }
             self.done.fetch_add(1, Relaxed);
         };
@@ -551,6 +579,9 @@ pub(crate) struct Wg<'d, 'k> {
     pub(crate) pending: Vec<Option<Box<Knowledge>>>,
     /// each lane executed a release fence (its later atomic writes release)
     pub(crate) rel_fence: Vec<bool>,
+    /// writes that changed shared or global memory (a loop that makes none and repeats its state
+    /// goes round forever)
+    pub(crate) progress: u64,
     /// predecessor block of each lane (for phis)
     pub(crate) pred: Vec<u32>,
     /// lanes whose path depends on an undefined value: the taint to give their writes
@@ -621,6 +652,7 @@ impl<'d, 'k> Wg<'d, 'k> {
             knows: vec![None; lanes],
             pending: vec![None; lanes],
             rel_fence: vec![false; lanes],
+            progress: 0,
             pred: vec![0; lanes],
             lost_taint: vec![0; lanes],
             any_lost: false,
@@ -1051,12 +1083,17 @@ impl<'d, 'k> Wg<'d, 'k> {
         let mut e = vec![LaneMask::EMPTY; self.groups];
         let base = self.off[c as usize];
         let dirty = self.dirty[c as usize];
+        let mut waits = false;
         for g in 0..self.groups {
             for l in flow.set[g].iter() {
                 let s = g * self.n + l as usize;
                 let tv = if dirty { self.taint[base + s] } else { 0 };
                 if tv & PROV != 0 {
                     self.lose_lane(s, g, blk.label, blk.term_loc, tv, depth);
+                    waits = waits
+                        || (tv & crate::spirv::prov::ORDER != 0
+                            && self.d.provs.chain(tv).last().map(|p| p.cause.clone())
+                                == Some(Cause::WorkgroupOrder));
                 }
                 if self.vals[base + s] != 0 {
                     t[g] = t[g].with(l);
@@ -1065,7 +1102,41 @@ impl<'d, 'k> Wg<'d, 'k> {
                 }
             }
         }
+        if waits && self.leaves_a_loop(blk) {
+            // A loop's exit decided by what another workgroup wrote: waiting for it.
+            self.d.find(Finding::SpinWait {
+                loc: blk.term_loc,
+                workgroup: self.wg_id,
+                stuck: false,
+            });
+        }
         (t, e)
+    }
+
+    /// Does one of the block's branch targets leave a loop (its merge) or go round it again (its
+    /// header or continue target)?
+    fn leaves_a_loop(&self, blk: &Block) -> bool {
+        let targets = match &blk.term {
+            Term::Cond { t, f, .. } => [*t, *f],
+            _ => return false,
+        };
+        // A header's own branch into its loop body counts too (`while (cond)` loops).
+        if let Merge::Loop { merge, .. } = blk.merge {
+            if targets.contains(&merge) {
+                return true;
+            }
+        }
+        self.frames.iter().rev().any(|fr| match fr {
+            Frame::Loop {
+                header,
+                merge,
+                cont,
+                ..
+            } => targets
+                .iter()
+                .any(|x| x == merge || x == header || x == cont),
+            _ => false,
+        })
     }
 
     pub(crate) fn lose_lane(
@@ -1235,11 +1306,23 @@ impl<'d, 'k> Wg<'d, 'k> {
         let fi = self.frames.len() - 1;
         let mut cur = flow.clone();
         let mut first = true;
+        let mut iterations = 0u64;
+        let mut last_state: Option<(u64, u64)> = None;
         loop {
             if !first {
                 self.phis(hblk, &cur);
             }
             first = false;
+            iterations += 1;
+            if iterations > SPIN_CHECK_AFTER {
+                // Round after round with the same state and no write that changed shared or
+                // global memory: the loop goes round forever unless another workgroup writes.
+                let state = (self.loop_state(hblk, &cur), self.progress);
+                if last_state == Some(state) {
+                    return Err(self.stuck(hblk));
+                }
+                last_state = Some(state);
+            }
             let header_amb = cur.amb.clone();
             // The header block's body and terminator, then the rest of the loop body.
             self.body(hblk, &mut cur)?;
@@ -1315,7 +1398,58 @@ impl<'d, 'k> Wg<'d, 'k> {
         }
     }
 
+    /// A hash of a loop's state at its header: which lanes run, and the values (for them) of every
+    /// register the loop defines.
+    fn loop_state(&self, hblk: &Block, flow: &Flow) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        for m in &flow.set {
+            m.0.hash(&mut h);
+        }
+        let n = self.n;
+        for &r in &hblk.loop_defs {
+            let base = self.off[r as usize];
+            for c in 0..self.k.reg_slots[r as usize] as usize {
+                let row = base + c * self.lanes;
+                each_lane(&flow.set, n, |s| self.vals[row + s].hash(&mut h));
+            }
+        }
+        h.finish()
+    }
+
+    /// A loop that goes round with nothing changing: a finding, and the end of the run. (In a
+    /// parallel run another thread may still write what it waits for: the run is redone in order,
+    /// where nothing else runs meanwhile.)
+    fn stuck(&self, hblk: &Block) -> SpirvError {
+        if !self.d.ordered() {
+            self.d.need_ordered();
+            return SpirvError::Stopped {
+                why: ABANDONED.into(),
+                at: self.d.loc(hblk.term_loc).clone(),
+            };
+        }
+        self.d.find(Finding::SpinWait {
+            loc: hblk.term_loc,
+            workgroup: self.wg_id,
+            stuck: true,
+        });
+        SpirvError::Stopped {
+            why: format!(
+                "workgroup ({}, {}, {}) goes round this loop with nothing changing: it waits for a value no invocation that can still run will write — a spin-wait on another workgroup (Vulkan gives no forward-progress guarantee between workgroups; here the workgroups ran one after another, in order) or a loop that never ends",
+                self.wg_id[0], self.wg_id[1], self.wg_id[2]
+            ),
+            at: self.d.loc(hblk.term_loc).clone(),
+        }
+    }
+
     fn check_steps(&self, blk: &Block) -> Result<(), SpirvError> {
+        if !self.d.ordered() && self.d.conflict.load(Relaxed) {
+            // This parallel run will be redone in order: stop working on it.
+            return Err(SpirvError::Stopped {
+                why: ABANDONED.into(),
+                at: self.d.loc(blk.term_loc).clone(),
+            });
+        }
         if self.steps > self.d.cfg.max_steps {
             return Err(SpirvError::Stopped {
                 why: format!(

@@ -5,8 +5,8 @@
 //! undefined with that lane's cause.
 
 use crate::model::{
-    gather_source, info, ArgKind, Args, Ballot, Exactness, LaneArg, LaneMask, Op, OpCall, Reason,
-    Scalar as MScalar, ScalarType, Sink, ValueType,
+    gather_source, info, value_lanes, ArgKind, Args, Ballot, Exactness, LaneArg, LaneMask, Op,
+    OpCall, Reason, Scalar as MScalar, ScalarType, Sink, ValueType,
 };
 use crate::reconverge::Flow;
 use crate::spirv::error::SpirvError;
@@ -235,6 +235,16 @@ impl Wg<'_, '_> {
                     {
                         for c in 0..comps {
                             t = combine(t, self.taint[rb + c * lanes + base + src as usize]);
+                        }
+                    }
+                } else if let (Some(from), Some((rb, true, comps))) =
+                    (value_lanes(&call, l, set), vtaint)
+                {
+                    // Only the lanes this lane's result is computed from (a scan's prefix, a
+                    // cluster): one undefined lane does not make the whole subgroup undefined.
+                    for k in from.iter() {
+                        for c in 0..comps {
+                            t = combine(t, self.taint[rb + c * lanes + base + k as usize]);
                         }
                     }
                 } else {

@@ -849,7 +849,12 @@ impl Wg<'_, '_> {
                 let late = self
                     .d
                     .late_read(loc, self.who(s), obj, off / self.unit_of(obj, sp));
-                if crowded || late || hits.concurrent_atomic.is_some() {
+                let other_wg = hits
+                    .concurrent_atomic
+                    .is_some_and(|a| (a.who - 1) / self.d.lanes_per_wg != self.wg_linear);
+                if other_wg {
+                    tret = combine(tret, self.prov(Cause::WorkgroupOrder, loc, 0) | ORDER);
+                } else if crowded || late || hits.concurrent_atomic.is_some() {
                     tret = combine(tret, self.prov(Cause::AtomicOrder, loc, 0) | ORDER);
                 }
                 if let Some((other, other_wrote)) = hits.race {
@@ -870,6 +875,9 @@ impl Wg<'_, '_> {
                         let u = off / self.unit_of(obj, sp);
                         self.d.mark_late((other.loc, other.who, obj, u));
                     }
+                }
+                if new.is_some_and(|nv| nv != old) {
+                    self.progress += 1;
                 }
                 if let Some(nv) = new {
                     // The new value: a store or exchange writes its operand whatever was there; the

@@ -110,6 +110,9 @@ pub enum Cause {
     },
     /// the value an atomic returned: depends on the order the device ran the atomics in
     AtomicOrder,
+    /// a value another workgroup wrote, read without a happens-before with the write: which one a
+    /// read sees depends on how the device schedules workgroups
+    WorkgroupOrder,
     /// written by an invocation whose path was decided by an order-dependent value (a branch at
     /// `construct` on an atomic's result): one legal execution's path
     OrderPath {

@@ -123,7 +123,7 @@ impl ModelRun {
         }
         let origin = self.provs.chain(taint).last().map(|p| p.cause.clone());
         match origin {
-            Some(Cause::AtomicOrder) => WordStatus::OrderDependent(chain),
+            Some(Cause::AtomicOrder | Cause::WorkgroupOrder) => WordStatus::OrderDependent(chain),
             Some(Cause::Race) => WordStatus::Racy(chain),
             _ => WordStatus::Undefined(chain),
         }
@@ -175,9 +175,10 @@ impl ModelRun {
                     let name = &crate::model::info(*sop).glsl;
                     match reason {
                         crate::model::Reason::UnpinnedTangle { construct } => format!(
-                            "{name} {at}: the invocations executing it together are not pinned down under {} reconvergence (control flow diverged at {} without a guaranteed reconvergence)",
+                            "{name} {at}: the invocations executing it together are not pinned down under {} reconvergence (control flow diverged at {} without a guaranteed reconvergence); it holds only under {} reconvergence: maximal reconvergence pins it down (SPV_KHR_maximal_reconvergence: `#extension GL_EXT_maximal_reconvergence : require` and `[[maximally_reconverges]]` on main, where the device has shaderMaximalReconvergence)",
                             self.mode,
-                            self.construct(*construct)
+                            self.construct(*construct),
+                            self.mode
                         ),
                         r => format!("{name} {at}: {r}"),
                     }
@@ -207,6 +208,9 @@ impl ModelRun {
                 Cause::LostPath { construct } => format!(
                     "written by an invocation whose path depends on an undefined value (branch of {})",
                     self.construct(*construct)
+                ),
+                Cause::WorkgroupOrder => format!(
+                    "{op} {at}: reads what another workgroup wrote, with no happens-before between them: which value it sees depends on how the device schedules workgroups"
                 ),
                 Cause::OrderPath { construct } => format!(
                     "written on a path chosen by an order-dependent value (branch of {})",
@@ -300,12 +304,9 @@ impl ModelRun {
                             b,
                             ..
                         } => format!(
-                            "{} ({} {} / {} {})",
+                            "{} by {}",
                             self.names.describe(*object, *offset as u64),
-                            self.invocation_text(a.0 + 1),
-                            rw(a.2),
-                            self.invocation_text(b.0 + 1),
-                            rw(b.2)
+                            self.pair_text(a.0 + 1, b.0 + 1)
                         ),
                         _ => String::new(),
                     })
@@ -355,9 +356,29 @@ impl ModelRun {
                     .collect();
                 (why, items)
             }
-            Finding::DivergentBarrier { .. } | Finding::Unreachable { .. } => {
-                (self.finding_text(first), Vec::new())
-            }
+            Finding::DivergentBarrier { .. }
+            | Finding::Unreachable { .. }
+            | Finding::SpinWait { .. } => (self.finding_text(first), Vec::new()),
+        }
+    }
+
+    /// Two invocations, briefly: `invocations 3 and 5 of workgroup (0,0,0)`, or each with its
+    /// workgroup when they differ.
+    pub fn pair_text(&self, a: u32, b: u32) -> String {
+        match (self.invocation(a), self.invocation(b)) {
+            (Some((wa, ia, ..)), Some((wb, ib, ..))) if wa == wb => format!(
+                "invocations {ia} and {ib} of workgroup ({},{},{})",
+                wa[0], wa[1], wa[2]
+            ),
+            (Some((wa, ia, ..)), Some((wb, ib, ..))) => format!(
+                "invocation {ia} of workgroup ({},{},{}) and invocation {ib} of workgroup ({},{},{})",
+                wa[0], wa[1], wa[2], wb[0], wb[1], wb[2]
+            ),
+            _ => format!(
+                "{} and {}",
+                self.invocation_text(a),
+                self.invocation_text(b)
+            ),
         }
     }
 
@@ -424,6 +445,23 @@ impl ModelRun {
                 self.construct(*construct)
             ),
             Finding::Unreachable { loc } => format!("OpUnreachable reached at {}", self.at(*loc)),
+            Finding::SpinWait {
+                loc,
+                workgroup,
+                stuck,
+            } => format!(
+                "workgroup ({},{},{}) {} at {} for a value another workgroup writes: Vulkan gives no forward-progress guarantee between workgroups, so a device that does not run that workgroup alongside never ends the loop{}",
+                workgroup[0],
+                workgroup[1],
+                workgroup[2],
+                if *stuck { "spins forever" } else { "waits in a loop" },
+                self.at(*loc),
+                if *stuck {
+                    " (here the workgroups ran one after another, in order, and it went round with nothing changing)"
+                } else {
+                    ""
+                }
+            ),
         }
     }
 }
