@@ -246,17 +246,17 @@ impl Backend for ModelBackend {
             // out-of-bounds accesses are not) make the whole buffer suspect only when they wrote.
             ann[*idx] = list;
         }
-        if let Some(f) = run.findings.iter().find(|f| {
-            matches!(
-                f,
-                spirv::Finding::DivergentBarrier { .. }
-                    | spirv::Finding::OutOfBounds { write: true, .. }
-            )
-        }) {
-            // A barrier not every invocation reached, or a write outside a buffer: nothing the run
-            // wrote is pinned down.
-            let why = run.finding_text(f);
-            for (idx, _) in &inputs {
+        if let Some(why) = run.poisoned() {
+            // A barrier not every invocation reached, or a write outside a variable: nothing the
+            // run wrote is pinned down (the one policy, `ModelRun::poisoned`).
+            for (idx, input) in &inputs {
+                let writable = k
+                    .objects
+                    .iter()
+                    .any(|o| o.binding == Some((input.set, input.binding)) && !o.read_only);
+                if !writable {
+                    continue;
+                }
                 let len = out[*idx].len();
                 ann[*idx] = vec![Annotation {
                     bytes: 0..len,

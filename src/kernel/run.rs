@@ -225,6 +225,9 @@ impl KernelJob {
             report.add_group(kind, None, line, why, &items, g.count);
         }
         let mut statuses: std::collections::HashMap<u32, WordStatus> = Default::default();
+        // Undefined behaviour that leaves nothing the dispatch wrote pinned down (the one policy
+        // shared with Amber, `ModelRun::poisoned`).
+        let poisoned = r.poisoned();
         for (bi, (set, binding, host)) in self.buffers.iter().enumerate() {
             let Some(out) = r
                 .buffers
@@ -249,12 +252,16 @@ impl KernelJob {
             };
             let dev = device.and_then(|d| d.get(bi));
             let at = Some((*set, *binding));
+            let writable = !out.writer.is_empty();
             for i in 0..n {
                 let taint = out.taint_of(i * es..(i + 1) * es);
-                let status = statuses
-                    .entry(taint)
-                    .or_insert_with(|| r.status(taint))
-                    .clone();
+                let status = match &poisoned {
+                    Some(why) if writable => WordStatus::Undefined(why.clone()),
+                    _ => statuses
+                        .entry(taint)
+                        .or_insert_with(|| r.status(taint))
+                        .clone(),
+                };
                 let bits = |b: &[u8]| -> u64 {
                     let mut x = [0u8; 8];
                     x[..es].copy_from_slice(&b[i * es..(i + 1) * es]);

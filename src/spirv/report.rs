@@ -108,6 +108,22 @@ pub struct ModelRun {
 }
 
 impl ModelRun {
+    /// Undefined behaviour that leaves nothing the dispatch wrote pinned down — a barrier not every
+    /// invocation reached, a write outside a variable — with its text; `None` otherwise. One
+    /// policy for every consumer (`lockstep run`, Amber): every element of every buffer the
+    /// dispatch could write is then undefined.
+    pub fn poisoned(&self) -> Option<String> {
+        self.findings
+            .iter()
+            .find(|f| {
+                matches!(
+                    f,
+                    Finding::DivergentBarrier { .. } | Finding::OutOfBounds { write: true, .. }
+                )
+            })
+            .map(|f| self.finding_text(f))
+    }
+
     /// The status of a word with this taint.
     pub fn status(&self, taint: u32) -> WordStatus {
         if taint & PROV == 0 {
