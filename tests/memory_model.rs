@@ -157,7 +157,9 @@ fn a_barrier_orders_only_the_storage_classes_its_semantics_name() {
     let racy = run(&body(""), 2, [1, 1, 1], &[vec![0; 4]]);
     let found = races(&racy);
     assert!(
-        found.iter().any(|(c, _)| *c == RaceClass::Value),
+        found.iter().any(|(c, t)| *c == RaceClass::Value
+            && t.contains("its memory semantics leave out buffer memory")
+            && t.contains("memoryBarrierBuffer()")),
         "{found:?}"
     );
     // memoryBarrierBuffer() before barrier(): the idiom that orders buffer memory.

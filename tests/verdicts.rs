@@ -13,8 +13,7 @@ const N: usize = 8;
 fn run_verdicts(src: &str) -> Vec<bool> {
     let module = compile(src, SourceLang::Glsl, &SourceOptions::default()).unwrap();
     let mut job = KernelJob::new(module);
-    job.buffers
-        .push((0, 0, HostBuffer::from_slice(&[0u32; N])));
+    job.buffers.push((0, 0, HostBuffer::from_slice(&[0u32; N])));
     let model = job.run_model(SubgroupSize::new(4).unwrap(), None).unwrap();
     let r = &model.run;
     let out = &r.buffers[0];

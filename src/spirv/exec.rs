@@ -64,6 +64,9 @@ pub enum Finding {
         b: (u32, LocId, bool),
         /// whether the two sides leave different values
         class: RaceClass,
+        /// a control barrier lies between the two (same workgroup) but its memory semantics do
+        /// not include this memory
+        fence_missing: bool,
     },
     /// a workgroup barrier not reached by every invocation of the workgroup
     DivergentBarrier {
@@ -582,6 +585,8 @@ pub(crate) struct Wg<'d, 'k> {
     /// writes that changed shared or global memory (a loop that makes none and repeats its state
     /// goes round forever)
     pub(crate) progress: u64,
+    /// workgroup control barriers executed in this workgroup, whatever their semantics
+    pub(crate) bars: u32,
     /// predecessor block of each lane (for phis)
     pub(crate) pred: Vec<u32>,
     /// lanes whose path depends on an undefined value: the taint to give their writes
@@ -653,6 +658,7 @@ impl<'d, 'k> Wg<'d, 'k> {
             pending: vec![None; lanes],
             rel_fence: vec![false; lanes],
             progress: 0,
+            bars: 0,
             pred: vec![0; lanes],
             lost_taint: vec![0; lanes],
             any_lost: false,
@@ -692,6 +698,7 @@ impl<'d, 'k> Wg<'d, 'k> {
         self.knows.fill(None);
         self.pending.fill(None);
         self.rel_fence.fill(false);
+        self.bars = 0;
         self.syncs.retain(|(obj, _), _| {
             Space::of(self.k.objects[*obj as usize].storage) == Space::Global
         });
@@ -1751,6 +1758,7 @@ impl<'d, 'k> Wg<'d, 'k> {
                     expected: self.present.iter().map(|p| p.count()).sum(),
                 });
             }
+            self.bars = self.bars.wrapping_add(1);
             for f in 0..2 {
                 if fam[f] || self.fenced[f] {
                     self.wg_epoch[f] = self.wg_epoch[f].wrapping_add(1);

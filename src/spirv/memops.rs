@@ -230,6 +230,7 @@ impl Wg<'_, '_> {
             sg: self.sg_epoch[g][f as usize],
             clock: self.clock[s],
             flags: fl,
+            bars: self.bars,
         };
         let now = Now {
             who,
@@ -285,12 +286,14 @@ impl Wg<'_, '_> {
         } else {
             RaceClass::Value
         };
+        let same_wg = (other.who - 1) / self.d.lanes_per_wg == self.wg_linear;
         self.d.find(Finding::Race {
             object: obj,
             offset: at,
             a: (other.who - 1, other.loc, other_wrote),
             b: (self.who(s) - 1, loc, wrote),
             class,
+            fence_missing: same_wg && other.bars != self.bars,
         });
         if same {
             0

@@ -224,5 +224,6 @@ pub fn run_model_with_progress(
         constructs: k.constructs.clone(),
         objects: k.objects.iter().map(|o| o.name.clone()).collect(),
         names: k.var_names(),
+        storages: k.objects.iter().map(|o| o.storage.name()).collect(),
     })
 }

@@ -103,6 +103,8 @@ pub struct ModelRun {
     pub constructs: HashMap<u32, LocId>,
     /// variable names by object id
     pub objects: Vec<String>,
+    /// storage class names by object id
+    pub storages: Vec<&'static str>,
     /// variable and member names with their types, to name elements
     pub names: crate::spirv::inst::VarNames,
 }
@@ -292,11 +294,12 @@ impl ModelRun {
                 a,
                 b,
                 class,
+                fence_missing,
                 ..
             } => {
                 let same = *class == crate::spirv::RaceClass::SameValue;
                 let why = format!(
-                    "{}race on {}: {} at {} and {} at {}, unordered (Vulkan memory model: a data race){}",
+                    "{}race on {}: {} at {} and {} at {}, unordered (Vulkan memory model: a data race){}{}",
                     if same { "same-value " } else { "" },
                     var(object),
                     rw(a.2),
@@ -307,6 +310,11 @@ impl ModelRun {
                         "; both sides leave the same value, which is kept"
                     } else {
                         ""
+                    },
+                    if *fence_missing {
+                        self.fence_advice(*object)
+                    } else {
+                        String::new()
                     }
                 );
                 let items = g
@@ -378,6 +386,19 @@ impl ModelRun {
         }
     }
 
+    /// Why a barrier between two racing accesses did not order them, and the fix.
+    fn fence_advice(&self, object: u32) -> String {
+        let shared = self
+            .storages
+            .get(object as usize)
+            .is_some_and(|s| *s == "Workgroup");
+        if shared {
+            "; a barrier lies between them, but its memory semantics leave out Workgroup memory: use barrier() (or add memoryBarrierShared() before it)".into()
+        } else {
+            "; a barrier lies between them, but its memory semantics leave out buffer memory (GLSL's barrier() orders shared memory only): add memoryBarrierBuffer() before the barrier".into()
+        }
+    }
+
     /// Two invocations, briefly: `invocations 3 and 5 of workgroup (0,0,0)`, or each with its
     /// workgroup when they differ.
     pub fn pair_text(&self, a: u32, b: u32) -> String {
@@ -407,6 +428,7 @@ impl ModelRun {
                 a,
                 b,
                 class,
+                fence_missing,
             } => format!(
                 "{}race on {}: {} {} at {} and {} {} at {} with no barrier between them{}",
                 if *class == crate::spirv::RaceClass::SameValue { "same-value " } else { "" },
@@ -422,7 +444,11 @@ impl ModelRun {
                 } else {
                     ""
                 },
-            ),
+            ) + &if *fence_missing {
+                self.fence_advice(*object)
+            } else {
+                String::new()
+            },
             Finding::DivergentBarrier {
                 loc,
                 workgroup,

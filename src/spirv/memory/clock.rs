@@ -117,6 +117,9 @@ pub struct Access {
     pub clock: u32,
     /// [`flags`]
     pub flags: u32,
+    /// workgroup control barriers the workgroup had executed, whatever their semantics (to tell a
+    /// race across a barrier whose semantics leave this memory out)
+    pub bars: u32,
 }
 
 impl Access {
