@@ -25,3 +25,4 @@ pub mod spirv;
 pub mod text;
 #[cfg(feature = "vulkan")]
 pub mod vulkan;
+pub mod words;

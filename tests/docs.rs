@@ -418,17 +418,27 @@ fn sources(dir: &str) -> Vec<(PathBuf, String)> {
 const LAYERS: &[(&str, &[&str])] = &[
     ("text", &[]),
     ("model", &[]),
-    ("vulkan", &[]),
+    // One SPIR-V reader for the device side and the model.
+    ("words", &[]),
+    ("vulkan", &["words"]),
     ("conform", &["model", "vulkan", "text", "files"]),
     ("docs", &["model", "text"]),
     ("grayscott", &["model", "vulkan", "text"]),
     ("reconverge", &["model", "vulkan", "text"]),
     ("files", &[]),
     // The SPIR-V interpreter: the model and the reconvergence rules, no Vulkan.
-    ("spirv", &["model", "reconverge", "files", "text"]),
+    ("spirv", &["model", "reconverge", "files", "text", "words"]),
     (
         "kernel",
-        &["model", "reconverge", "spirv", "vulkan", "files", "text"],
+        &[
+            "model",
+            "reconverge",
+            "spirv",
+            "vulkan",
+            "files",
+            "text",
+            "words",
+        ],
     ),
     (
         "amber",

@@ -401,3 +401,32 @@ fn an_undefined_input_reaches_a_scan_only_from_its_own_lane_on() {
     assert_eq!(v[..5], [0, 1, 3, 6, 10]);
     assert_eq!(v[8..14], [0, 0, 1, 3, 6, 10]);
 }
+
+// NonSemantic.Shader.DebugInfo.100 (glslang -gV, DXC): its DebugSource instructions stand at
+// module scope, which the SPIR-V parser refuses unless they are set aside, and its DebugLine gives
+// the source line of what follows, like OpLine (issue 19, rule 8: findings at the user's lines).
+#[test]
+fn nonsemantic_debug_lines_name_the_source_line() {
+    use lockstep::kernel::{compile, SourceLang, SourceOptions};
+    let text = include_str!("fixtures/debuginfo.spvasm");
+    let m = compile(text, SourceLang::SpirvAsm, &SourceOptions::default()).unwrap();
+    let k = decode(&m.words, &DecodeOptions::default()).unwrap();
+    let buf = BufferInput {
+        set: 0,
+        binding: 0,
+        bytes: vec![0; 16],
+        ..Default::default()
+    };
+    let r = run_model(&k, cfg(4, Mode::Base, [1, 1, 1]), &[buf], None).unwrap();
+    let race = r
+        .groups
+        .iter()
+        .map(|g| r.group_text(g))
+        .find(|(why, _)| why.starts_with("race on"))
+        .expect("the four invocations race on data[0]");
+    assert!(race.0.contains("wrote at k.comp:13"), "{race:?}");
+    assert!(
+        race.1[0].starts_with("buf.data[0] by invocations"),
+        "{race:?}"
+    );
+}

@@ -279,9 +279,10 @@ impl SpirvModule {
     /// assert_eq!(m.compute_entry_points(), ["first", "second"]);
     /// ```
     pub fn compute_entry_points(&self) -> Vec<String> {
-        let Ok(m) = rspirv::dr::load_words(&self.words) else {
+        let Ok(r) = crate::words::read(&self.words) else {
             return Vec::new();
         };
+        let m = r.module;
         m.entry_points
             .iter()
             .filter(|e| {
@@ -927,7 +928,7 @@ fn binary_words(
         Some(t) => t,
         None => needed,
     };
-    let parsed = rspirv::dr::load_words(&words).map_err(|e| bad(e.to_string()))?;
+    let parsed = crate::words::read(&words).map_err(|e| bad(e.0))?.module;
     if parsed.memory_model.is_none() {
         return Err(bad("it has no OpMemoryModel".into()));
     }

@@ -35,60 +35,11 @@ pub struct DecodeOptions {
 
 /// Decodes a module for one entry point.
 pub fn decode(words: &[u32], opts: &DecodeOptions) -> Result<Kernel, SpirvError> {
-    if words.len() < 5 {
-        return Err(SpirvError::malformed(format!(
-            "{} words: a module has at least a 5-word header",
-            words.len()
-        )));
-    }
-    if words[0] != 0x0723_0203 {
-        return Err(SpirvError::malformed(format!(
-            "magic number 0x{:08x}, expected 0x07230203",
-            words[0]
-        )));
-    }
-    let words = strip_source_text(words)?;
-    let parsed = std::panic::catch_unwind(|| rspirv::dr::load_words(&words))
-        .map_err(|_| SpirvError::malformed("the SPIR-V parser failed on this input"))?;
-    let module = parsed.map_err(|e| SpirvError::malformed(e.to_string()))?;
-    let version = words[1];
-    if version > 0x0001_0600 || version & 0xff00_00ff != 0 {
-        return Err(SpirvError::malformed(format!(
-            "version word 0x{version:08x}: SPIR-V 1.0 to 1.6 expected"
-        )));
-    }
-    Decoder::new(&module, opts)?.run()
-}
-
-/// Drops the embedded source text (`OpSource`'s last operand and `OpSourceContinued`): the
-/// interpreter needs only file names and lines, and compilers split long texts into chunks at byte
-/// boundaries that may cut a UTF-8 character, which the parser rejects.
-fn strip_source_text(words: &[u32]) -> Result<Vec<u32>, SpirvError> {
-    let mut out = Vec::with_capacity(words.len());
-    out.extend_from_slice(&words[..5]);
-    let mut i = 5;
-    while i < words.len() {
-        let count = (words[i] >> 16) as usize;
-        let opcode = words[i] & 0xffff;
-        if count == 0 || i + count > words.len() {
-            return Err(SpirvError::malformed(format!(
-                "instruction at word {i} has word count {count}, past the end of the module ({} words)",
-                words.len()
-            )));
-        }
-        match opcode {
-            // OpSourceContinued
-            2 => {}
-            // OpSource: Source Language, Version, [File], [Source]
-            3 if count > 4 => {
-                out.push((4 << 16) | 3);
-                out.extend_from_slice(&words[i + 1..i + 4]);
-            }
-            _ => out.extend_from_slice(&words[i..i + count]),
-        }
-        i += count;
-    }
-    Ok(out)
+    let r = crate::words::read(words).map_err(|e| SpirvError::malformed(e.0))?;
+    let mut d = Decoder::new(&r.module, opts)?;
+    d.debug_sources = r.debug_sources;
+    d.debug_info_set = r.debug_info_set;
+    d.run()
 }
 
 /// A constant's value during decoding: its type and flattened slot bits.
@@ -150,6 +101,10 @@ struct Decoder<'m> {
     shared_units: u32,
     /// (struct type result id, member) → `OpMemberName`
     member_names: HashMap<(u32, u32), String>,
+    /// `DebugSource` id → its file's `OpString` id (NonSemantic.Shader.DebugInfo.100)
+    debug_sources: HashMap<u32, u32>,
+    /// the NonSemantic.Shader.DebugInfo.100 import
+    debug_info_set: Option<u32>,
     file: Option<String>,
     constructs: HashMap<u32, LocId>,
     uses_subgroups: bool,
@@ -194,6 +149,8 @@ impl<'m> Decoder<'m> {
             lane_units: 0,
             shared_units: 0,
             member_names: HashMap::new(),
+            debug_sources: HashMap::new(),
+            debug_info_set: None,
             file: None,
             constructs: HashMap::new(),
             uses_subgroups: false,
@@ -1466,6 +1423,41 @@ impl<'m> Decoder<'m> {
                     }
                     SOp::NoLine => {
                         line = None;
+                        continue;
+                    }
+                    // NonSemantic.Shader.DebugInfo.100's DebugLine / DebugNoLine, as OpLine.
+                    SOp::ExtInst
+                        if self.debug_info_set.is_some()
+                            && i.operands.first()
+                                == self.debug_info_set.map(Operand::IdRef).as_ref() =>
+                    {
+                        let num = match i.operands.get(1) {
+                            Some(Operand::LiteralExtInstInteger(n))
+                            | Some(Operand::LiteralBit32(n)) => *n,
+                            _ => 0,
+                        };
+                        if num == crate::words::debug_info::LINE {
+                            let file = match i.operands.get(2) {
+                                Some(Operand::IdRef(src)) => {
+                                    self.debug_sources.get(src).and_then(|f| {
+                                        match self.ids.get(f) {
+                                            Some(Id::Str(s)) => Some(s.clone()),
+                                            _ => None,
+                                        }
+                                    })
+                                }
+                                _ => None,
+                            };
+                            let start = match i.operands.get(3) {
+                                Some(Operand::IdRef(c)) => self.const_u32(*c).ok(),
+                                _ => None,
+                            };
+                            if let Some(l) = start {
+                                line = Some((file.or_else(|| self.file.clone()), l));
+                            }
+                        } else if num == crate::words::debug_info::NO_LINE {
+                            line = None;
+                        }
                         continue;
                     }
                     _ => {}

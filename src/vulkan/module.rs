@@ -283,8 +283,9 @@ impl Context {
     }
 
     fn reflect_and_check(&self, d: &ModuleDispatch) -> Result<Reflection, VkError> {
-        let module = rspirv::dr::load_words(d.spirv)
-            .map_err(|e| input(format!("the module is not valid SPIR-V: {e}")))?;
+        let module = crate::words::read(d.spirv)
+            .map_err(|e| input(format!("the module is not valid SPIR-V: {e}")))?
+            .module;
         let refl = reflect(&module, d.entry, &d.spec).map_err(input)?;
         self.check_requirements(&refl, d)?;
         Ok(refl)

@@ -1,0 +1,158 @@
+//! One SPIR-V reader for every consumer (the interpreter's decoder, the device runner's
+//! reflection, the kernel loader): words to an rspirv module, after the passes each of them needs.
+//!
+//! - The header is checked (magic number, a 1.0–1.6 version).
+//! - The embedded source text (`OpSource`'s last operand, `OpSourceContinued`) is dropped:
+//!   compilers split long texts into chunks at byte boundaries that may cut a UTF-8 character,
+//!   which the parser rejects; only file names and lines are needed.
+//! - `NonSemantic.*` extended instructions at module scope (`NonSemantic.Shader.DebugInfo.100`'s
+//!   `DebugSource`, `DebugCompilationUnit`, types, …, as glslang `-gV` and DXC emit them) are set
+//!   aside — rspirv 0.13 refuses an `OpExtInst` outside a block — keeping what line information
+//!   needs: each `DebugSource`'s file name.
+//!
+//! Vulkan-free, so the device side and the model read a module the same way.
+
+use rspirv::dr::Module;
+use std::collections::HashMap;
+
+/// Why words are not a module.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ReadError(pub String);
+
+/// A module as read, with what the passes kept.
+pub struct Read {
+    /// the module (without embedded source text and module-scope non-semantic instructions)
+    pub module: Module,
+    /// the words the module was parsed from
+    pub words: Vec<u32>,
+    /// `DebugSource` result id → the `OpString` id of its file name
+    pub debug_sources: HashMap<u32, u32>,
+    /// the result id of the `NonSemantic.Shader.DebugInfo.100` import, if any
+    pub debug_info_set: Option<u32>,
+}
+
+/// `NonSemantic.Shader.DebugInfo.100` instruction numbers the readers use.
+pub mod debug_info {
+    /// `DebugSource`: File, [Text]
+    pub const SOURCE: u32 = 35;
+    /// `DebugLine`: Source, Line Start, Line End, Column Start, Column End (ids of constants)
+    pub const LINE: u32 = 103;
+    /// `DebugNoLine`
+    pub const NO_LINE: u32 = 104;
+}
+
+/// Reads `words` as a SPIR-V module.
+///
+/// ```
+/// let words = lockstep::spirv::examples::lane_ids();
+/// let r = lockstep::words::read(&words).unwrap();
+/// assert_eq!(r.module.entry_points.len(), 1);
+/// assert!(lockstep::words::read(&words[..3]).is_err());
+/// ```
+pub fn read(words: &[u32]) -> Result<Read, ReadError> {
+    let bad = |s: String| ReadError(s);
+    if words.len() < 5 {
+        return Err(bad(format!(
+            "{} words: a module has at least a 5-word header",
+            words.len()
+        )));
+    }
+    if words[0] != 0x0723_0203 {
+        return Err(bad(format!(
+            "magic number 0x{:08x}, expected 0x07230203",
+            words[0]
+        )));
+    }
+    let version = words[1];
+    if version > 0x0001_0600 || version & 0xff00_00ff != 0 {
+        return Err(bad(format!(
+            "version word 0x{version:08x}: SPIR-V 1.0 to 1.6 expected"
+        )));
+    }
+    let (words, debug_sources, debug_info_set) = prepare(words)?;
+    let parsed = std::panic::catch_unwind(|| rspirv::dr::load_words(&words))
+        .map_err(|_| bad("the SPIR-V parser failed on this input".into()))?;
+    let module = parsed.map_err(|e| bad(e.to_string()))?;
+    Ok(Read {
+        module,
+        words,
+        debug_sources,
+        debug_info_set,
+    })
+}
+
+/// The passes: source text dropped, module-scope non-semantic instructions set aside.
+#[allow(clippy::type_complexity)]
+fn prepare(words: &[u32]) -> Result<(Vec<u32>, HashMap<u32, u32>, Option<u32>), ReadError> {
+    let mut out = Vec::with_capacity(words.len());
+    out.extend_from_slice(&words[..5]);
+    let mut non_semantic: Vec<u32> = Vec::new();
+    let mut debug_info = None;
+    let mut sources = HashMap::new();
+    let mut in_function = false;
+    let mut i = 5;
+    while i < words.len() {
+        let count = (words[i] >> 16) as usize;
+        let opcode = words[i] & 0xffff;
+        if count == 0 || i + count > words.len() {
+            return Err(ReadError(format!(
+                "instruction at word {i} has word count {count}, past the end of the module ({} words)",
+                words.len()
+            )));
+        }
+        let inst = &words[i..i + count];
+        match opcode {
+            // OpSourceContinued
+            2 => {}
+            // OpSource: Source Language, Version, [File], [Source]
+            3 if count > 4 => {
+                out.push((4 << 16) | 3);
+                out.extend_from_slice(&inst[1..4]);
+            }
+            // OpExtInstImport: Result, Name
+            11 => {
+                let name = literal_string(&inst[2..]);
+                if name.starts_with("NonSemantic.") {
+                    non_semantic.push(inst[1]);
+                    if name == "NonSemantic.Shader.DebugInfo.100" {
+                        debug_info = Some(inst[1]);
+                    }
+                }
+                out.extend_from_slice(inst);
+            }
+            // OpFunction / OpFunctionEnd
+            54 => {
+                in_function = true;
+                out.extend_from_slice(inst);
+            }
+            56 => {
+                in_function = false;
+                out.extend_from_slice(inst);
+            }
+            // OpExtInst: Result Type, Result, Set, Instruction, operands…
+            12 if !in_function && count >= 5 && non_semantic.contains(&inst[3]) => {
+                if Some(inst[3]) == debug_info && inst[4] == debug_info::SOURCE && count >= 6 {
+                    sources.insert(inst[2], inst[5]);
+                }
+            }
+            _ => out.extend_from_slice(inst),
+        }
+        i += count;
+    }
+    Ok((out, sources, debug_info))
+}
+
+/// A nul-terminated UTF-8 literal string packed in words.
+fn literal_string(words: &[u32]) -> String {
+    let mut bytes = Vec::new();
+    'outer: for w in words {
+        for b in w.to_le_bytes() {
+            if b == 0 {
+                break 'outer;
+            }
+            bytes.push(b);
+        }
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
+}
