@@ -84,6 +84,7 @@ fn main() {
         workgroups: [gx, gy, 1],
         max_steps: DEFAULT_MAX_STEPS,
         lost_paths_end: true,
+        schedules: 1,
     };
     let probe = run_model(&k, cfg.clone(), &bufs, None).expect("a run");
     let lane_instructions = probe.lane_instructions;

@@ -11,6 +11,10 @@ use lockstep::spirv::*;
 use spirv_support::{bytes_u32, glsl, u32s};
 
 fn cfg(size: u64, wg: [u32; 3]) -> RunConfig {
+    cfg_schedules(size, wg, 1)
+}
+
+fn cfg_schedules(size: u64, wg: [u32; 3], schedules: u32) -> RunConfig {
     RunConfig {
         size: SubgroupSize::new(size).unwrap(),
         layout: LaneOrder::ROW_MAJOR,
@@ -18,6 +22,7 @@ fn cfg(size: u64, wg: [u32; 3]) -> RunConfig {
         workgroups: wg,
         max_steps: DEFAULT_MAX_STEPS,
         lost_paths_end: true,
+        schedules,
     }
 }
 
@@ -611,4 +616,39 @@ fn a_spin_wait_on_another_workgroup_is_a_finding_not_a_hang() {
         }
         other => panic!("{:?}", other.map(|r| texts(&r))),
     }
+}
+
+// Appendix B and "Shader Invocation Progress": other legal orders of the workgroups
+// (`--schedules`): a look-back chain that ends when workgroups run in order never ends when a later
+// one runs first — a finding of the other schedule, while the first schedule's values stand.
+#[test]
+fn other_schedules_find_the_order_a_spin_wait_never_survives() {
+    let src = "#version 450\n#extension GL_KHR_memory_scope_semantics : enable\nlayout(local_size_x = 1) in;\nlayout(binding = 0) buffer B { uint flag[]; };\nvoid main() {\n  uint k = gl_WorkGroupID.x;\n  if (k > 0u) {\n    while (atomicLoad(flag[k - 1u], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire) == 0u) {}\n  }\n  atomicStore(flag[k], 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);\n}\n";
+    let k = decode(&glsl(src, "k.comp"), &DecodeOptions::default()).unwrap();
+    let buf = BufferInput {
+        set: 0,
+        binding: 0,
+        bytes: bytes_u32(&[0; 8]),
+        ..Default::default()
+    };
+    let one = run_model(
+        &k,
+        cfg_schedules(1, [8, 1, 1], 1),
+        std::slice::from_ref(&buf),
+        None,
+    )
+    .unwrap();
+    assert!(!one
+        .findings
+        .iter()
+        .any(|f| matches!(f, Finding::SpinWait { stuck: true, .. })));
+    let four = run_model(&k, cfg_schedules(1, [8, 1, 1], 4), &[buf], None).unwrap();
+    assert!(
+        four.findings
+            .iter()
+            .any(|f| matches!(f, Finding::SpinWait { stuck: true, .. })),
+        "{:?}",
+        texts(&four)
+    );
+    assert_eq!(u32s(&four.buffers[0].bytes), [1; 8]);
 }

@@ -13,6 +13,7 @@ fn cfg(size: u64, mode: Mode, wg: [u32; 3]) -> RunConfig {
         workgroups: wg,
         max_steps: DEFAULT_MAX_STEPS,
         lost_paths_end: true,
+        schedules: 1,
     }
 }
 

@@ -64,6 +64,7 @@ fn config(s: u32, mode: Mode, groups: [u32; 2]) -> RunConfig {
         workgroups: [groups[0], groups[1], 1],
         max_steps: DEFAULT_MAX_STEPS,
         lost_paths_end: true,
+        schedules: 1,
     }
 }
 

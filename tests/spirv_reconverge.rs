@@ -69,6 +69,7 @@ fn cross_check_batch(
         max_steps: DEFAULT_MAX_STEPS,
         // The executor keeps a lost invocation lost to the end: compare under the same rule.
         lost_paths_end: false,
+        schedules: 1,
     };
     let run = run_model(&k, cfg, &inputs, None).map_err(|e| e.to_string())?;
     let b = &run.buffers[0];

@@ -38,6 +38,7 @@ fuzz_target!(|data: &[u8]| {
         workgroups: [1, 1, 1],
         max_steps: 20_000,
         lost_paths_end: true,
+        schedules: 1,
     };
     let _ = run_model(&k, cfg, &buffers, Some(&[0u8; 128]));
 });

@@ -189,6 +189,7 @@ impl Backend for ModelBackend {
             workgroups: d.workgroups,
             max_steps: spirv::DEFAULT_MAX_STEPS,
             lost_paths_end: true,
+            schedules: 1,
         };
         let bufs: Vec<BufferInput> = inputs.iter().map(|(_, b)| b.clone()).collect();
         let run = spirv::run_model(&k, cfg, &bufs, push.as_deref()).map_err(|e| match e {

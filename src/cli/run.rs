@@ -63,6 +63,12 @@ pub struct RunArgs {
     /// lane-instructions one workgroup may execute on the model before the run stops
     #[arg(long, default_value_t = crate::spirv::DEFAULT_MAX_STEPS)]
     pub max_steps: u64,
+    /// where workgroups interact (atomics, message passing), also run the model under N − 1 other
+    /// seeded orders of the workgroups (and of the lanes of each atomic), and report what differs:
+    /// defined values another order changes become order-dependent, a wait that never ends in one
+    /// of them is a finding
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub schedules: u32,
     /// relative tolerance for inexact floats (|d − m| ≤ atol + rtol · max(|d|, |m|))
     #[arg(long, default_value_t = Tolerance::default().rel)]
     pub rtol: f64,
@@ -136,6 +142,7 @@ pub fn job(a: &RunArgs) -> Result<(KernelJob, Tolerance), CliError> {
         None => None,
     };
     job.max_steps = a.max_steps;
+    job.schedules = a.schedules;
     for b in &a.buffers {
         let spec: BindingSpec = b
             .parse()

@@ -80,6 +80,9 @@ pub struct KernelJob {
     pub mode: Option<Mode>,
     /// lane-instructions one workgroup may execute on the model
     pub max_steps: u64,
+    /// workgroup orders the model tries where workgroups interact (see
+    /// [`RunConfig::schedules`]); 1 by default
+    pub schedules: u32,
 }
 
 /// The model's side of a run.
@@ -127,6 +130,7 @@ impl KernelJob {
             layout: LaneOrder::ROW_MAJOR,
             mode: None,
             max_steps: spirv::DEFAULT_MAX_STEPS,
+            schedules: 1,
         }
     }
 
@@ -176,6 +180,7 @@ impl KernelJob {
             workgroups: self.workgroups,
             max_steps: self.max_steps,
             lost_paths_end: true,
+            schedules: self.schedules,
         };
         let inputs: Vec<BufferInput> = self
             .buffers

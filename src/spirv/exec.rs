@@ -43,6 +43,11 @@ pub struct RunConfig {
     /// `reconverge`'s executor does (coarser, and what the cross-check against it uses); its
     /// writes to its own variables are then not marked, as there.
     pub lost_paths_end: bool,
+    /// Workgroup orders to run when the dispatch needs the ordered run (1: workgroups 0, 1, 2, …;
+    /// each further one a seeded permutation of them, with the lanes of each atomic instruction in
+    /// reverse order every other time). Defined values that differ between the orders become
+    /// order-dependent; a loop that never ends in one of them is a finding.
+    pub schedules: u32,
 }
 
 /// The default `max_steps`: a billion lane-instructions per workgroup (seconds of work).
@@ -179,6 +184,8 @@ pub struct Dispatch<'k> {
     late_new: Mutex<HashSet<LateKey>>,
     /// `late` is not empty
     any_late: AtomicBool,
+    /// which workgroup order the ordered run follows (0: in order)
+    schedule: std::sync::atomic::AtomicU32,
 }
 
 /// What a writable buffer held when it was bound.
@@ -344,6 +351,7 @@ impl<'k> Dispatch<'k> {
             late: RwLock::new(Late::default()),
             late_new: Mutex::new(HashSet::new()),
             any_late: AtomicBool::new(false),
+            schedule: std::sync::atomic::AtomicU32::new(0),
         })
     }
 
@@ -420,7 +428,142 @@ impl<'k> Dispatch<'k> {
             }
             self.any_late.store(true, Relaxed);
         }
+        if self.ordered() && self.cfg.schedules > 1 {
+            self.other_schedules()?;
+        }
         Ok(())
+    }
+
+    /// Runs the ordered dispatch again under the other schedules and compares: a defined unit whose
+    /// bytes differ becomes order-dependent; a loop that never ends in another schedule is a
+    /// finding. Leaves the first schedule's buffers and findings, with what the others added.
+    fn other_schedules(&self) -> Result<(), SpirvError> {
+        let snap: Vec<Option<(Vec<u32>, Vec<u32>)>> = self
+            .buffers
+            .iter()
+            .map(|b| {
+                b.as_ref().filter(|b| b.writable).map(|b| {
+                    (
+                        b.vals.iter().map(|v| v.load(Relaxed)).collect(),
+                        b.taint.iter().map(|t| t.load(Relaxed)).collect(),
+                    )
+                })
+            })
+            .collect();
+        let findings =
+            std::mem::take(&mut *self.findings.lock().unwrap_or_else(|e| e.into_inner()));
+        let (count, steps) = (
+            self.finding_count.load(Relaxed),
+            self.lane_instructions.load(Relaxed),
+        );
+        let mut differs: Vec<Vec<bool>> = snap
+            .iter()
+            .map(|s| {
+                s.as_ref()
+                    .map(|(_, t)| vec![false; t.len()])
+                    .unwrap_or_default()
+            })
+            .collect();
+        let mut stuck = Vec::new();
+        for k in 1..self.cfg.schedules {
+            self.restart();
+            self.schedule.store(k, Relaxed);
+            let r = self.run_once();
+            let mut f = self.findings.lock().unwrap_or_else(|e| e.into_inner());
+            for g in f.values() {
+                for e in &g.examples {
+                    if matches!(e, Finding::SpinWait { stuck: true, .. }) {
+                        stuck.push(e.clone());
+                    }
+                }
+            }
+            f.clear();
+            drop(f);
+            match r {
+                Err(SpirvError::Stopped { .. }) if !stuck.is_empty() => continue,
+                Err(e) => return Err(e),
+                Ok(()) => {}
+            }
+            for ((b, s), d) in self.buffers.iter().zip(&snap).zip(differs.iter_mut()) {
+                let (Some(b), Some((vals, taint))) = (b, s) else {
+                    continue;
+                };
+                let u = b.unit as usize;
+                for (x, t0) in taint.iter().enumerate() {
+                    let t1 = b.taint[x].load(Relaxed);
+                    if t0 & !crate::spirv::prov::INEXACT != 0
+                        || t1 & !crate::spirv::prov::INEXACT != 0
+                    {
+                        continue;
+                    }
+                    let (w, sh) = (x * u / 4, (x * u % 4) * 8);
+                    let m = if u >= 4 {
+                        !0u32
+                    } else {
+                        ((1u32 << (u * 8)) - 1) << sh
+                    };
+                    if (vals[w] ^ b.vals[w].load(Relaxed)) & m != 0 {
+                        d[x] = true;
+                    }
+                }
+            }
+        }
+        self.schedule.store(0, Relaxed);
+        let p = self.provs.intern(Prov {
+            cause: Cause::ScheduleOrder,
+            loc: 0,
+            parent: 0,
+        }) | crate::spirv::prov::ORDER;
+        for ((b, s), d) in self.buffers.iter().zip(&snap).zip(&differs) {
+            let (Some(b), Some((vals, taint))) = (b, s) else {
+                continue;
+            };
+            for (v, x) in b.vals.iter().zip(vals) {
+                v.store(*x, Relaxed);
+            }
+            for (i, (t, x)) in b.taint.iter().zip(taint).enumerate() {
+                t.store(
+                    if d[i] {
+                        crate::spirv::prov::combine(*x, p)
+                    } else {
+                        *x
+                    },
+                    Relaxed,
+                );
+            }
+        }
+        *self.findings.lock().unwrap_or_else(|e| e.into_inner()) = findings;
+        self.finding_count.store(count, Relaxed);
+        self.lane_instructions.store(steps, Relaxed);
+        for f in stuck {
+            self.find(f);
+        }
+        Ok(())
+    }
+
+    /// The workgroup run `i`-th in the ordered run of the current schedule.
+    fn scheduled(&self, i: u64, count: u64) -> u64 {
+        let k = self.schedule.load(Relaxed) as u64;
+        if k == 0 {
+            return i;
+        }
+        // A permutation of 0..count: an affine map modulo the next power of two, cycle-walked back
+        // into range (seeded by the schedule number).
+        let n = count.next_power_of_two().max(2);
+        let a = (0x9e37_79b9_7f4a_7c15u64.wrapping_mul(k) | 1) & (n - 1);
+        let c = k.wrapping_mul(0x632b_e59b_d9b4_e019) & (n - 1);
+        let mut x = i;
+        loop {
+            x = (x.wrapping_mul(a).wrapping_add(c)) & (n - 1);
+            if x < count {
+                return x;
+            }
+        }
+    }
+
+    /// Does this schedule run the lanes of an atomic instruction in reverse order?
+    pub(crate) fn reverse_atomics(&self) -> bool {
+        self.schedule.load(Relaxed) % 2 == 1
     }
 
     /// Puts the buffers back as bound and forgets what the last run found.
@@ -465,8 +608,8 @@ impl<'k> Dispatch<'k> {
         };
         if self.ordered() {
             let mut wg = Wg::new(self);
-            for linear in 0..count {
-                one(&mut wg, linear);
+            for i in 0..count {
+                one(&mut wg, self.scheduled(i, count));
             }
         } else {
             (0..count)

@@ -746,9 +746,14 @@ impl Wg<'_, '_> {
                 *shared_target.entry(self.vals[pb + s] & !OOB).or_default() += 1;
             });
         }
-        for g in 0..self.groups {
-            for l in flow.set[g].iter() {
-                let s = g * n + l as usize;
+        // One order a device may pick: lane order, or (other schedules) the reverse.
+        let mut order: Vec<usize> = Vec::new();
+        each_lane(&flow.set, n, |s| order.push(s));
+        if self.d.reverse_atomics() {
+            order.reverse();
+        }
+        {
+            for s in order {
                 let p = self.vals[pb + s];
                 let pt = if self.dirty[ptr as usize] {
                     self.taint[pb + s]

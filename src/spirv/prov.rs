@@ -113,6 +113,8 @@ pub enum Cause {
     /// a value another workgroup wrote, read without a happens-before with the write: which one a
     /// read sees depends on how the device schedules workgroups
     WorkgroupOrder,
+    /// a value that another order of the workgroups (`--schedules`) left different
+    ScheduleOrder,
     /// written by an invocation whose path was decided by an order-dependent value (a branch at
     /// `construct` on an atomic's result): one legal execution's path
     OrderPath {

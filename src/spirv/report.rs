@@ -141,7 +141,9 @@ impl ModelRun {
         }
         let origin = self.provs.chain(taint).last().map(|p| p.cause.clone());
         match origin {
-            Some(Cause::AtomicOrder | Cause::WorkgroupOrder) => WordStatus::OrderDependent(chain),
+            Some(Cause::AtomicOrder | Cause::WorkgroupOrder | Cause::ScheduleOrder) => {
+                WordStatus::OrderDependent(chain)
+            }
             Some(Cause::Race) => WordStatus::Racy(chain),
             _ => WordStatus::Undefined(chain),
         }
@@ -227,6 +229,7 @@ impl ModelRun {
                     "written by an invocation whose path depends on an undefined value (branch of {})",
                     self.construct(*construct)
                 ),
+                Cause::ScheduleOrder => "another order of the workgroups (--schedules) left a different value here".to_string(),
                 Cause::WorkgroupOrder => format!(
                     "{op} {at}: reads what another workgroup wrote, with no happens-before between them: which value it sees depends on how the device schedules workgroups"
                 ),
