@@ -431,3 +431,47 @@ fn nonsemantic_debug_lines_name_the_source_line() {
         "{race:?}"
     );
 }
+
+// SPIR-V 2.2.2 (an undefined value is some value of its type) and GL_KHR_shader_subgroup's tangles:
+// where another allowed execution takes the other way at a branch that is not pinned down, its
+// stores may write elements this execution never wrote — they must not be reported as holding
+// their old, defined value (issue 19, rule 6: "one path is not all paths"). Under maximal
+// reconvergence the branch is pinned and every element is defined.
+#[test]
+fn what_the_path_not_taken_would_write_is_not_reported_defined() {
+    let src = format!("{HEAD}layout(local_size_x = 8) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nvoid main() {{\n  uint i = gl_SubgroupInvocationID;\n  if (i < 4u) {{\n    if (subgroupElect()) {{ b[i] = 1u; }} else {{ b[8u + i] = 2u; }}\n  }}\n}}\n");
+    let base = run_glsl(&src, Mode::Base, 8, [1, 1, 1], &[vec![0; 16]]);
+    let b = &base.buffers[0];
+    let defined = |w: usize| matches!(base.status(b.word_taint(w)), WordStatus::Exact);
+    // The model's execution elects lane 0: b[0] and b[9..12] are written on a lost path; b[1..4]
+    // and b[8] are what the other ways would write.
+    for w in [1, 2, 3, 8] {
+        assert!(!defined(w), "b[{w}]: {:?}", base.status(b.word_taint(w)));
+    }
+    let max = run_glsl(&src, Mode::Maximal, 8, [1, 1, 1], &[vec![0; 16]]);
+    for w in 0..16 {
+        assert_eq!(
+            max.status(max.buffers[0].word_taint(w)),
+            WordStatus::Exact,
+            "b[{w}]"
+        );
+    }
+}
+
+// SPIR-V 2.2.2: an undefined operand is some value of its type; where the other operand decides
+// the result for every such value (`x & 0`, `0 > x` unsigned, `x * 0`, `x >= 0` unsigned), the
+// result is defined.
+#[test]
+fn an_undefined_operand_that_cannot_change_the_result_leaves_it_defined() {
+    let src = format!("{HEAD}layout(local_size_x = 1) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nvoid main() {{\n  uint x;\n  uint zero = b[8];\n  b[0] = x & zero;\n  b[1] = (zero > x) ? 1u : 2u;\n  b[2] = x * zero;\n  b[3] = (x >= zero) ? 3u : 4u;\n  b[4] = x + zero;\n}}\n");
+    let r = run_glsl(&src, Mode::Base, 1, [1, 1, 1], &[vec![0; 9]]);
+    let b = &r.buffers[0];
+    assert_eq!(u32s(&b.bytes)[..4], [0, 2, 0, 3]);
+    for w in 0..4 {
+        assert_eq!(r.status(b.word_taint(w)), WordStatus::Exact, "b[{w}]");
+    }
+    assert!(matches!(
+        r.status(b.word_taint(4)),
+        WordStatus::Undefined(_)
+    ));
+}

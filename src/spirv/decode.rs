@@ -105,6 +105,8 @@ struct Decoder<'m> {
     debug_sources: HashMap<u32, u32>,
     /// the NonSemantic.Shader.DebugInfo.100 import
     debug_info_set: Option<u32>,
+    /// registers holding a variable's pointer, and the variable
+    var_regs: HashMap<Reg, ObjectId>,
     file: Option<String>,
     constructs: HashMap<u32, LocId>,
     uses_subgroups: bool,
@@ -151,6 +153,7 @@ impl<'m> Decoder<'m> {
             member_names: HashMap::new(),
             debug_sources: HashMap::new(),
             debug_info_set: None,
+            var_regs: HashMap::new(),
             file: None,
             constructs: HashMap::new(),
             uses_subgroups: false,
@@ -182,6 +185,9 @@ impl<'m> Decoder<'m> {
         }
         check_recursion(&funcs)?;
         let spec_ids = self.spec_ids();
+        let storages: Vec<Storage> = self.objects.iter().map(|o| o.storage).collect();
+        let construct_stores =
+            crate::spirv::stores::construct_stores(&funcs, &self.var_regs, &storages);
         let mut member_names = HashMap::new();
         for ((id, m), name) in &self.member_names {
             if let Some(Id::Type(t)) = self.ids.get(id) {
@@ -207,6 +213,7 @@ impl<'m> Decoder<'m> {
             lane_units: self.lane_units,
             shared_units: self.shared_units,
             member_names,
+            construct_stores,
             constructs: self.constructs,
             spec_ids,
             uses_subgroups: self.uses_subgroups,
@@ -1585,6 +1592,7 @@ impl<'m> Decoder<'m> {
                                 vec![crate::spirv::memory::pointer(obj, 0)],
                             ));
                             self.regs.insert(rid, r);
+                            self.var_regs.insert(r, obj);
                         }
                         _ => {
                             if let Some(inst) = self.inst(i, loc)? {
@@ -1641,6 +1649,7 @@ impl<'m> Decoder<'m> {
                     vec![crate::spirv::memory::pointer(o, 0)],
                 ));
                 self.regs.insert(id, r);
+                self.var_regs.insert(r, o);
                 Ok(r)
             }
             _ => Err(SpirvError::malformed(format!("%{id} is not a value"))),

@@ -186,6 +186,9 @@ pub struct Dispatch<'k> {
     any_late: AtomicBool,
     /// which workgroup order the ordered run follows (0: in order)
     schedule: std::sync::atomic::AtomicU32,
+    /// buffer objects a path not taken (a lost or order-dependent branch) may have stored to, with
+    /// the taint their never-written elements get
+    pub maybe_written: Mutex<BTreeMap<ObjectId, u32>>,
 }
 
 /// What a writable buffer held when it was bound.
@@ -352,6 +355,7 @@ impl<'k> Dispatch<'k> {
             late_new: Mutex::new(HashSet::new()),
             any_late: AtomicBool::new(false),
             schedule: std::sync::atomic::AtomicU32::new(0),
+            maybe_written: Mutex::new(BTreeMap::new()),
         })
     }
 
@@ -1299,6 +1303,7 @@ impl<'d, 'k> Wg<'d, 'k> {
         depth: usize,
     ) {
         self.lost_depth[s] = self.lost_depth[s].min(depth as u32);
+        self.paths_not_taken(construct, loc, taint);
         if !crate::spirv::prov::is_undefined(taint) {
             // A branch on an order-dependent value (an atomic's result): legal, and the path is
             // this execution's; what the invocation writes on it depends on the order.
@@ -1321,6 +1326,31 @@ impl<'d, 'k> Wg<'d, 'k> {
             });
         }
         self.lost.lose(g, construct);
+    }
+
+    /// A branch whose direction is not pinned down (undefined): what the construct's other paths
+    /// may store is noted, so that elements this execution never wrote are not reported as holding
+    /// a defined value.
+    fn paths_not_taken(&self, construct: u32, loc: LocId, taint: u32) {
+        let Some(objs) = self.k.construct_stores.get(&construct) else {
+            return;
+        };
+        // Only where the branch is undefined: an order-dependent branch's other way is another
+        // order's, which `--schedules` explores; it may be one no legal order takes (message
+        // passing's `if (flag > data)`).
+        if !crate::spirv::prov::is_undefined(taint) {
+            return;
+        }
+        let p = self.prov(Cause::PathNotTaken { construct }, loc, taint);
+        let mut m = self
+            .d
+            .maybe_written
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        for o in objs {
+            let e = m.entry(*o).or_insert(p);
+            *e = crate::spirv::prov::combine(*e, p);
+        }
     }
 
     fn selection(

@@ -876,6 +876,9 @@ pub struct Kernel {
     pub lane_units: u32,
     /// struct member names (`OpMemberName`) by (type, member)
     pub member_names: std::collections::HashMap<(TypeId, u32), String>,
+    /// per construct header label: the buffer objects its blocks may store to (for the paths an
+    /// invocation whose branch is not pinned down did not take)
+    pub construct_stores: std::collections::HashMap<u32, Vec<ObjectId>>,
     /// shared memory taint units per workgroup
     pub shared_units: u32,
     /// header label id → location of its merge instruction (for naming constructs)

@@ -45,6 +45,7 @@ mod ops;
 pub mod prov;
 pub mod report;
 pub mod scalar;
+mod stores;
 pub mod types;
 
 pub use decode::{decode, DecodeOptions, SpecInput};
@@ -55,6 +56,7 @@ pub use prov::{Cause, Prov, Provs, INEXACT, PROV};
 pub use report::{ModelRun, WordStatus};
 
 use crate::spirv::exec::Dispatch;
+use crate::spirv::inst::ObjectId;
 use crate::spirv::memory::Buffer;
 use crate::spirv::types::Storage;
 use std::sync::atomic::Ordering::Relaxed;
@@ -188,9 +190,19 @@ pub fn run_model_with_progress(
             })?;
         }
     }
+    let maybe = std::mem::take(&mut *d.maybe_written.lock().unwrap_or_else(|e| e.into_inner()));
     let mut out = Vec::new();
     for (i, o) in k.objects.iter().enumerate() {
         if let (Some(b), Some((set, binding))) = (&d.buffers[i], o.binding) {
+            if let Some(t) = maybe.get(&(i as ObjectId)) {
+                // Elements this execution never wrote that a path not taken may write.
+                for (u, w) in b.writers().iter().enumerate() {
+                    if w.0 == 0 {
+                        let x = b.taint[u].load(Relaxed);
+                        b.taint[u].store(prov::combine(x, *t), Relaxed);
+                    }
+                }
+            }
             out.push(report::BufferOutput {
                 set,
                 binding,

@@ -27,7 +27,43 @@ impl Wg<'_, '_> {
                         }
                     };
                 }
-                ib!(Add, Sub, Mul, UDiv, SDiv, UMod, SRem, SMod, Shl, ShrL, ShrA, And, Or, Xor);
+                let m = mask(w);
+                match op {
+                    // 0 & x, ~0 | x, 0 * x: the defined operand decides.
+                    IntBin::And => self.map2_absorb(
+                        set,
+                        *n,
+                        *d,
+                        *a,
+                        *b,
+                        loc,
+                        |x, y| scalar::int_bin(IntBin::And, w, x, y),
+                        |v, _| v & m == 0,
+                    ),
+                    IntBin::Or => self.map2_absorb(
+                        set,
+                        *n,
+                        *d,
+                        *a,
+                        *b,
+                        loc,
+                        |x, y| scalar::int_bin(IntBin::Or, w, x, y),
+                        |v, _| v & m == m,
+                    ),
+                    IntBin::Mul => self.map2_absorb(
+                        set,
+                        *n,
+                        *d,
+                        *a,
+                        *b,
+                        loc,
+                        |x, y| scalar::int_bin(IntBin::Mul, w, x, y),
+                        |v, _| v & m == 0,
+                    ),
+                    _ => ib!(
+                        Add, Sub, Mul, UDiv, SDiv, UMod, SRem, SMod, Shl, ShrL, ShrA, And, Or, Xor
+                    ),
+                }
             }
             Inst::IntCmp { op, w, n, d, a, b } => {
                 let w = *w;
@@ -38,7 +74,39 @@ impl Wg<'_, '_> {
                         }
                     };
                 }
-                ic!(Eq, Ne, UGt, SGt, UGe, SGe, ULt, SLt, ULe, SLe);
+                // A comparison a defined extreme decides (`0 > x` unsigned is false for every x).
+                let m = mask(w);
+                let smin = 1u64 << (w - 1);
+                let smax = m >> 1;
+                let op = *op;
+                let decides = move |v: u64, is_a: bool| -> bool {
+                    let v = v & m;
+                    match (op, is_a) {
+                        (IntCmp::UGt, true) | (IntCmp::ULe, true) => v == 0,
+                        (IntCmp::ULt, false) | (IntCmp::UGe, false) => v == 0,
+                        (IntCmp::UGe, true) | (IntCmp::ULt, true) => v == m,
+                        (IntCmp::ULe, false) | (IntCmp::UGt, false) => v == m,
+                        (IntCmp::SGt, true) | (IntCmp::SLe, true) => v == smin,
+                        (IntCmp::SLt, false) | (IntCmp::SGe, false) => v == smin,
+                        (IntCmp::SGe, true) | (IntCmp::SLt, true) => v == smax,
+                        (IntCmp::SLe, false) | (IntCmp::SGt, false) => v == smax,
+                        _ => false,
+                    }
+                };
+                if matches!(op, IntCmp::Eq | IntCmp::Ne) {
+                    ic!(Eq, Ne, UGt, SGt, UGe, SGe, ULt, SLt, ULe, SLe);
+                } else {
+                    self.map2_absorb(
+                        set,
+                        *n,
+                        *d,
+                        *a,
+                        *b,
+                        loc,
+                        |x, y| Ok(scalar::int_cmp(op, w, x, y) as u64),
+                        decides,
+                    );
+                }
             }
             Inst::IntUn { op, w, n, d, a } => {
                 let (op, w) = (*op, *w);
@@ -102,15 +170,30 @@ impl Wg<'_, '_> {
             }
             Inst::LogicBin { op, n, d, a, b } => {
                 let op = *op;
-                self.map2(set, *n, *d, *a, *b, 0, loc, |x, y| {
-                    let (x, y) = (x != 0, y != 0);
-                    Ok(match op {
-                        LogicBin::And => x && y,
-                        LogicBin::Or => x || y,
-                        LogicBin::Eq => x == y,
-                        LogicBin::Ne => x != y,
-                    } as u64)
-                });
+                // false && x, true || x: the defined operand decides.
+                let absorbs = move |v: u64, _: bool| match op {
+                    LogicBin::And => v == 0,
+                    LogicBin::Or => v != 0,
+                    _ => false,
+                };
+                self.map2_absorb(
+                    set,
+                    *n,
+                    *d,
+                    *a,
+                    *b,
+                    loc,
+                    |x, y| {
+                        let (x, y) = (x != 0, y != 0);
+                        Ok(match op {
+                            LogicBin::And => x && y,
+                            LogicBin::Or => x || y,
+                            LogicBin::Eq => x == y,
+                            LogicBin::Ne => x != y,
+                        } as u64)
+                    },
+                    absorbs,
+                );
             }
             Inst::LogicNot { n, d, a } => {
                 self.map1(set, *n, *d, *a, 0, loc, |x| Ok((x == 0) as u64));
@@ -407,6 +490,61 @@ impl Wg<'_, '_> {
             }
         }
         self.scalar_errors(d, loc);
+    }
+
+    /// [`Wg::map2`] for operations whose result one operand can decide alone (`0 & x`, `0 > x`
+    /// unsigned, `false && x`, …: `absorbs(value, is_a)`): the result is then the same for every
+    /// value of the other operand, so it carries only the deciding operand's taint — defined where
+    /// that one is, whatever the spec leaves the other.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn map2_absorb(
+        &mut self,
+        set: &[LaneMask],
+        n: u32,
+        d: Reg,
+        a: Reg,
+        b: Reg,
+        loc: LocId,
+        f: impl Fn(u64, u64) -> Result<u64, ScalarUndef>,
+        absorbs: impl Fn(u64, bool) -> bool,
+    ) {
+        self.map2(set, n, d, a, b, 0, loc, f);
+        let (ta, tb) = (self.dirty[a as usize], self.dirty[b as usize]);
+        if !(ta || tb) {
+            return;
+        }
+        let (lanes, nl) = (self.lanes, self.n);
+        let (db, ab, bb) = (
+            self.off[d as usize],
+            self.off[a as usize],
+            self.off[b as usize],
+        );
+        // How tainted: defined < order-dependent < undefined.
+        let rank = |t: u32| -> u8 {
+            if crate::spirv::prov::is_undefined(t) {
+                2
+            } else if t & PROV != 0 {
+                1
+            } else {
+                0
+            }
+        };
+        for c in 0..n as usize {
+            let (dr, ar, br) = (db + c * lanes, ab + c * lanes, bb + c * lanes);
+            let (vals, taint) = (&self.vals, &mut self.taint);
+            each_lane(set, nl, |s| {
+                let x = if ta { taint[ar + s] } else { 0 };
+                let y = if tb { taint[br + s] } else { 0 };
+                let mut best = taint[dr + s];
+                if absorbs(vals[ar + s], true) && rank(x) < rank(best) {
+                    best = x;
+                }
+                if absorbs(vals[br + s], false) && rank(y) < rank(best) {
+                    best = y;
+                }
+                taint[dr + s] = best | ((x | y) & INEXACT);
+            });
+        }
     }
 
     /// `d[dc] = f(a[ac], b[bc])` for one slot of each.

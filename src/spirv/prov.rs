@@ -115,6 +115,12 @@ pub enum Cause {
     WorkgroupOrder,
     /// a value that another order of the workgroups (`--schedules`) left different
     ScheduleOrder,
+    /// never written in this execution, but a store on a path not taken at a branch of
+    /// `construct` (undefined or order-dependent) may write it
+    PathNotTaken {
+        /// header label id of the construct
+        construct: u32,
+    },
     /// written by an invocation whose path was decided by an order-dependent value (a branch at
     /// `construct` on an atomic's result): one legal execution's path
     OrderPath {

@@ -229,6 +229,10 @@ impl ModelRun {
                     "written by an invocation whose path depends on an undefined value (branch of {})",
                     self.construct(*construct)
                 ),
+                Cause::PathNotTaken { construct } => format!(
+                    "never written here, but {} branches at {at} on a value that is not pinned down and its other paths store to this buffer: another allowed execution may write here",
+                    self.construct(*construct)
+                ),
                 Cause::ScheduleOrder => "another order of the workgroups (--schedules) left a different value here".to_string(),
                 Cause::WorkgroupOrder => format!(
                     "{op} {at}: reads what another workgroup wrote, with no happens-before between them: which value it sees depends on how the device schedules workgroups"
