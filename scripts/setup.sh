@@ -1,10 +1,18 @@
 #!/usr/bin/env bash
-# Installs what lockstep needs on Debian/Ubuntu if it is missing: a C++ toolchain, cmake and python3
-# (shaderc is built from source), the Vulkan loader and Mesa's lavapipe driver, and Rust.
-# Safe to run repeatedly; uses sudo when not root.
+# Installs what lockstep needs on Debian/Ubuntu if it is missing: shaderc, glslang and SPIRV-Tools as
+# the distribution's static libraries (linked by build.rs; nothing of them is compiled here), a C
+# toolchain to link, the Vulkan loader and Mesa's lavapipe driver, and Rust. With
+# LOCKSTEP_SHADERC_FROM_SOURCE=1 it installs cmake and python3 instead, for the `shaderc-from-source`
+# feature (systems without those packages). Safe to run repeatedly; uses sudo when not root.
 set -euo pipefail
 need=()
-for p in cmake python3 g++ make mesa-vulkan-drivers libvulkan1 ca-certificates curl; do
+pkgs=(g++ make pkg-config mesa-vulkan-drivers libvulkan1 ca-certificates curl)
+if [ "${LOCKSTEP_SHADERC_FROM_SOURCE:-0}" = 1 ]; then
+  pkgs+=(cmake python3)
+else
+  pkgs+=(libshaderc-dev glslang-dev spirv-tools)
+fi
+for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
 done
 if [ ${#need[@]} -gt 0 ]; then

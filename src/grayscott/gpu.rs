@@ -1,5 +1,5 @@
-//! The GPU backend: the course's kernels in `shaders/grayscott/`, compiled at build time by
-//! `vulkano_shaders::shader!` and specialised at run time (domain size and parameters are
+//! The GPU backend: the course's kernels in `shaders/grayscott/`, embedded in the binary, compiled
+//! at run time by shaderc (once per process) and specialised (domain size and parameters are
 //! specialization constants), dispatched through [`crate::vulkan::Context`].
 //!
 //! Variants: `naive` (2D workgroups, every neighbour loaded from memory, no subgroup operation), the
@@ -22,23 +22,123 @@ use crate::vulkan::{Capabilities, Context, Kernel, KernelOptions, Pass, SpecValu
 use std::time::Duration;
 use vulkano::buffer::Subbuffer;
 
-#[allow(missing_docs)]
+/// The course's shaders, compiled at run time from the sources embedded in the binary (with their
+/// `#include`s), once per process: the same shaderc as users' kernels, no build-time proc macro.
 mod shaders {
-    vulkano_shaders::shader! {
-        shaders: {
-            naive: { ty: "compute", path: "shaders/grayscott/naive.comp" },
-            subgroup_1d: { ty: "compute", path: "shaders/grayscott/subgroup_1d.comp" },
-            subgroup_stacked: { ty: "compute", path: "shaders/grayscott/subgroup_stacked.comp" },
-            subgroup_shared: { ty: "compute", path: "shaders/grayscott/subgroup_shared.comp" },
-            subgroup_stacked_uv: { ty: "compute", path: "shaders/grayscott/subgroup_stacked_uv.comp" },
-            subgroup_tile: { ty: "compute", path: "shaders/grayscott/subgroup_tile.comp" },
-            copy: { ty: "compute", path: "shaders/grayscott/copy.comp" },
-            copy_vec4: { ty: "compute", path: "shaders/grayscott/copy_vec4.comp" },
-            copy_uv: { ty: "compute", path: "shaders/grayscott/copy_uv.comp" },
-        },
-        spirv_version: "1.3",
-        vulkan_version: "1.1",
-        generate_structs: false,
+    use crate::vulkan::{compile_glsl_with, GlslOptions, VkError, VulkanVersion};
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex, OnceLock};
+    use vulkano::device::Device;
+    use vulkano::shader::{ShaderModule, ShaderModuleCreateInfo};
+
+    /// Every file of `shaders/grayscott/`, by name.
+    const FILES: &[(&str, &str)] = &[
+        (
+            "naive.comp",
+            include_str!("../../shaders/grayscott/naive.comp"),
+        ),
+        (
+            "subgroup_1d.comp",
+            include_str!("../../shaders/grayscott/subgroup_1d.comp"),
+        ),
+        (
+            "subgroup_stacked.comp",
+            include_str!("../../shaders/grayscott/subgroup_stacked.comp"),
+        ),
+        (
+            "subgroup_shared.comp",
+            include_str!("../../shaders/grayscott/subgroup_shared.comp"),
+        ),
+        (
+            "subgroup_stacked_uv.comp",
+            include_str!("../../shaders/grayscott/subgroup_stacked_uv.comp"),
+        ),
+        (
+            "subgroup_tile.comp",
+            include_str!("../../shaders/grayscott/subgroup_tile.comp"),
+        ),
+        (
+            "copy.comp",
+            include_str!("../../shaders/grayscott/copy.comp"),
+        ),
+        (
+            "copy_vec4.comp",
+            include_str!("../../shaders/grayscott/copy_vec4.comp"),
+        ),
+        (
+            "copy_uv.comp",
+            include_str!("../../shaders/grayscott/copy_uv.comp"),
+        ),
+        (
+            "common.glsl",
+            include_str!("../../shaders/grayscott/common.glsl"),
+        ),
+        (
+            "common_uv.glsl",
+            include_str!("../../shaders/grayscott/common_uv.glsl"),
+        ),
+        (
+            "params.glsl",
+            include_str!("../../shaders/grayscott/params.glsl"),
+        ),
+        (
+            "subgroup.glsl",
+            include_str!("../../shaders/grayscott/subgroup.glsl"),
+        ),
+    ];
+
+    /// Compiled shaders by name.
+    type Cache = Mutex<HashMap<&'static str, Arc<Vec<u32>>>>;
+
+    fn compiled() -> &'static Cache {
+        static C: OnceLock<Cache> = OnceLock::new();
+        C.get_or_init(Default::default)
+    }
+
+    /// The SPIR-V of `name` (SPIR-V 1.3 for Vulkan 1.1, as the GPU runs it).
+    pub fn words(name: &'static str) -> Result<Arc<Vec<u32>>, VkError> {
+        if let Some(w) = compiled().lock().ok().and_then(|c| c.get(name).cloned()) {
+            return Ok(w);
+        }
+        let text = FILES
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, t)| *t)
+            .ok_or_else(|| {
+                VkError::vk("compiling a Gray-Scott shader", format!("no shader {name}"))
+            })?;
+        let include = |req: &str, _: bool, _: &str, _: usize| -> Result<(String, String), String> {
+            FILES
+                .iter()
+                .find(|(n, _)| *n == req)
+                .map(|(n, t)| (n.to_string(), t.to_string()))
+                .ok_or_else(|| format!("no file {req} in shaders/grayscott"))
+        };
+        let opts = GlslOptions {
+            vulkan: VulkanVersion::V1_1,
+            defines: &[],
+            debug_info: false,
+            include: Some(&include),
+        };
+        let w = Arc::new(
+            compile_glsl_with(text, name, &opts)
+                .map_err(|e| VkError::vk("compiling a Gray-Scott shader", e))?,
+        );
+        if let Ok(mut c) = compiled().lock() {
+            c.insert(name, w.clone());
+        }
+        Ok(w)
+    }
+
+    /// `name` loaded on `dev`.
+    pub fn load(name: &'static str, dev: Arc<Device>) -> Result<Arc<ShaderModule>, VkError> {
+        let w = words(name)?;
+        // SAFETY: the words are SPIR-V shaderc produced from the project's own shaders, which the
+        // tests run on lavapipe and the H100; vulkano checks the module's declarations.
+        unsafe { ShaderModule::new(dev, ShaderModuleCreateInfo::new(&w)) }.map_err(|e| match e {
+            vulkano::Validated::Error(e) => VkError::vk(format!("loading {name}"), e),
+            vulkano::Validated::ValidationError(v) => VkError::vk(format!("loading {name}"), v),
+        })
     }
 }
 
@@ -373,13 +473,6 @@ pub fn api_version(ctx: &Context) -> (u32, u32) {
     (v.major, v.minor)
 }
 
-fn validated<E: std::fmt::Display>(what: &str, e: vulkano::Validated<E>) -> VkError {
-    match e {
-        vulkano::Validated::Error(e) => VkError::vk(what, e),
-        vulkano::Validated::ValidationError(v) => VkError::vk(what, v),
-    }
-}
-
 fn spec_constants(domain: Domain, params: &Params, wg: [u32; 2]) -> Vec<(u32, SpecValue)> {
     vec![
         (spec::WORKGROUP_X, SpecValue::U32(wg[0])),
@@ -419,16 +512,18 @@ fn build_kernel(
     params: &Params,
 ) -> Result<Kernel, VkError> {
     let dev = ctx.device.clone();
-    let module = match plan.variant {
-        Variant::Naive => shaders::load_naive(dev),
-        Variant::Subgroup(Tiling::OneD) => shaders::load_subgroup_1d(dev),
-        Variant::Subgroup(Tiling::Stacked) => shaders::load_subgroup_stacked(dev),
-        // Plan::new refused every other layout.
-        Variant::Subgroup(_) => shaders::load_subgroup_shared(dev),
-        Variant::StackedUv => shaders::load_subgroup_stacked_uv(dev),
-        Variant::Tile(_) => shaders::load_subgroup_tile(dev),
-    }
-    .map_err(|e| validated(&format!("loading the {} shader", plan.variant.name()), e))?;
+    let module = shaders::load(
+        match plan.variant {
+            Variant::Naive => "naive.comp",
+            Variant::Subgroup(Tiling::OneD) => "subgroup_1d.comp",
+            Variant::Subgroup(Tiling::Stacked) => "subgroup_stacked.comp",
+            // Plan::new refused every other layout.
+            Variant::Subgroup(_) => "subgroup_shared.comp",
+            Variant::StackedUv => "subgroup_stacked_uv.comp",
+            Variant::Tile(_) => "subgroup_tile.comp",
+        },
+        dev,
+    )?;
     let mut spec = spec_constants(domain, params, plan.workgroup);
     if let Variant::Tile(t) = plan.variant {
         spec.push((spec::STEPS, SpecValue::U32(t.steps)));
@@ -864,12 +959,12 @@ impl<'c> CopyCeiling<'c> {
     ) -> Result<CopyCeiling<'c>, GrayScottError> {
         const W: u32 = 256;
         let dev = ctx.device.clone();
-        let (module, items) = match kind {
-            CopyKind::Scalar => (shaders::load_copy(dev), 1),
-            CopyKind::Vec4 { items, .. } => (shaders::load_copy_vec4(dev), items),
-            CopyKind::Uv { items, .. } => (shaders::load_copy_uv(dev), items),
+        let (name, items) = match kind {
+            CopyKind::Scalar => ("copy.comp", 1),
+            CopyKind::Vec4 { items, .. } => ("copy_vec4.comp", items),
+            CopyKind::Uv { items, .. } => ("copy_uv.comp", items),
         };
-        let module = module.map_err(|e| validated("loading the copy shader", e))?;
+        let module = shaders::load(name, dev)?;
         if !(1..=16).contains(&items) {
             return Err(GrayScottError::Config(format!(
                 "{}: 1..=16 vec4s per invocation",

@@ -1,4 +1,5 @@
-//! Run-time GLSL → SPIR-V compilation with shaderc (the same shaderc vulkano-shaders builds),
+//! Run-time GLSL → SPIR-V compilation with shaderc (the system's, or built from source with the
+//! `shaderc-from-source` feature),
 //! cached by a hash of the source so each distinct kernel is compiled once per process.
 
 use std::collections::HashMap;

@@ -278,7 +278,7 @@ impl Context {
 
     /// Builds a kernel from SPIR-V words.
     pub fn kernel(&self, spirv: &[u32], opts: &KernelOptions) -> Result<Kernel, VkError> {
-        // SAFETY: the words come from shaderc (or vulkano-shaders) and are valid SPIR-V; vulkano
+        // SAFETY: the words come from shaderc and are valid SPIR-V; vulkano
         // validates the module's requirements against the enabled features.
         let module =
             unsafe { ShaderModule::new(self.device.clone(), ShaderModuleCreateInfo::new(spirv)) }
@@ -300,7 +300,7 @@ impl Context {
         self.build_kernel(module, opts, PipelineCreateFlags::DISABLE_OPTIMIZATION)
     }
 
-    /// Builds a kernel from a loaded module (e.g. one made by `vulkano_shaders::shader!`).
+    /// Builds a kernel from a loaded module.
     pub fn kernel_from_module(
         &self,
         module: Arc<ShaderModule>,
