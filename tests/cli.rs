@@ -464,3 +464,83 @@ fn conform_writes_json_and_junit() {
 mod support;
 #[cfg(feature = "vulkan")]
 use support::device;
+
+// Issue 21 §1: one kernel at every subgroup size — a table, where it fails, and the defined
+// outputs that differ between sizes (a "one workgroup = one subgroup" reduction).
+#[test]
+fn a_subgroup_size_sweep_finds_a_kernel_written_for_one_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = dir.path().join("argmax.comp");
+    std::fs::write(
+        &k,
+        "#version 450\n#extension GL_KHR_shader_subgroup_arithmetic : require\nlayout(local_size_x = 32) in;\nlayout(binding = 0) buffer In { uint v[]; };\nlayout(binding = 1) buffer Out { uint best; };\nvoid main() {\n  uint m = subgroupMax(v[gl_LocalInvocationID.x]);\n  if (gl_LocalInvocationID.x == 0u) { best = m; }\n}\n",
+    )
+    .unwrap();
+    let json = dir.path().join("sweep.json");
+    let out = Command::cargo_bin("lockstep")
+        .unwrap()
+        .arg("run")
+        .arg(&k)
+        .args([
+            "--model-only",
+            "--buffer",
+            "0=series:u32:32",
+            "--buffer",
+            "1=zeros:u32:1",
+        ])
+        .args(["--subgroup-size", "all", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("best (binding 1) is defined at every size but holds 0 at size 1; 1 at size 2; 3 at size 4; 7 at size 8; 15 at size 16; 31 at sizes 32, 64, 128"),
+        "{err}"
+    );
+    let j: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(j["sizes"].as_array().unwrap().len(), 8);
+    // A neighbour read past the subgroup's end: wrong at every size, and the summary says where.
+    let out = Command::cargo_bin("lockstep")
+        .unwrap()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["run", "examples/shuffle_down_edge.comp", "--model-only"])
+        .args([
+            "--buffer",
+            "0=series:f32:16",
+            "--buffer",
+            "1=zeros:f32:16",
+            "--subgroup-size",
+            "4..16",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("summary: correct at no size; fails at 4, 8, 16 — at size 4: y[3], y[7]"),
+        "{err}"
+    );
+}
+
+#[test]
+fn amber_runs_the_model_at_each_size_of_a_sweep() {
+    let out = Command::cargo_bin("lockstep")
+        .unwrap()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "amber",
+            "examples/max_reduce.amber",
+            "--model-only",
+            "--subgroup-size",
+            "1,4,128",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    for s in ["@1", "@4", "@128"] {
+        assert!(text.contains(&format!("model (base) {s}")), "{text}");
+    }
+}

@@ -167,6 +167,11 @@ pub trait Backend {
         None
     }
 
+    /// The subgroup size a model backend runs at.
+    fn model_size(&self) -> Option<u32> {
+        None
+    }
+
     /// The reconvergence mode the model is forced to use (`--mode`), `None` for a device and for
     /// the model under the modes the shaders declare.
     fn forced_mode(&self) -> Option<Mode>;

@@ -101,6 +101,10 @@ impl Backend for ModelBackend {
         self.mode
     }
 
+    fn model_size(&self) -> Option<u32> {
+        Some(self.size.get())
+    }
+
     fn requirements(&self, script: &Script) -> Result<(), Unsupported> {
         // The model has every feature and extension a compute script can ask for except those
         // outside the interpreter's subset, which the dispatch reports.

@@ -146,6 +146,7 @@ pub fn json(files: &[FileReport], seconds: f64) -> Json {
             "runs": f.runs.iter().map(|r| json!({
                 "backend": r.backend.name(),
                 "mode": r.mode.map(|m| m.name()),
+                "subgroup_size": r.size,
                 "pipeline_modes": r.pipeline_modes.iter()
                     .map(|(p, m)| json!({"pipeline": p, "mode": m.name()}))
                     .collect::<Vec<_>>(),

@@ -77,14 +77,20 @@ pub struct RunReport {
     pub expects: Vec<Verdict>,
     /// Dispatches run.
     pub dispatches: usize,
+    /// The subgroup size of a model run.
+    pub size: Option<u32>,
 }
 
 impl RunReport {
     /// `device` or `model (sucf)`.
     pub fn label(&self) -> String {
-        match self.mode {
+        let base = match self.mode {
             Some(m) => format!("{} ({m})", self.backend.name()),
             None => self.backend.name().to_string(),
+        };
+        match self.size {
+            Some(s) => format!("{base} @{s}"),
+            None => base,
         }
     }
 }
@@ -282,6 +288,7 @@ pub fn run_script(script: &Script, backend: &mut dyn Backend) -> RunReport {
         error: None,
         expects: Vec::new(),
         dispatches: 0,
+        size: backend.model_size(),
     };
     if let Err(u) = backend.requirements(script) {
         report.status = RunStatus::Unsupported;

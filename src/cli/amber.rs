@@ -29,9 +29,10 @@ pub struct AmberArgs {
     /// the one each shader declares.
     #[arg(long)]
     pub mode: Option<String>,
-    /// Subgroup size of the model runs (a power of two from 1 to 128); default: the device's.
+    /// Subgroup size of the model runs: one (default 32, the H100's), `all` (1 to 128), a list
+    /// `4,8,16` or a range `4..32` — one model run per size.
     #[arg(long)]
-    pub subgroup_size: Option<u64>,
+    pub subgroup_size: Option<String>,
     /// Also write the report as JSON to this file (atomically).
     #[arg(long)]
     pub json: Option<PathBuf>,
@@ -82,8 +83,8 @@ pub struct BackendPlan {
     pub device: Option<Option<usize>>,
     /// One model run per entry: a forced mode, or `None` for the modes the shaders declare.
     pub model_modes: Vec<Option<Mode>>,
-    /// The model's subgroup size, when given.
-    pub subgroup_size: Option<SubgroupSize>,
+    /// The model's subgroup sizes, when given (one model run per size and mode).
+    pub subgroup_sizes: Vec<SubgroupSize>,
 }
 
 /// The plan of an invocation (bad option values are usage errors).
@@ -105,15 +106,14 @@ pub fn plan(a: &AmberArgs) -> Result<BackendPlan, CliError> {
             CliError::usage(format!("--mode {m}: expected maximal, sucf, base or all"))
         })?)],
     };
-    let subgroup_size = a
-        .subgroup_size
-        .map(SubgroupSize::new)
-        .transpose()
-        .map_err(|e| CliError::usage(format!("--subgroup-size: {e}")))?;
+    let subgroup_sizes = match &a.subgroup_size {
+        Some(s) => crate::cli::run::parse_sizes(s)?,
+        None => Vec::new(),
+    };
     Ok(BackendPlan {
         device: (!a.model_only).then_some(a.device),
         model_modes,
-        subgroup_size,
+        subgroup_sizes,
     })
 }
 
@@ -136,11 +136,17 @@ pub fn backends(plan: &BackendPlan) -> Result<Vec<Box<dyn Backend>>, String> {
                 .into(),
         );
     }
-    for m in &plan.model_modes {
-        v.push(Box::new(crate::amber::engines::ModelBackend::new(
-            *m,
-            plan.subgroup_size,
-        )));
+    let sizes: Vec<Option<SubgroupSize>> = if plan.subgroup_sizes.is_empty() {
+        vec![None]
+    } else {
+        plan.subgroup_sizes.iter().map(|s| Some(*s)).collect()
+    };
+    for size in &sizes {
+        for m in &plan.model_modes {
+            v.push(Box::new(crate::amber::engines::ModelBackend::new(
+                *m, *size,
+            )));
+        }
     }
     Ok(v)
 }

@@ -39,9 +39,11 @@ pub struct RunArgs {
     /// target environment for GLSL: vulkan1.1, vulkan1.2, vulkan1.3 (default: the lowest that compiles)
     #[arg(long)]
     pub target_env: Option<String>,
-    /// subgroup size (default: the device's; 32 with --model-only)
+    /// subgroup size: one (default: the device's; 32 with --model-only), `all` (every size the
+    /// spec allows, 1 to 128), a list `4,8,16` or a range `4..32` (the powers of two in it): the
+    /// model at each, the device at each it supports
     #[arg(long)]
-    pub subgroup_size: Option<u64>,
+    pub subgroup_size: Option<String>,
     /// lane layout of the model: row-major, column-major, quads or an axis order like yzx
     #[arg(long, default_value = "row-major")]
     pub layout: String,
@@ -116,6 +118,47 @@ fn parse_workgroups(s: &str) -> Result<[u32; 3], CliError> {
     Ok(w)
 }
 
+/// The subgroup sizes of `--subgroup-size`: `N`, `all`, `A,B,C` or `A..B`.
+///
+/// ```
+/// use lockstep::cli::run::parse_sizes;
+/// let g = |s: &str| parse_sizes(s).unwrap().iter().map(|x| x.get()).collect::<Vec<_>>();
+/// assert_eq!(g("all"), [1, 2, 4, 8, 16, 32, 64, 128]);
+/// assert_eq!(g("4..32"), [4, 8, 16, 32]);
+/// assert_eq!(g("16,4"), [4, 16]);
+/// assert!(parse_sizes("3").is_err() && parse_sizes("8..4").is_err());
+/// ```
+pub fn parse_sizes(s: &str) -> Result<Vec<SubgroupSize>, CliError> {
+    let bad = |why: String| CliError::usage(format!("--subgroup-size {s}: {why}"));
+    let one = |t: &str| -> Result<SubgroupSize, CliError> {
+        let n: u64 = t
+            .trim()
+            .parse()
+            .map_err(|_| bad(format!("'{t}' is not a number")))?;
+        SubgroupSize::new(n).map_err(|e| bad(e.to_string()))
+    };
+    let mut v: Vec<SubgroupSize> = if s.trim() == "all" {
+        (0..8)
+            .map(|k| SubgroupSize::new(1 << k).expect("a power of two"))
+            .collect()
+    } else if let Some((a, b)) = s.split_once("..") {
+        let (a, b) = (one(a)?.get(), one(b)?.get());
+        if a > b {
+            return Err(bad(format!("the range {a}..{b} is empty")));
+        }
+        (0..8)
+            .map(|k| 1u32 << k)
+            .filter(|n| (a..=b).contains(n))
+            .map(|n| SubgroupSize::new(n as u64).expect("a power of two"))
+            .collect()
+    } else {
+        s.split(',').map(one).collect::<Result<_, _>>()?
+    };
+    v.sort_by_key(|x| x.get());
+    v.dedup();
+    Ok(v)
+}
+
 /// Builds the job from the arguments (everything checked before any work).
 pub fn job(a: &RunArgs) -> Result<(KernelJob, Tolerance), CliError> {
     let mut opts = SourceOptions {
@@ -185,8 +228,8 @@ pub fn job(a: &RunArgs) -> Result<(KernelJob, Tolerance), CliError> {
     if !(a.rtol >= 0.0 && a.atol >= 0.0) {
         return Err(CliError::usage("--rtol and --atol must be numbers ≥ 0"));
     }
-    if let Some(s) = a.subgroup_size {
-        SubgroupSize::new(s).map_err(CliError::usage)?;
+    if let Some(s) = &a.subgroup_size {
+        parse_sizes(s)?;
     }
     // Decode once now, so that a bad module, entry point or --spec fails before any device work.
     job.decode().map_err(kernel_error)?;
@@ -209,18 +252,28 @@ pub fn job(a: &RunArgs) -> Result<(KernelJob, Tolerance), CliError> {
 
 /// Runs the command.
 pub fn run(a: &RunArgs) -> Result<String, CliError> {
+    if let Some(s) = &a.subgroup_size {
+        let sizes = parse_sizes(s)?;
+        if sizes.len() > 1 || s.contains("..") || s.contains(',') || s.trim() == "all" {
+            return sweep(a, &sizes);
+        }
+    }
     let (job, tol) = job(a)?;
     // Decoding first: a module the interpreter cannot run is reported before any device work.
     let kernel = job.decode().map_err(kernel_error)?;
     #[cfg(not(feature = "vulkan"))]
     let _ = &kernel;
     // The device first (its subgroup size decides the model's), unless model-only.
+    let one_size = match &a.subgroup_size {
+        Some(s) => Some(parse_sizes(s)?[0].get() as u64),
+        None => None,
+    };
     #[cfg(feature = "vulkan")]
     let (device_bytes, size, device_name) = if a.model_only {
-        (None, a.subgroup_size.unwrap_or(32), None)
+        (None, one_size.unwrap_or(32), None)
     } else {
         let ctx = crate::vulkan::Context::new(a.device).map_err(crate::cli::devices::vk_error)?;
-        let size = a.subgroup_size.unwrap_or(ctx.caps.subgroup_size as u64);
+        let size = one_size.unwrap_or(ctx.caps.subgroup_size as u64);
         match job.run_device(&ctx, &kernel, size as u32) {
             Ok(b) => (Some(b), size, Some(ctx.info.name.clone())),
             Err(KernelError::Unsupported(m)) => {
@@ -239,7 +292,7 @@ pub fn run(a: &RunArgs) -> Result<String, CliError> {
                 "this build has no Vulkan backend (built without the `vulkan` feature): run with --model-only",
             ));
         }
-        (None, a.subgroup_size.unwrap_or(32), None)
+        (None, one_size.unwrap_or(32), None)
     };
     let size = SubgroupSize::new(size).map_err(CliError::usage)?;
     let bar = indicatif::ProgressBar::new(0);
@@ -307,5 +360,302 @@ pub fn run(a: &RunArgs) -> Result<String, CliError> {
             code: EXIT_MISMATCH,
             message: "error: the run is not clean: see the findings above (exit 1)".into(),
         })
+    }
+}
+
+/// One size of a sweep: the model's report, and what the device did.
+struct SizeRun {
+    size: u32,
+    report: Option<crate::kernel::run::Report>,
+    /// the model's bytes of each buffer, and which units it defines
+    defined: Vec<(Vec<u8>, Vec<bool>, u32)>,
+    error: Option<String>,
+    device: String,
+}
+
+/// `--subgroup-size all|A,B|A..B`: the kernel at every size — the model at each, the device at
+/// each it supports — one table, a line on where it fails, and the defined outputs that differ
+/// between sizes (a kernel written for one size).
+fn sweep(a: &RunArgs, sizes: &[SubgroupSize]) -> Result<String, CliError> {
+    let (job, tol) = job(a)?;
+    let kernel = job.decode().map_err(kernel_error)?;
+    #[cfg(feature = "vulkan")]
+    let ctx = if a.model_only {
+        None
+    } else {
+        Some(crate::vulkan::Context::new(a.device).map_err(crate::cli::devices::vk_error)?)
+    };
+    #[cfg(not(feature = "vulkan"))]
+    if !a.model_only {
+        return Err(CliError::no_device(
+            "this build has no Vulkan backend (built without the `vulkan` feature): run with --model-only",
+        ));
+    }
+    let mut runs: Vec<SizeRun> = Vec::new();
+    for &size in sizes {
+        let n = size.get();
+        let mut r = SizeRun {
+            size: n,
+            report: None,
+            defined: Vec::new(),
+            error: None,
+            device: "-".into(),
+        };
+        #[allow(unused_mut)]
+        let mut device_bytes: Option<Vec<Vec<u8>>> = None;
+        #[cfg(feature = "vulkan")]
+        if let Some(ctx) = &ctx {
+            let c = &ctx.caps;
+            let supported = n == c.subgroup_size
+                || (c.size_control && (c.min_subgroup_size..=c.max_subgroup_size).contains(&n));
+            if supported {
+                match job.run_device(ctx, &kernel, n) {
+                    Ok(b) => {
+                        device_bytes = Some(b);
+                        r.device = "ran".into();
+                    }
+                    Err(KernelError::Unsupported(m)) => r.device = format!("unsupported: {m}"),
+                    Err(e) => r.device = format!("error: {e}"),
+                }
+            } else {
+                r.device = format!(
+                    "not a size of {} ({}..{})",
+                    ctx.info.name, c.min_subgroup_size, c.max_subgroup_size
+                );
+            }
+        }
+        match job.run_model_decoded(kernel.clone(), size, None) {
+            Ok(model) => {
+                let mut rep = job.compare(&model, device_bytes.as_deref(), tol);
+                rep.strict = a.strict;
+                r.defined = model
+                    .run
+                    .buffers
+                    .iter()
+                    .map(|b| {
+                        let ok = b
+                            .taint
+                            .iter()
+                            .map(|t| *t & crate::spirv::PROV == 0)
+                            .collect();
+                        (b.bytes.clone(), ok, b.unit)
+                    })
+                    .collect();
+                r.report = Some(rep);
+            }
+            Err(e) => r.error = Some(e.to_string()),
+        }
+        runs.push(r);
+    }
+    let mut rows = vec![vec![
+        "size".to_string(),
+        "verdict".into(),
+        "exact".into(),
+        "undefined".into(),
+        "racy".into(),
+        "model ≠ device".into(),
+        "device".into(),
+        "first finding".into(),
+    ]];
+    let mut failing = Vec::new();
+    for r in &runs {
+        let (verdict, exact, undef, racy, mism, first) = match (&r.report, &r.error) {
+            (Some(rep), _) => {
+                let b = &rep.buffers;
+                let sum = |f: fn(&crate::kernel::run::BufferReport) -> usize| -> usize {
+                    b.iter().map(f).sum()
+                };
+                let first = rep
+                    .findings
+                    .iter()
+                    .filter(|f| f.kind.fails(rep.strict))
+                    .min_by_key(|f| f.kind)
+                    .map(|f| {
+                        let items: Vec<&str> = f.items.iter().take(2).map(|s| s.as_str()).collect();
+                        let w: String = f.why.chars().take(160).collect();
+                        if items.is_empty() {
+                            w
+                        } else {
+                            format!("{}: {w}", items.join(", "))
+                        }
+                    })
+                    .unwrap_or_default();
+                (
+                    if rep.ok() { "PASS" } else { "FAIL" }.to_string(),
+                    sum(|x| x.exact + x.inexact).to_string(),
+                    sum(|x| x.undefined + x.order_dependent).to_string(),
+                    sum(|x| x.racy).to_string(),
+                    if rep.device {
+                        sum(|x| x.mismatches).to_string()
+                    } else {
+                        "-".into()
+                    },
+                    first,
+                )
+            }
+            (None, Some(e)) => (
+                "ERROR".into(),
+                "-".into(),
+                "-".into(),
+                "-".into(),
+                "-".into(),
+                e.clone(),
+            ),
+            (None, None) => (
+                "-".into(),
+                "-".into(),
+                "-".into(),
+                "-".into(),
+                "-".into(),
+                String::new(),
+            ),
+        };
+        if verdict != "PASS" {
+            failing.push((r.size, first.clone()));
+        }
+        rows.push(vec![
+            r.size.to_string(),
+            verdict,
+            exact,
+            undef,
+            racy,
+            mism,
+            r.device.clone(),
+            first,
+        ]);
+    }
+    let mut text = format!(
+        "{}: subgroup sizes {}\n",
+        job.module.name,
+        sizes
+            .iter()
+            .map(|s| s.get().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    text += &crate::text::table(&rows);
+    // Defined at every size and different between them: written for one size.
+    let mut differs: Vec<String> = Vec::new();
+    let ok_runs: Vec<&SizeRun> = runs.iter().filter(|r| r.report.is_some()).collect();
+    if ok_runs.len() > 1 {
+        for (bi, (set, binding, host)) in job.buffers.iter().enumerate() {
+            let Some((_, d0, unit)) = ok_runs[0].defined.get(bi) else {
+                continue;
+            };
+            let u = *unit as usize;
+            let es = crate::kernel::buffers::element_size(host.dtype).max(1);
+            let bytes = |r: &SizeRun, x: usize| -> Option<Vec<u8>> {
+                r.defined
+                    .get(bi)?
+                    .0
+                    .get(x * u..(x + 1) * u)
+                    .map(|b| b.to_vec())
+            };
+            let defined_everywhere = |x: usize| {
+                ok_runs
+                    .iter()
+                    .all(|r| r.defined.get(bi).is_some_and(|d| d.1.get(x) == Some(&true)))
+            };
+            let bad: Vec<usize> = (0..d0.len())
+                .filter(|&x| {
+                    defined_everywhere(x)
+                        && ok_runs.iter().any(|r| bytes(r, x) != bytes(ok_runs[0], x))
+                })
+                .collect();
+            let Some(&x) = bad.first() else {
+                continue;
+            };
+            // The first differing element, its value at each size (sizes with one value together).
+            let elem = x * u / es;
+            let value = |r: &SizeRun| -> String {
+                let b = &r.defined[bi].0;
+                let mut w = [0u8; 8];
+                let at = elem * es;
+                if at + es <= b.len() {
+                    w[..es].copy_from_slice(&b[at..at + es]);
+                }
+                crate::kernel::run::show(host.dtype, u64::from_le_bytes(w))
+            };
+            let mut by_value: Vec<(String, Vec<u32>)> = Vec::new();
+            for r in &ok_runs {
+                let v = value(r);
+                match by_value.iter_mut().find(|(x, _)| *x == v) {
+                    Some(e) => e.1.push(r.size),
+                    None => by_value.push((v, vec![r.size])),
+                }
+            }
+            let object = kernel
+                .objects
+                .iter()
+                .position(|o| o.binding == Some((*set, *binding)))
+                .unwrap_or(0) as u32;
+            differs.push(format!(
+                "{} ({}) is defined at every size but holds {} — {} element{}; a kernel written for one subgroup size",
+                kernel.describe(object, (elem * es) as u64),
+                if *set == 0 { format!("binding {binding}") } else { format!("binding {set}.{binding}") },
+                by_value
+                    .iter()
+                    .map(|(v, sz)| format!("{v} at size{} {}", if sz.len() == 1 { "" } else { "s" }, sz.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", ")))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+                bad.len().div_ceil((es / u).max(1)),
+                if bad.len().div_ceil((es / u).max(1)) == 1 { " differs" } else { "s differ" }
+            ));
+        }
+    }
+    let fails = !failing.is_empty() || !differs.is_empty();
+    if !failing.is_empty() {
+        let passing: Vec<u32> = runs
+            .iter()
+            .filter(|r| r.report.as_ref().is_some_and(|x| x.ok()))
+            .map(|r| r.size)
+            .collect();
+        let (first_size, first_why) = &failing[0];
+        let list = |v: &[u32]| {
+            v.iter()
+                .map(|s| s.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let failed: Vec<u32> = failing.iter().map(|f| f.0).collect();
+        text += &format!(
+            "\nsummary: {}; fails at {} — at size {first_size}: {first_why}\n",
+            if passing.is_empty() {
+                "correct at no size".to_string()
+            } else {
+                format!(
+                    "correct only at size{} {}",
+                    if passing.len() == 1 { "" } else { "s" },
+                    list(&passing)
+                )
+            },
+            list(&failed)
+        );
+    }
+    for d in &differs {
+        text += &format!("differs between sizes: {d}\n");
+    }
+    if let Some(j) = &a.json {
+        let v = serde_json::json!({
+            "kernel": job.module.name,
+            "sizes": runs.iter().map(|r| serde_json::json!({
+                "size": r.size,
+                "device": r.device,
+                "error": r.error,
+                "report": r.report.as_ref().map(|x| x.json()),
+            })).collect::<Vec<_>>(),
+            "differs_between_sizes": differs,
+            "ok": !fails,
+        });
+        crate::files::write_atomic(j, &serde_json::to_string_pretty(&v).unwrap_or_default())
+            .map_err(CliError::internal)?;
+    }
+    if fails {
+        Err(CliError {
+            code: EXIT_MISMATCH,
+            message: format!("{text}result: FAIL"),
+        })
+    } else {
+        Ok(format!("{text}result: PASS at every size"))
     }
 }

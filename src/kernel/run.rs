@@ -171,7 +171,17 @@ impl KernelJob {
         size: SubgroupSize,
         progress: Option<&(dyn Fn(u64, u64) + Sync)>,
     ) -> Result<ModelSide, KernelError> {
-        let kernel = self.decode()?;
+        self.run_model_decoded(self.decode()?, size, progress)
+    }
+
+    /// [`KernelJob::run_model`] on a kernel decoded once (a sweep over subgroup sizes decodes the
+    /// module once, not once per size).
+    pub fn run_model_decoded(
+        &self,
+        kernel: Kernel,
+        size: SubgroupSize,
+        progress: Option<&(dyn Fn(u64, u64) + Sync)>,
+    ) -> Result<ModelSide, KernelError> {
         let mode = self.mode.unwrap_or(kernel.declared_mode);
         let cfg = RunConfig {
             size,
@@ -361,7 +371,8 @@ fn binding_name(set: u32, binding: u32) -> String {
     }
 }
 
-fn show(t: ScalarType, bits: u64) -> String {
+/// A value of type `t` from its bits, for people.
+pub fn show(t: ScalarType, bits: u64) -> String {
     Value::from_bits(ValueType::scalar(t), &[bits]).to_string()
 }
 
