@@ -544,3 +544,53 @@ fn amber_runs_the_model_at_each_size_of_a_sweep() {
         assert!(text.contains(&format!("model (base) {s}")), "{text}");
     }
 }
+
+// Issue 21 §5: a driver crash costs one file, not the run. Device runs happen in a child process;
+// here the child dies (as lavapipe's LLVM does on the CTS's ldexp files) on one of three files: that
+// file is reported as crashed with the signal, the others still run on the device, and the report
+// is written.
+#[test]
+fn a_driver_crash_costs_one_file_not_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("r.json");
+    let out = Command::cargo_bin("lockstep")
+        .unwrap()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("LOCKSTEP_CHILD_ABORT", "max_reduce")
+        .args([
+            "amber",
+            "examples/allocation.amber",
+            "examples/max_reduce.amber",
+            "examples/shuffle_xor_reduce.amber",
+            "--json",
+        ])
+        .arg(&json)
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    if text.contains("no Vulkan device") && std::env::var("LOCKSTEP_SKIP_DEVICE_TESTS").is_ok() {
+        eprintln!("SKIPPED: no device (LOCKSTEP_SKIP_DEVICE_TESTS)");
+        return;
+    }
+    assert_eq!(out.status.code(), Some(70), "{text}");
+    let j: Json = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let files = j["files"].as_array().unwrap();
+    assert_eq!(files.len(), 3);
+    let device = |f: &Json| f["runs"][0].clone();
+    assert_eq!(device(&files[0])["status"], "pass", "{text}");
+    assert_eq!(device(&files[1])["status"], "error");
+    assert!(
+        device(&files[1])["reason"]
+            .as_str()
+            .unwrap()
+            .contains("the driver crashed running this file (signal 6 (SIGABRT))"),
+        "{text}"
+    );
+    // The model ran it anyway.
+    assert_eq!(files[1]["runs"][1]["status"], "pass", "{text}");
+    assert_eq!(device(&files[2])["status"], "pass", "{text}");
+}

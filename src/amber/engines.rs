@@ -71,6 +71,8 @@ fn shader_line(msg: &str, s: &Shader) -> Option<usize> {
 pub struct ModelBackend {
     mode: Option<Mode>,
     size: SubgroupSize,
+    /// the size was asked for (reports then label the run with it)
+    explicit_size: bool,
     compiled: Compiled,
     script_name: String,
 }
@@ -80,6 +82,7 @@ impl ModelBackend {
     pub fn new(mode: Option<Mode>, size: Option<SubgroupSize>) -> ModelBackend {
         ModelBackend {
             mode,
+            explicit_size: size.is_some(),
             size: size.unwrap_or(SubgroupSize::new(32).expect("32 is a subgroup size")),
             compiled: Compiled::default(),
             script_name: "script".into(),
@@ -102,7 +105,7 @@ impl Backend for ModelBackend {
     }
 
     fn model_size(&self) -> Option<u32> {
-        Some(self.size.get())
+        self.explicit_size.then_some(self.size.get())
     }
 
     fn requirements(&self, script: &Script) -> Result<(), Unsupported> {

@@ -38,8 +38,8 @@ pub use backend::{
 pub use expect::{evaluate, holds, Status};
 pub use parse::{parse, ParseFailure, ScriptError, Unsupported, MAX_BUFFER_BYTES};
 pub use run::{
-    expect_lines, parse_file, run_parsed, run_script, ErrorClass, ExpectLine, FileReport,
-    FileStatus, RunReport, RunStatus, Verdict,
+    expect_lines, file_report, parse_file, run_parsed, run_script, ErrorClass, ExpectLine,
+    FileReport, FileStatus, RunReport, RunStatus, Verdict,
 };
 pub use script::{
     Binding, BindingKind, Buffer, Command, Comparator, Expect, ExpectKind, Pipeline, RequiredSize,

@@ -82,6 +82,73 @@ pub struct RunReport {
 }
 
 impl RunReport {
+    /// The run as JSON (what `--json` writes for it).
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "backend": self.backend.name(),
+            "mode": self.mode.map(|m| m.name()),
+            "status": self.status.name(),
+            "reason": self.reason,
+            "dispatches": self.dispatches,
+            "expects": self.expects.iter().map(|v| serde_json::json!({
+                "line": v.line, "status": v.status.name(), "why": v.why,
+            })).collect::<Vec<_>>(),
+        })
+    }
+
+    /// A device run back from [`RunReport::to_json`] (a child process's).
+    pub fn device_from_json(j: &serde_json::Value) -> Option<RunReport> {
+        let status = match j.get("status")?.as_str()? {
+            "pass" => RunStatus::Pass,
+            "fail" => RunStatus::Fail,
+            "undefined" => RunStatus::Undefined,
+            "unsupported" => RunStatus::Unsupported,
+            _ => RunStatus::Error,
+        };
+        let expects = j
+            .get("expects")?
+            .as_array()?
+            .iter()
+            .filter_map(|e| {
+                Some(Verdict {
+                    line: e.get("line")?.as_u64()? as usize,
+                    status: match e.get("status")?.as_str()? {
+                        "pass" => Status::Pass,
+                        "undefined" => Status::Undefined,
+                        _ => Status::Fail,
+                    },
+                    why: e.get("why").and_then(|w| w.as_str()).map(String::from),
+                })
+            })
+            .collect();
+        Some(RunReport {
+            backend: BackendKind::Device,
+            mode: None,
+            pipeline_modes: Vec::new(),
+            status,
+            reason: j.get("reason").and_then(|r| r.as_str()).map(String::from),
+            error: (status == RunStatus::Error).then_some(ErrorClass::Backend),
+            expects,
+            dispatches: j.get("dispatches").and_then(|d| d.as_u64()).unwrap_or(0) as usize,
+            size: None,
+        })
+    }
+
+    /// A device run that did not come back: the driver crashed or hung (`why`).
+    pub fn device_lost(why: String) -> RunReport {
+        RunReport {
+            backend: BackendKind::Device,
+            mode: None,
+            pipeline_modes: Vec::new(),
+            status: RunStatus::Error,
+            reason: Some(why),
+            error: Some(ErrorClass::Backend),
+            expects: Vec::new(),
+            dispatches: 0,
+            size: None,
+        }
+    }
+
     /// `device` or `model (sucf)`.
     pub fn label(&self) -> String {
         let base = match self.mode {
@@ -427,6 +494,11 @@ pub fn run_parsed(file: &str, script: &Script, backends: &mut [Box<dyn Backend>]
         .iter_mut()
         .map(|b| run_script(script, b.as_mut()))
         .collect();
+    file_report(file, script, runs)
+}
+
+/// A file's report from its runs (the status: error, else fail, else unsupported, else pass).
+pub fn file_report(file: &str, script: &Script, runs: Vec<RunReport>) -> FileReport {
     let describe = |want: &[RunStatus]| -> Vec<String> {
         runs.iter()
             .filter(|r| want.contains(&r.status))

@@ -47,6 +47,14 @@ pub struct AmberArgs {
     /// corpus's `h100.json`) instead of a device run in this call.
     #[arg(long, requires = "fidelity")]
     pub against: Option<PathBuf>,
+    /// Seconds a file may take on the device before it is reported hung (device runs happen in a
+    /// child process: a driver that crashes or hangs costs that file, not the run).
+    #[arg(long, default_value_t = 300)]
+    pub device_timeout: u64,
+    /// Internal: run the device side of each file in this process and print one JSON line per
+    /// file (what a parent `lockstep amber` reads).
+    #[arg(long, hide = true)]
+    pub device_child: bool,
 }
 
 /// The files of `paths`: files as given, folders as every `.amber` file under them, sorted.
@@ -190,6 +198,9 @@ fn read(path: &std::path::Path) -> Result<String, Box<FileReport>> {
 /// 70 when a backend failed, 1 when an EXPECT failed or was undefined, else 0 (unsupported files
 /// included).
 pub fn run(a: &AmberArgs) -> Result<String, CliError> {
+    if a.device_child {
+        return device_child(a);
+    }
     let plan = plan(a)?;
     for p in [&a.json, &a.junit, &a.fidelity].into_iter().flatten() {
         report::check_writable(p).map_err(CliError::usage)?;
@@ -218,7 +229,22 @@ pub fn run(a: &AmberArgs) -> Result<String, CliError> {
         return Err(CliError::usage("no .amber files in the folders given"));
     }
     let start = Instant::now();
-    let mut backends = backends(&plan);
+    // The model in this process; the device in a child process, so that a driver that crashes
+    // (lavapipe's LLVM on the CTS's ldexp files) or hangs costs one file, not the run — and the
+    // model runs first, so a kernel that crashes the driver still has the model's findings.
+    let device = plan.device;
+    let model_plan = BackendPlan {
+        device: None,
+        ..plan.clone()
+    };
+    let (mut device_runs, device_name) = match device {
+        Some(index) => {
+            let (runs, name) = device_in_children(a, index, &paths)?;
+            (Some(runs), name)
+        }
+        None => (None, None),
+    };
+    let mut backends = backends(&model_plan);
     let mut files = Vec::with_capacity(paths.len());
     for path in &paths {
         let name = path.display().to_string();
@@ -227,7 +253,21 @@ pub fn run(a: &AmberArgs) -> Result<String, CliError> {
             Ok(text) => match parse_file(&name, &text) {
                 Err(r) => *r,
                 Ok(script) => match &mut backends {
-                    Ok(b) => run_parsed(&name, &script, b),
+                    Ok(b) => match device_runs.as_mut().map(|d| d.remove(&name)) {
+                        None => run_parsed(&name, &script, b),
+                        Some(dev) => {
+                            let mut runs = vec![dev.unwrap_or_else(|| {
+                                crate::amber::RunReport::device_lost(
+                                    "the device run gave no report".into(),
+                                )
+                            })];
+                            runs.extend(
+                                b.iter_mut()
+                                    .map(|x| crate::amber::run_script(&script, x.as_mut())),
+                            );
+                            crate::amber::file_report(&name, &script, runs)
+                        }
+                    },
                     Err(reason) => {
                         let mut r = FileReport::not_run(
                             &name,
@@ -261,13 +301,7 @@ pub fn run(a: &AmberArgs) -> Result<String, CliError> {
         let device = match against {
             Some(d) => d,
             None => {
-                let name = match &backends {
-                    Ok(b) => b
-                        .iter()
-                        .find_map(|x| x.device_name())
-                        .unwrap_or_else(|| "the device".into()),
-                    Err(_) => "the device".into(),
-                };
+                let name = device_name.clone().unwrap_or_else(|| "the device".into());
                 crate::amber::fidelity::DeviceVerdicts::from_reports(&name, &files)
             }
         };
@@ -292,4 +326,198 @@ pub fn run(a: &AmberArgs) -> Result<String, CliError> {
             message: summary,
         }),
     }
+}
+
+/// The device runs of `paths`, each in a child process (`lockstep amber --device-child`), one
+/// child for as many files as it survives: a child that crashes or hangs costs the file it was
+/// on, which is reported as such, and a new child takes the rest. Returns each file's device run
+/// (by path as given) and the device's name.
+#[allow(clippy::type_complexity)]
+fn device_in_children(
+    a: &AmberArgs,
+    index: Option<usize>,
+    paths: &[PathBuf],
+) -> Result<
+    (
+        std::collections::HashMap<String, crate::amber::RunReport>,
+        Option<String>,
+    ),
+    CliError,
+> {
+    use std::io::BufRead;
+    use std::process::{Command as Proc, Stdio};
+    let exe = std::env::current_exe()
+        .map_err(|e| CliError::internal(format!("finding lockstep's own executable: {e}")))?;
+    let mut out = std::collections::HashMap::new();
+    let mut name = None;
+    let mut next = 0usize;
+    while next < paths.len() {
+        let mut cmd = Proc::new(&exe);
+        cmd.arg("amber").arg("--device-child");
+        if let Some(i) = index {
+            cmd.arg("--device").arg(i.to_string());
+        }
+        cmd.args(&paths[next..])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = cmd
+            .spawn()
+            .map_err(|e| CliError::internal(format!("starting a device child process: {e}")))?;
+        let stdout = child.stdout.take().expect("piped");
+        // Lines come from a reader thread, so that a hung file can time out.
+        let (tx, rx) = std::sync::mpsc::channel::<String>();
+        let reader = std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stdout)
+                .lines()
+                .map_while(Result::ok)
+            {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut current: Option<String> = None;
+        let timeout = std::time::Duration::from_secs(a.device_timeout.max(1));
+        let mut hung = false;
+        loop {
+            match rx.recv_timeout(timeout) {
+                Ok(line) => {
+                    let Ok(j) = serde_json::from_str::<serde_json::Value>(&line) else {
+                        continue;
+                    };
+                    if let Some(d) = j.get("device").and_then(|d| d.as_str()) {
+                        name = Some(d.to_string());
+                    } else if let Some(f) = j.get("start").and_then(|f| f.as_str()) {
+                        current = Some(f.to_string());
+                    } else if let (Some(f), Some(run)) =
+                        (j.get("file").and_then(|f| f.as_str()), j.get("run"))
+                    {
+                        if let Some(r) = crate::amber::RunReport::device_from_json(run) {
+                            out.insert(f.to_string(), r);
+                        }
+                        current = None;
+                        next += 1;
+                    } else if let Some(e) = j.get("fatal").and_then(|e| e.as_str()) {
+                        let _ = child.kill();
+                        let _ = child.wait();
+                        return Err(CliError::no_device(e.to_string()));
+                    }
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) if current.is_some() => {
+                    hung = true;
+                    let _ = child.kill();
+                    break;
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => continue,
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+        }
+        let status = child.wait().ok();
+        let _ = reader.join();
+        if let Some(f) = current {
+            let why = if hung {
+                format!(
+                    "the device run did not finish within {} s (--device-timeout): a hung device or driver",
+                    a.device_timeout
+                )
+            } else {
+                format!(
+                    "the driver crashed running this file ({}); the model's findings stand",
+                    exit_text(status)
+                )
+            };
+            out.insert(f, crate::amber::RunReport::device_lost(why));
+            next += 1;
+        } else if next < paths.len() {
+            // The child ended between files without saying why (it could not start a device).
+            let mut err = String::new();
+            if let Some(mut e) = child.stderr.take() {
+                let _ = std::io::Read::read_to_string(&mut e, &mut err);
+            }
+            return Err(CliError::internal(format!(
+                "the device child process ended early ({}): {}",
+                exit_text(status),
+                err.trim()
+            )));
+        }
+    }
+    Ok((out, name))
+}
+
+/// How a child process ended, for people: `signal 11 (SIGSEGV)`, `exit status 3`.
+fn exit_text(s: Option<std::process::ExitStatus>) -> String {
+    let Some(s) = s else {
+        return "no exit status".into();
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(sig) = s.signal() {
+            let name = match sig {
+                4 => " (SIGILL)",
+                6 => " (SIGABRT)",
+                7 => " (SIGBUS)",
+                8 => " (SIGFPE)",
+                9 => " (SIGKILL)",
+                11 => " (SIGSEGV)",
+                _ => "",
+            };
+            return format!("signal {sig}{name}");
+        }
+    }
+    format!("{s}")
+}
+
+/// `--device-child`: the device side of each file, one JSON line per file on stdout — `{"start":
+/// FILE}` before it runs, `{"file": FILE, "run": …}` after.
+fn device_child(a: &AmberArgs) -> Result<String, CliError> {
+    let plan = BackendPlan {
+        device: Some(a.device),
+        model_modes: Vec::new(),
+        subgroup_sizes: Vec::new(),
+    };
+    let mut out = std::io::stdout().lock();
+    let mut backends = match backends(&plan) {
+        Ok(b) => b,
+        Err(e) => {
+            let _ = writeln!(out, "{}", serde_json::json!({ "fatal": e }));
+            return Ok(String::new());
+        }
+    };
+    if let Some(n) = backends.iter().find_map(|b| b.device_name()) {
+        let _ = writeln!(out, "{}", serde_json::json!({ "device": n }));
+    }
+    // For the tests of crash isolation: a child that dies on the file named here, as a driver would.
+    let abort_on = std::env::var("LOCKSTEP_CHILD_ABORT").ok();
+    for path in &a.files {
+        let name = path.display().to_string();
+        let _ = writeln!(out, "{}", serde_json::json!({ "start": name }));
+        let _ = out.flush();
+        if abort_on
+            .as_deref()
+            .is_some_and(|x| !x.is_empty() && name.contains(x))
+        {
+            std::process::abort();
+        }
+        let run = match read(path) {
+            Err(r) => r.runs.first().cloned(),
+            Ok(text) => match parse_file(&name, &text) {
+                Err(_) => None,
+                Ok(script) => backends
+                    .first_mut()
+                    .map(|b| crate::amber::run_script(&script, b.as_mut())),
+            },
+        };
+        let run = run.unwrap_or_else(|| {
+            crate::amber::RunReport::device_lost("the file does not parse".into())
+        });
+        let _ = writeln!(
+            out,
+            "{}",
+            serde_json::json!({ "file": name, "run": run.to_json() })
+        );
+        let _ = out.flush();
+    }
+    Ok(String::new())
 }
