@@ -38,6 +38,30 @@ fn yes(b: bool) -> &'static str {
     }
 }
 
+/// lavapipe fixes its subgroup size per process from its vector width: the other sizes it offers
+/// and how to get each (measured with Mesa 22.3: 128 bits give 4, 256 give 8, 512 give 16).
+fn lavapipe_sizes(d: &DeviceInfo) -> String {
+    if !d.name.contains("llvmpipe") {
+        return String::new();
+    }
+    let now = std::env::var("LP_NATIVE_VECTOR_WIDTH").unwrap_or_default();
+    let all = [(4, "128"), (8, "256"), (16, "512")];
+    let other: Vec<String> = all
+        .iter()
+        .filter(|(s, _)| *s != d.capabilities.subgroup_size)
+        .map(|(s, w)| format!("{s} with LP_NATIVE_VECTOR_WIDTH={w}"))
+        .collect();
+    format!(
+        "; lavapipe also gives {} (set before the process starts{})",
+        other.join(", "),
+        if now.is_empty() {
+            String::new()
+        } else {
+            format!("; now {now}")
+        }
+    )
+}
+
 /// One device as text.
 pub fn describe(d: &DeviceInfo) -> String {
     let c = &d.capabilities;
@@ -59,8 +83,11 @@ pub fn describe(d: &DeviceInfo) -> String {
         (
             "subgroup size",
             format!(
-                "{} (min {}, max {})",
-                c.subgroup_size, c.min_subgroup_size, c.max_subgroup_size
+                "{} (min {}, max {}){}",
+                c.subgroup_size,
+                c.min_subgroup_size,
+                c.max_subgroup_size,
+                lavapipe_sizes(d)
             ),
         ),
         ("size control (compute)", yes(c.size_control).into()),
