@@ -34,7 +34,7 @@ pub struct Read {
 
 /// `NonSemantic.Shader.DebugInfo.100` instruction numbers the readers use.
 pub mod debug_info {
-    /// `DebugSource`: File, [Text]
+    /// `DebugSource`: File, optional Text
     pub const SOURCE: u32 = 35;
     /// `DebugLine`: Source, Line Start, Line End, Column Start, Column End (ids of constants)
     pub const LINE: u32 = 103;
