@@ -159,6 +159,7 @@ fn device_loop(c: &mut Criterion) {
                     variants,
                     threads,
                     max_time: None,
+                    shard: None,
                     shrink: ShrinkLimits::default(),
                 };
                 let r = campaign::run(&device, &setup, &plan, &mut |_| {}).expect("device");

@@ -19,8 +19,10 @@ pub mod docs;
 pub mod files;
 pub mod grayscott;
 pub mod kernel;
+pub mod merge;
 pub mod model;
 pub mod reconverge;
+pub mod shard;
 pub mod spirv;
 pub mod text;
 #[cfg(feature = "vulkan")]

@@ -862,6 +862,7 @@ fn plan(programs: u64, batch: usize, threads: usize) -> Plan {
         variants: 1,
         threads,
         max_time: None,
+        shard: None,
         shrink: ShrinkLimits {
             failures: 2,
             steps: 2000,
@@ -1471,4 +1472,55 @@ mod cli {
             }
         }
     }
+}
+
+#[test]
+fn the_shards_of_a_campaign_together_are_the_unsharded_campaign() {
+    use lockstep::shard::Shard;
+    // A faulty device, so that the failing programs (by index) are compared too.
+    let (device, p) = with_variants(true, 40, 4, 2);
+    let setup = device.setup;
+    let p = Plan {
+        shrink: ShrinkLimits {
+            failures: 0,
+            ..p.shrink
+        },
+        ..p
+    };
+    let whole = run(&device, &setup, &p, &mut |_| {}).unwrap();
+    assert!(whole.failing_programs > 0);
+    let mut programs = 0;
+    let (mut compared, mut undefined, mut mismatches, mut failing) = (0, 0, 0, 0);
+    let mut failed: Vec<u64> = Vec::new();
+    for k in 1..=3 {
+        let part = Plan {
+            shard: Some(Shard { k, n: 3 }),
+            ..p
+        };
+        let r = run(&device, &setup, &part, &mut |_| {}).unwrap();
+        assert!(
+            r.programs > 0 && r.programs < whole.programs,
+            "shard {k}: {}",
+            r.programs
+        );
+        programs += r.programs;
+        compared += r.compared;
+        undefined += r.undefined;
+        mismatches += r.mismatches;
+        failing += r.failing_programs;
+        failed.extend(r.failures.iter().map(|f| f.index));
+    }
+    failed.sort();
+    let whole_failed: Vec<u64> = whole.failures.iter().map(|f| f.index).collect();
+    assert_eq!(
+        (programs, compared, undefined, mismatches, failing),
+        (
+            whole.programs,
+            whole.compared,
+            whole.undefined,
+            whole.mismatches,
+            whole.failing_programs
+        )
+    );
+    assert_eq!(failed, whole_failed);
 }

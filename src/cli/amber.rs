@@ -51,6 +51,18 @@ pub struct AmberArgs {
     /// child process: a driver that crashes or hangs costs that file, not the run).
     #[arg(long, default_value_t = 300)]
     pub device_timeout: u64,
+    /// Run shard K of N (`--shard 2/4`): every N-th file (in path order) from the K-th.
+    #[arg(long)]
+    pub shard: Option<crate::shard::Shard>,
+    /// Expected failures, one case per line (`amber/<path as given>`, or `NAME,Fail` as in
+    /// deqp-runner's baselines): they fail as expected without failing the run; one that now
+    /// passes is reported (`unexpected_pass`, fails the run: update the baseline).
+    #[arg(long)]
+    pub baseline: Option<PathBuf>,
+    /// Known flaky files, one pattern per line (`*` matches any run of characters): a failing one
+    /// is run again once, and reported as `flake` when it then passes.
+    #[arg(long)]
+    pub flakes: Option<PathBuf>,
     /// Internal: run the device side of each file in this process and print one JSON line per
     /// file (what a parent `lockstep amber` reads).
     #[arg(long, hide = true)]
@@ -224,10 +236,13 @@ pub fn run(a: &AmberArgs) -> Result<String, CliError> {
             "--fidelity compares the model with a device: run with a device, or give its recorded verdicts with --against FILE",
         ));
     }
-    let paths = expand(&a.files);
+    let exp = crate::merge::Expectations::read(a.baseline.as_deref(), a.flakes.as_deref())
+        .map_err(CliError::usage)?;
+    let mut paths = expand(&a.files);
     if paths.is_empty() {
         return Err(CliError::usage("no .amber files in the folders given"));
     }
+    crate::shard::Shard::retain(a.shard, &mut paths);
     let start = Instant::now();
     // The model in this process; the device in a child process, so that a driver that crashes
     // (lavapipe's LLVM on the CTS's ldexp files) or hangs costs one file, not the run — and the
@@ -287,13 +302,39 @@ pub fn run(a: &AmberArgs) -> Result<String, CliError> {
         files.push(rep);
     }
     let seconds = start.elapsed().as_secs_f64();
+    let mut json = report::json(&files, seconds);
+    // With a baseline or flakes, the verdicts are the cases' (lockstep merge's) after both lists;
+    // a flake is retried by running its file again on its own.
+    let verdict = (!exp.is_empty()).then(|| {
+        let mut retry = |c: &crate::merge::Case| {
+            let file = c.name.strip_prefix("amber/")?;
+            let again = AmberArgs {
+                files: vec![PathBuf::from(file)],
+                json: None,
+                junit: None,
+                fidelity: None,
+                against: None,
+                shard: None,
+                baseline: None,
+                flakes: None,
+                ..a.clone()
+            };
+            println!("retrying {file} (a listed flake)");
+            Some(run(&again).is_ok())
+        };
+        crate::merge::apply_to_report(crate::merge::Kind::Amber, &mut json, &exp, &mut retry)
+    });
     if let Some(p) = &a.json {
-        let text = serde_json::to_string_pretty(&report::json(&files, seconds)).unwrap_or_default();
+        let text = serde_json::to_string_pretty(&json).unwrap_or_default();
         report::write_atomic(p, &(text + "\n"))
             .map_err(|e| CliError::internal(format!("writing {}: {e}", p.display())))?;
     }
     if let Some(p) = &a.junit {
-        report::write_atomic(p, &report::junit(&files, seconds))
+        let xml = match verdict {
+            Some(_) => crate::merge::junit(&json),
+            None => report::junit(&files, seconds),
+        };
+        report::write_atomic(p, &xml)
             .map_err(|e| CliError::internal(format!("writing {}: {e}", p.display())))?;
     }
     let mut summary = summary_text(&summarize(&files), seconds);
@@ -319,7 +360,28 @@ pub fn run(a: &AmberArgs) -> Result<String, CliError> {
             p.display()
         );
     }
-    match exit_code(&files) {
+    let code = match verdict {
+        None => exit_code(&files),
+        Some(passed) => {
+            summary += &crate::merge::expectations_text(&json);
+            let failing: std::collections::BTreeSet<String> = crate::merge::cases_of(&json)
+                .into_iter()
+                .filter(|c| c.status.fails())
+                .map(|c| c.name)
+                .collect();
+            let still: Vec<FileReport> = files
+                .iter()
+                .filter(|f| failing.contains(&format!("amber/{}", f.file)))
+                .cloned()
+                .collect();
+            match (passed, exit_code(&still)) {
+                (true, _) => 0,
+                (false, 0) => EXIT_MISMATCH,
+                (false, c) => c,
+            }
+        }
+    };
+    match code {
         0 => Ok(summary),
         code => Err(CliError {
             code,

@@ -3,6 +3,7 @@
 
 use crate::cli::devices::vk_error;
 use crate::cli::{CliError, EXIT_INTERNAL, EXIT_MISMATCH};
+use crate::conform::compare::RowKey;
 use crate::conform::report;
 use crate::conform::run::{self, ConformOptions, Progress, SizeChoice};
 use crate::model::{lookup, Category, ValueType};
@@ -42,6 +43,19 @@ pub struct ConformArgs {
     /// Fail on known device deviations too (see src/conform/known.rs).
     #[arg(long)]
     pub strict: bool,
+    /// run shard K of N (`--shard 2/4`): every N-th job (kernel × workgroup shape) from the K-th;
+    /// the N shards' reports merged (`lockstep merge`) are the whole run
+    #[arg(long)]
+    pub shard: Option<crate::shard::Shard>,
+    /// Expected failures, one case per line (`conform/size8/add/f16/8x1x1` or `NAME,Fail`, as
+    /// deqp-runner's baselines): they fail as expected without failing the run, and one that now
+    /// passes is reported (`unexpected_pass`, fails the run: update the baseline).
+    #[arg(long)]
+    pub baseline: Option<PathBuf>,
+    /// Known flaky cases, one pattern per line (`*` matches any run of characters): a failing one
+    /// is run again once, and reported as `flake` when it then passes.
+    #[arg(long)]
+    pub flakes: Option<PathBuf>,
 }
 
 fn list<T>(
@@ -83,6 +97,7 @@ pub fn options(a: &ConformArgs) -> Result<ConformOptions, CliError> {
         cases: a.cases,
         seed: a.seed,
         strict: a.strict,
+        shard: a.shard,
         ..ConformOptions::default()
     })
 }
@@ -93,6 +108,8 @@ pub fn run(a: &ConformArgs, argv: &[String]) -> Result<String, CliError> {
     for p in [&a.json, &a.junit].into_iter().flatten() {
         report::check_writable(p).map_err(CliError::usage)?;
     }
+    let exp = crate::merge::Expectations::read(a.baseline.as_deref(), a.flakes.as_deref())
+        .map_err(CliError::usage)?;
     let ctx = Context::new(a.device).map_err(vk_error)?;
     let bar = indicatif::ProgressBar::new(0);
     bar.set_style(
@@ -115,21 +132,49 @@ pub fn run(a: &ConformArgs, argv: &[String]) -> Result<String, CliError> {
         .chain(argv.iter().skip(1).cloned())
         .collect::<Vec<_>>()
         .join(" ");
+    let mut json = report::json(&rep, &command);
+    // With a baseline or flakes, the verdicts are the cases' (lockstep merge's) after both lists.
+    let verdict = (!exp.is_empty()).then(|| {
+        let mut retry = |c: &crate::merge::Case| retry_row(&ctx, &opts, &json_row(&json, &c.name)?);
+        let mut applied = json.clone();
+        let passed = crate::merge::apply_to_report(
+            crate::merge::Kind::Conform,
+            &mut applied,
+            &exp,
+            &mut retry,
+        );
+        json = applied;
+        passed
+    });
     if let Some(p) = &a.json {
-        let text = serde_json::to_string_pretty(&report::json(&rep, &command)).unwrap_or_default();
+        let text = serde_json::to_string_pretty(&json).unwrap_or_default();
         report::write_atomic(p, &(text + "\n"))
             .map_err(|e| CliError::internal(format!("writing {}: {e}", p.display())))?;
     }
     if let Some(p) = &a.junit {
-        report::write_atomic(p, &report::junit(&rep))
+        let xml = match verdict {
+            Some(_) => crate::merge::junit(&json),
+            None => report::junit(&rep),
+        };
+        report::write_atomic(p, &xml)
             .map_err(|e| CliError::internal(format!("writing {}: {e}", p.display())))?;
     }
-    let text = report::text(&rep);
+    let mut text = report::text(&rep);
     if let Some(msg) = &rep.aborted {
         return Err(CliError {
             code: EXIT_INTERNAL,
             message: format!("{text}\n{msg}"),
         });
+    }
+    if let Some(passed) = verdict {
+        text += &crate::merge::expectations_text(&json);
+        if !passed {
+            return Err(CliError {
+                code: EXIT_MISMATCH,
+                message: text,
+            });
+        }
+        return Ok(text);
     }
     if !rep.passed() {
         return Err(CliError {
@@ -138,4 +183,32 @@ pub fn run(a: &ConformArgs, argv: &[String]) -> Result<String, CliError> {
         });
     }
     Ok(text)
+}
+
+/// The row of `json` (a conform report) that a case names.
+fn json_row(json: &serde_json::Value, case: &str) -> Option<RowKey> {
+    let cases = crate::merge::cases(crate::merge::Kind::Conform, json);
+    let rows = json.get("results")?.as_array()?;
+    let i = cases.iter().position(|c| c.name == case)?;
+    let r = &rows[i];
+    let shape = r.get("workgroup")?.as_array()?;
+    let dim = |k: usize| shape.get(k).and_then(|v| v.as_u64()).map(|v| v as u32);
+    Some(RowKey {
+        op: r.get("op")?.as_str()?.to_string(),
+        ty: r.get("type")?.as_str()?.to_string(),
+        size: r.get("subgroup_size")?.as_u64()? as u32,
+        shape: [dim(0)?, dim(1)?, dim(2)?],
+    })
+}
+
+/// Runs the job holding `row` again (same cases): `Some(true)` when the row now passes.
+fn retry_row(ctx: &Context, opts: &ConformOptions, row: &RowKey) -> Option<bool> {
+    let again = ConformOptions {
+        only: Some(vec![row.clone()]),
+        shard: None,
+        ..opts.clone()
+    };
+    let rep = run::run(ctx, &again, &|_| {}).ok()?;
+    let r = rep.stats.rows.get(row)?;
+    Some(r.failed == 0 && rep.aborted.is_none())
 }

@@ -11,6 +11,7 @@ pub mod devices;
 pub mod docs;
 pub mod eval;
 pub mod grayscott;
+pub mod merge;
 pub mod ops;
 #[cfg(feature = "vulkan")]
 pub mod reconverge;
@@ -137,6 +138,9 @@ pub enum Command {
     /// Run your own compute shader (GLSL, SPIR-V, assembly, WGSL) lane by lane on the model and on
     /// the device; every output element compared or explained.
     Run(Box<run::RunArgs>),
+    /// Merge the JSON reports of a run's shards into one (JSON, JUnit, markdown), with a baseline
+    /// of expected failures and a flakes list.
+    Merge(Box<merge::MergeArgs>),
 }
 
 /// Parses `argv` (including the program name) and runs the command; returns what to print on stdout.
@@ -170,6 +174,7 @@ pub fn run(argv: &[String]) -> Result<String, CliError> {
         Command::Reconverge(a) => reconverge::run_cmd(&a),
         Command::Amber(a) => amber::run(&a),
         Command::Run(a) => run::run(&a),
+        Command::Merge(a) => merge::run(&a),
     }
 }
 

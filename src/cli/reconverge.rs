@@ -63,6 +63,10 @@ pub struct ReconvergeArgs {
     /// Start no new batch after this many seconds; the report says how many programs ran.
     #[arg(long, allow_negative_numbers = true)]
     pub max_seconds: Option<f64>,
+    /// Run shard K of N (`--shard 2/4`): every N-th batch of programs from the K-th; the programs
+    /// are the unsharded run's, so the N shards together are the whole campaign.
+    #[arg(long)]
+    pub shard: Option<crate::shard::Shard>,
 }
 
 /// Checks the arguments and turns them into a plan (without a device yet).
@@ -129,6 +133,7 @@ pub fn run_cmd(a: &ReconvergeArgs) -> Result<String, CliError> {
             .threads
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
         max_time: a.max_seconds.map(Duration::from_secs_f64),
+        shard: a.shard,
         shrink: ShrinkLimits {
             // Shrinking gets at most a minute per failure, and no more than --max-seconds.
             time: Duration::from_secs_f64(a.max_seconds.unwrap_or(60.0).clamp(10.0, 60.0)),

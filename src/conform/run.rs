@@ -1,7 +1,7 @@
 //! Running the suite: choose kernels and sizes, compile, dispatch batches, compare, collect.
 
 use crate::conform::cases::{self, Batch};
-use crate::conform::compare::{compare_batch, BatchCtx, Stats};
+use crate::conform::compare::{compare_batch, BatchCtx, RowKey, Stats};
 use crate::conform::glsl::{generate, Fault, KernelSpec, OUT_WORDS, SENTINEL};
 use crate::model::{
     Category, Feature, Op, OpInfo, ScalarType, SubgroupSize, ValueType, WorkgroupShape,
@@ -45,6 +45,12 @@ pub struct ConformOptions {
     pub fault: Option<Fault>,
     /// treat known device deviations (conform::known) as failures
     pub strict: bool,
+    /// run only shard K of N (1-based): every N-th job (kernel × workgroup shape) from the K-th,
+    /// each job's cases seeded by the job alone, so the N shards together are the whole run
+    pub shard: Option<crate::shard::Shard>,
+    /// run only the jobs that hold these rows (a retry of flaky rows): each such job exactly as in
+    /// the full run (same cases, same seeds), every other job left out
+    pub only: Option<Vec<RowKey>>,
 }
 
 impl Default for ConformOptions {
@@ -56,6 +62,8 @@ impl Default for ConformOptions {
             types: None,
             cases: 1000,
             seed: 1,
+            shard: None,
+            only: None,
             shapes: None,
             fault: None,
             strict: false,
@@ -308,9 +316,25 @@ pub fn run(
     let (sources, spirv) = compile(&plan, opts.fault);
     let shared = Shared::default();
     shared.times.lock().unwrap().compile = tc.elapsed().as_secs_f64();
-    let jobs = jobs(ctx, opts, &plan);
+    let mut jobs = jobs(ctx, opts, &plan);
+    // A kernel's cases are spread over all its shapes, sharded or not (a shard's jobs are the
+    // unsharded run's jobs).
+    let shapes: Vec<usize> = (0..plan.kernels.len())
+        .map(|k| jobs.iter().filter(|j| j.kernel == k).count().max(1))
+        .collect();
+    crate::shard::Shard::retain(opts.shard, &mut jobs);
+    if let Some(rows) = &opts.only {
+        jobs.retain(|j| {
+            let name = plan.kernels[j.kernel].1.name();
+            rows.iter().any(|r| {
+                r.size as u64 == j.size.get() as u64
+                    && r.shape == [j.shape.x, j.shape.y, j.shape.z]
+                    && (r.ty == name || (r.ty == "-" && name == "none"))
+            })
+        });
+    }
     progress(Progress::Start(jobs.len() as u64));
-    let shapes_per_kernel = |k: usize| jobs.iter().filter(|j| j.kernel == k).count().max(1);
+    let shapes_per_kernel = |k: usize| shapes[k];
     let more = worker_contexts(ctx);
     let contexts: Vec<&Context> = std::iter::once(ctx).chain(more.iter()).collect();
     jobs.par_iter().for_each(|job| {

@@ -230,6 +230,10 @@ pub struct Plan {
     pub threads: usize,
     /// start no new batch after this long
     pub max_time: Option<Duration>,
+    /// run only shard K of N (1-based): every N-th batch of programs from the K-th — the programs
+    /// are generated in order as always (the seed names the same programs), so the N shards
+    /// together are the whole campaign
+    pub shard: Option<crate::shard::Shard>,
     /// shrinking
     pub shrink: ShrinkLimits,
 }
@@ -483,7 +487,7 @@ struct Done<E> {
 /// }
 /// let setup = Setup::new(Mode::Base, 8);
 /// let plan = Plan { source: Source::Random, programs: 4, seed: 1, batch: 2, variants: 1, threads: 2,
-///     max_time: None, shrink: ShrinkLimits { failures: 0, ..ShrinkLimits::default() } };
+///     max_time: None, shard: None, shrink: ShrinkLimits { failures: 0, ..ShrinkLimits::default() } };
 /// let report = run(&Silent(setup), &setup, &plan, &mut |_| {}).unwrap();
 /// assert_eq!((report.programs, report.failing_programs), (4, 4));
 /// assert!(!report.passed());
@@ -582,39 +586,52 @@ impl<'a, D: Device> Progress<'a, D> {
     /// generator failed.
     fn next_job(&mut self) -> Option<Job> {
         let plan = self.plan;
-        if self.next_program >= plan.programs {
-            return None;
-        }
-        if plan.max_time.is_some_and(|t| self.t0.elapsed() > t) {
-            self.report.stopped = true;
-            return None;
-        }
-        let g = Instant::now();
-        let k = (plan.programs - self.next_program).min(plan.batch.max(1) as u64) as usize;
-        let mut programs = Vec::with_capacity(k);
-        for i in 0..k as u64 {
-            match self.generator.next() {
-                Ok((p, tree)) => {
-                    programs.push(p);
-                    if let Some(t) = tree {
-                        self.trees.insert(self.next_program + i, t);
+        loop {
+            if self.next_program >= plan.programs {
+                return None;
+            }
+            if plan.max_time.is_some_and(|t| self.t0.elapsed() > t) {
+                self.report.stopped = true;
+                return None;
+            }
+            let g = Instant::now();
+            let k = (plan.programs - self.next_program).min(plan.batch.max(1) as u64) as usize;
+            let mut programs = Vec::with_capacity(k);
+            for i in 0..k as u64 {
+                match self.generator.next() {
+                    Ok((p, tree)) => {
+                        programs.push(p);
+                        if let Some(t) = tree {
+                            self.trees.insert(self.next_program + i, t);
+                        }
+                    }
+                    Err(e) => {
+                        self.error = Some(CampaignError::Generator(e));
+                        return None;
                     }
                 }
-                Err(e) => {
-                    self.error = Some(CampaignError::Generator(e));
-                    return None;
+            }
+            self.report.times.generate += g.elapsed();
+            let first = self.next_program;
+            let index = first / plan.batch.max(1) as u64;
+            self.next_program += k as u64;
+            if let Some(shard) = plan.shard {
+                if !shard.keeps(index) {
+                    // Another shard's batch: generated (the stream stays the same), not run.
+                    for i in 0..k as u64 {
+                        self.trees.remove(&(first + i));
+                    }
+                    continue;
                 }
             }
+            let job = Job {
+                batch: self.sent,
+                first,
+                programs,
+            };
+            self.sent += 1;
+            return Some(job);
         }
-        self.report.times.generate += g.elapsed();
-        let job = Job {
-            batch: self.sent,
-            first: self.next_program,
-            programs,
-        };
-        self.sent += 1;
-        self.next_program += k as u64;
-        Some(job)
     }
 
     /// A worker's result: kept until every earlier batch's is in, then taken in batch order.
