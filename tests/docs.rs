@@ -420,11 +420,14 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("model", &[]),
     // One SPIR-V reader for the device side and the model.
     ("words", &[]),
+    // `--shard K/N`, and reports as cases (merge, baselines, flakes): no other module.
+    ("shard", &[]),
+    ("merge", &[]),
     ("vulkan", &["words"]),
-    ("conform", &["model", "vulkan", "text", "files"]),
+    ("conform", &["model", "vulkan", "text", "files", "shard"]),
     ("docs", &["model", "text"]),
     ("grayscott", &["model", "vulkan", "text"]),
-    ("reconverge", &["model", "vulkan", "text"]),
+    ("reconverge", &["model", "vulkan", "text", "shard"]),
     ("files", &[]),
     // The SPIR-V interpreter: the model and the reconvergence rules, no Vulkan.
     ("spirv", &["model", "reconverge", "files", "text", "words"]),
@@ -466,6 +469,8 @@ const LAYERS: &[(&str, &[&str])] = &[
             "spirv",
             "kernel",
             "amber",
+            "shard",
+            "merge",
         ],
     ),
 ];

@@ -13,9 +13,11 @@ use std::path::PathBuf;
 /// Arguments of `lockstep conform`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct ConformArgs {
-    /// Device index (see `lockstep devices`); default: discrete > integrated > virtual > CPU.
+    /// Device index (see `lockstep devices`), or `all`: every device of the machine, each in a
+    /// process of its own at once, one report with a column per device. Default: discrete >
+    /// integrated > virtual > CPU.
     #[arg(long)]
-    pub device: Option<usize>,
+    pub device: Option<DeviceChoice>,
     /// Subgroup size to test, or `all` for every size the device can require (default: the device's default).
     #[arg(long = "subgroup-size")]
     pub subgroup_size: Option<String>,
@@ -56,6 +58,29 @@ pub struct ConformArgs {
     /// is run again once, and reported as `flake` when it then passes.
     #[arg(long)]
     pub flakes: Option<PathBuf>,
+}
+
+/// `--device N` or `--device all`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeviceChoice {
+    /// one device, by index
+    Index(usize),
+    /// every device
+    All,
+}
+
+impl std::str::FromStr for DeviceChoice {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "all" => Ok(DeviceChoice::All),
+            n => n
+                .parse()
+                .map(DeviceChoice::Index)
+                .map_err(|_| format!("'{n}' is not a device index or `all`")),
+        }
+    }
 }
 
 fn list<T>(
@@ -110,7 +135,12 @@ pub fn run(a: &ConformArgs, argv: &[String]) -> Result<String, CliError> {
     }
     let exp = crate::merge::Expectations::read(a.baseline.as_deref(), a.flakes.as_deref())
         .map_err(CliError::usage)?;
-    let ctx = Context::new(a.device).map_err(vk_error)?;
+    let index = match a.device {
+        Some(DeviceChoice::All) => return every_device(a, argv),
+        Some(DeviceChoice::Index(i)) => Some(i),
+        None => None,
+    };
+    let ctx = Context::new(index).map_err(vk_error)?;
     let bar = indicatif::ProgressBar::new(0);
     bar.set_style(
         indicatif::ProgressStyle::with_template(
@@ -211,4 +241,148 @@ fn retry_row(ctx: &Context, opts: &ConformOptions, row: &RowKey) -> Option<bool>
     let rep = run::run(ctx, &again, &|_| {}).ok()?;
     let r = rep.stats.rows.get(row)?;
     Some(r.failed == 0 && rep.aborted.is_none())
+}
+
+/// `--device all`: `lockstep conform` once per device, each in a child process of its own, all at
+/// once; one table with a column per device (subgroups compared and failed per category and size),
+/// each device's own report kept under `devices` in `--json`. Exit: the worst of the children's.
+fn every_device(a: &ConformArgs, argv: &[String]) -> Result<String, CliError> {
+    let n = Context::list().map_err(vk_error)?.len();
+    if n == 0 {
+        return Err(CliError::no_device("no Vulkan device"));
+    }
+    let dir =
+        tempfile::tempdir().map_err(|e| CliError::internal(format!("a temporary folder: {e}")))?;
+    let exe = std::env::current_exe()
+        .map_err(|e| CliError::internal(format!("finding lockstep's own binary: {e}")))?;
+    // The same arguments, each child on one device with a JSON report of its own.
+    let mut rest: Vec<String> = Vec::new();
+    let mut it = argv.iter().skip(1).peekable();
+    while let Some(x) = it.next() {
+        match x.as_str() {
+            "--device" | "--json" | "--junit" => {
+                it.next();
+            }
+            x if x.starts_with("--device=")
+                || x.starts_with("--json=")
+                || x.starts_with("--junit=") => {}
+            _ => rest.push(x.clone()),
+        }
+    }
+    let children: Vec<(usize, std::process::Child)> = (0..n)
+        .map(|i| {
+            let mut cmd = std::process::Command::new(&exe);
+            cmd.args(&rest)
+                .arg("--device")
+                .arg(i.to_string())
+                .arg("--json")
+                .arg(dir.path().join(format!("{i}.json")))
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped());
+            cmd.spawn()
+                .map(|c| (i, c))
+                .map_err(|e| CliError::internal(format!("starting a child for device {i}: {e}")))
+        })
+        .collect::<Result<_, _>>()?;
+    let mut reports = Vec::new();
+    let mut code = 0;
+    for (i, child) in children {
+        let out = child
+            .wait_with_output()
+            .map_err(|e| CliError::internal(format!("device {i}: {e}")))?;
+        let c = out.status.code().unwrap_or(EXIT_INTERNAL);
+        code = code.max(c);
+        let json: serde_json::Value = std::fs::read_to_string(dir.path().join(format!("{i}.json")))
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or_else(|| {
+                serde_json::json!({
+                    "device": {"name": format!("device {i}")},
+                    "error": format!(
+                        "exit {c}: {}",
+                        String::from_utf8_lossy(&out.stderr).trim()
+                    ),
+                })
+            });
+        reports.push(json);
+    }
+    let text = device_table(&reports);
+    if let Some(p) = &a.json {
+        let all = serde_json::json!({
+            "command": std::iter::once("lockstep".to_string())
+                .chain(argv.iter().skip(1).cloned())
+                .collect::<Vec<_>>()
+                .join(" "),
+            "devices": reports,
+        });
+        report::write_atomic(
+            p,
+            &(serde_json::to_string_pretty(&all).unwrap_or_default() + "\n"),
+        )
+        .map_err(|e| CliError::internal(format!("writing {}: {e}", p.display())))?;
+    }
+    match code {
+        0 => Ok(text),
+        c => Err(CliError {
+            code: c,
+            message: text,
+        }),
+    }
+}
+
+/// One row per (category, subgroup size), one column per device: `compared/failed`, `-` where
+/// that device did not run it; then each device's verdict.
+pub fn device_table(reports: &[serde_json::Value]) -> String {
+    use std::collections::BTreeMap;
+    let mut cells: BTreeMap<(String, u64), BTreeMap<usize, (u64, u64)>> = BTreeMap::new();
+    for (d, r) in reports.iter().enumerate() {
+        for row in r["results"].as_array().into_iter().flatten() {
+            let op = row["op"].as_str().unwrap_or("");
+            let cat = crate::model::catalogue()
+                .iter()
+                .find(|o| o.name == op)
+                .map(|o| o.category.name().to_string())
+                .unwrap_or_else(|| "-".into());
+            let size = row["subgroup_size"].as_u64().unwrap_or(0);
+            let c = cells.entry((cat, size)).or_default().entry(d).or_default();
+            c.0 += row["cases"].as_u64().unwrap_or(0);
+            c.1 += row["failed"].as_u64().unwrap_or(0);
+        }
+    }
+    let mut head = vec!["category".to_string(), "size".to_string()];
+    head.extend(
+        reports
+            .iter()
+            .enumerate()
+            .map(|(i, r)| format!("[{i}] {}", r["device"]["name"].as_str().unwrap_or("?"))),
+    );
+    let mut rows = vec![head];
+    for ((cat, size), per) in &cells {
+        let mut row = vec![cat.clone(), size.to_string()];
+        for d in 0..reports.len() {
+            row.push(match per.get(&d) {
+                Some((c, f)) => format!("{c}/{f}"),
+                None => "-".into(),
+            });
+        }
+        rows.push(row);
+    }
+    let mut out =
+        String::from("subgroups compared/failed per category and subgroup size, per device:\n");
+    out += &crate::text::table(&rows);
+    for (i, r) in reports.iter().enumerate() {
+        let name = r["device"]["name"].as_str().unwrap_or("?");
+        let verdict = match (&r["error"], &r["summary"]) {
+            (serde_json::Value::String(e), _) => format!("error: {e}"),
+            (_, s) => format!(
+                "{} ({} subgroups, {} failed, {} unexplained)",
+                if s["passed"] == true { "PASS" } else { "FAIL" },
+                s["cases"],
+                s["failed"],
+                s["failed_unexplained"]
+            ),
+        };
+        out += &format!("[{i}] {name}: {verdict}\n");
+    }
+    out
 }

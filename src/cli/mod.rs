@@ -15,6 +15,8 @@ pub mod merge;
 pub mod ops;
 #[cfg(feature = "vulkan")]
 pub mod reconverge;
+#[cfg(feature = "vulkan")]
+pub mod report;
 pub mod run;
 
 use clap::{Parser, Subcommand};
@@ -141,6 +143,10 @@ pub enum Command {
     /// Merge the JSON reports of a run's shards into one (JSON, JUnit, markdown), with a baseline
     /// of expected failures and a flakes list.
     Merge(Box<merge::MergeArgs>),
+    /// One page (markdown and HTML) on a device: subgroup properties, conformance per size, known
+    /// deviations, what it returns where the spec says undefined, reconvergence, lane layouts.
+    #[cfg(feature = "vulkan")]
+    Report(Box<report::ReportArgs>),
 }
 
 /// Parses `argv` (including the program name) and runs the command; returns what to print on stdout.
@@ -175,6 +181,8 @@ pub fn run(argv: &[String]) -> Result<String, CliError> {
         Command::Amber(a) => amber::run(&a),
         Command::Run(a) => run::run(&a),
         Command::Merge(a) => merge::run(&a),
+        #[cfg(feature = "vulkan")]
+        Command::Report(a) => report::run(&a),
     }
 }
 
