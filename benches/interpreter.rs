@@ -80,6 +80,7 @@ fn main() {
     let cfg = RunConfig {
         size: SubgroupSize::new(s as u64).expect("size"),
         layout: LaneOrder::ROW_MAJOR,
+        placements: None,
         mode: Mode::Maximal,
         workgroups: [gx, gy, 1],
         max_steps: DEFAULT_MAX_STEPS,

@@ -74,3 +74,116 @@ fn lavapipe_passes_at_subgroup_sizes_4_8_and_16() {
         );
     }
 }
+
+/// A 64-wide workgroup writing its subgroup size (`subgroupAdd(1)`) and lane.
+const SIZE_PROBE: &str = r#"#version 450
+#extension GL_KHR_shader_subgroup_basic : enable
+#extension GL_KHR_shader_subgroup_arithmetic : enable
+layout(local_size_x = 64) in;
+layout(std430, set = 0, binding = 0) buffer Out { uint lanes[64]; uint count[64]; };
+void main() {
+  uint i = gl_LocalInvocationIndex;
+  lanes[i] = gl_SubgroupInvocationID;
+  count[i] = subgroupAdd(1u);
+}
+"#;
+
+#[test]
+fn each_lavapipe_width_compiles_its_own_shaders_not_another_widths_from_the_cache() {
+    // Mesa 22.3 keys lavapipe's disk cache without LP_NATIVE_VECTOR_WIDTH; lockstep gives each
+    // width a cache folder of its own. One HOME for all three runs, so that without that the
+    // second and third would take the first one's shader.
+    let probe = lockstep("256").arg("devices").output().unwrap();
+    if !String::from_utf8_lossy(&probe.stdout).contains("llvmpipe") {
+        eprintln!("not lavapipe: 0 widths checked");
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let kernel = home.path().join("size.comp");
+    std::fs::write(&kernel, SIZE_PROBE).unwrap();
+    for (width, size) in [("128", 4u32), ("512", 16), ("256", 8)] {
+        let out = lockstep(width)
+            .env("HOME", home.path())
+            .env_remove("XDG_CACHE_HOME")
+            .env_remove("MESA_SHADER_CACHE_DIR")
+            .env_remove("MESA_SHADER_CACHE_DISABLE")
+            .arg("run")
+            .arg(&kernel)
+            .args(["--buffer", "0=zeros:u32:128", "--out"])
+            .arg(home.path().join(width))
+            .assert()
+            .success();
+        let _ = out;
+        let bytes = std::fs::read(home.path().join(width).join("device-0.npy")).unwrap();
+        // .npy: magic, version, header length, header, then the little-endian u32s.
+        let header = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+        let words: Vec<u32> = bytes[10 + header..]
+            .chunks(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        assert_eq!(
+            words[64], size,
+            "width {width}: subgroupAdd(1) is {}",
+            words[64]
+        );
+        assert_eq!(words[size as usize - 1], size - 1, "width {width}");
+        assert!(
+            home.path()
+                .join(format!(".cache/lockstep-lavapipe-width-{width}"))
+                .is_dir(),
+            "width {width}: no cache folder of its own"
+        );
+    }
+}
+
+/// Every invocation writes its lane, its subgroup's size and the sum of its subgroup's local
+/// indices: values that depend on how the device grouped the invocations.
+const GROUPING: &str = r#"#version 450
+#extension GL_KHR_shader_subgroup_basic : enable
+#extension GL_KHR_shader_subgroup_arithmetic : enable
+layout(local_size_x = 3, local_size_y = 5, local_size_z = 7) in;
+layout(std430, set = 0, binding = 0) buffer Out { uint lane[105]; uint count[105]; uint sum[105]; };
+void main() {
+  uint i = gl_LocalInvocationIndex;
+  lane[i] = gl_SubgroupInvocationID;
+  count[i] = subgroupAdd(1u);
+  sum[i] = subgroupAdd(i);
+}
+"#;
+
+#[test]
+fn the_model_runs_in_the_devices_lane_layout_for_every_shape() {
+    // lavapipe runs each 3-wide row of a 3x5x7 workgroup as a subgroup of its own at every size:
+    // none of the model's layouts. `lockstep run` probes the device's and runs the model in it.
+    let probe = lockstep("256").arg("devices").output().unwrap();
+    if !String::from_utf8_lossy(&probe.stdout).contains("llvmpipe") {
+        eprintln!("not lavapipe: 0 sizes checked");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let kernel = dir.path().join("grouping.comp");
+    std::fs::write(&kernel, GROUPING).unwrap();
+    for width in ["128", "256", "512"] {
+        let out = lockstep(width)
+            .arg("run")
+            .arg(&kernel)
+            .args(["--buffer", "0=zeros:u32:315"])
+            .assert()
+            .success();
+        let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+        assert!(
+            text.contains("model lane layout: the device's own"),
+            "width {width}: {text}"
+        );
+        assert!(text.contains("result: PASS"), "width {width}: {text}");
+        // The model's own row-major layout does not match it: the probe is what makes them agree.
+        let out = lockstep(width)
+            .arg("run")
+            .arg(&kernel)
+            .args(["--buffer", "0=zeros:u32:315", "--layout", "row-major"])
+            .assert()
+            .code(1);
+        let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+        assert!(text.contains("[mismatch]"), "width {width}: {text}");
+    }
+}

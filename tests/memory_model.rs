@@ -18,6 +18,7 @@ fn cfg_schedules(size: u64, wg: [u32; 3], schedules: u32) -> RunConfig {
     RunConfig {
         size: SubgroupSize::new(size).unwrap(),
         layout: LaneOrder::ROW_MAJOR,
+        placements: None,
         mode: Mode::Base,
         workgroups: wg,
         max_steps: DEFAULT_MAX_STEPS,

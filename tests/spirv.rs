@@ -9,6 +9,7 @@ fn cfg(size: u64, mode: Mode, wg: [u32; 3]) -> RunConfig {
     RunConfig {
         size: SubgroupSize::new(size).unwrap(),
         layout: LaneOrder::ROW_MAJOR,
+        placements: None,
         mode,
         workgroups: wg,
         max_steps: DEFAULT_MAX_STEPS,

@@ -60,6 +60,7 @@ fn config(s: u32, mode: Mode, groups: [u32; 2]) -> RunConfig {
     RunConfig {
         size: SubgroupSize::new(s as u64).unwrap(),
         layout: LaneOrder::ROW_MAJOR,
+        placements: None,
         mode,
         workgroups: [groups[0], groups[1], 1],
         max_steps: DEFAULT_MAX_STEPS,

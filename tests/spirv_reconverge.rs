@@ -64,6 +64,7 @@ fn cross_check_batch(
     let cfg = RunConfig {
         size: s,
         layout: LaneOrder::ROW_MAJOR,
+        placements: None,
         mode,
         workgroups: [n as u32, 1, 1],
         max_steps: DEFAULT_MAX_STEPS,

@@ -34,6 +34,7 @@ fuzz_target!(|data: &[u8]| {
     let cfg = RunConfig {
         size: SubgroupSize::new(1 << size).unwrap(),
         layout: LaneOrder::ROW_MAJOR,
+        placements: None,
         mode: Mode::ALL[data.len() % 3],
         workgroups: [1, 1, 1],
         max_steps: 20_000,

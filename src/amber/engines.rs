@@ -192,6 +192,7 @@ impl Backend for ModelBackend {
         let cfg = RunConfig {
             size,
             layout: LaneOrder::ROW_MAJOR,
+            placements: None,
             mode,
             workgroups: d.workgroups,
             max_steps: spirv::DEFAULT_MAX_STEPS,

@@ -9,6 +9,10 @@ pub struct DevicesArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Probe how each device places the invocations of common workgroup shapes in subgroups, at
+    /// every subgroup size it offers (the layout `lockstep run` gives the model).
+    #[arg(long)]
+    pub layouts: bool,
 }
 
 /// Maps a Vulkan error to the CLI's exit codes (2 for no loader/device, 64 for work that does
@@ -124,19 +128,115 @@ pub fn describe(d: &DeviceInfo) -> String {
     s
 }
 
+/// Workgroup shapes `--layouts` probes: 1D, 2D and 3D, widths that are and are not multiples of
+/// the subgroup size.
+pub const PROBED_SHAPES: &[[u32; 3]] = &[
+    [64, 1, 1],
+    [100, 1, 1],
+    [8, 8, 1],
+    [16, 16, 1],
+    [8, 4, 1],
+    [4, 8, 1],
+    [3, 5, 7],
+    [5, 3, 1],
+    [4, 4, 4],
+    [2, 2, 16],
+];
+
+/// `--layouts`: one row per device, subgroup size and shape.
+fn layouts(list: &[DeviceInfo]) -> Result<String, CliError> {
+    let mut rows = vec![[
+        "device",
+        "size",
+        "workgroup",
+        "model layout that matches",
+        "note",
+    ]
+    .map(String::from)
+    .to_vec()];
+    for d in list {
+        let ctx = Context::new(Some(d.index)).map_err(vk_error)?;
+        for r in layout_rows(&ctx) {
+            let mut row = vec![format!("[{}] {}", d.index, d.name)];
+            row.extend(r);
+            rows.push(row);
+        }
+    }
+    Ok(crate::text::table(&rows))
+}
+
+/// The device's lane layouts, probed ([`crate::kernel::run::probe_layout`]) for every shape of
+/// [`PROBED_SHAPES`] at every subgroup size it offers: rows of (size, workgroup, the model layout
+/// that matches or a description of the device's own, note).
+pub fn layout_rows(ctx: &Context) -> Vec<Vec<String>> {
+    let c = &ctx.caps;
+    let sizes: Vec<u32> = if c.size_control {
+        (0..8)
+            .map(|k| 1u32 << k)
+            .filter(|n| (c.min_subgroup_size..=c.max_subgroup_size).contains(n))
+            .collect()
+    } else {
+        vec![c.subgroup_size]
+    };
+    let mut rows = Vec::new();
+    for &size in &sizes {
+        for &shape in PROBED_SHAPES {
+            if shape.iter().product::<u32>() > c.max_workgroup_invocations {
+                continue;
+            }
+            let (layout, note) = match crate::kernel::run::probe_layout(ctx, shape, size) {
+                Ok(p) => {
+                    let l = match (&p.layout, &p.placements) {
+                        (crate::model::LaneOrder::Device, Some(pl)) => {
+                            let mut per: std::collections::BTreeMap<u32, u32> = Default::default();
+                            for x in pl.iter() {
+                                *per.entry(x.subgroup).or_default() += 1;
+                            }
+                            let mut sizes: std::collections::BTreeMap<u32, u32> =
+                                Default::default();
+                            for n in per.values() {
+                                *sizes.entry(*n).or_default() += 1;
+                            }
+                            let parts: Vec<String> = sizes
+                                .iter()
+                                .rev()
+                                .map(|(lanes, k)| format!("{k} of {lanes} lanes"))
+                                .collect();
+                            format!("none: the device's own, subgroups {}", parts.join(" + "))
+                        }
+                        (l, _) => l.to_string(),
+                    };
+                    (l, p.note.unwrap_or_default())
+                }
+                Err(e) => ("-".to_string(), e.to_string()),
+            };
+            rows.push(vec![
+                size.to_string(),
+                format!("{}x{}x{}", shape[0], shape[1], shape[2]),
+                layout,
+                note,
+            ]);
+        }
+    }
+    rows
+}
+
 /// Runs `lockstep devices`.
 ///
 /// Needs a Vulkan loader and device, so the example is compiled but not run by the tests:
 ///
 /// ```no_run
 /// use lockstep::cli::devices::{run, DevicesArgs};
-/// let json = run(&DevicesArgs { json: true }).map_err(|e| e.message)?;
+/// let json = run(&DevicesArgs { json: true, layouts: false }).map_err(|e| e.message)?;
 /// let devices: serde_json::Value = serde_json::from_str(&json).unwrap();
 /// println!("{} device(s)", devices.as_array().map_or(0, |d| d.len()));
 /// # Ok::<(), String>(())
 /// ```
 pub fn run(a: &DevicesArgs) -> Result<String, CliError> {
     let list = Context::list().map_err(vk_error)?;
+    if a.layouts {
+        return layouts(&list);
+    }
     if a.json {
         return Ok(serde_json::to_string_pretty(&list).unwrap_or_default() + "\n");
     }

@@ -188,6 +188,7 @@ pub fn run(argv: &[String]) -> Result<String, CliError> {
 
 /// The binary's entry point: runs, prints, and returns the exit code.
 pub fn main() -> i32 {
+    separate_lavapipe_cache();
     let argv: Vec<String> = std::env::args().collect();
     match run(&argv) {
         Ok(out) => {
@@ -202,6 +203,40 @@ pub fn main() -> i32 {
                 eprintln!("error: {msg}");
             }
             e.code
+        }
+    }
+}
+
+/// lavapipe (Mesa 22.3) keys its on-disk shader cache without `LP_NATIVE_VECTOR_WIDTH`: a shader
+/// compiled at one width is taken from the cache at another and runs at the old subgroup size
+/// (seen here: a 64-wide workgroup run with `LP_NATIVE_VECTOR_WIDTH=512` ran in subgroups of 4
+/// after a run at 128). So when that variable is set and the user has not chosen a cache folder
+/// (`MESA_SHADER_CACHE_DIR`) or turned the cache off (`MESA_SHADER_CACHE_DISABLE`), each width gets a
+/// cache folder of its own: `$XDG_CACHE_HOME` (or `~/.cache`)`/lockstep-lavapipe-width-N`. Called
+/// first thing in `main`, before any thread exists.
+fn separate_lavapipe_cache() {
+    let Ok(width) = std::env::var("LP_NATIVE_VECTOR_WIDTH") else {
+        return;
+    };
+    if std::env::var_os("MESA_SHADER_CACHE_DIR").is_some()
+        || std::env::var_os("MESA_SHADER_CACHE_DISABLE").is_some()
+    {
+        return;
+    }
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cache")));
+    if let Some(base) = base {
+        let width: String = width
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric())
+            .collect();
+        let dir = base.join(format!("lockstep-lavapipe-width-{width}"));
+        // Mesa makes the last folder only; without it, it runs with no cache at all.
+        if std::fs::create_dir_all(&dir).is_ok() {
+            std::env::set_var("MESA_SHADER_CACHE_DIR", dir);
+        } else {
+            std::env::set_var("MESA_SHADER_CACHE_DISABLE", "true");
         }
     }
 }

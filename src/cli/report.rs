@@ -82,6 +82,7 @@ pub fn run(a: &ReportArgs) -> Result<String, CliError> {
         .unwrap_or_default();
     let ctx = crate::vulkan::Context::new(a.device).map_err(crate::cli::devices::vk_error)?;
     let name = ctx.info.name.clone();
+    let probed = crate::cli::devices::layout_rows(&ctx);
     drop(ctx);
     let devices = crate::cli::run(&["lockstep", "devices", "--json"].map(String::from))?;
     let devices: Json = serde_json::from_str(&devices)
@@ -125,7 +126,13 @@ pub fn run(a: &ReportArgs) -> Result<String, CliError> {
     let command = std::env::args()
         .skip(1)
         .fold(format!("{env}lockstep"), |acc, x| acc + " " + &x);
-    let md = page(&device, &conform, &modes, &command);
+    let mut md = page(&device, &conform, &modes, &command);
+    md += "\n### Lane layouts probed\n\nA probe kernel per subgroup size and workgroup shape \
+           (`lockstep devices --layouts`); `lockstep run` gives the model the layout found here.\n\n\
+           | size | workgroup | model layout that matches | note |\n|---|---|---|---|\n";
+    for r in &probed {
+        md += &format!("| {} |\n", r.join(" | "));
+    }
     crate::files::write_atomic(&a.out, &md)
         .map_err(|e| CliError::internal(format!("writing {}: {e}", a.out.display())))?;
     if let Some(h) = &a.html {

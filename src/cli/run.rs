@@ -44,9 +44,11 @@ pub struct RunArgs {
     /// model at each, the device at each it supports
     #[arg(long)]
     pub subgroup_size: Option<String>,
-    /// lane layout of the model: row-major, column-major, quads or an axis order like yzx
-    #[arg(long, default_value = "row-major")]
-    pub layout: String,
+    /// lane layout of the model: `device` (the device's own, probed once per device, shape and
+    /// size: the default when a device runs), row-major (the default with --model-only),
+    /// column-major, quads or an axis order like yzx
+    #[arg(long)]
+    pub layout: Option<String>,
     /// reconvergence model: maximal, sucf or base (default: what the module declares)
     #[arg(long)]
     pub mode: Option<String>,
@@ -179,7 +181,15 @@ pub fn job(a: &RunArgs) -> Result<(KernelJob, Tolerance), CliError> {
     let mut job = KernelJob::new(module);
     job.entry = a.entry.clone();
     job.workgroups = parse_workgroups(&a.workgroups)?;
-    job.layout = a.layout.parse::<LaneOrder>().map_err(CliError::usage)?;
+    job.layout = match a.layout.as_deref() {
+        Some(l) => l.parse::<LaneOrder>().map_err(CliError::usage)?,
+        None => LaneOrder::ROW_MAJOR,
+    };
+    if job.layout == LaneOrder::Device && a.model_only {
+        return Err(CliError::usage(
+            "--layout device learns the layout from the device: not with --model-only",
+        ));
+    }
     job.mode = match &a.mode {
         Some(m) => Some(m.parse::<Mode>().map_err(CliError::usage)?),
         None => None,
@@ -258,7 +268,10 @@ pub fn run(a: &RunArgs) -> Result<String, CliError> {
             return sweep(a, &sizes);
         }
     }
-    let (job, tol) = job(a)?;
+    #[allow(unused_mut)]
+    let (mut job, tol) = job(a)?;
+    #[allow(unused_mut)]
+    let mut layout_line = String::new();
     // Decoding first: a module the interpreter cannot run is reported before any device work.
     let kernel = job.decode().map_err(kernel_error)?;
     #[cfg(not(feature = "vulkan"))]
@@ -274,6 +287,9 @@ pub fn run(a: &RunArgs) -> Result<String, CliError> {
     } else {
         let ctx = crate::vulkan::Context::new(a.device).map_err(crate::cli::devices::vk_error)?;
         let size = one_size.unwrap_or(ctx.caps.subgroup_size as u64);
+        if a.layout.is_none() || job.layout == LaneOrder::Device {
+            layout_line = device_layout(&mut job, &ctx, kernel.local_size, size as u32)?;
+        }
         match job.run_device(&ctx, &kernel, size as u32) {
             Ok(b) => (Some(b), size, Some(ctx.info.name.clone())),
             Err(KernelError::Unsupported(m)) => {
@@ -347,6 +363,7 @@ pub fn run(a: &RunArgs) -> Result<String, CliError> {
     if let Some(n) = &device_name {
         text += &format!("device: {n}\n");
     }
+    text += &layout_line;
     text += &report.text();
     if report.ok() {
         Ok(text)
@@ -363,6 +380,28 @@ pub fn run(a: &RunArgs) -> Result<String, CliError> {
     }
 }
 
+/// Sets `job`'s model layout to the device's (probed, cached); the line saying which it is.
+#[cfg(feature = "vulkan")]
+fn device_layout(
+    job: &mut KernelJob,
+    ctx: &crate::vulkan::Context,
+    shape: [u32; 3],
+    size: u32,
+) -> Result<String, CliError> {
+    let p = crate::kernel::run::probe_layout(ctx, shape, size).map_err(kernel_error)?;
+    job.layout = p.layout;
+    job.placements = p.placements;
+    let what = match p.layout {
+        LaneOrder::Device => "the device's own (probed; none of the model's layouts)".to_string(),
+        l => format!("{l} (the device's, probed)"),
+    };
+    let mut line = format!("model lane layout: {what}\n");
+    if let Some(n) = p.note {
+        line += &format!("  note: {n}\n");
+    }
+    Ok(line)
+}
+
 /// One size of a sweep: the model's report, and what the device did.
 struct SizeRun {
     size: u32,
@@ -377,7 +416,8 @@ struct SizeRun {
 /// each it supports — one table, a line on where it fails, and the defined outputs that differ
 /// between sizes (a kernel written for one size).
 fn sweep(a: &RunArgs, sizes: &[SubgroupSize]) -> Result<String, CliError> {
-    let (job, tol) = job(a)?;
+    #[allow(unused_mut)]
+    let (mut job, tol) = job(a)?;
     let kernel = job.decode().map_err(kernel_error)?;
     #[cfg(feature = "vulkan")]
     let ctx = if a.model_only {
@@ -408,6 +448,14 @@ fn sweep(a: &RunArgs, sizes: &[SubgroupSize]) -> Result<String, CliError> {
             let c = &ctx.caps;
             let supported = n == c.subgroup_size
                 || (c.size_control && (c.min_subgroup_size..=c.max_subgroup_size).contains(&n));
+            if supported && (a.layout.is_none() || job.layout == LaneOrder::Device) {
+                if let Err(e) = device_layout(&mut job, ctx, kernel.local_size, n) {
+                    r.device = format!("error: {}", e.message);
+                }
+            } else if a.layout.is_none() || job.layout == LaneOrder::Device {
+                job.layout = LaneOrder::ROW_MAJOR;
+                job.placements = None;
+            }
             if supported {
                 match job.run_device(ctx, &kernel, n) {
                     Ok(b) => {

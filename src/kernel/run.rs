@@ -76,6 +76,9 @@ pub struct KernelJob {
     pub workgroups: [u32; 3],
     /// which local invocations form a subgroup on the model
     pub layout: LaneOrder,
+    /// with [`LaneOrder::Device`]: where each invocation (by row-major local index) runs, as the
+    /// device placed it ([`probe_layout`])
+    pub placements: Option<std::sync::Arc<[crate::model::Placement]>>,
     /// the reconvergence model (default: what the module declares)
     pub mode: Option<Mode>,
     /// lane-instructions one workgroup may execute on the model
@@ -128,6 +131,7 @@ impl KernelJob {
             spec: Vec::new(),
             workgroups: [1, 1, 1],
             layout: LaneOrder::ROW_MAJOR,
+            placements: None,
             mode: None,
             max_steps: spirv::DEFAULT_MAX_STEPS,
             schedules: 1,
@@ -186,6 +190,7 @@ impl KernelJob {
         let cfg = RunConfig {
             size,
             layout: self.layout,
+            placements: self.placements.clone(),
             mode,
             workgroups: self.workgroups,
             max_steps: self.max_steps,
@@ -854,4 +859,105 @@ impl KernelJob {
             Err(e) => Err(KernelError::Device(e.to_string())),
         }
     }
+}
+
+/// The lane layout the model should run in to match a device: a layout of the model's own when the
+/// device's is one of them, else the device's placements ([`LaneOrder::Device`]); with a note when
+/// the device's `gl_SubgroupID` numbering disagrees with how it really grouped the invocations.
+#[cfg(feature = "vulkan")]
+#[derive(Clone, Debug)]
+pub struct ProbedLayout {
+    /// the layout
+    pub layout: LaneOrder,
+    /// with [`LaneOrder::Device`], the placements
+    pub placements: Option<std::sync::Arc<[crate::model::Placement]>>,
+    /// what the device does that no layout can match
+    pub note: Option<String>,
+}
+
+/// Learns how `ctx` places the invocations of a `shape` workgroup in subgroups at subgroup size
+/// `size` (a probe dispatch, once per device, shape and size: the answer is cached).
+///
+/// The subgroups are told apart by `subgroupBroadcastFirst(gl_LocalInvocationIndex)`, not by
+/// `gl_SubgroupID`, and numbered in the order of their `gl_SubgroupID` (then of their first
+/// invocation), each invocation at its `gl_SubgroupInvocationID`.
+#[cfg(feature = "vulkan")]
+pub fn probe_layout(
+    ctx: &crate::vulkan::Context,
+    shape: [u32; 3],
+    size: u32,
+) -> Result<ProbedLayout, KernelError> {
+    use crate::model::{Placement, WorkgroupLayout, WorkgroupShape};
+    use std::collections::{BTreeMap, HashMap};
+    use std::sync::{Mutex, OnceLock};
+    type Key = (String, String, [u32; 3], u32);
+    static CACHE: OnceLock<Mutex<HashMap<Key, ProbedLayout>>> = OnceLock::new();
+    let key = (ctx.info.name.clone(), ctx.info.driver.clone(), shape, size);
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(p) = cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
+        return Ok(p);
+    }
+    let wg = WorkgroupShape::new(shape[0], shape[1], shape[2])
+        .map_err(|e| KernelError::Input(e.to_string()))?;
+    let sg = SubgroupSize::new(size as u64).map_err(|e| KernelError::Input(e.to_string()))?;
+    let recs = ctx
+        .probe_lane_layout(shape, size)
+        .map_err(|e| KernelError::Device(format!("probing the device's lane layout: {e}")))?;
+    // Subgroups by their first invocation; numbered by (gl_SubgroupID, first invocation).
+    let mut groups: BTreeMap<u32, u32> = BTreeMap::new();
+    for r in &recs {
+        let e = groups.entry(r.leader).or_insert(r.subgroup_id);
+        *e = (*e).min(r.subgroup_id);
+    }
+    let mut order: Vec<(u32, u32)> = groups.iter().map(|(&l, &id)| (id, l)).collect();
+    order.sort();
+    let rank: HashMap<u32, u32> = order
+        .iter()
+        .enumerate()
+        .map(|(k, &(_, l))| (l, k as u32))
+        .collect();
+    let placements: Vec<Placement> = recs
+        .iter()
+        .map(|r| Placement {
+            subgroup: rank[&r.leader],
+            lane: r.lane,
+        })
+        .collect();
+    let table = WorkgroupLayout::from_placements(wg, sg, &placements).map_err(|e| {
+        KernelError::Device(format!(
+            "the device's lane layout for {}x{}x{} at size {size} is not one a model can run: {e}",
+            shape[0], shape[1], shape[2]
+        ))
+    })?;
+    let renumbered = recs
+        .iter()
+        .zip(&placements)
+        .any(|(r, p)| r.subgroup_id != p.subgroup);
+    let note = renumbered.then(|| {
+        format!(
+            "the device ran {} subgroups but numbered them with {} distinct gl_SubgroupID values; the model numbers them 0..{}",
+            table.num_subgroups(),
+            recs.iter().map(|r| r.subgroup_id).collect::<std::collections::BTreeSet<_>>().len(),
+            table.num_subgroups()
+        )
+    });
+    let own = LaneOrder::all().into_iter().find(|l| {
+        WorkgroupLayout::new(wg, sg, *l).is_ok_and(|w| w.placements() == table.placements())
+    });
+    let probed = match own {
+        Some(l) => ProbedLayout {
+            layout: l,
+            placements: None,
+            note,
+        },
+        None => ProbedLayout {
+            layout: LaneOrder::Device,
+            placements: Some(placements.into()),
+            note,
+        },
+    };
+    if let Ok(mut c) = cache.lock() {
+        c.insert(key, probed.clone());
+    }
+    Ok(probed)
 }

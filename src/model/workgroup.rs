@@ -120,6 +120,9 @@ pub enum LaneOrder {
     /// 2×2 quads in the x-y plane (quad lanes 0..3 = (x,y), (x+1,y), (x,y+1), (x+1,y+1)), quads in
     /// row-major order — the placement derivative-capable compute uses. Needs even x and y.
     Quads,
+    /// As a device placed them, learnt by running a probe there
+    /// ([`WorkgroupLayout::from_placements`]); not one the model can make by itself.
+    Device,
 }
 
 impl LaneOrder {
@@ -172,19 +175,24 @@ impl fmt::Display for LaneOrder {
                 write!(f, "{}{}{}", n(o[0]), n(o[1]), n(o[2]))
             }
             LaneOrder::Quads => f.write_str("quads"),
+            LaneOrder::Device => f.write_str("device"),
         }
     }
 }
 
 impl FromStr for LaneOrder {
     type Err = String;
-    /// `row-major`, `column-major`, `quads`, or an axis order such as `yzx` (first = fastest).
+    /// `row-major`, `column-major`, `quads`, an axis order such as `yzx` (first = fastest), or
+    /// `device` (the device's own, probed).
     fn from_str(s: &str) -> Result<Self, String> {
         let t = s.trim().to_ascii_lowercase();
+        if t == "device" {
+            return Ok(LaneOrder::Device);
+        }
         LaneOrder::all()
             .into_iter()
             .find(|l| l.to_string() == t || (t == "xyz" && *l == LaneOrder::ROW_MAJOR) || (t == "yxz" && *l == LaneOrder::COLUMN_MAJOR))
-            .ok_or_else(|| format!("unknown layout '{s}': row-major, column-major, quads, or an axis order like yzx (first axis fastest)"))
+            .ok_or_else(|| format!("unknown layout '{s}': row-major, column-major, quads, device, or an axis order like yzx (first axis fastest)"))
     }
 }
 
@@ -290,6 +298,12 @@ impl WorkgroupLayout {
                     })
                     .collect()
             }
+            LaneOrder::Device => return Err(ModelError::InvalidLayout {
+                layout: "device".into(),
+                shape: shape.to_string(),
+                why:
+                    "a device's layout is learnt from the device (WorkgroupLayout::from_placements)",
+            }),
         };
         let s = size.get();
         let groups = n.div_ceil(s) as usize;
@@ -314,6 +328,59 @@ impl WorkgroupLayout {
             size,
             layout,
             placements,
+            members,
+        })
+    }
+
+    /// A layout as a device made it: `placements[i]` is where the invocation with row-major local
+    /// index `i` ran. Subgroups may be partial anywhere (a device may run each row of a 3-wide
+    /// workgroup as a subgroup of 3), but every subgroup number below the largest holds at least
+    /// one invocation, and no two invocations share a lane.
+    ///
+    /// ```
+    /// use lockstep::model::{LaneMask, LaneOrder, Placement, SubgroupSize, WorkgroupLayout, WorkgroupShape};
+    /// let shape = WorkgroupShape::new(3, 2, 1).unwrap();
+    /// // Each row of 3 its own subgroup.
+    /// let p: Vec<Placement> = (0..6).map(|i| Placement { subgroup: i / 3, lane: i % 3 }).collect();
+    /// let w = WorkgroupLayout::from_placements(shape, SubgroupSize::new(4).unwrap(), &p).unwrap();
+    /// assert_eq!((w.num_subgroups(), w.active(1), w.layout()), (2, LaneMask(0b111), LaneOrder::Device));
+    /// let twice = vec![Placement { subgroup: 0, lane: 0 }; 6];
+    /// assert!(WorkgroupLayout::from_placements(shape, SubgroupSize::new(4).unwrap(), &twice).is_err());
+    /// ```
+    pub fn from_placements(
+        shape: WorkgroupShape,
+        size: SubgroupSize,
+        placements: &[Placement],
+    ) -> Result<Self, ModelError> {
+        let bad = |why: &'static str| ModelError::InvalidLayout {
+            layout: "device".into(),
+            shape: shape.to_string(),
+            why,
+        };
+        if placements.len() != shape.invocations() as usize {
+            return Err(bad("one placement per invocation"));
+        }
+        let s = size.get();
+        let groups = placements.iter().map(|p| p.subgroup + 1).max().unwrap_or(0) as usize;
+        let mut members = vec![vec![u32::MAX; s as usize]; groups];
+        for (i, p) in placements.iter().enumerate() {
+            if p.lane >= s {
+                return Err(bad("a lane at or past the subgroup size"));
+            }
+            let slot = &mut members[p.subgroup as usize][p.lane as usize];
+            if *slot != u32::MAX {
+                return Err(bad("two invocations in one lane"));
+            }
+            *slot = i as u32;
+        }
+        if members.iter().any(|m| m.iter().all(|&i| i == u32::MAX)) {
+            return Err(bad("an empty subgroup between occupied ones"));
+        }
+        Ok(WorkgroupLayout {
+            shape,
+            size,
+            layout: LaneOrder::Device,
+            placements: placements.to_vec(),
             members,
         })
     }

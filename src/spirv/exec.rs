@@ -31,6 +31,9 @@ pub struct RunConfig {
     pub size: SubgroupSize,
     /// which local invocations form each subgroup
     pub layout: LaneOrder,
+    /// with [`LaneOrder::Device`]: where each invocation (by row-major local index) runs, as a
+    /// device placed it
+    pub placements: Option<std::sync::Arc<[crate::model::Placement]>>,
     /// the reconvergence model
     pub mode: Mode,
     /// number of workgroups in x, y, z
@@ -302,8 +305,11 @@ impl<'k> Dispatch<'k> {
     ) -> Result<Dispatch<'k>, SpirvError> {
         let [x, y, z] = k.local_size;
         let shape = WorkgroupShape::new(x, y, z).map_err(|e| SpirvError::Setup(e.to_string()))?;
-        let layout = WorkgroupLayout::new(shape, cfg.size, cfg.layout)
-            .map_err(|e| SpirvError::Setup(e.to_string()))?;
+        let layout = match (&cfg.layout, &cfg.placements) {
+            (LaneOrder::Device, Some(p)) => WorkgroupLayout::from_placements(shape, cfg.size, p),
+            (l, _) => WorkgroupLayout::new(shape, cfg.size, *l),
+        }
+        .map_err(|e| SpirvError::Setup(e.to_string()))?;
         let map = LaneMap::new(&layout);
         if cfg.workgroups.contains(&0) {
             return Err(SpirvError::Setup(format!(

@@ -16,7 +16,8 @@ pub use compile::{
 };
 pub use context::{Context, Kernel, KernelOptions, Pass, SpecValue};
 pub use module::{
-    BoundBuffer, DescriptorKind, ModuleDispatch, ModuleOutput, SpecConstant, MODULE_TIMEOUT,
+    BoundBuffer, DescriptorKind, LaneRecord, ModuleDispatch, ModuleOutput, SpecConstant,
+    MODULE_TIMEOUT,
 };
 
 /// A Vulkan failure, with enough context to act on.

@@ -931,3 +931,82 @@ impl Context {
         }
     }
 }
+
+/// What one invocation of a lane-layout probe saw: its `gl_SubgroupID`, its
+/// `gl_SubgroupInvocationID`, and the `gl_LocalInvocationIndex` of its subgroup's first active
+/// invocation (`subgroupBroadcastFirst`), which names the subgroup it really ran in even where a
+/// driver numbers `gl_SubgroupID` wrongly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaneRecord {
+    /// `gl_SubgroupID`
+    pub subgroup_id: u32,
+    /// `gl_SubgroupInvocationID`
+    pub lane: u32,
+    /// `subgroupBroadcastFirst(gl_LocalInvocationIndex)`
+    pub leader: u32,
+}
+
+const LAYOUT_PROBE: &str = r#"#version 450
+#extension GL_KHR_shader_subgroup_basic : enable
+#extension GL_KHR_shader_subgroup_ballot : enable
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+layout(std430, set = 0, binding = 0) buffer Out { uvec4 o[]; };
+void main() {
+  uint i = gl_LocalInvocationIndex;
+  o[i] = uvec4(gl_SubgroupID, gl_SubgroupInvocationID, subgroupBroadcastFirst(i), 1u);
+}
+"#;
+
+impl Context {
+    /// How this device places the invocations of a `shape` workgroup in subgroups at subgroup
+    /// size `size` (required through size control when it is not the default, as
+    /// `lockstep run` dispatches): one record per invocation, by `gl_LocalInvocationIndex`.
+    pub fn probe_lane_layout(
+        &self,
+        shape: [u32; 3],
+        size: u32,
+    ) -> Result<Vec<LaneRecord>, VkError> {
+        let words = crate::vulkan::compile_glsl(LAYOUT_PROBE, "layout-probe.comp", false)
+            .map_err(|e| VkError::Input(format!("the layout probe: {e}")))?;
+        let n = (shape[0] * shape[1] * shape[2]) as usize;
+        let d = ModuleDispatch {
+            spirv: &words,
+            entry: "main",
+            buffers: vec![BoundBuffer {
+                set: 0,
+                binding: 0,
+                kind: DescriptorKind::Storage,
+                data: vec![0u8; 16 * n],
+            }],
+            push_constants: Vec::new(),
+            spec: (0..3)
+                .map(|k| (k as u32, SpecConstant::U32(shape[k])))
+                .collect(),
+            workgroups: [1, 1, 1],
+            required_subgroup_size: (size != self.caps.subgroup_size).then_some(size),
+            full_subgroups: false,
+        };
+        let out = self.run_module(&d)?;
+        let b = out
+            .buffers
+            .first()
+            .ok_or_else(|| VkError::Input("the layout probe wrote nothing".into()))?;
+        let word =
+            |k: usize| u32::from_le_bytes([b[4 * k], b[4 * k + 1], b[4 * k + 2], b[4 * k + 3]]);
+        (0..n)
+            .map(|i| {
+                if word(4 * i + 3) != 1 {
+                    return Err(VkError::Input(format!(
+                        "the layout probe: invocation {i} of {}x{}x{} did not run",
+                        shape[0], shape[1], shape[2]
+                    )));
+                }
+                Ok(LaneRecord {
+                    subgroup_id: word(4 * i),
+                    lane: word(4 * i + 1),
+                    leader: word(4 * i + 2),
+                })
+            })
+            .collect()
+    }
+}
