@@ -30,6 +30,9 @@ pub struct Read {
     pub debug_sources: HashMap<u32, u32>,
     /// the result id of the `NonSemantic.Shader.DebugInfo.100` import, if any
     pub debug_info_set: Option<u32>,
+    /// the embedded source text (`OpSource`'s Source and its `OpSourceContinued`) by the
+    /// `OpString` id of its file name
+    pub source_texts: HashMap<u32, String>,
 }
 
 /// `NonSemantic.Shader.DebugInfo.100` instruction numbers the readers use.
@@ -70,7 +73,7 @@ pub fn read(words: &[u32]) -> Result<Read, ReadError> {
             "version word 0x{version:08x}: SPIR-V 1.0 to 1.6 expected"
         )));
     }
-    let (words, debug_sources, debug_info_set) = prepare(words)?;
+    let (words, debug_sources, debug_info_set, source_texts) = prepare(words)?;
     let parsed = std::panic::catch_unwind(|| rspirv::dr::load_words(&words))
         .map_err(|_| bad("the SPIR-V parser failed on this input".into()))?;
     let module = parsed.map_err(|e| bad(e.to_string()))?;
@@ -79,12 +82,25 @@ pub fn read(words: &[u32]) -> Result<Read, ReadError> {
         words,
         debug_sources,
         debug_info_set,
+        source_texts,
     })
 }
 
 /// The passes: source text dropped, module-scope non-semantic instructions set aside.
 #[allow(clippy::type_complexity)]
-fn prepare(words: &[u32]) -> Result<(Vec<u32>, HashMap<u32, u32>, Option<u32>), ReadError> {
+fn prepare(
+    words: &[u32],
+) -> Result<
+    (
+        Vec<u32>,
+        HashMap<u32, u32>,
+        Option<u32>,
+        HashMap<u32, String>,
+    ),
+    ReadError,
+> {
+    let mut texts: HashMap<u32, String> = HashMap::new();
+    let mut last_text: Option<u32> = None;
     let mut out = Vec::with_capacity(words.len());
     out.extend_from_slice(&words[..5]);
     let mut non_semantic: Vec<u32> = Vec::new();
@@ -103,12 +119,18 @@ fn prepare(words: &[u32]) -> Result<(Vec<u32>, HashMap<u32, u32>, Option<u32>), 
         }
         let inst = &words[i..i + count];
         match opcode {
-            // OpSourceContinued
-            2 => {}
+            // OpSourceContinued: more of the last OpSource's text
+            2 => {
+                if let Some(t) = last_text.and_then(|f| texts.get_mut(&f)) {
+                    t.push_str(&literal_string(&inst[1..]));
+                }
+            }
             // OpSource: Source Language, Version, [File], [Source]
             3 if count > 4 => {
                 out.push((4 << 16) | 3);
                 out.extend_from_slice(&inst[1..4]);
+                texts.insert(inst[3], literal_string(&inst[4..]));
+                last_text = Some(inst[3]);
             }
             // OpExtInstImport: Result, Name
             11 => {
@@ -140,7 +162,7 @@ fn prepare(words: &[u32]) -> Result<(Vec<u32>, HashMap<u32, u32>, Option<u32>), 
         }
         i += count;
     }
-    Ok((out, sources, debug_info))
+    Ok((out, sources, debug_info, texts))
 }
 
 /// A nul-terminated UTF-8 literal string packed in words.

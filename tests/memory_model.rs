@@ -653,3 +653,34 @@ fn other_schedules_find_the_order_a_spin_wait_never_survives() {
     );
     assert_eq!(u32s(&four.buffers[0].bytes), [1; 8]);
 }
+
+// Issue 19 §8: "A store's line is the line of the store": the statement's line, even where the
+// compiler gives further lines (a declaration's, an argument's on a later line of a statement
+// written over several lines) before the store. glslang gives `pair[…] = uvec2(` line 9, then the
+// arguments' lines 10 and 11, then the OpStore; the race names line 9, where the statement is.
+#[test]
+fn a_store_is_reported_at_its_statements_line_not_at_a_later_line_of_it() {
+    let body = "layout(local_size_x = 8) in;\n\
+                layout(binding = 0) buffer B { uint data[]; };\n\
+                shared uvec2 pair[8];\n\
+                void main() {\n\
+                  uint i = gl_LocalInvocationID.x;\n\
+                  pair[(i + 1u) % 8u] = uvec2(\n\
+                      i,\n\
+                      i + 1u);\n\
+                  uint v =\n\
+                      pair[i].x;\n\
+                  data[i] = v;\n\
+                }\n";
+    let r = run(body, 8, [1, 1, 1], &[vec![0; 8]]);
+    let groups = race_groups(&r);
+    assert!(!groups.is_empty());
+    // Header (4 lines) + body: the store's statement starts on line 10, the read is on line 14
+    // (every group: the races that store a value the reader also sees are classified apart).
+    for (g, _) in &groups {
+        assert!(
+            g.contains("race on pair: wrote at k.comp:10 and read at k.comp:14"),
+            "{groups:?}"
+        );
+    }
+}

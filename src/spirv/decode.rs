@@ -39,6 +39,7 @@ pub fn decode(words: &[u32], opts: &DecodeOptions) -> Result<Kernel, SpirvError>
     let mut d = Decoder::new(&r.module, opts)?;
     d.debug_sources = r.debug_sources;
     d.debug_info_set = r.debug_info_set;
+    d.source_texts = r.source_texts;
     d.run()
 }
 
@@ -105,6 +106,10 @@ struct Decoder<'m> {
     debug_sources: HashMap<u32, u32>,
     /// the NonSemantic.Shader.DebugInfo.100 import
     debug_info_set: Option<u32>,
+    /// embedded source text by the `OpString` id of its file name
+    source_texts: HashMap<u32, String>,
+    /// the source text's lines by file name (filled as stores ask)
+    source_lines: HashMap<String, Vec<String>>,
     /// registers holding a variable's pointer, and the variable
     var_regs: HashMap<Reg, ObjectId>,
     file: Option<String>,
@@ -153,6 +158,8 @@ impl<'m> Decoder<'m> {
             member_names: HashMap::new(),
             debug_sources: HashMap::new(),
             debug_info_set: None,
+            source_texts: HashMap::new(),
+            source_lines: HashMap::new(),
             var_regs: HashMap::new(),
             file: None,
             constructs: HashMap::new(),
@@ -1470,12 +1477,24 @@ impl<'m> Decoder<'m> {
                     _ => {}
                 }
                 let loc = self.locs.len() as LocId;
+                let file = line
+                    .as_ref()
+                    .and_then(|l| l.0.clone())
+                    .or_else(|| self.file.clone());
+                // A store's line is its statement's (glslang gives the line of a statement's last
+                // argument, or of a declaration, just before the store of a statement written over
+                // several lines): found in the embedded source where there is one.
+                let stores = matches!(
+                    op,
+                    SOp::Store | SOp::CopyMemory | SOp::CopyMemorySized | SOp::AtomicStore
+                );
+                let at = match (&line, stores) {
+                    (Some((_, l)), true) => Some(self.statement_line(file.as_deref(), *l)),
+                    (l, _) => l.as_ref().map(|l| l.1),
+                };
                 self.locs.push(Location {
-                    file: line
-                        .as_ref()
-                        .and_then(|l| l.0.clone())
-                        .or_else(|| self.file.clone()),
-                    line: line.as_ref().map(|l| l.1),
+                    file,
+                    line: at,
                     op: op_name(op),
                     id: i.result_id,
                 });
@@ -3110,4 +3129,82 @@ fn check_recursion(funcs: &[Func]) -> Result<(), SpirvError> {
         }
     }
     Ok(())
+}
+
+impl Decoder<'_> {
+    /// The line where the statement holding `line` of `file` starts, from the module's embedded
+    /// source text (`line` itself where there is none).
+    fn statement_line(&mut self, file: Option<&str>, line: u32) -> u32 {
+        let Some(file) = file else {
+            return line;
+        };
+        if !self.source_lines.contains_key(file) {
+            let text = self
+                .source_texts
+                .iter()
+                .find(|(id, _)| matches!(self.ids.get(id), Some(Id::Str(s)) if s == file))
+                .map(|(_, t)| t.lines().map(String::from).collect())
+                .unwrap_or_default();
+            self.source_lines.insert(file.to_string(), text);
+        }
+        statement_start(&self.source_lines[file], line)
+    }
+}
+
+/// The first line (1-based) of the statement that `line` belongs to: while the line before ends
+/// with something that cannot end a statement — an operator, an opening bracket, a comma, `=` —
+/// the statement began on it. A line ending in `;`, `{`, `}` or `)`, a blank line, a comment-only
+/// line or a preprocessor line ends the one before. `line` itself when it is past the text.
+///
+/// (Tested below: `statement_tests`.)
+pub(crate) fn statement_start(lines: &[String], line: u32) -> u32 {
+    let code = |k: usize| -> &str {
+        let l = lines[k].split("//").next().unwrap_or("").trim();
+        if l.starts_with('#') {
+            ""
+        } else {
+            l
+        }
+    };
+    let mut start = line as usize;
+    if start == 0 || start > lines.len() {
+        return line;
+    }
+    while start > 1 {
+        let prev = code(start - 2);
+        let continues = prev
+            .chars()
+            .last()
+            .is_some_and(|c| "(,[=+-*/%&|^<>?:!~".contains(c));
+        if !continues {
+            break;
+        }
+        start -= 1;
+    }
+    start as u32
+}
+
+#[cfg(test)]
+mod statement_tests {
+    use super::statement_start;
+
+    fn lines(s: &str) -> Vec<String> {
+        s.lines().map(String::from).collect()
+    }
+
+    #[test]
+    fn a_statement_over_several_lines_starts_where_its_first_line_is() {
+        let src = lines("x = 1;\npair[i] = uvec2(\n    a,\n    b);\nif (c)\n  y = 2;\nuint v =\n  t[j]; // c\n#define A\nz = 3;");
+        assert_eq!(statement_start(&src, 1), 1);
+        assert_eq!(statement_start(&src, 4), 2);
+        assert_eq!(statement_start(&src, 3), 2);
+        // `if (c)` ends with `)`: the line after it is a statement of its own.
+        assert_eq!(statement_start(&src, 6), 6);
+        assert_eq!(statement_start(&src, 8), 7);
+        // A preprocessor line ends what was before it.
+        assert_eq!(statement_start(&src, 10), 10);
+        // Past the text (or no text): the line itself.
+        assert_eq!(statement_start(&src, 40), 40);
+        assert_eq!(statement_start(&[], 7), 7);
+    }
 }
