@@ -187,3 +187,53 @@ fn the_model_runs_in_the_devices_lane_layout_for_every_shape() {
         assert!(text.contains("[mismatch]"), "width {width}: {text}");
     }
 }
+
+#[test]
+fn an_amber_size_sweep_runs_the_device_at_each_size_it_offers_and_the_model_at_each_asked() {
+    let probe = lockstep("256").arg("devices").output().unwrap();
+    if !String::from_utf8_lossy(&probe.stdout).contains("llvmpipe") {
+        eprintln!("not lavapipe: 0 sizes checked");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // lavapipe offers one size per process: asked for 4, 8 and 16, the device runs at its own.
+    for (width, size) in [("128", 4u64), ("256", 8), ("512", 16)] {
+        let json = dir.path().join(format!("{width}.json"));
+        lockstep(width)
+            .args([
+                "amber",
+                "examples/max_reduce.amber",
+                "--subgroup-size",
+                "4,8,16",
+                "--json",
+            ])
+            .arg(&json)
+            .assert()
+            .success();
+        let j: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let runs: Vec<(String, u64, String)> = j["files"][0]["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r["backend"].as_str().unwrap().to_string(),
+                    r["subgroup_size"].as_u64().unwrap(),
+                    r["status"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        let pass = |b: &str, s: u64| (b.to_string(), s, "pass".to_string());
+        assert_eq!(
+            runs,
+            vec![
+                pass("device", size),
+                pass("model", 4),
+                pass("model", 8),
+                pass("model", 16)
+            ],
+            "width {width}"
+        );
+    }
+}

@@ -167,7 +167,8 @@ pub trait Backend {
         None
     }
 
-    /// The subgroup size a model backend runs at.
+    /// The subgroup size a run was asked for (`--subgroup-size`), for its label; `None` for the
+    /// default.
     fn model_size(&self) -> Option<u32> {
         None
     }

@@ -288,6 +288,9 @@ pub struct DeviceBackend {
     ctx: crate::vulkan::Context,
     compiled: Compiled,
     script_name: String,
+    /// a subgroup size every pipeline is created with (through subgroup size control) unless the
+    /// script asks for its own (`lockstep amber --subgroup-size` on a device that offers several)
+    forced_size: Option<u32>,
 }
 
 #[cfg(feature = "vulkan")]
@@ -298,7 +301,52 @@ impl DeviceBackend {
             ctx: crate::vulkan::Context::new(index)?,
             compiled: Compiled::default(),
             script_name: "script".into(),
+            forced_size: None,
         })
+    }
+
+    /// Creates every pipeline at subgroup size `size` (required through subgroup size control
+    /// when it is not the device's default) unless the script names its own.
+    pub fn with_size(mut self, size: u32) -> Result<DeviceBackend, String> {
+        let c = &self.ctx.caps;
+        if size == c.subgroup_size {
+            self.forced_size = Some(size);
+            return Ok(self);
+        }
+        if !c.size_control || !(c.min_subgroup_size..=c.max_subgroup_size).contains(&size) {
+            return Err(format!(
+                "subgroup size {size}: {} runs compute at {} only{}",
+                self.ctx.info.name,
+                if c.size_control && c.min_subgroup_size != c.max_subgroup_size {
+                    format!("{}..{}", c.min_subgroup_size, c.max_subgroup_size)
+                } else {
+                    c.subgroup_size.to_string()
+                },
+                if c.size_control {
+                    ""
+                } else {
+                    " (no subgroup size control)"
+                }
+            ));
+        }
+        self.forced_size = Some(size);
+        Ok(self)
+    }
+
+    /// The subgroup sizes this device can run a compute pipeline at: its default first, then
+    /// the others subgroup size control offers.
+    pub fn sizes(&self) -> Vec<u32> {
+        let c = &self.ctx.caps;
+        let mut v = vec![c.subgroup_size];
+        if c.size_control {
+            v.extend(
+                (0..8)
+                    .map(|k| 1u32 << k)
+                    .filter(|n| (c.min_subgroup_size..=c.max_subgroup_size).contains(n))
+                    .filter(|n| *n != c.subgroup_size),
+            );
+        }
+        v
     }
 
     /// The device's name.
@@ -361,6 +409,10 @@ impl Backend for DeviceBackend {
 
     fn device_name(&self) -> Option<String> {
         Some(format!("{} ({})", self.ctx.info.name, self.ctx.info.driver))
+    }
+
+    fn model_size(&self) -> Option<u32> {
+        self.forced_size
     }
 
     fn forced_mode(&self) -> Option<Mode> {
@@ -461,7 +513,7 @@ impl Backend for DeviceBackend {
             Some(RequiredSize::Size(n)) => Some(n),
             Some(RequiredSize::Min) => Some(caps.min_subgroup_size),
             Some(RequiredSize::Max) => Some(caps.max_subgroup_size),
-            None => None,
+            None => self.forced_size.filter(|s| *s != caps.subgroup_size),
         };
         let md = ModuleDispatch {
             spirv: &words,

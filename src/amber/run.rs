@@ -90,6 +90,7 @@ impl RunReport {
             "status": self.status.name(),
             "reason": self.reason,
             "dispatches": self.dispatches,
+            "subgroup_size": self.size,
             "expects": self.expects.iter().map(|v| serde_json::json!({
                 "line": v.line, "status": v.status.name(), "why": v.why,
             })).collect::<Vec<_>>(),
@@ -130,7 +131,10 @@ impl RunReport {
             error: (status == RunStatus::Error).then_some(ErrorClass::Backend),
             expects,
             dispatches: j.get("dispatches").and_then(|d| d.as_u64()).unwrap_or(0) as usize,
-            size: None,
+            size: j
+                .get("subgroup_size")
+                .and_then(|d| d.as_u64())
+                .map(|s| s as u32),
         })
     }
 

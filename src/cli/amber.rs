@@ -29,8 +29,10 @@ pub struct AmberArgs {
     /// the one each shader declares.
     #[arg(long)]
     pub mode: Option<String>,
-    /// Subgroup size of the model runs: one (default 32, the H100's), `all` (1 to 128), a list
-    /// `4,8,16` or a range `4..32` — one model run per size.
+    /// Subgroup sizes: one (default: the model at 32, the H100's; the device at its own), `all`
+    /// (1 to 128), a list `4,8,16` or a range `4..32` — one model run per size, and one device
+    /// run per size asked that the device offers (through subgroup size control; its default
+    /// alone when it offers none of them), each labelled `@SIZE`.
     #[arg(long)]
     pub subgroup_size: Option<String>,
     /// Also write the report as JSON to this file (atomically).
@@ -252,10 +254,18 @@ pub fn run(a: &AmberArgs) -> Result<String, CliError> {
         device: None,
         ..plan.clone()
     };
+    // With --subgroup-size, the device runs each file at every size asked that it offers
+    // (through subgroup size control), each in its own children; without, once at its default.
     let (mut device_runs, device_name) = match device {
         Some(index) => {
-            let (runs, name) = device_in_children(a, index, &paths)?;
-            (Some(runs), name)
+            let mut all = Vec::new();
+            let mut name = None;
+            for size in device_sizes(index, &plan.subgroup_sizes)? {
+                let (runs, n) = device_in_children(a, index, &paths, size)?;
+                name = name.or(n);
+                all.push(runs);
+            }
+            (Some(all), name)
         }
         None => (None, None),
     };
@@ -268,14 +278,22 @@ pub fn run(a: &AmberArgs) -> Result<String, CliError> {
             Ok(text) => match parse_file(&name, &text) {
                 Err(r) => *r,
                 Ok(script) => match &mut backends {
-                    Ok(b) => match device_runs.as_mut().map(|d| d.remove(&name)) {
+                    Ok(b) => match device_runs
+                        .as_mut()
+                        .map(|d| d.iter_mut().map(|m| m.remove(&name)).collect::<Vec<_>>())
+                    {
                         None => run_parsed(&name, &script, b),
                         Some(dev) => {
-                            let mut runs = vec![dev.unwrap_or_else(|| {
-                                crate::amber::RunReport::device_lost(
-                                    "the device run gave no report".into(),
-                                )
-                            })];
+                            let mut runs: Vec<crate::amber::RunReport> = dev
+                                .into_iter()
+                                .map(|r| {
+                                    r.unwrap_or_else(|| {
+                                        crate::amber::RunReport::device_lost(
+                                            "the device run gave no report".into(),
+                                        )
+                                    })
+                                })
+                                .collect();
                             runs.extend(
                                 b.iter_mut()
                                     .map(|x| crate::amber::run_script(&script, x.as_mut())),
@@ -399,6 +417,7 @@ fn device_in_children(
     a: &AmberArgs,
     index: Option<usize>,
     paths: &[PathBuf],
+    size: Option<u32>,
 ) -> Result<
     (
         std::collections::HashMap<String, crate::amber::RunReport>,
@@ -418,6 +437,9 @@ fn device_in_children(
         cmd.arg("amber").arg("--device-child");
         if let Some(i) = index {
             cmd.arg("--device").arg(i.to_string());
+        }
+        if let Some(s) = size {
+            cmd.arg("--subgroup-size").arg(s.to_string());
         }
         cmd.args(&paths[next..])
             .stdin(Stdio::null())
@@ -507,6 +529,54 @@ fn device_in_children(
     Ok((out, name))
 }
 
+/// The sizes the device runs at: `[None]` (its default, unlabelled) without `--subgroup-size`;
+/// with it, every size asked that the device offers (its default first), or its default alone
+/// (labelled) when it offers none of them.
+fn device_sizes(
+    index: Option<usize>,
+    asked: &[SubgroupSize],
+) -> Result<Vec<Option<u32>>, CliError> {
+    if asked.is_empty() {
+        return Ok(vec![None]);
+    }
+    #[cfg(feature = "vulkan")]
+    {
+        let list = crate::vulkan::Context::list().map_err(crate::cli::devices::vk_error)?;
+        let info = match index {
+            Some(i) => list.get(i),
+            None => {
+                let name = crate::vulkan::Context::new(None)
+                    .map_err(crate::cli::devices::vk_error)?
+                    .info
+                    .name
+                    .clone();
+                list.iter().find(|d| d.name == name)
+            }
+        }
+        .ok_or_else(|| CliError::usage("no such device (see `lockstep devices`)"))?;
+        let c = &info.capabilities;
+        let offers = |n: u32| {
+            n == c.subgroup_size
+                || (c.size_control && (c.min_subgroup_size..=c.max_subgroup_size).contains(&n))
+        };
+        let mut v: Vec<u32> = asked
+            .iter()
+            .map(|s| s.get())
+            .filter(|n| offers(*n))
+            .collect();
+        v.sort_by_key(|n| (*n != c.subgroup_size, *n));
+        if v.is_empty() {
+            v.push(c.subgroup_size);
+        }
+        Ok(v.into_iter().map(Some).collect())
+    }
+    #[cfg(not(feature = "vulkan"))]
+    {
+        let _ = index;
+        Ok(vec![None])
+    }
+}
+
 /// How a child process ended, for people: `signal 11 (SIGSEGV)`, `exit status 3`.
 fn exit_text(s: Option<std::process::ExitStatus>) -> String {
     let Some(s) = s else {
@@ -531,6 +601,23 @@ fn exit_text(s: Option<std::process::ExitStatus>) -> String {
     format!("{s}")
 }
 
+/// The device child's backend: the device, at `size` when one is given.
+fn child_backends(plan: &BackendPlan, size: Option<&str>) -> Result<Vec<Box<dyn Backend>>, String> {
+    #[cfg(feature = "vulkan")]
+    if let (Some(index), Some(s)) = (plan.device, size) {
+        let n: u32 = s
+            .trim()
+            .parse()
+            .map_err(|_| format!("--subgroup-size {s}: one size in a device child"))?;
+        let dev = crate::amber::engines::DeviceBackend::new(index)
+            .map_err(|e| e.to_string())?
+            .with_size(n)?;
+        return Ok(vec![Box::new(dev)]);
+    }
+    let _ = size;
+    backends(plan)
+}
+
 /// `--device-child`: the device side of each file, one JSON line per file on stdout — `{"start":
 /// FILE}` before it runs, `{"file": FILE, "run": …}` after.
 fn device_child(a: &AmberArgs) -> Result<String, CliError> {
@@ -540,7 +627,7 @@ fn device_child(a: &AmberArgs) -> Result<String, CliError> {
         subgroup_sizes: Vec::new(),
     };
     let mut out = std::io::stdout().lock();
-    let mut backends = match backends(&plan) {
+    let mut backends = match child_backends(&plan, a.subgroup_size.as_deref()) {
         Ok(b) => b,
         Err(e) => {
             let _ = writeln!(out, "{}", serde_json::json!({ "fatal": e }));
