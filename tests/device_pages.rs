@@ -123,3 +123,45 @@ fn a_device_page_has_every_section_with_this_runs_figures() {
         "{h}"
     );
 }
+
+#[test]
+fn run_device_all_runs_a_kernel_on_every_device_with_a_column_each() {
+    if support::shared_device().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let Some(files) = two_lavapipes(dir.path()) else {
+        panic!("lavapipe's driver file is missing (./test installs mesa-vulkan-drivers)");
+    };
+    let json = dir.path().join("run.json");
+    // shuffle_down_edge reads past the subgroup at two lanes: undefined there, so the run fails
+    // (exit 1) on both devices alike, and says so per device.
+    let out = Command::cargo_bin("lockstep")
+        .unwrap()
+        .env("VK_DRIVER_FILES", &files)
+        .args([
+            "run",
+            "examples/shuffle_down_edge.comp",
+            "--buffer",
+            "0=series:f32:16",
+        ])
+        .args(["--buffer", "1=zeros:f32:16", "--device", "all", "--json"])
+        .arg(&json)
+        .assert()
+        .code(1);
+    let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("set 0 binding 1"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert_eq!(
+        row.matches("14 exact, 2 undefined, 0 ≠").count(),
+        2,
+        "{text}"
+    );
+    assert!(text.contains("[1] llvmpipe"), "{text}");
+    let j: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(j["devices"].as_array().unwrap().len(), 2);
+    assert!(String::from_utf8_lossy(&out.get_output().stderr).contains("not clean on every device"));
+}

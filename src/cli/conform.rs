@@ -17,7 +17,7 @@ pub struct ConformArgs {
     /// process of its own at once, one report with a column per device. Default: discrete >
     /// integrated > virtual > CPU.
     #[arg(long)]
-    pub device: Option<DeviceChoice>,
+    pub device: Option<crate::cli::devices_all::DeviceChoice>,
     /// Subgroup size to test, or `all` for every size the device can require (default: the device's default).
     #[arg(long = "subgroup-size")]
     pub subgroup_size: Option<String>,
@@ -58,29 +58,6 @@ pub struct ConformArgs {
     /// is run again once, and reported as `flake` when it then passes.
     #[arg(long)]
     pub flakes: Option<PathBuf>,
-}
-
-/// `--device N` or `--device all`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DeviceChoice {
-    /// one device, by index
-    Index(usize),
-    /// every device
-    All,
-}
-
-impl std::str::FromStr for DeviceChoice {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "all" => Ok(DeviceChoice::All),
-            n => n
-                .parse()
-                .map(DeviceChoice::Index)
-                .map_err(|_| format!("'{n}' is not a device index or `all`")),
-        }
-    }
 }
 
 fn list<T>(
@@ -135,11 +112,11 @@ pub fn run(a: &ConformArgs, argv: &[String]) -> Result<String, CliError> {
     }
     let exp = crate::merge::Expectations::read(a.baseline.as_deref(), a.flakes.as_deref())
         .map_err(CliError::usage)?;
-    let index = match a.device {
-        Some(DeviceChoice::All) => return every_device(a, argv),
-        Some(DeviceChoice::Index(i)) => Some(i),
-        None => None,
-    };
+    use crate::cli::devices_all::DeviceChoice;
+    if a.device == Some(DeviceChoice::All) {
+        return every_device(a, argv);
+    }
+    let index = DeviceChoice::index(a.device);
     let ctx = Context::new(index).map_err(vk_error)?;
     let bar = indicatif::ProgressBar::new(0);
     bar.set_style(
@@ -247,87 +224,13 @@ fn retry_row(ctx: &Context, opts: &ConformOptions, row: &RowKey) -> Option<bool>
 /// once; one table with a column per device (subgroups compared and failed per category and size),
 /// each device's own report kept under `devices` in `--json`. Exit: the worst of the children's.
 fn every_device(a: &ConformArgs, argv: &[String]) -> Result<String, CliError> {
-    let n = Context::list().map_err(vk_error)?.len();
-    if n == 0 {
-        return Err(CliError::no_device("no Vulkan device"));
-    }
-    let dir =
-        tempfile::tempdir().map_err(|e| CliError::internal(format!("a temporary folder: {e}")))?;
-    let exe = std::env::current_exe()
-        .map_err(|e| CliError::internal(format!("finding lockstep's own binary: {e}")))?;
-    // The same arguments, each child on one device with a JSON report of its own.
-    let mut rest: Vec<String> = Vec::new();
-    let mut it = argv.iter().skip(1).peekable();
-    while let Some(x) = it.next() {
-        match x.as_str() {
-            "--device" | "--json" | "--junit" => {
-                it.next();
-            }
-            x if x.starts_with("--device=")
-                || x.starts_with("--json=")
-                || x.starts_with("--junit=") => {}
-            _ => rest.push(x.clone()),
-        }
-    }
-    let children: Vec<(usize, std::process::Child)> = (0..n)
-        .map(|i| {
-            let mut cmd = std::process::Command::new(&exe);
-            cmd.args(&rest)
-                .arg("--device")
-                .arg(i.to_string())
-                .arg("--json")
-                .arg(dir.path().join(format!("{i}.json")))
-                .stdout(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::piped());
-            cmd.spawn()
-                .map(|c| (i, c))
-                .map_err(|e| CliError::internal(format!("starting a child for device {i}: {e}")))
-        })
-        .collect::<Result<_, _>>()?;
-    let mut reports = Vec::new();
-    let mut code = 0;
-    for (i, child) in children {
-        let out = child
-            .wait_with_output()
-            .map_err(|e| CliError::internal(format!("device {i}: {e}")))?;
-        let c = out.status.code().unwrap_or(EXIT_INTERNAL);
-        code = code.max(c);
-        let json: serde_json::Value = std::fs::read_to_string(dir.path().join(format!("{i}.json")))
-            .ok()
-            .and_then(|t| serde_json::from_str(&t).ok())
-            .unwrap_or_else(|| {
-                serde_json::json!({
-                    "device": {"name": format!("device {i}")},
-                    "error": format!(
-                        "exit {c}: {}",
-                        String::from_utf8_lossy(&out.stderr).trim()
-                    ),
-                })
-            });
-        reports.push(json);
-    }
-    let text = device_table(&reports);
+    use crate::cli::devices_all as all;
+    let g = all::run_children(argv)?;
+    let text = device_table(&g.reports);
     if let Some(p) = &a.json {
-        let all = serde_json::json!({
-            "command": std::iter::once("lockstep".to_string())
-                .chain(argv.iter().skip(1).cloned())
-                .collect::<Vec<_>>()
-                .join(" "),
-            "devices": reports,
-        });
-        report::write_atomic(
-            p,
-            &(serde_json::to_string_pretty(&all).unwrap_or_default() + "\n"),
-        )
-        .map_err(|e| CliError::internal(format!("writing {}: {e}", p.display())))?;
+        all::write_json(p, argv, &g.reports)?;
     }
-    match code {
-        0 => Ok(text),
-        c => Err(CliError {
-            code: c,
-            message: text,
-        }),
-    }
+    all::finish(text, g.code)
 }
 
 /// One row per (category, subgroup size), one column per device: `compared/failed`, `-` where

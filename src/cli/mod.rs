@@ -8,6 +8,8 @@ pub mod amber;
 pub mod conform;
 #[cfg(feature = "vulkan")]
 pub mod devices;
+#[cfg(feature = "vulkan")]
+pub mod devices_all;
 pub mod docs;
 pub mod eval;
 pub mod grayscott;
@@ -179,7 +181,7 @@ pub fn run(argv: &[String]) -> Result<String, CliError> {
         #[cfg(feature = "vulkan")]
         Command::Reconverge(a) => reconverge::run_cmd(&a),
         Command::Amber(a) => amber::run(&a),
-        Command::Run(a) => run::run(&a),
+        Command::Run(a) => run::run(&a, argv),
         Command::Merge(a) => merge::run(&a),
         #[cfg(feature = "vulkan")]
         Command::Report(a) => report::run(&a),

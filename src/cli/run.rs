@@ -55,9 +55,10 @@ pub struct RunArgs {
     /// run the model only (no device)
     #[arg(long, conflicts_with = "device")]
     pub model_only: bool,
-    /// Vulkan device index (see `lockstep devices`)
+    /// Vulkan device index (see `lockstep devices`), or `all`: every device of the machine, each
+    /// in a process of its own at once, one table with a column per device
     #[arg(long)]
-    pub device: Option<usize>,
+    pub device: Option<DeviceArg>,
     /// write every buffer after the run as .npy files here (model-*.npy, device-*.npy)
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -260,8 +261,21 @@ pub fn job(a: &RunArgs) -> Result<(KernelJob, Tolerance), CliError> {
     ))
 }
 
-/// Runs the command.
-pub fn run(a: &RunArgs) -> Result<String, CliError> {
+/// `--device`: an index or `all` (without the Vulkan backend, an index only, which the model-only
+/// build refuses anyway).
+#[cfg(feature = "vulkan")]
+pub type DeviceArg = crate::cli::devices_all::DeviceChoice;
+/// `--device`: an index.
+#[cfg(not(feature = "vulkan"))]
+pub type DeviceArg = usize;
+
+/// Runs the command (`argv`: as typed, for `--device all`'s children).
+pub fn run(a: &RunArgs, argv: &[String]) -> Result<String, CliError> {
+    #[cfg(feature = "vulkan")]
+    if a.device == Some(crate::cli::devices_all::DeviceChoice::All) {
+        return every_device(a, argv);
+    }
+    let _ = argv;
     if let Some(s) = &a.subgroup_size {
         let sizes = parse_sizes(s)?;
         if sizes.len() > 1 || s.contains("..") || s.contains(',') || s.trim() == "all" {
@@ -285,7 +299,9 @@ pub fn run(a: &RunArgs) -> Result<String, CliError> {
     let (device_bytes, size, device_name) = if a.model_only {
         (None, one_size.unwrap_or(32), None)
     } else {
-        let ctx = crate::vulkan::Context::new(a.device).map_err(crate::cli::devices::vk_error)?;
+        let ctx =
+            crate::vulkan::Context::new(crate::cli::devices_all::DeviceChoice::index(a.device))
+                .map_err(crate::cli::devices::vk_error)?;
         let size = one_size.unwrap_or(ctx.caps.subgroup_size as u64);
         if a.layout.is_none() || job.layout == LaneOrder::Device {
             layout_line = device_layout(&mut job, &ctx, kernel.local_size, size as u32)?;
@@ -380,6 +396,76 @@ pub fn run(a: &RunArgs) -> Result<String, CliError> {
     }
 }
 
+/// `--device all`: the run once per device (a child process each, at once), then one table: per
+/// device, its verdict and per buffer the elements that are exact, undefined and differ.
+#[cfg(feature = "vulkan")]
+fn every_device(a: &RunArgs, argv: &[String]) -> Result<String, CliError> {
+    use crate::cli::devices_all as all;
+    if a.model_only {
+        return Err(CliError::usage("--device all with --model-only: pick one"));
+    }
+    let g = all::run_children(argv)?;
+    let mut head = vec!["buffer".to_string()];
+    head.extend(g.reports.iter().enumerate().map(|(i, r)| {
+        let name = r["device_name"]
+            .as_str()
+            .or_else(|| r["device"]["name"].as_str())
+            .unwrap_or("?");
+        format!("[{i}] {name}")
+    }));
+    let mut rows = vec![head];
+    let buffers = g
+        .reports
+        .iter()
+        .find_map(|r| r["buffers"].as_array().cloned())
+        .unwrap_or_default();
+    for (k, b) in buffers.iter().enumerate() {
+        let mut row = vec![format!("set {} binding {}", b["set"], b["binding"])];
+        for r in &g.reports {
+            row.push(match r["buffers"].get(k) {
+                Some(x) => format!(
+                    "{} exact, {} undefined, {} ≠",
+                    x["exact"], x["undefined"], x["mismatches"]
+                ),
+                None => "-".into(),
+            });
+        }
+        rows.push(row);
+    }
+    let mut verdict = vec!["result".to_string()];
+    verdict.extend(g.reports.iter().map(|r| match (&r["error"], &r["ok"]) {
+        (serde_json::Value::String(e), _) => format!("error: {e}"),
+        (_, serde_json::Value::Bool(true)) => format!("PASS (size {})", r["subgroup_size"]),
+        _ => format!(
+            "FAIL (size {}, {} findings)",
+            r["subgroup_size"], r["findings_total"]
+        ),
+    }));
+    rows.push(verdict);
+    let text = format!(
+        "every device, one column each (elements of each buffer: exact, undefined, model ≠ device):\n{}",
+        crate::text::table(&rows)
+    );
+    if let Some(p) = &a.json {
+        all::write_json(p, argv, &g.reports)?;
+    }
+    if g.code == 0 {
+        return Ok(text);
+    }
+    // As for one device: the table on stdout, the verdict on stderr.
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
+    Err(CliError {
+        code: g.code,
+        message: format!(
+            "error: the run is not clean on every device: see the table above (exit {})",
+            g.code
+        ),
+    })
+}
+
 /// Sets `job`'s model layout to the device's (probed, cached); the line saying which it is.
 #[cfg(feature = "vulkan")]
 fn device_layout(
@@ -423,7 +509,10 @@ fn sweep(a: &RunArgs, sizes: &[SubgroupSize]) -> Result<String, CliError> {
     let ctx = if a.model_only {
         None
     } else {
-        Some(crate::vulkan::Context::new(a.device).map_err(crate::cli::devices::vk_error)?)
+        Some(
+            crate::vulkan::Context::new(crate::cli::devices_all::DeviceChoice::index(a.device))
+                .map_err(crate::cli::devices::vk_error)?,
+        )
     };
     #[cfg(not(feature = "vulkan"))]
     if !a.model_only {
