@@ -582,3 +582,139 @@ fn the_model_modules_have_no_cycles() {
         }
     }
 }
+
+/// Within each top-level module of `src/`, which of its files (`src/m/x.rs` or `src/m/x/…`) use
+/// which others (`crate::m::x`, or `super::x` from a file directly under `src/m/`).
+fn file_graph() -> std::collections::BTreeMap<String, std::collections::BTreeSet<String>> {
+    use std::collections::{BTreeMap, BTreeSet};
+    let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let root = repo().join("src");
+    for e in std::fs::read_dir(&root).unwrap().flatten() {
+        if !e.path().is_dir() {
+            continue;
+        }
+        let top = e.file_name().to_string_lossy().to_string();
+        let files = sources(&format!("src/{top}"));
+        let sub_of = |p: &std::path::Path| -> String {
+            let rel = p.strip_prefix(root.join(&top)).unwrap();
+            let first = rel
+                .components()
+                .next()
+                .unwrap()
+                .as_os_str()
+                .to_string_lossy();
+            first.trim_end_matches(".rs").to_string()
+        };
+        let subs: BTreeSet<String> = files.iter().map(|(p, _)| sub_of(p)).collect();
+        for (p, text) in &files {
+            let me = sub_of(p);
+            if me == "mod" {
+                continue;
+            }
+            let direct = p.parent() == Some(&root.join(&top));
+            let node = g.entry(format!("{top}/{me}")).or_default();
+            for line in text.lines() {
+                let code = line.split("//").next().unwrap_or("");
+                let mut used = Vec::new();
+                let prefix = format!("crate::{top}::");
+                for (i, _) in code.match_indices(&prefix) {
+                    used.push(&code[i + prefix.len()..]);
+                }
+                if direct {
+                    for (i, _) in code.match_indices("super::") {
+                        used.push(&code[i + "super::".len()..]);
+                    }
+                }
+                for u in used {
+                    let name: String = u
+                        .chars()
+                        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                        .collect();
+                    if name != me && name != "mod" && subs.contains(&name) {
+                        node.insert(format!("{top}/{name}"));
+                    }
+                }
+            }
+        }
+    }
+    g
+}
+
+/// Issue 18 §8: no import cycles between the files of a module. The two cycles the issue named
+/// are gone (`reconverge::exec ⇄ flow` through `Mode`, now in `reconverge::mode`;
+/// `vulkan::module ⇄ reflect` through `SpecConstant`, now in `reflect`). Two remain in the
+/// interpreter and are listed here until they are taken apart; a new cycle, or a change in these,
+/// fails the test.
+#[test]
+fn the_files_of_a_module_have_no_import_cycles_but_the_listed_ones() {
+    use std::collections::BTreeSet;
+    let g = file_graph();
+    assert!(g.len() > 50, "{} files found", g.len());
+    // Strongly connected components of more than one file (Tarjan).
+    struct T<'a> {
+        g: &'a std::collections::BTreeMap<String, BTreeSet<String>>,
+        index: std::collections::HashMap<String, usize>,
+        low: std::collections::HashMap<String, usize>,
+        stack: Vec<String>,
+        on: BTreeSet<String>,
+        next: usize,
+        out: Vec<BTreeSet<String>>,
+    }
+    fn visit(t: &mut T<'_>, v: &str) {
+        t.index.insert(v.to_string(), t.next);
+        t.low.insert(v.to_string(), t.next);
+        t.next += 1;
+        t.stack.push(v.to_string());
+        t.on.insert(v.to_string());
+        let empty = BTreeSet::new();
+        for w in t.g.get(v).unwrap_or(&empty).clone() {
+            if !t.index.contains_key(&w) {
+                visit(t, &w);
+                let lw = t.low[&w];
+                let lv = t.low.get_mut(v).unwrap();
+                *lv = (*lv).min(lw);
+            } else if t.on.contains(&w) {
+                let iw = t.index[&w];
+                let lv = t.low.get_mut(v).unwrap();
+                *lv = (*lv).min(iw);
+            }
+        }
+        if t.low[v] == t.index[v] {
+            let mut comp = BTreeSet::new();
+            while let Some(w) = t.stack.pop() {
+                t.on.remove(&w);
+                let done = w == v;
+                comp.insert(w);
+                if done {
+                    break;
+                }
+            }
+            if comp.len() > 1 {
+                t.out.push(comp);
+            }
+        }
+    }
+    let mut t = T {
+        g: &g,
+        index: Default::default(),
+        low: Default::default(),
+        stack: Vec::new(),
+        on: BTreeSet::new(),
+        next: 0,
+        out: Vec::new(),
+    };
+    for v in g.keys() {
+        if !t.index.contains_key(v) {
+            visit(&mut t, v);
+        }
+    }
+    let found: BTreeSet<Vec<String>> = t.out.iter().map(|c| c.iter().cloned().collect()).collect();
+    let listed: BTreeSet<Vec<String>> = [
+        vec!["spirv/exec", "spirv/memops"],
+        vec!["spirv/inst", "spirv/memory", "spirv/prov", "spirv/scalar"],
+    ]
+    .iter()
+    .map(|c| c.iter().map(|s| s.to_string()).collect())
+    .collect();
+    assert_eq!(found, listed, "import cycles between the files of a module");
+}

@@ -15,9 +15,9 @@
 
 use crate::model::{SubgroupSize, WorkgroupShape};
 use crate::reconverge::compare::{compare, Comparison};
-use crate::reconverge::exec::Mode;
 use crate::reconverge::gen::{programs, shrink, variant, GenConfig};
 use crate::reconverge::glsl::{RecordLayout, COUNTER_WORDS};
+use crate::reconverge::mode::Mode;
 use crate::reconverge::program::Program;
 use crate::reconverge::seed001;
 use proptest::prelude::Rng;

@@ -27,7 +27,7 @@
 //! are the caller's: AST ids in a `reconverge::Program`, header block ids in SPIR-V.
 
 use crate::model::LaneMask;
-use crate::reconverge::exec::Mode;
+use crate::reconverge::mode::Mode;
 
 /// The invocations executing a point together, and what each model guarantees about them.
 ///

@@ -21,7 +21,7 @@
 //! execution mode (6023) through GL_EXT_spirv_intrinsics for maximal reconvergence.
 
 use crate::model::{info, ResultKind, WorkgroupShape};
-use crate::reconverge::exec::Mode;
+use crate::reconverge::mode::Mode;
 use crate::reconverge::program::{
     Cond, Input, Operand, Program, Selector, SgOp, Stmt, Trips, REGS,
 };

@@ -29,6 +29,7 @@ pub mod flow;
 pub mod gen;
 pub mod glsl;
 pub mod layout;
+pub mod mode;
 pub mod params;
 pub mod program;
 pub mod seed001;

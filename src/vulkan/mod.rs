@@ -16,9 +16,9 @@ pub use compile::{
 };
 pub use context::{Context, Kernel, KernelOptions, Pass, SpecValue};
 pub use module::{
-    BoundBuffer, DescriptorKind, LaneRecord, ModuleDispatch, ModuleOutput, SpecConstant,
-    MODULE_TIMEOUT,
+    BoundBuffer, DescriptorKind, LaneRecord, ModuleDispatch, ModuleOutput, MODULE_TIMEOUT,
 };
+pub use reflect::SpecConstant;
 
 /// A Vulkan failure, with enough context to act on.
 #[derive(Debug, thiserror::Error)]

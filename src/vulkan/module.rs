@@ -11,7 +11,7 @@
 //! specialization constant) is [`VkError::Input`].
 
 use crate::vulkan::context::format_validated;
-use crate::vulkan::reflect::{reflect, Reflection};
+use crate::vulkan::reflect::{reflect, Reflection, SpecConstant};
 use crate::vulkan::{Context, VkError};
 use rspirv::spirv::{Capability, ExecutionMode};
 use std::collections::{HashMap, HashSet};
@@ -65,69 +65,21 @@ pub struct BoundBuffer {
     pub data: Vec<u8>,
 }
 
-/// A specialization constant value, typed as the module declares it.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum SpecConstant {
-    /// `bool`
-    Bool(bool),
-    /// `int`
-    I32(i32),
-    /// `uint`
-    U32(u32),
-    /// `float`
-    F32(f32),
-    /// `int64_t`
-    I64(i64),
-    /// `uint64_t`
-    U64(u64),
-    /// `double`
-    F64(f64),
-    /// `int16_t`
-    I16(i16),
-    /// `uint16_t`
-    U16(u16),
-    /// `int8_t`
-    I8(i8),
-    /// `uint8_t`
-    U8(u8),
-    /// `float16_t`, as its bits
-    F16(u16),
-}
-
-impl SpecConstant {
-    /// The value's bits, zero-extended (as a SPIR-V literal holds them).
-    pub fn bits(&self) -> u64 {
-        match *self {
-            SpecConstant::Bool(b) => b as u64,
-            SpecConstant::I32(x) => x as u32 as u64,
-            SpecConstant::U32(x) => x as u64,
-            SpecConstant::F32(x) => x.to_bits() as u64,
-            SpecConstant::I64(x) => x as u64,
-            SpecConstant::U64(x) => x,
-            SpecConstant::F64(x) => x.to_bits(),
-            SpecConstant::I16(x) => x as u16 as u64,
-            SpecConstant::U16(x) => x as u64,
-            SpecConstant::I8(x) => x as u8 as u64,
-            SpecConstant::U8(x) => x as u64,
-            SpecConstant::F16(x) => x as u64,
-        }
-    }
-
-    fn vulkano(&self) -> SpecializationConstant {
-        match *self {
-            SpecConstant::Bool(b) => SpecializationConstant::Bool(b),
-            SpecConstant::I32(x) => SpecializationConstant::I32(x),
-            SpecConstant::U32(x) => SpecializationConstant::U32(x),
-            SpecConstant::F32(x) => SpecializationConstant::F32(x),
-            SpecConstant::I64(x) => SpecializationConstant::I64(x),
-            SpecConstant::U64(x) => SpecializationConstant::U64(x),
-            SpecConstant::F64(x) => SpecializationConstant::F64(x),
-            SpecConstant::I16(x) => SpecializationConstant::I16(x),
-            SpecConstant::U16(x) => SpecializationConstant::U16(x),
-            SpecConstant::I8(x) => SpecializationConstant::I8(x),
-            SpecConstant::U8(x) => SpecializationConstant::U8(x),
-            SpecConstant::F16(x) => SpecializationConstant::F16(half::f16::from_bits(x)),
-        }
+/// The vulkano form of a specialization constant.
+fn vulkano(c: &SpecConstant) -> SpecializationConstant {
+    match *c {
+        SpecConstant::Bool(b) => SpecializationConstant::Bool(b),
+        SpecConstant::I32(x) => SpecializationConstant::I32(x),
+        SpecConstant::U32(x) => SpecializationConstant::U32(x),
+        SpecConstant::F32(x) => SpecializationConstant::F32(x),
+        SpecConstant::I64(x) => SpecializationConstant::I64(x),
+        SpecConstant::U64(x) => SpecializationConstant::U64(x),
+        SpecConstant::F64(x) => SpecializationConstant::F64(x),
+        SpecConstant::I16(x) => SpecializationConstant::I16(x),
+        SpecConstant::U16(x) => SpecializationConstant::U16(x),
+        SpecConstant::I8(x) => SpecializationConstant::I8(x),
+        SpecConstant::U8(x) => SpecializationConstant::U8(x),
+        SpecConstant::F16(x) => SpecializationConstant::F16(half::f16::from_bits(x)),
     }
 }
 
@@ -531,7 +483,7 @@ impl Context {
                     "specialization constant {id} is given twice"
                 )));
             }
-            let value = v.vulkano();
+            let value = vulkano(v);
             match declared.get(id) {
                 None => {
                     let mut ids: Vec<_> = declared.keys().collect();

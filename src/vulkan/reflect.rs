@@ -4,12 +4,60 @@
 //!
 //! Only what the device runner checks is read; the interpreter has its own, complete reading.
 
-use crate::vulkan::module::SpecConstant;
 use rspirv::dr::{Instruction, Module, Operand};
 use rspirv::spirv::{
     BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel, Op, StorageClass,
 };
 use std::collections::HashMap;
+
+/// A specialization constant value, typed as the module declares it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SpecConstant {
+    /// `bool`
+    Bool(bool),
+    /// `int`
+    I32(i32),
+    /// `uint`
+    U32(u32),
+    /// `float`
+    F32(f32),
+    /// `int64_t`
+    I64(i64),
+    /// `uint64_t`
+    U64(u64),
+    /// `double`
+    F64(f64),
+    /// `int16_t`
+    I16(i16),
+    /// `uint16_t`
+    U16(u16),
+    /// `int8_t`
+    I8(i8),
+    /// `uint8_t`
+    U8(u8),
+    /// `float16_t`, as its bits
+    F16(u16),
+}
+
+impl SpecConstant {
+    /// The value's bits, zero-extended (as a SPIR-V literal holds them).
+    pub fn bits(&self) -> u64 {
+        match *self {
+            SpecConstant::Bool(b) => b as u64,
+            SpecConstant::I32(x) => x as u32 as u64,
+            SpecConstant::U32(x) => x as u64,
+            SpecConstant::F32(x) => x.to_bits() as u64,
+            SpecConstant::I64(x) => x as u64,
+            SpecConstant::U64(x) => x,
+            SpecConstant::F64(x) => x.to_bits(),
+            SpecConstant::I16(x) => x as u16 as u64,
+            SpecConstant::U16(x) => x as u64,
+            SpecConstant::I8(x) => x as u8 as u64,
+            SpecConstant::U8(x) => x as u64,
+            SpecConstant::F16(x) => x as u64,
+        }
+    }
+}
 
 /// A buffer binding the module declares.
 #[derive(Clone, Debug)]
