@@ -519,17 +519,17 @@ impl Expectations {
         baseline: Option<&std::path::Path>,
         flakes: Option<&std::path::Path>,
     ) -> Result<Expectations, String> {
-        let read = |p: &std::path::Path| {
-            std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))
+        let read = |flag: &str, p: &std::path::Path| {
+            std::fs::read_to_string(p).map_err(|e| format!("{flag} {}: {e}", p.display()))
         };
         let mut out = Expectations::default();
         if let Some(p) = baseline {
-            out.add_baseline(&read(p)?)
-                .map_err(|e| format!("{}: {e}", p.display()))?;
+            out.add_baseline(&read("--baseline", p)?)
+                .map_err(|e| format!("--baseline {}: {e}", p.display()))?;
         }
         if let Some(p) = flakes {
             out.flakes
-                .extend(lines(&read(p)?).map(|(_, l)| l.to_string()));
+                .extend(lines(&read("--flakes", p)?).map(|(_, l)| l.to_string()));
         }
         Ok(out)
     }
@@ -657,24 +657,6 @@ pub fn cases_of(report: &Json) -> Vec<Case> {
     arr(report, "cases").filter_map(case_from_json).collect()
 }
 
-fn xml_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out += "&amp;",
-            '<' => out += "&lt;",
-            '>' => out += "&gt;",
-            '"' => out += "&quot;",
-            '\'' => out += "&apos;",
-            c if (c as u32) < 0x20 && !matches!(c, '\n' | '\r' | '\t') => {
-                out += &format!("\\u{{{:x}}}", c as u32)
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 /// JUnit XML of a merged report: one testsuite, a testcase per case (an expected failure, a flake
 /// and an unsupported case are `skipped` with the reason; an unexpected pass is a failure).
 pub fn junit(report: &Json) -> String {
@@ -696,10 +678,10 @@ pub fn junit(report: &Json) -> String {
         let (class, name) = c.name.rsplit_once('/').unwrap_or((kind, &c.name));
         out += &format!(
             "    <testcase classname=\"{}\" name=\"{}\">",
-            xml_escape(&class.replace('/', ".")),
-            xml_escape(name)
+            crate::text::xml_escape(&class.replace('/', ".")),
+            crate::text::xml_escape(name)
         );
-        let why = xml_escape(c.detail.as_deref().unwrap_or(""));
+        let why = crate::text::xml_escape(c.detail.as_deref().unwrap_or(""));
         match c.status {
             Status::Pass => {}
             s if s.fails() => out += &format!("<failure message=\"{s}\">{why}</failure>"),

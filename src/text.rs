@@ -84,3 +84,27 @@ pub fn civil(secs: u64) -> (String, u64) {
     let y = yoe + era * 400 + i64::from(m <= 2);
     (format!("{y:04}-{m:02}-{d:02}"), rem)
 }
+
+/// Text for XML (JUnit reports): the five markup characters escaped, and the control characters
+/// XML 1.0 forbids even escaped written as `\u{…}`.
+///
+/// ```
+/// assert_eq!(lockstep::text::xml_escape("a<b & 'c' \u{1}"), "a&lt;b &amp; &apos;c&apos; \\u{1}");
+/// ```
+pub fn xml_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out += "&amp;",
+            '<' => out += "&lt;",
+            '>' => out += "&gt;",
+            '"' => out += "&quot;",
+            '\'' => out += "&apos;",
+            c if (c as u32) < 0x20 && !matches!(c, '\n' | '\r' | '\t') => {
+                out += &format!("\\u{{{:x}}}", c as u32)
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}

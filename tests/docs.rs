@@ -422,7 +422,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("words", &[]),
     // `--shard K/N`, and reports as cases (merge, baselines, flakes): no other module.
     ("shard", &[]),
-    ("merge", &[]),
+    ("merge", &["text"]),
     ("vulkan", &["words"]),
     ("conform", &["model", "vulkan", "text", "files", "shard"]),
     ("docs", &["model", "text"]),

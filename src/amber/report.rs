@@ -177,25 +177,6 @@ pub fn json(files: &[FileReport], seconds: f64) -> Json {
     })
 }
 
-fn xml_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out += "&amp;",
-            '<' => out += "&lt;",
-            '>' => out += "&gt;",
-            '"' => out += "&quot;",
-            '\'' => out += "&apos;",
-            // XML 1.0 forbids most control characters, even escaped.
-            c if (c as u32) < 0x20 && !matches!(c, '\n' | '\r' | '\t') => {
-                out += &format!("\\u{{{:x}}}", c as u32)
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 /// JUnit XML: a testsuite per file, a testcase per run (or one for a file that did not run).
 pub fn junit(files: &[FileReport], seconds: f64) -> String {
     let mut suites = String::new();
@@ -203,10 +184,10 @@ pub fn junit(files: &[FileReport], seconds: f64) -> String {
     for f in files {
         let mut cases = Vec::new();
         let (mut t, mut fl, mut er, mut sk) = (0, 0, 0, 0);
-        let name = xml_escape(&f.file);
+        let name = crate::text::xml_escape(&f.file);
         if f.runs.is_empty() {
             t += 1;
-            let reason = xml_escape(f.reason.as_deref().unwrap_or(""));
+            let reason = crate::text::xml_escape(f.reason.as_deref().unwrap_or(""));
             cases.push(match f.status {
                 FileStatus::Unsupported => {
                     sk += 1;
@@ -221,21 +202,21 @@ pub fn junit(files: &[FileReport], seconds: f64) -> String {
         }
         for r in &f.runs {
             t += 1;
-            let label = xml_escape(&r.label());
+            let label = crate::text::xml_escape(&r.label());
             let body = match r.status {
                 super::run::RunStatus::Pass => String::new(),
                 super::run::RunStatus::Unsupported => {
                     sk += 1;
                     format!(
                         "<skipped message=\"unsupported: {}\"/>",
-                        xml_escape(r.reason.as_deref().unwrap_or(""))
+                        crate::text::xml_escape(r.reason.as_deref().unwrap_or(""))
                     )
                 }
                 super::run::RunStatus::Error => {
                     er += 1;
                     format!(
                         "<error message=\"{}\"/>",
-                        xml_escape(r.reason.as_deref().unwrap_or(""))
+                        crate::text::xml_escape(r.reason.as_deref().unwrap_or(""))
                     )
                 }
                 super::run::RunStatus::Fail | super::run::RunStatus::Undefined => {
@@ -257,7 +238,7 @@ pub fn junit(files: &[FileReport], seconds: f64) -> String {
                         "<failure message=\"{} of {} EXPECTs did not pass\">{}</failure>",
                         bad.len(),
                         r.expects.len(),
-                        xml_escape(&bad.join("\n"))
+                        crate::text::xml_escape(&bad.join("\n"))
                     )
                 }
             };

@@ -56,15 +56,9 @@ pub struct AmberArgs {
     /// Run shard K of N (`--shard 2/4`): every N-th file (in path order) from the K-th.
     #[arg(long)]
     pub shard: Option<crate::shard::Shard>,
-    /// Expected failures, one case per line (`amber/<path as given>`, or `NAME,Fail` as in
-    /// deqp-runner's baselines): they fail as expected without failing the run; one that now
-    /// passes is reported (`unexpected_pass`, fails the run: update the baseline).
-    #[arg(long)]
-    pub baseline: Option<PathBuf>,
-    /// Known flaky files, one pattern per line (`*` matches any run of characters): a failing one
-    /// is run again once, and reported as `flake` when it then passes.
-    #[arg(long)]
-    pub flakes: Option<PathBuf>,
+    /// `--baseline` and `--flakes`
+    #[command(flatten)]
+    pub lists: crate::cli::merge::ListArgs,
     /// Internal: run the device side of each file in this process and print one JSON line per
     /// file (what a parent `lockstep amber` reads).
     #[arg(long, hide = true)]
@@ -238,8 +232,7 @@ pub fn run(a: &AmberArgs) -> Result<String, CliError> {
             "--fidelity compares the model with a device: run with a device, or give its recorded verdicts with --against FILE",
         ));
     }
-    let exp = crate::merge::Expectations::read(a.baseline.as_deref(), a.flakes.as_deref())
-        .map_err(CliError::usage)?;
+    let exp = a.lists.read()?;
     let mut paths = expand(&a.files);
     if paths.is_empty() {
         return Err(CliError::usage("no .amber files in the folders given"));
@@ -333,8 +326,7 @@ pub fn run(a: &AmberArgs) -> Result<String, CliError> {
                 fidelity: None,
                 against: None,
                 shard: None,
-                baseline: None,
-                flakes: None,
+                lists: Default::default(),
                 ..a.clone()
             };
             println!("retrying {file} (a listed flake)");

@@ -49,15 +49,9 @@ pub struct ConformArgs {
     /// the N shards' reports merged (`lockstep merge`) are the whole run
     #[arg(long)]
     pub shard: Option<crate::shard::Shard>,
-    /// Expected failures, one case per line (`conform/size8/add/f16/8x1x1` or `NAME,Fail`, as
-    /// deqp-runner's baselines): they fail as expected without failing the run, and one that now
-    /// passes is reported (`unexpected_pass`, fails the run: update the baseline).
-    #[arg(long)]
-    pub baseline: Option<PathBuf>,
-    /// Known flaky cases, one pattern per line (`*` matches any run of characters): a failing one
-    /// is run again once, and reported as `flake` when it then passes.
-    #[arg(long)]
-    pub flakes: Option<PathBuf>,
+    /// `--baseline` and `--flakes`
+    #[command(flatten)]
+    pub lists: crate::cli::merge::ListArgs,
 }
 
 fn list<T>(
@@ -110,8 +104,7 @@ pub fn run(a: &ConformArgs, argv: &[String]) -> Result<String, CliError> {
     for p in [&a.json, &a.junit].into_iter().flatten() {
         report::check_writable(p).map_err(CliError::usage)?;
     }
-    let exp = crate::merge::Expectations::read(a.baseline.as_deref(), a.flakes.as_deref())
-        .map_err(CliError::usage)?;
+    let exp = a.lists.read()?;
     use crate::cli::devices_all::DeviceChoice;
     if a.device == Some(DeviceChoice::All) {
         return every_device(a, argv);

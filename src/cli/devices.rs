@@ -11,7 +11,7 @@ pub struct DevicesArgs {
     pub json: bool,
     /// Probe how each device places the invocations of common workgroup shapes in subgroups, at
     /// every subgroup size it offers (the layout `lockstep run` gives the model).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "json")]
     pub layouts: bool,
 }
 

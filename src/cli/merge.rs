@@ -20,13 +20,33 @@ pub struct MergeArgs {
     /// Write markdown here (atomically).
     #[arg(long)]
     pub markdown: Option<PathBuf>,
-    /// Expected failures (see `lockstep conform --help`).
+    /// `--baseline` and `--flakes` (a merge cannot rerun a flake: a failing listed one is
+    /// reported as a flake, the shards' own runs having retried it)
+    #[command(flatten)]
+    pub lists: ListArgs,
+}
+
+/// `--baseline FILE` and `--flakes FILE`, on `conform`, `amber` and `merge` (see docs/ci.md).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct ListArgs {
+    /// Expected failures, one case per line (`conform/size8/add/f16/8x1x1`, `amber/<path as
+    /// given>`, or `NAME,Fail` as in deqp-runner's baselines): they fail as expected without
+    /// failing the run, and one that now passes is reported (`unexpected_pass`, fails the run:
+    /// update the baseline).
     #[arg(long)]
     pub baseline: Option<PathBuf>,
-    /// Known flaky cases (patterns, `*` any run of characters): a failing one is reported as a
-    /// flake (the shards' own runs retry them; a merge cannot).
+    /// Known flaky cases, one pattern per line (`*` matches any run of characters): a failing one
+    /// is run again once (by `conform` and `amber`), and reported as `flake` when it then passes.
     #[arg(long)]
     pub flakes: Option<PathBuf>,
+}
+
+impl ListArgs {
+    /// Reads both lists (a bad one is a usage error naming the file and line).
+    pub fn read(&self) -> Result<Expectations, CliError> {
+        Expectations::read(self.baseline.as_deref(), self.flakes.as_deref())
+            .map_err(CliError::usage)
+    }
 }
 
 /// Runs `lockstep merge`: prints the markdown; exit 1 when a case fails after the lists.
@@ -34,8 +54,7 @@ pub fn run(a: &MergeArgs) -> Result<String, CliError> {
     for p in [&a.json, &a.junit, &a.markdown].into_iter().flatten() {
         crate::files::check_writable(p).map_err(CliError::usage)?;
     }
-    let exp =
-        Expectations::read(a.baseline.as_deref(), a.flakes.as_deref()).map_err(CliError::usage)?;
+    let exp = a.lists.read()?;
     let mut reports = Vec::with_capacity(a.reports.len());
     for p in &a.reports {
         let name = p.display().to_string();

@@ -473,13 +473,6 @@ pub fn json(r: &Report, command: &str) -> serde_json::Value {
     })
 }
 
-fn xml_escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
 /// JUnit XML: one testsuite per category, one testcase per (op, type, size, workgroup).
 pub fn junit(r: &Report) -> String {
     let mut suites: BTreeMap<Category, Vec<String>> = BTreeMap::new();
@@ -493,7 +486,7 @@ pub fn junit(r: &Report) -> String {
         let mut tc = format!(
             "    <testcase classname=\"lockstep.{}\" name=\"{}\">",
             cat.name(),
-            xml_escape(&name)
+            crate::text::xml_escape(&name)
         );
         let c = counts.entry(cat).or_default();
         c.0 += 1;
@@ -517,7 +510,7 @@ pub fn junit(r: &Report) -> String {
                 "<failure message=\"{} of {} subgroups disagree with the model\">{}</failure>",
                 v.failed,
                 v.cases,
-                xml_escape(&detail.join("\n"))
+                crate::text::xml_escape(&detail.join("\n"))
             );
         }
         tc += "</testcase>";
@@ -531,8 +524,8 @@ pub fn junit(r: &Report) -> String {
         suites.entry(cat).or_default().push(format!(
             "    <testcase classname=\"lockstep.{}\" name=\"{}\"><skipped message=\"unsupported: {}\"/></testcase>",
             cat.name(),
-            xml_escape(&format!("{} {} size {}", u.op, u.ty, u.size)),
-            xml_escape(&u.reason)
+            crate::text::xml_escape(&format!("{} {} size {}", u.op, u.ty, u.size)),
+            crate::text::xml_escape(&u.reason)
         ));
     }
     for e in &r.errors {
@@ -543,8 +536,8 @@ pub fn junit(r: &Report) -> String {
         suites.entry(cat).or_default().push(format!(
             "    <testcase classname=\"lockstep.{}\" name=\"{}\"><error message=\"{}\"/></testcase>",
             cat.name(),
-            xml_escape(&format!("{} size {} workgroup {}x{}x{}", e.kernel, e.size, e.workgroup[0], e.workgroup[1], e.workgroup[2])),
-            xml_escape(&e.error)
+            crate::text::xml_escape(&format!("{} size {} workgroup {}x{}x{}", e.kernel, e.size, e.workgroup[0], e.workgroup[1], e.workgroup[2])),
+            crate::text::xml_escape(&e.error)
         ));
     }
     let (tests, failures, skipped) = counts
@@ -552,7 +545,7 @@ pub fn junit(r: &Report) -> String {
         .fold((0, 0, 0), |a, c| (a.0 + c.0, a.1 + c.1, a.2 + c.2));
     let mut s = format!(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"lockstep conform on {}\" tests=\"{tests}\" failures=\"{failures}\" skipped=\"{skipped}\" time=\"{:.3}\">\n",
-        xml_escape(&r.device.name),
+        crate::text::xml_escape(&r.device.name),
         r.timing.total
     );
     for (cat, cases) in suites {
