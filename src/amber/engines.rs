@@ -25,6 +25,9 @@ struct Compiled {
 
 impl Compiled {
     fn words(&mut self, script_name: &str, s: &Shader) -> Result<Vec<u32>, BackendError> {
+        if let ShaderCode::SpirvWords(w) = &s.code {
+            return Ok(w.clone());
+        }
         let target = s.target_env.as_ref().map(|t| t.spirv);
         let key = (s.source.clone(), s.format.to_string(), target);
         if let Some(w) = self.cache.get(&key) {
@@ -61,6 +64,10 @@ impl Compiled {
 
 /// The script line of a compiler message's `name:LINE:` (the shader's line + LINE − 1).
 fn shader_line(msg: &str, s: &Shader) -> Option<usize> {
+    if s.file.is_some() {
+        // The message names the line of the file; the script's line is the SHADER command.
+        return Some(s.line);
+    }
     let rest = msg.split(&format!("{}:", s.name)).nth(1)?;
     let n: usize = rest.split(':').next()?.trim().parse().ok()?;
     Some(s.source_line + n.max(1) - 1)
@@ -110,8 +117,23 @@ impl Backend for ModelBackend {
 
     fn requirements(&self, script: &Script) -> Result<(), Unsupported> {
         // The model has every feature and extension a compute script can ask for except those
-        // outside the interpreter's subset, which the dispatch reports.
-        let _ = script;
+        // outside the interpreter's subset, which the dispatch reports. Of the float controls it
+        // computes correctly rounded to nearest even, keeps signed zeros, infinities, NaNs and
+        // denormals (a denormal result is inexact where flushing is allowed): it lacks the
+        // round-towards-zero mode.
+        for p in &script.device_properties {
+            if p.name.contains("RoundingModeRTZ") {
+                return Err(Unsupported {
+                    line: Some(p.line),
+                    command: "DEVICE_PROPERTY".into(),
+                    reason: format!(
+                        "the model lacks {}: it rounds to nearest even (RoundingModeRTZ is not modelled)",
+                        p.name
+                    ),
+                    graphics: false,
+                });
+            }
+        }
         Ok(())
     }
 
@@ -440,6 +462,17 @@ impl Backend for DeviceBackend {
                         graphics: false,
                     })
                 }
+            }
+        }
+        for p in &script.device_properties {
+            let member = p.name.rsplit('.').next().unwrap_or(&p.name);
+            if !caps.float_controls.contains(&member) {
+                return Err(Unsupported {
+                    line: Some(p.line),
+                    command: "DEVICE_PROPERTY".into(),
+                    reason: format!("{} lacks {}", self.ctx.info.name, p.name),
+                    graphics: false,
+                });
             }
         }
         let exts = self.ctx.device.physical_device().supported_extensions();

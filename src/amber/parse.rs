@@ -12,6 +12,7 @@
 use super::script::*;
 use super::types::{DataType, FormatKind, Layout, Literal, Scalar};
 use std::fmt;
+use std::path::Path;
 
 /// The largest buffer lockstep allocates (bytes). A script asking for more is an error.
 pub const MAX_BUFFER_BYTES: usize = 256 << 20;
@@ -192,6 +193,26 @@ pub const KNOWN_FEATURES: &[&str] = &[
     "ShaderSubgroupExtendedTypesFeatures.shaderSubgroupExtendedTypes",
 ];
 
+/// Properties AmberScript's `DEVICE_PROPERTY` knows (google/amber src/script.cc,
+/// `IsKnownProperty`): the VkPhysicalDeviceFloatControlsProperties members.
+pub const KNOWN_PROPERTIES: &[&str] = &[
+    "FloatControlsProperties.shaderSignedZeroInfNanPreserveFloat16",
+    "FloatControlsProperties.shaderSignedZeroInfNanPreserveFloat32",
+    "FloatControlsProperties.shaderSignedZeroInfNanPreserveFloat64",
+    "FloatControlsProperties.shaderDenormPreserveFloat16",
+    "FloatControlsProperties.shaderDenormPreserveFloat32",
+    "FloatControlsProperties.shaderDenormPreserveFloat64",
+    "FloatControlsProperties.shaderDenormFlushToZeroFloat16",
+    "FloatControlsProperties.shaderDenormFlushToZeroFloat32",
+    "FloatControlsProperties.shaderDenormFlushToZeroFloat64",
+    "FloatControlsProperties.shaderRoundingModeRTEFloat16",
+    "FloatControlsProperties.shaderRoundingModeRTEFloat32",
+    "FloatControlsProperties.shaderRoundingModeRTEFloat64",
+    "FloatControlsProperties.shaderRoundingModeRTZFloat16",
+    "FloatControlsProperties.shaderRoundingModeRTZFloat32",
+    "FloatControlsProperties.shaderRoundingModeRTZFloat64",
+];
+
 // ---------------------------------------------------------------------------------------------
 // Tokens
 
@@ -322,6 +343,10 @@ struct PipelineDraft {
 struct Parser<'a> {
     lx: Lexer<'a>,
     lines: Vec<&'a str>,
+    /// The script's folder, where `FILE` names are looked up (none for a script given as text).
+    dir: Option<&'a Path>,
+    /// `VIRTUAL_FILE` contents by path.
+    virtual_files: Vec<(String, String)>,
     script: Script,
     /// (destination buffer, line) of every COPY.
     copies: Vec<(usize, usize, usize)>,
@@ -340,6 +365,13 @@ struct Parser<'a> {
 /// }
 /// ```
 pub fn parse(text: &str) -> Result<Script, ParseFailure> {
+    parse_in(text, None)
+}
+
+/// Parses a script read from a file in `dir`: `BUFFER … FILE` and `SHADER … FILE` names are looked
+/// up there (Amber: "The file path is relative to the script file being run"). The first line
+/// picks the syntax as Amber does: `#!amber` is AmberScript, anything else VkScript.
+pub fn parse_in(text: &str, dir: Option<&Path>) -> Result<Script, ParseFailure> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if !text.starts_with("#!amber") {
         return err(
@@ -355,6 +387,8 @@ pub fn parse(text: &str) -> Result<Script, ParseFailure> {
             line: 1,
         },
         lines: text.split('\n').collect(),
+        dir,
+        virtual_files: Vec::new(),
         script: Script::default(),
         copies: Vec::new(),
     };
@@ -442,6 +476,49 @@ impl<'a> Parser<'a> {
         self.script.device_features.iter().any(|f| f.name == name)
     }
 
+    /// The bytes of the file `name` that a `FILE` of command `cmd` on `line` names, from the
+    /// script's folder.
+    fn read_file(&self, line: usize, cmd: &str, name: &str) -> PResult<Vec<u8>> {
+        let Some(dir) = self.dir else {
+            return err(
+                line,
+                cmd,
+                format!("FILE {name}: the script was given as text, with no folder to look for {name} in"),
+            );
+        };
+        let path = dir.join(name);
+        match std::fs::metadata(&path) {
+            Ok(m) if m.len() > MAX_BUFFER_BYTES as u64 => {
+                return err(
+                    line,
+                    cmd,
+                    format!(
+                        "FILE {}: {} bytes exceed lockstep's limit of {} MiB",
+                        path.display(),
+                        m.len(),
+                        MAX_BUFFER_BYTES >> 20
+                    ),
+                )
+            }
+            _ => {}
+        }
+        std::fs::read(&path)
+            .or_else(|e| err(line, cmd, format!("FILE {}: cannot read it: {e}", path.display())))
+    }
+
+    /// The text of the file `name` (`FILE`) or of the virtual file `name` (`VIRTUAL_FILE`).
+    fn file_text(&self, line: usize, cmd: &str, name: &str, virtual_file: bool) -> PResult<String> {
+        if virtual_file {
+            return match self.virtual_files.iter().find(|(p, _)| p == name) {
+                Some((_, t)) => Ok(t.clone()),
+                None => err(line, cmd, format!("VIRTUAL_FILE {name} was not declared")),
+            };
+        }
+        let bytes = self.read_file(line, cmd, name)?;
+        String::from_utf8(bytes)
+            .or_else(|_| err(line, cmd, format!("FILE {name} is not UTF-8 text")))
+    }
+
     fn top_level(&mut self) -> PResult<()> {
         loop {
             let (t, line) = self.next();
@@ -469,6 +546,21 @@ impl<'a> Parser<'a> {
                         );
                     }
                     self.script.device_features.push(Requirement {
+                        name: name.to_string(),
+                        line: l,
+                    });
+                    self.end_of_statement(w)?;
+                }
+                "DEVICE_PROPERTY" => {
+                    let (name, l) = self.word(w, "a property name")?;
+                    if !KNOWN_PROPERTIES.contains(&name) {
+                        return err(
+                            l,
+                            w,
+                            format!("unknown property name for DEVICE_PROPERTY: {name} (the FloatControlsProperties members Amber knows)"),
+                        );
+                    }
+                    self.script.device_properties.push(Requirement {
                         name: name.to_string(),
                         line: l,
                     });
@@ -502,13 +594,7 @@ impl<'a> Parser<'a> {
                 }
                 "IMAGE" => return graphics(line, w, "images"),
                 "SAMPLER" => return graphics(line, w, "samplers"),
-                "VIRTUAL_FILE" => {
-                    return unsupported(
-                        line,
-                        w,
-                        "virtual files are not supported (shaders must be inline)",
-                    )
-                }
+                "VIRTUAL_FILE" => self.virtual_file(line)?,
                 "STRUCT" => {
                     return unsupported(
                         line,
@@ -575,6 +661,7 @@ impl<'a> Parser<'a> {
             "GLSL" => ShaderFormat::Glsl,
             "SPIRV-ASM" => ShaderFormat::SpirvAsm,
             "SPIRV-HEX" => ShaderFormat::SpirvHex,
+            "SPIRV-BIN" => ShaderFormat::SpirvBin,
             "PASSTHROUGH" => {
                 return err(
                     fl,
@@ -604,13 +691,57 @@ impl<'a> Parser<'a> {
                 }
             }
         }
-        if let Tok::Word("VIRTUAL_FILE") = self.lx.peek() {
+        if let Tok::Word(kw @ ("FILE" | "VIRTUAL_FILE")) = self.lx.peek() {
             let (_, vl) = self.next();
-            return unsupported(
-                vl,
-                C,
-                "VIRTUAL_FILE sources are not supported (shaders must be inline)",
-            );
+            let (path, _) = self.word(C, &format!("a file path after {kw}"))?;
+            self.end_of_statement("SHADER")?;
+            let (source, code) = if format == ShaderFormat::SpirvBin {
+                if kw == "VIRTUAL_FILE" {
+                    return err(vl, C, "SPIRV-BIN shaders are read from a FILE, not a VIRTUAL_FILE");
+                }
+                let bytes = self.read_file(vl, C, path)?;
+                if bytes.is_empty() || bytes.len() % 4 != 0 {
+                    return err(
+                        vl,
+                        C,
+                        format!("FILE {path}: {} bytes is not a whole number of 32-bit SPIR-V words", bytes.len()),
+                    );
+                }
+                let words = bytes
+                    .chunks_exact(4)
+                    .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect();
+                (String::new(), ShaderCode::SpirvWords(words))
+            } else {
+                let text = self.file_text(vl, C, path, kw == "VIRTUAL_FILE")?;
+                let code = match format {
+                    ShaderFormat::Glsl => ShaderCode::Glsl(text.clone()),
+                    ShaderFormat::SpirvAsm => ShaderCode::SpirvAsm(text.clone()),
+                    _ => ShaderCode::SpirvWords(decode_hex(&text, 1).map_err(|e| match e {
+                        ParseFailure::Error(mut x) => {
+                            x.message = format!("{path}: {}", x.message);
+                            x.line = vl;
+                            ParseFailure::Error(x)
+                        }
+                        other => other,
+                    })?),
+                };
+                (text, code)
+            };
+            self.script.shaders.push(Shader {
+                name: name.to_string(),
+                line,
+                format,
+                target_env,
+                source,
+                file: Some(path.to_string()),
+                source_line: 1,
+                code,
+            });
+            return Ok(());
+        }
+        if format == ShaderFormat::SpirvBin {
+            return err(fl, C, "SPIRV-BIN shaders must be read from a FILE");
         }
         self.end_of_statement("SHADER")?;
         let source_line = self.lx.line;
@@ -626,7 +757,7 @@ impl<'a> Parser<'a> {
         let code = match format {
             ShaderFormat::Glsl => ShaderCode::Glsl(source.to_string()),
             ShaderFormat::SpirvAsm => ShaderCode::SpirvAsm(source.to_string()),
-            ShaderFormat::SpirvHex => ShaderCode::SpirvWords(decode_hex(source, source_line)?),
+            _ => ShaderCode::SpirvWords(decode_hex(source, source_line)?),
         };
         self.script.shaders.push(Shader {
             name: name.to_string(),
@@ -634,9 +765,27 @@ impl<'a> Parser<'a> {
             format,
             target_env,
             source: source.to_string(),
+            file: None,
             source_line,
             code,
         });
+        Ok(())
+    }
+
+    /// `VIRTUAL_FILE path` … `END`: text a `SHADER … VIRTUAL_FILE path` reads.
+    fn virtual_file(&mut self, line: usize) -> PResult<()> {
+        const C: &str = "VIRTUAL_FILE";
+        let (path, pl) = self.word(C, "a path")?;
+        if self.virtual_files.iter().any(|(p, _)| p == path) {
+            return err(pl, C, format!("duplicate virtual file name: {path}"));
+        }
+        self.end_of_statement(C)?;
+        let Some(text) = self.lx.block_until_end() else {
+            return err(line, C, format!("VIRTUAL_FILE {path}: missing END"));
+        };
+        self.word(C, "END")?;
+        self.end_of_statement(C)?;
+        self.virtual_files.push((path.to_string(), text.to_string()));
         Ok(())
     }
 
@@ -683,7 +832,7 @@ impl<'a> Parser<'a> {
                         let n = self.uint(C, "BUFFER size")? as usize;
                         let (how, hl) = self.word(C, "FILL or SERIES_FROM")?;
                         let init = match how {
-                            "FILL" => Init::Fill(self.number(C, "FILL value", t.scalar)?),
+                            "FILL" => Init::Fill(self.fill_number(C, "FILL value", t.scalar)?),
                             "SERIES_FROM" => {
                                 if t.is_composite() {
                                     return err(
@@ -692,16 +841,33 @@ impl<'a> Parser<'a> {
                                         format!("SERIES_FROM needs a scalar data type, not {t}"),
                                     );
                                 }
-                                let start = self.number(C, "SERIES_FROM value", t.scalar)?;
+                                let start =
+                                    self.fill_number(C, "SERIES_FROM value", t.scalar)?;
                                 self.keyword(C, "INC_BY")?;
-                                let inc = self.number(C, "INC_BY value", t.scalar)?;
+                                let inc = self.fill_number(C, "INC_BY value", t.scalar)?;
                                 Init::Series(start, inc)
                             }
-                            "FILE" => return unsupported(
-                                hl,
-                                C,
-                                "FILE initializers (data read from other files) are not supported",
-                            ),
+                            "FILE" => {
+                                // Amber takes the element count from the file, not from SIZE.
+                                let init = self.buffer_file(hl, &t)?;
+                                self.end_of_statement("BUFFER")?;
+                                let n = match &init {
+                                    Init::Data(v) => v.len() / t.components(),
+                                    Init::Bytes(b) => b.len() / t.element_layout(layout).stride,
+                                    _ => n,
+                                };
+                                let initial = fill(&t, layout, n, &init)
+                                    .or_else(|m| err(line, C, format!("{name}: {m}")))?;
+                                self.script.buffers.push(Buffer {
+                                    name: name.to_string(),
+                                    line,
+                                    data_type: t,
+                                    layout,
+                                    elements: n,
+                                    initial,
+                                });
+                                return Ok(());
+                            }
                             _ => {
                                 return err(
                                     hl,
@@ -768,9 +934,92 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
+    /// `FILE TEXT name`, `FILE BINARY name` or `FILE PNG name` after `BUFFER … SIZE n` (AmberScript,
+    /// "Buffers": text is read as a `DATA` block would be, to the end of the file; binary bytes are
+    /// the buffer's bytes).
+    fn buffer_file(&mut self, line: usize, t: &DataType) -> PResult<Init> {
+        const C: &str = "BUFFER";
+        let (mut kind, mut kl) = self.word(C, "TEXT, BINARY or PNG and a file name after FILE")?;
+        let mut name = kind;
+        if matches!(kind, "TEXT" | "BINARY" | "PNG") {
+            (name, kl) = self.word(C, "a file name")?;
+        } else {
+            kind = "PNG";
+        }
+        match kind {
+            "PNG" => graphics(kl, C, "FILE PNG initializers are images"),
+            "BINARY" => {
+                let b = self.read_file(line, C, name)?;
+                Ok(Init::Bytes(b))
+            }
+            _ => {
+                let text = self.file_text(line, C, name, false)?;
+                let mut lx = Lexer {
+                    src: &text,
+                    pos: 0,
+                    line: 1,
+                };
+                let mut values = Vec::new();
+                loop {
+                    match lx.next() {
+                        (Tok::Eol, _) => continue,
+                        (Tok::Eos, _) => break,
+                        (Tok::Word(w), l) => {
+                            let v = self
+                                .literal(w, line, C, "BUFFER data value", t.scalar)
+                                .map_err(|e| match e {
+                                    ParseFailure::Error(mut x) => {
+                                        x.message = format!("{name} line {l}: {}", x.message);
+                                        ParseFailure::Error(x)
+                                    }
+                                    other => other,
+                                })?;
+                            values.push(v);
+                        }
+                    }
+                }
+                if !values.len().is_multiple_of(t.components()) {
+                    return err(
+                        line,
+                        C,
+                        format!(
+                            "FILE {name} has {} values, not a multiple of the {} components of {t}",
+                            values.len(),
+                            t.components()
+                        ),
+                    );
+                }
+                Ok(Init::Data(values))
+            }
+        }
+    }
+
     /// A number token valid for `scalar` (integer types take integers only).
     fn number(&mut self, cmd: &str, what: &str, scalar: Scalar) -> PResult<Literal> {
         let (w, l) = self.word(cmd, what)?;
+        self.literal(w, l, cmd, what, scalar)
+    }
+
+    /// A FILL, SERIES_FROM or INC_BY value. Amber reads these as numbers of either kind for every
+    /// data type (`FILL 0.0` on an `int16` buffer: the CTS's mul_extended tests); a float written
+    /// for an integer type is taken when it is a whole number that fits.
+    fn fill_number(&mut self, cmd: &str, what: &str, scalar: Scalar) -> PResult<Literal> {
+        let (w, l) = self.word(cmd, what)?;
+        if !scalar.is_float() {
+            if let Some(Literal::Float(v)) = Literal::parse(w) {
+                if v.fract() == 0.0 && v.abs() < 1e30 {
+                    return self.literal(&format!("{}", v as i128), l, cmd, what, scalar);
+                }
+                return err(
+                    l,
+                    cmd,
+                    format!(
+                        "invalid {what}: {w} is not a whole number ({} takes integers)",
+                        scalar.amber_name()
+                    ),
+                );
+            }
+        }
         self.literal(w, l, cmd, what, scalar)
     }
 
@@ -1096,6 +1345,23 @@ impl<'a> Parser<'a> {
         // A later BIND to the same set and binding replaces the earlier (Amber: ClearBuffers).
         if let Some(slot) = kind.slot() {
             p.bindings.retain(|b| b.kind.slot() != Some(slot));
+            if let Some(other) = p
+                .bindings
+                .iter()
+                .find(|b| b.buffer == bi && b.kind.slot().is_some())
+            {
+                // Two descriptors over the same memory: each backend gets its own copy of a
+                // binding's bytes, so the shader would not see one binding's writes through the
+                // other as a device does.
+                return unsupported(
+                    tl,
+                    C,
+                    format!(
+                        "BUFFER {name} is already bound at {}: one buffer behind two descriptors (aliased memory) is not supported",
+                        other.kind
+                    ),
+                );
+            }
         }
         p.bindings.push(Binding {
             buffer: bi,
@@ -1218,7 +1484,11 @@ impl<'a> Parser<'a> {
 
     fn run(&mut self, line: usize) -> PResult<Command> {
         const C: &str = "RUN";
-        let (name, nl) = self.word(C, "a pipeline name")?;
+        let (mut name, mut nl) = self.word(C, "a pipeline name")?;
+        if name == "TIMED_EXECUTION" {
+            // Amber times the dispatch; lockstep runs it untimed on the model and the device.
+            (name, nl) = self.word(C, "a pipeline name after TIMED_EXECUTION")?;
+        }
         let Some(pi) = self.pipeline_index(name) else {
             return err(nl, C, format!("unknown pipeline for RUN command: {name}"));
         };
@@ -1420,8 +1690,8 @@ impl<'a> Parser<'a> {
                         false
                     }
                 };
-                if v.as_f64() < 0.0 {
-                    return err(l, C, format!("TOLERANCE {w} is negative"));
+                if !(v.as_f64() >= 0.0 && v.as_f64().is_finite()) {
+                    return err(l, C, format!("TOLERANCE {w} is not a finite number ≥ 0"));
                 }
                 tolerances.push(Tolerance {
                     value: v.as_f64(),
@@ -1507,6 +1777,8 @@ enum Init {
     Fill(Literal),
     Series(Literal, Literal),
     Data(Vec<Literal>),
+    /// Raw bytes (`FILE BINARY`), whole elements.
+    Bytes(Vec<u8>),
 }
 
 /// The initial bytes of a buffer.
@@ -1565,6 +1837,10 @@ fn fill(t: &DataType, layout: Layout, elements: usize, init: &Init) -> Result<Ve
             for (i, v) in values.iter().enumerate() {
                 put(i, *v)?;
             }
+        }
+        Init::Bytes(b) => {
+            let k = b.len().min(bytes.len());
+            bytes[..k].copy_from_slice(&b[..k]);
         }
     }
     Ok(bytes)

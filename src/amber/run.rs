@@ -5,7 +5,7 @@ use super::backend::{
     Annotation, Backend, BackendError, BackendKind, Dispatch, DispatchBinding, DispatchBuffer,
 };
 use super::expect::{evaluate, Status};
-use super::parse::{parse, ParseFailure, ScriptError};
+use super::parse::{ParseFailure, ScriptError};
 use super::script::{Command, Script};
 use crate::reconverge::Mode;
 
@@ -475,8 +475,11 @@ impl FileReport {
 }
 
 /// Parses `text`; a failure is already the file's report (error or unsupported).
+///
+/// `FILE` names in the script are looked up in `file`'s folder.
 pub fn parse_file(file: &str, text: &str) -> Result<Script, Box<FileReport>> {
-    parse(text).map_err(|f| {
+    let dir = std::path::Path::new(file).parent();
+    crate::amber::parse::parse_in(text, dir).map_err(|f| {
         Box::new(match f {
             ParseFailure::Error(e) => FileReport::not_run(
                 file,

@@ -19,6 +19,8 @@ pub struct Script {
     pub device_features: Vec<Requirement>,
     /// `DEVICE_EXTENSION` lines.
     pub device_extensions: Vec<Requirement>,
+    /// `DEVICE_PROPERTY` lines (`FloatControlsProperties.shaderDenormPreserveFloat16`).
+    pub device_properties: Vec<Requirement>,
     /// `INSTANCE_EXTENSION` lines.
     pub instance_extensions: Vec<Requirement>,
     /// `SET ENGINE_DATA fence_timeout_ms N`.
@@ -43,6 +45,8 @@ pub enum ShaderFormat {
     SpirvAsm,
     /// `SPIRV-HEX` (bytes in hex, decoded here).
     SpirvHex,
+    /// `SPIRV-BIN` (a binary SPIR-V file, only with `FILE`).
+    SpirvBin,
 }
 
 impl fmt::Display for ShaderFormat {
@@ -51,6 +55,7 @@ impl fmt::Display for ShaderFormat {
             ShaderFormat::Glsl => "GLSL",
             ShaderFormat::SpirvAsm => "SPIRV-ASM",
             ShaderFormat::SpirvHex => "SPIRV-HEX",
+            ShaderFormat::SpirvBin => "SPIRV-BIN",
         })
     }
 }
@@ -141,8 +146,11 @@ pub struct Shader {
     pub format: ShaderFormat,
     /// `TARGET_ENV`, when given.
     pub target_env: Option<TargetEnv>,
-    /// The source text exactly as in the script (for every format, hex included).
+    /// The source text exactly as in the script (for every format, hex included), or as in the
+    /// file that `FILE` / `VIRTUAL_FILE` names (empty for `SPIRV-BIN`).
     pub source: String,
+    /// The file the source came from (`SHADER … FILE path`, `VIRTUAL_FILE path`), as written.
+    pub file: Option<String>,
     /// The script line of the source's first line: a compiler's line `n` is script line
     /// `source_line + n - 1`.
     pub source_line: usize,

@@ -393,7 +393,18 @@ pub enum Literal {
 impl Literal {
     /// Parses one token: `-?[0-9]+`, `0x[0-9a-fA-F]+`, or a decimal float (`1.5`, `-.5`, `2e-3`).
     /// AmberScript reads a token as a number only when it starts with a digit, `-digit` or `.digit`.
+    ///
+    /// `nan` (any case; Amber's tokenizer reads it as a number) and `inf`, `-inf` (which Amber's
+    /// tokenizer does not accept; lockstep does, for float data) are floats.
     pub fn parse(tok: &str) -> Option<Literal> {
+        if tok.eq_ignore_ascii_case("nan") {
+            return Some(Literal::Float(f64::NAN));
+        }
+        match tok.to_ascii_lowercase().as_str() {
+            "inf" | "+inf" => return Some(Literal::Float(f64::INFINITY)),
+            "-inf" => return Some(Literal::Float(f64::NEG_INFINITY)),
+            _ => {}
+        }
         let b = tok.as_bytes();
         let starts_numeric = match b {
             [c, ..] if c.is_ascii_digit() => true,

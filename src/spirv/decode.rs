@@ -491,6 +491,12 @@ impl<'m> Decoder<'m> {
                 ExecutionMode::SubgroupUniformControlFlowKHR if mode != Mode::Maximal => {
                     mode = Mode::Sucf
                 }
+                ExecutionMode::RoundingModeRTZ => {
+                    return Err(unsupported(format!(
+                        "execution mode RoundingModeRTZ {}: the model rounds to nearest even",
+                        lits.first().copied().unwrap_or(0)
+                    )))
+                }
                 ExecutionMode::DenormPreserve => {
                     if let Some(w) = lits.first() {
                         match w {
@@ -2652,14 +2658,46 @@ impl<'m> Decoder<'m> {
                     plan,
                 }));
             }
+            36 | 52 => {
+                // ModfStruct / FrexpStruct: a struct of two members of x's shape (the second an
+                // integer of its own width for FrexpStruct).
+                let x = self.value(arg_ids[0])?;
+                let (s, n) = self.sv_of(arg_ids[0])?;
+                let t = self.ty(i.result_type.unwrap_or(0))?;
+                let w1 = match self.types.get(t) {
+                    Type::Struct { members, .. } if members.len() == 2 => self
+                        .types
+                        .scalar_vector(members[1])
+                        .map(|(e, _)| e.bits() as u8)
+                        .ok_or_else(|| {
+                            SpirvError::malformed("ModfStruct/FrexpStruct member is not a scalar or vector")
+                        })?,
+                    _ => {
+                        return Err(SpirvError::malformed(
+                            "ModfStruct/FrexpStruct result is not a struct of two members",
+                        ))
+                    }
+                };
+                if x == d {
+                    return Err(SpirvError::malformed("an instruction uses its own result"));
+                }
+                return Ok(Some(Inst::Ext {
+                    f: if num == 36 { ModfStruct } else { FrexpStruct },
+                    s,
+                    w1,
+                    n,
+                    d,
+                    args: [x, 0, 0],
+                    nargs: 1,
+                    relaxed: self.has_deco(rid, Decoration::RelaxedPrecision),
+                }));
+            }
+            70 => FaceForward,
+            71 => Reflect,
+            72 => Refract,
             other => {
                 let name = [
-                    (36, "ModfStruct"),
                     (47, "IMix"),
-                    (52, "FrexpStruct"),
-                    (70, "FaceForward"),
-                    (71, "Reflect"),
-                    (72, "Refract"),
                     (76, "InterpolateAtCentroid"),
                     (77, "InterpolateAtSample"),
                     (78, "InterpolateAtOffset"),

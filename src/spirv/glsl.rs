@@ -328,6 +328,54 @@ pub fn eval(f: Ext, s: Scalar, n: u32, x: &[[u64; 16]; 3], out: &mut [u64; 16]) 
                 }
             }
         }
+        ModfStruct | FrexpStruct => {
+            for c in 0..n {
+                let v = fl(0, c);
+                if f == ModfStruct {
+                    let (frac, whole) = modf(v);
+                    out[c] = put(frac);
+                    out[n + c] = put(whole);
+                } else {
+                    let (m, e) = frexp(v);
+                    out[c] = put(m);
+                    // sign-extended; the caller masks it to the exponent's width
+                    out[n + c] = e as u64;
+                }
+            }
+        }
+        FaceForward | Reflect | Refract => {
+            // GLSL 4.60 §8.5 (GLSL.std.450 FaceForward, Reflect, Refract), in f64, rounded once.
+            let dot = |a: usize, b: usize| (0..n).map(|c| fl(a, c) * fl(b, c)).sum::<f64>();
+            match f {
+                FaceForward => {
+                    // N if dot(Nref, I) < 0, else -N
+                    let sign = if dot(2, 1) < 0.0 { 1.0 } else { -1.0 };
+                    for c in 0..n {
+                        out[c] = put(sign * fl(0, c));
+                    }
+                }
+                Reflect => {
+                    // I - 2 dot(N, I) N
+                    let d = dot(1, 0);
+                    for c in 0..n {
+                        out[c] = put(fl(0, c) - 2.0 * d * fl(1, c));
+                    }
+                }
+                _ => {
+                    // k = 1 - eta² (1 - dot(N, I)²); 0 if k < 0, else eta I - (eta dot(N, I) + √k) N
+                    let eta = fl(2, 0);
+                    let d = dot(1, 0);
+                    let k = 1.0 - eta * eta * (1.0 - d * d);
+                    for c in 0..n {
+                        out[c] = put(if k < 0.0 {
+                            0.0
+                        } else {
+                            eta * fl(0, c) - (eta * d + k.sqrt()) * fl(1, c)
+                        });
+                    }
+                }
+            }
+        }
         Cross => {
             let (a, b) = (
                 [fl(0, 0), fl(0, 1), fl(0, 2)],
@@ -484,4 +532,33 @@ mod tests {
         eval(Ext::FindSMsb, s, 1, &x, &mut out).unwrap();
         assert_eq!(out[0], 4);
     }
+}
+
+/// `modf`: the fractional and the whole part, both with the sign of `v` (GLSL.std.450 Modf);
+/// of an infinity, a zero and the infinity; of a NaN, NaN twice.
+pub fn modf(v: f64) -> (f64, f64) {
+    if v.is_infinite() {
+        return (0.0f64.copysign(v), v);
+    }
+    let whole = v.trunc();
+    ((v - whole).copysign(v), whole)
+}
+
+/// `frexp`: the significand in [0.5, 1) in magnitude and the exponent, `v = m · 2^e` (GLSL.std.450
+/// Frexp); of a zero, an infinity or a NaN, the value itself and 0.
+pub fn frexp(v: f64) -> (f64, i64) {
+    if v == 0.0 || !v.is_finite() {
+        return (v, 0);
+    }
+    let mut e = v.abs().log2().floor() as i32 + 1;
+    let mut m = v / 2f64.powi(e);
+    // log2 rounds near powers of two: normalise into [0.5, 1)
+    if m.abs() >= 1.0 {
+        m /= 2.0;
+        e += 1;
+    } else if m.abs() < 0.5 {
+        m *= 2.0;
+        e -= 1;
+    }
+    (m, e as i64)
 }

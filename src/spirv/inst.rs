@@ -262,6 +262,13 @@ pub enum Ext {
     UnpackSnorm2x16,
     PackDouble2x32,
     UnpackDouble2x32,
+    /// `ModfStruct`: the result's slots are the fraction (n) then the whole number (n)
+    ModfStruct,
+    /// `FrexpStruct`: the significand (n slots) then the exponent (n integer slots)
+    FrexpStruct,
+    FaceForward,
+    Reflect,
+    Refract,
 }
 
 impl Ext {
@@ -301,6 +308,8 @@ impl Ext {
                 | UnpackHalf2x16
                 | PackDouble2x32
                 | UnpackDouble2x32
+                | ModfStruct
+                | FrexpStruct
                 | UnpackUnorm4x8
                 | UnpackUnorm2x16
         )

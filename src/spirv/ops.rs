@@ -1190,6 +1190,15 @@ impl Wg<'_, '_> {
         if let Some(e) = failed {
             return Err(SpirvError::unsupported(e));
         }
+        if f == Ext::FrexpStruct {
+            // the exponent member: an integer of width w1
+            let n = n as usize;
+            each_lane(set, nl, |sl| {
+                for c in n..(2 * n).min(dn as usize) {
+                    self.vals[db + c * lanes + sl] &= mask(w1);
+                }
+            });
+        }
         for (sl, why) in undefined {
             let p = self.prov(Cause::Glsl { why }, loc, 0);
             self.make_dirty(d);
@@ -1233,22 +1242,11 @@ impl Wg<'_, '_> {
                 each_lane(&flow.set, nl, |s| {
                     let v = f_get(w, vals[xb + c * lanes + s]);
                     let (a, b) = if frexp {
-                        if v == 0.0 || !v.is_finite() {
-                            (v, 0u64)
-                        } else {
-                            let e = v.abs().log2().floor() as i32 + 1;
-                            let m = v / 2f64.powi(e);
-                            // normalise rounding at powers of two
-                            let (m, e) = if m.abs() >= 1.0 {
-                                (m / 2.0, e + 1)
-                            } else {
-                                (m, e)
-                            };
-                            (m, (e as i64 as u64) & 0xffff_ffff)
-                        }
+                        let (m, e) = crate::spirv::glsl::frexp(v);
+                        (m, (e as u64) & 0xffff_ffff)
                     } else {
-                        let whole = v.trunc();
-                        (v - whole, f_put(w, whole))
+                        let (frac, whole) = crate::spirv::glsl::modf(v);
+                        (frac, f_put(w, whole))
                     };
                     vals[db + c * lanes + s] = f_put(w, a);
                     second[c * lanes + s] = b;
