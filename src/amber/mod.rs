@@ -3,6 +3,8 @@
 //!
 //! - [`parse`](parse()): the reader of the compute subset, every problem a [`ScriptError`] (line,
 //!   command, rule) or [`Unsupported`] (graphics, images, OpenCL, …) — never a panic.
+//! - [`vkscript`]: Amber's older VkScript syntax (`[require]`, `[compute shader spirv]`, `[test]`)
+//!   read into the same [`Script`]; [`parse`](parse()) picks the syntax from the first line.
 //! - [`types`]: data types and their std140/std430 layout; literals encoded as bytes.
 //! - [`script`]: the parsed [`Script`] (shaders, buffers, pipelines, commands).
 //! - [`backend`]: the [`Backend`] trait a device or the model implements, one dispatch at a time.
@@ -30,6 +32,7 @@ pub mod report;
 pub mod run;
 pub mod script;
 pub mod types;
+pub mod vkscript;
 
 pub use backend::{
     Annotation, AnnotationKind, Backend, BackendError, BackendKind, Dispatch, DispatchBinding,

@@ -374,11 +374,7 @@ pub fn parse(text: &str) -> Result<Script, ParseFailure> {
 pub fn parse_in(text: &str, dir: Option<&Path>) -> Result<Script, ParseFailure> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if !text.starts_with("#!amber") {
-        return err(
-            1,
-            "#!amber",
-            "not an AmberScript file: the first line must be #!amber (VkScript is not supported)",
-        );
+        return super::vkscript::parse(text);
     }
     let mut p = Parser {
         lx: Lexer {
@@ -502,8 +498,13 @@ impl<'a> Parser<'a> {
             }
             _ => {}
         }
-        std::fs::read(&path)
-            .or_else(|e| err(line, cmd, format!("FILE {}: cannot read it: {e}", path.display())))
+        std::fs::read(&path).or_else(|e| {
+            err(
+                line,
+                cmd,
+                format!("FILE {}: cannot read it: {e}", path.display()),
+            )
+        })
     }
 
     /// The text of the file `name` (`FILE`) or of the virtual file `name` (`VIRTUAL_FILE`).
@@ -697,14 +698,21 @@ impl<'a> Parser<'a> {
             self.end_of_statement("SHADER")?;
             let (source, code) = if format == ShaderFormat::SpirvBin {
                 if kw == "VIRTUAL_FILE" {
-                    return err(vl, C, "SPIRV-BIN shaders are read from a FILE, not a VIRTUAL_FILE");
+                    return err(
+                        vl,
+                        C,
+                        "SPIRV-BIN shaders are read from a FILE, not a VIRTUAL_FILE",
+                    );
                 }
                 let bytes = self.read_file(vl, C, path)?;
                 if bytes.is_empty() || bytes.len() % 4 != 0 {
                     return err(
                         vl,
                         C,
-                        format!("FILE {path}: {} bytes is not a whole number of 32-bit SPIR-V words", bytes.len()),
+                        format!(
+                            "FILE {path}: {} bytes is not a whole number of 32-bit SPIR-V words",
+                            bytes.len()
+                        ),
                     );
                 }
                 let words = bytes
@@ -785,7 +793,8 @@ impl<'a> Parser<'a> {
         };
         self.word(C, "END")?;
         self.end_of_statement(C)?;
-        self.virtual_files.push((path.to_string(), text.to_string()));
+        self.virtual_files
+            .push((path.to_string(), text.to_string()));
         Ok(())
     }
 
@@ -841,8 +850,7 @@ impl<'a> Parser<'a> {
                                         format!("SERIES_FROM needs a scalar data type, not {t}"),
                                     );
                                 }
-                                let start =
-                                    self.fill_number(C, "SERIES_FROM value", t.scalar)?;
+                                let start = self.fill_number(C, "SERIES_FROM value", t.scalar)?;
                                 self.keyword(C, "INC_BY")?;
                                 let inc = self.fill_number(C, "INC_BY value", t.scalar)?;
                                 Init::Series(start, inc)
@@ -1844,6 +1852,11 @@ fn fill(t: &DataType, layout: Layout, elements: usize, init: &Init) -> Result<Ve
         }
     }
     Ok(bytes)
+}
+
+/// [`decode_hex`] for the VkScript reader.
+pub(crate) fn decode_hex_text(source: &str, first_line: usize) -> PResult<Vec<u32>> {
+    decode_hex(source, first_line)
 }
 
 /// Decodes `SPIRV-HEX` text: whitespace-separated bytes in hex (`0x` optional), four to a

@@ -330,6 +330,29 @@ fn exec(
                 st.bytes[*to] = st.bytes[*from].clone();
                 st.annotations[*to] = st.annotations[*from].clone();
             }
+            Command::Write {
+                buffer,
+                offset,
+                bytes,
+                ..
+            } => {
+                let r = *offset..*offset + bytes.len();
+                st.bytes[*buffer][r.clone()].copy_from_slice(bytes);
+                // What the host wrote is defined: annotations keep only the bytes outside it.
+                let old = std::mem::take(&mut st.annotations[*buffer]);
+                for a in old {
+                    if a.bytes.start < r.start {
+                        let mut x = a.clone();
+                        x.bytes.end = x.bytes.end.min(r.start);
+                        st.annotations[*buffer].push(x);
+                    }
+                    if a.bytes.end > r.end {
+                        let mut x = a;
+                        x.bytes.start = x.bytes.start.max(r.end);
+                        st.annotations[*buffer].push(x);
+                    }
+                }
+            }
             Command::Expect(e) => {
                 let (status, why) =
                     evaluate(e, st.script, &st.bytes, &st.annotations).map_err(bad_input)?;

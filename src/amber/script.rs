@@ -429,6 +429,18 @@ pub enum Command {
     },
     /// `EXPECT …`.
     Expect(Expect),
+    /// Bytes written into a buffer by the host between dispatches (VkScript's `ssbo … subdata`
+    /// and `uniform` after a `compute`).
+    Write {
+        /// Its line.
+        line: usize,
+        /// Index into [`Script::buffers`].
+        buffer: usize,
+        /// Byte offset.
+        offset: usize,
+        /// The bytes.
+        bytes: Vec<u8>,
+    },
     /// `REPEAT N … END`.
     Repeat {
         /// Its line.

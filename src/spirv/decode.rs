@@ -2670,7 +2670,9 @@ impl<'m> Decoder<'m> {
                         .scalar_vector(members[1])
                         .map(|(e, _)| e.bits() as u8)
                         .ok_or_else(|| {
-                            SpirvError::malformed("ModfStruct/FrexpStruct member is not a scalar or vector")
+                            SpirvError::malformed(
+                                "ModfStruct/FrexpStruct member is not a scalar or vector",
+                            )
                         })?,
                     _ => {
                         return Err(SpirvError::malformed(

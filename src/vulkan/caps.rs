@@ -264,21 +264,66 @@ impl Capabilities {
             buffer_int64_atomics: f.shader_buffer_int64_atomics,
             shared_int64_atomics: f.shader_shared_int64_atomics,
             float_controls: [
-                ("shaderSignedZeroInfNanPreserveFloat16", p.shader_signed_zero_inf_nan_preserve_float16),
-                ("shaderSignedZeroInfNanPreserveFloat32", p.shader_signed_zero_inf_nan_preserve_float32),
-                ("shaderSignedZeroInfNanPreserveFloat64", p.shader_signed_zero_inf_nan_preserve_float64),
-                ("shaderDenormPreserveFloat16", p.shader_denorm_preserve_float16),
-                ("shaderDenormPreserveFloat32", p.shader_denorm_preserve_float32),
-                ("shaderDenormPreserveFloat64", p.shader_denorm_preserve_float64),
-                ("shaderDenormFlushToZeroFloat16", p.shader_denorm_flush_to_zero_float16),
-                ("shaderDenormFlushToZeroFloat32", p.shader_denorm_flush_to_zero_float32),
-                ("shaderDenormFlushToZeroFloat64", p.shader_denorm_flush_to_zero_float64),
-                ("shaderRoundingModeRTEFloat16", p.shader_rounding_mode_rte_float16),
-                ("shaderRoundingModeRTEFloat32", p.shader_rounding_mode_rte_float32),
-                ("shaderRoundingModeRTEFloat64", p.shader_rounding_mode_rte_float64),
-                ("shaderRoundingModeRTZFloat16", p.shader_rounding_mode_rtz_float16),
-                ("shaderRoundingModeRTZFloat32", p.shader_rounding_mode_rtz_float32),
-                ("shaderRoundingModeRTZFloat64", p.shader_rounding_mode_rtz_float64),
+                (
+                    "shaderSignedZeroInfNanPreserveFloat16",
+                    p.shader_signed_zero_inf_nan_preserve_float16,
+                ),
+                (
+                    "shaderSignedZeroInfNanPreserveFloat32",
+                    p.shader_signed_zero_inf_nan_preserve_float32,
+                ),
+                (
+                    "shaderSignedZeroInfNanPreserveFloat64",
+                    p.shader_signed_zero_inf_nan_preserve_float64,
+                ),
+                (
+                    "shaderDenormPreserveFloat16",
+                    p.shader_denorm_preserve_float16,
+                ),
+                (
+                    "shaderDenormPreserveFloat32",
+                    p.shader_denorm_preserve_float32,
+                ),
+                (
+                    "shaderDenormPreserveFloat64",
+                    p.shader_denorm_preserve_float64,
+                ),
+                (
+                    "shaderDenormFlushToZeroFloat16",
+                    p.shader_denorm_flush_to_zero_float16,
+                ),
+                (
+                    "shaderDenormFlushToZeroFloat32",
+                    p.shader_denorm_flush_to_zero_float32,
+                ),
+                (
+                    "shaderDenormFlushToZeroFloat64",
+                    p.shader_denorm_flush_to_zero_float64,
+                ),
+                (
+                    "shaderRoundingModeRTEFloat16",
+                    p.shader_rounding_mode_rte_float16,
+                ),
+                (
+                    "shaderRoundingModeRTEFloat32",
+                    p.shader_rounding_mode_rte_float32,
+                ),
+                (
+                    "shaderRoundingModeRTEFloat64",
+                    p.shader_rounding_mode_rte_float64,
+                ),
+                (
+                    "shaderRoundingModeRTZFloat16",
+                    p.shader_rounding_mode_rtz_float16,
+                ),
+                (
+                    "shaderRoundingModeRTZFloat32",
+                    p.shader_rounding_mode_rtz_float32,
+                ),
+                (
+                    "shaderRoundingModeRTZFloat64",
+                    p.shader_rounding_mode_rtz_float64,
+                ),
             ]
             .into_iter()
             .filter(|(_, on)| on.unwrap_or(false))

@@ -358,20 +358,105 @@ fn reembed_sources(words: &[u32], texts: &[(String, String)]) -> Vec<u32> {
 /// ```
 pub fn assemble_spirv(text: &str, vulkan: VulkanVersion) -> Result<Vec<u32>, String> {
     no_nul("the assembly", text)?;
-    let mut o = shaderc::CompileOptions::new().ok_or("shaderc options unavailable")?;
-    let (env, spv) = vulkan.shaderc();
-    o.set_target_env(shaderc::TargetEnv::Vulkan, env as u32);
-    o.set_target_spirv(spv);
-    let mut words = with_compiler(|c| {
-        c.assemble(text, Some(&o))
-            .map(|a| a.as_binary().to_vec())
-            .map_err(|e| e.to_string())
-    })
-    .unwrap_or_else(|| Err("shaderc compiler unavailable".into()))?;
-    // shaderc's assembler writes version 1.0 whatever the target: the header gets the target's.
-    if let Some(v) = words.get_mut(1) {
-        let (major, minor) = vulkan.spirv();
-        *v = (major as u32) << 16 | (minor as u32) << 8;
+    // SPIRV-Tools' assembler for the target's environment (linked already, under shaderc): the
+    // grammar of that SPIR-V version, so that operands a later version added (`MaxIterations`,
+    // `OpPtrEqual`) assemble where the target has them. shaderc's own `assemble` reads every
+    // module as SPIR-V 1.0.
+    let env_name = match vulkan {
+        VulkanVersion::V1_1 => c"vulkan1.1",
+        VulkanVersion::V1_2 => c"vulkan1.2",
+        VulkanVersion::V1_3 => c"vulkan1.3",
+    };
+    spirv_tools::assemble(env_name, text)
+}
+
+/// The SPIRV-Tools C API (`spirv-tools/libspirv.h`), the four calls the assembler needs.
+mod spirv_tools {
+    use std::ffi::{c_char, c_int, c_void, CStr};
+
+    #[repr(C)]
+    struct Binary {
+        code: *mut u32,
+        word_count: usize,
     }
-    Ok(words)
+
+    #[repr(C)]
+    struct Position {
+        line: usize,
+        column: usize,
+        index: usize,
+    }
+
+    #[repr(C)]
+    struct Diagnostic {
+        position: Position,
+        error: *mut c_char,
+        is_text_source: bool,
+    }
+
+    extern "C" {
+        fn spvParseTargetEnv(s: *const c_char, env: *mut c_int) -> bool;
+        fn spvContextCreate(env: c_int) -> *mut c_void;
+        fn spvContextDestroy(context: *mut c_void);
+        fn spvTextToBinary(
+            context: *const c_void,
+            text: *const c_char,
+            length: usize,
+            binary: *mut *mut Binary,
+            diagnostic: *mut *mut Diagnostic,
+        ) -> c_int;
+        fn spvBinaryDestroy(binary: *mut Binary);
+        fn spvDiagnosticDestroy(diagnostic: *mut Diagnostic);
+    }
+
+    /// Assembles `text` for the environment named `env` (`vulkan1.2`): the words, or
+    /// `invalid assembly: LINE:COLUMN: message`.
+    pub(super) fn assemble(env: &CStr, text: &str) -> Result<Vec<u32>, String> {
+        let mut e: c_int = 0;
+        // SAFETY: `env` is a NUL-terminated string and `e` a valid out pointer; every object
+        // SPIRV-Tools returns is read while alive and destroyed once, by its own destroy call.
+        unsafe {
+            if !spvParseTargetEnv(env.as_ptr(), &mut e) {
+                return Err(format!("SPIRV-Tools does not know the environment {env:?}"));
+            }
+            let ctx = spvContextCreate(e);
+            if ctx.is_null() {
+                return Err("SPIRV-Tools could not create a context".into());
+            }
+            let mut bin: *mut Binary = std::ptr::null_mut();
+            let mut diag: *mut Diagnostic = std::ptr::null_mut();
+            let rc = spvTextToBinary(
+                ctx,
+                text.as_ptr() as *const c_char,
+                text.len(),
+                &mut bin,
+                &mut diag,
+            );
+            let out = if rc == 0 && !bin.is_null() {
+                Ok(std::slice::from_raw_parts((*bin).code, (*bin).word_count).to_vec())
+            } else if !diag.is_null() {
+                let d = &*diag;
+                let msg = if d.error.is_null() {
+                    "unknown error".to_string()
+                } else {
+                    CStr::from_ptr(d.error).to_string_lossy().into_owned()
+                };
+                Err(format!(
+                    "invalid assembly: {}:{}: {msg}",
+                    d.position.line + 1,
+                    d.position.column + 1
+                ))
+            } else {
+                Err(format!("invalid assembly: SPIRV-Tools returned {rc}"))
+            };
+            if !bin.is_null() {
+                spvBinaryDestroy(bin);
+            }
+            if !diag.is_null() {
+                spvDiagnosticDestroy(diag);
+            }
+            spvContextDestroy(ctx);
+            out
+        }
+    }
 }
