@@ -248,8 +248,6 @@ impl<'m> Decoder<'m> {
                         | C::Addresses
                         | C::Linkage
                         | C::PhysicalStorageBufferAddresses
-                        | C::VariablePointers
-                        | C::VariablePointersStorageBuffer
                 ) {
                     return Err(unsupported(format!("capability {cap:?}")));
                 }
@@ -842,11 +840,15 @@ impl<'m> Decoder<'m> {
             SOp::ConstantNull | SOp::Undef => {
                 let t = self.ty(i.result_type.unwrap_or(0))?;
                 let n = self.types.slots(t)?;
+                let null = match self.types.get(t) {
+                    Type::Pointer { .. } => crate::spirv::memory::NULL,
+                    _ => 0,
+                };
                 self.ids.insert(
                     rid,
                     Id::Const(ConstVal {
                         ty: t,
-                        bits: vec![0; n as usize],
+                        bits: vec![null; n as usize],
                         undef: vec![op == SOp::Undef; n as usize],
                     }),
                 );
@@ -1695,6 +1697,29 @@ impl<'m> Decoder<'m> {
         }
     }
 
+    /// The element stride of pointer `id` for OpPtrAccessChain and OpPtrDiff: its pointer type's
+    /// ArrayStride, else its pointee's size rounded up to the pointee's alignment.
+    ///
+    /// Only explicitly laid out storage classes take the decoration: Function, Private and
+    /// Workgroup memory have none (SPV_KHR_workgroup_memory_explicit_layout lays out only
+    /// Block-decorated Workgroup variables, which a pointer does not tell), and a stride decorated
+    /// there is ignored (the Vulkan CTS's `ptr_access_chain/workgroup_bad_stride`: "This
+    /// decoration should be ignored").
+    fn ptr_stride(&self, id: u32, pointee: TypeId, m: MatrixLayout) -> Result<u32, SpirvError> {
+        let (_, _, storage) = self.pointee(id)?;
+        let explicit = !matches!(
+            storage,
+            Storage::Function | Storage::Private | Storage::Workgroup
+        );
+        if let (true, Some((t, _))) = (explicit, self.defs.get(&id)) {
+            if let Some(s) = self.deco_lit(*t, Decoration::ArrayStride) {
+                return Ok(s);
+            }
+        }
+        let (size, align) = self.types.size_align(pointee, m)?;
+        Ok(size.div_ceil(align.max(1)) * align.max(1))
+    }
+
     /// The pointee type of a pointer operand (and its matrix layout context).
     fn pointee(&self, id: u32) -> Result<(TypeId, MatrixLayout, Storage), SpirvError> {
         let m = self.ptr_layout.get(&id).copied().unwrap_or_default();
@@ -2227,11 +2252,6 @@ impl<'m> Decoder<'m> {
                 let plan = self.plan(t, m)?;
                 let (d, ptr) = (self.reg(rid)?, self.value(pid)?);
                 check_ssa!(d, ptr);
-                if matches!(self.types.get(t), Type::Pointer { .. }) {
-                    return Err(unsupported(
-                        "loading a pointer from memory (variable pointers)",
-                    ));
-                }
                 Some(Inst::Load { d, ptr, plan })
             }
             SOp::Store => {
@@ -2264,11 +2284,32 @@ impl<'m> Decoder<'m> {
                     tmp,
                 })
             }
-            SOp::AccessChain | SOp::InBoundsAccessChain => {
+            SOp::AccessChain
+            | SOp::InBoundsAccessChain
+            | SOp::PtrAccessChain
+            | SOp::InBoundsPtrAccessChain => {
                 let base_id = id_at(i, 0)?;
                 let (mut t, mut m, _) = self.pointee(base_id)?;
                 let mut steps = Vec::new();
-                for k in 1..i.operands.len() {
+                let ptr_chain = matches!(op, SOp::PtrAccessChain | SOp::InBoundsPtrAccessChain);
+                if ptr_chain {
+                    // OpPtrAccessChain: Element steps the base pointer through the array it
+                    // points into, by the ArrayStride of its pointer type (or, without one, the
+                    // pointee's size rounded to its alignment: the array's stride in a layout
+                    // the module does not spell out).
+                    let el_id = id_at(i, 1)?;
+                    let stride = self.ptr_stride(base_id, t, m)?;
+                    let (isc, _) = self.sv_of(el_id)?;
+                    steps.push(Step::Dyn {
+                        index: self.value(el_id)?,
+                        width: isc.bits() as u8,
+                        signed: matches!(isc, Scalar::Int { signed: true, .. }),
+                        stride,
+                        len: None,
+                        elem: true,
+                    });
+                }
+                for k in (1 + ptr_chain as usize)..i.operands.len() {
                     let idx_id = id_at(i, k)?;
                     let konst = match self.ids.get(&idx_id) {
                         Some(Id::Const(c)) if !c.any_undef() => Some(c.bits[0]),
@@ -2308,6 +2349,7 @@ impl<'m> Decoder<'m> {
                                     signed: matches!(isc, Scalar::Int { signed: true, .. }),
                                     stride,
                                     len,
+                                    elem: false,
                                 }),
                             }
                             t = et;
@@ -2332,8 +2374,30 @@ impl<'m> Decoder<'m> {
                     steps: folded.into_boxed_slice(),
                 })
             }
-            SOp::PtrAccessChain | SOp::InBoundsPtrAccessChain => {
-                return Err(unsupported("OpPtrAccessChain (pointer arithmetic)"))
+            SOp::PtrEqual | SOp::PtrNotEqual => {
+                let (d, a, b) = (self.reg(rid)?, self.arg(i, 0)?, self.arg(i, 1)?);
+                check_ssa!(d, a, b);
+                Some(Inst::PtrCmp {
+                    d,
+                    a,
+                    b,
+                    ne: op == SOp::PtrNotEqual,
+                })
+            }
+            SOp::PtrDiff => {
+                let (d, a, b) = (self.reg(rid)?, self.arg(i, 0)?, self.arg(i, 1)?);
+                check_ssa!(d, a, b);
+                let pa = id_at(i, 0)?;
+                let (t, m, _) = self.pointee(pa)?;
+                let stride = self.ptr_stride(pa, t, m)?;
+                let (s, _) = self.result_sv(i)?;
+                Some(Inst::PtrDiff {
+                    d,
+                    a,
+                    b,
+                    stride,
+                    w: s.bits() as u8,
+                })
             }
             SOp::ArrayLength => {
                 let pid = id_at(i, 0)?;

@@ -334,6 +334,9 @@ pub enum Step {
         stride: u32,
         /// number of elements (None for a runtime array: checked against the object's size)
         len: Option<u32>,
+        /// an OpPtrAccessChain `Element`, which may step backwards (a negative index is not out
+        /// of bounds by itself; the resulting offset is checked where it is used)
+        elem: bool,
     },
 }
 
@@ -436,6 +439,21 @@ pub enum Inst {
         a: Reg,
     },
     /// `d = c ? a : b`; a scalar condition selects whole values of `n` slots, a vector one per slot
+    /// `OpPtrEqual` / `OpPtrNotEqual` (`ne`): the same object and byte
+    PtrCmp {
+        d: Reg,
+        a: Reg,
+        b: Reg,
+        ne: bool,
+    },
+    /// `OpPtrDiff`: (a − b) in elements of `stride` bytes, a `w`-bit integer
+    PtrDiff {
+        d: Reg,
+        a: Reg,
+        b: Reg,
+        stride: u32,
+        w: u8,
+    },
     Select {
         n: u32,
         d: Reg,

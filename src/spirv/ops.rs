@@ -7,6 +7,7 @@ use crate::reconverge::Flow;
 use crate::spirv::error::SpirvError;
 use crate::spirv::exec::{each_lane, Wg, INEXACT_BIT};
 use crate::spirv::inst::*;
+use crate::spirv::memory::{ptr_obj, ptr_off, OOB};
 use crate::spirv::prov::{combine, Cause, INEXACT, PROV};
 use crate::spirv::scalar::{self, f_get, f_put, mask, sext, ScalarUndef};
 use crate::spirv::types::Scalar;
@@ -199,6 +200,28 @@ impl Wg<'_, '_> {
                 self.map1(set, *n, *d, *a, 0, loc, |x| Ok((x == 0) as u64));
             }
             Inst::AnyAll { all, n, d, a } => self.any_all(set, *all, *n, *d, *a),
+            Inst::PtrCmp { d, a, b, ne } => {
+                let ne = *ne;
+                self.map2(set, 1, *d, *a, *b, 0, loc, move |x, y| {
+                    Ok(((x & !OOB == y & !OOB) != ne) as u64)
+                });
+            }
+            Inst::PtrDiff {
+                d,
+                a,
+                b,
+                stride,
+                w,
+            } => {
+                let (stride, w) = (*stride as i64, *w);
+                self.map2(set, 1, *d, *a, *b, 0, loc, move |x, y| {
+                    if ptr_obj(x) != ptr_obj(y) || (x | y) & OOB != 0 {
+                        return Err(ScalarUndef::PointersApart);
+                    }
+                    let diff = ptr_off(x) as i64 - ptr_off(y) as i64;
+                    Ok((diff / stride.max(1)) as u64 & mask(w))
+                });
+            }
             Inst::Select {
                 n,
                 d,
@@ -1297,6 +1320,7 @@ impl Wg<'_, '_> {
                         signed,
                         stride,
                         len,
+                        elem,
                         ..
                     } => {
                         let (row, dt) = rows[k];
@@ -1309,7 +1333,7 @@ impl Wg<'_, '_> {
                         if dt {
                             t = combine(t, taint[row + s]);
                         }
-                        if i < 0 || len.is_some_and(|l| i as u64 >= l as u64) {
+                        if (i < 0 && !*elem) || len.is_some_and(|l| i as u64 >= l as u64) {
                             oob = crate::spirv::memory::OOB;
                         }
                         off = off.wrapping_add((i as u64).wrapping_mul(*stride as u64));

@@ -33,6 +33,8 @@ pub enum ScalarUndef {
     ConversionOutOfRange,
     /// a bit-field offset + count beyond the width
     BitFieldOutOfRange,
+    /// `OpPtrDiff` of pointers into different objects
+    PointersApart,
 }
 
 impl std::fmt::Display for ScalarUndef {
@@ -47,6 +49,9 @@ impl std::fmt::Display for ScalarUndef {
                 f.write_str("float to integer conversion of a value the integer type cannot hold")
             }
             ScalarUndef::BitFieldOutOfRange => f.write_str("bit field offset + count > bit width"),
+            ScalarUndef::PointersApart => f.write_str(
+                "OpPtrDiff of pointers into different objects (SPIR-V: both must point into the same array)",
+            ),
         }
     }
 }

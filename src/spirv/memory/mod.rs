@@ -34,6 +34,10 @@ pub use race::{Hits, Kind, Shadow};
 /// Set in a pointer built from an out-of-bounds index.
 pub const OOB: u64 = 1 << 63;
 
+/// The null pointer (`OpConstantNull` of a pointer type, variable pointers): out of bounds of
+/// every object, equal only to itself.
+pub const NULL: u64 = OOB | u32::MAX as u64;
+
 /// A pointer to byte `offset` of object `obj`.
 #[inline(always)]
 pub fn pointer(obj: u32, offset: u32) -> u64 {
