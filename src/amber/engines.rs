@@ -117,10 +117,33 @@ impl Backend for ModelBackend {
 
     fn requirements(&self, script: &Script) -> Result<(), Unsupported> {
         // The model has every feature and extension a compute script can ask for except those
-        // outside the interpreter's subset, which the dispatch reports. Of the float controls it
-        // computes correctly rounded to nearest even, keeps signed zeros, infinities, NaNs and
-        // denormals (a denormal result is inexact where flushing is allowed): it lacks the
-        // round-towards-zero mode.
+        // outside the interpreter's subset, listed here or reported by the dispatch. Of the float
+        // controls it computes correctly rounded to nearest even, keeps signed zeros, infinities,
+        // NaNs and denormals (a denormal result is inexact where flushing is allowed): it lacks
+        // the round-towards-zero mode.
+        for f in &script.device_features {
+            let lacks = match f.name.rsplit('.').next().unwrap_or(&f.name) {
+                "bufferDeviceAddress" => {
+                    Some("physical storage buffer pointers are not interpreted")
+                }
+                "cooperativeMatrix" => Some("cooperative matrices are not modelled"),
+                "longVector" => {
+                    Some("vectors of more than 4 components (SPV_EXT_long_vector) are not modelled")
+                }
+                "rayTracingPipeline" | "accelerationStructure" => {
+                    Some("ray tracing is not compute")
+                }
+                _ => None,
+            };
+            if let Some(why) = lacks {
+                return Err(Unsupported {
+                    line: Some(f.line),
+                    command: "DEVICE_FEATURE".into(),
+                    reason: format!("the model lacks {}: {why}", f.name),
+                    graphics: false,
+                });
+            }
+        }
         for p in &script.device_properties {
             if p.name.contains("RoundingModeRTZ") {
                 return Err(Unsupported {
@@ -405,6 +428,12 @@ fn has_feature(caps: &crate::vulkan::Capabilities, name: &str) -> Option<bool> {
         "storageBuffer16BitAccess" => caps.storage_buffer_16bit,
         "uniformAndStorageBuffer16BitAccess" => caps.uniform_and_storage_buffer_16bit,
         "storagePushConstant16" => caps.storage_push_constant_16bit,
+        "variablePointers" => caps.variable_pointers,
+        "variablePointersStorageBuffer" => caps.variable_pointers_storage_buffer,
+        "workgroupMemoryExplicitLayout" => caps.workgroup_memory_explicit_layout,
+        "workgroupMemoryExplicitLayout8BitAccess" => caps.workgroup_memory_explicit_layout_8bit,
+        "workgroupMemoryExplicitLayout16BitAccess" => caps.workgroup_memory_explicit_layout_16bit,
+        "shaderZeroInitializeWorkgroupMemory" => caps.zero_initialize_workgroup_memory,
         "vulkanMemoryModel" => caps.vulkan_memory_model,
         "vulkanMemoryModelDeviceScope" => caps.vulkan_memory_model_device_scope,
         "shaderBufferInt64Atomics" => caps.buffer_int64_atomics,

@@ -191,6 +191,16 @@ pub const KNOWN_FEATURES: &[&str] = &[
     "SubgroupSupportedStages.fragment",
     "SubgroupSupportedStages.compute",
     "ShaderSubgroupExtendedTypesFeatures.shaderSubgroupExtendedTypes",
+    "VulkanMemoryModelFeatures.vulkanMemoryModel",
+    "VulkanMemoryModelFeatures.vulkanMemoryModelDeviceScope",
+    "ZeroInitializeWorkgroupMemoryFeatures.shaderZeroInitializeWorkgroupMemory",
+    "IndexTypeUint8Features.indexTypeUint8",
+    "DepthClampZeroOneFeatures.depthClampZeroOne",
+    "BufferDeviceAddressFeatures.bufferDeviceAddress",
+    "CooperativeMatrixFeaturesKHR.cooperativeMatrix",
+    "RayTracingPipelineFeaturesKHR.rayTracingPipeline",
+    "AccelerationStructureFeaturesKHR.accelerationStructure",
+    "ShaderLongVectorFeaturesEXT.longVector",
 ];
 
 /// Properties AmberScript's `DEVICE_PROPERTY` knows (google/amber src/script.cc,

@@ -173,6 +173,7 @@ impl<'m> Decoder<'m> {
         self.annotations()?;
         let (entry_id, entry_name, interface) = self.entry_point()?;
         self.globals()?;
+        self.alias_workgroup_blocks();
         let funcs = self.functions(entry_id)?;
         let entry = match self.ids.get(&entry_id) {
             Some(Id::Func(f)) => *f,
@@ -244,10 +245,7 @@ impl<'m> Decoder<'m> {
                 use spirv::Capability as C;
                 if matches!(
                     cap,
-                    C::Kernel
-                        | C::Addresses
-                        | C::Linkage
-                        | C::PhysicalStorageBufferAddresses
+                    C::Kernel | C::Addresses | C::Linkage | C::PhysicalStorageBufferAddresses
                 ) {
                     return Err(unsupported(format!("capability {cap:?}")));
                 }
@@ -615,6 +613,63 @@ impl<'m> Decoder<'m> {
                 "expected a scalar or vector type, found {other:?}"
             ))),
         }
+    }
+
+    /// SPV_KHR_workgroup_memory_explicit_layout: the Workgroup variables decorated Block (with
+    /// WorkgroupMemoryExplicitLayoutKHR) alias each other — one region at the start of shared
+    /// memory, as large as the largest, its definedness kept per unit of the smallest scalar any
+    /// of them holds. A store through one is a store to what the others read.
+    fn alias_workgroup_blocks(&mut self) {
+        let explicit = self.m.capabilities.iter().any(|c| {
+            matches!(
+                c.operands.first(),
+                Some(Operand::Capability(
+                    spirv::Capability::WorkgroupMemoryExplicitLayoutKHR
+                ))
+            )
+        });
+        if !explicit {
+            return;
+        }
+        let blocks: Vec<usize> = (0..self.objects.len())
+            .filter(|&i| {
+                let o = &self.objects[i];
+                o.storage == Storage::Workgroup && self.has_deco_type(o.ty, Decoration::Block)
+            })
+            .collect();
+        if blocks.len() < 2 {
+            return;
+        }
+        let words = blocks
+            .iter()
+            .map(|&i| self.objects[i].words)
+            .max()
+            .unwrap_or(0);
+        let unit = blocks
+            .iter()
+            .map(|&i| self.objects[i].unit)
+            .min()
+            .unwrap_or(4);
+        // Every other Workgroup variable moves up behind the region.
+        let (mut next_word, mut next_unit) = (words, words * 4 / unit);
+        for (i, o) in self.objects.iter_mut().enumerate() {
+            if o.storage != Storage::Workgroup || blocks.contains(&i) {
+                continue;
+            }
+            o.base = next_word;
+            o.tbase = next_unit;
+            next_word += o.words;
+            next_unit += o.words * 4 / o.unit;
+        }
+        for &i in &blocks {
+            let o = &mut self.objects[i];
+            o.base = 0;
+            o.tbase = 0;
+            o.words = words;
+            o.unit = unit;
+        }
+        self.shared_words = next_word;
+        self.shared_units = next_unit;
     }
 
     fn globals(&mut self) -> Result<(), SpirvError> {

@@ -900,6 +900,16 @@ impl<'d, 'k> Wg<'d, 'k> {
                     self.smem[a..b].fill(0);
                     let (ta, tb) = (o.tbase as usize, (o.tbase + o.words * 4 / o.unit) as usize);
                     self.staint[ta..tb].fill(u);
+                }
+                Storage::Input => self.fill_builtin(i as ObjectId)?,
+                _ => {}
+            }
+        }
+        // Workgroup initializers after every variable's "never written" (aliased Block variables
+        // share memory: one's initializer must not be undone by another's reset).
+        for (i, o) in k.objects.iter().enumerate() {
+            match o.storage {
+                Storage::Workgroup => {
                     if let Some(init) = o.init {
                         // A Workgroup initializer (VK_KHR_zero_initialize_workgroup_memory).
                         let plan = crate::spirv::types::Types::slot_layout(
@@ -922,7 +932,6 @@ impl<'d, 'k> Wg<'d, 'k> {
                         }
                     }
                 }
-                Storage::Input => self.fill_builtin(i as ObjectId)?,
                 _ => {}
             }
         }

@@ -206,13 +206,7 @@ impl Wg<'_, '_> {
                     Ok(((x & !OOB == y & !OOB) != ne) as u64)
                 });
             }
-            Inst::PtrDiff {
-                d,
-                a,
-                b,
-                stride,
-                w,
-            } => {
+            Inst::PtrDiff { d, a, b, stride, w } => {
                 let (stride, w) = (*stride as i64, *w);
                 self.map2(set, 1, *d, *a, *b, 0, loc, move |x, y| {
                     if ptr_obj(x) != ptr_obj(y) || (x | y) & OOB != 0 {

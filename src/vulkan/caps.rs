@@ -120,6 +120,18 @@ pub struct Capabilities {
     pub buffer_int64_atomics: bool,
     /// shaderSharedInt64Atomics
     pub shared_int64_atomics: bool,
+    /// variablePointersStorageBuffer (VK_KHR_variable_pointers)
+    pub variable_pointers_storage_buffer: bool,
+    /// variablePointers
+    pub variable_pointers: bool,
+    /// workgroupMemoryExplicitLayout (VK_KHR_workgroup_memory_explicit_layout)
+    pub workgroup_memory_explicit_layout: bool,
+    /// workgroupMemoryExplicitLayout8BitAccess
+    pub workgroup_memory_explicit_layout_8bit: bool,
+    /// workgroupMemoryExplicitLayout16BitAccess
+    pub workgroup_memory_explicit_layout_16bit: bool,
+    /// shaderZeroInitializeWorkgroupMemory (VK_KHR_zero_initialize_workgroup_memory)
+    pub zero_initialize_workgroup_memory: bool,
     /// The VkPhysicalDeviceFloatControlsProperties members that are true, by their Vulkan names
     /// (`shaderDenormPreserveFloat16`, …)
     pub float_controls: Vec<&'static str>,
@@ -263,6 +275,15 @@ impl Capabilities {
             vulkan_memory_model_device_scope: f.vulkan_memory_model_device_scope,
             buffer_int64_atomics: f.shader_buffer_int64_atomics,
             shared_int64_atomics: f.shader_shared_int64_atomics,
+            variable_pointers_storage_buffer: f.variable_pointers_storage_buffer,
+            variable_pointers: f.variable_pointers,
+            workgroup_memory_explicit_layout: e.khr_workgroup_memory_explicit_layout
+                && f.workgroup_memory_explicit_layout,
+            workgroup_memory_explicit_layout_8bit: e.khr_workgroup_memory_explicit_layout
+                && f.workgroup_memory_explicit_layout8_bit_access,
+            workgroup_memory_explicit_layout_16bit: e.khr_workgroup_memory_explicit_layout
+                && f.workgroup_memory_explicit_layout16_bit_access,
+            zero_initialize_workgroup_memory: f.shader_zero_initialize_workgroup_memory,
             float_controls: [
                 (
                     "shaderSignedZeroInfNanPreserveFloat16",

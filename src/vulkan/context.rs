@@ -187,6 +187,11 @@ impl Context {
             khr_vulkan_memory_model: true,
             khr_shader_atomic_int64: true,
             nv_shader_subgroup_partitioned: true,
+            khr_variable_pointers: true,
+            khr_workgroup_memory_explicit_layout: true,
+            khr_zero_initialize_workgroup_memory: true,
+            khr_spirv_1_4: true,
+            khr_shader_float_controls: true,
             ..DeviceExtensions::empty()
         };
         let mut ext = want_ext.intersection(pd.supported_extensions());
@@ -195,7 +200,12 @@ impl Context {
         if v >= vulkano::Version::V1_3 {
             ext.ext_subgroup_size_control = false;
         }
+        if v >= vulkano::Version::V1_3 {
+            ext.khr_zero_initialize_workgroup_memory = false;
+        }
         if v >= vulkano::Version::V1_2 {
+            ext.khr_spirv_1_4 = false;
+            ext.khr_shader_float_controls = false;
             ext.khr_shader_subgroup_extended_types = false;
             ext.khr_shader_float16_int8 = false;
             ext.khr_8bit_storage = false;
@@ -203,6 +213,7 @@ impl Context {
             ext.khr_shader_atomic_int64 = false;
         }
         if v >= vulkano::Version::V1_1 {
+            ext.khr_variable_pointers = false;
             ext.khr_16bit_storage = false;
             ext.khr_storage_buffer_storage_class = false;
         }
@@ -230,6 +241,13 @@ impl Context {
             shader_maximal_reconvergence: true,
             shader_subgroup_uniform_control_flow: true,
             subgroup_broadcast_dynamic_id: true,
+            variable_pointers: true,
+            variable_pointers_storage_buffer: true,
+            workgroup_memory_explicit_layout: true,
+            workgroup_memory_explicit_layout_scalar_block_layout: true,
+            workgroup_memory_explicit_layout8_bit_access: true,
+            workgroup_memory_explicit_layout16_bit_access: true,
+            shader_zero_initialize_workgroup_memory: true,
             ..DeviceFeatures::empty()
         };
         let mut feat = want_feat.intersection(pd.supported_features());
@@ -239,6 +257,15 @@ impl Context {
         }
         if !ext.khr_shader_maximal_reconvergence {
             feat.shader_maximal_reconvergence = false;
+        }
+        if !ext.khr_workgroup_memory_explicit_layout {
+            feat.workgroup_memory_explicit_layout = false;
+            feat.workgroup_memory_explicit_layout_scalar_block_layout = false;
+            feat.workgroup_memory_explicit_layout8_bit_access = false;
+            feat.workgroup_memory_explicit_layout16_bit_access = false;
+        }
+        if !ext.khr_zero_initialize_workgroup_memory && v < vulkano::Version::V1_3 {
+            feat.shader_zero_initialize_workgroup_memory = false;
         }
         if !ext.khr_shader_subgroup_uniform_control_flow {
             feat.shader_subgroup_uniform_control_flow = false;

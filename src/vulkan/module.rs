@@ -172,6 +172,11 @@ fn capability_need(
         Capability::StoragePushConstant16 => (caps.storage_push_constant_16bit, "storagePushConstant16 (VK_KHR_16bit_storage)"),
         Capability::VulkanMemoryModel => (caps.vulkan_memory_model, "vulkanMemoryModel (VK_KHR_vulkan_memory_model)"),
         Capability::VulkanMemoryModelDeviceScope => (caps.vulkan_memory_model_device_scope, "vulkanMemoryModelDeviceScope (VK_KHR_vulkan_memory_model)"),
+        Capability::VariablePointersStorageBuffer => (caps.variable_pointers_storage_buffer, "variablePointersStorageBuffer (VK_KHR_variable_pointers)"),
+        Capability::VariablePointers => (caps.variable_pointers, "variablePointers (VK_KHR_variable_pointers)"),
+        Capability::WorkgroupMemoryExplicitLayoutKHR => (caps.workgroup_memory_explicit_layout, "workgroupMemoryExplicitLayout (VK_KHR_workgroup_memory_explicit_layout)"),
+        Capability::WorkgroupMemoryExplicitLayout8BitAccessKHR => (caps.workgroup_memory_explicit_layout_8bit, "workgroupMemoryExplicitLayout8BitAccess (VK_KHR_workgroup_memory_explicit_layout)"),
+        Capability::WorkgroupMemoryExplicitLayout16BitAccessKHR => (caps.workgroup_memory_explicit_layout_16bit, "workgroupMemoryExplicitLayout16BitAccess (VK_KHR_workgroup_memory_explicit_layout)"),
         Capability::Int64Atomics => (
             caps.buffer_int64_atomics || caps.shared_int64_atomics,
             "shaderBufferInt64Atomics or shaderSharedInt64Atomics (VK_KHR_shader_atomic_int64)",
