@@ -569,7 +569,23 @@ impl Backend for DeviceBackend {
                 };
                 (s.id, c)
             })
-            .collect();
+            .collect::<Vec<_>>();
+        // A buffer shorter than its block (Amber sizes a buffer by the data a script writes,
+        // VkScript's `uniform ubo 0:0 int 16 1` makes 20 bytes for a 32-byte block) is bound
+        // zero-padded to the block's size and read back at its own size: the shader's accesses
+        // past the script's bytes are the model's out-of-bounds findings, whatever the device
+        // returns for them.
+        let declared = crate::vulkan::declared_block_sizes(&words, &d.pipeline.entry_point, &spec)
+            .unwrap_or_default();
+        let mut lengths = Vec::with_capacity(buffers.len());
+        for b in buffers.iter_mut() {
+            lengths.push(b.data.len());
+            if let Some(&size) = declared.get(&(b.set, b.binding)) {
+                if (b.data.len() as u64) < size && size <= crate::amber::MAX_BUFFER_BYTES as u64 {
+                    b.data.resize(size as usize, 0);
+                }
+            }
+        }
         let caps = &self.ctx.caps;
         let required = match d.pipeline.subgroup.required_size {
             Some(RequiredSize::Size(n)) => Some(n),
@@ -598,7 +614,8 @@ impl Backend for DeviceBackend {
         let mut bytes: Vec<Vec<u8>> = d.buffers.iter().map(|b| b.bytes.to_vec()).collect();
         for (k, idx) in order.iter().enumerate() {
             if let Some(b) = out.buffers.get(k) {
-                bytes[*idx] = b.clone();
+                let n = lengths[k].min(b.len());
+                bytes[*idx] = b[..n].to_vec();
             }
         }
         Ok(DispatchOutput {

@@ -16,7 +16,8 @@ pub use compile::{
 };
 pub use context::{Context, Kernel, KernelOptions, Pass, SpecValue};
 pub use module::{
-    BoundBuffer, DescriptorKind, LaneRecord, ModuleDispatch, ModuleOutput, MODULE_TIMEOUT,
+    declared_block_sizes, BoundBuffer, DescriptorKind, LaneRecord, ModuleDispatch, ModuleOutput,
+    MODULE_TIMEOUT,
 };
 pub use reflect::SpecConstant;
 

@@ -131,6 +131,25 @@ pub struct ModuleOutput {
     pub elapsed: Duration,
 }
 
+/// The bytes each buffer binding's block declares (its fixed part where it ends in a runtime
+/// array), by (set, binding), for the module's entry point `entry` under `spec`: what a buffer
+/// bound there must hold at least for [`Context::run_module`] to accept it.
+pub fn declared_block_sizes(
+    spirv: &[u32],
+    entry: &str,
+    spec: &[(u32, SpecConstant)],
+) -> Result<HashMap<(u32, u32), u64>, VkError> {
+    let module = crate::words::read(spirv)
+        .map_err(|e| input(format!("the module is not valid SPIR-V: {e}")))?
+        .module;
+    let refl = reflect(&module, entry, spec).map_err(input)?;
+    Ok(refl
+        .bindings
+        .iter()
+        .filter_map(|(k, b)| b.size.map(|s| (*k, s)))
+        .collect())
+}
+
 /// How long [`Context::run_module`] waits for one submission before giving up.
 pub const MODULE_TIMEOUT: Duration = Duration::from_secs(120);
 
@@ -488,7 +507,19 @@ impl Context {
                     "specialization constant {id} is given twice"
                 )));
             }
-            let value = vulkano(v);
+            let mut value = vulkano(v);
+            // Vulkan specializes bytes by SpecId: a 32-bit integer given for a 32-bit integer of
+            // the other signedness is the same bits (glslang declares an `int` and a `uint`
+            // constant with one SpecId when `local_size_x_id` names an `int` constant).
+            value = match (declared.get(id), value) {
+                (Some(SpecializationConstant::U32(_)), SpecializationConstant::I32(x)) => {
+                    SpecializationConstant::U32(x as u32)
+                }
+                (Some(SpecializationConstant::I32(_)), SpecializationConstant::U32(x)) => {
+                    SpecializationConstant::I32(x as i32)
+                }
+                (_, v) => v,
+            };
             match declared.get(id) {
                 None => {
                     let mut ids: Vec<_> = declared.keys().collect();
