@@ -375,13 +375,10 @@ fn graphics_and_other_outside_commands_are_unsupported_with_their_line() {
         );
     }
     let other: &[(&str, usize, &str, &str)] = &[
-        ("VIRTUAL_FILE a.glsl\nx\nEND\n", 2, "VIRTUAL_FILE", "virtual files"),
-        ("SHADER compute s GLSL VIRTUAL_FILE a.glsl\n", 2, "SHADER", "VIRTUAL_FILE"),
         ("SHADER compute s HLSL\nx\nEND\n", 2, "SHADER", "HLSL shaders are not supported"),
         ("SHADER compute s GLSL TARGET_ENV opencl2.2\nx\nEND\n", 2, "SHADER", "TARGET_ENV opencl2.2"),
         ("DEVICE_FEATURE warpDrive\n", 2, "DEVICE_FEATURE", "warpDrive is not a device feature"),
         ("STRUCT s\nEND\n", 2, "STRUCT", "STRUCT data types"),
-        ("BUFFER b DATA_TYPE uint32 SIZE 4 FILE TEXT data.txt\n", 2, "BUFFER", "FILE initializers"),
         (&format!("{GLSL}PIPELINE compute p\nATTACH s\nSHADER_OPTIMIZATION s\nEND\nEND\n"), 8, "SHADER_OPTIMIZATION", "optimization passes"),
         (&format!("{GLSL}BUFFER b DATA_TYPE uint32 SIZE 1 FILL 0\nPIPELINE compute p\nATTACH s\nBIND BUFFER b AS storage_dynamic DESCRIPTOR_SET 0 BINDING 0 OFFSET 0\nEND\n"), 9, "BIND", "storage_dynamic descriptors"),
         (&format!("{GLSL}BUFFER b DATA_TYPE uint32 SIZE 1 FILL 0\nPIPELINE compute p\nATTACH s\nBIND BUFFER b KERNEL ARG_NAME x\nEND\n"), 9, "BIND", "OpenCL"),

@@ -39,7 +39,7 @@ pub use backend::{
     DispatchBuffer, DispatchOutput,
 };
 pub use expect::{evaluate, holds, Status};
-pub use parse::{parse, ParseFailure, ScriptError, Unsupported, MAX_BUFFER_BYTES};
+pub use parse::{parse, parse_in, ParseFailure, ScriptError, Unsupported, MAX_BUFFER_BYTES};
 pub use run::{
     expect_lines, file_report, parse_file, run_parsed, run_script, ErrorClass, ExpectLine,
     FileReport, FileStatus, RunReport, RunStatus, Verdict,

@@ -1032,7 +1032,7 @@ impl<'a> Parser<'a> {
                     l,
                     cmd,
                     format!(
-                        "invalid {what}: {w} is not a whole number ({} takes integers)",
+                        "invalid {what}: {w} is not an integer ({} takes integers)",
                         scalar.amber_name()
                     ),
                 );

@@ -1,0 +1,487 @@
+//! What other people's Amber tests use (issue 20): each feature in a minimal script written here,
+//! run on the model, with the rule it follows cited. The corpus-wide checks (every file loads,
+//! the H100 agrees) are in `tests/fidelity.rs`.
+
+use lockstep::amber::engines::ModelBackend;
+use lockstep::amber::*;
+use std::path::Path;
+
+fn run_model(s: &Script) -> RunReport {
+    let mut b = ModelBackend::new(None, None);
+    run_script(s, &mut b)
+}
+
+fn statuses(r: &RunReport) -> Vec<(usize, &'static str)> {
+    r.expects
+        .iter()
+        .map(|v| (v.line, v.status.name()))
+        .collect()
+}
+
+fn u32s(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+/// AmberScript, "Buffers": `nan` is a float data value (Amber's tokenizer reads it as a
+/// number); lockstep also takes `inf` and `-inf`. Stored as the float type's NaN and infinities.
+#[test]
+fn nan_and_infinities_are_float_data_values() {
+    let s = parse("#!amber\nBUFFER b DATA_TYPE float DATA\nnan inf -inf 1\nEND\n").unwrap();
+    let w = u32s(&s.buffers[0].initial);
+    assert!(f32::from_bits(w[0]).is_nan());
+    assert_eq!(&w[1..], &[0x7f80_0000, 0xff80_0000, 0x3f80_0000]);
+    // not for integers
+    let Err(ParseFailure::Error(e)) = parse("#!amber\nBUFFER b DATA_TYPE int32 DATA\nnan\nEND\n")
+    else {
+        panic!()
+    };
+    assert!(e.message.contains("not an integer"), "{e}");
+}
+
+/// Amber's `ParseBufferInitializerFill` reads the FILL value as a number of either kind for
+/// every type (the CTS's mul_extended tests: `BUFFER output DATA_TYPE vec2<int16> SIZE 100 FILL
+/// 0.0`); a whole number written as a float fills an integer buffer, a fraction does not.
+#[test]
+fn a_whole_float_fills_an_integer_buffer() {
+    let s = parse("#!amber\nBUFFER b DATA_TYPE vec2<int16> SIZE 2 FILL 3.0\n").unwrap();
+    assert_eq!(s.buffers[0].initial, vec![3, 0, 3, 0, 3, 0, 3, 0]);
+    let s = parse("#!amber\nBUFFER b DATA_TYPE uint8 SIZE 3 SERIES_FROM 1.0 INC_BY 2.0\n").unwrap();
+    assert_eq!(s.buffers[0].initial, vec![1, 3, 5]);
+    let Err(ParseFailure::Error(e)) = parse("#!amber\nBUFFER b DATA_TYPE int32 SIZE 1 FILL 0.5\n")
+    else {
+        panic!()
+    };
+    assert_eq!(e.line, 2);
+    assert!(e.message.contains("0.5 is not an integer"), "{e}");
+}
+
+/// AmberScript `DEVICE_PROPERTY` (google/amber src/script.cc, `IsKnownProperty`): the float
+/// controls properties. The model has every one but round-towards-zero (it rounds to nearest
+/// even), and says so as unsupported; an unknown property is an error naming it.
+#[test]
+fn device_properties_are_requirements_the_model_meets_but_rtz() {
+    let body = "#!amber\nDEVICE_PROPERTY FloatControlsProperties.shaderDenormPreserveFloat16\n";
+    let s = parse(body).unwrap();
+    assert_eq!(s.device_properties.len(), 1);
+    assert_eq!(run_model(&s).status, RunStatus::Pass);
+    let s =
+        parse("#!amber\nDEVICE_PROPERTY FloatControlsProperties.shaderRoundingModeRTZFloat32\n")
+            .unwrap();
+    let r = run_model(&s);
+    assert_eq!(r.status, RunStatus::Unsupported);
+    assert!(r.reason.unwrap().contains("rounds to nearest even"));
+    let Err(ParseFailure::Error(e)) = parse("#!amber\nDEVICE_PROPERTY Warp.speed\n") else {
+        panic!()
+    };
+    assert!(e.message.contains("Warp.speed"), "{e}");
+}
+
+/// AmberScript, "Buffers": `FILE TEXT name` reads the file as a `DATA` block would be read, to
+/// its end; `FILE BINARY name` takes its bytes; the element count comes from the file; names
+/// are relative to the script's folder.
+#[test]
+fn buffers_and_shaders_read_files_beside_the_script() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("in.txt"), "# values\n1 2\n0x10 # hex\n").unwrap();
+    std::fs::write(dir.path().join("in.bin"), [7u8, 0, 0, 0, 9, 0, 0, 0]).unwrap();
+    std::fs::write(
+        dir.path().join("k.comp"),
+        "#version 450\nlayout(local_size_x = 3) in;\nlayout(set = 0, binding = 0) buffer B { uint v[]; };\nvoid main() { v[gl_LocalInvocationID.x] *= 2u; }\n",
+    )
+    .unwrap();
+    let text = "#!amber\nSHADER compute k GLSL FILE k.comp\nBUFFER t DATA_TYPE uint32 SIZE 99 FILE TEXT in.txt\nBUFFER b DATA_TYPE uint32 SIZE 1 FILE BINARY in.bin\nPIPELINE compute p\n  ATTACH k\n  BIND BUFFER t AS storage DESCRIPTOR_SET 0 BINDING 0\nEND\nRUN p 1 1 1\nEXPECT t IDX 0 EQ 2 4 32\nEXPECT b IDX 0 EQ 7 9\n";
+    let s = parse_in(text, Some(dir.path())).unwrap();
+    assert_eq!((s.buffers[0].elements, s.buffers[1].elements), (3, 2));
+    assert_eq!(s.shaders[0].file.as_deref(), Some("k.comp"));
+    let r = run_model(&s);
+    assert_eq!(statuses(&r), vec![(10, "pass"), (11, "pass")], "{r:?}");
+    // A script given as text has no folder: an error naming the file, not a panic.
+    let Err(ParseFailure::Error(e)) = parse(text) else {
+        panic!()
+    };
+    assert!(e.message.contains("k.comp"), "{e}");
+    // A missing file is an error naming it and the line.
+    let Err(ParseFailure::Error(e)) = parse_in(
+        "#!amber\nBUFFER t DATA_TYPE uint32 SIZE 1 FILE TEXT nope.txt\n",
+        Some(dir.path()),
+    ) else {
+        panic!()
+    };
+    assert_eq!(e.line, 2);
+    assert!(e.message.contains("nope.txt"), "{e}");
+}
+
+/// AmberScript, "Virtual File Store": `VIRTUAL_FILE path … END` holds text a `SHADER … VIRTUAL_FILE
+/// path` uses; `RUN TIMED_EXECUTION` runs (untimed here).
+#[test]
+fn virtual_files_and_timed_runs() {
+    let text = "#!amber\nVIRTUAL_FILE k.comp\n#version 450\nlayout(local_size_x = 2) in;\nlayout(set = 0, binding = 0) buffer B { uint v[]; };\nvoid main() { v[gl_LocalInvocationID.x] += 1u; }\nEND\nSHADER compute k GLSL VIRTUAL_FILE k.comp\nBUFFER b DATA_TYPE uint32 DATA 1 2 END\nPIPELINE compute p\n  ATTACH k\n  BIND BUFFER b AS storage DESCRIPTOR_SET 0 BINDING 0\nEND\nRUN TIMED_EXECUTION p 1 1 1\nEXPECT b IDX 0 EQ 2 3\n";
+    let s = parse(text).unwrap();
+    assert_eq!(statuses(&run_model(&s)), vec![(15, "pass")]);
+    let Err(ParseFailure::Error(e)) = parse("#!amber\nSHADER compute k GLSL VIRTUAL_FILE x\n")
+    else {
+        panic!()
+    };
+    assert!(e.message.contains("VIRTUAL_FILE x was not declared"), "{e}");
+}
+
+/// GLSL.std.450 ModfStruct (36) and FrexpStruct (52): "the same as Modf/Frexp, except that
+/// the … results are returned in a structure" — modf(−2.5) = (−0.5, −2); frexp(8) = (0.5, 4);
+/// frexp(0) = (0, 0). Correctly rounded in the Vulkan precision tables: compared exactly.
+#[test]
+fn modf_and_frexp_return_structs() {
+    let text = r#"#!amber
+SHADER compute k SPIRV-ASM TARGET_ENV spv1.3
+               OpCapability Shader
+          %1 = OpExtInstImport "GLSL.std.450"
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main"
+               OpExecutionMode %main LocalSize 1 1 1
+               OpDecorate %arr ArrayStride 4
+               OpMemberDecorate %blk 0 Offset 0
+               OpDecorate %blk Block
+               OpDecorate %buf DescriptorSet 0
+               OpDecorate %buf Binding 0
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+      %float = OpTypeFloat 32
+        %int = OpTypeInt 32 1
+       %uint = OpTypeInt 32 0
+        %arr = OpTypeRuntimeArray %float
+        %blk = OpTypeStruct %arr
+        %ptr = OpTypePointer StorageBuffer %blk
+       %pflt = OpTypePointer StorageBuffer %float
+        %buf = OpVariable %ptr StorageBuffer
+       %modf = OpTypeStruct %float %float
+      %frexp = OpTypeStruct %float %int
+     %i0 = OpConstant %int 0
+     %i1 = OpConstant %int 1
+     %i2 = OpConstant %int 2
+     %i3 = OpConstant %int 3
+     %i4 = OpConstant %int 4
+     %i5 = OpConstant %int 5
+    %m25 = OpConstant %float -2.5
+     %f8 = OpConstant %float 8
+     %f0 = OpConstant %float 0
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+         %m = OpExtInst %modf %1 ModfStruct %m25
+        %mf = OpCompositeExtract %float %m 0
+        %mw = OpCompositeExtract %float %m 1
+         %e = OpExtInst %frexp %1 FrexpStruct %f8
+        %es = OpCompositeExtract %float %e 0
+        %ex = OpCompositeExtract %int %e 1
+       %exf = OpConvertSToF %float %ex
+         %z = OpExtInst %frexp %1 FrexpStruct %f0
+        %zx = OpCompositeExtract %int %z 1
+       %zxf = OpConvertSToF %float %zx
+        %p0 = OpAccessChain %pflt %buf %i0 %i0
+               OpStore %p0 %mf
+        %p1 = OpAccessChain %pflt %buf %i0 %i1
+               OpStore %p1 %mw
+        %p2 = OpAccessChain %pflt %buf %i0 %i2
+               OpStore %p2 %es
+        %p3 = OpAccessChain %pflt %buf %i0 %i3
+               OpStore %p3 %exf
+        %p4 = OpAccessChain %pflt %buf %i0 %i4
+               OpStore %p4 %zxf
+               OpReturn
+               OpFunctionEnd
+END
+BUFFER b DATA_TYPE float SIZE 5 FILL 9
+PIPELINE compute p
+  ATTACH k
+  BIND BUFFER b AS storage DESCRIPTOR_SET 0 BINDING 0
+END
+RUN p 1 1 1
+EXPECT b IDX 0 EQ -0.5 -2 0.5 4 0
+"#;
+    let s = parse(text).unwrap();
+    let r = run_model(&s);
+    assert_eq!(statuses(&r), vec![(65, "pass")], "{r:?}");
+}
+
+/// GLSL 4.60 §8.5: reflect(I, N) = I − 2·dot(N, I)·N; refract with k = 1 − η²(1 − dot(N, I)²)
+/// < 0 is 0; faceforward(N, I, Nref) = N if dot(Nref, I) < 0, else −N.
+#[test]
+fn reflect_refract_and_faceforward_follow_glsl() {
+    let text = "#!amber\nSHADER compute k GLSL\n#version 450\nlayout(local_size_x = 1) in;\nlayout(set = 0, binding = 0) buffer B { vec2 v[]; };\nvoid main() {\n  v[0] = reflect(vec2(1.0, -1.0), vec2(0.0, 1.0));\n  v[1] = refract(vec2(1.0, 0.0), vec2(0.0, 1.0), 2.0);\n  v[2] = faceforward(vec2(0.0, 1.0), vec2(0.0, 1.0), vec2(0.0, 1.0));\n  v[3] = faceforward(vec2(0.0, 1.0), vec2(0.0, -1.0), vec2(0.0, 1.0));\n}\nEND\nBUFFER b DATA_TYPE vec2<float> SIZE 4 FILL 9\nPIPELINE compute p\n  ATTACH k\n  BIND BUFFER b AS storage DESCRIPTOR_SET 0 BINDING 0\nEND\nRUN p 1 1 1\nEXPECT b IDX 0 TOLERANCE 0.000001 EQ 1 1  0 0  0 -1  0 1\n";
+    let s = parse(text).unwrap();
+    assert_eq!(statuses(&run_model(&s)), vec![(19, "pass")]);
+}
+
+/// SPV_KHR_workgroup_memory_explicit_layout: "all the Workgroup Storage Class variables
+/// decorated with Block … are aliased": a store through one is read through another.
+#[test]
+fn workgroup_block_variables_alias() {
+    let text = r#"#!amber
+SHADER compute k SPIRV-ASM TARGET_ENV spv1.4
+               OpCapability Shader
+               OpCapability WorkgroupMemoryExplicitLayoutKHR
+               OpExtension "SPV_KHR_workgroup_memory_explicit_layout"
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main" %a %b %out
+               OpExecutionMode %main LocalSize 1 1 1
+               OpDecorate %blk Block
+               OpMemberDecorate %blk 0 Offset 0
+               OpDecorate %oblk Block
+               OpMemberDecorate %oblk 0 Offset 0
+               OpDecorate %out DescriptorSet 0
+               OpDecorate %out Binding 0
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+       %uint = OpTypeInt 32 0
+        %blk = OpTypeStruct %uint
+       %oblk = OpTypeStruct %uint
+       %pblk = OpTypePointer Workgroup %blk
+      %poblk = OpTypePointer StorageBuffer %oblk
+      %pwg = OpTypePointer Workgroup %uint
+      %psb = OpTypePointer StorageBuffer %uint
+          %a = OpVariable %pblk Workgroup
+          %b = OpVariable %pblk Workgroup
+        %out = OpVariable %poblk StorageBuffer
+         %u0 = OpConstant %uint 0
+        %u42 = OpConstant %uint 42
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+         %pa = OpAccessChain %pwg %a %u0
+               OpStore %pa %u42
+         %pb = OpAccessChain %pwg %b %u0
+          %v = OpLoad %uint %pb
+         %po = OpAccessChain %psb %out %u0
+               OpStore %po %v
+               OpReturn
+               OpFunctionEnd
+END
+BUFFER o DATA_TYPE uint32 SIZE 1 FILL 0
+PIPELINE compute p
+  ATTACH k
+  BIND BUFFER o AS storage DESCRIPTOR_SET 0 BINDING 0
+END
+RUN p 1 1 1
+EXPECT o IDX 0 EQ 42
+"#;
+    let s = parse(text).unwrap();
+    assert_eq!(statuses(&run_model(&s)), vec![(46, "pass")]);
+}
+
+/// SPIR-V 1.4 OpPtrEqual / OpPtrDiff and OpPtrAccessChain with VariablePointers: pointers are
+/// values (selected, compared, stored in Private variables); OpPtrAccessChain's Element steps
+/// through the array the base points into, backwards too; OpPtrDiff counts elements.
+#[test]
+fn variable_pointers_are_values() {
+    let text = r#"[require]
+VK_KHR_spirv_1_4
+VariablePointerFeatures.variablePointers
+[compute shader spirv]
+               OpCapability Shader
+               OpCapability VariablePointers
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main" %wg %out %pv
+               OpExecutionMode %main LocalSize 1 1 1
+               OpDecorate %oarr ArrayStride 4
+               OpDecorate %oblk Block
+               OpMemberDecorate %oblk 0 Offset 0
+               OpDecorate %out DescriptorSet 0
+               OpDecorate %out Binding 0
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+        %int = OpTypeInt 32 1
+       %bool = OpTypeBool
+         %i0 = OpConstant %int 0
+         %i1 = OpConstant %int 1
+         %i3 = OpConstant %int 3
+        %in1 = OpConstant %int -1
+         %i8 = OpConstant %int 8
+        %arr = OpTypeArray %int %i8
+       %oarr = OpTypeRuntimeArray %int
+       %oblk = OpTypeStruct %oarr
+       %parr = OpTypePointer Workgroup %arr
+       %pint = OpTypePointer Workgroup %int
+      %ppint = OpTypePointer Private %pint
+      %poblk = OpTypePointer StorageBuffer %oblk
+       %psb = OpTypePointer StorageBuffer %int
+         %wg = OpVariable %parr Workgroup
+        %out = OpVariable %poblk StorageBuffer
+         %pv = OpVariable %ppint Private
+       %null = OpConstantNull %pint
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+         %e0 = OpAccessChain %pint %wg %i0
+         %e3 = OpPtrAccessChain %pint %e0 %i3
+         %e2 = OpPtrAccessChain %pint %e3 %in1
+               OpStore %pv %e2
+         %ld = OpLoad %pint %pv
+         %eq = OpPtrEqual %bool %ld %e2
+         %ne = OpPtrNotEqual %bool %ld %null
+         %df = OpPtrDiff %int %e3 %e0
+        %sel = OpSelect %pint %eq %e3 %e0
+               OpStore %sel %i1
+         %v3 = OpLoad %int %e3
+        %eqi = OpSelect %int %eq %i1 %i0
+        %nei = OpSelect %int %ne %i1 %i0
+         %o0 = OpAccessChain %psb %out %i0 %i0
+               OpStore %o0 %eqi
+         %o1 = OpAccessChain %psb %out %i0 %i1
+               OpStore %o1 %nei
+         %o2 = OpAccessChain %psb %out %i0 %i3
+               OpStore %o2 %df
+         %o3 = OpPtrAccessChain %psb %o2 %in1
+               OpStore %o3 %v3
+               OpReturn
+               OpFunctionEnd
+[test]
+ssbo 0:0 subdata int 0 9 9 9 9
+compute 1 1 1
+probe ssbo int 0:0 0 == 1 1 1 3
+"#;
+    let s = parse(text).unwrap();
+    assert_eq!(
+        statuses(&run_model(&s)),
+        vec![(64, "pass")],
+        "{:?}",
+        run_model(&s)
+    );
+}
+
+/// Amber `docs/vk_script.md`: sections, `ssbo` size and subdata, `uniform ubo`, push constants
+/// (`uniform TYPE OFFSET values`), `compute`, `probe ssbo` with every comparator and `~=` under
+/// `tolerance`; data written after a `compute` is written between the dispatches.
+#[test]
+fn vkscript_files_run_like_amberscript() {
+    let text = "# a comment\n[require]\nshaderInt16\n\n[compute shader]\n#version 450\nlayout(local_size_x = 4) in;\nlayout(set = 0, binding = 0) buffer B { int v[]; };\nlayout(set = 0, binding = 1) uniform U { int add; };\nlayout(push_constant) uniform P { int mul; };\nvoid main() { v[gl_LocalInvocationID.x] = v[gl_LocalInvocationID.x] * mul + add; }\n[test]\nssbo 0 subdata int 0 1 2 3 4\nuniform ubo 0:1 int 0 10\nuniform int 0 2\ncompute 1 1 1\nprobe ssbo int 0 0 == 12 14 16 18\nprobe ssbo int 0 0 < 13 15 17 19\nssbo 0 subdata int 4 0\ncompute 1 1 1\nprobe ssbo int 0:0 0 == 34 10 42 46\ntolerance 1%\nprobe ssbo int 0:0 0 ~= 34 10 42 46\n";
+    let s = parse(text).unwrap();
+    assert_eq!(s.device_features[0].name, "shaderInt16");
+    assert_eq!(s.buffers.len(), 3);
+    assert!(s
+        .commands
+        .iter()
+        .any(|c| matches!(c, Command::Write { offset: 4, .. })));
+    let r = run_model(&s);
+    assert_eq!(
+        statuses(&r),
+        vec![(17, "pass"), (18, "pass"), (21, "pass"), (23, "pass")],
+        "{r:?}"
+    );
+    // errors name their line and command
+    for (body, line, frag) in [
+        ("[test]\nssbo 0 subdata int 0 1\n", 1, "no [compute shader]"),
+        (
+            "[compute shader]\nx\n[test]\nprobe ssbo int 0 0 == 1\n",
+            4,
+            "unable to find buffer",
+        ),
+        (
+            "[compute shader]\nx\n[test]\nssbo 0 subdata int 0 1\nprobe ssbo float 0 0 == 1\n",
+            5,
+            "does not match",
+        ),
+        (
+            "[compute shader]\nx\n[test]\nssbo 0 subdata int 2 1\n",
+            4,
+            "multiple of the data size",
+        ),
+        (
+            "[compute shader]\nx\n[test]\nssbo 0 subdata int 0\n",
+            4,
+            "0 values",
+        ),
+        (
+            "[compute shader]\nx\n[test]\ncompute 1 1\n",
+            4,
+            "workgroup count",
+        ),
+        (
+            "[compute shader]\nx\n[test]\nssbo 0 subdata int 0 1\nprobe ssbo int 0 0 =~ 1\n",
+            5,
+            "comparator",
+        ),
+        ("[nonsense]\n", 1, "unknown section"),
+        ("stray text\n[test]\n", 1, "before the first section"),
+    ] {
+        match parse(body) {
+            Err(ParseFailure::Error(e)) => {
+                assert_eq!(e.line, line, "{body:?}: {e}");
+                assert!(e.message.contains(frag), "{body:?}: {e}");
+            }
+            other => panic!("{body:?}: {other:?}"),
+        }
+    }
+    // graphics is unsupported, with its line
+    for body in [
+        "[vertex shader passthrough]\n[test]\n",
+        "[compute shader]\nx\n[test]\ndraw rect 0 0 1 1\n",
+        "[compute shader]\nx\n[test]\nclear\n",
+    ] {
+        match parse(body) {
+            Err(ParseFailure::Unsupported(u)) => assert!(u.graphics, "{body:?}: {u}"),
+            other => panic!("{body:?}: {other:?}"),
+        }
+    }
+}
+
+/// VkScript data types (Amber's `vkscript::DatumTypeParser`).
+#[test]
+fn vkscript_type_names() {
+    use lockstep::amber::vkscript::datum_type;
+    for (name, want) in [
+        ("int", "int32"),
+        ("uint16_t", "uint16"),
+        ("double", "double"),
+        ("vec3", "vec3<float>"),
+        ("i8vec2", "vec2<int8>"),
+        ("u64vec4", "vec4<uint64>"),
+        ("dvec2", "vec2<double>"),
+        ("mat4", "mat4x4<float>"),
+        ("dmat2x3", "mat2x3<double>"),
+    ] {
+        assert_eq!(
+            datum_type(name).map(|t| t.to_string()),
+            Some(want.to_string()),
+            "{name}"
+        );
+    }
+    for bad in ["vec5", "imat2", "vec", "float3", "mat2x9"] {
+        assert_eq!(datum_type(bad), None, "{bad}");
+    }
+}
+
+/// One buffer behind two descriptors of one pipeline (aliased memory) is unsupported, naming
+/// the first binding: each backend copies a binding's bytes, so writes through one would not
+/// show through the other as on a device.
+#[test]
+fn one_buffer_at_two_bindings_is_unsupported() {
+    let u = match parse("#!amber\nSHADER compute s GLSL\n#version 450\nvoid main() {}\nEND\nBUFFER b DATA_TYPE uint32 SIZE 1 FILL 0\nPIPELINE compute p\nATTACH s\nBIND BUFFER b AS storage DESCRIPTOR_SET 0 BINDING 0\nBIND BUFFER b AS storage DESCRIPTOR_SET 0 BINDING 1\nEND\n") {
+        Err(ParseFailure::Unsupported(u)) => u,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(u.line, Some(10));
+    assert!(u.reason.contains("already bound at storage 0.0"), "{u}");
+}
+
+/// The corpus's data file is read through `FILE TEXT` relative to the script (the CTS's
+/// frexpstruct/modfstruct scripts).
+#[test]
+fn the_cts_frexp_scripts_read_their_input_file() {
+    let c = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/amber-corpus/cts/spirv_assembly/instruction/float32/comparison");
+    if !c.is_dir() {
+        assert!(
+            std::env::var("LOCKSTEP_SKIP_CORPUS").is_ok(),
+            "the corpus ../shared/amber-corpus is missing (set LOCKSTEP_SKIP_CORPUS=1 to run without it)"
+        );
+        eprintln!("SKIPPED by LOCKSTEP_SKIP_CORPUS: 0 files checked");
+        return;
+    }
+    let path = c.join("frexpstruct_1_comp.amber");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let s = parse_file(&path.display().to_string(), &text).unwrap();
+    // Amber takes the element count from the file (5,184 values), not from SIZE 1296.
+    let b = s.buffer("buf_in").unwrap();
+    assert_eq!(b.elements, 5184);
+    let r = run_model(&s);
+    assert_eq!(r.status, RunStatus::Pass, "{r:?}");
+}
