@@ -130,12 +130,12 @@ fn file_counts(text: &str) -> [usize; 5] {
 
 /// Issue 20: the 97 VkScript files of the CTS load (none stops with an error), at least 90% pass
 /// on the model, and the model agrees with every EXPECT the H100 passed (recorded 2026-11-26 in
-/// docs/results/amber-vkscript-h100.json; the driver crashed on 11 files, which it therefore
+/// docs/results/amber/vkscript-h100.json; the driver crashed on 11 files, which it therefore
 /// passed none of).
 #[test]
 fn the_vkscript_files_load_pass_on_the_model_and_agree_with_the_h100() {
     let against = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("docs/results/amber-vkscript-h100.json");
+        .join("docs/results/amber/vkscript-h100.json");
     let Some((text, all, ran)) = fidelity_run("vkscript", &against) else {
         return;
     };
@@ -147,12 +147,12 @@ fn the_vkscript_files_load_pass_on_the_model_and_agree_with_the_h100() {
 }
 
 /// The CTS's AmberScript files against the H100's verdicts recorded after the coverage work
-/// (docs/results/amber-cts-h100.json: 1,405 EXPECTs passed on the device, 42 more than the
+/// (docs/results/amber/cts-h100.json: 1,405 EXPECTs passed on the device, 42 more than the
 /// corpus's own record): none stops with an error on the model.
 #[test]
 fn the_cts_scripts_all_load_and_agree_with_the_h100_recorded_after_the_coverage_work() {
     let against =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/results/amber-cts-h100.json");
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/results/amber/cts-h100.json");
     let Some((text, all, ran)) = fidelity_run("cts", &against) else {
         return;
     };

@@ -527,3 +527,63 @@ void main() { b[gl_LocalInvocationID.x] = subgroupBroadcast(gl_SubgroupInvocatio
         Err(e) => panic!("{e}"),
     }
 }
+
+/// A push constant block of three `uint16_t` ends at byte 6; a push constant range's size must be
+/// a multiple of 4 (Vulkan, VUID-VkPushConstantRange-size-00297), so the pipeline's range covers
+/// 8 bytes and the block's 6 are pushed (issue 20: the device side failed creating the layout).
+#[test]
+fn a_push_constant_block_of_16_bit_members_may_end_off_a_4_byte_boundary() {
+    let Some(ctx) = support::shared_device() else {
+        return;
+    };
+    if !ctx.caps.storage_push_constant_16bit {
+        eprintln!("SKIPPED: the device lacks storagePushConstant16 (unsupported, not a failure)");
+        return;
+    }
+    let words = glsl(
+        "#version 450
+#extension GL_EXT_shader_16bit_storage : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
+layout(local_size_x = 4) in;
+layout(push_constant) uniform P { uint16_t a; uint16_t b; uint16_t c; } pc;
+layout(set = 0, binding = 0) buffer B { uint v[]; };
+void main() { v[gl_LocalInvocationID.x] = uint(pc.a) + uint(pc.b) * 10u + uint(pc.c) * 100u; }
+",
+    );
+    let mut d = dispatch(
+        &words,
+        vec![buf(0, 0, DescriptorKind::Storage, u32s(&[0; 4]))],
+    );
+    d.push_constants = [1u16, 2, 3].iter().flat_map(|x| x.to_le_bytes()).collect();
+    let out = ctx.run_module(&d).unwrap();
+    assert_eq!(as_u32s(&out.buffers[0]), [321; 4]);
+}
+
+/// glslang gives a `uint` and an `int` specialization constant one SpecId when `local_size_x_id`
+/// names an `int` constant; Vulkan specializes bytes per SpecId, so an `int` value for the id
+/// that vulkano lists as `uint` is the same 32 bits (issue 20: ggml's `const int BLOCK_SIZE`).
+#[test]
+fn a_spec_id_shared_by_an_int_and_a_uint_constant_takes_either() {
+    let Some(ctx) = support::shared_device() else {
+        return;
+    };
+    let words = glsl(
+        "#version 450
+layout(constant_id = 0) const int BLOCK_SIZE = 32;
+layout(local_size_x_id = 0) in;
+layout(set = 0, binding = 0) buffer B { int v[]; };
+void main() { v[gl_LocalInvocationID.x] = BLOCK_SIZE; }
+",
+    );
+    for spec in [SpecConstant::I32(4), SpecConstant::U32(4)] {
+        let mut d = dispatch(
+            &words,
+            vec![buf(0, 0, DescriptorKind::Storage, u32s(&[0; 4]))],
+        );
+        d.spec = vec![(0, spec)];
+        let out = ctx
+            .run_module(&d)
+            .unwrap_or_else(|e| panic!("{spec:?}: {e}"));
+        assert_eq!(as_u32s(&out.buffers[0]), [4; 4], "{spec:?}");
+    }
+}

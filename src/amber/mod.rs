@@ -39,7 +39,7 @@ pub use backend::{
     DispatchBuffer, DispatchOutput,
 };
 pub use expect::{evaluate, holds, Status};
-pub use parse::{parse, parse_in, ParseFailure, ScriptError, Unsupported, MAX_BUFFER_BYTES};
+pub use parse::{ParseFailure, ScriptError, Unsupported, MAX_BUFFER_BYTES};
 pub use run::{
     expect_lines, file_report, parse_file, run_parsed, run_script, ErrorClass, ExpectLine,
     FileReport, FileStatus, RunReport, RunStatus, Verdict,
@@ -50,3 +50,19 @@ pub use script::{
     TargetEnv, Tolerance,
 };
 pub use types::{DataType, ElementLayout, FormatKind, Layout, Literal, Scalar, Value};
+
+/// Parses a script (its text): AmberScript when the first line is `#!amber`, else VkScript (as
+/// Amber picks, google/amber `src/amber.cc`). `FILE` names cannot be resolved: see [`parse_in`].
+pub fn parse(text: &str) -> Result<Script, ParseFailure> {
+    parse_in(text, None)
+}
+
+/// [`parse`] for a script read from a file in `dir`, where its `FILE` names are looked up.
+pub fn parse_in(text: &str, dir: Option<&std::path::Path>) -> Result<Script, ParseFailure> {
+    let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if body.starts_with("#!amber") {
+        parse::amberscript(text, dir)
+    } else {
+        vkscript::parse(text)
+    }
+}

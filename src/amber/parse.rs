@@ -362,7 +362,10 @@ struct Parser<'a> {
     copies: Vec<(usize, usize, usize)>,
 }
 
-/// Parses an AmberScript file (its text). The first line must be `#!amber`.
+/// Parses an AmberScript file (its text) read from a file in `dir`: `BUFFER … FILE` and
+/// `SHADER … FILE` names are looked up there (Amber: "The file path is relative to the script
+/// file being run"). The first line must be `#!amber`; [`crate::amber::parse`] picks AmberScript
+/// or VkScript by it.
 ///
 /// ```
 /// use lockstep::amber::{parse, ParseFailure};
@@ -374,17 +377,14 @@ struct Parser<'a> {
 ///     other => panic!("{other:?}"),
 /// }
 /// ```
-pub fn parse(text: &str) -> Result<Script, ParseFailure> {
-    parse_in(text, None)
-}
-
-/// Parses a script read from a file in `dir`: `BUFFER … FILE` and `SHADER … FILE` names are looked
-/// up there (Amber: "The file path is relative to the script file being run"). The first line
-/// picks the syntax as Amber does: `#!amber` is AmberScript, anything else VkScript.
-pub fn parse_in(text: &str, dir: Option<&Path>) -> Result<Script, ParseFailure> {
+pub fn amberscript(text: &str, dir: Option<&Path>) -> Result<Script, ParseFailure> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if !text.starts_with("#!amber") {
-        return super::vkscript::parse(text);
+        return err(
+            1,
+            "#!amber",
+            "not an AmberScript file: the first line must be #!amber",
+        );
     }
     let mut p = Parser {
         lx: Lexer {

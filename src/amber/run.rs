@@ -502,7 +502,7 @@ impl FileReport {
 /// `FILE` names in the script are looked up in `file`'s folder.
 pub fn parse_file(file: &str, text: &str) -> Result<Script, Box<FileReport>> {
     let dir = std::path::Path::new(file).parent();
-    crate::amber::parse::parse_in(text, dir).map_err(|f| {
+    crate::amber::parse_in(text, dir).map_err(|f| {
         Box::new(match f {
             ParseFailure::Error(e) => FileReport::not_run(
                 file,

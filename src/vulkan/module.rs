@@ -560,9 +560,16 @@ impl Context {
             })?;
         let mut stage = PipelineShaderStageCreateInfo::new(entry.clone());
         stage.required_subgroup_size = d.required_subgroup_size;
+        let mut layout_info = PipelineDescriptorSetLayoutCreateInfo::from_stages([&stage]);
+        // A push constant block with 8/16-bit members can end off a 4-byte boundary (6 bytes),
+        // and a push constant range's size must be a multiple of 4 (VUID-VkPushConstantRange-
+        // size-00297): the range covers the block, rounded up.
+        for r in layout_info.push_constant_ranges.iter_mut() {
+            r.size = r.size.next_multiple_of(4);
+        }
         let layout = PipelineLayout::new(
             self.device.clone(),
-            PipelineDescriptorSetLayoutCreateInfo::from_stages([&stage])
+            layout_info
                 .into_pipeline_layout_create_info(self.device.clone())
                 .map_err(|e| VkError::vk("creating the pipeline layout", e))?,
         )
