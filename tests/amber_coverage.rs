@@ -485,3 +485,33 @@ fn the_cts_frexp_scripts_read_their_input_file() {
     let r = run_model(&s);
     assert_eq!(r.status, RunStatus::Pass, "{r:?}");
 }
+
+/// AmberScript "Pipeline Buffers": `storage_dynamic`/`uniform_dynamic` with `OFFSET`, and
+/// `DESCRIPTOR_OFFSET`/`DESCRIPTOR_RANGE`: the shader sees the buffer from the effective offset
+/// (Vulkan: the descriptor's offset plus the dynamic offset), `DESCRIPTOR_RANGE` bytes long
+/// (OpArrayLength counts them); two disjoint windows of one buffer are two bindings.
+#[test]
+fn descriptor_offsets_and_ranges_window_the_buffer() {
+    let text = "#!amber\nSHADER compute k GLSL\n#version 450\nlayout(local_size_x = 1) in;\nlayout(set = 0, binding = 0) buffer A { uint a[]; };\nlayout(set = 0, binding = 1) buffer B { uint b[]; };\nvoid main() { a[0] = uint(a.length()); b[0] = 7u; }\nEND\nBUFFER buf DATA_TYPE uint32 SIZE 16 FILL 0\nPIPELINE compute p\n  ATTACH k\n  BIND BUFFER buf AS storage_dynamic DESCRIPTOR_SET 0 BINDING 0 OFFSET 16 DESCRIPTOR_OFFSET 16 DESCRIPTOR_RANGE 12\n  BIND BUFFER buf AS storage DESCRIPTOR_SET 0 BINDING 1 DESCRIPTOR_OFFSET 48\nEND\nRUN p 1 1 1\nEXPECT buf IDX 0 EQ 0 0 0 0 0 0 0 0 3 0 0 0 7 0 0 0\n";
+    let s = parse(text).unwrap();
+    let b = &s.pipelines[0].bindings;
+    assert_eq!((b[0].offset, b[0].range), (32, Some(12)));
+    assert_eq!(b[0].window(64), Ok(32..44));
+    let r = run_model(&s);
+    assert_eq!(statuses(&r), vec![(16, "pass")], "{r:?}");
+    // a window past the end of the buffer is bad input naming the BIND line
+    let bad = text.replace("DESCRIPTOR_OFFSET 48", "DESCRIPTOR_OFFSET 64");
+    let r = run_model(&parse(&bad).unwrap());
+    assert_eq!(r.status, RunStatus::Error, "{r:?}");
+    let why = r.reason.unwrap();
+    assert!(
+        why.contains("line 13") && why.contains("not inside the 64-byte buffer"),
+        "{why}"
+    );
+    // overlapping windows of one buffer alias: unsupported
+    let overlap = text.replace("DESCRIPTOR_OFFSET 48", "DESCRIPTOR_OFFSET 40");
+    match parse(&overlap) {
+        Err(ParseFailure::Unsupported(u)) => assert!(u.reason.contains("aliased"), "{u}"),
+        other => panic!("{other:?}"),
+    }
+}

@@ -75,12 +75,45 @@ pub struct DispatchBuffer<'a> {
 }
 
 /// A binding of a dispatch.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DispatchBinding {
     /// How the buffer is bound (set and binding, or push constant).
     pub kind: BindingKind,
     /// Index into [`Dispatch::buffers`].
     pub buffer: usize,
+    /// The bytes of the buffer the descriptor sees (`DESCRIPTOR_OFFSET`, dynamic `OFFSET`,
+    /// `DESCRIPTOR_RANGE`; the whole buffer by default).
+    pub window: Range<usize>,
+}
+
+/// The annotations of a buffer split at a binding's window: those inside it, clipped and made
+/// relative to its start, and those outside it, clipped to the rest.
+pub fn split_annotations(
+    list: &[Annotation],
+    window: &Range<usize>,
+) -> (Vec<Annotation>, Vec<Annotation>) {
+    let (mut inside, mut outside) = (Vec::new(), Vec::new());
+    for a in list {
+        let (s, e) = (a.bytes.start.max(window.start), a.bytes.end.min(window.end));
+        if s < e {
+            inside.push(Annotation {
+                bytes: s - window.start..e - window.start,
+                ..a.clone()
+            });
+        }
+        for part in [
+            a.bytes.start..a.bytes.end.min(window.start),
+            a.bytes.start.max(window.end)..a.bytes.end,
+        ] {
+            if part.start < part.end {
+                outside.push(Annotation {
+                    bytes: part,
+                    ..a.clone()
+                });
+            }
+        }
+    }
+    (inside, outside)
 }
 
 /// One `RUN`: a compute pipeline, its buffers, the workgroup count.

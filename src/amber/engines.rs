@@ -210,11 +210,12 @@ impl Backend for ModelBackend {
         let mut push = None;
         for b in &d.bindings {
             let db = &d.buffers[b.buffer];
-            let undefined = db
-                .annotations
-                .iter()
+            let w = b.window.clone();
+            let undefined = super::backend::split_annotations(db.annotations, &w)
+                .0
+                .into_iter()
                 .filter(|a| a.kind != AnnotationKind::Inexact)
-                .map(|a| (a.bytes.clone(), a.why.clone()))
+                .map(|a| (a.bytes, a.why))
                 .collect();
             match b.kind {
                 BindingKind::Storage { set, binding } | BindingKind::Uniform { set, binding } => {
@@ -222,10 +223,11 @@ impl Backend for ModelBackend {
                     if k.objects.iter().any(|o| o.binding == Some((set, binding))) {
                         inputs.push((
                             b.buffer,
+                            w.clone(),
                             BufferInput {
                                 set,
                                 binding,
-                                bytes: db.bytes.to_vec(),
+                                bytes: db.bytes[w].to_vec(),
                                 undefined,
                             },
                         ));
@@ -244,7 +246,7 @@ impl Backend for ModelBackend {
             lost_paths_end: true,
             schedules: 1,
         };
-        let bufs: Vec<BufferInput> = inputs.iter().map(|(_, b)| b.clone()).collect();
+        let bufs: Vec<BufferInput> = inputs.iter().map(|(_, _, b)| b.clone()).collect();
         let run = spirv::run_model(&k, cfg, &bufs, push.as_deref()).map_err(|e| match e {
             spirv::SpirvError::Unsupported { .. } => BackendError::Unsupported(e.to_string()),
             spirv::SpirvError::Stopped { .. } => BackendError::Failed(e.to_string()),
@@ -256,7 +258,7 @@ impl Backend for ModelBackend {
         let mut out: Vec<Vec<u8>> = d.buffers.iter().map(|b| b.bytes.to_vec()).collect();
         let mut ann: Vec<Vec<Annotation>> =
             d.buffers.iter().map(|b| b.annotations.to_vec()).collect();
-        for (idx, input) in &inputs {
+        for (idx, w, input) in &inputs {
             let Some(o) = run
                 .buffers
                 .iter()
@@ -264,7 +266,8 @@ impl Backend for ModelBackend {
             else {
                 continue;
             };
-            out[*idx] = o.bytes.clone();
+            let n = w.len().min(o.bytes.len());
+            out[*idx][w.start..w.start + n].copy_from_slice(&o.bytes[..n]);
             let mut list: Vec<Annotation> = Vec::new();
             let mut last: Option<(u32, Option<(AnnotationKind, String)>)> = None;
             let unit = o.unit as usize;
@@ -298,12 +301,18 @@ impl Backend for ModelBackend {
             }
             // Findings that are not about a value (races are in the words; divergent barriers and
             // out-of-bounds accesses are not) make the whole buffer suspect only when they wrote.
-            ann[*idx] = list;
+            let (_, mut keep) = super::backend::split_annotations(&ann[*idx], w);
+            keep.extend(list.into_iter().map(|a| Annotation {
+                bytes: a.bytes.start + w.start..a.bytes.end + w.start,
+                ..a
+            }));
+            keep.sort_by_key(|a| (a.bytes.start, a.bytes.end));
+            ann[*idx] = keep;
         }
         if let Some(why) = run.poisoned() {
             // A barrier not every invocation reached, or a write outside a variable: nothing the
             // run wrote is pinned down (the one policy, `ModelRun::poisoned`).
-            for (idx, input) in &inputs {
+            for (idx, w, input) in &inputs {
                 let writable = k
                     .objects
                     .iter()
@@ -311,12 +320,14 @@ impl Backend for ModelBackend {
                 if !writable {
                     continue;
                 }
-                let len = out[*idx].len();
-                ann[*idx] = vec![Annotation {
-                    bytes: 0..len,
+                let (_, mut keep) = super::backend::split_annotations(&ann[*idx], w);
+                keep.push(Annotation {
+                    bytes: w.clone(),
                     kind: AnnotationKind::Undefined,
                     why: why.clone(),
-                }];
+                });
+                keep.sort_by_key(|a| (a.bytes.start, a.bytes.end));
+                ann[*idx] = keep;
             }
         }
         Ok(DispatchOutput {
@@ -549,9 +560,10 @@ impl Backend for DeviceBackend {
                         } else {
                             DescriptorKind::Storage
                         },
-                        data: db.bytes.to_vec(),
+                        // The descriptor's window: the shader sees the buffer from the offset.
+                        data: db.bytes[b.window.clone()].to_vec(),
                     });
-                    order.push(b.buffer);
+                    order.push((b.buffer, b.window.clone()));
                 }
                 BindingKind::PushConstant => push = db.bytes.to_vec(),
             }
@@ -612,10 +624,10 @@ impl Backend for DeviceBackend {
             other => BackendError::Failed(other.to_string()),
         })?;
         let mut bytes: Vec<Vec<u8>> = d.buffers.iter().map(|b| b.bytes.to_vec()).collect();
-        for (k, idx) in order.iter().enumerate() {
+        for (k, (idx, w)) in order.iter().enumerate() {
             if let Some(b) = out.buffers.get(k) {
-                let n = lengths[k].min(b.len());
-                bytes[*idx] = b[..n].to_vec();
+                let n = lengths[k].min(b.len()).min(w.len());
+                bytes[*idx][w.start..w.start + n].copy_from_slice(&b[..n]);
             }
         }
         Ok(DispatchOutput {

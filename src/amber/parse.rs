@@ -1301,8 +1301,13 @@ impl<'a> Parser<'a> {
             }
         }
         let (ty, tl) = self.word(C, "a buffer type after AS")?;
+        // The window of the buffer the descriptor sees: DESCRIPTOR_OFFSET plus a dynamic OFFSET,
+        // DESCRIPTOR_RANGE bytes (AmberScript, "Pipeline Buffers"; Vulkan: the effective offset
+        // of a dynamic descriptor is its offset plus the dynamic offset).
+        let mut offset = 0u64;
+        let mut range = None;
         let kind = match ty {
-            "storage" | "uniform" => {
+            "storage" | "uniform" | "storage_dynamic" | "uniform_dynamic" => {
                 match self.next() {
                     (Tok::Word("DESCRIPTOR_SET"), _) => {}
                     (t, l) => return err(l, C, format!("BIND BUFFER {name} AS {ty}: expected DESCRIPTOR_SET, found {t} (BIND BUFFER name AS {ty} DESCRIPTOR_SET s BINDING b)")),
@@ -1310,15 +1315,44 @@ impl<'a> Parser<'a> {
                 let set = self.uint(C, "DESCRIPTOR_SET")?;
                 self.keyword(C, "BINDING")?;
                 let binding = self.uint(C, "BINDING")?;
-                if let Tok::Word(w @ ("DESCRIPTOR_OFFSET" | "DESCRIPTOR_RANGE")) = self.lx.peek() {
-                    let (_, l) = self.next();
-                    return unsupported(
-                        l,
-                        C,
-                        format!("{w} is not supported (whole buffers are bound)"),
-                    );
+                let dynamic = ty.ends_with("_dynamic");
+                if dynamic {
+                    match self.next() {
+                        (Tok::Word("OFFSET"), _) => {}
+                        (t, l) => {
+                            return err(
+                                l,
+                                C,
+                                format!("expecting an OFFSET for dynamic buffer type (found {t})"),
+                            )
+                        }
+                    }
+                    offset += self.uint(C, "OFFSET")? as u64;
                 }
-                if ty == "storage" {
+                if self.lx.peek() == Tok::Word("DESCRIPTOR_OFFSET") {
+                    self.next();
+                    offset += self.uint(C, "DESCRIPTOR_OFFSET")? as u64;
+                }
+                if self.lx.peek() == Tok::Word("DESCRIPTOR_RANGE") {
+                    self.next();
+                    let (w, l) = self.word(C, "a DESCRIPTOR_RANGE value")?;
+                    match Literal::parse(w) {
+                        Some(Literal::Int(v)) if v > 0 && v <= u64::MAX as i128 => {
+                            // VK_WHOLE_SIZE (~0) is the default
+                            if v != u64::MAX as i128 {
+                                range = Some(v as u64)
+                            }
+                        }
+                        _ => {
+                            return err(
+                                l,
+                                C,
+                                format!("invalid DESCRIPTOR_RANGE: {w} (a number of bytes > 0)"),
+                            )
+                        }
+                    }
+                }
+                if ty.starts_with("storage") {
                     BindingKind::Storage { set, binding }
                 } else {
                     BindingKind::Uniform { set, binding }
@@ -1345,10 +1379,7 @@ impl<'a> Parser<'a> {
             | "combined_image_sampler" => {
                 return graphics(tl, C, format!("{ty} attachments and images"))
             }
-            "uniform_dynamic"
-            | "storage_dynamic"
-            | "uniform_texel_buffer"
-            | "storage_texel_buffer" => {
+            "uniform_texel_buffer" | "storage_texel_buffer" => {
                 return unsupported(
                     tl,
                     C,
@@ -1363,11 +1394,13 @@ impl<'a> Parser<'a> {
         // A later BIND to the same set and binding replaces the earlier (Amber: ClearBuffers).
         if let Some(slot) = kind.slot() {
             p.bindings.retain(|b| b.kind.slot() != Some(slot));
-            if let Some(other) = p
-                .bindings
-                .iter()
-                .find(|b| b.buffer == bi && b.kind.slot().is_some())
-            {
+            let end = range.map_or(u64::MAX, |r| offset.saturating_add(r));
+            if let Some(other) = p.bindings.iter().find(|b| {
+                b.buffer == bi
+                    && b.kind.slot().is_some()
+                    && b.offset < end
+                    && offset < b.range.map_or(u64::MAX, |r| b.offset.saturating_add(r))
+            }) {
                 // Two descriptors over the same memory: each backend gets its own copy of a
                 // binding's bytes, so the shader would not see one binding's writes through the
                 // other as a device does.
@@ -1375,7 +1408,7 @@ impl<'a> Parser<'a> {
                     tl,
                     C,
                     format!(
-                        "BUFFER {name} is already bound at {}: one buffer behind two descriptors (aliased memory) is not supported",
+                        "BUFFER {name} is already bound at {}: one buffer's bytes behind two descriptors (aliased memory) are not supported",
                         other.kind
                     ),
                 );
@@ -1385,6 +1418,8 @@ impl<'a> Parser<'a> {
             buffer: bi,
             kind,
             line: tl,
+            offset,
+            range,
         });
         Ok(())
     }

@@ -231,9 +231,18 @@ fn exec(
                             used.len() - 1
                         }
                     };
+                    let size = st.bytes[b.buffer].len();
+                    let window = b.window(size).map_err(|m| {
+                        bad_input(ScriptError {
+                            line: b.line,
+                            command: "BIND".into(),
+                            message: format!("{}: {m}", st.script.buffers[b.buffer].name),
+                        })
+                    })?;
                     bindings.push(DispatchBinding {
                         kind: b.kind,
                         buffer: i,
+                        window,
                     });
                 }
                 let d = Dispatch {

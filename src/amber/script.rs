@@ -290,6 +290,37 @@ pub struct Binding {
     pub kind: BindingKind,
     /// The line of the `BIND` command.
     pub line: usize,
+    /// The first byte the descriptor sees: `DESCRIPTOR_OFFSET` plus a dynamic `OFFSET` (0 for
+    /// push constants).
+    pub offset: u64,
+    /// `DESCRIPTOR_RANGE` bytes from `offset`; `None` for the rest of the buffer.
+    pub range: Option<u64>,
+}
+
+impl Binding {
+    /// The byte range of a buffer of `size` bytes that this binding's descriptor sees, or why
+    /// none (Vulkan: offset and range must lie within the buffer, VUID-VkDescriptorBufferInfo-
+    /// offset-00340 and -range-00341).
+    pub fn window(&self, size: usize) -> Result<std::ops::Range<usize>, String> {
+        let size = size as u64;
+        if self.offset >= size && !(self.offset == 0 && size == 0) {
+            return Err(format!(
+                "the descriptor's offset {} is not inside the {size}-byte buffer",
+                self.offset
+            ));
+        }
+        let end = match self.range {
+            None => size,
+            Some(r) => self.offset.saturating_add(r),
+        };
+        if end > size {
+            return Err(format!(
+                "the descriptor's range {}..{end} goes past the end of the {size}-byte buffer",
+                self.offset
+            ));
+        }
+        Ok(self.offset as usize..end as usize)
+    }
 }
 
 /// A compute pipeline.

@@ -785,6 +785,8 @@ fn assemble(mut script: Script, drafts: Vec<Draft>, ops: Vec<Op>) -> PResult<Scr
                 None => BindingKind::PushConstant,
             },
             line: d.line,
+            offset: 0,
+            range: None,
         })
         .collect();
     let mut dispatched = false;
