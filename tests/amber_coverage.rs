@@ -515,3 +515,20 @@ fn descriptor_offsets_and_ranges_window_the_buffer() {
         other => panic!("{other:?}"),
     }
 }
+
+/// A fuzz finding (the `amber` target, first minute): a shader line `END#extension` ended the
+/// block and then failed a debug assertion. Amber's tokenizer ends a token only at whitespace,
+/// so `END#extension` is not `END`: the block goes on to the real `END`.
+#[test]
+fn end_followed_by_a_hash_is_not_the_end_of_a_shader() {
+    let s =
+        parse("#!amber\nSHADER compute s GLSL\n#version 450\nEND#extension\nvoid main(){}\nEND\n")
+            .unwrap();
+    assert!(s.shaders[0].source.contains("END#extension\nvoid main(){}"));
+    let Err(ParseFailure::Error(e)) =
+        parse("#!amber\nSHADER compute s GLSL\nvoid main(){}\nEND#x\n")
+    else {
+        panic!()
+    };
+    assert!(e.message.contains("missing END"), "{e}");
+}

@@ -504,14 +504,24 @@ fn wgsl_errors_name_the_line() {
         matches!(e, SourceError::Compile { line: Some(2), .. }),
         "{e}"
     );
-    // Subgroup built-ins without `enable subgroups;`.
+    // Subgroup built-ins without `enable subgroups;` (WGSL written before naga required the
+    // directive): the error says which line uses them and which line to add (issue 20).
     let e = compile(
         &WGSL_SUBGROUPS.replace("enable subgroups;", ""),
         SourceLang::Wgsl,
         &opts(),
     )
     .unwrap_err();
-    assert!(e.to_string().contains("subgroup"), "{e}");
+    let text = e.to_string();
+    assert!(
+        text.contains("without `enable subgroups;`")
+            && text.contains("add the line `enable subgroups;`"),
+        "{e}"
+    );
+    assert!(
+        matches!(e, SourceError::Compile { line: Some(_), .. }),
+        "{e}"
+    );
 }
 
 #[test]

@@ -321,7 +321,7 @@ impl<'a> Lexer<'a> {
             let text =
                 self.src[p..end].trim_start_matches(|c: char| c.is_ascii() && is_space(c as u8));
             if let Some(rest) = text.strip_prefix("END") {
-                if rest.bytes().next().is_none_or(|c| is_space(c) || c == b'#') {
+                if rest.bytes().next().is_none_or(is_space) {
                     self.pos = p;
                     self.line += lines;
                     return Some(&self.src[start..p]);
@@ -769,8 +769,10 @@ impl<'a> Parser<'a> {
         if source.trim().is_empty() {
             return err(line, C, format!("SHADER {name} must not be empty"));
         }
-        let (end, _) = self.word(C, "END")?;
-        debug_assert_eq!(end, "END");
+        let (end, el) = self.word(C, "END")?;
+        if end != "END" {
+            return err(el, C, format!("SHADER {name}: missing END (found {end})"));
+        }
         self.end_of_statement("SHADER")?;
         let code = match format {
             ShaderFormat::Glsl => ShaderCode::Glsl(source.to_string()),

@@ -820,15 +820,26 @@ fn wgsl(text: &str, file: &str, target: TargetEnv) -> Result<(Vec<u32>, TargetEn
                 | Capabilities::SUBGROUP_VERTEX_STAGE,
         );
     }
-    let mut validator = Validator::new(ValidationFlags::all(), caps);
-    validator
-        .subgroup_stages(ShaderStages::COMPUTE)
-        .subgroup_operations(SubgroupOperationSet::all());
-    let info = validator.validate(&module).map_err(|e| {
-        fail(
-            e.emit_to_string_with_path(text, file),
-            e.location(text).map(|l| l.line_number),
-        )
+    let validator = |caps| {
+        let mut v = Validator::new(ValidationFlags::all(), caps);
+        v.subgroup_stages(ShaderStages::COMPUTE)
+            .subgroup_operations(SubgroupOperationSet::all());
+        v
+    };
+    let info = validator(caps).validate(&module).map_err(|e| {
+        let line = e.location(text).map(|l| l.line_number);
+        if !subgroups && validator(Capabilities::all()).validate(&module).is_ok() {
+            // WGSL written before naga required the directive: say which line is missing.
+            let at = line.map_or(String::new(), |l| format!("line {l} "));
+            return fail(
+                format!(
+                    "{file}: {at}uses a subgroup built-in or operation without `enable subgroups;`: WGSL requires the subgroups extension to be enabled first (add the line `enable subgroups;` at the top)\n{}",
+                    e.emit_to_string_with_path(text, file)
+                ),
+                line,
+            );
+        }
+        fail(e.emit_to_string_with_path(text, file), line)
     })?;
     let (major, minor) = target.spirv_version();
     let options = naga::back::spv::Options {
