@@ -57,7 +57,7 @@ pub fn parse(text: &str) -> Result<Script, ParseFailure> {
     parse_in(text, None)
 }
 
-/// [`parse`] for a script read from a file in `dir`, where its `FILE` names are looked up.
+/// [`parse()`] for a script read from a file in `dir`, where its `FILE` names are looked up.
 pub fn parse_in(text: &str, dir: Option<&std::path::Path>) -> Result<Script, ParseFailure> {
     let body = text.strip_prefix('\u{feff}').unwrap_or(text);
     if body.starts_with("#!amber") {

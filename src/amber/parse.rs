@@ -364,7 +364,7 @@ struct Parser<'a> {
 
 /// Parses an AmberScript file (its text) read from a file in `dir`: `BUFFER … FILE` and
 /// `SHADER … FILE` names are looked up there (Amber: "The file path is relative to the script
-/// file being run"). The first line must be `#!amber`; [`crate::amber::parse`] picks AmberScript
+/// file being run"). The first line must be `#!amber`; [`crate::amber::parse()`] picks AmberScript
 /// or VkScript by it.
 ///
 /// ```

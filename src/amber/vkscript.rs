@@ -612,7 +612,7 @@ fn test_commands(raw: &[&str], start: usize, end: usize) -> PResult<(Vec<Draft>,
                     Layout::Std430
                 };
                 let stride = t.element_layout(layout).stride;
-                if offset % stride != 0 {
+                if !offset.is_multiple_of(stride) {
                     return err(
                         line,
                         cmd,
@@ -669,9 +669,7 @@ fn test_commands(raw: &[&str], start: usize, end: usize) -> PResult<(Vec<Draft>,
             "draw" | "probe" | "relative" | "clear" | "patch" => {
                 return graphics(
                     line,
-                    &format!("{w} {}", rest.first().unwrap_or(&""))
-                        .trim()
-                        .to_string(),
+                    format!("{w} {}", rest.first().unwrap_or(&"")).trim(),
                     "draws, framebuffer probes and clears",
                 )
             }
@@ -726,7 +724,7 @@ fn typed_write(
         Layout::Std430
     };
     let el = t.element_layout(layout);
-    if offset % t.scalar.size() != 0 || offset % el.stride != 0 {
+    if !offset.is_multiple_of(t.scalar.size()) || !offset.is_multiple_of(el.stride) {
         return err(
             line,
             cmd,

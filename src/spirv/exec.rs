@@ -908,31 +908,23 @@ impl<'d, 'k> Wg<'d, 'k> {
         // Workgroup initializers after every variable's "never written" (aliased Block variables
         // share memory: one's initializer must not be undone by another's reset).
         for (i, o) in k.objects.iter().enumerate() {
-            match o.storage {
-                Storage::Workgroup => {
-                    if let Some(init) = o.init {
-                        // A Workgroup initializer (VK_KHR_zero_initialize_workgroup_memory).
-                        let plan = crate::spirv::types::Types::slot_layout(
-                            &k.types,
-                            o.ty,
-                            Default::default(),
-                        )?;
-                        let base = self.off[init as usize];
-                        for (c, sl) in plan.iter().enumerate() {
-                            let v = self.vals[base + c * self.lanes];
-                            self.raw_put(
-                                i as ObjectId,
-                                Space::Shared,
-                                sl.offset,
-                                sl.scalar.bytes(),
-                                0,
-                                v,
-                                0,
-                            );
-                        }
-                    }
+            if let (Storage::Workgroup, Some(init)) = (o.storage, o.init) {
+                // A Workgroup initializer (VK_KHR_zero_initialize_workgroup_memory).
+                let plan =
+                    crate::spirv::types::Types::slot_layout(&k.types, o.ty, Default::default())?;
+                let base = self.off[init as usize];
+                for (c, sl) in plan.iter().enumerate() {
+                    let v = self.vals[base + c * self.lanes];
+                    self.raw_put(
+                        i as ObjectId,
+                        Space::Shared,
+                        sl.offset,
+                        sl.scalar.bytes(),
+                        0,
+                        v,
+                        0,
+                    );
                 }
-                _ => {}
             }
         }
         Ok(())

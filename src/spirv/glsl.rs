@@ -463,6 +463,35 @@ fn determinant(rows: &[Vec<f64>]) -> f64 {
     }
 }
 
+/// `modf`: the fractional and the whole part, both with the sign of `v` (GLSL.std.450 Modf);
+/// of an infinity, a zero and the infinity; of a NaN, NaN twice.
+pub fn modf(v: f64) -> (f64, f64) {
+    if v.is_infinite() {
+        return (0.0f64.copysign(v), v);
+    }
+    let whole = v.trunc();
+    ((v - whole).copysign(v), whole)
+}
+
+/// `frexp`: the significand in [0.5, 1) in magnitude and the exponent, `v = m · 2^e` (GLSL.std.450
+/// Frexp); of a zero, an infinity or a NaN, the value itself and 0.
+pub fn frexp(v: f64) -> (f64, i64) {
+    if v == 0.0 || !v.is_finite() {
+        return (v, 0);
+    }
+    let mut e = v.abs().log2().floor() as i32 + 1;
+    let mut m = v / 2f64.powi(e);
+    // log2 rounds near powers of two: normalise into [0.5, 1)
+    if m.abs() >= 1.0 {
+        m /= 2.0;
+        e += 1;
+    } else if m.abs() < 0.5 {
+        m *= 2.0;
+        e -= 1;
+    }
+    (m, e as i64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -532,33 +561,4 @@ mod tests {
         eval(Ext::FindSMsb, s, 1, &x, &mut out).unwrap();
         assert_eq!(out[0], 4);
     }
-}
-
-/// `modf`: the fractional and the whole part, both with the sign of `v` (GLSL.std.450 Modf);
-/// of an infinity, a zero and the infinity; of a NaN, NaN twice.
-pub fn modf(v: f64) -> (f64, f64) {
-    if v.is_infinite() {
-        return (0.0f64.copysign(v), v);
-    }
-    let whole = v.trunc();
-    ((v - whole).copysign(v), whole)
-}
-
-/// `frexp`: the significand in [0.5, 1) in magnitude and the exponent, `v = m · 2^e` (GLSL.std.450
-/// Frexp); of a zero, an infinity or a NaN, the value itself and 0.
-pub fn frexp(v: f64) -> (f64, i64) {
-    if v == 0.0 || !v.is_finite() {
-        return (v, 0);
-    }
-    let mut e = v.abs().log2().floor() as i32 + 1;
-    let mut m = v / 2f64.powi(e);
-    // log2 rounds near powers of two: normalise into [0.5, 1)
-    if m.abs() >= 1.0 {
-        m /= 2.0;
-        e += 1;
-    } else if m.abs() < 0.5 {
-        m *= 2.0;
-        e -= 1;
-    }
-    (m, e as i64)
 }
