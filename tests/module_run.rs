@@ -34,6 +34,7 @@ fn buf(set: u32, binding: u32, kind: DescriptorKind, data: Vec<u8>) -> BoundBuff
         binding,
         kind,
         data,
+        element: 0,
     }
 }
 

@@ -84,6 +84,8 @@ pub struct DispatchBinding {
     /// The bytes of the buffer the descriptor sees (`DESCRIPTOR_OFFSET`, dynamic `OFFSET`,
     /// `DESCRIPTOR_RANGE`; the whole buffer by default).
     pub window: Range<usize>,
+    /// The element of an array of descriptors (`BIND BUFFER_ARRAY`; 0 for a plain binding).
+    pub element: u32,
 }
 
 /// The annotations of a buffer split at a binding's window: those inside it, clipped and made

@@ -220,7 +220,10 @@ impl Backend for ModelBackend {
             match b.kind {
                 BindingKind::Storage { set, binding } | BindingKind::Uniform { set, binding } => {
                     // A binding the shader does not declare is left alone (as on a device).
-                    if k.objects.iter().any(|o| o.binding == Some((set, binding))) {
+                    if k.objects
+                        .iter()
+                        .any(|o| o.binding == Some((set, binding)) && o.element == b.element)
+                    {
                         inputs.push((
                             b.buffer,
                             w.clone(),
@@ -229,6 +232,7 @@ impl Backend for ModelBackend {
                                 binding,
                                 bytes: db.bytes[w].to_vec(),
                                 undefined,
+                                element: b.element,
                             },
                         ));
                     }
@@ -259,11 +263,9 @@ impl Backend for ModelBackend {
         let mut ann: Vec<Vec<Annotation>> =
             d.buffers.iter().map(|b| b.annotations.to_vec()).collect();
         for (idx, w, input) in &inputs {
-            let Some(o) = run
-                .buffers
-                .iter()
-                .find(|b| b.set == input.set && b.binding == input.binding)
-            else {
+            let Some(o) = run.buffers.iter().find(|b| {
+                b.set == input.set && b.binding == input.binding && b.element == input.element
+            }) else {
                 continue;
             };
             let n = w.len().min(o.bytes.len());
@@ -313,10 +315,11 @@ impl Backend for ModelBackend {
             // A barrier not every invocation reached, or a write outside a variable: nothing the
             // run wrote is pinned down (the one policy, `ModelRun::poisoned`).
             for (idx, w, input) in &inputs {
-                let writable = k
-                    .objects
-                    .iter()
-                    .any(|o| o.binding == Some((input.set, input.binding)) && !o.read_only);
+                let writable = k.objects.iter().any(|o| {
+                    o.binding == Some((input.set, input.binding))
+                        && o.element == input.element
+                        && !o.read_only
+                });
                 if !writable {
                     continue;
                 }
@@ -562,6 +565,7 @@ impl Backend for DeviceBackend {
                         },
                         // The descriptor's window: the shader sees the buffer from the offset.
                         data: db.bytes[b.window.clone()].to_vec(),
+                        element: b.element,
                     });
                     order.push((b.buffer, b.window.clone()));
                 }

@@ -1269,11 +1269,9 @@ impl<'a> Parser<'a> {
     fn bind(&mut self, p: &mut PipelineDraft) -> PResult<()> {
         const C: &str = "BIND";
         let (what, wl) = self.word(C, "BUFFER")?;
-        match what {
-            "BUFFER" => {}
-            "BUFFER_ARRAY" => {
-                return unsupported(wl, C, "BUFFER_ARRAY (descriptor arrays) is not supported")
-            }
+        let array = match what {
+            "BUFFER" => false,
+            "BUFFER_ARRAY" => true,
             "SAMPLER" | "SAMPLER_ARRAY" => return graphics(wl, C, "samplers"),
             _ => {
                 return err(
@@ -1282,11 +1280,20 @@ impl<'a> Parser<'a> {
                     format!("missing BUFFER in BIND command (found {what})"),
                 )
             }
-        }
-        let (name, nl) = self.word(C, "a buffer name")?;
-        let Some(bi) = self.buffer_index(name) else {
-            return err(nl, C, format!("unknown buffer: {name}"));
         };
+        // The buffers: one, or (BUFFER_ARRAY) the descriptors of an array in order.
+        let mut bufs: Vec<(usize, &'a str)> = Vec::new();
+        loop {
+            let (name, nl) = self.word(C, "a buffer name")?;
+            let Some(bi) = self.buffer_index(name) else {
+                return err(nl, C, format!("unknown buffer: {name}"));
+            };
+            bufs.push((bi, name));
+            if !array || matches!(self.lx.peek(), Tok::Word("AS" | "KERNEL")) {
+                break;
+            }
+        }
+        let name = bufs[0].1;
         match self.next() {
             (Tok::Word("AS"), _) => {}
             (Tok::Word("KERNEL"), l) => {
@@ -1302,12 +1309,14 @@ impl<'a> Parser<'a> {
                 )
             }
         }
+        let n = bufs.len();
         let (ty, tl) = self.word(C, "a buffer type after AS")?;
-        // The window of the buffer the descriptor sees: DESCRIPTOR_OFFSET plus a dynamic OFFSET,
-        // DESCRIPTOR_RANGE bytes (AmberScript, "Pipeline Buffers"; Vulkan: the effective offset
-        // of a dynamic descriptor is its offset plus the dynamic offset).
-        let mut offset = 0u64;
-        let mut range = None;
+        // The window of each buffer its descriptor sees: DESCRIPTOR_OFFSET plus a dynamic
+        // OFFSET, DESCRIPTOR_RANGE bytes (AmberScript, "Pipeline Buffers": one value per buffer of
+        // an array; Vulkan: the effective offset of a dynamic descriptor is its offset plus the
+        // dynamic offset).
+        let mut offsets = vec![0u64; n];
+        let mut ranges: Vec<Option<u64>> = vec![None; n];
         let kind = match ty {
             "storage" | "uniform" | "storage_dynamic" | "uniform_dynamic" => {
                 match self.next() {
@@ -1317,8 +1326,7 @@ impl<'a> Parser<'a> {
                 let set = self.uint(C, "DESCRIPTOR_SET")?;
                 self.keyword(C, "BINDING")?;
                 let binding = self.uint(C, "BINDING")?;
-                let dynamic = ty.ends_with("_dynamic");
-                if dynamic {
+                if ty.ends_with("_dynamic") {
                     match self.next() {
                         (Tok::Word("OFFSET"), _) => {}
                         (t, l) => {
@@ -1329,28 +1337,36 @@ impl<'a> Parser<'a> {
                             )
                         }
                     }
-                    offset += self.uint(C, "OFFSET")? as u64;
+                    for o in offsets.iter_mut() {
+                        *o += self.uint(C, "OFFSET (one per buffer)")? as u64;
+                    }
                 }
                 if self.lx.peek() == Tok::Word("DESCRIPTOR_OFFSET") {
                     self.next();
-                    offset += self.uint(C, "DESCRIPTOR_OFFSET")? as u64;
+                    for o in offsets.iter_mut() {
+                        *o += self.uint(C, "DESCRIPTOR_OFFSET (one per buffer)")? as u64;
+                    }
                 }
                 if self.lx.peek() == Tok::Word("DESCRIPTOR_RANGE") {
                     self.next();
-                    let (w, l) = self.word(C, "a DESCRIPTOR_RANGE value")?;
-                    match Literal::parse(w) {
-                        Some(Literal::Int(v)) if v > 0 && v <= u64::MAX as i128 => {
-                            // VK_WHOLE_SIZE (~0) is the default
-                            if v != u64::MAX as i128 {
-                                range = Some(v as u64)
+                    for r in ranges.iter_mut() {
+                        let (w, l) = self.word(C, "a DESCRIPTOR_RANGE value (one per buffer)")?;
+                        match Literal::parse(w) {
+                            Some(Literal::Int(v)) if v > 0 && v <= u64::MAX as i128 => {
+                                // VK_WHOLE_SIZE (~0) is the default
+                                if v != u64::MAX as i128 {
+                                    *r = Some(v as u64)
+                                }
                             }
-                        }
-                        _ => {
-                            return err(
-                                l,
-                                C,
-                                format!("invalid DESCRIPTOR_RANGE: {w} (a number of bytes > 0)"),
-                            )
+                            _ => {
+                                return err(
+                                    l,
+                                    C,
+                                    format!(
+                                        "invalid DESCRIPTOR_RANGE: {w} (a number of bytes > 0)"
+                                    ),
+                                )
+                            }
                         }
                     }
                 }
@@ -1361,6 +1377,9 @@ impl<'a> Parser<'a> {
                 }
             }
             "push_constant" => {
+                if array {
+                    return err(tl, C, "push constants cannot be a BUFFER_ARRAY");
+                }
                 if p.bindings
                     .iter()
                     .any(|b| b.kind == BindingKind::PushConstant)
@@ -1396,33 +1415,39 @@ impl<'a> Parser<'a> {
         // A later BIND to the same set and binding replaces the earlier (Amber: ClearBuffers).
         if let Some(slot) = kind.slot() {
             p.bindings.retain(|b| b.kind.slot() != Some(slot));
-            let end = range.map_or(u64::MAX, |r| offset.saturating_add(r));
-            if let Some(other) = p.bindings.iter().find(|b| {
-                b.buffer == bi
-                    && b.kind.slot().is_some()
-                    && b.offset < end
-                    && offset < b.range.map_or(u64::MAX, |r| b.offset.saturating_add(r))
-            }) {
-                // Two descriptors over the same memory: each backend gets its own copy of a
-                // binding's bytes, so the shader would not see one binding's writes through the
-                // other as a device does.
-                return unsupported(
-                    tl,
-                    C,
-                    format!(
-                        "BUFFER {name} is already bound at {}: one buffer's bytes behind two descriptors (aliased memory) are not supported",
-                        other.kind
-                    ),
-                );
-            }
         }
-        p.bindings.push(Binding {
-            buffer: bi,
-            kind,
-            line: tl,
-            offset,
-            range,
-        });
+        for (k, (bi, bname)) in bufs.iter().enumerate() {
+            let (offset, range) = (offsets[k], ranges[k]);
+            if kind.slot().is_some() {
+                let end = range.map_or(u64::MAX, |r| offset.saturating_add(r));
+                if let Some(other) = p.bindings.iter().find(|b| {
+                    b.buffer == *bi
+                        && b.kind.slot().is_some()
+                        && b.offset < end
+                        && offset < b.range.map_or(u64::MAX, |r| b.offset.saturating_add(r))
+                }) {
+                    // Two descriptors over the same memory: each backend gets its own copy of a
+                    // binding's bytes, so the shader would not see one binding's writes through
+                    // the other as a device does.
+                    return unsupported(
+                        tl,
+                        C,
+                        format!(
+                            "BUFFER {bname} is already bound at {}: one buffer's bytes behind two descriptors (aliased memory) are not supported",
+                            other.kind
+                        ),
+                    );
+                }
+            }
+            p.bindings.push(Binding {
+                buffer: *bi,
+                kind,
+                line: tl,
+                offset,
+                range,
+                element: k as u32,
+            });
+        }
         Ok(())
     }
 

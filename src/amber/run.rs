@@ -243,6 +243,7 @@ fn exec(
                         kind: b.kind,
                         buffer: i,
                         window,
+                        element: b.element,
                     });
                 }
                 let d = Dispatch {

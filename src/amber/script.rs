@@ -295,6 +295,9 @@ pub struct Binding {
     pub offset: u64,
     /// `DESCRIPTOR_RANGE` bytes from `offset`; `None` for the rest of the buffer.
     pub range: Option<u64>,
+    /// The element of an array of descriptors (`BIND BUFFER_ARRAY b0 b1 …`: b_k is element k);
+    /// 0 for a plain binding.
+    pub element: u32,
 }
 
 impl Binding {

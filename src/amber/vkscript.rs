@@ -785,6 +785,7 @@ fn assemble(mut script: Script, drafts: Vec<Draft>, ops: Vec<Op>) -> PResult<Scr
             line: d.line,
             offset: 0,
             range: None,
+            element: 0,
         })
         .collect();
     let mut dispatched = false;

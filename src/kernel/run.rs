@@ -205,6 +205,7 @@ impl KernelJob {
                 binding: *binding,
                 bytes: b.bytes.clone(),
                 undefined: Vec::new(),
+                element: 0,
             })
             .collect();
         let push = self.push.as_ref().map(|p| p.bytes.as_slice());
@@ -825,6 +826,7 @@ impl KernelJob {
                 binding: *binding,
                 kind,
                 data: b.bytes.clone(),
+                element: 0,
             });
         }
         let mut spec = Vec::new();

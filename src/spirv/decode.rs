@@ -97,6 +97,9 @@ struct Decoder<'m> {
     /// pointer result id → matrix layout context of its pointee
     ptr_layout: HashMap<u32, MatrixLayout>,
     lane_words: u32,
+    /// variables that are arrays of descriptors: their element count (their objects are
+    /// consecutive)
+    descriptor_arrays: HashMap<u32, u32>,
     shared_words: u32,
     lane_units: u32,
     shared_units: u32,
@@ -152,6 +155,7 @@ impl<'m> Decoder<'m> {
             defs: HashMap::new(),
             ptr_layout: HashMap::new(),
             lane_words: 0,
+            descriptor_arrays: HashMap::new(),
             shared_words: 0,
             lane_units: 0,
             shared_units: 0,
@@ -1178,6 +1182,45 @@ impl<'m> Decoder<'m> {
             ),
             _ => return Err(SpirvError::malformed("OpVariable of a non-pointer type")),
         };
+        // An array of buffer blocks is an array of descriptors: one object per element, with
+        // consecutive ids (an access chain's first index picks the object).
+        if matches!(
+            storage_decl,
+            StorageClass::StorageBuffer | StorageClass::Uniform
+        ) {
+            if let Type::Array { elem, len, .. } = *self.types.get(pointee) {
+                let block = self.has_deco_type(elem, Decoration::Block)
+                    || self.has_deco_type(elem, Decoration::BufferBlock);
+                if block && len >= 1 {
+                    let first = self.variable_one(i, func, storage_decl, elem, Some((0, len)))?;
+                    for k in 1..len {
+                        self.variable_one(i, func, storage_decl, elem, Some((k, len)))?;
+                    }
+                    self.descriptor_arrays.insert(rid, len);
+                    return Ok(first);
+                }
+            }
+            if matches!(self.types.get(pointee), Type::RuntimeArray { .. }) {
+                return Err(unsupported(format!(
+                    "variable {}: a runtime-sized array of descriptors",
+                    self.name(rid)
+                )));
+            }
+        }
+        self.variable_one(i, func, storage_decl, pointee, None)
+    }
+
+    /// One object of `OpVariable` `i` holding a `pointee` (element `k` of `n` of an array of
+    /// descriptors when `element` is `Some((k, n))`).
+    fn variable_one(
+        &mut self,
+        i: &Instruction,
+        func: Option<&str>,
+        storage_decl: StorageClass,
+        pointee: TypeId,
+        element: Option<(u32, u32)>,
+    ) -> Result<ObjectId, SpirvError> {
+        let rid = i.result_id.unwrap_or(0);
         let buffer_block = self.has_deco_type(pointee, Decoration::BufferBlock);
         let storage = storage_of(storage_decl, buffer_block).ok_or_else(|| {
             unsupported(format!(
@@ -1282,6 +1325,10 @@ impl<'m> Decoder<'m> {
                 }
             }
         };
+        let own = match element {
+            Some((k, _)) => format!("{own}[{k}]"),
+            None => own,
+        };
         let name = match func {
             Some(f) => format!("{own} (in {f})"),
             None => own,
@@ -1308,6 +1355,7 @@ impl<'m> Decoder<'m> {
             runtime_array,
             read_only,
             loc,
+            element: element.map_or(0, |(k, _)| k),
         });
         let obj = (self.objects.len() - 1) as ObjectId;
         self.ptr_layout.insert(rid, MatrixLayout::default());
@@ -2364,7 +2412,21 @@ impl<'m> Decoder<'m> {
                         elem: true,
                     });
                 }
-                for k in (1 + ptr_chain as usize)..i.operands.len() {
+                let mut first_index = 1 + ptr_chain as usize;
+                if let (false, Some(&count)) = (ptr_chain, self.descriptor_arrays.get(&base_id)) {
+                    // The first index of an array of descriptors picks the descriptor (the
+                    // variable's objects are consecutive); `t` is already the block type.
+                    let idx_id = id_at(i, 1)?;
+                    let (isc, _) = self.sv_of(idx_id)?;
+                    steps.push(Step::Descriptor {
+                        index: self.value(idx_id)?,
+                        width: isc.bits() as u8,
+                        signed: matches!(isc, Scalar::Int { signed: true, .. }),
+                        count,
+                    });
+                    first_index = 2;
+                }
+                for k in first_index..i.operands.len() {
                     let idx_id = id_at(i, k)?;
                     let konst = match self.ids.get(&idx_id) {
                         Some(Id::Const(c)) if !c.any_undef() => Some(c.bits[0]),

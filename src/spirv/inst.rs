@@ -338,6 +338,18 @@ pub enum Step {
         /// of bounds by itself; the resulting offset is checked where it is used)
         elem: bool,
     },
+    /// the first index into an array of descriptors: it picks the object (`index` of `count`
+    /// consecutive ones); an index past the array is out of bounds
+    Descriptor {
+        /// the index register
+        index: Reg,
+        /// its width in bits
+        width: u8,
+        /// sign-extend the index
+        signed: bool,
+        /// number of descriptors
+        count: u32,
+    },
 }
 
 /// A subgroup operation, ready for the model.
@@ -844,6 +856,8 @@ pub struct Object {
     pub read_only: bool,
     /// where it is declared
     pub loc: LocId,
+    /// element of an array of descriptors (0 for a plain binding)
+    pub element: u32,
 }
 
 /// How to move a value of a type between registers and memory: each slot's scalar and offset.

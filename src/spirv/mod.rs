@@ -72,6 +72,8 @@ pub struct BufferInput {
     pub bytes: Vec<u8>,
     /// byte ranges that already hold no defined value (from an earlier run), with why
     pub undefined: Vec<(std::ops::Range<usize>, String)>,
+    /// the element of an array of descriptors at this binding (0 for a plain binding)
+    pub element: u32,
 }
 
 /// Runs `k` on the model: `buffers` for its storage and uniform buffer bindings, `push` for its
@@ -105,10 +107,11 @@ pub fn run_model_with_progress(
                 let (set, binding) = o.binding.unwrap_or((0, 0));
                 let Some(pos) = buffers
                     .iter()
-                    .position(|b| b.set == set && b.binding == binding)
+                    .position(|b| b.set == set && b.binding == binding && b.element == o.element)
                 else {
                     return Err(SpirvError::Setup(format!(
-                        "no buffer for set {set} binding {binding} ({}, {} bytes{}); give one with --buffer {}{binding}=SPEC",
+                        "no buffer for set {set} binding {binding}{} ({}, {} bytes{}); give one with --buffer {}{binding}=SPEC",
+                        if o.element > 0 { format!(" element {}", o.element) } else { String::new() },
                         o.name,
                         o.size,
                         if o.runtime_array.is_some() { " plus its runtime array" } else { "" },
@@ -206,6 +209,7 @@ pub fn run_model_with_progress(
             out.push(report::BufferOutput {
                 set,
                 binding,
+                element: k.objects[i].element,
                 object: i as u32,
                 bytes: b.bytes(),
                 unit: b.unit,

@@ -1283,9 +1283,9 @@ impl Wg<'_, '_> {
         let nl = self.n;
         let (db, bb) = (self.off[d as usize], self.off[base as usize]);
         let tb = self.dirty[base as usize];
-        let any_dyn_t = steps
-            .iter()
-            .any(|s| matches!(s, Step::Dyn { index, .. } if self.dirty[*index as usize]));
+        let any_dyn_t = steps.iter().any(|s| {
+            matches!(s, Step::Dyn { index, .. } | Step::Descriptor { index, .. } if self.dirty[*index as usize])
+        });
         if tb || any_dyn_t {
             self.make_dirty(d);
         }
@@ -1296,19 +1296,42 @@ impl Wg<'_, '_> {
             return self.access_chain_long(set, d, base, steps);
         }
         for (k, st) in steps.iter().enumerate() {
-            if let Step::Dyn { index, .. } = st {
+            if let Step::Dyn { index, .. } | Step::Descriptor { index, .. } = st {
                 rows[k] = (self.off[*index as usize], self.dirty[*index as usize]);
             }
         }
         let (vals, taint) = (&mut self.vals, &mut self.taint);
         each_lane(set, nl, |s| {
             let p = vals[bb + s];
+            let mut obj = crate::spirv::memory::ptr_obj(p);
             let mut off = crate::spirv::memory::ptr_off(p) as u64;
             let mut oob = p & crate::spirv::memory::OOB;
             let mut t = if tb { taint[bb + s] } else { 0 };
             for (k, st) in steps.iter().enumerate() {
                 match st {
                     Step::Const(c) => off += *c as u64,
+                    Step::Descriptor {
+                        width,
+                        signed,
+                        count,
+                        ..
+                    } => {
+                        let (row, dt) = rows[k];
+                        let raw = vals[row + s] & mask(*width);
+                        let i = if *signed {
+                            sext(*width, raw)
+                        } else {
+                            raw as i64
+                        };
+                        if dt {
+                            t = combine(t, taint[row + s]);
+                        }
+                        if i < 0 || i >= *count as i64 {
+                            oob = crate::spirv::memory::OOB;
+                        } else {
+                            obj += i as u32;
+                        }
+                    }
                     Step::Dyn {
                         width,
                         signed,
@@ -1337,8 +1360,7 @@ impl Wg<'_, '_> {
             if off > u32::MAX as u64 {
                 oob = crate::spirv::memory::OOB;
             }
-            vals[db + s] =
-                crate::spirv::memory::pointer(crate::spirv::memory::ptr_obj(p), off as u32) | oob;
+            vals[db + s] = crate::spirv::memory::pointer(obj, off as u32) | oob;
             if td {
                 taint[db + s] = t;
             }

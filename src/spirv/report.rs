@@ -15,6 +15,8 @@ pub struct BufferOutput {
     pub set: u32,
     /// binding
     pub binding: u32,
+    /// the element of an array of descriptors (0 for a plain binding)
+    pub element: u32,
     /// the kernel object it backs
     pub object: u32,
     /// contents

@@ -5,7 +5,7 @@
 //! (issue 19: "one path is not all paths"). A decode-time pass: per construct header, the buffer
 //! variables the stores and atomics of its blocks (and of the functions they call) reach.
 
-use crate::spirv::inst::{BlockIdx, Func, Inst, Merge, ObjectId, Reg, Term};
+use crate::spirv::inst::{BlockIdx, Func, Inst, Merge, ObjectId, Reg, Step, Term};
 use crate::spirv::types::Storage;
 use std::collections::{HashMap, HashSet};
 
@@ -33,6 +33,15 @@ pub fn construct_stores(
             for b in &f.blocks {
                 for i in &b.insts {
                     let (d, from) = match i {
+                        // An index into an array of descriptors may reach any of them.
+                        Inst::AccessChain { d, steps, .. }
+                            if steps.iter().any(|s| matches!(s, Step::Descriptor { .. })) =>
+                        {
+                            if ptr.insert(*d, None) != Some(None) {
+                                changed = true;
+                            }
+                            continue;
+                        }
                         Inst::AccessChain { d, base, .. } => (*d, *base),
                         Inst::Move { d, a, .. } => (*d, *a),
                         _ => continue,

@@ -63,6 +63,8 @@ pub struct BoundBuffer {
     pub kind: DescriptorKind,
     /// initial contents (at least one byte, at least the block's declared size)
     pub data: Vec<u8>,
+    /// the element of an array of descriptors at this binding (0 for a plain binding)
+    pub element: u32,
 }
 
 /// The vulkano form of a specialization constant.
@@ -224,7 +226,7 @@ impl Context {
     /// let out = ctx.run_module(&ModuleDispatch {
     ///     spirv: &words,
     ///     entry: "main",
-    ///     buffers: vec![BoundBuffer { set: 0, binding: 0, kind: DescriptorKind::Storage, data }],
+    ///     buffers: vec![BoundBuffer { set: 0, binding: 0, kind: DescriptorKind::Storage, data, element: 0 }],
     ///     push_constants: 3u32.to_le_bytes().to_vec(),
     ///     spec: vec![],
     ///     workgroups: [1, 1, 1],
@@ -658,10 +660,16 @@ impl Context {
     ) -> Result<(), VkError> {
         let mut given = HashMap::new();
         for (i, b) in d.buffers.iter().enumerate() {
-            if given.insert((b.set, b.binding), i).is_some() {
+            if given.insert((b.set, b.binding, b.element), i).is_some() {
                 return Err(input(format!(
-                    "binding {}.{} is given twice",
-                    b.set, b.binding
+                    "binding {}.{}{} is given twice",
+                    b.set,
+                    b.binding,
+                    if b.element > 0 {
+                        format!(" element {}", b.element)
+                    } else {
+                        String::new()
+                    }
                 )));
             }
         }
@@ -691,54 +699,58 @@ impl Context {
                     req.descriptor_types.first()
                 )));
             };
-            if req.descriptor_count != Some(1) || info.is_some_and(|i| i.array) {
+            let Some(count) = req.descriptor_count else {
                 return Err(input(format!(
-                    "binding {set}.{binding} (`{name}`) is an array of descriptors; lockstep binds one buffer per binding"
+                    "binding {set}.{binding} (`{name}`) is a runtime-sized array of descriptors; lockstep binds arrays of a known length"
                 )));
-            }
-            let Some(&i) = given.get(&(set, binding)) else {
-                return Err(input(format!(
-                    "binding {set}.{binding} ({} `{name}`) is used by entry point '{}' but no buffer was given for it",
+            };
+            let array = count != 1 || info.is_some_and(|i| i.array);
+            for element in 0..count {
+                let Some(&i) = given.get(&(set, binding, element)) else {
+                    return Err(input(format!(
+                    "binding {set}.{binding}{} ({} `{name}`) is used by entry point '{}' but no buffer was given for it",
+                    if array { format!(" element {element}") } else { String::new() },
                     kind.name(),
                     d.entry
                 )));
-            };
-            let b = &d.buffers[i];
-            if b.kind != kind {
-                return Err(input(format!(
-                    "binding {set}.{binding} (`{name}`) is a {} in the module, given as a {}",
-                    kind.name(),
-                    b.kind.name()
-                )));
-            }
-            if b.data.is_empty() {
-                return Err(input(format!(
-                    "binding {set}.{binding} (`{name}`): the buffer is empty"
-                )));
-            }
-            if let Some(size) = info.and_then(|i| i.size) {
-                if (b.data.len() as u64) < size {
-                    let what = if info.is_some_and(|i| i.runtime_array) {
-                        "declares before its runtime array"
-                    } else {
-                        "declares"
-                    };
+                };
+                let b = &d.buffers[i];
+                if b.kind != kind {
                     return Err(input(format!(
+                        "binding {set}.{binding} (`{name}`) is a {} in the module, given as a {}",
+                        kind.name(),
+                        b.kind.name()
+                    )));
+                }
+                if b.data.is_empty() {
+                    return Err(input(format!(
+                        "binding {set}.{binding} (`{name}`): the buffer is empty"
+                    )));
+                }
+                if let Some(size) = info.and_then(|i| i.size).filter(|_| !array) {
+                    if (b.data.len() as u64) < size {
+                        let what = if info.is_some_and(|i| i.runtime_array) {
+                            "declares before its runtime array"
+                        } else {
+                            "declares"
+                        };
+                        return Err(input(format!(
                         "binding {set}.{binding} (`{name}`): the buffer has {} bytes, fewer than the {size} bytes the block {what}",
                         b.data.len()
                     )));
+                    }
                 }
-            }
-            let max = match kind {
-                DescriptorKind::Storage => props.max_storage_buffer_range as u64,
-                DescriptorKind::Uniform => props.max_uniform_buffer_range as u64,
-            };
-            if b.data.len() as u64 > max {
-                return Err(unsupported(format!(
-                    "binding {set}.{binding}: a {}-byte {}: the device's limit is {max} bytes",
-                    b.data.len(),
-                    kind.name()
-                )));
+                let max = match kind {
+                    DescriptorKind::Storage => props.max_storage_buffer_range as u64,
+                    DescriptorKind::Uniform => props.max_uniform_buffer_range as u64,
+                };
+                if b.data.len() as u64 > max {
+                    return Err(unsupported(format!(
+                        "binding {set}.{binding}: a {}-byte {}: the device's limit is {max} bytes",
+                        b.data.len(),
+                        kind.name()
+                    )));
+                }
             }
         }
         let block = r.push_size;
@@ -848,10 +860,27 @@ impl Context {
             if set_layout.bindings().is_empty() {
                 continue;
             }
-            let writes = bound
+            // One write per binding: a plain descriptor, or an array's elements in order.
+            let mut by_binding: std::collections::BTreeMap<u32, Vec<(u32, Subbuffer<[u8]>)>> =
+                Default::default();
+            for (i, _, dev) in bound
                 .iter()
                 .filter(|(i, _, _)| d.buffers[*i].set == set as u32)
-                .map(|(i, _, dev)| WriteDescriptorSet::buffer(d.buffers[*i].binding, dev.clone()));
+            {
+                let b = &d.buffers[*i];
+                by_binding
+                    .entry(b.binding)
+                    .or_default()
+                    .push((b.element, dev.clone()));
+            }
+            let writes = by_binding.into_iter().map(|(binding, mut devs)| {
+                devs.sort_by_key(|(e, _)| *e);
+                if devs.len() == 1 && devs[0].0 == 0 {
+                    WriteDescriptorSet::buffer(binding, devs.remove(0).1)
+                } else {
+                    WriteDescriptorSet::buffer_array(binding, 0, devs.into_iter().map(|(_, d)| d))
+                }
+            });
             let ds = DescriptorSet::new(self.descriptors.clone(), set_layout.clone(), writes, [])
                 .map_err(|e| VkError::vk("creating a descriptor set", format_validated(e)))?;
             b.bind_descriptor_sets(PipelineBindPoint::Compute, layout.clone(), set as u32, ds)
@@ -972,6 +1001,7 @@ impl Context {
                 binding: 0,
                 kind: DescriptorKind::Storage,
                 data: vec![0u8; 16 * n],
+                element: 0,
             }],
             push_constants: Vec::new(),
             spec: (0..3)
