@@ -165,7 +165,7 @@ const FUZZY_DEFAULT: Tolerance = Tolerance {
 /// ```
 /// use lockstep::amber::vkscript;
 /// let s = vkscript::parse("[compute shader spirv]\nOpCapability Shader\n[test]\n\
-///     ssbo 0:1 subdata int 0 1 2 3\ncompute 1 1 1\nprobe ssbo int 0:1 4 == 2 3\n").unwrap();
+///     ssbo 0:1 subdata int 0 1 2 3 4\ncompute 1 1 1\nprobe ssbo int 0:1 4 == 2 3\n").unwrap();
 /// assert_eq!((s.buffers[0].elements, s.buffers[0].size()), (4, 16));
 /// assert_eq!(s.expects().len(), 1);
 /// ```

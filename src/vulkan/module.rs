@@ -861,8 +861,8 @@ impl Context {
                 continue;
             }
             // One write per binding: a plain descriptor, or an array's elements in order.
-            let mut by_binding: std::collections::BTreeMap<u32, Vec<(u32, Subbuffer<[u8]>)>> =
-                Default::default();
+            type Elements = Vec<(u32, Subbuffer<[u8]>)>;
+            let mut by_binding: std::collections::BTreeMap<u32, Elements> = Default::default();
             for (i, _, dev) in bound
                 .iter()
                 .filter(|(i, _, _)| d.buffers[*i].set == set as u32)
