@@ -379,7 +379,6 @@ fn graphics_and_other_outside_commands_are_unsupported_with_their_line() {
         ("SHADER compute s GLSL TARGET_ENV opencl2.2\nx\nEND\n", 2, "SHADER", "TARGET_ENV opencl2.2"),
         ("DEVICE_FEATURE warpDrive\n", 2, "DEVICE_FEATURE", "warpDrive is not a device feature"),
         ("STRUCT s\nEND\n", 2, "STRUCT", "STRUCT data types"),
-        (&format!("{GLSL}PIPELINE compute p\nATTACH s\nSHADER_OPTIMIZATION s\nEND\nEND\n"), 8, "SHADER_OPTIMIZATION", "optimization passes"),
         (&format!("{GLSL}BUFFER b DATA_TYPE uint32 SIZE 1 FILL 0\nPIPELINE compute p\nATTACH s\nBIND BUFFER b AS storage_texel_buffer DESCRIPTOR_SET 0 BINDING 0\nEND\n"), 9, "BIND", "storage_texel_buffer descriptors"),
         (&format!("{GLSL}BUFFER b DATA_TYPE uint32 SIZE 1 FILL 0\nPIPELINE compute p\nATTACH s\nBIND BUFFER b KERNEL ARG_NAME x\nEND\n"), 9, "BIND", "OpenCL"),
     ];

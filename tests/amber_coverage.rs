@@ -551,3 +551,30 @@ fn buffer_arrays_are_arrays_of_descriptors() {
     let r = run_model(&s);
     assert_eq!(statuses(&r), vec![(15, "pass"), (16, "pass")], "{r:?}");
 }
+
+/// AmberScript `SHADER_OPTIMIZATION shader … END` (google/amber, "Pipelines"): SPIRV-Tools
+/// optimizer passes, run here by `spirv-opt` (the set-up installs it with spirv-tools) before
+/// either backend sees the module; a flag that is not `--name[=value]` is an error naming its
+/// line, and a pass the optimizer refuses stops the run with its message.
+#[test]
+fn shader_optimization_runs_spirv_opt_passes() {
+    let text = "#!amber\nSHADER compute k GLSL\n#version 450\nlayout(local_size_x = 4) in;\nlayout(set = 0, binding = 0) buffer B { uint v[]; };\nuint twice(uint x) { return 2u * x; }\nvoid main() { v[gl_LocalInvocationID.x] = twice(gl_LocalInvocationID.x) + 1u; }\nEND\nBUFFER b DATA_TYPE uint32 SIZE 4 FILL 0\nPIPELINE compute p\n  ATTACH k\n  SHADER_OPTIMIZATION k\n    --inline-entry-points-exhaustive\n    --eliminate-dead-functions\n  END\n  BIND BUFFER b AS storage DESCRIPTOR_SET 0 BINDING 0\nEND\nRUN p 1 1 1\nEXPECT b IDX 0 EQ 1 3 5 7\n";
+    let s = parse(text).unwrap();
+    assert_eq!(
+        s.pipelines[0].optimizations,
+        [
+            "--inline-entry-points-exhaustive",
+            "--eliminate-dead-functions"
+        ]
+    );
+    assert_eq!(statuses(&run_model(&s)), vec![(19, "pass")]);
+    let Err(ParseFailure::Error(e)) = parse(&text.replace("--eliminate-dead-functions", "rm -rf"))
+    else {
+        panic!()
+    };
+    assert_eq!(e.line, 14, "{e}");
+    let r =
+        run_model(&parse(&text.replace("--eliminate-dead-functions", "--no-such-pass")).unwrap());
+    assert_eq!(r.status, RunStatus::Error, "{r:?}");
+    assert!(r.reason.unwrap().contains("spirv-opt"));
+}

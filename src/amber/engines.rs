@@ -62,6 +62,96 @@ impl Compiled {
     }
 }
 
+impl Compiled {
+    /// The words of pipeline `p`'s shader `s`, through the pipeline's `SHADER_OPTIMIZATION`
+    /// passes when it has any: both backends run the optimized module.
+    fn pipeline_words(
+        &mut self,
+        script_name: &str,
+        s: &Shader,
+        p: &super::script::Pipeline,
+    ) -> Result<Vec<u32>, BackendError> {
+        let words = self.words(script_name, s)?;
+        if p.optimizations.is_empty() {
+            return Ok(words);
+        }
+        optimize(&words, &p.optimizations).map_err(|e| match e {
+            OptError::Missing(m) => BackendError::Unsupported(m),
+            OptError::Failed(m) => BackendError::BadInput {
+                line: Some(p.line),
+                message: format!("SHADER_OPTIMIZATION of {}: {m}", s.name),
+            },
+        })
+    }
+}
+
+enum OptError {
+    /// no optimizer here
+    Missing(String),
+    /// the optimizer refused the module or a flag
+    Failed(String),
+}
+
+/// Runs SPIRV-Tools' optimizer (`spirv-opt`, from the `spirv-tools` package that the set-up
+/// installs) with Amber's pass flags on `words`, for the module's own SPIR-V version.
+fn optimize(words: &[u32], flags: &[String]) -> Result<Vec<u32>, OptError> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    let dir = std::env::temp_dir();
+    let stem = format!(
+        "lockstep-opt-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    );
+    let (src, dst) = (
+        dir.join(format!("{stem}.in.spv")),
+        dir.join(format!("{stem}.out.spv")),
+    );
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    std::fs::write(&src, bytes)
+        .map_err(|e| OptError::Failed(format!("writing {}: {e}", src.display())))?;
+    let version = words.get(1).copied().unwrap_or(0x0001_0000);
+    let env = format!(
+        "--target-env=spv{}.{}",
+        (version >> 16) & 0xff,
+        (version >> 8) & 0xff
+    );
+    let out = std::process::Command::new("spirv-opt")
+        .arg(&env)
+        .args(flags)
+        .arg(&src)
+        .arg("-o")
+        .arg(&dst)
+        .output();
+    let _ = std::fs::remove_file(&src);
+    let out = match out {
+        Ok(o) => o,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(OptError::Missing(
+                "SHADER_OPTIMIZATION needs SPIRV-Tools' optimizer `spirv-opt` (Debian package spirv-tools), which is not installed".into(),
+            ))
+        }
+        Err(e) => return Err(OptError::Failed(format!("running spirv-opt: {e}"))),
+    };
+    let result = if out.status.success() {
+        std::fs::read(&dst)
+            .map_err(|e| OptError::Failed(format!("reading spirv-opt's output: {e}")))
+            .map(|b| {
+                b.chunks_exact(4)
+                    .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect()
+            })
+    } else {
+        Err(OptError::Failed(format!(
+            "spirv-opt {} failed: {}",
+            flags.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        )))
+    };
+    let _ = std::fs::remove_file(&dst);
+    result
+}
+
 /// The script line of a compiler message's `name:LINE:` (the shader's line + LINE − 1).
 fn shader_line(msg: &str, s: &Shader) -> Option<usize> {
     if s.file.is_some() {
@@ -161,7 +251,9 @@ impl Backend for ModelBackend {
     }
 
     fn dispatch(&mut self, d: &Dispatch<'_>) -> Result<DispatchOutput, BackendError> {
-        let words = self.compiled.words(&self.script_name, d.shader)?;
+        let words = self
+            .compiled
+            .pipeline_words(&self.script_name, d.shader, d.pipeline)?;
         let spec = d
             .pipeline
             .specializations
@@ -547,7 +639,9 @@ impl Backend for DeviceBackend {
 
     fn dispatch(&mut self, d: &Dispatch<'_>) -> Result<DispatchOutput, BackendError> {
         use crate::vulkan::{BoundBuffer, DescriptorKind, ModuleDispatch, SpecConstant, VkError};
-        let words = self.compiled.words(&self.script_name, d.shader)?;
+        let words = self
+            .compiled
+            .pipeline_words(&self.script_name, d.shader, d.pipeline)?;
         let mut buffers = Vec::new();
         let mut order = Vec::new();
         let mut push = Vec::new();

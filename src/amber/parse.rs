@@ -348,6 +348,7 @@ struct PipelineDraft {
     specializations: Vec<Specialization>,
     subgroup: SubgroupControl,
     bindings: Vec<Binding>,
+    optimizations: Vec<String>,
 }
 
 struct Parser<'a> {
@@ -1098,6 +1099,7 @@ impl<'a> Parser<'a> {
             specializations: Vec::new(),
             subgroup: SubgroupControl::default(),
             bindings: Vec::new(),
+            optimizations: Vec::new(),
         };
         self.pipeline_body(C, draft)
     }
@@ -1126,6 +1128,7 @@ impl<'a> Parser<'a> {
             specializations: p.specializations,
             subgroup: p.subgroup,
             bindings: p.bindings,
+            optimizations: p.optimizations,
         };
         self.pipeline_body(C, draft)
     }
@@ -1144,7 +1147,34 @@ impl<'a> Parser<'a> {
                 "BIND" => self.bind(&mut p)?,
                 "SUBGROUP" => self.subgroup(&mut p, l)?,
                 "SHADER_OPTIMIZATION" => {
-                    return unsupported(l, w, "SPIRV-Tools optimization passes are not supported")
+                    // SHADER_OPTIMIZATION shader NEWLINE pass… END: spirv-opt flags.
+                    let (sname, sl) = self.word(w, "a shader name")?;
+                    if self.shader_index(sname).is_none() || p.shader != self.shader_index(sname) {
+                        return err(sl, w, format!("unknown shader in SHADER_OPTIMIZATION command: {sname} (the pipeline's attached shader)"));
+                    }
+                    self.end_of_statement(w)?;
+                    loop {
+                        match self.next() {
+                            (Tok::Eol, _) => continue,
+                            (Tok::Eos, _) => {
+                                return err(l, w, "SHADER_OPTIMIZATION missing END command")
+                            }
+                            (Tok::Word("END"), _) => break,
+                            (Tok::Word(flag), fl) => {
+                                let ok = flag.starts_with("--")
+                                    && flag.len() > 2
+                                    && flag[2..].bytes().all(|c| {
+                                        c.is_ascii_alphanumeric()
+                                            || matches!(c, b'-' | b'_' | b'=' | b',' | b'.' | b':')
+                                    });
+                                if !ok {
+                                    return err(fl, w, format!("{flag} is not a SPIRV-Tools optimizer flag (--name or --name=value)"));
+                                }
+                                p.optimizations.push(flag.to_string());
+                            }
+                        }
+                    }
+                    self.end_of_statement(w)?;
                 }
                 "COMPILE_OPTIONS" | "SET" => {
                     return unsupported(l, w, "OpenCL-C kernels are not supported")
@@ -1180,6 +1210,7 @@ impl<'a> Parser<'a> {
             specializations: p.specializations,
             subgroup: p.subgroup,
             bindings: p.bindings,
+            optimizations: p.optimizations,
         });
         Ok(())
     }

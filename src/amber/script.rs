@@ -343,6 +343,9 @@ pub struct Pipeline {
     pub subgroup: SubgroupControl,
     /// Bound buffers, in order (a later `BIND` to the same set and binding replaces the earlier).
     pub bindings: Vec<Binding>,
+    /// `SHADER_OPTIMIZATION` passes for the shader, as SPIRV-Tools optimizer flags
+    /// (`--inline-entry-points-exhaustive`), in order; run by `spirv-opt` before both backends.
+    pub optimizations: Vec<String>,
 }
 
 /// EXPECT comparators.
