@@ -567,7 +567,19 @@ fn shader_optimization_runs_spirv_opt_passes() {
             "--eliminate-dead-functions"
         ]
     );
-    assert_eq!(statuses(&run_model(&s)), vec![(19, "pass")]);
+    let r = run_model(&s);
+    if r.status == RunStatus::Unsupported
+        && std::process::Command::new("spirv-opt")
+            .arg("--version")
+            .output()
+            .is_err()
+    {
+        // the from-source build on a system without SPIRV-Tools' tools: unsupported, named
+        assert!(r.reason.unwrap().contains("spirv-opt"));
+        eprintln!("SKIPPED: spirv-opt is not installed (the file is unsupported, naming it)");
+        return;
+    }
+    assert_eq!(statuses(&r), vec![(19, "pass")], "{r:?}");
     let Err(ParseFailure::Error(e)) = parse(&text.replace("--eliminate-dead-functions", "rm -rf"))
     else {
         panic!()
