@@ -590,3 +590,24 @@ fn shader_optimization_runs_spirv_opt_passes() {
     assert_eq!(r.status, RunStatus::Error, "{r:?}");
     assert!(r.reason.unwrap().contains("spirv-opt"));
 }
+
+/// Row-major matrices (Vulkan, "Offset and Stride Assignment": a row-major matrix is stored row
+/// by row, MatrixStride apart): `m[c][r]` of a `row_major mat2x3` lies at r · stride + c · 4, so a
+/// column's components are a matrix stride apart — an access chain through a column to one of
+/// them is a plain pointer (issue 20: it was refused as "a pointer to a column").
+#[test]
+fn row_major_matrix_components_are_a_matrix_stride_apart() {
+    let text = "#!amber\nSHADER compute k GLSL\n#version 450\nlayout(local_size_x = 1) in;\nlayout(std430, row_major, set = 0, binding = 0) buffer M { mat2x3 m; vec3 out3; vec2 out2; };\nvoid main() {\n  out3 = m * vec2(1.0, 10.0);\n  out2 = vec3(1.0, 2.0, 3.0) * m;\n  m[1][2] = 99.0;\n}\nEND\nBUFFER b DATA_TYPE float DATA 1 2 3 4 5 99 0 0 0 0 0 0 0 0 0 0 END\nPIPELINE compute p\n  ATTACH k\n  BIND BUFFER b AS storage DESCRIPTOR_SET 0 BINDING 0\nEND\nRUN p 1 1 1\nEXPECT b IDX 0 TOLERANCE 0.0001 EQ 1 2 3 4 5 99 0 0 21 43 995 0 22 307\n";
+    // rows (1, 2), (3, 4), (5, 99): columns (1, 3, 5) and (2, 4, 99); m · (1, 10) = (21, 43,
+    // 995) at byte 32 (a vec3 aligns to 16), (1, 2, 3) · m = (22, 307) at byte 48; m[1][2] = 99 is
+    // byte 2 · 8 + 1 · 4 = 20, element 5.
+    let r = run_model(&parse(text).unwrap());
+    assert_eq!(statuses(&r), vec![(18, "pass")], "{r:?}");
+    // the element written is element 5: with it 0 before, only a row-major offset gives 99 there
+    let r = run_model(&parse(&text.replace("DATA 1 2 3 4 5 99", "DATA 1 2 3 4 5 0")).unwrap());
+    assert_eq!(r.expects[0].status.name(), "fail", "{r:?}");
+    assert!(
+        !r.expects[0].why.as_deref().unwrap_or("").contains("b[5]"),
+        "{r:?}"
+    );
+}

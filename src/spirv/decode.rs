@@ -2426,6 +2426,9 @@ impl<'m> Decoder<'m> {
                     });
                     first_index = 2;
                 }
+                // After a column of a row-major matrix: the stride between that column's
+                // components (the matrix stride), for the component index that must follow.
+                let mut strided_column: Option<u32> = None;
                 for k in first_index..i.operands.len() {
                     let idx_id = id_at(i, k)?;
                     let konst = match self.ids.get(&idx_id) {
@@ -2445,14 +2448,19 @@ impl<'m> Decoder<'m> {
                             m = ml;
                         }
                         _ => {
-                            let (el, stride, len, em) = self.types.element(t, m)?;
+                            let (el, mut stride, len, em) = self.types.element(t, m)?;
+                            // A component of a row-major matrix's column lies a matrix stride
+                            // from the next (Vulkan, "Offset and Stride Assignment": row-major
+                            // matrices are laid out row by row).
+                            if let Some(ms) = strided_column.take() {
+                                stride = ms;
+                            }
                             let et = match el {
                                 ElementOf::Type(et) => et,
                                 ElementOf::Scalar(s) => self.scalar_type_id(s)?,
-                                ElementOf::RowMajorColumn(..) => {
-                                    return Err(unsupported(
-                                        "a pointer to a column of a row-major matrix",
-                                    ))
+                                ElementOf::RowMajorColumn(col, ms) => {
+                                    strided_column = Some(ms);
+                                    col
                                 }
                             };
                             let (isc, _) = self.sv_of(idx_id)?;
@@ -2473,6 +2481,12 @@ impl<'m> Decoder<'m> {
                             m = em;
                         }
                     }
+                }
+                if strided_column.is_some() {
+                    // A pointer to the whole column would address strided memory.
+                    return Err(unsupported(
+                        "a pointer to a whole column of a row-major matrix (its components are a matrix stride apart); index its components",
+                    ));
                 }
                 // Fold constant steps.
                 let mut folded: Vec<Step> = Vec::new();
