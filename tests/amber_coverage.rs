@@ -18,6 +18,14 @@ fn statuses(r: &RunReport) -> Vec<(usize, &'static str)> {
         .collect()
 }
 
+/// The error a script must give.
+fn error(r: Result<Script, ParseFailure>) -> ScriptError {
+    match r {
+        Err(ParseFailure::Error(e)) => e,
+        other => panic!("expected an error, got {other:?}"),
+    }
+}
+
 fn u32s(bytes: &[u8]) -> Vec<u32> {
     bytes
         .chunks_exact(4)
@@ -34,10 +42,7 @@ fn nan_and_infinities_are_float_data_values() {
     assert!(f32::from_bits(w[0]).is_nan());
     assert_eq!(&w[1..], &[0x7f80_0000, 0xff80_0000, 0x3f80_0000]);
     // not for integers
-    let Err(ParseFailure::Error(e)) = parse("#!amber\nBUFFER b DATA_TYPE int32 DATA\nnan\nEND\n")
-    else {
-        panic!()
-    };
+    let e = error(parse("#!amber\nBUFFER b DATA_TYPE int32 DATA\nnan\nEND\n"));
     assert!(e.message.contains("not an integer"), "{e}");
 }
 
@@ -50,10 +55,7 @@ fn a_whole_float_fills_an_integer_buffer() {
     assert_eq!(s.buffers[0].initial, vec![3, 0, 3, 0, 3, 0, 3, 0]);
     let s = parse("#!amber\nBUFFER b DATA_TYPE uint8 SIZE 3 SERIES_FROM 1.0 INC_BY 2.0\n").unwrap();
     assert_eq!(s.buffers[0].initial, vec![1, 3, 5]);
-    let Err(ParseFailure::Error(e)) = parse("#!amber\nBUFFER b DATA_TYPE int32 SIZE 1 FILL 0.5\n")
-    else {
-        panic!()
-    };
+    let e = error(parse("#!amber\nBUFFER b DATA_TYPE int32 SIZE 1 FILL 0.5\n"));
     assert_eq!(e.line, 2);
     assert!(e.message.contains("0.5 is not an integer"), "{e}");
 }
@@ -73,9 +75,7 @@ fn device_properties_are_requirements_the_model_meets_but_rtz() {
     let r = run_model(&s);
     assert_eq!(r.status, RunStatus::Unsupported);
     assert!(r.reason.unwrap().contains("rounds to nearest even"));
-    let Err(ParseFailure::Error(e)) = parse("#!amber\nDEVICE_PROPERTY Warp.speed\n") else {
-        panic!()
-    };
+    let e = error(parse("#!amber\nDEVICE_PROPERTY Warp.speed\n"));
     assert!(e.message.contains("Warp.speed"), "{e}");
 }
 
@@ -99,17 +99,13 @@ fn buffers_and_shaders_read_files_beside_the_script() {
     let r = run_model(&s);
     assert_eq!(statuses(&r), vec![(10, "pass"), (11, "pass")], "{r:?}");
     // A script given as text has no folder: an error naming the file, not a panic.
-    let Err(ParseFailure::Error(e)) = parse(text) else {
-        panic!()
-    };
+    let e = error(parse(text));
     assert!(e.message.contains("k.comp"), "{e}");
     // A missing file is an error naming it and the line.
-    let Err(ParseFailure::Error(e)) = parse_in(
+    let e = error(parse_in(
         "#!amber\nBUFFER t DATA_TYPE uint32 SIZE 1 FILE TEXT nope.txt\n",
         Some(dir.path()),
-    ) else {
-        panic!()
-    };
+    ));
     assert_eq!(e.line, 2);
     assert!(e.message.contains("nope.txt"), "{e}");
 }
@@ -121,10 +117,7 @@ fn virtual_files_and_timed_runs() {
     let text = "#!amber\nVIRTUAL_FILE k.comp\n#version 450\nlayout(local_size_x = 2) in;\nlayout(set = 0, binding = 0) buffer B { uint v[]; };\nvoid main() { v[gl_LocalInvocationID.x] += 1u; }\nEND\nSHADER compute k GLSL VIRTUAL_FILE k.comp\nBUFFER b DATA_TYPE uint32 DATA 1 2 END\nPIPELINE compute p\n  ATTACH k\n  BIND BUFFER b AS storage DESCRIPTOR_SET 0 BINDING 0\nEND\nRUN TIMED_EXECUTION p 1 1 1\nEXPECT b IDX 0 EQ 2 3\n";
     let s = parse(text).unwrap();
     assert_eq!(statuses(&run_model(&s)), vec![(15, "pass")]);
-    let Err(ParseFailure::Error(e)) = parse("#!amber\nSHADER compute k GLSL VIRTUAL_FILE x\n")
-    else {
-        panic!()
-    };
+    let e = error(parse("#!amber\nSHADER compute k GLSL VIRTUAL_FILE x\n"));
     assert!(e.message.contains("VIRTUAL_FILE x was not declared"), "{e}");
 }
 
@@ -580,10 +573,7 @@ fn shader_optimization_runs_spirv_opt_passes() {
         return;
     }
     assert_eq!(statuses(&r), vec![(19, "pass")], "{r:?}");
-    let Err(ParseFailure::Error(e)) = parse(&text.replace("--eliminate-dead-functions", "rm -rf"))
-    else {
-        panic!()
-    };
+    let e = error(parse(&text.replace("--eliminate-dead-functions", "rm -rf")));
     assert_eq!(e.line, 14, "{e}");
     let r =
         run_model(&parse(&text.replace("--eliminate-dead-functions", "--no-such-pass")).unwrap());

@@ -77,9 +77,9 @@ impl fmt::Display for ParseFailure {
     }
 }
 
-type PResult<T> = Result<T, ParseFailure>;
+pub(crate) type PResult<T> = Result<T, ParseFailure>;
 
-fn err<T>(line: usize, command: &str, message: impl Into<String>) -> PResult<T> {
+pub(crate) fn err<T>(line: usize, command: &str, message: impl Into<String>) -> PResult<T> {
     Err(ParseFailure::Error(ScriptError {
         line,
         command: command.to_string(),
@@ -96,7 +96,7 @@ fn unsupported<T>(line: usize, command: &str, reason: impl Into<String>) -> PRes
     }))
 }
 
-fn graphics<T>(line: usize, command: &str, reason: impl Into<String>) -> PResult<T> {
+pub(crate) fn graphics<T>(line: usize, command: &str, reason: impl Into<String>) -> PResult<T> {
     Err(ParseFailure::Unsupported(Unsupported {
         line: Some(line),
         command: command.to_string(),

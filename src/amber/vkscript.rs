@@ -22,28 +22,9 @@
 //! CTS runs VkScript files that require `VK_KHR_spirv_1_4` as SPIR-V 1.4, and lockstep does the
 //! same (`spv1.4`); others get the AmberScript default.
 
-use super::parse::{ParseFailure, ScriptError, Unsupported, KNOWN_FEATURES};
+use super::parse::{err, graphics, PResult, ParseFailure, Unsupported, KNOWN_FEATURES};
 use super::script::*;
 use super::types::{DataType, Layout, Literal, Scalar};
-
-type PResult<T> = Result<T, ParseFailure>;
-
-fn err<T>(line: usize, command: &str, message: impl Into<String>) -> PResult<T> {
-    Err(ParseFailure::Error(ScriptError {
-        line,
-        command: command.to_string(),
-        message: message.into(),
-    }))
-}
-
-fn graphics<T>(line: usize, command: &str, reason: impl Into<String>) -> PResult<T> {
-    Err(ParseFailure::Unsupported(Unsupported {
-        line: Some(line),
-        command: command.to_string(),
-        reason: reason.into(),
-        graphics: true,
-    }))
-}
 
 /// A VkScript data type name (`int`, `uint16_t`, `vec3`, `i8vec2`, `dmat2x3`, `mat4`) as a
 /// [`DataType`] (Amber's `vkscript::DatumTypeParser`).

@@ -1307,6 +1307,19 @@ impl Wg<'_, '_> {
             let mut off = crate::spirv::memory::ptr_off(p) as u64;
             let mut oob = p & crate::spirv::memory::OOB;
             let mut t = if tb { taint[bb + s] } else { 0 };
+            // The index register of step k, sign-extended when signed; its taint joins `t`.
+            let index = |k: usize, width: u8, signed: bool, t: &mut u32| -> i64 {
+                let (row, dt) = rows[k];
+                let raw = vals[row + s] & mask(width);
+                if dt {
+                    *t = combine(*t, taint[row + s]);
+                }
+                if signed {
+                    sext(width, raw)
+                } else {
+                    raw as i64
+                }
+            };
             for (k, st) in steps.iter().enumerate() {
                 match st {
                     Step::Const(c) => off += *c as u64,
@@ -1316,16 +1329,7 @@ impl Wg<'_, '_> {
                         count,
                         ..
                     } => {
-                        let (row, dt) = rows[k];
-                        let raw = vals[row + s] & mask(*width);
-                        let i = if *signed {
-                            sext(*width, raw)
-                        } else {
-                            raw as i64
-                        };
-                        if dt {
-                            t = combine(t, taint[row + s]);
-                        }
+                        let i = index(k, *width, *signed, &mut t);
                         if i < 0 || i >= *count as i64 {
                             oob = crate::spirv::memory::OOB;
                         } else {
@@ -1340,16 +1344,7 @@ impl Wg<'_, '_> {
                         elem,
                         ..
                     } => {
-                        let (row, dt) = rows[k];
-                        let raw = vals[row + s] & mask(*width);
-                        let i = if *signed {
-                            sext(*width, raw)
-                        } else {
-                            raw as i64
-                        };
-                        if dt {
-                            t = combine(t, taint[row + s]);
-                        }
+                        let i = index(k, *width, *signed, &mut t);
                         if (i < 0 && !*elem) || len.is_some_and(|l| i as u64 >= l as u64) {
                             oob = crate::spirv::memory::OOB;
                         }
