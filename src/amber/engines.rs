@@ -7,7 +7,7 @@ use super::backend::{
     Annotation, AnnotationKind, Backend, BackendError, BackendKind, Dispatch, DispatchOutput,
 };
 use super::parse::Unsupported;
-use super::script::{BindingKind, RequiredSize, Script, Shader, ShaderCode, ShaderFormat};
+use super::script::{BindingKind, RequiredSize, Script, Shader, ShaderCode};
 use crate::kernel::{SourceLang, SourceOptions, TargetEnv as KTarget};
 use crate::model::{LaneOrder, SubgroupSize};
 use crate::reconverge::Mode;
@@ -25,9 +25,12 @@ struct Compiled {
 
 impl Compiled {
     fn words(&mut self, script_name: &str, s: &Shader) -> Result<Vec<u32>, BackendError> {
-        if let ShaderCode::SpirvWords(w) = &s.code {
-            return Ok(w.clone());
-        }
+        let (text, lang) = match &s.code {
+            // hex and binary modules need no compiler (and their source text keys nothing)
+            ShaderCode::SpirvWords(w) => return Ok(w.clone()),
+            ShaderCode::Glsl(text) => (text, SourceLang::Glsl),
+            ShaderCode::SpirvAsm(text) => (text, SourceLang::SpirvAsm),
+        };
         let target = s.target_env.as_ref().map(|t| t.spirv);
         let key = (s.source.clone(), s.format.to_string(), target);
         if let Some(w) = self.cache.get(&key) {
@@ -38,25 +41,15 @@ impl Compiled {
             target_env: target.and_then(|(a, b)| KTarget::for_spirv(a, b)),
             ..SourceOptions::default()
         };
-        let words = match &s.code {
-            ShaderCode::SpirvWords(w) => w.clone(),
-            ShaderCode::Glsl(text) | ShaderCode::SpirvAsm(text) => {
-                let lang = if s.format == ShaderFormat::Glsl {
-                    SourceLang::Glsl
-                } else {
-                    SourceLang::SpirvAsm
-                };
-                crate::kernel::compile(text, lang, &opts)
-                    .map_err(|e| {
-                        let msg = e.to_string();
-                        BackendError::BadInput {
-                            line: shader_line(&msg, s).or(Some(s.line)),
-                            message: format!("SHADER {}: {msg}", s.name),
-                        }
-                    })?
-                    .words
-            }
-        };
+        let words = crate::kernel::compile(text, lang, &opts)
+            .map_err(|e| {
+                let msg = e.to_string();
+                BackendError::BadInput {
+                    line: shader_line(&msg, s).or(Some(s.line)),
+                    message: format!("SHADER {}: {msg}", s.name),
+                }
+            })?
+            .words;
         self.cache.insert(key, words.clone());
         Ok(words)
     }
