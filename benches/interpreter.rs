@@ -4,7 +4,8 @@
 //! same step, and the ratio of their times. A table is printed at the end.
 //!
 //! `cargo bench --bench interpreter`; `INTERPRETER_DOMAIN=COLSxROWS` and `INTERPRETER_SUBGROUP=S`
-//! change the work.
+//! change the work; `INTERPRETER_SPV=FILE` runs another build of the shader (a `.spv` file, e.g.
+//! the module after `spirv-opt -O`, with the same bindings and specialization constants).
 
 use criterion::{Criterion, SamplingMode, Throughput};
 use lockstep::grayscott::layout::{Shape, Tiling};
@@ -41,8 +42,12 @@ fn main() {
         .unwrap_or(32);
     let domain = Domain::new(rows, cols).expect("domain");
     let params = Params::default();
-    let path =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders/grayscott/subgroup_1d.comp");
+    let path = std::env::var("INTERPRETER_SPV")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|_| {
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("shaders/grayscott/subgroup_1d.comp")
+        });
     let module = load(&path, &SourceOptions::default()).expect("compiling subgroup_1d.comp");
     let spec = vec![
         (0, SpecInput::Bits(WORKGROUP as u64)),

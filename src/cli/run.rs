@@ -725,7 +725,8 @@ fn sweep(a: &RunArgs, sizes: &[SubgroupSize]) -> Result<String, CliError> {
                 .objects
                 .iter()
                 .position(|o| o.binding == Some((*set, *binding)))
-                .unwrap_or(0) as u32;
+                .map(|i| crate::spirv::inst::ObjectId::new(i as u32))
+                .unwrap_or_default();
             differs.push(format!(
                 "{} ({}) is defined at every size but holds {} — {} element{}; a kernel written for one subgroup size",
                 kernel.describe(object, (elem * es) as u64),

@@ -186,7 +186,7 @@ impl<'m> Decoder<'m> {
         let (local_size, declared_mode, denorm_preserve) = self.execution_modes(entry_id)?;
         for obj in &interface {
             if let Some(Id::Var(o)) = self.ids.get(obj) {
-                let o = &self.objects[*o as usize];
+                let o = &self.objects[o.index()];
                 if o.storage == Storage::Input && o.builtin.is_none() {
                     return Err(unsupported(format!(
                         "input variable {} without a BuiltIn decoration (compute shaders have only built-in inputs)",
@@ -596,7 +596,7 @@ impl<'m> Decoder<'m> {
 
     fn new_reg(&mut self, slots: u32) -> Reg {
         self.reg_slots.push(slots);
-        (self.reg_slots.len() - 1) as Reg
+        Reg::new((self.reg_slots.len() - 1) as u32)
     }
 
     fn const_reg(&mut self, c: &ConstVal) -> Reg {
@@ -681,7 +681,7 @@ impl<'m> Decoder<'m> {
         for i in insts {
             let op = i.class.opcode;
             let loc = self.loc_for(i);
-            self.global(i).map_err(|e| e.at(&self.locs[loc as usize]))?;
+            self.global(i).map_err(|e| e.at(&self.locs[loc.index()]))?;
             let _ = op;
         }
         Ok(())
@@ -694,7 +694,7 @@ impl<'m> Decoder<'m> {
             op: op_name(i.class.opcode),
             id: i.result_id,
         });
-        (self.locs.len() - 1) as LocId
+        LocId::new((self.locs.len() - 1) as u32)
     }
 
     fn global(&mut self, i: &Instruction) -> Result<(), SpirvError> {
@@ -900,7 +900,7 @@ impl<'m> Decoder<'m> {
                 let t = self.ty(i.result_type.unwrap_or(0))?;
                 let n = self.types.slots(t)?;
                 let null = match self.types.get(t) {
-                    Type::Pointer { .. } => crate::spirv::memory::NULL,
+                    Type::Pointer { .. } => crate::spirv::memory::Ptr::NULL.bits(),
                     _ => 0,
                 };
                 self.ids.insert(
@@ -1333,7 +1333,7 @@ impl<'m> Decoder<'m> {
             Some(f) => format!("{own} (in {f})"),
             None => own,
         };
-        let loc = self.locs.len() as LocId;
+        let loc = LocId::new(self.locs.len() as u32);
         self.locs.push(Location {
             file: self.file.clone(),
             line: None,
@@ -1357,7 +1357,7 @@ impl<'m> Decoder<'m> {
             loc,
             element: element.map_or(0, |(k, _)| k),
         });
-        let obj = (self.objects.len() - 1) as ObjectId;
+        let obj = ObjectId::new((self.objects.len() - 1) as u32);
         self.ptr_layout.insert(rid, MatrixLayout::default());
         Ok(obj)
     }
@@ -1485,7 +1485,7 @@ impl<'m> Decoder<'m> {
             let r = p.result_id.unwrap_or(0);
             let reg = self.reg(r)?;
             params.push(reg);
-            param_slots.push(self.reg_slots[reg as usize]);
+            param_slots.push(self.reg_slots[reg.index()]);
             let t = self.ty(p.result_type.unwrap_or(0))?;
             if matches!(self.types.get(t), Type::Pointer { .. }) {
                 self.ptr_layout.insert(r, MatrixLayout::default());
@@ -1520,7 +1520,7 @@ impl<'m> Decoder<'m> {
                 locs: Vec::new(),
                 merge: Merge::None,
                 term: Term::Unreachable,
-                term_loc: 0,
+                term_loc: LocId::default(),
                 defs: Vec::new(),
                 escapes: false,
                 loop_defs: Vec::new(),
@@ -1587,7 +1587,7 @@ impl<'m> Decoder<'m> {
                     }
                     _ => {}
                 }
-                let loc = self.locs.len() as LocId;
+                let loc = LocId::new(self.locs.len() as u32);
                 let file = line
                     .as_ref()
                     .and_then(|l| l.0.clone())
@@ -1609,7 +1609,7 @@ impl<'m> Decoder<'m> {
                     op: op_name(op),
                     id: i.result_id,
                 });
-                let at = self.locs[loc as usize].clone();
+                let at = self.locs[loc.index()].clone();
                 let r: Result<(), SpirvError> = (|| {
                     match op {
                         SOp::Phi => {
@@ -1623,7 +1623,7 @@ impl<'m> Decoder<'m> {
                             }
                             blk.phis.push(Phi {
                                 d,
-                                n: self.reg_slots[d as usize],
+                                n: self.reg_slots[d.index()],
                                 incoming: inc.into_boxed_slice(),
                             });
                         }
@@ -1719,7 +1719,7 @@ impl<'m> Decoder<'m> {
                             let rid = i.result_id.unwrap_or(0);
                             let r = self.const_reg(&ConstVal::defined(
                                 0,
-                                vec![crate::spirv::memory::pointer(obj, 0)],
+                                vec![crate::spirv::memory::Ptr::new(obj, 0).bits()],
                             ));
                             self.regs.insert(rid, r);
                             self.var_regs.insert(r, obj);
@@ -1776,7 +1776,7 @@ impl<'m> Decoder<'m> {
             Some(Id::Var(o)) => {
                 let r = self.const_reg(&ConstVal::defined(
                     0,
-                    vec![crate::spirv::memory::pointer(o, 0)],
+                    vec![crate::spirv::memory::Ptr::new(o, 0).bits()],
                 ));
                 self.regs.insert(id, r);
                 self.var_regs.insert(r, o);
@@ -1794,7 +1794,7 @@ impl<'m> Decoder<'m> {
             Some(Id::Const(c)) => Ok(c.ty),
             Some(Id::Var(o)) => {
                 // the variable's pointer type is not kept; callers of this only need value types
-                Ok(self.objects[*o as usize].ty)
+                Ok(self.objects[o.index()].ty)
             }
             _ => Err(SpirvError::malformed(format!("%{id} has no type"))),
         }
@@ -1832,7 +1832,7 @@ impl<'m> Decoder<'m> {
             }
         }
         if let Some(Id::Var(o)) = self.ids.get(&id) {
-            let o = &self.objects[*o as usize];
+            let o = &self.objects[o.index()];
             return Ok((o.ty, m, o.storage));
         }
         Err(SpirvError::malformed(format!("%{id} is not a pointer")))
@@ -1975,7 +1975,7 @@ impl<'m> Decoder<'m> {
                 let d = self.reg(rid)?;
                 Some(Inst::Undef {
                     d,
-                    n: self.reg_slots[d as usize],
+                    n: self.reg_slots[d.index()],
                 })
             }
             SOp::IAdd => self.int2(i, IntBin::Add)?,
@@ -2092,7 +2092,7 @@ impl<'m> Decoder<'m> {
             }
             SOp::Select => {
                 let d = self.reg(rid)?;
-                let n = self.reg_slots[d as usize];
+                let n = self.reg_slots[d.index()];
                 let cid = id_at(i, 0)?;
                 let (_, cn) = self.sv_of(cid)?;
                 let (c, a, b) = (self.value(cid)?, self.arg(i, 1)?, self.arg(i, 2)?);
@@ -2162,7 +2162,7 @@ impl<'m> Decoder<'m> {
                     d,
                     a,
                     off: 0,
-                    n: self.reg_slots[d as usize],
+                    n: self.reg_slots[d.index()],
                 })
             }
             SOp::CompositeExtract => {
@@ -2186,7 +2186,7 @@ impl<'m> Decoder<'m> {
                     comp: c,
                     off,
                     n,
-                    total: self.reg_slots[d as usize],
+                    total: self.reg_slots[d.index()],
                 })
             }
             SOp::CompositeConstruct => {
@@ -2196,11 +2196,11 @@ impl<'m> Decoder<'m> {
                 for k in 0..i.operands.len() {
                     let r = self.arg(i, k)?;
                     check_ssa!(d, r);
-                    let n = self.reg_slots[r as usize];
+                    let n = self.reg_slots[r.index()];
                     total += n;
                     parts.push((r, n));
                 }
-                if total != self.reg_slots[d as usize] {
+                if total != self.reg_slots[d.index()] {
                     return Err(SpirvError::malformed(
                         "OpCompositeConstruct with the wrong number of components",
                     ));
@@ -2214,8 +2214,8 @@ impl<'m> Decoder<'m> {
                 let d = self.reg(rid)?;
                 let (a, b) = (self.arg(i, 0)?, self.arg(i, 1)?);
                 check_ssa!(d, a, b);
-                let na = self.reg_slots[a as usize];
-                let nb = self.reg_slots[b as usize];
+                let na = self.reg_slots[a.index()];
+                let nb = self.reg_slots[b.index()];
                 let sel = lits_from(i, 2)
                     .into_iter()
                     .map(|s| {
@@ -2279,7 +2279,7 @@ impl<'m> Decoder<'m> {
                 let w = self.scalar_of(self.type_of_value(id_at(i, 1)?)?)?.bits() as u8;
                 Some(Inst::TimesScalar {
                     w,
-                    n: self.reg_slots[d as usize],
+                    n: self.reg_slots[d.index()],
                     d,
                     v,
                     s,
@@ -2582,13 +2582,12 @@ impl<'m> Decoder<'m> {
                 for k in 1..i.operands.len() {
                     args.push(self.arg(i, k)?);
                 }
-                let d = if self.regs.contains_key(&rid)
-                    && self.reg_slots[self.reg(rid)? as usize] > 0
-                {
-                    Some(self.reg(rid)?)
-                } else {
-                    None
-                };
+                let d =
+                    if self.regs.contains_key(&rid) && self.reg_slots[self.reg(rid)?.index()] > 0 {
+                        Some(self.reg(rid)?)
+                    } else {
+                        None
+                    };
                 Some(Inst::Call {
                     d,
                     f,
@@ -2820,7 +2819,7 @@ impl<'m> Decoder<'m> {
                     w1: 0,
                     n,
                     d,
-                    args: [m, 0, 0],
+                    args: [m, Reg::default(), Reg::default()],
                     nargs: 1,
                     relaxed: self.has_deco(rid, Decoration::RelaxedPrecision),
                 }));
@@ -2884,7 +2883,7 @@ impl<'m> Decoder<'m> {
                     w1,
                     n,
                     d,
-                    args: [x, 0, 0],
+                    args: [x, Reg::default(), Reg::default()],
                     nargs: 1,
                     relaxed: self.has_deco(rid, Decoration::RelaxedPrecision),
                 }));
@@ -2910,7 +2909,7 @@ impl<'m> Decoder<'m> {
             .first()
             .ok_or_else(|| SpirvError::malformed("OpExtInst without operands"))?;
         let (s, n) = self.sv_of(first)?;
-        let mut args = [0 as Reg; 3];
+        let mut args = [Reg::default(); 3];
         if arg_ids.len() > 3 {
             return Err(SpirvError::malformed("too many operands"));
         }

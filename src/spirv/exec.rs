@@ -18,6 +18,7 @@ use crate::spirv::memops::{LateKey, SyncRecord};
 use crate::spirv::memory::clock::semantics;
 use crate::spirv::memory::{Buffer, Knowledge, Shadow, Space};
 use crate::spirv::prov::{Cause, Prov, Provs, INEXACT, PROV};
+use crate::spirv::regs::RegFile;
 use crate::spirv::types::Storage;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -206,7 +207,7 @@ pub struct Initial<'a> {
 /// order): the next run of the dispatch taints them.
 #[derive(Default)]
 struct Late {
-    locs: HashSet<u32>,
+    locs: HashSet<LocId>,
     keys: HashSet<LateKey>,
 }
 
@@ -252,19 +253,19 @@ impl Finding {
                 };
                 (
                     0,
-                    *object,
-                    x.1,
-                    y.1,
+                    object.get(),
+                    x.1.get(),
+                    y.1.get(),
                     (*class as u32) << 2 | (x.2 as u32) << 1 | y.2 as u32,
                 )
             }
             Finding::OutOfBounds {
                 object, loc, write, ..
-            } => (1, *object, *loc, 0, *write as u32),
-            Finding::DivergentBarrier { loc, .. } => (2, 0, *loc, 0, 0),
-            Finding::LostPath { construct, loc, .. } => (3, *construct, *loc, 0, 0),
-            Finding::Unreachable { loc } => (4, 0, *loc, 0, 0),
-            Finding::SpinWait { loc, stuck, .. } => (5, 0, *loc, 0, *stuck as u32),
+            } => (1, object.get(), loc.get(), 0, *write as u32),
+            Finding::DivergentBarrier { loc, .. } => (2, 0, loc.get(), 0, 0),
+            Finding::LostPath { construct, loc, .. } => (3, *construct, loc.get(), 0, 0),
+            Finding::Unreachable { loc } => (4, 0, loc.get(), 0, 0),
+            Finding::SpinWait { loc, stuck, .. } => (5, 0, loc.get(), 0, *stuck as u32),
         }
     }
 
@@ -394,7 +395,7 @@ impl<'k> Dispatch<'k> {
 
     /// Was this read found, in an earlier run, to have raced with a later write?
     #[inline(always)]
-    pub(crate) fn late_read(&self, loc: u32, who: u32, obj: u32, unit: u32) -> bool {
+    pub(crate) fn late_read(&self, loc: LocId, who: u32, obj: ObjectId, unit: u32) -> bool {
         if !self.any_late.load(Relaxed) {
             return false;
         }
@@ -521,7 +522,7 @@ impl<'k> Dispatch<'k> {
         self.schedule.store(0, Relaxed);
         let p = self.provs.intern(Prov {
             cause: Cause::ScheduleOrder,
-            loc: 0,
+            loc: LocId::default(),
             parent: 0,
         }) | crate::spirv::prov::ORDER;
         for ((b, s), d) in self.buffers.iter().zip(&snap).zip(&differs) {
@@ -658,7 +659,7 @@ impl<'k> Dispatch<'k> {
 
     /// The location `loc`.
     pub fn loc(&self, loc: LocId) -> &Location {
-        &self.k.locs[loc as usize]
+        &self.k.locs[loc.index()]
     }
 }
 
@@ -703,11 +704,8 @@ pub(crate) struct Wg<'d, 'k> {
     pub(crate) groups: usize,
     /// lanes in all (groups × n)
     pub(crate) lanes: usize,
-    /// register values: register r, slot c, lane s at off[r] + c * lanes + s
-    pub(crate) vals: Vec<u64>,
-    pub(crate) taint: Vec<u32>,
-    pub(crate) dirty: Vec<bool>,
-    pub(crate) off: Vec<usize>,
+    /// every register's values and taints for every lane (the machine layer's register file)
+    pub(crate) regs: RegFile,
     /// per-lane memory: word w of lane s at w * lanes + s; taint unit u at u * lanes + s
     pub(crate) lmem: Vec<u32>,
     pub(crate) ltaint: Vec<u32>,
@@ -718,7 +716,7 @@ pub(crate) struct Wg<'d, 'k> {
     /// the race shadow of each writable buffer object (ordered runs)
     pub(crate) gshadow: Vec<Option<Shadow>>,
     /// release records of atomically accessed locations: (object, byte offset)
-    pub(crate) syncs: HashMap<(u32, u32), SyncRecord>,
+    pub(crate) syncs: HashMap<(ObjectId, u32), SyncRecord>,
     /// the workgroup's barrier epoch per memory family
     pub(crate) wg_epoch: [u32; 2],
     /// each subgroup's barrier epoch per family
@@ -772,22 +770,13 @@ impl<'d, 'k> Wg<'d, 'k> {
         let n = d.cfg.size.lanes();
         let groups = d.map.subgroups();
         let lanes = groups * n;
-        let mut off = Vec::with_capacity(k.reg_slots.len());
-        let mut total = 0usize;
-        for &s in &k.reg_slots {
-            off.push(total);
-            total += s as usize * lanes;
-        }
         let mut wg = Wg {
             d,
             k,
             n,
             groups,
             lanes,
-            vals: vec![0; total],
-            taint: vec![0; total],
-            dirty: vec![false; k.reg_slots.len()],
-            off,
+            regs: RegFile::new(&k.reg_slots, lanes),
             lmem: vec![0; k.lane_words as usize * lanes],
             ltaint: vec![0; k.lane_units as usize * lanes],
             smem: vec![0; k.shared_words as usize],
@@ -831,9 +820,8 @@ impl<'d, 'k> Wg<'d, 'k> {
         };
         // Constants: written once per thread, never overwritten (SSA).
         for c in &k.constants {
-            let base = wg.off[c.reg as usize];
             for (slot, bits) in c.bits.iter().enumerate() {
-                wg.vals[base + slot * lanes..base + (slot + 1) * lanes].fill(*bits);
+                wg.regs.fill_row(c.reg, slot, *bits);
             }
         }
         wg
@@ -852,9 +840,8 @@ impl<'d, 'k> Wg<'d, 'k> {
         self.pending.fill(None);
         self.rel_fence.fill(false);
         self.bars = 0;
-        self.syncs.retain(|(obj, _), _| {
-            Space::of(self.k.objects[*obj as usize].storage) == Space::Global
-        });
+        self.syncs
+            .retain(|(obj, _), _| Space::of(self.k.objects[obj.index()].storage) == Space::Global);
         self.sshadow.clear();
         self.steps = 0;
         self.lost = Lost::new(self.groups);
@@ -865,20 +852,18 @@ impl<'d, 'k> Wg<'d, 'k> {
         self.any_phi_taint = false;
         self.finished.fill(LaneMask::EMPTY);
         self.frames.clear();
-        self.dirty.fill(false);
+        self.regs.clear_dirty();
         // Undefined constants (`OpUndef` at module scope) carry their taint.
         for c in &k.constants {
             if c.undef.iter().any(|u| *u) {
-                let p = self.prov(Cause::Undef, 0, 0);
-                let base = self.off[c.reg as usize];
-                self.taint[base..base + c.bits.len() * self.lanes].fill(0);
+                let p = self.prov(Cause::Undef, LocId::default(), 0);
+                self.regs.make_dirty(c.reg);
                 for (slot, u) in c.undef.iter().enumerate() {
                     if *u {
-                        let row = base + slot * self.lanes;
-                        self.taint[row..row + self.lanes].fill(p);
+                        let row = self.regs.row(c.reg, slot);
+                        self.regs.taint[row..row + self.lanes].fill(p);
                     }
                 }
-                self.dirty[c.reg as usize] = true;
             }
         }
         // Memory: nothing written yet.
@@ -891,7 +876,7 @@ impl<'d, 'k> Wg<'d, 'k> {
                     self.ltaint[a..b].fill(u);
                     if o.storage == Storage::Private {
                         if let Some(init) = o.init {
-                            self.init_lane_object(i as ObjectId, init, None);
+                            self.init_lane_object(ObjectId::new(i as u32), init, None);
                         }
                     }
                 }
@@ -901,7 +886,7 @@ impl<'d, 'k> Wg<'d, 'k> {
                     let (ta, tb) = (o.tbase as usize, (o.tbase + o.words * 4 / o.unit) as usize);
                     self.staint[ta..tb].fill(u);
                 }
-                Storage::Input => self.fill_builtin(i as ObjectId)?,
+                Storage::Input => self.fill_builtin(ObjectId::new(i as u32))?,
                 _ => {}
             }
         }
@@ -912,11 +897,11 @@ impl<'d, 'k> Wg<'d, 'k> {
                 // A Workgroup initializer (VK_KHR_zero_initialize_workgroup_memory).
                 let plan =
                     crate::spirv::types::Types::slot_layout(&k.types, o.ty, Default::default())?;
-                let base = self.off[init as usize];
+                let base = self.regs.base(init);
                 for (c, sl) in plan.iter().enumerate() {
-                    let v = self.vals[base + c * self.lanes];
+                    let v = self.regs.vals[base + c * self.lanes];
                     self.raw_put(
-                        i as ObjectId,
+                        ObjectId::new(i as u32),
                         Space::Shared,
                         sl.offset,
                         sl.scalar.bytes(),
@@ -932,11 +917,11 @@ impl<'d, 'k> Wg<'d, 'k> {
 
     /// Writes an object's initializer register into lane memory for `lanes` (all lanes if None).
     pub(crate) fn init_lane_object(&mut self, obj: ObjectId, init: Reg, flow: Option<&Flow>) {
-        let o = &self.k.objects[obj as usize];
+        let o = &self.k.objects[obj.index()];
         let Ok(plan) = self.k.types.slot_layout(o.ty, Default::default()) else {
             return;
         };
-        let base = self.off[init as usize];
+        let base = self.regs.base(init);
         let lanes = self.lanes;
         let all: Vec<LaneMask>;
         let set: &[LaneMask] = match flow {
@@ -950,7 +935,7 @@ impl<'d, 'k> Wg<'d, 'k> {
         for (c, sl) in plan.iter().enumerate() {
             let row = base + c * lanes;
             each_lane(set, n, |l| {
-                let v = self.vals[row + l];
+                let v = self.regs.vals[row + l];
                 self.raw_put(obj, Space::Lane, sl.offset, sl.scalar.bytes(), l, v, 0);
             });
         }
@@ -994,8 +979,8 @@ impl<'d, 'k> Wg<'d, 'k> {
     fn call_body(&mut self, f: FuncIdx, flow: &mut Flow) -> Result<(), SpirvError> {
         let func = &self.k.funcs[f as usize];
         for &obj in &func.locals {
-            let o = &self.k.objects[obj as usize];
-            let u = self.d.uninit[obj as usize];
+            let o = &self.k.objects[obj.index()];
+            let u = self.d.uninit[obj.index()];
             let lanes = self.lanes;
             let n = self.n;
             let (a, b) = (o.tbase as usize, (o.tbase + o.words * 4 / o.unit) as usize);
@@ -1242,13 +1227,13 @@ impl<'d, 'k> Wg<'d, 'k> {
     ) -> (Vec<LaneMask>, Vec<LaneMask>) {
         let mut t = vec![LaneMask::EMPTY; self.groups];
         let mut e = vec![LaneMask::EMPTY; self.groups];
-        let base = self.off[c as usize];
-        let dirty = self.dirty[c as usize];
+        let base = self.regs.base(c);
+        let dirty = self.regs.dirty(c);
         let mut waits = false;
         for g in 0..self.groups {
             for l in flow.set[g].iter() {
                 let s = g * self.n + l as usize;
-                let tv = if dirty { self.taint[base + s] } else { 0 };
+                let tv = if dirty { self.regs.taint[base + s] } else { 0 };
                 if tv & PROV != 0 {
                     self.lose_lane(s, g, blk.label, blk.term_loc, tv, depth);
                     waits = waits
@@ -1256,7 +1241,7 @@ impl<'d, 'k> Wg<'d, 'k> {
                             && self.d.provs.chain(tv).last().map(|p| p.cause.clone())
                                 == Some(Cause::WorkgroupOrder));
                 }
-                if self.vals[base + s] != 0 {
+                if self.regs.vals[base + s] != 0 {
                     t[g] = t[g].with(l);
                 } else {
                     e[g] = e[g].with(l);
@@ -1440,14 +1425,14 @@ impl<'d, 'k> Wg<'d, 'k> {
         targets.push(default);
         let mut parts = vec![vec![LaneMask::EMPTY; self.groups]; targets.len()];
         let mut values = vec![0u32; self.lanes];
-        let base = self.off[sel as usize];
-        let dirty = self.dirty[sel as usize];
+        let base = self.regs.base(sel);
+        let dirty = self.regs.dirty(sel);
         let m = crate::spirv::scalar::mask(w);
         for g in 0..self.groups {
             for l in flow.set[g].iter() {
                 let s = g * self.n + l as usize;
-                let tv = if dirty { self.taint[base + s] } else { 0 };
-                let v = self.vals[base + s] & m;
+                let tv = if dirty { self.regs.taint[base + s] } else { 0 };
+                let v = self.regs.vals[base + s] & m;
                 if tv & PROV != 0 {
                     let depth = self.frames.len();
                     self.lose_lane(s, g, blk.label, blk.term_loc, tv, depth);
@@ -1595,10 +1580,10 @@ impl<'d, 'k> Wg<'d, 'k> {
         }
         let n = self.n;
         for &r in &hblk.loop_defs {
-            let base = self.off[r as usize];
-            for c in 0..self.k.reg_slots[r as usize] as usize {
+            let base = self.regs.base(r);
+            for c in 0..self.regs.slots(r) as usize {
                 let row = base + c * self.lanes;
-                each_lane(&flow.set, n, |s| self.vals[row + s].hash(&mut h));
+                each_lane(&flow.set, n, |s| self.regs.vals[row + s].hash(&mut h));
             }
         }
         h.finish()
@@ -1680,12 +1665,12 @@ impl<'d, 'k> Wg<'d, 'k> {
                         .find(|(b, _)| *b == pred)
                         .map(|x| x.1)
                         .unwrap_or(p.incoming[0].1);
-                    let sb = self.off[src as usize];
-                    let sd = self.dirty[src as usize];
+                    let sb = self.regs.base(src);
+                    let sd = self.regs.dirty(src);
                     for c in 0..p.n as usize {
-                        self.scratch[(at + c) * lanes + s] = self.vals[sb + c * lanes + s];
+                        self.scratch[(at + c) * lanes + s] = self.regs.vals[sb + c * lanes + s];
                         let t = if sd {
-                            self.taint[sb + c * lanes + s]
+                            self.regs.taint[sb + c * lanes + s]
                         } else {
                             0
                         };
@@ -1698,18 +1683,18 @@ impl<'d, 'k> Wg<'d, 'k> {
         }
         let mut at = 0usize;
         for (pi, p) in blk.phis.iter().enumerate() {
-            let db = self.off[p.d as usize];
+            let db = self.regs.base(p.d);
             if any_taint[pi] {
-                self.make_dirty(p.d);
+                self.regs.make_dirty(p.d);
             }
-            let dirty = self.dirty[p.d as usize];
+            let dirty = self.regs.dirty(p.d);
             for c in 0..p.n as usize {
                 let row = db + c * lanes;
                 let srow = (at + c) * lanes;
                 each_lane(&flow.set, n, |s| {
-                    self.vals[row + s] = self.scratch[srow + s];
+                    self.regs.vals[row + s] = self.scratch[srow + s];
                     if dirty {
-                        self.taint[row + s] = self.scratch_t[srow + s];
+                        self.regs.taint[row + s] = self.scratch_t[srow + s];
                     }
                 });
             }
@@ -1726,14 +1711,14 @@ impl<'d, 'k> Wg<'d, 'k> {
             let n = self.n;
             self.phis_plain(blk, flow);
             for p in &blk.phis {
-                self.make_dirty(p.d);
-                let db = self.off[p.d as usize];
+                self.regs.make_dirty(p.d);
+                let db = self.regs.base(p.d);
                 for c in 0..p.n as usize {
                     let row = db + c * lanes;
                     each_lane(&flow.set, n, |s| {
                         if saved[s] != 0 {
-                            self.taint[row + s] =
-                                crate::spirv::prov::combine(saved[s], self.taint[row + s]);
+                            self.regs.taint[row + s] =
+                                crate::spirv::prov::combine(saved[s], self.regs.taint[row + s]);
                         }
                     });
                 }
@@ -1749,14 +1734,15 @@ impl<'d, 'k> Wg<'d, 'k> {
     fn taint_lost(&mut self, r: Reg, slots: u32, set: &[LaneMask]) {
         let lanes = self.lanes;
         let n = self.n;
-        self.make_dirty(r);
-        let base = self.off[r as usize];
+        self.regs.make_dirty(r);
+        let base = self.regs.base(r);
         for c in 0..slots as usize {
             let row = base + c * lanes;
             each_lane(set, n, |s| {
                 let l = self.lost_taint[s];
                 if l != 0 {
-                    self.taint[row + s] = crate::spirv::prov::combine(l, self.taint[row + s]);
+                    self.regs.taint[row + s] =
+                        crate::spirv::prov::combine(l, self.regs.taint[row + s]);
                 }
             });
         }
@@ -1791,7 +1777,7 @@ impl<'d, 'k> Wg<'d, 'k> {
             return;
         }
         for &r in &hdr.loop_defs {
-            let slots = self.k.reg_slots[r as usize];
+            let slots = self.regs.slots(r);
             self.taint_lost(r, slots, &ended);
         }
         each_lane(&ended, n, |s| {
@@ -1810,33 +1796,22 @@ impl<'d, 'k> Wg<'d, 'k> {
         }
     }
 
-    /// Marks a register as carrying taint, zeroing its taint rows first if it had none.
-    #[inline]
-    pub(crate) fn make_dirty(&mut self, r: Reg) {
-        if !self.dirty[r as usize] {
-            let base = self.off[r as usize];
-            let len = self.k.reg_slots[r as usize] as usize * self.lanes;
-            self.taint[base..base + len].fill(0);
-            self.dirty[r as usize] = true;
-        }
-    }
-
     /// Copies `n` slots from `a` to `d` for the lanes of `set`.
     pub(crate) fn copy_reg(&mut self, d: Reg, a: Reg, n: u32, set: &[LaneMask]) {
         let lanes = self.lanes;
-        let (db, ab) = (self.off[d as usize], self.off[a as usize]);
-        let ad = self.dirty[a as usize];
+        let (db, ab) = (self.regs.base(d), self.regs.base(a));
+        let ad = self.regs.dirty(a);
         if ad {
-            self.make_dirty(d);
+            self.regs.make_dirty(d);
         }
-        let dd = self.dirty[d as usize];
+        let dd = self.regs.dirty(d);
         let nl = self.n;
         for c in 0..n as usize {
             let (dr, ar) = (db + c * lanes, ab + c * lanes);
             each_lane(set, nl, |s| {
-                self.vals[dr + s] = self.vals[ar + s];
+                self.regs.vals[dr + s] = self.regs.vals[ar + s];
                 if dd {
-                    self.taint[dr + s] = if ad { self.taint[ar + s] } else { 0 };
+                    self.regs.taint[dr + s] = if ad { self.regs.taint[ar + s] } else { 0 };
                 }
             });
         }
@@ -1895,7 +1870,7 @@ impl<'d, 'k> Wg<'d, 'k> {
         };
         // SPV_KHR_maximal_reconvergence: a call's return is a reconvergence point; the other models
         // have no rule there (Flow::join). The construct is named by the call's location.
-        let joined = Flow::join(CALL_CONSTRUCT | loc, &ret, entry.amb.clone());
+        let joined = Flow::join(CALL_CONSTRUCT | loc.get(), &ret, entry.amb.clone());
         if let (Some(d), Some(r)) = (d, callee.ret) {
             self.copy_reg(d, r, callee.ret_slots, &joined.set);
             if self.any_lost {
@@ -2065,7 +2040,7 @@ static ATOMIC_LOCKS: [Mutex<()>; 64] = [const { Mutex::new(()) }; 64];
 /// The lock of the atomic at byte `off` of object `obj` (a 32-bit atomic and a 64-bit one on the
 /// same 8 bytes share it).
 pub(crate) fn atomic_lock(obj: ObjectId, off: u32) -> std::sync::MutexGuard<'static, ()> {
-    let i = (obj as usize)
+    let i = (obj.index())
         .wrapping_mul(31)
         .wrapping_add(off as usize / 8)
         % ATOMIC_LOCKS.len();

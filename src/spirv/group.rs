@@ -60,9 +60,9 @@ impl Wg<'_, '_> {
         let size = self.d.cfg.size;
         let n = self.n;
         let lanes = self.lanes;
-        self.make_dirty(d);
-        let db = self.off[d as usize];
-        let rn = self.k.reg_slots[d as usize] as usize;
+        self.regs.make_dirty(d);
+        let db = self.regs.base(d);
+        let rn = self.regs.slots(d) as usize;
         // Float add/mul reductions are compared within a bound (order of operations); float
         // min/max up to the sign of zero: both inexact here. The catalogue says which.
         let vt = gi.value.and_then(|(_, s, c)| {
@@ -112,14 +112,14 @@ impl Wg<'_, '_> {
             let mut arg_taint = [0u32; 128];
             let mut bad: Option<Cause> = None;
             if let Some(r) = gi.lane_arg {
-                let rb = self.off[r as usize];
-                let rt = self.dirty[r as usize];
+                let rb = self.regs.base(r);
+                let rt = self.regs.dirty(r);
                 let mut per = vec![0u32; n];
                 for l in set.iter() {
                     let s = base + l as usize;
-                    per[l as usize] = self.vals[rb + s] as u32;
+                    per[l as usize] = self.regs.vals[rb + s] as u32;
                     if rt {
-                        arg_taint[l as usize] = self.taint[rb + s];
+                        arg_taint[l as usize] = self.regs.taint[rb + s];
                     }
                 }
                 let kind = info(gi.op).args.iter().copied().find(|k| {
@@ -178,7 +178,7 @@ impl Wg<'_, '_> {
                 let p = self.prov(bad.expect("a cause"), loc, 0);
                 for l in set.iter() {
                     for c in 0..rn {
-                        self.taint[db + c * lanes + base + l as usize] = p;
+                        self.regs.taint[db + c * lanes + base + l as usize] = p;
                     }
                 }
                 continue;
@@ -187,7 +187,7 @@ impl Wg<'_, '_> {
             match gi.value {
                 None => {
                     let mut sink = RegSink {
-                        vals: &mut self.vals,
+                        vals: &mut self.regs.vals,
                         base,
                         lanes,
                         d: db,
@@ -199,7 +199,7 @@ impl Wg<'_, '_> {
                     let st = s.model_type().ok_or_else(|| {
                         SpirvError::malformed("a subgroup operation on a pointer")
                     })?;
-                    let rb = self.off[r as usize];
+                    let rb = self.regs.base(r);
                     run_typed(
                         self,
                         st,
@@ -214,14 +214,14 @@ impl Wg<'_, '_> {
                 }
             }
             // Taint: gathers take their source lane's; everything else every active lane's.
-            let vtaint = gi.value.map(|(r, _, comps)| {
-                (self.off[r as usize], self.dirty[r as usize], comps as usize)
-            });
+            let vtaint = gi
+                .value
+                .map(|(r, _, comps)| (self.regs.base(r), self.regs.dirty(r), comps as usize));
             let mut all_t = 0u32;
             if let Some((rb, true, comps)) = vtaint {
                 for l in set.iter() {
                     for c in 0..comps {
-                        all_t = combine(all_t, self.taint[rb + c * lanes + base + l as usize]);
+                        all_t = combine(all_t, self.regs.taint[rb + c * lanes + base + l as usize]);
                     }
                 }
             }
@@ -234,7 +234,7 @@ impl Wg<'_, '_> {
                         (gather_source(&call, l, first), vtaint)
                     {
                         for c in 0..comps {
-                            t = combine(t, self.taint[rb + c * lanes + base + src as usize]);
+                            t = combine(t, self.regs.taint[rb + c * lanes + base + src as usize]);
                         }
                     }
                 } else if let (Some(from), Some((rb, true, comps))) =
@@ -244,14 +244,14 @@ impl Wg<'_, '_> {
                     // cluster): one undefined lane does not make the whole subgroup undefined.
                     for k in from.iter() {
                         for c in 0..comps {
-                            t = combine(t, self.taint[rb + c * lanes + base + k as usize]);
+                            t = combine(t, self.regs.taint[rb + c * lanes + base + k as usize]);
                         }
                     }
                 } else {
                     t = combine(t, all_t);
                 }
                 for c in 0..rn {
-                    self.taint[db + c * lanes + base + l as usize] = t;
+                    self.regs.taint[db + c * lanes + base + l as usize] = t;
                 }
             }
             for (l, why) in undefined {
@@ -265,13 +265,13 @@ impl Wg<'_, '_> {
                 );
                 for c in 0..rn {
                     let i = db + c * lanes + base + l as usize;
-                    self.taint[i] = p | (self.taint[i] & INEXACT);
+                    self.regs.taint[i] = p | (self.regs.taint[i] & INEXACT);
                 }
             }
             if let Some(p) = unpinned {
                 for l in set.iter() {
                     for c in 0..rn {
-                        self.taint[db + c * lanes + base + l as usize] = p;
+                        self.regs.taint[db + c * lanes + base + l as usize] = p;
                     }
                 }
             }
@@ -292,27 +292,27 @@ impl Wg<'_, '_> {
         let size = self.d.cfg.size;
         let (n, lanes) = (self.n, self.lanes);
         let base = g * n;
-        let db = self.off[d as usize];
+        let db = self.regs.base(d);
         let br = gi.ballot.expect("ballot operand");
-        let bb = self.off[br as usize];
-        let bt = self.dirty[br as usize];
+        let bb = self.regs.base(br);
+        let bt = self.regs.dirty(br);
         let (ib, it) = match gi.lane_arg {
-            Some(r) => (Some(self.off[r as usize]), self.dirty[r as usize]),
+            Some(r) => (Some(self.regs.base(r)), self.regs.dirty(r)),
             None => (None, false),
         };
         let mut last: Option<([u32; 4], u32, OpCall)> = None;
         for l in set.iter() {
             let s = base + l as usize;
-            let words = [0, 1, 2, 3].map(|c| self.vals[bb + c * lanes + s] as u32);
+            let words = [0, 1, 2, 3].map(|c| self.regs.vals[bb + c * lanes + s] as u32);
             let mut t = 0;
             if bt {
                 for c in 0..4 {
-                    t = combine(t, self.taint[bb + c * lanes + s]);
+                    t = combine(t, self.regs.taint[bb + c * lanes + s]);
                 }
             }
-            let idx = ib.map(|ib| self.vals[ib + s] as u32).unwrap_or(0);
+            let idx = ib.map(|ib| self.regs.vals[ib + s] as u32).unwrap_or(0);
             if it {
-                t = combine(t, self.taint[ib.unwrap_or(0) + s]);
+                t = combine(t, self.regs.taint[ib.unwrap_or(0) + s]);
             }
             let reuse = matches!(&last, Some((w, i, _)) if *w == words && *i == idx);
             if !reuse {
@@ -330,14 +330,14 @@ impl Wg<'_, '_> {
             let call = &last.as_ref().expect("set above").2;
             let mut undefined = Vec::new();
             let mut sink = RegSink {
-                vals: &mut self.vals,
+                vals: &mut self.regs.vals,
                 base,
                 lanes,
                 d: db,
                 undefined: &mut undefined,
             };
             crate::model::run::<u32, 1, _>(call, LaneMask::EMPTY.with(l), &[], &mut sink);
-            self.taint[db + s] = t;
+            self.regs.taint[db + s] = t;
             if let Some((_, why)) = undefined.pop() {
                 let p = self.prov(
                     Cause::Subgroup {
@@ -347,7 +347,7 @@ impl Wg<'_, '_> {
                     loc,
                     0,
                 );
-                self.taint[db + s] = p;
+                self.regs.taint[db + s] = p;
             }
         }
         Ok(())
@@ -408,11 +408,11 @@ fn typed<S: MScalar, const N: usize>(
     let mut input = [[S::from_bits(0); N]; 128];
     for l in set.iter() {
         for (c, x) in input[l as usize].iter_mut().enumerate() {
-            *x = S::from_bits(wg.vals[rb + c * lanes + base + l as usize]);
+            *x = S::from_bits(wg.regs.vals[rb + c * lanes + base + l as usize]);
         }
     }
     let mut sink = RegSink {
-        vals: &mut wg.vals,
+        vals: &mut wg.regs.vals,
         base,
         lanes,
         d: db,

@@ -9,8 +9,8 @@ use crate::spirv::error::SpirvError;
 use crate::spirv::exec::{each_lane, Finding, RaceClass, Wg};
 use crate::spirv::inst::*;
 use crate::spirv::memory::clock::{flags, semantics, Access, Family, Knowledge, Now, Scope};
-use crate::spirv::memory::{self, get_bits, get_taint, put_bits, put_taint, units, Hits, Kind};
-use crate::spirv::memory::{Space, OOB};
+use crate::spirv::memory::{get_bits, get_taint, put_bits, put_taint, units, Hits, Kind};
+use crate::spirv::memory::{Ptr, Space};
 use crate::spirv::prov::{combine, is_undefined, Cause, INEXACT, ORDER, PROV};
 use crate::spirv::scalar::{self, mask};
 use crate::spirv::types::{Scalar, Storage};
@@ -25,13 +25,13 @@ pub(crate) struct AtomicAcc {
 
 /// A late finding's key: an earlier access (location, 1 + slot) to unit `unit` of object `obj`
 /// whose value turned out to depend on a later, unordered write.
-pub(crate) type LateKey = (u32, u32, u32, u32);
+pub(crate) type LateKey = (LocId, u32, ObjectId, u32);
 
 impl Wg<'_, '_> {
-    fn obj_size(&self, obj: u32) -> u64 {
-        let o = &self.k.objects[obj as usize];
+    fn obj_size(&self, obj: ObjectId) -> u64 {
+        let o = &self.k.objects[obj.index()];
         match Space::of(o.storage) {
-            Space::Global => self.d.buffers[obj as usize]
+            Space::Global => self.d.buffers[obj.index()]
                 .as_ref()
                 .map(|b| b.size as u64)
                 .unwrap_or(0),
@@ -39,7 +39,7 @@ impl Wg<'_, '_> {
         }
     }
 
-    fn oob(&mut self, obj: u32, offset: u64, loc: LocId, s: usize, write: bool) -> u32 {
+    fn oob(&mut self, obj: ObjectId, offset: u64, loc: LocId, s: usize, write: bool) -> u32 {
         self.d.find(Finding::OutOfBounds {
             object: obj,
             offset,
@@ -47,7 +47,7 @@ impl Wg<'_, '_> {
             slot: self.who(s) - 1,
             write,
         });
-        let o = &self.k.objects[obj as usize];
+        let o = &self.k.objects[obj.index()];
         self.prov(
             Cause::OutOfBounds {
                 var: o.name.clone(),
@@ -61,20 +61,20 @@ impl Wg<'_, '_> {
 
     /// The bytes per unit of `obj` in its space (buffers keep their own).
     #[inline(always)]
-    fn unit_of(&self, obj: u32, sp: Space) -> u32 {
+    fn unit_of(&self, obj: ObjectId, sp: Space) -> u32 {
         match sp {
-            Space::Global => self.d.buffers[obj as usize]
+            Space::Global => self.d.buffers[obj.index()]
                 .as_ref()
                 .map(|b| b.unit)
                 .unwrap_or(4),
-            _ => self.k.objects[obj as usize].unit,
+            _ => self.k.objects[obj.index()].unit,
         }
     }
 
     /// The raw bits of `bytes` at byte `at` of `obj`, as lane `s` sees them (no shadow, no taint).
     #[inline(always)]
-    fn raw_get(&self, obj: u32, sp: Space, at: u32, bytes: u32, s: usize) -> u64 {
-        let o = &self.k.objects[obj as usize];
+    fn raw_get(&self, obj: ObjectId, sp: Space, at: u32, bytes: u32, s: usize) -> u64 {
+        let o = &self.k.objects[obj.index()];
         match sp {
             Space::Lane => {
                 let (base, lanes) = (o.base as usize, self.lanes);
@@ -84,7 +84,7 @@ impl Wg<'_, '_> {
                 let base = o.base as usize;
                 get_bits(at, bytes, |w| self.smem[base + w])
             }
-            Space::Global => match self.d.buffers[obj as usize].as_ref() {
+            Space::Global => match self.d.buffers[obj.index()].as_ref() {
                 Some(b) => b.get(at, bytes),
                 None => 0,
             },
@@ -93,8 +93,8 @@ impl Wg<'_, '_> {
 
     /// The taint of `bytes` at byte `at` of `obj` for lane `s`.
     #[inline(always)]
-    fn raw_taint(&self, obj: u32, sp: Space, at: u32, bytes: u32, s: usize) -> u32 {
-        let o = &self.k.objects[obj as usize];
+    fn raw_taint(&self, obj: ObjectId, sp: Space, at: u32, bytes: u32, s: usize) -> u32 {
+        let o = &self.k.objects[obj.index()];
         match sp {
             Space::Lane => {
                 let (tb, lanes) = (o.tbase as usize, self.lanes);
@@ -106,7 +106,7 @@ impl Wg<'_, '_> {
                 let tb = o.tbase as usize;
                 get_taint(units(at, bytes, o.unit), |u| self.staint[tb + u])
             }
-            Space::Global => match self.d.buffers[obj as usize].as_ref() {
+            Space::Global => match self.d.buffers[obj.index()].as_ref() {
                 Some(b) => b.get_taint(at, bytes),
                 None => 0,
             },
@@ -118,7 +118,7 @@ impl Wg<'_, '_> {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn raw_put(
         &mut self,
-        obj: u32,
+        obj: ObjectId,
         sp: Space,
         at: u32,
         bytes: u32,
@@ -126,7 +126,7 @@ impl Wg<'_, '_> {
         v: u64,
         t: u32,
     ) {
-        let o = &self.k.objects[obj as usize];
+        let o = &self.k.objects[obj.index()];
         match sp {
             Space::Lane => {
                 let (base, tb, lanes) = (o.base as usize, o.tbase as usize, self.lanes);
@@ -164,7 +164,7 @@ impl Wg<'_, '_> {
                 }
             }
             Space::Global => {
-                if let Some(b) = self.d.buffers[obj as usize].as_ref() {
+                if let Some(b) = self.d.buffers[obj.index()].as_ref() {
                     b.put(at, bytes, v);
                     b.put_taint(at, bytes, t);
                 }
@@ -174,9 +174,9 @@ impl Wg<'_, '_> {
 
     /// Records the last writer of a buffer access (for reports).
     #[inline(always)]
-    fn note_writer(&self, obj: u32, sp: Space, at: u32, bytes: u32, s: usize, loc: LocId) {
+    fn note_writer(&self, obj: ObjectId, sp: Space, at: u32, bytes: u32, s: usize, loc: LocId) {
         if sp == Space::Global {
-            if let Some(b) = self.d.buffers[obj as usize].as_ref() {
+            if let Some(b) = self.d.buffers[obj.index()].as_ref() {
                 b.wrote(units(at, bytes, b.unit), self.who(s), loc);
             }
         }
@@ -187,7 +187,7 @@ impl Wg<'_, '_> {
     #[allow(clippy::too_many_arguments)]
     fn hook(
         &mut self,
-        obj: u32,
+        obj: ObjectId,
         sp: Space,
         at: u32,
         bytes: u32,
@@ -206,7 +206,7 @@ impl Wg<'_, '_> {
         if sp == Space::Global && !self.d.ordered() {
             // A parallel run: only find out whether another invocation touches what this one
             // writes (or wrote what it reads); the ordered run checks it in full.
-            if let Some(b) = self.d.buffers[obj as usize].as_ref() {
+            if let Some(b) = self.d.buffers[obj.index()].as_ref() {
                 if b.writable && !b.claim(us, who, kind != Kind::Read) {
                     self.d.need_ordered();
                 }
@@ -247,14 +247,14 @@ impl Wg<'_, '_> {
         let mut hits = Hits::default();
         let shadow = match sp {
             Space::Shared => Some(&mut self.sshadow),
-            Space::Global => self.gshadow.get_mut(obj as usize).and_then(|x| x.as_mut()),
+            Space::Global => self.gshadow.get_mut(obj.index()).and_then(|x| x.as_mut()),
             Space::Lane => None,
         };
         let Some(shadow) = shadow else {
             return hits;
         };
         let tb = if sp == Space::Shared {
-            self.k.objects[obj as usize].tbase as usize
+            self.k.objects[obj.index()].tbase as usize
         } else {
             0
         };
@@ -272,7 +272,7 @@ impl Wg<'_, '_> {
     #[allow(clippy::too_many_arguments)]
     fn race(
         &mut self,
-        obj: u32,
+        obj: ObjectId,
         at: u32,
         other: Access,
         other_wrote: bool,
@@ -306,7 +306,7 @@ impl Wg<'_, '_> {
     #[inline(always)]
     fn read_scalar(
         &mut self,
-        obj: u32,
+        obj: ObjectId,
         sp: Space,
         at: u32,
         sc: Scalar,
@@ -316,7 +316,7 @@ impl Wg<'_, '_> {
         let bytes = sc.bytes();
         if sp == Space::Global && !self.d.ordered() {
             // A parallel run: the value, and (writable buffers) who reads it.
-            let Some(b) = self.d.buffers[obj as usize].as_ref() else {
+            let Some(b) = self.d.buffers[obj.index()].as_ref() else {
                 return (0, 0);
             };
             let (v, mut t) = (b.get(at, bytes), b.get_taint(at, bytes));
@@ -355,7 +355,7 @@ impl Wg<'_, '_> {
     #[inline(always)]
     fn write_scalar(
         &mut self,
-        obj: u32,
+        obj: ObjectId,
         sp: Space,
         at: u32,
         sc: Scalar,
@@ -395,22 +395,22 @@ impl Wg<'_, '_> {
 
     /// The pointer every active lane holds, if they all hold the same defined one (the common case
     /// for variables and constant access chains), else `None`.
-    fn uniform_pointer(&self, flow: &Flow, ptr: Reg) -> Option<u64> {
-        if self.dirty[ptr as usize] {
+    fn uniform_pointer(&self, flow: &Flow, ptr: Reg) -> Option<Ptr> {
+        if self.regs.dirty(ptr) {
             return None;
         }
-        let pb = self.off[ptr as usize];
+        let pb = self.regs.base(ptr);
         let mut first: Option<u64> = None;
         let mut same = true;
         each_lane(&flow.set, self.n, |s| {
-            let p = self.vals[pb + s];
+            let p = self.regs.vals[pb + s];
             match first {
                 None => first = Some(p),
                 Some(f) => same &= f == p,
             }
         });
         if same {
-            first
+            first.map(Ptr::from_bits)
         } else {
             None
         }
@@ -428,14 +428,14 @@ impl Wg<'_, '_> {
         let k = self.k;
         let plan = &k.plans[plan as usize];
         let (lanes, n) = (self.lanes, self.n);
-        let (db, pb) = (self.off[d as usize], self.off[ptr as usize]);
+        let (db, pb) = (self.regs.base(d), self.regs.base(ptr));
         // Fast path: one pointer into per-invocation memory of word units, in bounds — a row copy
         // per slot.
         if let Some(p) = self.uniform_pointer(flow, ptr) {
-            let obj = memory::ptr_obj(p);
-            let o = &k.objects[obj as usize];
-            let off = memory::ptr_off(p);
-            if p & OOB == 0
+            let obj = p.obj();
+            let o = &k.objects[obj.index()];
+            let off = p.off();
+            if !p.oob()
                 && Space::of(o.storage) == Space::Lane
                 && o.unit == 4
                 && off.is_multiple_of(4)
@@ -455,16 +455,20 @@ impl Wg<'_, '_> {
                     }
                 }
                 if any_t {
-                    self.make_dirty(d);
+                    self.regs.make_dirty(d);
                 }
-                let td = self.dirty[d as usize];
+                let td = self.regs.dirty(d);
                 for (c, &(sc, so)) in plan.slots.iter().enumerate() {
                     let w = ((off + so) / 4) as usize;
                     let row = (o.base as usize + w) * lanes;
                     let trow = (o.tbase as usize + w) * lanes;
                     let dr = db + c * lanes;
-                    let (vals, taint, lmem, ltaint) =
-                        (&mut self.vals, &mut self.taint, &self.lmem, &self.ltaint);
+                    let (vals, taint, lmem, ltaint) = (
+                        &mut self.regs.vals,
+                        &mut self.regs.taint,
+                        &self.lmem,
+                        &self.ltaint,
+                    );
                     let (vd, lm) = (&mut vals[dr..dr + lanes], &lmem[row..]);
                     match (sc.bytes(), sc == Scalar::Bool) {
                         (8, _) => each_lane(&flow.set, n, |s| {
@@ -485,33 +489,33 @@ impl Wg<'_, '_> {
                 return Ok(());
             }
         }
-        let tp = self.dirty[ptr as usize];
-        let was_dirty = self.dirty[d as usize];
-        self.make_dirty(d);
+        let tp = self.regs.dirty(ptr);
+        let was_dirty = self.regs.dirty(d);
+        self.regs.make_dirty(d);
         let mut any_t = tp;
         for g in 0..self.groups {
             let m = flow.set[g];
             for l in m.iter() {
                 let s = g * n + l as usize;
-                let p = self.vals[pb + s];
-                let pt = if tp { self.taint[pb + s] } else { 0 };
-                let obj = memory::ptr_obj(p);
-                let off = memory::ptr_off(p);
+                let p = Ptr::from_bits(self.regs.vals[pb + s]);
+                let pt = if tp { self.regs.taint[pb + s] } else { 0 };
+                let obj = p.obj();
+                let off = p.off();
                 if is_undefined(pt) {
                     // An undefined pointer: which memory is read is unknown.
                     for c in 0..plan.slots.len() {
-                        self.vals[db + c * lanes + s] = 0;
-                        self.taint[db + c * lanes + s] = pt;
+                        self.regs.vals[db + c * lanes + s] = 0;
+                        self.regs.taint[db + c * lanes + s] = pt;
                     }
                     continue;
                 }
-                let sp = Space::of(k.objects[obj as usize].storage);
+                let sp = Space::of(k.objects[obj.index()].storage);
                 let size = self.obj_size(obj);
-                if p & OOB != 0 || off as u64 + plan.size as u64 > size {
+                if p.oob() || off as u64 + plan.size as u64 > size {
                     let pr = self.oob(obj, off as u64, loc, s, false);
                     for c in 0..plan.slots.len() {
-                        self.vals[db + c * lanes + s] = 0;
-                        self.taint[db + c * lanes + s] = pr;
+                        self.regs.vals[db + c * lanes + s] = 0;
+                        self.regs.taint[db + c * lanes + s] = pr;
                     }
                     any_t = true;
                     continue;
@@ -523,8 +527,8 @@ impl Wg<'_, '_> {
                     } else {
                         v
                     };
-                    self.vals[db + c * lanes + s] = v;
-                    self.taint[db + c * lanes + s] = combine(t, pt);
+                    self.regs.vals[db + c * lanes + s] = v;
+                    self.regs.taint[db + c * lanes + s] = combine(t, pt);
                     any_t |= t != 0;
                 }
             }
@@ -532,7 +536,7 @@ impl Wg<'_, '_> {
         if !any_t && !was_dirty {
             // Nothing tainted and nothing was: every taint of `d` is zero (make_dirty zeroed the
             // rows), so the register can stay on the fast path.
-            self.dirty[d as usize] = false;
+            self.regs.set_clean(d);
         }
         Ok(())
     }
@@ -549,14 +553,14 @@ impl Wg<'_, '_> {
         let k = self.k;
         let plan = &k.plans[plan_id as usize];
         let (lanes, n) = (self.lanes, self.n);
-        let vb = self.off[v as usize];
-        let tv = self.dirty[v as usize];
+        let vb = self.regs.base(v);
+        let tv = self.regs.dirty(v);
         // Fast path: one pointer into per-invocation memory of word units, in bounds, no lost lane.
         if let Some(p) = self.uniform_pointer(flow, ptr) {
-            let obj = memory::ptr_obj(p);
-            let o = &k.objects[obj as usize];
-            let off = memory::ptr_off(p);
-            if p & OOB == 0
+            let obj = p.obj();
+            let o = &k.objects[obj.index()];
+            let off = p.off();
+            if !p.oob()
                 && Space::of(o.storage) == Space::Lane
                 && o.storage != Storage::Input
                 && o.unit == 4
@@ -573,8 +577,12 @@ impl Wg<'_, '_> {
                     let row = (o.base as usize + w) * lanes;
                     let trow = (o.tbase as usize + w) * lanes;
                     let vr = vb + c * lanes;
-                    let (vals, taint, lmem, ltaint) =
-                        (&self.vals, &self.taint, &mut self.lmem, &mut self.ltaint);
+                    let (vals, taint, lmem, ltaint) = (
+                        &self.regs.vals,
+                        &self.regs.taint,
+                        &mut self.lmem,
+                        &mut self.ltaint,
+                    );
                     match sc.bytes() {
                         8 => each_lane(&flow.set, n, |s| {
                             lmem[row + s] = vals[vr + s] as u32;
@@ -594,7 +602,7 @@ impl Wg<'_, '_> {
         }
         self.store_from(flow, ptr, plan_id, loc, |wg, c, s| {
             let i = vb + c * lanes + s;
-            (wg.vals[i], if tv { wg.taint[i] } else { 0 })
+            (wg.regs.vals[i], if tv { wg.regs.taint[i] } else { 0 })
         })
     }
 
@@ -626,16 +634,16 @@ impl Wg<'_, '_> {
         let k = self.k;
         let plan = &k.plans[plan as usize];
         let n = self.n;
-        let pb = self.off[ptr as usize];
-        let tp = self.dirty[ptr as usize];
+        let pb = self.regs.base(ptr);
+        let tp = self.regs.dirty(ptr);
         for g in 0..self.groups {
             for l in flow.set[g].iter() {
                 let s = g * n + l as usize;
-                let p = self.vals[pb + s];
-                let pt = if tp { self.taint[pb + s] } else { 0 };
-                let obj = memory::ptr_obj(p);
-                let off = memory::ptr_off(p);
-                let o = &k.objects[obj as usize];
+                let p = Ptr::from_bits(self.regs.vals[pb + s]);
+                let pt = if tp { self.regs.taint[pb + s] } else { 0 };
+                let obj = p.obj();
+                let off = p.off();
+                let o = &k.objects[obj.index()];
                 if o.read_only && o.storage != Storage::StorageBuffer {
                     return Err(SpirvError::malformed(format!(
                         "a store to the read-only {} variable {}",
@@ -648,7 +656,7 @@ impl Wg<'_, '_> {
                     self.store_through_undefined_pointer(obj, sp, pt, loc);
                     continue;
                 }
-                if p & OOB != 0 || off as u64 + plan.size as u64 > self.obj_size(obj) {
+                if p.oob() || off as u64 + plan.size as u64 > self.obj_size(obj) {
                     self.oob(obj, off as u64, loc, s, true);
                     continue;
                 }
@@ -682,9 +690,9 @@ impl Wg<'_, '_> {
         p | (t & (INEXACT | ORDER))
     }
 
-    fn store_through_undefined_pointer(&mut self, obj: u32, sp: Space, pt: u32, loc: LocId) {
+    fn store_through_undefined_pointer(&mut self, obj: ObjectId, sp: Space, pt: u32, loc: LocId) {
         let p = self.prov(Cause::UndefinedPointer, loc, pt);
-        let o = &self.k.objects[obj as usize];
+        let o = &self.k.objects[obj.index()];
         let units = (o.words * 4 / o.unit) as usize;
         match sp {
             Space::Lane => {
@@ -701,7 +709,7 @@ impl Wg<'_, '_> {
                 }
             }
             Space::Global => {
-                if let Some(b) = self.d.buffers[obj as usize].as_ref() {
+                if let Some(b) = self.d.buffers[obj.index()].as_ref() {
                     b.taint_all(p);
                 }
             }
@@ -729,9 +737,9 @@ impl Wg<'_, '_> {
     ) -> Result<(), SpirvError> {
         let k = self.k;
         let n = self.n;
-        let pb = self.off[ptr as usize];
+        let pb = self.regs.base(ptr);
         if let Some(d) = d {
-            self.make_dirty(d);
+            self.regs.make_dirty(d);
         }
         let w = sc.bits() as u8;
         let writes = op != AtomicOp::Load;
@@ -743,7 +751,9 @@ impl Wg<'_, '_> {
         let mut shared_target: std::collections::HashMap<u64, u32> = Default::default();
         if writes {
             each_lane(&flow.set, n, |s| {
-                *shared_target.entry(self.vals[pb + s] & !OOB).or_default() += 1;
+                *shared_target
+                    .entry(Ptr::from_bits(self.regs.vals[pb + s]).place())
+                    .or_default() += 1;
             });
         }
         // One order a device may pick: lane order, or (other schedules) the reverse.
@@ -754,15 +764,15 @@ impl Wg<'_, '_> {
         }
         {
             for s in order {
-                let p = self.vals[pb + s];
-                let pt = if self.dirty[ptr as usize] {
-                    self.taint[pb + s]
+                let p = Ptr::from_bits(self.regs.vals[pb + s]);
+                let pt = if self.regs.dirty(ptr) {
+                    self.regs.taint[pb + s]
                 } else {
                     0
                 };
-                let obj = memory::ptr_obj(p);
-                let off = memory::ptr_off(p);
-                let o = &k.objects[obj as usize];
+                let obj = p.obj();
+                let off = p.off();
+                let o = &k.objects[obj.index()];
                 if writes && o.read_only && o.storage != Storage::StorageBuffer {
                     return Err(SpirvError::malformed(format!(
                         "an atomic write to the read-only {} variable {}",
@@ -774,11 +784,8 @@ impl Wg<'_, '_> {
                 let arg = |wg: &Self, r: Option<Reg>| -> (u64, u32) {
                     match r {
                         Some(r) => {
-                            let i = wg.off[r as usize] + s;
-                            (
-                                wg.vals[i],
-                                if wg.dirty[r as usize] { wg.taint[i] } else { 0 },
-                            )
+                            let i = wg.regs.base(r) + s;
+                            (wg.regs.vals[i], wg.regs.taint_at(r, i))
                         }
                         None => (0, 0),
                     }
@@ -788,16 +795,16 @@ impl Wg<'_, '_> {
                 if is_undefined(pt) {
                     self.store_through_undefined_pointer(obj, sp, pt, loc);
                     if let Some(d) = d {
-                        let i = self.off[d as usize] + s;
-                        self.taint[i] = pt;
+                        let i = self.regs.base(d) + s;
+                        self.regs.taint[i] = pt;
                     }
                     continue;
                 }
-                if p & OOB != 0 || off as u64 + sc.bytes() as u64 > self.obj_size(obj) {
+                if p.oob() || off as u64 + sc.bytes() as u64 > self.obj_size(obj) {
                     let pr = self.oob(obj, off as u64, loc, s, writes);
                     if let Some(d) = d {
-                        let i = self.off[d as usize] + s;
-                        self.taint[i] = pr;
+                        let i = self.regs.base(d) + s;
+                        self.regs.taint[i] = pr;
                     }
                     continue;
                 }
@@ -853,7 +860,7 @@ impl Wg<'_, '_> {
                     new.map(|nv| nv == old).unwrap_or(true)
                 });
                 let mut tret = told;
-                let crowded = writes && shared_target.get(&(p & !OOB)).copied().unwrap_or(0) > 1;
+                let crowded = writes && shared_target.get(&p.place()).copied().unwrap_or(0) > 1;
                 let late = self
                     .d
                     .late_read(loc, self.who(s), obj, off / self.unit_of(obj, sp));
@@ -913,9 +920,9 @@ impl Wg<'_, '_> {
                 }
                 self.sync_atomic(obj, sp, off, s, writes, op != AtomicOp::Store, scope, sem);
                 if let Some(d) = d {
-                    let i = self.off[d as usize] + s;
-                    self.vals[i] = old;
-                    self.taint[i] = combine(tret, pt & (ORDER | PROV));
+                    let i = self.regs.base(d) + s;
+                    self.regs.vals[i] = old;
+                    self.regs.taint[i] = combine(tret, pt & (ORDER | PROV));
                 }
             }
         }
@@ -930,7 +937,7 @@ impl Wg<'_, '_> {
     #[allow(clippy::too_many_arguments)]
     fn sync_atomic(
         &mut self,
-        obj: u32,
+        obj: ObjectId,
         sp: Space,
         off: u32,
         s: usize,
@@ -993,7 +1000,7 @@ impl Wg<'_, '_> {
     /// from the model (one definition), the ids from the workgroup layout.
     pub(crate) fn fill_builtin(&mut self, obj: ObjectId) -> Result<(), SpirvError> {
         let k = self.k;
-        let o = &k.objects[obj as usize];
+        let o = &k.objects[obj.index()];
         let Some(b) = o.builtin else {
             return Ok(());
         };

@@ -43,6 +43,7 @@ mod memops;
 pub mod memory;
 mod ops;
 pub mod prov;
+pub mod regs;
 pub mod report;
 pub mod scalar;
 mod stores;
@@ -197,7 +198,7 @@ pub fn run_model_with_progress(
     let mut out = Vec::new();
     for (i, o) in k.objects.iter().enumerate() {
         if let (Some(b), Some((set, binding))) = (&d.buffers[i], o.binding) {
-            if let Some(t) = maybe.get(&(i as ObjectId)) {
+            if let Some(t) = maybe.get(&(ObjectId::new(i as u32))) {
                 // Elements this execution never wrote that a path not taken may write.
                 for (u, w) in b.writers().iter().enumerate() {
                     if w.0 == 0 {
@@ -210,7 +211,7 @@ pub fn run_model_with_progress(
                 set,
                 binding,
                 element: k.objects[i].element,
-                object: i as u32,
+                object: ObjectId::new(i as u32),
                 bytes: b.bytes(),
                 unit: b.unit,
                 taint: b.taint.iter().map(|t| t.load(Relaxed)).collect(),

@@ -7,7 +7,7 @@ use crate::reconverge::Flow;
 use crate::spirv::error::SpirvError;
 use crate::spirv::exec::{each_lane, Wg, INEXACT_BIT};
 use crate::spirv::inst::*;
-use crate::spirv::memory::{ptr_obj, ptr_off, OOB};
+use crate::spirv::memory::Ptr;
 use crate::spirv::prov::{combine, Cause, INEXACT, PROV};
 use crate::spirv::scalar::{self, f_get, f_put, mask, sext, ScalarUndef};
 use crate::spirv::types::Scalar;
@@ -203,16 +203,17 @@ impl Wg<'_, '_> {
             Inst::PtrCmp { d, a, b, ne } => {
                 let ne = *ne;
                 self.map2(set, 1, *d, *a, *b, 0, loc, move |x, y| {
-                    Ok(((x & !OOB == y & !OOB) != ne) as u64)
+                    Ok(((Ptr::from_bits(x).place() == Ptr::from_bits(y).place()) != ne) as u64)
                 });
             }
             Inst::PtrDiff { d, a, b, stride, w } => {
                 let (stride, w) = (*stride as i64, *w);
                 self.map2(set, 1, *d, *a, *b, 0, loc, move |x, y| {
-                    if ptr_obj(x) != ptr_obj(y) || (x | y) & OOB != 0 {
+                    let (x, y) = (Ptr::from_bits(x), Ptr::from_bits(y));
+                    if x.obj() != y.obj() || x.oob() || y.oob() {
                         return Err(ScalarUndef::PointersApart);
                     }
-                    let diff = ptr_off(x) as i64 - ptr_off(y) as i64;
+                    let diff = x.off() as i64 - y.off() as i64;
                     Ok((diff / stride.max(1)) as u64 & mask(w))
                 });
             }
@@ -352,7 +353,7 @@ impl Wg<'_, '_> {
                 b,
             } => {
                 // d[c][r] = a[r] · b[c]  (one product: correctly rounded)
-                let (rows, cols) = (*rows, self.k.reg_slots[*d as usize] / *rows);
+                let (rows, cols) = (*rows, self.regs.slots(*d) / *rows);
                 let w = *w;
                 for c in 0..cols {
                     for r in 0..rows {
@@ -448,12 +449,12 @@ impl Wg<'_, '_> {
 
     /// Sets the taint of slots `off..off+n` of `d` to `t` for the lanes of `set`.
     pub(crate) fn fill_taint(&mut self, set: &[LaneMask], d: Reg, off: u32, n: u32, t: u32) {
-        self.make_dirty(d);
+        self.regs.make_dirty(d);
         let (lanes, nl) = (self.lanes, self.n);
-        let db = self.off[d as usize];
+        let db = self.regs.base(d);
         for c in off..off + n {
             let row = db + c as usize * lanes;
-            let taint = &mut self.taint;
+            let taint = &mut self.regs.taint;
             each_lane(set, nl, |s| taint[row + s] = t);
         }
     }
@@ -473,21 +474,17 @@ impl Wg<'_, '_> {
         f: impl Fn(u64, u64) -> Result<u64, ScalarUndef>,
     ) {
         let (lanes, nl) = (self.lanes, self.n);
-        let (db, ab, bb) = (
-            self.off[d as usize],
-            self.off[a as usize],
-            self.off[b as usize],
-        );
-        let (ta, tb) = (self.dirty[a as usize], self.dirty[b as usize]);
+        let (db, ab, bb) = (self.regs.base(d), self.regs.base(a), self.regs.base(b));
+        let (ta, tb) = (self.regs.dirty(a), self.regs.dirty(b));
         if ta || tb || extra != 0 {
-            self.make_dirty(d);
+            self.regs.make_dirty(d);
         }
-        let td = self.dirty[d as usize];
+        let td = self.regs.dirty(d);
         self.errs.clear();
         for c in 0..n as usize {
             let (dr, ar, br) = (db + c * lanes, ab + c * lanes, bb + c * lanes);
             {
-                let vals = &mut self.vals;
+                let vals = &mut self.regs.vals;
                 let errs = &mut self.errs;
                 each_lane(set, nl, |s| match f(vals[ar + s], vals[br + s]) {
                     Ok(v) => vals[dr + s] = v,
@@ -498,7 +495,7 @@ impl Wg<'_, '_> {
                 });
             }
             if td {
-                let taint = &mut self.taint;
+                let taint = &mut self.regs.taint;
                 each_lane(set, nl, |s| {
                     let x = if ta { taint[ar + s] } else { 0 };
                     let y = if tb { taint[br + s] } else { 0 };
@@ -526,16 +523,12 @@ impl Wg<'_, '_> {
         absorbs: impl Fn(u64, bool) -> bool,
     ) {
         self.map2(set, n, d, a, b, 0, loc, f);
-        let (ta, tb) = (self.dirty[a as usize], self.dirty[b as usize]);
+        let (ta, tb) = (self.regs.dirty(a), self.regs.dirty(b));
         if !(ta || tb) {
             return;
         }
         let (lanes, nl) = (self.lanes, self.n);
-        let (db, ab, bb) = (
-            self.off[d as usize],
-            self.off[a as usize],
-            self.off[b as usize],
-        );
+        let (db, ab, bb) = (self.regs.base(d), self.regs.base(a), self.regs.base(b));
         // How tainted: defined < order-dependent < undefined.
         let rank = |t: u32| -> u8 {
             if crate::spirv::prov::is_undefined(t) {
@@ -548,7 +541,7 @@ impl Wg<'_, '_> {
         };
         for c in 0..n as usize {
             let (dr, ar, br) = (db + c * lanes, ab + c * lanes, bb + c * lanes);
-            let (vals, taint) = (&self.vals, &mut self.taint);
+            let (vals, taint) = (&self.regs.vals, &mut self.regs.taint);
             each_lane(set, nl, |s| {
                 let x = if ta { taint[ar + s] } else { 0 };
                 let y = if tb { taint[br + s] } else { 0 };
@@ -580,20 +573,20 @@ impl Wg<'_, '_> {
         f: impl Fn(u64, u64) -> u64,
     ) {
         let (lanes, nl) = (self.lanes, self.n);
-        let dr = self.off[d as usize] + dc as usize * lanes;
-        let ar = self.off[a as usize] + ac as usize * lanes;
-        let br = self.off[b as usize] + bc as usize * lanes;
-        let (ta, tb) = (self.dirty[a as usize], self.dirty[b as usize]);
+        let dr = self.regs.base(d) + dc as usize * lanes;
+        let ar = self.regs.base(a) + ac as usize * lanes;
+        let br = self.regs.base(b) + bc as usize * lanes;
+        let (ta, tb) = (self.regs.dirty(a), self.regs.dirty(b));
         if ta || tb || extra != 0 {
-            self.make_dirty(d);
+            self.regs.make_dirty(d);
         }
-        let td = self.dirty[d as usize];
+        let td = self.regs.dirty(d);
         {
-            let vals = &mut self.vals;
+            let vals = &mut self.regs.vals;
             each_lane(set, nl, |s| vals[dr + s] = f(vals[ar + s], vals[br + s]));
         }
         if td {
-            let taint = &mut self.taint;
+            let taint = &mut self.regs.taint;
             each_lane(set, nl, |s| {
                 let x = if ta { taint[ar + s] } else { 0 };
                 let y = if tb { taint[br + s] } else { 0 };
@@ -616,17 +609,17 @@ impl Wg<'_, '_> {
         f: impl Fn(u64) -> Result<u64, ScalarUndef>,
     ) {
         let (lanes, nl) = (self.lanes, self.n);
-        let (db, ab) = (self.off[d as usize], self.off[a as usize]);
-        let ta = self.dirty[a as usize];
+        let (db, ab) = (self.regs.base(d), self.regs.base(a));
+        let ta = self.regs.dirty(a);
         if ta || extra != 0 {
-            self.make_dirty(d);
+            self.regs.make_dirty(d);
         }
-        let td = self.dirty[d as usize];
+        let td = self.regs.dirty(d);
         self.errs.clear();
         for c in 0..n as usize {
             let (dr, ar) = (db + c * lanes, ab + c * lanes);
             {
-                let vals = &mut self.vals;
+                let vals = &mut self.regs.vals;
                 let errs = &mut self.errs;
                 each_lane(set, nl, |s| match f(vals[ar + s]) {
                     Ok(v) => vals[dr + s] = v,
@@ -637,7 +630,7 @@ impl Wg<'_, '_> {
                 });
             }
             if td {
-                let taint = &mut self.taint;
+                let taint = &mut self.regs.taint;
                 each_lane(set, nl, |s| {
                     taint[dr + s] = (if ta { taint[ar + s] } else { 0 }) | extra;
                 });
@@ -651,13 +644,13 @@ impl Wg<'_, '_> {
         if self.errs.is_empty() {
             return;
         }
-        self.make_dirty(d);
+        self.regs.make_dirty(d);
         let errs = std::mem::take(&mut self.errs);
-        let db = self.off[d as usize];
+        let db = self.regs.base(d);
         for &(s, c, e) in &errs {
             let p = self.prov(Cause::Scalar(e), loc, 0);
             let i = db + c as usize * self.lanes + s;
-            self.taint[i] = p | (self.taint[i] & INEXACT);
+            self.regs.taint[i] = p | (self.regs.taint[i] & INEXACT);
         }
         self.errs = errs;
         self.errs.clear();
@@ -673,20 +666,20 @@ impl Wg<'_, '_> {
         let mut any = false;
         for c in 0..n as usize {
             for &r in srcs.iter().chain(std::iter::once(&d)) {
-                let row = self.off[r as usize] + c * lanes;
-                let vals = &self.vals;
+                let row = self.regs.base(r) + c * lanes;
+                let vals = &self.regs.vals;
                 each_lane(set, nl, |s| any |= scalar::is_denormal(w, vals[row + s]));
             }
         }
         if !any {
             return;
         }
-        self.make_dirty(d);
+        self.regs.make_dirty(d);
         for c in 0..n as usize {
-            let dr = self.off[d as usize] + c * lanes;
+            let dr = self.regs.base(d) + c * lanes;
             for &r in srcs.iter().chain(std::iter::once(&d)) {
-                let row = self.off[r as usize] + c * lanes;
-                let (vals, taint) = (&self.vals, &mut self.taint);
+                let row = self.regs.base(r) + c * lanes;
+                let (vals, taint) = (&self.regs.vals, &mut self.regs.taint);
                 each_lane(set, nl, |s| {
                     if scalar::is_denormal(w, vals[row + s]) {
                         taint[dr + s] |= INEXACT;
@@ -712,19 +705,19 @@ impl Wg<'_, '_> {
         n: u32,
     ) {
         let (lanes, nl) = (self.lanes, self.n);
-        let ta = self.dirty[a as usize];
+        let ta = self.regs.dirty(a);
         if ta {
-            self.make_dirty(d);
+            self.regs.make_dirty(d);
         }
-        let td = self.dirty[d as usize];
-        let (db, ab) = (self.off[d as usize], self.off[a as usize]);
+        let td = self.regs.dirty(d);
+        let (db, ab) = (self.regs.base(d), self.regs.base(a));
         for c in 0..n as usize {
             let dr = db + (doff as usize + c) * lanes;
             let ar = ab + (aoff as usize + c) * lanes;
-            let vals = &mut self.vals;
+            let vals = &mut self.regs.vals;
             each_lane(set, nl, |s| vals[dr + s] = vals[ar + s]);
             if td {
-                let taint = &mut self.taint;
+                let taint = &mut self.regs.taint;
                 each_lane(set, nl, |s| {
                     taint[dr + s] = if ta { taint[ar + s] } else { 0 }
                 });
@@ -734,13 +727,13 @@ impl Wg<'_, '_> {
 
     fn any_all(&mut self, set: &[LaneMask], all: bool, n: u32, d: Reg, a: Reg) {
         let (lanes, nl) = (self.lanes, self.n);
-        let (db, ab) = (self.off[d as usize], self.off[a as usize]);
-        let ta = self.dirty[a as usize];
+        let (db, ab) = (self.regs.base(d), self.regs.base(a));
+        let ta = self.regs.dirty(a);
         if ta {
-            self.make_dirty(d);
+            self.regs.make_dirty(d);
         }
-        let td = self.dirty[d as usize];
-        let (vals, taint) = (&mut self.vals, &mut self.taint);
+        let td = self.regs.dirty(d);
+        let (vals, taint) = (&mut self.regs.vals, &mut self.regs.taint);
         each_lane(set, nl, |s| {
             let mut r = all;
             let mut t = 0;
@@ -771,24 +764,20 @@ impl Wg<'_, '_> {
     ) {
         let (lanes, nl) = (self.lanes, self.n);
         let (db, cb, ab, bb) = (
-            self.off[d as usize],
-            self.off[c as usize],
-            self.off[a as usize],
-            self.off[b as usize],
+            self.regs.base(d),
+            self.regs.base(c),
+            self.regs.base(a),
+            self.regs.base(b),
         );
-        let (tc, ta, tb) = (
-            self.dirty[c as usize],
-            self.dirty[a as usize],
-            self.dirty[b as usize],
-        );
+        let (tc, ta, tb) = (self.regs.dirty(c), self.regs.dirty(a), self.regs.dirty(b));
         if tc || ta || tb {
-            self.make_dirty(d);
+            self.regs.make_dirty(d);
         }
-        let td = self.dirty[d as usize];
+        let td = self.regs.dirty(d);
         for k in 0..n as usize {
             let cr = cb + if vector_cond { k * lanes } else { 0 };
             let (dr, ar, br) = (db + k * lanes, ab + k * lanes, bb + k * lanes);
-            let (vals, taint) = (&mut self.vals, &mut self.taint);
+            let (vals, taint) = (&mut self.regs.vals, &mut self.regs.taint);
             each_lane(set, nl, |s| {
                 let pick_a = vals[cr + s] != 0;
                 vals[dr + s] = if pick_a { vals[ar + s] } else { vals[br + s] };
@@ -814,13 +803,13 @@ impl Wg<'_, '_> {
     fn bitcast(&mut self, set: &[LaneMask], from: &[Scalar], to: &[Scalar], d: Reg, a: Reg) {
         // Reinterpret: concatenate the source slots' bits (little-endian), cut into the result's.
         let (lanes, nl) = (self.lanes, self.n);
-        let (db, ab) = (self.off[d as usize], self.off[a as usize]);
-        let ta = self.dirty[a as usize];
+        let (db, ab) = (self.regs.base(d), self.regs.base(a));
+        let ta = self.regs.dirty(a);
         if ta {
-            self.make_dirty(d);
+            self.regs.make_dirty(d);
         }
-        let td = self.dirty[d as usize];
-        let (vals, taint) = (&mut self.vals, &mut self.taint);
+        let td = self.regs.dirty(d);
+        let (vals, taint) = (&mut self.regs.vals, &mut self.regs.taint);
         each_lane(set, nl, |s| {
             let mut acc: u128 = 0;
             let mut bits = 0u32;
@@ -856,16 +845,12 @@ impl Wg<'_, '_> {
         loc: LocId,
     ) {
         let (lanes, nl) = (self.lanes, self.n);
-        let (db, vb, ib) = (
-            self.off[d as usize],
-            self.off[v as usize],
-            self.off[idx as usize],
-        );
-        let (tv, ti) = (self.dirty[v as usize], self.dirty[idx as usize]);
-        self.make_dirty(d);
+        let (db, vb, ib) = (self.regs.base(d), self.regs.base(v), self.regs.base(idx));
+        let (tv, ti) = (self.regs.dirty(v), self.regs.dirty(idx));
+        self.regs.make_dirty(d);
         let mut bad: Vec<(usize, u64)> = Vec::new();
         {
-            let (vals, taint) = (&mut self.vals, &mut self.taint);
+            let (vals, taint) = (&mut self.regs.vals, &mut self.regs.taint);
             each_lane(set, nl, |s| {
                 let i = vals[ib + s] & mask(idx_w);
                 let it = if ti { taint[ib + s] } else { 0 };
@@ -892,7 +877,7 @@ impl Wg<'_, '_> {
                 0,
             );
             for c in 0..elem as usize {
-                self.taint[db + c * lanes + s] = p;
+                self.regs.taint[db + c * lanes + s] = p;
             }
         }
     }
@@ -910,16 +895,12 @@ impl Wg<'_, '_> {
         loc: LocId,
     ) {
         let (lanes, nl) = (self.lanes, self.n);
-        let (db, cb, ib) = (
-            self.off[d as usize],
-            self.off[comp as usize],
-            self.off[idx as usize],
-        );
-        let (tc, ti) = (self.dirty[comp as usize], self.dirty[idx as usize]);
-        self.make_dirty(d);
+        let (db, cb, ib) = (self.regs.base(d), self.regs.base(comp), self.regs.base(idx));
+        let (tc, ti) = (self.regs.dirty(comp), self.regs.dirty(idx));
+        self.regs.make_dirty(d);
         let mut bad: Vec<(usize, u64)> = Vec::new();
         {
-            let (vals, taint) = (&mut self.vals, &mut self.taint);
+            let (vals, taint) = (&mut self.regs.vals, &mut self.regs.taint);
             each_lane(set, nl, |s| {
                 let i = vals[ib + s] & mask(idx_w);
                 if i >= count as u64 {
@@ -950,7 +931,7 @@ impl Wg<'_, '_> {
                 0,
             );
             for c in 0..(elem * count) as usize {
-                self.taint[db + c * lanes + s] = p;
+                self.regs.taint[db + c * lanes + s] = p;
             }
         }
     }
@@ -975,23 +956,23 @@ impl Wg<'_, '_> {
         terms: impl Fn(u32) -> Vec<((Reg, u32), (Reg, u32))>,
     ) {
         let (lanes, nl) = (self.lanes, self.n);
-        self.make_dirty(d);
-        let db = self.off[d as usize];
+        self.regs.make_dirty(d);
+        let db = self.regs.base(d);
         for o in 0..outs {
             let t = terms(o);
             let rows: Vec<(usize, bool, usize, bool)> = t
                 .iter()
                 .map(|((a, ac), (b, bc))| {
                     (
-                        self.off[*a as usize] + *ac as usize * lanes,
-                        self.dirty[*a as usize],
-                        self.off[*b as usize] + *bc as usize * lanes,
-                        self.dirty[*b as usize],
+                        self.regs.base(*a) + *ac as usize * lanes,
+                        self.regs.dirty(*a),
+                        self.regs.base(*b) + *bc as usize * lanes,
+                        self.regs.dirty(*b),
                     )
                 })
                 .collect();
             let dr = db + o as usize * lanes;
-            let (vals, taint) = (&mut self.vals, &mut self.taint);
+            let (vals, taint) = (&mut self.regs.vals, &mut self.regs.taint);
             each_lane(set, nl, |s| {
                 let mut acc: Option<u64> = None;
                 let mut tt = INEXACT;
@@ -1018,21 +999,17 @@ impl Wg<'_, '_> {
     fn int_pair(&mut self, set: &[LaneMask], op: IntPair, w: u8, n: u32, d: Reg, a: Reg, b: Reg) {
         // The result struct: member 0 = n slots (low / sum / difference), member 1 = n slots.
         let (lanes, nl) = (self.lanes, self.n);
-        let (db, ab, bb) = (
-            self.off[d as usize],
-            self.off[a as usize],
-            self.off[b as usize],
-        );
-        let (ta, tb) = (self.dirty[a as usize], self.dirty[b as usize]);
+        let (db, ab, bb) = (self.regs.base(d), self.regs.base(a), self.regs.base(b));
+        let (ta, tb) = (self.regs.dirty(a), self.regs.dirty(b));
         if ta || tb {
-            self.make_dirty(d);
+            self.regs.make_dirty(d);
         }
-        let td = self.dirty[d as usize];
+        let td = self.regs.dirty(d);
         let m = mask(w);
         for c in 0..n as usize {
             let (lo, hi) = (db + c * lanes, db + (n as usize + c) * lanes);
             let (ar, br) = (ab + c * lanes, bb + c * lanes);
-            let (vals, taint) = (&mut self.vals, &mut self.taint);
+            let (vals, taint) = (&mut self.regs.vals, &mut self.regs.taint);
             each_lane(set, nl, |s| {
                 let (x, y) = (vals[ar + s] & m, vals[br + s] & m);
                 let (l, h) = match op {
@@ -1080,18 +1057,18 @@ impl Wg<'_, '_> {
     ) {
         let (lanes, nl) = (self.lanes, self.n);
         let regs = [base, insert, offset, count];
-        let any_t = regs.iter().any(|r| self.dirty[*r as usize]);
+        let any_t = regs.iter().any(|r| self.regs.dirty(*r));
         if any_t {
-            self.make_dirty(d);
+            self.regs.make_dirty(d);
         }
-        let td = self.dirty[d as usize];
-        let offs: Vec<usize> = regs.iter().map(|r| self.off[*r as usize]).collect();
-        let dirt: Vec<bool> = regs.iter().map(|r| self.dirty[*r as usize]).collect();
-        let db = self.off[d as usize];
+        let td = self.regs.dirty(d);
+        let offs: Vec<usize> = regs.iter().map(|r| self.regs.base(*r)).collect();
+        let dirt: Vec<bool> = regs.iter().map(|r| self.regs.dirty(*r)).collect();
+        let db = self.regs.base(d);
         let m = mask(w);
         self.errs.clear();
         for c in 0..n as usize {
-            let (vals, taint, errs) = (&mut self.vals, &mut self.taint, &mut self.errs);
+            let (vals, taint, errs) = (&mut self.regs.vals, &mut self.regs.taint, &mut self.errs);
             each_lane(set, nl, |s| {
                 let row = |k: usize| offs[k] + c * lanes + s;
                 let x = vals[row(0)] & m;
@@ -1148,30 +1125,24 @@ impl Wg<'_, '_> {
         let (lanes, nl) = (self.lanes, self.n);
         let w = s.bits() as u8;
         let extra = if !f.exact() || relaxed { INEXACT } else { 0 };
-        let dn = self.k.reg_slots[d as usize];
+        let dn = self.regs.slots(d);
         let na = nargs as usize;
-        let any_t = args[..na].iter().any(|r| self.dirty[*r as usize]);
+        let any_t = args[..na].iter().any(|r| self.regs.dirty(*r));
         if any_t || extra != 0 {
-            self.make_dirty(d);
+            self.regs.make_dirty(d);
         }
-        let td = self.dirty[d as usize];
+        let td = self.regs.dirty(d);
         let aoff: Vec<(usize, u32, bool)> = args[..na]
             .iter()
-            .map(|r| {
-                (
-                    self.off[*r as usize],
-                    self.k.reg_slots[*r as usize],
-                    self.dirty[*r as usize],
-                )
-            })
+            .map(|r| (self.regs.base(*r), self.regs.slots(*r), self.regs.dirty(*r)))
             .collect();
-        let db = self.off[d as usize];
+        let db = self.regs.base(d);
         let mut out = [0u64; 16];
         let mut x = [[0u64; 16]; 3];
         let mut failed = None;
         let mut undefined: Vec<(usize, &'static str)> = Vec::new();
         {
-            let (vals, taint) = (&mut self.vals, &mut self.taint);
+            let (vals, taint) = (&mut self.regs.vals, &mut self.regs.taint);
             each_lane(set, nl, |sl| {
                 let mut t = extra;
                 for (k, &(ab, an, at)) in aoff.iter().enumerate() {
@@ -1212,15 +1183,15 @@ impl Wg<'_, '_> {
             let n = n as usize;
             each_lane(set, nl, |sl| {
                 for c in n..(2 * n).min(dn as usize) {
-                    self.vals[db + c * lanes + sl] &= mask(w1);
+                    self.regs.vals[db + c * lanes + sl] &= mask(w1);
                 }
             });
         }
         for (sl, why) in undefined {
             let p = self.prov(Cause::Glsl { why }, loc, 0);
-            self.make_dirty(d);
+            self.regs.make_dirty(d);
             for c in 0..dn as usize {
-                self.taint[db + c * lanes + sl] = p | INEXACT;
+                self.regs.taint[db + c * lanes + sl] = p | INEXACT;
             }
         }
         if s.is_float() {
@@ -1245,16 +1216,16 @@ impl Wg<'_, '_> {
         // modf(x, out whole) / frexp(x, out exp): the second result goes through memory. Compute
         // both into the scratch register layout: d gets the first, a temporary the second.
         let (lanes, nl) = (self.lanes, self.n);
-        let (db, xb) = (self.off[d as usize], self.off[x as usize]);
-        let tx = self.dirty[x as usize];
+        let (db, xb) = (self.regs.base(d), self.regs.base(x));
+        let tx = self.regs.dirty(x);
         if tx {
-            self.make_dirty(d);
+            self.regs.make_dirty(d);
         }
-        let td = self.dirty[d as usize];
+        let td = self.regs.dirty(d);
         let mut second = vec![0u64; n as usize * lanes];
         let mut second_t = vec![0u32; n as usize * lanes];
         {
-            let (vals, taint) = (&mut self.vals, &mut self.taint);
+            let (vals, taint) = (&mut self.regs.vals, &mut self.regs.taint);
             for c in 0..n as usize {
                 each_lane(&flow.set, nl, |s| {
                     let v = f_get(w, vals[xb + c * lanes + s]);
@@ -1281,15 +1252,15 @@ impl Wg<'_, '_> {
 
     fn access_chain(&mut self, set: &[LaneMask], d: Reg, base: Reg, steps: &[Step]) {
         let nl = self.n;
-        let (db, bb) = (self.off[d as usize], self.off[base as usize]);
-        let tb = self.dirty[base as usize];
+        let (db, bb) = (self.regs.base(d), self.regs.base(base));
+        let tb = self.regs.dirty(base);
         let any_dyn_t = steps.iter().any(|s| {
-            matches!(s, Step::Dyn { index, .. } | Step::Descriptor { index, .. } if self.dirty[*index as usize])
+            matches!(s, Step::Dyn { index, .. } | Step::Descriptor { index, .. } if self.regs.dirty(*index))
         });
         if tb || any_dyn_t {
-            self.make_dirty(d);
+            self.regs.make_dirty(d);
         }
-        let td = self.dirty[d as usize];
+        let td = self.regs.dirty(d);
         // Register rows of the dynamic indices, resolved once (no allocation for short chains).
         let mut rows = [(0usize, false); 8];
         if steps.len() > rows.len() {
@@ -1297,15 +1268,15 @@ impl Wg<'_, '_> {
         }
         for (k, st) in steps.iter().enumerate() {
             if let Step::Dyn { index, .. } | Step::Descriptor { index, .. } = st {
-                rows[k] = (self.off[*index as usize], self.dirty[*index as usize]);
+                rows[k] = (self.regs.base(*index), self.regs.dirty(*index));
             }
         }
-        let (vals, taint) = (&mut self.vals, &mut self.taint);
+        let (vals, taint) = (&mut self.regs.vals, &mut self.regs.taint);
         each_lane(set, nl, |s| {
-            let p = vals[bb + s];
-            let mut obj = crate::spirv::memory::ptr_obj(p);
-            let mut off = crate::spirv::memory::ptr_off(p) as u64;
-            let mut oob = p & crate::spirv::memory::OOB;
+            let p = Ptr::from_bits(vals[bb + s]);
+            let mut obj = p.obj();
+            let mut off = p.off() as u64;
+            let mut oob = p.oob();
             let mut t = if tb { taint[bb + s] } else { 0 };
             // The index register of step k, sign-extended when signed; its taint joins `t`.
             let index = |k: usize, width: u8, signed: bool, t: &mut u32| -> i64 {
@@ -1331,9 +1302,9 @@ impl Wg<'_, '_> {
                     } => {
                         let i = index(k, *width, *signed, &mut t);
                         if i < 0 || i >= *count as i64 {
-                            oob = crate::spirv::memory::OOB;
+                            oob = true;
                         } else {
-                            obj += i as u32;
+                            obj = ObjectId::new(obj.get() + i as u32);
                         }
                     }
                     Step::Dyn {
@@ -1346,16 +1317,17 @@ impl Wg<'_, '_> {
                     } => {
                         let i = index(k, *width, *signed, &mut t);
                         if (i < 0 && !*elem) || len.is_some_and(|l| i as u64 >= l as u64) {
-                            oob = crate::spirv::memory::OOB;
+                            oob = true;
                         }
                         off = off.wrapping_add((i as u64).wrapping_mul(*stride as u64));
                     }
                 }
             }
             if off > u32::MAX as u64 {
-                oob = crate::spirv::memory::OOB;
+                oob = true;
             }
-            vals[db + s] = crate::spirv::memory::pointer(obj, off as u32) | oob;
+            let q = Ptr::new(obj, off as u32);
+            vals[db + s] = if oob { q.out_of_bounds() } else { q }.bits();
             if td {
                 taint[db + s] = t;
             }
@@ -1376,16 +1348,16 @@ impl Wg<'_, '_> {
     fn array_length(&mut self, set: &[LaneMask], d: Reg, ptr: Reg, offset: u32, stride: u32) {
         let (lanes, nl) = (self.lanes, self.n);
         let _ = lanes;
-        let (db, pb) = (self.off[d as usize], self.off[ptr as usize]);
+        let (db, pb) = (self.regs.base(d), self.regs.base(ptr));
         let sizes: Vec<u32> = self
             .d
             .buffers
             .iter()
             .map(|b| b.as_ref().map(|b| b.size).unwrap_or(0))
             .collect();
-        let vals = &mut self.vals;
+        let vals = &mut self.regs.vals;
         each_lane(set, nl, |s| {
-            let obj = crate::spirv::memory::ptr_obj(vals[pb + s]) as usize;
+            let obj = Ptr::from_bits(vals[pb + s]).obj().index();
             let size = sizes.get(obj).copied().unwrap_or(0);
             vals[db + s] = (size.saturating_sub(offset) / stride.max(1)) as u64;
         });

@@ -155,8 +155,8 @@ impl Cause {
 pub struct Prov {
     /// what happened
     pub cause: Cause,
-    /// where (a location id of the kernel)
-    pub loc: u32,
+    /// where (a location of the kernel)
+    pub loc: crate::spirv::inst::LocId,
     /// the earlier record this one carries forward (for `Stored`)
     pub parent: u32,
 }
@@ -173,7 +173,7 @@ impl Default for Provs {
         Provs {
             list: RwLock::new(vec![Prov {
                 cause: Cause::Undef,
-                loc: 0,
+                loc: Default::default(),
                 parent: 0,
             }]),
             index: Mutex::new(HashMap::new()),
@@ -204,7 +204,7 @@ impl Provs {
         let list = self.list.read().unwrap_or_else(|e| e.into_inner());
         list.get((id & PROV) as usize).cloned().unwrap_or(Prov {
             cause: Cause::Undef,
-            loc: 0,
+            loc: Default::default(),
             parent: 0,
         })
     }

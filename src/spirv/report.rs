@@ -4,7 +4,7 @@
 use crate::reconverge::{LaneMap, Mode};
 use crate::spirv::error::Location;
 use crate::spirv::exec::{Finding, CALL_CONSTRUCT};
-use crate::spirv::inst::LocId;
+use crate::spirv::inst::{LocId, ObjectId};
 use crate::spirv::prov::{Cause, Provs, INEXACT, ORDER, PROV};
 use std::collections::HashMap;
 
@@ -18,7 +18,7 @@ pub struct BufferOutput {
     /// the element of an array of descriptors (0 for a plain binding)
     pub element: u32,
     /// the kernel object it backs
-    pub object: u32,
+    pub object: ObjectId,
     /// contents
     pub bytes: Vec<u8>,
     /// bytes per unit of `taint` and `writer` (the smallest scalar the buffer's block holds)
@@ -27,7 +27,7 @@ pub struct BufferOutput {
     pub taint: Vec<u32>,
     /// last writer of each unit (1 + dispatch slot, 0 = never written) and the location that wrote
     /// it (empty for read-only buffers)
-    pub writer: Vec<(u32, u32)>,
+    pub writer: Vec<(u32, LocId)>,
 }
 
 impl BufferOutput {
@@ -43,11 +43,11 @@ impl BufferOutput {
     }
 
     /// The last writer of byte `b`: (1 + dispatch slot, location), (0, 0) if none.
-    pub fn writer_at(&self, b: usize) -> (u32, u32) {
+    pub fn writer_at(&self, b: usize) -> (u32, LocId) {
         self.writer
             .get(b / self.unit.max(1) as usize)
             .copied()
-            .unwrap_or((0, 0))
+            .unwrap_or_default()
     }
 
     /// The taint of 32-bit word `w`.
@@ -152,26 +152,26 @@ impl ModelRun {
     }
 
     /// Where an instruction is, for people: `kernel.comp:23` or `%42`.
-    pub fn at(&self, loc: u32) -> String {
+    pub fn at(&self, loc: LocId) -> String {
         self.locs
-            .get(loc as usize)
+            .get(loc.index())
             .map(|l| l.to_string())
-            .unwrap_or_else(|| format!("#{loc}"))
+            .unwrap_or_else(|| format!("#{}", loc.get()))
     }
 
     /// The source line of an instruction, if known.
-    pub fn line(&self, loc: u32) -> Option<u32> {
-        self.locs.get(loc as usize).and_then(|l| l.line)
+    pub fn line(&self, loc: LocId) -> Option<u32> {
+        self.locs.get(loc.index()).and_then(|l| l.line)
     }
 
     /// A construct named for people: "the selection at kernel.comp:15" / "the call at …".
     pub fn construct(&self, id: u32) -> String {
         if id & CALL_CONSTRUCT != 0 {
-            return format!("the call at {}", self.at(id & !CALL_CONSTRUCT));
+            return format!("the call at {}", self.at(LocId::new(id & !CALL_CONSTRUCT)));
         }
         match self.constructs.get(&id) {
             Some(loc) => {
-                let kind = match self.locs[*loc as usize].op.as_str() {
+                let kind = match self.locs[loc.index()].op.as_str() {
                     "OpLoopMerge" => "loop",
                     "OpBranchConditional" => "branch",
                     _ => "selection",
@@ -188,7 +188,7 @@ impl ModelRun {
         let links = self.provs.chain(taint);
         let mut parts = Vec::new();
         for p in &links {
-            let loc = self.locs.get(p.loc as usize);
+            let loc = self.locs.get(p.loc.index());
             let op = loc.map(|l| l.op.clone()).unwrap_or_default();
             let at = self.at(p.loc);
             parts.push(match &p.cause {
@@ -295,7 +295,7 @@ impl ModelRun {
         let Some(first) = g.examples.first() else {
             return (String::new(), Vec::new());
         };
-        let var = |o: &u32| self.objects.get(*o as usize).cloned().unwrap_or_default();
+        let var = |o: &ObjectId| self.objects.get(o.index()).cloned().unwrap_or_default();
         let rw = |w: bool| if w { "wrote" } else { "read" };
         match first {
             Finding::Race {
@@ -396,10 +396,10 @@ impl ModelRun {
     }
 
     /// Why a barrier between two racing accesses did not order them, and the fix.
-    fn fence_advice(&self, object: u32) -> String {
+    fn fence_advice(&self, object: ObjectId) -> String {
         let shared = self
             .storages
-            .get(object as usize)
+            .get(object.index())
             .is_some_and(|s| *s == "Workgroup");
         if shared {
             "; a barrier lies between them, but its memory semantics leave out Workgroup memory: use barrier() (or add memoryBarrierShared() before it)".into()
@@ -479,7 +479,7 @@ impl ModelRun {
             } => format!(
                 "out-of-bounds {} of {} at byte {offset} by {} at {}",
                 if *write { "write" } else { "read" },
-                self.objects.get(*object as usize).cloned().unwrap_or_default(),
+                self.objects.get(object.index()).cloned().unwrap_or_default(),
                 self.invocation_text(slot + 1),
                 self.at(*loc)
             ),

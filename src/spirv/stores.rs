@@ -22,7 +22,7 @@ pub fn construct_stores(
         .iter()
         .enumerate()
         .filter(|(_, s)| **s == Storage::StorageBuffer)
-        .map(|(i, _)| i as ObjectId)
+        .map(|(i, _)| ObjectId::new(i as u32))
         .collect();
     // The object every pointer register points into, where one is known.
     let mut ptr: HashMap<Reg, Option<ObjectId>> =

@@ -108,7 +108,7 @@ pub struct Access {
     /// 1 + the invocation's dispatch-wide slot; 0 = no access
     pub who: u32,
     /// the instruction
-    pub loc: u32,
+    pub loc: crate::spirv::inst::LocId,
     /// the workgroup's barrier epoch of the memory's family at the access
     pub epoch: u32,
     /// the subgroup's barrier epoch of the family at the access

@@ -24,6 +24,7 @@
 pub mod clock;
 pub mod race;
 
+use crate::spirv::inst::ObjectId;
 use crate::spirv::prov::combine;
 use crate::spirv::types::Storage;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
@@ -31,29 +32,68 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 pub use clock::{Access, Family, Knowledge, Now, Scope};
 pub use race::{Hits, Kind, Shadow};
 
-/// Set in a pointer built from an out-of-bounds index.
-pub const OOB: u64 = 1 << 63;
+/// A pointer value as registers hold it: an object, a byte offset into it, and whether an index on
+/// the way to it was out of bounds (then it points nowhere, whatever the offset says). Registers
+/// keep its [`Ptr::bits`]; the encoding lives here and nowhere else.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Ptr(u64);
 
-/// The null pointer (`OpConstantNull` of a pointer type, variable pointers): out of bounds of
-/// every object, equal only to itself.
-pub const NULL: u64 = OOB | u32::MAX as u64;
+impl Ptr {
+    /// Set in a pointer built from an out-of-bounds index.
+    const OOB: u64 = 1 << 63;
 
-/// A pointer to byte `offset` of object `obj`.
-#[inline(always)]
-pub fn pointer(obj: u32, offset: u32) -> u64 {
-    (obj as u64) << 32 | offset as u64
-}
+    /// The null pointer (`OpConstantNull` of a pointer type, variable pointers): out of bounds of
+    /// every object, equal only to itself.
+    pub const NULL: Ptr = Ptr(Self::OOB | u32::MAX as u64);
 
-/// The object of a pointer.
-#[inline(always)]
-pub fn ptr_obj(p: u64) -> u32 {
-    ((p >> 32) & 0x7fff_ffff) as u32
-}
+    /// A pointer to byte `offset` of object `obj`.
+    #[inline(always)]
+    pub const fn new(obj: ObjectId, offset: u32) -> Ptr {
+        Ptr((obj.get() as u64) << 32 | offset as u64)
+    }
 
-/// The byte offset of a pointer.
-#[inline(always)]
-pub fn ptr_off(p: u64) -> u32 {
-    p as u32
+    /// The pointer a register's bits hold.
+    #[inline(always)]
+    pub const fn from_bits(bits: u64) -> Ptr {
+        Ptr(bits)
+    }
+
+    /// The bits a register holds for it.
+    #[inline(always)]
+    pub const fn bits(self) -> u64 {
+        self.0
+    }
+
+    /// The object it points into.
+    #[inline(always)]
+    pub const fn obj(self) -> ObjectId {
+        ObjectId::new(((self.0 >> 32) & 0x7fff_ffff) as u32)
+    }
+
+    /// The byte offset into the object.
+    #[inline(always)]
+    pub const fn off(self) -> u32 {
+        self.0 as u32
+    }
+
+    /// Was an index on the way out of bounds (or is it null)?
+    #[inline(always)]
+    pub const fn oob(self) -> bool {
+        self.0 & Self::OOB != 0
+    }
+
+    /// The same place, marked out of bounds.
+    #[inline(always)]
+    pub const fn out_of_bounds(self) -> Ptr {
+        Ptr(self.0 | Self::OOB)
+    }
+
+    /// Object and offset without the out-of-bounds mark: two pointers to the same place have the
+    /// same key (OpPtrEqual, atomics aimed at one location).
+    #[inline(always)]
+    pub const fn place(self) -> u64 {
+        self.0 & !Self::OOB
+    }
 }
 
 /// Where an object's bytes live.
@@ -273,22 +313,22 @@ impl Buffer {
 
     /// Records that `who` (1 + slot) at instruction `loc` wrote units `us` last (for reports).
     #[inline(always)]
-    pub fn wrote(&self, us: std::ops::Range<usize>, who: u32, loc: u32) {
+    pub fn wrote(&self, us: std::ops::Range<usize>, who: u32, loc: crate::spirv::inst::LocId) {
         for u in us {
             if let Some(w) = self.wloc.get(u) {
-                w.store((who as u64) << 32 | loc as u64, Relaxed);
+                w.store((who as u64) << 32 | loc.get() as u64, Relaxed);
             }
         }
     }
 
     /// The last writer of each unit: (1 + slot, location), (0, 0) if none; empty for buffers the
     /// shader cannot write.
-    pub fn writers(&self) -> Vec<(u32, u32)> {
+    pub fn writers(&self) -> Vec<(u32, crate::spirv::inst::LocId)> {
         self.wloc
             .iter()
             .map(|w| {
                 let x = w.load(Relaxed);
-                ((x >> 32) as u32, x as u32)
+                ((x >> 32) as u32, crate::spirv::inst::LocId::new(x as u32))
             })
             .collect()
     }

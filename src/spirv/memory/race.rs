@@ -195,7 +195,7 @@ mod tests {
     fn me(who: u32, epoch: u32) -> Access {
         Access {
             who,
-            loc: who * 10,
+            loc: crate::spirv::inst::LocId::new(who * 10),
             epoch,
             ..Access::default()
         }
@@ -248,7 +248,10 @@ mod tests {
         s.access(0, Kind::Read, Family::Shared, &now(5, 0), me(5, 0), None);
         s.access(0, Kind::Read, Family::Shared, &now(3, 0), me(3, 0), None);
         let h = s.access(0, Kind::Write, Family::Shared, &now(3, 0), me(3, 0), None);
-        assert_eq!(h.race.map(|(a, w)| (a.who, a.loc, w)), Some((5, 50, false)));
+        assert_eq!(
+            h.race.map(|(a, w)| (a.who, a.loc.get(), w)),
+            Some((5, 50, false))
+        );
     }
 
     // Atomics in each other's scope do not race; the last one's read is order-dependent.
