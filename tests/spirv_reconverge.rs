@@ -92,7 +92,7 @@ fn cross_check_batch(
                     ));
                 }
                 let vals = [words[o + 1], words[o + 2], words[o + 3]];
-                let clean = (1..4).all(|c| b.word_taint(o + c) & PROV == 0);
+                let clean = (1..4).all(|c| !b.word_taint(o + c).has_prov());
                 match rec.value {
                     Val::Defined(_) => {
                         let want = rec.value.words().unwrap();

@@ -356,7 +356,7 @@ impl Backend for ModelBackend {
             let n = w.len().min(o.bytes.len());
             out[*idx][w.start..w.start + n].copy_from_slice(&o.bytes[..n]);
             let mut list: Vec<Annotation> = Vec::new();
-            let mut last: Option<(u32, Option<(AnnotationKind, String)>)> = None;
+            let mut last: Option<(crate::spirv::Taint, Option<(AnnotationKind, String)>)> = None;
             let unit = o.unit as usize;
             for (u, t) in o.taint.iter().enumerate() {
                 let st = match &last {

@@ -570,11 +570,7 @@ fn sweep(a: &RunArgs, sizes: &[SubgroupSize]) -> Result<String, CliError> {
                     .buffers
                     .iter()
                     .map(|b| {
-                        let ok = b
-                            .taint
-                            .iter()
-                            .map(|t| *t & crate::spirv::PROV == 0)
-                            .collect();
+                        let ok = b.taint.iter().map(|t| !t.has_prov()).collect();
                         (b.bytes.clone(), ok, b.unit)
                     })
                     .collect();

@@ -245,7 +245,8 @@ impl KernelJob {
             let line = finding_line(r, first);
             report.add_group(kind, None, line, why, &items, g.count);
         }
-        let mut statuses: std::collections::HashMap<u32, WordStatus> = Default::default();
+        let mut statuses: std::collections::HashMap<crate::spirv::Taint, WordStatus> =
+            Default::default();
         // Undefined behaviour that leaves nothing the dispatch wrote pinned down (the one policy
         // shared with Amber, `ModelRun::poisoned`).
         let poisoned = r.poisoned();

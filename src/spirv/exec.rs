@@ -14,10 +14,10 @@ use crate::model::{LaneMask, LaneOrder, SubgroupSize, WorkgroupLayout, Workgroup
 use crate::reconverge::{Flow, LaneMap, Lost, Mode};
 use crate::spirv::error::{Location, SpirvError};
 use crate::spirv::inst::*;
-use crate::spirv::memops::{LateKey, SyncRecord};
 use crate::spirv::memory::clock::semantics;
-use crate::spirv::memory::{Buffer, Knowledge, Shadow, Space};
-use crate::spirv::prov::{Cause, Prov, Provs, INEXACT, PROV};
+use crate::spirv::memory::clock::SyncRecord;
+use crate::spirv::memory::{Buffer, Knowledge, LateKey, Shadow, Space};
+use crate::spirv::prov::{Cause, Prov, Provs, Taint};
 use crate::spirv::regs::RegFile;
 use crate::spirv::types::Storage;
 use rayon::prelude::*;
@@ -108,7 +108,7 @@ pub enum Finding {
         /// the branch's location
         loc: LocId,
         /// the taint of the condition
-        taint: u32,
+        taint: Taint,
         /// dispatch slot
         slot: u32,
     },
@@ -161,7 +161,7 @@ pub struct Dispatch<'k> {
     /// provenance records
     pub provs: Provs,
     /// the "never written" record of each object
-    pub uninit: Vec<u32>,
+    pub uninit: Vec<Taint>,
     /// findings, grouped
     pub findings: Mutex<BTreeMap<GroupKey, FindingGroup>>,
     /// count of findings, kept as examples or not
@@ -192,7 +192,7 @@ pub struct Dispatch<'k> {
     schedule: std::sync::atomic::AtomicU32,
     /// buffer objects a path not taken (a lost or order-dependent branch) may have stored to, with
     /// the taint their never-written elements get
-    pub maybe_written: Mutex<BTreeMap<ObjectId, u32>>,
+    pub maybe_written: Mutex<BTreeMap<ObjectId, Taint>>,
 }
 
 /// What a writable buffer held when it was bound.
@@ -200,7 +200,7 @@ pub struct Initial<'a> {
     /// the bytes
     pub bytes: &'a [u8],
     /// byte ranges holding no defined value, with their taint
-    pub undefined: Vec<(std::ops::Range<usize>, u32)>,
+    pub undefined: Vec<(std::ops::Range<usize>, Taint)>,
 }
 
 /// Reads found, after they ran, to have raced with a later write (or, atomic, to depend on the
@@ -283,7 +283,7 @@ impl Finding {
                 (workgroup[1] as u64) << 32 | workgroup[0] as u64,
                 *reached as u64,
             ),
-            Finding::LostPath { slot, taint, .. } => (*slot as u64, *taint as u64, 0),
+            Finding::LostPath { slot, taint, .. } => (*slot as u64, taint.bits() as u64, 0),
             Finding::Unreachable { .. } => (0, 0, 0),
             Finding::SpinWait { workgroup, .. } => (
                 workgroup[2] as u64,
@@ -331,14 +331,14 @@ impl<'k> Dispatch<'k> {
             .objects
             .iter()
             .map(|o| {
-                provs.intern(Prov {
+                Taint::undefined(provs.intern(Prov {
                     cause: Cause::Uninitialized {
                         var: o.name.clone(),
                         storage: o.storage.name(),
                     },
                     loc: o.loc,
                     parent: 0,
-                })
+                }))
             })
             .collect();
         Ok(Dispatch {
@@ -502,8 +502,8 @@ impl<'k> Dispatch<'k> {
                 let u = b.unit as usize;
                 for (x, t0) in taint.iter().enumerate() {
                     let t1 = b.taint[x].load(Relaxed);
-                    if t0 & !crate::spirv::prov::INEXACT != 0
-                        || t1 & !crate::spirv::prov::INEXACT != 0
+                    if !Taint::from_bits(*t0).without_inexact().is_none()
+                        || !Taint::from_bits(t1).without_inexact().is_none()
                     {
                         continue;
                     }
@@ -520,11 +520,12 @@ impl<'k> Dispatch<'k> {
             }
         }
         self.schedule.store(0, Relaxed);
-        let p = self.provs.intern(Prov {
+        let p = Taint::undefined(self.provs.intern(Prov {
             cause: Cause::ScheduleOrder,
             loc: LocId::default(),
             parent: 0,
-        }) | crate::spirv::prov::ORDER;
+        }))
+        .order_dependent();
         for ((b, s), d) in self.buffers.iter().zip(&snap).zip(&differs) {
             let (Some(b), Some((vals, taint))) = (b, s) else {
                 continue;
@@ -535,7 +536,7 @@ impl<'k> Dispatch<'k> {
             for (i, (t, x)) in b.taint.iter().zip(taint).enumerate() {
                 t.store(
                     if d[i] {
-                        crate::spirv::prov::combine(*x, p)
+                        crate::spirv::prov::combine(Taint::from_bits(*x), p).bits()
                     } else {
                         *x
                     },
@@ -708,10 +709,10 @@ pub(crate) struct Wg<'d, 'k> {
     pub(crate) regs: RegFile,
     /// per-lane memory: word w of lane s at w * lanes + s; taint unit u at u * lanes + s
     pub(crate) lmem: Vec<u32>,
-    pub(crate) ltaint: Vec<u32>,
+    pub(crate) ltaint: Vec<Taint>,
     /// shared memory: words, taint per unit, race shadow per unit
     pub(crate) smem: Vec<u32>,
-    pub(crate) staint: Vec<u32>,
+    pub(crate) staint: Vec<Taint>,
     pub(crate) sshadow: Shadow,
     /// the race shadow of each writable buffer object (ordered runs)
     pub(crate) gshadow: Vec<Option<Shadow>>,
@@ -741,13 +742,13 @@ pub(crate) struct Wg<'d, 'k> {
     /// predecessor block of each lane (for phis)
     pub(crate) pred: Vec<u32>,
     /// lanes whose path depends on an undefined value: the taint to give their writes
-    pub(crate) lost_taint: Vec<u32>,
+    pub(crate) lost_taint: Vec<Taint>,
     /// some lane of this workgroup is lost (its writes take `lost_taint`)
     pub(crate) any_lost: bool,
     /// the frame (stack index) of the construct where each lost lane lost its path
     lost_depth: Vec<u32>,
     /// taint for the phis of the block a lane enters next (lanes whose lost path ended at a merge)
-    phi_taint: Vec<u32>,
+    phi_taint: Vec<Taint>,
     any_phi_taint: bool,
     pub(crate) lost: Lost,
     /// lanes that returned from the entry point
@@ -760,7 +761,7 @@ pub(crate) struct Wg<'d, 'k> {
     frames: Vec<Frame>,
     /// scratch for phis and group operations
     pub(crate) scratch: Vec<u64>,
-    pub(crate) scratch_t: Vec<u32>,
+    pub(crate) scratch_t: Vec<Taint>,
     pub(crate) errs: Vec<(usize, u32, crate::spirv::scalar::ScalarUndef)>,
 }
 
@@ -778,9 +779,9 @@ impl<'d, 'k> Wg<'d, 'k> {
             lanes,
             regs: RegFile::new(&k.reg_slots, lanes),
             lmem: vec![0; k.lane_words as usize * lanes],
-            ltaint: vec![0; k.lane_units as usize * lanes],
+            ltaint: vec![Taint::NONE; k.lane_units as usize * lanes],
             smem: vec![0; k.shared_words as usize],
-            staint: vec![0; k.shared_units as usize],
+            staint: vec![Taint::NONE; k.shared_units as usize],
             sshadow: Shadow::new(k.shared_units as usize),
             gshadow: d
                 .buffers
@@ -802,10 +803,10 @@ impl<'d, 'k> Wg<'d, 'k> {
             progress: 0,
             bars: 0,
             pred: vec![0; lanes],
-            lost_taint: vec![0; lanes],
+            lost_taint: vec![Taint::NONE; lanes],
             any_lost: false,
             lost_depth: vec![u32::MAX; lanes],
-            phi_taint: vec![0; lanes],
+            phi_taint: vec![Taint::NONE; lanes],
             any_phi_taint: false,
             lost: Lost::new(groups),
             finished: vec![LaneMask::EMPTY; groups],
@@ -845,10 +846,10 @@ impl<'d, 'k> Wg<'d, 'k> {
         self.sshadow.clear();
         self.steps = 0;
         self.lost = Lost::new(self.groups);
-        self.lost_taint.fill(0);
+        self.lost_taint.fill(Taint::NONE);
         self.any_lost = false;
         self.lost_depth.fill(u32::MAX);
-        self.phi_taint.fill(0);
+        self.phi_taint.fill(Taint::NONE);
         self.any_phi_taint = false;
         self.finished.fill(LaneMask::EMPTY);
         self.frames.clear();
@@ -856,7 +857,7 @@ impl<'d, 'k> Wg<'d, 'k> {
         // Undefined constants (`OpUndef` at module scope) carry their taint.
         for c in &k.constants {
             if c.undef.iter().any(|u| *u) {
-                let p = self.prov(Cause::Undef, LocId::default(), 0);
+                let p = self.prov(Cause::Undef, LocId::default(), Taint::NONE);
                 self.regs.make_dirty(c.reg);
                 for (slot, u) in c.undef.iter().enumerate() {
                     if *u {
@@ -907,7 +908,7 @@ impl<'d, 'k> Wg<'d, 'k> {
                         sl.scalar.bytes(),
                         0,
                         v,
-                        0,
+                        Taint::NONE,
                     );
                 }
             }
@@ -936,18 +937,26 @@ impl<'d, 'k> Wg<'d, 'k> {
             let row = base + c * lanes;
             each_lane(set, n, |l| {
                 let v = self.regs.vals[row + l];
-                self.raw_put(obj, Space::Lane, sl.offset, sl.scalar.bytes(), l, v, 0);
+                self.raw_put(
+                    obj,
+                    Space::Lane,
+                    sl.offset,
+                    sl.scalar.bytes(),
+                    l,
+                    v,
+                    Taint::NONE,
+                );
             });
         }
     }
 
     /// Creates (or finds) a provenance record.
-    pub(crate) fn prov(&self, cause: Cause, loc: LocId, parent: u32) -> u32 {
-        self.d.provs.intern(Prov {
+    pub(crate) fn prov(&self, cause: Cause, loc: LocId, parent: Taint) -> Taint {
+        Taint::undefined(self.d.provs.intern(Prov {
             cause,
             loc,
-            parent: parent & PROV,
-        })
+            parent: parent.prov(),
+        }))
     }
 
     /// The dispatch-wide slot of lane `s` (1-based for shadows).
@@ -1199,7 +1208,7 @@ impl<'d, 'k> Wg<'d, 'k> {
                         construct: blk.label,
                     },
                     blk.term_loc,
-                    0,
+                    Taint::NONE,
                 );
                 each_lane(&flow.set, n, |s| self.lost_taint[s] = p);
                 self.any_lost = true;
@@ -1233,11 +1242,15 @@ impl<'d, 'k> Wg<'d, 'k> {
         for g in 0..self.groups {
             for l in flow.set[g].iter() {
                 let s = g * self.n + l as usize;
-                let tv = if dirty { self.regs.taint[base + s] } else { 0 };
-                if tv & PROV != 0 {
+                let tv = if dirty {
+                    self.regs.taint[base + s]
+                } else {
+                    Taint::NONE
+                };
+                if tv.has_prov() {
                     self.lose_lane(s, g, blk.label, blk.term_loc, tv, depth);
                     waits = waits
-                        || (tv & crate::spirv::prov::ORDER != 0
+                        || (tv.is_order()
                             && self.d.provs.chain(tv).last().map(|p| p.cause.clone())
                                 == Some(Cause::WorkgroupOrder));
                 }
@@ -1291,7 +1304,7 @@ impl<'d, 'k> Wg<'d, 'k> {
         g: usize,
         construct: u32,
         loc: LocId,
-        taint: u32,
+        taint: Taint,
         depth: usize,
     ) {
         self.lost_depth[s] = self.lost_depth[s].min(depth as u32);
@@ -1299,9 +1312,9 @@ impl<'d, 'k> Wg<'d, 'k> {
         if !crate::spirv::prov::is_undefined(taint) {
             // A branch on an order-dependent value (an atomic's result): legal, and the path is
             // this execution's; what the invocation writes on it depends on the order.
-            if self.lost_taint[s] == 0 {
+            if self.lost_taint[s].is_none() {
                 let p = self.prov(Cause::OrderPath { construct }, loc, taint);
-                self.lost_taint[s] = p | crate::spirv::prov::ORDER;
+                self.lost_taint[s] = p.order_dependent();
                 self.any_lost = true;
             }
             return;
@@ -1323,7 +1336,7 @@ impl<'d, 'k> Wg<'d, 'k> {
     /// A branch whose direction is not pinned down (undefined): what the construct's other paths
     /// may store is noted, so that elements this execution never wrote are not reported as holding
     /// a defined value.
-    fn paths_not_taken(&self, construct: u32, loc: LocId, taint: u32) {
+    fn paths_not_taken(&self, construct: u32, loc: LocId, taint: Taint) {
         let Some(objs) = self.k.construct_stores.get(&construct) else {
             return;
         };
@@ -1431,9 +1444,13 @@ impl<'d, 'k> Wg<'d, 'k> {
         for g in 0..self.groups {
             for l in flow.set[g].iter() {
                 let s = g * self.n + l as usize;
-                let tv = if dirty { self.regs.taint[base + s] } else { 0 };
+                let tv = if dirty {
+                    self.regs.taint[base + s]
+                } else {
+                    Taint::NONE
+                };
                 let v = self.regs.vals[base + s] & m;
-                if tv & PROV != 0 {
+                if tv.has_prov() {
                     let depth = self.frames.len();
                     self.lose_lane(s, g, blk.label, blk.term_loc, tv, depth);
                 }
@@ -1651,7 +1668,7 @@ impl<'d, 'k> Wg<'d, 'k> {
         let n = self.n;
         let total: usize = blk.phis.iter().map(|p| p.n as usize).sum();
         self.scratch.resize(total * lanes, 0);
-        self.scratch_t.resize(total * lanes, 0);
+        self.scratch_t.resize(total * lanes, Taint::NONE);
         let mut at = 0usize;
         let mut any_taint = vec![false; blk.phis.len()];
         for (pi, p) in blk.phis.iter().enumerate() {
@@ -1672,10 +1689,10 @@ impl<'d, 'k> Wg<'d, 'k> {
                         let t = if sd {
                             self.regs.taint[sb + c * lanes + s]
                         } else {
-                            0
+                            Taint::NONE
                         };
                         self.scratch_t[(at + c) * lanes + s] = t;
-                        any_taint[pi] |= t != 0;
+                        any_taint[pi] |= !t.is_none();
                     }
                 }
             }
@@ -1716,7 +1733,7 @@ impl<'d, 'k> Wg<'d, 'k> {
                 for c in 0..p.n as usize {
                     let row = db + c * lanes;
                     each_lane(&flow.set, n, |s| {
-                        if saved[s] != 0 {
+                        if !saved[s].is_none() {
                             self.regs.taint[row + s] =
                                 crate::spirv::prov::combine(saved[s], self.regs.taint[row + s]);
                         }
@@ -1726,8 +1743,8 @@ impl<'d, 'k> Wg<'d, 'k> {
             self.phi_taint = saved;
         }
         let n = self.n;
-        each_lane(&flow.set, n, |s| self.phi_taint[s] = 0);
-        self.any_phi_taint = self.phi_taint.iter().any(|&t| t != 0);
+        each_lane(&flow.set, n, |s| self.phi_taint[s] = Taint::NONE);
+        self.any_phi_taint = self.phi_taint.iter().any(|t| !t.is_none());
     }
 
     /// Gives lanes in `set` that are lost the taint of their path on register `r`.
@@ -1740,7 +1757,7 @@ impl<'d, 'k> Wg<'d, 'k> {
             let row = base + c * lanes;
             each_lane(set, n, |s| {
                 let l = self.lost_taint[s];
-                if l != 0 {
+                if !l.is_none() {
                     self.regs.taint[row + s] =
                         crate::spirv::prov::combine(l, self.regs.taint[row + s]);
                 }
@@ -1782,14 +1799,16 @@ impl<'d, 'k> Wg<'d, 'k> {
         }
         each_lane(&ended, n, |s| {
             self.phi_taint[s] = self.lost_taint[s];
-            self.lost_taint[s] = 0;
+            self.lost_taint[s] = Taint::NONE;
             self.lost_depth[s] = u32::MAX;
         });
         self.any_phi_taint = true;
-        self.any_lost = self.lost_taint.iter().any(|&t| t != 0);
+        self.any_lost = self.lost_taint.iter().any(|t| !t.is_none());
         for g in 0..self.groups {
             if self.lost.sg[g].is_some()
-                && self.lost_taint[g * n..(g + 1) * n].iter().all(|&t| t == 0)
+                && self.lost_taint[g * n..(g + 1) * n]
+                    .iter()
+                    .all(|t| t.is_none())
             {
                 self.lost.sg[g] = None;
             }
@@ -1811,7 +1830,11 @@ impl<'d, 'k> Wg<'d, 'k> {
             each_lane(set, nl, |s| {
                 self.regs.vals[dr + s] = self.regs.vals[ar + s];
                 if dd {
-                    self.regs.taint[dr + s] = if ad { self.regs.taint[ar + s] } else { 0 };
+                    self.regs.taint[dr + s] = if ad {
+                        self.regs.taint[ar + s]
+                    } else {
+                        Taint::NONE
+                    };
                 }
             });
         }
@@ -1978,15 +2001,15 @@ impl<'d, 'k> Wg<'d, 'k> {
     }
 
     /// Reports a findings-worthy scalar undefined value etc. (helper for ops).
-    pub(crate) fn undefined(&mut self, cause: Cause, loc: LocId) -> u32 {
-        self.prov(cause, loc, 0)
+    pub(crate) fn undefined(&mut self, cause: Cause, loc: LocId) -> Taint {
+        self.prov(cause, loc, Taint::NONE)
     }
 
     /// The taint given to writes by lane `s` (lost lanes' writes are not pinned down).
     #[inline(always)]
-    pub(crate) fn write_taint(&self, s: usize, t: u32) -> u32 {
+    pub(crate) fn write_taint(&self, s: usize, t: Taint) -> Taint {
         let l = self.lost_taint[s];
-        if l != 0 {
+        if !l.is_none() {
             crate::spirv::prov::combine(l, t)
         } else {
             t
@@ -2046,6 +2069,3 @@ pub(crate) fn atomic_lock(obj: ObjectId, off: u32) -> std::sync::MutexGuard<'sta
         % ATOMIC_LOCKS.len();
     ATOMIC_LOCKS[i].lock().unwrap_or_else(|e| e.into_inner())
 }
-
-/// Marker so the INEXACT constant is re-exported for ops.
-pub(crate) const INEXACT_BIT: u32 = INEXACT;

@@ -12,7 +12,7 @@ use crate::reconverge::Flow;
 use crate::spirv::error::SpirvError;
 use crate::spirv::exec::Wg;
 use crate::spirv::inst::*;
-use crate::spirv::prov::{combine, Cause, INEXACT, PROV};
+use crate::spirv::prov::{combine, Cause, Taint};
 use half::f16;
 
 /// Writes the model's results for one subgroup into the result register.
@@ -70,8 +70,8 @@ impl Wg<'_, '_> {
                 .and_then(|m| ValueType::new(m, Ord::min(c, 4) as u8).ok())
         });
         let inexact = match info(gi.op).exactness(vt) {
-            Exactness::Bits => 0,
-            Exactness::MinMaxFloat | Exactness::Tolerance => INEXACT,
+            Exactness::Bits => Taint::NONE,
+            Exactness::MinMaxFloat | Exactness::Tolerance => Taint::INEXACT,
         };
         for g in 0..self.groups {
             let set = flow.set[g];
@@ -90,7 +90,7 @@ impl Wg<'_, '_> {
                             reason: Reason::UnpinnedTangle { construct: c },
                         },
                         loc,
-                        0,
+                        Taint::NONE,
                     )
                 })
             } else {
@@ -109,7 +109,7 @@ impl Wg<'_, '_> {
             }
             // Arguments: one value for uniform ones (checked), one per lane otherwise.
             let mut args = Args::default();
-            let mut arg_taint = [0u32; 128];
+            let mut arg_taint = [Taint::NONE; 128];
             let mut bad: Option<Cause> = None;
             if let Some(r) = gi.lane_arg {
                 let rb = self.regs.base(r);
@@ -142,7 +142,9 @@ impl Wg<'_, '_> {
                         });
                     }
                     // A uniform argument's taint reaches every lane.
-                    let t = set.iter().fold(0, |t, l| combine(t, arg_taint[l as usize]));
+                    let t = set
+                        .iter()
+                        .fold(Taint::NONE, |t, l| combine(t, arg_taint[l as usize]));
                     for l in set.iter() {
                         arg_taint[l as usize] = t;
                     }
@@ -175,7 +177,7 @@ impl Wg<'_, '_> {
                 },
             };
             let Some(call) = call else {
-                let p = self.prov(bad.expect("a cause"), loc, 0);
+                let p = self.prov(bad.expect("a cause"), loc, Taint::NONE);
                 for l in set.iter() {
                     for c in 0..rn {
                         self.regs.taint[db + c * lanes + base + l as usize] = p;
@@ -217,7 +219,7 @@ impl Wg<'_, '_> {
             let vtaint = gi
                 .value
                 .map(|(r, _, comps)| (self.regs.base(r), self.regs.dirty(r), comps as usize));
-            let mut all_t = 0u32;
+            let mut all_t = Taint::NONE;
             if let Some((rb, true, comps)) = vtaint {
                 for l in set.iter() {
                     for c in 0..comps {
@@ -261,11 +263,11 @@ impl Wg<'_, '_> {
                         reason: why,
                     },
                     loc,
-                    0,
+                    Taint::NONE,
                 );
                 for c in 0..rn {
                     let i = db + c * lanes + base + l as usize;
-                    self.regs.taint[i] = p | (self.regs.taint[i] & INEXACT);
+                    self.regs.taint[i] = p | self.regs.taint[i].inexact_part();
                 }
             }
             if let Some(p) = unpinned {
@@ -304,7 +306,7 @@ impl Wg<'_, '_> {
         for l in set.iter() {
             let s = base + l as usize;
             let words = [0, 1, 2, 3].map(|c| self.regs.vals[bb + c * lanes + s] as u32);
-            let mut t = 0;
+            let mut t = Taint::NONE;
             if bt {
                 for c in 0..4 {
                     t = combine(t, self.regs.taint[bb + c * lanes + s]);
@@ -345,7 +347,7 @@ impl Wg<'_, '_> {
                         reason: why,
                     },
                     loc,
-                    0,
+                    Taint::NONE,
                 );
                 self.regs.taint[db + s] = p;
             }
@@ -420,6 +422,3 @@ fn typed<S: MScalar, const N: usize>(
     };
     crate::model::run(call, set, &input[..n], &mut sink);
 }
-
-#[allow(dead_code)]
-const _: u32 = PROV;

@@ -7,65 +7,14 @@ use crate::reconverge::Mode;
 use crate::spirv::error::Location;
 use crate::spirv::types::{Scalar, Storage, TypeId, Types};
 
-pub use crate::spirv::regs::Reg;
+pub use crate::spirv::ids::{LocId, ObjectId, Reg};
+
 /// A block of a function, by index in [`Func::blocks`].
 pub type BlockIdx = u32;
 /// A function, by index in [`Kernel::funcs`].
 pub type FuncIdx = u32;
-/// A memory object (a variable), by index in [`Kernel::objects`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct ObjectId(u32);
-
-impl ObjectId {
-    /// Object number `i`.
-    #[inline(always)]
-    pub const fn new(i: u32) -> Self {
-        ObjectId(i)
-    }
-
-    /// Its number, as an index into [`Kernel::objects`] (and a dispatch's buffers).
-    #[inline(always)]
-    pub const fn index(self) -> usize {
-        self.0 as usize
-    }
-
-    /// Its number.
-    #[inline(always)]
-    pub const fn get(self) -> u32 {
-        self.0
-    }
-}
 /// A load/store plan, by index in [`Kernel::plans`].
 pub type PlanId = u32;
-impl std::fmt::Display for ObjectId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", self.0)
-    }
-}
-
-/// An instruction's location, by index in [`Kernel::locs`] (its source line and SPIR-V text).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct LocId(u32);
-
-impl LocId {
-    /// Location number `i`.
-    #[inline(always)]
-    pub const fn new(i: u32) -> Self {
-        LocId(i)
-    }
-
-    /// Its number, as an index into [`Kernel::locs`].
-    #[inline(always)]
-    pub const fn index(self) -> usize {
-        self.0 as usize
-    }
-
-    /// Its number.
-    #[inline(always)]
-    pub const fn get(self) -> u32 {
-        self.0
-    }
-}
 
 /// Integer binary operations (on bit patterns of width `w`; signed ones say so).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -8,10 +8,12 @@ use crate::reconverge::Flow;
 use crate::spirv::error::SpirvError;
 use crate::spirv::exec::{each_lane, Finding, RaceClass, Wg};
 use crate::spirv::inst::*;
-use crate::spirv::memory::clock::{flags, semantics, Access, Family, Knowledge, Now, Scope};
+use crate::spirv::memory::clock::{
+    flags, semantics, Access, Family, Knowledge, Now, Scope, SyncRecord,
+};
 use crate::spirv::memory::{get_bits, get_taint, put_bits, put_taint, units, Hits, Kind};
 use crate::spirv::memory::{Ptr, Space};
-use crate::spirv::prov::{combine, is_undefined, Cause, INEXACT, ORDER, PROV};
+use crate::spirv::prov::{combine, is_undefined, Cause, Taint};
 use crate::spirv::scalar::{self, mask};
 use crate::spirv::types::{Scalar, Storage};
 use rspirv::spirv::BuiltIn;
@@ -22,10 +24,6 @@ pub(crate) struct AtomicAcc {
     pub scope: Scope,
     pub class: u32,
 }
-
-/// A late finding's key: an earlier access (location, 1 + slot) to unit `unit` of object `obj`
-/// whose value turned out to depend on a later, unordered write.
-pub(crate) type LateKey = (LocId, u32, ObjectId, u32);
 
 impl Wg<'_, '_> {
     fn obj_size(&self, obj: ObjectId) -> u64 {
@@ -39,7 +37,7 @@ impl Wg<'_, '_> {
         }
     }
 
-    fn oob(&mut self, obj: ObjectId, offset: u64, loc: LocId, s: usize, write: bool) -> u32 {
+    fn oob(&mut self, obj: ObjectId, offset: u64, loc: LocId, s: usize, write: bool) -> Taint {
         self.d.find(Finding::OutOfBounds {
             object: obj,
             offset,
@@ -55,7 +53,7 @@ impl Wg<'_, '_> {
                 size: self.obj_size(obj),
             },
             loc,
-            0,
+            Taint::NONE,
         )
     }
 
@@ -93,7 +91,7 @@ impl Wg<'_, '_> {
 
     /// The taint of `bytes` at byte `at` of `obj` for lane `s`.
     #[inline(always)]
-    fn raw_taint(&self, obj: ObjectId, sp: Space, at: u32, bytes: u32, s: usize) -> u32 {
+    fn raw_taint(&self, obj: ObjectId, sp: Space, at: u32, bytes: u32, s: usize) -> Taint {
         let o = &self.k.objects[obj.index()];
         match sp {
             Space::Lane => {
@@ -108,7 +106,7 @@ impl Wg<'_, '_> {
             }
             Space::Global => match self.d.buffers[obj.index()].as_ref() {
                 Some(b) => b.get_taint(at, bytes),
-                None => 0,
+                None => Taint::NONE,
             },
         }
     }
@@ -124,7 +122,7 @@ impl Wg<'_, '_> {
         bytes: u32,
         s: usize,
         v: u64,
-        t: u32,
+        t: Taint,
     ) {
         let o = &self.k.objects[obj.index()];
         match sp {
@@ -280,7 +278,7 @@ impl Wg<'_, '_> {
         loc: LocId,
         wrote: bool,
         same: bool,
-    ) -> u32 {
+    ) -> Taint {
         let class = if same {
             RaceClass::SameValue
         } else {
@@ -296,9 +294,9 @@ impl Wg<'_, '_> {
             fence_missing: same_wg && other.bars != self.bars,
         });
         if same {
-            0
+            Taint::NONE
         } else {
-            self.prov(Cause::Race, loc, 0)
+            self.prov(Cause::Race, loc, Taint::NONE)
         }
     }
 
@@ -312,19 +310,19 @@ impl Wg<'_, '_> {
         sc: Scalar,
         s: usize,
         loc: LocId,
-    ) -> (u64, u32) {
+    ) -> (u64, Taint) {
         let bytes = sc.bytes();
         if sp == Space::Global && !self.d.ordered() {
             // A parallel run: the value, and (writable buffers) who reads it.
             let Some(b) = self.d.buffers[obj.index()].as_ref() else {
-                return (0, 0);
+                return (0, Taint::NONE);
             };
             let (v, mut t) = (b.get(at, bytes), b.get_taint(at, bytes));
             if b.writable && !b.claim(units(at, bytes, b.unit), self.who(s), false) {
                 self.d.need_ordered();
             }
             if self.d.late_read(loc, self.who(s), obj, at / b.unit) {
-                t = combine(self.prov(Cause::Race, loc, 0), t);
+                t = combine(self.prov(Cause::Race, loc, Taint::NONE), t);
             }
             return (v, t);
         }
@@ -345,7 +343,7 @@ impl Wg<'_, '_> {
         {
             // A later write, unordered with this read, changed what it read (found in an earlier
             // run of this dispatch).
-            t = combine(self.prov(Cause::Race, loc, 0), t);
+            t = combine(self.prov(Cause::Race, loc, Taint::NONE), t);
         }
         (v, t)
     }
@@ -361,7 +359,7 @@ impl Wg<'_, '_> {
         sc: Scalar,
         s: usize,
         v: u64,
-        t: u32,
+        t: Taint,
         loc: LocId,
     ) {
         let bytes = sc.bytes();
@@ -382,7 +380,11 @@ impl Wg<'_, '_> {
                 t = combine(self.race(obj, at, other, true, s, loc, true, same), t);
             }
             // An earlier read, unordered with this write: its value was one of two.
-            Some((other, false)) if self.race(obj, at, other, false, s, loc, true, same) != 0 => {
+            Some((other, false))
+                if !self
+                    .race(obj, at, other, false, s, loc, true, same)
+                    .is_none() =>
+            {
                 let u = at / self.unit_of(obj, sp);
                 self.d.mark_late((other.loc, other.who, obj, u));
             }
@@ -449,9 +451,11 @@ impl Wg<'_, '_> {
                 for &(sc, so) in plan.slots.iter() {
                     let w = ((off + so) / 4) as usize;
                     let row = (o.tbase as usize + w) * lanes;
-                    each_lane(&flow.set, n, |s| any_t |= self.ltaint[row + s] != 0);
+                    each_lane(&flow.set, n, |s| any_t |= !self.ltaint[row + s].is_none());
                     if sc.bytes() == 8 {
-                        each_lane(&flow.set, n, |s| any_t |= self.ltaint[row + lanes + s] != 0);
+                        each_lane(&flow.set, n, |s| {
+                            any_t |= !self.ltaint[row + lanes + s].is_none()
+                        });
                     }
                 }
                 if any_t {
@@ -498,7 +502,11 @@ impl Wg<'_, '_> {
             for l in m.iter() {
                 let s = g * n + l as usize;
                 let p = Ptr::from_bits(self.regs.vals[pb + s]);
-                let pt = if tp { self.regs.taint[pb + s] } else { 0 };
+                let pt = if tp {
+                    self.regs.taint[pb + s]
+                } else {
+                    Taint::NONE
+                };
                 let obj = p.obj();
                 let off = p.off();
                 if is_undefined(pt) {
@@ -529,7 +537,7 @@ impl Wg<'_, '_> {
                     };
                     self.regs.vals[db + c * lanes + s] = v;
                     self.regs.taint[db + c * lanes + s] = combine(t, pt);
-                    any_t |= t != 0;
+                    any_t |= !t.is_none();
                 }
             }
         }
@@ -587,13 +595,13 @@ impl Wg<'_, '_> {
                         8 => each_lane(&flow.set, n, |s| {
                             lmem[row + s] = vals[vr + s] as u32;
                             lmem[row + lanes + s] = (vals[vr + s] >> 32) as u32;
-                            let t = if tv { taint[vr + s] } else { 0 };
+                            let t = if tv { taint[vr + s] } else { Taint::NONE };
                             ltaint[trow + s] = t;
                             ltaint[trow + lanes + s] = t;
                         }),
                         _ => each_lane(&flow.set, n, |s| {
                             lmem[row + s] = vals[vr + s] as u32;
-                            ltaint[trow + s] = if tv { taint[vr + s] } else { 0 };
+                            ltaint[trow + s] = if tv { taint[vr + s] } else { Taint::NONE };
                         }),
                     }
                 }
@@ -602,7 +610,10 @@ impl Wg<'_, '_> {
         }
         self.store_from(flow, ptr, plan_id, loc, |wg, c, s| {
             let i = vb + c * lanes + s;
-            (wg.regs.vals[i], if tv { wg.regs.taint[i] } else { 0 })
+            (
+                wg.regs.vals[i],
+                if tv { wg.regs.taint[i] } else { Taint::NONE },
+            )
         })
     }
 
@@ -614,7 +625,7 @@ impl Wg<'_, '_> {
         plan: PlanId,
         loc: LocId,
         vals: &[u64],
-        taint: &[u32],
+        taint: &[Taint],
     ) -> Result<(), SpirvError> {
         let lanes = self.lanes;
         self.store_from(flow, ptr, plan, loc, |_, c, s| {
@@ -629,7 +640,7 @@ impl Wg<'_, '_> {
         ptr: Reg,
         plan: PlanId,
         loc: LocId,
-        value: impl Fn(&Self, usize, usize) -> (u64, u32),
+        value: impl Fn(&Self, usize, usize) -> (u64, Taint),
     ) -> Result<(), SpirvError> {
         let k = self.k;
         let plan = &k.plans[plan as usize];
@@ -640,7 +651,11 @@ impl Wg<'_, '_> {
             for l in flow.set[g].iter() {
                 let s = g * n + l as usize;
                 let p = Ptr::from_bits(self.regs.vals[pb + s]);
-                let pt = if tp { self.regs.taint[pb + s] } else { 0 };
+                let pt = if tp {
+                    self.regs.taint[pb + s]
+                } else {
+                    Taint::NONE
+                };
                 let obj = p.obj();
                 let off = p.off();
                 let o = &k.objects[obj.index()];
@@ -674,7 +689,7 @@ impl Wg<'_, '_> {
                     };
                     // Chains name the stores that move a value between invocations (shared memory
                     // and buffers); a store to the invocation's own variables is not a link.
-                    if t & PROV != 0 && sp != Space::Lane {
+                    if t.has_prov() && sp != Space::Lane {
                         t = self.stored_link(t, loc);
                     }
                     self.write_scalar(obj, sp, off + o, sc, s, v, t, loc);
@@ -685,12 +700,12 @@ impl Wg<'_, '_> {
     }
 
     /// A provenance link "stored here" in front of `t`'s cause.
-    pub(crate) fn stored_link(&mut self, t: u32, loc: LocId) -> u32 {
-        let p = self.prov(Cause::Stored, loc, t & PROV);
-        p | (t & (INEXACT | ORDER))
+    pub(crate) fn stored_link(&mut self, t: Taint, loc: LocId) -> Taint {
+        let p = self.prov(Cause::Stored, loc, t);
+        p | t.flags()
     }
 
-    fn store_through_undefined_pointer(&mut self, obj: ObjectId, sp: Space, pt: u32, loc: LocId) {
+    fn store_through_undefined_pointer(&mut self, obj: ObjectId, sp: Space, pt: Taint, loc: LocId) {
         let p = self.prov(Cause::UndefinedPointer, loc, pt);
         let o = &self.k.objects[obj.index()];
         let units = (o.words * 4 / o.unit) as usize;
@@ -768,7 +783,7 @@ impl Wg<'_, '_> {
                 let pt = if self.regs.dirty(ptr) {
                     self.regs.taint[pb + s]
                 } else {
-                    0
+                    Taint::NONE
                 };
                 let obj = p.obj();
                 let off = p.off();
@@ -781,13 +796,13 @@ impl Wg<'_, '_> {
                     )));
                 }
                 let sp = Space::of(o.storage);
-                let arg = |wg: &Self, r: Option<Reg>| -> (u64, u32) {
+                let arg = |wg: &Self, r: Option<Reg>| -> (u64, Taint) {
                     match r {
                         Some(r) => {
                             let i = wg.regs.base(r) + s;
                             (wg.regs.vals[i], wg.regs.taint_at(r, i))
                         }
-                        None => (0, 0),
+                        None => (0, Taint::NONE),
                     }
                 };
                 let (x, tx) = arg(self, v);
@@ -868,9 +883,17 @@ impl Wg<'_, '_> {
                     .concurrent_atomic
                     .is_some_and(|a| (a.who - 1) / self.d.lanes_per_wg != self.wg_linear);
                 if other_wg {
-                    tret = combine(tret, self.prov(Cause::WorkgroupOrder, loc, 0) | ORDER);
+                    tret = combine(
+                        tret,
+                        self.prov(Cause::WorkgroupOrder, loc, Taint::NONE)
+                            .order_dependent(),
+                    );
                 } else if crowded || late || hits.concurrent_atomic.is_some() {
-                    tret = combine(tret, self.prov(Cause::AtomicOrder, loc, 0) | ORDER);
+                    tret = combine(
+                        tret,
+                        self.prov(Cause::AtomicOrder, loc, Taint::NONE)
+                            .order_dependent(),
+                    );
                 }
                 if let Some((other, other_wrote)) = hits.race {
                     let same = if other_wrote {
@@ -880,7 +903,7 @@ impl Wg<'_, '_> {
                     };
                     let r = self.race(obj, off, other, other_wrote, s, loc, writes, same);
                     tret = combine(r, tret);
-                    if !other_wrote && r != 0 {
+                    if !other_wrote && !r.is_none() {
                         let u = off / self.unit_of(obj, sp);
                         self.d.mark_late((other.loc, other.who, obj, u));
                     }
@@ -903,14 +926,18 @@ impl Wg<'_, '_> {
                     };
                     if let Some(other) = hits.concurrent_atomic {
                         if (acc.class == 0 || other.class() != acc.class) && nv != old {
-                            t = combine(t, self.prov(Cause::AtomicOrder, loc, 0) | ORDER);
+                            t = combine(
+                                t,
+                                self.prov(Cause::AtomicOrder, loc, Taint::NONE)
+                                    .order_dependent(),
+                            );
                         }
                     }
                     if op == AtomicOp::FAdd {
-                        t |= INEXACT;
+                        t |= Taint::INEXACT;
                     }
-                    let t = self.write_taint(s, combine(t, pt & (ORDER | PROV)));
-                    let t = if t & PROV != 0 {
+                    let t = self.write_taint(s, combine(t, pt.without_inexact()));
+                    let t = if t.has_prov() {
                         self.stored_link(t, loc)
                     } else {
                         t
@@ -922,7 +949,7 @@ impl Wg<'_, '_> {
                 if let Some(d) = d {
                     let i = self.regs.base(d) + s;
                     self.regs.vals[i] = old;
-                    self.regs.taint[i] = combine(tret, pt & (ORDER | PROV));
+                    self.regs.taint[i] = combine(tret, pt.without_inexact());
                 }
             }
         }
@@ -1013,7 +1040,7 @@ impl Wg<'_, '_> {
         let put = |wg: &mut Self, s: usize, comps: &[u32]| {
             for (c, v) in comps.iter().enumerate() {
                 wg.lmem[(o.base as usize + c) * lanes + s] = *v;
-                wg.ltaint[(o.tbase as usize + c) * lanes + s] = 0;
+                wg.ltaint[(o.tbase as usize + c) * lanes + s] = Taint::NONE;
             }
         };
         // The subgroup built-ins a model op defines, evaluated on a full subgroup.
@@ -1066,36 +1093,5 @@ impl Wg<'_, '_> {
             }
         }
         Ok(())
-    }
-}
-
-/// What a location's last release left for acquirers: the releaser's knowledge, its workgroup and
-/// the narrowest scope among the releases joined into it.
-#[derive(Clone, Debug)]
-pub(crate) struct SyncRecord {
-    pub knows: Knowledge,
-    pub wg: u32,
-    pub scope: Scope,
-}
-
-impl Default for SyncRecord {
-    fn default() -> Self {
-        SyncRecord {
-            knows: Knowledge::default(),
-            wg: 0,
-            scope: Scope::Device,
-        }
-    }
-}
-
-impl SyncRecord {
-    fn join(&mut self, k: &Knowledge, wg: u32, scope: Scope) {
-        if self.knows.is_empty() {
-            self.wg = wg;
-            self.scope = scope;
-        } else {
-            self.scope = self.scope.min(scope);
-        }
-        self.knows.join(k);
     }
 }

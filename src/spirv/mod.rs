@@ -38,6 +38,7 @@ pub mod examples;
 pub mod exec;
 mod glsl;
 mod group;
+pub mod ids;
 pub mod inst;
 mod memops;
 pub mod memory;
@@ -53,7 +54,7 @@ pub use decode::{decode, DecodeOptions, SpecInput};
 pub use error::{Location, SpirvError};
 pub use exec::{Finding, FindingGroup, RaceClass, RunConfig, DEFAULT_MAX_STEPS};
 pub use inst::Kernel;
-pub use prov::{Cause, Prov, Provs, INEXACT, PROV};
+pub use prov::{Cause, Prov, Provs, Taint};
 pub use report::{ModelRun, WordStatus};
 
 use crate::spirv::exec::Dispatch;
@@ -131,15 +132,15 @@ pub fn run_model_with_progress(
                 }
                 let writable = o.storage == Storage::StorageBuffer && !o.read_only;
                 let buf = Buffer::new(&b.bytes, writable, o.unit);
-                let undefined: Vec<(std::ops::Range<usize>, u32)> = b
+                let undefined: Vec<(std::ops::Range<usize>, Taint)> = b
                     .undefined
                     .iter()
                     .map(|(range, why)| {
-                        let p = provs.intern(Prov {
+                        let p = Taint::undefined(provs.intern(Prov {
                             cause: Cause::Input { why: why.clone() },
                             loc: o.loc,
                             parent: 0,
-                        });
+                        }));
                         (range.clone(), p)
                     })
                     .collect();
@@ -202,8 +203,8 @@ pub fn run_model_with_progress(
                 // Elements this execution never wrote that a path not taken may write.
                 for (u, w) in b.writers().iter().enumerate() {
                     if w.0 == 0 {
-                        let x = b.taint[u].load(Relaxed);
-                        b.taint[u].store(prov::combine(x, *t), Relaxed);
+                        let x = Taint::from_bits(b.taint[u].load(Relaxed));
+                        b.taint[u].store(prov::combine(x, *t).bits(), Relaxed);
                     }
                 }
             }
@@ -214,7 +215,11 @@ pub fn run_model_with_progress(
                 object: ObjectId::new(i as u32),
                 bytes: b.bytes(),
                 unit: b.unit,
-                taint: b.taint.iter().map(|t| t.load(Relaxed)).collect(),
+                taint: b
+                    .taint
+                    .iter()
+                    .map(|t| Taint::from_bits(t.load(Relaxed)))
+                    .collect(),
                 writer: b.writers(),
             });
         }

@@ -5,10 +5,10 @@
 use crate::model::LaneMask;
 use crate::reconverge::Flow;
 use crate::spirv::error::SpirvError;
-use crate::spirv::exec::{each_lane, Wg, INEXACT_BIT};
+use crate::spirv::exec::{each_lane, Wg};
 use crate::spirv::inst::*;
 use crate::spirv::memory::Ptr;
-use crate::spirv::prov::{combine, Cause, INEXACT, PROV};
+use crate::spirv::prov::{combine, Cause, Taint};
 use crate::spirv::scalar::{self, f_get, f_put, mask, sext, ScalarUndef};
 use crate::spirv::types::Scalar;
 
@@ -24,7 +24,7 @@ impl Wg<'_, '_> {
                 macro_rules! ib {
                     ($($o:ident),*) => {
                         match op {
-                            $(IntBin::$o => self.map2(set, *n, *d, *a, *b, 0, loc, |x, y| scalar::int_bin(IntBin::$o, w, x, y)),)*
+                            $(IntBin::$o => self.map2(set, *n, *d, *a, *b, Taint::NONE, loc, |x, y| scalar::int_bin(IntBin::$o, w, x, y)),)*
                         }
                     };
                 }
@@ -71,7 +71,7 @@ impl Wg<'_, '_> {
                 macro_rules! ic {
                     ($($o:ident),*) => {
                         match op {
-                            $(IntCmp::$o => self.map2(set, *n, *d, *a, *b, 0, loc, |x, y| Ok(scalar::int_cmp(IntCmp::$o, w, x, y) as u64)),)*
+                            $(IntCmp::$o => self.map2(set, *n, *d, *a, *b, Taint::NONE, loc, |x, y| Ok(scalar::int_cmp(IntCmp::$o, w, x, y) as u64)),)*
                         }
                     };
                 }
@@ -111,7 +111,9 @@ impl Wg<'_, '_> {
             }
             Inst::IntUn { op, w, n, d, a } => {
                 let (op, w) = (*op, *w);
-                self.map1(set, *n, *d, *a, 0, loc, |x| Ok(scalar::int_un(op, w, x)));
+                self.map1(set, *n, *d, *a, Taint::NONE, loc, |x| {
+                    Ok(scalar::int_un(op, w, x))
+                });
             }
             Inst::FloatBin {
                 op,
@@ -129,7 +131,7 @@ impl Wg<'_, '_> {
                 let inexact = *contract
                     || *relaxed
                     || matches!(op, FloatBin::Div | FloatBin::Rem | FloatBin::Mod);
-                let extra = if inexact { INEXACT } else { 0 };
+                let extra = if inexact { Taint::INEXACT } else { Taint::NONE };
                 macro_rules! fb {
                     ($w:expr; $($o:ident),*) => {
                         match op {
@@ -149,7 +151,7 @@ impl Wg<'_, '_> {
                 macro_rules! fc {
                     ($($o:ident),*) => {
                         match op {
-                            $(FloatCmp::$o => self.map2(set, *n, *d, *a, *b, 0, loc, |x, y| Ok(scalar::float_cmp(FloatCmp::$o, w, x, y) as u64)),)*
+                            $(FloatCmp::$o => self.map2(set, *n, *d, *a, *b, Taint::NONE, loc, |x, y| Ok(scalar::float_cmp(FloatCmp::$o, w, x, y) as u64)),)*
                         }
                     };
                 }
@@ -160,11 +162,13 @@ impl Wg<'_, '_> {
             }
             Inst::FloatNeg { w, n, d, a } => {
                 let w = *w;
-                self.map1(set, *n, *d, *a, 0, loc, |x| Ok(scalar::float_neg(w, x)));
+                self.map1(set, *n, *d, *a, Taint::NONE, loc, |x| {
+                    Ok(scalar::float_neg(w, x))
+                });
             }
             Inst::FloatClass { inf, w, n, d, a } => {
                 let (inf, w) = (*inf, *w);
-                self.map1(set, *n, *d, *a, 0, loc, |x| {
+                self.map1(set, *n, *d, *a, Taint::NONE, loc, |x| {
                     let f = f_get(w, x);
                     Ok(if inf { f.is_infinite() } else { f.is_nan() } as u64)
                 });
@@ -197,18 +201,18 @@ impl Wg<'_, '_> {
                 );
             }
             Inst::LogicNot { n, d, a } => {
-                self.map1(set, *n, *d, *a, 0, loc, |x| Ok((x == 0) as u64));
+                self.map1(set, *n, *d, *a, Taint::NONE, loc, |x| Ok((x == 0) as u64));
             }
             Inst::AnyAll { all, n, d, a } => self.any_all(set, *all, *n, *d, *a),
             Inst::PtrCmp { d, a, b, ne } => {
                 let ne = *ne;
-                self.map2(set, 1, *d, *a, *b, 0, loc, move |x, y| {
+                self.map2(set, 1, *d, *a, *b, Taint::NONE, loc, move |x, y| {
                     Ok(((Ptr::from_bits(x).place() == Ptr::from_bits(y).place()) != ne) as u64)
                 });
             }
             Inst::PtrDiff { d, a, b, stride, w } => {
                 let (stride, w) = (*stride as i64, *w);
-                self.map2(set, 1, *d, *a, *b, 0, loc, move |x, y| {
+                self.map2(set, 1, *d, *a, *b, Taint::NONE, loc, move |x, y| {
                     let (x, y) = (Ptr::from_bits(x), Ptr::from_bits(y));
                     if x.obj() != y.obj() || x.oob() || y.oob() {
                         return Err(ScalarUndef::PointersApart);
@@ -234,7 +238,7 @@ impl Wg<'_, '_> {
                 a,
             } => {
                 let (op, from, to) = (*op, *from, *to);
-                self.map1(set, *n, *d, *a, 0, loc, |x| {
+                self.map1(set, *n, *d, *a, Taint::NONE, loc, |x| {
                     scalar::convert(op, from, to, x)
                 });
                 if from.is_float() || to.is_float() {
@@ -357,9 +361,17 @@ impl Wg<'_, '_> {
                 let w = *w;
                 for c in 0..cols {
                     for r in 0..rows {
-                        self.map2_slots(set, *d, c * rows + r, *a, r, *b, c, 0, |x, y| {
-                            scalar::float_bin(FloatBin::Mul, w, x, y)
-                        });
+                        self.map2_slots(
+                            set,
+                            *d,
+                            c * rows + r,
+                            *a,
+                            r,
+                            *b,
+                            c,
+                            Taint::NONE,
+                            |x, y| scalar::float_bin(FloatBin::Mul, w, x, y),
+                        );
                     }
                 }
             }
@@ -448,7 +460,7 @@ impl Wg<'_, '_> {
     }
 
     /// Sets the taint of slots `off..off+n` of `d` to `t` for the lanes of `set`.
-    pub(crate) fn fill_taint(&mut self, set: &[LaneMask], d: Reg, off: u32, n: u32, t: u32) {
+    pub(crate) fn fill_taint(&mut self, set: &[LaneMask], d: Reg, off: u32, n: u32, t: Taint) {
         self.regs.make_dirty(d);
         let (lanes, nl) = (self.lanes, self.n);
         let db = self.regs.base(d);
@@ -469,14 +481,14 @@ impl Wg<'_, '_> {
         d: Reg,
         a: Reg,
         b: Reg,
-        extra: u32,
+        extra: Taint,
         loc: LocId,
         f: impl Fn(u64, u64) -> Result<u64, ScalarUndef>,
     ) {
         let (lanes, nl) = (self.lanes, self.n);
         let (db, ab, bb) = (self.regs.base(d), self.regs.base(a), self.regs.base(b));
         let (ta, tb) = (self.regs.dirty(a), self.regs.dirty(b));
-        if ta || tb || extra != 0 {
+        if ta || tb || !extra.is_none() {
             self.regs.make_dirty(d);
         }
         let td = self.regs.dirty(d);
@@ -497,8 +509,8 @@ impl Wg<'_, '_> {
             if td {
                 let taint = &mut self.regs.taint;
                 each_lane(set, nl, |s| {
-                    let x = if ta { taint[ar + s] } else { 0 };
-                    let y = if tb { taint[br + s] } else { 0 };
+                    let x = if ta { taint[ar + s] } else { Taint::NONE };
+                    let y = if tb { taint[br + s] } else { Taint::NONE };
                     taint[dr + s] = combine(x, y) | extra;
                 });
             }
@@ -522,7 +534,7 @@ impl Wg<'_, '_> {
         f: impl Fn(u64, u64) -> Result<u64, ScalarUndef>,
         absorbs: impl Fn(u64, bool) -> bool,
     ) {
-        self.map2(set, n, d, a, b, 0, loc, f);
+        self.map2(set, n, d, a, b, Taint::NONE, loc, f);
         let (ta, tb) = (self.regs.dirty(a), self.regs.dirty(b));
         if !(ta || tb) {
             return;
@@ -530,10 +542,10 @@ impl Wg<'_, '_> {
         let (lanes, nl) = (self.lanes, self.n);
         let (db, ab, bb) = (self.regs.base(d), self.regs.base(a), self.regs.base(b));
         // How tainted: defined < order-dependent < undefined.
-        let rank = |t: u32| -> u8 {
+        let rank = |t: Taint| -> u8 {
             if crate::spirv::prov::is_undefined(t) {
                 2
-            } else if t & PROV != 0 {
+            } else if t.has_prov() {
                 1
             } else {
                 0
@@ -543,8 +555,8 @@ impl Wg<'_, '_> {
             let (dr, ar, br) = (db + c * lanes, ab + c * lanes, bb + c * lanes);
             let (vals, taint) = (&self.regs.vals, &mut self.regs.taint);
             each_lane(set, nl, |s| {
-                let x = if ta { taint[ar + s] } else { 0 };
-                let y = if tb { taint[br + s] } else { 0 };
+                let x = if ta { taint[ar + s] } else { Taint::NONE };
+                let y = if tb { taint[br + s] } else { Taint::NONE };
                 let mut best = taint[dr + s];
                 if absorbs(vals[ar + s], true) && rank(x) < rank(best) {
                     best = x;
@@ -552,7 +564,7 @@ impl Wg<'_, '_> {
                 if absorbs(vals[br + s], false) && rank(y) < rank(best) {
                     best = y;
                 }
-                taint[dr + s] = best | ((x | y) & INEXACT);
+                taint[dr + s] = best | x.inexact_part() | y.inexact_part();
             });
         }
     }
@@ -569,7 +581,7 @@ impl Wg<'_, '_> {
         ac: u32,
         b: Reg,
         bc: u32,
-        extra: u32,
+        extra: Taint,
         f: impl Fn(u64, u64) -> u64,
     ) {
         let (lanes, nl) = (self.lanes, self.n);
@@ -577,7 +589,7 @@ impl Wg<'_, '_> {
         let ar = self.regs.base(a) + ac as usize * lanes;
         let br = self.regs.base(b) + bc as usize * lanes;
         let (ta, tb) = (self.regs.dirty(a), self.regs.dirty(b));
-        if ta || tb || extra != 0 {
+        if ta || tb || !extra.is_none() {
             self.regs.make_dirty(d);
         }
         let td = self.regs.dirty(d);
@@ -588,8 +600,8 @@ impl Wg<'_, '_> {
         if td {
             let taint = &mut self.regs.taint;
             each_lane(set, nl, |s| {
-                let x = if ta { taint[ar + s] } else { 0 };
-                let y = if tb { taint[br + s] } else { 0 };
+                let x = if ta { taint[ar + s] } else { Taint::NONE };
+                let y = if tb { taint[br + s] } else { Taint::NONE };
                 taint[dr + s] = combine(x, y) | extra;
             });
         }
@@ -604,14 +616,14 @@ impl Wg<'_, '_> {
         n: u32,
         d: Reg,
         a: Reg,
-        extra: u32,
+        extra: Taint,
         loc: LocId,
         f: impl Fn(u64) -> Result<u64, ScalarUndef>,
     ) {
         let (lanes, nl) = (self.lanes, self.n);
         let (db, ab) = (self.regs.base(d), self.regs.base(a));
         let ta = self.regs.dirty(a);
-        if ta || extra != 0 {
+        if ta || !extra.is_none() {
             self.regs.make_dirty(d);
         }
         let td = self.regs.dirty(d);
@@ -632,7 +644,7 @@ impl Wg<'_, '_> {
             if td {
                 let taint = &mut self.regs.taint;
                 each_lane(set, nl, |s| {
-                    taint[dr + s] = (if ta { taint[ar + s] } else { 0 }) | extra;
+                    taint[dr + s] = (if ta { taint[ar + s] } else { Taint::NONE }) | extra;
                 });
             }
         }
@@ -648,9 +660,9 @@ impl Wg<'_, '_> {
         let errs = std::mem::take(&mut self.errs);
         let db = self.regs.base(d);
         for &(s, c, e) in &errs {
-            let p = self.prov(Cause::Scalar(e), loc, 0);
+            let p = self.prov(Cause::Scalar(e), loc, Taint::NONE);
             let i = db + c as usize * self.lanes + s;
-            self.regs.taint[i] = p | (self.regs.taint[i] & INEXACT);
+            self.regs.taint[i] = p | self.regs.taint[i].inexact_part();
         }
         self.errs = errs;
         self.errs.clear();
@@ -682,7 +694,7 @@ impl Wg<'_, '_> {
                 let (vals, taint) = (&self.regs.vals, &mut self.regs.taint);
                 each_lane(set, nl, |s| {
                     if scalar::is_denormal(w, vals[row + s]) {
-                        taint[dr + s] |= INEXACT;
+                        taint[dr + s] |= Taint::INEXACT;
                     }
                 });
             }
@@ -719,7 +731,7 @@ impl Wg<'_, '_> {
             if td {
                 let taint = &mut self.regs.taint;
                 each_lane(set, nl, |s| {
-                    taint[dr + s] = if ta { taint[ar + s] } else { 0 }
+                    taint[dr + s] = if ta { taint[ar + s] } else { Taint::NONE }
                 });
             }
         }
@@ -736,7 +748,7 @@ impl Wg<'_, '_> {
         let (vals, taint) = (&mut self.regs.vals, &mut self.regs.taint);
         each_lane(set, nl, |s| {
             let mut r = all;
-            let mut t = 0;
+            let mut t = Taint::NONE;
             for c in 0..n as usize {
                 let v = vals[ab + c * lanes + s] != 0;
                 r = if all { r && v } else { r || v };
@@ -786,15 +798,15 @@ impl Wg<'_, '_> {
                         if ta {
                             taint[ar + s]
                         } else {
-                            0
+                            Taint::NONE
                         }
                     } else if tb {
                         taint[br + s]
                     } else {
-                        0
+                        Taint::NONE
                     };
                     // An undefined condition makes the selected value undefined too.
-                    taint[dr + s] = combine(if tc { taint[cr + s] } else { 0 }, tv);
+                    taint[dr + s] = combine(if tc { taint[cr + s] } else { Taint::NONE }, tv);
                 }
             });
         }
@@ -813,7 +825,7 @@ impl Wg<'_, '_> {
         each_lane(set, nl, |s| {
             let mut acc: u128 = 0;
             let mut bits = 0u32;
-            let mut t = 0u32;
+            let mut t = Taint::NONE;
             for (c, sc) in from.iter().enumerate() {
                 acc |= ((vals[ab + c * lanes + s] & mask(sc.bits() as u8)) as u128) << bits;
                 bits += sc.bits();
@@ -853,7 +865,7 @@ impl Wg<'_, '_> {
             let (vals, taint) = (&mut self.regs.vals, &mut self.regs.taint);
             each_lane(set, nl, |s| {
                 let i = vals[ib + s] & mask(idx_w);
-                let it = if ti { taint[ib + s] } else { 0 };
+                let it = if ti { taint[ib + s] } else { Taint::NONE };
                 if i >= count as u64 {
                     bad.push((s, i));
                     return;
@@ -861,7 +873,8 @@ impl Wg<'_, '_> {
                 for c in 0..elem as usize {
                     let src = vb + (i as usize * elem as usize + c) * lanes + s;
                     vals[db + c * lanes + s] = vals[src];
-                    taint[db + c * lanes + s] = combine(it, if tv { taint[src] } else { 0 });
+                    taint[db + c * lanes + s] =
+                        combine(it, if tv { taint[src] } else { Taint::NONE });
                 }
             });
         }
@@ -874,7 +887,7 @@ impl Wg<'_, '_> {
                     len: count,
                 },
                 loc,
-                0,
+                Taint::NONE,
             );
             for c in 0..elem as usize {
                 self.regs.taint[db + c * lanes + s] = p;
@@ -907,13 +920,20 @@ impl Wg<'_, '_> {
                     bad.push((s, i));
                     return;
                 }
-                let it = if ti { taint[ib + s] } else { 0 };
+                let it = if ti { taint[ib + s] } else { Taint::NONE };
                 for c in 0..elem as usize {
                     let dst = db + (i as usize * elem as usize + c) * lanes + s;
                     vals[dst] = vals[cb + c * lanes + s];
-                    taint[dst] = combine(it, if tc { taint[cb + c * lanes + s] } else { 0 });
+                    taint[dst] = combine(
+                        it,
+                        if tc {
+                            taint[cb + c * lanes + s]
+                        } else {
+                            Taint::NONE
+                        },
+                    );
                 }
-                if it & PROV != 0 {
+                if it.has_prov() {
                     // Which component changed is unknown: every component is undefined.
                     for c in 0..(elem * count) as usize {
                         taint[db + c * lanes + s] = combine(it, taint[db + c * lanes + s]);
@@ -928,7 +948,7 @@ impl Wg<'_, '_> {
                     len: count,
                 },
                 loc,
-                0,
+                Taint::NONE,
             );
             for c in 0..(elem * count) as usize {
                 self.regs.taint[db + c * lanes + s] = p;
@@ -938,7 +958,7 @@ impl Wg<'_, '_> {
 
     fn times_scalar(&mut self, set: &[LaneMask], w: u8, n: u32, d: Reg, v: Reg, s: Reg) {
         for c in 0..n {
-            self.map2_slots(set, d, c, v, c, s, 0, 0, |x, y| {
+            self.map2_slots(set, d, c, v, c, s, 0, Taint::NONE, |x, y| {
                 scalar::float_bin(FloatBin::Mul, w, x, y)
             });
         }
@@ -975,7 +995,7 @@ impl Wg<'_, '_> {
             let (vals, taint) = (&mut self.regs.vals, &mut self.regs.taint);
             each_lane(set, nl, |s| {
                 let mut acc: Option<u64> = None;
-                let mut tt = INEXACT;
+                let mut tt = Taint::INEXACT;
                 for &(ar, ta, br, tb) in &rows {
                     let p = scalar::float_bin(FloatBin::Mul, w, vals[ar + s], vals[br + s]);
                     acc = Some(match acc {
@@ -1031,8 +1051,8 @@ impl Wg<'_, '_> {
                 vals[hi + s] = h;
                 if td {
                     let t = combine(
-                        if ta { taint[ar + s] } else { 0 },
-                        if tb { taint[br + s] } else { 0 },
+                        if ta { taint[ar + s] } else { Taint::NONE },
+                        if tb { taint[br + s] } else { Taint::NONE },
                     );
                     taint[lo + s] = t;
                     taint[hi + s] = t;
@@ -1094,7 +1114,7 @@ impl Wg<'_, '_> {
                 };
                 vals[db + c * lanes + s] = r & m;
                 if td {
-                    let mut t = 0;
+                    let mut t = Taint::NONE;
                     for kk in 0..4 {
                         if dirt[kk] {
                             let i = if kk >= 2 { offs[kk] + s } else { row(kk) };
@@ -1124,11 +1144,15 @@ impl Wg<'_, '_> {
     ) -> Result<(), SpirvError> {
         let (lanes, nl) = (self.lanes, self.n);
         let w = s.bits() as u8;
-        let extra = if !f.exact() || relaxed { INEXACT } else { 0 };
+        let extra = if !f.exact() || relaxed {
+            Taint::INEXACT
+        } else {
+            Taint::NONE
+        };
         let dn = self.regs.slots(d);
         let na = nargs as usize;
         let any_t = args[..na].iter().any(|r| self.regs.dirty(*r));
-        if any_t || extra != 0 {
+        if any_t || !extra.is_none() {
             self.regs.make_dirty(d);
         }
         let td = self.regs.dirty(d);
@@ -1188,10 +1212,10 @@ impl Wg<'_, '_> {
             });
         }
         for (sl, why) in undefined {
-            let p = self.prov(Cause::Glsl { why }, loc, 0);
+            let p = self.prov(Cause::Glsl { why }, loc, Taint::NONE);
             self.regs.make_dirty(d);
             for c in 0..dn as usize {
-                self.regs.taint[db + c * lanes + sl] = p | INEXACT;
+                self.regs.taint[db + c * lanes + sl] = p | Taint::INEXACT;
             }
         }
         if s.is_float() {
@@ -1223,7 +1247,7 @@ impl Wg<'_, '_> {
         }
         let td = self.regs.dirty(d);
         let mut second = vec![0u64; n as usize * lanes];
-        let mut second_t = vec![0u32; n as usize * lanes];
+        let mut second_t = vec![Taint::NONE; n as usize * lanes];
         {
             let (vals, taint) = (&mut self.regs.vals, &mut self.regs.taint);
             for c in 0..n as usize {
@@ -1242,7 +1266,11 @@ impl Wg<'_, '_> {
                         second_t[c * lanes + s] = taint[xb + c * lanes + s];
                     }
                     if td {
-                        taint[db + c * lanes + s] = if tx { taint[xb + c * lanes + s] } else { 0 };
+                        taint[db + c * lanes + s] = if tx {
+                            taint[xb + c * lanes + s]
+                        } else {
+                            Taint::NONE
+                        };
                     }
                 });
             }
@@ -1277,9 +1305,9 @@ impl Wg<'_, '_> {
             let mut obj = p.obj();
             let mut off = p.off() as u64;
             let mut oob = p.oob();
-            let mut t = if tb { taint[bb + s] } else { 0 };
+            let mut t = if tb { taint[bb + s] } else { Taint::NONE };
             // The index register of step k, sign-extended when signed; its taint joins `t`.
-            let index = |k: usize, width: u8, signed: bool, t: &mut u32| -> i64 {
+            let index = |k: usize, width: u8, signed: bool, t: &mut Taint| -> i64 {
                 let (row, dt) = rows[k];
                 let raw = vals[row + s] & mask(width);
                 if dt {
@@ -1361,11 +1389,5 @@ impl Wg<'_, '_> {
             let size = sizes.get(obj).copied().unwrap_or(0);
             vals[db + s] = (size.saturating_sub(offset) / stride.max(1)) as u64;
         });
-    }
-
-    /// The bits `INEXACT_BIT` (re-export check).
-    #[allow(dead_code)]
-    fn inexact_bit() -> u32 {
-        INEXACT_BIT
     }
 }

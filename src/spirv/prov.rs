@@ -3,45 +3,209 @@
 //! Every scalar in a register or a memory word carries a *taint* word beside it: `0` for a defined,
 //! exact value; otherwise the low 31 bits name a [`Prov`] (undefined or order-dependent, with the
 //! instruction that made it so and the chain of stores it travelled through), and bit 31
-//! ([`INEXACT`]) says the Vulkan precision rules let a device compute a different float on this
+//! ([`Taint::is_inexact`]) says the Vulkan precision rules let a device compute a different float on this
 //! value's path. Taint flows through arithmetic (the first operand's cause wins), memory and phis;
 //! provenance records are created only where a value *becomes* undefined or is stored, so a clean
 //! kernel never touches this module while it runs.
 
 use crate::model::{Op, Reason};
-use crate::spirv::scalar::ScalarUndef;
+use crate::spirv::ids::LocId;
 use std::collections::HashMap;
 use std::sync::{Mutex, RwLock};
 
 /// Bit 31 of a taint word: the value may legitimately differ on a device (float precision rules).
-pub const INEXACT: u32 = 1 << 31;
+const INEXACT_BIT: u32 = 1 << 31;
 /// Bit 30 of a taint word: the value is one that a legal execution gives, but which one depends on
 /// the order in which invocations ran (an atomic's returned value and what it decides); the
 /// provenance part then names why. Without it, a provenance means *undefined*.
-pub const ORDER: u32 = 1 << 30;
+const ORDER_BIT: u32 = 1 << 30;
 /// The provenance part of a taint word.
-pub const PROV: u32 = !(INEXACT | ORDER);
+const PROV_BITS: u32 = !(INEXACT_BIT | ORDER_BIT);
+
+/// What is known of a value beyond its bits: defined and exact ([`Taint::NONE`]), or undefined or
+/// order-dependent with the provenance record that says why ([`Taint::prov`]), and whether the
+/// Vulkan precision rules let a device compute a different float on its path
+/// ([`Taint::is_inexact`]). One word beside every scalar of a register or of memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
+#[repr(transparent)]
+pub struct Taint(u32);
+
+impl Taint {
+    /// A defined, exact value.
+    pub const NONE: Taint = Taint(0);
+    /// A defined value a device may compute differently within the precision rules.
+    pub const INEXACT: Taint = Taint(INEXACT_BIT);
+
+    /// The taint of a word as stored (memory keeps taints as plain words).
+    #[inline(always)]
+    pub const fn from_bits(bits: u32) -> Taint {
+        Taint(bits)
+    }
+
+    /// The word as stored.
+    #[inline(always)]
+    pub const fn bits(self) -> u32 {
+        self.0
+    }
+
+    /// Undefined, for the reason of provenance record `id` (see [`Provs`]).
+    #[inline(always)]
+    pub const fn undefined(id: u32) -> Taint {
+        Taint(id & PROV_BITS)
+    }
+
+    /// The same provenance, as a value one legal execution gives and another order may change.
+    #[inline(always)]
+    pub const fn order_dependent(self) -> Taint {
+        Taint(self.0 | ORDER_BIT)
+    }
+
+    /// The same, marked inexact.
+    #[inline(always)]
+    pub const fn inexact(self) -> Taint {
+        Taint(self.0 | INEXACT_BIT)
+    }
+
+    /// Defined and exact?
+    #[inline(always)]
+    pub const fn is_none(self) -> bool {
+        self.0 == 0
+    }
+
+    /// Does it make the value undefined (a provenance that is not an order dependence)?
+    #[inline(always)]
+    pub const fn is_undefined(self) -> bool {
+        self.0 & PROV_BITS != 0 && self.0 & ORDER_BIT == 0
+    }
+
+    /// Is the value order-dependent (and not undefined)?
+    #[inline(always)]
+    pub const fn is_order(self) -> bool {
+        self.0 & ORDER_BIT != 0
+    }
+
+    /// May a device compute a different float here?
+    #[inline(always)]
+    pub const fn is_inexact(self) -> bool {
+        self.0 & INEXACT_BIT != 0
+    }
+
+    /// Does it name a provenance record (undefined or order-dependent)?
+    #[inline(always)]
+    pub const fn has_prov(self) -> bool {
+        self.0 & PROV_BITS != 0
+    }
+
+    /// The provenance record's id (0: none).
+    #[inline(always)]
+    pub const fn prov(self) -> u32 {
+        self.0 & PROV_BITS
+    }
+
+    /// Provenance and order dependence, without the inexact mark.
+    #[inline(always)]
+    pub const fn without_inexact(self) -> Taint {
+        Taint(self.0 & !INEXACT_BIT)
+    }
+
+    /// The marks (inexact, order-dependent) without the provenance.
+    #[inline(always)]
+    pub const fn flags(self) -> Taint {
+        Taint(self.0 & !PROV_BITS)
+    }
+
+    /// Only the inexact mark.
+    #[inline(always)]
+    pub const fn inexact_part(self) -> Taint {
+        Taint(self.0 & INEXACT_BIT)
+    }
+
+    /// Both marks' union with `other`'s, the provenance of whichever [`combine`] picks.
+    #[inline(always)]
+    pub const fn combine(self, other: Taint) -> Taint {
+        combine(self, other)
+    }
+}
+
+/// Adds the flags of the right side (used as `t | Taint::INEXACT`; both sides naming a provenance
+/// is a mistake [`combine`] exists for).
+impl std::ops::BitOr for Taint {
+    type Output = Taint;
+    #[inline(always)]
+    fn bitor(self, o: Taint) -> Taint {
+        debug_assert!(!(self.has_prov() && o.has_prov() && self.prov() != o.prov()));
+        Taint(self.0 | o.0)
+    }
+}
+
+impl std::ops::BitOrAssign for Taint {
+    #[inline(always)]
+    fn bitor_assign(&mut self, o: Taint) {
+        *self = *self | o;
+    }
+}
 
 /// Does this taint make the value undefined (a provenance that is not an order dependence)?
 #[inline(always)]
-pub fn is_undefined(t: u32) -> bool {
-    t & PROV != 0 && t & ORDER == 0
+pub const fn is_undefined(t: Taint) -> bool {
+    t.is_undefined()
 }
 
 /// Combines the taints of two operands: an undefined cause first (the first operand's if both),
 /// then an order dependence (likewise), and inexact if either is.
 #[inline(always)]
-pub fn combine(a: u32, b: u32) -> u32 {
-    let r = if is_undefined(a) {
+pub const fn combine(a: Taint, b: Taint) -> Taint {
+    let r = if a.is_undefined() {
         a
-    } else if is_undefined(b) {
+    } else if b.is_undefined() {
         b
-    } else if a & ORDER != 0 {
+    } else if a.is_order() {
         a
     } else {
         b
     };
-    (r & !INEXACT) | ((a | b) & INEXACT)
+    Taint((r.0 & !INEXACT_BIT) | ((a.0 | b.0) & INEXACT_BIT))
+}
+
+/// Why a scalar result is undefined.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScalarUndef {
+    /// integer division or remainder by zero
+    DivideByZero,
+    /// signed division overflow (`INT_MIN / -1`)
+    SignedOverflow,
+    /// a shift by at least the bit width
+    ShiftOutOfRange {
+        /// the shift amount
+        shift: u64,
+        /// the bit width
+        width: u8,
+    },
+    /// a float converted to an integer type that cannot represent it
+    ConversionOutOfRange,
+    /// a bit-field offset + count beyond the width
+    BitFieldOutOfRange,
+    /// `OpPtrDiff` of pointers into different objects
+    PointersApart,
+}
+
+impl std::fmt::Display for ScalarUndef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ScalarUndef::DivideByZero => f.write_str("integer division by zero"),
+            ScalarUndef::SignedOverflow => f.write_str("signed division overflow (INT_MIN / -1)"),
+            ScalarUndef::ShiftOutOfRange { shift, width } => {
+                write!(f, "shift by {shift} >= bit width {width}")
+            }
+            ScalarUndef::ConversionOutOfRange => {
+                f.write_str("float to integer conversion of a value the integer type cannot hold")
+            }
+            ScalarUndef::BitFieldOutOfRange => f.write_str("bit field offset + count > bit width"),
+            ScalarUndef::PointersApart => f.write_str(
+                "OpPtrDiff of pointers into different objects (SPIR-V: both must point into the same array)",
+            ),
+        }
+    }
 }
 
 /// Why a value is undefined or order-dependent.
@@ -156,7 +320,7 @@ pub struct Prov {
     /// what happened
     pub cause: Cause,
     /// where (a location of the kernel)
-    pub loc: crate::spirv::inst::LocId,
+    pub loc: LocId,
     /// the earlier record this one carries forward (for `Stored`)
     pub parent: u32,
 }
@@ -190,7 +354,7 @@ impl Provs {
         }
         let mut list = self.list.write().unwrap_or_else(|e| e.into_inner());
         let id = list.len() as u32;
-        if id >= PROV {
+        if id >= PROV_BITS {
             // Out of ids (2^31 distinct causes): reuse the last one rather than corrupt taint words.
             return id - 1;
         }
@@ -202,17 +366,19 @@ impl Provs {
     /// The record `id`.
     pub fn get(&self, id: u32) -> Prov {
         let list = self.list.read().unwrap_or_else(|e| e.into_inner());
-        list.get((id & PROV) as usize).cloned().unwrap_or(Prov {
-            cause: Cause::Undef,
-            loc: Default::default(),
-            parent: 0,
-        })
+        list.get((id & PROV_BITS) as usize)
+            .cloned()
+            .unwrap_or(Prov {
+                cause: Cause::Undef,
+                loc: Default::default(),
+                parent: 0,
+            })
     }
 
-    /// The chain from `id` back to its origin: `[stored at …, …, origin]`.
-    pub fn chain(&self, id: u32) -> Vec<Prov> {
+    /// The chain from a taint's record back to its origin: `[stored at …, …, origin]`.
+    pub fn chain(&self, t: Taint) -> Vec<Prov> {
         let mut out = Vec::new();
-        let mut cur = id & PROV;
+        let mut cur = t.prov();
         while cur != 0 && out.len() < 64 {
             let p = self.get(cur);
             let parent = p.parent;

@@ -15,32 +15,8 @@
 //! other, …) are applied by the executor's few generic entry points (`map1`, `map2`,
 //! `map2_absorb`, `move_into`, `copy_reg`), not by each operation.
 
-/// A register: one SSA value (or constant) of the module, `slots` scalars per invocation.
-///
-/// Registers are numbered by the decoder in the order it meets values; the number is an index into
-/// [`crate::spirv::Kernel::reg_slots`] and the register file's rows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct Reg(u32);
-
-impl Reg {
-    /// The register numbered `i`.
-    #[inline(always)]
-    pub const fn new(i: u32) -> Self {
-        Reg(i)
-    }
-
-    /// Its number, as an index.
-    #[inline(always)]
-    pub const fn index(self) -> usize {
-        self.0 as usize
-    }
-}
-
-impl std::fmt::Display for Reg {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "r{}", self.0)
-    }
-}
+use crate::spirv::ids::Reg;
+use crate::spirv::prov::Taint;
 
 /// Values, taints and dirty bits of every register for every lane of one workgroup.
 pub(crate) struct RegFile {
@@ -53,7 +29,7 @@ pub(crate) struct RegFile {
     /// register values: register r, slot c, lane s at `row(r, c) + s`
     pub(crate) vals: Vec<u64>,
     /// the taint word beside each value (meaningful only for dirty registers)
-    pub(crate) taint: Vec<u32>,
+    pub(crate) taint: Vec<Taint>,
     /// which registers carry taint
     dirty: Vec<bool>,
 }
@@ -73,7 +49,7 @@ impl RegFile {
             off,
             slots: slots.to_vec(),
             vals: vec![0; total],
-            taint: vec![0; total],
+            taint: vec![Taint::NONE; total],
             dirty: vec![false; slots.len()],
         }
     }
@@ -108,7 +84,7 @@ impl RegFile {
         if !self.dirty[r.index()] {
             let base = self.off[r.index()];
             let len = self.slots[r.index()] as usize * self.lanes;
-            self.taint[base..base + len].fill(0);
+            self.taint[base..base + len].fill(Taint::NONE);
             self.dirty[r.index()] = true;
         }
     }
@@ -119,7 +95,7 @@ impl RegFile {
         debug_assert!({
             let base = self.off[r.index()];
             let len = self.slots[r.index()] as usize * self.lanes;
-            self.taint[base..base + len].iter().all(|&t| t == 0)
+            self.taint[base..base + len].iter().all(|t| t.is_none())
         });
         self.dirty[r.index()] = false;
     }
@@ -131,11 +107,11 @@ impl RegFile {
 
     /// The taint of the value at index `i` of register `r`'s rows (zero for a clean register).
     #[inline(always)]
-    pub(crate) fn taint_at(&self, r: Reg, i: usize) -> u32 {
+    pub(crate) fn taint_at(&self, r: Reg, i: usize) -> Taint {
         if self.dirty[r.index()] {
             self.taint[i]
         } else {
-            0
+            Taint::NONE
         }
     }
 
@@ -166,18 +142,18 @@ mod tests {
         let mut f = RegFile::new(&[2, 1], 2);
         let r = Reg::new(0);
         // Stale taint from an earlier workgroup: not visible while the register is clean.
-        f.taint[1] = 7;
+        f.taint[1] = Taint::undefined(7);
         assert!(!f.dirty(r));
-        assert_eq!(f.taint_at(r, 1), 0);
+        assert_eq!(f.taint_at(r, 1), Taint::NONE);
         f.make_dirty(r);
         assert!(f.dirty(r));
-        assert_eq!(f.taint[..4], [0, 0, 0, 0]);
-        f.taint[3] = 9;
-        assert_eq!(f.taint_at(r, 3), 9);
+        assert_eq!(f.taint[..4], [Taint::NONE; 4]);
+        f.taint[3] = Taint::undefined(9);
+        assert_eq!(f.taint_at(r, 3), Taint::undefined(9));
         // A second make_dirty keeps what is there.
         f.make_dirty(r);
-        assert_eq!(f.taint[3], 9);
-        f.taint[3] = 0;
+        assert_eq!(f.taint[3], Taint::undefined(9));
+        f.taint[3] = Taint::NONE;
         f.set_clean(r);
         assert!(!f.dirty(r));
         f.clear_dirty();

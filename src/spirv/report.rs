@@ -5,7 +5,7 @@ use crate::reconverge::{LaneMap, Mode};
 use crate::spirv::error::Location;
 use crate::spirv::exec::{Finding, CALL_CONSTRUCT};
 use crate::spirv::inst::{LocId, ObjectId};
-use crate::spirv::prov::{Cause, Provs, INEXACT, ORDER, PROV};
+use crate::spirv::prov::{Cause, Provs, Taint};
 use std::collections::HashMap;
 
 /// A buffer after a model run.
@@ -24,7 +24,7 @@ pub struct BufferOutput {
     /// bytes per unit of `taint` and `writer` (the smallest scalar the buffer's block holds)
     pub unit: u32,
     /// taint of each unit
-    pub taint: Vec<u32>,
+    pub taint: Vec<Taint>,
     /// last writer of each unit (1 + dispatch slot, 0 = never written) and the location that wrote
     /// it (empty for read-only buffers)
     pub writer: Vec<(u32, LocId)>,
@@ -32,14 +32,14 @@ pub struct BufferOutput {
 
 impl BufferOutput {
     /// The taint of bytes `range`, combined.
-    pub fn taint_of(&self, range: std::ops::Range<usize>) -> u32 {
+    pub fn taint_of(&self, range: std::ops::Range<usize>) -> Taint {
         if range.is_empty() {
-            return 0;
+            return Taint::NONE;
         }
         let u = self.unit.max(1) as usize;
         (range.start / u..=(range.end - 1) / u)
             .filter_map(|x| self.taint.get(x).copied())
-            .fold(0, crate::spirv::prov::combine)
+            .fold(Taint::NONE, crate::spirv::prov::combine)
     }
 
     /// The last writer of byte `b`: (1 + dispatch slot, location), (0, 0) if none.
@@ -51,7 +51,7 @@ impl BufferOutput {
     }
 
     /// The taint of 32-bit word `w`.
-    pub fn word_taint(&self, w: usize) -> u32 {
+    pub fn word_taint(&self, w: usize) -> Taint {
         self.taint_of(w * 4..w * 4 + 4)
     }
 }
@@ -129,16 +129,16 @@ impl ModelRun {
     }
 
     /// The status of a word with this taint.
-    pub fn status(&self, taint: u32) -> WordStatus {
-        if taint & PROV == 0 {
-            return if taint & INEXACT != 0 {
+    pub fn status(&self, taint: Taint) -> WordStatus {
+        if !taint.has_prov() {
+            return if taint.is_inexact() {
                 WordStatus::Inexact
             } else {
                 WordStatus::Exact
             };
         }
         let chain = self.chain(taint);
-        if taint & ORDER != 0 && !crate::spirv::prov::is_undefined(taint) {
+        if taint.is_order() && !taint.is_undefined() {
             return WordStatus::OrderDependent(chain);
         }
         let origin = self.provs.chain(taint).last().map(|p| p.cause.clone());
@@ -184,7 +184,7 @@ impl ModelRun {
 
     /// The chain of a taint as text: `OpStore kernel.comp:23 ← subgroupShuffleDown kernel.comp:20:
     /// source lane 9 >= subgroup size 8`.
-    pub fn chain(&self, taint: u32) -> String {
+    pub fn chain(&self, taint: Taint) -> String {
         let links = self.provs.chain(taint);
         let mut parts = Vec::new();
         for p in &links {

@@ -108,7 +108,7 @@ pub struct Access {
     /// 1 + the invocation's dispatch-wide slot; 0 = no access
     pub who: u32,
     /// the instruction
-    pub loc: crate::spirv::inst::LocId,
+    pub loc: crate::spirv::ids::LocId,
     /// the workgroup's barrier epoch of the memory's family at the access
     pub epoch: u32,
     /// the subgroup's barrier epoch of the family at the access
@@ -288,6 +288,37 @@ impl Now<'_> {
     /// The workgroup of an access.
     pub fn wg_of(&self, a: &Access) -> u32 {
         (a.who - 1) / self.lanes_per_wg
+    }
+}
+
+/// What a location's last release left for acquirers: the releaser's knowledge, its workgroup and
+/// the narrowest scope among the releases joined into it.
+#[derive(Clone, Debug)]
+pub(crate) struct SyncRecord {
+    pub knows: Knowledge,
+    pub wg: u32,
+    pub scope: Scope,
+}
+
+impl Default for SyncRecord {
+    fn default() -> Self {
+        SyncRecord {
+            knows: Knowledge::default(),
+            wg: 0,
+            scope: Scope::Device,
+        }
+    }
+}
+
+impl SyncRecord {
+    pub(crate) fn join(&mut self, k: &Knowledge, wg: u32, scope: Scope) {
+        if self.knows.is_empty() {
+            self.wg = wg;
+            self.scope = scope;
+        } else {
+            self.scope = self.scope.min(scope);
+        }
+        self.knows.join(k);
     }
 }
 

@@ -24,13 +24,17 @@
 pub mod clock;
 pub mod race;
 
-use crate::spirv::inst::ObjectId;
-use crate::spirv::prov::combine;
+use crate::spirv::ids::ObjectId;
+use crate::spirv::prov::{combine, Taint};
 use crate::spirv::types::Storage;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
 pub use clock::{Access, Family, Knowledge, Now, Scope};
 pub use race::{Hits, Kind, Shadow};
+
+/// A late finding's key: an earlier access (location, 1 + slot) to unit `unit` of object `obj`
+/// whose value turned out to depend on a later, unordered write.
+pub(crate) type LateKey = (crate::spirv::ids::LocId, u32, ObjectId, u32);
 
 /// A pointer value as registers hold it: an object, a byte offset into it, and whether an index on
 /// the way to it was out of bounds (then it points nowhere, whatever the offset says). Registers
@@ -190,9 +194,9 @@ pub fn put_taint(
     at: u32,
     bytes: u32,
     unit: u32,
-    t: u32,
-    get: impl Fn(usize) -> u32,
-    mut set: impl FnMut(usize, u32),
+    t: Taint,
+    get: impl Fn(usize) -> Taint,
+    mut set: impl FnMut(usize, Taint),
 ) {
     let us = units(at, bytes, unit);
     if bytes >= unit && at & (unit - 1) == 0 {
@@ -208,14 +212,14 @@ pub fn put_taint(
 
 /// The taint of the units `us`, combined.
 #[inline(always)]
-pub fn get_taint(us: std::ops::Range<usize>, get: impl Fn(usize) -> u32) -> u32 {
+pub fn get_taint(us: std::ops::Range<usize>, get: impl Fn(usize) -> Taint) -> Taint {
     if us.len() == 1 {
         return get(us.start);
     }
-    let mut t = 0;
+    let mut t = Taint::NONE;
     for u in us {
         let x = get(u);
-        if x != 0 {
+        if !x.is_none() {
             t = combine(t, x);
         }
     }
@@ -284,7 +288,7 @@ impl Buffer {
 
     /// Puts back `bytes` (what was bound) with taint `undefined` on those byte ranges, none
     /// elsewhere, and forgets who touched what.
-    pub fn restore(&self, bytes: &[u8], undefined: &[(std::ops::Range<usize>, u32)]) {
+    pub fn restore(&self, bytes: &[u8], undefined: &[(std::ops::Range<usize>, Taint)]) {
         for (k, v) in self.vals.iter().enumerate() {
             let mut w = [0u8; 4];
             for (j, b) in w.iter_mut().enumerate() {
@@ -302,18 +306,18 @@ impl Buffer {
     }
 
     /// Taints the units of byte ranges (what a run was given as undefined).
-    pub fn set_undefined(&self, undefined: &[(std::ops::Range<usize>, u32)]) {
+    pub fn set_undefined(&self, undefined: &[(std::ops::Range<usize>, Taint)]) {
         let u = self.unit as usize;
         for (range, t) in undefined {
             for w in range.start / u..range.end.div_ceil(u).min(self.taint.len()) {
-                self.taint[w].store(*t, Relaxed);
+                self.taint[w].store(t.bits(), Relaxed);
             }
         }
     }
 
     /// Records that `who` (1 + slot) at instruction `loc` wrote units `us` last (for reports).
     #[inline(always)]
-    pub fn wrote(&self, us: std::ops::Range<usize>, who: u32, loc: crate::spirv::inst::LocId) {
+    pub fn wrote(&self, us: std::ops::Range<usize>, who: u32, loc: crate::spirv::ids::LocId) {
         for u in us {
             if let Some(w) = self.wloc.get(u) {
                 w.store((who as u64) << 32 | loc.get() as u64, Relaxed);
@@ -323,12 +327,12 @@ impl Buffer {
 
     /// The last writer of each unit: (1 + slot, location), (0, 0) if none; empty for buffers the
     /// shader cannot write.
-    pub fn writers(&self) -> Vec<(u32, crate::spirv::inst::LocId)> {
+    pub fn writers(&self) -> Vec<(u32, crate::spirv::ids::LocId)> {
         self.wloc
             .iter()
             .map(|w| {
                 let x = w.load(Relaxed);
-                ((x >> 32) as u32, crate::spirv::inst::LocId::new(x as u32))
+                ((x >> 32) as u32, crate::spirv::ids::LocId::new(x as u32))
             })
             .collect()
     }
@@ -358,27 +362,31 @@ impl Buffer {
 
     /// The taint of an access.
     #[inline(always)]
-    pub fn get_taint(&self, at: u32, bytes: u32) -> u32 {
-        get_taint(units(at, bytes, self.unit), |u| self.taint[u].load(Relaxed))
+    pub fn get_taint(&self, at: u32, bytes: u32) -> Taint {
+        get_taint(units(at, bytes, self.unit), |u| {
+            Taint::from_bits(self.taint[u].load(Relaxed))
+        })
     }
 
     /// Sets an access's taint.
     #[inline(always)]
-    pub fn put_taint(&self, at: u32, bytes: u32, t: u32) {
+    pub fn put_taint(&self, at: u32, bytes: u32, t: Taint) {
         put_taint(
             at,
             bytes,
             self.unit,
             t,
-            |u| self.taint[u].load(Relaxed),
-            |u, x| self.taint[u].store(x, Relaxed),
+            |u| Taint::from_bits(self.taint[u].load(Relaxed)),
+            |u, x| self.taint[u].store(x.bits(), Relaxed),
         );
     }
 
     /// Adds taint `t` to every unit (a store through an undefined pointer).
-    pub fn taint_all(&self, t: u32) {
+    pub fn taint_all(&self, t: Taint) {
         for x in &self.taint {
-            let _ = x.fetch_update(Relaxed, Relaxed, |old| Some(combine(t, old)));
+            let _ = x.fetch_update(Relaxed, Relaxed, |old| {
+                Some(combine(t, Taint::from_bits(old)).bits())
+            });
         }
     }
 
@@ -456,11 +464,12 @@ mod tests {
     #[test]
     fn a_16_bit_store_defines_its_own_unit_only() {
         let b = Buffer::new(&[0; 8], true, 2);
-        b.put_taint(0, 8, 7);
-        b.put_taint(2, 2, 0);
-        assert_eq!(b.get_taint(2, 2), 0);
-        assert_eq!(b.get_taint(0, 2), 7);
-        assert_eq!(b.get_taint(0, 4), 7);
+        let t = Taint::undefined(7);
+        b.put_taint(0, 8, t);
+        b.put_taint(2, 2, Taint::NONE);
+        assert_eq!(b.get_taint(2, 2), Taint::NONE);
+        assert_eq!(b.get_taint(0, 2), t);
+        assert_eq!(b.get_taint(0, 4), t);
     }
 
     #[test]

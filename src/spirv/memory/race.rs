@@ -195,7 +195,7 @@ mod tests {
     fn me(who: u32, epoch: u32) -> Access {
         Access {
             who,
-            loc: crate::spirv::inst::LocId::new(who * 10),
+            loc: crate::spirv::ids::LocId::new(who * 10),
             epoch,
             ..Access::default()
         }

@@ -1,0 +1,83 @@
+//! The interpreter's numbered things, as types of their own (as naga's `Handle<T>` and wasmi's
+//! `Reg`): a register, a memory object, an instruction's location. A leaf module: every layer
+//! (decoder, register file, memory, provenance, executor) names them without importing another.
+
+/// A register: one SSA value (or constant) of the module, `slots` scalars per invocation.
+///
+/// Registers are numbered by the decoder in the order it meets values; the number is an index into
+/// [`crate::spirv::Kernel::reg_slots`] and the register file's rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct Reg(u32);
+
+impl Reg {
+    /// The register numbered `i`.
+    #[inline(always)]
+    pub const fn new(i: u32) -> Self {
+        Reg(i)
+    }
+
+    /// Its number, as an index.
+    #[inline(always)]
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl std::fmt::Display for Reg {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "r{}", self.0)
+    }
+}
+
+/// A memory object (a variable), by index in [`crate::spirv::Kernel::objects`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct ObjectId(u32);
+
+impl ObjectId {
+    /// Object number `i`.
+    #[inline(always)]
+    pub const fn new(i: u32) -> Self {
+        ObjectId(i)
+    }
+
+    /// Its number, as an index into [`crate::spirv::Kernel::objects`] (and a dispatch's buffers).
+    #[inline(always)]
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+
+    /// Its number.
+    #[inline(always)]
+    pub const fn get(self) -> u32 {
+        self.0
+    }
+}
+/// An instruction's location, by index in [`crate::spirv::Kernel::locs`] (its source line and SPIR-V text).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct LocId(u32);
+
+impl LocId {
+    /// Location number `i`.
+    #[inline(always)]
+    pub const fn new(i: u32) -> Self {
+        LocId(i)
+    }
+
+    /// Its number, as an index into [`crate::spirv::Kernel::locs`].
+    #[inline(always)]
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+
+    /// Its number.
+    #[inline(always)]
+    pub const fn get(self) -> u32 {
+        self.0
+    }
+}
+
+impl std::fmt::Display for ObjectId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
