@@ -44,7 +44,7 @@ mod memops;
 pub mod memory;
 mod ops;
 pub mod prov;
-pub mod regs;
+mod regs;
 pub mod report;
 pub mod scalar;
 mod stores;

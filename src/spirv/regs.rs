@@ -3,14 +3,14 @@
 //!
 //! A [`Reg`] names one SSA value (or constant) of the module; it has `slots` scalars per invocation
 //! (a `vec3` has 3, a struct one per scalar member). Slot `c` of register `r` is a *row* of `lanes`
-//! consecutive values — lane `s` at `row(r, c) + s` in [`RegFile::vals`] — so an instruction runs
+//! consecutive values — lane `s` at `row(r, c) + s` in `RegFile::vals` — so an instruction runs
 //! for all active lanes of a subgroup in one tight loop over rows, and the same index addresses the
-//! taint word of that value in [`RegFile::taint`].
+//! taint word of that value in `RegFile::taint`.
 //!
 //! **The dirty invariant.** A register that is not *dirty* has every taint word zero (defined and
 //! exact) for every lane, and its taint rows are not read: code that only meets defined values
-//! never touches taint memory. [`RegFile::make_dirty`] zeroes a register's taint rows before its
-//! first tainted write; [`RegFile::set_clean`] is for a register whose rows are known zero again.
+//! never touches taint memory. `RegFile::make_dirty` zeroes a register's taint rows before its
+//! first tainted write; `RegFile::set_clean` is for a register whose rows are known zero again.
 //! The per-operation taint policies (the first operand's cause wins, a deciding operand absorbs the
 //! other, …) are applied by the executor's few generic entry points (`map1`, `map2`,
 //! `map2_absorb`, `move_into`, `copy_reg`), not by each operation.

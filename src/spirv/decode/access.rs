@@ -1,0 +1,277 @@
+//! Memory instructions: variables, access chains, loads, stores, copies, pointers.
+
+use super::*;
+
+impl Decoder<'_> {
+    /// Loads, stores, access chains, atomics, barriers, calls and group operations; anything else is unsupported, named.
+    pub(super) fn memory_inst(
+        &mut self,
+        i: &Instruction,
+        loc: LocId,
+    ) -> Result<Option<Inst>, SpirvError> {
+        let op = i.class.opcode;
+        let rid = i.result_id.unwrap_or(0);
+        let _ = loc;
+        Ok(match op {
+            SOp::Load => {
+                let pid = id_at(i, 0)?;
+                let (t, m, _) = self.pointee(pid)?;
+                let plan = self.plan(t, m)?;
+                let (d, ptr) = (self.reg(rid)?, self.value(pid)?);
+                check_ssa!(d, ptr);
+                Some(Inst::Load { d, ptr, plan })
+            }
+            SOp::Store => {
+                let pid = id_at(i, 0)?;
+                let (t, m, storage) = self.pointee(pid)?;
+                // `Uniform` pointers may point into a `BufferBlock` (an old-style storage buffer);
+                // the executor rejects a store to a read-only object by the variable it hits.
+                if matches!(storage, Storage::PushConstant | Storage::Input) {
+                    return Err(SpirvError::malformed(format!(
+                        "a store to {} memory",
+                        storage.name()
+                    )));
+                }
+                let plan = self.plan(t, m)?;
+                Some(Inst::Store {
+                    ptr: self.value(pid)?,
+                    v: self.arg(i, 1)?,
+                    plan,
+                })
+            }
+            SOp::CopyMemory => {
+                let (dp, sp) = (id_at(i, 0)?, id_at(i, 1)?);
+                let (t, m, _) = self.pointee(sp)?;
+                let plan = self.plan(t, m)?;
+                let tmp = self.new_reg(self.plans[plan as usize].slots.len() as u32);
+                Some(Inst::CopyMemory {
+                    dst: self.value(dp)?,
+                    src: self.value(sp)?,
+                    plan,
+                    tmp,
+                })
+            }
+            SOp::AccessChain
+            | SOp::InBoundsAccessChain
+            | SOp::PtrAccessChain
+            | SOp::InBoundsPtrAccessChain => {
+                let base_id = id_at(i, 0)?;
+                let (mut t, mut m, _) = self.pointee(base_id)?;
+                let mut steps = Vec::new();
+                let ptr_chain = matches!(op, SOp::PtrAccessChain | SOp::InBoundsPtrAccessChain);
+                if ptr_chain {
+                    // OpPtrAccessChain: Element steps the base pointer through the array it
+                    // points into, by the ArrayStride of its pointer type (or, without one, the
+                    // pointee's size rounded to its alignment: the array's stride in a layout
+                    // the module does not spell out).
+                    let el_id = id_at(i, 1)?;
+                    let stride = self.ptr_stride(base_id, t, m)?;
+                    let (isc, _) = self.sv_of(el_id)?;
+                    steps.push(Step::Dyn {
+                        index: self.value(el_id)?,
+                        width: isc.bits() as u8,
+                        signed: matches!(isc, Scalar::Int { signed: true, .. }),
+                        stride,
+                        len: None,
+                        elem: true,
+                    });
+                }
+                let mut first_index = 1 + ptr_chain as usize;
+                if let (false, Some(&count)) = (ptr_chain, self.descriptor_arrays.get(&base_id)) {
+                    // The first index of an array of descriptors picks the descriptor (the
+                    // variable's objects are consecutive); `t` is already the block type.
+                    let idx_id = id_at(i, 1)?;
+                    let (isc, _) = self.sv_of(idx_id)?;
+                    steps.push(Step::Descriptor {
+                        index: self.value(idx_id)?,
+                        width: isc.bits() as u8,
+                        signed: matches!(isc, Scalar::Int { signed: true, .. }),
+                        count,
+                    });
+                    first_index = 2;
+                }
+                // After a column of a row-major matrix: the stride between that column's
+                // components (the matrix stride), for the component index that must follow.
+                let mut strided_column: Option<u32> = None;
+                for k in first_index..i.operands.len() {
+                    let idx_id = id_at(i, k)?;
+                    let konst = match self.ids.get(&idx_id) {
+                        Some(Id::Const(c)) if !c.any_undef() => Some(c.bits[0]),
+                        _ => None,
+                    };
+                    match self.types.get(t).clone() {
+                        Type::Struct { .. } => {
+                            let k = konst.ok_or_else(|| {
+                                SpirvError::malformed(
+                                    "a struct member index that is not a constant",
+                                )
+                            })?;
+                            let (off, mt, ml) = self.types.member(t, k as u32)?;
+                            steps.push(Step::Const(off));
+                            t = mt;
+                            m = ml;
+                        }
+                        _ => {
+                            let (el, mut stride, len, em) = self.types.element(t, m)?;
+                            // A component of a row-major matrix's column lies a matrix stride
+                            // from the next (Vulkan, "Offset and Stride Assignment": row-major
+                            // matrices are laid out row by row).
+                            if let Some(ms) = strided_column.take() {
+                                stride = ms;
+                            }
+                            let et = match el {
+                                ElementOf::Type(et) => et,
+                                ElementOf::Scalar(s) => self.scalar_type_id(s)?,
+                                ElementOf::RowMajorColumn(col, ms) => {
+                                    strided_column = Some(ms);
+                                    col
+                                }
+                            };
+                            let (isc, _) = self.sv_of(idx_id)?;
+                            match konst {
+                                Some(c) if len.is_none_or(|l| c < l as u64) => {
+                                    steps.push(Step::Const((c as u32).wrapping_mul(stride)))
+                                }
+                                _ => steps.push(Step::Dyn {
+                                    index: self.value(idx_id)?,
+                                    width: isc.bits() as u8,
+                                    signed: matches!(isc, Scalar::Int { signed: true, .. }),
+                                    stride,
+                                    len,
+                                    elem: false,
+                                }),
+                            }
+                            t = et;
+                            m = em;
+                        }
+                    }
+                }
+                if strided_column.is_some() {
+                    // A pointer to the whole column would address strided memory.
+                    return Err(unsupported(
+                        "a pointer to a whole column of a row-major matrix (its components are a matrix stride apart); index its components",
+                    ));
+                }
+                // Fold constant steps.
+                let mut folded: Vec<Step> = Vec::new();
+                for s in steps {
+                    match (folded.last_mut(), s) {
+                        (Some(Step::Const(a)), Step::Const(b)) => *a += b,
+                        _ => folded.push(s),
+                    }
+                }
+                self.ptr_layout.insert(rid, m);
+                let (d, base) = (self.reg(rid)?, self.value(base_id)?);
+                check_ssa!(d, base);
+                Some(Inst::AccessChain {
+                    d,
+                    base,
+                    steps: folded.into_boxed_slice(),
+                })
+            }
+            SOp::PtrEqual | SOp::PtrNotEqual => {
+                let (d, a, b) = (self.reg(rid)?, self.arg(i, 0)?, self.arg(i, 1)?);
+                check_ssa!(d, a, b);
+                Some(Inst::PtrCmp {
+                    d,
+                    a,
+                    b,
+                    ne: op == SOp::PtrNotEqual,
+                })
+            }
+            SOp::PtrDiff => {
+                let (d, a, b) = (self.reg(rid)?, self.arg(i, 0)?, self.arg(i, 1)?);
+                check_ssa!(d, a, b);
+                let pa = id_at(i, 0)?;
+                let (t, m, _) = self.pointee(pa)?;
+                let stride = self.ptr_stride(pa, t, m)?;
+                let (s, _) = self.result_sv(i)?;
+                Some(Inst::PtrDiff {
+                    d,
+                    a,
+                    b,
+                    stride,
+                    w: s.bits() as u8,
+                })
+            }
+            SOp::ArrayLength => {
+                let pid = id_at(i, 0)?;
+                let (t, _, _) = self.pointee(pid)?;
+                let member = lits_from(i, 1).first().copied().unwrap_or(0);
+                let (off, at, ml) = self.types.member(t, member)?;
+                let (_, stride, _, _) = self.types.element(at, ml)?;
+                Some(Inst::ArrayLength {
+                    d: self.reg(rid)?,
+                    ptr: self.value(pid)?,
+                    offset: off,
+                    stride,
+                })
+            }
+            SOp::AtomicLoad
+            | SOp::AtomicStore
+            | SOp::AtomicExchange
+            | SOp::AtomicCompareExchange
+            | SOp::AtomicIIncrement
+            | SOp::AtomicIDecrement
+            | SOp::AtomicIAdd
+            | SOp::AtomicISub
+            | SOp::AtomicSMin
+            | SOp::AtomicUMin
+            | SOp::AtomicSMax
+            | SOp::AtomicUMax
+            | SOp::AtomicAnd
+            | SOp::AtomicOr
+            | SOp::AtomicXor
+            | SOp::AtomicFAddEXT
+            | SOp::AtomicFMinEXT
+            | SOp::AtomicFMaxEXT => {
+                return self.atomic(i).map(Some);
+            }
+            SOp::ControlBarrier => {
+                let exec = self.const_u32(id_at(i, 0)?)?;
+                let sem = self.const_u32(id_at(i, 2)?)?;
+                // Scope: 1 Device, 2 Workgroup, 3 Subgroup.
+                match exec {
+                    2 => Some(Inst::Barrier { workgroup: true, sem }),
+                    3 => Some(Inst::Barrier { workgroup: false, sem }),
+                    s => return Err(unsupported(format!("OpControlBarrier with execution scope {s} (compute: Workgroup or Subgroup)"))),
+                }
+            }
+            SOp::FunctionCall => {
+                let f = match self.ids.get(&id_at(i, 0)?) {
+                    Some(Id::Func(f)) => *f,
+                    _ => return Err(SpirvError::malformed("OpFunctionCall of a non-function")),
+                };
+                let mut args = Vec::new();
+                for k in 1..i.operands.len() {
+                    args.push(self.arg(i, k)?);
+                }
+                let d =
+                    if self.regs.contains_key(&rid) && self.reg_slots[self.reg(rid)?.index()] > 0 {
+                        Some(self.reg(rid)?)
+                    } else {
+                        None
+                    };
+                Some(Inst::Call {
+                    d,
+                    f,
+                    args: args.into_boxed_slice(),
+                })
+            }
+            o if is_group_op(o) => {
+                self.uses_subgroups = true;
+                let (g, d) = self.group(i)?;
+                Some(Inst::Group(Box::new(g), d))
+            }
+            other => return Err(unsupported(format!("the instruction {}", op_name(other)))),
+        })
+    }
+
+    pub(super) fn scalar_type_id(&mut self, s: Scalar) -> Result<TypeId, SpirvError> {
+        if let Some(k) = self.types.list.iter().position(|t| *t == Type::Scalar(s)) {
+            return Ok(k as TypeId);
+        }
+        self.types.list.push(Type::Scalar(s));
+        Ok((self.types.list.len() - 1) as TypeId)
+    }
+}

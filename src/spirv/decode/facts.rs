@@ -1,0 +1,305 @@
+//! Module facts: debug information, decorations and names, the entry point, its execution modes
+//! and the specialization constants it declares.
+
+use super::*;
+
+impl Decoder<'_> {
+    pub(super) fn debug_info(&mut self) {
+        for i in &self.m.debug_string_source {
+            match i.class.opcode {
+                SOp::String => {
+                    if let (Some(id), Some(Operand::LiteralString(s))) =
+                        (i.result_id, i.operands.first())
+                    {
+                        self.ids.insert(id, Id::Str(s.clone()));
+                    }
+                }
+                SOp::Source => {
+                    if let Some(Operand::IdRef(f)) = i.operands.get(2) {
+                        if let Some(Id::Str(s)) = self.ids.get(f) {
+                            self.file.get_or_insert(s.clone());
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        for i in &self.m.debug_names {
+            if i.class.opcode == SOp::MemberName {
+                if let (
+                    Some(Operand::IdRef(id)),
+                    Some(Operand::LiteralBit32(m)),
+                    Some(Operand::LiteralString(s)),
+                ) = (i.operands.first(), i.operands.get(1), i.operands.get(2))
+                {
+                    if !s.is_empty() {
+                        self.member_names.insert((*id, *m), s.clone());
+                    }
+                }
+            }
+            if i.class.opcode == SOp::Name {
+                if let (Some(Operand::IdRef(id)), Some(Operand::LiteralString(s))) =
+                    (i.operands.first(), i.operands.get(1))
+                {
+                    if !s.is_empty() {
+                        self.names.insert(*id, s.clone());
+                    }
+                }
+            }
+        }
+        for e in &self.m.ext_inst_imports {
+            if let (Some(id), Some(Operand::LiteralString(s))) = (e.result_id, e.operands.first()) {
+                let v = if s == "GLSL.std.450" {
+                    Id::Glsl
+                } else {
+                    Id::NonSemantic
+                };
+                self.ids.insert(id, v);
+            }
+        }
+    }
+
+    pub(super) fn annotations(&mut self) -> Result<(), SpirvError> {
+        for a in &self.m.annotations {
+            let lits = |from: usize| -> Vec<u32> {
+                a.operands[from..]
+                    .iter()
+                    .filter_map(|o| match o {
+                        Operand::LiteralBit32(x) => Some(*x),
+                        Operand::BuiltIn(b) => Some(*b as u32),
+                        Operand::IdRef(x) => Some(*x),
+                        _ => None,
+                    })
+                    .collect()
+            };
+            match a.class.opcode {
+                SOp::Decorate | SOp::DecorateId => {
+                    if let (Some(Operand::IdRef(t)), Some(Operand::Decoration(d))) =
+                        (a.operands.first(), a.operands.get(1))
+                    {
+                        self.deco.entry(*t).or_default().push((*d, lits(2)));
+                    }
+                }
+                SOp::MemberDecorate => {
+                    if let (
+                        Some(Operand::IdRef(t)),
+                        Some(Operand::LiteralBit32(mem)),
+                        Some(Operand::Decoration(d)),
+                    ) = (a.operands.first(), a.operands.get(1), a.operands.get(2))
+                    {
+                        self.mdeco
+                            .entry((*t, *mem))
+                            .or_default()
+                            .push((*d, lits(3)));
+                    }
+                }
+                SOp::DecorationGroup | SOp::GroupDecorate | SOp::GroupMemberDecorate => {
+                    return Err(unsupported("decoration groups (OpDecorationGroup)"))
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn has_deco(&self, id: u32, d: Decoration) -> bool {
+        self.deco
+            .get(&id)
+            .is_some_and(|v| v.iter().any(|(x, _)| *x == d))
+    }
+
+    pub(super) fn deco_lit(&self, id: u32, d: Decoration) -> Option<u32> {
+        self.deco
+            .get(&id)?
+            .iter()
+            .find(|(x, _)| *x == d)
+            .and_then(|(_, l)| l.first().copied())
+    }
+
+    pub(super) fn mdeco_lit(&self, id: u32, m: u32, d: Decoration) -> Option<u32> {
+        self.mdeco
+            .get(&(id, m))?
+            .iter()
+            .find(|(x, _)| *x == d)
+            .and_then(|(_, l)| l.first().copied())
+    }
+
+    pub(super) fn mhas(&self, id: u32, m: u32, d: Decoration) -> bool {
+        self.mdeco
+            .get(&(id, m))
+            .is_some_and(|v| v.iter().any(|(x, _)| *x == d))
+    }
+
+    pub(super) fn entry_point(&self) -> Result<(u32, String, Vec<u32>), SpirvError> {
+        let mut computes = Vec::new();
+        for e in &self.m.entry_points {
+            let model = match e.operands.first() {
+                Some(Operand::ExecutionModel(m)) => *m,
+                _ => continue,
+            };
+            let (Some(Operand::IdRef(f)), Some(Operand::LiteralString(name))) =
+                (e.operands.get(1), e.operands.get(2))
+            else {
+                continue;
+            };
+            let iface: Vec<u32> = e.operands[3..]
+                .iter()
+                .filter_map(|o| match o {
+                    Operand::IdRef(x) => Some(*x),
+                    _ => None,
+                })
+                .collect();
+            computes.push((model, *f, name.clone(), iface));
+        }
+        let wanted = self.opts.entry.as_deref();
+        let pick = match wanted {
+            Some(n) => computes.iter().find(|c| c.2 == n),
+            None => {
+                let gl: Vec<_> = computes
+                    .iter()
+                    .filter(|c| c.0 == spirv::ExecutionModel::GLCompute)
+                    .collect();
+                if gl.len() == 1 {
+                    Some(gl[0])
+                } else {
+                    gl.into_iter().find(|c| c.2 == "main")
+                }
+            }
+        };
+        let Some((model, f, name, iface)) = pick else {
+            let names: Vec<String> = computes
+                .iter()
+                .map(|c| format!("{} ({:?})", c.2, c.0))
+                .collect();
+            return Err(SpirvError::Setup(match wanted {
+                Some(n) => format!(
+                    "no entry point named '{n}' (the module has: {})",
+                    if names.is_empty() {
+                        "none".into()
+                    } else {
+                        names.join(", ")
+                    }
+                ),
+                None => {
+                    format!(
+                    "no compute entry point to pick (the module has: {}); name one with --entry",
+                    if names.is_empty() { "none".into() } else { names.join(", ") }
+                )
+                }
+            }));
+        };
+        if *model != spirv::ExecutionModel::GLCompute {
+            return Err(SpirvError::Setup(format!(
+                "entry point '{name}' is a {model:?} shader: lockstep runs compute shaders (GLCompute) only"
+            )));
+        }
+        Ok((*f, name.clone(), iface.clone()))
+    }
+
+    pub(super) fn execution_modes(
+        &self,
+        entry: u32,
+    ) -> Result<([u32; 3], Mode, [bool; 3]), SpirvError> {
+        let mut size = None;
+        let mut mode = Mode::Base;
+        let mut denorm = [false; 3];
+        for em in &self.m.execution_modes {
+            let on_entry = matches!(em.operands.first(), Some(Operand::IdRef(f)) if *f == entry);
+            if !on_entry {
+                continue;
+            }
+            let Some(Operand::ExecutionMode(m)) = em.operands.get(1) else {
+                continue;
+            };
+            let lits: Vec<u32> = em.operands[2..]
+                .iter()
+                .filter_map(|o| match o {
+                    Operand::LiteralBit32(x) | Operand::IdRef(x) => Some(*x),
+                    _ => None,
+                })
+                .collect();
+            match m {
+                ExecutionMode::LocalSize if lits.len() == 3 => {
+                    size = Some([lits[0], lits[1], lits[2]])
+                }
+                ExecutionMode::LocalSizeId if lits.len() == 3 => {
+                    let mut s = [0u32; 3];
+                    for (k, id) in lits.iter().enumerate() {
+                        s[k] = self.const_u32(*id)?;
+                    }
+                    size = Some(s);
+                }
+                ExecutionMode::MaximallyReconvergesKHR => mode = Mode::Maximal,
+                ExecutionMode::SubgroupUniformControlFlowKHR if mode != Mode::Maximal => {
+                    mode = Mode::Sucf
+                }
+                ExecutionMode::RoundingModeRTZ => {
+                    return Err(unsupported(format!(
+                        "execution mode RoundingModeRTZ {}: the model rounds to nearest even",
+                        lits.first().copied().unwrap_or(0)
+                    )))
+                }
+                ExecutionMode::DenormPreserve => {
+                    if let Some(w) = lits.first() {
+                        match w {
+                            16 => denorm[0] = true,
+                            32 => denorm[1] = true,
+                            64 => denorm[2] = true,
+                            _ => {}
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        // A constant decorated WorkgroupSize overrides the execution mode (SPIR-V, BuiltIn).
+        for (id, v) in &self.ids {
+            if let Id::Const(c) = v {
+                if self.deco.get(id).is_some_and(|d| {
+                    d.iter().any(|(x, l)| {
+                        *x == Decoration::BuiltIn
+                            && l.first() == Some(&(BuiltIn::WorkgroupSize as u32))
+                    })
+                }) && c.bits.len() == 3
+                {
+                    size = Some([c.bits[0] as u32, c.bits[1] as u32, c.bits[2] as u32]);
+                }
+            }
+        }
+        let size = size.ok_or_else(|| {
+            SpirvError::malformed("the entry point has no LocalSize, LocalSizeId or WorkgroupSize")
+        })?;
+        if size.contains(&0) || size.iter().map(|&s| s as u128).product::<u128>() > 1 << 16 {
+            return Err(SpirvError::Setup(format!(
+                "workgroup size {}x{}x{}: every dimension ≥ 1 and at most 65536 invocations",
+                size[0], size[1], size[2]
+            )));
+        }
+        Ok((size, mode, denorm))
+    }
+
+    pub(super) fn spec_ids(&self) -> Vec<(u32, String)> {
+        let mut v = Vec::new();
+        for i in &self.m.types_global_values {
+            if matches!(
+                i.class.opcode,
+                SOp::SpecConstant | SOp::SpecConstantTrue | SOp::SpecConstantFalse
+            ) {
+                if let (Some(id), Some(t)) = (i.result_id, i.result_type) {
+                    if let Some(sid) = self.deco_lit(id, Decoration::SpecId) {
+                        let tn = match self.ids.get(&t) {
+                            Some(Id::Type(t)) => match self.types.get(*t) {
+                                Type::Scalar(s) => s.name(),
+                                _ => "?".into(),
+                            },
+                            _ => "?".into(),
+                        };
+                        v.push((sid, tn));
+                    }
+                }
+            }
+        }
+        v.sort();
+        v
+    }
+}

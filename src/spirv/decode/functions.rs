@@ -1,0 +1,495 @@
+//! Functions and structured control flow, value operands, and the one `match` that routes every
+//! body instruction to its family.
+
+use super::*;
+
+impl Decoder<'_> {
+    // ---------------------------------------------------------------- functions
+
+    pub(super) fn functions(&mut self, _entry: u32) -> Result<Vec<Func>, SpirvError> {
+        // Pass 1: every function's id, every result's type and opcode, every register.
+        for (k, f) in self.m.functions.iter().enumerate() {
+            let def = f
+                .def
+                .as_ref()
+                .ok_or_else(|| SpirvError::malformed("a function without OpFunction"))?;
+            let fid = def.result_id.unwrap_or(0);
+            self.ids.insert(fid, Id::Func(k as FuncIdx));
+            for p in &f.parameters {
+                if let (Some(r), Some(t)) = (p.result_id, p.result_type) {
+                    self.defs.insert(r, (t, SOp::FunctionParameter));
+                }
+            }
+            for b in &f.blocks {
+                for i in &b.instructions {
+                    if let (Some(r), Some(t)) = (i.result_id, i.result_type) {
+                        self.defs.insert(r, (t, i.class.opcode));
+                    }
+                }
+            }
+        }
+        let mut defs: Vec<(u32, u32, SOp)> =
+            self.defs.iter().map(|(r, (t, o))| (*r, *t, *o)).collect();
+        defs.sort();
+        for (r, t, o) in defs {
+            if o == SOp::Variable {
+                continue; // pointers to function variables become constant registers (pass 2)
+            }
+            let tid = self.ty(t)?;
+            let n = self
+                .types
+                .slots(tid)
+                .or_else(|e| match self.types.get(tid) {
+                    Type::Pointer { .. } => Ok(1),
+                    _ => Err(e),
+                })?;
+            let reg = self.new_reg(n);
+            self.regs.insert(r, reg);
+        }
+        // Pass 2: decode.
+        let mut out = Vec::with_capacity(self.m.functions.len());
+        for k in 0..self.m.functions.len() {
+            let f = &self.m.functions[k];
+            out.push(self.function(f)?);
+        }
+        Ok(out)
+    }
+
+    pub(super) fn function(&mut self, f: &rspirv::dr::Function) -> Result<Func, SpirvError> {
+        let def = f.def.as_ref().expect("checked in pass 1");
+        let fid = def.result_id.unwrap_or(0);
+        let fname = self.name(fid);
+        let ret_ty = self.ty(def.result_type.unwrap_or(0))?;
+        let ret_slots = self.types.slots(ret_ty)?;
+        let ret = (ret_slots > 0).then(|| self.new_reg(ret_slots));
+        let mut params = Vec::new();
+        let mut param_slots = Vec::new();
+        for p in &f.parameters {
+            let r = p.result_id.unwrap_or(0);
+            let reg = self.reg(r)?;
+            params.push(reg);
+            param_slots.push(self.reg_slots[reg.index()]);
+            let t = self.ty(p.result_type.unwrap_or(0))?;
+            if matches!(self.types.get(t), Type::Pointer { .. }) {
+                self.ptr_layout.insert(r, MatrixLayout::default());
+            }
+        }
+        let labels: HashMap<u32, BlockIdx> = f
+            .blocks
+            .iter()
+            .enumerate()
+            .map(|(k, b)| {
+                (
+                    b.label.as_ref().and_then(|l| l.result_id).unwrap_or(0),
+                    k as BlockIdx,
+                )
+            })
+            .collect();
+        if f.blocks.is_empty() {
+            return Err(unsupported(format!(
+                "function {fname} without a body (linkage)"
+            )));
+        }
+        let mut blocks = Vec::with_capacity(f.blocks.len());
+        let mut locals = Vec::new();
+        let mut has_phis = false;
+        let mut line: Option<(Option<String>, u32)> = None;
+        for b in &f.blocks {
+            let label = b.label.as_ref().and_then(|l| l.result_id).unwrap_or(0);
+            let mut blk = Block {
+                label,
+                phis: Vec::new(),
+                insts: Vec::new(),
+                locs: Vec::new(),
+                merge: Merge::None,
+                term: Term::Unreachable,
+                term_loc: LocId::default(),
+                defs: Vec::new(),
+                escapes: false,
+                loop_defs: Vec::new(),
+            };
+            let block_of = |id: u32| -> Result<BlockIdx, SpirvError> {
+                labels.get(&id).copied().ok_or_else(|| {
+                    SpirvError::malformed(format!("branch to %{id}, not a block of this function"))
+                })
+            };
+            for i in &b.instructions {
+                let op = i.class.opcode;
+                match op {
+                    SOp::Line => {
+                        let file = match i.operands.first() {
+                            Some(Operand::IdRef(s)) => match self.ids.get(s) {
+                                Some(Id::Str(s)) => Some(s.clone()),
+                                _ => None,
+                            },
+                            _ => None,
+                        };
+                        if let Some(Operand::LiteralBit32(l)) = i.operands.get(1) {
+                            line = Some((file.or_else(|| self.file.clone()), *l));
+                        }
+                        continue;
+                    }
+                    SOp::NoLine => {
+                        line = None;
+                        continue;
+                    }
+                    // NonSemantic.Shader.DebugInfo.100's DebugLine / DebugNoLine, as OpLine.
+                    SOp::ExtInst
+                        if self.debug_info_set.is_some()
+                            && i.operands.first()
+                                == self.debug_info_set.map(Operand::IdRef).as_ref() =>
+                    {
+                        let num = match i.operands.get(1) {
+                            Some(Operand::LiteralExtInstInteger(n))
+                            | Some(Operand::LiteralBit32(n)) => *n,
+                            _ => 0,
+                        };
+                        if num == crate::words::debug_info::LINE {
+                            let file = match i.operands.get(2) {
+                                Some(Operand::IdRef(src)) => {
+                                    self.debug_sources.get(src).and_then(|f| {
+                                        match self.ids.get(f) {
+                                            Some(Id::Str(s)) => Some(s.clone()),
+                                            _ => None,
+                                        }
+                                    })
+                                }
+                                _ => None,
+                            };
+                            let start = match i.operands.get(3) {
+                                Some(Operand::IdRef(c)) => self.const_u32(*c).ok(),
+                                _ => None,
+                            };
+                            if let Some(l) = start {
+                                line = Some((file.or_else(|| self.file.clone()), l));
+                            }
+                        } else if num == crate::words::debug_info::NO_LINE {
+                            line = None;
+                        }
+                        continue;
+                    }
+                    _ => {}
+                }
+                let loc = LocId::new(self.locs.len() as u32);
+                let file = line
+                    .as_ref()
+                    .and_then(|l| l.0.clone())
+                    .or_else(|| self.file.clone());
+                // A store's line is its statement's (glslang gives the line of a statement's last
+                // argument, or of a declaration, just before the store of a statement written over
+                // several lines): found in the embedded source where there is one.
+                let stores = matches!(
+                    op,
+                    SOp::Store | SOp::CopyMemory | SOp::CopyMemorySized | SOp::AtomicStore
+                );
+                let at = match (&line, stores) {
+                    (Some((_, l)), true) => Some(self.statement_line(file.as_deref(), *l)),
+                    (l, _) => l.as_ref().map(|l| l.1),
+                };
+                self.locs.push(Location {
+                    file,
+                    line: at,
+                    op: op_name(op),
+                    id: i.result_id,
+                });
+                let at = self.locs[loc.index()].clone();
+                let r: Result<(), SpirvError> = (|| {
+                    match op {
+                        SOp::Phi => {
+                            has_phis = true;
+                            let d = self.reg(i.result_id.unwrap_or(0))?;
+                            let mut inc = Vec::new();
+                            for pair in i.operands.chunks(2) {
+                                if let [Operand::IdRef(v), Operand::IdRef(p)] = pair {
+                                    inc.push((block_of(*p)?, self.value(*v)?));
+                                }
+                            }
+                            blk.phis.push(Phi {
+                                d,
+                                n: self.reg_slots[d.index()],
+                                incoming: inc.into_boxed_slice(),
+                            });
+                        }
+                        SOp::SelectionMerge => {
+                            blk.merge = Merge::Selection(block_of(id_at(i, 0)?)?);
+                            self.constructs.insert(label, loc);
+                        }
+                        SOp::LoopMerge => {
+                            blk.merge = Merge::Loop {
+                                merge: block_of(id_at(i, 0)?)?,
+                                cont: block_of(id_at(i, 1)?)?,
+                            };
+                            self.constructs.insert(label, loc);
+                        }
+                        SOp::Branch => {
+                            blk.term = Term::Branch(block_of(id_at(i, 0)?)?);
+                            blk.term_loc = loc;
+                        }
+                        SOp::BranchConditional => {
+                            // A branch without a merge of its own (a loop's exit test) is named
+                            // by its own line.
+                            self.constructs.entry(label).or_insert(loc);
+                            blk.term = Term::Cond {
+                                c: self.value(id_at(i, 0)?)?,
+                                t: block_of(id_at(i, 1)?)?,
+                                f: block_of(id_at(i, 2)?)?,
+                            };
+                            blk.term_loc = loc;
+                        }
+                        SOp::Switch => {
+                            let sel_id = id_at(i, 0)?;
+                            let w = self.scalar_of(self.type_of_value(sel_id)?)?.bits() as u8;
+                            let default = block_of(id_at(i, 1)?)?;
+                            let mut cases = Vec::new();
+                            let mut k = 2;
+                            while k < i.operands.len() {
+                                let lit = match &i.operands[k] {
+                                    Operand::LiteralBit32(x) => *x as u64,
+                                    Operand::LiteralBit64(x) => *x,
+                                    _ => return Err(SpirvError::malformed("OpSwitch literal")),
+                                };
+                                let mut lit = lit;
+                                // 64-bit selectors spell each literal as two words.
+                                if w == 64 {
+                                    if let (
+                                        Operand::LiteralBit32(lo),
+                                        Some(Operand::LiteralBit32(hi)),
+                                    ) = (&i.operands[k], i.operands.get(k + 1))
+                                    {
+                                        if matches!(i.operands.get(k + 2), Some(Operand::IdRef(_)))
+                                        {
+                                            lit = *lo as u64 | (*hi as u64) << 32;
+                                            k += 1;
+                                        }
+                                    }
+                                }
+                                let target = match i.operands.get(k + 1) {
+                                    Some(Operand::IdRef(t)) => block_of(*t)?,
+                                    _ => return Err(SpirvError::malformed("OpSwitch target")),
+                                };
+                                cases.push((lit & scalar::mask(w), target));
+                                k += 2;
+                            }
+                            blk.term = Term::Switch {
+                                sel: self.value(sel_id)?,
+                                w,
+                                default,
+                                cases: cases.into_boxed_slice(),
+                            };
+                            blk.term_loc = loc;
+                        }
+                        SOp::Return => {
+                            blk.term = Term::Return;
+                            blk.term_loc = loc;
+                        }
+                        SOp::ReturnValue => {
+                            blk.term = Term::ReturnValue(self.value(id_at(i, 0)?)?);
+                            blk.term_loc = loc;
+                        }
+                        SOp::Unreachable => {
+                            blk.term = Term::Unreachable;
+                            blk.term_loc = loc;
+                        }
+                        SOp::Kill | SOp::TerminateInvocation | SOp::DemoteToHelperInvocation => {
+                            return Err(unsupported(format!(
+                                "{} (a fragment-shader instruction)",
+                                op_name(op)
+                            )))
+                        }
+                        SOp::Variable => {
+                            let obj = self.variable(i, Some(&fname))?;
+                            locals.push(obj);
+                            let rid = i.result_id.unwrap_or(0);
+                            let r = self.const_reg(&ConstVal::defined(
+                                0,
+                                vec![crate::spirv::memory::Ptr::new(obj, 0).bits()],
+                            ));
+                            self.regs.insert(rid, r);
+                            self.var_regs.insert(r, obj);
+                        }
+                        _ => {
+                            if let Some(inst) = self.inst(i, loc)? {
+                                blk.insts.push(inst);
+                                blk.locs.push(loc);
+                            }
+                        }
+                    }
+                    Ok(())
+                })();
+                r.map_err(|e| e.at(&at))?;
+                if op != SOp::Variable {
+                    if let Some(r) = i.result_id.and_then(|id| self.regs.get(&id)) {
+                        blk.defs.push(*r);
+                    }
+                }
+            }
+            blocks.push(blk);
+        }
+        construct_extents(&mut blocks);
+        Ok(Func {
+            name: fname,
+            params,
+            param_slots,
+            blocks,
+            locals,
+            ret_slots,
+            ret,
+            has_phis,
+        })
+    }
+
+    pub(super) fn reg(&self, id: u32) -> Result<Reg, SpirvError> {
+        self.regs
+            .get(&id)
+            .copied()
+            .ok_or_else(|| SpirvError::malformed(format!("%{id} is not a value")))
+    }
+
+    /// The register of a value operand: an SSA value, a constant or a global variable's pointer.
+    pub(super) fn value(&mut self, id: u32) -> Result<Reg, SpirvError> {
+        if let Some(r) = self.regs.get(&id) {
+            return Ok(*r);
+        }
+        match self.ids.get(&id).cloned() {
+            Some(Id::Const(c)) => {
+                let r = self.const_reg(&c);
+                self.regs.insert(id, r);
+                Ok(r)
+            }
+            Some(Id::Var(o)) => {
+                let r = self.const_reg(&ConstVal::defined(
+                    0,
+                    vec![crate::spirv::memory::Ptr::new(o, 0).bits()],
+                ));
+                self.regs.insert(id, r);
+                self.var_regs.insert(r, o);
+                Ok(r)
+            }
+            _ => Err(SpirvError::malformed(format!("%{id} is not a value"))),
+        }
+    }
+
+    pub(super) fn type_of_value(&self, id: u32) -> Result<TypeId, SpirvError> {
+        if let Some((t, _)) = self.defs.get(&id) {
+            return self.ty(*t);
+        }
+        match self.ids.get(&id) {
+            Some(Id::Const(c)) => Ok(c.ty),
+            Some(Id::Var(o)) => {
+                // the variable's pointer type is not kept; callers of this only need value types
+                Ok(self.objects[o.index()].ty)
+            }
+            _ => Err(SpirvError::malformed(format!("%{id} has no type"))),
+        }
+    }
+
+    /// The element stride of pointer `id` for OpPtrAccessChain and OpPtrDiff: its pointer type's
+    /// ArrayStride, else its pointee's size rounded up to the pointee's alignment.
+    ///
+    /// Only explicitly laid out storage classes take the decoration: Function, Private and
+    /// Workgroup memory have none (SPV_KHR_workgroup_memory_explicit_layout lays out only
+    /// Block-decorated Workgroup variables, which a pointer does not tell), and a stride decorated
+    /// there is ignored (the Vulkan CTS's `ptr_access_chain/workgroup_bad_stride`: "This
+    /// decoration should be ignored").
+    pub(super) fn ptr_stride(
+        &self,
+        id: u32,
+        pointee: TypeId,
+        m: MatrixLayout,
+    ) -> Result<u32, SpirvError> {
+        let (_, _, storage) = self.pointee(id)?;
+        let explicit = !matches!(
+            storage,
+            Storage::Function | Storage::Private | Storage::Workgroup
+        );
+        if let (true, Some((t, _))) = (explicit, self.defs.get(&id)) {
+            if let Some(s) = self.deco_lit(*t, Decoration::ArrayStride) {
+                return Ok(s);
+            }
+        }
+        let (size, align) = self.types.size_align(pointee, m)?;
+        Ok(size.div_ceil(align.max(1)) * align.max(1))
+    }
+
+    /// The pointee type of a pointer operand (and its matrix layout context).
+    pub(super) fn pointee(&self, id: u32) -> Result<(TypeId, MatrixLayout, Storage), SpirvError> {
+        let m = self.ptr_layout.get(&id).copied().unwrap_or_default();
+        if let Some((t, _)) = self.defs.get(&id) {
+            if let Type::Pointer { pointee, storage } = self.types.get(self.ty(*t)?) {
+                return Ok((*pointee, m, *storage));
+            }
+        }
+        if let Some(Id::Var(o)) = self.ids.get(&id) {
+            let o = &self.objects[o.index()];
+            return Ok((o.ty, m, o.storage));
+        }
+        Err(SpirvError::malformed(format!("%{id} is not a pointer")))
+    }
+
+    pub(super) fn sv_of(&self, id: u32) -> Result<(Scalar, u32), SpirvError> {
+        let t = self.type_of_value(id)?;
+        self.types
+            .scalar_vector(t)
+            .ok_or_else(|| SpirvError::malformed(format!("%{id} is not a scalar or vector")))
+    }
+
+    pub(super) fn result_sv(&self, i: &Instruction) -> Result<(Scalar, u32), SpirvError> {
+        let t = self.ty(i.result_type.unwrap_or(0))?;
+        self.types
+            .scalar_vector(t)
+            .ok_or_else(|| SpirvError::malformed("result is not a scalar or vector"))
+    }
+
+    pub(super) fn is_contractible(&self, id: u32) -> bool {
+        matches!(
+            self.defs.get(&id),
+            Some((
+                _,
+                SOp::FMul
+                    | SOp::VectorTimesScalar
+                    | SOp::MatrixTimesScalar
+                    | SOp::Dot
+                    | SOp::MatrixTimesVector
+                    | SOp::VectorTimesMatrix
+                    | SOp::MatrixTimesMatrix
+            ))
+        ) && !self.has_deco(id, Decoration::NoContraction)
+    }
+
+    /// Decodes one body instruction (not control flow).
+    /// Decodes one instruction of a function body, by family: scalar arithmetic, logic and
+    /// conversions; composites, vectors and matrices; then memory, atomics, barriers, calls and
+    /// group operations (the last names anything else unsupported).
+    pub(super) fn inst(&mut self, i: &Instruction, loc: LocId) -> Result<Option<Inst>, SpirvError> {
+        if let Some(x) = self.scalar_inst(i, loc)? {
+            return Ok(x);
+        }
+        if let Some(x) = self.composite_inst(i, loc)? {
+            return Ok(x);
+        }
+        self.memory_inst(i, loc)
+    }
+
+    /// The register holding the value of `i`'s `k`-th operand.
+    pub(super) fn arg(&mut self, i: &Instruction, k: usize) -> Result<Reg, SpirvError> {
+        self.value(id_at(i, k)?)
+    }
+
+    /// A two-operand instruction's width and components (of the result, or of the first operand
+    /// for a comparison, whose result is bool), its destination and its two operands.
+    pub(super) fn binary(
+        &mut self,
+        i: &Instruction,
+        of_operand: bool,
+    ) -> Result<(u8, u32, Reg, Reg, Reg), SpirvError> {
+        let (sc, n) = if of_operand {
+            self.sv_of(id_at(i, 0)?)?
+        } else {
+            self.result_sv(i)?
+        };
+        let rid = i.result_id.unwrap_or(0);
+        let (d, a, b) = (self.reg(rid)?, self.arg(i, 0)?, self.arg(i, 1)?);
+        check_ssa!(d, a, b);
+        Ok((sc.bits() as u8, n, d, a, b))
+    }
+}

@@ -1,0 +1,873 @@
+//! Types, constants (specialization constants and `OpSpecConstantOp` folded with the executor's
+//! scalar rules), variables and their memory, load/store plans.
+
+use super::*;
+
+impl Decoder<'_> {
+    // ---------------------------------------------------------------- types and constants
+
+    pub(super) fn ty(&self, id: u32) -> Result<TypeId, SpirvError> {
+        match self.ids.get(&id) {
+            Some(Id::Type(t)) => Ok(*t),
+            _ => Err(SpirvError::malformed(format!("%{id} is not a type"))),
+        }
+    }
+
+    pub(super) fn add_type(&mut self, id: u32, t: Type) -> TypeId {
+        let tid = self.types.list.len() as TypeId;
+        self.types.list.push(t);
+        self.ids.insert(id, Id::Type(tid));
+        tid
+    }
+
+    pub(super) fn konst(&self, id: u32) -> Result<&ConstVal, SpirvError> {
+        match self.ids.get(&id) {
+            Some(Id::Const(c)) => Ok(c),
+            _ => Err(SpirvError::malformed(format!("%{id} is not a constant"))),
+        }
+    }
+
+    pub(super) fn const_u32(&self, id: u32) -> Result<u32, SpirvError> {
+        let c = self.konst(id)?;
+        if c.any_undef() || c.bits.len() != 1 {
+            return Err(SpirvError::malformed(format!(
+                "%{id} is not a defined scalar constant"
+            )));
+        }
+        Ok(c.bits[0] as u32)
+    }
+
+    pub(super) fn new_reg(&mut self, slots: u32) -> Reg {
+        self.reg_slots.push(slots);
+        Reg::new((self.reg_slots.len() - 1) as u32)
+    }
+
+    pub(super) fn const_reg(&mut self, c: &ConstVal) -> Reg {
+        let r = self.new_reg(c.bits.len() as u32);
+        self.constants.push(Constant {
+            reg: r,
+            bits: c.bits.clone().into_boxed_slice(),
+            undef: c.undef.clone().into_boxed_slice(),
+        });
+        r
+    }
+
+    pub(super) fn scalar_of(&self, t: TypeId) -> Result<Scalar, SpirvError> {
+        match self.types.get(t) {
+            Type::Scalar(s) => Ok(*s),
+            Type::Vector { elem, .. } => Ok(*elem),
+            other => Err(SpirvError::malformed(format!(
+                "expected a scalar or vector type, found {other:?}"
+            ))),
+        }
+    }
+
+    /// SPV_KHR_workgroup_memory_explicit_layout: the Workgroup variables decorated Block (with
+    /// WorkgroupMemoryExplicitLayoutKHR) alias each other — one region at the start of shared
+    /// memory, as large as the largest, its definedness kept per unit of the smallest scalar any
+    /// of them holds. A store through one is a store to what the others read.
+    pub(super) fn alias_workgroup_blocks(&mut self) {
+        let explicit = self.m.capabilities.iter().any(|c| {
+            matches!(
+                c.operands.first(),
+                Some(Operand::Capability(
+                    spirv::Capability::WorkgroupMemoryExplicitLayoutKHR
+                ))
+            )
+        });
+        if !explicit {
+            return;
+        }
+        let blocks: Vec<usize> = (0..self.objects.len())
+            .filter(|&i| {
+                let o = &self.objects[i];
+                o.storage == Storage::Workgroup && self.has_deco_type(o.ty, Decoration::Block)
+            })
+            .collect();
+        if blocks.len() < 2 {
+            return;
+        }
+        let words = blocks
+            .iter()
+            .map(|&i| self.objects[i].words)
+            .max()
+            .unwrap_or(0);
+        let unit = blocks
+            .iter()
+            .map(|&i| self.objects[i].unit)
+            .min()
+            .unwrap_or(4);
+        // Every other Workgroup variable moves up behind the region.
+        let (mut next_word, mut next_unit) = (words, words * 4 / unit);
+        for (i, o) in self.objects.iter_mut().enumerate() {
+            if o.storage != Storage::Workgroup || blocks.contains(&i) {
+                continue;
+            }
+            o.base = next_word;
+            o.tbase = next_unit;
+            next_word += o.words;
+            next_unit += o.words * 4 / o.unit;
+        }
+        for &i in &blocks {
+            let o = &mut self.objects[i];
+            o.base = 0;
+            o.tbase = 0;
+            o.words = words;
+            o.unit = unit;
+        }
+        self.shared_words = next_word;
+        self.shared_units = next_unit;
+    }
+
+    pub(super) fn globals(&mut self) -> Result<(), SpirvError> {
+        let insts = &self.m.types_global_values;
+        for i in insts {
+            let op = i.class.opcode;
+            let loc = self.loc_for(i);
+            self.global(i).map_err(|e| e.at(&self.locs[loc.index()]))?;
+            let _ = op;
+        }
+        Ok(())
+    }
+
+    pub(super) fn loc_for(&mut self, i: &Instruction) -> LocId {
+        self.locs.push(Location {
+            file: self.file.clone(),
+            line: None,
+            op: op_name(i.class.opcode),
+            id: i.result_id,
+        });
+        LocId::new((self.locs.len() - 1) as u32)
+    }
+
+    pub(super) fn global(&mut self, i: &Instruction) -> Result<(), SpirvError> {
+        let op = i.class.opcode;
+        let rid = i.result_id.unwrap_or(0);
+        let idop = |k: usize| -> Result<u32, SpirvError> {
+            match i.operands.get(k) {
+                Some(Operand::IdRef(x)) => Ok(*x),
+                _ => Err(SpirvError::malformed(format!(
+                    "{} operand {k}",
+                    op_name(op)
+                ))),
+            }
+        };
+        let lit = |k: usize| -> Result<u32, SpirvError> {
+            match i.operands.get(k) {
+                Some(Operand::LiteralBit32(x)) => Ok(*x),
+                _ => Err(SpirvError::malformed(format!(
+                    "{} operand {k}",
+                    op_name(op)
+                ))),
+            }
+        };
+        match op {
+            SOp::Line | SOp::NoLine | SOp::Nop => {}
+            SOp::TypeVoid => {
+                self.add_type(rid, Type::Void);
+            }
+            SOp::TypeBool => {
+                self.add_type(rid, Type::Scalar(Scalar::Bool));
+            }
+            SOp::TypeInt => {
+                let w = lit(0)?;
+                if ![8, 16, 32, 64].contains(&w) {
+                    return Err(unsupported(format!("{w}-bit integers")));
+                }
+                self.add_type(
+                    rid,
+                    Type::Scalar(Scalar::Int {
+                        width: w as u8,
+                        signed: lit(1)? != 0,
+                    }),
+                );
+            }
+            SOp::TypeFloat => {
+                let w = lit(0)?;
+                if ![16, 32, 64].contains(&w) || i.operands.len() > 1 {
+                    return Err(unsupported(format!("{w}-bit floats of this encoding")));
+                }
+                self.add_type(rid, Type::Scalar(Scalar::Float { width: w as u8 }));
+            }
+            SOp::TypeVector => {
+                let e = self.ty(idop(0)?)?;
+                let elem = match self.types.get(e) {
+                    Type::Scalar(s) => *s,
+                    _ => return Err(SpirvError::malformed("vector of a non-scalar")),
+                };
+                let n = lit(1)?;
+                if !(2..=16).contains(&n) {
+                    return Err(SpirvError::malformed(format!("vector of {n} components")));
+                }
+                self.add_type(rid, Type::Vector { elem, n });
+            }
+            SOp::TypeMatrix => {
+                let col = self.ty(idop(0)?)?;
+                if !matches!(self.types.get(col), Type::Vector { .. }) {
+                    return Err(SpirvError::malformed("matrix columns must be vectors"));
+                }
+                self.add_type(
+                    rid,
+                    Type::Matrix {
+                        col,
+                        cols: lit(1)?.clamp(1, 16),
+                    },
+                );
+            }
+            SOp::TypeArray => {
+                let elem = self.ty(idop(0)?)?;
+                let len = self.const_u32(idop(1)?)?;
+                if len == 0 {
+                    return Err(SpirvError::malformed("array of length 0"));
+                }
+                let stride = self.deco_lit(rid, Decoration::ArrayStride);
+                self.add_type(rid, Type::Array { elem, len, stride });
+            }
+            SOp::TypeRuntimeArray => {
+                let elem = self.ty(idop(0)?)?;
+                let stride = self.deco_lit(rid, Decoration::ArrayStride);
+                self.add_type(rid, Type::RuntimeArray { elem, stride });
+            }
+            SOp::TypeStruct => {
+                let mut members = Vec::new();
+                for k in 0..i.operands.len() {
+                    members.push(self.ty(idop(k)?)?);
+                }
+                let n = members.len() as u32;
+                let offsets = (0..n)
+                    .map(|m| self.mdeco_lit(rid, m, Decoration::Offset))
+                    .collect();
+                let matrix_stride = (0..n)
+                    .map(|m| self.mdeco_lit(rid, m, Decoration::MatrixStride))
+                    .collect();
+                let row_major = (0..n)
+                    .map(|m| self.mhas(rid, m, Decoration::RowMajor))
+                    .collect();
+                self.add_type(
+                    rid,
+                    Type::Struct {
+                        members,
+                        offsets,
+                        matrix_stride,
+                        row_major,
+                    },
+                );
+            }
+            SOp::TypePointer => {
+                let sc = match i.operands.first() {
+                    Some(Operand::StorageClass(s)) => *s,
+                    _ => {
+                        return Err(SpirvError::malformed(
+                            "OpTypePointer without a storage class",
+                        ))
+                    }
+                };
+                let pointee = self.ty(idop(1)?)?;
+                // A pointer type may name a storage class we do not run; only variables of it fail.
+                let storage = storage_of(sc, false).unwrap_or(Storage::Function);
+                self.add_type(rid, Type::Pointer { storage, pointee });
+            }
+            SOp::TypeFunction => {
+                self.add_type(rid, Type::Function);
+            }
+            SOp::TypeImage
+            | SOp::TypeSampler
+            | SOp::TypeSampledImage
+            | SOp::TypeForwardPointer
+            | SOp::TypeAccelerationStructureKHR => {
+                // Declaring these is harmless; a variable or value of them is not (see below).
+                self.add_type(rid, Type::Function);
+                self.names.entry(rid).or_insert_with(|| format!("{op:?}"));
+            }
+            SOp::Constant | SOp::SpecConstant => {
+                let t = self.ty(i.result_type.unwrap_or(0))?;
+                let s = match self.types.get(t) {
+                    Type::Scalar(s) => *s,
+                    _ => {
+                        return Err(SpirvError::malformed(
+                            "a scalar constant of a non-scalar type",
+                        ))
+                    }
+                };
+                let mut bits = match (i.operands.first(), i.operands.get(1)) {
+                    (Some(Operand::LiteralBit32(x)), _) => *x as u64,
+                    (Some(Operand::LiteralBit64(x)), _) => *x,
+                    _ => return Err(SpirvError::malformed("a constant without a literal")),
+                };
+                if let (Some(Operand::LiteralBit32(lo)), Some(Operand::LiteralBit32(hi))) =
+                    (i.operands.first(), i.operands.get(1))
+                {
+                    bits = *lo as u64 | (*hi as u64) << 32;
+                }
+                if op == SOp::SpecConstant {
+                    if let Some(v) = self.spec_override(rid, s)? {
+                        bits = v;
+                    }
+                }
+                let bits = bits & scalar::mask(s.bits() as u8);
+                self.ids
+                    .insert(rid, Id::Const(ConstVal::defined(t, vec![bits])));
+            }
+            SOp::ConstantTrue
+            | SOp::ConstantFalse
+            | SOp::SpecConstantTrue
+            | SOp::SpecConstantFalse => {
+                let t = self.ty(i.result_type.unwrap_or(0))?;
+                let mut v = matches!(op, SOp::ConstantTrue | SOp::SpecConstantTrue) as u64;
+                if matches!(op, SOp::SpecConstantTrue | SOp::SpecConstantFalse) {
+                    if let Some(x) = self.spec_override(rid, Scalar::Bool)? {
+                        v = (x != 0) as u64;
+                    }
+                }
+                self.ids
+                    .insert(rid, Id::Const(ConstVal::defined(t, vec![v])));
+            }
+            SOp::ConstantComposite | SOp::SpecConstantComposite => {
+                let t = self.ty(i.result_type.unwrap_or(0))?;
+                let mut bits = Vec::new();
+                let mut undef = Vec::new();
+                for k in 0..i.operands.len() {
+                    let c = self.konst(idop(k)?)?;
+                    bits.extend_from_slice(&c.bits);
+                    undef.extend_from_slice(&c.undef);
+                }
+                if bits.len() as u32 != self.types.slots(t)? {
+                    return Err(SpirvError::malformed(
+                        "composite constant with the wrong number of components",
+                    ));
+                }
+                self.ids
+                    .insert(rid, Id::Const(ConstVal { ty: t, bits, undef }));
+            }
+            SOp::ConstantNull | SOp::Undef => {
+                let t = self.ty(i.result_type.unwrap_or(0))?;
+                let n = self.types.slots(t)?;
+                let null = match self.types.get(t) {
+                    Type::Pointer { .. } => crate::spirv::memory::Ptr::NULL.bits(),
+                    _ => 0,
+                };
+                self.ids.insert(
+                    rid,
+                    Id::Const(ConstVal {
+                        ty: t,
+                        bits: vec![null; n as usize],
+                        undef: vec![op == SOp::Undef; n as usize],
+                    }),
+                );
+            }
+            SOp::SpecConstantOp => {
+                let v = self.fold_spec_op(i)?;
+                self.ids.insert(rid, Id::Const(v));
+            }
+            SOp::Variable => {
+                let obj = self.variable(i, None)?;
+                self.ids.insert(rid, Id::Var(obj));
+            }
+            other => return Err(unsupported(format!("{} at module scope", op_name(other)))),
+        }
+        Ok(())
+    }
+
+    pub(super) fn spec_override(&self, id: u32, s: Scalar) -> Result<Option<u64>, SpirvError> {
+        let Some(sid) = self.deco_lit(id, Decoration::SpecId) else {
+            return Ok(None);
+        };
+        let Some((_, v)) = self.opts.spec.iter().rev().find(|(k, _)| *k == sid) else {
+            return Ok(None);
+        };
+        match v {
+            SpecInput::Bits(b) => Ok(Some(*b & scalar::mask(s.bits() as u8))),
+            SpecInput::Text(t) => {
+                let mt = s.model_type().ok_or_else(|| {
+                    SpirvError::Setup(format!("specialization constant {sid} has no value type"))
+                })?;
+                let v = Value::parse(ValueType::scalar(mt), t).map_err(|e| {
+                    SpirvError::Setup(format!(
+                        "--spec {sid}={t}: {e} (the constant is a {})",
+                        s.name()
+                    ))
+                })?;
+                Ok(Some(v.component_bits(0)))
+            }
+        }
+    }
+
+    /// Folds an `OpSpecConstantOp` with the executor's scalar rules (the ops Vulkan allows there).
+    pub(super) fn fold_spec_op(&self, i: &Instruction) -> Result<ConstVal, SpirvError> {
+        let t = self.ty(i.result_type.unwrap_or(0))?;
+        let Some(Operand::LiteralSpecConstantOpInteger(op)) = i.operands.first() else {
+            return Err(SpirvError::malformed("OpSpecConstantOp without an opcode"));
+        };
+        let ids: Vec<u32> = i.operands[1..]
+            .iter()
+            .filter_map(|o| match o {
+                Operand::IdRef(x) => Some(*x),
+                _ => None,
+            })
+            .collect();
+        let lits: Vec<u32> = i.operands[1..]
+            .iter()
+            .filter_map(|o| match o {
+                Operand::LiteralBit32(x) => Some(*x),
+                _ => None,
+            })
+            .collect();
+        let arg = |k: usize| -> Result<&ConstVal, SpirvError> {
+            self.konst(
+                *ids.get(k)
+                    .ok_or_else(|| SpirvError::malformed("OpSpecConstantOp operand"))?,
+            )
+        };
+        let out_n = self.types.slots(t)? as usize;
+        let undef = ids
+            .iter()
+            .any(|x| self.konst(*x).map(|c| c.any_undef()).unwrap_or(false));
+        let comp = |f: &dyn Fn(usize) -> Result<u64, SpirvError>| -> Result<Vec<u64>, SpirvError> {
+            (0..out_n).map(f).collect()
+        };
+        let w_of =
+            |c: &ConstVal| -> u8 { self.scalar_of(c.ty).map(|s| s.bits() as u8).unwrap_or(32) };
+        let int_bin = |o: IntBin| -> Result<Vec<u64>, SpirvError> {
+            let (a, b) = (arg(0)?, arg(1)?);
+            let w = w_of(a);
+            comp(&|k| {
+                scalar::int_bin(o, w, a.bits[k], b.bits[k])
+                    .map_err(|e| SpirvError::Setup(format!("specialization constant: {e}")))
+            })
+        };
+        let int_cmp = |o: IntCmp| -> Result<Vec<u64>, SpirvError> {
+            let (a, b) = (arg(0)?, arg(1)?);
+            let w = w_of(a);
+            comp(&|k| Ok(scalar::b(scalar::int_cmp(o, w, a.bits[k], b.bits[k]))))
+        };
+        let bits = match op {
+            SOp::IAdd => int_bin(IntBin::Add)?,
+            SOp::ISub => int_bin(IntBin::Sub)?,
+            SOp::IMul => int_bin(IntBin::Mul)?,
+            SOp::UDiv => int_bin(IntBin::UDiv)?,
+            SOp::SDiv => int_bin(IntBin::SDiv)?,
+            SOp::UMod => int_bin(IntBin::UMod)?,
+            SOp::SRem => int_bin(IntBin::SRem)?,
+            SOp::SMod => int_bin(IntBin::SMod)?,
+            SOp::ShiftLeftLogical => int_bin(IntBin::Shl)?,
+            SOp::ShiftRightLogical => int_bin(IntBin::ShrL)?,
+            SOp::ShiftRightArithmetic => int_bin(IntBin::ShrA)?,
+            SOp::BitwiseAnd => int_bin(IntBin::And)?,
+            SOp::BitwiseOr => int_bin(IntBin::Or)?,
+            SOp::BitwiseXor => int_bin(IntBin::Xor)?,
+            SOp::IEqual => int_cmp(IntCmp::Eq)?,
+            SOp::INotEqual => int_cmp(IntCmp::Ne)?,
+            SOp::ULessThan => int_cmp(IntCmp::ULt)?,
+            SOp::SLessThan => int_cmp(IntCmp::SLt)?,
+            SOp::UGreaterThan => int_cmp(IntCmp::UGt)?,
+            SOp::SGreaterThan => int_cmp(IntCmp::SGt)?,
+            SOp::ULessThanEqual => int_cmp(IntCmp::ULe)?,
+            SOp::SLessThanEqual => int_cmp(IntCmp::SLe)?,
+            SOp::UGreaterThanEqual => int_cmp(IntCmp::UGe)?,
+            SOp::SGreaterThanEqual => int_cmp(IntCmp::SGe)?,
+            SOp::SNegate | SOp::Not => {
+                let a = arg(0)?;
+                let w = w_of(a);
+                let o = if *op == SOp::SNegate {
+                    IntUn::Neg
+                } else {
+                    IntUn::Not
+                };
+                comp(&|k| Ok(scalar::int_un(o, w, a.bits[k])))?
+            }
+            SOp::LogicalAnd | SOp::LogicalOr | SOp::LogicalEqual | SOp::LogicalNotEqual => {
+                let (a, b) = (arg(0)?, arg(1)?);
+                comp(&|k| {
+                    let (x, y) = (a.bits[k] != 0, b.bits[k] != 0);
+                    Ok(scalar::b(match op {
+                        SOp::LogicalAnd => x && y,
+                        SOp::LogicalOr => x || y,
+                        SOp::LogicalEqual => x == y,
+                        _ => x != y,
+                    }))
+                })?
+            }
+            SOp::LogicalNot => {
+                let a = arg(0)?;
+                comp(&|k| Ok(scalar::b(a.bits[k] == 0)))?
+            }
+            SOp::Select => {
+                let (c, a, b) = (arg(0)?, arg(1)?, arg(2)?);
+                comp(&|k| {
+                    let ck = if c.bits.len() == 1 { 0 } else { k };
+                    Ok(if c.bits[ck] != 0 {
+                        a.bits[k]
+                    } else {
+                        b.bits[k]
+                    })
+                })?
+            }
+            SOp::UConvert | SOp::SConvert | SOp::FConvert => {
+                let a = arg(0)?;
+                let (from, to) = (self.scalar_of(a.ty)?, self.scalar_of(t)?);
+                let o = match op {
+                    SOp::UConvert => Conv::UConvert,
+                    SOp::SConvert => Conv::SConvert,
+                    _ => Conv::FConvert,
+                };
+                comp(&|k| {
+                    scalar::convert(o, from, to, a.bits[k])
+                        .map_err(|e| SpirvError::Setup(format!("specialization constant: {e}")))
+                })?
+            }
+            SOp::CompositeExtract => {
+                let a = arg(0)?;
+                let (off, n) = self.composite_path(a.ty, &lits)?;
+                a.bits[off as usize..(off + n) as usize].to_vec()
+            }
+            SOp::CompositeInsert => {
+                let (obj, a) = (arg(0)?, arg(1)?);
+                let (off, n) = self.composite_path(a.ty, &lits)?;
+                let mut v = a.bits.clone();
+                v[off as usize..(off + n) as usize].copy_from_slice(&obj.bits);
+                v
+            }
+            SOp::VectorShuffle => {
+                let (a, b) = (arg(0)?, arg(1)?);
+                lits.iter()
+                    .map(|&s| {
+                        let s = s as usize;
+                        if s < a.bits.len() {
+                            a.bits[s]
+                        } else {
+                            b.bits.get(s - a.bits.len()).copied().unwrap_or(0)
+                        }
+                    })
+                    .collect()
+            }
+            other => {
+                return Err(unsupported(format!(
+                    "OpSpecConstantOp with {}",
+                    op_name(*other)
+                )))
+            }
+        };
+        if bits.len() != out_n {
+            return Err(SpirvError::malformed("OpSpecConstantOp result size"));
+        }
+        let undef = vec![undef; bits.len()];
+        Ok(ConstVal { ty: t, bits, undef })
+    }
+
+    /// Slot offset and count of the part of a composite of type `t` selected by literal indices.
+    pub(super) fn composite_path(&self, t: TypeId, idx: &[u32]) -> Result<(u32, u32), SpirvError> {
+        let mut t = t;
+        let mut off = 0u32;
+        for &i in idx {
+            match self.types.get(t).clone() {
+                Type::Vector { n, .. } => {
+                    if i >= n {
+                        return Err(SpirvError::malformed(format!(
+                            "component {i} of a {n}-vector"
+                        )));
+                    }
+                    off += i;
+                    return Ok((off, 1));
+                }
+                Type::Matrix { col, cols } => {
+                    if i >= cols {
+                        return Err(SpirvError::malformed(format!(
+                            "column {i} of a {cols}-column matrix"
+                        )));
+                    }
+                    off += i * self.types.slots(col)?;
+                    t = col;
+                }
+                Type::Array { elem, len, .. } => {
+                    if i >= len {
+                        return Err(SpirvError::malformed(format!(
+                            "element {i} of an array of {len}"
+                        )));
+                    }
+                    off += i * self.types.slots(elem)?;
+                    t = elem;
+                }
+                Type::Struct { members, .. } => {
+                    let k = i as usize;
+                    if k >= members.len() {
+                        return Err(SpirvError::malformed(format!(
+                            "member {i} of a struct of {}",
+                            members.len()
+                        )));
+                    }
+                    for m in &members[..k] {
+                        off += self.types.slots(*m)?;
+                    }
+                    t = members[k];
+                }
+                other => {
+                    return Err(SpirvError::malformed(format!(
+                        "composite index into {other:?}"
+                    )))
+                }
+            }
+        }
+        Ok((off, self.types.slots(t)?))
+    }
+
+    // ---------------------------------------------------------------- variables and memory
+
+    pub(super) fn variable(
+        &mut self,
+        i: &Instruction,
+        func: Option<&str>,
+    ) -> Result<ObjectId, SpirvError> {
+        let rid = i.result_id.unwrap_or(0);
+        let pty = self.ty(i.result_type.unwrap_or(0))?;
+        let (storage_decl, pointee) = match self.types.get(pty) {
+            Type::Pointer { pointee, .. } => (
+                match i.operands.first() {
+                    Some(Operand::StorageClass(s)) => *s,
+                    _ => return Err(SpirvError::malformed("OpVariable without a storage class")),
+                },
+                *pointee,
+            ),
+            _ => return Err(SpirvError::malformed("OpVariable of a non-pointer type")),
+        };
+        // An array of buffer blocks is an array of descriptors: one object per element, with
+        // consecutive ids (an access chain's first index picks the object).
+        if matches!(
+            storage_decl,
+            StorageClass::StorageBuffer | StorageClass::Uniform
+        ) {
+            if let Type::Array { elem, len, .. } = *self.types.get(pointee) {
+                let block = self.has_deco_type(elem, Decoration::Block)
+                    || self.has_deco_type(elem, Decoration::BufferBlock);
+                if block && len >= 1 {
+                    let first = self.variable_one(i, func, storage_decl, elem, Some((0, len)))?;
+                    for k in 1..len {
+                        self.variable_one(i, func, storage_decl, elem, Some((k, len)))?;
+                    }
+                    self.descriptor_arrays.insert(rid, len);
+                    return Ok(first);
+                }
+            }
+            if matches!(self.types.get(pointee), Type::RuntimeArray { .. }) {
+                return Err(unsupported(format!(
+                    "variable {}: a runtime-sized array of descriptors",
+                    self.name(rid)
+                )));
+            }
+        }
+        self.variable_one(i, func, storage_decl, pointee, None)
+    }
+
+    /// One object of `OpVariable` `i` holding a `pointee` (element `k` of `n` of an array of
+    /// descriptors when `element` is `Some((k, n))`).
+    pub(super) fn variable_one(
+        &mut self,
+        i: &Instruction,
+        func: Option<&str>,
+        storage_decl: StorageClass,
+        pointee: TypeId,
+        element: Option<(u32, u32)>,
+    ) -> Result<ObjectId, SpirvError> {
+        let rid = i.result_id.unwrap_or(0);
+        let buffer_block = self.has_deco_type(pointee, Decoration::BufferBlock);
+        let storage = storage_of(storage_decl, buffer_block).ok_or_else(|| {
+            unsupported(format!(
+                "a variable in the {storage_decl:?} storage class (compute kernels: StorageBuffer, Uniform, PushConstant, Workgroup, Private, Function, Input)"
+            ))
+        })?;
+        if matches!(self.types.get(pointee), Type::Function) {
+            return Err(unsupported(format!(
+                "variable {} of an opaque type ({}): images, samplers and acceleration structures are not interpreted",
+                self.name(rid),
+                self.names.get(&type_spirv_id(self, pointee)).cloned().unwrap_or_default()
+            )));
+        }
+        let (size, _) = self.types.size_align(pointee, MatrixLayout::default())?;
+        let runtime_array = self.trailing_runtime_array(pointee)?;
+        let binding = match (
+            self.deco_lit(rid, Decoration::DescriptorSet),
+            self.deco_lit(rid, Decoration::Binding),
+        ) {
+            (s, Some(b)) if storage.is_global() && storage != Storage::PushConstant => {
+                Some((s.unwrap_or(0), b))
+            }
+            _ => None,
+        };
+        if matches!(storage, Storage::StorageBuffer | Storage::Uniform) && binding.is_none() {
+            return Err(SpirvError::malformed(format!(
+                "buffer variable {} has no Binding decoration",
+                self.name(rid)
+            )));
+        }
+        let builtin = self
+            .deco_lit(rid, Decoration::BuiltIn)
+            .and_then(BuiltIn::from_u32);
+        let read_only = matches!(
+            storage,
+            Storage::Uniform | Storage::PushConstant | Storage::Input
+        ) || self.has_deco(rid, Decoration::NonWritable)
+            || self.all_members_non_writable(pointee);
+        let init = match i.operands.get(1) {
+            Some(Operand::IdRef(c)) => {
+                let c = self.konst(*c)?.clone();
+                Some(self.const_reg(&c))
+            }
+            _ => None,
+        };
+        let words = size.div_ceil(4).max(1).next_multiple_of(2);
+        let unit = self.types.unit(pointee);
+        let units = words * 4 / unit;
+        let tbase = match storage {
+            Storage::Function | Storage::Private | Storage::Input => {
+                let b = self.lane_units;
+                self.lane_units += units;
+                b
+            }
+            Storage::Workgroup => {
+                let b = self.shared_units;
+                self.shared_units += units;
+                b
+            }
+            _ => 0,
+        };
+        let base = match storage {
+            Storage::Function | Storage::Private | Storage::Input => {
+                let b = self.lane_words;
+                self.lane_words = self
+                    .lane_words
+                    .checked_add(words)
+                    .filter(|w| *w <= 1 << 20)
+                    .ok_or_else(|| unsupported("more than 4 MiB of per-invocation variables"))?;
+                b
+            }
+            Storage::Workgroup => {
+                let b = self.shared_words;
+                self.shared_words = self
+                    .shared_words
+                    .checked_add(words)
+                    .filter(|w| *w <= 1 << 24)
+                    .ok_or_else(|| unsupported("more than 64 MiB of shared memory"))?;
+                b
+            }
+            _ => 0,
+        };
+        // A block without an instance name (`buffer B { uint data[]; };`) is known by its member
+        // when it has one, else by its block name — never by a SPIR-V id.
+        let own = match self.names.get(&rid) {
+            Some(n) => n.clone(),
+            None => {
+                let tid = type_spirv_id(self, pointee);
+                match self.types.get(pointee) {
+                    Type::Struct { members, .. } if members.len() == 1 => self
+                        .member_names
+                        .get(&(tid, 0))
+                        .or_else(|| self.names.get(&tid))
+                        .cloned()
+                        .unwrap_or_else(|| self.name(rid)),
+                    Type::Struct { .. } => self
+                        .names
+                        .get(&tid)
+                        .cloned()
+                        .unwrap_or_else(|| self.name(rid)),
+                    _ => self.name(rid),
+                }
+            }
+        };
+        let own = match element {
+            Some((k, _)) => format!("{own}[{k}]"),
+            None => own,
+        };
+        let name = match func {
+            Some(f) => format!("{own} (in {f})"),
+            None => own,
+        };
+        let loc = LocId::new(self.locs.len() as u32);
+        self.locs.push(Location {
+            file: self.file.clone(),
+            line: None,
+            op: "OpVariable".into(),
+            id: Some(rid),
+        });
+        self.objects.push(Object {
+            name,
+            storage,
+            ty: pointee,
+            size,
+            words: if storage.is_global() { 0 } else { words },
+            base,
+            unit,
+            tbase,
+            init,
+            binding,
+            builtin,
+            runtime_array,
+            read_only,
+            loc,
+            element: element.map_or(0, |(k, _)| k),
+        });
+        let obj = ObjectId::new((self.objects.len() - 1) as u32);
+        self.ptr_layout.insert(rid, MatrixLayout::default());
+        Ok(obj)
+    }
+
+    pub(super) fn has_deco_type(&self, t: TypeId, d: Decoration) -> bool {
+        let id = type_spirv_id(self, t);
+        self.has_deco(id, d)
+    }
+
+    pub(super) fn all_members_non_writable(&self, t: TypeId) -> bool {
+        let id = type_spirv_id(self, t);
+        match self.types.get(t) {
+            Type::Struct { members, .. } => {
+                !members.is_empty()
+                    && (0..members.len() as u32).all(|m| self.mhas(id, m, Decoration::NonWritable))
+            }
+            _ => false,
+        }
+    }
+
+    pub(super) fn trailing_runtime_array(
+        &self,
+        t: TypeId,
+    ) -> Result<Option<(u32, u32)>, SpirvError> {
+        match self.types.get(t) {
+            Type::Struct { members, .. } => {
+                let last = members.len() as u32 - 1;
+                if let Some(mt) = members.last() {
+                    if let Type::RuntimeArray { .. } = self.types.get(*mt) {
+                        let (off, _, ml) = self.types.member(t, last)?;
+                        let (_, stride, _, _) = self.types.element(*mt, ml)?;
+                        return Ok(Some((off, stride)));
+                    }
+                }
+                Ok(None)
+            }
+            Type::RuntimeArray { .. } => {
+                let (_, stride, _, _) = self.types.element(t, MatrixLayout::default())?;
+                Ok(Some((0, stride)))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    pub(super) fn name(&self, id: u32) -> String {
+        self.names
+            .get(&id)
+            .cloned()
+            .unwrap_or_else(|| format!("%{id}"))
+    }
+
+    pub(super) fn plan(&mut self, t: TypeId, m: MatrixLayout) -> Result<PlanId, SpirvError> {
+        if let Some(p) = self.plan_ids.get(&(t, m)) {
+            return Ok(*p);
+        }
+        let slots = self.types.slot_layout(t, m)?;
+        let (size, _) = self.types.size_align(t, m)?;
+        self.plans.push(Plan {
+            slots: slots.iter().map(|s| (s.scalar, s.offset)).collect(),
+            size,
+        });
+        let id = (self.plans.len() - 1) as PlanId;
+        self.plan_ids.insert((t, m), id);
+        Ok(id)
+    }
+}

@@ -1,0 +1,527 @@
+//! SPIR-V words → a [`Kernel`]: parse with rspirv, resolve types, layouts, constants and
+//! specialization constants, allocate registers and memory, and turn every instruction of the
+//! supported subset into an [`Inst`]. Anything outside the subset is an error naming the instruction
+//! and its source line — never a silently wrong result.
+//!
+//! One `Decoder` walks the module in phases, each in a file of its own (naga's `front/spv`
+//! layout): `facts` (debug information, decorations, names, the entry point and its execution
+//! modes), `globals` (types, constants and specialization constants folded with the executor's
+//! scalar rules, variables, load/store plans), `functions` (functions, structured control flow,
+//! and the one `match` that routes each body instruction to its family), then one file per
+//! instruction family: `arith` (scalar and vector arithmetic, comparisons, conversions),
+//! `composite`, `access` (variables, access chains, loads, stores, pointers), `ext`
+//! (matrices and GLSL.std.450) and `sync` (atomics and subgroup instructions, the latter mapped
+//! through the model's catalogue).
+
+use crate::model::{info, BinOp, MaskKind, Op, QuadDir, ScalarType, Scan, Value, ValueType};
+use crate::reconverge::Mode;
+use crate::spirv::error::{Location, SpirvError};
+use crate::spirv::inst::*;
+use crate::spirv::scalar;
+use crate::spirv::types::{ElementOf, MatrixLayout, Scalar, Storage, Type, TypeId, Types};
+use rspirv::dr::{Instruction, Module, Operand};
+use rspirv::spirv::{self, BuiltIn, Decoration, ExecutionMode, Op as SOp, StorageClass};
+use std::collections::{HashMap, HashSet};
+
+/// A specialization constant value given for a run.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SpecInput {
+    /// text parsed with the constant's declared type (`7`, `0x10`, `1.5`, `true`)
+    Text(String),
+    /// raw bits (low bits used)
+    Bits(u64),
+}
+
+/// What to decode: which entry point, which specialization constants.
+#[derive(Clone, Debug, Default)]
+pub struct DecodeOptions {
+    /// entry point name (default: the only GLCompute entry point, or `main`)
+    pub entry: Option<String>,
+    /// specialization constants by SpecId
+    pub spec: Vec<(u32, SpecInput)>,
+    /// display name of the module (file name)
+    pub name: String,
+}
+
+/// Decodes a module for one entry point.
+pub fn decode(words: &[u32], opts: &DecodeOptions) -> Result<Kernel, SpirvError> {
+    let r = crate::words::read(words).map_err(|e| SpirvError::malformed(e.0))?;
+    let mut d = Decoder::new(&r.module, opts)?;
+    d.debug_sources = r.debug_sources;
+    d.debug_info_set = r.debug_info_set;
+    d.source_texts = r.source_texts;
+    d.run()
+}
+
+/// A constant's value during decoding: its type and flattened slot bits.
+#[derive(Clone, Debug, PartialEq)]
+struct ConstVal {
+    ty: TypeId,
+    bits: Vec<u64>,
+    /// per slot: `OpUndef` (one undefined member does not make the rest of a composite undefined)
+    undef: Vec<bool>,
+}
+
+impl ConstVal {
+    /// A defined constant.
+    fn defined(ty: TypeId, bits: Vec<u64>) -> ConstVal {
+        let undef = vec![false; bits.len()];
+        ConstVal { ty, bits, undef }
+    }
+
+    /// Is any slot undefined?
+    fn any_undef(&self) -> bool {
+        self.undef.iter().any(|u| *u)
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Id {
+    Type(TypeId),
+    Const(ConstVal),
+    Var(ObjectId),
+    Func(FuncIdx),
+    Glsl,
+    NonSemantic,
+    Str(String),
+}
+
+struct Decoder<'m> {
+    m: &'m Module,
+    opts: &'m DecodeOptions,
+    ids: HashMap<u32, Id>,
+    types: Types,
+    deco: HashMap<u32, Vec<(Decoration, Vec<u32>)>>,
+    mdeco: HashMap<(u32, u32), Decorations>,
+    names: HashMap<u32, String>,
+    /// result id → register
+    regs: HashMap<u32, Reg>,
+    reg_slots: Vec<u32>,
+    constants: Vec<Constant>,
+    objects: Vec<Object>,
+    plans: Vec<Plan>,
+    plan_ids: HashMap<(TypeId, MatrixLayout), PlanId>,
+    locs: Vec<Location>,
+    /// result id → (result type, opcode), over every function
+    defs: HashMap<u32, (u32, SOp)>,
+    /// pointer result id → matrix layout context of its pointee
+    ptr_layout: HashMap<u32, MatrixLayout>,
+    lane_words: u32,
+    /// variables that are arrays of descriptors: their element count (their objects are
+    /// consecutive)
+    descriptor_arrays: HashMap<u32, u32>,
+    shared_words: u32,
+    lane_units: u32,
+    shared_units: u32,
+    /// (struct type result id, member) → `OpMemberName`
+    member_names: HashMap<(u32, u32), String>,
+    /// `DebugSource` id → its file's `OpString` id (NonSemantic.Shader.DebugInfo.100)
+    debug_sources: HashMap<u32, u32>,
+    /// the NonSemantic.Shader.DebugInfo.100 import
+    debug_info_set: Option<u32>,
+    /// embedded source text by the `OpString` id of its file name
+    source_texts: HashMap<u32, String>,
+    /// the source text's lines by file name (filled as stores ask)
+    source_lines: HashMap<String, Vec<String>>,
+    /// registers holding a variable's pointer, and the variable
+    var_regs: HashMap<Reg, ObjectId>,
+    file: Option<String>,
+    constructs: HashMap<u32, LocId>,
+    uses_subgroups: bool,
+}
+
+fn op_name(op: SOp) -> String {
+    format!("Op{op:?}")
+}
+
+fn unsupported(what: impl Into<String>) -> SpirvError {
+    SpirvError::unsupported(what)
+}
+
+/// Refuses an instruction that reads its own result (SSA: a value is defined before it is used).
+macro_rules! check_ssa {
+    ($d:expr, $($a:expr),*) => {
+        $( if $d == $a { return Err(SpirvError::malformed("an instruction uses its own result")); } )*
+    };
+}
+
+mod access;
+mod arith;
+mod composite;
+mod ext;
+mod facts;
+mod functions;
+mod globals;
+mod sync;
+
+impl<'m> Decoder<'m> {
+    fn new(m: &'m Module, opts: &'m DecodeOptions) -> Result<Self, SpirvError> {
+        Ok(Decoder {
+            m,
+            opts,
+            ids: HashMap::new(),
+            types: Types::default(),
+            deco: HashMap::new(),
+            mdeco: HashMap::new(),
+            names: HashMap::new(),
+            regs: HashMap::new(),
+            reg_slots: Vec::new(),
+            constants: Vec::new(),
+            objects: Vec::new(),
+            plans: Vec::new(),
+            plan_ids: HashMap::new(),
+            locs: Vec::new(),
+            defs: HashMap::new(),
+            ptr_layout: HashMap::new(),
+            lane_words: 0,
+            descriptor_arrays: HashMap::new(),
+            shared_words: 0,
+            lane_units: 0,
+            shared_units: 0,
+            member_names: HashMap::new(),
+            debug_sources: HashMap::new(),
+            debug_info_set: None,
+            source_texts: HashMap::new(),
+            source_lines: HashMap::new(),
+            var_regs: HashMap::new(),
+            file: None,
+            constructs: HashMap::new(),
+            uses_subgroups: false,
+        })
+    }
+
+    fn run(mut self) -> Result<Kernel, SpirvError> {
+        self.check_module()?;
+        self.debug_info();
+        self.annotations()?;
+        let (entry_id, entry_name, interface) = self.entry_point()?;
+        self.globals()?;
+        self.alias_workgroup_blocks();
+        let funcs = self.functions(entry_id)?;
+        let entry = match self.ids.get(&entry_id) {
+            Some(Id::Func(f)) => *f,
+            _ => return Err(SpirvError::malformed("the entry point names no function")),
+        };
+        let (local_size, declared_mode, denorm_preserve) = self.execution_modes(entry_id)?;
+        for obj in &interface {
+            if let Some(Id::Var(o)) = self.ids.get(obj) {
+                let o = &self.objects[o.index()];
+                if o.storage == Storage::Input && o.builtin.is_none() {
+                    return Err(unsupported(format!(
+                        "input variable {} without a BuiltIn decoration (compute shaders have only built-in inputs)",
+                        o.name
+                    )));
+                }
+            }
+        }
+        check_recursion(&funcs)?;
+        let spec_ids = self.spec_ids();
+        let storages: Vec<Storage> = self.objects.iter().map(|o| o.storage).collect();
+        let construct_stores =
+            crate::spirv::stores::construct_stores(&funcs, &self.var_regs, &storages);
+        let mut member_names = HashMap::new();
+        for ((id, m), name) in &self.member_names {
+            if let Some(Id::Type(t)) = self.ids.get(id) {
+                member_names.insert((*t, *m), name.clone());
+            }
+        }
+        Ok(Kernel {
+            name: self.opts.name.clone(),
+            entry_name,
+            entry,
+            local_size,
+            declared_mode,
+            denorm_preserve,
+            types: self.types,
+            reg_slots: self.reg_slots,
+            constants: self.constants,
+            objects: self.objects,
+            plans: self.plans,
+            funcs,
+            locs: self.locs,
+            lane_words: self.lane_words,
+            shared_words: self.shared_words,
+            lane_units: self.lane_units,
+            shared_units: self.shared_units,
+            member_names,
+            construct_stores,
+            constructs: self.constructs,
+            spec_ids,
+            uses_subgroups: self.uses_subgroups,
+        })
+    }
+
+    // ---------------------------------------------------------------- module-level checks
+
+    fn check_module(&self) -> Result<(), SpirvError> {
+        if let Some(mm) = &self.m.memory_model {
+            if let Some(Operand::AddressingModel(a)) = mm.operands.first() {
+                if *a != spirv::AddressingModel::Logical {
+                    return Err(unsupported(format!(
+                        "addressing model {a:?} (only Logical: physical pointers are not interpreted)"
+                    )));
+                }
+            }
+        }
+        for c in &self.m.capabilities {
+            if let Some(Operand::Capability(cap)) = c.operands.first() {
+                use spirv::Capability as C;
+                if matches!(
+                    cap,
+                    C::Kernel | C::Addresses | C::Linkage | C::PhysicalStorageBufferAddresses
+                ) {
+                    return Err(unsupported(format!("capability {cap:?}")));
+                }
+            }
+        }
+        for e in &self.m.ext_inst_imports {
+            if let Some(Operand::LiteralString(s)) = e.operands.first() {
+                if s != "GLSL.std.450" && !s.starts_with("NonSemantic.") {
+                    return Err(unsupported(format!("extended instruction set \"{s}\"")));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn scan_of(g: Option<spirv::GroupOperation>) -> Result<Scan, SpirvError> {
+    match g {
+        Some(spirv::GroupOperation::Reduce) => Ok(Scan::Reduce),
+        Some(spirv::GroupOperation::InclusiveScan) => Ok(Scan::Inclusive),
+        Some(spirv::GroupOperation::ExclusiveScan) => Ok(Scan::Exclusive),
+        other => Err(unsupported(format!("group operation {other:?}"))),
+    }
+}
+
+fn is_group_op(o: SOp) -> bool {
+    format!("{o:?}").starts_with("GroupNonUniform")
+}
+
+fn id_at(i: &Instruction, k: usize) -> Result<u32, SpirvError> {
+    match i.operands.get(k) {
+        Some(Operand::IdRef(x))
+        | Some(Operand::IdScope(x))
+        | Some(Operand::IdMemorySemantics(x)) => Ok(*x),
+        _ => Err(SpirvError::malformed(format!(
+            "{} operand {k} is not an id",
+            op_name(i.class.opcode)
+        ))),
+    }
+}
+
+fn lits_from(i: &Instruction, k: usize) -> Vec<u32> {
+    i.operands[k.min(i.operands.len())..]
+        .iter()
+        .filter_map(|o| match o {
+            Operand::LiteralBit32(x) => Some(*x),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The successors of a block's terminator.
+fn successors(t: &Term) -> Vec<BlockIdx> {
+    match t {
+        Term::Branch(b) => vec![*b],
+        Term::Cond { t, f, .. } => vec![*t, *f],
+        Term::Switch { default, cases, .. } => {
+            let mut v: Vec<BlockIdx> = cases.iter().map(|c| c.1).collect();
+            v.push(*default);
+            v
+        }
+        Term::Return | Term::ReturnValue(_) | Term::Unreachable => Vec::new(),
+    }
+}
+
+/// For each header: whether its construct can be left other than through its merge (`escapes`),
+/// and for loops the registers its blocks define (`loop_defs`).
+///
+/// The walk goes from the header without passing its merge. Leaving the construct another way
+/// (a break or continue of an enclosing construct) leads on to code that ends in a return, so a
+/// walk that reaches a function exit escapes; structured rules let a loop be left only through
+/// its merge or a return, so the blocks a loop's walk reaches are its construct.
+fn construct_extents(blocks: &mut [Block]) {
+    for h in 0..blocks.len() {
+        let merge = match blocks[h].merge {
+            Merge::Selection(m) => m,
+            Merge::Loop { merge, .. } => merge,
+            Merge::None => continue,
+        };
+        let mut seen = vec![false; blocks.len()];
+        let mut stack = vec![h as BlockIdx];
+        seen[h] = true;
+        let mut escapes = false;
+        let mut defs = Vec::new();
+        while let Some(b) = stack.pop() {
+            let blk = &blocks[b as usize];
+            defs.extend_from_slice(&blk.defs);
+            if matches!(
+                blk.term,
+                Term::Return | Term::ReturnValue(_) | Term::Unreachable
+            ) {
+                escapes = true;
+            }
+            for s in successors(&blk.term) {
+                if s != merge && !seen[s as usize] {
+                    seen[s as usize] = true;
+                    stack.push(s);
+                }
+            }
+        }
+        blocks[h].escapes = escapes;
+        if matches!(blocks[h].merge, Merge::Loop { .. }) {
+            defs.sort_unstable();
+            defs.dedup();
+            blocks[h].loop_defs = defs;
+        }
+    }
+}
+
+/// A member's decorations with their literal operands.
+type Decorations = Vec<(Decoration, Vec<u32>)>;
+
+fn storage_of(sc: StorageClass, buffer_block: bool) -> Option<Storage> {
+    Some(match sc {
+        StorageClass::Function => Storage::Function,
+        StorageClass::Private => Storage::Private,
+        StorageClass::Input => Storage::Input,
+        StorageClass::Workgroup => Storage::Workgroup,
+        StorageClass::StorageBuffer => Storage::StorageBuffer,
+        StorageClass::Uniform if buffer_block => Storage::StorageBuffer,
+        StorageClass::Uniform => Storage::Uniform,
+        StorageClass::PushConstant => Storage::PushConstant,
+        _ => return None,
+    })
+}
+
+fn type_spirv_id(d: &Decoder<'_>, t: TypeId) -> u32 {
+    d.ids
+        .iter()
+        .find_map(|(id, v)| matches!(v, Id::Type(x) if *x == t).then_some(*id))
+        .unwrap_or(0)
+}
+
+fn check_recursion(funcs: &[Func]) -> Result<(), SpirvError> {
+    // Vulkan forbids recursion; a cycle in the call graph is malformed input, caught before running.
+    let calls: Vec<HashSet<FuncIdx>> = funcs
+        .iter()
+        .map(|f| {
+            f.blocks
+                .iter()
+                .flat_map(|b| b.insts.iter())
+                .filter_map(|i| match i {
+                    Inst::Call { f, .. } => Some(*f),
+                    _ => None,
+                })
+                .collect()
+        })
+        .collect();
+    let mut state = vec![0u8; funcs.len()];
+    fn visit(
+        k: usize,
+        calls: &[HashSet<FuncIdx>],
+        state: &mut [u8],
+        funcs: &[Func],
+    ) -> Result<(), SpirvError> {
+        state[k] = 1;
+        for &c in &calls[k] {
+            match state[c as usize] {
+                1 => {
+                    return Err(SpirvError::malformed(format!(
+                        "recursion: {} calls {} again (Vulkan forbids recursion)",
+                        funcs[k].name, funcs[c as usize].name
+                    )))
+                }
+                0 => visit(c as usize, calls, state, funcs)?,
+                _ => {}
+            }
+        }
+        state[k] = 2;
+        Ok(())
+    }
+    for k in 0..funcs.len() {
+        if state[k] == 0 {
+            visit(k, &calls, &mut state, funcs)?;
+        }
+    }
+    Ok(())
+}
+
+impl Decoder<'_> {
+    /// The line where the statement holding `line` of `file` starts, from the module's embedded
+    /// source text (`line` itself where there is none).
+    fn statement_line(&mut self, file: Option<&str>, line: u32) -> u32 {
+        let Some(file) = file else {
+            return line;
+        };
+        if !self.source_lines.contains_key(file) {
+            let text = self
+                .source_texts
+                .iter()
+                .find(|(id, _)| matches!(self.ids.get(id), Some(Id::Str(s)) if s == file))
+                .map(|(_, t)| t.lines().map(String::from).collect())
+                .unwrap_or_default();
+            self.source_lines.insert(file.to_string(), text);
+        }
+        statement_start(&self.source_lines[file], line)
+    }
+}
+
+/// The first line (1-based) of the statement that `line` belongs to: while the line before ends
+/// with something that cannot end a statement — an operator, an opening bracket, a comma, `=` —
+/// the statement began on it. A line ending in `;`, `{`, `}` or `)`, a blank line, a comment-only
+/// line or a preprocessor line ends the one before. `line` itself when it is past the text.
+///
+/// (Tested below: `statement_tests`.)
+pub(crate) fn statement_start(lines: &[String], line: u32) -> u32 {
+    let code = |k: usize| -> &str {
+        let l = lines[k].split("//").next().unwrap_or("").trim();
+        if l.starts_with('#') {
+            ""
+        } else {
+            l
+        }
+    };
+    let mut start = line as usize;
+    if start == 0 || start > lines.len() {
+        return line;
+    }
+    while start > 1 {
+        let prev = code(start - 2);
+        let continues = prev
+            .chars()
+            .last()
+            .is_some_and(|c| "(,[=+-*/%&|^<>?:!~".contains(c));
+        if !continues {
+            break;
+        }
+        start -= 1;
+    }
+    start as u32
+}
+
+#[cfg(test)]
+mod statement_tests {
+    use super::statement_start;
+
+    fn lines(s: &str) -> Vec<String> {
+        s.lines().map(String::from).collect()
+    }
+
+    #[test]
+    fn a_statement_over_several_lines_starts_where_its_first_line_is() {
+        let src = lines("x = 1;\npair[i] = uvec2(\n    a,\n    b);\nif (c)\n  y = 2;\nuint v =\n  t[j]; // c\n#define A\nz = 3;");
+        assert_eq!(statement_start(&src, 1), 1);
+        assert_eq!(statement_start(&src, 4), 2);
+        assert_eq!(statement_start(&src, 3), 2);
+        // `if (c)` ends with `)`: the line after it is a statement of its own.
+        assert_eq!(statement_start(&src, 6), 6);
+        assert_eq!(statement_start(&src, 8), 7);
+        // A preprocessor line ends what was before it.
+        assert_eq!(statement_start(&src, 10), 10);
+        // Past the text (or no text): the line itself.
+        assert_eq!(statement_start(&src, 40), 40);
+        assert_eq!(statement_start(&[], 7), 7);
+    }
+}
