@@ -588,3 +588,86 @@ void main() { v[gl_LocalInvocationID.x] = BLOCK_SIZE; }
         assert_eq!(as_u32s(&out.buffers[0]), [4; 4], "{spec:?}");
     }
 }
+
+/// A workgroup size defined through `OpSpecConstantOp` (SPIR-V 2.16 "Specialization": the
+/// `WorkgroupSize` built-in may be a specialization-constant composite, its components
+/// specialization-constant operations; Vulkan "Specialization Constants") is folded one way for
+/// the model and the device runner (`words::facts`): 8 × N invocations, N = SpecId 0. The device
+/// runner's limit checks then see the size the shader has — before, it did not fold
+/// `OpSpecConstantOp` and handed a too-large workgroup to the driver unchecked.
+#[test]
+fn a_workgroup_size_from_a_spec_constant_op_is_folded_alike_for_the_model_and_the_device() {
+    let asm = "OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main \"main\" %lid
+OpDecorate %lid BuiltIn LocalInvocationIndex
+OpDecorate %wg BuiltIn WorkgroupSize
+OpDecorate %n SpecId 0
+OpDecorate %arr ArrayStride 4
+OpMemberDecorate %blk 0 Offset 0
+OpDecorate %blk Block
+OpDecorate %buf DescriptorSet 0
+OpDecorate %buf Binding 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%v3 = OpTypeVector %uint 3
+%one = OpConstant %uint 1
+%eight = OpConstant %uint 8
+%zero = OpConstant %uint 0
+%n = OpSpecConstant %uint 8
+%x = OpSpecConstantOp %uint IMul %n %eight
+%wg = OpSpecConstantComposite %v3 %x %one %one
+%arr = OpTypeRuntimeArray %uint
+%blk = OpTypeStruct %arr
+%pblk = OpTypePointer StorageBuffer %blk
+%buf = OpVariable %pblk StorageBuffer
+%pin = OpTypePointer Input %uint
+%lid = OpVariable %pin Input
+%pu = OpTypePointer StorageBuffer %uint
+%main = OpFunction %void None %fn
+%l = OpLabel
+%i = OpLoad %uint %lid
+%p = OpAccessChain %pu %buf %zero %i
+OpStore %p %i
+OpReturn
+OpFunctionEnd
+";
+    let words = assemble_spirv(asm, VulkanVersion::V1_1).unwrap_or_else(|e| panic!("{e}"));
+    // The model: 64 invocations by default, 8 × 4 = 32 with SpecId 0 = 4.
+    let size = |n: Option<u64>| {
+        let opts = lockstep::spirv::DecodeOptions {
+            spec: n
+                .map(|n| vec![(0, lockstep::spirv::SpecInput::Bits(n))])
+                .unwrap_or_default(),
+            ..Default::default()
+        };
+        lockstep::spirv::decode(&words, &opts)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .local_size
+    };
+    assert_eq!(size(None), [64, 1, 1]);
+    assert_eq!(size(Some(4)), [32, 1, 1]);
+    let Some(ctx) = support::shared_device() else {
+        return;
+    };
+    // The device: every invocation of the 64 writes its index.
+    let d = dispatch(
+        &words,
+        vec![buf(0, 0, DescriptorKind::Storage, vec![0xff; 64 * 4])],
+    );
+    let out = ctx.run_module(&d).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(as_u32s(&out.buffers[0]), (0..64).collect::<Vec<u32>>());
+    // 8 × 1000 = 8000 in x: past every device's maxComputeWorkGroupSize[0] (the guaranteed
+    // minimum is 128; lavapipe and the H100 allow 1024), named before the driver sees it.
+    let mut big = dispatch(
+        &words,
+        vec![buf(0, 0, DescriptorKind::Storage, vec![0; 8000 * 4])],
+    );
+    big.spec = vec![(0, SpecConstant::U32(1000))];
+    let e = ctx.run_module(&big).unwrap_err();
+    assert!(
+        matches!(&e, VkError::Unsupported(m) if m.contains("local_size_x = 8000: maxComputeWorkGroupSize[0]")),
+        "{e}"
+    );
+}

@@ -8,6 +8,7 @@ use crate::spirv::error::Location;
 use crate::spirv::types::{Scalar, Storage, TypeId, Types};
 
 pub use crate::spirv::ids::{LocId, ObjectId, Reg};
+pub use crate::words::int::{IntBin, IntCmp, IntUn};
 
 /// A block of a function, by index in [`Func::blocks`].
 pub type BlockIdx = u32;
@@ -15,52 +16,6 @@ pub type BlockIdx = u32;
 pub type FuncIdx = u32;
 /// A load/store plan, by index in [`Kernel::plans`].
 pub type PlanId = u32;
-
-/// Integer binary operations (on bit patterns of width `w`; signed ones say so).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[allow(missing_docs)]
-pub enum IntBin {
-    Add,
-    Sub,
-    Mul,
-    UDiv,
-    SDiv,
-    UMod,
-    SRem,
-    SMod,
-    Shl,
-    ShrL,
-    ShrA,
-    And,
-    Or,
-    Xor,
-}
-
-/// Integer comparisons.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[allow(missing_docs)]
-pub enum IntCmp {
-    Eq,
-    Ne,
-    UGt,
-    SGt,
-    UGe,
-    SGe,
-    ULt,
-    SLt,
-    ULe,
-    SLe,
-}
-
-/// Integer unary operations.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[allow(missing_docs)]
-pub enum IntUn {
-    Neg,
-    Not,
-    BitCount,
-    BitReverse,
-}
 
 /// Float binary operations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

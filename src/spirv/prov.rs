@@ -167,46 +167,7 @@ pub const fn combine(a: Taint, b: Taint) -> Taint {
     Taint((r.0 & !INEXACT_BIT) | ((a.0 | b.0) & INEXACT_BIT))
 }
 
-/// Why a scalar result is undefined.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ScalarUndef {
-    /// integer division or remainder by zero
-    DivideByZero,
-    /// signed division overflow (`INT_MIN / -1`)
-    SignedOverflow,
-    /// a shift by at least the bit width
-    ShiftOutOfRange {
-        /// the shift amount
-        shift: u64,
-        /// the bit width
-        width: u8,
-    },
-    /// a float converted to an integer type that cannot represent it
-    ConversionOutOfRange,
-    /// a bit-field offset + count beyond the width
-    BitFieldOutOfRange,
-    /// `OpPtrDiff` of pointers into different objects
-    PointersApart,
-}
-
-impl std::fmt::Display for ScalarUndef {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ScalarUndef::DivideByZero => f.write_str("integer division by zero"),
-            ScalarUndef::SignedOverflow => f.write_str("signed division overflow (INT_MIN / -1)"),
-            ScalarUndef::ShiftOutOfRange { shift, width } => {
-                write!(f, "shift by {shift} >= bit width {width}")
-            }
-            ScalarUndef::ConversionOutOfRange => {
-                f.write_str("float to integer conversion of a value the integer type cannot hold")
-            }
-            ScalarUndef::BitFieldOutOfRange => f.write_str("bit field offset + count > bit width"),
-            ScalarUndef::PointersApart => f.write_str(
-                "OpPtrDiff of pointers into different objects (SPIR-V: both must point into the same array)",
-            ),
-        }
-    }
-}
+pub use crate::words::int::ScalarUndef;
 
 /// Why a value is undefined or order-dependent.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

@@ -32,6 +32,22 @@ pub enum Scalar {
     Pointer,
 }
 
+/// The kind the module-level folding of [`crate::words::facts`] sees.
+impl From<Scalar> for crate::words::facts::Scalar {
+    fn from(s: Scalar) -> Self {
+        use crate::words::facts::Scalar as K;
+        match s {
+            Scalar::Bool => K::Bool,
+            Scalar::Int { width, signed } => K::Int { width, signed },
+            Scalar::Float { width } => K::Float { width },
+            Scalar::Pointer => K::Int {
+                width: 64,
+                signed: false,
+            },
+        }
+    }
+}
+
 impl Scalar {
     /// Size in bytes in memory.
     pub fn bytes(self) -> u32 {

@@ -2,12 +2,13 @@
 //! capabilities, extensions, the entry point's execution modes and workgroup size, the buffers
 //! it binds (kind, block name, declared size) and its push constant block.
 //!
-//! Only what the device runner checks is read; the interpreter has its own, complete reading.
+//! Only what the device runner checks is read. The workgroup size and the constants it and the
+//! array lengths depend on are read and folded by [`crate::words::facts`], as the interpreter's
+//! decoder reads them: one folding of `OpSpecConstantOp` for the model and the device.
 
+use crate::words::facts::{workgroup_size, Constants};
 use rspirv::dr::{Instruction, Module, Operand};
-use rspirv::spirv::{
-    BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel, Op, StorageClass,
-};
+use rspirv::spirv::{Capability, Decoration, ExecutionMode, ExecutionModel, Op, StorageClass};
 use std::collections::HashMap;
 
 /// A specialization constant value, typed as the module declares it.
@@ -119,7 +120,8 @@ struct Reader<'a> {
     decorations: HashMap<u32, Vec<&'a Instruction>>,
     member_decorations: HashMap<(u32, u32), Vec<&'a Instruction>>,
     names: HashMap<u32, String>,
-    spec: HashMap<u32, u64>,
+    /// the module's constants, specialized and folded as the interpreter folds them
+    consts: Constants<'a>,
 }
 
 impl<'a> Reader<'a> {
@@ -143,22 +145,10 @@ impl<'a> Reader<'a> {
             .find(|i| matches!(i.operands.get(2), Some(Operand::Decoration(x)) if *x == d))
     }
 
-    /// The value of a scalar integer or boolean constant, specialized.
+    /// The value of a scalar integer or boolean constant, specialized (`OpSpecConstantOp`
+    /// folded by [`crate::words::facts`], as the interpreter folds it).
     fn constant(&self, c: u32) -> Option<u64> {
-        let i = self.defs.get(&c)?;
-        let spec_id = || self.decoration_value(c, Decoration::SpecId);
-        match i.class.opcode {
-            Op::Constant => lit(i.operands.first()),
-            Op::ConstantTrue => Some(1),
-            Op::ConstantFalse => Some(0),
-            Op::SpecConstant => spec_id()
-                .and_then(|s| self.spec.get(&(s as u32)).copied())
-                .or_else(|| lit(i.operands.first())),
-            Op::SpecConstantTrue | Op::SpecConstantFalse => spec_id()
-                .and_then(|s| self.spec.get(&(s as u32)).copied())
-                .or(Some((i.class.opcode == Op::SpecConstantTrue) as u64)),
-            _ => None,
-        }
+        self.consts.value(c)?.1.first().copied()
     }
 
     fn is_constant(&self, c: u32) -> bool {
@@ -308,12 +298,13 @@ pub(crate) fn reflect(
         }
     })?;
 
+    let spec_bits: Vec<(u32, u64)> = spec.iter().map(|(k, v)| (*k, v.bits())).collect();
     let mut r = Reader {
         defs: HashMap::new(),
         decorations: HashMap::new(),
         member_decorations: HashMap::new(),
         names: HashMap::new(),
-        spec: spec.iter().map(|(k, v)| (*k, v.bits())).collect(),
+        consts: Constants::new(module, &spec_bits),
     };
     let all = module.all_inst_iter();
     for i in all {
@@ -347,61 +338,18 @@ pub(crate) fn reflect(
         }
     }
 
-    // Execution modes and the workgroup size of this entry point.
+    // Execution modes and the workgroup size of this entry point (read and folded as the
+    // interpreter reads them: `words::facts`).
     let mut modes = Vec::new();
-    let mut local_size = None;
     for m in &module.execution_modes {
         if id(m.operands.first()) != Some(function) {
             continue;
         }
-        let Some(Operand::ExecutionMode(mode)) = m.operands.get(1) else {
-            continue;
-        };
-        modes.push(*mode);
-        match mode {
-            ExecutionMode::LocalSize => {
-                local_size = (2..5)
-                    .map(|k| lit(m.operands.get(k)).map(|v| v as u32))
-                    .collect::<Option<Vec<u32>>>()
-                    .map(|v| [v[0], v[1], v[2]]);
-            }
-            ExecutionMode::LocalSizeId => {
-                local_size = (2..5)
-                    .map(|k| {
-                        id(m.operands.get(k))
-                            .and_then(|c| r.constant(c))
-                            .map(|v| v as u32)
-                    })
-                    .collect::<Option<Vec<u32>>>()
-                    .map(|v| [v[0], v[1], v[2]]);
-            }
-            _ => {}
+        if let Some(Operand::ExecutionMode(mode)) = m.operands.get(1) {
+            modes.push(*mode);
         }
     }
-    // A constant decorated WorkgroupSize overrides the execution mode (SPIR-V 2.16, BuiltIn).
-    for (target, decs) in &r.decorations {
-        let is_wg = decs.iter().any(|d| {
-            matches!(
-                (d.operands.get(1), d.operands.get(2)),
-                (
-                    Some(Operand::Decoration(Decoration::BuiltIn)),
-                    Some(Operand::BuiltIn(BuiltIn::WorkgroupSize))
-                )
-            )
-        });
-        if !is_wg {
-            continue;
-        }
-        if let Some(c) = r.defs.get(target) {
-            local_size = c
-                .operands
-                .iter()
-                .map(|o| id(Some(o)).and_then(|x| r.constant(x)).map(|v| v as u32))
-                .collect::<Option<Vec<u32>>>()
-                .filter(|v| v.len() == 3)
-                .map(|v| [v[0], v[1], v[2]]);
-        }
-    }
+    let local_size = workgroup_size(module, function, &r.consts)?;
 
     // Buffers and push constants.
     let mut bindings = HashMap::new();

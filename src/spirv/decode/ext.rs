@@ -116,70 +116,76 @@ impl Decoder<'_> {
                 _ => None,
             })
             .collect();
+        use rspirv::spirv::GlslStd450Op as G;
         use Ext::*;
-        let f = match num {
-            1 => Round,
-            2 => RoundEven,
-            3 => Trunc,
-            4 => FAbs,
-            5 => SAbs,
-            6 => FSign,
-            7 => SSign,
-            8 => Floor,
-            9 => Ceil,
-            10 => Fract,
-            11 => Radians,
-            12 => Degrees,
-            13 => Sin,
-            14 => Cos,
-            15 => Tan,
-            16 => Asin,
-            17 => Acos,
-            18 => Atan,
-            19 => Sinh,
-            20 => Cosh,
-            21 => Tanh,
-            22 => Asinh,
-            23 => Acosh,
-            24 => Atanh,
-            25 => Atan2,
-            26 => Pow,
-            27 => Exp,
-            28 => Log,
-            29 => Exp2,
-            30 => Log2,
-            31 => Sqrt,
-            32 => InverseSqrt,
-            37 => FMin,
-            38 => UMin,
-            39 => SMin,
-            40 => FMax,
-            41 => UMax,
-            42 => SMax,
-            43 => FClamp,
-            44 => UClamp,
-            45 => SClamp,
-            46 => FMix,
-            48 => Step,
-            49 => SmoothStep,
-            50 => Fma,
-            53 => Ldexp,
-            54 => PackSnorm4x8,
-            55 => PackUnorm4x8,
-            56 => PackSnorm2x16,
-            57 => PackUnorm2x16,
-            58 => PackHalf2x16,
-            59 => PackDouble2x32,
-            60 => UnpackSnorm2x16,
-            61 => UnpackUnorm2x16,
-            62 => UnpackHalf2x16,
-            63 => UnpackSnorm4x8,
-            64 => UnpackUnorm4x8,
-            65 => UnpackDouble2x32,
-            66 => Length,
-            67 => Distance,
-            68 => Cross,
-            33 | 34 => {
+        let Some(g) = G::from_u32(num) else {
+            return Err(unsupported(format!(
+                "GLSL.std.450 instruction {num} (no such instruction)"
+            )));
+        };
+        let f = match g {
+            G::Round => Round,
+            G::RoundEven => RoundEven,
+            G::Trunc => Trunc,
+            G::FAbs => FAbs,
+            G::SAbs => SAbs,
+            G::FSign => FSign,
+            G::SSign => SSign,
+            G::Floor => Floor,
+            G::Ceil => Ceil,
+            G::Fract => Fract,
+            G::Radians => Radians,
+            G::Degrees => Degrees,
+            G::Sin => Sin,
+            G::Cos => Cos,
+            G::Tan => Tan,
+            G::Asin => Asin,
+            G::Acos => Acos,
+            G::Atan => Atan,
+            G::Sinh => Sinh,
+            G::Cosh => Cosh,
+            G::Tanh => Tanh,
+            G::Asinh => Asinh,
+            G::Acosh => Acosh,
+            G::Atanh => Atanh,
+            G::Atan2 => Atan2,
+            G::Pow => Pow,
+            G::Exp => Exp,
+            G::Log => Log,
+            G::Exp2 => Exp2,
+            G::Log2 => Log2,
+            G::Sqrt => Sqrt,
+            G::InverseSqrt => InverseSqrt,
+            G::FMin => FMin,
+            G::UMin => UMin,
+            G::SMin => SMin,
+            G::FMax => FMax,
+            G::UMax => UMax,
+            G::SMax => SMax,
+            G::FClamp => FClamp,
+            G::UClamp => UClamp,
+            G::SClamp => SClamp,
+            G::FMix => FMix,
+            G::Step => Step,
+            G::SmoothStep => SmoothStep,
+            G::Fma => Fma,
+            G::Ldexp => Ldexp,
+            G::PackSnorm4x8 => PackSnorm4x8,
+            G::PackUnorm4x8 => PackUnorm4x8,
+            G::PackSnorm2x16 => PackSnorm2x16,
+            G::PackUnorm2x16 => PackUnorm2x16,
+            G::PackHalf2x16 => PackHalf2x16,
+            G::PackDouble2x32 => PackDouble2x32,
+            G::UnpackSnorm2x16 => UnpackSnorm2x16,
+            G::UnpackUnorm2x16 => UnpackUnorm2x16,
+            G::UnpackHalf2x16 => UnpackHalf2x16,
+            G::UnpackSnorm4x8 => UnpackSnorm4x8,
+            G::UnpackUnorm4x8 => UnpackUnorm4x8,
+            G::UnpackDouble2x32 => UnpackDouble2x32,
+            G::Length => Length,
+            G::Distance => Distance,
+            G::Cross => Cross,
+            G::Determinant | G::MatrixInverse => {
                 // Determinant / MatrixInverse of a square matrix: the matrix's slots as one operand.
                 let m = self.value(arg_ids[0])?;
                 let t = self.type_of_value(arg_ids[0])?;
@@ -202,7 +208,7 @@ impl Decoder<'_> {
                     return Err(SpirvError::malformed("an instruction uses its own result"));
                 }
                 return Ok(Some(Inst::Ext {
-                    f: if num == 33 {
+                    f: if g == G::Determinant {
                         Determinant
                     } else {
                         MatrixInverse
@@ -216,14 +222,14 @@ impl Decoder<'_> {
                     relaxed: self.has_deco(rid, Decoration::RelaxedPrecision),
                 }));
             }
-            69 => Normalize,
-            73 => FindILsb,
-            74 => FindSMsb,
-            75 => FindUMsb,
-            79 => NMin,
-            80 => NMax,
-            81 => NClamp,
-            35 | 51 => {
+            G::Normalize => Normalize,
+            G::FindILsb => FindILsb,
+            G::FindSMsb => FindSMsb,
+            G::FindUMsb => FindUMsb,
+            G::NMin => NMin,
+            G::NMax => NMax,
+            G::NClamp => NClamp,
+            G::Modf | G::Frexp => {
                 // Modf / Frexp with an out pointer.
                 let x = self.value(arg_ids[0])?;
                 let (s, n) = self.sv_of(arg_ids[0])?;
@@ -235,7 +241,7 @@ impl Decoder<'_> {
                 let plan = self.plan(t, m)?;
                 let ptr = self.value(arg_ids[1])?;
                 return Ok(Some(Inst::ExtOut {
-                    frexp: num == 51,
+                    frexp: g == G::Frexp,
                     w: s.bits() as u8,
                     n,
                     d,
@@ -244,7 +250,7 @@ impl Decoder<'_> {
                     plan,
                 }));
             }
-            36 | 52 => {
+            G::ModfStruct | G::FrexpStruct => {
                 // ModfStruct / FrexpStruct: a struct of two members of x's shape (the second an
                 // integer of its own width for FrexpStruct).
                 let x = self.value(arg_ids[0])?;
@@ -270,7 +276,11 @@ impl Decoder<'_> {
                     return Err(SpirvError::malformed("an instruction uses its own result"));
                 }
                 return Ok(Some(Inst::Ext {
-                    f: if num == 36 { ModfStruct } else { FrexpStruct },
+                    f: if g == G::ModfStruct {
+                        ModfStruct
+                    } else {
+                        FrexpStruct
+                    },
                     s,
                     w1,
                     n,
@@ -280,21 +290,13 @@ impl Decoder<'_> {
                     relaxed: self.has_deco(rid, Decoration::RelaxedPrecision),
                 }));
             }
-            70 => FaceForward,
-            71 => Reflect,
-            72 => Refract,
+            G::FaceForward => FaceForward,
+            G::Reflect => Reflect,
+            G::Refract => Refract,
+            // IMix and the Interpolate* functions are not in the compute subset (IMix is
+            // reserved; interpolation needs a fragment shader).
             other => {
-                let name = [
-                    (47, "IMix"),
-                    (76, "InterpolateAtCentroid"),
-                    (77, "InterpolateAtSample"),
-                    (78, "InterpolateAtOffset"),
-                ]
-                .iter()
-                .find(|(n, _)| *n == other)
-                .map(|(_, s)| *s)
-                .unwrap_or("an unknown instruction");
-                return Err(unsupported(format!("GLSL.std.450 {name} ({other})")));
+                return Err(unsupported(format!("GLSL.std.450 {other:?} ({num})")));
             }
         };
         let first = *arg_ids

@@ -200,7 +200,6 @@ impl Decoder<'_> {
         &self,
         entry: u32,
     ) -> Result<([u32; 3], Mode, [bool; 3]), SpirvError> {
-        let mut size = None;
         let mut mode = Mode::Base;
         let mut denorm = [false; 3];
         for em in &self.m.execution_modes {
@@ -219,16 +218,6 @@ impl Decoder<'_> {
                 })
                 .collect();
             match m {
-                ExecutionMode::LocalSize if lits.len() == 3 => {
-                    size = Some([lits[0], lits[1], lits[2]])
-                }
-                ExecutionMode::LocalSizeId if lits.len() == 3 => {
-                    let mut s = [0u32; 3];
-                    for (k, id) in lits.iter().enumerate() {
-                        s[k] = self.const_u32(*id)?;
-                    }
-                    size = Some(s);
-                }
                 ExecutionMode::MaximallyReconvergesKHR => mode = Mode::Maximal,
                 ExecutionMode::SubgroupUniformControlFlowKHR if mode != Mode::Maximal => {
                     mode = Mode::Sucf
@@ -252,20 +241,26 @@ impl Decoder<'_> {
                 _ => {}
             }
         }
-        // A constant decorated WorkgroupSize overrides the execution mode (SPIR-V, BuiltIn).
-        for (id, v) in &self.ids {
-            if let Id::Const(c) = v {
-                if self.deco.get(id).is_some_and(|d| {
-                    d.iter().any(|(x, l)| {
-                        *x == Decoration::BuiltIn
-                            && l.first() == Some(&(BuiltIn::WorkgroupSize as u32))
-                    })
-                }) && c.bits.len() == 3
-                {
-                    size = Some([c.bits[0] as u32, c.bits[1] as u32, c.bits[2] as u32]);
+        // The workgroup size, folded as the device runner folds it (`words::facts`), from the
+        // specialization constants' values decoded here.
+        let spec: Vec<(u32, u64)> = self
+            .deco
+            .iter()
+            .filter_map(|(id, ds)| {
+                let sid = *ds
+                    .iter()
+                    .find(|(d, _)| *d == Decoration::SpecId)?
+                    .1
+                    .first()?;
+                match self.ids.get(id) {
+                    Some(Id::Const(c)) => Some((sid, *c.bits.first()?)),
+                    _ => None,
                 }
-            }
-        }
+            })
+            .collect();
+        let consts = crate::words::facts::Constants::new(self.m, &spec);
+        let size = crate::words::facts::workgroup_size(self.m, entry, &consts)
+            .map_err(SpirvError::malformed)?;
         let size = size.ok_or_else(|| {
             SpirvError::malformed("the entry point has no LocalSize, LocalSizeId or WorkgroupSize")
         })?;

@@ -422,112 +422,50 @@ impl Decoder<'_> {
         let undef = ids
             .iter()
             .any(|x| self.konst(*x).map(|c| c.any_undef()).unwrap_or(false));
-        let comp = |f: &dyn Fn(usize) -> Result<u64, SpirvError>| -> Result<Vec<u64>, SpirvError> {
-            (0..out_n).map(f).collect()
-        };
-        let w_of =
-            |c: &ConstVal| -> u8 { self.scalar_of(c.ty).map(|s| s.bits() as u8).unwrap_or(32) };
-        let int_bin = |o: IntBin| -> Result<Vec<u64>, SpirvError> {
-            let (a, b) = (arg(0)?, arg(1)?);
-            let w = w_of(a);
-            comp(&|k| {
-                scalar::int_bin(o, w, a.bits[k], b.bits[k])
-                    .map_err(|e| SpirvError::Setup(format!("specialization constant: {e}")))
+        // Component-wise operations: one definition, shared with the device runner's reading of
+        // the module (`words::facts`).
+        // (Operands of composite operations may be structs or arrays: their scalar is not used.)
+        let args: Vec<(crate::words::facts::Scalar, &[u64])> = ids
+            .iter()
+            .map(|x| {
+                let c = self.konst(*x)?;
+                Ok((
+                    self.scalar_of(c.ty).unwrap_or(Scalar::Bool).into(),
+                    &c.bits[..],
+                ))
             })
-        };
-        let int_cmp = |o: IntCmp| -> Result<Vec<u64>, SpirvError> {
-            let (a, b) = (arg(0)?, arg(1)?);
-            let w = w_of(a);
-            comp(&|k| Ok(scalar::b(scalar::int_cmp(o, w, a.bits[k], b.bits[k]))))
-        };
-        let bits = match op {
-            SOp::IAdd => int_bin(IntBin::Add)?,
-            SOp::ISub => int_bin(IntBin::Sub)?,
-            SOp::IMul => int_bin(IntBin::Mul)?,
-            SOp::UDiv => int_bin(IntBin::UDiv)?,
-            SOp::SDiv => int_bin(IntBin::SDiv)?,
-            SOp::UMod => int_bin(IntBin::UMod)?,
-            SOp::SRem => int_bin(IntBin::SRem)?,
-            SOp::SMod => int_bin(IntBin::SMod)?,
-            SOp::ShiftLeftLogical => int_bin(IntBin::Shl)?,
-            SOp::ShiftRightLogical => int_bin(IntBin::ShrL)?,
-            SOp::ShiftRightArithmetic => int_bin(IntBin::ShrA)?,
-            SOp::BitwiseAnd => int_bin(IntBin::And)?,
-            SOp::BitwiseOr => int_bin(IntBin::Or)?,
-            SOp::BitwiseXor => int_bin(IntBin::Xor)?,
-            SOp::IEqual => int_cmp(IntCmp::Eq)?,
-            SOp::INotEqual => int_cmp(IntCmp::Ne)?,
-            SOp::ULessThan => int_cmp(IntCmp::ULt)?,
-            SOp::SLessThan => int_cmp(IntCmp::SLt)?,
-            SOp::UGreaterThan => int_cmp(IntCmp::UGt)?,
-            SOp::SGreaterThan => int_cmp(IntCmp::SGt)?,
-            SOp::ULessThanEqual => int_cmp(IntCmp::ULe)?,
-            SOp::SLessThanEqual => int_cmp(IntCmp::SLe)?,
-            SOp::UGreaterThanEqual => int_cmp(IntCmp::UGe)?,
-            SOp::SGreaterThanEqual => int_cmp(IntCmp::SGe)?,
-            SOp::SNegate | SOp::Not => {
+            .collect::<Result<_, SpirvError>>()?;
+        let to = self.scalar_of(t).unwrap_or(Scalar::Bool);
+        let folded = crate::words::facts::fold_componentwise(*op, &args, to.into(), out_n);
+        let bits = match (folded, op) {
+            (Some(r), _) => {
+                r.map_err(|e| SpirvError::Setup(format!("specialization constant: {e}")))?
+            }
+            (None, SOp::FConvert) => {
+                // Float conversions (rounding to the narrower width) by the executor's rule.
                 let a = arg(0)?;
-                let w = w_of(a);
-                let o = if *op == SOp::SNegate {
-                    IntUn::Neg
-                } else {
-                    IntUn::Not
-                };
-                comp(&|k| Ok(scalar::int_un(o, w, a.bits[k])))?
-            }
-            SOp::LogicalAnd | SOp::LogicalOr | SOp::LogicalEqual | SOp::LogicalNotEqual => {
-                let (a, b) = (arg(0)?, arg(1)?);
-                comp(&|k| {
-                    let (x, y) = (a.bits[k] != 0, b.bits[k] != 0);
-                    Ok(scalar::b(match op {
-                        SOp::LogicalAnd => x && y,
-                        SOp::LogicalOr => x || y,
-                        SOp::LogicalEqual => x == y,
-                        _ => x != y,
-                    }))
-                })?
-            }
-            SOp::LogicalNot => {
-                let a = arg(0)?;
-                comp(&|k| Ok(scalar::b(a.bits[k] == 0)))?
-            }
-            SOp::Select => {
-                let (c, a, b) = (arg(0)?, arg(1)?, arg(2)?);
-                comp(&|k| {
-                    let ck = if c.bits.len() == 1 { 0 } else { k };
-                    Ok(if c.bits[ck] != 0 {
-                        a.bits[k]
-                    } else {
-                        b.bits[k]
+                let from = self.scalar_of(a.ty)?;
+                a.bits
+                    .iter()
+                    .map(|&x| {
+                        scalar::convert(Conv::FConvert, from, to, x)
+                            .map_err(|e| SpirvError::Setup(format!("specialization constant: {e}")))
                     })
-                })?
+                    .collect::<Result<Vec<u64>, SpirvError>>()?
             }
-            SOp::UConvert | SOp::SConvert | SOp::FConvert => {
-                let a = arg(0)?;
-                let (from, to) = (self.scalar_of(a.ty)?, self.scalar_of(t)?);
-                let o = match op {
-                    SOp::UConvert => Conv::UConvert,
-                    SOp::SConvert => Conv::SConvert,
-                    _ => Conv::FConvert,
-                };
-                comp(&|k| {
-                    scalar::convert(o, from, to, a.bits[k])
-                        .map_err(|e| SpirvError::Setup(format!("specialization constant: {e}")))
-                })?
-            }
-            SOp::CompositeExtract => {
+            (None, SOp::CompositeExtract) => {
                 let a = arg(0)?;
                 let (off, n) = self.composite_path(a.ty, &lits)?;
                 a.bits[off as usize..(off + n) as usize].to_vec()
             }
-            SOp::CompositeInsert => {
+            (None, SOp::CompositeInsert) => {
                 let (obj, a) = (arg(0)?, arg(1)?);
                 let (off, n) = self.composite_path(a.ty, &lits)?;
                 let mut v = a.bits.clone();
                 v[off as usize..(off + n) as usize].copy_from_slice(&obj.bits);
                 v
             }
-            SOp::VectorShuffle => {
+            (None, SOp::VectorShuffle) => {
                 let (a, b) = (arg(0)?, arg(1)?);
                 lits.iter()
                     .map(|&s| {
@@ -540,7 +478,7 @@ impl Decoder<'_> {
                     })
                     .collect()
             }
-            other => {
+            (None, other) => {
                 return Err(unsupported(format!(
                     "OpSpecConstantOp with {}",
                     op_name(*other)

@@ -80,11 +80,12 @@ impl Decoder<'_> {
         let op = i.class.opcode;
         let d = self.reg(i.result_id.unwrap_or(0))?;
         let scope = self.const_u32(id_at(i, 0)?)?;
-        if scope != 3 {
+        if scope != spirv::Scope::Subgroup as u32 {
             return Err(unsupported(format!(
-                "{} with scope {} (only Subgroup scope, 3)",
+                "{} with scope {} ({:?}; only Subgroup scope, 3)",
                 op_name(op),
-                scope
+                scope,
+                spirv::Scope::from_u32(scope)
             )));
         }
         let (rs, rn) = self.result_sv(i)?;

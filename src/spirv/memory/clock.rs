@@ -26,22 +26,25 @@ pub enum Family {
     Global = 1,
 }
 
-/// Memory semantics bits of SPIR-V (`MemorySemanticsMask`), the ones the interpreter reads.
+/// Memory semantics bits of SPIR-V (`MemorySemanticsMask`), the ones the interpreter reads (as
+/// rspirv names them).
 pub mod semantics {
+    use rspirv::spirv::MemorySemantics as M;
+
     /// Acquire
-    pub const ACQUIRE: u32 = 0x2;
+    pub const ACQUIRE: u32 = M::ACQUIRE.bits();
     /// Release
-    pub const RELEASE: u32 = 0x4;
+    pub const RELEASE: u32 = M::RELEASE.bits();
     /// AcquireRelease
-    pub const ACQUIRE_RELEASE: u32 = 0x8;
+    pub const ACQUIRE_RELEASE: u32 = M::ACQUIRE_RELEASE.bits();
     /// SequentiallyConsistent (treated as acquire and release)
-    pub const SEQ_CST: u32 = 0x10;
+    pub const SEQ_CST: u32 = M::SEQUENTIALLY_CONSISTENT.bits();
     /// UniformMemory: storage buffers (and physical storage buffers)
-    pub const UNIFORM_MEMORY: u32 = 0x40;
+    pub const UNIFORM_MEMORY: u32 = M::UNIFORM_MEMORY.bits();
     /// WorkgroupMemory
-    pub const WORKGROUP_MEMORY: u32 = 0x100;
+    pub const WORKGROUP_MEMORY: u32 = M::WORKGROUP_MEMORY.bits();
     /// ImageMemory
-    pub const IMAGE_MEMORY: u32 = 0x800;
+    pub const IMAGE_MEMORY: u32 = M::IMAGE_MEMORY.bits();
 
     /// Has release semantics.
     pub fn releases(s: u32) -> bool {
@@ -78,10 +81,11 @@ pub enum Scope {
 impl Scope {
     /// The scope of a SPIR-V scope literal (an unknown one is read as the widest).
     pub fn from_spirv(s: u32) -> Scope {
-        match s {
-            4 => Scope::Invocation,
-            3 => Scope::Subgroup,
-            2 => Scope::Workgroup,
+        use rspirv::spirv::Scope as S;
+        match S::from_u32(s) {
+            Some(S::Invocation) => Scope::Invocation,
+            Some(S::Subgroup) => Scope::Subgroup,
+            Some(S::Workgroup) => Scope::Workgroup,
             _ => Scope::Device,
         }
     }

@@ -10,7 +10,12 @@
 //!   aside — rspirv 0.13 refuses an `OpExtInst` outside a block — keeping what line information
 //!   needs: each `DebugSource`'s file name.
 //!
-//! Vulkan-free, so the device side and the model read a module the same way.
+//! Vulkan-free, so the device side and the model read a module the same way: [`facts`] folds
+//! specialization constants and the workgroup size with the integer rules of [`int`], which the
+//! interpreter executes too.
+
+pub mod facts;
+pub mod int;
 
 use rspirv::dr::Module;
 use std::collections::HashMap;
