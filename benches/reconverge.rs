@@ -7,7 +7,7 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use lockstep::model::{LaneOrder, SubgroupSize, WorkgroupLayout, WorkgroupShape};
-use lockstep::reconverge::gen::{programs, GenConfig};
+use lockstep::reconverge::r#gen::{programs, GenConfig};
 use lockstep::reconverge::{execute, LaneMap, Mode, Program};
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
@@ -89,7 +89,7 @@ fn device_loop(c: &mut Criterion) {
     use criterion::BatchSize;
     use lockstep::reconverge::campaign::{self, Device, Plan, Setup, ShrinkLimits, Source, Times};
     use lockstep::reconverge::device::{unsupported, Defaults, VulkanDevice};
-    use lockstep::reconverge::gen::variant;
+    use lockstep::reconverge::r#gen::variant;
     use lockstep::vulkan::Context;
     use std::time::Duration;
     let ctx = match Context::new(None) {

@@ -241,7 +241,7 @@ pub enum MergeError {
     },
 }
 
-fn arr<'a>(r: &'a Json, k: &str) -> impl Iterator<Item = &'a Json> {
+fn arr<'a>(r: &'a Json, k: &str) -> impl Iterator<Item = &'a Json> + use<'a> {
     r.get(k).and_then(Json::as_array).into_iter().flatten()
 }
 

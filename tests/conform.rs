@@ -209,7 +209,7 @@ fn model_equals_device(name: &str, cat: Category) {
 }
 
 macro_rules! model_equals_device {
-    ($($name:ident => $cat:expr),* $(,)?) => {$(
+    ($($name:ident => $cat:expr_2021),* $(,)?) => {$(
         #[test]
         fn $name() {
             model_equals_device(stringify!($name), $cat);

@@ -10,9 +10,9 @@ use lockstep::reconverge::campaign::{
     compare_batch, run, CampaignError, Device, Event, Plan, Setup, ShrinkLimits, Source, Times,
 };
 use lockstep::reconverge::compare::compare;
-use lockstep::reconverge::gen::{programs, GenConfig};
 use lockstep::reconverge::glsl::{RecordLayout, COUNTER_WORDS, SENTINEL};
 use lockstep::reconverge::layout::layout_dependence;
+use lockstep::reconverge::r#gen::{programs, GenConfig};
 use lockstep::reconverge::seed001::{
     self, allocation, allocation_fixed, TAG_ANY, TAG_ATOMIC, TAG_BASE, TAG_ELECT, TAG_MASK,
     TAG_OFFSET, TAG_SIZE, TAG_SLOT,
@@ -1046,7 +1046,7 @@ proptest! {
             Default::default(),
             proptest::test_runner::TestRng::from_seed(proptest::test_runner::RngAlgorithm::ChaCha, &bytes),
         );
-        let v = lockstep::reconverge::gen::variant(&p, &mut runner).unwrap();
+        let v = lockstep::reconverge::r#gen::variant(&p, &mut runner).unwrap();
         prop_assert_eq!(v.shape(), p.shape());
         prop_assert!(v.validate().is_ok());
         prop_assert_eq!(v.max_records(), p.max_records());
@@ -1243,7 +1243,7 @@ mod device {
         for p in sample(3) {
             ps.push(p.clone());
             for _ in 0..2 {
-                ps.push(lockstep::reconverge::gen::variant(&p, &mut runner).unwrap());
+                ps.push(lockstep::reconverge::r#gen::variant(&p, &mut runner).unwrap());
             }
         }
         let src = lockstep::reconverge::glsl::parametric_shader(

@@ -5,9 +5,9 @@
 #![cfg(feature = "vulkan")]
 mod spirv_support;
 use lockstep::model::{LaneOrder, SubgroupSize, WorkgroupLayout, WorkgroupShape};
-use lockstep::reconverge::gen::variant;
-use lockstep::reconverge::gen::{programs, GenConfig};
 use lockstep::reconverge::glsl::{parametric_shader, shader, RecordLayout};
+use lockstep::reconverge::r#gen::variant;
+use lockstep::reconverge::r#gen::{programs, GenConfig};
 use lockstep::reconverge::{execute, seed001, LaneMap, Mode, Program, Val};
 use lockstep::spirv::*;
 use proptest::prelude::*;

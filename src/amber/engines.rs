@@ -683,10 +683,11 @@ impl Backend for DeviceBackend {
         let mut lengths = Vec::with_capacity(buffers.len());
         for b in buffers.iter_mut() {
             lengths.push(b.data.len());
-            if let Some(&size) = declared.get(&(b.set, b.binding)) {
-                if (b.data.len() as u64) < size && size <= crate::amber::MAX_BUFFER_BYTES as u64 {
-                    b.data.resize(size as usize, 0);
-                }
+            if let Some(&size) = declared.get(&(b.set, b.binding))
+                && (b.data.len() as u64) < size
+                && size <= crate::amber::MAX_BUFFER_BYTES as u64
+            {
+                b.data.resize(size as usize, 0);
             }
         }
         let caps = &self.ctx.caps;

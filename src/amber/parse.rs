@@ -320,12 +320,12 @@ impl<'a> Lexer<'a> {
             let end = self.src[p..].find('\n').map_or(self.src.len(), |i| p + i);
             let text =
                 self.src[p..end].trim_start_matches(|c: char| c.is_ascii() && is_space(c as u8));
-            if let Some(rest) = text.strip_prefix("END") {
-                if rest.bytes().next().is_none_or(is_space) {
-                    self.pos = p;
-                    self.line += lines;
-                    return Some(&self.src[start..p]);
-                }
+            if let Some(rest) = text.strip_prefix("END")
+                && rest.bytes().next().is_none_or(is_space)
+            {
+                self.pos = p;
+                self.line += lines;
+                return Some(&self.src[start..p]);
             }
             if end >= self.src.len() {
                 return None;
@@ -1026,20 +1026,20 @@ impl<'a> Parser<'a> {
     /// for an integer type is taken when it is a whole number that fits.
     fn fill_number(&mut self, cmd: &str, what: &str, scalar: Scalar) -> PResult<Literal> {
         let (w, l) = self.word(cmd, what)?;
-        if !scalar.is_float() {
-            if let Some(Literal::Float(v)) = Literal::parse(w) {
-                if v.fract() == 0.0 && v.abs() < 1e30 {
-                    return self.literal(&format!("{}", v as i128), l, cmd, what, scalar);
-                }
-                return err(
-                    l,
-                    cmd,
-                    format!(
-                        "invalid {what}: {w} is not an integer ({} takes integers)",
-                        scalar.amber_name()
-                    ),
-                );
+        if !scalar.is_float()
+            && let Some(Literal::Float(v)) = Literal::parse(w)
+        {
+            if v.fract() == 0.0 && v.abs() < 1e30 {
+                return self.literal(&format!("{}", v as i128), l, cmd, what, scalar);
             }
+            return err(
+                l,
+                cmd,
+                format!(
+                    "invalid {what}: {w} is not an integer ({} takes integers)",
+                    scalar.amber_name()
+                ),
+            );
         }
         self.literal(w, l, cmd, what, scalar)
     }
@@ -1765,14 +1765,14 @@ impl<'a> Parser<'a> {
         };
         let mut t = self.next();
         let mut has_y = false;
-        if let (Tok::Word(w), l) = t {
-            if let Some(Literal::Int(y)) = Literal::parse(w) {
-                if y < 0 {
-                    return err(l, C, format!("invalid Y value in EXPECT command: {w}"));
-                }
-                has_y = true;
-                t = self.next();
+        if let (Tok::Word(w), l) = t
+            && let Some(Literal::Int(y)) = Literal::parse(w)
+        {
+            if y < 0 {
+                return err(l, C, format!("invalid Y value in EXPECT command: {w}"));
             }
+            has_y = true;
+            t = self.next();
         }
         if t.0 == Tok::Word("SIZE") {
             if !has_y {

@@ -330,10 +330,10 @@ fn exec(
                         .map(std::mem::take)
                         .unwrap_or_default();
                 }
-                if let Some(m) = out.mode {
-                    if !st.modes.iter().any(|(n, _)| *n == p.name) {
-                        st.modes.push((p.name.clone(), m));
-                    }
+                if let Some(m) = out.mode
+                    && !st.modes.iter().any(|(n, _)| *n == p.name)
+                {
+                    st.modes.push((p.name.clone(), m));
                 }
             }
             Command::Copy { from, to, .. } => {

@@ -236,9 +236,11 @@ fn separate_lavapipe_cache() {
         let dir = base.join(format!("lockstep-lavapipe-width-{width}"));
         // Mesa makes the last folder only; without it, it runs with no cache at all.
         if std::fs::create_dir_all(&dir).is_ok() {
-            std::env::set_var("MESA_SHADER_CACHE_DIR", dir);
+            // SAFETY: called first thing in `main`, before any thread exists (see above).
+            unsafe { std::env::set_var("MESA_SHADER_CACHE_DIR", dir) };
         } else {
-            std::env::set_var("MESA_SHADER_CACHE_DISABLE", "true");
+            // SAFETY: as above, no other thread exists yet.
+            unsafe { std::env::set_var("MESA_SHADER_CACHE_DISABLE", "true") };
         }
     }
 }

@@ -643,14 +643,14 @@ impl JobRun<'_> {
                 return None;
             }
         }
-        let words = match ob.read() {
+
+        match ob.read() {
             Ok(w) => Some(w.to_vec()),
             Err(e) => {
                 self.error(format!("reading results failed: {e}"));
                 None
             }
-        };
-        words
+        }
     }
 
     fn op_names(&self) -> Vec<String> {

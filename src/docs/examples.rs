@@ -248,10 +248,10 @@ impl Example {
             "--size".into(),
             self.size.to_string(),
         ];
-        if let Some(t) = self.ty {
-            if t != ValueType::U32 {
-                v.extend(["--type".into(), t.to_string()]);
-            }
+        if let Some(t) = self.ty
+            && t != ValueType::U32
+        {
+            v.extend(["--type".into(), t.to_string()]);
         }
         if self.active != self.size.full_mask() {
             v.extend(["--active".into(), self.active.to_string()]);
@@ -604,16 +604,16 @@ pub fn undefined_cases(op: &'static OpInfo) -> Vec<UndefinedCase> {
     let mut record = |ex: &Example, shown_in: Option<usize>| {
         let Ok(out) = ex.evaluate() else { return };
         for (lane, o) in out.iter().enumerate() {
-            if let Outcome::Undefined(r) = o {
-                if !found.iter().any(|c| c.key == r.key()) {
-                    found.push(UndefinedCase {
-                        key: r.key(),
-                        example: ex.clone(),
-                        lane: lane as u32,
-                        reason: *r,
-                        shown_in,
-                    });
-                }
+            if let Outcome::Undefined(r) = o
+                && !found.iter().any(|c| c.key == r.key())
+            {
+                found.push(UndefinedCase {
+                    key: r.key(),
+                    example: ex.clone(),
+                    lane: lane as u32,
+                    reason: *r,
+                    shown_in,
+                });
             }
         }
     };

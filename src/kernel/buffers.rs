@@ -86,13 +86,13 @@ impl HostBuffer {
                 bytes.len()
             )));
         }
-        if dtype == ScalarType::Bool {
-            if let Some(i) = bytes.iter().position(|&b| b > 1) {
-                return Err(BufferError::Shape(format!(
-                    "bool element {i} is the byte {}, not 0 or 1",
-                    bytes[i]
-                )));
-            }
+        if dtype == ScalarType::Bool
+            && let Some(i) = bytes.iter().position(|&b| b > 1)
+        {
+            return Err(BufferError::Shape(format!(
+                "bool element {i} is the byte {}, not 0 or 1",
+                bytes[i]
+            )));
         }
         Ok(HostBuffer {
             dtype,

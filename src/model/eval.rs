@@ -342,7 +342,7 @@ fn fold_op<S: Scalar, const N: usize, K: Sink<[S; N]>>(
     // Min/max over floats: a NaN result means every value used was NaN — undefined by the spec.
     let nan_check = S::TYPE.is_float() && matches!(b, BinOp::Min | BinOp::Max);
     macro_rules! go {
-        ($f:expr) => {
+        ($f:expr_2021) => {
             fold(set, input, sink, scan, [S::identity(b); N], nan_check, $f)
         };
     }
@@ -375,10 +375,8 @@ fn fold<S: Scalar, const N: usize, K: Sink<[S; N]>>(
         r
     };
     let mut emit = |l: u32, v: [S; N]| {
-        if nan_check {
-            if let Some(c) = v.iter().position(|c| c.is_nan()) {
-                return sink.undefined(l, Reason::AllNaN { component: c as u8 });
-            }
+        if nan_check && let Some(c) = v.iter().position(|c| c.is_nan()) {
+            return sink.undefined(l, Reason::AllNaN { component: c as u8 });
         }
         sink.value(l, v)
     };
@@ -526,7 +524,7 @@ fn check_operands(
 
 /// Dispatches a generic function over the 48 (scalar, components) combinations of a [`ValueType`].
 macro_rules! per_n {
-    ($S:ty, $n:expr, $f:ident, ($($a:expr),*)) => {
+    ($S:ty, $n:expr_2021, $f:ident, ($($a:expr_2021),*)) => {
         match $n {
             1 => $f::<$S, 1>($($a),*),
             2 => $f::<$S, 2>($($a),*),
@@ -536,7 +534,7 @@ macro_rules! per_n {
     };
 }
 macro_rules! dispatch_type {
-    ($vt:expr, $f:ident, $args:tt) => {
+    ($vt:expr_2021, $f:ident, $args:tt) => {
         match $vt.scalar_type() {
             ScalarType::Bool => per_n!(bool, $vt.components(), $f, $args),
             ScalarType::I8 => per_n!(i8, $vt.components(), $f, $args),

@@ -239,7 +239,7 @@ impl Scalar for bool {
 }
 
 macro_rules! float_scalar {
-    ($t:ty, $bits:ty, $tag:ident, $from:expr) => {
+    ($t:ty, $bits:ty, $tag:ident, $from:expr_2021) => {
         impl Scalar for $t {
             const TYPE: ScalarType = ScalarType::$tag;
             #[inline(always)]

@@ -154,11 +154,11 @@ impl LaneOrder {
         let mut seen: Vec<Vec<Placement>> = Vec::new();
         let mut out = Vec::new();
         for l in LaneOrder::all() {
-            if let Ok(w) = WorkgroupLayout::new(shape, size, l) {
-                if !seen.contains(&w.placements) {
-                    seen.push(w.placements.clone());
-                    out.push(l);
-                }
+            if let Ok(w) = WorkgroupLayout::new(shape, size, l)
+                && !seen.contains(&w.placements)
+            {
+                seen.push(w.placements.clone());
+                out.push(l);
             }
         }
         out

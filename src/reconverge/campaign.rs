@@ -15,10 +15,10 @@
 
 use crate::model::{SubgroupSize, WorkgroupShape};
 use crate::reconverge::compare::{compare, Comparison};
-use crate::reconverge::gen::{programs, shrink, variant, GenConfig};
 use crate::reconverge::glsl::{RecordLayout, COUNTER_WORDS};
 use crate::reconverge::mode::Mode;
 use crate::reconverge::program::Program;
+use crate::reconverge::r#gen::{programs, shrink, variant, GenConfig};
 use crate::reconverge::seed001;
 use proptest::prelude::Rng;
 use proptest::strategy::{BoxedStrategy, Strategy, ValueTree};
@@ -615,14 +615,14 @@ impl<'a, D: Device> Progress<'a, D> {
             let first = self.next_program;
             let index = first / plan.batch.max(1) as u64;
             self.next_program += k as u64;
-            if let Some(shard) = plan.shard {
-                if !shard.keeps(index) {
-                    // Another shard's batch: generated (the stream stays the same), not run.
-                    for i in 0..k as u64 {
-                        self.trees.remove(&(first + i));
-                    }
-                    continue;
+            if let Some(shard) = plan.shard
+                && !shard.keeps(index)
+            {
+                // Another shard's batch: generated (the stream stays the same), not run.
+                for i in 0..k as u64 {
+                    self.trees.remove(&(first + i));
                 }
+                continue;
             }
             let job = Job {
                 batch: self.sent,

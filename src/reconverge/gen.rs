@@ -97,7 +97,7 @@ fn draw<S: Strategy>(s: S, runner: &mut TestRunner) -> Result<S::Value, String> 
 /// and writes no more records than `p` (neither depends on a parameter).
 ///
 /// ```
-/// use lockstep::reconverge::gen::{programs, variant, GenConfig};
+/// use lockstep::reconverge::r#gen::{programs, variant, GenConfig};
 /// use proptest::strategy::{Strategy, ValueTree};
 /// use proptest::test_runner::TestRunner;
 /// let mut runner = TestRunner::deterministic();
@@ -222,7 +222,7 @@ pub fn stmt(cfg: GenConfig) -> BoxedStrategy<Stmt> {
 /// Random valid programs that write at most `cfg.max_records` records per invocation.
 ///
 /// ```
-/// use lockstep::reconverge::gen::{programs, GenConfig};
+/// use lockstep::reconverge::r#gen::{programs, GenConfig};
 /// use proptest::strategy::{Strategy, ValueTree};
 /// use proptest::test_runner::TestRunner;
 /// let mut runner = TestRunner::deterministic();
@@ -268,7 +268,7 @@ pub struct Shrunk {
 ///
 /// ```
 /// use lockstep::reconverge::compare::{Comparison, Mismatch};
-/// use lockstep::reconverge::gen::{programs, shrink, GenConfig};
+/// use lockstep::reconverge::r#gen::{programs, shrink, GenConfig};
 /// use proptest::strategy::{Strategy, ValueTree};
 /// use proptest::test_runner::TestRunner;
 /// // A stand-in for a device that gets every elect in `main` wrong.

@@ -26,7 +26,7 @@ pub mod compare;
 pub mod device;
 pub mod exec;
 pub mod flow;
-pub mod gen;
+pub mod r#gen;
 pub mod glsl;
 pub mod layout;
 pub mod mode;

@@ -663,10 +663,10 @@ impl Validator<'_> {
                             "switch #{id}: selector modulus 0"
                         )));
                     }
-                    if let Some(o) = outer {
-                        if o as usize >= loops {
-                            return Err(ProgramError::NoSuchLoop { outer: o, loops });
-                        }
+                    if let Some(o) = outer
+                        && o as usize >= loops
+                    {
+                        return Err(ProgramError::NoSuchLoop { outer: o, loops });
                     }
                     let mut seen = std::collections::HashSet::new();
                     stack.push(Breakable::Switch);

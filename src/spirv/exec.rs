@@ -875,10 +875,10 @@ impl<'d, 'k> Wg<'d, 'k> {
                     let a = o.tbase as usize * self.lanes;
                     let b = (o.tbase + o.words * 4 / o.unit) as usize * self.lanes;
                     self.ltaint[a..b].fill(u);
-                    if o.storage == Storage::Private {
-                        if let Some(init) = o.init {
-                            self.init_lane_object(ObjectId::new(i as u32), init, None);
-                        }
+                    if o.storage == Storage::Private
+                        && let Some(init) = o.init
+                    {
+                        self.init_lane_object(ObjectId::new(i as u32), init, None);
                     }
                 }
                 Storage::Workgroup => {
@@ -1280,10 +1280,10 @@ impl<'d, 'k> Wg<'d, 'k> {
             _ => return false,
         };
         // A header's own branch into its loop body counts too (`while (cond)` loops).
-        if let Merge::Loop { merge, .. } = blk.merge {
-            if targets.contains(&merge) {
-                return true;
-            }
+        if let Merge::Loop { merge, .. } = blk.merge
+            && targets.contains(&merge)
+        {
+            return true;
         }
         self.frames.iter().rev().any(|fr| match fr {
             Frame::Loop {
@@ -1992,10 +1992,8 @@ impl<'d, 'k> Wg<'d, 'k> {
             if rel {
                 self.rel_fence[s] = true;
             }
-            if acq {
-                if let Some(p) = self.pending[s].take() {
-                    self.knows[s].get_or_insert_with(Default::default).join(&p);
-                }
+            if acq && let Some(p) = self.pending[s].take() {
+                self.knows[s].get_or_insert_with(Default::default).join(&p);
             }
         });
     }

@@ -946,11 +946,11 @@ impl VarNames {
                 Type::Struct { members, .. } => {
                     let mut found = None;
                     for i in (0..members.len() as u32).rev() {
-                        if let Ok((mo, mt, ml)) = self.types.member(t, i) {
-                            if mo as u64 <= off {
-                                found = Some((i, mo, mt, ml));
-                                break;
-                            }
+                        if let Ok((mo, mt, ml)) = self.types.member(t, i)
+                            && mo as u64 <= off
+                        {
+                            found = Some((i, mo, mt, ml));
+                            break;
                         }
                     }
                     let Some((i, mo, mt, ml)) = found else {

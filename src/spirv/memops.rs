@@ -173,10 +173,10 @@ impl Wg<'_, '_> {
     /// Records the last writer of a buffer access (for reports).
     #[inline(always)]
     fn note_writer(&self, obj: ObjectId, sp: Space, at: u32, bytes: u32, s: usize, loc: LocId) {
-        if sp == Space::Global {
-            if let Some(b) = self.d.buffers[obj.index()].as_ref() {
-                b.wrote(units(at, bytes, b.unit), self.who(s), loc);
-            }
+        if sp == Space::Global
+            && let Some(b) = self.d.buffers[obj.index()].as_ref()
+        {
+            b.wrote(units(at, bytes, b.unit), self.who(s), loc);
         }
     }
 
@@ -204,10 +204,11 @@ impl Wg<'_, '_> {
         if sp == Space::Global && !self.d.ordered() {
             // A parallel run: only find out whether another invocation touches what this one
             // writes (or wrote what it reads); the ordered run checks it in full.
-            if let Some(b) = self.d.buffers[obj.index()].as_ref() {
-                if b.writable && !b.claim(us, who, kind != Kind::Read) {
-                    self.d.need_ordered();
-                }
+            if let Some(b) = self.d.buffers[obj.index()].as_ref()
+                && b.writable
+                && !b.claim(us, who, kind != Kind::Read)
+            {
+                self.d.need_ordered();
             }
             return Hits::default();
         }
@@ -908,11 +909,11 @@ impl Wg<'_, '_> {
                         self.d.mark_late((other.loc, other.who, obj, u));
                     }
                 }
-                if let Some(other) = hits.late_atomic_read {
-                    if new.map(|nv| nv != old).unwrap_or(false) {
-                        let u = off / self.unit_of(obj, sp);
-                        self.d.mark_late((other.loc, other.who, obj, u));
-                    }
+                if let Some(other) = hits.late_atomic_read
+                    && new.map(|nv| nv != old).unwrap_or(false)
+                {
+                    let u = off / self.unit_of(obj, sp);
+                    self.d.mark_late((other.loc, other.who, obj, u));
                 }
                 if new.is_some_and(|nv| nv != old) {
                     self.progress += 1;
@@ -924,14 +925,15 @@ impl Wg<'_, '_> {
                         AtomicOp::Store | AtomicOp::Exchange => tx,
                         _ => combine(told, combine(tx, tc)),
                     };
-                    if let Some(other) = hits.concurrent_atomic {
-                        if (acc.class == 0 || other.class() != acc.class) && nv != old {
-                            t = combine(
-                                t,
-                                self.prov(Cause::AtomicOrder, loc, Taint::NONE)
-                                    .order_dependent(),
-                            );
-                        }
+                    if let Some(other) = hits.concurrent_atomic
+                        && (acc.class == 0 || other.class() != acc.class)
+                        && nv != old
+                    {
+                        t = combine(
+                            t,
+                            self.prov(Cause::AtomicOrder, loc, Taint::NONE)
+                                .order_dependent(),
+                        );
                     }
                     if op == AtomicOp::FAdd {
                         t |= Taint::INEXACT;
@@ -993,19 +995,17 @@ impl Wg<'_, '_> {
                 self.syncs.remove(&key);
             }
         }
-        if reads {
-            if let Some(rec) = self.syncs.get(&key) {
-                if rec.knows.is_empty() || (rec.scope < Scope::Device && rec.wg != self.wg_linear) {
-                    return;
-                }
-                let k = rec.knows.clone();
-                let target = if semantics::acquires(sem) {
-                    &mut self.knows[s]
-                } else {
-                    &mut self.pending[s]
-                };
-                target.get_or_insert_with(Default::default).join(&k);
+        if reads && let Some(rec) = self.syncs.get(&key) {
+            if rec.knows.is_empty() || (rec.scope < Scope::Device && rec.wg != self.wg_linear) {
+                return;
             }
+            let k = rec.knows.clone();
+            let target = if semantics::acquires(sem) {
+                &mut self.knows[s]
+            } else {
+                &mut self.pending[s]
+            };
+            target.get_or_insert_with(Default::default).join(&k);
         }
         let _ = f;
     }

@@ -133,7 +133,7 @@ impl Wg<'_, '_> {
                     || matches!(op, FloatBin::Div | FloatBin::Rem | FloatBin::Mod);
                 let extra = if inexact { Taint::INEXACT } else { Taint::NONE };
                 macro_rules! fb {
-                    ($w:expr; $($o:ident),*) => {
+                    ($w:expr_2021; $($o:ident),*) => {
                         match op {
                             $(FloatBin::$o => self.map2(set, *n, *d, *a, *b, extra, loc, |x, y| Ok(scalar::float_bin(FloatBin::$o, $w, x, y))),)*
                         }

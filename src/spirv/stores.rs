@@ -46,10 +46,10 @@ pub fn construct_stores(
                         Inst::Move { d, a, .. } => (*d, *a),
                         _ => continue,
                     };
-                    if let Some(o) = ptr.get(&from).copied() {
-                        if ptr.insert(d, o) != Some(o) {
-                            changed = true;
-                        }
+                    if let Some(o) = ptr.get(&from).copied()
+                        && ptr.insert(d, o) != Some(o)
+                    {
+                        changed = true;
                     }
                 }
             }
@@ -104,10 +104,11 @@ pub fn construct_stores(
         }
         let mut s = HashSet::new();
         for b in funcs[f].blocks.iter().flat_map(|b| &b.insts) {
-            if let Inst::Call { f: c, .. } = b {
-                if depth < 64 && (*c as usize) < funcs.len() {
-                    s.extend(func_stores(*c as usize, funcs, own, memo, depth + 1));
-                }
+            if let Inst::Call { f: c, .. } = b
+                && depth < 64
+                && (*c as usize) < funcs.len()
+            {
+                s.extend(func_stores(*c as usize, funcs, own, memo, depth + 1));
             }
         }
         for (_, objs, _) in &own[f] {
@@ -131,10 +132,10 @@ pub fn construct_stores(
             while let Some(b) = stack.pop() {
                 let (_, o, call) = &own[fi][b as usize];
                 objs.extend(o.iter().copied());
-                if let Some(c) = call {
-                    if (*c as usize) < funcs.len() {
-                        objs.extend(func_stores(*c as usize, funcs, &own, &mut of_func, 0));
-                    }
+                if let Some(c) = call
+                    && (*c as usize) < funcs.len()
+                {
+                    objs.extend(func_stores(*c as usize, funcs, &own, &mut of_func, 0));
                 }
                 for t in successors(&f.blocks[b as usize].term) {
                     if t != merge && seen.insert(t) {

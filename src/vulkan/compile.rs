@@ -394,7 +394,7 @@ mod spirv_tools {
         is_text_source: bool,
     }
 
-    extern "C" {
+    unsafe extern "C" {
         fn spvParseTargetEnv(s: *const c_char, env: *mut c_int) -> bool;
         fn spvContextCreate(env: c_int) -> *mut c_void;
         fn spvContextDestroy(context: *mut c_void);

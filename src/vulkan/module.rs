@@ -352,12 +352,12 @@ impl Context {
                 "shaderSubgroupRotateClustered (VK_KHR_shader_subgroup_rotate), for OpGroupNonUniformRotateKHR with a cluster size",
             ));
         }
-        if let Some(op) = r.extended_type_op {
-            if !caps.subgroup_extended_types {
-                return Err(unsupported(format!(
+        if let Some(op) = r.extended_type_op
+            && !caps.subgroup_extended_types
+        {
+            return Err(unsupported(format!(
                     "shaderSubgroupExtendedTypes (VK_KHR_shader_subgroup_extended_types), for Op{op} on an 8/16/64-bit integer or 16-bit float"
                 )));
-            }
         }
         if let Some(op) = r.dynamic_broadcast {
             if r.version < (1, 5) {
@@ -410,13 +410,13 @@ impl Context {
                     caps.max_workgroup_invocations
                 )));
             }
-            if let Some(s) = d.required_subgroup_size {
-                if n > s as u64 * caps.max_workgroup_subgroups as u64 {
-                    return Err(unsupported(format!(
+            if let Some(s) = d.required_subgroup_size
+                && n > s as u64 * caps.max_workgroup_subgroups as u64
+            {
+                return Err(unsupported(format!(
                         "a workgroup of {n} invocations at subgroup size {s}: maxComputeWorkgroupSubgroups is {}",
                         caps.max_workgroup_subgroups
                     )));
-                }
             }
             if d.full_subgroups {
                 // VUID-VkPipelineShaderStageCreateInfo-flags-02758 and -02759.
@@ -727,18 +727,18 @@ impl Context {
                         "binding {set}.{binding} (`{name}`): the buffer is empty"
                     )));
                 }
-                if let Some(size) = info.and_then(|i| i.size).filter(|_| !array) {
-                    if (b.data.len() as u64) < size {
-                        let what = if info.is_some_and(|i| i.runtime_array) {
-                            "declares before its runtime array"
-                        } else {
-                            "declares"
-                        };
-                        return Err(input(format!(
+                if let Some(size) = info.and_then(|i| i.size).filter(|_| !array)
+                    && (b.data.len() as u64) < size
+                {
+                    let what = if info.is_some_and(|i| i.runtime_array) {
+                        "declares before its runtime array"
+                    } else {
+                        "declares"
+                    };
+                    return Err(input(format!(
                         "binding {set}.{binding} (`{name}`): the buffer has {} bytes, fewer than the {size} bytes the block {what}",
                         b.data.len()
                     )));
-                    }
                 }
                 let max = match kind {
                     DescriptorKind::Storage => props.max_storage_buffer_range as u64,

@@ -378,11 +378,11 @@ pub(crate) fn reflect(
         };
         let mut block = pointee;
         let mut array = false;
-        if let Some(t) = block.and_then(|t| r.defs.get(&t)) {
-            if matches!(t.class.opcode, Op::TypeArray | Op::TypeRuntimeArray) {
-                array = true;
-                block = id(t.operands.first());
-            }
+        if let Some(t) = block.and_then(|t| r.defs.get(&t))
+            && matches!(t.class.opcode, Op::TypeArray | Op::TypeRuntimeArray)
+        {
+            array = true;
+            block = id(t.operands.first());
         }
         let name = block
             .and_then(|b| r.names.get(&b))

@@ -15,36 +15,32 @@ impl Decoder<'_> {
                     }
                 }
                 SOp::Source => {
-                    if let Some(Operand::IdRef(f)) = i.operands.get(2) {
-                        if let Some(Id::Str(s)) = self.ids.get(f) {
-                            self.file.get_or_insert(s.clone());
-                        }
+                    if let Some(Operand::IdRef(f)) = i.operands.get(2)
+                        && let Some(Id::Str(s)) = self.ids.get(f)
+                    {
+                        self.file.get_or_insert(s.clone());
                     }
                 }
                 _ => {}
             }
         }
         for i in &self.m.debug_names {
-            if i.class.opcode == SOp::MemberName {
-                if let (
+            if i.class.opcode == SOp::MemberName
+                && let (
                     Some(Operand::IdRef(id)),
                     Some(Operand::LiteralBit32(m)),
                     Some(Operand::LiteralString(s)),
                 ) = (i.operands.first(), i.operands.get(1), i.operands.get(2))
-                {
-                    if !s.is_empty() {
-                        self.member_names.insert((*id, *m), s.clone());
-                    }
-                }
+                && !s.is_empty()
+            {
+                self.member_names.insert((*id, *m), s.clone());
             }
-            if i.class.opcode == SOp::Name {
-                if let (Some(Operand::IdRef(id)), Some(Operand::LiteralString(s))) =
+            if i.class.opcode == SOp::Name
+                && let (Some(Operand::IdRef(id)), Some(Operand::LiteralString(s))) =
                     (i.operands.first(), i.operands.get(1))
-                {
-                    if !s.is_empty() {
-                        self.names.insert(*id, s.clone());
-                    }
-                }
+                && !s.is_empty()
+            {
+                self.names.insert(*id, s.clone());
             }
         }
         for e in &self.m.ext_inst_imports {
@@ -279,19 +275,17 @@ impl Decoder<'_> {
             if matches!(
                 i.class.opcode,
                 SOp::SpecConstant | SOp::SpecConstantTrue | SOp::SpecConstantFalse
-            ) {
-                if let (Some(id), Some(t)) = (i.result_id, i.result_type) {
-                    if let Some(sid) = self.deco_lit(id, Decoration::SpecId) {
-                        let tn = match self.ids.get(&t) {
-                            Some(Id::Type(t)) => match self.types.get(*t) {
-                                Type::Scalar(s) => s.name(),
-                                _ => "?".into(),
-                            },
-                            _ => "?".into(),
-                        };
-                        v.push((sid, tn));
-                    }
-                }
+            ) && let (Some(id), Some(t)) = (i.result_id, i.result_type)
+                && let Some(sid) = self.deco_lit(id, Decoration::SpecId)
+            {
+                let tn = match self.ids.get(&t) {
+                    Some(Id::Type(t)) => match self.types.get(*t) {
+                        Type::Scalar(s) => s.name(),
+                        _ => "?".into(),
+                    },
+                    _ => "?".into(),
+                };
+                v.push((sid, tn));
             }
         }
         v.sort();

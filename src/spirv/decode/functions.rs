@@ -250,18 +250,15 @@ impl Decoder<'_> {
                                 };
                                 let mut lit = lit;
                                 // 64-bit selectors spell each literal as two words.
-                                if w == 64 {
-                                    if let (
+                                if w == 64
+                                    && let (
                                         Operand::LiteralBit32(lo),
                                         Some(Operand::LiteralBit32(hi)),
                                     ) = (&i.operands[k], i.operands.get(k + 1))
-                                    {
-                                        if matches!(i.operands.get(k + 2), Some(Operand::IdRef(_)))
-                                        {
-                                            lit = *lo as u64 | (*hi as u64) << 32;
-                                            k += 1;
-                                        }
-                                    }
+                                    && matches!(i.operands.get(k + 2), Some(Operand::IdRef(_)))
+                                {
+                                    lit = *lo as u64 | (*hi as u64) << 32;
+                                    k += 1;
                                 }
                                 let target = match i.operands.get(k + 1) {
                                     Some(Operand::IdRef(t)) => block_of(*t)?,
@@ -317,10 +314,10 @@ impl Decoder<'_> {
                     Ok(())
                 })();
                 r.map_err(|e| e.at(&at))?;
-                if op != SOp::Variable {
-                    if let Some(r) = i.result_id.and_then(|id| self.regs.get(&id)) {
-                        blk.defs.push(*r);
-                    }
+                if op != SOp::Variable
+                    && let Some(r) = i.result_id.and_then(|id| self.regs.get(&id))
+                {
+                    blk.defs.push(*r);
                 }
             }
             blocks.push(blk);
@@ -402,10 +399,10 @@ impl Decoder<'_> {
             storage,
             Storage::Function | Storage::Private | Storage::Workgroup
         );
-        if let (true, Some((t, _))) = (explicit, self.defs.get(&id)) {
-            if let Some(s) = self.deco_lit(*t, Decoration::ArrayStride) {
-                return Ok(s);
-            }
+        if let (true, Some((t, _))) = (explicit, self.defs.get(&id))
+            && let Some(s) = self.deco_lit(*t, Decoration::ArrayStride)
+        {
+            return Ok(s);
         }
         let (size, align) = self.types.size_align(pointee, m)?;
         Ok(size.div_ceil(align.max(1)) * align.max(1))
@@ -414,10 +411,10 @@ impl Decoder<'_> {
     /// The pointee type of a pointer operand (and its matrix layout context).
     pub(super) fn pointee(&self, id: u32) -> Result<(TypeId, MatrixLayout, Storage), SpirvError> {
         let m = self.ptr_layout.get(&id).copied().unwrap_or_default();
-        if let Some((t, _)) = self.defs.get(&id) {
-            if let Type::Pointer { pointee, storage } = self.types.get(self.ty(*t)?) {
-                return Ok((*pointee, m, *storage));
-            }
+        if let Some((t, _)) = self.defs.get(&id)
+            && let Type::Pointer { pointee, storage } = self.types.get(self.ty(*t)?)
+        {
+            return Ok((*pointee, m, *storage));
         }
         if let Some(Id::Var(o)) = self.ids.get(&id) {
             let o = &self.objects[o.index()];

@@ -299,10 +299,10 @@ impl Decoder<'_> {
                 {
                     bits = *lo as u64 | (*hi as u64) << 32;
                 }
-                if op == SOp::SpecConstant {
-                    if let Some(v) = self.spec_override(rid, s)? {
-                        bits = v;
-                    }
+                if op == SOp::SpecConstant
+                    && let Some(v) = self.spec_override(rid, s)?
+                {
+                    bits = v;
                 }
                 let bits = bits & scalar::mask(s.bits() as u8);
                 self.ids
@@ -314,10 +314,10 @@ impl Decoder<'_> {
             | SOp::SpecConstantFalse => {
                 let t = self.ty(i.result_type.unwrap_or(0))?;
                 let mut v = matches!(op, SOp::ConstantTrue | SOp::SpecConstantTrue) as u64;
-                if matches!(op, SOp::SpecConstantTrue | SOp::SpecConstantFalse) {
-                    if let Some(x) = self.spec_override(rid, Scalar::Bool)? {
-                        v = (x != 0) as u64;
-                    }
+                if matches!(op, SOp::SpecConstantTrue | SOp::SpecConstantFalse)
+                    && let Some(x) = self.spec_override(rid, Scalar::Bool)?
+                {
+                    v = (x != 0) as u64;
                 }
                 self.ids
                     .insert(rid, Id::Const(ConstVal::defined(t, vec![v])));
@@ -770,12 +770,12 @@ impl Decoder<'_> {
         match self.types.get(t) {
             Type::Struct { members, .. } => {
                 let last = members.len() as u32 - 1;
-                if let Some(mt) = members.last() {
-                    if let Type::RuntimeArray { .. } = self.types.get(*mt) {
-                        let (off, _, ml) = self.types.member(t, last)?;
-                        let (_, stride, _, _) = self.types.element(*mt, ml)?;
-                        return Ok(Some((off, stride)));
-                    }
+                if let Some(mt) = members.last()
+                    && let Type::RuntimeArray { .. } = self.types.get(*mt)
+                {
+                    let (off, _, ml) = self.types.member(t, last)?;
+                    let (_, stride, _, _) = self.types.element(*mt, ml)?;
+                    return Ok(Some((off, stride)));
                 }
                 Ok(None)
             }

@@ -140,7 +140,7 @@ fn unsupported(what: impl Into<String>) -> SpirvError {
 
 /// Refuses an instruction that reads its own result (SSA: a value is defined before it is used).
 macro_rules! check_ssa {
-    ($d:expr, $($a:expr),*) => {
+    ($d:expr_2021, $($a:expr_2021),*) => {
         $( if $d == $a { return Err(SpirvError::malformed("an instruction uses its own result")); } )*
     };
 }
@@ -254,14 +254,13 @@ impl<'m> Decoder<'m> {
     // ---------------------------------------------------------------- module-level checks
 
     fn check_module(&self) -> Result<(), SpirvError> {
-        if let Some(mm) = &self.m.memory_model {
-            if let Some(Operand::AddressingModel(a)) = mm.operands.first() {
-                if *a != spirv::AddressingModel::Logical {
-                    return Err(unsupported(format!(
-                        "addressing model {a:?} (only Logical: physical pointers are not interpreted)"
-                    )));
-                }
-            }
+        if let Some(mm) = &self.m.memory_model
+            && let Some(Operand::AddressingModel(a)) = mm.operands.first()
+            && *a != spirv::AddressingModel::Logical
+        {
+            return Err(unsupported(format!(
+                "addressing model {a:?} (only Logical: physical pointers are not interpreted)"
+            )));
         }
         for c in &self.m.capabilities {
             if let Some(Operand::Capability(cap)) = c.operands.first() {
@@ -275,10 +274,11 @@ impl<'m> Decoder<'m> {
             }
         }
         for e in &self.m.ext_inst_imports {
-            if let Some(Operand::LiteralString(s)) = e.operands.first() {
-                if s != "GLSL.std.450" && !s.starts_with("NonSemantic.") {
-                    return Err(unsupported(format!("extended instruction set \"{s}\"")));
-                }
+            if let Some(Operand::LiteralString(s)) = e.operands.first()
+                && s != "GLSL.std.450"
+                && !s.starts_with("NonSemantic.")
+            {
+                return Err(unsupported(format!("extended instruction set \"{s}\"")));
             }
         }
         Ok(())

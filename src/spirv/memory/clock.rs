@@ -204,10 +204,10 @@ impl Knowledge {
     /// Does an access `a` of workgroup `wg` (family `f`) happen-before whoever knows this?
     #[inline]
     pub fn covers(&self, a: &Access, wg: u32, f: Family) -> bool {
-        if let Ok(i) = self.slots.binary_search_by_key(&a.who, |e| e.0) {
-            if a.clock < self.slots[i].1 {
-                return true;
-            }
+        if let Ok(i) = self.slots.binary_search_by_key(&a.who, |e| e.0)
+            && a.clock < self.slots[i].1
+        {
+            return true;
         }
         if let Ok(i) = self.wgs.binary_search_by_key(&wg, |e| e.0) {
             let bound = match f {
