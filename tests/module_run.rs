@@ -658,8 +658,8 @@ OpFunctionEnd
     );
     let out = ctx.run_module(&d).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(as_u32s(&out.buffers[0]), (0..64).collect::<Vec<u32>>());
-    // 8 × 1000 = 8000 in x: past every device's maxComputeWorkGroupSize[0] (the guaranteed
-    // minimum is 128; lavapipe and the H100 allow 1024), named before the driver sees it.
+    // 8 × 1000 = 8000 in x: past the maxComputeWorkGroupSize[0] of the devices here (Vulkan
+    // guarantees 128; the H100 allows 1024), named before the driver sees it.
     let mut big = dispatch(
         &words,
         vec![buf(0, 0, DescriptorKind::Storage, vec![0; 8000 * 4])],
