@@ -715,3 +715,32 @@ fn the_files_of_a_module_have_no_import_cycles() {
         "import cycles between the files of a module: {found:?}"
     );
 }
+
+/// Issue 18 §8: no source file over 1,200 lines — a file a reader can hold, split by job (the
+/// decoder by phase and instruction family, the executor into dispatch, control flow and the
+/// generic register operations, the AmberScript reader by statement family). Every file of
+/// `src/` is counted; none is a data table today, so none is exempt.
+#[test]
+fn no_source_file_is_over_1200_lines() {
+    let mut files = Vec::new();
+    let mut dirs = vec![repo().join("src")];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                files.push(p);
+            }
+        }
+    }
+    assert!(files.len() > 100, "{} files found", files.len());
+    let long: Vec<String> = files
+        .iter()
+        .filter_map(|p| {
+            let n = std::fs::read_to_string(p).unwrap().lines().count();
+            (n > 1200).then(|| format!("{} ({n} lines)", p.display()))
+        })
+        .collect();
+    assert!(long.is_empty(), "files over 1,200 lines: {long:?}");
+}

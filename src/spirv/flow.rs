@@ -1,0 +1,997 @@
+//! Structured control flow, lane by lane: regions of a function, branches that split a flow,
+//! selection, switch and loop constructs, the merge and continue targets where lanes wait for
+//! each other, phis, calls, lost paths (a branch on an undefined value) and control barriers.
+//! Which lanes run together and whether the reconvergence model pins that down come from
+//! [`crate::reconverge::flow`].
+
+use crate::model::LaneMask;
+use crate::reconverge::Flow;
+use crate::spirv::error::SpirvError;
+use crate::spirv::exec::*;
+use crate::spirv::inst::*;
+use crate::spirv::memory::clock::semantics;
+use crate::spirv::memory::Knowledge;
+use crate::spirv::prov::{Cause, Taint};
+use std::sync::atomic::Ordering::Relaxed;
+
+impl Wg<'_, '_> {
+    /// Runs blocks of function `f` from `start` until every lane of `flow` has been deposited in a
+    /// frame (a merge, a continue target, a loop header, a return).
+    pub(crate) fn region(
+        &mut self,
+        f: FuncIdx,
+        start: BlockIdx,
+        flow: &mut Flow,
+    ) -> Result<(), SpirvError> {
+        let k = self.k;
+        let func = &k.funcs[f as usize];
+        let mut b = start;
+        loop {
+            if flow.is_empty() {
+                return Ok(());
+            }
+            if let Some(fr) = self.frame_of(b) {
+                self.deposit_to(fr, b, flow);
+                return Ok(());
+            }
+            let blk = &func.blocks[b as usize];
+            self.phis(blk, flow);
+            if let Merge::Loop { merge, cont } = blk.merge {
+                self.run_loop(f, b, merge, cont, flow)?;
+                b = merge;
+                continue;
+            }
+            self.body(blk, flow)?;
+            if let Merge::Selection(merge) = blk.merge {
+                self.selection(f, b, merge, flow)?;
+                b = merge;
+                continue;
+            }
+            match self.terminate(f, b, flow)? {
+                Some(next) => b = next,
+                None => return Ok(()),
+            }
+        }
+    }
+
+    /// The frame (stack index) a branch to `b` deposits into, if any: the innermost frame of the
+    /// current function whose merge, continue target or header (for back edges) is `b`.
+    pub(crate) fn frame_of(&self, b: BlockIdx) -> Option<usize> {
+        for (i, fr) in self.frames.iter().enumerate().rev() {
+            match fr {
+                Frame::Func { .. } => return None,
+                Frame::Sel { merge, .. } if *merge == b => return Some(i),
+                Frame::Loop {
+                    header,
+                    merge,
+                    cont,
+                    ..
+                } if *merge == b || *cont == b || *header == b => return Some(i),
+                _ => {}
+            }
+        }
+        None
+    }
+
+    /// Moves every lane of `flow` into frame `i`, as lanes arriving at block `target`.
+    pub(crate) fn deposit_to(&mut self, i: usize, target: BlockIdx, flow: &mut Flow) {
+        let taken = std::mem::replace(
+            flow,
+            Flow {
+                set: vec![LaneMask::EMPTY; self.groups],
+                sg: flow.sg.clone(),
+                wg: flow.wg,
+                amb: flow.amb.clone(),
+            },
+        );
+        match &mut self.frames[i] {
+            Frame::Sel { arrived, .. } => {
+                for (a, m) in arrived.iter_mut().zip(&taken.set) {
+                    *a = a.or(*m);
+                }
+            }
+            Frame::Loop {
+                header,
+                merge,
+                cont,
+                brk,
+                conts,
+                back,
+            } => {
+                if target == *merge {
+                    for (a, m) in brk.iter_mut().zip(&taken.set) {
+                        *a = a.or(*m);
+                    }
+                } else if target == *cont {
+                    conts.push(taken);
+                } else if target == *header {
+                    back.push(taken);
+                }
+            }
+            Frame::Func { ret } => ret.push(taken),
+        }
+    }
+
+    /// The header label id of the innermost construct of the current function (for branches
+    /// without a merge instruction of their own).
+    pub(crate) fn innermost_construct(&self, func: &Func, fallback: u32) -> u32 {
+        for fr in self.frames.iter().rev() {
+            match fr {
+                Frame::Func { .. } => break,
+                Frame::Loop { header, .. } => return func.blocks[*header as usize].label,
+                Frame::Sel { .. } => {}
+            }
+        }
+        fallback
+    }
+
+    /// Routes the lanes of `part` that branch from block `from` to `target`: deposited in a frame
+    /// (`Exit`) or staying in the region (`Inside`).
+    pub(crate) fn route(
+        &mut self,
+        func: &Func,
+        from: BlockIdx,
+        target: BlockIdx,
+        part: &mut Flow,
+    ) -> Route {
+        if func.has_phis {
+            let n = self.n;
+            each_lane(&part.set, n, |s| self.pred[s] = from);
+        }
+        match self.frame_of(target) {
+            Some(i) => {
+                self.deposit_to(i, target, part);
+                Route::Exit
+            }
+            None => Route::Inside,
+        }
+    }
+
+    /// Executes the terminator of a block that is not a header; returns the next block of the
+    /// region, if any lanes stay in it.
+    pub(crate) fn terminate(
+        &mut self,
+        f: FuncIdx,
+        b: BlockIdx,
+        flow: &mut Flow,
+    ) -> Result<Option<BlockIdx>, SpirvError> {
+        let k = self.k;
+        let func = &k.funcs[f as usize];
+        let blk = &func.blocks[b as usize];
+        match &blk.term {
+            Term::Branch(t) => Ok(match self.route(func, b, *t, flow) {
+                Route::Inside => Some(*t),
+                Route::Exit => None,
+            }),
+            Term::Cond { c, t, f: e } if t == e => Ok(match self.route(func, b, *t, flow) {
+                Route::Inside => Some(*t),
+                Route::Exit => None,
+            }),
+            Term::Cond { c, t, f: e } => {
+                let depth = self.frames.len() - 1;
+                let (tl, el) = self.split_cond(*c, flow, blk, depth);
+                let id = self.innermost_construct(func, blk.label);
+                let mut tf = flow.part(id, tl);
+                let mut ef = flow.part(id, el);
+                let mut inside = Vec::new();
+                for (target, part) in [(*t, &mut tf), (*e, &mut ef)] {
+                    if part.is_empty() {
+                        continue;
+                    }
+                    if let Route::Inside = self.route(func, b, target, part) {
+                        inside.push((target, part.clone()));
+                    }
+                }
+                match inside.len() {
+                    0 => {
+                        *flow = tf;
+                        flow.set.iter_mut().for_each(|m| *m = LaneMask::EMPTY);
+                        Ok(None)
+                    }
+                    1 => {
+                        let (t, part) = inside.pop().expect("one");
+                        *flow = part;
+                        Ok(Some(t))
+                    }
+                    _ => {
+                        if inside[0].0 == inside[1].0 {
+                            // Both sides go to the same block: no divergence at all.
+                            Ok(Some(inside[0].0))
+                        } else {
+                            Err(SpirvError::unsupported(
+                                "a conditional branch without a merge instruction whose two targets are both inside the construct (not structured)",
+                            )
+                            .at(self.d.loc(blk.term_loc)))
+                        }
+                    }
+                }
+            }
+            Term::Switch { .. } => {
+                Err(SpirvError::unsupported("OpSwitch without OpSelectionMerge")
+                    .at(self.d.loc(blk.term_loc)))
+            }
+            Term::Return | Term::ReturnValue(_) => {
+                if let (Term::ReturnValue(v), Some(ret)) = (&blk.term, func.ret) {
+                    self.copy_reg(ret, *v, func.ret_slots, &flow.set);
+                }
+                let i = self
+                    .frames
+                    .iter()
+                    .rposition(|f| matches!(f, Frame::Func { .. }))
+                    .expect("a function frame");
+                self.deposit_to(i, u32::MAX, flow);
+                Ok(None)
+            }
+            Term::Unreachable => {
+                self.d.find(Finding::Unreachable { loc: blk.term_loc });
+                let n = self.n;
+                let p = self.prov(
+                    Cause::LostPath {
+                        construct: blk.label,
+                    },
+                    blk.term_loc,
+                    Taint::NONE,
+                );
+                each_lane(&flow.set, n, |s| self.lost_taint[s] = p);
+                self.any_lost = true;
+                for g in 0..self.groups {
+                    if !flow.set[g].is_empty() {
+                        self.lost.lose(g, blk.label);
+                    }
+                }
+                flow.set.iter_mut().for_each(|m| *m = LaneMask::EMPTY);
+                Ok(None)
+            }
+        }
+    }
+
+    /// Splits lanes by a bool register; lanes whose condition is undefined are *lost* (their path
+    /// is not pinned down) and go the way the value the model computed says: one execution the
+    /// spec allows where the value comes from a choice (an unpinned tangle), some path otherwise.
+    /// `depth` is the frame of the construct the branch belongs to.
+    pub(crate) fn split_cond(
+        &mut self,
+        c: Reg,
+        flow: &Flow,
+        blk: &Block,
+        depth: usize,
+    ) -> (Vec<LaneMask>, Vec<LaneMask>) {
+        let mut t = vec![LaneMask::EMPTY; self.groups];
+        let mut e = vec![LaneMask::EMPTY; self.groups];
+        let base = self.regs.base(c);
+        let dirty = self.regs.dirty(c);
+        let mut waits = false;
+        for g in 0..self.groups {
+            for l in flow.set[g].iter() {
+                let s = g * self.n + l as usize;
+                let tv = if dirty {
+                    self.regs.taint[base + s]
+                } else {
+                    Taint::NONE
+                };
+                if tv.has_prov() {
+                    self.lose_lane(s, g, blk.label, blk.term_loc, tv, depth);
+                    waits = waits
+                        || (tv.is_order()
+                            && self.d.provs.chain(tv).last().map(|p| p.cause.clone())
+                                == Some(Cause::WorkgroupOrder));
+                }
+                if self.regs.vals[base + s] != 0 {
+                    t[g] = t[g].with(l);
+                } else {
+                    e[g] = e[g].with(l);
+                }
+            }
+        }
+        if waits && self.leaves_a_loop(blk) {
+            // A loop's exit decided by what another workgroup wrote: waiting for it.
+            self.d.find(Finding::SpinWait {
+                loc: blk.term_loc,
+                workgroup: self.wg_id,
+                stuck: false,
+            });
+        }
+        (t, e)
+    }
+
+    /// Does one of the block's branch targets leave a loop (its merge) or go round it again (its
+    /// header or continue target)?
+    pub(crate) fn leaves_a_loop(&self, blk: &Block) -> bool {
+        let targets = match &blk.term {
+            Term::Cond { t, f, .. } => [*t, *f],
+            _ => return false,
+        };
+        // A header's own branch into its loop body counts too (`while (cond)` loops).
+        if let Merge::Loop { merge, .. } = blk.merge
+            && targets.contains(&merge)
+        {
+            return true;
+        }
+        self.frames.iter().rev().any(|fr| match fr {
+            Frame::Loop {
+                header,
+                merge,
+                cont,
+                ..
+            } => targets
+                .iter()
+                .any(|x| x == merge || x == header || x == cont),
+            _ => false,
+        })
+    }
+
+    pub(crate) fn lose_lane(
+        &mut self,
+        s: usize,
+        g: usize,
+        construct: u32,
+        loc: LocId,
+        taint: Taint,
+        depth: usize,
+    ) {
+        self.lost_depth[s] = self.lost_depth[s].min(depth as u32);
+        self.paths_not_taken(construct, loc, taint);
+        if !crate::spirv::prov::is_undefined(taint) {
+            // A branch on an order-dependent value (an atomic's result): legal, and the path is
+            // this execution's; what the invocation writes on it depends on the order.
+            if self.lost_taint[s].is_none() {
+                let p = self.prov(Cause::OrderPath { construct }, loc, taint);
+                self.lost_taint[s] = p.order_dependent();
+                self.any_lost = true;
+            }
+            return;
+        }
+        if !crate::spirv::prov::is_undefined(self.lost_taint[s]) {
+            let p = self.prov(Cause::LostPath { construct }, loc, taint);
+            self.lost_taint[s] = p;
+            self.any_lost = true;
+            self.d.find(Finding::LostPath {
+                construct,
+                loc,
+                taint,
+                slot: self.who(s) - 1,
+            });
+        }
+        self.lost.lose(g, construct);
+    }
+
+    /// A branch whose direction is not pinned down (undefined): what the construct's other paths
+    /// may store is noted, so that elements this execution never wrote are not reported as holding
+    /// a defined value.
+    pub(crate) fn paths_not_taken(&self, construct: u32, loc: LocId, taint: Taint) {
+        let Some(objs) = self.k.construct_stores.get(&construct) else {
+            return;
+        };
+        // Only where the branch is undefined: an order-dependent branch's other way is another
+        // order's, which `--schedules` explores; it may be one no legal order takes (message
+        // passing's `if (flag > data)`).
+        if !crate::spirv::prov::is_undefined(taint) {
+            return;
+        }
+        let p = self.prov(Cause::PathNotTaken { construct }, loc, taint);
+        let mut m = self
+            .d
+            .maybe_written
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        for o in objs {
+            let e = m.entry(*o).or_insert(p);
+            *e = crate::spirv::prov::combine(*e, p);
+        }
+    }
+
+    pub(crate) fn selection(
+        &mut self,
+        f: FuncIdx,
+        b: BlockIdx,
+        merge: BlockIdx,
+        flow: &mut Flow,
+    ) -> Result<(), SpirvError> {
+        let k = self.k;
+        let func = &k.funcs[f as usize];
+        let blk = &func.blocks[b as usize];
+        let id = blk.label;
+        let entry = flow.clone();
+        let parts: Vec<(BlockIdx, Flow)> = match &blk.term {
+            Term::Cond { c, t, f: e } => {
+                let depth = self.frames.len();
+                let (tl, el) = self.split_cond(*c, flow, blk, depth);
+                vec![(*t, entry.part(id, tl)), (*e, entry.part(id, el))]
+            }
+            Term::Switch {
+                sel,
+                w,
+                default,
+                cases,
+            } => {
+                let (targets, values, parts) =
+                    self.split_switch(*sel, *w, *default, cases, flow, blk);
+                let flows = entry.switch(id, self.n, &values, parts);
+                targets.into_iter().zip(flows).collect()
+            }
+            Term::Branch(t) => vec![(*t, entry.clone())],
+            _ => {
+                return Err(SpirvError::malformed(
+                    "a selection header must end with a branch or switch",
+                )
+                .at(self.d.loc(blk.term_loc)))
+            }
+        };
+        self.frames.push(Frame::Sel {
+            merge,
+            arrived: vec![LaneMask::EMPTY; self.groups],
+        });
+        for (target, mut part) in parts {
+            if part.is_empty() {
+                continue;
+            }
+            match self.route(func, b, target, &mut part) {
+                Route::Exit => {}
+                Route::Inside => self.region(f, target, &mut part)?,
+            }
+        }
+        let Some(Frame::Sel { arrived, .. }) = self.frames.pop() else {
+            unreachable!("selection frame")
+        };
+        if self.any_lost && self.d.cfg.lost_paths_end {
+            self.end_lost_paths(blk, &arrived);
+        }
+        *flow = entry.merge(id, [&arrived]);
+        Ok(())
+    }
+
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn split_switch(
+        &mut self,
+        sel: Reg,
+        w: u8,
+        default: BlockIdx,
+        cases: &[(u64, BlockIdx)],
+        flow: &Flow,
+        blk: &Block,
+    ) -> (Vec<BlockIdx>, Vec<u32>, Vec<Vec<LaneMask>>) {
+        // One part per distinct target (several literals may share a target), default last.
+        let mut targets: Vec<BlockIdx> = Vec::new();
+        for (_, t) in cases {
+            if !targets.contains(t) && *t != default {
+                targets.push(*t);
+            }
+        }
+        targets.push(default);
+        let mut parts = vec![vec![LaneMask::EMPTY; self.groups]; targets.len()];
+        let mut values = vec![0u32; self.lanes];
+        let base = self.regs.base(sel);
+        let dirty = self.regs.dirty(sel);
+        let m = crate::spirv::scalar::mask(w);
+        for g in 0..self.groups {
+            for l in flow.set[g].iter() {
+                let s = g * self.n + l as usize;
+                let tv = if dirty {
+                    self.regs.taint[base + s]
+                } else {
+                    Taint::NONE
+                };
+                let v = self.regs.vals[base + s] & m;
+                if tv.has_prov() {
+                    let depth = self.frames.len();
+                    self.lose_lane(s, g, blk.label, blk.term_loc, tv, depth);
+                }
+                let target = cases
+                    .iter()
+                    .find(|(lit, _)| *lit == v)
+                    .map(|c| c.1)
+                    .unwrap_or(default);
+                // Selector values as the uniformity rule sees them (distinct values stay distinct).
+                values[s] = (v as u32) ^ ((v >> 32) as u32).rotate_left(7);
+                let k = targets
+                    .iter()
+                    .position(|t| *t == target)
+                    .unwrap_or(targets.len() - 1);
+                parts[k][g] = parts[k][g].with(l);
+            }
+        }
+        (targets, values, parts)
+    }
+
+    pub(crate) fn run_loop(
+        &mut self,
+        f: FuncIdx,
+        header: BlockIdx,
+        merge: BlockIdx,
+        cont: BlockIdx,
+        flow: &mut Flow,
+    ) -> Result<(), SpirvError> {
+        let k = self.k;
+        let func = &k.funcs[f as usize];
+        let hblk = &func.blocks[header as usize];
+        let id = hblk.label;
+        let entry = flow.clone();
+        self.frames.push(Frame::Loop {
+            header,
+            merge,
+            cont,
+            brk: vec![LaneMask::EMPTY; self.groups],
+            conts: Vec::new(),
+            back: Vec::new(),
+        });
+        let fi = self.frames.len() - 1;
+        let mut cur = flow.clone();
+        let mut first = true;
+        let mut iterations = 0u64;
+        let mut last_state: Option<(u64, u64)> = None;
+        loop {
+            if !first {
+                self.phis(hblk, &cur);
+            }
+            first = false;
+            iterations += 1;
+            if iterations > SPIN_CHECK_AFTER {
+                // Round after round with the same state and no write that changed shared or
+                // global memory: the loop goes round forever unless another workgroup writes.
+                let state = (self.loop_state(hblk, &cur), self.progress);
+                if last_state == Some(state) {
+                    return Err(self.stuck(hblk));
+                }
+                last_state = Some(state);
+            }
+            let header_amb = cur.amb.clone();
+            // The header block's body and terminator, then the rest of the loop body.
+            self.body(hblk, &mut cur)?;
+            let mut body = cur.clone();
+            if let Some(next) = self.terminate(f, header, &mut body)? {
+                self.region(f, next, &mut body)?;
+            }
+            // Continue target: every flow that reached it.
+            let conts = match &mut self.frames[fi] {
+                Frame::Loop { conts, .. } => std::mem::take(conts),
+                _ => unreachable!("loop frame"),
+            };
+            if !conts.is_empty() {
+                let mut at_cont = Flow::join(id, &conts, header_amb.clone());
+                if cont == header {
+                    // A loop whose continue target is its header: the back edge is the join.
+                    if let Frame::Loop { back, .. } = &mut self.frames[fi] {
+                        back.push(at_cont);
+                    }
+                } else {
+                    self.phis(&func.blocks[cont as usize], &at_cont);
+                    self.continue_construct(f, cont, &mut at_cont)?;
+                }
+            }
+            let backs = match &mut self.frames[fi] {
+                Frame::Loop { back, .. } => std::mem::take(back),
+                _ => unreachable!("loop frame"),
+            };
+            if backs.is_empty() || backs.iter().all(|b| b.is_empty()) {
+                break;
+            }
+            cur = Flow::join(id, &backs, header_amb);
+            self.check_steps(hblk)?;
+        }
+        let Some(Frame::Loop { brk, .. }) = self.frames.pop() else {
+            unreachable!("loop frame")
+        };
+        if self.any_lost && self.d.cfg.lost_paths_end {
+            self.end_lost_paths(hblk, &brk);
+        }
+        *flow = entry.merge(id, [&brk]);
+        Ok(())
+    }
+
+    /// Runs the continue construct from `cont` until its lanes go back to the header or leave.
+    pub(crate) fn continue_construct(
+        &mut self,
+        f: FuncIdx,
+        cont: BlockIdx,
+        flow: &mut Flow,
+    ) -> Result<(), SpirvError> {
+        // `region` would deposit lanes arriving at `cont` into the frame again: run the
+        // continue target's own block first, then continue from its successor.
+        let k = self.k;
+        let func = &k.funcs[f as usize];
+        let blk = &func.blocks[cont as usize];
+        if blk.merge != Merge::None {
+            // A continue target that heads a construct of its own: run it as a region start.
+            if let Merge::Selection(merge) = blk.merge {
+                self.body(blk, flow)?;
+                self.selection(f, cont, merge, flow)?;
+                return self.region(f, merge, flow);
+            }
+            if let Merge::Loop { merge, cont: c2 } = blk.merge {
+                self.run_loop(f, cont, merge, c2, flow)?;
+                return self.region(f, merge, flow);
+            }
+        }
+        self.body(blk, flow)?;
+        match self.terminate(f, cont, flow)? {
+            Some(next) => self.region(f, next, flow),
+            None => Ok(()),
+        }
+    }
+
+    /// A hash of a loop's state at its header: which lanes run, and the values (for them) of every
+    /// register the loop defines.
+    pub(crate) fn loop_state(&self, hblk: &Block, flow: &Flow) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        for m in &flow.set {
+            m.0.hash(&mut h);
+        }
+        let n = self.n;
+        for &r in &hblk.loop_defs {
+            let base = self.regs.base(r);
+            for c in 0..self.regs.slots(r) as usize {
+                let row = base + c * self.lanes;
+                each_lane(&flow.set, n, |s| self.regs.vals[row + s].hash(&mut h));
+            }
+        }
+        h.finish()
+    }
+
+    /// A loop that goes round with nothing changing: a finding, and the end of the run. (In a
+    /// parallel run another thread may still write what it waits for: the run is redone in order,
+    /// where nothing else runs meanwhile.)
+    pub(crate) fn stuck(&self, hblk: &Block) -> SpirvError {
+        if !self.d.ordered() {
+            self.d.need_ordered();
+            return SpirvError::Stopped {
+                why: ABANDONED.into(),
+                at: self.d.loc(hblk.term_loc).clone(),
+            };
+        }
+        self.d.find(Finding::SpinWait {
+            loc: hblk.term_loc,
+            workgroup: self.wg_id,
+            stuck: true,
+        });
+        SpirvError::Stopped {
+            why: format!(
+                "workgroup ({}, {}, {}) goes round this loop with nothing changing: it waits for a value no invocation that can still run will write — a spin-wait on another workgroup (Vulkan gives no forward-progress guarantee between workgroups; here the workgroups ran one after another, in order) or a loop that never ends",
+                self.wg_id[0], self.wg_id[1], self.wg_id[2]
+            ),
+            at: self.d.loc(hblk.term_loc).clone(),
+        }
+    }
+
+    pub(crate) fn check_steps(&self, blk: &Block) -> Result<(), SpirvError> {
+        if !self.d.ordered() && self.d.conflict.load(Relaxed) {
+            // This parallel run will be redone in order: stop working on it.
+            return Err(SpirvError::Stopped {
+                why: ABANDONED.into(),
+                at: self.d.loc(blk.term_loc).clone(),
+            });
+        }
+        if self.steps > self.d.cfg.max_steps {
+            return Err(SpirvError::Stopped {
+                why: format!(
+                    "workgroup ({}, {}, {}) executed more than {} lane-instructions (--max-steps): an infinite loop?",
+                    self.wg_id[0], self.wg_id[1], self.wg_id[2], self.d.cfg.max_steps
+                ),
+                at: self.d.loc(blk.term_loc).clone(),
+            });
+        }
+        Ok(())
+    }
+
+    pub(crate) fn phis(&mut self, blk: &Block, flow: &Flow) {
+        if self.any_phi_taint {
+            self.phis_after_lost(blk, flow);
+            return;
+        }
+        self.phis_plain(blk, flow);
+    }
+
+    pub(crate) fn phis_plain(&mut self, blk: &Block, flow: &Flow) {
+        if blk.phis.is_empty() {
+            return;
+        }
+        // Phis read their inputs before any of them writes (they are parallel copies).
+        let lanes = self.lanes;
+        let n = self.n;
+        let total: usize = blk.phis.iter().map(|p| p.n as usize).sum();
+        self.scratch.resize(total * lanes, 0);
+        self.scratch_t.resize(total * lanes, Taint::NONE);
+        let mut at = 0usize;
+        let mut any_taint = vec![false; blk.phis.len()];
+        for (pi, p) in blk.phis.iter().enumerate() {
+            for g in 0..self.groups {
+                for l in flow.set[g].iter() {
+                    let s = g * n + l as usize;
+                    let pred = self.pred[s];
+                    let src = p
+                        .incoming
+                        .iter()
+                        .find(|(b, _)| *b == pred)
+                        .map(|x| x.1)
+                        .unwrap_or(p.incoming[0].1);
+                    let sb = self.regs.base(src);
+                    let sd = self.regs.dirty(src);
+                    for c in 0..p.n as usize {
+                        self.scratch[(at + c) * lanes + s] = self.regs.vals[sb + c * lanes + s];
+                        let t = if sd {
+                            self.regs.taint[sb + c * lanes + s]
+                        } else {
+                            Taint::NONE
+                        };
+                        self.scratch_t[(at + c) * lanes + s] = t;
+                        any_taint[pi] |= !t.is_none();
+                    }
+                }
+            }
+            at += p.n as usize;
+        }
+        let mut at = 0usize;
+        for (pi, p) in blk.phis.iter().enumerate() {
+            let db = self.regs.base(p.d);
+            if any_taint[pi] {
+                self.regs.make_dirty(p.d);
+            }
+            let dirty = self.regs.dirty(p.d);
+            for c in 0..p.n as usize {
+                let row = db + c * lanes;
+                let srow = (at + c) * lanes;
+                each_lane(&flow.set, n, |s| {
+                    self.regs.vals[row + s] = self.scratch[srow + s];
+                    if dirty {
+                        self.regs.taint[row + s] = self.scratch_t[srow + s];
+                    }
+                });
+            }
+            at += p.n as usize;
+        }
+    }
+
+    /// Phis of the block entered by lanes whose lost path just ended: the predecessor they came
+    /// from was not pinned down, so neither is the value each phi picks.
+    pub(crate) fn phis_after_lost(&mut self, blk: &Block, flow: &Flow) {
+        if !blk.phis.is_empty() {
+            let saved = std::mem::take(&mut self.phi_taint);
+            let lanes = self.lanes;
+            let n = self.n;
+            self.phis_plain(blk, flow);
+            for p in &blk.phis {
+                self.regs.make_dirty(p.d);
+                let db = self.regs.base(p.d);
+                for c in 0..p.n as usize {
+                    let row = db + c * lanes;
+                    each_lane(&flow.set, n, |s| {
+                        if !saved[s].is_none() {
+                            self.regs.taint[row + s] =
+                                crate::spirv::prov::combine(saved[s], self.regs.taint[row + s]);
+                        }
+                    });
+                }
+            }
+            self.phi_taint = saved;
+        }
+        let n = self.n;
+        each_lane(&flow.set, n, |s| self.phi_taint[s] = Taint::NONE);
+        self.any_phi_taint = self.phi_taint.iter().any(|t| !t.is_none());
+    }
+
+    /// Gives lanes in `set` that are lost the taint of their path on register `r`.
+    pub(crate) fn taint_lost(&mut self, r: Reg, slots: u32, set: &[LaneMask]) {
+        let lanes = self.lanes;
+        let n = self.n;
+        self.regs.make_dirty(r);
+        let base = self.regs.base(r);
+        for c in 0..slots as usize {
+            let row = base + c * lanes;
+            each_lane(set, n, |s| {
+                let l = self.lost_taint[s];
+                if !l.is_none() {
+                    self.regs.taint[row + s] =
+                        crate::spirv::prov::combine(l, self.regs.taint[row + s]);
+                }
+            });
+        }
+    }
+
+    /// The construct headed by `hdr` (frame `self.frames.len()`, just popped) is over and `arrived`
+    /// reached its merge. A lane that lost its path inside it is back on a pinned-down path when
+    /// the construct cannot be left another way (every path it might have taken ends at this
+    /// merge, assuming it terminates): its path is no longer lost, but what it computed on the way
+    /// is — the phis of the merge block and, for a loop, every register the loop defined. A lane
+    /// that may have left another way stays lost, now at the enclosing construct.
+    pub(crate) fn end_lost_paths(&mut self, hdr: &Block, arrived: &[LaneMask]) {
+        let depth = self.frames.len() as u32;
+        let n = self.n;
+        let mut ended = vec![LaneMask::EMPTY; self.groups];
+        let mut any = false;
+        for g in 0..self.groups {
+            for l in 0..n {
+                let s = g * n + l;
+                if self.lost_depth[s] == u32::MAX || self.lost_depth[s] < depth {
+                    continue;
+                }
+                if !hdr.escapes && (arrived[g].0 >> l) & 1 != 0 {
+                    ended[g] = ended[g].with(l as u32);
+                    any = true;
+                } else {
+                    self.lost_depth[s] = depth.saturating_sub(1);
+                }
+            }
+        }
+        if !any {
+            return;
+        }
+        for &r in &hdr.loop_defs {
+            let slots = self.regs.slots(r);
+            self.taint_lost(r, slots, &ended);
+        }
+        each_lane(&ended, n, |s| {
+            self.phi_taint[s] = self.lost_taint[s];
+            self.lost_taint[s] = Taint::NONE;
+            self.lost_depth[s] = u32::MAX;
+        });
+        self.any_phi_taint = true;
+        self.any_lost = self.lost_taint.iter().any(|t| !t.is_none());
+        for g in 0..self.groups {
+            if self.lost.sg[g].is_some()
+                && self.lost_taint[g * n..(g + 1) * n]
+                    .iter()
+                    .all(|t| t.is_none())
+            {
+                self.lost.sg[g] = None;
+            }
+        }
+    }
+
+    /// Executes a block's body instructions for the lanes of `flow`.
+    pub(crate) fn body(&mut self, blk: &Block, flow: &mut Flow) -> Result<(), SpirvError> {
+        let active: u64 = flow.set.iter().map(|m| m.count() as u64).sum();
+        self.steps += active * (blk.insts.len() as u64 + 1);
+        for (inst, &loc) in blk.insts.iter().zip(&blk.locs) {
+            if let Inst::Call { d, f, args } = inst {
+                *flow = self.call(*d, *f, args, loc, flow)?;
+                continue;
+            }
+            if let Inst::Barrier { workgroup, sem } = inst {
+                self.barrier(*workgroup, *sem, loc, flow);
+                continue;
+            }
+            if let Inst::MemoryBarrier { sem } = inst {
+                self.fence(*sem, flow);
+                continue;
+            }
+            self.exec(inst, loc, flow)
+                .map_err(|e| e.at(self.d.loc(loc)))?;
+        }
+        self.check_steps(blk)
+    }
+
+    pub(crate) fn call(
+        &mut self,
+        d: Option<Reg>,
+        f: FuncIdx,
+        args: &[Reg],
+        loc: LocId,
+        flow: &Flow,
+    ) -> Result<Flow, SpirvError> {
+        let k = self.k;
+        let callee = &k.funcs[f as usize];
+        if self.frames.len() > 4096 {
+            return Err(SpirvError::Stopped {
+                why: "calls nested more than 4096 deep".into(),
+                at: self.d.loc(loc).clone(),
+            });
+        }
+        for (k2, &a) in args.iter().enumerate() {
+            let p = callee.params[k2];
+            let n = callee.param_slots[k2];
+            self.copy_reg(p, a, n, &flow.set);
+        }
+        let entry = flow.clone();
+        self.frames.push(Frame::Func { ret: Vec::new() });
+        let mut body = flow.clone();
+        self.call_body(f, &mut body)?;
+        let Some(Frame::Func { ret }) = self.frames.pop() else {
+            unreachable!("function frame")
+        };
+        // SPV_KHR_maximal_reconvergence: a call's return is a reconvergence point; the other models
+        // have no rule there (Flow::join). The construct is named by the call's location.
+        let joined = Flow::join(CALL_CONSTRUCT | loc.get(), &ret, entry.amb.clone());
+        if let (Some(d), Some(r)) = (d, callee.ret) {
+            self.copy_reg(d, r, callee.ret_slots, &joined.set);
+            if self.any_lost {
+                // A lane lost in the callee may have returned another value.
+                self.taint_lost(d, callee.ret_slots, &joined.set);
+            }
+        }
+        if self.any_lost {
+            // Lanes lost in the callee are back at the call: still lost, now at the caller's
+            // innermost construct.
+            let top = (self.frames.len() - 1) as u32;
+            for d in self.lost_depth.iter_mut() {
+                if *d != u32::MAX && *d > top {
+                    *d = top;
+                }
+            }
+        }
+        Ok(joined)
+    }
+
+    /// A control barrier. Every invocation of the workgroup (or subgroup) must reach it; it orders
+    /// the accesses before it before those after it for the memory families its semantics name,
+    /// and those a fence of the interval named (`memoryBarrierBuffer(); barrier();`); with acquire
+    /// and release semantics, what one participant had acquired from other workgroups, every
+    /// participant has after it.
+    pub(crate) fn barrier(&mut self, workgroup: bool, sem: u32, loc: LocId, flow: &Flow) {
+        let fam = semantics::families(sem);
+        if workgroup {
+            let mut reached = 0u32;
+            let mut expected = 0u32;
+            for g in 0..self.groups {
+                reached += flow.set[g].count();
+                expected += self.present[g].minus(self.finished[g]).count();
+            }
+            if reached != expected || flow.set.iter().zip(&self.present).any(|(a, p)| a != p) {
+                self.d.find(Finding::DivergentBarrier {
+                    loc,
+                    workgroup: self.wg_id,
+                    reached,
+                    expected: self.present.iter().map(|p| p.count()).sum(),
+                });
+            }
+            self.bars = self.bars.wrapping_add(1);
+            for f in 0..2 {
+                if fam[f] || self.fenced[f] {
+                    self.wg_epoch[f] = self.wg_epoch[f].wrapping_add(1);
+                    for g in 0..self.groups {
+                        self.sg_epoch[g][f] = 0;
+                    }
+                }
+            }
+            self.fenced = [false; 2];
+            self.sg_fenced.fill([false; 2]);
+            if self.knows.iter().any(|k| k.is_some()) {
+                let mut all = Knowledge::default();
+                for k in self.knows.iter().flatten() {
+                    all.join(k);
+                }
+                let all = Some(Box::new(all));
+                for k in self.knows.iter_mut() {
+                    *k = all.clone();
+                }
+            }
+        } else {
+            for g in 0..self.groups {
+                if !flow.set[g].is_empty() {
+                    for f in 0..2 {
+                        if fam[f] || self.sg_fenced[g][f] {
+                            self.sg_epoch[g][f] = self.sg_epoch[g][f].wrapping_add(1);
+                        }
+                    }
+                    self.sg_fenced[g] = [false; 2];
+                }
+            }
+        }
+    }
+
+    /// A memory barrier (fence) by the lanes of `flow`: it releases what came before for the
+    /// lanes' later atomic writes and the next control barrier, and acquires what their relaxed
+    /// atomic reads saw released.
+    pub(crate) fn fence(&mut self, sem: u32, flow: &Flow) {
+        let fam = semantics::families(sem);
+        let n = self.n;
+        for f in 0..2 {
+            if fam[f] {
+                self.fenced[f] = true;
+                for g in 0..self.groups {
+                    if !flow.set[g].is_empty() {
+                        self.sg_fenced[g][f] = true;
+                    }
+                }
+            }
+        }
+        let (rel, acq) = (semantics::releases(sem), semantics::acquires(sem));
+        each_lane(&flow.set, n, |s| {
+            if rel {
+                self.rel_fence[s] = true;
+            }
+            if acq && let Some(p) = self.pending[s].take() {
+                self.knows[s].get_or_insert_with(Default::default).join(&p);
+            }
+        });
+    }
+}

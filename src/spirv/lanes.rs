@@ -1,0 +1,316 @@
+//! The machine layer's generic entry points: an operation on registers for the lanes of a flow,
+//! one loop per slot over contiguous lanes for the values and, only when an operand or the result
+//! carries taint, one beside it for the taints — the per-operation taint policy (the first
+//! operand's cause wins; a deciding operand absorbs the other) applied here, once, so that each
+//! operation in `ops.rs` is one line naming its scalar function.
+
+use crate::model::LaneMask;
+use crate::spirv::exec::{each_lane, Wg};
+use crate::spirv::inst::*;
+use crate::spirv::prov::{combine, Cause, Taint};
+use crate::spirv::scalar::{self, ScalarUndef};
+
+impl Wg<'_, '_> {
+    /// Sets the taint of slots `off..off+n` of `d` to `t` for the lanes of `set`.
+    pub(crate) fn fill_taint(&mut self, set: &[LaneMask], d: Reg, off: u32, n: u32, t: Taint) {
+        self.regs.make_dirty(d);
+        let (lanes, nl) = (self.lanes, self.n);
+        let db = self.regs.base(d);
+        for c in off..off + n {
+            let row = db + c as usize * lanes;
+            let taint = &mut self.regs.taint;
+            each_lane(set, nl, |s| taint[row + s] = t);
+        }
+    }
+
+    /// `d[c] = f(a[c], b[c])` for slots `0..n`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub(crate) fn map2(
+        &mut self,
+        set: &[LaneMask],
+        n: u32,
+        d: Reg,
+        a: Reg,
+        b: Reg,
+        extra: Taint,
+        loc: LocId,
+        f: impl Fn(u64, u64) -> Result<u64, ScalarUndef>,
+    ) {
+        let (lanes, nl) = (self.lanes, self.n);
+        let (db, ab, bb) = (self.regs.base(d), self.regs.base(a), self.regs.base(b));
+        let (ta, tb) = (self.regs.dirty(a), self.regs.dirty(b));
+        if ta || tb || !extra.is_none() {
+            self.regs.make_dirty(d);
+        }
+        let td = self.regs.dirty(d);
+        self.errs.clear();
+        for c in 0..n as usize {
+            let (dr, ar, br) = (db + c * lanes, ab + c * lanes, bb + c * lanes);
+            {
+                let vals = &mut self.regs.vals;
+                let errs = &mut self.errs;
+                each_lane(set, nl, |s| match f(vals[ar + s], vals[br + s]) {
+                    Ok(v) => vals[dr + s] = v,
+                    Err(e) => {
+                        vals[dr + s] = 0;
+                        errs.push((s, c as u32, e));
+                    }
+                });
+            }
+            if td {
+                let taint = &mut self.regs.taint;
+                each_lane(set, nl, |s| {
+                    let x = if ta { taint[ar + s] } else { Taint::NONE };
+                    let y = if tb { taint[br + s] } else { Taint::NONE };
+                    taint[dr + s] = combine(x, y) | extra;
+                });
+            }
+        }
+        self.scalar_errors(d, loc);
+    }
+
+    /// [`Wg::map2`] for operations whose result one operand can decide alone (`0 & x`, `0 > x`
+    /// unsigned, `false && x`, …: `absorbs(value, is_a)`): the result is then the same for every
+    /// value of the other operand, so it carries only the deciding operand's taint — defined where
+    /// that one is, whatever the spec leaves the other.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn map2_absorb(
+        &mut self,
+        set: &[LaneMask],
+        n: u32,
+        d: Reg,
+        a: Reg,
+        b: Reg,
+        loc: LocId,
+        f: impl Fn(u64, u64) -> Result<u64, ScalarUndef>,
+        absorbs: impl Fn(u64, bool) -> bool,
+    ) {
+        self.map2(set, n, d, a, b, Taint::NONE, loc, f);
+        let (ta, tb) = (self.regs.dirty(a), self.regs.dirty(b));
+        if !(ta || tb) {
+            return;
+        }
+        let (lanes, nl) = (self.lanes, self.n);
+        let (db, ab, bb) = (self.regs.base(d), self.regs.base(a), self.regs.base(b));
+        // How tainted: defined < order-dependent < undefined.
+        let rank = |t: Taint| -> u8 {
+            if crate::spirv::prov::is_undefined(t) {
+                2
+            } else if t.has_prov() {
+                1
+            } else {
+                0
+            }
+        };
+        for c in 0..n as usize {
+            let (dr, ar, br) = (db + c * lanes, ab + c * lanes, bb + c * lanes);
+            let (vals, taint) = (&self.regs.vals, &mut self.regs.taint);
+            each_lane(set, nl, |s| {
+                let x = if ta { taint[ar + s] } else { Taint::NONE };
+                let y = if tb { taint[br + s] } else { Taint::NONE };
+                let mut best = taint[dr + s];
+                if absorbs(vals[ar + s], true) && rank(x) < rank(best) {
+                    best = x;
+                }
+                if absorbs(vals[br + s], false) && rank(y) < rank(best) {
+                    best = y;
+                }
+                taint[dr + s] = best | x.inexact_part() | y.inexact_part();
+            });
+        }
+    }
+
+    /// `d[dc] = f(a[ac], b[bc])` for one slot of each.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub(crate) fn map2_slots(
+        &mut self,
+        set: &[LaneMask],
+        d: Reg,
+        dc: u32,
+        a: Reg,
+        ac: u32,
+        b: Reg,
+        bc: u32,
+        extra: Taint,
+        f: impl Fn(u64, u64) -> u64,
+    ) {
+        let (lanes, nl) = (self.lanes, self.n);
+        let dr = self.regs.base(d) + dc as usize * lanes;
+        let ar = self.regs.base(a) + ac as usize * lanes;
+        let br = self.regs.base(b) + bc as usize * lanes;
+        let (ta, tb) = (self.regs.dirty(a), self.regs.dirty(b));
+        if ta || tb || !extra.is_none() {
+            self.regs.make_dirty(d);
+        }
+        let td = self.regs.dirty(d);
+        {
+            let vals = &mut self.regs.vals;
+            each_lane(set, nl, |s| vals[dr + s] = f(vals[ar + s], vals[br + s]));
+        }
+        if td {
+            let taint = &mut self.regs.taint;
+            each_lane(set, nl, |s| {
+                let x = if ta { taint[ar + s] } else { Taint::NONE };
+                let y = if tb { taint[br + s] } else { Taint::NONE };
+                taint[dr + s] = combine(x, y) | extra;
+            });
+        }
+    }
+
+    /// `d[c] = f(a[c])` for slots `0..n`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub(crate) fn map1(
+        &mut self,
+        set: &[LaneMask],
+        n: u32,
+        d: Reg,
+        a: Reg,
+        extra: Taint,
+        loc: LocId,
+        f: impl Fn(u64) -> Result<u64, ScalarUndef>,
+    ) {
+        let (lanes, nl) = (self.lanes, self.n);
+        let (db, ab) = (self.regs.base(d), self.regs.base(a));
+        let ta = self.regs.dirty(a);
+        if ta || !extra.is_none() {
+            self.regs.make_dirty(d);
+        }
+        let td = self.regs.dirty(d);
+        self.errs.clear();
+        for c in 0..n as usize {
+            let (dr, ar) = (db + c * lanes, ab + c * lanes);
+            {
+                let vals = &mut self.regs.vals;
+                let errs = &mut self.errs;
+                each_lane(set, nl, |s| match f(vals[ar + s]) {
+                    Ok(v) => vals[dr + s] = v,
+                    Err(e) => {
+                        vals[dr + s] = 0;
+                        errs.push((s, c as u32, e));
+                    }
+                });
+            }
+            if td {
+                let taint = &mut self.regs.taint;
+                each_lane(set, nl, |s| {
+                    taint[dr + s] = (if ta { taint[ar + s] } else { Taint::NONE }) | extra;
+                });
+            }
+        }
+        self.scalar_errors(d, loc);
+    }
+
+    /// Taints the lanes whose scalar rule said "undefined" (collected in `errs`).
+    pub(crate) fn scalar_errors(&mut self, d: Reg, loc: LocId) {
+        if self.errs.is_empty() {
+            return;
+        }
+        self.regs.make_dirty(d);
+        let errs = std::mem::take(&mut self.errs);
+        let db = self.regs.base(d);
+        for &(s, c, e) in &errs {
+            let p = self.prov(Cause::Scalar(e), loc, Taint::NONE);
+            let i = db + c as usize * self.lanes + s;
+            self.regs.taint[i] = p | self.regs.taint[i].inexact_part();
+        }
+        self.errs = errs;
+        self.errs.clear();
+    }
+
+    /// Marks results inexact where a denormal is an operand or the result and the module does not
+    /// preserve denormals (a device may flush them to zero: Vulkan, "Floating-Point Computation").
+    pub(crate) fn denormals(&mut self, set: &[LaneMask], n: u32, d: Reg, srcs: &[Reg], w: u8) {
+        if !self.denorm_flushable(w) {
+            return;
+        }
+        let (lanes, nl) = (self.lanes, self.n);
+        let mut any = false;
+        for c in 0..n as usize {
+            for &r in srcs.iter().chain(std::iter::once(&d)) {
+                let row = self.regs.base(r) + c * lanes;
+                let vals = &self.regs.vals;
+                each_lane(set, nl, |s| any |= scalar::is_denormal(w, vals[row + s]));
+            }
+        }
+        if !any {
+            return;
+        }
+        self.regs.make_dirty(d);
+        for c in 0..n as usize {
+            let dr = self.regs.base(d) + c * lanes;
+            for &r in srcs.iter().chain(std::iter::once(&d)) {
+                let row = self.regs.base(r) + c * lanes;
+                let (vals, taint) = (&self.regs.vals, &mut self.regs.taint);
+                each_lane(set, nl, |s| {
+                    if scalar::is_denormal(w, vals[row + s]) {
+                        taint[dr + s] |= Taint::INEXACT;
+                    }
+                });
+            }
+        }
+    }
+
+    /// Copies `n` slots of `a` from `off` into `d` from 0.
+    pub(crate) fn move_slots(&mut self, set: &[LaneMask], d: Reg, a: Reg, off: u32, n: u32) {
+        self.move_into(set, d, 0, a, off, n)
+    }
+
+    /// `d[doff..doff+n] = a[aoff..aoff+n]`.
+    pub(crate) fn move_into(
+        &mut self,
+        set: &[LaneMask],
+        d: Reg,
+        doff: u32,
+        a: Reg,
+        aoff: u32,
+        n: u32,
+    ) {
+        let (lanes, nl) = (self.lanes, self.n);
+        let ta = self.regs.dirty(a);
+        if ta {
+            self.regs.make_dirty(d);
+        }
+        let td = self.regs.dirty(d);
+        let (db, ab) = (self.regs.base(d), self.regs.base(a));
+        for c in 0..n as usize {
+            let dr = db + (doff as usize + c) * lanes;
+            let ar = ab + (aoff as usize + c) * lanes;
+            let vals = &mut self.regs.vals;
+            each_lane(set, nl, |s| vals[dr + s] = vals[ar + s]);
+            if td {
+                let taint = &mut self.regs.taint;
+                each_lane(set, nl, |s| {
+                    taint[dr + s] = if ta { taint[ar + s] } else { Taint::NONE }
+                });
+            }
+        }
+    }
+
+    /// Copies `n` slots from `a` to `d` for the lanes of `set`.
+    pub(crate) fn copy_reg(&mut self, d: Reg, a: Reg, n: u32, set: &[LaneMask]) {
+        let lanes = self.lanes;
+        let (db, ab) = (self.regs.base(d), self.regs.base(a));
+        let ad = self.regs.dirty(a);
+        if ad {
+            self.regs.make_dirty(d);
+        }
+        let dd = self.regs.dirty(d);
+        let nl = self.n;
+        for c in 0..n as usize {
+            let (dr, ar) = (db + c * lanes, ab + c * lanes);
+            each_lane(set, nl, |s| {
+                self.regs.vals[dr + s] = self.regs.vals[ar + s];
+                if dd {
+                    self.regs.taint[dr + s] = if ad {
+                        self.regs.taint[ar + s]
+                    } else {
+                        Taint::NONE
+                    };
+                }
+            });
+        }
+    }
+}
