@@ -1,7 +1,10 @@
 //! The SPIR-V interpreter's speed (issue 9 §7): the Gray-Scott `subgroup_1d` shader — the module
 //! the GPU runs — one step at 1024×1024, subgroup size 32, workgroup 128, in lane-instructions per
 //! second; beside it, in the same run, the hand-written Gray-Scott model backend (`ModelSim`) on the
-//! same step, and the ratio of their times. A table is printed at the end.
+//! same step, and the ratio of their times; and, where a Vulkan device is present, the same shader
+//! on it (lavapipe here: JIT-compiled, no checks) with the same workgroups at the device's default
+//! subgroup size, beside the interpreter at that size — the ceiling a checked run is compared
+//! with. A table is printed at the end.
 //!
 //! `cargo bench --bench interpreter`; `INTERPRETER_DOMAIN=COLSxROWS` and `INTERPRETER_SUBGROUP=S`
 //! change the work; `INTERPRETER_SPV=FILE` runs another build of the shader (a `.spv` file, e.g.
@@ -129,6 +132,60 @@ fn main() {
         });
         g.finish();
     }
+    // The device (lavapipe without a GPU): the same module, domain and workgroup, at the device's
+    // default subgroup size; the interpreter again at that size, so the two run the same dispatch.
+    let device = lockstep::vulkan::Context::new(None).ok().and_then(|ctx| {
+        use lockstep::grayscott::gpu::{api_version, Plan, Variant};
+        let plan = Plan::new(
+            &ctx.caps,
+            api_version(&ctx),
+            Variant::Subgroup(Tiling::OneD),
+            Some([WORKGROUP, 1]),
+            None,
+        )
+        .map_err(|e| eprintln!("no device ceiling: {e}"))
+        .ok()?;
+        Some((ctx, plan))
+    });
+    let mut device_size = None;
+    if let Some((ctx, plan)) = &device {
+        use lockstep::grayscott::gpu::GpuSim;
+        let ds = plan.subgroup;
+        device_size = Some(ds);
+        let dshape = Shape::new(Tiling::OneD, ds, WORKGROUP).expect("shape");
+        let [dx, dy] = dshape.grid(domain);
+        let dcfg = RunConfig {
+            size: SubgroupSize::new(ds as u64).expect("size"),
+            workgroups: [dx, dy, 1],
+            ..cfg.clone()
+        };
+        let dlabel = format!("{cols}x{rows}/subgroup{ds}/workgroup{WORKGROUP}");
+        let mut g = c.benchmark_group("interpreter");
+        g.sampling_mode(SamplingMode::Flat);
+        g.bench_function(format!("gray-scott-subgroup-1d/{dlabel}"), |b| {
+            b.iter_custom(|iters| {
+                let t = Instant::now();
+                for _ in 0..iters {
+                    std::hint::black_box(run_model(&k, dcfg.clone(), &bufs, None).expect("a run"));
+                }
+                let e = t.elapsed();
+                note("interpreter at the device's size", e, iters, 0);
+                e
+            })
+        });
+        let mut sim = GpuSim::new(ctx, domain, params, plan.clone()).expect("device kernel");
+        g.bench_function(format!("gray-scott-device/{dlabel}"), |b| {
+            b.iter_custom(|iters| {
+                let mut e = Duration::ZERO;
+                for _ in 0..iters {
+                    e += sim.advance_timed(1).expect("a device step");
+                }
+                note("device (same shader, no checks)", e, iters, 0);
+                e
+            })
+        });
+        g.finish();
+    }
     c.final_summary();
     let times = TIMES.lock().unwrap();
     let best = |name: &str| {
@@ -151,6 +208,15 @@ fn main() {
         domain.cells() as f64 / tm / 1e6
     );
     println!("| ratio (interpreter / backend) | {:.1}× | |", ti / tm);
+    if let Some(ds) = device_size {
+        let tis = best("interpreter at the device's size");
+        let td = best("device (same shader, no checks)");
+        println!(
+            "| interpreter, subgroup {ds} (the device's) | {tis:.4} | |\n| device, subgroup {ds} (no checks) | {td:.6} | {:.1} M cells/s |\n| ratio (interpreter / device) | {:.1}× | |",
+            domain.cells() as f64 / td / 1e6,
+            tis / td
+        );
+    }
 }
 
 fn note(name: &str, e: Duration, iters: u64, _li: u64) {
