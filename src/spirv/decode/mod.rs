@@ -153,6 +153,8 @@ mod facts;
 mod functions;
 mod globals;
 mod sync;
+#[cfg(test)]
+mod tests;
 
 impl<'m> Decoder<'m> {
     fn new(m: &'m Module, opts: &'m DecodeOptions) -> Result<Self, SpirvError> {

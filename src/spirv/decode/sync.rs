@@ -82,10 +82,12 @@ impl Decoder<'_> {
         let scope = self.const_u32(id_at(i, 0)?)?;
         if scope != spirv::Scope::Subgroup as u32 {
             return Err(unsupported(format!(
-                "{} with scope {} ({:?}; only Subgroup scope, 3)",
+                "{} with scope {} ({}; only Subgroup scope, 3)",
                 op_name(op),
                 scope,
                 spirv::Scope::from_u32(scope)
+                    .map(|s| format!("{s:?}"))
+                    .unwrap_or_else(|| "no scope".into())
             )));
         }
         let (rs, rn) = self.result_sv(i)?;

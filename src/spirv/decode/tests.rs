@@ -1,0 +1,159 @@
+//! Unit tests of the decoder's families on modules built with rspirv's builder (no compiler, no
+//! Vulkan): what a family maps an instruction to, and the error it gives for what it refuses.
+
+use super::*;
+use crate::words::facts::{workgroup_size, Constants};
+use rspirv::binary::Assemble;
+use rspirv::dr::{Builder, Instruction, Operand};
+use rspirv::spirv::{
+    AddressingModel, Capability, ExecutionModel, FunctionControl, MemoryModel, Word,
+};
+
+/// A compute module of one block: `body` adds instructions to it (it gets the builder and the
+/// `uint` type); `globals` may change the module's global instructions afterwards.
+fn kernel(
+    body: impl FnOnce(&mut Builder, Word),
+    globals: impl FnOnce(&mut Vec<Instruction>),
+) -> Vec<u32> {
+    let mut b = Builder::new();
+    b.set_version(1, 3);
+    b.capability(Capability::Shader);
+    b.capability(Capability::GroupNonUniform);
+    b.memory_model(AddressingModel::Logical, MemoryModel::GLSL450);
+    let void = b.type_void();
+    let fnty = b.type_function(void, vec![]);
+    let uint = b.type_int(32, 0);
+    let main = b
+        .begin_function(void, None, FunctionControl::NONE, fnty)
+        .unwrap();
+    b.begin_block(None).unwrap();
+    body(&mut b, uint);
+    b.ret().unwrap();
+    b.end_function().unwrap();
+    b.entry_point(ExecutionModel::GLCompute, main, "main", vec![]);
+    b.execution_mode(main, ExecutionMode::LocalSize, vec![4, 1, 1]);
+    let mut m = b.module();
+    globals(&mut m.types_global_values);
+    m.assemble()
+}
+
+fn error(words: &[u32]) -> String {
+    match decode(words, &DecodeOptions::default()) {
+        Ok(_) => panic!("decoded"),
+        Err(e) => e.to_string(),
+    }
+}
+
+// GLSL.std.450 (the ext family): IMix is a reserved number with no defined meaning; the error
+// names it as the set does, with its number.
+#[test]
+fn ext_refuses_a_glsl_std_450_instruction_outside_the_compute_subset_by_name() {
+    let words = kernel(
+        |b, uint| {
+            let set = b.ext_inst_import("GLSL.std.450");
+            let one = b.constant_bit32(uint, 1);
+            b.ext_inst(
+                uint,
+                None,
+                set,
+                47,
+                vec![
+                    Operand::IdRef(one),
+                    Operand::IdRef(one),
+                    Operand::IdRef(one),
+                ],
+            )
+            .unwrap();
+        },
+        |_| {},
+    );
+    let e = error(&words);
+    assert!(e.contains("GLSL.std.450 IMix (47)"), "{e}");
+}
+
+// SPIR-V "OpGroupNonUniform*": the Execution scope must be Subgroup for the instructions the
+// model evaluates (the sync family); another scope is refused, named.
+#[test]
+fn sync_refuses_a_group_instruction_outside_subgroup_scope_naming_the_scope() {
+    let words = kernel(
+        |b, uint| {
+            let bool_t = b.type_bool();
+            let workgroup = b.constant_bit32(uint, 2);
+            b.group_non_uniform_elect(bool_t, None, workgroup).unwrap();
+        },
+        |_| {},
+    );
+    let e = error(&words);
+    assert!(
+        e.contains("OpGroupNonUniformElect with scope 2 (Workgroup; only Subgroup scope, 3)"),
+        "{e}"
+    );
+}
+
+// SPIR-V 2.16 "Specialization" and "BuiltIn WorkgroupSize": a specialization-constant composite
+// decorated WorkgroupSize overrides LocalSize; its x here is `OpSpecConstantOp IMul` of SpecId 0
+// and 8. The globals family folds it, and `words::facts` — what the device runner reads — gives
+// the same size.
+#[test]
+fn globals_fold_a_workgroup_size_through_a_spec_constant_op_as_the_device_runner_does() {
+    let ids = std::cell::Cell::new((0, 0, 0));
+    let words = kernel(
+        |b, uint| {
+            let n = b.spec_constant_bit32(uint, 8);
+            b.decorate(n, Decoration::SpecId, vec![Operand::LiteralBit32(0)]);
+            let eight = b.constant_bit32(uint, 8);
+            let one = b.constant_bit32(uint, 1);
+            let x = b.id();
+            let v3 = b.type_vector(uint, 3);
+            let wg = b.spec_constant_composite(v3, vec![x, one, one]);
+            b.decorate(
+                wg,
+                Decoration::BuiltIn,
+                vec![Operand::BuiltIn(BuiltIn::WorkgroupSize)],
+            );
+            ids.set((n, eight, x));
+        },
+        |g| {
+            // The builder cannot give OpSpecConstantOp its operands: add it before the composite.
+            let (n_id, eight_id, x_id) = ids.get();
+            let uint = g
+                .iter()
+                .find(|i| i.class.opcode == SOp::TypeInt)
+                .and_then(|i| i.result_id)
+                .unwrap();
+            let at = g
+                .iter()
+                .position(|i| i.class.opcode == SOp::SpecConstantComposite)
+                .unwrap();
+            g.insert(
+                at,
+                Instruction::new(
+                    SOp::SpecConstantOp,
+                    Some(uint),
+                    Some(x_id),
+                    vec![
+                        Operand::LiteralSpecConstantOpInteger(SOp::IMul),
+                        Operand::IdRef(n_id),
+                        Operand::IdRef(eight_id),
+                    ],
+                ),
+            );
+        },
+    );
+    let size = |n: Option<u64>| {
+        let opts = DecodeOptions {
+            spec: n.map(|n| vec![(0, SpecInput::Bits(n))]).unwrap_or_default(),
+            ..Default::default()
+        };
+        decode(&words, &opts).unwrap().local_size
+    };
+    assert_eq!(size(None), [64, 1, 1]);
+    assert_eq!(size(Some(4)), [32, 1, 1]);
+    let read = crate::words::read(&words).unwrap();
+    let main = read.module.entry_points[0].operands[1].unwrap_id_ref();
+    let consts = Constants::new(&read.module, &[(0, 4)]);
+    assert_eq!(
+        workgroup_size(&read.module, main, &consts),
+        Ok(Some([32, 1, 1]))
+    );
+}
