@@ -157,3 +157,80 @@ fn globals_fold_a_workgroup_size_through_a_spec_constant_op_as_the_device_runner
         Ok(Some([32, 1, 1]))
     );
 }
+
+// The arith family: OpSDiv of two 32-bit integers is one integer binary instruction of width 32
+// on one slot (its division-by-zero and overflow rules are `words::int`'s, tested there).
+#[test]
+fn arith_maps_a_signed_division_to_one_integer_instruction() {
+    let words = kernel(
+        |b, uint| {
+            let int = b.type_int(32, 1);
+            let (x, y) = (b.constant_bit32(int, 7), b.constant_bit32(int, 2));
+            b.s_div(int, None, x, y).unwrap();
+            let _ = uint;
+        },
+        |_| {},
+    );
+    let k = decode(&words, &DecodeOptions::default()).unwrap();
+    let insts: Vec<&Inst> = k.funcs[k.entry as usize].blocks[0].insts.iter().collect();
+    assert!(
+        insts.iter().any(|i| matches!(
+            i,
+            Inst::IntBin {
+                op: IntBin::SDiv,
+                w: 32,
+                n: 1,
+                ..
+            }
+        )),
+        "{insts:?}"
+    );
+}
+
+// The access family: SPIR-V's Input storage class is read-only (a store to it is invalid), so
+// the decoder refuses it with the storage class named, before anything runs.
+#[test]
+fn access_refuses_a_store_to_input_memory() {
+    let words = kernel(
+        |b, uint| {
+            let ptr = b.type_pointer(None, StorageClass::Input, uint);
+            let v = b.variable(ptr, None, StorageClass::Input, None);
+            let one = b.constant_bit32(uint, 1);
+            b.store(v, one, None, vec![]).unwrap();
+        },
+        |_| {},
+    );
+    let e = error(&words);
+    assert!(e.contains("a store to Input memory"), "{e}");
+}
+
+// The functions family: Vulkan forbids recursion (a static cycle in the call graph); a function
+// that calls itself is refused by name before anything runs.
+#[test]
+fn functions_refuse_recursion_naming_the_function() {
+    let mut b = Builder::new();
+    b.set_version(1, 3);
+    b.capability(Capability::Shader);
+    b.memory_model(AddressingModel::Logical, MemoryModel::GLSL450);
+    let void = b.type_void();
+    let fnty = b.type_function(void, vec![]);
+    let f = b.id();
+    b.begin_function(void, Some(f), FunctionControl::NONE, fnty)
+        .unwrap();
+    b.begin_block(None).unwrap();
+    b.function_call(void, None, f, vec![]).unwrap();
+    b.ret().unwrap();
+    b.end_function().unwrap();
+    b.name(f, "again");
+    let main = b
+        .begin_function(void, None, FunctionControl::NONE, fnty)
+        .unwrap();
+    b.begin_block(None).unwrap();
+    b.function_call(void, None, f, vec![]).unwrap();
+    b.ret().unwrap();
+    b.end_function().unwrap();
+    b.entry_point(ExecutionModel::GLCompute, main, "main", vec![]);
+    b.execution_mode(main, ExecutionMode::LocalSize, vec![1, 1, 1]);
+    let e = error(&b.module().assemble());
+    assert!(e.contains("recursion") && e.contains("again"), "{e}");
+}
