@@ -671,3 +671,53 @@ OpFunctionEnd
         "{e}"
     );
 }
+
+/// SPIR-V 1.2+ `OpExecutionModeId LocalSizeId` (what glslang emits for `local_size_x_id` when it
+/// targets Vulkan 1.3): the module reader used to refuse every such module ("ExecutionModeId not
+/// inside block", rspirv's loader); now the model reads the size from the specialization constant,
+/// and the device runs it with `maintenance4` (Vulkan 1.3 core, which `LocalSizeId` requires:
+/// VUID-RuntimeSpirv-LocalSizeId-06434) enabled where the device has it.
+#[test]
+fn a_local_size_id_module_runs_on_the_model_and_the_device() {
+    let src = "#version 450
+layout(local_size_x_id = 0) in;
+layout(set = 0, binding = 0) buffer B { uint b[]; };
+void main() { b[gl_LocalInvocationIndex] = gl_LocalInvocationIndex; }
+";
+    let opts = SourceOptions {
+        target_env: Some(lockstep::kernel::TargetEnv::Vulkan1_3),
+        ..Default::default()
+    };
+    let words = compile(src, SourceLang::Glsl, &opts)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .words;
+    let text = format!(
+        "{:?}",
+        lockstep::words::read(&words)
+            .unwrap()
+            .module
+            .execution_modes
+    );
+    assert!(text.contains("ExecutionModeId"), "{text}");
+    let k = lockstep::spirv::decode(
+        &words,
+        &lockstep::spirv::DecodeOptions {
+            spec: vec![(0, lockstep::spirv::SpecInput::Bits(16))],
+            ..Default::default()
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(k.local_size, [16, 1, 1]);
+    let Some(ctx) = support::shared_device() else {
+        return;
+    };
+    let mut d = dispatch(
+        &words,
+        vec![buf(0, 0, DescriptorKind::Storage, vec![0xff; 16 * 4])],
+    );
+    d.spec = vec![(0, SpecConstant::U32(16))];
+    match ctx.run_module(&d) {
+        Ok(out) => assert_eq!(as_u32s(&out.buffers[0]), (0..16).collect::<Vec<u32>>()),
+        Err(e) => panic!("{e}"),
+    }
+}

@@ -192,6 +192,7 @@ impl Context {
             khr_zero_initialize_workgroup_memory: true,
             khr_spirv_1_4: true,
             khr_shader_float_controls: true,
+            khr_maintenance4: true,
             ..DeviceExtensions::empty()
         };
         let mut ext = want_ext.intersection(pd.supported_extensions());
@@ -202,6 +203,7 @@ impl Context {
         }
         if v >= vulkano::Version::V1_3 {
             ext.khr_zero_initialize_workgroup_memory = false;
+            ext.khr_maintenance4 = false;
         }
         if v >= vulkano::Version::V1_2 {
             ext.khr_spirv_1_4 = false;
@@ -248,6 +250,8 @@ impl Context {
             workgroup_memory_explicit_layout8_bit_access: true,
             workgroup_memory_explicit_layout16_bit_access: true,
             shader_zero_initialize_workgroup_memory: true,
+            // LocalSizeId (glslang's `local_size_x_id` for Vulkan 1.3)
+            maintenance4: true,
             ..DeviceFeatures::empty()
         };
         let mut feat = want_feat.intersection(pd.supported_features());
@@ -269,6 +273,9 @@ impl Context {
         }
         if !ext.khr_shader_subgroup_uniform_control_flow {
             feat.shader_subgroup_uniform_control_flow = false;
+        }
+        if !ext.khr_maintenance4 && v < vulkano::Version::V1_3 {
+            feat.maintenance4 = false;
         }
         let (device, mut queues) = Device::new(
             pd.clone(),

@@ -41,6 +41,28 @@ impl Scalar {
     }
 }
 
+/// The id operands and the 32-bit literal operands of `i` from operand `k` on (an
+/// `OpSpecConstantOp`'s operands after its opcode: ids to fold, literal indices of composite
+/// operations).
+pub fn operands_from(i: &Instruction, k: usize) -> (Vec<u32>, Vec<u32>) {
+    let rest = &i.operands[k.min(i.operands.len())..];
+    let ids = rest
+        .iter()
+        .filter_map(|o| match o {
+            Operand::IdRef(x) => Some(*x),
+            _ => None,
+        })
+        .collect();
+    let lits = rest
+        .iter()
+        .filter_map(|o| match o {
+            Operand::LiteralBit32(x) => Some(*x),
+            _ => None,
+        })
+        .collect();
+    (ids, lits)
+}
+
 /// One component-wise `OpSpecConstantOp` operation (the ones Vulkan allows that act on each
 /// component alone) on constant operands: `args` are each operand's scalar type and bits per
 /// component (a scalar operand of a vector operation — `Select`'s condition — has one), `to` the
@@ -270,16 +292,11 @@ impl<'m> Constants<'m> {
                     return None;
                 };
                 let n = self.components(i.result_type?)?;
-                let args: Vec<(Scalar, Vec<u64>)> = ids()
+                let (arg_ids, lits) = operands_from(i, 1);
+                let args: Vec<(Scalar, Vec<u64>)> = arg_ids
+                    .into_iter()
                     .map(|x| self.value_at(x, depth + 1))
                     .collect::<Option<_>>()?;
-                let lits: Vec<u32> = i.operands[1..]
-                    .iter()
-                    .filter_map(|o| match o {
-                        Operand::LiteralBit32(x) => Some(*x),
-                        _ => None,
-                    })
-                    .collect();
                 match op {
                     SOp::CompositeExtract if lits.len() == 1 => {
                         vec![*args.first()?.1.get(lits[0] as usize)?]

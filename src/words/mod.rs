@@ -17,7 +17,8 @@
 pub mod facts;
 pub mod int;
 
-use rspirv::dr::Module;
+use rspirv::dr::{Instruction, Module, Operand};
+use rspirv::spirv::Op;
 use std::collections::HashMap;
 
 /// Why words are not a module.
@@ -29,7 +30,8 @@ pub struct ReadError(pub String);
 pub struct Read {
     /// the module (without embedded source text and module-scope non-semantic instructions)
     pub module: Module,
-    /// the words the module was parsed from
+    /// the words the module was parsed from (after the passes: without what they set aside —
+    /// never for a driver)
     pub words: Vec<u32>,
     /// `DebugSource` result id → the `OpString` id of its file name
     pub debug_sources: HashMap<u32, u32>,
@@ -78,10 +80,26 @@ pub fn read(words: &[u32]) -> Result<Read, ReadError> {
             "version word 0x{version:08x}: SPIR-V 1.0 to 1.6 expected"
         )));
     }
-    let (words, debug_sources, debug_info_set, source_texts) = prepare(words)?;
+    let (words, debug_sources, debug_info_set, source_texts, mode_ids) = prepare(words)?;
     let parsed = std::panic::catch_unwind(|| rspirv::dr::load_words(&words))
         .map_err(|_| bad("the SPIR-V parser failed on this input".into()))?;
-    let module = parsed.map_err(|e| bad(e.to_string()))?;
+    let mut module = parsed.map_err(|e| bad(e.to_string()))?;
+    // OpExecutionModeId (LocalSizeId and the other modes whose operands are ids): rspirv 0.13's
+    // loader refuses it at module scope, so it was set aside and is put back here, its operands
+    // ids as the grammar says.
+    for inst in mode_ids {
+        let mode = rspirv::spirv::ExecutionMode::from_u32(inst[2]).ok_or_else(|| {
+            bad(format!(
+                "OpExecutionModeId with execution mode {}, which SPIR-V does not define",
+                inst[2]
+            ))
+        })?;
+        let mut operands = vec![Operand::IdRef(inst[1]), Operand::ExecutionMode(mode)];
+        operands.extend(inst[3..].iter().map(|&x| Operand::IdRef(x)));
+        module
+            .execution_modes
+            .push(Instruction::new(Op::ExecutionModeId, None, None, operands));
+    }
     Ok(Read {
         module,
         words,
@@ -91,7 +109,8 @@ pub fn read(words: &[u32]) -> Result<Read, ReadError> {
     })
 }
 
-/// The passes: source text dropped, module-scope non-semantic instructions set aside.
+/// The passes: source text dropped, module-scope non-semantic instructions set aside, and
+/// `OpExecutionModeId`s set aside (their words) for `read` to put back after parsing.
 #[allow(clippy::type_complexity)]
 fn prepare(
     words: &[u32],
@@ -101,9 +120,11 @@ fn prepare(
         HashMap<u32, u32>,
         Option<u32>,
         HashMap<u32, String>,
+        Vec<Vec<u32>>,
     ),
     ReadError,
 > {
+    let mut mode_ids: Vec<Vec<u32>> = Vec::new();
     let mut texts: HashMap<u32, String> = HashMap::new();
     let mut last_text: Option<u32> = None;
     let mut out = Vec::with_capacity(words.len());
@@ -163,11 +184,13 @@ fn prepare(
                     sources.insert(inst[2], inst[5]);
                 }
             }
+            // OpExecutionModeId: Entry Point, Mode, ids…
+            331 if !in_function && count >= 3 => mode_ids.push(inst.to_vec()),
             _ => out.extend_from_slice(inst),
         }
         i += count;
     }
-    Ok((out, sources, debug_info, texts))
+    Ok((out, sources, debug_info, texts, mode_ids))
 }
 
 /// A nul-terminated UTF-8 literal string packed in words.

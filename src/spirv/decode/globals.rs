@@ -398,20 +398,7 @@ impl Decoder<'_> {
         let Some(Operand::LiteralSpecConstantOpInteger(op)) = i.operands.first() else {
             return Err(SpirvError::malformed("OpSpecConstantOp without an opcode"));
         };
-        let ids: Vec<u32> = i.operands[1..]
-            .iter()
-            .filter_map(|o| match o {
-                Operand::IdRef(x) => Some(*x),
-                _ => None,
-            })
-            .collect();
-        let lits: Vec<u32> = i.operands[1..]
-            .iter()
-            .filter_map(|o| match o {
-                Operand::LiteralBit32(x) => Some(*x),
-                _ => None,
-            })
-            .collect();
+        let (ids, lits) = crate::words::facts::operands_from(i, 1);
         let arg = |k: usize| -> Result<&ConstVal, SpirvError> {
             self.konst(
                 *ids.get(k)

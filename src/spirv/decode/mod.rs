@@ -313,13 +313,7 @@ fn id_at(i: &Instruction, k: usize) -> Result<u32, SpirvError> {
 }
 
 fn lits_from(i: &Instruction, k: usize) -> Vec<u32> {
-    i.operands[k.min(i.operands.len())..]
-        .iter()
-        .filter_map(|o| match o {
-            Operand::LiteralBit32(x) => Some(*x),
-            _ => None,
-        })
-        .collect()
+    crate::words::facts::operands_from(i, k).1
 }
 
 /// The successors of a block's terminator.
