@@ -476,3 +476,60 @@ fn an_undefined_operand_that_cannot_change_the_result_leaves_it_defined() {
         WordStatus::Undefined(_)
     ));
 }
+
+// SPIR-V assembly names its ids, and a report must name them as written (SPIR-V 2.2.2: "OpUndef
+// ... its value is undefined"; the chain ends at that instruction): `%74 = OpUndef` is reported as
+// %74, not as the number an assembler that renumbers ids would give it, and an instruction with
+// neither a source line nor a result id (`OpStore`, `OpSelectionMerge`) by the label of its block.
+#[test]
+fn assembly_ids_and_blocks_are_named_as_written_in_an_undefined_chain() {
+    use lockstep::kernel::{compile, SourceLang, SourceOptions};
+    let text = "OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main \"main\"
+OpExecutionMode %main LocalSize 1 1 1
+OpDecorate %B Block
+OpMemberDecorate %B 0 Offset 0
+OpDecorate %buf DescriptorSet 0
+OpDecorate %buf Binding 0
+%void = OpTypeVoid
+%f = OpTypeFunction %void
+%bool = OpTypeBool
+%uint = OpTypeInt 32 0
+%B = OpTypeStruct %uint
+%pB = OpTypePointer StorageBuffer %B
+%pu = OpTypePointer StorageBuffer %uint
+%buf = OpVariable %pB StorageBuffer
+%u0 = OpConstant %uint 0
+%u7 = OpConstant %uint 7
+%74 = OpUndef %bool
+%main = OpFunction %void None %f
+%40 = OpLabel
+OpSelectionMerge %42 None
+OpBranchConditional %74 %41 %42
+%41 = OpLabel
+%p = OpAccessChain %pu %buf %u0
+OpStore %p %u7
+OpBranch %42
+%42 = OpLabel
+OpReturn
+OpFunctionEnd
+";
+    let m = compile(text, SourceLang::SpirvAsm, &SourceOptions::default()).unwrap();
+    let k = decode(&m.words, &DecodeOptions::default()).unwrap();
+    let buf = BufferInput {
+        set: 0,
+        binding: 0,
+        bytes: vec![0; 4],
+        ..Default::default()
+    };
+    let r = run_model(&k, cfg(4, Mode::Base, [1, 1, 1]), &[buf], None).unwrap();
+    let t = r.buffers[0].word_taint(0);
+    assert!(
+        t.is_undefined(),
+        "the store depends on the undefined branch"
+    );
+    let chain = r.chain(t);
+    assert!(chain.ends_with("%74 = OpUndef (module scope)"), "{chain}");
+    assert!(chain.contains("the selection at block %40"), "{chain}");
+}

@@ -15,6 +15,9 @@ pub struct Location {
     pub op: String,
     /// result id of the instruction, if it has one
     pub id: Option<u32>,
+    /// the label of the block the instruction is in (a function's instruction), so that one
+    /// without a line or a result id (`OpStore`, `OpSelectionMerge`) is still found in the module
+    pub block: Option<u32>,
 }
 
 impl fmt::Display for Location {
@@ -22,9 +25,10 @@ impl fmt::Display for Location {
         match (&self.file, self.line) {
             (Some(file), Some(line)) => write!(f, "{file}:{line}")?,
             (None, Some(line)) => write!(f, "line {line}")?,
-            _ => match self.id {
-                Some(id) => write!(f, "%{id}")?,
-                None => f.write_str("(no line info)")?,
+            _ => match (self.id, self.block) {
+                (Some(id), _) => write!(f, "%{id}")?,
+                (None, Some(b)) => write!(f, "block %{b}")?,
+                (None, None) => f.write_str("(no line info)")?,
             },
         }
         Ok(())

@@ -829,6 +829,8 @@ pub struct Constant {
     pub bits: Box<[u64]>,
     /// per slot: `OpUndef` at module scope (that slot's value is undefined)
     pub undef: Box<[bool]>,
+    /// the `OpUndef` behind the undefined slots (the first one, for a composite)
+    pub undef_at: LocId,
 }
 
 /// A whole decoded module, for one entry point and one set of specialization constants.

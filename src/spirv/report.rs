@@ -191,41 +191,53 @@ impl ModelRun {
             let loc = self.locs.get(p.loc.index());
             let op = loc.map(|l| l.op.clone()).unwrap_or_default();
             let at = self.at(p.loc);
+            // after an instruction's name: `OpStore kernel.comp:12`, `OpStore in block %29`
+            let op_at = if at.starts_with("block %") {
+                format!("in {at}")
+            } else {
+                at.clone()
+            };
             parts.push(match &p.cause {
-                Cause::Stored => format!("{op} {at}"),
+                Cause::Stored => format!("{op} {op_at}"),
                 Cause::Subgroup { op: sop, reason } => {
                     let name = &crate::model::info(*sop).glsl;
                     match reason {
                         crate::model::Reason::UnpinnedTangle { construct } => format!(
-                            "{name} {at}: the invocations executing it together are not pinned down under {} reconvergence (control flow diverged at {} without a guaranteed reconvergence); it holds only under {} reconvergence: maximal reconvergence pins it down (SPV_KHR_maximal_reconvergence: `#extension GL_EXT_maximal_reconvergence : require` and `[[maximally_reconverges]]` on main, where the device has shaderMaximalReconvergence)",
+                            "{name} {op_at}: the invocations executing it together are not pinned down under {} reconvergence (control flow diverged at {} without a guaranteed reconvergence); it holds only under {} reconvergence: maximal reconvergence pins it down (SPV_KHR_maximal_reconvergence: `#extension GL_EXT_maximal_reconvergence : require` and `[[maximally_reconverges]]` on main, where the device has shaderMaximalReconvergence)",
                             self.mode,
                             self.construct(*construct),
                             self.mode
                         ),
-                        r => format!("{name} {at}: {r}"),
+                        r => format!("{name} {op_at}: {r}"),
                     }
                 }
                 Cause::NotUniform { op: sop, arg } => format!(
-                    "{} {at}: its {arg} is not dynamically uniform",
+                    "{} {op_at}: its {arg} is not dynamically uniform",
                     crate::model::info(*sop).glsl
                 ),
                 Cause::BadArgument { op: sop, why } => {
-                    format!("{} {at}: {why}", crate::model::info(*sop).glsl)
+                    format!("{} {op_at}: {why}", crate::model::info(*sop).glsl)
                 }
-                Cause::Glsl { why } => format!("{op} {at}: {why}"),
-                Cause::Undef => format!("{op} {at}: OpUndef"),
+                Cause::Glsl { why } => format!("{op} {op_at}: {why}"),
+                Cause::Undef => match self.locs.get(p.loc.index()) {
+                    // module scope: the id is the place (`%74 = OpUndef`)
+                    Some(l) if l.block.is_none() && l.line.is_none() => {
+                        format!("{at} = OpUndef (module scope)")
+                    }
+                    _ => format!("{op} {op_at}: OpUndef"),
+                },
                 Cause::UndefComponent => {
-                    format!("{op} {at}: a component selected with 0xFFFFFFFF (undefined)")
+                    format!("{op} {op_at}: a component selected with 0xFFFFFFFF (undefined)")
                 }
                 Cause::Uninitialized { var, storage } => {
                     format!("read of {storage} variable {var}, never written")
                 }
                 Cause::OutOfBounds { var, offset, size } => format!(
-                    "{op} {at}: byte {offset} is outside {var} ({size} bytes)"
+                    "{op} {op_at}: byte {offset} is outside {var} ({size} bytes)"
                 ),
-                Cause::Scalar(e) => format!("{op} {at}: {e}"),
+                Cause::Scalar(e) => format!("{op} {op_at}: {e}"),
                 Cause::IndexOutOfRange { index, len } => {
-                    format!("{op} {at}: index {index} >= {len} components")
+                    format!("{op} {op_at}: index {index} >= {len} components")
                 }
                 Cause::LostPath { construct } => format!(
                     "written by an invocation whose path depends on an undefined value (branch of {})",
@@ -237,19 +249,19 @@ impl ModelRun {
                 ),
                 Cause::ScheduleOrder => "another order of the workgroups (--schedules) left a different value here".to_string(),
                 Cause::WorkgroupOrder => format!(
-                    "{op} {at}: reads what another workgroup wrote, with no happens-before between them: which value it sees depends on how the device schedules workgroups"
+                    "{op} {op_at}: reads what another workgroup wrote, with no happens-before between them: which value it sees depends on how the device schedules workgroups"
                 ),
                 Cause::OrderPath { construct } => format!(
                     "written on a path chosen by an order-dependent value (branch of {})",
                     self.construct(*construct)
                 ),
                 Cause::AtomicOrder => {
-                    format!("{op} {at}: an atomic's result depends on the order invocations ran it in")
+                    format!("{op} {op_at}: an atomic's result depends on the order invocations ran it in")
                 }
-                Cause::Race => format!("{op} {at}: unordered accesses (a data race)"),
+                Cause::Race => format!("{op} {op_at}: unordered accesses (a data race)"),
                 Cause::Input { why } => format!("undefined in the buffer given ({why})"),
                 Cause::UndefinedPointer => {
-                    format!("{op} {at}: a store through an undefined pointer")
+                    format!("{op} {op_at}: a store through an undefined pointer")
                 }
             });
         }

@@ -398,16 +398,22 @@ mod spirv_tools {
         fn spvParseTargetEnv(s: *const c_char, env: *mut c_int) -> bool;
         fn spvContextCreate(env: c_int) -> *mut c_void;
         fn spvContextDestroy(context: *mut c_void);
-        fn spvTextToBinary(
+        fn spvTextToBinaryWithOptions(
             context: *const c_void,
             text: *const c_char,
             length: usize,
+            options: u32,
             binary: *mut *mut Binary,
             diagnostic: *mut *mut Diagnostic,
         ) -> c_int;
         fn spvBinaryDestroy(binary: *mut Binary);
         fn spvDiagnosticDestroy(diagnostic: *mut Diagnostic);
     }
+
+    /// `SPV_TEXT_TO_BINARY_OPTION_PRESERVE_NUMERIC_IDS` (libspirv.h): `%74` stays id 74, so a
+    /// report names the ids the user wrote (without it the assembler numbers ids in order of
+    /// first appearance, and `%74 = OpUndef` comes back as `%29`).
+    const PRESERVE_NUMERIC_IDS: u32 = 1 << 1;
 
     /// Assembles `text` for the environment named `env` (`vulkan1.2`): the words, or
     /// `invalid assembly: LINE:COLUMN: message`.
@@ -425,10 +431,11 @@ mod spirv_tools {
             }
             let mut bin: *mut Binary = std::ptr::null_mut();
             let mut diag: *mut Diagnostic = std::ptr::null_mut();
-            let rc = spvTextToBinary(
+            let rc = spvTextToBinaryWithOptions(
                 ctx,
                 text.as_ptr() as *const c_char,
                 text.len(),
+                PRESERVE_NUMERIC_IDS,
                 &mut bin,
                 &mut diag,
             );

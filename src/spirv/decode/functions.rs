@@ -191,6 +191,7 @@ impl Decoder<'_> {
                     line: at,
                     op: op_name(op),
                     id: i.result_id,
+                    block: Some(label),
                 });
                 let at = self.locs[loc.index()].clone();
                 let r: Result<(), SpirvError> = (|| {

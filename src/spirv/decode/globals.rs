@@ -48,6 +48,7 @@ impl Decoder<'_> {
             reg: r,
             bits: c.bits.clone().into_boxed_slice(),
             undef: c.undef.clone().into_boxed_slice(),
+            undef_at: c.undef_at.unwrap_or_default(),
         });
         r
     }
@@ -136,6 +137,7 @@ impl Decoder<'_> {
             line: None,
             op: op_name(i.class.opcode),
             id: i.result_id,
+            block: None,
         });
         LocId::new((self.locs.len() - 1) as u32)
     }
@@ -326,18 +328,27 @@ impl Decoder<'_> {
                 let t = self.ty(i.result_type.unwrap_or(0))?;
                 let mut bits = Vec::new();
                 let mut undef = Vec::new();
+                let mut undef_at = None;
                 for k in 0..i.operands.len() {
                     let c = self.konst(idop(k)?)?;
                     bits.extend_from_slice(&c.bits);
                     undef.extend_from_slice(&c.undef);
+                    undef_at = undef_at.or(c.undef_at);
                 }
                 if bits.len() as u32 != self.types.slots(t)? {
                     return Err(SpirvError::malformed(
                         "composite constant with the wrong number of components",
                     ));
                 }
-                self.ids
-                    .insert(rid, Id::Const(ConstVal { ty: t, bits, undef }));
+                self.ids.insert(
+                    rid,
+                    Id::Const(ConstVal {
+                        ty: t,
+                        bits,
+                        undef,
+                        undef_at,
+                    }),
+                );
             }
             SOp::ConstantNull | SOp::Undef => {
                 let t = self.ty(i.result_type.unwrap_or(0))?;
@@ -352,6 +363,9 @@ impl Decoder<'_> {
                         ty: t,
                         bits: vec![null; n as usize],
                         undef: vec![op == SOp::Undef; n as usize],
+                        // `globals` made this instruction's location last
+                        undef_at: (op == SOp::Undef)
+                            .then(|| LocId::new((self.locs.len() - 1) as u32)),
                     }),
                 );
             }
@@ -406,9 +420,12 @@ impl Decoder<'_> {
             )
         };
         let out_n = self.types.slots(t)? as usize;
-        let undef = ids
+        let undef_at = ids
             .iter()
-            .any(|x| self.konst(*x).map(|c| c.any_undef()).unwrap_or(false));
+            .filter_map(|x| self.konst(*x).ok())
+            .find(|c| c.any_undef())
+            .map(|c| c.undef_at.unwrap_or_default());
+        let undef = undef_at.is_some();
         // Component-wise operations: one definition, shared with the device runner's reading of
         // the module (`words::facts`).
         // (Operands of composite operations may be structs or arrays: their scalar is not used.)
@@ -476,7 +493,12 @@ impl Decoder<'_> {
             return Err(SpirvError::malformed("OpSpecConstantOp result size"));
         }
         let undef = vec![undef; bits.len()];
-        Ok(ConstVal { ty: t, bits, undef })
+        Ok(ConstVal {
+            ty: t,
+            bits,
+            undef,
+            undef_at,
+        })
     }
 
     /// Slot offset and count of the part of a composite of type `t` selected by literal indices.
@@ -711,6 +733,7 @@ impl Decoder<'_> {
             line: None,
             op: "OpVariable".into(),
             id: Some(rid),
+            block: None,
         });
         self.objects.push(Object {
             name,

@@ -60,13 +60,20 @@ struct ConstVal {
     bits: Vec<u64>,
     /// per slot: `OpUndef` (one undefined member does not make the rest of a composite undefined)
     undef: Vec<bool>,
+    /// where the (first) `OpUndef` behind an undefined slot is, to name it in a chain
+    undef_at: Option<LocId>,
 }
 
 impl ConstVal {
     /// A defined constant.
     fn defined(ty: TypeId, bits: Vec<u64>) -> ConstVal {
         let undef = vec![false; bits.len()];
-        ConstVal { ty, bits, undef }
+        ConstVal {
+            ty,
+            bits,
+            undef,
+            undef_at: None,
+        }
     }
 
     /// Is any slot undefined?
