@@ -15,11 +15,9 @@ use lockstep::grayscott::layout::{Shape, Tiling};
 use lockstep::grayscott::model::ModelSim;
 use lockstep::grayscott::{Domain, Fields, Padded, Params, Simulation};
 use lockstep::kernel::{load, SourceOptions};
-use lockstep::model::{LaneOrder, SubgroupSize};
+use lockstep::model::SubgroupSize;
 use lockstep::reconverge::Mode;
-use lockstep::spirv::{
-    decode, run_model, BufferInput, DecodeOptions, RunConfig, SpecInput, DEFAULT_MAX_STEPS,
-};
+use lockstep::spirv::{decode, run_model, BufferInput, DecodeOptions, RunConfig, SpecInput};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -85,16 +83,8 @@ fn main() {
             ..Default::default()
         })
         .collect();
-    let cfg = RunConfig {
-        size: SubgroupSize::new(s as u64).expect("size"),
-        layout: LaneOrder::ROW_MAJOR,
-        placements: None,
-        mode: Mode::Maximal,
-        workgroups: [gx, gy, 1],
-        max_steps: DEFAULT_MAX_STEPS,
-        lost_paths_end: true,
-        schedules: 1,
-    };
+    let mut cfg = RunConfig::new(SubgroupSize::new(s as u64).expect("size"), [gx, gy, 1]);
+    cfg.mode = Mode::Maximal;
     let probe = run_model(&k, cfg.clone(), &bufs, None).expect("a run");
     let lane_instructions = probe.lane_instructions;
     drop(probe);
@@ -119,6 +109,59 @@ fn main() {
                 e
             })
         });
+        // The race shadow's cost: the same run with `race_checks` off.
+        let mut off = cfg.clone();
+        off.race_checks = false;
+        g.bench_function(
+            format!("gray-scott-subgroup-1d-race-checks-off/{label}"),
+            |b| {
+                b.iter_custom(|iters| {
+                    let t = Instant::now();
+                    for _ in 0..iters {
+                        std::hint::black_box(
+                            run_model(&k, off.clone(), &bufs, None).expect("a run"),
+                        );
+                    }
+                    let e = t.elapsed();
+                    note("interpreter, race checks off", e, iters, lane_instructions);
+                    e
+                })
+            },
+        );
+        // A kernel that is nearly all shared-memory traffic (a tree reduction: every load and
+        // store goes through the shadow), with and without the checks.
+        // And one whose workgroups share buffer memory (an atomic histogram): with the checks on,
+        // the parallel run finds the sharing and the dispatch runs again in order with the full
+        // shadow on the buffer.
+        let kernels = [
+            (reduction(REDUCTION), "reduction", "shared-reduction"),
+            (reduction(HISTOGRAM), "histogram", "atomic-histogram"),
+        ];
+        for ((rk, rbufs, rcfg), what, id) in &kernels {
+            for checks in [true, false] {
+                let name = if checks {
+                    what.to_string()
+                } else {
+                    format!("{what}, race checks off")
+                };
+                let mut c = rcfg.clone();
+                c.race_checks = checks;
+                g.throughput(Throughput::Elements(REDUCTION_INVOCATIONS));
+                g.bench_function(format!("{id}/checks-{checks}"), |b| {
+                    b.iter_custom(|iters| {
+                        let t = Instant::now();
+                        for _ in 0..iters {
+                            let r = run_model(rk, c.clone(), rbufs, None).expect("a run");
+                            assert!(r.findings.is_empty(), "the kernel is race-free");
+                            std::hint::black_box(r);
+                        }
+                        let e = t.elapsed();
+                        note(&name, e, iters, 0);
+                        e
+                    })
+                });
+            }
+        }
         g.throughput(Throughput::Elements(domain.cells() as u64));
         g.bench_function(format!("gray-scott-model-backend/{label}"), |b| {
             b.iter_custom(|iters| {
@@ -154,11 +197,9 @@ fn main() {
         device_size = Some(ds);
         let dshape = Shape::new(Tiling::OneD, ds, WORKGROUP).expect("shape");
         let [dx, dy] = dshape.grid(domain);
-        let dcfg = RunConfig {
-            size: SubgroupSize::new(ds as u64).expect("size"),
-            workgroups: [dx, dy, 1],
-            ..cfg.clone()
-        };
+        let mut dcfg = cfg.clone();
+        dcfg.size = SubgroupSize::new(ds as u64).expect("size");
+        dcfg.workgroups = [dx, dy, 1];
         let dlabel = format!("{cols}x{rows}/subgroup{ds}/workgroup{WORKGROUP}");
         let mut g = c.benchmark_group("interpreter");
         g.sampling_mode(SamplingMode::Flat);
@@ -208,6 +249,27 @@ fn main() {
         domain.cells() as f64 / tm / 1e6
     );
     println!("| ratio (interpreter / backend) | {:.1}× | |", ti / tm);
+    // Issue 18: the race shadow costs at most 1.5× over a run without it.
+    let toff = best("interpreter, race checks off");
+    for (what, on, off) in [
+        ("Gray-Scott", ti, toff),
+        (
+            "shared-memory reduction",
+            best("reduction"),
+            best("reduction, race checks off"),
+        ),
+        (
+            "atomic histogram (workgroups share a buffer)",
+            best("histogram"),
+            best("histogram, race checks off"),
+        ),
+    ] {
+        let x = on / off;
+        println!(
+            "| {what}: race checks on / off | {on:.4} / {off:.4} | {x:.2}× ({} the 1.5× bound) |",
+            if x <= 1.5 { "within" } else { "OVER" }
+        );
+    }
     if let Some(ds) = device_size {
         let tis = best("interpreter at the device's size");
         let td = best("device (same shader, no checks)");
@@ -217,6 +279,66 @@ fn main() {
             tis / td
         );
     }
+}
+
+/// A workgroup tree reduction in shared memory (256 invocations, 8 levels with a barrier each):
+/// the race shadow sees every access.
+const REDUCTION: &str = "#version 450\n\
+    layout(local_size_x = 256) in;\n\
+    layout(binding = 0) buffer In { uint x[]; };\n\
+    layout(binding = 1) buffer Out { uint y[]; };\n\
+    shared uint s[256];\n\
+    void main() {\n\
+      uint i = gl_LocalInvocationID.x;\n\
+      s[i] = x[gl_GlobalInvocationID.x];\n\
+      barrier();\n\
+      for (uint w = 128u; w > 0u; w >>= 1) {\n\
+        if (i < w) { s[i] += s[i + w]; }\n\
+        barrier();\n\
+      }\n\
+      if (i == 0u) { y[gl_WorkGroupID.x] = s[0]; }\n\
+    }\n";
+
+/// A histogram of 1,024 bins every workgroup adds to with atomics (race-free: atomics in each
+/// other's scope), so the workgroups share buffer memory.
+const HISTOGRAM: &str = "#version 450\n\
+    layout(local_size_x = 256) in;\n\
+    layout(binding = 0) buffer In { uint x[]; };\n\
+    layout(binding = 1) buffer Out { uint y[]; };\n\
+    void main() {\n\
+      uint v = x[gl_GlobalInvocationID.x];\n\
+      atomicAdd(y[(v * 2654435761u) % 1024u], 1u);\n\
+    }\n";
+
+const GROUPS: u32 = 1024;
+const REDUCTION_INVOCATIONS: u64 = GROUPS as u64 * 256;
+
+/// `src` over 1,024 workgroups of 256, `x` = 0, 1, 2, … and 1,024 words of `y`.
+fn reduction(src: &str) -> (lockstep::spirv::Kernel, Vec<BufferInput>, RunConfig) {
+    let m = lockstep::kernel::compile(
+        src,
+        lockstep::kernel::SourceLang::Glsl,
+        &SourceOptions::default(),
+    )
+    .expect("compiling the kernel");
+    let k = decode(&m.words, &DecodeOptions::default()).expect("decoding");
+    let x: Vec<u8> = (0..GROUPS * 256).flat_map(|v| v.to_le_bytes()).collect();
+    let bufs = vec![
+        BufferInput {
+            set: 0,
+            binding: 0,
+            bytes: x,
+            ..Default::default()
+        },
+        BufferInput {
+            set: 0,
+            binding: 1,
+            bytes: vec![0; 1024 * 4],
+            ..Default::default()
+        },
+    ];
+    let cfg = RunConfig::new(SubgroupSize::new(32).expect("size"), [GROUPS, 1, 1]);
+    (k, bufs, cfg)
 }
 
 fn note(name: &str, e: Duration, iters: u64, _li: u64) {

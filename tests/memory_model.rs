@@ -5,8 +5,7 @@
 //! Each test cites the rule; the expected values come from the rule, not from the interpreter.
 #![cfg(feature = "vulkan")]
 mod spirv_support;
-use lockstep::model::{LaneOrder, SubgroupSize};
-use lockstep::reconverge::Mode;
+use lockstep::model::SubgroupSize;
 use lockstep::spirv::*;
 use spirv_support::{bytes_u32, glsl, u32s};
 
@@ -15,16 +14,9 @@ fn cfg(size: u64, wg: [u32; 3]) -> RunConfig {
 }
 
 fn cfg_schedules(size: u64, wg: [u32; 3], schedules: u32) -> RunConfig {
-    RunConfig {
-        size: SubgroupSize::new(size).unwrap(),
-        layout: LaneOrder::ROW_MAJOR,
-        placements: None,
-        mode: Mode::Base,
-        workgroups: wg,
-        max_steps: DEFAULT_MAX_STEPS,
-        lost_paths_end: true,
-        schedules,
-    }
+    let mut c = RunConfig::new(SubgroupSize::new(size).unwrap(), wg);
+    c.schedules = schedules;
+    c
 }
 
 /// Runs GLSL (a compute shader body after the header) with u32 buffers at bindings 0, 1, …
@@ -682,5 +674,57 @@ fn a_store_is_reported_at_its_statements_line_not_at_a_later_line_of_it() {
             g.contains("race on pair: wrote at k.comp:10 and read at k.comp:14"),
             "{groups:?}"
         );
+    }
+}
+
+// `RunConfig::race_checks` (the switch the interpreter benchmark measures the race shadow with):
+// with the checks on, a shared-memory race (Appendix B, Data Race: a write and a read of one
+// location by two invocations with no barrier between them) is found and the value read is
+// undefined; with them off, nothing is found and the run is otherwise the same run — on a
+// race-free kernel (a barrier between the write and the read) the two give the same bytes and
+// the same statuses.
+#[test]
+fn race_checks_off_find_no_race_and_change_nothing_else() {
+    let src = |barrier: &str| {
+        format!(
+            "#version 450\nlayout(local_size_x = 8) in;\n\
+             layout(binding = 0) buffer B {{ uint b[]; }};\n\
+             shared uint s[8];\n\
+             void main() {{\n\
+               uint i = gl_LocalInvocationID.x;\n\
+               s[i] = i * 3u;\n\
+               {barrier}\n\
+               b[i] = s[(i + 1u) % 8u];\n\
+             }}\n"
+        )
+    };
+    let go = |barrier: &str, checks: bool| {
+        let k = decode(&glsl(&src(barrier), "k.comp"), &DecodeOptions::default()).unwrap();
+        let mut c = cfg(4, [1, 1, 1]);
+        c.race_checks = checks;
+        let buf = BufferInput {
+            set: 0,
+            binding: 0,
+            bytes: bytes_u32(&[0; 8]),
+            ..Default::default()
+        };
+        run_model(&k, c, &[buf], None).unwrap()
+    };
+    let racy = go("", true);
+    assert!(!races(&racy).is_empty(), "the checks find the race");
+    assert!((0..8).any(|i| matches!(
+        racy.status(racy.buffers[0].word_taint(i)),
+        WordStatus::Racy(_) | WordStatus::Undefined(_)
+    )));
+    let blind = go("", false);
+    assert!(races(&blind).is_empty(), "{:?}", texts(&blind));
+    let (on, off) = (go("barrier();", true), go("barrier();", false));
+    assert!(on.findings.is_empty() && off.findings.is_empty());
+    assert_eq!(on.buffers[0].bytes, off.buffers[0].bytes);
+    let want: Vec<u32> = (0..8).map(|i| ((i + 1) % 8) * 3).collect();
+    assert_eq!(u32s(&on.buffers[0].bytes), want);
+    for i in 0..8 {
+        assert_eq!(on.status(on.buffers[0].word_taint(i)), WordStatus::Exact);
+        assert_eq!(off.status(off.buffers[0].word_taint(i)), WordStatus::Exact);
     }
 }

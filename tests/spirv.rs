@@ -1,21 +1,14 @@
 //! The SPIR-V interpreter on kernels compiled from GLSL.
 #![cfg(feature = "vulkan")]
 mod spirv_support;
-use lockstep::model::{LaneOrder, SubgroupSize};
+use lockstep::model::SubgroupSize;
 use lockstep::reconverge::Mode;
 use lockstep::spirv::*;
 
 fn cfg(size: u64, mode: Mode, wg: [u32; 3]) -> RunConfig {
-    RunConfig {
-        size: SubgroupSize::new(size).unwrap(),
-        layout: LaneOrder::ROW_MAJOR,
-        placements: None,
-        mode,
-        workgroups: wg,
-        max_steps: DEFAULT_MAX_STEPS,
-        lost_paths_end: true,
-        schedules: 1,
-    }
+    let mut c = RunConfig::new(SubgroupSize::new(size).unwrap(), wg);
+    c.mode = mode;
+    c
 }
 
 fn u32s(b: &[u8]) -> Vec<u32> {

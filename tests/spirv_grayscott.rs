@@ -4,7 +4,7 @@
 mod spirv_support;
 use lockstep::grayscott::layout::{Shape, Tiling as GsLayout};
 use lockstep::grayscott::{reference, Domain, Fields, Padded, Params};
-use lockstep::model::{LaneOrder, SubgroupSize};
+use lockstep::model::SubgroupSize;
 use lockstep::reconverge::Mode;
 use lockstep::spirv::*;
 use spirv_support::*;
@@ -57,16 +57,12 @@ fn decode_with(words: &[u32], spec: Vec<(u32, SpecInput)>) -> Kernel {
 
 /// `groups` workgroups at subgroup size `s`, row-major lanes.
 fn config(s: u32, mode: Mode, groups: [u32; 2]) -> RunConfig {
-    RunConfig {
-        size: SubgroupSize::new(s as u64).unwrap(),
-        layout: LaneOrder::ROW_MAJOR,
-        placements: None,
-        mode,
-        workgroups: [groups[0], groups[1], 1],
-        max_steps: DEFAULT_MAX_STEPS,
-        lost_paths_end: true,
-        schedules: 1,
-    }
+    let mut c = RunConfig::new(
+        SubgroupSize::new(s as u64).unwrap(),
+        [groups[0], groups[1], 1],
+    );
+    c.mode = mode;
+    c
 }
 
 fn run_words(

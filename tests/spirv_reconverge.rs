@@ -61,17 +61,10 @@ fn cross_check_batch(
     };
     let words = glsl(&src, "program.comp");
     let k = decode(&words, &DecodeOptions::default()).map_err(|e| e.to_string())?;
-    let cfg = RunConfig {
-        size: s,
-        layout: LaneOrder::ROW_MAJOR,
-        placements: None,
-        mode,
-        workgroups: [n as u32, 1, 1],
-        max_steps: DEFAULT_MAX_STEPS,
-        // The executor keeps a lost invocation lost to the end: compare under the same rule.
-        lost_paths_end: false,
-        schedules: 1,
-    };
+    let mut cfg = RunConfig::new(s, [n as u32, 1, 1]);
+    cfg.mode = mode;
+    // The executor keeps a lost invocation lost to the end: compare under the same rule.
+    cfg.lost_paths_end = false;
     let run = run_model(&k, cfg, &inputs, None).map_err(|e| e.to_string())?;
     let b = &run.buffers[0];
     let words = u32s(&b.bytes);

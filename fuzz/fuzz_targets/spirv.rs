@@ -31,15 +31,8 @@ fuzz_target!(|data: &[u8]| {
         })
         .collect();
     let size = (data.len() % 8) as u32;
-    let cfg = RunConfig {
-        size: SubgroupSize::new(1 << size).unwrap(),
-        layout: LaneOrder::ROW_MAJOR,
-        placements: None,
-        mode: Mode::ALL[data.len() % 3],
-        workgroups: [1, 1, 1],
-        max_steps: 20_000,
-        lost_paths_end: true,
-        schedules: 1,
-    };
+    let mut cfg = RunConfig::new(SubgroupSize::new(1 << size).unwrap(), [1, 1, 1]);
+    cfg.mode = Mode::ALL[data.len() % 3];
+    cfg.max_steps = 20_000;
     let _ = run_model(&k, cfg, &buffers, Some(&[0u8; 128]));
 });

@@ -9,7 +9,7 @@ use super::backend::{
 use super::parse::Unsupported;
 use super::script::{BindingKind, RequiredSize, Script, Shader, ShaderCode};
 use crate::kernel::{SourceLang, SourceOptions, TargetEnv as KTarget};
-use crate::model::{LaneOrder, SubgroupSize};
+use crate::model::SubgroupSize;
 use crate::reconverge::Mode;
 use crate::spirv::{self, BufferInput, DecodeOptions, RunConfig, SpecInput, WordStatus};
 use std::collections::HashMap;
@@ -325,16 +325,8 @@ impl Backend for ModelBackend {
                 BindingKind::PushConstant => push = Some(db.bytes.to_vec()),
             }
         }
-        let cfg = RunConfig {
-            size,
-            layout: LaneOrder::ROW_MAJOR,
-            placements: None,
-            mode,
-            workgroups: d.workgroups,
-            max_steps: spirv::DEFAULT_MAX_STEPS,
-            lost_paths_end: true,
-            schedules: 1,
-        };
+        let mut cfg = RunConfig::new(size, d.workgroups);
+        cfg.mode = mode;
         let bufs: Vec<BufferInput> = inputs.iter().map(|(_, _, b)| b.clone()).collect();
         let run = spirv::run_model(&k, cfg, &bufs, push.as_deref()).map_err(|e| match e {
             spirv::SpirvError::Unsupported { .. } => BackendError::Unsupported(e.to_string()),

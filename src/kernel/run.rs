@@ -187,16 +187,12 @@ impl KernelJob {
         progress: Option<&(dyn Fn(u64, u64) + Sync)>,
     ) -> Result<ModelSide, KernelError> {
         let mode = self.mode.unwrap_or(kernel.declared_mode);
-        let cfg = RunConfig {
-            size,
-            layout: self.layout,
-            placements: self.placements.clone(),
-            mode,
-            workgroups: self.workgroups,
-            max_steps: self.max_steps,
-            lost_paths_end: true,
-            schedules: self.schedules,
-        };
+        let mut cfg = RunConfig::new(size, self.workgroups);
+        cfg.layout = self.layout;
+        cfg.placements = self.placements.clone();
+        cfg.mode = mode;
+        cfg.max_steps = self.max_steps;
+        cfg.schedules = self.schedules;
         let inputs: Vec<BufferInput> = self
             .buffers
             .iter()

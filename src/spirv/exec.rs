@@ -30,6 +30,7 @@ use std::sync::{Mutex, RwLock};
 
 /// How to run a kernel.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct RunConfig {
     /// the subgroup size (a power of two, 1..=128)
     pub size: SubgroupSize,
@@ -55,6 +56,30 @@ pub struct RunConfig {
     /// reverse order every other time). Defined values that differ between the orders become
     /// order-dependent; a loop that never ends in one of them is a finding.
     pub schedules: u32,
+    /// Check for data races (`true`, the default): the race shadow around every access to memory
+    /// several invocations reach. `false` runs without it — faster, and blind to races and to
+    /// values that depend on the order of unordered atomics; for measuring what the shadow costs,
+    /// or for a kernel already known to be race-free.
+    pub race_checks: bool,
+}
+
+impl RunConfig {
+    /// A run of `workgroups` workgroups at subgroup size `size`: subgroups of consecutive local
+    /// invocations (row-major), base reconvergence, [`DEFAULT_MAX_STEPS`], lost paths ending at
+    /// their merge, one schedule, race checks on. Set the fields to change any of these.
+    pub fn new(size: SubgroupSize, workgroups: [u32; 3]) -> RunConfig {
+        RunConfig {
+            size,
+            layout: LaneOrder::ROW_MAJOR,
+            placements: None,
+            mode: Mode::Base,
+            workgroups,
+            max_steps: DEFAULT_MAX_STEPS,
+            lost_paths_end: true,
+            schedules: 1,
+            race_checks: true,
+        }
+    }
 }
 
 /// The default `max_steps`: a billion lane-instructions per workgroup (seconds of work).

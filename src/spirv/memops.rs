@@ -198,6 +198,10 @@ impl Wg<'_, '_> {
         let Some(f) = sp.family() else {
             return Hits::default();
         };
+        if !self.d.cfg.race_checks {
+            // Race checks off (`RunConfig::race_checks`): no shadow, nothing found.
+            return Hits::default();
+        }
         let unit = self.unit_of(obj, sp);
         let us = units(at, bytes, unit);
         let who = self.who(s);

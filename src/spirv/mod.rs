@@ -18,8 +18,7 @@
 //! // gl_SubgroupInvocationID to b[gl_GlobalInvocationID.x] (see tests/spirv.rs for the GLSL).
 //! let words = lockstep::spirv::examples::lane_ids();
 //! let k = decode(&words, &DecodeOptions::default()).unwrap();
-//! let cfg = RunConfig { size: SubgroupSize::new(4).unwrap(), layout: LaneOrder::ROW_MAJOR, placements: None,
-//!     mode: Mode::Base, workgroups: [2, 1, 1], max_steps: DEFAULT_MAX_STEPS, lost_paths_end: true, schedules: 1 };
+//! let cfg = RunConfig::new(SubgroupSize::new(4).unwrap(), [2, 1, 1]); // base reconvergence
 //! let buf = BufferInput { set: 0, binding: 0, bytes: vec![0; 64], ..Default::default() };
 //! let run = run_model(&k, cfg, &[buf], None).unwrap();
 //! let b = &run.buffers[0];

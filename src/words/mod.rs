@@ -16,6 +16,7 @@
 
 pub mod facts;
 pub mod int;
+pub mod layout;
 
 use rspirv::dr::{Instruction, Module, Operand};
 use rspirv::spirv::Op;

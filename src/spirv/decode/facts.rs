@@ -255,6 +255,7 @@ impl Decoder<'_> {
             })
             .collect();
         let consts = crate::words::facts::Constants::new(self.m, &spec);
+        self.check_interface(&consts);
         let size = crate::words::facts::workgroup_size(self.m, entry, &consts)
             .map_err(SpirvError::malformed)?;
         let size = size.ok_or_else(|| {
@@ -290,5 +291,37 @@ impl Decoder<'_> {
         }
         v.sort();
         v
+    }
+}
+
+impl Decoder<'_> {
+    /// The buffers' layout as the device runner checks a dispatch against it
+    /// ([`crate::words::layout`], the one reading of bindings and block sizes both sides share)
+    /// and as this decoder laid the blocks out for the interpreter must agree: a block's declared
+    /// bytes (its fixed part where it ends in a runtime array) and whether it ends in one. A
+    /// difference is a bug in one of the two, caught by the debug assertions the tests and
+    /// `./run` build with.
+    fn check_interface(&self, consts: &crate::words::facts::Constants<'_>) {
+        if !cfg!(debug_assertions) {
+            return;
+        }
+        let ix = crate::words::layout::Index::new(self.m);
+        let iface = crate::words::layout::interface(&ix, self.m, consts);
+        for o in &self.objects {
+            let (Some(b), 0) = (o.binding, o.element) else {
+                continue;
+            };
+            let Some(info) = iface.bindings.get(&b) else {
+                continue;
+            };
+            if let Some(size) = info.size {
+                debug_assert_eq!(
+                    (o.size as u64, o.runtime_array.is_some()),
+                    (size, info.runtime_array),
+                    "the layout of {} (binding {b:?}): the decoder's size and runtime array vs words::layout's",
+                    o.name
+                );
+            }
+        }
     }
 }

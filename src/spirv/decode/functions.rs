@@ -295,6 +295,18 @@ impl Decoder<'_> {
                             )))
                         }
                         SOp::Variable => {
+                            // SPIR-V 2.16.1 (Universal Validation Rules): "All OpVariable
+                            // instructions in a function must ... have a Storage Class operand of
+                            // Function".
+                            if !matches!(
+                                i.operands.first(),
+                                Some(Operand::StorageClass(StorageClass::Function))
+                            ) {
+                                return Err(SpirvError::malformed(format!(
+                                    "OpVariable {} in function {fname} is not of storage class Function (SPIR-V 2.16.1: variables inside a function are Function variables)",
+                                    self.name(i.result_id.unwrap_or(0))
+                                )));
+                            }
                             let obj = self.variable(i, Some(&fname))?;
                             locals.push(obj);
                             let rid = i.result_id.unwrap_or(0);

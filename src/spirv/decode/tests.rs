@@ -37,6 +37,17 @@ fn kernel(
     m.assemble()
 }
 
+/// Adds the module-scope variable `var` of pointer type `ptr` (the builder puts a variable made
+/// while a block is open into the function).
+fn global_variable(g: &mut Vec<Instruction>, (ptr, var): (Word, Word), class: StorageClass) {
+    g.push(Instruction::new(
+        SOp::Variable,
+        Some(ptr),
+        Some(var),
+        vec![Operand::StorageClass(class)],
+    ));
+}
+
 fn error(words: &[u32]) -> String {
     match decode(words, &DecodeOptions::default()) {
         Ok(_) => panic!("decoded"),
@@ -191,14 +202,16 @@ fn arith_maps_a_signed_division_to_one_integer_instruction() {
 // the decoder refuses it with the storage class named, before anything runs.
 #[test]
 fn access_refuses_a_store_to_input_memory() {
+    let ids = std::cell::Cell::new((0, 0));
     let words = kernel(
         |b, uint| {
             let ptr = b.type_pointer(None, StorageClass::Input, uint);
-            let v = b.variable(ptr, None, StorageClass::Input, None);
+            let v = b.id();
             let one = b.constant_bit32(uint, 1);
             b.store(v, one, None, vec![]).unwrap();
+            ids.set((ptr, v));
         },
-        |_| {},
+        |g| global_variable(g, ids.get(), StorageClass::Input),
     );
     let e = error(&words);
     assert!(e.contains("a store to Input memory"), "{e}");
@@ -233,4 +246,78 @@ fn functions_refuse_recursion_naming_the_function() {
     b.execution_mode(main, ExecutionMode::LocalSize, vec![1, 1, 1]);
     let e = error(&b.module().assemble());
     assert!(e.contains("recursion") && e.contains("again"), "{e}");
+}
+
+// Vulkan, "Offset and Stride Assignment" (explicit layout: every member's Offset, an array's
+// ArrayStride, a matrix member's MatrixStride and RowMajor): in the block
+// `{ float a; /* Offset 16, ArrayStride 48, MatrixStride 16, RowMajor */ mat3 m[2]; }` the last
+// element of `m` starts at 16 + 48 and, row-major, holds 3 rows 16 bytes apart of 3 floats, so the
+// block's last byte is at 16 + 48 + 2·16 + 3·4 = 108. The globals family (the interpreter's layout)
+// and `words::layout` (what the device runner checks a dispatch against) both say 108.
+#[test]
+fn globals_and_words_layout_agree_on_a_block_of_row_major_matrices() {
+    let ids = std::cell::Cell::new((0, 0));
+    let words = kernel(
+        |b, uint| {
+            let float = b.type_float(32, None);
+            let v3 = b.type_vector(float, 3);
+            let m3 = b.type_matrix(v3, 3);
+            let two = b.constant_bit32(uint, 2);
+            let arr = b.type_array(m3, two);
+            b.decorate(
+                arr,
+                Decoration::ArrayStride,
+                vec![Operand::LiteralBit32(48)],
+            );
+            let st = b.type_struct(vec![float, arr]);
+            b.decorate(st, Decoration::Block, vec![]);
+            let lit = |x| vec![Operand::LiteralBit32(x)];
+            b.member_decorate(st, 0, Decoration::Offset, lit(0));
+            b.member_decorate(st, 1, Decoration::Offset, lit(16));
+            b.member_decorate(st, 1, Decoration::MatrixStride, lit(16));
+            b.member_decorate(st, 1, Decoration::RowMajor, vec![]);
+            let ptr = b.type_pointer(None, StorageClass::StorageBuffer, st);
+            let var = b.id();
+            b.decorate(var, Decoration::DescriptorSet, lit(0));
+            b.decorate(var, Decoration::Binding, lit(3));
+            ids.set((ptr, var));
+        },
+        |g| global_variable(g, ids.get(), StorageClass::StorageBuffer),
+    );
+    let k = decode(&words, &DecodeOptions::default()).unwrap();
+    let o = k
+        .objects
+        .iter()
+        .find(|o| o.binding == Some((0, 3)))
+        .unwrap();
+    assert_eq!(o.size, 108);
+    let read = crate::words::read(&words).unwrap();
+    let consts = Constants::new(&read.module, &[]);
+    let ix = crate::words::layout::Index::new(&read.module);
+    let iface = crate::words::layout::interface(&ix, &read.module, &consts);
+    let b = &iface.bindings[&(0, 3)];
+    assert_eq!(
+        (b.size, b.runtime_array, b.array),
+        (Some(108), false, false)
+    );
+}
+
+// SPIR-V 2.16.1, Universal Validation Rules: a variable inside a function has storage class
+// Function. A StorageBuffer variable there (what rspirv's builder makes of a variable declared
+// while a block is open) is malformed, named.
+#[test]
+fn functions_refuse_a_variable_of_another_storage_class_inside_a_function() {
+    let words = kernel(
+        |b, uint| {
+            let ptr = b.type_pointer(None, StorageClass::StorageBuffer, uint);
+            let v = b.variable(ptr, None, StorageClass::StorageBuffer, None);
+            b.name(v, "stray");
+        },
+        |_| {},
+    );
+    let e = error(&words);
+    assert!(
+        e.contains("OpVariable stray in function") && e.contains("SPIR-V 2.16.1"),
+        "{e}"
+    );
 }
