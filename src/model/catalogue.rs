@@ -533,6 +533,62 @@ pub struct OpInfo {
     pub rule: String,
     /// Where the rule is written.
     pub spec: &'static str,
+    /// The SPIR-V instructions that perform it (SPIR-V 3.42.24, Non-Uniform Instructions;
+    /// SPV_KHR_subgroup_rotate), one per kind of value where SPIR-V splits them (`OpGroupNonUniformIAdd`,
+    /// `…FAdd`); the scan of an arithmetic operation is its `GroupOperation` operand. Empty for the
+    /// built-in variables (`gl_SubgroupSize`, the masks, …), which are `BuiltIn` decorations.
+    pub spirv: &'static [rspirv::spirv::Op],
+}
+
+/// The SPIR-V instructions that perform `op` ([`OpInfo::spirv`]).
+fn spirv_of(op: Op) -> &'static [rspirv::spirv::Op] {
+    use rspirv::spirv::Op as S;
+    let fold = |b: BinOp| -> &'static [S] {
+        match b {
+            BinOp::Add => &[S::GroupNonUniformIAdd, S::GroupNonUniformFAdd],
+            BinOp::Mul => &[S::GroupNonUniformIMul, S::GroupNonUniformFMul],
+            BinOp::Min => &[
+                S::GroupNonUniformSMin,
+                S::GroupNonUniformUMin,
+                S::GroupNonUniformFMin,
+            ],
+            BinOp::Max => &[
+                S::GroupNonUniformSMax,
+                S::GroupNonUniformUMax,
+                S::GroupNonUniformFMax,
+            ],
+            BinOp::And => &[S::GroupNonUniformBitwiseAnd, S::GroupNonUniformLogicalAnd],
+            BinOp::Or => &[S::GroupNonUniformBitwiseOr, S::GroupNonUniformLogicalOr],
+            BinOp::Xor => &[S::GroupNonUniformBitwiseXor, S::GroupNonUniformLogicalXor],
+        }
+    };
+    match op {
+        Op::Elect => &[S::GroupNonUniformElect],
+        Op::SubgroupSize
+        | Op::InvocationId
+        | Op::LaneMask(_)
+        | Op::NumSubgroups
+        | Op::SubgroupId => &[],
+        Op::All => &[S::GroupNonUniformAll],
+        Op::Any => &[S::GroupNonUniformAny],
+        Op::AllEqual => &[S::GroupNonUniformAllEqual],
+        Op::Ballot => &[S::GroupNonUniformBallot],
+        Op::InverseBallot => &[S::GroupNonUniformInverseBallot],
+        Op::BallotBitExtract => &[S::GroupNonUniformBallotBitExtract],
+        Op::BallotBitCount(_) => &[S::GroupNonUniformBallotBitCount],
+        Op::BallotFindLsb => &[S::GroupNonUniformBallotFindLSB],
+        Op::BallotFindMsb => &[S::GroupNonUniformBallotFindMSB],
+        Op::Broadcast => &[S::GroupNonUniformBroadcast],
+        Op::BroadcastFirst => &[S::GroupNonUniformBroadcastFirst],
+        Op::Arithmetic(b, _) | Op::Clustered(b) => fold(b),
+        Op::Shuffle => &[S::GroupNonUniformShuffle],
+        Op::ShuffleXor => &[S::GroupNonUniformShuffleXor],
+        Op::ShuffleUp => &[S::GroupNonUniformShuffleUp],
+        Op::ShuffleDown => &[S::GroupNonUniformShuffleDown],
+        Op::QuadBroadcast => &[S::GroupNonUniformQuadBroadcast],
+        Op::QuadSwap(_) => &[S::GroupNonUniformQuadSwap],
+        Op::Rotate | Op::ClusteredRotate => &[S::GroupNonUniformRotateKHR],
+    }
 }
 
 impl OpInfo {
@@ -641,6 +697,7 @@ fn entry(
         result,
         rule: rule.into(),
         spec,
+        spirv: spirv_of(op),
     }
 }
 

@@ -4,14 +4,11 @@ use super::*;
 
 impl Decoder<'_> {
     /// Loads, stores, access chains, atomics, barriers, calls and group operations; anything else is unsupported, named.
-    pub(super) fn memory_inst(
-        &mut self,
-        i: &Instruction,
-        loc: LocId,
-    ) -> Result<Option<Inst>, SpirvError> {
+    /// Loads, stores, copies, access chains, pointer comparisons and array lengths
+    /// ([`Family::Access`]).
+    pub(super) fn memory_inst(&mut self, i: &Instruction) -> Result<Option<Inst>, SpirvError> {
         let op = i.class.opcode;
         let rid = i.result_id.unwrap_or(0);
-        let _ = loc;
         Ok(match op {
             SOp::Load => {
                 let pid = id_at(i, 0)?;
@@ -207,63 +204,7 @@ impl Decoder<'_> {
                     stride,
                 })
             }
-            SOp::AtomicLoad
-            | SOp::AtomicStore
-            | SOp::AtomicExchange
-            | SOp::AtomicCompareExchange
-            | SOp::AtomicIIncrement
-            | SOp::AtomicIDecrement
-            | SOp::AtomicIAdd
-            | SOp::AtomicISub
-            | SOp::AtomicSMin
-            | SOp::AtomicUMin
-            | SOp::AtomicSMax
-            | SOp::AtomicUMax
-            | SOp::AtomicAnd
-            | SOp::AtomicOr
-            | SOp::AtomicXor
-            | SOp::AtomicFAddEXT
-            | SOp::AtomicFMinEXT
-            | SOp::AtomicFMaxEXT => {
-                return self.atomic(i).map(Some);
-            }
-            SOp::ControlBarrier => {
-                let exec = self.const_u32(id_at(i, 0)?)?;
-                let sem = self.const_u32(id_at(i, 2)?)?;
-                // Scope: 1 Device, 2 Workgroup, 3 Subgroup.
-                match exec {
-                    2 => Some(Inst::Barrier { workgroup: true, sem }),
-                    3 => Some(Inst::Barrier { workgroup: false, sem }),
-                    s => return Err(unsupported(format!("OpControlBarrier with execution scope {s} (compute: Workgroup or Subgroup)"))),
-                }
-            }
-            SOp::FunctionCall => {
-                let f = match self.ids.get(&id_at(i, 0)?) {
-                    Some(Id::Func(f)) => *f,
-                    _ => return Err(SpirvError::malformed("OpFunctionCall of a non-function")),
-                };
-                let mut args = Vec::new();
-                for k in 1..i.operands.len() {
-                    args.push(self.arg(i, k)?);
-                }
-                let d =
-                    if self.regs.contains_key(&rid) && self.reg_slots[self.reg(rid)?.index()] > 0 {
-                        Some(self.reg(rid)?)
-                    } else {
-                        None
-                    };
-                Some(Inst::Call {
-                    d,
-                    f,
-                    args: args.into_boxed_slice(),
-                })
-            }
-            o if is_group_op(o) => {
-                self.uses_subgroups = true;
-                let (g, d) = self.group(i)?;
-                Some(Inst::Group(Box::new(g), d))
-            }
-            other => return Err(unsupported(format!("the instruction {}", op_name(other)))),
+            other => return Err(misrouted(other, "access")),
         })
     }
 

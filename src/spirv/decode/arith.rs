@@ -63,20 +63,12 @@ impl Decoder<'_> {
         }))
     }
 
-    /// Integer, float and logical arithmetic, comparisons, selection and conversions (`None`: not of this family).
-    pub(super) fn scalar_inst(
-        &mut self,
-        i: &Instruction,
-        loc: LocId,
-    ) -> Result<Option<Option<Inst>>, SpirvError> {
+    /// Integer, float and logical arithmetic, comparisons, selection and conversions
+    /// ([`Family::Arith`]).
+    pub(super) fn scalar_inst(&mut self, i: &Instruction) -> Result<Option<Inst>, SpirvError> {
         let op = i.class.opcode;
         let rid = i.result_id.unwrap_or(0);
-        let _ = loc;
-        Ok(Some(match op {
-            SOp::Nop | SOp::ExecutionModeId => None,
-            SOp::MemoryBarrier => Some(Inst::MemoryBarrier {
-                sem: self.const_u32(id_at(i, 1)?)?,
-            }),
+        Ok(match op {
             SOp::Undef => {
                 let d = self.reg(rid)?;
                 Some(Inst::Undef {
@@ -244,7 +236,7 @@ impl Decoder<'_> {
                     a,
                 })
             }
-            _ => return Ok(None),
-        }))
+            other => return Err(misrouted(other, "arith")),
+        })
     }
 }

@@ -3,16 +3,11 @@
 use super::*;
 
 impl Decoder<'_> {
-    /// Copies, composites, vector shuffles and inserts, matrix and vector products, extended arithmetic, bit fields and GLSL.std.450 (`None`: not of this family).
-    pub(super) fn composite_inst(
-        &mut self,
-        i: &Instruction,
-        loc: LocId,
-    ) -> Result<Option<Option<Inst>>, SpirvError> {
+    /// Composites, matrices, extended integer arithmetic and bit fields ([`Family::Composite`]).
+    pub(super) fn composite_inst(&mut self, i: &Instruction) -> Result<Option<Inst>, SpirvError> {
         let op = i.class.opcode;
         let rid = i.result_id.unwrap_or(0);
-        let _ = loc;
-        Ok(Some(match op {
+        Ok(match op {
             SOp::CopyObject | SOp::CopyLogical => {
                 let (d, a) = (self.reg(rid)?, self.arg(i, 0)?);
                 check_ssa!(d, a);
@@ -96,7 +91,7 @@ impl Decoder<'_> {
                 Some(Inst::Shuffle {
                     d,
                     sel: sel.into_boxed_slice(),
-                    loc,
+                    loc: self.current_loc(),
                 })
             }
             SOp::VectorExtractDynamic => {
@@ -152,7 +147,7 @@ impl Decoder<'_> {
             | SOp::OuterProduct
             | SOp::Transpose
             | SOp::Dot => {
-                return self.matrix_op(i).map(|x| Some(Some(x)));
+                return self.matrix_op(i).map(Some);
             }
             SOp::IAddCarry | SOp::ISubBorrow | SOp::UMulExtended | SOp::SMulExtended => {
                 let (sc, n) = self.sv_of(id_at(i, 0)?)?;
@@ -199,8 +194,7 @@ impl Decoder<'_> {
                     count,
                 })
             }
-            SOp::ExtInst => return self.ext_inst(i).map(Some),
-            _ => return Ok(None),
-        }))
+            other => return Err(misrouted(other, "composite")),
+        })
     }
 }

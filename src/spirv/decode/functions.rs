@@ -318,7 +318,7 @@ impl Decoder<'_> {
                             self.var_regs.insert(r, obj);
                         }
                         _ => {
-                            if let Some(inst) = self.inst(i, loc)? {
+                            if let Some(inst) = self.inst(i)? {
                                 blk.insts.push(inst);
                                 blk.locs.push(loc);
                             }
@@ -470,14 +470,45 @@ impl Decoder<'_> {
     /// Decodes one instruction of a function body, by family: scalar arithmetic, logic and
     /// conversions; composites, vectors and matrices; then memory, atomics, barriers, calls and
     /// group operations (the last names anything else unsupported).
-    pub(super) fn inst(&mut self, i: &Instruction, loc: LocId) -> Result<Option<Inst>, SpirvError> {
-        if let Some(x) = self.scalar_inst(i, loc)? {
-            return Ok(x);
+    /// One instruction of a function body, by its family ([`family`]: the one place opcodes are
+    /// routed).
+    pub(super) fn inst(&mut self, i: &Instruction) -> Result<Option<Inst>, SpirvError> {
+        let op = i.class.opcode;
+        match family(op) {
+            Some(Family::Nothing) => Ok(None),
+            Some(Family::Arith) => self.scalar_inst(i),
+            Some(Family::Composite) => self.composite_inst(i),
+            Some(Family::Ext) => self.ext_inst(i),
+            Some(Family::Access) => self.memory_inst(i),
+            Some(Family::Atomic) => self.atomic(i).map(Some),
+            Some(Family::Barrier) => self.barrier_inst(i),
+            Some(Family::Group) => self.group_inst(i),
+            Some(Family::Call) => self.call_inst(i),
+            None => Err(unsupported(format!("the instruction {}", op_name(op)))),
         }
-        if let Some(x) = self.composite_inst(i, loc)? {
-            return Ok(x);
+    }
+
+    /// `OpFunctionCall` ([`Family::Call`]).
+    fn call_inst(&mut self, i: &Instruction) -> Result<Option<Inst>, SpirvError> {
+        let rid = i.result_id.unwrap_or(0);
+        let f = match self.ids.get(&id_at(i, 0)?) {
+            Some(Id::Func(f)) => *f,
+            _ => return Err(SpirvError::malformed("OpFunctionCall of a non-function")),
+        };
+        let mut args = Vec::new();
+        for k in 1..i.operands.len() {
+            args.push(self.arg(i, k)?);
         }
-        self.memory_inst(i, loc)
+        let d = if self.regs.contains_key(&rid) && self.reg_slots[self.reg(rid)?.index()] > 0 {
+            Some(self.reg(rid)?)
+        } else {
+            None
+        };
+        Ok(Some(Inst::Call {
+            d,
+            f,
+            args: args.into_boxed_slice(),
+        }))
     }
 
     /// The register holding the value of `i`'s `k`-th operand.

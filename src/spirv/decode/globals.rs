@@ -131,6 +131,11 @@ impl Decoder<'_> {
         Ok(())
     }
 
+    /// The location of the function-body instruction being decoded (the last one recorded).
+    pub(super) fn current_loc(&self) -> LocId {
+        LocId::new((self.locs.len() - 1) as u32)
+    }
+
     pub(super) fn loc_for(&mut self, i: &Instruction) -> LocId {
         self.locs.push(Location {
             file: self.file.clone(),

@@ -13,7 +13,7 @@
 //! (matrices and GLSL.std.450) and `sync` (atomics and subgroup instructions, the latter mapped
 //! through the model's catalogue).
 
-use crate::model::{info, BinOp, MaskKind, Op, QuadDir, ScalarType, Scan, Value, ValueType};
+use crate::model::{info, Op, QuadDir, Scan, Value, ValueType};
 use crate::reconverge::Mode;
 use crate::spirv::error::{Location, SpirvError};
 use crate::spirv::inst::*;
@@ -303,8 +303,173 @@ fn scan_of(g: Option<spirv::GroupOperation>) -> Result<Scan, SpirvError> {
     }
 }
 
+/// An instruction family: the decoder file that maps its instructions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Family {
+    /// nothing to execute (`OpNop`, an `OpExecutionModeId` read in a function body)
+    Nothing,
+    /// scalar and vector arithmetic, comparisons, selection, conversions, `OpUndef` (`arith.rs`)
+    Arith,
+    /// composites, matrices, extended integer arithmetic, bit fields (`composite.rs`)
+    Composite,
+    /// extended instruction sets: GLSL.std.450, NonSemantic (`ext.rs`)
+    Ext,
+    /// loads, stores, copies, access chains, pointer comparisons, array lengths (`access.rs`)
+    Access,
+    /// atomics (`sync.rs`)
+    Atomic,
+    /// barriers (`sync.rs`)
+    Barrier,
+    /// subgroup instructions, as the model's catalogue names them (`sync.rs`)
+    Group,
+    /// function calls (`functions.rs`)
+    Call,
+}
+
+/// The family of `op`, for the instructions a function body may hold that the decoder executes
+/// (control flow, variables, phis and debug instructions are read by `functions` itself); `None`
+/// for the rest — outside what the interpreter supports.
+pub(super) fn family(op: SOp) -> Option<Family> {
+    Some(match op {
+        SOp::Nop | SOp::ExecutionModeId => Family::Nothing,
+        SOp::Undef
+        | SOp::IAdd
+        | SOp::ISub
+        | SOp::IMul
+        | SOp::UDiv
+        | SOp::SDiv
+        | SOp::UMod
+        | SOp::SRem
+        | SOp::SMod
+        | SOp::ShiftLeftLogical
+        | SOp::ShiftRightLogical
+        | SOp::ShiftRightArithmetic
+        | SOp::BitwiseAnd
+        | SOp::BitwiseOr
+        | SOp::BitwiseXor
+        | SOp::IEqual
+        | SOp::INotEqual
+        | SOp::UGreaterThan
+        | SOp::SGreaterThan
+        | SOp::UGreaterThanEqual
+        | SOp::SGreaterThanEqual
+        | SOp::ULessThan
+        | SOp::SLessThan
+        | SOp::ULessThanEqual
+        | SOp::SLessThanEqual
+        | SOp::SNegate
+        | SOp::Not
+        | SOp::BitCount
+        | SOp::BitReverse
+        | SOp::FAdd
+        | SOp::FSub
+        | SOp::FMul
+        | SOp::FDiv
+        | SOp::FRem
+        | SOp::FMod
+        | SOp::FNegate
+        | SOp::IsNan
+        | SOp::IsInf
+        | SOp::FOrdEqual
+        | SOp::FUnordEqual
+        | SOp::FOrdNotEqual
+        | SOp::FUnordNotEqual
+        | SOp::FOrdLessThan
+        | SOp::FUnordLessThan
+        | SOp::FOrdGreaterThan
+        | SOp::FUnordGreaterThan
+        | SOp::FOrdLessThanEqual
+        | SOp::FUnordLessThanEqual
+        | SOp::FOrdGreaterThanEqual
+        | SOp::FUnordGreaterThanEqual
+        | SOp::LogicalAnd
+        | SOp::LogicalOr
+        | SOp::LogicalEqual
+        | SOp::LogicalNotEqual
+        | SOp::LogicalNot
+        | SOp::Any
+        | SOp::All
+        | SOp::Select
+        | SOp::ConvertFToU
+        | SOp::ConvertFToS
+        | SOp::ConvertSToF
+        | SOp::ConvertUToF
+        | SOp::UConvert
+        | SOp::SConvert
+        | SOp::FConvert
+        | SOp::QuantizeToF16
+        | SOp::Bitcast => Family::Arith,
+        SOp::CopyObject
+        | SOp::CopyLogical
+        | SOp::CompositeExtract
+        | SOp::CompositeInsert
+        | SOp::CompositeConstruct
+        | SOp::VectorShuffle
+        | SOp::VectorExtractDynamic
+        | SOp::VectorInsertDynamic
+        | SOp::VectorTimesScalar
+        | SOp::MatrixTimesScalar
+        | SOp::MatrixTimesVector
+        | SOp::VectorTimesMatrix
+        | SOp::MatrixTimesMatrix
+        | SOp::OuterProduct
+        | SOp::Transpose
+        | SOp::Dot
+        | SOp::IAddCarry
+        | SOp::ISubBorrow
+        | SOp::UMulExtended
+        | SOp::SMulExtended
+        | SOp::BitFieldInsert
+        | SOp::BitFieldSExtract
+        | SOp::BitFieldUExtract => Family::Composite,
+        SOp::ExtInst => Family::Ext,
+        SOp::Load
+        | SOp::Store
+        | SOp::CopyMemory
+        | SOp::AccessChain
+        | SOp::InBoundsAccessChain
+        | SOp::PtrAccessChain
+        | SOp::InBoundsPtrAccessChain
+        | SOp::PtrEqual
+        | SOp::PtrNotEqual
+        | SOp::PtrDiff
+        | SOp::ArrayLength => Family::Access,
+        SOp::AtomicLoad
+        | SOp::AtomicStore
+        | SOp::AtomicExchange
+        | SOp::AtomicCompareExchange
+        | SOp::AtomicIIncrement
+        | SOp::AtomicIDecrement
+        | SOp::AtomicIAdd
+        | SOp::AtomicISub
+        | SOp::AtomicSMin
+        | SOp::AtomicUMin
+        | SOp::AtomicSMax
+        | SOp::AtomicUMax
+        | SOp::AtomicAnd
+        | SOp::AtomicOr
+        | SOp::AtomicXor
+        | SOp::AtomicFAddEXT
+        | SOp::AtomicFMinEXT
+        | SOp::AtomicFMaxEXT => Family::Atomic,
+        SOp::ControlBarrier | SOp::MemoryBarrier => Family::Barrier,
+        SOp::FunctionCall => Family::Call,
+        o if is_group_op(o) => Family::Group,
+        _ => return None,
+    })
+}
+
+/// A family function handed an instruction the router did not send it: a bug in [`family`].
+pub(super) fn misrouted(op: SOp, to: &str) -> SpirvError {
+    SpirvError::malformed(format!(
+        "internal: the router sent {} to the {to} family, which does not map it",
+        op_name(op)
+    ))
+}
+
+/// A subgroup instruction the model's catalogue names.
 fn is_group_op(o: SOp) -> bool {
-    format!("{o:?}").starts_with("GroupNonUniform")
+    sync::group_ops().contains_key(&o)
 }
 
 fn id_at(i: &Instruction, k: usize) -> Result<u32, SpirvError> {

@@ -1,8 +1,60 @@
 //! Atomics and subgroup (group) instructions — the latter mapped to the model's catalogue.
 
 use super::*;
+use crate::model::{catalogue, ArgKind};
+use std::sync::OnceLock;
+
+/// The catalogue's operations by the SPIR-V instruction that performs them.
+pub(super) fn group_ops() -> &'static HashMap<SOp, Vec<Op>> {
+    static MAP: OnceLock<HashMap<SOp, Vec<Op>>> = OnceLock::new();
+    MAP.get_or_init(|| {
+        let mut m: HashMap<SOp, Vec<Op>> = HashMap::new();
+        for e in catalogue() {
+            for s in e.spirv {
+                m.entry(*s).or_default().push(e.op);
+            }
+        }
+        m
+    })
+}
 
 impl Decoder<'_> {
+    /// `OpControlBarrier` and `OpMemoryBarrier` ([`Family::Barrier`]).
+    pub(super) fn barrier_inst(&mut self, i: &Instruction) -> Result<Option<Inst>, SpirvError> {
+        Ok(match i.class.opcode {
+            SOp::ControlBarrier => {
+                let exec = self.const_u32(id_at(i, 0)?)?;
+                let sem = self.const_u32(id_at(i, 2)?)?;
+                match spirv::Scope::from_u32(exec) {
+                    Some(spirv::Scope::Workgroup) => Some(Inst::Barrier {
+                        workgroup: true,
+                        sem,
+                    }),
+                    Some(spirv::Scope::Subgroup) => Some(Inst::Barrier {
+                        workgroup: false,
+                        sem,
+                    }),
+                    _ => {
+                        return Err(unsupported(format!(
+                            "OpControlBarrier with execution scope {exec} (compute: Workgroup or Subgroup)"
+                        )));
+                    }
+                }
+            }
+            SOp::MemoryBarrier => Some(Inst::MemoryBarrier {
+                sem: self.const_u32(id_at(i, 1)?)?,
+            }),
+            other => return Err(misrouted(other, "barrier")),
+        })
+    }
+
+    /// A subgroup instruction ([`Family::Group`]).
+    pub(super) fn group_inst(&mut self, i: &Instruction) -> Result<Option<Inst>, SpirvError> {
+        self.uses_subgroups = true;
+        let (g, d) = self.group(i)?;
+        Ok(Some(Inst::Group(Box::new(g), d)))
+    }
+
     pub(super) fn atomic(&mut self, i: &Instruction) -> Result<Inst, SpirvError> {
         let op = i.class.opcode;
         let pid = id_at(i, 0)?;
@@ -129,126 +181,75 @@ impl Decoder<'_> {
             };
             Ok((s.value(vid)?, sc, n))
         };
-        let arith = |o: SOp| -> Option<(BinOp, Option<bool>)> {
-            Some(match o {
-                SOp::GroupNonUniformIAdd | SOp::GroupNonUniformFAdd => (BinOp::Add, None),
-                SOp::GroupNonUniformIMul | SOp::GroupNonUniformFMul => (BinOp::Mul, None),
-                SOp::GroupNonUniformSMin => (BinOp::Min, Some(true)),
-                SOp::GroupNonUniformUMin => (BinOp::Min, Some(false)),
-                SOp::GroupNonUniformFMin => (BinOp::Min, None),
-                SOp::GroupNonUniformSMax => (BinOp::Max, Some(true)),
-                SOp::GroupNonUniformUMax => (BinOp::Max, Some(false)),
-                SOp::GroupNonUniformFMax => (BinOp::Max, None),
-                SOp::GroupNonUniformBitwiseAnd | SOp::GroupNonUniformLogicalAnd => {
-                    (BinOp::And, None)
-                }
-                SOp::GroupNonUniformBitwiseOr | SOp::GroupNonUniformLogicalOr => (BinOp::Or, None),
-                SOp::GroupNonUniformBitwiseXor | SOp::GroupNonUniformLogicalXor => {
-                    (BinOp::Xor, None)
-                }
-                _ => return None,
-            })
+        // Which of the catalogue's operations this instruction performs: the catalogue names the
+        // instructions of each (`OpInfo::spirv`); where several share one, the GroupOperation
+        // operand (arithmetic, clustered, ballot bit count), the direction (quad swap) or a
+        // cluster-size operand (rotate) tells them apart.
+        let direction = match op {
+            // SPIR-V OpGroupNonUniformQuadSwap: "Direction ... 0 Horizontal, 1 Vertical, 2 Diagonal"
+            SOp::GroupNonUniformQuadSwap => Some(match self.const_u32(id(1)?)? {
+                0 => QuadDir::Horizontal,
+                1 => QuadDir::Vertical,
+                2 => QuadDir::Diagonal,
+                x => return Err(SpirvError::malformed(format!("quad swap direction {x}"))),
+            }),
+            _ => None,
         };
-        match op {
-            SOp::GroupNonUniformElect => g.op = Op::Elect,
-            SOp::GroupNonUniformAll | SOp::GroupNonUniformAny => {
-                g.op = if op == SOp::GroupNonUniformAll {
-                    Op::All
-                } else {
-                    Op::Any
-                };
-                g.value = Some(value_as(self, id(0)?, None)?);
-            }
-            SOp::GroupNonUniformAllEqual => {
-                g.op = Op::AllEqual;
-                g.value = Some(value_as(self, id(0)?, None)?);
-            }
-            SOp::GroupNonUniformBroadcast => {
-                g.op = Op::Broadcast;
-                g.value = Some(value_as(self, id(0)?, None)?);
-                g.lane_arg = Some(self.value(id(1)?)?);
-            }
-            SOp::GroupNonUniformBroadcastFirst => {
-                g.op = Op::BroadcastFirst;
-                g.value = Some(value_as(self, id(0)?, None)?);
-            }
-            SOp::GroupNonUniformBallot => {
-                g.op = Op::Ballot;
-                g.value = Some(value_as(self, id(0)?, None)?);
-            }
-            SOp::GroupNonUniformInverseBallot => {
-                g.op = Op::InverseBallot;
-                g.ballot = Some(self.value(id(0)?)?);
-            }
-            SOp::GroupNonUniformBallotBitExtract => {
-                g.op = Op::BallotBitExtract;
-                g.ballot = Some(self.value(id(0)?)?);
-                g.lane_arg = Some(self.value(id(1)?)?);
-            }
-            SOp::GroupNonUniformBallotBitCount => {
-                g.op = Op::BallotBitCount(scan_of(gop)?);
-                g.ballot = Some(self.value(id(0)?)?);
-            }
-            SOp::GroupNonUniformBallotFindLSB => {
-                g.op = Op::BallotFindLsb;
-                g.ballot = Some(self.value(id(0)?)?);
-            }
-            SOp::GroupNonUniformBallotFindMSB => {
-                g.op = Op::BallotFindMsb;
-                g.ballot = Some(self.value(id(0)?)?);
-            }
-            SOp::GroupNonUniformShuffle
-            | SOp::GroupNonUniformShuffleXor
-            | SOp::GroupNonUniformShuffleUp
-            | SOp::GroupNonUniformShuffleDown => {
-                g.op = match op {
-                    SOp::GroupNonUniformShuffle => Op::Shuffle,
-                    SOp::GroupNonUniformShuffleXor => Op::ShuffleXor,
-                    SOp::GroupNonUniformShuffleUp => Op::ShuffleUp,
-                    _ => Op::ShuffleDown,
-                };
-                g.value = Some(value_as(self, id(0)?, None)?);
-                g.lane_arg = Some(self.value(id(1)?)?);
-            }
-            SOp::GroupNonUniformQuadBroadcast => {
-                g.op = Op::QuadBroadcast;
-                g.value = Some(value_as(self, id(0)?, None)?);
-                g.lane_arg = Some(self.value(id(1)?)?);
-            }
-            SOp::GroupNonUniformQuadSwap => {
-                let dir = self.const_u32(id(1)?)?;
-                g.op = Op::QuadSwap(match dir {
-                    0 => QuadDir::Horizontal,
-                    1 => QuadDir::Vertical,
-                    2 => QuadDir::Diagonal,
-                    x => return Err(SpirvError::malformed(format!("quad swap direction {x}"))),
-                });
-                g.value = Some(value_as(self, id(0)?, None)?);
-            }
-            SOp::GroupNonUniformRotateKHR => {
-                g.value = Some(value_as(self, id(0)?, None)?);
-                g.lane_arg = Some(self.value(id(1)?)?);
-                match ids.get(2) {
-                    Some(c) => {
-                        g.op = Op::ClusteredRotate;
-                        g.cluster = Some(self.const_u32(*c)?);
-                    }
-                    None => g.op = Op::Rotate,
+        let candidates = group_ops()
+            .get(&op)
+            .ok_or_else(|| unsupported(format!("the instruction {}", op_name(op))))?;
+        let mut found = None;
+        for c in candidates {
+            let fits = match *c {
+                Op::Arithmetic(_, scan) | Op::BallotBitCount(scan) => {
+                    scan_of(gop).ok() == Some(scan)
                 }
+                Op::Clustered(_) => gop == Some(spirv::GroupOperation::ClusteredReduce),
+                Op::QuadSwap(d) => direction == Some(d),
+                Op::Rotate => ids.len() == 2,
+                Op::ClusteredRotate => ids.len() == 3,
+                _ => true,
+            };
+            if fits {
+                found = Some(*c);
+                break;
             }
-            o => {
-                let Some((b, signed)) = arith(o) else {
-                    return Err(unsupported(format!("the instruction {}", op_name(o))));
-                };
-                g.value = Some(value_as(self, id(0)?, signed)?);
-                match gop {
-                    Some(spirv::GroupOperation::ClusteredReduce) => {
-                        g.op = Op::Clustered(b);
-                        g.cluster = Some(self.const_u32(id(1)?)?);
-                    }
-                    other => g.op = Op::Arithmetic(b, scan_of(other)?),
-                }
+        }
+        let Some(model_op) = found else {
+            return Err(unsupported(format!(
+                "{} with group operation {}",
+                op_name(op),
+                gop.map(|g| format!("{g:?}"))
+                    .unwrap_or_else(|| "none".into())
+            )));
+        };
+        g.op = model_op;
+        // Operands as the catalogue lists them: the value first (where the operation takes one),
+        // then its arguments in order.
+        let entry = info(model_op);
+        let mut k = 0;
+        if entry.has_value() {
+            // SPIR-V splits signed and unsigned min/max; the value is read as the instruction says.
+            let signed = match op {
+                SOp::GroupNonUniformSMin | SOp::GroupNonUniformSMax => Some(true),
+                SOp::GroupNonUniformUMin | SOp::GroupNonUniformUMax => Some(false),
+                _ => None,
+            };
+            g.value = Some(value_as(self, id(0)?, signed)?);
+            k = 1;
+        }
+        for a in entry.args {
+            match a {
+                ArgKind::Ballot => g.ballot = Some(self.value(id(k)?)?),
+                ArgKind::Id { .. }
+                | ArgKind::Mask
+                | ArgKind::Delta { .. }
+                | ArgKind::QuadIndex
+                | ArgKind::Index => g.lane_arg = Some(self.value(id(k)?)?),
+                ArgKind::Cluster => g.cluster = Some(self.const_u32(id(k)?)?),
+                ArgKind::Workgroup => continue,
             }
+            k += 1;
         }
         // The catalogue must know the op with this value type (e.g. no floats for And).
         if let Some((_, s, n)) = g.value {
@@ -266,9 +267,7 @@ impl Decoder<'_> {
                     info(g.op).types.describe()
                 )));
             }
-            let _ = ScalarType::ALL;
         }
-        let _ = MaskKind::Eq;
         Ok((g, d))
     }
 }
