@@ -318,6 +318,7 @@ impl Backend for ModelBackend {
                                 bytes: db.bytes[w].to_vec(),
                                 undefined,
                                 element: b.element,
+                                image: None,
                             },
                         ));
                     }

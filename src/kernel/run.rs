@@ -196,14 +196,31 @@ impl KernelJob {
         let inputs: Vec<BufferInput> = self
             .buffers
             .iter()
-            .map(|(set, binding, b)| BufferInput {
-                set: *set,
-                binding: *binding,
-                bytes: b.bytes.clone(),
-                undefined: Vec::new(),
-                element: 0,
+            .map(|(set, binding, b)| {
+                let image = kernel
+                    .objects
+                    .iter()
+                    .find(|o| o.binding == Some((*set, *binding)))
+                    .and_then(|o| o.image.as_ref())
+                    .map(|t| {
+                        spirv::image::extent_of_shape(t, &b.shape).map_err(|e| {
+                            KernelError::Input(format!(
+                                "--buffer {}: {e}",
+                                binding_name(*set, *binding)
+                            ))
+                        })
+                    })
+                    .transpose()?;
+                Ok(BufferInput {
+                    set: *set,
+                    binding: *binding,
+                    bytes: b.bytes.clone(),
+                    undefined: Vec::new(),
+                    element: 0,
+                    image,
+                })
             })
-            .collect();
+            .collect::<Result<_, KernelError>>()?;
         let push = self.push.as_ref().map(|p| p.bytes.as_slice());
         let run = spirv::run_model_with_progress(&kernel, cfg, &inputs, push, progress)?;
         Ok(ModelSide {
@@ -286,7 +303,7 @@ impl KernelJob {
                     u64::from_le_bytes(x)
                 };
                 let mbits = bits(&out.bytes);
-                let name = model.kernel.describe(out.object, (i * es) as u64);
+                let name = r.names.describe(out.object, (i * es) as u64);
                 match &status {
                     WordStatus::Exact | WordStatus::Inexact => {
                         let inexact = status == WordStatus::Inexact;

@@ -614,6 +614,46 @@ pub enum Inst {
         offset: u32,
         stride: u32,
     },
+    /// `OpImageRead` / `OpImageFetch`: `d` (`n` components of `w` bits) = the texel of image `img`
+    /// at coordinate `coord` (`cw`-bit integers), sample `sample`
+    ImageRead {
+        d: Reg,
+        img: Reg,
+        coord: Reg,
+        cw: u8,
+        sample: Option<Reg>,
+        n: u8,
+        w: u8,
+    },
+    /// `OpImageWrite`: the texel of `img` at `coord` (sample `sample`) = `texel` (`n` components
+    /// of `w` bits)
+    ImageWrite {
+        img: Reg,
+        coord: Reg,
+        cw: u8,
+        sample: Option<Reg>,
+        texel: Reg,
+        n: u8,
+        w: u8,
+    },
+    /// `OpImageQuerySize` (`what` = 0), `OpImageQuerySamples` (1): `n` integers of `w` bits
+    ImageQuery {
+        d: Reg,
+        img: Reg,
+        samples: bool,
+        n: u8,
+        w: u8,
+    },
+    /// `OpImageTexelPointer`: `d` = a pointer to the texel of image variable `img` at `coord`,
+    /// sample `sample` (out of bounds where the coordinate fails validation)
+    TexelPointer {
+        d: Reg,
+        img: Reg,
+        coord: Reg,
+        cw: u8,
+        sample: Reg,
+        sw: u8,
+    },
     /// an atomic: `scope` the memory scope, `sem` the memory semantics (for a compare-exchange,
     /// those of the equal case; the unequal case only reads)
     Atomic {
@@ -809,6 +849,8 @@ pub struct Object {
     pub loc: LocId,
     /// element of an array of descriptors (0 for a plain binding)
     pub element: u32,
+    /// the image, for an object of [`Storage::Image`]
+    pub image: Option<crate::spirv::types::ImageType>,
 }
 
 /// How to move a value of a type between registers and memory: each slot's scalar and offset.
@@ -900,6 +942,7 @@ impl Kernel {
                 .iter()
                 .map(|o| (o.name.clone(), o.ty))
                 .collect(),
+            extents: Default::default(),
         }
     }
 }
@@ -914,6 +957,45 @@ pub struct VarNames {
     pub member_names: std::collections::HashMap<(TypeId, u32), String>,
     /// each object's name and pointee type
     pub objects: Vec<(String, TypeId)>,
+    /// the extent each image object was bound with (set by a run)
+    pub extents: std::collections::HashMap<ObjectId, crate::spirv::image::Extent>,
+}
+
+/// A texel component of image `name` by its byte offset: `dst(3, 1).g`, `ms(3, 1) sample 2.r`.
+fn describe_texel(
+    name: &str,
+    it: &crate::spirv::types::ImageType,
+    extent: Option<&crate::spirv::image::Extent>,
+    offset: u64,
+) -> String {
+    let f = &it.format;
+    let tb = f.texel_bytes() as u64;
+    let (texel, within) = (offset / tb, offset % tb);
+    let comp = match f.packed {
+        Some(_) => String::new(),
+        None => {
+            let c = (within / (f.comp.bits() as u64 / 8).max(1)) as usize;
+            format!(".{}", ["r", "g", "b", "a"][c.min(3)])
+        }
+    };
+    let Some(e) = extent else {
+        return format!("{name} texel {texel}{comp}");
+    };
+    let (s, t) = (texel % e.samples as u64, texel / e.samples as u64);
+    let (w, h) = (e.width.max(1) as u64, e.height.max(1) as u64);
+    let (x, y, z) = (t % w, (t / w) % h, t / (w * h));
+    let at = match (it.dim.coords() + it.arrayed as u32, it.dim.coords()) {
+        (1, _) => format!("{x}"),
+        (2, 1) => format!("{x}, {z}"),
+        (2, _) => format!("{x}, {y}"),
+        _ => format!("{x}, {y}, {z}"),
+    };
+    let sample = if it.ms {
+        format!(" sample {s}")
+    } else {
+        String::new()
+    };
+    format!("{name}({at}){sample}{comp}")
 }
 
 impl VarNames {
@@ -931,6 +1013,9 @@ impl VarNames {
             name: oname,
             ty: *oty,
         };
+        if let Type::Image(it) = self.types.get(o.ty) {
+            return describe_texel(o.name, it, self.extents.get(&obj), offset);
+        }
         // A block known by its only member's name (no instance name): the path starts there.
         let unnamed_block = o.name.starts_with('%')
             || matches!(self.types.get(o.ty), Type::Struct { members, .. }

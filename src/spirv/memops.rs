@@ -307,7 +307,7 @@ impl Wg<'_, '_> {
 
     /// Loads a scalar of kind `sc` at byte `at` of `obj` for lane `s`: (bits, taint).
     #[inline(always)]
-    fn read_scalar(
+    pub(crate) fn read_scalar(
         &mut self,
         obj: ObjectId,
         sp: Space,
@@ -356,7 +356,7 @@ impl Wg<'_, '_> {
     /// Writes a scalar of kind `sc` at byte `at` of `obj` for lane `s`, value `v` with taint `t`.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn write_scalar(
+    pub(crate) fn write_scalar(
         &mut self,
         obj: ObjectId,
         sp: Space,
@@ -710,7 +710,13 @@ impl Wg<'_, '_> {
         p | t.flags()
     }
 
-    fn store_through_undefined_pointer(&mut self, obj: ObjectId, sp: Space, pt: Taint, loc: LocId) {
+    pub(crate) fn store_through_undefined_pointer(
+        &mut self,
+        obj: ObjectId,
+        sp: Space,
+        pt: Taint,
+        loc: LocId,
+    ) {
         let p = self.prov(Cause::UndefinedPointer, loc, pt);
         let o = &self.k.objects[obj.index()];
         let units = (o.words * 4 / o.unit) as usize;

@@ -39,6 +39,8 @@ mod flow;
 mod glsl;
 mod group;
 pub mod ids;
+pub mod image;
+mod imageops;
 pub mod inst;
 mod lanes;
 mod memops;
@@ -77,6 +79,51 @@ pub struct BufferInput {
     pub undefined: Vec<(std::ops::Range<usize>, String)>,
     /// the element of an array of descriptors at this binding (0 for a plain binding)
     pub element: u32,
+    /// for a storage image or texel buffer: its extent (`bytes` holds its texels, see
+    /// [`image`]); a texel buffer given without one is as wide as its bytes hold texels
+    pub image: Option<image::Extent>,
+}
+
+/// The extent of image `o` bound to `b`, checked against its bytes and its type.
+fn image_extent(
+    o: &inst::Object,
+    t: &types::ImageType,
+    b: &BufferInput,
+) -> Result<image::Extent, SpirvError> {
+    let (set, binding) = o.binding.unwrap_or((0, 0));
+    let tb = t.format.texel_bytes() as u64;
+    let e = match b.image {
+        Some(e) => e,
+        None if t.dim == types::ImageDim::Buffer => {
+            image::Extent::new((b.bytes.len() as u64 / tb) as u32, 1, 1)
+        }
+        None => {
+            return Err(SpirvError::Setup(format!(
+                "set {set} binding {binding} ({}) is an image: it needs an extent (width, height, depth), not only bytes",
+                o.name
+            )))
+        }
+    };
+    if !t.ms && e.samples > 1 {
+        return Err(SpirvError::Setup(format!(
+            "set {set} binding {binding} ({}): a single-sample image is bound with {} samples",
+            o.name, e.samples
+        )));
+    }
+    if e.texels() * tb != b.bytes.len() as u64 {
+        return Err(SpirvError::Setup(format!(
+            "set {set} binding {binding} ({}): an image of {}x{}x{} texels{} of {} takes {} bytes, given {}",
+            o.name,
+            e.width,
+            e.height,
+            e.depth,
+            if e.samples > 1 { format!(", {} samples", e.samples) } else { String::new() },
+            t.format.vk,
+            e.texels() * tb,
+            b.bytes.len()
+        )));
+    }
+    Ok(e)
 }
 
 /// Runs `k` on the model: `buffers` for its storage and uniform buffer bindings, `push` for its
@@ -106,7 +153,7 @@ pub fn run_model_with_progress(
     let mut used = vec![false; buffers.len()];
     for (i, o) in k.objects.iter().enumerate() {
         match o.storage {
-            Storage::StorageBuffer | Storage::Uniform => {
+            Storage::StorageBuffer | Storage::Uniform | Storage::Image => {
                 let (set, binding) = o.binding.unwrap_or((0, 0));
                 let Some(pos) = buffers
                     .iter()
@@ -131,8 +178,12 @@ pub fn run_model_with_progress(
                         o.size
                     )));
                 }
-                let writable = o.storage == Storage::StorageBuffer && !o.read_only;
-                let buf = Buffer::new(&b.bytes, writable, o.unit);
+                let writable =
+                    matches!(o.storage, Storage::StorageBuffer | Storage::Image) && !o.read_only;
+                let mut buf = Buffer::new(&b.bytes, writable, o.unit);
+                if let Some(t) = &o.image {
+                    buf.extent = Some(image_extent(o, t, b)?);
+                }
                 let undefined: Vec<(std::ops::Range<usize>, Taint)> = b
                     .undefined
                     .iter()
@@ -246,7 +297,15 @@ pub fn run_model_with_progress(
         locs: k.locs.clone(),
         constructs: k.constructs.clone(),
         objects: k.objects.iter().map(|o| o.name.clone()).collect(),
-        names: k.var_names(),
+        names: {
+            let mut n = k.var_names();
+            for (i, b) in d.buffers.iter().enumerate() {
+                if let Some(e) = b.as_ref().and_then(|b| b.extent) {
+                    n.extents.insert(ObjectId::new(i as u32), e);
+                }
+            }
+            n
+        },
         storages: k.objects.iter().map(|o| o.storage.name()).collect(),
     })
 }

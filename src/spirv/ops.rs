@@ -448,6 +448,39 @@ impl Wg<'_, '_> {
                 sem,
             } => self.atomic(flow, *op, *s, *d, *ptr, *v, *cmp, *scope, *sem, loc)?,
             Inst::Group(g, d) => self.group(flow, g, *d, loc)?,
+            Inst::ImageRead {
+                d,
+                img,
+                coord,
+                cw,
+                sample,
+                n,
+                w,
+            } => self.image_read(flow, *d, *img, *coord, *cw, *sample, *n, *w, loc)?,
+            Inst::ImageWrite {
+                img,
+                coord,
+                cw,
+                sample,
+                texel,
+                n,
+                w,
+            } => self.image_write(flow, *img, *coord, *cw, *sample, *texel, *n, *w, loc)?,
+            Inst::ImageQuery {
+                d,
+                img,
+                samples,
+                n,
+                w: _,
+            } => self.image_query(flow, *d, *img, *samples, *n)?,
+            Inst::TexelPointer {
+                d,
+                img,
+                coord,
+                cw,
+                sample,
+                sw,
+            } => self.texel_pointer(flow, *d, *img, *coord, *cw, *sample, *sw)?,
             Inst::Undef { d, n } => {
                 let p = self.undefined(Cause::Undef, loc);
                 self.fill_taint(set, *d, 0, *n, p);

@@ -221,6 +221,12 @@ pub enum Cause {
     },
     /// a scalar rule (division by zero, shift, conversion)
     Scalar(ScalarUndef),
+    /// an image read or write the image rules leave undefined (a texel outside the image, a value
+    /// that does not fit the texel format), with the rule
+    Image {
+        /// what happened and the rule
+        why: String,
+    },
     /// a dynamic index beyond a vector's or array value's length
     IndexOutOfRange {
         /// the index

@@ -236,6 +236,7 @@ impl ModelRun {
                     "{op} {op_at}: byte {offset} is outside {var} ({size} bytes)"
                 ),
                 Cause::Scalar(e) => format!("{op} {op_at}: {e}"),
+                Cause::Image { why } => format!("{op} {op_at}: {why}"),
                 Cause::IndexOutOfRange { index, len } => {
                     format!("{op} {op_at}: index {index} >= {len} components")
                 }

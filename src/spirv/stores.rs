@@ -80,6 +80,7 @@ pub fn construct_stores(
                             Inst::Store { ptr, .. }
                             | Inst::ExtOut { ptr, .. }
                             | Inst::Atomic { ptr, .. } => objs.extend(target(ptr)),
+                            Inst::ImageWrite { img, .. } => objs.extend(target(img)),
                             Inst::CopyMemory { dst, .. } => objs.extend(target(dst)),
                             Inst::Call { f, .. } => calls = Some(*f),
                             _ => {}

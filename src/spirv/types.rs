@@ -116,6 +116,9 @@ pub enum Storage {
     Uniform,
     /// push constants (read-only)
     PushConstant,
+    /// storage images and texel buffers (`UniformConstant` variables of an image type; see
+    /// [`crate::spirv::image`])
+    Image,
 }
 
 impl Storage {
@@ -123,7 +126,7 @@ impl Storage {
     pub fn is_global(self) -> bool {
         matches!(
             self,
-            Storage::StorageBuffer | Storage::Uniform | Storage::PushConstant
+            Storage::StorageBuffer | Storage::Uniform | Storage::PushConstant | Storage::Image
         )
     }
 
@@ -142,6 +145,7 @@ impl Storage {
             Storage::StorageBuffer => "StorageBuffer",
             Storage::Uniform => "Uniform",
             Storage::PushConstant => "PushConstant",
+            Storage::Image => "Image",
         }
     }
 }
@@ -206,6 +210,51 @@ pub enum Type {
     },
     /// a function type (only checked, never a value)
     Function,
+    /// an image (`OpTypeImage`); its value is a handle to the bound image, kept like a pointer
+    Image(ImageType),
+    /// an image with a sampler (`OpTypeSampledImage`); its value is the image's handle
+    SampledImage(TypeId),
+}
+
+/// The dimensionality of an image (SPIR-V `Dim`) the interpreter runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ImageDim {
+    /// `1D`
+    D1,
+    /// `2D`
+    D2,
+    /// `3D`
+    D3,
+    /// `Buffer` (texel buffers)
+    Buffer,
+}
+
+impl ImageDim {
+    /// Coordinate components of an access (before the array layer).
+    pub fn coords(self) -> u32 {
+        match self {
+            ImageDim::D1 | ImageDim::Buffer => 1,
+            ImageDim::D2 => 2,
+            ImageDim::D3 => 3,
+        }
+    }
+}
+
+/// An `OpTypeImage` the interpreter runs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ImageType {
+    /// the sampled type (the component type a read returns)
+    pub sampled_type: Scalar,
+    /// dimensionality
+    pub dim: ImageDim,
+    /// `Arrayed`
+    pub arrayed: bool,
+    /// `MS`: multisampled
+    pub ms: bool,
+    /// `Sampled` = 2: a storage image (read and written without a sampler); 1: sampled only
+    pub storage: bool,
+    /// the texel format
+    pub format: crate::spirv::image::TexelFormat,
 }
 
 /// How matrices inside a type are laid out when no member decoration says otherwise, and the
@@ -245,7 +294,7 @@ impl Types {
     pub fn slots(&self, t: TypeId) -> Result<u32, SpirvError> {
         Ok(match self.get(t) {
             Type::Void | Type::Function => 0,
-            Type::Scalar(_) | Type::Pointer { .. } => 1,
+            Type::Scalar(_) | Type::Pointer { .. } | Type::Image(_) | Type::SampledImage(_) => 1,
             Type::Vector { n, .. } => *n,
             Type::Matrix { col, cols } => self.slots(*col)? * cols,
             Type::Array { elem, len, .. } => {
@@ -285,7 +334,11 @@ impl Types {
             Type::Struct { members, .. } => {
                 members.iter().map(|m| self.unit(*m)).min().unwrap_or(4)
             }
-            Type::Pointer { .. } | Type::Void | Type::Function => 4,
+            Type::Pointer { .. }
+            | Type::Void
+            | Type::Function
+            | Type::Image(_)
+            | Type::SampledImage(_) => 4,
         }
     }
 
@@ -312,7 +365,7 @@ impl Types {
         Ok(match self.get(t) {
             Type::Void | Type::Function => (0, 1),
             Type::Scalar(s) => (s.bytes(), s.bytes()),
-            Type::Pointer { .. } => (8, 8),
+            Type::Pointer { .. } | Type::Image(_) | Type::SampledImage(_) => (8, 8),
             Type::Vector { elem, n } => (elem.bytes() * n, elem.bytes()),
             Type::Matrix { col, cols } => {
                 let (csize, calign) = self.size_align(*col, MatrixLayout::default())?;
@@ -495,7 +548,7 @@ impl Types {
                 scalar: *s,
                 offset: base,
             }),
-            Type::Pointer { .. } => out.push(SlotAt {
+            Type::Pointer { .. } | Type::Image(_) | Type::SampledImage(_) => out.push(SlotAt {
                 scalar: Scalar::Pointer,
                 offset: base,
             }),

@@ -484,6 +484,7 @@ impl Decoder<'_> {
             Some(Family::Barrier) => self.barrier_inst(i),
             Some(Family::Group) => self.group_inst(i),
             Some(Family::Call) => self.call_inst(i),
+            Some(Family::Image) => self.image_inst(i),
             None => Err(unsupported(format!("the instruction {}", op_name(op)))),
         }
     }

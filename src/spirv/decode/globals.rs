@@ -277,8 +277,30 @@ impl Decoder<'_> {
             SOp::TypeFunction => {
                 self.add_type(rid, Type::Function);
             }
-            SOp::TypeImage
-            | SOp::TypeSampler
+            SOp::TypeImage => match self.image_type(i) {
+                Ok(t) => {
+                    self.add_type(rid, Type::Image(t));
+                }
+                Err(why) => {
+                    // Declaring it is harmless; a variable of it is refused with this reason.
+                    self.add_type(rid, Type::Function);
+                    self.names
+                        .entry(rid)
+                        .or_insert_with(|| "OpTypeImage".into());
+                    self.opaque_why.insert(rid, why);
+                }
+            },
+            SOp::TypeSampledImage
+                if matches!(
+                    self.types.get(self.ty(idop(0)?)?),
+                    Type::Image(t) if t.dim == ImageDim::Buffer
+                ) =>
+            {
+                // A uniform texel buffer (`samplerBuffer`): read with OpImageFetch, no sampler.
+                let img = self.ty(idop(0)?)?;
+                self.add_type(rid, Type::SampledImage(img));
+            }
+            SOp::TypeSampler
             | SOp::TypeSampledImage
             | SOp::TypeForwardPointer
             | SOp::TypeAccelerationStructureKHR => {
@@ -627,14 +649,34 @@ impl Decoder<'_> {
             ))
         })?;
         if matches!(self.types.get(pointee), Type::Function) {
-            return Err(unsupported(format!(
-                "variable {} of an opaque type ({}): images, samplers and acceleration structures are not interpreted",
-                self.name(rid),
-                self.names.get(&type_spirv_id(self, pointee)).cloned().unwrap_or_default()
-            )));
+            let tid = type_spirv_id(self, pointee);
+            return Err(unsupported(match self.opaque_why.get(&tid) {
+                Some(why) => format!("variable {}: {why}", self.name(rid)),
+                None => format!(
+                    "variable {} of an opaque type ({}): samplers, sampled images (other than texel buffers) and acceleration structures are not interpreted",
+                    self.name(rid),
+                    self.names.get(&tid).cloned().unwrap_or_default()
+                ),
+            }));
         }
-        let (size, _) = self.types.size_align(pointee, MatrixLayout::default())?;
-        let runtime_array = self.trailing_runtime_array(pointee)?;
+        let image = match self.types.get(pointee) {
+            Type::Image(t) => Some(*t),
+            Type::SampledImage(t) => match self.types.get(*t) {
+                Type::Image(t) => Some(*t),
+                _ => None,
+            },
+            _ => None,
+        };
+        // An image's bytes are its texels, as many as the bound image has (like a runtime array
+        // of texels).
+        let (size, _) = match image {
+            Some(_) => (0, 1),
+            None => self.types.size_align(pointee, MatrixLayout::default())?,
+        };
+        let runtime_array = match image {
+            Some(t) => Some((0, t.format.texel_bytes())),
+            None => self.trailing_runtime_array(pointee)?,
+        };
         let binding = match (
             self.deco_lit(rid, Decoration::DescriptorSet),
             self.deco_lit(rid, Decoration::Binding),
@@ -644,7 +686,11 @@ impl Decoder<'_> {
             }
             _ => None,
         };
-        if matches!(storage, Storage::StorageBuffer | Storage::Uniform) && binding.is_none() {
+        if matches!(
+            storage,
+            Storage::StorageBuffer | Storage::Uniform | Storage::Image
+        ) && binding.is_none()
+        {
             return Err(SpirvError::malformed(format!(
                 "buffer variable {} has no Binding decoration",
                 self.name(rid)
@@ -657,7 +703,8 @@ impl Decoder<'_> {
             storage,
             Storage::Uniform | Storage::PushConstant | Storage::Input
         ) || self.has_deco(rid, Decoration::NonWritable)
-            || self.all_members_non_writable(pointee);
+            || self.all_members_non_writable(pointee)
+            || image.is_some_and(|t| !t.storage);
         let init = match i.operands.get(1) {
             Some(Operand::IdRef(c)) => {
                 let c = self.konst(*c)?.clone();
@@ -666,7 +713,10 @@ impl Decoder<'_> {
             _ => None,
         };
         let words = size.div_ceil(4).max(1).next_multiple_of(2);
-        let unit = self.types.unit(pointee);
+        let unit = match image {
+            Some(t) => t.format.unit(),
+            None => self.types.unit(pointee),
+        };
         let units = words * 4 / unit;
         let tbase = match storage {
             Storage::Function | Storage::Private | Storage::Input => {
@@ -756,10 +806,69 @@ impl Decoder<'_> {
             read_only,
             loc,
             element: element.map_or(0, |(k, _)| k),
+            image,
         });
         let obj = ObjectId::new((self.objects.len() - 1) as u32);
         self.ptr_layout.insert(rid, MatrixLayout::default());
         Ok(obj)
+    }
+
+    /// An `OpTypeImage` the interpreter runs, or why not (the refusal names the feature).
+    pub(super) fn image_type(&self, i: &Instruction) -> Result<ImageType, String> {
+        let lit = |k: usize| match i.operands.get(k) {
+            Some(Operand::LiteralBit32(x)) => Ok(*x),
+            _ => Err(format!("OpTypeImage operand {k} is not a literal")),
+        };
+        let sampled_type = match i.operands.first() {
+            Some(Operand::IdRef(t)) => match self.ty(*t).map(|t| self.types.get(t)) {
+                Ok(Type::Scalar(s)) => *s,
+                _ => return Err("OpTypeImage with a sampled type that is not a scalar".into()),
+            },
+            _ => return Err("OpTypeImage without a sampled type".into()),
+        };
+        let dim = match i.operands.get(1) {
+            Some(Operand::Dim(d)) => match d {
+                Dim::Dim1D => ImageDim::D1,
+                Dim::Dim2D => ImageDim::D2,
+                Dim::Dim3D => ImageDim::D3,
+                Dim::DimBuffer => ImageDim::Buffer,
+                other => {
+                    return Err(format!(
+                        "an image of Dim {other:?} (storage images of 1D, 2D, 3D and texel buffers are interpreted)"
+                    ))
+                }
+            },
+            _ => return Err("OpTypeImage without a Dim".into()),
+        };
+        let (arrayed, ms, sampled) = (lit(3)? == 1, lit(4)? == 1, lit(5)?);
+        let format = match i.operands.get(6) {
+            Some(Operand::ImageFormat(f)) => crate::spirv::image::TexelFormat::of_spirv(*f)?,
+            _ => return Err("OpTypeImage without an image format".into()),
+        };
+        if sampled != 2 && dim != ImageDim::Buffer {
+            return Err(
+                "a sampled image (read through a sampler): storage images and texel buffers are interpreted"
+                    .into(),
+            );
+        }
+        if arrayed && dim == ImageDim::D3 {
+            return Err("an arrayed 3D image".into());
+        }
+        if format.comp.is_float() != sampled_type.is_float() {
+            return Err(format!(
+                "an image of {} texels read as {} (Vulkan requires the sampled type to match the format's numeric type)",
+                format.vk,
+                sampled_type.name()
+            ));
+        }
+        Ok(ImageType {
+            sampled_type,
+            dim,
+            arrayed,
+            ms,
+            storage: sampled == 2,
+            format,
+        })
     }
 
     pub(super) fn has_deco_type(&self, t: TypeId, d: Decoration) -> bool {

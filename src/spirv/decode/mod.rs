@@ -18,9 +18,11 @@ use crate::reconverge::Mode;
 use crate::spirv::error::{Location, SpirvError};
 use crate::spirv::inst::*;
 use crate::spirv::scalar;
-use crate::spirv::types::{ElementOf, MatrixLayout, Scalar, Storage, Type, TypeId, Types};
+use crate::spirv::types::{
+    ElementOf, ImageDim, ImageType, MatrixLayout, Scalar, Storage, Type, TypeId, Types,
+};
 use rspirv::dr::{Instruction, Module, Operand};
-use rspirv::spirv::{self, BuiltIn, Decoration, ExecutionMode, Op as SOp, StorageClass};
+use rspirv::spirv::{self, BuiltIn, Decoration, Dim, ExecutionMode, Op as SOp, StorageClass};
 use std::collections::{HashMap, HashSet};
 
 /// A specialization constant value given for a run.
@@ -117,6 +119,8 @@ struct Decoder<'m> {
     /// variables that are arrays of descriptors: their element count (their objects are
     /// consecutive)
     descriptor_arrays: HashMap<u32, u32>,
+    /// why an `OpTypeImage` (by id) is not interpreted, for the variable that uses it
+    opaque_why: HashMap<u32, String>,
     shared_words: u32,
     lane_units: u32,
     shared_units: u32,
@@ -159,6 +163,7 @@ mod ext;
 mod facts;
 mod functions;
 mod globals;
+mod image;
 mod sync;
 #[cfg(test)]
 mod tests;
@@ -184,6 +189,7 @@ impl<'m> Decoder<'m> {
             ptr_layout: HashMap::new(),
             lane_words: 0,
             descriptor_arrays: HashMap::new(),
+            opaque_why: HashMap::new(),
             shared_words: 0,
             lane_units: 0,
             shared_units: 0,
@@ -324,6 +330,8 @@ pub(super) enum Family {
     Group,
     /// function calls (`functions.rs`)
     Call,
+    /// storage images and texel buffers (`image.rs`)
+    Image,
 }
 
 /// The family of `op`, for the instructions a function body may hold that the decoder executes
@@ -454,6 +462,13 @@ pub(super) fn family(op: SOp) -> Option<Family> {
         | SOp::AtomicFMaxEXT => Family::Atomic,
         SOp::ControlBarrier | SOp::MemoryBarrier => Family::Barrier,
         SOp::FunctionCall => Family::Call,
+        SOp::Image
+        | SOp::ImageRead
+        | SOp::ImageFetch
+        | SOp::ImageWrite
+        | SOp::ImageQuerySize
+        | SOp::ImageQuerySamples
+        | SOp::ImageTexelPointer => Family::Image,
         o if is_group_op(o) => Family::Group,
         _ => return None,
     })
@@ -559,6 +574,7 @@ fn storage_of(sc: StorageClass, buffer_block: bool) -> Option<Storage> {
         StorageClass::Uniform if buffer_block => Storage::StorageBuffer,
         StorageClass::Uniform => Storage::Uniform,
         StorageClass::PushConstant => Storage::PushConstant,
+        StorageClass::UniformConstant | StorageClass::Image => Storage::Image,
         _ => return None,
     })
 }

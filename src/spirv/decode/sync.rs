@@ -63,7 +63,7 @@ impl Decoder<'_> {
         // buffer is refused when it runs.
         if !matches!(
             storage,
-            Storage::StorageBuffer | Storage::Workgroup | Storage::Uniform
+            Storage::StorageBuffer | Storage::Workgroup | Storage::Uniform | Storage::Image
         ) {
             return Err(unsupported(format!(
                 "an atomic on {} memory",

@@ -244,6 +244,8 @@ pub struct Buffer {
     owner: Vec<AtomicU64>,
     /// the last writer of each unit: (1 + slot) << 32 | location (for reports)
     wloc: Vec<AtomicU64>,
+    /// the extent of a bound image (texel buffers: width only); `None` for buffers
+    pub extent: Option<crate::spirv::image::Extent>,
 }
 
 /// Several readers.
@@ -283,6 +285,7 @@ impl Buffer {
             } else {
                 Vec::new()
             },
+            extent: None,
         }
     }
 
