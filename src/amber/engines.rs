@@ -323,6 +323,23 @@ impl Backend for ModelBackend {
                         ));
                     }
                 }
+                BindingKind::StorageImage { set, binding }
+                | BindingKind::TexelBuffer { set, binding, .. } => {
+                    if k.objects.iter().any(|o| o.binding == Some((set, binding))) {
+                        inputs.push((
+                            b.buffer,
+                            w.clone(),
+                            BufferInput {
+                                set,
+                                binding,
+                                bytes: db.bytes[w].to_vec(),
+                                undefined,
+                                element: b.element,
+                                image: db.decl.image.map(|i| i.extent),
+                            },
+                        ));
+                    }
+                }
                 BindingKind::PushConstant => push = Some(db.bytes.to_vec()),
             }
         }
@@ -648,6 +665,12 @@ impl Backend for DeviceBackend {
                         element: b.element,
                     });
                     order.push((b.buffer, b.window.clone()));
+                }
+                BindingKind::StorageImage { .. } | BindingKind::TexelBuffer { .. } => {
+                    return Err(BackendError::Unsupported(format!(
+                        "{} is bound as {}: the device runner binds buffers only (images and texel buffers run on the model)",
+                        db.decl.name, b.kind
+                    )));
                 }
                 BindingKind::PushConstant => push = db.bytes.to_vec(),
             }

@@ -284,6 +284,71 @@ pub fn evaluate(
             }
             Ok(f.verdict(values.len()))
         }
+        ExpectKind::Probe {
+            rect,
+            rgba,
+            tolerances,
+        } => {
+            let Some(img) = buf.image else {
+                return Err(script_error(format!(
+                    "{} is a BUFFER: IDX x y SIZE w h probes an IMAGE",
+                    buf.name
+                )));
+            };
+            let ext = img.extent;
+            let [x0, y0, w, h] = *rect;
+            if ext.samples > 1 {
+                return Err(script_error(format!(
+                    "{} is multisampled: a probe reads single-sample images",
+                    buf.name
+                )));
+            }
+            if x0 as u64 + w as u64 > ext.width as u64 || y0 as u64 + h as u64 > ext.height as u64
+            {
+                return Err(script_error(format!(
+                    "the probed rectangle {x0},{y0} {w}x{h} is not inside the {}x{} image {}",
+                    ext.width, ext.height, buf.name
+                )));
+            }
+            let f = img.format;
+            let tb = f.texel_bytes() as usize;
+            let mut idx = AnnotationIndex::new(&annotations[e.buffer]);
+            let mut fs = Findings::default();
+            for y in y0..y0 + h {
+                for x in x0..x0 + w {
+                    let t = (y as usize * ext.width as usize + x as usize) * tb;
+                    let raw = crate::spirv::image::unpack(&f, &data[t..t + tb]);
+                    for (k, &want) in rgba.iter().enumerate() {
+                        let (lo, hi) = match f.packed {
+                            Some(_) => (t, t + tb),
+                            None => {
+                                let cb = f.comp.bits() as usize / 8;
+                                (t + k.min(f.comps as usize - 1) * cb, t + (k + 1).min(f.comps as usize) * cb)
+                            }
+                        };
+                        let name = || format!("{}({x}, {y}).{}", buf.name, ["r", "g", "b", "a"][k]);
+                        if let Some(a) = idx.hit(lo, hi) {
+                            fs.undefined(name, a);
+                            continue;
+                        }
+                        let got = probe_value(&f, k, raw[k]);
+                        let tol = match tolerances.len() {
+                            0 => None,
+                            1 => Some(tolerances[0]),
+                            _ => tolerances.get(k).copied(),
+                        };
+                        let ok = match tol {
+                            Some(t) => within(got, want, t),
+                            None => (got - want).abs() <= 0.5,
+                        };
+                        if !ok {
+                            fs.fail(|| format!("{} = {got}, expected {want}", name()));
+                        }
+                    }
+                }
+            }
+            Ok(fs.verdict(w as usize * h as usize * rgba.len()))
+        }
         ExpectKind::EqBuffer { other } => {
             let (ob, odata) = (&script.buffers[*other], &bytes[*other]);
             check_same_shape(buf, data, ob, odata).map_err(script_error)?;
@@ -359,6 +424,40 @@ pub fn evaluate(
                     )),
                 ))
             }
+        }
+    }
+}
+
+/// Component `k` of a texel in the 0 to 255 units of a probe: normalized and float components
+/// scaled by 255, integer components as they are (Vulkan "Conversion to RGBA" fills missing G and B
+/// with 0 and A with 1).
+fn probe_value(f: &crate::spirv::image::TexelFormat, k: usize, raw: u64) -> f64 {
+    use crate::spirv::image::Comp;
+    if k >= f.comps as usize {
+        return if k == 3 {
+            if f.comp.is_float() {
+                255.0
+            } else {
+                1.0
+            }
+        } else {
+            0.0
+        };
+    }
+    let b = f.comp_bits(k) as u32;
+    match f.comp {
+        Comp::Unorm(_) => raw as f64 / ((1u64 << b) - 1) as f64 * 255.0,
+        Comp::Snorm(_) => {
+            let sh = 64 - b;
+            let v = ((raw << sh) as i64 >> sh) as f64;
+            (v / ((1i64 << (b - 1)) - 1) as f64).max(-1.0) * 255.0
+        }
+        Comp::Float(16) => half::f16::from_bits(raw as u16).to_f64() * 255.0,
+        Comp::Float(_) => f32::from_bits(raw as u32) as f64 * 255.0,
+        Comp::Uint(_) => raw as f64,
+        Comp::Sint(_) => {
+            let sh = 64 - b;
+            ((raw << sh) as i64 >> sh) as f64
         }
     }
 }

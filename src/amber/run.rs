@@ -2,7 +2,8 @@
 //! here on the host (bytes and annotations), each `EXPECT` gets a verdict.
 
 use super::backend::{
-    Annotation, Backend, BackendError, BackendKind, Dispatch, DispatchBinding, DispatchBuffer,
+    Annotation, AnnotationKind, Backend, BackendError, BackendKind, Dispatch, DispatchBinding,
+    DispatchBuffer,
 };
 use super::expect::{evaluate, Status};
 use super::parse::{ParseFailure, ScriptError};
@@ -402,7 +403,24 @@ pub fn run_script(script: &Script, backend: &mut dyn Backend) -> RunReport {
     let mut st = State {
         script,
         bytes: script.buffers.iter().map(|b| b.initial.clone()).collect(),
-        annotations: vec![Vec::new(); script.buffers.len()],
+        // A multisampled image cannot be filled from a buffer (Vulkan copies between buffers
+        // and single-sample images only), so Amber leaves its texels as the new image holds them:
+        // undefined until written (Vulkan, "Image Layouts": VK_IMAGE_LAYOUT_UNDEFINED contents).
+        annotations: script
+            .buffers
+            .iter()
+            .map(|b| match b.image {
+                Some(i) if i.extent.samples > 1 => vec![Annotation {
+                    bytes: 0..b.size(),
+                    kind: AnnotationKind::Undefined,
+                    why: format!(
+                        "{} is a multisampled image: nothing fills it before the shader writes it, and a new image's contents are undefined",
+                        b.name
+                    ),
+                }],
+                _ => Vec::new(),
+            })
+            .collect(),
         verdicts: Vec::new(),
         dispatches: 0,
         modes: Vec::new(),

@@ -173,6 +173,20 @@ pub struct Buffer {
     pub elements: usize,
     /// The initial bytes (`elements × stride`; padding zero).
     pub initial: Vec<u8>,
+    /// For an `IMAGE`: its texel format and extent (its elements are its texels, tightly packed
+    /// as [`crate::spirv::image`] lays them out); `None` for a `BUFFER`.
+    pub image: Option<Image>,
+}
+
+/// What an `IMAGE` declares beyond its bytes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Image {
+    /// `FORMAT`
+    pub format: crate::spirv::image::TexelFormat,
+    /// `DIM_1D`, `DIM_2D` or `DIM_3D`: 1, 2 or 3
+    pub dims: u8,
+    /// `WIDTH`, `HEIGHT`, `DEPTH`, `SAMPLES`
+    pub extent: crate::spirv::image::Extent,
 }
 
 impl Buffer {
@@ -257,15 +271,33 @@ pub enum BindingKind {
     },
     /// `AS push_constant`.
     PushConstant,
+    /// `AS storage_image DESCRIPTOR_SET s BINDING b` (of an `IMAGE`).
+    StorageImage {
+        /// descriptor set
+        set: u32,
+        /// binding
+        binding: u32,
+    },
+    /// `AS storage_texel_buffer` / `AS uniform_texel_buffer DESCRIPTOR_SET s BINDING b` (of a
+    /// `BUFFER … FORMAT`).
+    TexelBuffer {
+        /// descriptor set
+        set: u32,
+        /// binding
+        binding: u32,
+        /// a storage texel buffer (else a uniform one)
+        storage: bool,
+    },
 }
 
 impl BindingKind {
     /// (set, binding) of a descriptor binding; `None` for push constants.
     pub fn slot(&self) -> Option<(u32, u32)> {
         match *self {
-            BindingKind::Storage { set, binding } | BindingKind::Uniform { set, binding } => {
-                Some((set, binding))
-            }
+            BindingKind::Storage { set, binding }
+            | BindingKind::Uniform { set, binding }
+            | BindingKind::StorageImage { set, binding }
+            | BindingKind::TexelBuffer { set, binding, .. } => Some((set, binding)),
             BindingKind::PushConstant => None,
         }
     }
@@ -277,6 +309,18 @@ impl fmt::Display for BindingKind {
             BindingKind::Storage { set, binding } => write!(f, "storage {set}.{binding}"),
             BindingKind::Uniform { set, binding } => write!(f, "uniform {set}.{binding}"),
             BindingKind::PushConstant => f.write_str("push_constant"),
+            BindingKind::StorageImage { set, binding } => {
+                write!(f, "storage_image {set}.{binding}")
+            }
+            BindingKind::TexelBuffer {
+                set,
+                binding,
+                storage,
+            } => write!(
+                f,
+                "{}_texel_buffer {set}.{binding}",
+                if *storage { "storage" } else { "uniform" }
+            ),
         }
     }
 }
@@ -415,6 +459,17 @@ pub enum ExpectKind {
         comparator: Comparator,
         /// The expected values, one per component.
         values: Vec<Literal>,
+    },
+    /// `EXPECT IMG IDX x y SIZE w h EQ_RGB r g b` / `EQ_RGBA r g b a`: every texel of the
+    /// rectangle holds the colour (components 0 to 255, compared as 8-bit values: AmberScript,
+    /// "Expectations").
+    Probe {
+        /// left, top, width, height in texels
+        rect: [u32; 4],
+        /// the colour's components, 3 or 4
+        rgba: Vec<f64>,
+        /// `TOLERANCE` values (in the same 0 to 255 units); empty when none
+        tolerances: Vec<Tolerance>,
     },
     /// `EXPECT A EQ_BUFFER B`.
     EqBuffer {

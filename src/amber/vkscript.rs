@@ -751,6 +751,7 @@ fn assemble(mut script: Script, drafts: Vec<Draft>, ops: Vec<Op>) -> PResult<Scr
             layout,
             elements,
             initial: vec![0; elements * stride],
+            image: None,
         });
     }
     let bindings: Vec<Binding> = drafts

@@ -203,7 +203,7 @@ impl KernelJob {
                     .find(|o| o.binding == Some((*set, *binding)))
                     .and_then(|o| o.image.as_ref())
                     .map(|t| {
-                        spirv::image::extent_of_shape(t, &b.shape).map_err(|e| {
+                        extent_of_shape(t, &b.shape).map_err(|e| {
                             KernelError::Input(format!(
                                 "--buffer {}: {e}",
                                 binding_name(*set, *binding)
@@ -380,6 +380,70 @@ impl KernelJob {
         }
         report
     }
+}
+
+/// The extent of an image of type `t` given as a host array of `shape` (C order): `[W]`, `[H, W]` or
+/// `[D, H, W]` by the image's dimensionality, an array layer count before them for an arrayed
+/// image (`[L, H, W]`), a sample count after them for a multisampled one (`[H, W, S]`), and the
+/// components last when the format has more than one and is not packed (`[H, W, 4]` for `Rgba8`,
+/// as numpy holds an RGBA picture).
+pub fn extent_of_shape(
+    t: &crate::spirv::types::ImageType,
+    shape: &[usize],
+) -> Result<crate::spirv::image::Extent, String> {
+    let f = &t.format;
+    let comps = (f.comps > 1 && f.packed.is_none()) as usize;
+    let want = t.dim.coords() as usize + t.arrayed as usize + t.ms as usize + comps;
+    let layout = {
+        let mut v: Vec<&str> = Vec::new();
+        if t.arrayed {
+            v.push("layers");
+        }
+        v.extend(
+            ["depth", "height", "width"][3 - t.dim.coords() as usize..]
+                .iter()
+                .copied(),
+        );
+        if t.ms {
+            v.push("samples");
+        }
+        if comps == 1 {
+            v.push("components");
+        }
+        v.join(", ")
+    };
+    if shape.len() != want {
+        return Err(format!(
+            "an image of {} is given as an array of shape {shape:?}; it takes [{layout}]",
+            f.vk
+        ));
+    }
+    if comps == 1 && shape[want - 1] != f.comps as usize {
+        return Err(format!(
+            "an image of {} has {} components per texel, the array's last dimension is {}",
+            f.vk,
+            f.comps,
+            shape[want - 1]
+        ));
+    }
+    let n = |x: usize| u32::try_from(x).map_err(|_| format!("image dimension {x} is too large"));
+    let mut k = 0;
+    let mut next = || {
+        k += 1;
+        shape[k - 1]
+    };
+    let layers = if t.arrayed { next() } else { 1 };
+    let mut d = [1usize; 3];
+    for c in (0..t.dim.coords() as usize).rev() {
+        d[c] = next();
+    }
+    let samples = if t.ms { next() } else { 1 };
+    Ok(crate::spirv::image::Extent {
+        width: n(d[0])?,
+        height: n(d[1])?,
+        depth: n(d[2] * layers)?,
+        samples: n(samples)?,
+    })
 }
 
 /// `b` (set 0) or `s.b`.

@@ -819,6 +819,25 @@ impl Wg<'_, '_> {
             let slots = self.regs.slots(r);
             self.taint_lost(r, slots, &ended);
         }
+        // The lane's own variables that a path of the construct stores to: on its other paths
+        // the lane may have left them different (a store skipped is as much the path's as a store
+        // made), so they hold the path's taint too — the memory counterpart of the phis.
+        if let Some(objs) = self.k.construct_lane_stores.get(&hdr.label) {
+            let lanes = self.lanes;
+            for o in objs {
+                let ob = &self.k.objects[o.index()];
+                let units = (ob.words * 4 / ob.unit.max(1)) as usize;
+                for u in ob.tbase as usize..ob.tbase as usize + units {
+                    let row = u * lanes;
+                    each_lane(&ended, n, |s| {
+                        let l = self.lost_taint[s];
+                        if !l.is_none() {
+                            self.ltaint[row + s] = crate::spirv::prov::combine(l, self.ltaint[row + s]);
+                        }
+                    });
+                }
+            }
+        }
         each_lane(&ended, n, |s| {
             self.phi_taint[s] = self.lost_taint[s];
             self.lost_taint[s] = Taint::NONE;

@@ -915,6 +915,10 @@ pub struct Kernel {
     /// per construct header label: the buffer objects its blocks may store to (for the paths an
     /// invocation whose branch is not pinned down did not take)
     pub construct_stores: std::collections::HashMap<u32, Vec<ObjectId>>,
+    /// per construct header: the invocation's own variables (Function, Private) its blocks may
+    /// store to — at its merge, a lane whose path inside was not pinned down gets that path's
+    /// taint on them, as on the merge block's phis
+    pub construct_lane_stores: std::collections::HashMap<u32, Vec<ObjectId>>,
     /// shared memory taint units per workgroup
     pub shared_units: u32,
     /// header label id → location of its merge instruction (for naming constructs)

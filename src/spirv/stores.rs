@@ -12,16 +12,20 @@ use std::collections::{HashMap, HashSet};
 /// One block's stores: its index, the buffer objects it stores to, the function it calls.
 type BlockStores = (BlockIdx, Vec<ObjectId>, Option<u32>);
 
-/// For every construct header (by label id): the buffer objects its blocks may store to.
+/// For every construct header (by label id): the objects of the storage classes `which` accepts
+/// that its blocks may store to (buffers and images: what other executions may write for
+/// [`crate::spirv::exec`]'s paths not taken; an invocation's own variables: what its lost path may
+/// have left different in them when it reconverges).
 pub fn construct_stores(
     funcs: &[Func],
     var_regs: &HashMap<Reg, ObjectId>,
     storages: &[Storage],
+    which: impl Fn(Storage) -> bool,
 ) -> HashMap<u32, Vec<ObjectId>> {
     let buffers: Vec<ObjectId> = storages
         .iter()
         .enumerate()
-        .filter(|(_, s)| **s == Storage::StorageBuffer)
+        .filter(|(_, s)| which(**s))
         .map(|(i, _)| ObjectId::new(i as u32))
         .collect();
     // The object every pointer register points into, where one is known.

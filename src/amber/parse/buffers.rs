@@ -77,6 +77,7 @@ impl<'a> Parser<'a> {
                                     layout,
                                     elements: n,
                                     initial,
+                                    image: None,
                                 });
                                 return Ok(());
                             }
@@ -142,6 +143,131 @@ impl<'a> Parser<'a> {
             layout,
             elements,
             initial,
+            image: None,
+        });
+        Ok(())
+    }
+
+    /// `IMAGE name FORMAT f [MIP_LEVELS 1] DIM_1D|DIM_2D|DIM_3D WIDTH w [HEIGHT h] [DEPTH d]
+    /// [SAMPLES s] [TILING t] [FILL v | SERIES_FROM v INC_BY i | DATA … END]` (AmberScript,
+    /// "Images"): a storage image whose bytes are its texels, tightly packed (see
+    /// [`crate::spirv::image`]). Normalized formats take their stored integers in `FILL` and `DATA`.
+    pub(super) fn image(&mut self, line: usize) -> PResult<()> {
+        const C: &str = "IMAGE";
+        let (name, nl) = self.word(C, "an image name")?;
+        if self.buffer_index(name).is_some() {
+            return err(nl, C, format!("duplicate buffer name provided: {name}"));
+        }
+        let mut format = None;
+        let mut dims = None;
+        let (mut width, mut height, mut depth, mut samples) = (None, 1u32, 1u32, 1u32);
+        let mut init = None;
+        loop {
+            let (w, l) = match self.lx.peek() {
+                Tok::Eol | Tok::Eos => break,
+                _ => self.word(C, "an IMAGE attribute")?,
+            };
+            match w {
+                "FORMAT" => {
+                    let (f, fl) = self.word(C, "a format")?;
+                    format = Some(match crate::spirv::image::TexelFormat::of_vk(f) {
+                        Some(t) => t,
+                        None => {
+                            return unsupported(
+                                fl,
+                                C,
+                                format!("{f}: the model runs storage images of the formats SPIR-V names (R8G8B8A8_UNORM, R32_UINT, R32G32B32A32_SFLOAT, …)"),
+                            )
+                        }
+                    });
+                }
+                "DATA_TYPE" => {
+                    let (t, tl) = self.word(C, "a data type")?;
+                    let f = match t {
+                        "uint32" => "R32_UINT",
+                        "int32" => "R32_SINT",
+                        "float" => "R32_SFLOAT",
+                        "vec4<float>" => "R32G32B32A32_SFLOAT",
+                        "vec4<uint32>" => "R32G32B32A32_UINT",
+                        "vec4<int32>" => "R32G32B32A32_SINT",
+                        "vec4<uint8>" => "R8G8B8A8_UINT",
+                        _ => return unsupported(tl, C, format!("IMAGE DATA_TYPE {t}: give a FORMAT")),
+                    };
+                    format = crate::spirv::image::TexelFormat::of_vk(f);
+                }
+                "DIM_1D" => dims = Some(1u8),
+                "DIM_2D" => dims = Some(2),
+                "DIM_3D" => dims = Some(3),
+                "WIDTH" => width = Some(self.uint(C, "WIDTH")?),
+                "HEIGHT" => height = self.uint(C, "HEIGHT")?,
+                "DEPTH" => depth = self.uint(C, "DEPTH")?,
+                "SAMPLES" => samples = self.uint(C, "SAMPLES")?,
+                "MIP_LEVELS" => {
+                    let m = self.uint(C, "MIP_LEVELS")?;
+                    if m != 1 {
+                        return unsupported(l, C, format!("MIP_LEVELS {m}: storage images of one level are run"));
+                    }
+                }
+                "TILING" => {
+                    self.word(C, "OPTIMAL or LINEAR")?;
+                }
+                "FILL" | "SERIES_FROM" | "DATA" => {
+                    let Some(f) = format else {
+                        return err(l, C, format!("{w} before the image's FORMAT"));
+                    };
+                    let t = image_data_type(&f);
+                    init = Some(match w {
+                        "FILL" => Init::Fill(self.fill_number(C, "FILL value", t.scalar)?),
+                        "SERIES_FROM" => {
+                            let start = self.fill_number(C, "SERIES_FROM value", t.scalar)?;
+                            self.keyword(C, "INC_BY")?;
+                            Init::Series(start, self.fill_number(C, "INC_BY value", t.scalar)?)
+                        }
+                        _ => Init::Data(self.data_block(t.scalar)?),
+                    });
+                    if w == "DATA" {
+                        break;
+                    }
+                }
+                "FILE" => return unsupported(l, C, "IMAGE … FILE (PNG images) is not read"),
+                _ => return err(l, C, format!("unknown IMAGE attribute {w}")),
+            }
+        }
+        self.end_of_statement(C)?;
+        let Some(format) = format else {
+            return err(line, C, "an IMAGE needs a FORMAT");
+        };
+        let Some(dims) = dims else {
+            return err(line, C, "an IMAGE needs DIM_1D, DIM_2D or DIM_3D");
+        };
+        let Some(width) = width.filter(|w| *w > 0) else {
+            return err(line, C, "an IMAGE needs a WIDTH of at least 1");
+        };
+        if height == 0 || depth == 0 || !samples.is_power_of_two() {
+            return err(line, C, "HEIGHT and DEPTH are at least 1, SAMPLES a power of two");
+        }
+        let extent = crate::spirv::image::Extent {
+            width,
+            height: if dims >= 2 { height } else { 1 },
+            depth: if dims == 3 { depth } else { 1 },
+            samples,
+        };
+        let t = image_data_type(&format);
+        let elements = usize::try_from(extent.texels()).unwrap_or(usize::MAX);
+        let initial = fill(&t, Layout::Std430, elements, &init.unwrap_or(Init::Data(Vec::new())))
+            .or_else(|m| err(line, C, format!("{name}: {m}")))?;
+        self.script.buffers.push(Buffer {
+            name: name.to_string(),
+            line,
+            data_type: t,
+            layout: Layout::Std430,
+            elements,
+            initial,
+            image: Some(crate::amber::script::Image {
+                format,
+                dims,
+                extent,
+            }),
         });
         Ok(())
     }
@@ -273,4 +399,29 @@ impl<'a> Parser<'a> {
     }
 
     // ---- PIPELINE -------------------------------------------------------------------------
+}
+
+/// The data type an image's texels are stored as: one component of the format's storage (a packed
+/// format: its 32-bit word), as many as the format has.
+pub(super) fn image_data_type(f: &crate::spirv::image::TexelFormat) -> DataType {
+    use crate::spirv::image::Comp;
+    let (scalar, rows) = match (f.packed, f.comp) {
+        (Some(_), _) => (Scalar::Uint32, 1),
+        (None, Comp::Float(16)) => (Scalar::Float16, f.comps),
+        (None, Comp::Float(_)) => (Scalar::Float32, f.comps),
+        (None, Comp::Unorm(8) | Comp::Uint(8)) => (Scalar::Uint8, f.comps),
+        (None, Comp::Snorm(8) | Comp::Sint(8)) => (Scalar::Int8, f.comps),
+        (None, Comp::Unorm(16) | Comp::Uint(16)) => (Scalar::Uint16, f.comps),
+        (None, Comp::Snorm(16) | Comp::Sint(16)) => (Scalar::Int16, f.comps),
+        (None, Comp::Uint(64)) => (Scalar::Uint64, f.comps),
+        (None, Comp::Sint(64)) => (Scalar::Int64, f.comps),
+        (None, Comp::Sint(_) | Comp::Snorm(_)) => (Scalar::Int32, f.comps),
+        (None, _) => (Scalar::Uint32, f.comps),
+    };
+    DataType {
+        scalar,
+        rows,
+        columns: 1,
+        array: false,
+    }
 }

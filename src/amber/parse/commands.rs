@@ -210,6 +210,64 @@ impl<'a> Parser<'a> {
         }))
     }
 
+    /// `… IDX x y SIZE w h [TOLERANCE t…] EQ_RGB r g b | EQ_RGBA r g b a` after `IDX x`.
+    fn probe(&mut self, bi: usize, x: u32, line: usize) -> PResult<ExpectKind> {
+        const C: &str = "EXPECT";
+        if self.script.buffers[bi].image.is_none() {
+            // A BUFFER probed as pixels is a framebuffer of a graphics pipeline.
+            return graphics(
+                line,
+                C,
+                "probing the pixels of a BUFFER (a framebuffer: IDX x y SIZE w h EQ_RGB/EQ_RGBA)",
+            );
+        }
+        // The y was read before SIZE: take it from the command's text again.
+        let text = self.line_text(line);
+        let words: Vec<&str> = text.split_whitespace().collect();
+        let y = words
+            .iter()
+            .position(|w| *w == "IDX")
+            .and_then(|i| words.get(i + 2))
+            .and_then(|w| w.parse::<u32>().ok())
+            .ok_or(())
+            .or_else(|_| err(line, C, "invalid Y value in EXPECT command"))?;
+        let w = self.uint(C, "a SIZE width")?;
+        let h = self.uint(C, "a SIZE height")?;
+        let mut tolerances = Vec::new();
+        let (mut cmp, mut cl) = self.word(C, "EQ_RGB or EQ_RGBA")?;
+        if cmp == "TOLERANCE" {
+            while let Tok::Word(v) = self.lx.peek() {
+                let Some(lit) = Literal::parse(v.trim_end_matches('%')) else { break };
+                let percent = v.ends_with('%');
+                self.next();
+                tolerances.push(Tolerance {
+                    value: lit.as_f64(),
+                    percent,
+                });
+            }
+            (cmp, cl) = self.word(C, "EQ_RGB or EQ_RGBA")?;
+        }
+        let n = match cmp {
+            "EQ_RGB" => 3,
+            "EQ_RGBA" => 4,
+            _ => return err(cl, C, format!("{cmp}: an image probe compares with EQ_RGB or EQ_RGBA")),
+        };
+        let mut rgba = Vec::new();
+        for _ in 0..n {
+            let (v, vl) = self.word(C, "a colour component (0 to 255)")?;
+            match Literal::parse(v) {
+                Some(l) if (0.0..=255.0).contains(&l.as_f64()) => rgba.push(l.as_f64()),
+                _ => return err(vl, C, format!("colour component {v} is not a number from 0 to 255")),
+            }
+        }
+        self.end_of_statement(C)?;
+        Ok(ExpectKind::Probe {
+            rect: [x, y, w, h],
+            rgba,
+            tolerances,
+        })
+    }
+
     pub(super) fn expect_values(&mut self, bi: usize) -> PResult<ExpectKind> {
         const C: &str = "EXPECT";
         let (x, xl) = self.word(C, "an IDX value")?;
@@ -232,11 +290,7 @@ impl<'a> Parser<'a> {
             if !has_y {
                 return err(t.1, C, "invalid Y value in EXPECT command");
             }
-            return graphics(
-                t.1,
-                C,
-                "probing image pixels (IDX x y SIZE w h EQ_RGB/EQ_RGBA)",
-            );
+            return self.probe(bi, offset as u32, t.1);
         }
         let mut tolerances = Vec::new();
         if t.0 == Tok::Word("TOLERANCE") {

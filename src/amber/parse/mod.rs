@@ -608,7 +608,7 @@ impl<'a> Parser<'a> {
                     self.script.fence_timeout_ms = Some(self.uint(w, "fence_timeout_ms value")?);
                     self.end_of_statement(w)?;
                 }
-                "IMAGE" => return graphics(line, w, "images"),
+                "IMAGE" => self.image(line)?,
                 "SAMPLER" => return graphics(line, w, "samplers"),
                 "VIRTUAL_FILE" => self.virtual_file(line)?,
                 "STRUCT" => {

@@ -349,22 +349,45 @@ impl<'a> Parser<'a> {
                 }
                 BindingKind::PushConstant
             }
-            "color"
-            | "depth_stencil"
-            | "resolve"
-            | "storage_image"
-            | "sampled_image"
-            | "combined_image_sampler" => {
-                return graphics(tl, C, format!("{ty} attachments and images"))
+            "storage_image" | "uniform_texel_buffer" | "storage_texel_buffer" => {
+                if array {
+                    return unsupported(tl, C, format!("arrays of {ty} descriptors"));
+                }
+                let b = &self.script.buffers[bufs[0].0];
+                match (ty, b.image) {
+                    ("storage_image", None) => {
+                        return err(tl, C, format!("{name} is a BUFFER; AS storage_image binds an IMAGE"))
+                    }
+                    (_, Some(_)) if ty != "storage_image" => {
+                        return err(tl, C, format!("{name} is an IMAGE; AS {ty} binds a BUFFER with a FORMAT"))
+                    }
+                    _ => {}
+                }
+                match self.next() {
+                    (Tok::Word("DESCRIPTOR_SET"), _) => {}
+                    (t, l) => return err(l, C, format!("BIND BUFFER {name} AS {ty}: expected DESCRIPTOR_SET, found {t}")),
+                }
+                let set = self.uint(C, "DESCRIPTOR_SET")?;
+                self.keyword(C, "BINDING")?;
+                let binding = self.uint(C, "BINDING")?;
+                if self.lx.peek() == Tok::Word("BASE_MIP_LEVEL") {
+                    self.next();
+                    if self.uint(C, "BASE_MIP_LEVEL")? != 0 {
+                        return unsupported(tl, C, "a BASE_MIP_LEVEL other than 0");
+                    }
+                }
+                if ty == "storage_image" {
+                    BindingKind::StorageImage { set, binding }
+                } else {
+                    BindingKind::TexelBuffer {
+                        set,
+                        binding,
+                        storage: ty == "storage_texel_buffer",
+                    }
+                }
             }
-            "uniform_texel_buffer" | "storage_texel_buffer" => {
-                return unsupported(
-                    tl,
-                    C,
-                    format!(
-                    "{ty} descriptors are not supported (storage, uniform and push_constant are)"
-                ),
-                )
+            "color" | "depth_stencil" | "resolve" | "sampled_image" | "combined_image_sampler" => {
+                return graphics(tl, C, format!("{ty} attachments and images"))
             }
             _ => return err(tl, C, format!("unknown buffer_type: {ty}")),
         };

@@ -233,7 +233,13 @@ impl<'m> Decoder<'m> {
         let spec_ids = self.spec_ids();
         let storages: Vec<Storage> = self.objects.iter().map(|o| o.storage).collect();
         let construct_stores =
-            crate::spirv::stores::construct_stores(&funcs, &self.var_regs, &storages);
+            crate::spirv::stores::construct_stores(&funcs, &self.var_regs, &storages, |s| {
+                matches!(s, Storage::StorageBuffer | Storage::Image)
+            });
+        let construct_lane_stores =
+            crate::spirv::stores::construct_stores(&funcs, &self.var_regs, &storages, |s| {
+                matches!(s, Storage::Function | Storage::Private)
+            });
         let mut member_names = HashMap::new();
         for ((id, m), name) in &self.member_names {
             if let Some(Id::Type(t)) = self.ids.get(id) {
@@ -260,6 +266,7 @@ impl<'m> Decoder<'m> {
             shared_units: self.shared_units,
             member_names,
             construct_stores,
+            construct_lane_stores,
             constructs: self.constructs,
             spec_ids,
             uses_subgroups: self.uses_subgroups,

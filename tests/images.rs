@@ -1,0 +1,211 @@
+//! Storage images and texel buffers on the model (issue 20): each rule of Vulkan's "Image
+//! Operations" chapter on a minimal kernel written here, through `lockstep run`'s job (images given
+//! as host arrays `[H, W, C]`) and through AmberScript's `IMAGE`. Expected values come from the
+//! rules: texel coordinate validation, texel replacement, texel output validation, the fixed-point
+//! conversions, and the memory model (an image is memory every invocation reaches).
+#![cfg(feature = "vulkan")]
+use lockstep::amber::{engines::ModelBackend, parse, run_script, Status};
+use lockstep::kernel::run::{KernelJob, Report, Tolerance};
+use lockstep::kernel::{compile, HostBuffer, SourceLang, SourceOptions};
+use lockstep::model::{ScalarType, SubgroupSize};
+
+struct Out {
+    bytes: Vec<Vec<u8>>,
+    report: Report,
+}
+
+fn run(src: &str, buffers: Vec<HostBuffer>, workgroups: [u32; 3]) -> Out {
+    let module = compile(src, SourceLang::Glsl, &SourceOptions::default()).unwrap();
+    let mut job = KernelJob::new(module);
+    for (i, b) in buffers.into_iter().enumerate() {
+        job.buffers.push((0, i as u32, b));
+    }
+    job.workgroups = workgroups;
+    let model = job.run_model(SubgroupSize::new(8).unwrap(), None).unwrap();
+    let report = job.compare(&model, None, Tolerance::default());
+    let mut outs: Vec<_> = model.run.buffers.iter().collect();
+    outs.sort_by_key(|b| b.binding);
+    Out {
+        bytes: outs.iter().map(|b| b.bytes.clone()).collect(),
+        report,
+    }
+}
+
+fn zeros(t: ScalarType, shape: &[usize]) -> HostBuffer {
+    let n: usize = shape.iter().product();
+    let es = if t == ScalarType::U8 { 1 } else { 4 };
+    HostBuffer::new(t, shape.to_vec(), vec![0; n * es]).unwrap()
+}
+
+fn series_u8(shape: &[usize]) -> HostBuffer {
+    let n: usize = shape.iter().product();
+    HostBuffer::new(ScalarType::U8, shape.to_vec(), (0..n).map(|i| i as u8).collect()).unwrap()
+}
+
+fn u32s(b: &[u8]) -> Vec<u32> {
+    b.chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+fn findings(r: &Report) -> String {
+    r.findings
+        .iter()
+        .map(|f| format!("[{}] {} ← {}", f.kind.name(), f.items.join(", "), f.why))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+// Vulkan, "Image Operations" > "Texel Input Validation Operations" > "Integer Texel Coordinate
+// Validation": a coordinate outside the image makes an invalid texel; "Texel Replacement": without
+// robustImageAccess its value is undefined. The texel inside is read exactly (UNORM 8 → c/255).
+#[test]
+fn an_image_read_outside_the_image_is_undefined_by_texel_replacement() {
+    let src = "#version 450\nlayout(local_size_x = 1) in;\n\
+        layout(binding = 0, rgba8) uniform readonly image2D src;\n\
+        layout(binding = 1) buffer O { vec4 inside; vec4 outside; };\n\
+        void main() { inside = imageLoad(src, ivec2(1, 1)); outside = imageLoad(src, ivec2(2, 0)); }\n";
+    let out = run(
+        src,
+        vec![series_u8(&[2, 2, 4]), zeros(ScalarType::F32, &[8])],
+        [1, 1, 1],
+    );
+    let o: Vec<f32> = u32s(&out.bytes[1]).iter().map(|&b| f32::from_bits(b)).collect();
+    // texel (1, 1) is bytes 12..16: 12, 13, 14, 15 → /255
+    for (k, want) in [12.0f32, 13.0, 14.0, 15.0].iter().enumerate() {
+        assert!((o[k] - want / 255.0).abs() < 1e-7, "{o:?}");
+    }
+    let text = findings(&out.report);
+    assert!(
+        text.contains("[undefined] O.outside[0], O.outside[1], O.outside[2], O.outside[3]")
+            && text.contains("texel (2, 0) is outside the 2x2x1 image src")
+            && text.contains("Texel Replacement"),
+        "{text}"
+    );
+}
+
+// Vulkan, "Texel Output Validation Operations": "If the texel fails integer texel coordinate
+// validation, then the write has no effect." — defined: the image keeps what it held.
+#[test]
+fn an_image_write_outside_the_image_has_no_effect() {
+    let src = "#version 450\nlayout(local_size_x = 4) in;\n\
+        layout(binding = 0, r32ui) uniform uimage2D img;\n\
+        void main() { int i = int(gl_LocalInvocationID.x); imageStore(img, ivec2(i, 0), uvec4(7u)); imageStore(img, ivec2(i + 100, -1), uvec4(9u)); }\n";
+    let out = run(src, vec![zeros(ScalarType::U32, &[2, 4])], [1, 1, 1]);
+    assert_eq!(u32s(&out.bytes[0]), [7, 7, 7, 7, 0, 0, 0, 0]);
+    assert!(out.report.findings.is_empty(), "{}", findings(&out.report));
+}
+
+// Vulkan, "Fixed-Point Data Conversion": a float written to a UNORM component is clamped to
+// [0, 1] and becomes one of the two nearest integers of f·(2^b − 1): the model rounds to nearest
+// and marks it inexact (a device may store the other), exact where f·255 is an integer.
+#[test]
+fn a_float_written_to_a_unorm_texel_is_clamped_and_inexact_between_two_integers() {
+    let src = "#version 450\nlayout(local_size_x = 1) in;\n\
+        layout(binding = 0, rgba8) uniform writeonly image2D img;\n\
+        void main() { imageStore(img, ivec2(0, 0), vec4(2.0, -1.0, 0.5, 1.0)); }\n";
+    let out = run(src, vec![zeros(ScalarType::U8, &[1, 1, 4])], [1, 1, 1]);
+    assert_eq!(out.bytes[0], [255, 0, 128, 255]);
+    let b = &out.report.buffers[0];
+    assert_eq!((b.exact, b.inexact), (3, 1), "{b:?}");
+}
+
+// Vulkan, Appendix B "Memory Model": an image is memory; two writes of one texel by different
+// invocations without a happens-before between them are a data race, found as on a buffer.
+#[test]
+fn two_unordered_writes_of_one_texel_race_as_on_a_buffer() {
+    let src = "#version 450\nlayout(local_size_x = 2) in;\n\
+        layout(binding = 0, r32ui) uniform uimage1D img;\n\
+        void main() { imageStore(img, 0, uvec4(gl_LocalInvocationID.x + 1u)); }\n";
+    let out = run(src, vec![zeros(ScalarType::U32, &[4])], [1, 1, 1]);
+    let text = findings(&out.report);
+    assert!(text.contains("[race]") && text.contains("img(0)"), "{text}");
+    assert_eq!(out.report.buffers[0].racy, 1, "{text}");
+}
+
+// SPIR-V, OpImageQuerySize: "the dimensions of the image" — width and height of the bound image;
+// OpImageQuerySamples: its sample count. OpImageTexelPointer + OpAtomicIAdd: an atomic on a texel.
+#[test]
+fn size_and_sample_queries_give_the_bound_extent_and_texel_atomics_add() {
+    let src = "#version 450\nlayout(local_size_x = 8) in;\n\
+        layout(binding = 0, r32ui) uniform uimage2DMS ms;\n\
+        layout(binding = 1) buffer O { ivec2 size; int samples; uint pad; };\n\
+        void main() { imageAtomicAdd(ms, ivec2(2, 1), 3, 1u); if (gl_LocalInvocationID.x == 0u) { size = imageSize(ms); samples = imageSamples(ms); } }\n";
+    // [H, W, S] = 2 × 3 texels of 4 samples
+    let out = run(
+        src,
+        vec![zeros(ScalarType::U32, &[2, 3, 4]), zeros(ScalarType::I32, &[4])],
+        [1, 1, 1],
+    );
+    assert_eq!(&u32s(&out.bytes[1])[..3], [3, 2, 4]);
+    let img = u32s(&out.bytes[0]);
+    // texel (2, 1) sample 3: ((1·3 + 2)·4 + 3) = 23
+    assert_eq!(img[23], 8);
+    assert_eq!(img.iter().sum::<u32>(), 8);
+}
+
+// A host array that does not match the image's type is refused with the layout it takes.
+#[test]
+fn an_image_given_as_an_array_of_the_wrong_shape_is_refused_naming_the_layout() {
+    let src = "#version 450\nlayout(local_size_x = 1) in;\n\
+        layout(binding = 0, rgba8) uniform image2D img;\n\
+        void main() { imageStore(img, ivec2(0), vec4(0)); }\n";
+    let module = compile(src, SourceLang::Glsl, &SourceOptions::default()).unwrap();
+    let mut job = KernelJob::new(module);
+    job.buffers.push((0, 0, zeros(ScalarType::U8, &[16])));
+    let e = job
+        .run_model(SubgroupSize::new(8).unwrap(), None)
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(e.contains("[height, width, components]"), "{e}");
+}
+
+fn amber(text: &str) -> Vec<(Status, Option<String>)> {
+    let script = parse(text).unwrap();
+    let mut model = ModelBackend::new(None, Some(SubgroupSize::new(8).unwrap()));
+    let r = run_script(&script, &mut model);
+    assert!(r.error.is_none() && r.reason.is_none(), "{r:?}");
+    r.expects.iter().map(|v| (v.status, v.why.clone())).collect()
+}
+
+// AmberScript "Images" and "Expectations": an IMAGE bound AS storage_image, probed with
+// EQ_RGBA (0 to 255 per component); a probe names the texel that differs.
+#[test]
+fn an_amber_image_is_written_by_the_shader_and_probed_texel_by_texel() {
+    let text = "#!amber\nSHADER compute k GLSL\n#version 450\nlayout(local_size_x = 4, local_size_y = 4) in;\n\
+        layout(set = 0, binding = 0, rgba8) uniform writeonly image2D img;\n\
+        void main() { ivec2 p = ivec2(gl_GlobalInvocationID.xy); imageStore(img, p, p == ivec2(3, 2) ? vec4(1, 0, 0, 1) : vec4(0, 1, 0, 1)); }\nEND\n\
+        IMAGE img FORMAT R8G8B8A8_UNORM DIM_2D WIDTH 4 HEIGHT 4 FILL 0\n\
+        PIPELINE compute p\n  ATTACH k\n  BIND BUFFER img AS storage_image DESCRIPTOR_SET 0 BINDING 0\nEND\n\
+        RUN p 1 1 1\n\
+        EXPECT img IDX 0 0 SIZE 4 2 EQ_RGBA 0 255 0 255\n\
+        EXPECT img IDX 0 0 SIZE 4 4 EQ_RGBA 0 255 0 255\n\
+        EXPECT img IDX 3 2 SIZE 1 1 EQ_RGB 255 0 0\n";
+    let v = amber(text);
+    assert_eq!(v[0].0, Status::Pass, "{v:?}");
+    assert_eq!(v[1].0, Status::Fail, "{v:?}");
+    let why = v[1].1.as_deref().unwrap_or("");
+    assert!(why.contains("img(3, 2).r = 255, expected 0"), "{why}");
+    assert_eq!(v[2].0, Status::Pass, "{v:?}");
+}
+
+// Vulkan, "Image Layouts": a new image's contents are undefined; Amber cannot fill a
+// multisampled image, so what the shader reads of one before writing it is undefined.
+#[test]
+fn a_multisampled_amber_image_holds_nothing_defined_until_written() {
+    let text = "#!amber\nSHADER compute k GLSL\n#version 450\nlayout(local_size_x = 1) in;\n\
+        layout(set = 0, binding = 0, r32ui) uniform uimage2DMS ms;\n\
+        layout(set = 0, binding = 1) buffer O { uint o[2]; };\n\
+        void main() { imageStore(ms, ivec2(0), 1, uvec4(5u)); o[0] = imageLoad(ms, ivec2(0), 1).r; o[1] = imageLoad(ms, ivec2(0), 0).r; }\nEND\n\
+        IMAGE ms FORMAT R32_UINT DIM_2D WIDTH 1 HEIGHT 1 SAMPLES 2\n\
+        BUFFER o DATA_TYPE uint32 SIZE 2 FILL 0\n\
+        PIPELINE compute p\n  ATTACH k\n  BIND BUFFER ms AS storage_image DESCRIPTOR_SET 0 BINDING 0\n  BIND BUFFER o AS storage DESCRIPTOR_SET 0 BINDING 1\nEND\n\
+        RUN p 1 1 1\n\
+        EXPECT o IDX 0 EQ 5\n\
+        EXPECT o IDX 4 EQ 0\n";
+    let v = amber(text);
+    assert_eq!(v[0].0, Status::Pass, "{v:?}");
+    assert_eq!(v[1].0, Status::Undefined, "{v:?}");
+    assert!(v[1].1.as_deref().unwrap_or("").contains("multisampled image"), "{v:?}");
+}
