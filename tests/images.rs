@@ -39,7 +39,12 @@ fn zeros(t: ScalarType, shape: &[usize]) -> HostBuffer {
 
 fn series_u8(shape: &[usize]) -> HostBuffer {
     let n: usize = shape.iter().product();
-    HostBuffer::new(ScalarType::U8, shape.to_vec(), (0..n).map(|i| i as u8).collect()).unwrap()
+    HostBuffer::new(
+        ScalarType::U8,
+        shape.to_vec(),
+        (0..n).map(|i| i as u8).collect(),
+    )
+    .unwrap()
 }
 
 fn u32s(b: &[u8]) -> Vec<u32> {
@@ -70,7 +75,10 @@ fn an_image_read_outside_the_image_is_undefined_by_texel_replacement() {
         vec![series_u8(&[2, 2, 4]), zeros(ScalarType::F32, &[8])],
         [1, 1, 1],
     );
-    let o: Vec<f32> = u32s(&out.bytes[1]).iter().map(|&b| f32::from_bits(b)).collect();
+    let o: Vec<f32> = u32s(&out.bytes[1])
+        .iter()
+        .map(|&b| f32::from_bits(b))
+        .collect();
     // texel (1, 1) is bytes 12..16: 12, 13, 14, 15 → /255
     for (k, want) in [12.0f32, 13.0, 14.0, 15.0].iter().enumerate() {
         assert!((o[k] - want / 255.0).abs() < 1e-7, "{o:?}");
@@ -134,7 +142,10 @@ fn size_and_sample_queries_give_the_bound_extent_and_texel_atomics_add() {
     // [H, W, S] = 2 × 3 texels of 4 samples
     let out = run(
         src,
-        vec![zeros(ScalarType::U32, &[2, 3, 4]), zeros(ScalarType::I32, &[4])],
+        vec![
+            zeros(ScalarType::U32, &[2, 3, 4]),
+            zeros(ScalarType::I32, &[4]),
+        ],
         [1, 1, 1],
     );
     assert_eq!(&u32s(&out.bytes[1])[..3], [3, 2, 4]);
@@ -166,7 +177,10 @@ fn amber(text: &str) -> Vec<(Status, Option<String>)> {
     let mut model = ModelBackend::new(None, Some(SubgroupSize::new(8).unwrap()));
     let r = run_script(&script, &mut model);
     assert!(r.error.is_none() && r.reason.is_none(), "{r:?}");
-    r.expects.iter().map(|v| (v.status, v.why.clone())).collect()
+    r.expects
+        .iter()
+        .map(|v| (v.status, v.why.clone()))
+        .collect()
 }
 
 // AmberScript "Images" and "Expectations": an IMAGE bound AS storage_image, probed with
@@ -207,5 +221,11 @@ fn a_multisampled_amber_image_holds_nothing_defined_until_written() {
     let v = amber(text);
     assert_eq!(v[0].0, Status::Pass, "{v:?}");
     assert_eq!(v[1].0, Status::Undefined, "{v:?}");
-    assert!(v[1].1.as_deref().unwrap_or("").contains("multisampled image"), "{v:?}");
+    assert!(
+        v[1].1
+            .as_deref()
+            .unwrap_or("")
+            .contains("multisampled image"),
+        "{v:?}"
+    );
 }

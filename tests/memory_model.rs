@@ -301,6 +301,34 @@ fn a_branch_on_an_atomics_result_is_followed_not_lost() {
     ));
 }
 
+// Appendix B: an invocation's path through a branch on an atomic's result is one order's; in
+// another order it goes the other way. A variable of its own that a path of the branch stores to
+// holds what its path left — order-dependent for the invocations that skipped the store as much as
+// for those that made it (here lanes 2 and 3 skip `ok = false`, but in another order one of them
+// gets ticket 0 and makes it).
+#[test]
+fn a_store_an_invocation_skipped_on_a_branch_an_atomic_decided_leaves_its_variable_order_dependent()
+{
+    let r = run(
+        "layout(local_size_x = 4) in;\n\
+         layout(binding = 0) buffer C { uint count; };\n\
+         layout(binding = 1) buffer O { uint o[4]; };\n\
+         void main() { uint v = atomicAdd(count, 1u); bool ok = true; if (v < 2u) { ok = false; } o[gl_LocalInvocationID.x] = ok ? 5u : 7u; }\n",
+        4,
+        [1, 1, 1],
+        &[vec![0; 1], vec![0; 4]],
+    );
+    let o = r.buffers.iter().find(|b| b.binding == 1).unwrap();
+    assert_eq!(u32s(&o.bytes), [7, 7, 5, 5]);
+    for i in 0..4 {
+        assert!(
+            matches!(r.status(o.word_taint(i)), WordStatus::OrderDependent(_)),
+            "o[{i}]: {:?}",
+            r.status(o.word_taint(i))
+        );
+    }
+}
+
 // Appendix B, Data Race: readers before a barrier are ordered before every access after it; one
 // invocation reading and writing after the barrier races with nobody (issue 19, rule 7).
 #[test]

@@ -303,8 +303,7 @@ pub fn evaluate(
                     buf.name
                 )));
             }
-            if x0 as u64 + w as u64 > ext.width as u64 || y0 as u64 + h as u64 > ext.height as u64
-            {
+            if x0 as u64 + w as u64 > ext.width as u64 || y0 as u64 + h as u64 > ext.height as u64 {
                 return Err(script_error(format!(
                     "the probed rectangle {x0},{y0} {w}x{h} is not inside the {}x{} image {}",
                     ext.width, ext.height, buf.name
@@ -323,7 +322,10 @@ pub fn evaluate(
                             Some(_) => (t, t + tb),
                             None => {
                                 let cb = f.comp.bits() as usize / 8;
-                                (t + k.min(f.comps as usize - 1) * cb, t + (k + 1).min(f.comps as usize) * cb)
+                                (
+                                    t + k.min(f.comps as usize - 1) * cb,
+                                    t + (k + 1).min(f.comps as usize) * cb,
+                                )
                             }
                         };
                         let name = || format!("{}({x}, {y}).{}", buf.name, ["r", "g", "b", "a"][k]);

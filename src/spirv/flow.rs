@@ -832,7 +832,8 @@ impl Wg<'_, '_> {
                     each_lane(&ended, n, |s| {
                         let l = self.lost_taint[s];
                         if !l.is_none() {
-                            self.ltaint[row + s] = crate::spirv::prov::combine(l, self.ltaint[row + s]);
+                            self.ltaint[row + s] =
+                                crate::spirv::prov::combine(l, self.ltaint[row + s]);
                         }
                     });
                 }

@@ -191,7 +191,13 @@ impl<'a> Parser<'a> {
                         "vec4<uint32>" => "R32G32B32A32_UINT",
                         "vec4<int32>" => "R32G32B32A32_SINT",
                         "vec4<uint8>" => "R8G8B8A8_UINT",
-                        _ => return unsupported(tl, C, format!("IMAGE DATA_TYPE {t}: give a FORMAT")),
+                        _ => {
+                            return unsupported(
+                                tl,
+                                C,
+                                format!("IMAGE DATA_TYPE {t}: give a FORMAT"),
+                            )
+                        }
                     };
                     format = crate::spirv::image::TexelFormat::of_vk(f);
                 }
@@ -205,7 +211,11 @@ impl<'a> Parser<'a> {
                 "MIP_LEVELS" => {
                     let m = self.uint(C, "MIP_LEVELS")?;
                     if m != 1 {
-                        return unsupported(l, C, format!("MIP_LEVELS {m}: storage images of one level are run"));
+                        return unsupported(
+                            l,
+                            C,
+                            format!("MIP_LEVELS {m}: storage images of one level are run"),
+                        );
                     }
                 }
                 "TILING" => {
@@ -244,7 +254,11 @@ impl<'a> Parser<'a> {
             return err(line, C, "an IMAGE needs a WIDTH of at least 1");
         };
         if height == 0 || depth == 0 || !samples.is_power_of_two() {
-            return err(line, C, "HEIGHT and DEPTH are at least 1, SAMPLES a power of two");
+            return err(
+                line,
+                C,
+                "HEIGHT and DEPTH are at least 1, SAMPLES a power of two",
+            );
         }
         let extent = crate::spirv::image::Extent {
             width,
@@ -254,8 +268,13 @@ impl<'a> Parser<'a> {
         };
         let t = image_data_type(&format);
         let elements = usize::try_from(extent.texels()).unwrap_or(usize::MAX);
-        let initial = fill(&t, Layout::Std430, elements, &init.unwrap_or(Init::Data(Vec::new())))
-            .or_else(|m| err(line, C, format!("{name}: {m}")))?;
+        let initial = fill(
+            &t,
+            Layout::Std430,
+            elements,
+            &init.unwrap_or(Init::Data(Vec::new())),
+        )
+        .or_else(|m| err(line, C, format!("{name}: {m}")))?;
         self.script.buffers.push(Buffer {
             name: name.to_string(),
             line,

@@ -237,7 +237,9 @@ impl<'a> Parser<'a> {
         let (mut cmp, mut cl) = self.word(C, "EQ_RGB or EQ_RGBA")?;
         if cmp == "TOLERANCE" {
             while let Tok::Word(v) = self.lx.peek() {
-                let Some(lit) = Literal::parse(v.trim_end_matches('%')) else { break };
+                let Some(lit) = Literal::parse(v.trim_end_matches('%')) else {
+                    break;
+                };
                 let percent = v.ends_with('%');
                 self.next();
                 tolerances.push(Tolerance {
@@ -250,14 +252,26 @@ impl<'a> Parser<'a> {
         let n = match cmp {
             "EQ_RGB" => 3,
             "EQ_RGBA" => 4,
-            _ => return err(cl, C, format!("{cmp}: an image probe compares with EQ_RGB or EQ_RGBA")),
+            _ => {
+                return err(
+                    cl,
+                    C,
+                    format!("{cmp}: an image probe compares with EQ_RGB or EQ_RGBA"),
+                )
+            }
         };
         let mut rgba = Vec::new();
         for _ in 0..n {
             let (v, vl) = self.word(C, "a colour component (0 to 255)")?;
             match Literal::parse(v) {
                 Some(l) if (0.0..=255.0).contains(&l.as_f64()) => rgba.push(l.as_f64()),
-                _ => return err(vl, C, format!("colour component {v} is not a number from 0 to 255")),
+                _ => {
+                    return err(
+                        vl,
+                        C,
+                        format!("colour component {v} is not a number from 0 to 255"),
+                    )
+                }
             }
         }
         self.end_of_statement(C)?;

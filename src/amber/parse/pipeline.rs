@@ -356,16 +356,32 @@ impl<'a> Parser<'a> {
                 let b = &self.script.buffers[bufs[0].0];
                 match (ty, b.image) {
                     ("storage_image", None) => {
-                        return err(tl, C, format!("{name} is a BUFFER; AS storage_image binds an IMAGE"))
+                        return err(
+                            tl,
+                            C,
+                            format!("{name} is a BUFFER; AS storage_image binds an IMAGE"),
+                        )
                     }
                     (_, Some(_)) if ty != "storage_image" => {
-                        return err(tl, C, format!("{name} is an IMAGE; AS {ty} binds a BUFFER with a FORMAT"))
+                        return err(
+                            tl,
+                            C,
+                            format!("{name} is an IMAGE; AS {ty} binds a BUFFER with a FORMAT"),
+                        )
                     }
                     _ => {}
                 }
                 match self.next() {
                     (Tok::Word("DESCRIPTOR_SET"), _) => {}
-                    (t, l) => return err(l, C, format!("BIND BUFFER {name} AS {ty}: expected DESCRIPTOR_SET, found {t}")),
+                    (t, l) => {
+                        return err(
+                            l,
+                            C,
+                            format!(
+                                "BIND BUFFER {name} AS {ty}: expected DESCRIPTOR_SET, found {t}"
+                            ),
+                        )
+                    }
                 }
                 let set = self.uint(C, "DESCRIPTOR_SET")?;
                 self.keyword(C, "BINDING")?;
