@@ -4,6 +4,7 @@
 //! rules: texel coordinate validation, texel replacement, texel output validation, the fixed-point
 //! conversions, and the memory model (an image is memory every invocation reaches).
 #![cfg(feature = "vulkan")]
+mod support;
 use lockstep::amber::{engines::ModelBackend, parse, run_script, Status};
 use lockstep::kernel::run::{KernelJob, Report, Tolerance};
 use lockstep::kernel::{compile, HostBuffer, SourceLang, SourceOptions};
@@ -228,4 +229,75 @@ fn a_multisampled_amber_image_holds_nothing_defined_until_written() {
             .contains("multisampled image"),
         "{v:?}"
     );
+}
+
+// The same kernels on the device (lavapipe where CI runs): storage images of three formats, a
+// texel read outside the image (undefined: reported with what the device returned, not compared),
+// writes outside (no effect), an image atomic and a size query — every defined element equal to
+// the model's, UNORM writes within the one-integer latitude of Fixed-Point Data Conversion.
+#[test]
+fn storage_images_on_the_device_agree_with_every_value_the_model_defines() {
+    let Some(ctx) = support::device() else {
+        return;
+    };
+    let src = "#version 450\nlayout(local_size_x = 4, local_size_y = 4) in;\n\
+        layout(binding = 0, rgba8) uniform readonly image2D src;\n\
+        layout(binding = 1, rgba8) uniform writeonly image2D dst;\n\
+        layout(binding = 2, r32ui) uniform uimage2D counts;\n\
+        layout(binding = 3, rgba32f) uniform image1D f;\n\
+        layout(binding = 4) buffer O { ivec4 size; };\n\
+        void main() { ivec2 p = ivec2(gl_GlobalInvocationID.xy);\n\
+          imageStore(dst, p, (imageLoad(src, p) + imageLoad(src, p + ivec2(1, 0))) * 0.5);\n\
+          imageAtomicAdd(counts, ivec2(p.x & 1, 0), 1u);\n\
+          imageStore(dst, p + ivec2(0, 100), vec4(1));\n\
+          if (p.y == 0) { imageStore(f, p.x, vec4(p.x, 0.5, -2.0, 1e3)); }\n\
+          if (p == ivec2(0)) { size = ivec4(imageSize(src), imageSize(f), 0); } }\n";
+    let module = compile(src, SourceLang::Glsl, &SourceOptions::default()).unwrap();
+    let mut job = KernelJob::new(module);
+    job.buffers.push((0, 0, series_u8(&[8, 8, 4])));
+    job.buffers.push((0, 1, zeros(ScalarType::U8, &[8, 8, 4])));
+    job.buffers.push((0, 2, zeros(ScalarType::U32, &[1, 2])));
+    job.buffers.push((0, 3, zeros(ScalarType::F32, &[8, 4])));
+    job.buffers.push((0, 4, zeros(ScalarType::I32, &[4])));
+    job.workgroups = [2, 2, 1];
+    let size = ctx.caps.subgroup_size;
+    let model = job
+        .run_model(SubgroupSize::new(size as u64).unwrap(), None)
+        .unwrap();
+    let device = job.run_device(&ctx, &model.kernel, size).unwrap();
+    let r = job.compare(&model, Some(&device), Tolerance::default());
+    let mismatches: usize = r.buffers.iter().map(|b| b.mismatches).sum();
+    assert_eq!(mismatches, 0, "{}", findings(&r));
+    // defined: all of dst but the 8 texels of column 7 (read outside), all counts, f, size
+    let defined: Vec<usize> = r.buffers.iter().map(|b| b.exact + b.inexact).collect();
+    assert_eq!(defined, [256, 224, 2, 32, 4], "{}", findings(&r));
+    assert_eq!(u32s(&device[2]), [32, 32]);
+    assert_eq!(u32s(&device[4]), [8, 8, 8, 0]);
+}
+
+// AmberScript's IMAGE on the device: the multisampled-image CTS pattern (every sample written,
+// then read back through imageLoad after a barrier), probed with EQ_RGBA on both backends.
+#[test]
+fn an_amber_storage_image_script_passes_on_the_device_and_the_model() {
+    if support::device().is_none() {
+        return;
+    }
+    let text = "#!amber\nSHADER compute k GLSL\n#version 450\nlayout(local_size_x = 4, local_size_y = 4) in;\n\
+        layout(set = 0, binding = 0, r32ui) uniform uimage2D t;\n\
+        layout(set = 0, binding = 1, rgba8) uniform writeonly image2D result;\n\
+        void main() { ivec2 p = ivec2(gl_GlobalInvocationID.xy); imageStore(t, p, uvec4(p.x + 4 * p.y)); memoryBarrierImage(); barrier();\n\
+          bool ok = imageLoad(t, ivec2(3, 3) - p).r == uint(15 - p.x - 4 * p.y);\n\
+          imageStore(result, p, ok ? vec4(0, 1, 0, 1) : vec4(1, 0, 0, 1)); }\nEND\n\
+        IMAGE t FORMAT R32_UINT DIM_2D WIDTH 4 HEIGHT 4\n\
+        IMAGE result FORMAT R8G8B8A8_UNORM DIM_2D WIDTH 4 HEIGHT 4 FILL 0\n\
+        PIPELINE compute p\n  ATTACH k\n  BIND BUFFER t AS storage_image DESCRIPTOR_SET 0 BINDING 0\n  BIND BUFFER result AS storage_image DESCRIPTOR_SET 0 BINDING 1\nEND\n\
+        RUN p 1 1 1\n\
+        EXPECT result IDX 0 0 SIZE 4 4 EQ_RGBA 0 255 0 255\n";
+    let script = parse(text).unwrap();
+    let mut dev = lockstep::amber::engines::DeviceBackend::new(None).unwrap();
+    let r = run_script(&script, &mut dev);
+    assert_eq!(r.expects.len(), 1, "{r:?}");
+    assert_eq!(r.expects[0].status, Status::Pass, "{r:?}");
+    let v = amber(text);
+    assert_eq!(v[0].0, Status::Pass, "{v:?}");
 }

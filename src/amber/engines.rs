@@ -547,6 +547,8 @@ fn has_feature(caps: &crate::vulkan::Capabilities, name: &str) -> Option<bool> {
         "vulkanMemoryModelDeviceScope" => caps.vulkan_memory_model_device_scope,
         "shaderBufferInt64Atomics" => caps.buffer_int64_atomics,
         "shaderSharedInt64Atomics" => caps.shared_int64_atomics,
+        "shaderStorageImageMultisample" => caps.storage_image_multisample,
+        "shaderStorageImageExtendedFormats" => caps.storage_image_extended_formats,
         // Amber's pseudo-features for VkPhysicalDeviceSubgroupProperties
         "compute" if name.starts_with("SubgroupSupportedStages") => caps.compute,
         "basic" => caps.ops.basic,
@@ -666,11 +668,45 @@ impl Backend for DeviceBackend {
                     });
                     order.push((b.buffer, b.window.clone()));
                 }
-                BindingKind::StorageImage { .. } | BindingKind::TexelBuffer { .. } => {
-                    return Err(BackendError::Unsupported(format!(
-                        "{} is bound as {}: the device runner binds buffers only (images and texel buffers run on the model)",
-                        db.decl.name, b.kind
-                    )));
+                BindingKind::StorageImage { set, binding }
+                | BindingKind::TexelBuffer { set, binding, .. } => {
+                    let kind = match (b.kind, db.decl.image) {
+                        (BindingKind::StorageImage { .. }, Some(i)) => {
+                            DescriptorKind::StorageImage(crate::vulkan::ImageBinding {
+                                format: i.format,
+                                extent: i.extent,
+                                dims: i.dims,
+                                arrayed: false,
+                            })
+                        }
+                        (BindingKind::TexelBuffer { storage, .. }, None) => {
+                            let f = super::types::texel_format(&db.decl.data_type).ok_or_else(|| {
+                                BackendError::Unsupported(format!(
+                                    "{} ({}) as a texel buffer: no texel format of that data type is run",
+                                    db.decl.name, db.decl.data_type
+                                ))
+                            })?;
+                            if storage {
+                                DescriptorKind::StorageTexelBuffer(f)
+                            } else {
+                                DescriptorKind::UniformTexelBuffer(f)
+                            }
+                        }
+                        _ => {
+                            return Err(BackendError::BadInput {
+                                line: Some(d.line),
+                                message: format!("{} cannot be bound as {}", db.decl.name, b.kind),
+                            })
+                        }
+                    };
+                    buffers.push(BoundBuffer {
+                        set,
+                        binding,
+                        kind,
+                        data: db.bytes[b.window.clone()].to_vec(),
+                        element: b.element,
+                    });
+                    order.push((b.buffer, b.window.clone()));
                 }
                 BindingKind::PushConstant => push = db.bytes.to_vec(),
             }

@@ -548,3 +548,29 @@ impl Scalar {
         Ok(self.decode(&b[..self.size()]))
     }
 }
+
+/// The texel format of a `BUFFER … FORMAT` bound as a texel buffer: its `VkFormat` again
+/// (`R32_SFLOAT`, `R32G32B32A32_UINT`, …), where the model runs it.
+pub fn texel_format(t: &DataType) -> Option<crate::spirv::image::TexelFormat> {
+    if t.columns != 1 || t.array {
+        return None;
+    }
+    let (bits, mode) = match t.scalar {
+        Scalar::Uint8 => (8, "UINT"),
+        Scalar::Uint16 => (16, "UINT"),
+        Scalar::Uint32 => (32, "UINT"),
+        Scalar::Uint64 => (64, "UINT"),
+        Scalar::Int8 => (8, "SINT"),
+        Scalar::Int16 => (16, "SINT"),
+        Scalar::Int32 => (32, "SINT"),
+        Scalar::Int64 => (64, "SINT"),
+        Scalar::Float16 => (16, "SFLOAT"),
+        Scalar::Float32 => (32, "SFLOAT"),
+        _ => return None,
+    };
+    let channels: String = ["R", "G", "B", "A"][..t.rows as usize]
+        .iter()
+        .map(|c| format!("{c}{bits}"))
+        .collect();
+    crate::spirv::image::TexelFormat::of_vk(&format!("{channels}_{mode}"))
+}

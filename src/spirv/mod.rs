@@ -39,7 +39,9 @@ mod flow;
 mod glsl;
 mod group;
 pub mod ids;
-pub mod image;
+/// Texel formats, conversions and image extents ([`crate::words::texel`], which the device runner
+/// shares).
+pub use crate::words::texel as image;
 mod imageops;
 pub mod inst;
 mod lanes;

@@ -126,6 +126,10 @@ pub struct Capabilities {
     pub variable_pointers: bool,
     /// workgroupMemoryExplicitLayout (VK_KHR_workgroup_memory_explicit_layout)
     pub workgroup_memory_explicit_layout: bool,
+    /// shaderStorageImageMultisample
+    pub storage_image_multisample: bool,
+    /// shaderStorageImageExtendedFormats
+    pub storage_image_extended_formats: bool,
     /// workgroupMemoryExplicitLayout8BitAccess
     pub workgroup_memory_explicit_layout_8bit: bool,
     /// workgroupMemoryExplicitLayout16BitAccess
@@ -279,6 +283,8 @@ impl Capabilities {
             variable_pointers: f.variable_pointers,
             workgroup_memory_explicit_layout: e.khr_workgroup_memory_explicit_layout
                 && f.workgroup_memory_explicit_layout,
+            storage_image_multisample: f.shader_storage_image_multisample,
+            storage_image_extended_formats: f.shader_storage_image_extended_formats,
             workgroup_memory_explicit_layout_8bit: e.khr_workgroup_memory_explicit_layout
                 && f.workgroup_memory_explicit_layout8_bit_access,
             workgroup_memory_explicit_layout_16bit: e.khr_workgroup_memory_explicit_layout

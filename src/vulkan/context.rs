@@ -252,6 +252,8 @@ impl Context {
             shader_zero_initialize_workgroup_memory: true,
             // LocalSizeId (glslang's `local_size_x_id` for Vulkan 1.3)
             maintenance4: true,
+            shader_storage_image_multisample: true,
+            shader_storage_image_extended_formats: true,
             ..DeviceFeatures::empty()
         };
         let mut feat = want_feat.intersection(pd.supported_features());

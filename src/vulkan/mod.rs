@@ -6,6 +6,7 @@
 mod caps;
 mod compile;
 mod context;
+mod images;
 mod module;
 mod reflect;
 
@@ -15,6 +16,7 @@ pub use compile::{
     IncludeResolver, VulkanVersion, MAX_INCLUDE_DEPTH,
 };
 pub use context::{Context, Kernel, KernelOptions, Pass, SpecValue};
+pub use images::{vk_format, ImageBinding};
 pub use module::{
     declared_block_sizes, BoundBuffer, DescriptorKind, LaneRecord, ModuleDispatch, ModuleOutput,
     MODULE_TIMEOUT,

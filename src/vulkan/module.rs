@@ -11,6 +11,7 @@
 //! specialization constant) is [`VkError::Input`].
 
 use crate::vulkan::context::format_validated;
+use crate::vulkan::images::Bound;
 use crate::vulkan::reflect::{reflect, Reflection, SpecConstant};
 use crate::vulkan::{Context, VkError};
 use rspirv::spirv::{Capability, ExecutionMode};
@@ -19,7 +20,10 @@ use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use vulkano::buffer::{Buffer, BufferCreateInfo, BufferUsage, Subbuffer};
-use vulkano::command_buffer::{AutoCommandBufferBuilder, CommandBufferUsage, CopyBufferInfo};
+use vulkano::command_buffer::{
+    AutoCommandBufferBuilder, CommandBufferUsage, CopyBufferInfo, CopyBufferToImageInfo,
+    CopyImageToBufferInfo,
+};
 use vulkano::descriptor_set::layout::DescriptorType;
 use vulkano::descriptor_set::{DescriptorSet, WriteDescriptorSet};
 use vulkano::memory::allocator::{AllocationCreateInfo, MemoryTypeFilter};
@@ -41,6 +45,12 @@ pub enum DescriptorKind {
     Storage,
     /// VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
     Uniform,
+    /// VK_DESCRIPTOR_TYPE_STORAGE_IMAGE: the bytes are its texels
+    StorageImage(crate::vulkan::ImageBinding),
+    /// VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER of this format
+    StorageTexelBuffer(crate::words::texel::TexelFormat),
+    /// VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER of this format
+    UniformTexelBuffer(crate::words::texel::TexelFormat),
 }
 
 impl DescriptorKind {
@@ -48,7 +58,15 @@ impl DescriptorKind {
         match self {
             DescriptorKind::Storage => "storage buffer",
             DescriptorKind::Uniform => "uniform buffer",
+            DescriptorKind::StorageImage(_) => "storage image",
+            DescriptorKind::StorageTexelBuffer(_) => "storage texel buffer",
+            DescriptorKind::UniformTexelBuffer(_) => "uniform texel buffer",
         }
+    }
+
+    /// The same kind of descriptor (whatever image or format it carries)?
+    fn same_kind(self, other: DescriptorKind) -> bool {
+        std::mem::discriminant(&self) == std::mem::discriminant(&other)
     }
 }
 
@@ -198,6 +216,8 @@ fn capability_need(
         Capability::WorkgroupMemoryExplicitLayoutKHR => (caps.workgroup_memory_explicit_layout, "workgroupMemoryExplicitLayout (VK_KHR_workgroup_memory_explicit_layout)"),
         Capability::WorkgroupMemoryExplicitLayout8BitAccessKHR => (caps.workgroup_memory_explicit_layout_8bit, "workgroupMemoryExplicitLayout8BitAccess (VK_KHR_workgroup_memory_explicit_layout)"),
         Capability::WorkgroupMemoryExplicitLayout16BitAccessKHR => (caps.workgroup_memory_explicit_layout_16bit, "workgroupMemoryExplicitLayout16BitAccess (VK_KHR_workgroup_memory_explicit_layout)"),
+        Capability::StorageImageMultisample => (caps.storage_image_multisample, "shaderStorageImageMultisample"),
+        Capability::StorageImageExtendedFormats => (caps.storage_image_extended_formats, "shaderStorageImageExtendedFormats"),
         Capability::Int64Atomics => (
             caps.buffer_int64_atomics || caps.shared_int64_atomics,
             "shaderBufferInt64Atomics or shaderSharedInt64Atomics (VK_KHR_shader_atomic_int64)",
@@ -693,6 +713,51 @@ impl Context {
                 .contains(&DescriptorType::UniformBuffer)
             {
                 DescriptorKind::Uniform
+            } else if req.descriptor_types.contains(&DescriptorType::StorageImage)
+                || req
+                    .descriptor_types
+                    .contains(&DescriptorType::StorageTexelBuffer)
+                || req
+                    .descriptor_types
+                    .contains(&DescriptorType::UniformTexelBuffer)
+            {
+                let Some(&i) = given.get(&(set, binding, 0)) else {
+                    return Err(input(format!(
+                        "binding {set}.{binding} (`{name}`, a {:?} descriptor) is used by entry point '{}' but nothing was given for it",
+                        req.descriptor_types.first(),
+                        d.entry
+                    )));
+                };
+                let b = &d.buffers[i];
+                let want = match req.descriptor_types.first() {
+                    Some(DescriptorType::StorageImage) => "storage image",
+                    Some(DescriptorType::StorageTexelBuffer) => "storage texel buffer",
+                    _ => "uniform texel buffer",
+                };
+                if b.kind.name() != want {
+                    return Err(input(format!(
+                        "binding {set}.{binding} (`{name}`) is a {want} in the module, given as a {}",
+                        b.kind.name()
+                    )));
+                }
+                if let DescriptorKind::StorageImage(ib) = b.kind {
+                    let f = &ib.format;
+                    if crate::vulkan::vk_format(f).is_none() {
+                        return Err(unsupported(format!("images of format {}", f.vk)));
+                    }
+                    if ib.extent.samples > 1 && !self.caps.storage_image_multisample {
+                        return Err(unsupported(
+                            "shaderStorageImageMultisample, for a multisampled storage image",
+                        ));
+                    }
+                    if ib.extent.texels() * f.texel_bytes() as u64 != b.data.len() as u64 {
+                        return Err(input(format!(
+                            "binding {set}.{binding} (`{name}`): the image's {} bytes are not its {}x{}x{} texels of {}",
+                            b.data.len(), ib.extent.width, ib.extent.height, ib.extent.depth, f.vk
+                        )));
+                    }
+                }
+                continue;
             } else {
                 return Err(input(format!(
                     "binding {set}.{binding} (`{name}`) is a {:?} descriptor; lockstep binds storage and uniform buffers only",
@@ -715,7 +780,7 @@ impl Context {
                 )));
                 };
                 let b = &d.buffers[i];
-                if b.kind != kind {
+                if !b.kind.same_kind(kind) {
                     return Err(input(format!(
                         "binding {set}.{binding} (`{name}`) is a {} in the module, given as a {}",
                         kind.name(),
@@ -741,8 +806,8 @@ impl Context {
                     )));
                 }
                 let max = match kind {
-                    DescriptorKind::Storage => props.max_storage_buffer_range as u64,
                     DescriptorKind::Uniform => props.max_uniform_buffer_range as u64,
+                    _ => props.max_storage_buffer_range as u64,
                 };
                 if b.data.len() as u64 > max {
                     return Err(unsupported(format!(
@@ -785,6 +850,25 @@ impl Context {
         }
     }
 
+    fn module_buffer(&self, len: u64) -> Result<Subbuffer<[u8]>, VkError> {
+        Buffer::new_slice::<u8>(
+            self.memory.clone(),
+            BufferCreateInfo {
+                usage: BufferUsage::STORAGE_BUFFER
+                    | BufferUsage::UNIFORM_BUFFER
+                    | BufferUsage::TRANSFER_SRC
+                    | BufferUsage::TRANSFER_DST,
+                ..Default::default()
+            },
+            AllocationCreateInfo {
+                memory_type_filter: MemoryTypeFilter::PREFER_DEVICE,
+                ..Default::default()
+            },
+            len,
+        )
+        .map_err(|e| VkError::vk("allocating a device buffer", format_validated(e)))
+    }
+
     fn staging(&self, data: &[u8]) -> Result<Subbuffer<[u8]>, VkError> {
         Buffer::from_iter(
             self.memory.clone(),
@@ -810,30 +894,24 @@ impl Context {
         timeout: Duration,
     ) -> Result<ModuleOutput, VkError> {
         let reqs = &entry.info().descriptor_binding_requirements;
-        // (index into d.buffers, staging, device) for every buffer the entry point uses.
-        let mut bound = Vec::new();
+        // (index into d.buffers, staging, device resource) for every binding the entry point uses.
+        let mut bound: Vec<(usize, Subbuffer<[u8]>, Bound)> = Vec::new();
         for (i, b) in d.buffers.iter().enumerate() {
             if !reqs.contains_key(&(b.set, b.binding)) {
                 continue;
             }
             let stage = self.staging(&b.data)?;
-            let dev = Buffer::new_slice::<u8>(
-                self.memory.clone(),
-                BufferCreateInfo {
-                    usage: BufferUsage::STORAGE_BUFFER
-                        | BufferUsage::UNIFORM_BUFFER
-                        | BufferUsage::TRANSFER_SRC
-                        | BufferUsage::TRANSFER_DST,
-                    ..Default::default()
-                },
-                AllocationCreateInfo {
-                    memory_type_filter: MemoryTypeFilter::PREFER_DEVICE,
-                    ..Default::default()
-                },
-                b.data.len() as u64,
-            )
-            .map_err(|e| VkError::vk("allocating a device buffer", format_validated(e)))?;
-            bound.push((i, stage, dev));
+            let res = match b.kind {
+                DescriptorKind::StorageImage(ib) => Bound::Image(self.storage_image(&ib)?, ib),
+                DescriptorKind::StorageTexelBuffer(f) | DescriptorKind::UniformTexelBuffer(f) => {
+                    let (buf, view) = self.texel_buffer(&f, b.data.len() as u64)?;
+                    Bound::Texel(buf, view)
+                }
+                DescriptorKind::Storage | DescriptorKind::Uniform => {
+                    Bound::Buffer(self.module_buffer(b.data.len() as u64)?)
+                }
+            };
+            bound.push((i, stage, res));
         }
         let builder = || {
             AutoCommandBufferBuilder::primary(
@@ -846,8 +924,21 @@ impl Context {
         if !bound.is_empty() {
             let mut up = builder()?;
             for (_, stage, dev) in &bound {
-                up.copy_buffer(CopyBufferInfo::buffers(stage.clone(), dev.clone()))
-                    .map_err(|e| VkError::vk("recording an upload", e))?;
+                match dev {
+                    Bound::Buffer(dev) | Bound::Texel(dev, _) => {
+                        up.copy_buffer(CopyBufferInfo::buffers(stage.clone(), dev.clone()))
+                            .map_err(|e| VkError::vk("recording an upload", e))?;
+                    }
+                    // A multisampled image cannot be filled from a buffer: it starts undefined.
+                    Bound::Image((img, _), ib) if ib.extent.samples == 1 => {
+                        up.copy_buffer_to_image(CopyBufferToImageInfo::buffer_image(
+                            stage.clone(),
+                            img.clone(),
+                        ))
+                        .map_err(|e| VkError::vk("recording an image upload", e))?;
+                    }
+                    Bound::Image(..) => {}
+                }
             }
             self.submit_with_timeout(up, timeout)?;
         }
@@ -863,24 +954,40 @@ impl Context {
             // One write per binding: a plain descriptor, or an array's elements in order.
             type Elements = Vec<(u32, Subbuffer<[u8]>)>;
             let mut by_binding: std::collections::BTreeMap<u32, Elements> = Default::default();
+            let mut others = Vec::new();
             for (i, _, dev) in bound
                 .iter()
                 .filter(|(i, _, _)| d.buffers[*i].set == set as u32)
             {
                 let b = &d.buffers[*i];
-                by_binding
-                    .entry(b.binding)
-                    .or_default()
-                    .push((b.element, dev.clone()));
-            }
-            let writes = by_binding.into_iter().map(|(binding, mut devs)| {
-                devs.sort_by_key(|(e, _)| *e);
-                if devs.len() == 1 && devs[0].0 == 0 {
-                    WriteDescriptorSet::buffer(binding, devs.remove(0).1)
-                } else {
-                    WriteDescriptorSet::buffer_array(binding, 0, devs.into_iter().map(|(_, d)| d))
+                match dev {
+                    Bound::Buffer(dev) => by_binding
+                        .entry(b.binding)
+                        .or_default()
+                        .push((b.element, dev.clone())),
+                    Bound::Image((_, view), _) => {
+                        others.push(WriteDescriptorSet::image_view(b.binding, view.clone()))
+                    }
+                    Bound::Texel(_, view) => {
+                        others.push(WriteDescriptorSet::buffer_view(b.binding, view.clone()))
+                    }
                 }
-            });
+            }
+            let writes = by_binding
+                .into_iter()
+                .map(|(binding, mut devs)| {
+                    devs.sort_by_key(|(e, _)| *e);
+                    if devs.len() == 1 && devs[0].0 == 0 {
+                        WriteDescriptorSet::buffer(binding, devs.remove(0).1)
+                    } else {
+                        WriteDescriptorSet::buffer_array(
+                            binding,
+                            0,
+                            devs.into_iter().map(|(_, d)| d),
+                        )
+                    }
+                })
+                .chain(others);
             let ds = DescriptorSet::new(self.descriptors.clone(), set_layout.clone(), writes, [])
                 .map_err(|e| VkError::vk("creating a descriptor set", format_validated(e)))?;
             b.bind_descriptor_sets(PipelineBindPoint::Compute, layout.clone(), set as u32, ds)
@@ -907,13 +1014,32 @@ impl Context {
         if !bound.is_empty() {
             let mut down = builder()?;
             for (_, stage, dev) in &bound {
-                down.copy_buffer(CopyBufferInfo::buffers(dev.clone(), stage.clone()))
-                    .map_err(|e| VkError::vk("recording a read-back", e))?;
+                match dev {
+                    Bound::Buffer(dev) | Bound::Texel(dev, _) => {
+                        down.copy_buffer(CopyBufferInfo::buffers(dev.clone(), stage.clone()))
+                            .map_err(|e| VkError::vk("recording a read-back", e))?;
+                    }
+                    Bound::Image((img, _), ib) if ib.extent.samples == 1 => {
+                        down.copy_image_to_buffer(CopyImageToBufferInfo::image_buffer(
+                            img.clone(),
+                            stage.clone(),
+                        ))
+                        .map_err(|e| VkError::vk("recording an image read-back", e))?;
+                    }
+                    Bound::Image(..) => {}
+                }
             }
             self.submit_with_timeout(down, timeout)?;
         }
         let mut buffers: Vec<Vec<u8>> = d.buffers.iter().map(|b| b.data.clone()).collect();
-        for (i, stage, _) in &bound {
+        for (i, stage, dev) in &bound {
+            if let Bound::Image(_, ib) = dev
+                && ib.extent.samples > 1
+            {
+                // Not readable: a multisampled image cannot be copied to a buffer.
+                buffers[*i] = Vec::new();
+                continue;
+            }
             buffers[*i] = stage
                 .read()
                 .map_err(|e| VkError::vk("reading a buffer back", e))?

@@ -17,6 +17,7 @@
 pub mod facts;
 pub mod int;
 pub mod layout;
+pub mod texel;
 
 use rspirv::dr::{Instruction, Module, Operand};
 use rspirv::spirv::Op;

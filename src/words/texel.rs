@@ -2,7 +2,7 @@
 //! conversions between a format's stored components and the four components a shader reads or
 //! writes (Vulkan, "Image Operations": *Texel Input Operations* and *Texel Output Operations*).
 //!
-//! An image is an object of global memory ([`crate::spirv::types::Storage::Image`]) whose bytes
+//! To the interpreter an image is an object of global memory (`Storage::Image`) whose bytes
 //! are its texels, tightly packed: x fastest, then y, then z (3D) or the array layer, then — for a
 //! multisampled image — the sample index outermost within a texel: texel `(x, y, z)`, sample `s` at
 //! index `((z·H + y)·W + x)·S + s`. Reads and writes go through the memory layer one component at a
@@ -26,7 +26,7 @@
 use rspirv::spirv::ImageFormat as F;
 
 /// How a format stores one component.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Comp {
     /// IEEE float of this many bits (16 or 32)
     Float(u8),
@@ -55,7 +55,7 @@ impl Comp {
 }
 
 /// A texel format the interpreter runs: the SPIR-V `ImageFormat` and the matching `VkFormat`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TexelFormat {
     /// the SPIR-V name (`Rgba8`)
     pub spirv: &'static str,

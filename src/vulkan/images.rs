@@ -1,0 +1,236 @@
+//! Storage images and texel buffers on the device: the `VkFormat` of each texel format the model
+//! runs, and creating, filling and reading back the image or buffer view a descriptor binds. An
+//! image's bytes are laid out as [`crate::words::texel`] lays them out (tightly packed texels, x
+//! fastest), which is the layout `vkCmdCopyBufferToImage` reads with a zero row length.
+
+use crate::vulkan::{Context, VkError};
+use crate::words::texel::{Extent, TexelFormat};
+use std::sync::Arc;
+use vulkano::buffer::view::{BufferView, BufferViewCreateInfo};
+use vulkano::buffer::{Buffer, BufferCreateInfo, BufferUsage, Subbuffer};
+use vulkano::format::Format;
+use vulkano::image::view::{ImageView, ImageViewCreateInfo, ImageViewType};
+use vulkano::image::{Image, ImageCreateInfo, ImageType, ImageUsage, SampleCount};
+use vulkano::memory::allocator::{AllocationCreateInfo, MemoryTypeFilter};
+use vulkano::Validated;
+
+/// What a storage image binding needs beyond its bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ImageBinding {
+    /// the texel format
+    pub format: TexelFormat,
+    /// its extent (depth: layers of an arrayed image)
+    pub extent: Extent,
+    /// 1, 2 or 3 dimensions
+    pub dims: u8,
+    /// an array of layers (1D or 2D)
+    pub arrayed: bool,
+}
+
+/// The `VkFormat` of a texel format.
+pub fn vk_format(f: &TexelFormat) -> Option<Format> {
+    use Format as V;
+    Some(match f.vk {
+        "R32G32B32A32_SFLOAT" => V::R32G32B32A32_SFLOAT,
+        "R16G16B16A16_SFLOAT" => V::R16G16B16A16_SFLOAT,
+        "R32_SFLOAT" => V::R32_SFLOAT,
+        "R32G32_SFLOAT" => V::R32G32_SFLOAT,
+        "R16G16_SFLOAT" => V::R16G16_SFLOAT,
+        "R16_SFLOAT" => V::R16_SFLOAT,
+        "R8G8B8A8_UNORM" => V::R8G8B8A8_UNORM,
+        "R8G8B8A8_SNORM" => V::R8G8B8A8_SNORM,
+        "R16G16B16A16_UNORM" => V::R16G16B16A16_UNORM,
+        "R16G16_UNORM" => V::R16G16_UNORM,
+        "R8G8_UNORM" => V::R8G8_UNORM,
+        "R16_UNORM" => V::R16_UNORM,
+        "R8_UNORM" => V::R8_UNORM,
+        "R16G16B16A16_SNORM" => V::R16G16B16A16_SNORM,
+        "R16G16_SNORM" => V::R16G16_SNORM,
+        "R8G8_SNORM" => V::R8G8_SNORM,
+        "R16_SNORM" => V::R16_SNORM,
+        "R8_SNORM" => V::R8_SNORM,
+        "R32G32B32A32_SINT" => V::R32G32B32A32_SINT,
+        "R16G16B16A16_SINT" => V::R16G16B16A16_SINT,
+        "R8G8B8A8_SINT" => V::R8G8B8A8_SINT,
+        "R32_SINT" => V::R32_SINT,
+        "R32G32_SINT" => V::R32G32_SINT,
+        "R16G16_SINT" => V::R16G16_SINT,
+        "R8G8_SINT" => V::R8G8_SINT,
+        "R16_SINT" => V::R16_SINT,
+        "R8_SINT" => V::R8_SINT,
+        "R32G32B32A32_UINT" => V::R32G32B32A32_UINT,
+        "R16G16B16A16_UINT" => V::R16G16B16A16_UINT,
+        "R8G8B8A8_UINT" => V::R8G8B8A8_UINT,
+        "R32_UINT" => V::R32_UINT,
+        "R32G32_UINT" => V::R32G32_UINT,
+        "R16G16_UINT" => V::R16G16_UINT,
+        "R8G8_UINT" => V::R8G8_UINT,
+        "R16_UINT" => V::R16_UINT,
+        "R8_UINT" => V::R8_UINT,
+        "R64_UINT" => V::R64_UINT,
+        "R64_SINT" => V::R64_SINT,
+        "A2B10G10R10_UNORM_PACK32" => V::A2B10G10R10_UNORM_PACK32,
+        "A2B10G10R10_UINT_PACK32" => V::A2B10G10R10_UINT_PACK32,
+        _ => return None,
+    })
+}
+
+/// A binding's resource on the device.
+pub(crate) enum Bound {
+    /// a storage or uniform buffer
+    Buffer(Subbuffer<[u8]>),
+    /// a storage image and its view
+    Image((Arc<Image>, Arc<ImageView>), crate::vulkan::ImageBinding),
+    /// a texel buffer and its view
+    Texel(Subbuffer<[u8]>, Arc<BufferView>),
+}
+
+pub(crate) fn e_samples(s: SampleCount) -> u32 {
+    s as u32
+}
+
+fn unsupported(what: impl Into<String>) -> VkError {
+    VkError::Unsupported(what.into())
+}
+
+fn input(what: impl Into<String>) -> VkError {
+    VkError::Input(what.into())
+}
+
+impl Context {
+    /// A storage image (and its view) of `ib`'s format and extent.
+    pub(crate) fn storage_image(
+        &self,
+        ib: &crate::vulkan::ImageBinding,
+    ) -> Result<(Arc<Image>, Arc<ImageView>), VkError> {
+        let format = crate::vulkan::vk_format(&ib.format)
+            .ok_or_else(|| unsupported(format!("images of format {}", ib.format.vk)))?;
+        let e = ib.extent;
+        let (image_type, extent, layers) = match (ib.dims, ib.arrayed) {
+            (1, false) => (ImageType::Dim1d, [e.width, 1, 1], 1),
+            (1, true) => (ImageType::Dim1d, [e.width, 1, 1], e.depth),
+            (2, true) => (ImageType::Dim2d, [e.width, e.height, 1], e.depth),
+            (3, _) => (ImageType::Dim3d, [e.width, e.height, e.depth], 1),
+            _ => (ImageType::Dim2d, [e.width, e.height, 1], 1),
+        };
+        let samples = match e.samples {
+            1 => SampleCount::Sample1,
+            2 => SampleCount::Sample2,
+            4 => SampleCount::Sample4,
+            8 => SampleCount::Sample8,
+            16 => SampleCount::Sample16,
+            32 => SampleCount::Sample32,
+            64 => SampleCount::Sample64,
+            n => {
+                return Err(input(format!(
+                    "{n} samples per texel (1 to 64, a power of two)"
+                )))
+            }
+        };
+        let mut usage = ImageUsage::STORAGE;
+        if e.samples == 1 {
+            usage |= ImageUsage::TRANSFER_SRC | ImageUsage::TRANSFER_DST;
+        }
+        let img = Image::new(
+            self.memory.clone(),
+            ImageCreateInfo {
+                image_type,
+                format,
+                extent,
+                array_layers: layers,
+                samples,
+                usage,
+                ..Default::default()
+            },
+            AllocationCreateInfo::default(),
+        )
+        .map_err(|e| match e {
+            Validated::ValidationError(v) => unsupported(format!(
+                "a {:?} storage image of {} with {} samples: {v}",
+                image_type,
+                ib.format.vk,
+                e_samples(samples)
+            )),
+            e => VkError::vk("creating an image", format!("{e:?}")),
+        })?;
+        let view_type = match (ib.dims, ib.arrayed) {
+            (1, false) => ImageViewType::Dim1d,
+            (1, true) => ImageViewType::Dim1dArray,
+            (2, true) => ImageViewType::Dim2dArray,
+            (3, _) => ImageViewType::Dim3d,
+            _ => ImageViewType::Dim2d,
+        };
+        let view = ImageView::new(
+            img.clone(),
+            ImageViewCreateInfo {
+                view_type,
+                ..ImageViewCreateInfo::from_image(&img)
+            },
+        )
+        .map_err(|e| {
+            VkError::vk(
+                "creating an image view",
+                crate::vulkan::context::format_validated(e),
+            )
+        })?;
+        Ok((img, view))
+    }
+
+    /// A texel buffer of `len` bytes and its view of format `f`.
+    pub(crate) fn texel_buffer(
+        &self,
+        f: &crate::words::texel::TexelFormat,
+        len: u64,
+    ) -> Result<(Subbuffer<[u8]>, Arc<BufferView>), VkError> {
+        let format = crate::vulkan::vk_format(f)
+            .ok_or_else(|| unsupported(format!("texel buffers of format {}", f.vk)))?;
+        let buf = Buffer::new_slice::<u8>(
+            self.memory.clone(),
+            BufferCreateInfo {
+                usage: BufferUsage::STORAGE_TEXEL_BUFFER
+                    | BufferUsage::UNIFORM_TEXEL_BUFFER
+                    | BufferUsage::TRANSFER_SRC
+                    | BufferUsage::TRANSFER_DST,
+                ..Default::default()
+            },
+            AllocationCreateInfo {
+                memory_type_filter: MemoryTypeFilter::PREFER_DEVICE,
+                ..Default::default()
+            },
+            len,
+        )
+        .map_err(|e| {
+            VkError::vk(
+                "allocating a texel buffer",
+                crate::vulkan::context::format_validated(e),
+            )
+        })?;
+        let view = BufferView::new(
+            buf.clone(),
+            BufferViewCreateInfo {
+                format,
+                ..Default::default()
+            },
+        )
+        .map_err(|e| match e {
+            Validated::ValidationError(v) => {
+                unsupported(format!("a texel buffer of format {}: {v}", f.vk))
+            }
+            e => VkError::vk("creating a buffer view", format!("{e:?}")),
+        })?;
+        Ok((buf, view))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every format the model runs has a `VkFormat` of the same name, with texels of the same size.
+    #[test]
+    fn every_modelled_format_has_its_vkformat() {
+        for (_, f) in crate::words::texel::FORMATS {
+            let v = super::vk_format(f).unwrap_or_else(|| panic!("{}", f.vk));
+            assert_eq!(format!("{v:?}"), f.vk);
+            assert_eq!(v.block_size(), f.texel_bytes() as u64, "{}", f.vk);
+        }
+    }
+}
