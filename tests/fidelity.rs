@@ -147,8 +147,9 @@ fn the_vkscript_files_load_pass_on_the_model_and_agree_with_the_h100() {
 }
 
 /// The CTS's AmberScript files against the H100's verdicts recorded after the coverage work
-/// (docs/results/amber/cts-h100.json: 1,412 EXPECTs passed on the device, 49 more than the
-/// corpus's own record): none stops with an error on the model.
+/// (docs/results/amber/cts-h100.json: 1,418 EXPECTs passed on the device, 55 more than the
+/// corpus's own record; re-recorded with storage images on 2026-11-27): none stops with an error
+/// on the model.
 #[test]
 fn the_cts_scripts_all_load_and_agree_with_the_h100_recorded_after_the_coverage_work() {
     let against =
