@@ -329,6 +329,50 @@ fn a_store_an_invocation_skipped_on_a_branch_an_atomic_decided_leaves_its_variab
     }
 }
 
+// SPIR-V, "Atomic Instructions": each atomic is one indivisible read-modify-write; the order of
+// unordered ones is the device's. The memory they leave is defined when every order gives one
+// value: adds that stay below the bits the ors set (no carry can reach them) commute with those
+// ors; an add and an or that share bit 0 do not — `(0 + 1) | 1 = 1`, `(0 | 1) + 1 = 2` — even in
+// the order where the or left the value unchanged. Stores of one value commute; of two, not.
+#[test]
+fn unordered_atomics_of_two_kinds_are_defined_only_where_every_order_gives_one_value() {
+    let r = run(
+        "layout(local_size_x = 2) in;\n\
+         layout(binding = 0) buffer B { uint apart; uint meet; uint flag; uint last; };\n\
+         void main() { uint i = gl_LocalInvocationID.x;\n\
+           if (i == 0u) { atomicAdd(apart, 5u); atomicAdd(meet, 1u); atomicExchange(flag, 1u); atomicExchange(last, 1u); }\n\
+           else { atomicOr(apart, 1u << 31); atomicOr(meet, 1u); atomicExchange(flag, 1u); atomicExchange(last, 2u); } }\n",
+        4,
+        [1, 1, 1],
+        &[vec![0; 4]],
+    );
+    let b = &r.buffers[0];
+    assert_eq!(u32s(&b.bytes)[..3], [0x8000_0005, 1, 1]);
+    assert_eq!(r.status(b.word_taint(0)), WordStatus::Exact);
+    assert!(matches!(
+        r.status(b.word_taint(1)),
+        WordStatus::OrderDependent(_)
+    ));
+    assert_eq!(r.status(b.word_taint(2)), WordStatus::Exact);
+    assert!(matches!(
+        r.status(b.word_taint(3)),
+        WordStatus::OrderDependent(_)
+    ));
+    // An add whose carry could reach an or's bit: 0x7fffffff + 1 meets bit 31.
+    let r = run(
+        "layout(local_size_x = 2) in;\n\
+         layout(binding = 0) buffer B { uint x; };\n\
+         void main() { if (gl_LocalInvocationID.x == 0u) atomicAdd(x, 1u); else atomicOr(x, 1u << 31); }\n",
+        4,
+        [1, 1, 1],
+        &[vec![0x7fff_ffff]],
+    );
+    assert!(matches!(
+        r.status(r.buffers[0].word_taint(0)),
+        WordStatus::OrderDependent(_)
+    ));
+}
+
 // Appendix B, Data Race: readers before a barrier are ordered before every access after it; one
 // invocation reading and writing after the barrier races with nobody (issue 19, rule 7).
 #[test]

@@ -455,7 +455,7 @@ pub fn extent_of_shape(
     Ok(crate::words::texel::Extent {
         width: n(d[0])?,
         height: n(d[1])?,
-        depth: n(d[2] * layers)?,
+        depth: n(d[2].saturating_mul(layers))?,
         samples: n(samples)?,
     })
 }

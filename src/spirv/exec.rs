@@ -221,6 +221,9 @@ pub struct Dispatch<'k> {
     /// buffer objects a path not taken (a lost or order-dependent branch) may have stored to, with
     /// the taint their never-written elements get
     pub maybe_written: Mutex<BTreeMap<ObjectId, Taint>>,
+    /// per atomically written buffer location (object, byte), in the ordered run: the
+    /// read-modify-writes of its current unordered window ([`crate::spirv::memory::AtomicWindow`])
+    pub(crate) windows: Mutex<HashMap<(ObjectId, u32), crate::spirv::memory::AtomicWindow>>,
 }
 
 /// What a writable buffer held when it was bound.
@@ -391,6 +394,7 @@ impl<'k> Dispatch<'k> {
             any_late: AtomicBool::new(false),
             schedule: std::sync::atomic::AtomicU32::new(0),
             maybe_written: Mutex::new(BTreeMap::new()),
+            windows: Mutex::new(HashMap::new()),
         })
     }
 
@@ -622,6 +626,10 @@ impl<'k> Dispatch<'k> {
         self.done.store(0, Relaxed);
         self.conflict.store(false, Relaxed);
         self.stop.store(false, Relaxed);
+        self.windows
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
     }
 
     pub(crate) fn run_once(&self) -> Result<(), SpirvError> {
@@ -776,6 +784,9 @@ pub(crate) struct Wg<'d, 'k> {
     /// the frame (stack index) of the construct where each lost lane lost its path
     pub(crate) lost_depth: Vec<u32>,
     /// taint for the phis of the block a lane enters next (lanes whose lost path ended at a merge)
+    /// per atomically written shared location (object, byte): its window of unordered
+    /// read-modify-writes ([`crate::spirv::memory::AtomicWindow`])
+    pub(crate) windows: HashMap<(ObjectId, u32), crate::spirv::memory::AtomicWindow>,
     pub(crate) phi_taint: Vec<Taint>,
     pub(crate) any_phi_taint: bool,
     pub(crate) lost: Lost,
@@ -835,6 +846,7 @@ impl<'d, 'k> Wg<'d, 'k> {
             any_lost: false,
             lost_depth: vec![u32::MAX; lanes],
             phi_taint: vec![Taint::NONE; lanes],
+            windows: HashMap::new(),
             any_phi_taint: false,
             lost: Lost::new(groups),
             finished: vec![LaneMask::EMPTY; groups],
@@ -872,6 +884,7 @@ impl<'d, 'k> Wg<'d, 'k> {
         self.syncs
             .retain(|(obj, _), _| Space::of(self.k.objects[obj.index()].storage) == Space::Global);
         self.sshadow.clear();
+        self.windows.clear();
         self.steps = 0;
         self.lost = Lost::new(self.groups);
         self.lost_taint.fill(Taint::NONE);

@@ -935,9 +935,53 @@ impl Wg<'_, '_> {
                         AtomicOp::Store | AtomicOp::Exchange => tx,
                         _ => combine(told, combine(tx, tc)),
                     };
+                    // The location's window of unordered read-modify-writes: opened by one
+                    // that nothing unordered precedes, joined by the rest.
+                    let commutes = {
+                        use crate::spirv::memory::{AtomicWindow, WindowOp};
+                        let kind = match op {
+                            AtomicOp::Add => WindowOp::Add,
+                            AtomicOp::Inc => WindowOp::Add,
+                            AtomicOp::Or => WindowOp::Or,
+                            AtomicOp::Xor => WindowOp::Xor,
+                            AtomicOp::And => WindowOp::And,
+                            AtomicOp::Store | AtomicOp::Exchange => WindowOp::Set,
+                            _ => WindowOp::Other,
+                        };
+                        let operand = if op == AtomicOp::Inc { 1 } else { x };
+                        let update = |win: &mut AtomicWindow| {
+                            if hits.concurrent_atomic.is_none() {
+                                *win = AtomicWindow::new(old);
+                            }
+                            win.add(kind, operand, w as u32);
+                            win.commutes(w as u32)
+                        };
+                        match sp {
+                            Space::Shared => update(
+                                self.windows
+                                    .entry((obj, off))
+                                    .or_insert_with(|| AtomicWindow::new(old)),
+                            ),
+                            // Buffers: only the ordered run sees unordered atomics (a parallel
+                            // run where two invocations share a location is redone in order).
+                            _ if self.d.ordered() => update(
+                                self.d
+                                    .windows
+                                    .lock()
+                                    .unwrap_or_else(|e| e.into_inner())
+                                    .entry((obj, off))
+                                    .or_insert_with(|| AtomicWindow::new(old)),
+                            ),
+                            _ => false,
+                        }
+                    };
+                    // Another class's unordered write: order-dependent unless the window's
+                    // operations provably commute (an operation that left the value as it was may
+                    // still not commute with the others: `Or 1` after `Add 1` on 0 keeps 1, before
+                    // it gives 2).
                     if let Some(other) = hits.concurrent_atomic
                         && (acc.class == 0 || other.class() != acc.class)
-                        && nv != old
+                        && !commutes
                     {
                         t = combine(
                             t,

@@ -112,7 +112,7 @@ fn image_extent(
             o.name, e.samples
         )));
     }
-    if e.texels() * tb != b.bytes.len() as u64 {
+    if e.texels().checked_mul(tb) != Some(b.bytes.len() as u64) {
         return Err(SpirvError::Setup(format!(
             "set {set} binding {binding} ({}): an image of {}x{}x{} texels{} of {} takes {} bytes, given {}",
             o.name,
@@ -121,7 +121,7 @@ fn image_extent(
             e.depth,
             if e.samples > 1 { format!(", {} samples", e.samples) } else { String::new() },
             t.format.vk,
-            e.texels() * tb,
+            e.texels().saturating_mul(tb),
             b.bytes.len()
         )));
     }

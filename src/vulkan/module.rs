@@ -750,7 +750,9 @@ impl Context {
                             "shaderStorageImageMultisample, for a multisampled storage image",
                         ));
                     }
-                    if ib.extent.texels() * f.texel_bytes() as u64 != b.data.len() as u64 {
+                    if ib.extent.texels().checked_mul(f.texel_bytes() as u64)
+                        != Some(b.data.len() as u64)
+                    {
                         return Err(input(format!(
                             "binding {set}.{binding} (`{name}`): the image's {} bytes are not its {}x{}x{} texels of {}",
                             b.data.len(), ib.extent.width, ib.extent.height, ib.extent.depth, f.vk

@@ -436,7 +436,10 @@ impl Extent {
 
     /// Texels (times samples) in the image.
     pub fn texels(&self) -> u64 {
-        self.width as u64 * self.height as u64 * self.depth as u64 * self.samples as u64
+        (self.width as u64)
+            .saturating_mul(self.height as u64)
+            .saturating_mul(self.depth as u64)
+            .saturating_mul(self.samples as u64)
     }
 
     /// The texel index of coordinate `xyz` and sample `s`, or `None` where integer texel coordinate

@@ -100,6 +100,106 @@ impl Ptr {
     }
 }
 
+/// The read-modify-writes one location received in its current window of mutually unordered
+/// atomics, summarized to decide whether every order of them leaves the same value (SPIR-V: each
+/// atomic is one indivisible read-modify-write; which order unordered ones take is the device's).
+///
+/// Operations of one commute class always commute. Across classes, the model proves
+/// order-independence for the integer add and bitwise families when their bits cannot meet: the
+/// bitwise operations of different kinds touch disjoint bits (`Or` sets its mask, `Xor` flips its
+/// mask, `And` clears the bits its mask lacks), and the adds stay below the lowest of those bits —
+/// the window's starting value below that bit plus every add operand never carries into it. Then
+/// the adds act on the low bits only (where they commute), the bitwise operations on the high bits
+/// only, and every interleaving gives one value. Stores of one value commute with each other.
+/// Anything else (subtractions, min/max beside another class, stores of different values, a carry
+/// that could reach a bitwise bit) is order-dependent.
+#[derive(Clone, Debug, Default)]
+pub struct AtomicWindow {
+    /// the location's value before the window's first operation
+    start: u64,
+    /// the sum of the add operands
+    adds: u128,
+    /// bits set by `Or`, flipped by `Xor`, cleared by `And`
+    or: u64,
+    xor: u64,
+    and: u64,
+    /// the value stored by `Store`/`Exchange` operations, while they all store one value
+    set: Option<u64>,
+    /// an operation outside the add and bitwise families (or stores of different values)
+    other: bool,
+}
+
+impl AtomicWindow {
+    /// A window opened by an operation on a location holding `start`.
+    pub fn new(start: u64) -> AtomicWindow {
+        AtomicWindow {
+            start,
+            ..Default::default()
+        }
+    }
+
+    /// Adds one atomic write of kind `kind` with operand `x` (masked to `width` bits): an add, a
+    /// bitwise operation, a store of `x`, or anything else.
+    pub fn add(&mut self, kind: WindowOp, x: u64, width: u32) {
+        let m = if width >= 64 { !0 } else { (1u64 << width) - 1 };
+        match kind {
+            WindowOp::Add => self.adds += (x & m) as u128,
+            WindowOp::Or => self.or |= x & m,
+            WindowOp::Xor => self.xor |= x & m,
+            WindowOp::And => self.and |= !x & m,
+            WindowOp::Set => match self.set {
+                None => self.set = Some(x & m),
+                Some(v) if v == x & m => {}
+                Some(_) => self.other = true,
+            },
+            WindowOp::Other => self.other = true,
+        }
+    }
+
+    /// Does every order of the window's operations leave the same value in a `width`-bit
+    /// location?
+    pub fn commutes(&self, width: u32) -> bool {
+        if self.other {
+            return false;
+        }
+        // Stores of one value commute with each other, not with anything else.
+        if self.set.is_some() {
+            return self.adds == 0 && self.or | self.xor | self.and == 0;
+        }
+        if self.or & self.xor != 0 || self.or & self.and != 0 || self.xor & self.and != 0 {
+            return false;
+        }
+        let bitwise = self.or | self.xor | self.and;
+        if self.adds == 0 || bitwise == 0 {
+            return true;
+        }
+        let p = bitwise.trailing_zeros().min(width);
+        let low = if p >= 64 {
+            self.start
+        } else {
+            self.start & ((1u64 << p) - 1)
+        };
+        (low as u128) + self.adds < (1u128 << p)
+    }
+}
+
+/// The family of one read-modify-write, for [`AtomicWindow`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WindowOp {
+    /// `OpAtomicIAdd`, `OpAtomicIIncrement`
+    Add,
+    /// `OpAtomicOr`
+    Or,
+    /// `OpAtomicXor`
+    Xor,
+    /// `OpAtomicAnd`
+    And,
+    /// `OpAtomicStore`, `OpAtomicExchange`: the value stored
+    Set,
+    /// anything else that writes
+    Other,
+}
+
 /// Where an object's bytes live.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Space {
