@@ -16,6 +16,10 @@ fn check(s: &Script) {
     for b in &s.buffers {
         let stride = b.element_layout().stride;
         assert_eq!(b.initial.len(), b.elements * stride, "buffer {}", b.name);
+        if let Some(i) = b.image {
+            assert_eq!(b.elements as u64, i.extent.texels(), "image {}", b.name);
+            assert_eq!(stride as u32, i.format.texel_bytes(), "image {}", b.name);
+        }
     }
     for p in &s.pipelines {
         assert!(p.shader < s.shaders.len());
@@ -43,6 +47,10 @@ fn check(s: &Script) {
                             assert!(*other < s.buffers.len())
                         }
                         ExpectKind::Values { .. } => {}
+                        ExpectKind::Probe { rgba, .. } => {
+                            assert!(s.buffers[e.buffer].image.is_some());
+                            assert!(rgba.len() == 3 || rgba.len() == 4);
+                        }
                     }
                 }
                 Command::Repeat { commands, .. } => walk(s, commands),
