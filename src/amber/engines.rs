@@ -549,6 +549,7 @@ fn has_feature(caps: &crate::vulkan::Capabilities, name: &str) -> Option<bool> {
         "shaderSharedInt64Atomics" => caps.shared_int64_atomics,
         "shaderStorageImageMultisample" => caps.storage_image_multisample,
         "shaderStorageImageExtendedFormats" => caps.storage_image_extended_formats,
+        "shaderImageInt64Atomics" => caps.image_int64_atomics,
         // Amber's pseudo-features for VkPhysicalDeviceSubgroupProperties
         "compute" if name.starts_with("SubgroupSupportedStages") => caps.compute,
         "basic" => caps.ops.basic,

@@ -130,6 +130,8 @@ pub struct Capabilities {
     pub storage_image_multisample: bool,
     /// shaderStorageImageExtendedFormats
     pub storage_image_extended_formats: bool,
+    /// shaderImageInt64Atomics (VK_EXT_shader_image_atomic_int64)
+    pub image_int64_atomics: bool,
     /// workgroupMemoryExplicitLayout8BitAccess
     pub workgroup_memory_explicit_layout_8bit: bool,
     /// workgroupMemoryExplicitLayout16BitAccess
@@ -285,6 +287,7 @@ impl Capabilities {
                 && f.workgroup_memory_explicit_layout,
             storage_image_multisample: f.shader_storage_image_multisample,
             storage_image_extended_formats: f.shader_storage_image_extended_formats,
+            image_int64_atomics: e.ext_shader_image_atomic_int64 && f.shader_image_int64_atomics,
             workgroup_memory_explicit_layout_8bit: e.khr_workgroup_memory_explicit_layout
                 && f.workgroup_memory_explicit_layout8_bit_access,
             workgroup_memory_explicit_layout_16bit: e.khr_workgroup_memory_explicit_layout

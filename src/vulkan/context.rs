@@ -193,6 +193,7 @@ impl Context {
             khr_spirv_1_4: true,
             khr_shader_float_controls: true,
             khr_maintenance4: true,
+            ext_shader_image_atomic_int64: true,
             ..DeviceExtensions::empty()
         };
         let mut ext = want_ext.intersection(pd.supported_extensions());
@@ -254,6 +255,7 @@ impl Context {
             maintenance4: true,
             shader_storage_image_multisample: true,
             shader_storage_image_extended_formats: true,
+            shader_image_int64_atomics: true,
             ..DeviceFeatures::empty()
         };
         let mut feat = want_feat.intersection(pd.supported_features());
@@ -278,6 +280,9 @@ impl Context {
         }
         if !ext.khr_maintenance4 && v < vulkano::Version::V1_3 {
             feat.maintenance4 = false;
+        }
+        if !ext.ext_shader_image_atomic_int64 {
+            feat.shader_image_int64_atomics = false;
         }
         let (device, mut queues) = Device::new(
             pd.clone(),
