@@ -301,3 +301,20 @@ fn an_amber_storage_image_script_passes_on_the_device_and_the_model() {
     let v = amber(text);
     assert_eq!(v[0].0, Status::Pass, "{v:?}");
 }
+
+// What is not interpreted is refused naming the variable and what it is, never run wrongly.
+#[test]
+fn an_array_of_image_descriptors_is_unsupported_naming_the_variable() {
+    let src = "#version 450\nlayout(local_size_x = 1) in;\n\
+        layout(binding = 0, r32ui) uniform uimage2D imgs[2];\n\
+        void main() { imageStore(imgs[1], ivec2(0), uvec4(1)); }\n";
+    let module = compile(src, SourceLang::Glsl, &SourceOptions::default()).unwrap();
+    let e = KernelJob::new(module)
+        .decode()
+        .expect_err("refused")
+        .to_string();
+    assert!(
+        e.contains("variable imgs") && e.contains("arrays of image descriptors"),
+        "{e}"
+    );
+}

@@ -667,6 +667,12 @@ impl Decoder<'_> {
             },
             _ => None,
         };
+        if storage == Storage::Image && image.is_none() {
+            return Err(unsupported(format!(
+                "variable {}: a UniformConstant variable that is not one storage image or texel buffer (arrays of image descriptors are not interpreted)",
+                self.name(rid)
+            )));
+        }
         // An image's bytes are its texels, as many as the bound image has (like a runtime array
         // of texels).
         let (size, _) = match image {
