@@ -303,7 +303,10 @@ impl Backend for ModelBackend {
                 .map(|a| (a.bytes, a.why))
                 .collect();
             match b.kind {
-                BindingKind::Storage { set, binding } | BindingKind::Uniform { set, binding } => {
+                BindingKind::Storage { set, binding }
+                | BindingKind::Uniform { set, binding }
+                | BindingKind::StorageImage { set, binding }
+                | BindingKind::TexelBuffer { set, binding, .. } => {
                     // A binding the shader does not declare is left alone (as on a device).
                     if k.objects
                         .iter()
@@ -318,23 +321,7 @@ impl Backend for ModelBackend {
                                 bytes: db.bytes[w].to_vec(),
                                 undefined,
                                 element: b.element,
-                                image: None,
-                            },
-                        ));
-                    }
-                }
-                BindingKind::StorageImage { set, binding }
-                | BindingKind::TexelBuffer { set, binding, .. } => {
-                    if k.objects.iter().any(|o| o.binding == Some((set, binding))) {
-                        inputs.push((
-                            b.buffer,
-                            w.clone(),
-                            BufferInput {
-                                set,
-                                binding,
-                                bytes: db.bytes[w].to_vec(),
-                                undefined,
-                                element: b.element,
+                                // an IMAGE's extent; a texel buffer's follows from its bytes
                                 image: db.decl.image.map(|i| i.extent),
                             },
                         ));

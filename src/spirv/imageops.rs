@@ -21,6 +21,37 @@ struct Target {
 }
 
 impl Wg<'_, '_> {
+    /// Writes `d`'s first `n` components for every active lane from `f(lane)` (values and taints),
+    /// keeping the register clean where no taint results.
+    fn each_result(
+        &mut self,
+        flow: &Flow,
+        d: Reg,
+        n: u8,
+        mut f: impl FnMut(&mut Self, usize) -> Result<([u64; 4], [Taint; 4]), SpirvError>,
+    ) -> Result<(), SpirvError> {
+        let (lanes, nl) = (self.lanes, self.n);
+        let db = self.regs.base(d);
+        let was_dirty = self.regs.dirty(d);
+        self.regs.make_dirty(d);
+        let mut any_t = false;
+        for g in 0..self.groups {
+            for l in flow.set[g].iter() {
+                let s = g * nl + l as usize;
+                let (vals, taint) = f(self, s)?;
+                for c in 0..n as usize {
+                    self.regs.vals[db + c * lanes + s] = vals[c];
+                    self.regs.taint[db + c * lanes + s] = taint[c];
+                    any_t |= !taint[c].is_none();
+                }
+            }
+        }
+        if !any_t && !was_dirty {
+            self.regs.set_clean(d);
+        }
+        Ok(())
+    }
+
     /// The image lane `s`'s handle in `img` names, with the taint of the handle.
     fn image_of(&self, img: Reg, s: usize) -> Result<(Target, Taint), SpirvError> {
         let ib = self.regs.base(img);
@@ -167,51 +198,31 @@ impl Wg<'_, '_> {
         w: u8,
         loc: LocId,
     ) -> Result<(), SpirvError> {
-        let (lanes, nl) = (self.lanes, self.n);
-        let db = self.regs.base(d);
-        let was_dirty = self.regs.dirty(d);
-        self.regs.make_dirty(d);
-        let mut any_t = false;
-        for g in 0..self.groups {
-            for l in flow.set[g].iter() {
-                let s = g * nl + l as usize;
-                let (t, ht) = self.image_of(img, s)?;
-                let (xyz, ct) = self.coord_of(&t.ty, coord, cw, s);
-                let (smp, st) = self.sample_of(sample, 32, s);
-                let at = combine(combine(ht, ct), st);
-                let (vals, taint) = match t.extent.index(xyz, smp) {
-                    _ if is_undefined(at) => ([0u64; 4], [at; 4]),
-                    None => {
-                        let p = self.outside(&t, xyz, smp, false, loc);
-                        ([0u64; 4], [p; 4])
-                    }
-                    Some(i) => {
-                        let off = (i * t.ty.format.texel_bytes() as u64) as u32;
-                        let (raw, rt) = self.texel_raw(&t, off, s, loc);
-                        let base = combine(rt, at);
-                        let mut v = [0u64; 4];
-                        let mut tt = [base; 4];
-                        for c in 0..4 {
-                            let (bits, inexact) = image::read_component(&t.ty.format, c, raw[c], w);
-                            v[c] = bits;
-                            if inexact {
-                                tt[c] = base.inexact();
-                            }
+        self.each_result(flow, d, n, |wg, s| {
+            let (t, ht) = wg.image_of(img, s)?;
+            let (xyz, ct) = wg.coord_of(&t.ty, coord, cw, s);
+            let (smp, st) = wg.sample_of(sample, 32, s);
+            let at = combine(combine(ht, ct), st);
+            Ok(match t.extent.index(xyz, smp) {
+                _ if is_undefined(at) => ([0u64; 4], [at; 4]),
+                None => ([0u64; 4], [wg.outside(&t, xyz, smp, false, loc); 4]),
+                Some(i) => {
+                    let off = (i * t.ty.format.texel_bytes() as u64) as u32;
+                    let (raw, rt) = wg.texel_raw(&t, off, s, loc);
+                    let base = combine(rt, at);
+                    let mut v = [0u64; 4];
+                    let mut tt = [base; 4];
+                    for c in 0..4 {
+                        let (bits, inexact) = image::read_component(&t.ty.format, c, raw[c], w);
+                        v[c] = bits;
+                        if inexact {
+                            tt[c] = base.inexact();
                         }
-                        (v, tt)
                     }
-                };
-                for c in 0..n as usize {
-                    self.regs.vals[db + c * lanes + s] = vals[c];
-                    self.regs.taint[db + c * lanes + s] = taint[c];
-                    any_t |= !taint[c].is_none();
+                    (v, tt)
                 }
-            }
-        }
-        if !any_t && !was_dirty {
-            self.regs.set_clean(d);
-        }
-        Ok(())
+            })
+        })
     }
 
     /// `OpImageWrite`.
@@ -347,37 +358,21 @@ impl Wg<'_, '_> {
         samples: bool,
         n: u8,
     ) -> Result<(), SpirvError> {
-        let (lanes, nl) = (self.lanes, self.n);
-        let db = self.regs.base(d);
-        let was_dirty = self.regs.dirty(d);
-        self.regs.make_dirty(d);
-        let mut any_t = false;
-        for g in 0..self.groups {
-            for l in flow.set[g].iter() {
-                let s = g * nl + l as usize;
-                let (t, ht) = self.image_of(img, s)?;
-                let e = t.extent;
-                let v: [u32; 3] = if samples {
-                    [e.samples, 0, 0]
-                } else {
-                    // Width, then height (2D, 3D, 1D arrays: layers), then depth or layers.
-                    match (t.ty.dim.coords(), t.ty.arrayed) {
-                        (1, false) => [e.width, 0, 0],
-                        (1, true) => [e.width, e.depth, 0],
-                        _ => [e.width, e.height, e.depth],
-                    }
-                };
-                for c in 0..n as usize {
-                    self.regs.vals[db + c * lanes + s] = v.get(c).copied().unwrap_or(0) as u64;
-                    self.regs.taint[db + c * lanes + s] = ht;
+        self.each_result(flow, d, n, |wg, s| {
+            let (t, ht) = wg.image_of(img, s)?;
+            let e = t.extent;
+            let v: [u64; 3] = if samples {
+                [e.samples as u64, 0, 0]
+            } else {
+                // Width, then height (2D, 3D, 1D arrays: layers), then depth or layers.
+                match (t.ty.dim.coords(), t.ty.arrayed) {
+                    (1, false) => [e.width as u64, 0, 0],
+                    (1, true) => [e.width as u64, e.depth as u64, 0],
+                    _ => [e.width as u64, e.height as u64, e.depth as u64],
                 }
-                any_t |= !ht.is_none();
-            }
-        }
-        if !any_t && !was_dirty {
-            self.regs.set_clean(d);
-        }
-        Ok(())
+            };
+            Ok(([v[0], v[1], v[2], 0], [ht; 4]))
+        })
     }
 
     /// `OpImageTexelPointer`: a pointer into the image's bytes for an atomic (out of bounds where
@@ -393,31 +388,17 @@ impl Wg<'_, '_> {
         sample: Reg,
         sw: u8,
     ) -> Result<(), SpirvError> {
-        let nl = self.n;
-        let db = self.regs.base(d);
-        let was_dirty = self.regs.dirty(d);
-        self.regs.make_dirty(d);
-        let mut any_t = false;
-        for g in 0..self.groups {
-            for l in flow.set[g].iter() {
-                let s = g * nl + l as usize;
-                let (t, ht) = self.image_of(img, s)?;
-                let (xyz, ct) = self.coord_of(&t.ty, coord, cw, s);
-                let (smp, st) = self.sample_of(t.ty.ms.then_some(sample), sw, s);
-                let at = combine(combine(ht, ct), st);
-                let p = match t.extent.index(xyz, smp) {
-                    Some(i) => Ptr::new(t.obj, (i * t.ty.format.texel_bytes() as u64) as u32),
-                    None => Ptr::new(t.obj, 0).out_of_bounds(),
-                };
-                self.regs.vals[db + s] = p.bits();
-                self.regs.taint[db + s] = at;
-                any_t |= !at.is_none();
-            }
-        }
-        if !any_t && !was_dirty {
-            self.regs.set_clean(d);
-        }
-        Ok(())
+        self.each_result(flow, d, 1, |wg, s| {
+            let (t, ht) = wg.image_of(img, s)?;
+            let (xyz, ct) = wg.coord_of(&t.ty, coord, cw, s);
+            let (smp, st) = wg.sample_of(t.ty.ms.then_some(sample), sw, s);
+            let at = combine(combine(ht, ct), st);
+            let p = match t.extent.index(xyz, smp) {
+                Some(i) => Ptr::new(t.obj, (i * t.ty.format.texel_bytes() as u64) as u32),
+                None => Ptr::new(t.obj, 0).out_of_bounds(),
+            };
+            Ok(([p.bits(), 0, 0, 0], [at; 4]))
+        })
     }
 }
 

@@ -446,12 +446,25 @@ impl Context {
 
     /// A device-local storage buffer of `len` elements (contents undefined until written).
     pub fn device_buffer<T: BufferContents>(&self, len: u64) -> Result<Subbuffer<[T]>, VkError> {
+        self.device_slice(
+            len,
+            BufferUsage::STORAGE_BUFFER,
+            "allocating a device buffer",
+        )
+    }
+
+    /// A device-local buffer of `len` elements for `usage` (and transfers both ways); `what` names
+    /// the allocation in an error.
+    pub(crate) fn device_slice<T: BufferContents>(
+        &self,
+        len: u64,
+        usage: BufferUsage,
+        what: &str,
+    ) -> Result<Subbuffer<[T]>, VkError> {
         Buffer::new_slice(
             self.memory.clone(),
             BufferCreateInfo {
-                usage: BufferUsage::STORAGE_BUFFER
-                    | BufferUsage::TRANSFER_SRC
-                    | BufferUsage::TRANSFER_DST,
+                usage: usage | BufferUsage::TRANSFER_SRC | BufferUsage::TRANSFER_DST,
                 ..Default::default()
             },
             AllocationCreateInfo {
@@ -460,7 +473,7 @@ impl Context {
             },
             len,
         )
-        .map_err(|e| VkError::vk("allocating a device buffer", format_validated(e)))
+        .map_err(|e| VkError::vk(what, format_validated(e)))
     }
 
     /// Copies `src` into `dst` (transfer command) and waits.

@@ -7,11 +7,15 @@ use crate::vulkan::{Context, VkError};
 use crate::words::texel::{Extent, TexelFormat};
 use std::sync::Arc;
 use vulkano::buffer::view::{BufferView, BufferViewCreateInfo};
-use vulkano::buffer::{Buffer, BufferCreateInfo, BufferUsage, Subbuffer};
+use vulkano::buffer::{BufferUsage, Subbuffer};
+use vulkano::command_buffer::{
+    AutoCommandBufferBuilder, CopyBufferInfo, CopyBufferToImageInfo, CopyImageToBufferInfo,
+    PrimaryAutoCommandBuffer,
+};
 use vulkano::format::Format;
 use vulkano::image::view::{ImageView, ImageViewCreateInfo, ImageViewType};
 use vulkano::image::{Image, ImageCreateInfo, ImageType, ImageUsage, SampleCount};
-use vulkano::memory::allocator::{AllocationCreateInfo, MemoryTypeFilter};
+use vulkano::memory::allocator::AllocationCreateInfo;
 use vulkano::Validated;
 
 /// What a storage image binding needs beyond its bytes.
@@ -83,6 +87,42 @@ pub(crate) enum Bound {
     Image((Arc<Image>, Arc<ImageView>), crate::vulkan::ImageBinding),
     /// a texel buffer and its view
     Texel(Subbuffer<[u8]>, Arc<BufferView>),
+}
+
+impl Bound {
+    /// Records the copy between the staging buffer and this resource: to the device (`up`) or
+    /// back. A multisampled image has neither (Vulkan copies only single-sample images to and
+    /// from buffers): it starts undefined and is not read back.
+    pub(crate) fn copy(
+        &self,
+        cb: &mut AutoCommandBufferBuilder<PrimaryAutoCommandBuffer>,
+        stage: &Subbuffer<[u8]>,
+        up: bool,
+    ) -> Result<(), VkError> {
+        match self {
+            Bound::Buffer(dev) | Bound::Texel(dev, _) => {
+                let (from, to) = if up { (stage, dev) } else { (dev, stage) };
+                cb.copy_buffer(CopyBufferInfo::buffers(from.clone(), to.clone()))
+                    .map(|_| ())
+                    .map_err(|e| VkError::vk("recording a buffer copy", e))
+            }
+            Bound::Image((img, _), ib) if ib.extent.samples == 1 => if up {
+                cb.copy_buffer_to_image(CopyBufferToImageInfo::buffer_image(
+                    stage.clone(),
+                    img.clone(),
+                ))
+                .map(|_| ())
+            } else {
+                cb.copy_image_to_buffer(CopyImageToBufferInfo::image_buffer(
+                    img.clone(),
+                    stage.clone(),
+                ))
+                .map(|_| ())
+            }
+            .map_err(|e| VkError::vk("recording an image copy", e)),
+            Bound::Image(..) => Ok(()),
+        }
+    }
 }
 
 pub(crate) fn e_samples(s: SampleCount) -> u32 {
@@ -184,27 +224,11 @@ impl Context {
     ) -> Result<(Subbuffer<[u8]>, Arc<BufferView>), VkError> {
         let format = crate::vulkan::vk_format(f)
             .ok_or_else(|| unsupported(format!("texel buffers of format {}", f.vk)))?;
-        let buf = Buffer::new_slice::<u8>(
-            self.memory.clone(),
-            BufferCreateInfo {
-                usage: BufferUsage::STORAGE_TEXEL_BUFFER
-                    | BufferUsage::UNIFORM_TEXEL_BUFFER
-                    | BufferUsage::TRANSFER_SRC
-                    | BufferUsage::TRANSFER_DST,
-                ..Default::default()
-            },
-            AllocationCreateInfo {
-                memory_type_filter: MemoryTypeFilter::PREFER_DEVICE,
-                ..Default::default()
-            },
+        let buf = self.device_slice::<u8>(
             len,
-        )
-        .map_err(|e| {
-            VkError::vk(
-                "allocating a texel buffer",
-                crate::vulkan::context::format_validated(e),
-            )
-        })?;
+            BufferUsage::STORAGE_TEXEL_BUFFER | BufferUsage::UNIFORM_TEXEL_BUFFER,
+            "allocating a texel buffer",
+        )?;
         let view = BufferView::new(
             buf.clone(),
             BufferViewCreateInfo {

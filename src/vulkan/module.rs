@@ -20,10 +20,7 @@ use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use vulkano::buffer::{Buffer, BufferCreateInfo, BufferUsage, Subbuffer};
-use vulkano::command_buffer::{
-    AutoCommandBufferBuilder, CommandBufferUsage, CopyBufferInfo, CopyBufferToImageInfo,
-    CopyImageToBufferInfo,
-};
+use vulkano::command_buffer::{AutoCommandBufferBuilder, CommandBufferUsage};
 use vulkano::descriptor_set::layout::DescriptorType;
 use vulkano::descriptor_set::{DescriptorSet, WriteDescriptorSet};
 use vulkano::memory::allocator::{AllocationCreateInfo, MemoryTypeFilter};
@@ -857,22 +854,11 @@ impl Context {
     }
 
     fn module_buffer(&self, len: u64) -> Result<Subbuffer<[u8]>, VkError> {
-        Buffer::new_slice::<u8>(
-            self.memory.clone(),
-            BufferCreateInfo {
-                usage: BufferUsage::STORAGE_BUFFER
-                    | BufferUsage::UNIFORM_BUFFER
-                    | BufferUsage::TRANSFER_SRC
-                    | BufferUsage::TRANSFER_DST,
-                ..Default::default()
-            },
-            AllocationCreateInfo {
-                memory_type_filter: MemoryTypeFilter::PREFER_DEVICE,
-                ..Default::default()
-            },
+        self.device_slice(
             len,
+            BufferUsage::STORAGE_BUFFER | BufferUsage::UNIFORM_BUFFER,
+            "allocating a device buffer",
         )
-        .map_err(|e| VkError::vk("allocating a device buffer", format_validated(e)))
     }
 
     fn staging(&self, data: &[u8]) -> Result<Subbuffer<[u8]>, VkError> {
@@ -930,21 +916,7 @@ impl Context {
         if !bound.is_empty() {
             let mut up = builder()?;
             for (_, stage, dev) in &bound {
-                match dev {
-                    Bound::Buffer(dev) | Bound::Texel(dev, _) => {
-                        up.copy_buffer(CopyBufferInfo::buffers(stage.clone(), dev.clone()))
-                            .map_err(|e| VkError::vk("recording an upload", e))?;
-                    }
-                    // A multisampled image cannot be filled from a buffer: it starts undefined.
-                    Bound::Image((img, _), ib) if ib.extent.samples == 1 => {
-                        up.copy_buffer_to_image(CopyBufferToImageInfo::buffer_image(
-                            stage.clone(),
-                            img.clone(),
-                        ))
-                        .map_err(|e| VkError::vk("recording an image upload", e))?;
-                    }
-                    Bound::Image(..) => {}
-                }
+                dev.copy(&mut up, stage, true)?;
             }
             self.submit_with_timeout(up, timeout)?;
         }
@@ -1020,20 +992,7 @@ impl Context {
         if !bound.is_empty() {
             let mut down = builder()?;
             for (_, stage, dev) in &bound {
-                match dev {
-                    Bound::Buffer(dev) | Bound::Texel(dev, _) => {
-                        down.copy_buffer(CopyBufferInfo::buffers(dev.clone(), stage.clone()))
-                            .map_err(|e| VkError::vk("recording a read-back", e))?;
-                    }
-                    Bound::Image((img, _), ib) if ib.extent.samples == 1 => {
-                        down.copy_image_to_buffer(CopyImageToBufferInfo::image_buffer(
-                            img.clone(),
-                            stage.clone(),
-                        ))
-                        .map_err(|e| VkError::vk("recording an image read-back", e))?;
-                    }
-                    Bound::Image(..) => {}
-                }
+                dev.copy(&mut down, stage, false)?;
             }
             self.submit_with_timeout(down, timeout)?;
         }
