@@ -48,6 +48,8 @@ fn dispatch<'a>(spirv: &'a [u32], buffers: Vec<BoundBuffer>) -> ModuleDispatch<'
         workgroups: [1, 1, 1],
         required_subgroup_size: None,
         full_subgroups: false,
+        unbound: Vec::new(),
+        addresses: Vec::new(),
     }
 }
 

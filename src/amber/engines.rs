@@ -746,6 +746,8 @@ impl Backend for DeviceBackend {
             workgroups: d.workgroups,
             required_subgroup_size: required,
             full_subgroups: d.pipeline.subgroup.fully_populated == Some(true),
+            unbound: Vec::new(),
+            addresses: Vec::new(),
         };
         let out = self.ctx.run_module(&md).map_err(|e| match e {
             VkError::Unsupported(m) => BackendError::Unsupported(m),

@@ -197,7 +197,47 @@ pub fn job(a: &RunArgs) -> Result<(KernelJob, Tolerance), CliError> {
     };
     job.max_steps = a.max_steps;
     job.schedules = a.schedules;
+    // Address elements (`@NAME` in a values: list), resolved once every buffer is known.
+    type Refs = Vec<(
+        crate::kernel::run::Place,
+        crate::model::ScalarType,
+        Vec<crate::kernel::AddressRef>,
+        String,
+    )>;
+    let mut refs: Refs = Vec::new();
     for b in &a.buffers {
+        // NAME=SPEC: a buffer with no descriptor, reached through its device address.
+        if let Some((name, spec)) = b.split_once('=')
+            && name
+                .trim()
+                .starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        {
+            let name = name.trim();
+            if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                return Err(CliError::usage(format!(
+                    "--buffer {b}: a buffer name is letters, digits and _"
+                )));
+            }
+            if job.unbound.iter().any(|(n, _)| n == name) {
+                return Err(CliError::usage(format!(
+                    "--buffer {b}: a buffer named {name} is given twice"
+                )));
+            }
+            let spec: BufferSpec = spec
+                .parse()
+                .map_err(|e| CliError::usage(format!("--buffer {b}: {e}")))?;
+            let host = spec
+                .build()
+                .map_err(|e| CliError::usage(format!("--buffer {b}: {e}")))?;
+            refs.push((
+                crate::kernel::run::Place::Unbound(job.unbound.len()),
+                host.dtype,
+                spec.address_refs().to_vec(),
+                format!("--buffer {b}"),
+            ));
+            job.unbound.push((name.to_string(), host));
+            continue;
+        }
         let spec: BindingSpec = b
             .parse()
             .map_err(|e| CliError::usage(format!("--buffer {b}: {e}")))?;
@@ -215,16 +255,32 @@ pub fn job(a: &RunArgs) -> Result<(KernelJob, Tolerance), CliError> {
             .spec
             .build()
             .map_err(|e| CliError::usage(format!("--buffer {b}: {e}")))?;
+        refs.push((
+            crate::kernel::run::Place::Bound(job.buffers.len()),
+            host.dtype,
+            spec.spec.address_refs().to_vec(),
+            format!("--buffer {b}"),
+        ));
         job.buffers.push((spec.set, spec.binding, host));
     }
     if let Some(p) = &a.push {
         let spec: BufferSpec = p
             .parse()
             .map_err(|e| CliError::usage(format!("--push {p}: {e}")))?;
-        job.push = Some(
-            spec.build()
-                .map_err(|e| CliError::usage(format!("--push {p}: {e}")))?,
-        );
+        let host = spec
+            .build()
+            .map_err(|e| CliError::usage(format!("--push {p}: {e}")))?;
+        refs.push((
+            crate::kernel::run::Place::Push,
+            host.dtype,
+            spec.address_refs().to_vec(),
+            format!("--push {p}"),
+        ));
+        job.push = Some(host);
+    }
+    for (into, dtype, r, given) in refs {
+        job.add_address_refs(into, dtype, &r)
+            .map_err(|e| CliError::usage(format!("{given}: {e}")))?;
     }
     for s in &a.spec {
         let (id, v) = s.split_once('=').ok_or_else(|| {
@@ -307,7 +363,10 @@ pub fn run(a: &RunArgs, argv: &[String]) -> Result<String, CliError> {
             layout_line = device_layout(&mut job, &ctx, kernel.local_size, size as u32)?;
         }
         match job.run_device(&ctx, &kernel, size as u32) {
-            Ok(b) => (Some(b), size, Some(ctx.info.name.clone())),
+            Ok((b, bases)) => {
+                job.device_bases = Some(bases);
+                (Some(b), size, Some(ctx.info.name.clone()))
+            }
             Err(KernelError::Unsupported(m)) => {
                 return Err(CliError::internal(format!(
                     "unsupported on {}: {m} (run with --model-only for the model alone)",
@@ -547,7 +606,8 @@ fn sweep(a: &RunArgs, sizes: &[SubgroupSize]) -> Result<String, CliError> {
             }
             if supported {
                 match job.run_device(ctx, &kernel, n) {
-                    Ok(b) => {
+                    Ok((b, bases)) => {
+                        job.device_bases = Some(bases);
                         device_bytes = Some(b);
                         r.device = "ran".into();
                     }

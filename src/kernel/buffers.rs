@@ -227,9 +227,93 @@ pub enum BufferSpec {
     Values {
         /// element type
         dtype: ScalarType,
-        /// the elements' raw bits
+        /// the elements' raw bits (0 where `refs` puts an address)
         bits: Vec<u64>,
+        /// elements that hold a buffer's device address (`@NAME`), filled in when it is known
+        refs: Vec<AddressRef>,
     },
+}
+
+/// An element of a `values:` spec that holds a device address: `@TARGET`, `@TARGET+BYTES`, and
+/// for a 32-bit type `@TARGET.lo` / `@TARGET.hi` (the two halves of a `uvec2` address). `TARGET`
+/// is a binding (`1`, `0.2`) or the name of a buffer given without one (`--buffer NAME=SPEC`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AddressRef {
+    /// the element (index in the list)
+    pub element: usize,
+    /// the buffer, as written
+    pub target: String,
+    /// bytes past its base
+    pub plus: u64,
+    /// all of the address, or one half of it
+    pub width: crate::words::address::Width,
+}
+
+impl AddressRef {
+    fn parse(element: usize, dtype: ScalarType, text: &str) -> Result<AddressRef, String> {
+        use crate::words::address::Width;
+        let body = text.trim().trim_start_matches('@');
+        let (body, width) = if let Some(b) = body.strip_suffix(".lo") {
+            (b, Width::Low)
+        } else if let Some(b) = body.strip_suffix(".hi") {
+            (b, Width::High)
+        } else {
+            (body, Width::Full)
+        };
+        let want = match width {
+            Width::Full => 64,
+            _ => 32,
+        };
+        if !dtype.is_integer() || dtype.bits() != want {
+            return Err(format!(
+                "'{text}': a device address is written into a 64-bit integer element (u64, i64), or its halves `.lo` and `.hi` into 32-bit ones (u32, i32); this buffer is {dtype}"
+            ));
+        }
+        let (target, plus) = match body.split_once('+') {
+            Some((t, p)) => {
+                let p = p.trim();
+                let plus = match p.strip_prefix("0x") {
+                    Some(h) => u64::from_str_radix(h, 16).ok(),
+                    None => p.parse::<u64>().ok(),
+                }
+                .ok_or_else(|| {
+                    format!("'{text}': '{p}' is not a byte count (decimal or 0x hex)")
+                })?;
+                (t.trim(), plus)
+            }
+            None => (body.trim(), 0),
+        };
+        let ok = !target.is_empty()
+            && target
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.');
+        if !ok {
+            return Err(format!(
+                "'{text}': expected @BINDING, @SET.BINDING or @NAME, then optionally +BYTES and .lo/.hi"
+            ));
+        }
+        Ok(AddressRef {
+            element,
+            target: target.to_string(),
+            plus,
+            width,
+        })
+    }
+}
+
+impl fmt::Display for AddressRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use crate::words::address::Width;
+        write!(f, "@{}", self.target)?;
+        if self.plus > 0 {
+            write!(f, "+{}", self.plus)?;
+        }
+        match self.width {
+            Width::Full => Ok(()),
+            Width::Low => write!(f, ".lo"),
+            Width::High => write!(f, ".hi"),
+        }
+    }
 }
 
 /// Why a buffer spec, binding or `.npy` file was rejected.
@@ -371,13 +455,20 @@ impl FromStr for BufferSpec {
                     return Err(err("expected values:TYPE:V1,V2,…".into()));
                 };
                 let dtype = parse_type(ty).map_err(err)?;
+                let mut refs = Vec::new();
                 let bits = list
                     .split(',')
                     .enumerate()
-                    .map(|(i, v)| parse_bits(dtype, v).map_err(|e| format!("value {}: {e}", i + 1)))
+                    .map(|(i, v)| {
+                        if v.trim().starts_with('@') {
+                            refs.push(AddressRef::parse(i, dtype, v)?);
+                            return Ok(0);
+                        }
+                        parse_bits(dtype, v).map_err(|e| format!("value {}: {e}", i + 1))
+                    })
                     .collect::<Result<Vec<u64>, String>>()
                     .map_err(err)?;
-                BufferSpec::Values { dtype, bits }
+                BufferSpec::Values { dtype, bits, refs }
             }
             _ => return Err(err(FORMS.into())),
         };
@@ -426,7 +517,7 @@ impl BufferSpec {
         }
         match self {
             BufferSpec::Npy(_) => Ok(()),
-            BufferSpec::Values { dtype, bits } => sized(*dtype, &[bits.len()]).map(|_| ()),
+            BufferSpec::Values { dtype, bits, .. } => sized(*dtype, &[bits.len()]).map(|_| ()),
             BufferSpec::Zeros { dtype, shape }
             | BufferSpec::Fill { dtype, shape, .. }
             | BufferSpec::Random { dtype, shape, .. } => sized(*dtype, shape).map(|_| ()),
@@ -458,6 +549,14 @@ impl BufferSpec {
         }
     }
 
+    /// The elements that hold device addresses (`@NAME` in a `values:` list).
+    pub fn address_refs(&self) -> &[AddressRef] {
+        match self {
+            BufferSpec::Values { refs, .. } => refs,
+            _ => &[],
+        }
+    }
+
     /// Makes the buffer (reads the file for `.npy`). A buffer bound to a kernel needs at least
     /// one element, so an empty `.npy` array is an error here.
     pub fn build(&self) -> Result<HostBuffer, BufferError> {
@@ -475,7 +574,7 @@ impl BufferSpec {
                 }
                 return Ok(b);
             }
-            BufferSpec::Values { dtype, bits } => (*dtype, vec![bits.len()]),
+            BufferSpec::Values { dtype, bits, .. } => (*dtype, vec![bits.len()]),
             BufferSpec::Zeros { dtype, shape }
             | BufferSpec::Fill { dtype, shape, .. }
             | BufferSpec::Series { dtype, shape }
@@ -555,11 +654,15 @@ impl fmt::Display for BufferSpec {
             } => {
                 write!(f, "random:{dtype}:{}:{seed}", shape(s))
             }
-            BufferSpec::Values { dtype, bits } => write!(
+            BufferSpec::Values { dtype, bits, refs } => write!(
                 f,
                 "values:{dtype}:{}",
                 bits.iter()
-                    .map(|b| val(*dtype, *b))
+                    .enumerate()
+                    .map(|(i, b)| match refs.iter().find(|r| r.element == i) {
+                        Some(r) => r.to_string(),
+                        None => val(*dtype, *b),
+                    })
                     .collect::<Vec<_>>()
                     .join(",")
             ),

@@ -11,7 +11,7 @@ pub mod run;
 pub mod source;
 
 pub use buffers::{
-    element_size, read_npy, write_npy, BindingSpec, BufferError, BufferSpec, HostBuffer,
-    MAX_BUFFER_BYTES,
+    element_size, read_npy, write_npy, AddressRef, BindingSpec, BufferError, BufferSpec,
+    HostBuffer, MAX_BUFFER_BYTES,
 };
 pub use source::{compile, load, SourceError, SourceLang, SourceOptions, SpirvModule, TargetEnv};

@@ -30,6 +30,7 @@ use crate::spirv::{
     self, BufferInput, DecodeOptions, Kernel, ModelRun, RunConfig, SpecInput, SpirvError,
     WordStatus,
 };
+pub use crate::words::address::{AddressPatch, Place};
 use serde_json::json;
 use std::fmt::Write;
 
@@ -86,6 +87,16 @@ pub struct KernelJob {
     /// workgroup orders the model tries where workgroups interact (see
     /// [`RunConfig::schedules`]); 1 by default
     pub schedules: u32,
+    /// buffers with no descriptor, reached only through their device address
+    /// (GL_EXT_buffer_reference): name and contents
+    pub unbound: Vec<(String, HostBuffer)>,
+    /// device addresses the host writes into buffers and push constants (`@NAME` in a
+    /// `values:` spec)
+    pub addresses: Vec<AddressPatch>,
+    /// the addresses a device gave those buffers ([`KernelJob::run_device`]): the model then
+    /// uses the same ones, so that address arithmetic gives the same bits; `None`: the model's
+    /// own ([`crate::spirv::Addressing::model_bases`])
+    pub device_bases: Option<Vec<(Place, u64)>>,
 }
 
 /// The model's side of a run.
@@ -135,7 +146,99 @@ impl KernelJob {
             mode: None,
             max_steps: spirv::DEFAULT_MAX_STEPS,
             schedules: 1,
+            unbound: Vec::new(),
+            addresses: Vec::new(),
+            device_bases: None,
         }
+    }
+
+    /// Where `target` (`1`, `0.2`: a binding; else the name of an unbound buffer) is among the
+    /// job's buffers.
+    pub fn place_of(&self, target: &str) -> Result<Place, KernelError> {
+        let num = |t: &str| t.trim().parse::<u32>().ok();
+        let binding = match target.split_once('.') {
+            Some((a, b)) => num(a).zip(num(b)),
+            None => num(target).map(|b| (0, b)),
+        };
+        if let Some((set, binding)) = binding {
+            return self
+                .buffers
+                .iter()
+                .position(|(s, b, _)| (*s, *b) == (set, binding))
+                .map(Place::Bound)
+                .ok_or_else(|| {
+                    KernelError::Input(format!(
+                        "@{target}: no buffer is given for set {set} binding {binding}"
+                    ))
+                });
+        }
+        self.unbound
+            .iter()
+            .position(|(n, _)| n == target)
+            .map(Place::Unbound)
+            .ok_or_else(|| {
+                KernelError::Input(format!(
+                    "@{target}: no buffer is named {target} (give one with --buffer {target}=SPEC)"
+                ))
+            })
+    }
+
+    /// Adds the address elements of a `values:` spec written into `into`.
+    pub fn add_address_refs(
+        &mut self,
+        into: Place,
+        dtype: ScalarType,
+        refs: &[crate::kernel::AddressRef],
+    ) -> Result<(), KernelError> {
+        for r in refs {
+            let of = self.place_of(&r.target)?;
+            self.addresses.push(AddressPatch {
+                into,
+                at: r.element * element_size(dtype),
+                of,
+                plus: r.plus,
+                width: r.width,
+            });
+        }
+        Ok(())
+    }
+
+    /// Where the model puts the addressed buffers: the device's addresses when a device ran,
+    /// else its own.
+    fn addressing_bases(&self) -> Vec<(Place, u64)> {
+        if let Some(b) = &self.device_bases {
+            return b.clone();
+        }
+        let mut places = crate::words::address::addressed(&self.addresses);
+        places.extend((0..self.unbound.len()).map(Place::Unbound));
+        places.sort();
+        places.dedup();
+        let sizes: Vec<u64> = places
+            .iter()
+            .map(|p| match p {
+                Place::Bound(i) => self.buffers[*i].2.bytes.len() as u64,
+                Place::Unbound(i) => self.unbound[*i].1.bytes.len() as u64,
+                Place::Push => 0,
+            })
+            .collect();
+        places
+            .into_iter()
+            .zip(spirv::Addressing::model_bases(&sizes))
+            .collect()
+    }
+
+    /// `bytes` (the contents of `into`) with the job's addresses written in, at `bases`.
+    fn patched(
+        &self,
+        into: Place,
+        bytes: &[u8],
+        bases: &[(Place, u64)],
+    ) -> Result<Vec<u8>, KernelError> {
+        let mut b = bytes.to_vec();
+        let base = |p: Place| bases.iter().find(|(q, _)| *q == p).map(|(_, a)| *a);
+        crate::words::address::apply(&self.addresses, into, &mut b, &base)
+            .map_err(KernelError::Input)?;
+        Ok(b)
     }
 
     /// Decodes the module for this job's entry point and specialization constants.
@@ -193,10 +296,12 @@ impl KernelJob {
         cfg.mode = mode;
         cfg.max_steps = self.max_steps;
         cfg.schedules = self.schedules;
+        let bases = self.addressing_bases();
         let inputs: Vec<BufferInput> = self
             .buffers
             .iter()
-            .map(|(set, binding, b)| {
+            .enumerate()
+            .map(|(i, (set, binding, b))| {
                 let image = kernel
                     .objects
                     .iter()
@@ -214,15 +319,40 @@ impl KernelJob {
                 Ok(BufferInput {
                     set: *set,
                     binding: *binding,
-                    bytes: b.bytes.clone(),
+                    bytes: self.patched(Place::Bound(i), &b.bytes, &bases)?,
                     undefined: Vec::new(),
                     element: 0,
                     image,
                 })
             })
             .collect::<Result<_, KernelError>>()?;
-        let push = self.push.as_ref().map(|p| p.bytes.as_slice());
-        let run = spirv::run_model_with_progress(&kernel, cfg, &inputs, push, progress)?;
+        let push = match &self.push {
+            Some(p) => Some(self.patched(Place::Push, &p.bytes, &bases)?),
+            None => None,
+        };
+        let mut addressing = spirv::Addressing::default();
+        for (p, base) in &bases {
+            match p {
+                Place::Bound(i) => addressing.bound.push((*i, *base)),
+                Place::Unbound(i) => {
+                    let (name, b) = &self.unbound[*i];
+                    addressing.unbound.push((
+                        name.clone(),
+                        self.patched(*p, &b.bytes, &bases)?,
+                        *base,
+                    ))
+                }
+                Place::Push => {}
+            }
+        }
+        let run = spirv::run_model_addressed(
+            &kernel,
+            cfg,
+            &inputs,
+            push.as_deref(),
+            &addressing,
+            progress,
+        )?;
         Ok(ModelSide {
             kernel,
             run,
@@ -263,7 +393,23 @@ impl KernelJob {
         // Undefined behaviour that leaves nothing the dispatch wrote pinned down (the one policy
         // shared with Amber, `ModelRun::poisoned`).
         let poisoned = r.poisoned();
-        for (bi, (set, binding, host)) in self.buffers.iter().enumerate() {
+        // Bound buffers, then those without a descriptor (at UNBOUND_SET, by index): the order
+        // of the device's buffers.
+        let all: Vec<(u32, u32, &HostBuffer, String)> = self
+            .buffers
+            .iter()
+            .map(|(s, b, h)| (*s, *b, h, binding_name(*s, *b)))
+            .chain(self.unbound.iter().enumerate().map(|(i, (name, h))| {
+                (
+                    spirv::UNBOUND_SET,
+                    i as u32,
+                    h,
+                    format!("buffer {name} (no descriptor)"),
+                )
+            }))
+            .collect();
+        for (bi, (set, binding, host, label)) in all.iter().enumerate() {
+            let (set, binding, host) = (set, binding, *host);
             let Some(out) = r
                 .buffers
                 .iter()
@@ -276,6 +422,7 @@ impl KernelJob {
             let mut br = BufferReport {
                 set: *set,
                 binding: *binding,
+                name: label.clone(),
                 dtype: host.dtype,
                 elements: n,
                 exact: 0,
@@ -516,10 +663,12 @@ fn finding_line(r: &ModelRun, f: &crate::spirv::Finding) -> Option<u32> {
 /// One buffer's comparison.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BufferReport {
-    /// descriptor set
+    /// descriptor set ([`crate::spirv::UNBOUND_SET`] for a buffer with no descriptor)
     pub set: u32,
-    /// binding
+    /// binding (for a buffer with no descriptor, its index among [`KernelJob::unbound`])
     pub binding: u32,
+    /// how reports name it: `binding 1`, `binding 1.2`, `buffer NAME (no descriptor)`
+    pub name: String,
     /// element type (from the buffer given)
     pub dtype: ScalarType,
     /// elements
@@ -743,7 +892,7 @@ impl Report {
         .to_vec()];
         for b in &self.buffers {
             rows.push(vec![
-                binding_name(b.set, b.binding),
+                b.name.clone(),
                 b.dtype.to_string(),
                 b.elements.to_string(),
                 b.exact.to_string(),
@@ -768,7 +917,14 @@ impl Report {
         }
         for f in order.iter().take(TEXT_GROUPS) {
             let where_ = match f.buffer {
-                Some((set, binding)) => format!("{} ", binding_name(set, binding)),
+                Some((set, binding)) => format!(
+                    "{} ",
+                    self.buffers
+                        .iter()
+                        .find(|b| (b.set, b.binding) == (set, binding))
+                        .map(|b| b.name.clone())
+                        .unwrap_or_else(|| binding_name(set, binding))
+                ),
                 None => String::new(),
             };
             if f.items.is_empty() {
@@ -842,7 +998,7 @@ impl Report {
             "tolerance": {"rel": self.tolerance.rel, "abs": self.tolerance.abs},
             "ok": self.ok(),
             "buffers": self.buffers.iter().map(|b| json!({
-                "set": b.set, "binding": b.binding, "type": b.dtype.name(), "elements": b.elements,
+                "set": b.set, "binding": b.binding, "name": b.name, "type": b.dtype.name(), "elements": b.elements,
                 "exact": b.exact, "inexact": b.inexact, "undefined": b.undefined,
                 "order_dependent": b.order_dependent, "racy": b.racy, "mismatches": b.mismatches,
             })).collect::<Vec<_>>(),
@@ -893,13 +1049,14 @@ fn spec_constant(
 impl KernelJob {
     /// Runs the kernel once on a device, at subgroup size `size` (required through subgroup size
     /// control when it is not the device's default); returns every buffer's bytes afterwards, in
-    /// the order of [`KernelJob::buffers`].
+    /// the order of [`KernelJob::buffers`] then of [`KernelJob::unbound`], and the device
+    /// addresses the addressed buffers had (for [`KernelJob::device_bases`]).
     pub fn run_device(
         &self,
         ctx: &crate::vulkan::Context,
         kernel: &Kernel,
         size: u32,
-    ) -> Result<Vec<Vec<u8>>, KernelError> {
+    ) -> Result<(Vec<Vec<u8>>, Vec<(Place, u64)>), KernelError> {
         use crate::spirv::types::Storage;
         use crate::vulkan::{BoundBuffer, DescriptorKind, ModuleDispatch, VkError};
         let mut buffers = Vec::new();
@@ -967,9 +1124,11 @@ impl KernelJob {
             workgroups: self.workgroups,
             required_subgroup_size: (size != ctx.caps.subgroup_size).then_some(size),
             full_subgroups: false,
+            unbound: self.unbound.iter().map(|(_, b)| b.bytes.clone()).collect(),
+            addresses: self.addresses.clone(),
         };
         match ctx.run_module(&d) {
-            Ok(out) => Ok(out.buffers),
+            Ok(out) => Ok((out.buffers, out.bases)),
             Err(VkError::Unsupported(s)) => Err(KernelError::Unsupported(s)),
             Err(VkError::Input(s)) => Err(KernelError::Input(s)),
             Err(e) => Err(KernelError::Device(e.to_string())),

@@ -224,6 +224,8 @@ pub struct Dispatch<'k> {
     /// per atomically written buffer location (object, byte), in the ordered run: the
     /// read-modify-writes of its current unordered window ([`crate::spirv::memory::AtomicWindow`])
     pub(crate) windows: Mutex<HashMap<(ObjectId, u32), crate::spirv::memory::AtomicWindow>>,
+    /// the buffers device addresses reach: (base address, size in bytes, object), sorted by base
+    pub addresses: Vec<(u64, u64, ObjectId)>,
 }
 
 /// What a writable buffer held when it was bound.
@@ -395,7 +397,15 @@ impl<'k> Dispatch<'k> {
             schedule: std::sync::atomic::AtomicU32::new(0),
             maybe_written: Mutex::new(BTreeMap::new()),
             windows: Mutex::new(HashMap::new()),
+            addresses: Vec::new(),
         })
+    }
+
+    /// The buffer and byte offset device address `a` lies at, if it lies in one.
+    pub(crate) fn address_of(&self, a: u64) -> Option<(ObjectId, u32)> {
+        let i = self.addresses.partition_point(|&(base, _, _)| base <= a);
+        let &(base, size, obj) = self.addresses.get(i.checked_sub(1)?)?;
+        (a - base < size).then(|| (obj, (a - base) as u32))
     }
 
     /// Is this run the ordered one (workgroups one after another, full race shadow on buffers)?

@@ -607,6 +607,21 @@ pub enum Inst {
         base: Reg,
         steps: Box<[Step]>,
     },
+    /// an access chain on a `PhysicalStorageBuffer` pointer: `d` = the device address `base` plus
+    /// the steps' bytes (an index past a sized array makes the address undefined)
+    AddrChain {
+        d: Reg,
+        base: Reg,
+        steps: Box<[Step]>,
+    },
+    /// `d` = the pointer (object, offset) of device address `addr` for an access of `bytes` bytes
+    /// (a write when `write`): the buffer it lies in, or out of bounds of every buffer
+    Resolve {
+        d: Reg,
+        addr: Reg,
+        bytes: u32,
+        write: bool,
+    },
     /// `d = (object size - member offset) / stride` of the runtime array at the end of `ptr`'s block
     ArrayLength {
         d: Reg,
@@ -927,6 +942,10 @@ pub struct Kernel {
     pub spec_ids: Vec<(u32, String)>,
     /// every subgroup operation in the module uses only ops of these catalogue entries
     pub uses_subgroups: bool,
+    /// the object standing for memory at a device address that lies in no buffer, when the
+    /// module accesses memory through `PhysicalStorageBuffer` pointers; the buffers such
+    /// pointers reach are objects added for a run ([`crate::spirv::AddressedBuffer`])
+    pub no_buffer: Option<ObjectId>,
 }
 
 impl Kernel {

@@ -140,6 +140,44 @@ pub fn run_model(
     run_model_with_progress(k, cfg, buffers, push, None)
 }
 
+/// The descriptor set [`ModelRun::buffers`] gives a buffer that has no descriptor (one reached
+/// only through its device address, [`Addressing::unbound`]); its binding is its index there.
+pub const UNBOUND_SET: u32 = u32::MAX;
+
+/// Where the buffers of a dispatch lie in the device's address space, for a module that reaches
+/// memory through `PhysicalStorageBuffer` pointers (GL_EXT_buffer_reference): an address inside
+/// one of these buffers reaches it, any other address no memory at all.
+///
+/// When a device runs the same dispatch, the model takes the device's addresses (which the host
+/// wrote into push constants and buffers), so that address arithmetic gives the same bits on
+/// both; model-only, [`Addressing::model_bases`] chooses them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Addressing {
+    /// the base address of each bound buffer that has one: (index into the run's buffers, base)
+    pub bound: Vec<(usize, u64)>,
+    /// buffers with no descriptor: name, bytes, base address
+    pub unbound: Vec<(String, Vec<u8>, u64)>,
+}
+
+impl Addressing {
+    /// Base addresses for buffers of these sizes, as the model chooses them when no device does:
+    /// the first at 4 GiB (so that 0, the usual null reference, and small integers lie in no
+    /// buffer), each 64 KiB-aligned (beyond any `buffer_reference_align`) and at least 64 KiB past
+    /// the end of the one before (so that running off a buffer's end does not land in the next).
+    pub fn model_bases(sizes: &[u64]) -> Vec<u64> {
+        const ALIGN: u64 = 1 << 16;
+        let mut next = 1u64 << 32;
+        sizes
+            .iter()
+            .map(|&size| {
+                let base = next;
+                next = (base + size.max(1) + ALIGN).div_ceil(ALIGN) * ALIGN;
+                base
+            })
+            .collect()
+    }
+}
+
 /// [`run_model`], calling `progress(workgroups done, workgroups)` about ten times a second while it
 /// runs.
 pub fn run_model_with_progress(
@@ -149,13 +187,103 @@ pub fn run_model_with_progress(
     push: Option<&[u8]>,
     progress: Option<&(dyn Fn(u64, u64) + Sync)>,
 ) -> Result<ModelRun, SpirvError> {
+    run_model_addressed(k, cfg, buffers, push, &Addressing::default(), progress)
+}
+
+/// The kernel with one buffer object per unbound addressed buffer appended (storage
+/// `PhysicalStorageBuffer`, bound at [`UNBOUND_SET`]); the constructs that may store through a
+/// device address may store to each of them.
+fn with_unbound(k: &Kernel, unbound: &[(String, Vec<u8>, u64)]) -> Kernel {
+    let mut k = k.clone();
+    let first = k.objects.len() as u32;
+    let nowhere = k.no_buffer;
+    for (i, (name, _, _)) in unbound.iter().enumerate() {
+        let loc = inst::LocId::new(k.locs.len() as u32);
+        k.locs.push(Location {
+            file: None,
+            line: None,
+            op: format!("the buffer {name}"),
+            id: None,
+            block: None,
+        });
+        k.objects.push(inst::Object {
+            name: name.clone(),
+            storage: Storage::PhysicalStorageBuffer,
+            ty: 0,
+            size: 0,
+            words: 0,
+            base: 0,
+            unit: 1,
+            tbase: 0,
+            init: None,
+            binding: Some((UNBOUND_SET, i as u32)),
+            builtin: None,
+            runtime_array: None,
+            read_only: false,
+            loc,
+            element: 0,
+            image: None,
+        });
+    }
+    let added: Vec<ObjectId> = (first..k.objects.len() as u32).map(ObjectId::new).collect();
+    for objs in k.construct_stores.values_mut() {
+        if nowhere.is_some_and(|n| objs.contains(&n)) {
+            objs.extend(added.iter().copied());
+        }
+    }
+    k
+}
+
+/// [`run_model_with_progress`] for a module that reaches buffers through device addresses:
+/// `addressing` says where each buffer lies, and gives the buffers that have no descriptor.
+pub fn run_model_addressed(
+    k: &Kernel,
+    cfg: RunConfig,
+    buffers: &[BufferInput],
+    push: Option<&[u8]>,
+    addressing: &Addressing,
+    progress: Option<&(dyn Fn(u64, u64) + Sync)>,
+) -> Result<ModelRun, SpirvError> {
+    let extended;
+    let k = if addressing.unbound.is_empty() {
+        k
+    } else {
+        extended = with_unbound(k, &addressing.unbound);
+        &extended
+    };
+    let unbound_inputs: Vec<BufferInput> = addressing
+        .unbound
+        .iter()
+        .enumerate()
+        .map(|(i, (_, bytes, _))| BufferInput {
+            set: UNBOUND_SET,
+            binding: i as u32,
+            bytes: bytes.clone(),
+            undefined: Vec::new(),
+            element: 0,
+            image: None,
+        })
+        .collect();
+    let all: Vec<BufferInput>;
+    let buffers = if unbound_inputs.is_empty() {
+        buffers
+    } else {
+        all = buffers.iter().cloned().chain(unbound_inputs).collect();
+        &all
+    };
     let provs = Provs::default();
     let mut bound: Vec<Option<Buffer>> = (0..k.objects.len()).map(|_| None).collect();
     let mut initial: Vec<Option<exec::Initial<'_>>> = (0..k.objects.len()).map(|_| None).collect();
     let mut used = vec![false; buffers.len()];
     for (i, o) in k.objects.iter().enumerate() {
         match o.storage {
-            Storage::StorageBuffer | Storage::Uniform | Storage::Image => {
+            // (the object for addresses in no buffer has no binding and no buffer)
+            Storage::StorageBuffer
+            | Storage::Uniform
+            | Storage::Image
+            | Storage::PhysicalStorageBuffer
+                if o.binding.is_some() || o.storage != Storage::PhysicalStorageBuffer =>
+            {
                 let (set, binding) = o.binding.unwrap_or((0, 0));
                 let Some(pos) = buffers
                     .iter()
@@ -180,8 +308,10 @@ pub fn run_model_with_progress(
                         o.size
                     )));
                 }
-                let writable =
-                    matches!(o.storage, Storage::StorageBuffer | Storage::Image) && !o.read_only;
+                let writable = matches!(
+                    o.storage,
+                    Storage::StorageBuffer | Storage::Image | Storage::PhysicalStorageBuffer
+                ) && !o.read_only;
                 let mut buf = Buffer::new(&b.bytes, writable, o.unit);
                 if let Some(t) = &o.image {
                     buf.extent = Some(image_extent(o, t, b)?);
@@ -229,7 +359,42 @@ pub fn run_model_with_progress(
             b.set, b.binding
         )));
     }
-    let d = Dispatch::new(k, cfg, bound, initial, provs)?;
+    let mut d = Dispatch::new(k, cfg, bound, initial, provs)?;
+    // Where each addressed buffer lies: bound ones by their index among `buffers` (unbound ones
+    // follow them there, in order).
+    let bases = addressing.bound.iter().copied().chain(
+        addressing
+            .unbound
+            .iter()
+            .enumerate()
+            .map(|(i, (_, _, base))| (buffers.len() - addressing.unbound.len() + i, *base)),
+    );
+    for (pos, base) in bases {
+        let Some(b) = buffers.get(pos) else {
+            return Err(SpirvError::Setup(format!(
+                "an address is given for buffer {pos}, but the run has {} buffers",
+                buffers.len()
+            )));
+        };
+        let obj = k
+            .objects
+            .iter()
+            .position(|o| o.binding == Some((b.set, b.binding)) && o.element == b.element);
+        if let Some(obj) = obj {
+            d.addresses
+                .push((base, b.bytes.len() as u64, ObjectId::new(obj as u32)));
+        }
+    }
+    d.addresses.sort_by_key(|a| a.0);
+    if let Some(w) = d.addresses.windows(2).find(|w| w[0].0 + w[0].1 > w[1].0) {
+        return Err(SpirvError::Setup(format!(
+            "the buffers {} and {} overlap in the address space (bases {:#x} and {:#x})",
+            k.objects[w[0].2.index()].name,
+            k.objects[w[1].2.index()].name,
+            w[0].0,
+            w[1].0
+        )));
+    }
     match progress {
         None => d.run()?,
         Some(p) => {
@@ -309,5 +474,6 @@ pub fn run_model_with_progress(
             n
         },
         storages: k.objects.iter().map(|o| o.storage.name()).collect(),
+        no_buffer: k.no_buffer,
     })
 }

@@ -262,6 +262,14 @@ pub enum Cause {
     Race,
     /// memory written through a pointer whose value is undefined (which word is unknown)
     UndefinedPointer,
+    /// an access through a device address (`PhysicalStorageBuffer`) that lies in no buffer of
+    /// the dispatch: Vulkan gives such an access no meaning (no robustness covers it)
+    NoBuffer {
+        /// the address
+        address: u64,
+        /// bytes accessed
+        bytes: u32,
+    },
     /// stored to memory at this instruction (a link in a chain; the parent is the value's cause)
     Stored,
     /// undefined in the buffer the run was given (an earlier run's result)

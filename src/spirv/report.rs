@@ -109,6 +109,8 @@ pub struct ModelRun {
     pub storages: Vec<&'static str>,
     /// variable and member names with their types, to name elements
     pub names: crate::spirv::inst::VarNames,
+    /// the object standing for device addresses that lie in no buffer
+    pub no_buffer: Option<ObjectId>,
 }
 
 impl ModelRun {
@@ -234,6 +236,9 @@ impl ModelRun {
                 }
                 Cause::OutOfBounds { var, offset, size } => format!(
                     "{op} {op_at}: byte {offset} is outside {var} ({size} bytes)"
+                ),
+                Cause::NoBuffer { address, bytes } => format!(
+                    "{op} {op_at}: device address {address:#x} ({bytes} bytes) lies in no buffer of the dispatch"
                 ),
                 Cause::Scalar(e) => format!("{op} {op_at}: {e}"),
                 Cause::Image { why } => format!("{op} {op_at}: {why}"),
@@ -362,16 +367,28 @@ impl ModelRun {
             Finding::OutOfBounds {
                 object, loc, write, ..
             } => {
-                let why = format!(
-                    "out-of-bounds {} of {} at {}",
-                    if *write { "write" } else { "read" },
-                    var(object),
-                    self.at(*loc)
-                );
+                let nowhere = self.no_buffer == Some(*object);
+                let why = if nowhere {
+                    format!(
+                        "{} through a device address that lies in no buffer at {}",
+                        if *write { "write" } else { "read" },
+                        self.at(*loc)
+                    )
+                } else {
+                    format!(
+                        "out-of-bounds {} of {} at {}",
+                        if *write { "write" } else { "read" },
+                        var(object),
+                        self.at(*loc)
+                    )
+                };
                 let items = g
                     .examples
                     .iter()
                     .map(|f| match f {
+                        Finding::OutOfBounds { offset, slot, .. } if nowhere => {
+                            format!("address {offset:#x} by {}", self.invocation_text(slot + 1))
+                        }
                         Finding::OutOfBounds { offset, slot, .. } => {
                             format!("byte {offset} by {}", self.invocation_text(slot + 1))
                         }

@@ -119,6 +119,9 @@ pub enum Storage {
     /// storage images and texel buffers (`UniformConstant` variables of an image type; see
     /// [`crate::spirv::image`])
     Image,
+    /// memory reached through a 64-bit device address (`PhysicalStorageBuffer`,
+    /// GL_EXT_buffer_reference): a buffer given by its address rather than by a descriptor
+    PhysicalStorageBuffer,
 }
 
 impl Storage {
@@ -126,7 +129,11 @@ impl Storage {
     pub fn is_global(self) -> bool {
         matches!(
             self,
-            Storage::StorageBuffer | Storage::Uniform | Storage::PushConstant | Storage::Image
+            Storage::StorageBuffer
+                | Storage::Uniform
+                | Storage::PushConstant
+                | Storage::Image
+                | Storage::PhysicalStorageBuffer
         )
     }
 
@@ -146,6 +153,7 @@ impl Storage {
             Storage::Uniform => "Uniform",
             Storage::PushConstant => "PushConstant",
             Storage::Image => "Image",
+            Storage::PhysicalStorageBuffer => "PhysicalStorageBuffer",
         }
     }
 }

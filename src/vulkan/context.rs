@@ -256,6 +256,8 @@ impl Context {
             shader_storage_image_multisample: true,
             shader_storage_image_extended_formats: true,
             shader_image_int64_atomics: true,
+            // GL_EXT_buffer_reference (PhysicalStorageBuffer64 modules)
+            buffer_device_address: true,
             ..DeviceFeatures::empty()
         };
         let mut feat = want_feat.intersection(pd.supported_features());

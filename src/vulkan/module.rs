@@ -137,6 +137,13 @@ pub struct ModuleDispatch<'a> {
     pub required_subgroup_size: Option<u32>,
     /// `VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT`
     pub full_subgroups: bool,
+    /// buffers with no descriptor, reached only through their device address
+    /// (GL_EXT_buffer_reference); they come back after the bound ones in
+    /// [`ModuleOutput::buffers`]
+    pub unbound: Vec<Vec<u8>>,
+    /// device addresses to write into the buffers and push constants before the dispatch, once
+    /// the driver has given them (`vkGetBufferDeviceAddress`)
+    pub addresses: Vec<crate::words::address::AddressPatch>,
 }
 
 /// What a dispatch left in its buffers.
@@ -146,6 +153,9 @@ pub struct ModuleOutput {
     pub buffers: Vec<Vec<u8>>,
     /// wall time of the dispatch alone (submission to completion; uploads and read-back excluded)
     pub elapsed: Duration,
+    /// the device address of every buffer [`ModuleDispatch::addresses`] addresses, and of every
+    /// unbound buffer
+    pub bases: Vec<(crate::words::address::Place, u64)>,
 }
 
 /// The bytes each buffer binding's block declares (its fixed part where it ends in a runtime
@@ -252,7 +262,7 @@ impl Context {
     ///     spec: vec![],
     ///     workgroups: [1, 1, 1],
     ///     required_subgroup_size: None,
-    ///     full_subgroups: false,
+    ///     full_subgroups: false, unbound: vec![], addresses: vec![],
     /// }).unwrap();
     /// assert_eq!(&out.buffers[0][4..8], &3u32.to_le_bytes()); // a[1] = 1 * 3
     /// ```
@@ -853,12 +863,13 @@ impl Context {
         }
     }
 
-    fn module_buffer(&self, len: u64) -> Result<Subbuffer<[u8]>, VkError> {
-        self.device_slice(
-            len,
-            BufferUsage::STORAGE_BUFFER | BufferUsage::UNIFORM_BUFFER,
-            "allocating a device buffer",
-        )
+    /// A device buffer for a binding; `addressed`: with a device address too.
+    fn module_buffer(&self, len: u64, addressed: bool) -> Result<Subbuffer<[u8]>, VkError> {
+        let mut usage = BufferUsage::STORAGE_BUFFER | BufferUsage::UNIFORM_BUFFER;
+        if addressed {
+            usage |= BufferUsage::SHADER_DEVICE_ADDRESS;
+        }
+        self.device_slice(len, usage, "allocating a device buffer")
     }
 
     fn staging(&self, data: &[u8]) -> Result<Subbuffer<[u8]>, VkError> {
@@ -885,11 +896,22 @@ impl Context {
         entry: &EntryPoint,
         timeout: Duration,
     ) -> Result<ModuleOutput, VkError> {
+        use crate::words::address::{self, Place};
         let reqs = &entry.info().descriptor_binding_requirements;
-        // (index into d.buffers, staging, device resource) for every binding the entry point uses.
+        let addressed = address::addressed(&d.addresses);
+        if (!addressed.is_empty() || !d.unbound.is_empty())
+            && !self.device.enabled_features().buffer_device_address
+        {
+            return Err(unsupported(
+                "bufferDeviceAddress (Vulkan 1.2), for buffers reached through device addresses",
+            ));
+        }
+        // (index into d.buffers, staging, device resource) for every binding the entry point uses,
+        // and every buffer whose address the dispatch is given.
         let mut bound: Vec<(usize, Subbuffer<[u8]>, Bound)> = Vec::new();
         for (i, b) in d.buffers.iter().enumerate() {
-            if !reqs.contains_key(&(b.set, b.binding)) {
+            let has_address = addressed.contains(&Place::Bound(i));
+            if !reqs.contains_key(&(b.set, b.binding)) && !has_address {
                 continue;
             }
             let stage = self.staging(&b.data)?;
@@ -900,11 +922,48 @@ impl Context {
                     Bound::Texel(buf, view)
                 }
                 DescriptorKind::Storage | DescriptorKind::Uniform => {
-                    Bound::Buffer(self.module_buffer(b.data.len() as u64)?)
+                    Bound::Buffer(self.module_buffer(b.data.len() as u64, has_address)?)
                 }
             };
             bound.push((i, stage, res));
         }
+        // Buffers without a descriptor: after the bound ones, at index d.buffers.len() + j.
+        for (j, data) in d.unbound.iter().enumerate() {
+            let stage = self.staging(data)?;
+            let dev = self.module_buffer(data.len() as u64, true)?;
+            bound.push((d.buffers.len() + j, stage, Bound::Buffer(dev)));
+        }
+        let n_bound = d.buffers.len();
+        let place_of = |i: usize| {
+            if i < n_bound {
+                Place::Bound(i)
+            } else {
+                Place::Unbound(i - n_bound)
+            }
+        };
+        // The driver's addresses, written where the host puts them.
+        let mut bases = Vec::new();
+        for (i, _, dev) in &bound {
+            let p = place_of(*i);
+            if let (Bound::Buffer(dev), true) = (
+                dev,
+                addressed.contains(&p) || matches!(p, Place::Unbound(_)),
+            ) {
+                let a = dev
+                    .device_address()
+                    .map_err(|e| VkError::vk("getting a buffer's device address", e))?;
+                bases.push((p, a.get()));
+            }
+        }
+        let base = |p: Place| bases.iter().find(|(q, _)| *q == p).map(|(_, a)| *a);
+        for (i, stage, _) in &bound {
+            let mut w = stage
+                .write()
+                .map_err(|e| VkError::vk("writing a staging buffer", e))?;
+            address::apply(&d.addresses, place_of(*i), &mut w, &base).map_err(input)?;
+        }
+        let mut push_constants = d.push_constants.clone();
+        address::apply(&d.addresses, Place::Push, &mut push_constants, &base).map_err(input)?;
         let builder = || {
             AutoCommandBufferBuilder::primary(
                 self.commands.clone(),
@@ -933,10 +992,11 @@ impl Context {
             type Elements = Vec<(u32, Subbuffer<[u8]>)>;
             let mut by_binding: std::collections::BTreeMap<u32, Elements> = Default::default();
             let mut others = Vec::new();
-            for (i, _, dev) in bound
-                .iter()
-                .filter(|(i, _, _)| d.buffers[*i].set == set as u32)
-            {
+            for (i, _, dev) in bound.iter().filter(|(i, _, _)| {
+                d.buffers
+                    .get(*i)
+                    .is_some_and(|b| b.set == set as u32 && reqs.contains_key(&(b.set, b.binding)))
+            }) {
                 let b = &d.buffers[*i];
                 match dev {
                     Bound::Buffer(dev) => by_binding
@@ -974,7 +1034,7 @@ impl Context {
         if let Some(range) = entry.info().push_constant_requirements {
             let start = range.offset as usize;
             let end = start + range.size as usize;
-            let mut bytes = d.push_constants.clone();
+            let mut bytes = push_constants.clone();
             bytes.resize(end.next_multiple_of(4).max(bytes.len()), 0);
             for off in (start..end).step_by(4) {
                 let chunk = [bytes[off], bytes[off + 1], bytes[off + 2], bytes[off + 3]];
@@ -996,7 +1056,12 @@ impl Context {
             }
             self.submit_with_timeout(down, timeout)?;
         }
-        let mut buffers: Vec<Vec<u8>> = d.buffers.iter().map(|b| b.data.clone()).collect();
+        let mut buffers: Vec<Vec<u8>> = d
+            .buffers
+            .iter()
+            .map(|b| b.data.clone())
+            .chain(d.unbound.iter().cloned())
+            .collect();
         for (i, stage, dev) in &bound {
             if let Bound::Image(_, ib) = dev
                 && ib.extent.samples > 1
@@ -1010,7 +1075,11 @@ impl Context {
                 .map_err(|e| VkError::vk("reading a buffer back", e))?
                 .to_vec();
         }
-        Ok(ModuleOutput { buffers, elapsed })
+        Ok(ModuleOutput {
+            buffers,
+            elapsed,
+            bases,
+        })
     }
 
     /// Submits `b` and waits at most `timeout`; returns the time from submission to completion.
@@ -1101,6 +1170,8 @@ impl Context {
             workgroups: [1, 1, 1],
             required_subgroup_size: (size != self.caps.subgroup_size).then_some(size),
             full_subgroups: false,
+            unbound: Vec::new(),
+            addresses: Vec::new(),
         };
         let out = self.run_module(&d)?;
         let b = out

@@ -14,6 +14,7 @@
 //! specialization constants and the workgroup size with the integer rules of [`int`], which the
 //! interpreter executes too.
 
+pub mod address;
 pub mod facts;
 pub mod int;
 pub mod layout;

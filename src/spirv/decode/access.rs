@@ -19,7 +19,10 @@ impl Decoder<'_> {
                     return Ok(Some(Inst::Move { d, a, off: 0, n: 1 }));
                 }
                 let plan = self.plan(t, m)?;
-                let (d, ptr) = (self.reg(rid)?, self.value(pid)?);
+                let (d, ptr) = (
+                    self.reg(rid)?,
+                    self.through(pid, self.plans[plan as usize].size, false)?,
+                );
                 check_ssa!(d, ptr);
                 Some(Inst::Load { d, ptr, plan })
             }
@@ -36,7 +39,7 @@ impl Decoder<'_> {
                 }
                 let plan = self.plan(t, m)?;
                 Some(Inst::Store {
-                    ptr: self.value(pid)?,
+                    ptr: self.through(pid, self.plans[plan as usize].size, true)?,
                     v: self.arg(i, 1)?,
                     plan,
                 })
@@ -47,8 +50,8 @@ impl Decoder<'_> {
                 let plan = self.plan(t, m)?;
                 let tmp = self.new_reg(self.plans[plan as usize].slots.len() as u32);
                 Some(Inst::CopyMemory {
-                    dst: self.value(dp)?,
-                    src: self.value(sp)?,
+                    dst: self.through(dp, self.plans[plan as usize].size, true)?,
+                    src: self.through(sp, self.plans[plan as usize].size, false)?,
                     plan,
                     tmp,
                 })
@@ -58,7 +61,7 @@ impl Decoder<'_> {
             | SOp::PtrAccessChain
             | SOp::InBoundsPtrAccessChain => {
                 let base_id = id_at(i, 0)?;
-                let (mut t, mut m, _) = self.pointee(base_id)?;
+                let (mut t, mut m, base_storage) = self.pointee(base_id)?;
                 let mut steps = Vec::new();
                 let ptr_chain = matches!(op, SOp::PtrAccessChain | SOp::InBoundsPtrAccessChain);
                 if ptr_chain {
@@ -165,11 +168,19 @@ impl Decoder<'_> {
                 self.ptr_layout.insert(rid, m);
                 let (d, base) = (self.reg(rid)?, self.value(base_id)?);
                 check_ssa!(d, base);
-                Some(Inst::AccessChain {
-                    d,
-                    base,
-                    steps: folded.into_boxed_slice(),
-                })
+                if base_storage == Storage::PhysicalStorageBuffer {
+                    Some(Inst::AddrChain {
+                        d,
+                        base,
+                        steps: folded.into_boxed_slice(),
+                    })
+                } else {
+                    Some(Inst::AccessChain {
+                        d,
+                        base,
+                        steps: folded.into_boxed_slice(),
+                    })
+                }
             }
             SOp::PtrEqual | SOp::PtrNotEqual => {
                 let (d, a, b) = (self.reg(rid)?, self.arg(i, 0)?, self.arg(i, 1)?);
@@ -211,6 +222,63 @@ impl Decoder<'_> {
             }
             other => return Err(misrouted(other, "access")),
         })
+    }
+
+    /// The register holding the pointer an access of `bytes` bytes through `pid` uses: `pid`'s own,
+    /// or — for a `PhysicalStorageBuffer` pointer, whose value is a device address — a new
+    /// register that an `Inst::Resolve` run just before fills with the buffer and offset that
+    /// address lies at.
+    pub(super) fn through(&mut self, pid: u32, bytes: u32, write: bool) -> Result<Reg, SpirvError> {
+        let (_, _, storage) = self.pointee(pid)?;
+        let addr = self.value(pid)?;
+        if storage != Storage::PhysicalStorageBuffer {
+            return Ok(addr);
+        }
+        self.no_buffer_object();
+        let d = self.new_reg(1);
+        self.prelude.push(Inst::Resolve {
+            d,
+            addr,
+            bytes,
+            write,
+        });
+        Ok(d)
+    }
+
+    /// The object an address in no buffer resolves to (made once).
+    pub(super) fn no_buffer_object(&mut self) -> ObjectId {
+        if let Some(o) = self.no_buffer {
+            return o;
+        }
+        let loc = LocId::new(self.locs.len() as u32);
+        self.locs.push(Location {
+            file: self.file.clone(),
+            line: None,
+            op: "PhysicalStorageBuffer".into(),
+            id: None,
+            block: None,
+        });
+        self.objects.push(Object {
+            name: "device memory outside every buffer".into(),
+            storage: Storage::PhysicalStorageBuffer,
+            ty: 0,
+            size: 0,
+            words: 0,
+            base: 0,
+            unit: 1,
+            tbase: 0,
+            init: None,
+            binding: None,
+            builtin: None,
+            runtime_array: None,
+            read_only: false,
+            loc,
+            element: 0,
+            image: None,
+        });
+        let o = ObjectId::new((self.objects.len() - 1) as u32);
+        self.no_buffer = Some(o);
+        o
     }
 
     pub(super) fn scalar_type_id(&mut self, s: Scalar) -> Result<TypeId, SpirvError> {

@@ -215,9 +215,14 @@ impl Decoder<'_> {
             SOp::Bitcast => {
                 let t = self.ty(i.result_type.unwrap_or(0))?;
                 let from_t = self.type_of_value(id_at(i, 0)?)?;
-                let ptr = |t: TypeId| matches!(self.types.get(t), Type::Pointer { .. });
-                if ptr(t) || ptr(from_t) {
-                    return Err(unsupported("OpBitcast of a pointer"));
+                // A device address (PhysicalStorageBuffer) is 64 bits like any integer; a
+                // logical pointer has no bits to reinterpret.
+                let logical = |t: TypeId| {
+                    matches!(self.types.get(t), Type::Pointer { storage, .. }
+                        if *storage != Storage::PhysicalStorageBuffer)
+                };
+                if logical(t) || logical(from_t) {
+                    return Err(unsupported("OpBitcast of a logical pointer"));
                 }
                 let to = self.types.slot_kinds(t)?;
                 let from = self.types.slot_kinds(from_t)?;
@@ -235,6 +240,49 @@ impl Decoder<'_> {
                     d,
                     a,
                 })
+            }
+            SOp::ConvertUToPtr | SOp::ConvertPtrToU => {
+                // A `PhysicalStorageBuffer` pointer's value is its 64-bit device address: the
+                // conversion is the integer's, zero-extended or truncated (SPIR-V 3.42.11).
+                let t = self.ty(i.result_type.unwrap_or(0))?;
+                let from_t = self.type_of_value(id_at(i, 0)?)?;
+                let width = |t: TypeId| match self.types.get(t) {
+                    Type::Pointer {
+                        storage: Storage::PhysicalStorageBuffer,
+                        ..
+                    } => Ok(64),
+                    Type::Scalar(Scalar::Int { width, .. }) => Ok(*width),
+                    Type::Pointer { storage, .. } => Err(unsupported(format!(
+                        "{} of a {} pointer (only PhysicalStorageBuffer pointers have addresses)",
+                        op_name(op),
+                        storage.name()
+                    ))),
+                    _ => Err(SpirvError::malformed(format!(
+                        "{} of a type other than an integer or pointer",
+                        op_name(op)
+                    ))),
+                };
+                let (tw, fw) = (width(t)?, width(from_t)?);
+                let (d, a) = (self.reg(rid)?, self.arg(i, 0)?);
+                check_ssa!(d, a);
+                if tw == fw {
+                    Some(Inst::Move { d, a, off: 0, n: 1 })
+                } else {
+                    Some(Inst::Conv {
+                        op: Conv::UConvert,
+                        from: Scalar::Int {
+                            width: fw,
+                            signed: false,
+                        },
+                        to: Scalar::Int {
+                            width: tw,
+                            signed: false,
+                        },
+                        n: 1,
+                        d,
+                        a,
+                    })
+                }
             }
             other => return Err(misrouted(other, "arith")),
         })

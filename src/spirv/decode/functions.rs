@@ -318,7 +318,12 @@ impl Decoder<'_> {
                             self.var_regs.insert(r, obj);
                         }
                         _ => {
-                            if let Some(inst) = self.inst(i)? {
+                            let inst = self.inst(i)?;
+                            for pre in std::mem::take(&mut self.prelude) {
+                                blk.insts.push(pre);
+                                blk.locs.push(loc);
+                            }
+                            if let Some(inst) = inst {
                                 blk.insts.push(inst);
                                 blk.locs.push(loc);
                             }

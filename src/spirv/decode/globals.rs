@@ -272,7 +272,39 @@ impl Decoder<'_> {
                 let pointee = self.ty(idop(1)?)?;
                 // A pointer type may name a storage class we do not run; only variables of it fail.
                 let storage = storage_of(sc, false).unwrap_or(Storage::Function);
-                self.add_type(rid, Type::Pointer { storage, pointee });
+                match self.ids.get(&rid) {
+                    // Declared by an OpTypeForwardPointer (a buffer reference whose block refers
+                    // to itself): the placeholder gets its pointee now.
+                    Some(Id::Type(t)) => {
+                        let t = *t;
+                        self.types.list[t as usize] = Type::Pointer { storage, pointee };
+                    }
+                    _ => {
+                        self.add_type(rid, Type::Pointer { storage, pointee });
+                    }
+                }
+            }
+            SOp::TypeForwardPointer => {
+                // SPIR-V 3.37.6: declares pointer type `Pointer Type` before its OpTypePointer, so
+                // that a struct can hold a pointer to itself. In memory it is a 64-bit address
+                // whatever it points to; the pointee is filled in by the OpTypePointer.
+                let sc = match i.operands.get(1) {
+                    Some(Operand::StorageClass(s)) => *s,
+                    _ => {
+                        return Err(SpirvError::malformed(
+                            "OpTypeForwardPointer without a storage class",
+                        ))
+                    }
+                };
+                let id = idop(0)?;
+                let storage = storage_of(sc, false).unwrap_or(Storage::Function);
+                self.add_type(
+                    id,
+                    Type::Pointer {
+                        storage,
+                        pointee: 0,
+                    },
+                );
             }
             SOp::TypeFunction => {
                 self.add_type(rid, Type::Function);
@@ -300,10 +332,7 @@ impl Decoder<'_> {
                 let img = self.ty(idop(0)?)?;
                 self.add_type(rid, Type::SampledImage(img));
             }
-            SOp::TypeSampler
-            | SOp::TypeSampledImage
-            | SOp::TypeForwardPointer
-            | SOp::TypeAccelerationStructureKHR => {
+            SOp::TypeSampler | SOp::TypeSampledImage | SOp::TypeAccelerationStructureKHR => {
                 // Declaring these is harmless; a variable or value of them is not (see below).
                 self.add_type(rid, Type::Function);
                 self.names.entry(rid).or_insert_with(|| format!("{op:?}"));

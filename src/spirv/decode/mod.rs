@@ -139,6 +139,12 @@ struct Decoder<'m> {
     file: Option<String>,
     constructs: HashMap<u32, LocId>,
     uses_subgroups: bool,
+    /// instructions to run before the one being decoded returns (a device address resolved to
+    /// the buffer it lies in, before an access through it)
+    prelude: Vec<Inst>,
+    /// the object standing for memory at an address that lies in no buffer (made at the first
+    /// access through a `PhysicalStorageBuffer` pointer)
+    no_buffer: Option<ObjectId>,
 }
 
 fn op_name(op: SOp) -> String {
@@ -202,6 +208,8 @@ impl<'m> Decoder<'m> {
             file: None,
             constructs: HashMap::new(),
             uses_subgroups: false,
+            prelude: Vec::new(),
+            no_buffer: None,
         })
     }
 
@@ -234,7 +242,10 @@ impl<'m> Decoder<'m> {
         let storages: Vec<Storage> = self.objects.iter().map(|o| o.storage).collect();
         let construct_stores =
             crate::spirv::stores::construct_stores(&funcs, &self.var_regs, &storages, |s| {
-                matches!(s, Storage::StorageBuffer | Storage::Image)
+                matches!(
+                    s,
+                    Storage::StorageBuffer | Storage::Image | Storage::PhysicalStorageBuffer
+                )
             });
         let construct_lane_stores =
             crate::spirv::stores::construct_stores(&funcs, &self.var_regs, &storages, |s| {
@@ -270,6 +281,7 @@ impl<'m> Decoder<'m> {
             constructs: self.constructs,
             spec_ids,
             uses_subgroups: self.uses_subgroups,
+            no_buffer: self.no_buffer,
         })
     }
 
@@ -278,19 +290,19 @@ impl<'m> Decoder<'m> {
     fn check_module(&self) -> Result<(), SpirvError> {
         if let Some(mm) = &self.m.memory_model
             && let Some(Operand::AddressingModel(a)) = mm.operands.first()
-            && *a != spirv::AddressingModel::Logical
+            && !matches!(
+                a,
+                spirv::AddressingModel::Logical | spirv::AddressingModel::PhysicalStorageBuffer64
+            )
         {
             return Err(unsupported(format!(
-                "addressing model {a:?} (only Logical: physical pointers are not interpreted)"
+                "addressing model {a:?} (Vulkan's are Logical and PhysicalStorageBuffer64)"
             )));
         }
         for c in &self.m.capabilities {
             if let Some(Operand::Capability(cap)) = c.operands.first() {
                 use spirv::Capability as C;
-                if matches!(
-                    cap,
-                    C::Kernel | C::Addresses | C::Linkage | C::PhysicalStorageBufferAddresses
-                ) {
+                if matches!(cap, C::Kernel | C::Addresses | C::Linkage) {
                     return Err(unsupported(format!("capability {cap:?}")));
                 }
             }
@@ -413,6 +425,8 @@ pub(super) fn family(op: SOp) -> Option<Family> {
         | SOp::SConvert
         | SOp::FConvert
         | SOp::QuantizeToF16
+        | SOp::ConvertUToPtr
+        | SOp::ConvertPtrToU
         | SOp::Bitcast => Family::Arith,
         SOp::CopyObject
         | SOp::CopyLogical
@@ -582,6 +596,7 @@ fn storage_of(sc: StorageClass, buffer_block: bool) -> Option<Storage> {
         StorageClass::Uniform => Storage::Uniform,
         StorageClass::PushConstant => Storage::PushConstant,
         StorageClass::UniformConstant | StorageClass::Image => Storage::Image,
+        StorageClass::PhysicalStorageBuffer => Storage::PhysicalStorageBuffer,
         _ => return None,
     })
 }

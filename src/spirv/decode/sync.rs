@@ -63,7 +63,11 @@ impl Decoder<'_> {
         // buffer is refused when it runs.
         if !matches!(
             storage,
-            Storage::StorageBuffer | Storage::Workgroup | Storage::Uniform | Storage::Image
+            Storage::StorageBuffer
+                | Storage::Workgroup
+                | Storage::Uniform
+                | Storage::Image
+                | Storage::PhysicalStorageBuffer
         ) {
             return Err(unsupported(format!(
                 "an atomic on {} memory",
@@ -79,7 +83,8 @@ impl Decoder<'_> {
             ) => *s,
             other => return Err(unsupported(format!("an atomic on {other:?}"))),
         };
-        let ptr = self.value(pid)?;
+        // An atomic reads and writes (a load only reads).
+        let ptr = self.through(pid, s.bits() / 8, op != SOp::AtomicLoad)?;
         let d = match op {
             SOp::AtomicStore => None,
             _ => Some(self.reg(i.result_id.unwrap_or(0))?),
