@@ -264,7 +264,7 @@ fn storage_images_on_the_device_agree_with_every_value_the_model_defines() {
     let model = job
         .run_model(SubgroupSize::new(size as u64).unwrap(), None)
         .unwrap();
-    let device = job.run_device(&ctx, &model.kernel, size).unwrap();
+    let (device, _) = job.run_device(&ctx, &model.kernel, size).unwrap();
     let r = job.compare(&model, Some(&device), Tolerance::default());
     let mismatches: usize = r.buffers.iter().map(|b| b.mismatches).sum();
     assert_eq!(mismatches, 0, "{}", findings(&r));
