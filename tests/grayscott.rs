@@ -567,8 +567,6 @@ mod gpu {
             max_subgroup_size: size,
             size_control: false,
             full_subgroups: false,
-            unbound: Vec::new(),
-            addresses: Vec::new(),
             max_workgroup_subgroups: 32,
             max_workgroup_invocations: 1024,
             max_workgroup_size: [1024, 1024, 64],

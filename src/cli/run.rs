@@ -23,11 +23,14 @@ pub struct RunArgs {
     /// workgroup counts: X, X,Y or X,Y,Z
     #[arg(long, default_value = "1,1,1")]
     pub workgroups: String,
-    /// a buffer: BINDING=SPEC or SET.BINDING=SPEC; SPEC is a .npy file, zeros:T:N, fill:T:N:V,
-    /// series:T:N, random:T:N:SEED or values:T:V,V,… (repeatable)
+    /// a buffer: BINDING=SPEC or SET.BINDING=SPEC, or NAME=SPEC for one with no descriptor that
+    /// the kernel reaches through its device address (buffer references); SPEC is a .npy file,
+    /// zeros:T:N, fill:T:N:V, series:T:N, random:T:N:SEED or values:T:V,V,…, where a value
+    /// @NAME, @BINDING or @NAME+BYTES is that buffer's device address (u64; .lo/.hi halves in
+    /// u32) (repeatable)
     #[arg(long = "buffer", value_name = "BINDING=SPEC")]
     pub buffers: Vec<String>,
-    /// the push constants, as a buffer SPEC
+    /// the push constants, as a buffer SPEC (addresses as @NAME in a values: list)
     #[arg(long)]
     pub push: Option<String>,
     /// a specialization constant ID=VALUE, typed as the module declares it (repeatable)
@@ -403,12 +406,23 @@ pub fn run(a: &RunArgs, argv: &[String]) -> Result<String, CliError> {
     let mut report = job.compare(&model, device_bytes.as_deref(), tol);
     report.strict = a.strict;
     if let Some(dir) = &a.out {
-        for (i, (set, binding, host)) in job.buffers.iter().enumerate() {
-            let name = if *set == 0 {
-                format!("{binding}")
-            } else {
-                format!("{set}.{binding}")
-            };
+        // Bound buffers by binding, then those without a descriptor by name (the device's order).
+        let all = job
+            .buffers
+            .iter()
+            .map(|(set, binding, host)| {
+                let name = if *set == 0 {
+                    format!("{binding}")
+                } else {
+                    format!("{set}.{binding}")
+                };
+                (*set, *binding, host, name)
+            })
+            .chain(job.unbound.iter().enumerate().map(|(i, (name, host))| {
+                (crate::spirv::UNBOUND_SET, i as u32, host, name.clone())
+            }));
+        for (i, (set, binding, host, name)) in all.enumerate() {
+            let (set, binding) = (&set, &binding);
             if let Some(b) = model
                 .run
                 .buffers

@@ -6,6 +6,7 @@
 //! (`zeros:u32:1024`, `random:f32:1024:7`, …) and go back out as `.npy` files. See
 //! `docs/kernels.md` for what is accepted and why.
 
+mod addresses;
 pub mod buffers;
 pub mod run;
 pub mod source;

@@ -99,6 +99,10 @@ pub struct KernelJob {
     pub device_bases: Option<Vec<(Place, u64)>>,
 }
 
+/// A device run's buffers (bound ones, then unbound ones) and the device addresses the
+/// addressed buffers had.
+pub type DeviceRun = (Vec<Vec<u8>>, Vec<(Place, u64)>);
+
 /// The model's side of a run.
 pub struct ModelSide {
     /// the decoded kernel
@@ -150,95 +154,6 @@ impl KernelJob {
             addresses: Vec::new(),
             device_bases: None,
         }
-    }
-
-    /// Where `target` (`1`, `0.2`: a binding; else the name of an unbound buffer) is among the
-    /// job's buffers.
-    pub fn place_of(&self, target: &str) -> Result<Place, KernelError> {
-        let num = |t: &str| t.trim().parse::<u32>().ok();
-        let binding = match target.split_once('.') {
-            Some((a, b)) => num(a).zip(num(b)),
-            None => num(target).map(|b| (0, b)),
-        };
-        if let Some((set, binding)) = binding {
-            return self
-                .buffers
-                .iter()
-                .position(|(s, b, _)| (*s, *b) == (set, binding))
-                .map(Place::Bound)
-                .ok_or_else(|| {
-                    KernelError::Input(format!(
-                        "@{target}: no buffer is given for set {set} binding {binding}"
-                    ))
-                });
-        }
-        self.unbound
-            .iter()
-            .position(|(n, _)| n == target)
-            .map(Place::Unbound)
-            .ok_or_else(|| {
-                KernelError::Input(format!(
-                    "@{target}: no buffer is named {target} (give one with --buffer {target}=SPEC)"
-                ))
-            })
-    }
-
-    /// Adds the address elements of a `values:` spec written into `into`.
-    pub fn add_address_refs(
-        &mut self,
-        into: Place,
-        dtype: ScalarType,
-        refs: &[crate::kernel::AddressRef],
-    ) -> Result<(), KernelError> {
-        for r in refs {
-            let of = self.place_of(&r.target)?;
-            self.addresses.push(AddressPatch {
-                into,
-                at: r.element * element_size(dtype),
-                of,
-                plus: r.plus,
-                width: r.width,
-            });
-        }
-        Ok(())
-    }
-
-    /// Where the model puts the addressed buffers: the device's addresses when a device ran,
-    /// else its own.
-    fn addressing_bases(&self) -> Vec<(Place, u64)> {
-        if let Some(b) = &self.device_bases {
-            return b.clone();
-        }
-        let mut places = crate::words::address::addressed(&self.addresses);
-        places.extend((0..self.unbound.len()).map(Place::Unbound));
-        places.sort();
-        places.dedup();
-        let sizes: Vec<u64> = places
-            .iter()
-            .map(|p| match p {
-                Place::Bound(i) => self.buffers[*i].2.bytes.len() as u64,
-                Place::Unbound(i) => self.unbound[*i].1.bytes.len() as u64,
-                Place::Push => 0,
-            })
-            .collect();
-        places
-            .into_iter()
-            .zip(spirv::Addressing::model_bases(&sizes))
-            .collect()
-    }
-
-    /// `bytes` (the contents of `into`) with the job's addresses written in, at `bases`.
-    fn patched(
-        &self,
-        into: Place,
-        bytes: &[u8],
-        bases: &[(Place, u64)],
-    ) -> Result<Vec<u8>, KernelError> {
-        let mut b = bytes.to_vec();
-        let base = |p: Place| bases.iter().find(|(q, _)| *q == p).map(|(_, a)| *a);
-        crate::words::address::apply(&self.addresses, into, &mut b, &base)
-            .map_err(KernelError::Input)?;
-        Ok(b)
     }
 
     /// Decodes the module for this job's entry point and specialization constants.
@@ -1056,7 +971,7 @@ impl KernelJob {
         ctx: &crate::vulkan::Context,
         kernel: &Kernel,
         size: u32,
-    ) -> Result<(Vec<Vec<u8>>, Vec<(Place, u64)>), KernelError> {
+    ) -> Result<DeviceRun, KernelError> {
         use crate::spirv::types::Storage;
         use crate::vulkan::{BoundBuffer, DescriptorKind, ModuleDispatch, VkError};
         let mut buffers = Vec::new();

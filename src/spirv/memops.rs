@@ -710,63 +710,6 @@ impl Wg<'_, '_> {
         p | t.flags()
     }
 
-    /// `d` = the pointer (buffer, offset) device address `addr` stands for, for an access of
-    /// `bytes` bytes. An address inside a buffer is a pointer into it (an access running past its
-    /// end is out of bounds of that buffer where it happens); an address in no buffer is an
-    /// out-of-bounds finding here and an undefined pointer — SPIR-V gives an access through a
-    /// `PhysicalStorageBuffer` pointer meaning only within the buffer it points into, and no
-    /// robustness feature covers one (Vulkan, "Robust Buffer Access": descriptors only).
-    pub(crate) fn resolve(
-        &mut self,
-        flow: &Flow,
-        d: Reg,
-        addr: Reg,
-        bytes: u32,
-        write: bool,
-        loc: LocId,
-    ) {
-        let n = self.n;
-        let nowhere = self.k.no_buffer.unwrap_or(ObjectId::new(0));
-        let (db, ab) = (self.regs.base(d), self.regs.base(addr));
-        let ta = self.regs.dirty(addr);
-        let was_dirty = self.regs.dirty(d);
-        self.regs.make_dirty(d);
-        let mut any_t = ta;
-        for g in 0..self.groups {
-            for l in flow.set[g].iter() {
-                let s = g * n + l as usize;
-                let a = self.regs.vals[ab + s];
-                let t = if ta {
-                    self.regs.taint[ab + s]
-                } else {
-                    Taint::NONE
-                };
-                let (p, t) = match self.d.address_of(a) {
-                    Some((obj, off)) => (Ptr::new(obj, off), t),
-                    // An undefined address: the access's own rule for an undefined pointer.
-                    None if is_undefined(t) => (Ptr::new(nowhere, 0), t),
-                    None => {
-                        self.d.find(Finding::OutOfBounds {
-                            object: nowhere,
-                            offset: a,
-                            loc,
-                            slot: self.who(s) - 1,
-                            write,
-                        });
-                        any_t = true;
-                        let why = self.prov(Cause::NoBuffer { address: a, bytes }, loc, t);
-                        (Ptr::new(nowhere, 0), why)
-                    }
-                };
-                self.regs.vals[db + s] = p.bits();
-                self.regs.taint[db + s] = t;
-            }
-        }
-        if !any_t && !was_dirty {
-            self.regs.set_clean(d);
-        }
-    }
-
     pub(crate) fn store_through_undefined_pointer(
         &mut self,
         obj: ObjectId,

@@ -31,6 +31,7 @@
 // once (values, taints, masks): index loops say that more plainly than zipped iterators.
 #![allow(clippy::needless_range_loop)]
 
+mod addresses;
 pub mod decode;
 pub mod error;
 pub mod examples;

@@ -1124,64 +1124,6 @@ impl Wg<'_, '_> {
         });
     }
 
-    /// An access chain on a device address: the address plus each step's bytes, wrapping as
-    /// 64-bit integer arithmetic (SPIR-V 3.32.8 OpAccessChain on a `PhysicalStorageBuffer`
-    /// pointer). No step is bounds-checked here: which buffer the address lies in, and whether
-    /// the access fits in it, is decided where memory is accessed ([`Wg::resolve`]).
-    fn addr_chain(&mut self, set: &[LaneMask], d: Reg, base: Reg, steps: &[Step]) {
-        let nl = self.n;
-        let tb = self.regs.dirty(base);
-        let any_dyn_t = steps
-            .iter()
-            .any(|s| matches!(s, Step::Dyn { index, .. } if self.regs.dirty(*index)));
-        if tb || any_dyn_t {
-            self.regs.make_dirty(d);
-        }
-        let td = self.regs.dirty(d);
-        let (db, bb) = (self.regs.base(d), self.regs.base(base));
-        let rows: Vec<(usize, bool)> = steps
-            .iter()
-            .map(|st| match st {
-                Step::Dyn { index, .. } => (self.regs.base(*index), self.regs.dirty(*index)),
-                _ => (0, false),
-            })
-            .collect();
-        let (vals, taint) = (&mut self.regs.vals, &mut self.regs.taint);
-        each_lane(set, nl, |s| {
-            let mut a = vals[bb + s];
-            let mut t = if tb { taint[bb + s] } else { Taint::NONE };
-            for (k, st) in steps.iter().enumerate() {
-                match st {
-                    Step::Const(c) => a = a.wrapping_add(*c as u64),
-                    Step::Dyn {
-                        width,
-                        signed,
-                        stride,
-                        ..
-                    } => {
-                        let (row, dt) = rows[k];
-                        let raw = vals[row + s] & mask(*width);
-                        if dt {
-                            t = combine(t, taint[row + s]);
-                        }
-                        let i = if *signed {
-                            sext(*width, raw)
-                        } else {
-                            raw as i64
-                        };
-                        a = a.wrapping_add((i as u64).wrapping_mul(*stride as u64));
-                    }
-                    // Arrays of descriptors are never reached through an address.
-                    Step::Descriptor { .. } => {}
-                }
-            }
-            vals[db + s] = a;
-            if td {
-                taint[db + s] = t;
-            }
-        });
-    }
-
     /// An access chain of more than 8 steps: the same, one step at a time.
     fn access_chain_long(&mut self, set: &[LaneMask], d: Reg, base: Reg, steps: &[Step]) {
         self.access_chain(set, d, base, &steps[..8]);
