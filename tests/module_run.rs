@@ -35,6 +35,7 @@ fn buf(set: u32, binding: u32, kind: DescriptorKind, data: Vec<u8>) -> BoundBuff
         kind,
         data,
         element: 0,
+        alias_of: None,
     }
 }
 

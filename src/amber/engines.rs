@@ -312,17 +312,28 @@ impl Backend for ModelBackend {
                         .iter()
                         .any(|o| o.binding == Some((set, binding)) && o.element == b.element)
                     {
+                        // One buffer's bytes behind an earlier descriptor too: the same memory.
+                        let alias_of = inputs.iter().position(
+                            |(idx, win, i): &(usize, std::ops::Range<usize>, BufferInput)| {
+                                *idx == b.buffer && *win == w && i.alias_of.is_none()
+                            },
+                        );
                         inputs.push((
                             b.buffer,
                             w.clone(),
                             BufferInput {
                                 set,
                                 binding,
-                                bytes: db.bytes[w].to_vec(),
+                                bytes: if alias_of.is_some() {
+                                    Vec::new()
+                                } else {
+                                    db.bytes[w].to_vec()
+                                },
                                 undefined,
                                 element: b.element,
                                 // an IMAGE's extent; a texel buffer's follows from its bytes
                                 image: db.decl.image.map(|i| i.extent),
+                                alias_of,
                             },
                         ));
                     }
@@ -653,6 +664,10 @@ impl Backend for DeviceBackend {
                         // The descriptor's window: the shader sees the buffer from the offset.
                         data: db.bytes[b.window.clone()].to_vec(),
                         element: b.element,
+                        // The same window of the same buffer bound earlier: one device buffer.
+                        alias_of: order
+                            .iter()
+                            .position(|o| *o == (b.buffer, b.window.clone())),
                     });
                     order.push((b.buffer, b.window.clone()));
                 }
@@ -693,6 +708,7 @@ impl Backend for DeviceBackend {
                         kind,
                         data: db.bytes[b.window.clone()].to_vec(),
                         element: b.element,
+                        alias_of: None,
                     });
                     order.push((b.buffer, b.window.clone()));
                 }

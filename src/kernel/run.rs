@@ -238,6 +238,7 @@ impl KernelJob {
                     undefined: Vec::new(),
                     element: 0,
                     image,
+                    alias_of: None,
                 })
             })
             .collect::<Result<_, KernelError>>()?;
@@ -1013,6 +1014,7 @@ impl KernelJob {
                 kind,
                 data: b.bytes.clone(),
                 element: 0,
+                alias_of: None,
             });
         }
         let mut spec = Vec::new();

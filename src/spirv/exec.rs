@@ -185,7 +185,8 @@ pub struct Dispatch<'k> {
     /// lane placement of one workgroup
     pub map: LaneMap,
     /// buffer per object (None for non-buffer objects)
-    pub buffers: Vec<Option<Buffer>>,
+    /// (two objects share one buffer where one buffer's bytes are bound at two descriptors)
+    pub buffers: Vec<Option<std::sync::Arc<Buffer>>>,
     /// provenance records
     pub provs: Provs,
     /// the "never written" record of each object
@@ -226,6 +227,8 @@ pub struct Dispatch<'k> {
     pub(crate) windows: Mutex<HashMap<(ObjectId, u32), crate::spirv::memory::AtomicWindow>>,
     /// the buffers device addresses reach: (base address, size in bytes, object), sorted by base
     pub addresses: Vec<(u64, u64, ObjectId)>,
+    /// per object, the object owning its buffer ([`Dispatch::owner_of`])
+    owner: Vec<ObjectId>,
 }
 
 /// What a writable buffer held when it was bound.
@@ -333,7 +336,7 @@ impl<'k> Dispatch<'k> {
     pub fn new(
         k: &'k Kernel,
         cfg: RunConfig,
-        buffers: Vec<Option<Buffer>>,
+        buffers: Vec<Option<std::sync::Arc<Buffer>>>,
         initial: Vec<Option<Initial<'k>>>,
         provs: Provs,
     ) -> Result<Dispatch<'k>, SpirvError> {
@@ -374,6 +377,16 @@ impl<'k> Dispatch<'k> {
                 }))
             })
             .collect();
+        let owner = (0..buffers.len())
+            .map(|i| {
+                let first = buffers[i].as_ref().and_then(|b| {
+                    buffers
+                        .iter()
+                        .position(|x| x.as_ref().is_some_and(|x| std::sync::Arc::ptr_eq(x, b)))
+                });
+                ObjectId::new(first.unwrap_or(i) as u32)
+            })
+            .collect();
         Ok(Dispatch {
             k,
             cfg,
@@ -398,6 +411,7 @@ impl<'k> Dispatch<'k> {
             maybe_written: Mutex::new(BTreeMap::new()),
             windows: Mutex::new(HashMap::new()),
             addresses: Vec::new(),
+            owner,
         })
     }
 
@@ -419,8 +433,17 @@ impl<'k> Dispatch<'k> {
         self.conflict.store(true, Relaxed);
     }
 
+    /// The object whose buffer `obj` uses: itself, or the first object bound to the same memory
+    /// (one buffer behind two descriptors). Race shadows, atomic windows and late reads are kept
+    /// by it, so that accesses through either name meet.
+    #[inline(always)]
+    pub(crate) fn owner_of(&self, obj: ObjectId) -> ObjectId {
+        self.owner.get(obj.index()).copied().unwrap_or(obj)
+    }
+
     /// Records a read found late to have raced (or depended on the order).
     pub(crate) fn mark_late(&self, key: LateKey) {
+        let key = (key.0, key.1, self.owner_of(key.2), key.3);
         if !self
             .late
             .read()
@@ -442,6 +465,7 @@ impl<'k> Dispatch<'k> {
             return false;
         }
         let l = self.late.read().unwrap_or_else(|e| e.into_inner());
+        let obj = self.owner_of(obj);
         !l.locs.is_empty() && l.locs.contains(&loc) && l.keys.contains(&(loc, who, obj, unit))
     }
 
@@ -835,8 +859,16 @@ impl<'d, 'k> Wg<'d, 'k> {
             gshadow: d
                 .buffers
                 .iter()
-                .map(|b| match b {
-                    Some(b) if b.writable && d.ordered() => Some(Shadow::new(b.units())),
+                .enumerate()
+                .map(|(i, b)| match b {
+                    // one shadow per buffer, kept by its owner
+                    Some(b)
+                        if b.writable
+                            && d.ordered()
+                            && d.owner_of(ObjectId::new(i as u32)).index() == i =>
+                    {
+                        Some(Shadow::new(b.units()))
+                    }
                     _ => None,
                 })
                 .collect(),

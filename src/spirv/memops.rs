@@ -250,7 +250,10 @@ impl Wg<'_, '_> {
         let mut hits = Hits::default();
         let shadow = match sp {
             Space::Shared => Some(&mut self.sshadow),
-            Space::Global => self.gshadow.get_mut(obj.index()).and_then(|x| x.as_mut()),
+            Space::Global => {
+                let owner = self.d.owner_of(obj).index();
+                self.gshadow.get_mut(owner).and_then(|x| x.as_mut())
+            }
             Space::Lane => None,
         };
         let Some(shadow) = shadow else {
@@ -977,7 +980,7 @@ impl Wg<'_, '_> {
                                     .windows
                                     .lock()
                                     .unwrap_or_else(|e| e.into_inner())
-                                    .entry((obj, off))
+                                    .entry((self.d.owner_of(obj), off))
                                     .or_insert_with(|| AtomicWindow::new(old)),
                             ),
                             _ => false,

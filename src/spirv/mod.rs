@@ -85,6 +85,9 @@ pub struct BufferInput {
     /// for a storage image or texel buffer: its extent (`bytes` holds its texels, see
     /// [`image`]); a texel buffer given without one is as wide as its bytes hold texels
     pub image: Option<image::Extent>,
+    /// the same memory as `buffers[i]` behind another descriptor (aliased: a write through one is
+    /// seen through the other, and races between them are found); `bytes` is then not used
+    pub alias_of: Option<usize>,
 }
 
 /// The extent of image `o` bound to `b`, checked against its bytes and its type.
@@ -263,6 +266,7 @@ pub fn run_model_addressed(
             undefined: Vec::new(),
             element: 0,
             image: None,
+            alias_of: None,
         })
         .collect();
     let all: Vec<BufferInput>;
@@ -273,7 +277,35 @@ pub fn run_model_addressed(
         &all
     };
     let provs = Provs::default();
-    let mut bound: Vec<Option<Buffer>> = (0..k.objects.len()).map(|_| None).collect();
+    let mut bound: Vec<Option<std::sync::Arc<Buffer>>> =
+        (0..k.objects.len()).map(|_| None).collect();
+    // The object each input was bound to (for an aliased input to share its buffer).
+    let mut object_of: Vec<Option<usize>> = vec![None; buffers.len()];
+    // One buffer's bytes behind two descriptors: the input that owns the memory, and the
+    // smallest taint unit of the objects that reach it (the finer one serves both).
+    let root = |p: usize| match buffers[p].alias_of {
+        Some(r) if r < buffers.len() && buffers[r].alias_of.is_none() => r,
+        _ => p,
+    };
+    let writes = |o: &inst::Object| {
+        matches!(
+            o.storage,
+            Storage::StorageBuffer | Storage::Image | Storage::PhysicalStorageBuffer
+        ) && !o.read_only
+    };
+    let mut unit_of: Vec<u32> = vec![4; buffers.len()];
+    let mut written: Vec<bool> = vec![false; buffers.len()];
+    for o in &k.objects {
+        if let Some(pos) = buffers
+            .iter()
+            .position(|b| o.binding == Some((b.set, b.binding)) && b.element == o.element)
+        {
+            let r = root(pos);
+            unit_of[r] = unit_of[r].min(o.unit);
+            written[r] |= writes(o);
+        }
+    }
+    let mut aliased: Vec<(usize, usize)> = Vec::new();
     let mut initial: Vec<Option<exec::Initial<'_>>> = (0..k.objects.len()).map(|_| None).collect();
     let mut used = vec![false; buffers.len()];
     for (i, o) in k.objects.iter().enumerate() {
@@ -300,6 +332,11 @@ pub fn run_model_addressed(
                     )));
                 };
                 used[pos] = true;
+                if root(pos) != pos {
+                    aliased.push((i, pos));
+                    continue;
+                }
+                object_of[pos] = Some(i);
                 let b = &buffers[pos];
                 if (b.bytes.len() as u64) < o.size as u64 {
                     return Err(SpirvError::Setup(format!(
@@ -309,11 +346,8 @@ pub fn run_model_addressed(
                         o.size
                     )));
                 }
-                let writable = matches!(
-                    o.storage,
-                    Storage::StorageBuffer | Storage::Image | Storage::PhysicalStorageBuffer
-                ) && !o.read_only;
-                let mut buf = Buffer::new(&b.bytes, writable, o.unit);
+                let writable = written[pos];
+                let mut buf = Buffer::new(&b.bytes, writable, unit_of[pos]);
                 if let Some(t) = &o.image {
                     buf.extent = Some(image_extent(o, t, b)?);
                 }
@@ -336,7 +370,7 @@ pub fn run_model_addressed(
                         undefined,
                     });
                 }
-                bound[i] = Some(buf);
+                bound[i] = Some(std::sync::Arc::new(buf));
             }
             Storage::PushConstant => {
                 let bytes = push.unwrap_or(&[]);
@@ -348,10 +382,29 @@ pub fn run_model_addressed(
                         o.size
                     )));
                 }
-                bound[i] = Some(Buffer::new(bytes, false, o.unit));
+                bound[i] = Some(std::sync::Arc::new(Buffer::new(bytes, false, o.unit)));
             }
             _ => {}
         }
+    }
+    for (i, pos) in aliased {
+        let o = &k.objects[i];
+        let Some(owner) = object_of[root(pos)] else {
+            return Err(SpirvError::Setup(format!(
+                "set {} binding {} is given as the memory of another binding that the shader does not declare",
+                buffers[pos].set, buffers[pos].binding
+            )));
+        };
+        let shared = bound[owner].clone();
+        if let Some(b) = &shared
+            && (b.size as u64) < o.size as u64
+        {
+            return Err(SpirvError::Setup(format!(
+                "the buffer for set {} binding {} has {} bytes, but the shader's block {} needs at least {} bytes",
+                buffers[pos].set, buffers[pos].binding, b.size, o.name, o.size
+            )));
+        }
+        bound[i] = shared;
     }
     if let Some(pos) = used.iter().position(|u| !u) {
         let b = &buffers[pos];

@@ -80,6 +80,9 @@ pub struct BoundBuffer {
     pub data: Vec<u8>,
     /// the element of an array of descriptors at this binding (0 for a plain binding)
     pub element: u32,
+    /// the same memory as `buffers[i]` (an earlier one), behind this descriptor too: one device
+    /// buffer bound at both (`data` must still be its contents, for the size checks)
+    pub alias_of: Option<usize>,
 }
 
 /// The vulkano form of a specialization constant.
@@ -257,7 +260,8 @@ impl Context {
     /// let out = ctx.run_module(&ModuleDispatch {
     ///     spirv: &words,
     ///     entry: "main",
-    ///     buffers: vec![BoundBuffer { set: 0, binding: 0, kind: DescriptorKind::Storage, data, element: 0 }],
+    ///     buffers: vec![BoundBuffer { set: 0, binding: 0, kind: DescriptorKind::Storage, data,
+    ///                                 element: 0, alias_of: None }],
     ///     push_constants: 3u32.to_le_bytes().to_vec(),
     ///     spec: vec![],
     ///     workgroups: [1, 1, 1],
@@ -914,6 +918,15 @@ impl Context {
             if !reqs.contains_key(&(b.set, b.binding)) && !has_address {
                 continue;
             }
+            // One device buffer behind two descriptors: this binding takes the earlier one's.
+            if let Some(j) = b.alias_of
+                && let Some(k) = bound.iter().position(|(x, _, _)| *x == j)
+                && let Bound::Buffer(dev) = &bound[k].2
+            {
+                let (stage, dev) = (bound[k].1.clone(), dev.clone());
+                bound.push((i, stage, Bound::Buffer(dev)));
+                continue;
+            }
             let stage = self.staging(&b.data)?;
             let res = match b.kind {
                 DescriptorKind::StorageImage(ib) => Bound::Image(self.storage_image(&ib)?, ib),
@@ -1162,6 +1175,7 @@ impl Context {
                 kind: DescriptorKind::Storage,
                 data: vec![0u8; 16 * n],
                 element: 0,
+                alias_of: None,
             }],
             push_constants: Vec::new(),
             spec: (0..3)

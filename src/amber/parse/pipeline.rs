@@ -421,15 +421,15 @@ impl<'a> Parser<'a> {
                         && b.kind.slot().is_some()
                         && b.offset < end
                         && offset < b.range.map_or(u64::MAX, |r| b.offset.saturating_add(r))
+                        // The same bytes behind two descriptors are one memory on both
+                        // backends (aliased); only a partial overlap is not run.
+                        && !(b.offset == offset && b.range == range)
                 }) {
-                    // Two descriptors over the same memory: each backend gets its own copy of a
-                    // binding's bytes, so the shader would not see one binding's writes through
-                    // the other as a device does.
                     return unsupported(
                         tl,
                         C,
                         format!(
-                            "BUFFER {bname} is already bound at {}: one buffer's bytes behind two descriptors (aliased memory) are not supported",
+                            "BUFFER {bname} is already bound at {} over part of these bytes: two descriptors over overlapping but different ranges of one buffer are not supported (the same range twice is)",
                             other.kind
                         ),
                     );
