@@ -456,6 +456,7 @@ fn probe_value(f: &crate::spirv::image::TexelFormat, k: usize, raw: u64) -> f64 
         }
         Comp::Float(16) => half::f16::from_bits(raw as u16).to_f64() * 255.0,
         Comp::Float(_) => f32::from_bits(raw as u32) as f64 * 255.0,
+        Comp::Ufloat(_) => crate::spirv::image::ufloat_value(raw, b as u8) * 255.0,
         Comp::Uint(_) => raw as f64,
         Comp::Sint(_) => {
             let sh = 64 - b;

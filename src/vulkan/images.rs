@@ -36,6 +36,7 @@ pub fn vk_format(f: &TexelFormat) -> Option<Format> {
     use Format as V;
     Some(match f.vk {
         "R32G32B32A32_SFLOAT" => V::R32G32B32A32_SFLOAT,
+        "B10G11R11_UFLOAT_PACK32" => V::B10G11R11_UFLOAT_PACK32,
         "R16G16B16A16_SFLOAT" => V::R16G16B16A16_SFLOAT,
         "R32_SFLOAT" => V::R32_SFLOAT,
         "R32G32_SFLOAT" => V::R32G32_SFLOAT,

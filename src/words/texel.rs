@@ -38,19 +38,30 @@ pub enum Comp {
     Uint(u8),
     /// signed integer, bits
     Sint(u8),
+    /// unsigned float of this many bits: a 5-bit exponent (bias 15) and `bits − 5` mantissa bits,
+    /// no sign (Vulkan, "Unsigned 11-Bit / 10-Bit Floating-Point Numbers")
+    Ufloat(u8),
 }
 
 impl Comp {
     /// Bits of the component.
     pub fn bits(self) -> u8 {
         match self {
-            Comp::Float(b) | Comp::Unorm(b) | Comp::Snorm(b) | Comp::Uint(b) | Comp::Sint(b) => b,
+            Comp::Float(b)
+            | Comp::Unorm(b)
+            | Comp::Snorm(b)
+            | Comp::Uint(b)
+            | Comp::Sint(b)
+            | Comp::Ufloat(b) => b,
         }
     }
 
     /// Does the shader see it as a float (float, UNORM, SNORM)?
     pub fn is_float(self) -> bool {
-        matches!(self, Comp::Float(_) | Comp::Unorm(_) | Comp::Snorm(_))
+        matches!(
+            self,
+            Comp::Float(_) | Comp::Unorm(_) | Comp::Snorm(_) | Comp::Ufloat(_)
+        )
     }
 }
 
@@ -123,8 +134,7 @@ const fn fmt(spirv: &'static str, vk: &'static str, comps: u8, comp: Comp) -> Te
     }
 }
 
-/// Every format modelled (the storage-image formats of SPIR-V's `ImageFormat` with a fixed
-/// component size; `R11fG11fB10f` is not modelled).
+/// Every format modelled (the storage-image formats of SPIR-V's `ImageFormat`).
 pub const FORMATS: &[(F, TexelFormat)] = &[
     (
         F::Rgba32f,
@@ -214,6 +224,16 @@ pub const FORMATS: &[(F, TexelFormat)] = &[
         },
     ),
     (
+        F::R11fG11fB10f,
+        TexelFormat {
+            spirv: "R11fG11fB10f",
+            vk: "B10G11R11_UFLOAT_PACK32",
+            comps: 3,
+            comp: Comp::Ufloat(11),
+            packed: Some([11, 11, 10, 0]),
+        },
+    ),
+    (
         F::Rgb10a2ui,
         TexelFormat {
             spirv: "Rgb10a2ui",
@@ -234,7 +254,59 @@ fn kind(f: &TexelFormat, c: usize) -> Comp {
         Comp::Snorm(_) => Comp::Snorm(b),
         Comp::Uint(_) => Comp::Uint(b),
         Comp::Sint(_) => Comp::Sint(b),
+        Comp::Ufloat(_) => Comp::Ufloat(b),
     }
+}
+
+/// The value of an unsigned float of `bits` bits (5-bit exponent, bias 15).
+pub fn ufloat_value(raw: u64, bits: u8) -> f64 {
+    let m = bits as u32 - 5;
+    let (e, f) = ((raw >> m) & 31, raw & ((1 << m) - 1));
+    let frac = f as f64 / (1u64 << m) as f64;
+    match e {
+        0 => frac * 2f64.powi(-14),
+        31 if f == 0 => f64::INFINITY,
+        31 => f64::NAN,
+        e => (1.0 + frac) * 2f64.powi(e as i32 - 15),
+    }
+}
+
+/// An unsigned float of `bits` bits for `x` (Vulkan, "Unsigned 11-Bit Floating-Point Numbers",
+/// and the 10-bit one: finite values round to the closest representable finite value — an
+/// implementation may instead round toward zero, so a value between two is *inexact* — negative
+/// values and −∞ become 0, finite values above the largest become the largest, +∞ stays, NaN is a
+/// NaN): (raw bits, inexact).
+pub fn ufloat_bits(x: f64, bits: u8) -> (u64, bool) {
+    let m = bits as u32 - 5;
+    let max_raw = (30u64 << m) | ((1 << m) - 1);
+    if x.is_nan() {
+        // which NaN is the device's
+        return ((31 << m) | (1 << (m - 1)), true);
+    }
+    if x <= 0.0 {
+        return (0, false);
+    }
+    if x == f64::INFINITY {
+        return (31 << m, false);
+    }
+    if x >= ufloat_value(max_raw, bits) {
+        return (max_raw, false);
+    }
+    let e = (x.log2().floor() as i32).max(-14);
+    let scale = 2f64.powi(e - m as i32);
+    let mut q = (x / scale).round_ties_even() as u64;
+    let mut e = e;
+    if q == 2 << m {
+        e += 1;
+        q = 1 << m;
+    }
+    let raw = if q >= 1 << m {
+        (((e + 15) as u64) << m) | (q - (1 << m))
+    } else {
+        q
+    };
+    let raw = raw.min(max_raw);
+    (raw, ufloat_value(raw, bits) != x)
 }
 
 /// What a shader reads for one component: the bits of a scalar of `width` bits (float for float,
@@ -275,6 +347,7 @@ pub fn read_component(f: &TexelFormat, c: usize, raw: u64, width: u8) -> (u64, b
         }
         Comp::Uint(_) => (raw & mask(width as u32), false),
         Comp::Sint(_) => (sign_extend(raw, b) as u64 & mask(width as u32), false),
+        Comp::Ufloat(bits) => (float_bits(ufloat_value(raw, bits), width), false),
     }
 }
 
@@ -299,6 +372,10 @@ pub fn write_component(
             (h.to_bits() as u64, h.to_f64() != x() && !x().is_nan(), None)
         }
         Comp::Float(_) => ((x() as f32).to_bits() as u64, width == 64, None),
+        Comp::Ufloat(bits) => {
+            let (raw, inexact) = ufloat_bits(x(), bits);
+            (raw, inexact, None)
+        }
         Comp::Unorm(_) => {
             let m = ((1u64 << b) - 1) as f64;
             let f = x();
@@ -537,6 +614,36 @@ mod tests {
             (0xfb, false, None)
         );
         assert!(write_component(&i8f, 0, 200, 32).2.is_some());
+    }
+
+    // Vulkan, "Unsigned 11-Bit Floating-Point Numbers" / "Unsigned 10-Bit …": 5-bit exponent
+    // (bias 15) and 6 / 5 mantissa bits; a conversion rounds finite values to the closest
+    // representable one (or toward zero: inexact), turns negative values and −∞ into 0, finite
+    // values above the largest (65024 / 64512) into the largest, keeps +∞, and a NaN is a NaN.
+    #[test]
+    fn unsigned_floats_follow_the_11_and_10_bit_conversion_rules() {
+        assert_eq!(ufloat_bits(1.0, 11), (15 << 6, false));
+        assert_eq!(ufloat_value(15 << 6, 11), 1.0);
+        assert_eq!(ufloat_bits(49.0, 11), ((15 + 5) << 6 | 0b100010, false));
+        assert_eq!(ufloat_bits(-3.0, 11), (0, false));
+        assert_eq!(ufloat_bits(f64::NEG_INFINITY, 10), (0, false));
+        assert_eq!(ufloat_bits(f64::INFINITY, 11), (31 << 6, false));
+        assert_eq!(ufloat_value((30 << 6) | 63, 11), 65024.0);
+        assert_eq!(ufloat_value((30 << 5) | 31, 10), 64512.0);
+        assert_eq!(ufloat_bits(1e6, 11), ((30 << 6) | 63, false));
+        assert_eq!(ufloat_bits(1e6, 10), ((30 << 5) | 31, false));
+        // the smallest denormal, 2^-14 · 1/64, and a value between two representable ones
+        assert_eq!(ufloat_bits(2f64.powi(-20), 11), (1, false));
+        let (third, inexact) = ufloat_bits(1.0 / 3.0, 11);
+        assert!(inexact && (ufloat_value(third, 11) - 1.0 / 3.0).abs() < 1.0 / 3.0 / 64.0);
+        let (nan, inexact) = ufloat_bits(f64::NAN, 10);
+        assert!(ufloat_value(nan, 10).is_nan() && inexact);
+        // B10G11R11_UFLOAT_PACK32: R in bits 0..11, G in 11..22, B in 22..32
+        let p = f(F::R11fG11fB10f);
+        assert_eq!(p.texel_bytes(), 4);
+        let w = u32::from_le_bytes(pack(&p, &[1, 2, 3, 0]).try_into().unwrap());
+        assert_eq!(w, 1 | 2 << 11 | 3 << 22);
+        assert_eq!(unpack(&p, &w.to_le_bytes())[..3], [1, 2, 3]);
     }
 
     #[test]
