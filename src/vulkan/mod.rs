@@ -9,6 +9,7 @@ mod context;
 mod images;
 mod module;
 mod reflect;
+mod requirements;
 
 pub use caps::{Capabilities, DeviceInfo, SubgroupOps};
 pub use compile::{
