@@ -631,3 +631,15 @@ fn row_major_matrix_components_are_a_matrix_stride_apart() {
         "{r:?}"
     );
 }
+
+/// The same rule for a whole column (Amber's own `compute_mat2x4_row_major_col_major.amber`
+/// copies one this way): a pointer to column 1 of a row-major `mat2x3` is a vector whose three
+/// components are the matrix stride (8 bytes) apart — loaded, stored and indexed as such.
+#[test]
+fn a_whole_column_of_a_row_major_matrix_is_a_strided_vector() {
+    let text = "#!amber\nSHADER compute k GLSL\n#version 450\nlayout(local_size_x = 1) in;\nlayout(std430, row_major, set = 0, binding = 0) buffer M { mat2x3 m; vec3 col; };\nvoid main() {\n  col = m[1];\n  m[0] = vec3(7.0, 8.0, 9.0);\n}\nEND\nBUFFER b DATA_TYPE float DATA 1 2 3 4 5 6 0 0 0 0 0 0 END\nPIPELINE compute p\n  ATTACH k\n  BIND BUFFER b AS storage DESCRIPTOR_SET 0 BINDING 0\nEND\nRUN p 1 1 1\nEXPECT b IDX 0 EQ 7 2 8 4 9 6 0 0 2 4 6 0\n";
+    // rows (1, 2), (3, 4), (5, 6): column 1 is (2, 4, 6) at bytes 4, 12, 20; column 0 written
+    // at bytes 0, 8, 16.
+    let r = run_model(&parse(text).unwrap());
+    assert_eq!(statuses(&r), vec![(17, "pass")], "{r:?}");
+}

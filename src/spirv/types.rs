@@ -274,6 +274,9 @@ pub struct MatrixLayout {
     pub stride: Option<u32>,
     /// `RowMajor`
     pub row_major: bool,
+    /// for a vector reached as a whole column of a row-major matrix: its components lie this many
+    /// bytes apart (the matrix stride; Vulkan, "Offset and Stride Assignment")
+    pub vec_stride: Option<u32>,
 }
 
 /// Every type of a module, by dense index, with the SPIR-V id of each.
@@ -374,7 +377,10 @@ impl Types {
             Type::Void | Type::Function => (0, 1),
             Type::Scalar(s) => (s.bytes(), s.bytes()),
             Type::Pointer { .. } | Type::Image(_) | Type::SampledImage(_) => (8, 8),
-            Type::Vector { elem, n } => (elem.bytes() * n, elem.bytes()),
+            Type::Vector { elem, n } => match m.vec_stride {
+                Some(st) => (st * (n - 1) + elem.bytes(), elem.bytes()),
+                None => (elem.bytes() * n, elem.bytes()),
+            },
             Type::Matrix { col, cols } => {
                 let (csize, calign) = self.size_align(*col, MatrixLayout::default())?;
                 match (m.stride, m.row_major) {
@@ -416,6 +422,7 @@ impl Types {
                     let ml = MatrixLayout {
                         stride: matrix_stride[i],
                         row_major: row_major[i],
+                        vec_stride: None,
                     };
                     let (sz, al) = self.size_align(*mt, ml)?;
                     let off = match offsets[i] {
@@ -453,6 +460,7 @@ impl Types {
                     let ml = MatrixLayout {
                         stride: matrix_stride[k],
                         row_major: row_major[k],
+                        vec_stride: None,
                     };
                     let (sz, al) = self.size_align(*mt, ml)?;
                     off = match offsets[k] {
@@ -467,6 +475,7 @@ impl Types {
                     MatrixLayout {
                         stride: matrix_stride[i],
                         row_major: row_major[i],
+                        vec_stride: None,
                     },
                 ))
             }
@@ -518,7 +527,7 @@ impl Types {
             }
             Type::Vector { elem, n } => (
                 ElementOf::Scalar(*elem),
-                elem.bytes(),
+                m.vec_stride.unwrap_or(elem.bytes()),
                 Some(*n),
                 MatrixLayout::default(),
             ),
@@ -561,10 +570,11 @@ impl Types {
                 offset: base,
             }),
             Type::Vector { elem, n } => {
+                let st = m.vec_stride.unwrap_or(elem.bytes());
                 for i in 0..*n {
                     out.push(SlotAt {
                         scalar: *elem,
-                        offset: base + i * elem.bytes(),
+                        offset: base + i * st,
                     })
                 }
             }

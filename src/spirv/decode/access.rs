@@ -151,11 +151,14 @@ impl Decoder<'_> {
                         }
                     }
                 }
-                if strided_column.is_some() {
-                    // A pointer to the whole column would address strided memory.
-                    return Err(unsupported(
-                        "a pointer to a whole column of a row-major matrix (its components are a matrix stride apart); index its components",
-                    ));
+                if let Some(ms) = strided_column {
+                    // A pointer to a whole column of a row-major matrix: a vector whose
+                    // components are a matrix stride apart (loads, stores and further indices
+                    // follow `vec_stride`).
+                    m = MatrixLayout {
+                        vec_stride: Some(ms),
+                        ..MatrixLayout::default()
+                    };
                 }
                 // Fold constant steps.
                 let mut folded: Vec<Step> = Vec::new();
