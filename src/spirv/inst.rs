@@ -944,7 +944,7 @@ pub struct Kernel {
     pub uses_subgroups: bool,
     /// the object standing for memory at a device address that lies in no buffer, when the
     /// module accesses memory through `PhysicalStorageBuffer` pointers; the buffers such
-    /// pointers reach are objects added for a run ([`crate::spirv::AddressedBuffer`])
+    /// pointers reach are objects added for a run ([`crate::spirv::Addressing`])
     pub no_buffer: Option<ObjectId>,
 }
 
