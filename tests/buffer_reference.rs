@@ -186,6 +186,43 @@ fn an_access_running_past_a_buffers_end_is_out_of_bounds_of_that_buffer() {
     );
 }
 
+// Vulkan, VUID-StandaloneSpirv-PhysicalStorageBuffer64-06315: "the pointer value of a memory
+// access instruction must be at least as aligned as specified by the Aligned memory access
+// operand" — glslang puts a reference type's `buffer_reference_align` (16 here) on every access
+// through it. An address that
+// is not a multiple of it (8 past a 16-aligned base) makes the access undefined; the aligned one is
+// exact.
+#[test]
+fn an_access_through_a_misaligned_address_is_undefined_by_its_aligned_operand() {
+    let src = "layout(local_size_x = 2) in;\n\
+        layout(buffer_reference, std430, buffer_reference_align = 16) buffer V { vec4 v; };\n\
+        layout(push_constant) uniform P { uint64_t src; } p;\n\
+        layout(binding = 0) buffer O { vec4 o[2]; };\n\
+        void main() { uint i = gl_GlobalInvocationID.x; o[i] = V(p.src + 8ul * i).v; }\n";
+    let out = run(
+        &job(
+            src,
+            &["zeros:f32:8"],
+            &[("src", "series:f32:16")],
+            Some("values:u64:@src"),
+        ),
+        1,
+    );
+    assert_eq!(f32s(&out.bytes[0])[..4], [0.0, 1.0, 2.0, 3.0]);
+    let r = &out.report;
+    assert_eq!(
+        (r.buffers[0].exact, r.buffers[0].undefined),
+        (4, 4),
+        "{}",
+        findings(r)
+    );
+    assert!(
+        findings(r).contains("is not 16-byte aligned, as the access's Aligned operand declares"),
+        "{}",
+        findings(r)
+    );
+}
+
 // SPIR-V 3.37.6 OpTypeForwardPointer: a block holding a reference to its own type (a linked list).
 // The host writes each node's `next` as an address inside the same buffer (`@nodes+16`); walking
 // the list follows them. Node layout (std430): next at 0 (8 bytes), value at 8, 16 bytes a node.

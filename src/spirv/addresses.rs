@@ -81,7 +81,7 @@ impl Wg<'_, '_> {
         flow: &Flow,
         d: Reg,
         addr: Reg,
-        bytes: u32,
+        (bytes, align): (u32, u32),
         write: bool,
         loc: LocId,
     ) {
@@ -101,6 +101,16 @@ impl Wg<'_, '_> {
                 } else {
                     Taint::NONE
                 };
+                // Vulkan, VUID-StandaloneSpirv-PhysicalStorageBuffer64-06315: "the pointer value
+                // of a memory access instruction must be at least as aligned as specified by the
+                // Aligned memory access operand"; a device may access other bytes, or fault.
+                if align > 1 && !a.is_multiple_of(align as u64) && !is_undefined(t) {
+                    any_t = true;
+                    let why = self.prov(Cause::Misaligned { address: a, align }, loc, t);
+                    self.regs.vals[db + s] = Ptr::new(nowhere, 0).bits();
+                    self.regs.taint[db + s] = why;
+                    continue;
+                }
                 let (p, t) = match self.d.address_of(a) {
                     Some((obj, off)) => (Ptr::new(obj, off), t),
                     // An undefined address: the access's own rule for an undefined pointer.

@@ -615,11 +615,13 @@ pub enum Inst {
         steps: Box<[Step]>,
     },
     /// `d` = the pointer (object, offset) of device address `addr` for an access of `bytes` bytes
-    /// (a write when `write`): the buffer it lies in, or out of bounds of every buffer
+    /// (a write when `write`) that the module declares `align`-byte aligned (0: not declared): the
+    /// buffer it lies in, or out of bounds of every buffer
     Resolve {
         d: Reg,
         addr: Reg,
         bytes: u32,
+        align: u32,
         write: bool,
     },
     /// `d = (object size - member offset) / stride` of the runtime array at the end of `ptr`'s block

@@ -436,8 +436,9 @@ impl Wg<'_, '_> {
                 d,
                 addr,
                 bytes,
+                align,
                 write,
-            } => self.resolve(flow, *d, *addr, *bytes, *write, loc),
+            } => self.resolve(flow, *d, *addr, (*bytes, *align), *write, loc),
             Inst::ArrayLength {
                 d,
                 ptr,

@@ -270,6 +270,14 @@ pub enum Cause {
         /// bytes accessed
         bytes: u32,
     },
+    /// an access through a device address that is not a multiple of the alignment the module
+    /// declares for it (its `Aligned` memory operand): SPIR-V leaves such an access undefined
+    Misaligned {
+        /// the address
+        address: u64,
+        /// the declared alignment
+        align: u32,
+    },
     /// stored to memory at this instruction (a link in a chain; the parent is the value's cause)
     Stored,
     /// undefined in the buffer the run was given (an earlier run's result)

@@ -240,6 +240,9 @@ impl ModelRun {
                 Cause::NoBuffer { address, bytes } => format!(
                     "{op} {op_at}: device address {address:#x} ({bytes} bytes) lies in no buffer of the dispatch"
                 ),
+                Cause::Misaligned { address, align } => format!(
+                    "{op} {op_at}: device address {address:#x} is not {align}-byte aligned, as the access's Aligned operand declares (VUID-StandaloneSpirv-PhysicalStorageBuffer64-06315; glslang writes a reference type's buffer_reference_align there, 16 when the declaration gives none: declare the alignment the addresses have)"
+                ),
                 Cause::Scalar(e) => format!("{op} {op_at}: {e}"),
                 Cause::Image { why } => format!("{op} {op_at}: {why}"),
                 Cause::IndexOutOfRange { index, len } => {

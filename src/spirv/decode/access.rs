@@ -19,9 +19,10 @@ impl Decoder<'_> {
                     return Ok(Some(Inst::Move { d, a, off: 0, n: 1 }));
                 }
                 let plan = self.plan(t, m)?;
+                let align = aligned(i, 1);
                 let (d, ptr) = (
                     self.reg(rid)?,
-                    self.through(pid, self.plans[plan as usize].size, false)?,
+                    self.through(pid, self.plans[plan as usize].size, align, false)?,
                 );
                 check_ssa!(d, ptr);
                 Some(Inst::Load { d, ptr, plan })
@@ -39,7 +40,7 @@ impl Decoder<'_> {
                 }
                 let plan = self.plan(t, m)?;
                 Some(Inst::Store {
-                    ptr: self.through(pid, self.plans[plan as usize].size, true)?,
+                    ptr: self.through(pid, self.plans[plan as usize].size, aligned(i, 2), true)?,
                     v: self.arg(i, 1)?,
                     plan,
                 })
@@ -50,8 +51,8 @@ impl Decoder<'_> {
                 let plan = self.plan(t, m)?;
                 let tmp = self.new_reg(self.plans[plan as usize].slots.len() as u32);
                 Some(Inst::CopyMemory {
-                    dst: self.through(dp, self.plans[plan as usize].size, true)?,
-                    src: self.through(sp, self.plans[plan as usize].size, false)?,
+                    dst: self.through(dp, self.plans[plan as usize].size, aligned(i, 2), true)?,
+                    src: self.through(sp, self.plans[plan as usize].size, aligned(i, 2), false)?,
                     plan,
                     tmp,
                 })
@@ -230,8 +231,14 @@ impl Decoder<'_> {
     /// The register holding the pointer an access of `bytes` bytes through `pid` uses: `pid`'s own,
     /// or — for a `PhysicalStorageBuffer` pointer, whose value is a device address — a new
     /// register that an `Inst::Resolve` run just before fills with the buffer and offset that
-    /// address lies at.
-    pub(super) fn through(&mut self, pid: u32, bytes: u32, write: bool) -> Result<Reg, SpirvError> {
+    /// address lies at (`align`: the access's `Aligned` operand, 0 for none).
+    pub(super) fn through(
+        &mut self,
+        pid: u32,
+        bytes: u32,
+        align: u32,
+        write: bool,
+    ) -> Result<Reg, SpirvError> {
         let (_, _, storage) = self.pointee(pid)?;
         let addr = self.value(pid)?;
         if storage != Storage::PhysicalStorageBuffer {
@@ -243,6 +250,7 @@ impl Decoder<'_> {
             d,
             addr,
             bytes,
+            align,
             write,
         });
         Ok(d)
@@ -290,5 +298,17 @@ impl Decoder<'_> {
         }
         self.types.list.push(Type::Scalar(s));
         Ok((self.types.list.len() - 1) as TypeId)
+    }
+}
+
+/// The `Aligned` literal of an instruction's memory operands starting at operand `k` (0: none).
+fn aligned(i: &Instruction, k: usize) -> u32 {
+    match (i.operands.get(k), i.operands.get(k + 1)) {
+        (Some(Operand::MemoryAccess(m)), Some(Operand::LiteralBit32(a)))
+            if m.contains(spirv::MemoryAccess::ALIGNED) =>
+        {
+            *a
+        }
+        _ => 0,
     }
 }

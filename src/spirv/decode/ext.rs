@@ -239,7 +239,7 @@ impl Decoder<'_> {
                         .ok_or_else(|| SpirvError::malformed("Modf/Frexp pointer"))?,
                 )?;
                 let plan = self.plan(t, m)?;
-                let ptr = self.through(arg_ids[1], self.plans[plan as usize].size, true)?;
+                let ptr = self.through(arg_ids[1], self.plans[plan as usize].size, 0, true)?;
                 return Ok(Some(Inst::ExtOut {
                     frexp: g == G::Frexp,
                     w: s.bits() as u8,

@@ -84,7 +84,7 @@ impl Decoder<'_> {
             other => return Err(unsupported(format!("an atomic on {other:?}"))),
         };
         // An atomic reads and writes (a load only reads).
-        let ptr = self.through(pid, s.bits() / 8, op != SOp::AtomicLoad)?;
+        let ptr = self.through(pid, s.bits() / 8, 0, op != SOp::AtomicLoad)?;
         let d = match op {
             SOp::AtomicStore => None,
             _ => Some(self.reg(i.result_id.unwrap_or(0))?),
