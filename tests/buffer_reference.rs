@@ -110,9 +110,9 @@ fn a_buffer_reference_reaches_the_bytes_at_its_address_plus_the_chain_offsets() 
     assert_eq!(out.report.buffers[1].exact, 8);
 }
 
-// Vulkan, "Robust Buffer Access" covers only descriptor-bound buffers; SPIR-V gives an access
-// through a PhysicalStorageBuffer pointer meaning only within the buffer it points into. An
-// address in no buffer (the null reference, 0) is an out-of-bounds access: the value read is
+// GL_EXT_buffer_reference: "If any access through a buffer reference value uses an address that
+// is not within the bounds of a buffer, it produces undefined behavior" (and Vulkan's "Robust
+// Buffer Access" covers only descriptor-bound buffers). An address in no buffer (the null reference, 0) is an out-of-bounds access: the value read is
 // undefined, and after such a write nothing the dispatch wrote is pinned down.
 #[test]
 fn an_access_through_an_address_in_no_buffer_is_out_of_bounds_and_undefined() {
@@ -189,7 +189,9 @@ fn an_access_running_past_a_buffers_end_is_out_of_bounds_of_that_buffer() {
 // Vulkan, VUID-StandaloneSpirv-PhysicalStorageBuffer64-06315: "the pointer value of a memory
 // access instruction must be at least as aligned as specified by the Aligned memory access
 // operand" — glslang puts a reference type's `buffer_reference_align` (16 here) on every access
-// through it. An address that
+// through it, and GL_EXT_buffer_reference: "If the layout qualifier is not specified, it defaults to
+// 16 bytes. All buffer reference addresses used for a particular buffer reference type are assumed
+// to be aligned to this alignment value." An address that
 // is not a multiple of it (8 past a 16-aligned base) makes the access undefined; the aligned one is
 // exact.
 #[test]

@@ -238,10 +238,10 @@ impl ModelRun {
                     "{op} {op_at}: byte {offset} is outside {var} ({size} bytes)"
                 ),
                 Cause::NoBuffer { address, bytes } => format!(
-                    "{op} {op_at}: device address {address:#x} ({bytes} bytes) lies in no buffer of the dispatch"
+                    "{op} {op_at}: device address {address:#x} ({bytes} bytes) lies in no buffer of the dispatch (GL_EXT_buffer_reference: an address \"not within the bounds of a buffer\" is undefined behavior)"
                 ),
                 Cause::Misaligned { address, align } => format!(
-                    "{op} {op_at}: device address {address:#x} is not {align}-byte aligned, as the access's Aligned operand declares (VUID-StandaloneSpirv-PhysicalStorageBuffer64-06315; glslang writes a reference type's buffer_reference_align there, 16 when the declaration gives none: declare the alignment the addresses have)"
+                    "{op} {op_at}: device address {address:#x} is not {align}-byte aligned, as the access's Aligned operand declares (VUID-StandaloneSpirv-PhysicalStorageBuffer64-06315; GL_EXT_buffer_reference: \"all buffer reference addresses used for a particular buffer reference type are assumed to be aligned\" to its buffer_reference_align, 16 when not given: declare the alignment the addresses have)"
                 ),
                 Cause::Scalar(e) => format!("{op} {op_at}: {e}"),
                 Cause::Image { why } => format!("{op} {op_at}: {why}"),
