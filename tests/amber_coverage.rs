@@ -485,6 +485,29 @@ fn one_buffer_at_two_bindings_is_one_memory_on_both_backends() {
     );
 }
 
+/// Arrays of texel-buffer descriptors (`BIND BUFFER_ARRAY … AS storage_texel_buffer`), one buffer
+/// twice in one array (one memory), and a `samplerBuffer` declared without a format reading the
+/// format of the buffer bound to it — Amber's own `compute_descriptor_array_storagetexelbuffer`
+/// pattern, on the model and the device.
+#[test]
+fn arrays_of_texel_buffers_and_a_texel_buffer_without_a_format_run_on_both_backends() {
+    let text = "#!amber\nSHADER compute s GLSL\n#version 430\nlayout(local_size_x=4) in;\nuniform layout(set=0, binding=0) samplerBuffer texelsIn;\nuniform layout(set=0, binding=1, rgba32f) imageBuffer outs[2];\nuniform layout(set=0, binding=2, rgba32f) imageBuffer twice[2];\nvoid main() {\n  int i = int(gl_GlobalInvocationID.x);\n  vec4 c = texelFetch(texelsIn, i);\n  imageStore(outs[0], i, c);\n  imageStore(outs[1], i, c * 2.0);\n  if (i < 2) { imageStore(twice[0], i, c * 3.0); } else { imageStore(twice[1], i, c * 4.0); }\n}\nEND\nBUFFER in DATA_TYPE R32G32B32A32_SFLOAT DATA\n1 0 0 1\n0 1 0 1\n0 0 1 1\n0 1 1 1\nEND\nBUFFER o0 DATA_TYPE R32G32B32A32_SFLOAT SIZE 4 FILL 0\nBUFFER o1 DATA_TYPE R32G32B32A32_SFLOAT SIZE 4 FILL 0\nBUFFER o2 DATA_TYPE R32G32B32A32_SFLOAT SIZE 4 FILL 0\nPIPELINE compute p\n  ATTACH s\n  BIND BUFFER in AS uniform_texel_buffer DESCRIPTOR_SET 0 BINDING 0\n  BIND BUFFER_ARRAY o0 o1 AS storage_texel_buffer DESCRIPTOR_SET 0 BINDING 1\n  BIND BUFFER_ARRAY o2 o2 AS storage_texel_buffer DESCRIPTOR_SET 0 BINDING 2\nEND\nRUN p 1 1 1\nEXPECT o1 IDX 0 EQ 2 0 0 2 0 2 0 2 0 0 2 2 0 2 2 2\nEXPECT o2 IDX 0 EQ 3 0 0 3 0 3 0 3 0 0 4 4 0 4 4 4\n";
+    let s = parse(text).unwrap();
+    let r = run_model(&s);
+    assert_eq!(statuses(&r), vec![(32, "pass"), (33, "pass")], "{r:?}");
+    #[cfg(feature = "vulkan")]
+    match lockstep::amber::engines::DeviceBackend::new(None) {
+        Ok(mut d) => {
+            let r = run_script(&s, &mut d);
+            assert_eq!(statuses(&r), vec![(32, "pass"), (33, "pass")], "{r:?}");
+        }
+        Err(e) if std::env::var_os("LOCKSTEP_SKIP_DEVICE_TESTS").is_some() => {
+            eprintln!("skipping the device half (LOCKSTEP_SKIP_DEVICE_TESTS): {e}")
+        }
+        Err(e) => panic!("{e} (set LOCKSTEP_SKIP_DEVICE_TESTS=1 to skip device tests)"),
+    }
+}
+
 /// The corpus's data file is read through `FILE TEXT` relative to the script (the CTS's
 /// frexpstruct/modfstruct scripts).
 #[test]

@@ -302,19 +302,27 @@ fn an_amber_storage_image_script_passes_on_the_device_and_the_model() {
     assert_eq!(v[0].0, Status::Pass, "{v:?}");
 }
 
-// What is not interpreted is refused naming the variable and what it is, never run wrongly.
+// A texel buffer the module declares without a format (`Unknown`: every GLSL `samplerBuffer`)
+// takes the format of the view bound to it (Vulkan: the buffer view's format); in `lockstep run`,
+// the host array's element type and last dimension (`[4, 4]` of f32: `R32G32B32A32_SFLOAT`, 4
+// texels). texelFetch reads texel i exactly.
 #[test]
-fn an_array_of_image_descriptors_is_unsupported_naming_the_variable() {
-    let src = "#version 450\nlayout(local_size_x = 1) in;\n\
-        layout(binding = 0, r32ui) uniform uimage2D imgs[2];\n\
-        void main() { imageStore(imgs[1], ivec2(0), uvec4(1)); }\n";
-    let module = compile(src, SourceLang::Glsl, &SourceOptions::default()).unwrap();
-    let e = KernelJob::new(module)
-        .decode()
-        .expect_err("refused")
-        .to_string();
-    assert!(
-        e.contains("variable imgs") && e.contains("arrays of image descriptors"),
-        "{e}"
-    );
+fn a_texel_buffer_without_a_format_takes_the_format_of_its_binding() {
+    let src = "#version 450\nlayout(local_size_x = 4) in;\n\
+        layout(binding = 0) uniform samplerBuffer src;\n\
+        layout(binding = 1) buffer O { vec4 o[4]; };\n\
+        void main() { int i = int(gl_GlobalInvocationID.x); o[i] = texelFetch(src, i) * 2.0; }\n";
+    let series = HostBuffer::new(
+        ScalarType::F32,
+        vec![4, 4],
+        (0..16).flat_map(|i| (i as f32).to_le_bytes()).collect(),
+    )
+    .unwrap();
+    let out = run(src, vec![series, zeros(ScalarType::F32, &[16])], [1, 1, 1]);
+    let o: Vec<f32> = u32s(&out.bytes[1])
+        .iter()
+        .map(|&b| f32::from_bits(b))
+        .collect();
+    assert_eq!(o, (0..16).map(|i| i as f32 * 2.0).collect::<Vec<_>>());
+    assert!(out.report.ok(), "{}", findings(&out.report));
 }

@@ -334,6 +334,12 @@ impl Backend for ModelBackend {
                                 // an IMAGE's extent; a texel buffer's follows from its bytes
                                 image: db.decl.image.map(|i| i.extent),
                                 alias_of,
+                                // the view's format, for a module that declares none
+                                format: db
+                                    .decl
+                                    .image
+                                    .map(|i| i.format)
+                                    .or_else(|| super::types::texel_format(&db.decl.data_type)),
                             },
                         ));
                     }
@@ -708,7 +714,10 @@ impl Backend for DeviceBackend {
                         kind,
                         data: db.bytes[b.window.clone()].to_vec(),
                         element: b.element,
-                        alias_of: None,
+                        // the same texel buffer bound earlier (e.g. twice in one array)
+                        alias_of: order
+                            .iter()
+                            .position(|o| *o == (b.buffer, b.window.clone())),
                     });
                     order.push((b.buffer, b.window.clone()));
                 }

@@ -217,20 +217,26 @@ impl KernelJob {
             .iter()
             .enumerate()
             .map(|(i, (set, binding, b))| {
-                let image = kernel
+                let bound = kernel
                     .objects
                     .iter()
                     .find(|o| o.binding == Some((*set, *binding)))
                     .and_then(|o| o.image.as_ref())
                     .map(|t| {
-                        extent_of_shape(t, &b.shape).map_err(|e| {
-                            KernelError::Input(format!(
-                                "--buffer {}: {e}",
-                                binding_name(*set, *binding)
-                            ))
-                        })
+                        let t = bound_image_type(t, b)?;
+                        Ok((extent_of_shape(&t, &b.shape)?, t))
                     })
-                    .transpose()?;
+                    .transpose()
+                    .map_err(|e: String| {
+                        KernelError::Input(format!(
+                            "--buffer {}: {e}",
+                            binding_name(*set, *binding)
+                        ))
+                    })?;
+                let (image, format) = match bound {
+                    Some((e, t)) => (Some(e), Some(t.format)),
+                    None => (None, None),
+                };
                 Ok(BufferInput {
                     set: *set,
                     binding: *binding,
@@ -239,6 +245,7 @@ impl KernelJob {
                     element: 0,
                     image,
                     alias_of: None,
+                    format,
                 })
             })
             .collect::<Result<_, KernelError>>()?;
@@ -457,6 +464,57 @@ impl KernelJob {
         }
         report
     }
+}
+
+/// An image type as bound to `host`: an image the module declares without a format (`Unknown`,
+/// e.g. a `samplerBuffer`) takes the format of the host array — its element type, with as many
+/// components as its last dimension when the array has one more dimension than the image has
+/// coordinates (`series:f32:64x4`: `R32G32B32A32_SFLOAT`; `series:f32:64`: `R32_SFLOAT`).
+pub fn bound_image_type(
+    t: &crate::spirv::types::ImageType,
+    host: &HostBuffer,
+) -> Result<crate::spirv::types::ImageType, String> {
+    if t.format_given {
+        return Ok(*t);
+    }
+    let coords = t.dim.coords() as usize + t.arrayed as usize + t.ms as usize;
+    let comps = match host.shape.len() {
+        n if n == coords + 1 => host.shape[n - 1],
+        _ => 1,
+    };
+    let (bits, mode) = match host.dtype {
+        ScalarType::F32 => (32, "SFLOAT"),
+        ScalarType::F16 => (16, "SFLOAT"),
+        ScalarType::U32 => (32, "UINT"),
+        ScalarType::U16 => (16, "UINT"),
+        ScalarType::U8 => (8, "UINT"),
+        ScalarType::I32 => (32, "SINT"),
+        ScalarType::I16 => (16, "SINT"),
+        ScalarType::I8 => (8, "SINT"),
+        other => {
+            return Err(format!(
+                "an image declared without a format takes its format from the array given; {other} is not a texel component type"
+            ))
+        }
+    };
+    let name: String = ["R", "G", "B", "A"]
+        .iter()
+        .take(comps.clamp(1, 4))
+        .map(|c| format!("{c}{bits}"))
+        .collect();
+    let f = crate::words::texel::TexelFormat::of_vk(&format!("{name}_{mode}"))
+        .filter(|_| (1..=4).contains(&comps))
+        .ok_or_else(|| {
+            format!(
+                "an image declared without a format takes its format from the array given: {comps} components of {} is not a texel format",
+                host.dtype
+            )
+        })?;
+    Ok(crate::spirv::types::ImageType {
+        format: f,
+        format_given: true,
+        ..*t
+    })
 }
 
 /// The extent of an image of type `t` given as a host array of `shape` (C order): `[W]`, `[H, W]` or
@@ -985,6 +1043,12 @@ impl KernelJob {
                 Some(o) => match (o.storage, o.image) {
                     (Storage::Uniform, _) => DescriptorKind::Uniform,
                     (Storage::Image, Some(t)) => {
+                        let t = bound_image_type(&t, b).map_err(|e| {
+                            KernelError::Input(format!(
+                                "--buffer {}: {e}",
+                                binding_name(*set, *binding)
+                            ))
+                        })?;
                         use crate::spirv::types::ImageDim;
                         match t.dim {
                             ImageDim::Buffer if t.storage => {

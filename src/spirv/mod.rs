@@ -88,6 +88,9 @@ pub struct BufferInput {
     /// the same memory as `buffers[i]` behind another descriptor (aliased: a write through one is
     /// seen through the other, and races between them are found); `bytes` is then not used
     pub alias_of: Option<usize>,
+    /// for an image or texel buffer the module declares without a format (`Unknown`): the
+    /// format of the bound view
+    pub format: Option<image::TexelFormat>,
 }
 
 /// The extent of image `o` bound to `b`, checked against its bytes and its type.
@@ -238,6 +241,44 @@ fn with_unbound(k: &Kernel, unbound: &[(String, Vec<u8>, u64)]) -> Kernel {
     k
 }
 
+/// Gives each image or texel buffer the module declares without a format the format of the view
+/// bound to it.
+fn with_formats(k: &mut Kernel, buffers: &[BufferInput]) -> Result<(), SpirvError> {
+    for o in &mut k.objects {
+        let Some(t) = o.image.as_mut().filter(|t| !t.format_given) else {
+            continue;
+        };
+        let Some((set, binding)) = o.binding else {
+            continue;
+        };
+        let Some(b) = buffers
+            .iter()
+            .find(|b| (b.set, b.binding) == (set, binding) && b.element == o.element)
+        else {
+            continue;
+        };
+        let Some(f) = b.format else {
+            return Err(SpirvError::Setup(format!(
+                "set {set} binding {binding} ({}) is declared without a texel format (Unknown, e.g. a samplerBuffer): the binding must give the format of its view",
+                o.name
+            )));
+        };
+        if f.comp.is_float() != t.sampled_type.is_float() {
+            return Err(SpirvError::Setup(format!(
+                "set {set} binding {binding} ({}): a view of {} read as {} (Vulkan requires the sampled type to match the format's numeric type)",
+                o.name,
+                f.vk,
+                t.sampled_type.name()
+            )));
+        }
+        t.format = f;
+        t.format_given = true;
+        o.runtime_array = Some((0, f.texel_bytes()));
+        o.unit = f.unit();
+    }
+    Ok(())
+}
+
 /// [`run_model_with_progress`] for a module that reaches buffers through device addresses:
 /// `addressing` says where each buffer lies, and gives the buffers that have no descriptor.
 pub fn run_model_addressed(
@@ -249,10 +290,16 @@ pub fn run_model_addressed(
     progress: Option<&(dyn Fn(u64, u64) + Sync)>,
 ) -> Result<ModelRun, SpirvError> {
     let extended;
-    let k = if addressing.unbound.is_empty() {
+    let unknown_format = k
+        .objects
+        .iter()
+        .any(|o| o.image.is_some_and(|t| !t.format_given));
+    let k = if addressing.unbound.is_empty() && !unknown_format {
         k
     } else {
-        extended = with_unbound(k, &addressing.unbound);
+        let mut x = with_unbound(k, &addressing.unbound);
+        with_formats(&mut x, buffers)?;
+        extended = x;
         &extended
     };
     let unbound_inputs: Vec<BufferInput> = addressing
@@ -267,6 +314,7 @@ pub fn run_model_addressed(
             element: 0,
             image: None,
             alias_of: None,
+            format: None,
         })
         .collect();
     let all: Vec<BufferInput>;

@@ -263,6 +263,10 @@ pub struct ImageType {
     pub storage: bool,
     /// the texel format
     pub format: crate::spirv::image::TexelFormat,
+    /// the module names the format (else `Unknown`: a `samplerBuffer`, or a storage image read or
+    /// written without a format; the binding gives it, and `format` is a placeholder of the
+    /// sampled type's kind until then)
+    pub format_given: bool,
 }
 
 /// How matrices inside a type are laid out when no member decoration says otherwise, and the

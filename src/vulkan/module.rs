@@ -684,11 +684,16 @@ impl Context {
             // One device buffer behind two descriptors: this binding takes the earlier one's.
             if let Some(j) = b.alias_of
                 && let Some(k) = bound.iter().position(|(x, _, _)| *x == j)
-                && let Bound::Buffer(dev) = &bound[k].2
             {
-                let (stage, dev) = (bound[k].1.clone(), dev.clone());
-                bound.push((i, stage, Bound::Buffer(dev)));
-                continue;
+                let shared: Option<Bound> = match &bound[k].2 {
+                    Bound::Buffer(dev) => Some(Bound::Buffer(dev.clone())),
+                    Bound::Texel(buf, view) => Some(Bound::Texel(buf.clone(), view.clone())),
+                    Bound::Image(iv, ib) => Some(Bound::Image(iv.clone(), *ib)),
+                };
+                if let Some(shared) = shared {
+                    bound.push((i, bound[k].1.clone(), shared));
+                    continue;
+                }
             }
             let stage = self.staging(&b.data)?;
             let res = match b.kind {
@@ -779,12 +784,14 @@ impl Context {
                         .entry(b.binding)
                         .or_default()
                         .push((b.element, dev.clone())),
-                    Bound::Image((_, view), _) => {
-                        others.push(WriteDescriptorSet::image_view(b.binding, view.clone()))
-                    }
-                    Bound::Texel(_, view) => {
-                        others.push(WriteDescriptorSet::buffer_view(b.binding, view.clone()))
-                    }
+                    Bound::Image((_, view), _) => others.push(
+                        WriteDescriptorSet::image_view_array(b.binding, b.element, [view.clone()]),
+                    ),
+                    Bound::Texel(_, view) => others.push(WriteDescriptorSet::buffer_view_array(
+                        b.binding,
+                        b.element,
+                        [view.clone()],
+                    )),
                 }
             }
             let writes = by_binding

@@ -350,8 +350,18 @@ impl<'a> Parser<'a> {
                 BindingKind::PushConstant
             }
             "storage_image" | "uniform_texel_buffer" | "storage_texel_buffer" => {
-                if array {
-                    return unsupported(tl, C, format!("arrays of {ty} descriptors"));
+                // (BUFFER_ARRAY: every element of the same kind as the first)
+                if array
+                    && bufs.iter().any(|(bi, _)| {
+                        self.script.buffers[*bi].image.is_some()
+                            != self.script.buffers[bufs[0].0].image.is_some()
+                    })
+                {
+                    return err(
+                        tl,
+                        C,
+                        format!("BUFFER_ARRAY AS {ty}: the buffers are not all of one kind (images or buffers)"),
+                    );
                 }
                 let b = &self.script.buffers[bufs[0].0];
                 match (ty, b.image) {

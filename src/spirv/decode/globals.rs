@@ -657,6 +657,19 @@ impl Decoder<'_> {
                 )));
             }
         }
+        // An array of storage images or texel buffers: one object per descriptor, likewise.
+        if storage_decl == StorageClass::UniformConstant
+            && let Type::Array { elem, len, .. } = *self.types.get(pointee)
+            && len >= 1
+            && matches!(self.types.get(elem), Type::Image(_) | Type::SampledImage(_))
+        {
+            let first = self.variable_one(i, func, storage_decl, elem, Some((0, len)))?;
+            for k in 1..len {
+                self.variable_one(i, func, storage_decl, elem, Some((k, len)))?;
+            }
+            self.descriptor_arrays.insert(rid, len);
+            return Ok(first);
+        }
         self.variable_one(i, func, storage_decl, pointee, None)
     }
 
@@ -698,7 +711,7 @@ impl Decoder<'_> {
         };
         if storage == Storage::Image && image.is_none() {
             return Err(unsupported(format!(
-                "variable {}: a UniformConstant variable that is not one storage image or texel buffer (arrays of image descriptors are not interpreted)",
+                "variable {}: a UniformConstant variable that is not a storage image or texel buffer, or a sized array of them",
                 self.name(rid)
             )));
         }
@@ -876,8 +889,24 @@ impl Decoder<'_> {
             _ => return Err("OpTypeImage without a Dim".into()),
         };
         let (arrayed, ms, sampled) = (lit(3)? == 1, lit(4)? == 1, lit(5)?);
-        let format = match i.operands.get(6) {
-            Some(Operand::ImageFormat(f)) => crate::spirv::image::TexelFormat::of_spirv(*f)?,
+        // `Unknown` (every GLSL `samplerBuffer`; storage images with
+        // shaderStorageImageRead/WriteWithoutFormat): the bound buffer or image gives the format
+        // at run time; until then a placeholder of the sampled type's kind.
+        let (format, format_given) = match i.operands.get(6) {
+            Some(Operand::ImageFormat(rspirv::spirv::ImageFormat::Unknown)) => {
+                let placeholder = match sampled_type {
+                    Scalar::Float { .. } => rspirv::spirv::ImageFormat::Rgba32f,
+                    Scalar::Int { signed: true, .. } => rspirv::spirv::ImageFormat::Rgba32i,
+                    _ => rspirv::spirv::ImageFormat::Rgba32ui,
+                };
+                (
+                    crate::spirv::image::TexelFormat::of_spirv(placeholder)?,
+                    false,
+                )
+            }
+            Some(Operand::ImageFormat(f)) => {
+                (crate::spirv::image::TexelFormat::of_spirv(*f)?, true)
+            }
             _ => return Err("OpTypeImage without an image format".into()),
         };
         if sampled != 2 && dim != ImageDim::Buffer {
@@ -889,7 +918,7 @@ impl Decoder<'_> {
         if arrayed && dim == ImageDim::D3 {
             return Err("an arrayed 3D image".into());
         }
-        if format.comp.is_float() != sampled_type.is_float() {
+        if format_given && format.comp.is_float() != sampled_type.is_float() {
             return Err(format!(
                 "an image of {} texels read as {} (Vulkan requires the sampled type to match the format's numeric type)",
                 format.vk,
@@ -903,6 +932,7 @@ impl Decoder<'_> {
             ms,
             storage: sampled == 2,
             format,
+            format_given,
         })
     }
 
