@@ -379,7 +379,6 @@ fn graphics_and_other_outside_commands_are_unsupported_with_their_line() {
         ("DEVICE_FEATURE warpDrive\n", 2, "DEVICE_FEATURE", "warpDrive is not a device feature"),
         ("IMAGE i FORMAT R8G8B8A8_UNORM MIP_LEVELS 2 DIM_2D WIDTH 4 HEIGHT 4\n", 2, "IMAGE", "MIP_LEVELS 2"),
         ("STRUCT s\nEND\n", 2, "STRUCT", "STRUCT data types"),
-        (&format!("{GLSL}IMAGE a FORMAT R32_UINT DIM_1D WIDTH 4\nIMAGE b FORMAT R32_UINT DIM_1D WIDTH 4\nPIPELINE compute p\nATTACH s\nBIND BUFFER_ARRAY a b AS storage_image DESCRIPTOR_SET 0 BINDING 0\nEND\n"), 10, "BIND", "arrays of storage_image descriptors"),
         (&format!("{GLSL}BUFFER b DATA_TYPE uint32 SIZE 1 FILL 0\nPIPELINE compute p\nATTACH s\nBIND BUFFER b KERNEL ARG_NAME x\nEND\n"), 9, "BIND", "OpenCL"),
     ];
     for (body, line, cmd, frag) in other {

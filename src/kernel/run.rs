@@ -23,6 +23,7 @@
 //! ```
 
 use crate::kernel::buffers::{element_size, HostBuffer};
+pub use crate::kernel::images::{bound_image_type, extent_of_shape};
 use crate::kernel::source::SpirvModule;
 use crate::model::{LaneOrder, ScalarType, SubgroupSize, Value, ValueType};
 use crate::reconverge::Mode;
@@ -464,121 +465,6 @@ impl KernelJob {
         }
         report
     }
-}
-
-/// An image type as bound to `host`: an image the module declares without a format (`Unknown`,
-/// e.g. a `samplerBuffer`) takes the format of the host array — its element type, with as many
-/// components as its last dimension when the array has one more dimension than the image has
-/// coordinates (`series:f32:64x4`: `R32G32B32A32_SFLOAT`; `series:f32:64`: `R32_SFLOAT`).
-pub fn bound_image_type(
-    t: &crate::spirv::types::ImageType,
-    host: &HostBuffer,
-) -> Result<crate::spirv::types::ImageType, String> {
-    if t.format_given {
-        return Ok(*t);
-    }
-    let coords = t.dim.coords() as usize + t.arrayed as usize + t.ms as usize;
-    let comps = match host.shape.len() {
-        n if n == coords + 1 => host.shape[n - 1],
-        _ => 1,
-    };
-    let (bits, mode) = match host.dtype {
-        ScalarType::F32 => (32, "SFLOAT"),
-        ScalarType::F16 => (16, "SFLOAT"),
-        ScalarType::U32 => (32, "UINT"),
-        ScalarType::U16 => (16, "UINT"),
-        ScalarType::U8 => (8, "UINT"),
-        ScalarType::I32 => (32, "SINT"),
-        ScalarType::I16 => (16, "SINT"),
-        ScalarType::I8 => (8, "SINT"),
-        other => {
-            return Err(format!(
-                "an image declared without a format takes its format from the array given; {other} is not a texel component type"
-            ))
-        }
-    };
-    let name: String = ["R", "G", "B", "A"]
-        .iter()
-        .take(comps.clamp(1, 4))
-        .map(|c| format!("{c}{bits}"))
-        .collect();
-    let f = crate::words::texel::TexelFormat::of_vk(&format!("{name}_{mode}"))
-        .filter(|_| (1..=4).contains(&comps))
-        .ok_or_else(|| {
-            format!(
-                "an image declared without a format takes its format from the array given: {comps} components of {} is not a texel format",
-                host.dtype
-            )
-        })?;
-    Ok(crate::spirv::types::ImageType {
-        format: f,
-        format_given: true,
-        ..*t
-    })
-}
-
-/// The extent of an image of type `t` given as a host array of `shape` (C order): `[W]`, `[H, W]` or
-/// `[D, H, W]` by the image's dimensionality, an array layer count before them for an arrayed
-/// image (`[L, H, W]`), a sample count after them for a multisampled one (`[H, W, S]`), and the
-/// components last when the format has more than one and is not packed (`[H, W, 4]` for `Rgba8`,
-/// as numpy holds an RGBA picture).
-pub fn extent_of_shape(
-    t: &crate::spirv::types::ImageType,
-    shape: &[usize],
-) -> Result<crate::words::texel::Extent, String> {
-    let f = &t.format;
-    let comps = (f.comps > 1 && f.packed.is_none()) as usize;
-    let want = t.dim.coords() as usize + t.arrayed as usize + t.ms as usize + comps;
-    let layout = {
-        let mut v: Vec<&str> = Vec::new();
-        if t.arrayed {
-            v.push("layers");
-        }
-        v.extend(
-            ["depth", "height", "width"][3 - t.dim.coords() as usize..]
-                .iter()
-                .copied(),
-        );
-        if t.ms {
-            v.push("samples");
-        }
-        if comps == 1 {
-            v.push("components");
-        }
-        v.join(", ")
-    };
-    if shape.len() != want {
-        return Err(format!(
-            "an image of {} is given as an array of shape {shape:?}; it takes [{layout}]",
-            f.vk
-        ));
-    }
-    if comps == 1 && shape[want - 1] != f.comps as usize {
-        return Err(format!(
-            "an image of {} has {} components per texel, the array's last dimension is {}",
-            f.vk,
-            f.comps,
-            shape[want - 1]
-        ));
-    }
-    let n = |x: usize| u32::try_from(x).map_err(|_| format!("image dimension {x} is too large"));
-    let mut k = 0;
-    let mut next = || {
-        k += 1;
-        shape[k - 1]
-    };
-    let layers = if t.arrayed { next() } else { 1 };
-    let mut d = [1usize; 3];
-    for c in (0..t.dim.coords() as usize).rev() {
-        d[c] = next();
-    }
-    let samples = if t.ms { next() } else { 1 };
-    Ok(crate::words::texel::Extent {
-        width: n(d[0])?,
-        height: n(d[1])?,
-        depth: n(d[2].saturating_mul(layers))?,
-        samples: n(samples)?,
-    })
 }
 
 /// `b` (set 0) or `s.b`.
