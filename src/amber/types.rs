@@ -568,9 +568,5 @@ pub fn texel_format(t: &DataType) -> Option<crate::spirv::image::TexelFormat> {
         Scalar::Float32 => (32, "SFLOAT"),
         _ => return None,
     };
-    let channels: String = ["R", "G", "B", "A"][..t.rows as usize]
-        .iter()
-        .map(|c| format!("{c}{bits}"))
-        .collect();
-    crate::spirv::image::TexelFormat::of_vk(&format!("{channels}_{mode}"))
+    crate::spirv::image::TexelFormat::plain(t.rows as usize, bits, mode)
 }

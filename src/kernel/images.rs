@@ -35,19 +35,12 @@ pub fn bound_image_type(
             ))
         }
     };
-    let name: String = ["R", "G", "B", "A"]
-        .iter()
-        .take(comps.clamp(1, 4))
-        .map(|c| format!("{c}{bits}"))
-        .collect();
-    let f = crate::words::texel::TexelFormat::of_vk(&format!("{name}_{mode}"))
-        .filter(|_| (1..=4).contains(&comps))
-        .ok_or_else(|| {
-            format!(
-                "an image declared without a format takes its format from the array given: {comps} components of {} is not a texel format",
-                host.dtype
-            )
-        })?;
+    let f = crate::words::texel::TexelFormat::plain(comps, bits, mode).ok_or_else(|| {
+        format!(
+            "an image declared without a format takes its format from the array given: {comps} components of {} is not a texel format",
+            host.dtype
+        )
+    })?;
     Ok(crate::spirv::types::ImageType {
         format: f,
         format_given: true,

@@ -870,6 +870,32 @@ pub struct Object {
     pub image: Option<crate::spirv::types::ImageType>,
 }
 
+impl Object {
+    /// Memory reached only through device addresses (`PhysicalStorageBuffer`): a buffer with no
+    /// descriptor (`binding` at [`crate::spirv::UNBOUND_SET`]), or, without a binding, the stand-in
+    /// for addresses that lie in no buffer. Its size is its buffer's; taint per byte.
+    pub fn addressed(name: String, binding: Option<(u32, u32)>, loc: LocId) -> Object {
+        Object {
+            name,
+            storage: crate::spirv::types::Storage::PhysicalStorageBuffer,
+            ty: 0,
+            size: 0,
+            words: 0,
+            base: 0,
+            unit: 1,
+            tbase: 0,
+            init: None,
+            binding,
+            builtin: None,
+            runtime_array: None,
+            read_only: false,
+            loc,
+            element: 0,
+            image: None,
+        }
+    }
+}
+
 /// How to move a value of a type between registers and memory: each slot's scalar and offset.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Plan {

@@ -213,24 +213,11 @@ fn with_unbound(k: &Kernel, unbound: &[(String, Vec<u8>, u64)]) -> Kernel {
             id: None,
             block: None,
         });
-        k.objects.push(inst::Object {
-            name: name.clone(),
-            storage: Storage::PhysicalStorageBuffer,
-            ty: 0,
-            size: 0,
-            words: 0,
-            base: 0,
-            unit: 1,
-            tbase: 0,
-            init: None,
-            binding: Some((UNBOUND_SET, i as u32)),
-            builtin: None,
-            runtime_array: None,
-            read_only: false,
+        k.objects.push(inst::Object::addressed(
+            name.clone(),
+            Some((UNBOUND_SET, i as u32)),
             loc,
-            element: 0,
-            image: None,
-        });
+        ));
     }
     let added: Vec<ObjectId> = (first..k.objects.len() as u32).map(ObjectId::new).collect();
     for objs in k.construct_stores.values_mut() {

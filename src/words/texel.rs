@@ -117,6 +117,19 @@ impl TexelFormat {
             })
     }
 
+    /// The plain format of `comps` (1..=4) components of `bits` bits each, of numeric `mode`
+    /// `"UINT"`, `"SINT"` or `"SFLOAT"` (`R32G32B32A32_SFLOAT` for 4, 32, SFLOAT), if modelled.
+    pub fn plain(comps: usize, bits: u32, mode: &str) -> Option<TexelFormat> {
+        if !(1..=4).contains(&comps) {
+            return None;
+        }
+        let channels: String = ["R", "G", "B", "A"][..comps]
+            .iter()
+            .map(|c| format!("{c}{bits}"))
+            .collect();
+        Self::of_vk(&format!("{channels}_{mode}"))
+    }
+
     /// The format of a `VkFormat` name (`R8G8B8A8_UNORM`, with or without `VK_FORMAT_`).
     pub fn of_vk(name: &str) -> Option<TexelFormat> {
         let n = name.strip_prefix("VK_FORMAT_").unwrap_or(name);

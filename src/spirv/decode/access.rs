@@ -269,24 +269,11 @@ impl Decoder<'_> {
             id: None,
             block: None,
         });
-        self.objects.push(Object {
-            name: "device memory outside every buffer".into(),
-            storage: Storage::PhysicalStorageBuffer,
-            ty: 0,
-            size: 0,
-            words: 0,
-            base: 0,
-            unit: 1,
-            tbase: 0,
-            init: None,
-            binding: None,
-            builtin: None,
-            runtime_array: None,
-            read_only: false,
+        self.objects.push(Object::addressed(
+            "device memory outside every buffer".into(),
+            None,
             loc,
-            element: 0,
-            image: None,
-        });
+        ));
         let o = ObjectId::new((self.objects.len() - 1) as u32);
         self.no_buffer = Some(o);
         o
