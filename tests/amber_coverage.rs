@@ -508,6 +508,41 @@ fn arrays_of_texel_buffers_and_a_texel_buffer_without_a_format_run_on_both_backe
     }
 }
 
+/// A `BUFFER` of an image format (AmberScript, "Buffers": `DATA_TYPE` takes a format name; Amber's
+/// own `compute_descriptor_array_storagetexelbuffer.amber`): its `DATA` are the stored integers,
+/// and a texel buffer view of it has that format, so `texelFetch` converts them by Vulkan's
+/// Fixed-Point Data Conversion (UNORM: c / (2^b − 1), 255 → 1.0, 51 → 0.2; SNORM: max(c /
+/// (2^(b−1) − 1), −1), −128 → −1.0). A format the model does not know stays unsupported, named.
+#[test]
+fn a_buffer_of_a_normalized_format_is_read_through_its_format() {
+    let text = "#!amber\nSHADER compute s GLSL\n#version 430\nlayout(local_size_x=2) in;\nuniform layout(set=0, binding=0) samplerBuffer u;\nuniform layout(set=0, binding=1) samplerBuffer sn;\nlayout(set=0, binding=2) buffer O { vec4 o[]; };\nvoid main() {\n  int i = int(gl_GlobalInvocationID.x);\n  o[i] = texelFetch(u, i);\n  o[i + 2] = texelFetch(sn, i);\n}\nEND\nBUFFER u DATA_TYPE R8G8B8A8_UNORM DATA\n255 0 51 255\n0 255 102 0\nEND\nBUFFER sn DATA_TYPE R8G8_SNORM DATA\n-128 127 0 -127\nEND\nBUFFER o DATA_TYPE vec4<float> SIZE 4 FILL 9\nPIPELINE compute p\n  ATTACH s\n  BIND BUFFER u AS uniform_texel_buffer DESCRIPTOR_SET 0 BINDING 0\n  BIND BUFFER sn AS uniform_texel_buffer DESCRIPTOR_SET 0 BINDING 1\n  BIND BUFFER o AS storage DESCRIPTOR_SET 0 BINDING 2\nEND\nRUN p 1 1 1\nEXPECT o IDX 0 TOLERANCE 0.000001 EQ 1 0 0.2 1 0 1 0.4 0 -1 1 0 1 0 -1 0 1\n";
+    let s = parse(text).unwrap();
+    assert_eq!(s.buffers[0].data_type.to_string(), "vec4<uint8>");
+    assert_eq!(s.buffers[0].initial, vec![255, 0, 51, 255, 0, 255, 102, 0]);
+    assert!(s.buffers[0].texel.is_some());
+    let f = parse("#!amber\nBUFFER f FORMAT R8G8_SNORM\n").unwrap();
+    assert_eq!(f.buffers[0].data_type.to_string(), "vec2<int8>");
+    assert!(f.buffers[0].texel.is_some());
+    let r = run_model(&s);
+    assert_eq!(statuses(&r), vec![(29, "pass")], "{r:?}");
+    #[cfg(feature = "vulkan")]
+    match lockstep::amber::engines::DeviceBackend::new(None) {
+        Ok(mut d) => {
+            let r = run_script(&s, &mut d);
+            assert_eq!(statuses(&r), vec![(29, "pass")], "{r:?}");
+        }
+        Err(e) if std::env::var_os("LOCKSTEP_SKIP_DEVICE_TESTS").is_some() => {
+            eprintln!("skipping the device half (LOCKSTEP_SKIP_DEVICE_TESTS): {e}")
+        }
+        Err(e) => panic!("{e} (set LOCKSTEP_SKIP_DEVICE_TESTS=1 to skip device tests)"),
+    }
+    let e = parse("#!amber\nBUFFER b DATA_TYPE D16_UNORM SIZE 1 FILL 0\n");
+    match e {
+        Err(ParseFailure::Unsupported(u)) => assert!(u.to_string().contains("D16_UNORM"), "{u}"),
+        other => panic!("expected unsupported, got {other:?}"),
+    }
+}
+
 /// The corpus's data file is read through `FILE TEXT` relative to the script (the CTS's
 /// frexpstruct/modfstruct scripts).
 #[test]

@@ -339,6 +339,7 @@ impl Backend for ModelBackend {
                                     .decl
                                     .image
                                     .map(|i| i.format)
+                                    .or(db.decl.texel)
                                     .or_else(|| super::types::texel_format(&db.decl.data_type)),
                             },
                         ));
@@ -689,7 +690,7 @@ impl Backend for DeviceBackend {
                             })
                         }
                         (BindingKind::TexelBuffer { storage, .. }, None) => {
-                            let f = super::types::texel_format(&db.decl.data_type).ok_or_else(|| {
+                            let f = db.decl.texel.or_else(|| super::types::texel_format(&db.decl.data_type)).ok_or_else(|| {
                                 BackendError::Unsupported(format!(
                                     "{} ({}) as a texel buffer: no texel format of that data type is run",
                                     db.decl.name, db.decl.data_type

@@ -176,6 +176,10 @@ pub struct Buffer {
     /// For an `IMAGE`: its texel format and extent (its elements are its texels, tightly packed
     /// as [`crate::spirv::image`] lays them out); `None` for a `BUFFER`.
     pub image: Option<Image>,
+    /// For a `BUFFER` declared with an image format (`DATA_TYPE R8G8B8A8_UNORM`): that format,
+    /// which a texel buffer view of it has; its elements hold the stored integers (as an `IMAGE`'s
+    /// do). `None` for a plain data type, whose view format follows from the type.
+    pub texel: Option<crate::spirv::image::TexelFormat>,
 }
 
 /// What an `IMAGE` declares beyond its bytes.

@@ -752,6 +752,7 @@ fn assemble(mut script: Script, drafts: Vec<Draft>, ops: Vec<Op>) -> PResult<Scr
             elements,
             initial: vec![0; elements * stride],
             image: None,
+            texel: None,
         });
     }
     let bindings: Vec<Binding> = drafts

@@ -2,16 +2,27 @@
 //! the literal numbers they hold.
 
 use super::*;
+use crate::spirv::image::TexelFormat;
 
 impl<'a> Parser<'a> {
-    pub(super) fn data_type(&self, name: &str, line: usize, cmd: &str) -> PResult<DataType> {
+    /// A `DATA_TYPE`: an AmberScript type or a format; an image format (normalized, packed, …)
+    /// the model runs as a texel buffer's gives the type of its stored integers and the format.
+    pub(super) fn data_type(
+        &self,
+        name: &str,
+        line: usize,
+        cmd: &str,
+    ) -> PResult<(DataType, Option<TexelFormat>)> {
         if let Ok(t) = name.parse::<DataType>() {
-            return Ok(t);
+            return Ok((t, None));
         }
         if let Some(FormatKind::Image) =
             DataType::from_format(name.strip_suffix("[]").unwrap_or(name))
         {
-            return graphics(line, cmd, format!("{name} is an image format; only plain UINT, SINT and SFLOAT scalar and vector formats are supported"));
+            return match TexelFormat::of_vk(name) {
+                Some(f) => Ok((image_data_type(&f), Some(f))),
+                None => graphics(line, cmd, format!("{name} is an image format the model does not run (the formats SPIR-V names for storage images and texel buffers are: R8G8B8A8_UNORM, R16G16_SNORM, A2B10G10R10_UNORM_PACK32, …)")),
+            };
         }
         err(line, cmd, format!("invalid data type '{name}' provided"))
     }
@@ -26,10 +37,12 @@ impl<'a> Parser<'a> {
             return err(nl, C, format!("duplicate buffer name provided: {name}"));
         }
         let (kind, kl) = self.word(C, "DATA_TYPE or FORMAT")?;
+        let mut texel_format = None;
         let (data_type, layout, elements, values): (DataType, Layout, usize, Init) = match kind {
             "DATA_TYPE" => {
                 let (tname, tl) = self.word(C, "a data type")?;
-                let t = self.data_type(tname, tl, C)?;
+                let (t, texel) = self.data_type(tname, tl, C)?;
+                texel_format = texel;
                 let (mut init, mut il) = self.word(C, "an initializer (SIZE or DATA)")?;
                 let mut layout = Layout::Std430;
                 if init == "STD140" || init == "STD430" {
@@ -78,6 +91,7 @@ impl<'a> Parser<'a> {
                                     elements: n,
                                     initial,
                                     image: None,
+                                    texel: texel_format,
                                 });
                                 return Ok(());
                             }
@@ -116,7 +130,11 @@ impl<'a> Parser<'a> {
                 let (f, fl) = self.word(C, "a format")?;
                 let t = match DataType::from_format(f) {
                     Some(FormatKind::Plain(t)) => t,
-                    Some(FormatKind::Image) => return graphics(fl, C, format!("{f} is an image format; only plain UINT, SINT and SFLOAT scalar and vector formats are supported")),
+                    Some(FormatKind::Image) => {
+                        let (t, texel) = self.data_type(f, fl, C)?;
+                        texel_format = texel;
+                        t
+                    }
                     None => return err(fl, C, format!("invalid BUFFER FORMAT: {f}")),
                 };
                 if let Tok::Word(w @ ("MIP_LEVELS" | "SAMPLES" | "FILE")) = self.lx.peek() {
@@ -144,6 +162,7 @@ impl<'a> Parser<'a> {
             elements,
             initial,
             image: None,
+            texel: texel_format,
         });
         Ok(())
     }
@@ -287,6 +306,7 @@ impl<'a> Parser<'a> {
                 dims,
                 extent,
             }),
+            texel: None,
         });
         Ok(())
     }
