@@ -306,6 +306,8 @@ impl Backend for ModelBackend {
                 BindingKind::Storage { set, binding }
                 | BindingKind::Uniform { set, binding }
                 | BindingKind::StorageImage { set, binding }
+                | BindingKind::SampledImage { set, binding }
+                | BindingKind::CombinedImageSampler { set, binding, .. }
                 | BindingKind::TexelBuffer { set, binding, .. } => {
                     // A binding the shader does not declare is left alone (as on a device).
                     if k.objects
@@ -341,11 +343,35 @@ impl Backend for ModelBackend {
                                     .map(|i| i.format)
                                     .or(db.decl.texel)
                                     .or_else(|| super::types::texel_format(&db.decl.data_type)),
+                                sampler: match b.kind {
+                                    BindingKind::CombinedImageSampler { sampler, .. } => {
+                                        d.script.samplers.get(sampler).map(|x| x.sampler)
+                                    }
+                                    _ => None,
+                                },
                             },
                         ));
                     }
                 }
                 BindingKind::PushConstant => push = Some(db.bytes.to_vec()),
+            }
+        }
+        // Samplers (`BIND SAMPLER`) the shader declares: descriptors without memory.
+        for sb in &d.pipeline.samplers {
+            if k.objects
+                .iter()
+                .any(|o| o.binding == Some((sb.set, sb.binding)))
+            {
+                inputs.push((
+                    usize::MAX,
+                    0..0,
+                    BufferInput {
+                        set: sb.set,
+                        binding: sb.binding,
+                        sampler: d.script.samplers.get(sb.sampler).map(|x| x.sampler),
+                        ..BufferInput::default()
+                    },
+                ));
             }
         }
         let mut cfg = RunConfig::new(size, d.workgroups);
@@ -362,7 +388,7 @@ impl Backend for ModelBackend {
         let mut out: Vec<Vec<u8>> = d.buffers.iter().map(|b| b.bytes.to_vec()).collect();
         let mut ann: Vec<Vec<Annotation>> =
             d.buffers.iter().map(|b| b.annotations.to_vec()).collect();
-        for (idx, w, input) in &inputs {
+        for (idx, w, input) in inputs.iter().filter(|i| i.0 != usize::MAX) {
             let Some(o) = run.buffers.iter().find(|b| {
                 b.set == input.set && b.binding == input.binding && b.element == input.element
             }) else {
@@ -414,7 +440,7 @@ impl Backend for ModelBackend {
         if let Some(why) = run.poisoned() {
             // A barrier not every invocation reached, or a write outside a variable: nothing the
             // run wrote is pinned down (the one policy, `ModelRun::poisoned`).
-            for (idx, w, input) in &inputs {
+            for (idx, w, input) in inputs.iter().filter(|i| i.0 != usize::MAX) {
                 let writable = k.objects.iter().any(|o| {
                     o.binding == Some((input.set, input.binding))
                         && o.element == input.element
@@ -679,15 +705,27 @@ impl Backend for DeviceBackend {
                     order.push((b.buffer, b.window.clone()));
                 }
                 BindingKind::StorageImage { set, binding }
+                | BindingKind::SampledImage { set, binding }
+                | BindingKind::CombinedImageSampler { set, binding, .. }
                 | BindingKind::TexelBuffer { set, binding, .. } => {
+                    let image = |i: super::script::Image| crate::vulkan::ImageBinding {
+                        format: i.format,
+                        extent: i.extent,
+                        dims: i.dims,
+                        arrayed: false,
+                    };
                     let kind = match (b.kind, db.decl.image) {
                         (BindingKind::StorageImage { .. }, Some(i)) => {
-                            DescriptorKind::StorageImage(crate::vulkan::ImageBinding {
-                                format: i.format,
-                                extent: i.extent,
-                                dims: i.dims,
-                                arrayed: false,
-                            })
+                            DescriptorKind::StorageImage(image(i))
+                        }
+                        (BindingKind::SampledImage { .. }, Some(i)) => {
+                            DescriptorKind::SampledImage(image(i))
+                        }
+                        (BindingKind::CombinedImageSampler { sampler, .. }, Some(i)) => {
+                            DescriptorKind::CombinedImageSampler(
+                                image(i),
+                                d.script.samplers[sampler].sampler,
+                            )
                         }
                         (BindingKind::TexelBuffer { storage, .. }, None) => {
                             let f = db.decl.texel.or_else(|| super::types::texel_format(&db.decl.data_type)).ok_or_else(|| {
@@ -724,6 +762,17 @@ impl Backend for DeviceBackend {
                 }
                 BindingKind::PushConstant => push = db.bytes.to_vec(),
             }
+        }
+        // Samplers (`BIND SAMPLER`), after the buffers (they come back with no bytes).
+        for sb in &d.pipeline.samplers {
+            buffers.push(BoundBuffer {
+                set: sb.set,
+                binding: sb.binding,
+                kind: DescriptorKind::Sampler(d.script.samplers[sb.sampler].sampler),
+                data: Vec::new(),
+                element: 0,
+                alias_of: None,
+            });
         }
         let spec = d
             .pipeline

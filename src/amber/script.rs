@@ -25,6 +25,32 @@ pub struct Script {
     pub instance_extensions: Vec<Requirement>,
     /// `SET ENGINE_DATA fence_timeout_ms N`.
     pub fence_timeout_ms: Option<u32>,
+    /// `SAMPLER …` declarations, in order.
+    pub samplers: Vec<SamplerDecl>,
+}
+
+/// A `SAMPLER` declaration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SamplerDecl {
+    /// Its name.
+    pub name: String,
+    /// The line of the `SAMPLER` command.
+    pub line: usize,
+    /// Its state.
+    pub sampler: crate::words::sampler::Sampler,
+}
+
+/// A `BIND SAMPLER s DESCRIPTOR_SET d BINDING b` of a pipeline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SamplerBinding {
+    /// Index into [`Script::samplers`].
+    pub sampler: usize,
+    /// descriptor set
+    pub set: u32,
+    /// binding
+    pub binding: u32,
+    /// The line of the `BIND` command.
+    pub line: usize,
 }
 
 /// A named requirement and the line that states it.
@@ -282,6 +308,23 @@ pub enum BindingKind {
         /// binding
         binding: u32,
     },
+    /// `AS sampled_image DESCRIPTOR_SET s BINDING b` (of an `IMAGE`): read through a sampler
+    /// bound elsewhere.
+    SampledImage {
+        /// descriptor set
+        set: u32,
+        /// binding
+        binding: u32,
+    },
+    /// `AS combined_image_sampler SAMPLER name DESCRIPTOR_SET s BINDING b` (of an `IMAGE`).
+    CombinedImageSampler {
+        /// descriptor set
+        set: u32,
+        /// binding
+        binding: u32,
+        /// Index into [`Script::samplers`].
+        sampler: usize,
+    },
     /// `AS storage_texel_buffer` / `AS uniform_texel_buffer DESCRIPTOR_SET s BINDING b` (of a
     /// `BUFFER … FORMAT`).
     TexelBuffer {
@@ -301,6 +344,8 @@ impl BindingKind {
             BindingKind::Storage { set, binding }
             | BindingKind::Uniform { set, binding }
             | BindingKind::StorageImage { set, binding }
+            | BindingKind::SampledImage { set, binding }
+            | BindingKind::CombinedImageSampler { set, binding, .. }
             | BindingKind::TexelBuffer { set, binding, .. } => Some((set, binding)),
             BindingKind::PushConstant => None,
         }
@@ -315,6 +360,12 @@ impl fmt::Display for BindingKind {
             BindingKind::PushConstant => f.write_str("push_constant"),
             BindingKind::StorageImage { set, binding } => {
                 write!(f, "storage_image {set}.{binding}")
+            }
+            BindingKind::SampledImage { set, binding } => {
+                write!(f, "sampled_image {set}.{binding}")
+            }
+            BindingKind::CombinedImageSampler { set, binding, .. } => {
+                write!(f, "combined_image_sampler {set}.{binding}")
             }
             BindingKind::TexelBuffer {
                 set,
@@ -391,6 +442,8 @@ pub struct Pipeline {
     pub subgroup: SubgroupControl,
     /// Bound buffers, in order (a later `BIND` to the same set and binding replaces the earlier).
     pub bindings: Vec<Binding>,
+    /// Bound samplers (`BIND SAMPLER`), in order.
+    pub samplers: Vec<SamplerBinding>,
     /// `SHADER_OPTIMIZATION` passes for the shader, as SPIRV-Tools optimizer flags
     /// (`--inline-entry-points-exhaustive`), in order; run by `spirv-opt` before both backends.
     pub optimizations: Vec<String>,

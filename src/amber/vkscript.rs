@@ -819,6 +819,7 @@ fn assemble(mut script: Script, drafts: Vec<Draft>, ops: Vec<Op>) -> PResult<Scr
                             specializations: Vec::new(),
                             subgroup: SubgroupControl::default(),
                             bindings: bindings.clone(),
+                            samplers: Vec::new(),
                             optimizations: Vec::new(),
                         });
                         script.pipelines.len() - 1

@@ -247,6 +247,7 @@ impl KernelJob {
                     image,
                     alias_of: None,
                     format,
+                    sampler: None,
                 })
             })
             .collect::<Result<_, KernelError>>()?;

@@ -14,16 +14,16 @@ use crate::spirv::prov::{combine, is_undefined, Cause, Taint};
 use crate::spirv::types::{ImageType, Scalar};
 
 /// One lane's view of an image access: the image, its texel format and extent.
-struct Target {
-    obj: ObjectId,
-    ty: ImageType,
-    extent: Extent,
+pub(crate) struct Target {
+    pub(crate) obj: ObjectId,
+    pub(crate) ty: ImageType,
+    pub(crate) extent: Extent,
 }
 
 impl Wg<'_, '_> {
     /// Writes `d`'s first `n` components for every active lane from `f(lane)` (values and taints),
     /// keeping the register clean where no taint results.
-    fn each_result(
+    pub(crate) fn each_result(
         &mut self,
         flow: &Flow,
         d: Reg,
@@ -53,7 +53,7 @@ impl Wg<'_, '_> {
     }
 
     /// The image lane `s`'s handle in `img` names, with the taint of the handle.
-    fn image_of(&self, img: Reg, s: usize) -> Result<(Target, Taint), SpirvError> {
+    pub(crate) fn image_of(&self, img: Reg, s: usize) -> Result<(Target, Taint), SpirvError> {
         let ib = self.regs.base(img);
         let p = Ptr::from_bits(self.regs.vals[ib + s]);
         let t = if self.regs.dirty(img) {
@@ -155,7 +155,7 @@ impl Wg<'_, '_> {
     }
 
     /// The raw components of the texel at byte `off` of image `t`, and their taint.
-    fn texel_raw(&mut self, t: &Target, off: u32, s: usize, loc: LocId) -> ([u64; 4], Taint) {
+    pub(crate) fn texel_raw(&mut self, t: &Target, off: u32, s: usize, loc: LocId) -> ([u64; 4], Taint) {
         let f = t.ty.format;
         let mut raw = [0u64; 4];
         let mut taint = Taint::NONE;
@@ -349,20 +349,39 @@ impl Wg<'_, '_> {
         Ok(())
     }
 
-    /// `OpImageQuerySize` and `OpImageQuerySamples`.
+    /// `OpImageQuerySize`, `OpImageQuerySizeLod` (`what` 0), `OpImageQuerySamples` (1) and
+    /// `OpImageQueryLevels` (2). Bound images have one level: a size asked of another level is
+    /// undefined (SPIR-V, `OpImageQuerySizeLod`: "Level of Detail … must be less than the number
+    /// of levels").
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn image_query(
         &mut self,
         flow: &Flow,
         d: Reg,
         img: Reg,
-        samples: bool,
+        what: u8,
+        lod: Option<Reg>,
         n: u8,
+        loc: LocId,
     ) -> Result<(), SpirvError> {
         self.each_result(flow, d, n, |wg, s| {
-            let (t, ht) = wg.image_of(img, s)?;
+            let (t, mut ht) = wg.image_of(img, s)?;
             let e = t.extent;
-            let v: [u64; 3] = if samples {
+            if let Some(l) = lod {
+                let (level, lt) = wg.sample_of(Some(l), 32, s);
+                ht = combine(ht, lt);
+                if level != 0 && !is_undefined(ht) {
+                    let why = format!(
+                        "the size of level {level} of {}, which has one level: the level of detail must be less than the number of levels (SPIR-V, OpImageQuerySizeLod)",
+                        wg.k.objects[t.obj.index()].name
+                    );
+                    ht = wg.prov(Cause::Image { why }, loc, ht);
+                }
+            }
+            let v: [u64; 3] = if what == 1 {
                 [e.samples as u64, 0, 0]
+            } else if what == 2 {
+                [1, 0, 0]
             } else {
                 // Width, then height (2D, 3D, 1D arrays: layers), then depth or layers.
                 match (t.ty.dim.coords(), t.ty.arrayed) {

@@ -653,13 +653,29 @@ pub enum Inst {
         n: u8,
         w: u8,
     },
-    /// `OpImageQuerySize` (`what` = 0), `OpImageQuerySamples` (1): `n` integers of `w` bits
+    /// `OpImageQuerySize` and `OpImageQuerySizeLod` (`what` = 0, `lod` the level asked for),
+    /// `OpImageQuerySamples` (1), `OpImageQueryLevels` (2): `n` integers of `w` bits
     ImageQuery {
         d: Reg,
         img: Reg,
-        samples: bool,
+        what: u8,
+        lod: Option<Reg>,
         n: u8,
         w: u8,
+    },
+    /// `OpSampledImage`: `d` = image `img` with sampler `smp`
+    SampledImage { d: Reg, img: Reg, smp: Reg },
+    /// `OpImageSampleExplicitLod` / `OpImageSampleImplicitLod`: `d` (`n` components of `w` bits,
+    /// integers where `int`) = sampled image `img` filtered at the float coordinate `coord`, at level
+    /// of detail `lod` (`None`: implicit)
+    ImageSample {
+        d: Reg,
+        img: Reg,
+        coord: Reg,
+        lod: Option<Reg>,
+        n: u8,
+        w: u8,
+        int: bool,
     },
     /// `OpImageTexelPointer`: `d` = a pointer to the texel of image variable `img` at `coord`,
     /// sample `sample` (out of bounds where the coordinate fails validation)
@@ -868,6 +884,9 @@ pub struct Object {
     pub element: u32,
     /// the image, for an object of [`Storage::Image`]
     pub image: Option<crate::spirv::types::ImageType>,
+    /// a sampler descriptor (`sampler`; `image` is `None`), or an image with its own sampler
+    /// (`sampler2D`, a combined image sampler)
+    pub sampler: bool,
 }
 
 impl Object {
@@ -892,6 +911,7 @@ impl Object {
             loc,
             element: 0,
             image: None,
+            sampler: false,
         }
     }
 }

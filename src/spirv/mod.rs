@@ -51,6 +51,7 @@ pub mod memory;
 mod ops;
 pub mod prov;
 mod regs;
+mod sampling;
 pub mod report;
 pub mod scalar;
 mod stores;
@@ -91,6 +92,8 @@ pub struct BufferInput {
     /// for an image or texel buffer the module declares without a format (`Unknown`): the
     /// format of the bound view
     pub format: Option<image::TexelFormat>,
+    /// for a sampler, or an image with its sampler (a combined image sampler): the sampler
+    pub sampler: Option<crate::words::sampler::Sampler>,
 }
 
 /// The extent of image `o` bound to `b`, checked against its bytes and its type.
@@ -302,6 +305,7 @@ pub fn run_model_addressed(
             image: None,
             alias_of: None,
             format: None,
+            sampler: None,
         })
         .collect();
     let all: Vec<BufferInput>;
@@ -385,6 +389,15 @@ pub fn run_model_addressed(
                 let mut buf = Buffer::new(&b.bytes, writable, unit_of[pos]);
                 if let Some(t) = &o.image {
                     buf.extent = Some(image_extent(o, t, b)?);
+                }
+                if o.sampler {
+                    buf.sampler = Some(b.sampler.ok_or_else(|| {
+                        SpirvError::Setup(format!(
+                            "set {set} binding {binding} ({}) is {}: it needs a sampler",
+                            o.name,
+                            if o.image.is_some() { "an image with its sampler" } else { "a sampler" }
+                        ))
+                    })?);
                 }
                 let undefined: Vec<(std::ops::Range<usize>, Taint)> = b
                     .undefined

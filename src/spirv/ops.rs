@@ -477,10 +477,21 @@ impl Wg<'_, '_> {
             Inst::ImageQuery {
                 d,
                 img,
-                samples,
+                what,
+                lod,
                 n,
                 w: _,
-            } => self.image_query(flow, *d, *img, *samples, *n)?,
+            } => self.image_query(flow, *d, *img, *what, *lod, *n, loc)?,
+            Inst::SampledImage { d, img, smp } => self.sampled_image(flow, *d, *img, *smp)?,
+            Inst::ImageSample {
+                d,
+                img,
+                coord,
+                lod,
+                n,
+                w,
+                int,
+            } => self.image_sample(flow, *d, *img, *coord, *lod, *n, *w, *int, loc)?,
             Inst::TexelPointer {
                 d,
                 img,

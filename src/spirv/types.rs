@@ -220,8 +220,11 @@ pub enum Type {
     Function,
     /// an image (`OpTypeImage`); its value is a handle to the bound image, kept like a pointer
     Image(ImageType),
-    /// an image with a sampler (`OpTypeSampledImage`); its value is the image's handle
+    /// an image with a sampler (`OpTypeSampledImage`); its value is the image's handle, naming
+    /// the sampler too (see `Ptr` in the memory layer)
     SampledImage(TypeId),
+    /// a sampler (`OpTypeSampler`); its value is a handle to the bound sampler
+    Sampler,
 }
 
 /// The dimensionality of an image (SPIR-V `Dim`) the interpreter runs.
@@ -309,7 +312,7 @@ impl Types {
     pub fn slots(&self, t: TypeId) -> Result<u32, SpirvError> {
         Ok(match self.get(t) {
             Type::Void | Type::Function => 0,
-            Type::Scalar(_) | Type::Pointer { .. } | Type::Image(_) | Type::SampledImage(_) => 1,
+            Type::Scalar(_) | Type::Pointer { .. } | Type::Image(_) | Type::SampledImage(_) | Type::Sampler => 1,
             Type::Vector { n, .. } => *n,
             Type::Matrix { col, cols } => self.slots(*col)? * cols,
             Type::Array { elem, len, .. } => {
@@ -353,7 +356,8 @@ impl Types {
             | Type::Void
             | Type::Function
             | Type::Image(_)
-            | Type::SampledImage(_) => 4,
+            | Type::SampledImage(_)
+            | Type::Sampler => 4,
         }
     }
 
@@ -380,7 +384,7 @@ impl Types {
         Ok(match self.get(t) {
             Type::Void | Type::Function => (0, 1),
             Type::Scalar(s) => (s.bytes(), s.bytes()),
-            Type::Pointer { .. } | Type::Image(_) | Type::SampledImage(_) => (8, 8),
+            Type::Pointer { .. } | Type::Image(_) | Type::SampledImage(_) | Type::Sampler => (8, 8),
             Type::Vector { elem, n } => match m.vec_stride {
                 Some(st) => (st * (n - 1) + elem.bytes(), elem.bytes()),
                 None => (elem.bytes() * n, elem.bytes()),
@@ -569,7 +573,7 @@ impl Types {
                 scalar: *s,
                 offset: base,
             }),
-            Type::Pointer { .. } | Type::Image(_) | Type::SampledImage(_) => out.push(SlotAt {
+            Type::Pointer { .. } | Type::Image(_) | Type::SampledImage(_) | Type::Sampler => out.push(SlotAt {
                 scalar: Scalar::Pointer,
                 offset: base,
             }),

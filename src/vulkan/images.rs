@@ -84,8 +84,14 @@ pub fn vk_format(f: &TexelFormat) -> Option<Format> {
 pub(crate) enum Bound {
     /// a storage or uniform buffer
     Buffer(Subbuffer<[u8]>),
-    /// a storage image and its view
-    Image((Arc<Image>, Arc<ImageView>), crate::vulkan::ImageBinding),
+    /// an image and its view (with its sampler: a combined image sampler)
+    Image(
+        (Arc<Image>, Arc<ImageView>),
+        crate::vulkan::ImageBinding,
+        Option<Arc<vulkano::image::sampler::Sampler>>,
+    ),
+    /// a sampler
+    Sampler(Arc<vulkano::image::sampler::Sampler>),
     /// a texel buffer and its view
     Texel(Subbuffer<[u8]>, Arc<BufferView>),
 }
@@ -107,7 +113,7 @@ impl Bound {
                     .map(|_| ())
                     .map_err(|e| VkError::vk("recording a buffer copy", e))
             }
-            Bound::Image((img, _), ib) if ib.extent.samples == 1 => if up {
+            Bound::Image((img, _), ib, _) if ib.extent.samples == 1 => if up {
                 cb.copy_buffer_to_image(CopyBufferToImageInfo::buffer_image(
                     stage.clone(),
                     img.clone(),
@@ -121,7 +127,7 @@ impl Bound {
                 .map(|_| ())
             }
             .map_err(|e| VkError::vk("recording an image copy", e)),
-            Bound::Image(..) => Ok(()),
+            Bound::Image(..) | Bound::Sampler(_) => Ok(()),
         }
     }
 }
@@ -139,10 +145,12 @@ fn input(what: impl Into<String>) -> VkError {
 }
 
 impl Context {
-    /// A storage image (and its view) of `ib`'s format and extent.
+    /// A storage image (or, `sampled`, an image read through a sampler) and its view, of `ib`'s
+    /// format and extent.
     pub(crate) fn storage_image(
         &self,
         ib: &crate::vulkan::ImageBinding,
+        sampled: bool,
     ) -> Result<(Arc<Image>, Arc<ImageView>), VkError> {
         let format = crate::vulkan::vk_format(&ib.format)
             .ok_or_else(|| unsupported(format!("images of format {}", ib.format.vk)))?;
@@ -168,7 +176,11 @@ impl Context {
                 )))
             }
         };
-        let mut usage = ImageUsage::STORAGE;
+        let mut usage = if sampled {
+            ImageUsage::SAMPLED
+        } else {
+            ImageUsage::STORAGE
+        };
         if e.samples == 1 {
             usage |= ImageUsage::TRANSFER_SRC | ImageUsage::TRANSFER_DST;
         }
@@ -215,6 +227,53 @@ impl Context {
             )
         })?;
         Ok((img, view))
+    }
+
+    /// A sampler of state `s`.
+    pub(crate) fn sampler(
+        &self,
+        s: &crate::words::sampler::Sampler,
+    ) -> Result<Arc<vulkano::image::sampler::Sampler>, VkError> {
+        use crate::words::sampler::{AddressMode as A, BorderColor as B, Filter as F};
+        use vulkano::image::sampler::{
+            BorderColor, Filter, Sampler, SamplerAddressMode, SamplerCreateInfo, SamplerMipmapMode,
+        };
+        let filter = |f: F| match f {
+            F::Nearest => Filter::Nearest,
+            F::Linear => Filter::Linear,
+        };
+        let mode = |m: A| match m {
+            A::Repeat => SamplerAddressMode::Repeat,
+            A::MirroredRepeat => SamplerAddressMode::MirroredRepeat,
+            A::ClampToEdge => SamplerAddressMode::ClampToEdge,
+            A::ClampToBorder => SamplerAddressMode::ClampToBorder,
+            A::MirrorClampToEdge => SamplerAddressMode::MirrorClampToEdge,
+        };
+        let border = match s.border {
+            B::FloatTransparentBlack => BorderColor::FloatTransparentBlack,
+            B::IntTransparentBlack => BorderColor::IntTransparentBlack,
+            B::FloatOpaqueBlack => BorderColor::FloatOpaqueBlack,
+            B::IntOpaqueBlack => BorderColor::IntOpaqueBlack,
+            B::FloatOpaqueWhite => BorderColor::FloatOpaqueWhite,
+            B::IntOpaqueWhite => BorderColor::IntOpaqueWhite,
+        };
+        Sampler::new(
+            self.device.clone(),
+            SamplerCreateInfo {
+                mag_filter: filter(s.mag),
+                min_filter: filter(s.min),
+                mipmap_mode: SamplerMipmapMode::Nearest,
+                address_mode: s.address.map(mode),
+                border_color: border,
+                unnormalized_coordinates: s.unnormalized,
+                lod: s.min_lod..=s.max_lod,
+                ..Default::default()
+            },
+        )
+        .map_err(|e| match e {
+            Validated::ValidationError(v) => unsupported(format!("a sampler ({s}): {v}")),
+            e => VkError::vk("creating a sampler", format!("{e:?}")),
+        })
     }
 
     /// A texel buffer of `len` bytes and its view of format `f`.

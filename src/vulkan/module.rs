@@ -47,6 +47,12 @@ pub enum DescriptorKind {
     StorageTexelBuffer(crate::words::texel::TexelFormat),
     /// VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER of this format
     UniformTexelBuffer(crate::words::texel::TexelFormat),
+    /// VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE: the bytes are its texels
+    SampledImage(crate::vulkan::ImageBinding),
+    /// VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER: the bytes are its texels
+    CombinedImageSampler(crate::vulkan::ImageBinding, crate::words::sampler::Sampler),
+    /// VK_DESCRIPTOR_TYPE_SAMPLER (no bytes)
+    Sampler(crate::words::sampler::Sampler),
 }
 
 impl DescriptorKind {
@@ -57,6 +63,9 @@ impl DescriptorKind {
             DescriptorKind::StorageImage(_) => "storage image",
             DescriptorKind::StorageTexelBuffer(_) => "storage texel buffer",
             DescriptorKind::UniformTexelBuffer(_) => "uniform texel buffer",
+            DescriptorKind::SampledImage(_) => "sampled image",
+            DescriptorKind::CombinedImageSampler(..) => "combined image sampler",
+            DescriptorKind::Sampler(_) => "sampler",
         }
     }
 
@@ -491,14 +500,17 @@ impl Context {
                 .contains(&DescriptorType::UniformBuffer)
             {
                 DescriptorKind::Uniform
-            } else if req.descriptor_types.contains(&DescriptorType::StorageImage)
-                || req
-                    .descriptor_types
-                    .contains(&DescriptorType::StorageTexelBuffer)
-                || req
-                    .descriptor_types
-                    .contains(&DescriptorType::UniformTexelBuffer)
-            {
+            } else if req.descriptor_types.iter().any(|t| {
+                matches!(
+                    t,
+                    DescriptorType::StorageImage
+                        | DescriptorType::StorageTexelBuffer
+                        | DescriptorType::UniformTexelBuffer
+                        | DescriptorType::SampledImage
+                        | DescriptorType::CombinedImageSampler
+                        | DescriptorType::Sampler
+                )
+            }) {
                 let Some(&i) = given.get(&(set, binding, 0)) else {
                     return Err(input(format!(
                         "binding {set}.{binding} (`{name}`, a {:?} descriptor) is used by entry point '{}' but nothing was given for it",
@@ -510,6 +522,9 @@ impl Context {
                 let want = match req.descriptor_types.first() {
                     Some(DescriptorType::StorageImage) => "storage image",
                     Some(DescriptorType::StorageTexelBuffer) => "storage texel buffer",
+                    Some(DescriptorType::SampledImage) => "sampled image",
+                    Some(DescriptorType::CombinedImageSampler) => "combined image sampler",
+                    Some(DescriptorType::Sampler) => "sampler",
                     _ => "uniform texel buffer",
                 };
                 if b.kind.name() != want {
@@ -518,7 +533,10 @@ impl Context {
                         b.kind.name()
                     )));
                 }
-                if let DescriptorKind::StorageImage(ib) = b.kind {
+                if let DescriptorKind::StorageImage(ib)
+                | DescriptorKind::SampledImage(ib)
+                | DescriptorKind::CombinedImageSampler(ib, _) = b.kind
+                {
                     let f = &ib.format;
                     if crate::vulkan::vk_format(f).is_none() {
                         return Err(unsupported(format!("images of format {}", f.vk)));
@@ -688,16 +706,29 @@ impl Context {
                 let shared: Option<Bound> = match &bound[k].2 {
                     Bound::Buffer(dev) => Some(Bound::Buffer(dev.clone())),
                     Bound::Texel(buf, view) => Some(Bound::Texel(buf.clone(), view.clone())),
-                    Bound::Image(iv, ib) => Some(Bound::Image(iv.clone(), *ib)),
+                    Bound::Image(iv, ib, smp) => Some(Bound::Image(iv.clone(), *ib, smp.clone())),
+                    Bound::Sampler(smp) => Some(Bound::Sampler(smp.clone())),
                 };
                 if let Some(shared) = shared {
                     bound.push((i, bound[k].1.clone(), shared));
                     continue;
                 }
             }
-            let stage = self.staging(&b.data)?;
+            // (a sampler has no bytes: a one-byte staging buffer that is never copied)
+            let stage = self.staging(if b.data.is_empty() { &[0] } else { &b.data })?;
             let res = match b.kind {
-                DescriptorKind::StorageImage(ib) => Bound::Image(self.storage_image(&ib)?, ib),
+                DescriptorKind::StorageImage(ib) => {
+                    Bound::Image(self.storage_image(&ib, false)?, ib, None)
+                }
+                DescriptorKind::SampledImage(ib) => {
+                    Bound::Image(self.storage_image(&ib, true)?, ib, None)
+                }
+                DescriptorKind::CombinedImageSampler(ib, smp) => Bound::Image(
+                    self.storage_image(&ib, true)?,
+                    ib,
+                    Some(self.sampler(&smp)?),
+                ),
+                DescriptorKind::Sampler(smp) => Bound::Sampler(self.sampler(&smp)?),
                 DescriptorKind::StorageTexelBuffer(f) | DescriptorKind::UniformTexelBuffer(f) => {
                     let (buf, view) = self.texel_buffer(&f, b.data.len() as u64)?;
                     Bound::Texel(buf, view)
@@ -784,9 +815,21 @@ impl Context {
                         .entry(b.binding)
                         .or_default()
                         .push((b.element, dev.clone())),
-                    Bound::Image((_, view), _) => others.push(
+                    Bound::Image((_, view), _, None) => others.push(
                         WriteDescriptorSet::image_view_array(b.binding, b.element, [view.clone()]),
                     ),
+                    Bound::Image((_, view), _, Some(smp)) => {
+                        others.push(WriteDescriptorSet::image_view_sampler_array(
+                            b.binding,
+                            b.element,
+                            [(view.clone(), smp.clone())],
+                        ))
+                    }
+                    Bound::Sampler(smp) => others.push(WriteDescriptorSet::sampler_array(
+                        b.binding,
+                        b.element,
+                        [smp.clone()],
+                    )),
                     Bound::Texel(_, view) => others.push(WriteDescriptorSet::buffer_view_array(
                         b.binding,
                         b.element,
@@ -846,7 +889,10 @@ impl Context {
             .chain(d.unbound.iter().cloned())
             .collect();
         for (i, stage, dev) in &bound {
-            if let Bound::Image(_, ib) = dev
+            if matches!(dev, Bound::Sampler(_)) {
+                continue;
+            }
+            if let Bound::Image(_, ib, _) = dev
                 && ib.extent.samples > 1
             {
                 // Not readable: a multisampled image cannot be copied to a buffer.

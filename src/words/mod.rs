@@ -18,6 +18,7 @@ pub mod address;
 pub mod facts;
 pub mod int;
 pub mod layout;
+pub mod sampler;
 pub mod texel;
 
 use rspirv::dr::{Instruction, Module, Operand};

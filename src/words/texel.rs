@@ -492,7 +492,8 @@ fn sign_extend(v: u64, bits: u32) -> i64 {
     }
 }
 
-fn float_bits(x: f64, width: u8) -> u64 {
+/// The bits of `x` as a float of `width` bits (16, 32 or 64), rounded to nearest even.
+pub fn float_bits(x: f64, width: u8) -> u64 {
     match width {
         16 => half::f16::from_f64(x).to_bits() as u64,
         64 => x.to_bits(),

@@ -167,6 +167,92 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
+    /// `SAMPLER name [MAG_FILTER f] [MIN_FILTER f] [ADDRESS_MODE_U|V|W m] [BORDER_COLOR c]
+    /// [MIN_LOD x] [MAX_LOD x] [NORMALIZED_COORDS | UNNORMALIZED_COORDS] [MIPMAP_MODE f]`
+    /// (AmberScript, "Samplers"; Amber's defaults: nearest, repeat, float transparent black, LOD
+    /// 0 to 1, normalized). `COMPARE ON` (depth comparison) is not run.
+    pub(super) fn sampler(&mut self, line: usize) -> PResult<()> {
+        use crate::words::sampler::{AddressMode, BorderColor, Filter, Sampler};
+        const C: &str = "SAMPLER";
+        let (name, nl) = self.word(C, "a sampler name")?;
+        if self.script.samplers.iter().any(|s| s.name == name) {
+            return err(nl, C, format!("duplicate sampler name provided: {name}"));
+        }
+        let mut smp = Sampler::default();
+        loop {
+            let (w, l) = match self.lx.peek() {
+                Tok::Eol | Tok::Eos => break,
+                _ => self.word(C, "a SAMPLER attribute")?,
+            };
+            match w {
+                "MAG_FILTER" | "MIN_FILTER" | "MIPMAP_MODE" => {
+                    let (v, vl) = self.word(C, "a filter (nearest or linear)")?;
+                    let Some(f) = Filter::parse(v) else {
+                        return err(vl, C, format!("invalid {w}: {v} (nearest or linear)"));
+                    };
+                    match w {
+                        "MAG_FILTER" => smp.mag = f,
+                        "MIN_FILTER" => smp.min = f,
+                        // one level: the mipmap mode selects nothing
+                        _ => {}
+                    }
+                }
+                "ADDRESS_MODE_U" | "ADDRESS_MODE_V" | "ADDRESS_MODE_W" => {
+                    let (v, vl) = self.word(C, "an address mode")?;
+                    let Some(m) = AddressMode::parse(v) else {
+                        return err(vl, C, format!("invalid {w}: {v} (repeat, mirrored_repeat, clamp_to_edge, clamp_to_border, mirror_clamp_to_edge)"));
+                    };
+                    smp.address[match w {
+                        "ADDRESS_MODE_U" => 0,
+                        "ADDRESS_MODE_V" => 1,
+                        _ => 2,
+                    }] = m;
+                }
+                "BORDER_COLOR" => {
+                    let (v, vl) = self.word(C, "a border color")?;
+                    let Some(b) = BorderColor::parse(v) else {
+                        return err(vl, C, format!("invalid BORDER_COLOR: {v}"));
+                    };
+                    smp.border = b;
+                }
+                "MIN_LOD" | "MAX_LOD" => {
+                    let x = match self.number(C, w, Scalar::Float32)? {
+                        Literal::Int(i) => i as f32,
+                        Literal::Float(f) => f as f32,
+                    };
+                    if w == "MIN_LOD" {
+                        smp.min_lod = x;
+                    } else {
+                        smp.max_lod = x;
+                    }
+                }
+                "NORMALIZED_COORDS" => smp.unnormalized = false,
+                "UNNORMALIZED_COORDS" => smp.unnormalized = true,
+                "COMPARE" => {
+                    let (v, vl) = self.word(C, "ON or OFF")?;
+                    match v {
+                        "OFF" => {}
+                        "ON" => return unsupported(vl, C, "depth-comparison samplers (COMPARE ON)"),
+                        _ => return err(vl, C, format!("invalid COMPARE: {v} (ON or OFF)")),
+                    }
+                }
+                "COMPARE_OP" => {
+                    self.word(C, "a compare op")?;
+                }
+                _ => return err(l, C, format!("unexpected SAMPLER attribute: {w}")),
+            }
+        }
+        if smp.max_lod < smp.min_lod {
+            return err(line, C, "max LOD needs to be greater than or equal to min LOD");
+        }
+        self.script.samplers.push(crate::amber::script::SamplerDecl {
+            name: name.to_string(),
+            line,
+            sampler: smp,
+        });
+        Ok(())
+    }
+
     /// `IMAGE name FORMAT f [MIP_LEVELS 1] DIM_1D|DIM_2D|DIM_3D WIDTH w [HEIGHT h] [DEPTH d]
     /// [SAMPLES s] [TILING t] [FILL v | SERIES_FROM v INC_BY i | DATA … END]` (AmberScript,
     /// "Images"): a storage image whose bytes are its texels, tightly packed (see

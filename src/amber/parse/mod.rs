@@ -352,6 +352,7 @@ struct PipelineDraft {
     specializations: Vec<Specialization>,
     subgroup: SubgroupControl,
     bindings: Vec<Binding>,
+    samplers: Vec<SamplerBinding>,
     optimizations: Vec<String>,
 }
 
@@ -609,7 +610,7 @@ impl<'a> Parser<'a> {
                     self.end_of_statement(w)?;
                 }
                 "IMAGE" => self.image(line)?,
-                "SAMPLER" => return graphics(line, w, "samplers"),
+                "SAMPLER" => self.sampler(line)?,
                 "VIRTUAL_FILE" => self.virtual_file(line)?,
                 "STRUCT" => {
                     return unsupported(

@@ -25,6 +25,7 @@ impl<'a> Parser<'a> {
             specializations: Vec::new(),
             subgroup: SubgroupControl::default(),
             bindings: Vec::new(),
+            samplers: Vec::new(),
             optimizations: Vec::new(),
         };
         self.pipeline_body(C, draft)
@@ -54,6 +55,7 @@ impl<'a> Parser<'a> {
             specializations: p.specializations,
             subgroup: p.subgroup,
             bindings: p.bindings,
+            samplers: p.samplers,
             optimizations: p.optimizations,
         };
         self.pipeline_body(C, draft)
@@ -136,6 +138,7 @@ impl<'a> Parser<'a> {
             specializations: p.specializations,
             subgroup: p.subgroup,
             bindings: p.bindings,
+            samplers: p.samplers,
             optimizations: p.optimizations,
         });
         Ok(())
@@ -229,7 +232,8 @@ impl<'a> Parser<'a> {
         let array = match what {
             "BUFFER" => false,
             "BUFFER_ARRAY" => true,
-            "SAMPLER" | "SAMPLER_ARRAY" => return graphics(wl, C, "samplers"),
+            "SAMPLER" => return self.bind_sampler(p),
+            "SAMPLER_ARRAY" => return unsupported(wl, C, "arrays of sampler descriptors"),
             _ => {
                 return err(
                     wl,
@@ -412,7 +416,43 @@ impl<'a> Parser<'a> {
                     }
                 }
             }
-            "color" | "depth_stencil" | "resolve" | "sampled_image" | "combined_image_sampler" => {
+            "sampled_image" | "combined_image_sampler" => {
+                if array {
+                    return unsupported(tl, C, format!("BUFFER_ARRAY AS {ty}"));
+                }
+                if self.script.buffers[bufs[0].0].image.is_none() {
+                    return err(tl, C, format!("{name} is a BUFFER; AS {ty} binds an IMAGE"));
+                }
+                let sampler = if ty == "combined_image_sampler" {
+                    self.keyword(C, "SAMPLER")?;
+                    let (sname, sl) = self.word(C, "a sampler name")?;
+                    match self.script.samplers.iter().position(|x| x.name == sname) {
+                        Some(i) => Some(i),
+                        None => return err(sl, C, format!("unknown sampler: {sname}")),
+                    }
+                } else {
+                    None
+                };
+                self.keyword(C, "DESCRIPTOR_SET")?;
+                let set = self.uint(C, "DESCRIPTOR_SET")?;
+                self.keyword(C, "BINDING")?;
+                let binding = self.uint(C, "BINDING")?;
+                if self.lx.peek() == Tok::Word("BASE_MIP_LEVEL") {
+                    self.next();
+                    if self.uint(C, "BASE_MIP_LEVEL")? != 0 {
+                        return unsupported(tl, C, "a BASE_MIP_LEVEL other than 0");
+                    }
+                }
+                match sampler {
+                    Some(sampler) => BindingKind::CombinedImageSampler {
+                        set,
+                        binding,
+                        sampler,
+                    },
+                    None => BindingKind::SampledImage { set, binding },
+                }
+            }
+            "color" | "depth_stencil" | "resolve" => {
                 return graphics(tl, C, format!("{ty} attachments and images"))
             }
             _ => return err(tl, C, format!("unknown buffer_type: {ty}")),
@@ -421,6 +461,7 @@ impl<'a> Parser<'a> {
         // A later BIND to the same set and binding replaces the earlier (Amber: ClearBuffers).
         if let Some(slot) = kind.slot() {
             p.bindings.retain(|b| b.kind.slot() != Some(slot));
+            p.samplers.retain(|b| (b.set, b.binding) != slot);
         }
         for (k, (bi, bname)) in bufs.iter().enumerate() {
             let (offset, range) = (offsets[k], ranges[k]);
@@ -454,6 +495,30 @@ impl<'a> Parser<'a> {
                 element: k as u32,
             });
         }
+        Ok(())
+    }
+
+    /// `BIND SAMPLER name DESCRIPTOR_SET s BINDING b`.
+    fn bind_sampler(&mut self, p: &mut PipelineDraft) -> PResult<()> {
+        const C: &str = "BIND";
+        let (name, nl) = self.word(C, "a sampler name")?;
+        let Some(sampler) = self.script.samplers.iter().position(|x| x.name == name) else {
+            return err(nl, C, format!("unknown sampler: {name}"));
+        };
+        self.keyword(C, "DESCRIPTOR_SET")?;
+        let set = self.uint(C, "DESCRIPTOR_SET")?;
+        self.keyword(C, "BINDING")?;
+        let binding = self.uint(C, "BINDING")?;
+        self.end_of_statement("BIND")?;
+        // A later BIND to the same set and binding replaces the earlier (Amber: ClearBuffers).
+        p.bindings.retain(|b| b.kind.slot() != Some((set, binding)));
+        p.samplers.retain(|b| (b.set, b.binding) != (set, binding));
+        p.samplers.push(SamplerBinding {
+            sampler,
+            set,
+            binding,
+            line: nl,
+        });
         Ok(())
     }
 

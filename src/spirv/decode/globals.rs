@@ -323,16 +323,17 @@ impl Decoder<'_> {
                 }
             },
             SOp::TypeSampledImage
-                if matches!(
-                    self.types.get(self.ty(idop(0)?)?),
-                    Type::Image(t) if t.dim == ImageDim::Buffer
-                ) =>
+                if matches!(self.types.get(self.ty(idop(0)?)?), Type::Image(_)) =>
             {
-                // A uniform texel buffer (`samplerBuffer`): read with OpImageFetch, no sampler.
+                // An image with its sampler (`sampler2D`), or a uniform texel buffer
+                // (`samplerBuffer`: read with OpImageFetch, no sampler).
                 let img = self.ty(idop(0)?)?;
                 self.add_type(rid, Type::SampledImage(img));
             }
-            SOp::TypeSampler | SOp::TypeSampledImage | SOp::TypeAccelerationStructureKHR => {
+            SOp::TypeSampler => {
+                self.add_type(rid, Type::Sampler);
+            }
+            SOp::TypeSampledImage | SOp::TypeAccelerationStructureKHR => {
                 // Declaring these is harmless; a variable or value of them is not (see below).
                 self.add_type(rid, Type::Function);
                 self.names.entry(rid).or_insert_with(|| format!("{op:?}"));
@@ -695,7 +696,7 @@ impl Decoder<'_> {
             return Err(unsupported(match self.opaque_why.get(&tid) {
                 Some(why) => format!("variable {}: {why}", self.name(rid)),
                 None => format!(
-                    "variable {} of an opaque type ({}): samplers, sampled images (other than texel buffers) and acceleration structures are not interpreted",
+                    "variable {} of an opaque type ({}): acceleration structures are not interpreted",
                     self.name(rid),
                     self.names.get(&tid).cloned().unwrap_or_default()
                 ),
@@ -709,9 +710,14 @@ impl Decoder<'_> {
             },
             _ => None,
         };
-        if storage == Storage::Image && image.is_none() {
+        let sampler = match self.types.get(pointee) {
+            Type::Sampler => true,
+            Type::SampledImage(_) => image.is_some_and(|t| t.dim != ImageDim::Buffer),
+            _ => false,
+        };
+        if storage == Storage::Image && image.is_none() && !sampler {
             return Err(unsupported(format!(
-                "variable {}: a UniformConstant variable that is not a storage image or texel buffer, or a sized array of them",
+                "variable {}: a UniformConstant variable that is not an image, sampler or texel buffer, or a sized array of them",
                 self.name(rid)
             )));
         }
@@ -719,6 +725,7 @@ impl Decoder<'_> {
         // of texels).
         let (size, _) = match image {
             Some(_) => (0, 1),
+            None if sampler => (0, 1),
             None => self.types.size_align(pointee, MatrixLayout::default())?,
         };
         let runtime_array = match image {
@@ -752,7 +759,8 @@ impl Decoder<'_> {
             Storage::Uniform | Storage::PushConstant | Storage::Input
         ) || self.has_deco(rid, Decoration::NonWritable)
             || self.all_members_non_writable(pointee)
-            || image.is_some_and(|t| !t.storage);
+            || image.is_some_and(|t| !t.storage)
+            || sampler;
         let init = match i.operands.get(1) {
             Some(Operand::IdRef(c)) => {
                 let c = self.konst(*c)?.clone();
@@ -855,6 +863,7 @@ impl Decoder<'_> {
             loc,
             element: element.map_or(0, |(k, _)| k),
             image,
+            sampler,
         });
         let obj = ObjectId::new((self.objects.len() - 1) as u32);
         self.ptr_layout.insert(rid, MatrixLayout::default());
@@ -909,12 +918,6 @@ impl Decoder<'_> {
             }
             _ => return Err("OpTypeImage without an image format".into()),
         };
-        if sampled != 2 && dim != ImageDim::Buffer {
-            return Err(
-                "a sampled image (read through a sampler): storage images and texel buffers are interpreted"
-                    .into(),
-            );
-        }
         if arrayed && dim == ImageDim::D3 {
             return Err("an arrayed 3D image".into());
         }

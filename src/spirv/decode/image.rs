@@ -1,5 +1,7 @@
 //! Storage images and texel buffers: `OpImageRead`, `OpImageFetch` (texel buffers), `OpImageWrite`,
-//! `OpImageQuerySize`, `OpImageQuerySamples`, `OpImageTexelPointer` and `OpImage`
+//! `OpImageQuerySize`, `OpImageQuerySamples`, `OpImageTexelPointer` and `OpImage`; sampled images:
+//! `OpSampledImage`, `OpImageSampleExplicitLod`/`ImplicitLod`, `OpImageQuerySizeLod`,
+//! `OpImageQueryLevels`
 //! ([`Family::Image`]; executed by `imageops.rs`, the rules in [`crate::spirv::image`]).
 
 use super::*;
@@ -69,6 +71,46 @@ impl Decoder<'_> {
         Ok(sample)
     }
 
+    /// The level of detail of an image sample: the `Lod` operand of an explicit-LOD sample (a
+    /// `Grad` one, offsets and minimum LOD are not interpreted), nothing for an implicit one (whose
+    /// `Bias` only moves a level of detail a compute shader does not define).
+    fn lod_operand(
+        &mut self,
+        i: &Instruction,
+        from: usize,
+        explicit: bool,
+    ) -> Result<Option<Reg>, SpirvError> {
+        let m = match i.operands.get(from) {
+            Some(Operand::ImageOperands(m)) => *m,
+            _ if explicit => {
+                return Err(SpirvError::malformed(
+                    "OpImageSampleExplicitLod without image operands",
+                ))
+            }
+            _ => return Ok(None),
+        };
+        let known = ImageOperands::LOD
+            | ImageOperands::BIAS
+            | ImageOperands::NON_PRIVATE_TEXEL
+            | ImageOperands::VOLATILE_TEXEL
+            | ImageOperands::MAKE_TEXEL_VISIBLE;
+        if !known.contains(m) {
+            return Err(unsupported(format!(
+                "{} with image operands {m:?} (Lod and Bias are interpreted)",
+                op_name(i.class.opcode)
+            )));
+        }
+        if explicit && !m.contains(ImageOperands::LOD) {
+            return Err(SpirvError::malformed(
+                "OpImageSampleExplicitLod without a Lod operand",
+            ));
+        }
+        if m.contains(ImageOperands::LOD) {
+            return Ok(Some(self.value(id_at(i, from + 1)?)?));
+        }
+        Ok(None)
+    }
+
     /// An image instruction ([`Family::Image`]).
     pub(super) fn image_inst(&mut self, i: &Instruction) -> Result<Option<Inst>, SpirvError> {
         let op = i.class.opcode;
@@ -79,12 +121,7 @@ impl Decoder<'_> {
                 Inst::Move { d, a, off: 0, n: 1 }
             }
             SOp::ImageRead | SOp::ImageFetch => {
-                let it = self.image_behind(id_at(i, 0)?)?;
-                if op == SOp::ImageFetch && it.dim != ImageDim::Buffer {
-                    return Err(unsupported(
-                        "OpImageFetch of a sampled image other than a texel buffer",
-                    ));
-                }
+                self.image_behind(id_at(i, 0)?)?;
                 let (cid, rt) = (id_at(i, 1)?, i.result_type.unwrap_or(0));
                 let (sc, n) = self
                     .types
@@ -116,7 +153,10 @@ impl Decoder<'_> {
                     w: sc.bits() as u8,
                 }
             }
-            SOp::ImageQuerySize | SOp::ImageQuerySamples => {
+            SOp::ImageQuerySize
+            | SOp::ImageQuerySizeLod
+            | SOp::ImageQuerySamples
+            | SOp::ImageQueryLevels => {
                 self.image_behind(id_at(i, 0)?)?;
                 let (sc, n) = self
                     .types
@@ -125,9 +165,54 @@ impl Decoder<'_> {
                 Inst::ImageQuery {
                     d: self.reg(rid)?,
                     img: self.arg(i, 0)?,
-                    samples: op == SOp::ImageQuerySamples,
+                    what: match op {
+                        SOp::ImageQuerySamples => 1,
+                        SOp::ImageQueryLevels => 2,
+                        _ => 0,
+                    },
+                    lod: match op {
+                        SOp::ImageQuerySizeLod => Some(self.arg(i, 1)?),
+                        _ => None,
+                    },
                     n: n.min(3) as u8,
                     w: sc.bits() as u8,
+                }
+            }
+            SOp::SampledImage => Inst::SampledImage {
+                d: self.reg(rid)?,
+                img: self.arg(i, 0)?,
+                smp: self.arg(i, 1)?,
+            },
+            SOp::ImageSampleExplicitLod | SOp::ImageSampleImplicitLod => {
+                let it = self.image_behind(id_at(i, 0)?)?;
+                if it.dim == ImageDim::Buffer {
+                    return Err(SpirvError::malformed(
+                        "a texel buffer sampled through a sampler (texel buffers are read with OpImageFetch)",
+                    ));
+                }
+                let cid = id_at(i, 1)?;
+                match self.sv_of(cid)? {
+                    (Scalar::Float { width: 32 }, _) => {}
+                    _ => {
+                        return Err(unsupported(
+                            "a sampled-image coordinate that is not a 32-bit float vector",
+                        ))
+                    }
+                }
+                let rt = i.result_type.unwrap_or(0);
+                let (sc, n) = self
+                    .types
+                    .scalar_vector(self.ty(rt)?)
+                    .ok_or_else(|| SpirvError::malformed("an image sample of a non-vector type"))?;
+                let lod = self.lod_operand(i, 2, op == SOp::ImageSampleExplicitLod)?;
+                Inst::ImageSample {
+                    d: self.reg(rid)?,
+                    img: self.arg(i, 0)?,
+                    coord: self.value(cid)?,
+                    lod,
+                    n: n.min(4) as u8,
+                    w: sc.bits() as u8,
+                    int: !sc.is_float(),
                 }
             }
             SOp::ImageTexelPointer => {

@@ -489,6 +489,11 @@ pub(super) fn family(op: SOp) -> Option<Family> {
         | SOp::ImageWrite
         | SOp::ImageQuerySize
         | SOp::ImageQuerySamples
+        | SOp::ImageQuerySizeLod
+        | SOp::ImageQueryLevels
+        | SOp::SampledImage
+        | SOp::ImageSampleExplicitLod
+        | SOp::ImageSampleImplicitLod
         | SOp::ImageTexelPointer => Family::Image,
         o if is_group_op(o) => Family::Group,
         _ => return None,

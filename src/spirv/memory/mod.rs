@@ -92,6 +92,23 @@ impl Ptr {
         Ptr(self.0 | Self::OOB)
     }
 
+    /// A sampled image's handle (`OpSampledImage`): image object `img` with sampler object `smp`
+    /// (kept where a pointer keeps its offset: an image handle's offset is otherwise 0).
+    #[inline(always)]
+    pub const fn sampled(img: ObjectId, smp: ObjectId) -> Ptr {
+        Ptr::new(img, smp.get() + 1)
+    }
+
+    /// The sampler a sampled image's handle names (`None`: an image alone, or one with its own
+    /// sampler — a combined image sampler).
+    #[inline(always)]
+    pub const fn sampler(self) -> Option<ObjectId> {
+        match self.off() {
+            0 => None,
+            k => Some(ObjectId::new(k - 1)),
+        }
+    }
+
     /// Object and offset without the out-of-bounds mark: two pointers to the same place have the
     /// same key (OpPtrEqual, atomics aimed at one location).
     #[inline(always)]
@@ -346,6 +363,8 @@ pub struct Buffer {
     wloc: Vec<AtomicU64>,
     /// the extent of a bound image (texel buffers: width only); `None` for buffers
     pub extent: Option<crate::spirv::image::Extent>,
+    /// the sampler bound (a sampler descriptor, or a combined image sampler's)
+    pub sampler: Option<crate::words::sampler::Sampler>,
 }
 
 /// Several readers.
@@ -386,6 +405,7 @@ impl Buffer {
                 Vec::new()
             },
             extent: None,
+            sampler: None,
         }
     }
 
