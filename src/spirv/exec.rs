@@ -227,6 +227,8 @@ pub struct Dispatch<'k> {
     pub(crate) windows: Mutex<HashMap<(ObjectId, u32), crate::spirv::memory::AtomicWindow>>,
     /// the buffers device addresses reach: (base address, size in bytes, object), sorted by base
     pub addresses: Vec<(u64, u64, ObjectId)>,
+    /// per object, the sampler bound to it (a sampler, or an image with its sampler)
+    pub samplers: Vec<Option<crate::words::sampler::Sampler>>,
     /// per object, the object owning its buffer ([`Dispatch::owner_of`])
     owner: Vec<ObjectId>,
 }
@@ -411,6 +413,7 @@ impl<'k> Dispatch<'k> {
             maybe_written: Mutex::new(BTreeMap::new()),
             windows: Mutex::new(HashMap::new()),
             addresses: Vec::new(),
+            samplers: Vec::new(),
             owner,
         })
     }

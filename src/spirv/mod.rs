@@ -347,6 +347,7 @@ pub fn run_model_addressed(
     let mut aliased: Vec<(usize, usize)> = Vec::new();
     let mut initial: Vec<Option<exec::Initial<'_>>> = (0..k.objects.len()).map(|_| None).collect();
     let mut used = vec![false; buffers.len()];
+    let mut samplers = vec![None; k.objects.len()];
     for (i, o) in k.objects.iter().enumerate() {
         match o.storage {
             // (the object for addresses in no buffer has no binding and no buffer)
@@ -361,6 +362,12 @@ pub fn run_model_addressed(
                     .iter()
                     .position(|b| b.set == set && b.binding == binding && b.element == o.element)
                 else {
+                    if o.sampler && o.image.is_none() {
+                        return Err(SpirvError::Setup(format!(
+                            "no sampler for set {set} binding {binding} ({}): the shader declares a sampler there, and it needs a sampler",
+                            o.name
+                        )));
+                    }
                     return Err(SpirvError::Setup(format!(
                         "no buffer for set {set} binding {binding}{} ({}, {} bytes{}); give one with --buffer {}{binding}=SPEC",
                         if o.element > 0 { format!(" element {}", o.element) } else { String::new() },
@@ -371,6 +378,15 @@ pub fn run_model_addressed(
                     )));
                 };
                 used[pos] = true;
+                if o.sampler {
+                    samplers[i] = Some(buffers[pos].sampler.ok_or_else(|| {
+                        SpirvError::Setup(format!(
+                            "set {set} binding {binding} ({}) is {}: it needs a sampler",
+                            o.name,
+                            if o.image.is_some() { "an image with its sampler" } else { "a sampler" }
+                        ))
+                    })?);
+                }
                 if root(pos) != pos {
                     aliased.push((i, pos));
                     continue;
@@ -389,15 +405,6 @@ pub fn run_model_addressed(
                 let mut buf = Buffer::new(&b.bytes, writable, unit_of[pos]);
                 if let Some(t) = &o.image {
                     buf.extent = Some(image_extent(o, t, b)?);
-                }
-                if o.sampler {
-                    buf.sampler = Some(b.sampler.ok_or_else(|| {
-                        SpirvError::Setup(format!(
-                            "set {set} binding {binding} ({}) is {}: it needs a sampler",
-                            o.name,
-                            if o.image.is_some() { "an image with its sampler" } else { "a sampler" }
-                        ))
-                    })?);
                 }
                 let undefined: Vec<(std::ops::Range<usize>, Taint)> = b
                     .undefined
@@ -462,6 +469,7 @@ pub fn run_model_addressed(
         )));
     }
     let mut d = Dispatch::new(k, cfg, bound, initial, provs)?;
+    d.samplers = samplers;
     // Where each addressed buffer lies: bound ones by their index among `buffers` (unbound ones
     // follow them there, in order).
     let bases = addressing.bound.iter().copied().chain(

@@ -59,10 +59,10 @@ impl Wg<'_, '_> {
     fn sampler_of(&self, t: &Target, handle: u64) -> Result<Sampler, SpirvError> {
         let obj: ObjectId = Ptr::from_bits(handle).sampler().unwrap_or(t.obj);
         self.d
-            .buffers
+            .samplers
             .get(obj.index())
-            .and_then(|b| b.as_ref())
-            .and_then(|b| b.sampler)
+            .copied()
+            .flatten()
             .ok_or_else(|| {
                 SpirvError::Setup(format!(
                     "no sampler bound for {}",

@@ -145,11 +145,12 @@ fn input(what: impl Into<String>) -> VkError {
 }
 
 impl Context {
-    /// A storage image (or, `sampled`, an image read through a sampler) and its view, of `ib`'s
-    /// format and extent.
+    /// An image and its view, of `ib`'s format and extent, for use as a storage image
+    /// (`storage`) and through a sampler (`sampled`).
     pub(crate) fn storage_image(
         &self,
         ib: &crate::vulkan::ImageBinding,
+        storage: bool,
         sampled: bool,
     ) -> Result<(Arc<Image>, Arc<ImageView>), VkError> {
         let format = crate::vulkan::vk_format(&ib.format)
@@ -176,11 +177,13 @@ impl Context {
                 )))
             }
         };
-        let mut usage = if sampled {
-            ImageUsage::SAMPLED
-        } else {
-            ImageUsage::STORAGE
-        };
+        let mut usage = ImageUsage::empty();
+        if storage {
+            usage |= ImageUsage::STORAGE;
+        }
+        if sampled {
+            usage |= ImageUsage::SAMPLED;
+        }
         if e.samples == 1 {
             usage |= ImageUsage::TRANSFER_SRC | ImageUsage::TRANSFER_DST;
         }

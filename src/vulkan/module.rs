@@ -706,7 +706,17 @@ impl Context {
                 let shared: Option<Bound> = match &bound[k].2 {
                     Bound::Buffer(dev) => Some(Bound::Buffer(dev.clone())),
                     Bound::Texel(buf, view) => Some(Bound::Texel(buf.clone(), view.clone())),
-                    Bound::Image(iv, ib, smp) => Some(Bound::Image(iv.clone(), *ib, smp.clone())),
+                    // the same image, with this descriptor's own sampler (if it has one)
+                    Bound::Image(iv, ib, _) => Some(Bound::Image(
+                        iv.clone(),
+                        *ib,
+                        match b.kind {
+                            DescriptorKind::CombinedImageSampler(_, smp) => {
+                                Some(self.sampler(&smp)?)
+                            }
+                            _ => None,
+                        },
+                    )),
                     Bound::Sampler(smp) => Some(Bound::Sampler(smp.clone())),
                 };
                 if let Some(shared) = shared {
@@ -716,15 +726,28 @@ impl Context {
             }
             // (a sampler has no bytes: a one-byte staging buffer that is never copied)
             let stage = self.staging(if b.data.is_empty() { &[0] } else { &b.data })?;
-            let res = match b.kind {
-                DescriptorKind::StorageImage(ib) => {
-                    Bound::Image(self.storage_image(&ib, false)?, ib, None)
+            // An image's usage: every kind of descriptor it is bound as.
+            let (mut storage, mut sampled) = (false, false);
+            for x in d
+                .buffers
+                .iter()
+                .enumerate()
+                .filter(|(j, x)| *j == i || x.alias_of == Some(i))
+            {
+                match x.1.kind {
+                    DescriptorKind::StorageImage(_) => storage = true,
+                    DescriptorKind::SampledImage(_) | DescriptorKind::CombinedImageSampler(..) => {
+                        sampled = true
+                    }
+                    _ => {}
                 }
-                DescriptorKind::SampledImage(ib) => {
-                    Bound::Image(self.storage_image(&ib, true)?, ib, None)
+            }
+            let res = match b.kind {
+                DescriptorKind::StorageImage(ib) | DescriptorKind::SampledImage(ib) => {
+                    Bound::Image(self.storage_image(&ib, storage, sampled)?, ib, None)
                 }
                 DescriptorKind::CombinedImageSampler(ib, smp) => Bound::Image(
-                    self.storage_image(&ib, true)?,
+                    self.storage_image(&ib, storage, sampled)?,
                     ib,
                     Some(self.sampler(&smp)?),
                 ),

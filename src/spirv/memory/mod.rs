@@ -363,8 +363,6 @@ pub struct Buffer {
     wloc: Vec<AtomicU64>,
     /// the extent of a bound image (texel buffers: width only); `None` for buffers
     pub extent: Option<crate::spirv::image::Extent>,
-    /// the sampler bound (a sampler descriptor, or a combined image sampler's)
-    pub sampler: Option<crate::words::sampler::Sampler>,
 }
 
 /// Several readers.
@@ -405,7 +403,6 @@ impl Buffer {
                 Vec::new()
             },
             extent: None,
-            sampler: None,
         }
     }
 
