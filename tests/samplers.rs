@@ -44,7 +44,10 @@ fn expect_lines(text: &str) -> Vec<usize> {
 
 /// `statuses` expected: the EXPECTs of `text` in order, with these verdicts.
 fn want(text: &str, verdicts: &[&'static str]) -> Vec<(usize, &'static str)> {
-    expect_lines(text).into_iter().zip(verdicts.iter().copied()).collect()
+    expect_lines(text)
+        .into_iter()
+        .zip(verdicts.iter().copied())
+        .collect()
 }
 
 fn model(s: &Script) -> RunReport {
@@ -175,7 +178,10 @@ fn an_implicit_lod_in_a_compute_shader_pins_down_only_what_both_filters_agree_on
         1,
     ) + "EXPECT o IDX 0 EQ 0.5 0 0.5 1\nEXPECT o IDX 16 EQ 0 0 0 1\n";
     let text = text
-        .replace("  BIND BUFFER img AS sampled_image DESCRIPTOR_SET 0 BINDING 0\n", "")
+        .replace(
+            "  BIND BUFFER img AS sampled_image DESCRIPTOR_SET 0 BINDING 0\n",
+            "",
+        )
         .replace("  BIND SAMPLER nr DESCRIPTOR_SET 0 BINDING 1\n", "")
         .replace("  BIND SAMPLER bw DESCRIPTOR_SET 0 BINDING 4\n", "")
         .replace(
@@ -220,4 +226,77 @@ fn sampler_errors_name_the_line() {
     assert_eq!(r.status, RunStatus::Error, "{r:?}");
     let msg = format!("{r:?}");
     assert!(msg.contains("needs a sampler"), "{msg}");
+}
+
+/// `lockstep run --sampler BINDING=STATE`: a combined image sampler (its texels the `--buffer` at
+/// the same binding) and a sampler alone, on the model and the device; linear weights of ½ and
+/// nearest texel centers are pinned down and the device agrees. Bad input: a sampler missing,
+/// given where the kernel has none, or not a state — each one error, exit 64.
+#[test]
+fn lockstep_run_binds_samplers_given_on_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = dir.path().join("k.comp");
+    std::fs::write(&k, "#version 450\nlayout(local_size_x=4) in;\nlayout(set=0, binding=0) uniform sampler2D t;\nlayout(set=0, binding=1) uniform texture2D tex;\nlayout(set=0, binding=2) uniform sampler s;\nlayout(set=0, binding=3) buffer O { vec4 o[]; };\nvoid main() {\n  uint i = gl_LocalInvocationID.x;\n  vec2 c = vec2(0.125 + 0.25 * float(i), 0.375);\n  o[i] = textureLod(t, c + vec2(0.125, 0.0), 0.0);\n  o[i + 4] = textureLod(sampler2D(tex, s), c, 0.0);\n}\n").unwrap();
+    let device =
+        cfg!(feature = "vulkan") && std::env::var_os("LOCKSTEP_SKIP_DEVICE_TESTS").is_none();
+    let argv = |extra: &[&str]| {
+        let mut v: Vec<String> = ["lockstep", "run", k.to_str().unwrap()]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        v.extend(
+            [
+                "--buffer",
+                "0=series:f32:4x4x4",
+                "--buffer",
+                "1=series:f32:4x4x4",
+                "--buffer",
+                "3=zeros:f32:8x4",
+            ]
+            .iter()
+            .chain(extra)
+            .map(|s| s.to_string()),
+        );
+        if !device {
+            v.push("--model-only".into());
+        }
+        v
+    };
+    let out = lockstep::cli::run(&argv(&[
+        "--sampler",
+        "0=linear,clamp_to_edge",
+        "--sampler",
+        "2=nearest,repeat",
+    ]))
+    .unwrap_or_else(|e| panic!("{}", e.message));
+    // nearest: exact; linear: a weighted sum, compared within the float tolerance
+    assert!(
+        out.contains("binding 3  f32   32        16     16       0"),
+        "{out}"
+    );
+    if device {
+        assert!(out.contains("result: PASS"), "{out}");
+    }
+    for (extra, says) in [
+        (
+            &["--sampler", "2=nearest"][..],
+            "give its state with --sampler",
+        ),
+        (
+            &[
+                "--sampler",
+                "0=linear",
+                "--sampler",
+                "2=nearest",
+                "--sampler",
+                "5=linear",
+            ][..],
+            "declares no sampler at set 0 binding 5",
+        ),
+        (&["--sampler", "0=cubic"][..], "sampler item 'cubic'"),
+    ] {
+        let e = lockstep::cli::run(&argv(extra)).unwrap_err();
+        assert_eq!(e.code, 64, "{}", e.message);
+        assert!(e.message.contains(says), "{}", e.message);
+    }
 }

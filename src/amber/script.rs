@@ -37,7 +37,7 @@ pub struct SamplerDecl {
     /// The line of the `SAMPLER` command.
     pub line: usize,
     /// Its state.
-    pub sampler: crate::words::sampler::Sampler,
+    pub sampler: crate::spirv::sampler::Sampler,
 }
 
 /// A `BIND SAMPLER s DESCRIPTOR_SET d BINDING b` of a pipeline.

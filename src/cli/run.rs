@@ -30,6 +30,12 @@ pub struct RunArgs {
     /// u32) (repeatable)
     #[arg(long = "buffer", value_name = "BINDING=SPEC")]
     pub buffers: Vec<String>,
+    /// a sampler: BINDING=STATE or SET.BINDING=STATE, for a `sampler` or an image read through
+    /// its own (`sampler2D`: its texels are the --buffer at the same binding); STATE is
+    /// comma-separated: nearest|linear, an address mode (repeat, clamp_to_edge, …), unnormalized,
+    /// or mag=, min=, u=, v=, w=, border=, min_lod=, max_lod= (repeatable)
+    #[arg(long = "sampler", value_name = "BINDING=STATE")]
+    pub samplers: Vec<String>,
     /// the push constants, as a buffer SPEC (addresses as @NAME in a values: list)
     #[arg(long)]
     pub push: Option<String>,
@@ -265,6 +271,28 @@ pub fn job(a: &RunArgs) -> Result<(KernelJob, Tolerance), CliError> {
             format!("--buffer {b}"),
         ));
         job.buffers.push((spec.set, spec.binding, host));
+    }
+    for t in &a.samplers {
+        let bad = |e: String| CliError::usage(format!("--sampler {t}: {e}"));
+        let (at, state) = t
+            .split_once('=')
+            .ok_or_else(|| bad("expected BINDING=STATE or SET.BINDING=STATE".into()))?;
+        let (set, binding) = match at.split_once('.') {
+            Some((s, b)) => (s.parse::<u32>(), b.parse::<u32>()),
+            None => (Ok(0), at.parse::<u32>()),
+        };
+        let (Ok(set), Ok(binding)) = (set, binding) else {
+            return Err(bad(format!("'{at}' is not BINDING or SET.BINDING")));
+        };
+        if job
+            .samplers
+            .iter()
+            .any(|(s, b, _)| (*s, *b) == (set, binding))
+        {
+            return Err(bad(format!("set {set} binding {binding} is given twice")));
+        }
+        job.samplers
+            .push((set, binding, state.parse().map_err(bad)?));
     }
     if let Some(p) = &a.push {
         let spec: BufferSpec = p

@@ -98,6 +98,9 @@ pub struct KernelJob {
     /// uses the same ones, so that address arithmetic gives the same bits; `None`: the model's
     /// own ([`crate::spirv::Addressing::model_bases`])
     pub device_bases: Option<Vec<(Place, u64)>>,
+    /// samplers: (descriptor set, binding, state) of a sampler, or of an image with its sampler
+    /// (a combined image sampler, whose texels are the buffer at the same binding)
+    pub samplers: Vec<(u32, u32, crate::words::sampler::Sampler)>,
 }
 
 /// A device run's buffers (bound ones, then unbound ones) and the device addresses the
@@ -154,6 +157,7 @@ impl KernelJob {
             unbound: Vec::new(),
             addresses: Vec::new(),
             device_bases: None,
+            samplers: Vec::new(),
         }
     }
 
@@ -187,6 +191,43 @@ impl KernelJob {
         Ok(k)
     }
 
+    /// The sampler given for (`set`, `binding`).
+    fn sampler_at(&self, set: u32, binding: u32) -> Option<crate::words::sampler::Sampler> {
+        self.samplers
+            .iter()
+            .find(|(s, b, _)| (*s, *b) == (set, binding))
+            .map(|x| x.2)
+    }
+
+    /// Every sampler the kernel declares is given one state, and every state given is for a
+    /// sampler the kernel declares.
+    fn check_samplers(&self, kernel: &Kernel) -> Result<(), KernelError> {
+        for o in kernel.objects.iter().filter(|o| o.sampler) {
+            let (set, binding) = o.binding.unwrap_or((0, 0));
+            if self.sampler_at(set, binding).is_none() {
+                return Err(KernelError::Input(format!(
+                    "{} (set {set} binding {binding}) is {}: give its state with --sampler {}=linear,clamp_to_edge (or nearest, repeat, …)",
+                    o.name,
+                    if o.image.is_some() { "an image with its sampler" } else { "a sampler" },
+                    binding_name(set, binding)
+                )));
+            }
+        }
+        for (set, binding, _) in &self.samplers {
+            if !kernel
+                .objects
+                .iter()
+                .any(|o| o.sampler && o.binding == Some((*set, *binding)))
+            {
+                return Err(KernelError::Input(format!(
+                    "--sampler {}: the kernel declares no sampler at set {set} binding {binding}",
+                    binding_name(*set, *binding)
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// Runs the kernel on the model at subgroup size `size`; `progress(done, total)` is called
     /// from time to time with workgroups finished.
     pub fn run_model(
@@ -205,6 +246,7 @@ impl KernelJob {
         size: SubgroupSize,
         progress: Option<&(dyn Fn(u64, u64) + Sync)>,
     ) -> Result<ModelSide, KernelError> {
+        self.check_samplers(&kernel)?;
         let mode = self.mode.unwrap_or(kernel.declared_mode);
         let mut cfg = RunConfig::new(size, self.workgroups);
         cfg.layout = self.layout;
@@ -247,10 +289,26 @@ impl KernelJob {
                     image,
                     alias_of: None,
                     format,
-                    sampler: None,
+                    sampler: self.sampler_at(*set, *binding),
                 })
             })
             .collect::<Result<_, KernelError>>()?;
+        // Samplers alone (no texels): a descriptor without memory each.
+        let mut inputs = inputs;
+        for (set, binding, smp) in &self.samplers {
+            if !self
+                .buffers
+                .iter()
+                .any(|(s, b, _)| (s, b) == (set, binding))
+            {
+                inputs.push(BufferInput {
+                    set: *set,
+                    binding: *binding,
+                    sampler: Some(*smp),
+                    ..BufferInput::default()
+                });
+            }
+        }
         let push = match &self.push {
             Some(p) => Some(self.patched(Place::Push, &p.bytes, &bases)?),
             None => None,
@@ -942,17 +1000,26 @@ impl KernelJob {
                                 DescriptorKind::StorageTexelBuffer(t.format)
                             }
                             ImageDim::Buffer => DescriptorKind::UniformTexelBuffer(t.format),
-                            dim => DescriptorKind::StorageImage(crate::vulkan::ImageBinding {
-                                format: t.format,
-                                extent: extent_of_shape(&t, &b.shape).map_err(|e| {
-                                    KernelError::Input(format!(
-                                        "--buffer {}: {e}",
-                                        binding_name(*set, *binding)
-                                    ))
-                                })?,
-                                dims: dim.coords() as u8,
-                                arrayed: t.arrayed,
-                            }),
+                            dim => {
+                                let ib = crate::vulkan::ImageBinding {
+                                    format: t.format,
+                                    extent: extent_of_shape(&t, &b.shape).map_err(|e| {
+                                        KernelError::Input(format!(
+                                            "--buffer {}: {e}",
+                                            binding_name(*set, *binding)
+                                        ))
+                                    })?,
+                                    dims: dim.coords() as u8,
+                                    arrayed: t.arrayed,
+                                };
+                                match (o.sampler, self.sampler_at(*set, *binding)) {
+                                    (true, Some(smp)) => {
+                                        DescriptorKind::CombinedImageSampler(ib, smp)
+                                    }
+                                    _ if !t.storage => DescriptorKind::SampledImage(ib),
+                                    _ => DescriptorKind::StorageImage(ib),
+                                }
+                            }
                         }
                     }
                     _ => DescriptorKind::Storage,
@@ -968,6 +1035,26 @@ impl KernelJob {
                 alias_of: None,
             });
         }
+        // Samplers alone, after the buffers (they come back with no bytes, removed below).
+        self.check_samplers(kernel)?;
+        let n_bound = buffers.len();
+        for (set, binding, smp) in &self.samplers {
+            if !self
+                .buffers
+                .iter()
+                .any(|(s, b, _)| (s, b) == (set, binding))
+            {
+                buffers.push(BoundBuffer {
+                    set: *set,
+                    binding: *binding,
+                    kind: DescriptorKind::Sampler(*smp),
+                    data: Vec::new(),
+                    element: 0,
+                    alias_of: None,
+                });
+            }
+        }
+        let n_samplers = buffers.len() - n_bound;
         let mut spec = Vec::new();
         for (id, text) in &self.spec {
             let ty = kernel
@@ -996,7 +1083,10 @@ impl KernelJob {
             addresses: self.addresses.clone(),
         };
         match ctx.run_module(&d) {
-            Ok(out) => Ok((out.buffers, out.bases)),
+            Ok(mut out) => {
+                out.buffers.drain(n_bound..n_bound + n_samplers);
+                Ok((out.buffers, out.bases))
+            }
             Err(VkError::Unsupported(s)) => Err(KernelError::Unsupported(s)),
             Err(VkError::Input(s)) => Err(KernelError::Input(s)),
             Err(e) => Err(KernelError::Device(e.to_string())),

@@ -155,7 +155,13 @@ impl Wg<'_, '_> {
     }
 
     /// The raw components of the texel at byte `off` of image `t`, and their taint.
-    pub(crate) fn texel_raw(&mut self, t: &Target, off: u32, s: usize, loc: LocId) -> ([u64; 4], Taint) {
+    pub(crate) fn texel_raw(
+        &mut self,
+        t: &Target,
+        off: u32,
+        s: usize,
+        loc: LocId,
+    ) -> ([u64; 4], Taint) {
         let f = t.ty.format;
         let mut raw = [0u64; 4];
         let mut taint = Taint::NONE;

@@ -664,7 +664,11 @@ pub enum Inst {
         w: u8,
     },
     /// `OpSampledImage`: `d` = image `img` with sampler `smp`
-    SampledImage { d: Reg, img: Reg, smp: Reg },
+    SampledImage {
+        d: Reg,
+        img: Reg,
+        smp: Reg,
+    },
     /// `OpImageSampleExplicitLod` / `OpImageSampleImplicitLod`: `d` (`n` components of `w` bits,
     /// integers where `int`) = sampled image `img` filtered at the float coordinate `coord`, at level
     /// of detail `lod` (`None`: implicit)

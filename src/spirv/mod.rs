@@ -40,6 +40,8 @@ mod flow;
 mod glsl;
 mod group;
 pub mod ids;
+/// Samplers: their state and the texel-selection rules sampled reads follow.
+pub use crate::words::sampler;
 /// Texel formats, conversions and image extents ([`crate::words::texel`], which the device runner
 /// shares).
 pub use crate::words::texel as image;
@@ -51,8 +53,8 @@ pub mod memory;
 mod ops;
 pub mod prov;
 mod regs;
-mod sampling;
 pub mod report;
+mod sampling;
 pub mod scalar;
 mod stores;
 pub mod types;
@@ -383,7 +385,11 @@ pub fn run_model_addressed(
                         SpirvError::Setup(format!(
                             "set {set} binding {binding} ({}) is {}: it needs a sampler",
                             o.name,
-                            if o.image.is_some() { "an image with its sampler" } else { "a sampler" }
+                            if o.image.is_some() {
+                                "an image with its sampler"
+                            } else {
+                                "a sampler"
+                            }
                         ))
                     })?);
                 }

@@ -94,13 +94,16 @@ impl Wg<'_, '_> {
             for (k, x) in c.iter_mut().enumerate().take(dims + t.ty.arrayed as usize) {
                 let (v, vt) = wg.lane(coord, k, s);
                 *x = f32::from_bits(v as u32) as f64;
-                at = combine(at, vt);
+                // A coordinate's float rounding (an inexact coordinate) moves it far less than
+                // the half sub-texel division within which a device may select another texel
+                // (for images up to 65536 texels wide), which `filter` already allows for.
+                at = combine(at, vt.without_inexact());
             }
             // The filter the level of detail selects (Vulkan, "Texel Filtering": λ ≤ 0 magnifies).
             let filters: Vec<Filter> = match lod {
                 Some(l) => {
                     let (v, lt) = wg.lane(l, 0, s);
-                    at = combine(at, lt);
+                    at = combine(at, lt.without_inexact());
                     let lambda = (f32::from_bits(v as u32)).clamp(smp.min_lod, smp.max_lod);
                     vec![if lambda > 0.0 { smp.min } else { smp.mag }]
                 }
@@ -171,11 +174,11 @@ impl Wg<'_, '_> {
                 inexact: false,
             };
         }
-        let layer = t
-            .ty
-            .arrayed
-            .then(|| sampler::layer(c[dims], e.depth))
-            .unwrap_or(0);
+        let layer = if t.ty.arrayed {
+            sampler::layer(c[dims], e.depth)
+        } else {
+            0
+        };
         let mut taps: Vec<Taps> = Vec::with_capacity(dims);
         for (a, &n) in size.iter().enumerate().take(dims) {
             let u = if smp.unnormalized {

@@ -312,7 +312,11 @@ impl Types {
     pub fn slots(&self, t: TypeId) -> Result<u32, SpirvError> {
         Ok(match self.get(t) {
             Type::Void | Type::Function => 0,
-            Type::Scalar(_) | Type::Pointer { .. } | Type::Image(_) | Type::SampledImage(_) | Type::Sampler => 1,
+            Type::Scalar(_)
+            | Type::Pointer { .. }
+            | Type::Image(_)
+            | Type::SampledImage(_)
+            | Type::Sampler => 1,
             Type::Vector { n, .. } => *n,
             Type::Matrix { col, cols } => self.slots(*col)? * cols,
             Type::Array { elem, len, .. } => {
@@ -573,10 +577,11 @@ impl Types {
                 scalar: *s,
                 offset: base,
             }),
-            Type::Pointer { .. } | Type::Image(_) | Type::SampledImage(_) | Type::Sampler => out.push(SlotAt {
-                scalar: Scalar::Pointer,
-                offset: base,
-            }),
+            Type::Pointer { .. } | Type::Image(_) | Type::SampledImage(_) | Type::Sampler => out
+                .push(SlotAt {
+                    scalar: Scalar::Pointer,
+                    offset: base,
+                }),
             Type::Vector { elem, n } => {
                 let st = m.vec_stride.unwrap_or(elem.bytes());
                 for i in 0..*n {

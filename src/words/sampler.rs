@@ -102,7 +102,14 @@ impl Eq for Sampler {}
 
 impl std::hash::Hash for Sampler {
     fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        (self.mag, self.min, self.address, self.border, self.unnormalized).hash(h);
+        (
+            self.mag,
+            self.min,
+            self.address,
+            self.border,
+            self.unnormalized,
+        )
+            .hash(h);
         (self.min_lod.to_bits(), self.max_lod.to_bits()).hash(h);
     }
 }
@@ -194,6 +201,77 @@ impl BorderColor {
             "int_opaque_white" => BorderColor::IntOpaqueWhite,
             _ => return None,
         })
+    }
+}
+
+impl std::str::FromStr for Sampler {
+    type Err = String;
+
+    /// `lockstep run --sampler`'s text: comma-separated items, each a filter (`nearest`,
+    /// `linear`: both filters), an address mode (`repeat`, `clamp_to_edge`, …: all three axes),
+    /// `unnormalized`, or `KEY=VALUE` with KEY `mag`, `min`, `u`, `v`, `w`, `border`, `min_lod`,
+    /// `max_lod`. Unspecified: [`Sampler::default`].
+    ///
+    /// ```
+    /// use lockstep::words::sampler::{AddressMode, Filter, Sampler};
+    /// let s: Sampler = "linear,clamp_to_edge,u=repeat".parse().unwrap();
+    /// assert_eq!((s.mag, s.min), (Filter::Linear, Filter::Linear));
+    /// assert_eq!(s.address, [AddressMode::Repeat, AddressMode::ClampToEdge, AddressMode::ClampToEdge]);
+    /// assert!("linear,cubic".parse::<Sampler>().unwrap_err().contains("cubic"));
+    /// ```
+    fn from_str(text: &str) -> Result<Sampler, String> {
+        let mut s = Sampler::default();
+        for item in text.split(',').map(str::trim) {
+            if let Some(f) = Filter::parse(item) {
+                (s.mag, s.min) = (f, f);
+                continue;
+            }
+            if let Some(m) = AddressMode::parse(item) {
+                s.address = [m; 3];
+                continue;
+            }
+            if item == "unnormalized" {
+                s.unnormalized = true;
+                continue;
+            }
+            let bad = || {
+                format!(
+                    "sampler item '{item}': a filter (nearest, linear), an address mode (repeat, mirrored_repeat, clamp_to_edge, clamp_to_border, mirror_clamp_to_edge), unnormalized, or KEY=VALUE with KEY mag, min, u, v, w, border, min_lod, max_lod"
+                )
+            };
+            let (k, v) = item.split_once('=').ok_or_else(bad)?;
+            match k {
+                "mag" | "min" => {
+                    let f = Filter::parse(v).ok_or_else(bad)?;
+                    if k == "mag" {
+                        s.mag = f;
+                    } else {
+                        s.min = f;
+                    }
+                }
+                "u" | "v" | "w" => {
+                    let a = ["u", "v", "w"].iter().position(|x| *x == k).unwrap_or(0);
+                    s.address[a] = AddressMode::parse(v).ok_or_else(bad)?;
+                }
+                "border" => s.border = BorderColor::parse(v).ok_or_else(bad)?,
+                "min_lod" | "max_lod" => {
+                    let x: f32 = v.parse().map_err(|_| bad())?;
+                    if k == "min_lod" {
+                        s.min_lod = x;
+                    } else {
+                        s.max_lod = x;
+                    }
+                }
+                _ => return Err(bad()),
+            }
+        }
+        if s.max_lod < s.min_lod {
+            return Err(format!(
+                "max_lod {} is below min_lod {} (Vulkan: maxLod must be at least minLod)",
+                s.max_lod, s.min_lod
+            ));
+        }
+        Ok(s)
     }
 }
 

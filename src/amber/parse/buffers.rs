@@ -172,7 +172,7 @@ impl<'a> Parser<'a> {
     /// (AmberScript, "Samplers"; Amber's defaults: nearest, repeat, float transparent black, LOD
     /// 0 to 1, normalized). `COMPARE ON` (depth comparison) is not run.
     pub(super) fn sampler(&mut self, line: usize) -> PResult<()> {
-        use crate::words::sampler::{AddressMode, BorderColor, Filter, Sampler};
+        use crate::spirv::sampler::{AddressMode, BorderColor, Filter, Sampler};
         const C: &str = "SAMPLER";
         let (name, nl) = self.word(C, "a sampler name")?;
         if self.script.samplers.iter().any(|s| s.name == name) {
@@ -232,7 +232,9 @@ impl<'a> Parser<'a> {
                     let (v, vl) = self.word(C, "ON or OFF")?;
                     match v {
                         "OFF" => {}
-                        "ON" => return unsupported(vl, C, "depth-comparison samplers (COMPARE ON)"),
+                        "ON" => {
+                            return unsupported(vl, C, "depth-comparison samplers (COMPARE ON)")
+                        }
                         _ => return err(vl, C, format!("invalid COMPARE: {v} (ON or OFF)")),
                     }
                 }
@@ -243,13 +245,19 @@ impl<'a> Parser<'a> {
             }
         }
         if smp.max_lod < smp.min_lod {
-            return err(line, C, "max LOD needs to be greater than or equal to min LOD");
+            return err(
+                line,
+                C,
+                "max LOD needs to be greater than or equal to min LOD",
+            );
         }
-        self.script.samplers.push(crate::amber::script::SamplerDecl {
-            name: name.to_string(),
-            line,
-            sampler: smp,
-        });
+        self.script
+            .samplers
+            .push(crate::amber::script::SamplerDecl {
+                name: name.to_string(),
+                line,
+                sampler: smp,
+            });
         Ok(())
     }
 

@@ -13,7 +13,10 @@ impl Decoder<'_> {
             SOp::Load => {
                 let pid = id_at(i, 0)?;
                 let (t, m, _) = self.pointee(pid)?;
-                if matches!(self.types.get(t), Type::Image(_) | Type::SampledImage(_) | Type::Sampler) {
+                if matches!(
+                    self.types.get(t),
+                    Type::Image(_) | Type::SampledImage(_) | Type::Sampler
+                ) {
                     // An image's value is its handle: the variable's pointer.
                     let (d, a) = (self.reg(rid)?, self.value(pid)?);
                     return Ok(Some(Inst::Move { d, a, off: 0, n: 1 }));
