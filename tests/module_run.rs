@@ -36,6 +36,7 @@ fn buf(set: u32, binding: u32, kind: DescriptorKind, data: Vec<u8>) -> BoundBuff
         data,
         element: 0,
         alias_of: None,
+        view: None,
     }
 }
 

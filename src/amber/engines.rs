@@ -293,15 +293,37 @@ impl Backend for ModelBackend {
         let mode = self.mode.unwrap_or(k.declared_mode);
         let mut inputs = Vec::new();
         let mut push = None;
+        // One buffer behind several descriptors is one memory: the span from the first byte any
+        // of them sees to the last, each descriptor a view of it.
+        let declared = |b: &super::backend::DispatchBinding| {
+            b.kind.slot().is_some_and(|slot| {
+                k.objects
+                    .iter()
+                    .any(|o| o.binding == Some(slot) && o.element == b.element)
+            })
+        };
+        let span = |idx: usize| {
+            d.bindings
+                .iter()
+                .filter(|x| x.buffer == idx && declared(x))
+                .fold(None::<std::ops::Range<usize>>, |acc, x| {
+                    Some(match acc {
+                        None => x.window.clone(),
+                        Some(a) => a.start.min(x.window.start)..a.end.max(x.window.end),
+                    })
+                })
+        };
         for b in &d.bindings {
             let db = &d.buffers[b.buffer];
             let w = b.window.clone();
-            let undefined = super::backend::split_annotations(db.annotations, &w)
+            let hull = span(b.buffer).unwrap_or_else(|| w.clone());
+            let undefined = super::backend::split_annotations(db.annotations, &hull)
                 .0
                 .into_iter()
                 .filter(|a| a.kind != AnnotationKind::Inexact)
                 .map(|a| (a.bytes, a.why))
                 .collect();
+            let view = (w != hull).then(|| w.start - hull.start..w.end - hull.start);
             match b.kind {
                 BindingKind::Storage { set, binding }
                 | BindingKind::Uniform { set, binding }
@@ -316,8 +338,8 @@ impl Backend for ModelBackend {
                     {
                         // One buffer's bytes behind an earlier descriptor too: the same memory.
                         let alias_of = inputs.iter().position(
-                            |(idx, win, i): &(usize, std::ops::Range<usize>, BufferInput)| {
-                                *idx == b.buffer && *win == w && i.alias_of.is_none()
+                            |(idx, _, i): &(usize, std::ops::Range<usize>, BufferInput)| {
+                                *idx == b.buffer && i.alias_of.is_none()
                             },
                         );
                         inputs.push((
@@ -329,7 +351,7 @@ impl Backend for ModelBackend {
                                 bytes: if alias_of.is_some() {
                                     Vec::new()
                                 } else {
-                                    db.bytes[w].to_vec()
+                                    db.bytes[hull.clone()].to_vec()
                                 },
                                 undefined,
                                 element: b.element,
@@ -349,6 +371,7 @@ impl Backend for ModelBackend {
                                     }
                                     _ => None,
                                 },
+                                window: view,
                             },
                         ));
                     }
@@ -680,12 +703,43 @@ impl Backend for DeviceBackend {
             .compiled
             .pipeline_words(&self.script_name, d.shader, d.pipeline)?;
         let mut buffers = Vec::new();
-        let mut order = Vec::new();
+        let mut order: Vec<(usize, std::ops::Range<usize>)> = Vec::new();
         let mut push = Vec::new();
+        // One buffer behind several descriptors is one device buffer over the span they see; the
+        // first descriptor bound owns it, each one a view of it.
+        let span = |idx: usize| {
+            d.bindings
+                .iter()
+                .filter(|x| x.buffer == idx && x.kind.slot().is_some())
+                .fold(None::<std::ops::Range<usize>>, |acc, x| {
+                    Some(match acc {
+                        None => x.window.clone(),
+                        Some(a) => a.start.min(x.window.start)..a.end.max(x.window.end),
+                    })
+                })
+        };
+        // (data, alias_of, view) of binding `b` given the bindings placed before it.
+        let place = |b: &super::backend::DispatchBinding,
+                     order: &[(usize, std::ops::Range<usize>)]| {
+            let db = &d.buffers[b.buffer];
+            let w = b.window.clone();
+            let hull = span(b.buffer).unwrap_or_else(|| w.clone());
+            let view = w.start - hull.start..w.end - hull.start;
+            match order.iter().position(|o| o.0 == b.buffer) {
+                // (its own bytes still, for the size checks)
+                Some(root) => (db.bytes[w].to_vec(), Some(root), Some(view)),
+                None => (
+                    db.bytes[hull.clone()].to_vec(),
+                    None,
+                    (w != hull).then_some(view),
+                ),
+            }
+        };
         for b in &d.bindings {
             let db = &d.buffers[b.buffer];
             match b.kind {
                 BindingKind::Storage { set, binding } | BindingKind::Uniform { set, binding } => {
+                    let (data, alias_of, view) = place(b, &order);
                     buffers.push(BoundBuffer {
                         set,
                         binding,
@@ -695,12 +749,10 @@ impl Backend for DeviceBackend {
                             DescriptorKind::Storage
                         },
                         // The descriptor's window: the shader sees the buffer from the offset.
-                        data: db.bytes[b.window.clone()].to_vec(),
+                        data,
                         element: b.element,
-                        // The same window of the same buffer bound earlier: one device buffer.
-                        alias_of: order
-                            .iter()
-                            .position(|o| *o == (b.buffer, b.window.clone())),
+                        alias_of,
+                        view,
                     });
                     order.push((b.buffer, b.window.clone()));
                 }
@@ -747,16 +799,16 @@ impl Backend for DeviceBackend {
                             })
                         }
                     };
+                    // (the same buffer bound earlier, e.g. twice in one array: its view)
+                    let (data, alias_of, view) = place(b, &order);
                     buffers.push(BoundBuffer {
                         set,
                         binding,
                         kind,
-                        data: db.bytes[b.window.clone()].to_vec(),
+                        data,
                         element: b.element,
-                        // the same texel buffer bound earlier (e.g. twice in one array)
-                        alias_of: order
-                            .iter()
-                            .position(|o| *o == (b.buffer, b.window.clone())),
+                        alias_of,
+                        view,
                     });
                     order.push((b.buffer, b.window.clone()));
                 }
@@ -772,6 +824,7 @@ impl Backend for DeviceBackend {
                 data: Vec::new(),
                 element: 0,
                 alias_of: None,
+                view: None,
             });
         }
         let spec = d

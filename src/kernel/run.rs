@@ -290,6 +290,7 @@ impl KernelJob {
                     alias_of: None,
                     format,
                     sampler: self.sampler_at(*set, *binding),
+                    window: None,
                 })
             })
             .collect::<Result<_, KernelError>>()?;
@@ -1033,6 +1034,7 @@ impl KernelJob {
                 data: b.bytes.clone(),
                 element: 0,
                 alias_of: None,
+                view: None,
             });
         }
         // Samplers alone, after the buffers (they come back with no bytes, removed below).
@@ -1051,6 +1053,7 @@ impl KernelJob {
                     data: Vec::new(),
                     element: 0,
                     alias_of: None,
+                    view: None,
                 });
             }
         }

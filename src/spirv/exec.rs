@@ -229,6 +229,11 @@ pub struct Dispatch<'k> {
     pub addresses: Vec<(u64, u64, ObjectId)>,
     /// per object, the sampler bound to it (a sampler, or an image with its sampler)
     pub samplers: Vec<Option<crate::words::sampler::Sampler>>,
+    /// per object, the part of its buffer's memory it sees: (first byte, bytes) — one buffer
+    /// behind descriptors over different ranges ([`Dispatch::view`])
+    pub views: Vec<(u32, u32)>,
+    /// per image object, the extent it is bound with
+    pub extents: Vec<Option<crate::spirv::image::Extent>>,
     /// per object, the object owning its buffer ([`Dispatch::owner_of`])
     owner: Vec<ObjectId>,
 }
@@ -414,6 +419,8 @@ impl<'k> Dispatch<'k> {
             windows: Mutex::new(HashMap::new()),
             addresses: Vec::new(),
             samplers: Vec::new(),
+            views: Vec::new(),
+            extents: Vec::new(),
             owner,
         })
     }
@@ -442,6 +449,22 @@ impl<'k> Dispatch<'k> {
     #[inline(always)]
     pub(crate) fn owner_of(&self, obj: ObjectId) -> ObjectId {
         self.owner.get(obj.index()).copied().unwrap_or(obj)
+    }
+
+    /// The part of its buffer's memory object `obj` sees: (first byte, bytes); all of it where no
+    /// view was set.
+    #[inline(always)]
+    pub(crate) fn view(&self, obj: ObjectId) -> (u32, u32) {
+        match self.views.get(obj.index()) {
+            Some(&v) if v != (0, 0) => v,
+            _ => (
+                0,
+                self.buffers
+                    .get(obj.index())
+                    .and_then(|b| b.as_ref())
+                    .map_or(0, |b| b.size),
+            ),
+        }
     }
 
     /// Records a read found late to have raced (or depended on the order).

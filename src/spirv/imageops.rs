@@ -70,9 +70,13 @@ impl Wg<'_, '_> {
         let ty = o
             .image
             .ok_or_else(|| SpirvError::malformed(format!("{} used as an image", o.name)))?;
-        let extent = self.d.buffers[obj.index()]
-            .as_ref()
-            .and_then(|b| b.extent)
+        let extent = self
+            .d
+            .extents
+            .get(obj.index())
+            .copied()
+            .flatten()
+            .or_else(|| self.d.buffers[obj.index()].as_ref().and_then(|b| b.extent))
             .ok_or_else(|| SpirvError::Setup(format!("no image bound for {}", o.name)))?;
         Ok((Target { obj, ty, extent }, t))
     }
@@ -154,7 +158,8 @@ impl Wg<'_, '_> {
         self.prov(Cause::Image { why }, loc, Taint::NONE)
     }
 
-    /// The raw components of the texel at byte `off` of image `t`, and their taint.
+    /// The raw components of the texel at byte `off` of image `t` (from its view's start), and their
+    /// taint.
     pub(crate) fn texel_raw(
         &mut self,
         t: &Target,
@@ -162,6 +167,8 @@ impl Wg<'_, '_> {
         s: usize,
         loc: LocId,
     ) -> ([u64; 4], Taint) {
+        // (a texel buffer over part of a buffer: its texels start at its view)
+        let off = off + self.d.view(t.obj).0;
         let f = t.ty.format;
         let mut raw = [0u64; 4];
         let mut taint = Taint::NONE;
@@ -272,7 +279,7 @@ impl Wg<'_, '_> {
                     continue;
                 };
                 let f: TexelFormat = t.ty.format;
-                let off = (i * f.texel_bytes() as u64) as u32;
+                let off = (i * f.texel_bytes() as u64) as u32 + self.d.view(t.obj).0;
                 let mut raw = [0u64; 4];
                 let mut taints = [at; 4];
                 for c in 0..f.comps as usize {

@@ -29,10 +29,7 @@ impl Wg<'_, '_> {
     fn obj_size(&self, obj: ObjectId) -> u64 {
         let o = &self.k.objects[obj.index()];
         match Space::of(o.storage) {
-            Space::Global => self.d.buffers[obj.index()]
-                .as_ref()
-                .map(|b| b.size as u64)
-                .unwrap_or(0),
+            Space::Global => self.d.view(obj).1 as u64,
             _ => o.size as u64,
         }
     }
@@ -55,6 +52,17 @@ impl Wg<'_, '_> {
             loc,
             Taint::NONE,
         )
+    }
+
+    /// Where `obj`'s bytes start in its buffer's memory (a descriptor over part of a buffer that
+    /// others see too); 0 outside buffer memory.
+    #[inline(always)]
+    pub(crate) fn view_base(&self, obj: ObjectId, sp: Space) -> u32 {
+        if sp == Space::Global {
+            self.d.view(obj).0
+        } else {
+            0
+        }
     }
 
     /// The bytes per unit of `obj` in its space (buffers keep their own).
@@ -295,7 +303,8 @@ impl Wg<'_, '_> {
         let same_wg = (other.who - 1) / self.d.lanes_per_wg == self.wg_linear;
         self.d.find(Finding::Race {
             object: obj,
-            offset: at,
+            // named from the start of what `obj` sees (a view of a shared buffer)
+            offset: at.saturating_sub(self.d.view(obj).0),
             a: (other.who - 1, other.loc, other_wrote),
             b: (self.who(s) - 1, loc, wrote),
             class,
@@ -536,6 +545,7 @@ impl Wg<'_, '_> {
                     any_t = true;
                     continue;
                 }
+                let off = off + self.view_base(obj, sp);
                 for (c, &(sc, o)) in plan.slots.iter().enumerate() {
                     let (v, t) = self.read_scalar(obj, sp, off + o, sc, s, loc);
                     let v = if sc == Scalar::Bool {
@@ -683,6 +693,7 @@ impl Wg<'_, '_> {
                     self.oob(obj, off as u64, loc, s, true);
                     continue;
                 }
+                let off = off + self.view_base(obj, sp);
                 for (c, &(sc, o)) in plan.slots.iter().enumerate() {
                     let (v, vt) = value(self, c, s);
                     // A store through an order-dependent pointer is performed: it lands where this
@@ -845,10 +856,11 @@ impl Wg<'_, '_> {
                     }
                     continue;
                 }
+                let off = off + self.view_base(obj, sp);
                 // Workgroups run on several threads: a buffer atomic's read-modify-write holds the
                 // lock of its 8-byte stripe (shared memory belongs to one workgroup, one thread).
                 let _guard = if sp == Space::Global {
-                    Some(crate::spirv::exec::atomic_lock(obj, off))
+                    Some(crate::spirv::exec::atomic_lock(self.d.owner_of(obj), off))
                 } else {
                     None
                 };

@@ -96,6 +96,9 @@ pub struct BufferInput {
     pub format: Option<image::TexelFormat>,
     /// for a sampler, or an image with its sampler (a combined image sampler): the sampler
     pub sampler: Option<crate::words::sampler::Sampler>,
+    /// the bytes this descriptor sees: a range of `bytes` (or, with `alias_of`, of that input's
+    /// bytes) — several descriptors over different ranges of one buffer; `None`: all of them
+    pub window: Option<std::ops::Range<usize>>,
 }
 
 /// The extent of image `o` bound to `b`, checked against its bytes and its type.
@@ -103,13 +106,14 @@ fn image_extent(
     o: &inst::Object,
     t: &types::ImageType,
     b: &BufferInput,
+    len: usize,
 ) -> Result<image::Extent, SpirvError> {
     let (set, binding) = o.binding.unwrap_or((0, 0));
     let tb = t.format.texel_bytes() as u64;
     let e = match b.image {
         Some(e) => e,
         None if t.dim == types::ImageDim::Buffer => {
-            image::Extent::new((b.bytes.len() as u64 / tb) as u32, 1, 1)
+            image::Extent::new((len as u64 / tb) as u32, 1, 1)
         }
         None => {
             return Err(SpirvError::Setup(format!(
@@ -124,7 +128,7 @@ fn image_extent(
             o.name, e.samples
         )));
     }
-    if e.texels().checked_mul(tb) != Some(b.bytes.len() as u64) {
+    if e.texels().checked_mul(tb) != Some(len as u64) {
         return Err(SpirvError::Setup(format!(
             "set {set} binding {binding} ({}): an image of {}x{}x{} texels{} of {} takes {} bytes, given {}",
             o.name,
@@ -134,10 +138,37 @@ fn image_extent(
             if e.samples > 1 { format!(", {} samples", e.samples) } else { String::new() },
             t.format.vk,
             e.texels().saturating_mul(tb),
-            b.bytes.len()
+            len
         )));
     }
     Ok(e)
+}
+
+/// The bytes of a memory of `len` bytes that input `b` (bound to object `o`) sees: its window, or
+/// all; checked to lie inside the memory, start at a whole word, and hold the block's fixed part.
+fn view_of(
+    b: &BufferInput,
+    len: usize,
+    o: &inst::Object,
+) -> Result<std::ops::Range<usize>, SpirvError> {
+    let w = b.window.clone().unwrap_or(0..len);
+    if w.start > w.end || w.end > len || w.start % 4 != 0 || w.end > u32::MAX as usize {
+        return Err(SpirvError::Setup(format!(
+            "set {} binding {} ({}) sees bytes {}..{} of a {len}-byte buffer: a descriptor's range lies inside its buffer and, here, starts at a multiple of 4 bytes",
+            b.set, b.binding, o.name, w.start, w.end
+        )));
+    }
+    if (w.len() as u64) < o.size as u64 {
+        return Err(SpirvError::Setup(format!(
+            "the buffer for set {} binding {} has {} bytes, but the shader's block {} needs at least {} bytes",
+            b.set,
+            b.binding,
+            w.len(),
+            o.name,
+            o.size
+        )));
+    }
+    Ok(w)
 }
 
 /// Runs `k` on the model: `buffers` for its storage and uniform buffer bindings, `push` for its
@@ -308,6 +339,7 @@ pub fn run_model_addressed(
             alias_of: None,
             format: None,
             sampler: None,
+            window: None,
         })
         .collect();
     let all: Vec<BufferInput>;
@@ -350,6 +382,9 @@ pub fn run_model_addressed(
     let mut initial: Vec<Option<exec::Initial<'_>>> = (0..k.objects.len()).map(|_| None).collect();
     let mut used = vec![false; buffers.len()];
     let mut samplers = vec![None; k.objects.len()];
+    // Per object, the part of its buffer's memory it sees (base, size) and an image's extent.
+    let mut views: Vec<(u32, u32)> = vec![(0, 0); k.objects.len()];
+    let mut extents: Vec<Option<image::Extent>> = vec![None; k.objects.len()];
     for (i, o) in k.objects.iter().enumerate() {
         match o.storage {
             // (the object for addresses in no buffer has no binding and no buffer)
@@ -399,18 +434,14 @@ pub fn run_model_addressed(
                 }
                 object_of[pos] = Some(i);
                 let b = &buffers[pos];
-                if (b.bytes.len() as u64) < o.size as u64 {
-                    return Err(SpirvError::Setup(format!(
-                        "the buffer for set {set} binding {binding} has {} bytes, but the shader's block {} needs at least {} bytes",
-                        b.bytes.len(),
-                        o.name,
-                        o.size
-                    )));
-                }
+                let view = view_of(b, b.bytes.len(), o)?;
+                views[i] = (view.start as u32, view.len() as u32);
                 let writable = written[pos];
                 let mut buf = Buffer::new(&b.bytes, writable, unit_of[pos]);
                 if let Some(t) = &o.image {
-                    buf.extent = Some(image_extent(o, t, b)?);
+                    let e = image_extent(o, t, b, view.len())?;
+                    buf.extent = Some(e);
+                    extents[i] = Some(e);
                 }
                 let undefined: Vec<(std::ops::Range<usize>, Taint)> = b
                     .undefined
@@ -457,13 +488,11 @@ pub fn run_model_addressed(
             )));
         };
         let shared = bound[owner].clone();
-        if let Some(b) = &shared
-            && (b.size as u64) < o.size as u64
-        {
-            return Err(SpirvError::Setup(format!(
-                "the buffer for set {} binding {} has {} bytes, but the shader's block {} needs at least {} bytes",
-                buffers[pos].set, buffers[pos].binding, b.size, o.name, o.size
-            )));
+        let len = buffers[root(pos)].bytes.len();
+        let view = view_of(&buffers[pos], len, o)?;
+        views[i] = (view.start as u32, view.len() as u32);
+        if let Some(t) = &o.image {
+            extents[i] = Some(image_extent(o, t, &buffers[pos], view.len())?);
         }
         bound[i] = shared;
     }
@@ -476,6 +505,8 @@ pub fn run_model_addressed(
     }
     let mut d = Dispatch::new(k, cfg, bound, initial, provs)?;
     d.samplers = samplers;
+    d.views = views;
+    d.extents = extents;
     // Where each addressed buffer lies: bound ones by their index among `buffers` (unbound ones
     // follow them there, in order).
     let bases = addressing.bound.iter().copied().chain(
@@ -543,19 +574,29 @@ pub fn run_model_addressed(
                     }
                 }
             }
+            // The bytes this object sees (its window of a shared buffer).
+            let (base, size) = d.view(ObjectId::new(i as u32));
+            let (base, size) = (base as usize, size as usize);
+            let unit = b.unit as usize;
+            let units = base / unit..(base + size).div_ceil(unit);
+            let mut bytes = b.bytes();
+            bytes.truncate(base + size);
+            bytes.drain(..base);
+            let mut writer = b.writers();
+            writer.truncate(units.end.min(writer.len()));
+            writer.drain(..units.start.min(writer.len()));
             out.push(report::BufferOutput {
                 set,
                 binding,
                 element: k.objects[i].element,
                 object: ObjectId::new(i as u32),
-                bytes: b.bytes(),
+                bytes,
                 unit: b.unit,
-                taint: b
-                    .taint
+                taint: b.taint[units.start.min(b.taint.len())..units.end.min(b.taint.len())]
                     .iter()
                     .map(|t| Taint::from_bits(t.load(Relaxed)))
                     .collect(),
-                writer: b.writers(),
+                writer,
             });
         }
     }
@@ -582,9 +623,9 @@ pub fn run_model_addressed(
         objects: k.objects.iter().map(|o| o.name.clone()).collect(),
         names: {
             let mut n = k.var_names();
-            for (i, b) in d.buffers.iter().enumerate() {
-                if let Some(e) = b.as_ref().and_then(|b| b.extent) {
-                    n.extents.insert(ObjectId::new(i as u32), e);
+            for (i, e) in d.extents.iter().enumerate() {
+                if let Some(e) = e {
+                    n.extents.insert(ObjectId::new(i as u32), *e);
                 }
             }
             n

@@ -1151,11 +1151,8 @@ impl Wg<'_, '_> {
         let (lanes, nl) = (self.lanes, self.n);
         let _ = lanes;
         let (db, pb) = (self.regs.base(d), self.regs.base(ptr));
-        let sizes: Vec<u32> = self
-            .d
-            .buffers
-            .iter()
-            .map(|b| b.as_ref().map(|b| b.size).unwrap_or(0))
+        let sizes: Vec<u32> = (0..self.d.buffers.len())
+            .map(|i| self.d.view(crate::spirv::ids::ObjectId::new(i as u32)).1)
             .collect();
         let vals = &mut self.regs.vals;
         each_lane(set, nl, |s| {

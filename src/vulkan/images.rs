@@ -279,19 +279,31 @@ impl Context {
         })
     }
 
-    /// A texel buffer of `len` bytes and its view of format `f`.
+    /// A texel buffer of `len` bytes and its view of format `f` (a storage and uniform buffer
+    /// too where `plain`: one memory behind descriptors of both kinds).
     pub(crate) fn texel_buffer(
         &self,
         f: &crate::words::texel::TexelFormat,
         len: u64,
+        plain: bool,
     ) -> Result<(Subbuffer<[u8]>, Arc<BufferView>), VkError> {
+        let mut usage = BufferUsage::STORAGE_TEXEL_BUFFER | BufferUsage::UNIFORM_TEXEL_BUFFER;
+        if plain {
+            usage |= BufferUsage::STORAGE_BUFFER | BufferUsage::UNIFORM_BUFFER;
+        }
+        let buf = self.device_slice::<u8>(len, usage, "allocating a texel buffer")?;
+        let view = self.texel_view(f, &buf)?;
+        Ok((buf, view))
+    }
+
+    /// A view of format `f` of texel buffer memory `buf`.
+    pub(crate) fn texel_view(
+        &self,
+        f: &crate::words::texel::TexelFormat,
+        buf: &Subbuffer<[u8]>,
+    ) -> Result<Arc<BufferView>, VkError> {
         let format = crate::vulkan::vk_format(f)
             .ok_or_else(|| unsupported(format!("texel buffers of format {}", f.vk)))?;
-        let buf = self.device_slice::<u8>(
-            len,
-            BufferUsage::STORAGE_TEXEL_BUFFER | BufferUsage::UNIFORM_TEXEL_BUFFER,
-            "allocating a texel buffer",
-        )?;
         let view = BufferView::new(
             buf.clone(),
             BufferViewCreateInfo {
@@ -305,7 +317,7 @@ impl Context {
             }
             e => VkError::vk("creating a buffer view", format!("{e:?}")),
         })?;
-        Ok((buf, view))
+        Ok(view)
     }
 }
 

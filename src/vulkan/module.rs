@@ -91,6 +91,9 @@ pub struct BoundBuffer {
     /// the same memory as `buffers[i]` (an earlier one), behind this descriptor too: one device
     /// buffer bound at both (`data` must still be its contents, for the size checks)
     pub alias_of: Option<usize>,
+    /// the bytes this descriptor sees: a range of `data` (with `alias_of`: of that buffer's
+    /// `data`); `None`: all of them — one buffer behind descriptors over different ranges
+    pub view: Option<std::ops::Range<usize>>,
 }
 
 /// The vulkano form of a specialization constant.
@@ -220,7 +223,7 @@ impl Context {
     ///     spirv: &words,
     ///     entry: "main",
     ///     buffers: vec![BoundBuffer { set: 0, binding: 0, kind: DescriptorKind::Storage, data,
-    ///                                 element: 0, alias_of: None }],
+    ///                                 element: 0, alias_of: None, view: None }],
     ///     push_constants: 3u32.to_le_bytes().to_vec(),
     ///     spec: vec![],
     ///     workgroups: [1, 1, 1],
@@ -649,8 +652,18 @@ impl Context {
     }
 
     /// A device buffer for a binding; `addressed`: with a device address too.
-    fn module_buffer(&self, len: u64, addressed: bool) -> Result<Subbuffer<[u8]>, VkError> {
+    /// A storage and uniform buffer of `len` bytes (with a device address where `addressed`; a
+    /// texel buffer too where `texel`: one memory behind descriptors of both kinds).
+    fn module_buffer(
+        &self,
+        len: u64,
+        addressed: bool,
+        texel: bool,
+    ) -> Result<Subbuffer<[u8]>, VkError> {
         let mut usage = BufferUsage::STORAGE_BUFFER | BufferUsage::UNIFORM_BUFFER;
+        if texel {
+            usage |= BufferUsage::STORAGE_TEXEL_BUFFER | BufferUsage::UNIFORM_TEXEL_BUFFER;
+        }
         if addressed {
             usage |= BufferUsage::SHADER_DEVICE_ADDRESS;
         }
@@ -694,20 +707,39 @@ impl Context {
         // (index into d.buffers, staging, device resource) for every binding the entry point uses,
         // and every buffer whose address the dispatch is given.
         let mut bound: Vec<(usize, Subbuffer<[u8]>, Bound)> = Vec::new();
+        // Per binding, the bytes of its memory its descriptor sees (a view of a shared buffer).
+        let mut views: HashMap<usize, std::ops::Range<u64>> = HashMap::new();
         for (i, b) in d.buffers.iter().enumerate() {
             let has_address = addressed.contains(&Place::Bound(i));
             if !reqs.contains_key(&(b.set, b.binding)) && !has_address {
                 continue;
             }
-            // One device buffer behind two descriptors: this binding takes the earlier one's.
-            if let Some(j) = b.alias_of
-                && let Some(k) = bound.iter().position(|(x, _, _)| *x == j)
-            {
-                let shared: Option<Bound> = match &bound[k].2 {
-                    Bound::Buffer(dev) => Some(Bound::Buffer(dev.clone())),
-                    Bound::Texel(buf, view) => Some(Bound::Texel(buf.clone(), view.clone())),
+            // One memory behind several descriptors: the group of the binding that owns it (its
+            // bytes are the memory's, whether or not the shader uses that binding).
+            let root = b.alias_of.filter(|j| *j < i).unwrap_or(i);
+            let memory = &d.buffers[root];
+            if let Some(v) = &b.view {
+                if v.start > v.end || v.end > memory.data.len() {
+                    return Err(input(format!(
+                        "binding {}.{}: its view {}..{} lies outside its {}-byte buffer",
+                        b.set,
+                        b.binding,
+                        v.start,
+                        v.end,
+                        memory.data.len()
+                    )));
+                }
+                views.insert(i, v.start as u64..v.end as u64);
+            }
+            // The group's resource, made by an earlier binding of it: this one shares it.
+            if let Some(k) = bound.iter().position(|(x, _, _)| {
+                d.buffers[*x].alias_of.filter(|j| *j < *x).unwrap_or(*x) == root
+            }) {
+                let shared: Bound = match &bound[k].2 {
+                    Bound::Buffer(dev) => Bound::Buffer(dev.clone()),
+                    Bound::Texel(buf, view) => Bound::Texel(buf.clone(), view.clone()),
                     // the same image, with this descriptor's own sampler (if it has one)
-                    Bound::Image(iv, ib, _) => Some(Bound::Image(
+                    Bound::Image(iv, ib, _) => Bound::Image(
                         iv.clone(),
                         *ib,
                         match b.kind {
@@ -716,30 +748,32 @@ impl Context {
                             }
                             _ => None,
                         },
-                    )),
-                    Bound::Sampler(smp) => Some(Bound::Sampler(smp.clone())),
+                    ),
+                    Bound::Sampler(smp) => Bound::Sampler(smp.clone()),
                 };
-                if let Some(shared) = shared {
-                    bound.push((i, bound[k].1.clone(), shared));
-                    continue;
-                }
+                bound.push((i, bound[k].1.clone(), shared));
+                continue;
             }
             // (a sampler has no bytes: a one-byte staging buffer that is never copied)
-            let stage = self.staging(if b.data.is_empty() { &[0] } else { &b.data })?;
-            // An image's usage: every kind of descriptor it is bound as.
-            let (mut storage, mut sampled) = (false, false);
-            for x in d
+            let data = &memory.data;
+            let stage = self.staging(if data.is_empty() { &[0] } else { data })?;
+            // A resource's usage: every kind of descriptor of its group.
+            let (mut storage, mut sampled, mut texel, mut plain) = (false, false, false, false);
+            for (_, x) in d
                 .buffers
                 .iter()
                 .enumerate()
-                .filter(|(j, x)| *j == i || x.alias_of == Some(i))
+                .filter(|(j, x)| *j == root || x.alias_of == Some(root))
             {
-                match x.1.kind {
+                match x.kind {
                     DescriptorKind::StorageImage(_) => storage = true,
                     DescriptorKind::SampledImage(_) | DescriptorKind::CombinedImageSampler(..) => {
                         sampled = true
                     }
-                    _ => {}
+                    DescriptorKind::StorageTexelBuffer(_)
+                    | DescriptorKind::UniformTexelBuffer(_) => texel = true,
+                    DescriptorKind::Storage | DescriptorKind::Uniform => plain = true,
+                    DescriptorKind::Sampler(_) => {}
                 }
             }
             let res = match b.kind {
@@ -753,11 +787,11 @@ impl Context {
                 ),
                 DescriptorKind::Sampler(smp) => Bound::Sampler(self.sampler(&smp)?),
                 DescriptorKind::StorageTexelBuffer(f) | DescriptorKind::UniformTexelBuffer(f) => {
-                    let (buf, view) = self.texel_buffer(&f, b.data.len() as u64)?;
+                    let (buf, view) = self.texel_buffer(&f, data.len() as u64, plain)?;
                     Bound::Texel(buf, view)
                 }
                 DescriptorKind::Storage | DescriptorKind::Uniform => {
-                    Bound::Buffer(self.module_buffer(b.data.len() as u64, has_address)?)
+                    Bound::Buffer(self.module_buffer(data.len() as u64, has_address, texel)?)
                 }
             };
             bound.push((i, stage, res));
@@ -765,7 +799,7 @@ impl Context {
         // Buffers without a descriptor: after the bound ones, at index d.buffers.len() + j.
         for (j, data) in d.unbound.iter().enumerate() {
             let stage = self.staging(data)?;
-            let dev = self.module_buffer(data.len() as u64, true)?;
+            let dev = self.module_buffer(data.len() as u64, true, false)?;
             bound.push((d.buffers.len() + j, stage, Bound::Buffer(dev)));
         }
         let n_bound = d.buffers.len();
@@ -833,31 +867,70 @@ impl Context {
                     .is_some_and(|b| b.set == set as u32 && reqs.contains_key(&(b.set, b.binding)))
             }) {
                 let b = &d.buffers[*i];
-                match dev {
-                    Bound::Buffer(dev) => by_binding
-                        .entry(b.binding)
-                        .or_default()
-                        .push((b.element, dev.clone())),
-                    Bound::Image((_, view), _, None) => others.push(
-                        WriteDescriptorSet::image_view_array(b.binding, b.element, [view.clone()]),
-                    ),
-                    Bound::Image((_, view), _, Some(smp)) => {
-                        others.push(WriteDescriptorSet::image_view_sampler_array(
+                // The bytes this descriptor sees, of its group's memory.
+                let seen = |buf: &Subbuffer<[u8]>| match views.get(i) {
+                    Some(v) => buf.clone().slice(v.clone()),
+                    None => buf.clone(),
+                };
+                let texel_format = match b.kind {
+                    DescriptorKind::StorageTexelBuffer(f)
+                    | DescriptorKind::UniformTexelBuffer(f) => Some(f),
+                    _ => None,
+                };
+                match (dev, texel_format) {
+                    // a texel-buffer descriptor over memory another kind owns, or over part of it
+                    (Bound::Buffer(buf), Some(f)) => {
+                        others.push(WriteDescriptorSet::buffer_view_array(
                             b.binding,
                             b.element,
-                            [(view.clone(), smp.clone())],
+                            [self.texel_view(&f, &seen(buf)).map_err(|e| match e {
+                                VkError::Unsupported(m) => {
+                                    input(format!("binding {}.{}: {m}", b.set, b.binding))
+                                }
+                                e => e,
+                            })?],
                         ))
                     }
-                    Bound::Sampler(smp) => others.push(WriteDescriptorSet::sampler_array(
-                        b.binding,
-                        b.element,
-                        [smp.clone()],
-                    )),
-                    Bound::Texel(_, view) => others.push(WriteDescriptorSet::buffer_view_array(
-                        b.binding,
-                        b.element,
-                        [view.clone()],
-                    )),
+                    (Bound::Texel(buf, _), Some(f)) if views.contains_key(i) => {
+                        others.push(WriteDescriptorSet::buffer_view_array(
+                            b.binding,
+                            b.element,
+                            [self.texel_view(&f, &seen(buf))?],
+                        ))
+                    }
+                    (Bound::Texel(buf, _), None) | (Bound::Buffer(buf), None) => by_binding
+                        .entry(b.binding)
+                        .or_default()
+                        .push((b.element, seen(buf))),
+                    (dev, _) => match dev {
+                        Bound::Buffer(_) => unreachable!("matched above"),
+                        Bound::Image((_, view), _, None) => {
+                            others.push(WriteDescriptorSet::image_view_array(
+                                b.binding,
+                                b.element,
+                                [view.clone()],
+                            ))
+                        }
+                        Bound::Image((_, view), _, Some(smp)) => {
+                            others.push(WriteDescriptorSet::image_view_sampler_array(
+                                b.binding,
+                                b.element,
+                                [(view.clone(), smp.clone())],
+                            ))
+                        }
+                        Bound::Sampler(smp) => others.push(WriteDescriptorSet::sampler_array(
+                            b.binding,
+                            b.element,
+                            [smp.clone()],
+                        )),
+                        Bound::Texel(_, view) => {
+                            others.push(WriteDescriptorSet::buffer_view_array(
+                                b.binding,
+                                b.element,
+                                [view.clone()],
+                            ))
+                        }
+                    },
                 }
             }
             let writes = by_binding
@@ -922,10 +995,14 @@ impl Context {
                 buffers[*i] = Vec::new();
                 continue;
             }
-            buffers[*i] = stage
+            let all = stage
                 .read()
-                .map_err(|e| VkError::vk("reading a buffer back", e))?
-                .to_vec();
+                .map_err(|e| VkError::vk("reading a buffer back", e))?;
+            // (a view of a shared buffer: the bytes its descriptor sees)
+            buffers[*i] = match views.get(i) {
+                Some(v) => all[v.start as usize..v.end as usize].to_vec(),
+                None => all.to_vec(),
+            };
         }
         Ok(ModuleOutput {
             buffers,
@@ -1015,6 +1092,7 @@ impl Context {
                 data: vec![0u8; 16 * n],
                 element: 0,
                 alias_of: None,
+                view: None,
             }],
             push_constants: Vec::new(),
             spec: (0..3)

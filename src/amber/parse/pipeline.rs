@@ -463,29 +463,8 @@ impl<'a> Parser<'a> {
             p.bindings.retain(|b| b.kind.slot() != Some(slot));
             p.samplers.retain(|b| (b.set, b.binding) != slot);
         }
-        for (k, (bi, bname)) in bufs.iter().enumerate() {
+        for (k, (bi, _)) in bufs.iter().enumerate() {
             let (offset, range) = (offsets[k], ranges[k]);
-            if kind.slot().is_some() {
-                let end = range.map_or(u64::MAX, |r| offset.saturating_add(r));
-                if let Some(other) = p.bindings.iter().find(|b| {
-                    b.buffer == *bi
-                        && b.kind.slot().is_some()
-                        && b.offset < end
-                        && offset < b.range.map_or(u64::MAX, |r| b.offset.saturating_add(r))
-                        // The same bytes behind two descriptors are one memory on both
-                        // backends (aliased); only a partial overlap is not run.
-                        && !(b.offset == offset && b.range == range)
-                }) {
-                    return unsupported(
-                        tl,
-                        C,
-                        format!(
-                            "BUFFER {bname} is already bound at {} over part of these bytes: two descriptors over overlapping but different ranges of one buffer are not supported (the same range twice is)",
-                            other.kind
-                        ),
-                    );
-                }
-            }
             p.bindings.push(Binding {
                 buffer: *bi,
                 kind,
