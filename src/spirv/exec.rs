@@ -230,7 +230,7 @@ pub struct Dispatch<'k> {
     /// per object, the sampler bound to it (a sampler, or an image with its sampler)
     pub samplers: Vec<Option<crate::words::sampler::Sampler>>,
     /// per object, the part of its buffer's memory it sees: (first byte, bytes) — one buffer
-    /// behind descriptors over different ranges ([`Dispatch::view`])
+    /// behind descriptors over different ranges (`Dispatch::view`)
     pub views: Vec<(u32, u32)>,
     /// per image object, the extent it is bound with
     pub extents: Vec<Option<crate::spirv::image::Extent>>,

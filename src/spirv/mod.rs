@@ -152,7 +152,7 @@ fn view_of(
     o: &inst::Object,
 ) -> Result<std::ops::Range<usize>, SpirvError> {
     let w = b.window.clone().unwrap_or(0..len);
-    if w.start > w.end || w.end > len || w.start % 4 != 0 || w.end > u32::MAX as usize {
+    if w.start > w.end || w.end > len || !w.start.is_multiple_of(4) || w.end > u32::MAX as usize {
         return Err(SpirvError::Setup(format!(
             "set {} binding {} ({}) sees bytes {}..{} of a {len}-byte buffer: a descriptor's range lies inside its buffer and, here, starts at a multiple of 4 bytes",
             b.set, b.binding, o.name, w.start, w.end
