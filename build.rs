@@ -4,9 +4,9 @@
 //! link lines below add them after it, in dependency order (`../shared/TOOLCHAIN.md`).
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
-    let vulkan = std::env::var_os("CARGO_FEATURE_VULKAN").is_some();
+    let glsl = std::env::var_os("CARGO_FEATURE_GLSL").is_some();
     let from_source = std::env::var_os("CARGO_FEATURE_SHADERC_FROM_SOURCE").is_some();
-    if !vulkan || from_source {
+    if !glsl || from_source {
         return;
     }
     if let Ok(dir) = std::env::var("SHADERC_LIB_DIR") {

@@ -744,3 +744,30 @@ fn no_source_file_is_over_1200_lines() {
         .collect();
     assert!(long.is_empty(), "files over 1,200 lines: {long:?}");
 }
+
+/// The README's library example is the crate root's doc-test, line for line (so `cargo test --doc`
+/// runs what the README shows).
+#[test]
+fn the_readme_library_example_is_the_crate_doc_test() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let lib = std::fs::read_to_string(repo().join("src/lib.rs")).unwrap();
+    let block = readme
+        .split("```rust\n")
+        .nth(1)
+        .and_then(|b| b.split("```").next())
+        .expect("README has a ```rust example");
+    let doc: Vec<String> = lib
+        .lines()
+        .filter_map(|l| l.strip_prefix("//!"))
+        .map(|l| l.strip_prefix(' ').unwrap_or(l).to_string())
+        .collect();
+    let lines: Vec<&str> = block.lines().collect();
+    assert!(lines.len() > 5, "{block}");
+    let found = doc
+        .windows(lines.len())
+        .any(|w| w.iter().zip(&lines).all(|(a, b)| a == b));
+    assert!(
+        found,
+        "README's ```rust example is not the crate root's doc-test (src/lib.rs):\n{block}"
+    );
+}

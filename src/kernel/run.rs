@@ -191,6 +191,34 @@ impl KernelJob {
         Ok(k)
     }
 
+    /// Runs the kernel on the model at subgroup size `size` and checks it: the library's one call
+    /// for a downstream crate's tests (see the crate root). Every element of every buffer is
+    /// [`Report::ok`] unless the model found something undefined, racy or order-dependent that
+    /// reached a buffer (or a finding such as an out-of-bounds access).
+    pub fn check(&self, size: u32) -> Result<Report, KernelError> {
+        let size = SubgroupSize::new(size as u64).map_err(|e| KernelError::Input(e.to_string()))?;
+        let model = self.run_model(size, None)?;
+        Ok(self.compare(&model, None, Tolerance::default()))
+    }
+
+    /// Runs the kernel on Vulkan device `ctx` at its subgroup size, then on the model in the
+    /// device's lane layout (probed) with the device's buffer addresses, and compares element by
+    /// element: [`Report::ok`] when the device agrees with every value the model defines and
+    /// nothing undefined reached a buffer.
+    #[cfg(feature = "vulkan")]
+    pub fn check_on(&mut self, ctx: &crate::vulkan::Context) -> Result<Report, KernelError> {
+        let kernel = self.decode()?;
+        let size = ctx.caps.subgroup_size;
+        let p = probe_layout(ctx, kernel.local_size, size)?;
+        self.layout = p.layout;
+        self.placements = p.placements;
+        let (bytes, bases) = self.run_device(ctx, &kernel, size)?;
+        self.device_bases = Some(bases);
+        let size = SubgroupSize::new(size as u64).map_err(|e| KernelError::Input(e.to_string()))?;
+        let model = self.run_model_decoded(kernel, size, None)?;
+        Ok(self.compare(&model, Some(&bytes), Tolerance::default()))
+    }
+
     /// The sampler given for (`set`, `binding`).
     fn sampler_at(&self, set: u32, binding: u32) -> Option<crate::words::sampler::Sampler> {
         self.samplers

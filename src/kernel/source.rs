@@ -148,9 +148,9 @@ impl TargetEnv {
         }
     }
 
-    #[cfg(feature = "vulkan")]
-    fn backend(self) -> crate::vulkan::VulkanVersion {
-        use crate::vulkan::VulkanVersion;
+    #[cfg(feature = "glsl")]
+    fn backend(self) -> crate::words::compile::VulkanVersion {
+        use crate::words::compile::VulkanVersion;
         match self {
             TargetEnv::Vulkan1_1 => VulkanVersion::V1_1,
             TargetEnv::Vulkan1_2 => VulkanVersion::V1_2,
@@ -526,7 +526,7 @@ fn compile_text(
 }
 
 /// The first `file:LINE: error:` of a glslang/shaderc message.
-#[cfg(feature = "vulkan")]
+#[cfg(feature = "glsl")]
 fn first_error_location(message: &str) -> Option<(String, u32)> {
     message.lines().find_map(|l| {
         let at = l.find(": error:")?;
@@ -537,7 +537,7 @@ fn first_error_location(message: &str) -> Option<(String, u32)> {
 
 /// Lexically normalised `dir/requested` (no `.`; `..` folded where possible), so one file has
 /// one name in messages and `OpString`s.
-#[cfg(feature = "vulkan")]
+#[cfg(feature = "glsl")]
 fn join_clean(dir: &Path, requested: &str) -> PathBuf {
     let mut out = PathBuf::new();
     use std::path::Component;
@@ -555,7 +555,7 @@ fn join_clean(dir: &Path, requested: &str) -> PathBuf {
     out
 }
 
-#[cfg(feature = "vulkan")]
+#[cfg(feature = "glsl")]
 fn glsl(
     text: &str,
     file: &str,
@@ -599,13 +599,13 @@ fn glsl(
     };
     let mut last = String::new();
     for t in targets {
-        let o = crate::vulkan::GlslOptions {
+        let o = crate::words::compile::GlslOptions {
             vulkan: t.backend(),
             defines: &opts.defines,
             debug_info: true,
             include: Some(&resolve),
         };
-        match crate::vulkan::compile_glsl_with(text, file, &o) {
+        match crate::words::compile::compile_glsl_with(text, file, &o) {
             Ok(words) => return Ok((words, t)),
             Err(e) => last = e,
         }
@@ -633,7 +633,7 @@ fn glsl(
     })
 }
 
-#[cfg(not(feature = "vulkan"))]
+#[cfg(not(feature = "glsl"))]
 fn glsl(
     _text: &str,
     file: &str,
@@ -646,7 +646,7 @@ fn glsl(
     })
 }
 
-#[cfg(feature = "vulkan")]
+#[cfg(feature = "glsl")]
 /// The version in a `; Version: 1.5` comment, as `spirv-dis` starts its output with.
 fn declared_asm_version(text: &str) -> Option<(u8, u8)> {
     text.lines()
@@ -658,7 +658,7 @@ fn declared_asm_version(text: &str) -> Option<(u8, u8)> {
         })
 }
 
-#[cfg(feature = "vulkan")]
+#[cfg(feature = "glsl")]
 fn assemble(
     text: &str,
     file: &str,
@@ -688,7 +688,7 @@ fn assemble(
         Some(t) => t,
         None => needed,
     };
-    match crate::vulkan::assemble_spirv(text, env.backend()) {
+    match crate::words::compile::assemble_spirv(text, env.backend()) {
         Ok(words) => Ok((words, env)),
         Err(e) => {
             // SPIRV-Tools reports `LINE:COLUMN: message`.
@@ -713,7 +713,7 @@ fn assemble(
     }
 }
 
-#[cfg(not(feature = "vulkan"))]
+#[cfg(not(feature = "glsl"))]
 fn assemble(
     _text: &str,
     file: &str,

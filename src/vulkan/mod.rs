@@ -4,18 +4,17 @@
 //! layer maps the model's operations onto them.
 
 mod caps;
-mod compile;
 mod context;
 mod images;
 mod module;
 mod reflect;
 mod requirements;
 
-pub use caps::{Capabilities, DeviceInfo, SubgroupOps};
-pub use compile::{
+pub use crate::words::compile::{
     assemble_spirv, compile_glsl, compile_glsl_with, compile_uncached, GlslError, GlslOptions,
     IncludeResolver, VulkanVersion, MAX_INCLUDE_DEPTH,
 };
+pub use caps::{Capabilities, DeviceInfo, SubgroupOps};
 pub use context::{Context, Kernel, KernelOptions, Pass, SpecValue};
 pub use images::{vk_format, ImageBinding};
 pub use module::{

@@ -15,6 +15,9 @@
 //! interpreter executes too.
 
 pub mod address;
+/// GLSL and SPIR-V assembly to SPIR-V words (shaderc): the `glsl` feature.
+#[cfg(feature = "glsl")]
+pub mod compile;
 pub mod facts;
 pub mod int;
 pub mod layout;

@@ -95,7 +95,7 @@ fn with_compiler<R>(f: impl FnOnce(&shaderc::Compiler) -> R) -> Option<R> {
 /// The Vulkan version a compilation targets, and with it the SPIR-V version of the module.
 ///
 /// ```
-/// use lockstep::vulkan::VulkanVersion;
+/// use lockstep::words::compile::VulkanVersion;
 /// assert_eq!(VulkanVersion::V1_1.spirv(), (1, 3));
 /// assert_eq!(VulkanVersion::V1_3.spirv(), (1, 6));
 /// ```
