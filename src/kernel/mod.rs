@@ -8,6 +8,7 @@
 
 mod addresses;
 pub mod buffers;
+mod check;
 mod images;
 pub mod run;
 pub mod source;
