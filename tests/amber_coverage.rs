@@ -719,3 +719,14 @@ fn a_whole_column_of_a_row_major_matrix_is_a_strided_vector() {
     let r = run_model(&parse(text).unwrap());
     assert_eq!(statuses(&r), vec![(17, "pass")], "{r:?}");
 }
+
+/// A fuzz finding (the `amber` target, 2026-11-27): an `IMAGE` whose `DATA` holds more values than
+/// its extent has texel components wrote past its bytes. It is bad input naming the line.
+#[test]
+fn image_data_beyond_the_extent_is_an_error() {
+    let e = error(parse(
+        "#!amber\nIMAGE img FORMAT R32_SFLOAT DIM_2D WIDTH 2 HEIGHT 1 DATA\n1 2 3\nEND\n",
+    ));
+    assert_eq!(e.line, 2);
+    assert!(e.message.contains("DATA has 3 values, more than the 2"), "{e}");
+}

@@ -908,6 +908,14 @@ fn fill(t: &DataType, layout: Layout, elements: usize, init: &Init) -> Result<Ve
             }
         }
         Init::Data(values) => {
+            // (an IMAGE's size comes from its extent, not from its data)
+            let room = elements * el.offsets.len();
+            if values.len() > room {
+                return Err(format!(
+                    "DATA has {} values, more than the {room} of its {elements} elements of {t}",
+                    values.len()
+                ));
+            }
             for (i, v) in values.iter().enumerate() {
                 put(i, *v)?;
             }
