@@ -728,5 +728,8 @@ fn image_data_beyond_the_extent_is_an_error() {
         "#!amber\nIMAGE img FORMAT R32_SFLOAT DIM_2D WIDTH 2 HEIGHT 1 DATA\n1 2 3\nEND\n",
     ));
     assert_eq!(e.line, 2);
-    assert!(e.message.contains("DATA has 3 values, more than the 2"), "{e}");
+    assert!(
+        e.message.contains("DATA has 3 values, more than the 2"),
+        "{e}"
+    );
 }
