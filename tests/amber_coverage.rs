@@ -26,6 +26,24 @@ fn error(r: Result<Script, ParseFailure>) -> ScriptError {
     }
 }
 
+/// Runs `s` on the device too (lavapipe here) and expects these verdicts there; without a device
+/// that is an error unless LOCKSTEP_SKIP_DEVICE_TESTS is set.
+fn on_device(s: &Script, want: &[(usize, &'static str)]) {
+    #[cfg(feature = "vulkan")]
+    match lockstep::amber::engines::DeviceBackend::new(None) {
+        Ok(mut d) => {
+            let r = run_script(s, &mut d);
+            assert_eq!(statuses(&r), want, "{r:?}");
+        }
+        Err(e) if std::env::var_os("LOCKSTEP_SKIP_DEVICE_TESTS").is_some() => {
+            eprintln!("skipping the device half (LOCKSTEP_SKIP_DEVICE_TESTS): {e}")
+        }
+        Err(e) => panic!("{e} (set LOCKSTEP_SKIP_DEVICE_TESTS=1 to skip device tests)"),
+    }
+    #[cfg(not(feature = "vulkan"))]
+    let _ = (s, want);
+}
+
 fn u32s(bytes: &[u8]) -> Vec<u32> {
     bytes
         .chunks_exact(4)
@@ -457,17 +475,7 @@ fn one_buffer_at_two_bindings_is_one_memory_on_both_backends() {
     let r = run_model(&s);
     assert_eq!(statuses(&r), vec![(16, "pass")], "{r:?}");
     // on the device (lavapipe here), one device buffer bound twice
-    #[cfg(feature = "vulkan")]
-    match lockstep::amber::engines::DeviceBackend::new(None) {
-        Ok(mut d) => {
-            let r = run_script(&s, &mut d);
-            assert_eq!(statuses(&r), vec![(16, "pass")], "{r:?}");
-        }
-        Err(e) if std::env::var_os("LOCKSTEP_SKIP_DEVICE_TESTS").is_some() => {
-            eprintln!("skipping the device half (LOCKSTEP_SKIP_DEVICE_TESTS): {e}")
-        }
-        Err(e) => panic!("{e} (set LOCKSTEP_SKIP_DEVICE_TESTS=1 to skip device tests)"),
-    }
+    on_device(&s, &[(16, "pass")]);
     // without the barrier, invocation 1's load of b[0] races invocation 0's store to a[0]
     let racy = text("a[i] = 5u + i; b[i + 2u] = b[1u - i];");
     let r = run_model(&parse(&racy).unwrap());
@@ -482,17 +490,7 @@ fn one_buffer_at_two_bindings_is_one_memory_on_both_backends() {
     let s = parse(&ordered).unwrap();
     let r = run_model(&s);
     assert_eq!(statuses(&r), vec![(16, "pass"), (17, "pass")], "{r:?}");
-    #[cfg(feature = "vulkan")]
-    match lockstep::amber::engines::DeviceBackend::new(None) {
-        Ok(mut d) => {
-            let r = run_script(&s, &mut d);
-            assert_eq!(statuses(&r), vec![(16, "pass"), (17, "pass")], "{r:?}");
-        }
-        Err(e) if std::env::var_os("LOCKSTEP_SKIP_DEVICE_TESTS").is_some() => {
-            eprintln!("skipping the device half (LOCKSTEP_SKIP_DEVICE_TESTS): {e}")
-        }
-        Err(e) => panic!("{e} (set LOCKSTEP_SKIP_DEVICE_TESTS=1 to skip device tests)"),
-    }
+    on_device(&s, &[(16, "pass"), (17, "pass")]);
     // without the barrier, invocation 1's load of b[0] races invocation 0's store to a[64]: the
     // same four bytes, found across the two views and named through the one that read
     let racy = text("a[64u + i] = 5u + i; b[i + 2u] = b[1u - i];");
@@ -512,17 +510,7 @@ fn arrays_of_texel_buffers_and_a_texel_buffer_without_a_format_run_on_both_backe
     let s = parse(text).unwrap();
     let r = run_model(&s);
     assert_eq!(statuses(&r), vec![(32, "pass"), (33, "pass")], "{r:?}");
-    #[cfg(feature = "vulkan")]
-    match lockstep::amber::engines::DeviceBackend::new(None) {
-        Ok(mut d) => {
-            let r = run_script(&s, &mut d);
-            assert_eq!(statuses(&r), vec![(32, "pass"), (33, "pass")], "{r:?}");
-        }
-        Err(e) if std::env::var_os("LOCKSTEP_SKIP_DEVICE_TESTS").is_some() => {
-            eprintln!("skipping the device half (LOCKSTEP_SKIP_DEVICE_TESTS): {e}")
-        }
-        Err(e) => panic!("{e} (set LOCKSTEP_SKIP_DEVICE_TESTS=1 to skip device tests)"),
-    }
+    on_device(&s, &[(32, "pass"), (33, "pass")]);
 }
 
 /// A `BUFFER` of an image format (AmberScript, "Buffers": `DATA_TYPE` takes a format name; Amber's
@@ -542,17 +530,7 @@ fn a_buffer_of_a_normalized_format_is_read_through_its_format() {
     assert!(f.buffers[0].texel.is_some());
     let r = run_model(&s);
     assert_eq!(statuses(&r), vec![(29, "pass")], "{r:?}");
-    #[cfg(feature = "vulkan")]
-    match lockstep::amber::engines::DeviceBackend::new(None) {
-        Ok(mut d) => {
-            let r = run_script(&s, &mut d);
-            assert_eq!(statuses(&r), vec![(29, "pass")], "{r:?}");
-        }
-        Err(e) if std::env::var_os("LOCKSTEP_SKIP_DEVICE_TESTS").is_some() => {
-            eprintln!("skipping the device half (LOCKSTEP_SKIP_DEVICE_TESTS): {e}")
-        }
-        Err(e) => panic!("{e} (set LOCKSTEP_SKIP_DEVICE_TESTS=1 to skip device tests)"),
-    }
+    on_device(&s, &[(29, "pass")]);
     let e = parse("#!amber\nBUFFER b DATA_TYPE D16_UNORM SIZE 1 FILL 0\n");
     match e {
         Err(ParseFailure::Unsupported(u)) => assert!(u.to_string().contains("D16_UNORM"), "{u}"),

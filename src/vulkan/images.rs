@@ -147,7 +147,7 @@ fn input(what: impl Into<String>) -> VkError {
 impl Context {
     /// An image and its view, of `ib`'s format and extent, for use as a storage image
     /// (`storage`) and through a sampler (`sampled`).
-    pub(crate) fn storage_image(
+    pub(crate) fn device_image(
         &self,
         ib: &crate::vulkan::ImageBinding,
         storage: bool,

@@ -778,10 +778,10 @@ impl Context {
             }
             let res = match b.kind {
                 DescriptorKind::StorageImage(ib) | DescriptorKind::SampledImage(ib) => {
-                    Bound::Image(self.storage_image(&ib, storage, sampled)?, ib, None)
+                    Bound::Image(self.device_image(&ib, storage, sampled)?, ib, None)
                 }
                 DescriptorKind::CombinedImageSampler(ib, smp) => Bound::Image(
-                    self.storage_image(&ib, storage, sampled)?,
+                    self.device_image(&ib, storage, sampled)?,
                     ib,
                     Some(self.sampler(&smp)?),
                 ),

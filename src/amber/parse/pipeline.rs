@@ -397,15 +397,7 @@ impl<'a> Parser<'a> {
                         )
                     }
                 }
-                let set = self.uint(C, "DESCRIPTOR_SET")?;
-                self.keyword(C, "BINDING")?;
-                let binding = self.uint(C, "BINDING")?;
-                if self.lx.peek() == Tok::Word("BASE_MIP_LEVEL") {
-                    self.next();
-                    if self.uint(C, "BASE_MIP_LEVEL")? != 0 {
-                        return unsupported(tl, C, "a BASE_MIP_LEVEL other than 0");
-                    }
-                }
+                let (set, binding) = self.image_slot(tl)?;
                 if ty == "storage_image" {
                     BindingKind::StorageImage { set, binding }
                 } else {
@@ -425,24 +417,12 @@ impl<'a> Parser<'a> {
                 }
                 let sampler = if ty == "combined_image_sampler" {
                     self.keyword(C, "SAMPLER")?;
-                    let (sname, sl) = self.word(C, "a sampler name")?;
-                    match self.script.samplers.iter().position(|x| x.name == sname) {
-                        Some(i) => Some(i),
-                        None => return err(sl, C, format!("unknown sampler: {sname}")),
-                    }
+                    Some(self.sampler_named()?.0)
                 } else {
                     None
                 };
                 self.keyword(C, "DESCRIPTOR_SET")?;
-                let set = self.uint(C, "DESCRIPTOR_SET")?;
-                self.keyword(C, "BINDING")?;
-                let binding = self.uint(C, "BINDING")?;
-                if self.lx.peek() == Tok::Word("BASE_MIP_LEVEL") {
-                    self.next();
-                    if self.uint(C, "BASE_MIP_LEVEL")? != 0 {
-                        return unsupported(tl, C, "a BASE_MIP_LEVEL other than 0");
-                    }
-                }
+                let (set, binding) = self.image_slot(tl)?;
                 match sampler {
                     Some(sampler) => BindingKind::CombinedImageSampler {
                         set,
@@ -477,13 +457,35 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
+    /// The next word as a declared sampler's name: its index, and the line.
+    fn sampler_named(&mut self) -> PResult<(usize, usize)> {
+        let (name, l) = self.word("BIND", "a sampler name")?;
+        match self.script.samplers.iter().position(|x| x.name == name) {
+            Some(i) => Ok((i, l)),
+            None => err(l, "BIND", format!("unknown sampler: {name}")),
+        }
+    }
+
+    /// `s BINDING b [BASE_MIP_LEVEL 0]` after an image's `DESCRIPTOR_SET` (one level: another base
+    /// level is unsupported).
+    fn image_slot(&mut self, tl: usize) -> PResult<(u32, u32)> {
+        const C: &str = "BIND";
+        let set = self.uint(C, "DESCRIPTOR_SET")?;
+        self.keyword(C, "BINDING")?;
+        let binding = self.uint(C, "BINDING")?;
+        if self.lx.peek() == Tok::Word("BASE_MIP_LEVEL") {
+            self.next();
+            if self.uint(C, "BASE_MIP_LEVEL")? != 0 {
+                return unsupported(tl, C, "a BASE_MIP_LEVEL other than 0");
+            }
+        }
+        Ok((set, binding))
+    }
+
     /// `BIND SAMPLER name DESCRIPTOR_SET s BINDING b`.
     fn bind_sampler(&mut self, p: &mut PipelineDraft) -> PResult<()> {
         const C: &str = "BIND";
-        let (name, nl) = self.word(C, "a sampler name")?;
-        let Some(sampler) = self.script.samplers.iter().position(|x| x.name == name) else {
-            return err(nl, C, format!("unknown sampler: {name}"));
-        };
+        let (sampler, nl) = self.sampler_named()?;
         self.keyword(C, "DESCRIPTOR_SET")?;
         let set = self.uint(C, "DESCRIPTOR_SET")?;
         self.keyword(C, "BINDING")?;
