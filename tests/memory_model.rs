@@ -800,3 +800,98 @@ fn race_checks_off_find_no_race_and_change_nothing_else() {
         assert_eq!(off.status(off.buffers[0].word_taint(i)), WordStatus::Exact);
     }
 }
+
+// Appendix B, Data Race: two atomic accesses whose scopes include each other are not a data race;
+// Scoped Modification Order: the atomic read-modify-writes of one location happen in one total
+// order, each reading what the one before it wrote. Integer adds (or mins, ors, …) of one kind
+// leave the same value in every such order, so when nothing reads what they return the parallel
+// run's buffers are the ordered run's: the workgroups need not run again in order. Expected counts
+// come from the rule (each invocation adds 1 to bin `i % 7`), not from the interpreter.
+#[test]
+fn commuting_device_atomics_nobody_reads_leave_one_value_without_an_ordered_rerun() {
+    let body = |use_result: bool| {
+        format!(
+            "layout(local_size_x = 16) in;\n\
+             layout(binding = 0) buffer B {{ uint bins[7]; uint seen; uint lo; }};\n\
+             void main() {{ uint i = gl_GlobalInvocationID.x;\n\
+               {}atomicAdd(bins[i % 7u], 1u);\n\
+               atomicMin(lo, 1000u - i);\n\
+               {}\n\
+             }}\n",
+            if use_result { "uint old = " } else { "" },
+            if use_result {
+                "if (old > 1000000u) { seen = 1u; }"
+            } else {
+                ""
+            }
+        )
+    };
+    let invocations = 16 * 5u32;
+    let mut want = [0u32; 7];
+    for i in 0..invocations {
+        want[(i % 7) as usize] += 1;
+    }
+    let start = || {
+        let mut b = vec![0u32; 9];
+        b[8] = u32::MAX;
+        b
+    };
+    let free = run(&body(false), 8, [5, 1, 1], &[start()]);
+    assert!(free.findings.is_empty(), "{:?}", texts(&free));
+    assert!(!free.ordered, "commuting atomics alone need no ordered run");
+    let b = &free.buffers[0];
+    assert_eq!(u32s(&b.bytes)[..7], want);
+    assert_eq!(u32s(&b.bytes)[8], 1000 - (invocations - 1));
+    for w in [0, 1, 2, 3, 4, 5, 6, 8] {
+        assert_eq!(free.status(b.word_taint(w)), WordStatus::Exact, "word {w}");
+    }
+    // Reading what the add returned: the order matters to that invocation, and the dispatch runs
+    // again in order — with the same buffers.
+    let read = run(&body(true), 8, [5, 1, 1], &[start()]);
+    assert!(
+        read.ordered,
+        "a returned value that is read needs the ordered run"
+    );
+    assert_eq!(read.buffers[0].bytes, free.buffers[0].bytes);
+}
+
+// Appendix B, Data Race: an atomic and a plain access to one location from different workgroups,
+// with no happens-before between them, race; atomics of two kinds on one location may leave a
+// value that depends on their order; atomics whose scope (Workgroup) does not include the other
+// workgroup's invocation are not atomic with respect to it. None of these may take the parallel
+// run's shortcut.
+#[test]
+fn atomics_that_meet_a_plain_access_another_kind_or_a_narrower_scope_run_in_order() {
+    let plain = run(
+        "layout(local_size_x = 1) in;\n\
+         layout(binding = 0) buffer B { uint x; uint y; };\n\
+         void main() { if (gl_WorkGroupID.x == 0u) atomicAdd(x, 1u); else y = x; }\n",
+        1,
+        [2, 1, 1],
+        &[vec![0; 2]],
+    );
+    assert!(plain.ordered);
+    assert!(!races(&plain).is_empty(), "{:?}", texts(&plain));
+    let kinds = run(
+        "layout(local_size_x = 1) in;\n\
+         layout(binding = 0) buffer B { uint x; };\n\
+         void main() { if (gl_WorkGroupID.x == 0u) atomicAdd(x, 1u); else atomicOr(x, 1u); }\n",
+        1,
+        [2, 1, 1],
+        &[vec![0]],
+    );
+    assert!(kinds.ordered);
+    assert!(matches!(
+        kinds.status(kinds.buffers[0].word_taint(0)),
+        WordStatus::OrderDependent(_)
+    ));
+    let narrow = run(
+        "layout(local_size_x = 1) in;\n\
+         layout(binding = 0) buffer B { uint x; };\n\
+         void main() { atomicAdd(x, 1u, gl_ScopeWorkgroup, 0, 0); }\n",
+        1,
+        [2, 1, 1],
+        &[vec![0]],
+    );
+    assert!(narrow.ordered);
+}

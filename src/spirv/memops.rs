@@ -23,6 +23,9 @@ use rspirv::spirv::BuiltIn;
 pub(crate) struct AtomicAcc {
     pub scope: Scope,
     pub class: u32,
+    /// the claim a parallel run makes for it when its order cannot matter
+    /// ([`crate::spirv::memory::commuting_claim`]; 0 when it can)
+    pub free: u32,
 }
 
 impl Wg<'_, '_> {
@@ -218,7 +221,10 @@ impl Wg<'_, '_> {
             // writes (or wrote what it reads); the ordered run checks it in full.
             if let Some(b) = self.d.buffers[obj.index()].as_ref()
                 && b.writable
-                && !b.claim(us, who, kind != Kind::Read)
+                && !match atomic {
+                    Some(a) if a.free != 0 => b.claim_commuting(us, a.free),
+                    _ => b.claim(us, who, kind != Kind::Read),
+                }
             {
                 self.d.need_ordered();
             }
@@ -791,9 +797,10 @@ impl Wg<'_, '_> {
         }
         let w = sc.bits() as u8;
         let writes = op != AtomicOp::Load;
-        let acc = AtomicAcc {
+        let mut acc = AtomicAcc {
             scope,
             class: op.commute_class(),
+            free: 0,
         };
         // Lanes of this instruction that write the same memory: each may have gone first.
         let mut shared_target: std::collections::HashMap<u64, u32> = Default::default();
@@ -905,6 +912,15 @@ impl Wg<'_, '_> {
                 // What this atomic returns: order-dependent where another unordered write could
                 // have come first (the shadow found one before it, or another lane of this
                 // instruction writes the same memory).
+                // Nobody reads what it returns, what it writes is defined, and the final value is
+                // the same whatever the order of the others like it: a parallel run need not be
+                // redone in order for it.
+                let clean = [tx, tc, pt, told, self.lost_taint[s]];
+                acc.free = if d.is_none() && clean.iter().all(|t| t.is_none()) {
+                    crate::spirv::memory::commuting_claim(op, sc, scope)
+                } else {
+                    0
+                };
                 let hits = self.hook(obj, sp, off, sc.bytes(), s, loc, kind, Some(acc), {
                     new.map(|nv| nv == old).unwrap_or(true)
                 });

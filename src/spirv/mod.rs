@@ -611,6 +611,7 @@ pub fn run_model_addressed(
         groups,
         finding_count: d.finding_count.load(Relaxed),
         lane_instructions: d.lane_instructions.load(Relaxed),
+        ordered: d.ordered(),
         invocations: d.workgroup_count() * k.local_size.iter().map(|&x| x as u64).product::<u64>(),
         lanes_per_wg: d.lanes_per_wg,
         map: d.map.clone(),

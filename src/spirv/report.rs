@@ -85,6 +85,9 @@ pub struct ModelRun {
     pub finding_count: u64,
     /// lane-instructions executed
     pub lane_instructions: u64,
+    /// the dispatch ran again workgroup after workgroup with the full race shadow on buffers,
+    /// because its invocations shared buffer memory in a way whose order could matter
+    pub ordered: bool,
     /// invocations run
     pub invocations: u64,
     /// lanes per workgroup in the register file

@@ -25,6 +25,11 @@ impl Decoder<'_> {
                     if let (Some(r), Some(t)) = (i.result_id, i.result_type) {
                         self.defs.insert(r, (t, i.class.opcode));
                     }
+                    for o in &i.operands {
+                        if let Operand::IdRef(x) = o {
+                            self.used.insert(*x);
+                        }
+                    }
                 }
             }
         }

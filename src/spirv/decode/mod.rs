@@ -113,6 +113,8 @@ struct Decoder<'m> {
     locs: Vec<Location>,
     /// result id → (result type, opcode), over every function
     defs: HashMap<u32, (u32, SOp)>,
+    /// ids some instruction of a function names as an operand (a result not in it is never read)
+    used: HashSet<u32>,
     /// pointer result id → matrix layout context of its pointee
     ptr_layout: HashMap<u32, MatrixLayout>,
     lane_words: u32,
@@ -192,6 +194,7 @@ impl<'m> Decoder<'m> {
             plan_ids: HashMap::new(),
             locs: Vec::new(),
             defs: HashMap::new(),
+            used: HashSet::new(),
             ptr_layout: HashMap::new(),
             lane_words: 0,
             descriptor_arrays: HashMap::new(),

@@ -85,8 +85,11 @@ impl Decoder<'_> {
         };
         // An atomic reads and writes (a load only reads).
         let ptr = self.through(pid, s.bits() / 8, 0, op != SOp::AtomicLoad)?;
-        let d = match op {
-            SOp::AtomicStore => None,
+        // A result nothing reads is not kept: the executor then knows that no invocation sees
+        // the value this atomic returned (what lets unordered commuting atomics run in parallel).
+        let d = match (op, i.result_id) {
+            (SOp::AtomicStore, _) => None,
+            (_, Some(r)) if !self.used.contains(&r) => None,
             _ => Some(self.reg(i.result_id.unwrap_or(0))?),
         };
         use AtomicOp as A;

@@ -368,6 +368,34 @@ pub struct Buffer {
 /// Several readers.
 pub const MANY: u32 = u32::MAX;
 
+/// The first owner word of a unit that only commuting atomics touched ([`commuting_claim`]);
+/// invocations are numbered below it.
+const COMMUTING: u32 = u32::MAX - 64;
+
+/// The claim a parallel run makes on a buffer unit for an atomic whose order cannot change the
+/// memory's final value, or 0 where it can. Such atomics of one kind and width — integer adds and
+/// subtracts (one kind), or one of min, max, and, or, xor — at `Device` scope (scopes that include
+/// every invocation of the dispatch, so no two of them race: Vulkan memory model, "Data race"),
+/// leave the sum / minimum / … of their operands whatever the order, and need no ordered re-run
+/// when nothing reads what they return and nothing else touches the unit. Float atomics are not
+/// among them (their rounding depends on the order), nor exchanges and compare-exchanges.
+pub fn commuting_claim(
+    op: crate::spirv::inst::AtomicOp,
+    sc: crate::spirv::types::Scalar,
+    scope: Scope,
+) -> u32 {
+    use crate::spirv::inst::AtomicOp as A;
+    let integer = matches!(sc, crate::spirv::types::Scalar::Int { .. });
+    if scope != Scope::Device || !integer || matches!(op, A::FAdd | A::FMin | A::FMax) {
+        return 0;
+    }
+    let class = op.commute_class();
+    if class == 0 || !op.commutes() {
+        return 0;
+    }
+    COMMUTING + class * 2 + u32::from(sc.bits() == 64)
+}
+
 fn zeros(n: usize) -> Vec<AtomicU32> {
     (0..n).map(|_| AtomicU32::new(0)).collect()
 }
@@ -543,6 +571,30 @@ impl Buffer {
                     let nr = if r == 0 || r == who { who } else { MANY };
                     (nr != r).then_some((cur & 0xffff_ffff) | (nr as u64) << 32)
                 }
+            });
+        }
+        ok
+    }
+
+    /// Records commuting atomics of one kind ([`commuting_claim`] `key`) on units `us`; false if
+    /// anything else touched one of them (a plain access, or another kind).
+    pub fn claim_commuting(&self, us: std::ops::Range<usize>, key: u32) -> bool {
+        let mut ok = true;
+        for u in us {
+            let Some(o) = self.owner.get(u) else {
+                continue;
+            };
+            if o.load(Relaxed) == key as u64 {
+                continue;
+            }
+            let _ = o.fetch_update(Relaxed, Relaxed, |cur| {
+                if cur == 0 {
+                    return Some(key as u64);
+                }
+                if cur != key as u64 {
+                    ok = false;
+                }
+                None
             });
         }
         ok
