@@ -24,7 +24,7 @@ pub(crate) struct AtomicAcc {
     pub scope: Scope,
     pub class: u32,
     /// the claim a parallel run makes for it when its order cannot matter
-    /// ([`crate::spirv::memory::commuting_claim`]; 0 when it can)
+    /// ([`AtomicOp::commuting_claim`]; 0 when it can)
     pub free: u32,
 }
 
@@ -917,7 +917,7 @@ impl Wg<'_, '_> {
                 // redone in order for it.
                 let clean = [tx, tc, pt, told, self.lost_taint[s]];
                 acc.free = if d.is_none() && clean.iter().all(|t| t.is_none()) {
-                    crate::spirv::memory::commuting_claim(op, sc, scope)
+                    op.commuting_claim(sc, scope)
                 } else {
                     0
                 };

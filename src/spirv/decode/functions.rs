@@ -30,6 +30,21 @@ impl Decoder<'_> {
                             self.used.insert(*x);
                         }
                     }
+                    if let (
+                        Some(r),
+                        SOp::AccessChain
+                        | SOp::InBoundsAccessChain
+                        | SOp::PtrAccessChain
+                        | SOp::InBoundsPtrAccessChain
+                        | SOp::CopyObject
+                        | SOp::Load
+                        | SOp::SampledImage
+                        | SOp::Image,
+                        Some(Operand::IdRef(base)),
+                    ) = (i.result_id, i.class.opcode, i.operands.first())
+                    {
+                        self.bases.insert(r, (*base, i.class.opcode));
+                    }
                 }
             }
         }
@@ -323,6 +338,7 @@ impl Decoder<'_> {
                             self.var_regs.insert(r, obj);
                         }
                         _ => {
+                            self.validate_inst(i)?;
                             let inst = self.inst(i)?;
                             for pre in std::mem::take(&mut self.prelude) {
                                 blk.insts.push(pre);

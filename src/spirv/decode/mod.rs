@@ -115,6 +115,9 @@ struct Decoder<'m> {
     defs: HashMap<u32, (u32, SOp)>,
     /// ids some instruction of a function names as an operand (a result not in it is never read)
     used: HashSet<u32>,
+    /// result id → (the pointer, image or sampled image it was made from, opcode): access
+    /// chains, copies, loads and image extractions, for rooting a pointer at its variable
+    bases: HashMap<u32, (u32, SOp)>,
     /// pointer result id → matrix layout context of its pointee
     ptr_layout: HashMap<u32, MatrixLayout>,
     lane_words: u32,
@@ -175,6 +178,7 @@ mod image;
 mod sync;
 #[cfg(test)]
 mod tests;
+mod validate;
 
 impl<'m> Decoder<'m> {
     fn new(m: &'m Module, opts: &'m DecodeOptions) -> Result<Self, SpirvError> {
@@ -195,6 +199,7 @@ impl<'m> Decoder<'m> {
             locs: Vec::new(),
             defs: HashMap::new(),
             used: HashSet::new(),
+            bases: HashMap::new(),
             ptr_layout: HashMap::new(),
             lane_words: 0,
             descriptor_arrays: HashMap::new(),
@@ -229,18 +234,7 @@ impl<'m> Decoder<'m> {
             _ => return Err(SpirvError::malformed("the entry point names no function")),
         };
         let (local_size, declared_mode, denorm_preserve) = self.execution_modes(entry_id)?;
-        for obj in &interface {
-            if let Some(Id::Var(o)) = self.ids.get(obj) {
-                let o = &self.objects[o.index()];
-                if o.storage == Storage::Input && o.builtin.is_none() {
-                    return Err(unsupported(format!(
-                        "input variable {} without a BuiltIn decoration (compute shaders have only built-in inputs)",
-                        o.name
-                    )));
-                }
-            }
-        }
-        check_recursion(&funcs)?;
+        self.validate(&funcs, &interface)?;
         let spec_ids = self.spec_ids();
         let storages: Vec<Storage> = self.objects.iter().map(|o| o.storage).collect();
         let construct_stores =

@@ -198,8 +198,8 @@ fn arith_maps_a_signed_division_to_one_integer_instruction() {
     );
 }
 
-// The access family: SPIR-V's Input storage class is read-only (a store to it is invalid), so
-// the decoder refuses it with the storage class named, before anything runs.
+// The access family and the validate pass: SPIR-V's Input storage class is read-only (a store to
+// it is invalid), so the decoder refuses it with the storage class named, before anything runs.
 #[test]
 fn access_refuses_a_store_to_input_memory() {
     let ids = std::cell::Cell::new((0, 0));
@@ -214,7 +214,7 @@ fn access_refuses_a_store_to_input_memory() {
         |g| global_variable(g, ids.get(), StorageClass::Input),
     );
     let e = error(&words);
-    assert!(e.contains("a store to Input memory"), "{e}");
+    assert!(e.contains("a store to the read-only Input variable"), "{e}");
 }
 
 // The functions family: Vulkan forbids recursion (a static cycle in the call graph); a function
@@ -347,4 +347,133 @@ fn the_router_sends_every_opcode_to_a_family_that_maps_it() {
     }
     // 70 arithmetic, 23 composite, 14 access, 17 atomic, 38 subgroup (+ nothing, ext, barriers, call)
     assert!(routed >= 160, "only {routed} opcodes routed");
+}
+
+// The validate pass. Vulkan: variables in the Uniform storage class that are Block-decorated are
+// read-only ("Uniform buffers ... cannot be written", VUID-StandaloneSpirv-OpStore / the
+// Storage Classes section of SPIR-V: Uniform is "shared externally, ... read-only"). The store
+// sits in a selection on a constant `false`, so it never runs: the rule is static, and the decoder
+// refuses the module, naming the variable, before anything runs.
+#[test]
+fn validate_refuses_a_store_to_a_uniform_block_even_in_code_that_never_runs() {
+    let ids = std::cell::Cell::new((0, 0));
+    let words = kernel(
+        |b, uint| {
+            let st = b.type_struct(vec![uint]);
+            b.decorate(st, Decoration::Block, vec![]);
+            b.member_decorate(st, 0, Decoration::Offset, vec![Operand::LiteralBit32(0)]);
+            let ptr = b.type_pointer(None, StorageClass::Uniform, st);
+            let eptr = b.type_pointer(None, StorageClass::Uniform, uint);
+            let v = b.id();
+            b.decorate(v, Decoration::DescriptorSet, vec![Operand::LiteralBit32(0)]);
+            b.decorate(v, Decoration::Binding, vec![Operand::LiteralBit32(0)]);
+            b.name(v, "params");
+            let bool_t = b.type_bool();
+            let never = b.constant_false(bool_t);
+            let zero = b.constant_bit32(uint, 0);
+            let (then, merge) = (b.id(), b.id());
+            b.selection_merge(merge, spirv::SelectionControl::NONE)
+                .unwrap();
+            b.branch_conditional(never, then, merge, vec![]).unwrap();
+            b.begin_block(Some(then)).unwrap();
+            let e = b.access_chain(eptr, None, v, vec![zero]).unwrap();
+            b.store(e, zero, None, vec![]).unwrap();
+            b.branch(merge).unwrap();
+            b.begin_block(Some(merge)).unwrap();
+            ids.set((ptr, v));
+        },
+        |g| global_variable(g, ids.get(), StorageClass::Uniform),
+    );
+    let e = error(&words);
+    assert!(
+        e.contains("a store to the read-only Uniform variable params"),
+        "{e}"
+    );
+}
+
+// The validate pass, atomics: an atomic read-modify-write writes, so on a read-only (Uniform)
+// variable it is refused like a store.
+#[test]
+fn validate_refuses_an_atomic_write_to_a_uniform_block() {
+    let ids = std::cell::Cell::new((0, 0));
+    let words = kernel(
+        |b, uint| {
+            let st = b.type_struct(vec![uint]);
+            b.decorate(st, Decoration::Block, vec![]);
+            b.member_decorate(st, 0, Decoration::Offset, vec![Operand::LiteralBit32(0)]);
+            let ptr = b.type_pointer(None, StorageClass::Uniform, st);
+            let eptr = b.type_pointer(None, StorageClass::Uniform, uint);
+            let v = b.id();
+            b.decorate(v, Decoration::DescriptorSet, vec![Operand::LiteralBit32(0)]);
+            b.decorate(v, Decoration::Binding, vec![Operand::LiteralBit32(0)]);
+            b.name(v, "params");
+            let (zero, one, device) = (
+                b.constant_bit32(uint, 0),
+                b.constant_bit32(uint, 1),
+                b.constant_bit32(uint, 1),
+            );
+            let e = b.access_chain(eptr, None, v, vec![zero]).unwrap();
+            b.atomic_i_add(uint, None, e, device, zero, one).unwrap();
+            ids.set((ptr, v));
+        },
+        |g| global_variable(g, ids.get(), StorageClass::Uniform),
+    );
+    let e = error(&words);
+    assert!(
+        e.contains("an atomic write to the read-only Uniform variable params"),
+        "{e}"
+    );
+}
+
+// The validate pass, structured control flow. SPIR-V 2.11 "Structured Control Flow": an OpSwitch
+// is the last instruction of a selection header, so it follows an OpSelectionMerge.
+#[test]
+fn validate_refuses_a_switch_without_a_selection_merge() {
+    let words = kernel(
+        |b, uint| {
+            let zero = b.constant_bit32(uint, 0);
+            let next = b.id();
+            b.switch(zero, next, vec![]).unwrap();
+            b.begin_block(Some(next)).unwrap();
+        },
+        |_| {},
+    );
+    let e = error(&words);
+    assert!(e.contains("OpSwitch without OpSelectionMerge"), "{e}");
+}
+
+// The validate pass, inputs. Vulkan "Built-In Variables": FragCoord is valid only in the Fragment
+// execution model; a compute entry point whose interface has it is refused, the built-in and the
+// variable named.
+#[test]
+fn validate_refuses_an_input_built_in_a_compute_shader_does_not_have() {
+    let mut b = Builder::new();
+    b.set_version(1, 3);
+    b.capability(Capability::Shader);
+    b.memory_model(AddressingModel::Logical, MemoryModel::GLSL450);
+    let void = b.type_void();
+    let fnty = b.type_function(void, vec![]);
+    let float = b.type_float(32, None);
+    let v4 = b.type_vector(float, 4);
+    let ptr = b.type_pointer(None, StorageClass::Input, v4);
+    let coord = b.variable(ptr, None, StorageClass::Input, None);
+    b.decorate(
+        coord,
+        Decoration::BuiltIn,
+        vec![Operand::BuiltIn(BuiltIn::FragCoord)],
+    );
+    b.name(coord, "where");
+    let main = b
+        .begin_function(void, None, FunctionControl::NONE, fnty)
+        .unwrap();
+    b.begin_block(None).unwrap();
+    b.ret().unwrap();
+    b.end_function().unwrap();
+    b.entry_point(ExecutionModel::GLCompute, main, "main", vec![coord]);
+    b.execution_mode(main, ExecutionMode::LocalSize, vec![4, 1, 1]);
+    let e = error(&b.module().assemble());
+    assert!(
+        e.contains("the built-in FragCoord of input variable where (not a compute built-in)"),
+        "{e}"
+    );
 }

@@ -368,33 +368,9 @@ pub struct Buffer {
 /// Several readers.
 pub const MANY: u32 = u32::MAX;
 
-/// The first owner word of a unit that only commuting atomics touched ([`commuting_claim`]);
-/// invocations are numbered below it.
-const COMMUTING: u32 = u32::MAX - 64;
-
-/// The claim a parallel run makes on a buffer unit for an atomic whose order cannot change the
-/// memory's final value, or 0 where it can. Such atomics of one kind and width — integer adds and
-/// subtracts (one kind), or one of min, max, and, or, xor — at `Device` scope (scopes that include
-/// every invocation of the dispatch, so no two of them race: Vulkan memory model, "Data race"),
-/// leave the sum / minimum / … of their operands whatever the order, and need no ordered re-run
-/// when nothing reads what they return and nothing else touches the unit. Float atomics are not
-/// among them (their rounding depends on the order), nor exchanges and compare-exchanges.
-pub fn commuting_claim(
-    op: crate::spirv::inst::AtomicOp,
-    sc: crate::spirv::types::Scalar,
-    scope: Scope,
-) -> u32 {
-    use crate::spirv::inst::AtomicOp as A;
-    let integer = matches!(sc, crate::spirv::types::Scalar::Int { .. });
-    if scope != Scope::Device || !integer || matches!(op, A::FAdd | A::FMin | A::FMax) {
-        return 0;
-    }
-    let class = op.commute_class();
-    if class == 0 || !op.commutes() {
-        return 0;
-    }
-    COMMUTING + class * 2 + u32::from(sc.bits() == 64)
-}
+/// The first owner word of a unit that only commuting atomics touched
+/// ([`crate::spirv::inst::AtomicOp::commuting_claim`]); invocations are numbered below it.
+pub const COMMUTING: u32 = u32::MAX - 64;
 
 fn zeros(n: usize) -> Vec<AtomicU32> {
     (0..n).map(|_| AtomicU32::new(0)).collect()
@@ -576,7 +552,8 @@ impl Buffer {
         ok
     }
 
-    /// Records commuting atomics of one kind ([`commuting_claim`] `key`) on units `us`; false if
+    /// Records commuting atomics of one kind
+    /// ([`crate::spirv::inst::AtomicOp::commuting_claim`] `key`) on units `us`; false if
     /// anything else touched one of them (a plain access, or another kind).
     pub fn claim_commuting(&self, us: std::ops::Range<usize>, key: u32) -> bool {
         let mut ok = true;
