@@ -14,20 +14,58 @@ use half::f16;
 /// The result of one lane: `Ok(None)` defined, `Ok(Some(why))` undefined by the spec.
 pub type ExtResult = Result<Option<&'static str>, String>;
 
+/// The per-lane helpers of every group of functions: `fl(k, c)` reads component `c` of operand
+/// `k` as a float, `put(v)` writes one, `undef(why)` records the first reason a result is undefined
+/// (in `undefined`).
+macro_rules! lane_fns {
+    ($w:ident, $x:ident, $fl:ident, $put:ident, $undefined:ident, $undef:ident) => {
+        #[allow(unused_variables)]
+        let $fl = |k: usize, c: usize| f_get($w, $x[k][c]);
+        #[allow(unused_variables)]
+        let $put = |v: f64| f_put($w, v);
+        #[allow(unused_mut)]
+        let mut $undefined: Option<&'static str> = None;
+        #[allow(unused_variables, unused_mut)]
+        let mut $undef = |why: &'static str| {
+            $undefined.get_or_insert(why);
+        };
+    };
+}
+
 /// Evaluates `f` on operands `x[k][c]` (operand k, component c) of `n` components of scalar `s`,
 /// writing the result's slots into `out`.
 pub fn eval(f: Ext, s: Scalar, n: u32, x: &[[u64; 16]; 3], out: &mut [u64; 16]) -> ExtResult {
     let w = s.bits() as u8;
     let n = n as usize;
-    let fl = |k: usize, c: usize| f_get(w, x[k][c]);
-    let put = |v: f64| f_put(w, v);
-    let mut undefined: Option<&'static str> = None;
-    let mut undef = |why: &'static str| {
-        undefined.get_or_insert(why);
-    };
+    use Ext::*;
+    Ok(match f {
+        Round | RoundEven | Trunc | FAbs | FSign | Floor | Ceil | Fract | Radians | Degrees
+        | Sin | Cos | Tan | Asin | Acos | Atan | Sinh | Cosh | Tanh | Asinh | Acosh | Atanh
+        | Exp | Log | Exp2 | Log2 | Sqrt | InverseSqrt => float1(f, w, n, x, out),
+        Atan2 | Pow | FMin | FMax | NMin | NMax | Step | Ldexp | FClamp | NClamp | FMix
+        | SmoothStep | Fma => float2(f, w, n, x, out),
+        SAbs | SSign | FindILsb | FindSMsb | FindUMsb | UMin | UMax | SMin | SMax | UClamp
+        | SClamp | Length | Distance | Normalize => int_and_length(f, w, n, x, out),
+        Determinant | MatrixInverse | ModfStruct | FrexpStruct | FaceForward | Reflect
+        | Refract | Cross | PackHalf2x16 | UnpackHalf2x16 | PackUnorm4x8 | PackSnorm4x8
+        | PackUnorm2x16 | PackSnorm2x16 | UnpackUnorm4x8 | UnpackSnorm4x8 | UnpackUnorm2x16
+        | UnpackSnorm2x16 | PackDouble2x32 | UnpackDouble2x32 => {
+            matrix_and_packing(f, w, n, x, out)
+        }
+    })
+}
+
+/// Component-wise functions of one float operand.
+fn float1(
+    f: Ext,
+    w: u8,
+    n: usize,
+    x: &[[u64; 16]; 3],
+    out: &mut [u64; 16],
+) -> Option<&'static str> {
+    lane_fns!(w, x, fl, put, undefined, undef);
     use Ext::*;
     match f {
-        // ---- component-wise, one float operand ----
         Round | RoundEven | Trunc | FAbs | FSign | Floor | Ceil | Fract | Radians | Degrees
         | Sin | Cos | Tan | Asin | Acos | Atan | Sinh | Cosh | Tanh | Asinh | Acosh | Atanh
         | Exp | Log | Exp2 | Log2 | Sqrt | InverseSqrt => {
@@ -112,6 +150,22 @@ pub fn eval(f: Ext, s: Scalar, n: u32, x: &[[u64; 16]; 3], out: &mut [u64; 16]) 
                 out[c] = put(r);
             }
         }
+        _ => unreachable!("{f:?} is not routed to float1"),
+    }
+    undefined
+}
+
+/// Component-wise functions of two or three float operands.
+fn float2(
+    f: Ext,
+    w: u8,
+    n: usize,
+    x: &[[u64; 16]; 3],
+    out: &mut [u64; 16],
+) -> Option<&'static str> {
+    lane_fns!(w, x, fl, put, undefined, undef);
+    use Ext::*;
+    match f {
         Atan2 | Pow | FMin | FMax | NMin | NMax | Step | Ldexp => {
             for c in 0..n {
                 let (a, b) = (fl(0, c), fl(1, c));
@@ -200,6 +254,22 @@ pub fn eval(f: Ext, s: Scalar, n: u32, x: &[[u64; 16]; 3], out: &mut [u64; 16]) 
                 };
             }
         }
+        _ => unreachable!("{f:?} is not routed to float2"),
+    }
+    undefined
+}
+
+/// Integer functions, and lengths and normalization of float vectors.
+fn int_and_length(
+    f: Ext,
+    w: u8,
+    n: usize,
+    x: &[[u64; 16]; 3],
+    out: &mut [u64; 16],
+) -> Option<&'static str> {
+    lane_fns!(w, x, fl, put, undefined, undef);
+    use Ext::*;
+    match f {
         SAbs | SSign | FindILsb | FindSMsb | FindUMsb => {
             for c in 0..n {
                 let v = x[0][c] & mask(w);
@@ -298,6 +368,22 @@ pub fn eval(f: Ext, s: Scalar, n: u32, x: &[[u64; 16]; 3], out: &mut [u64; 16]) 
                 _ => out[0] = put(len),
             }
         }
+        _ => unreachable!("{f:?} is not routed to int_and_length"),
+    }
+    undefined
+}
+
+/// Matrices, struct results, geometric functions and packing.
+fn matrix_and_packing(
+    f: Ext,
+    w: u8,
+    n: usize,
+    x: &[[u64; 16]; 3],
+    out: &mut [u64; 16],
+) -> Option<&'static str> {
+    lane_fns!(w, x, fl, put, undefined, undef);
+    use Ext::*;
+    match f {
         Determinant | MatrixInverse => {
             // A square n×n matrix, column-major: element (column c, row r) in slot c * n + r.
             // Computed in f64 and rounded once; the precision tables give these no bound of their
@@ -439,8 +525,9 @@ pub fn eval(f: Ext, s: Scalar, n: u32, x: &[[u64; 16]; 3], out: &mut [u64; 16]) 
             out[0] = x[0][0] & 0xffff_ffff;
             out[1] = x[0][0] >> 32;
         }
+        _ => unreachable!("{f:?} is not routed to matrix_and_packing"),
     }
-    Ok(undefined)
+    undefined
 }
 
 /// The determinant of a square matrix given as rows (cofactor expansion; at most 4×4 here).

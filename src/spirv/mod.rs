@@ -58,6 +58,7 @@ mod sampling;
 pub mod scalar;
 mod stores;
 pub mod types;
+mod values;
 
 pub use decode::{decode, DecodeOptions, SpecInput};
 pub use error::{Location, SpirvError};

@@ -13,403 +13,43 @@ use crate::spirv::scalar::{self, f_get, f_put, mask, sext, ScalarUndef};
 use crate::spirv::types::Scalar;
 
 impl Wg<'_, '_> {
-    /// Executes `inst` (not calls or barriers) for the lanes of `flow`.
+    /// Executes `inst` (not calls or barriers) for the lanes of `flow`: the value instructions
+    /// through their family's executor (`exec_scalar`, `exec_composite` in `values.rs`), memory,
+    /// image and subgroup instructions here.
     pub(crate) fn exec(&mut self, inst: &Inst, loc: LocId, flow: &Flow) -> Result<(), SpirvError> {
         let set = &flow.set[..];
         match inst {
-            Inst::IntBin { op, w, n, d, a, b } => {
-                // One loop per operation (the op is a constant inside each), one definition in
-                // `scalar::int_bin`.
-                let w = *w;
-                macro_rules! ib {
-                    ($($o:ident),*) => {
-                        match op {
-                            $(IntBin::$o => self.map2(set, *n, *d, *a, *b, Taint::NONE, loc, |x, y| scalar::int_bin(IntBin::$o, w, x, y)),)*
-                        }
-                    };
-                }
-                let m = mask(w);
-                match op {
-                    // 0 & x, ~0 | x, 0 * x: the defined operand decides.
-                    IntBin::And => self.map2_absorb(
-                        set,
-                        *n,
-                        *d,
-                        *a,
-                        *b,
-                        loc,
-                        |x, y| scalar::int_bin(IntBin::And, w, x, y),
-                        |v, _| v & m == 0,
-                    ),
-                    IntBin::Or => self.map2_absorb(
-                        set,
-                        *n,
-                        *d,
-                        *a,
-                        *b,
-                        loc,
-                        |x, y| scalar::int_bin(IntBin::Or, w, x, y),
-                        |v, _| v & m == m,
-                    ),
-                    IntBin::Mul => self.map2_absorb(
-                        set,
-                        *n,
-                        *d,
-                        *a,
-                        *b,
-                        loc,
-                        |x, y| scalar::int_bin(IntBin::Mul, w, x, y),
-                        |v, _| v & m == 0,
-                    ),
-                    _ => ib!(
-                        Add, Sub, Mul, UDiv, SDiv, UMod, SRem, SMod, Shl, ShrL, ShrA, And, Or, Xor
-                    ),
-                }
-            }
-            Inst::IntCmp { op, w, n, d, a, b } => {
-                let w = *w;
-                macro_rules! ic {
-                    ($($o:ident),*) => {
-                        match op {
-                            $(IntCmp::$o => self.map2(set, *n, *d, *a, *b, Taint::NONE, loc, |x, y| Ok(scalar::int_cmp(IntCmp::$o, w, x, y) as u64)),)*
-                        }
-                    };
-                }
-                // A comparison a defined extreme decides (`0 > x` unsigned is false for every x).
-                let m = mask(w);
-                let smin = 1u64 << (w - 1);
-                let smax = m >> 1;
-                let op = *op;
-                let decides = move |v: u64, is_a: bool| -> bool {
-                    let v = v & m;
-                    match (op, is_a) {
-                        (IntCmp::UGt, true) | (IntCmp::ULe, true) => v == 0,
-                        (IntCmp::ULt, false) | (IntCmp::UGe, false) => v == 0,
-                        (IntCmp::UGe, true) | (IntCmp::ULt, true) => v == m,
-                        (IntCmp::ULe, false) | (IntCmp::UGt, false) => v == m,
-                        (IntCmp::SGt, true) | (IntCmp::SLe, true) => v == smin,
-                        (IntCmp::SLt, false) | (IntCmp::SGe, false) => v == smin,
-                        (IntCmp::SGe, true) | (IntCmp::SLt, true) => v == smax,
-                        (IntCmp::SLe, false) | (IntCmp::SGt, false) => v == smax,
-                        _ => false,
-                    }
-                };
-                if matches!(op, IntCmp::Eq | IntCmp::Ne) {
-                    ic!(Eq, Ne, UGt, SGt, UGe, SGe, ULt, SLt, ULe, SLe);
-                } else {
-                    self.map2_absorb(
-                        set,
-                        *n,
-                        *d,
-                        *a,
-                        *b,
-                        loc,
-                        |x, y| Ok(scalar::int_cmp(op, w, x, y) as u64),
-                        decides,
-                    );
-                }
-            }
-            Inst::IntUn { op, w, n, d, a } => {
-                let (op, w) = (*op, *w);
-                self.map1(set, *n, *d, *a, Taint::NONE, loc, |x| {
-                    Ok(scalar::int_un(op, w, x))
-                });
-            }
-            Inst::FloatBin {
-                op,
-                w,
-                n,
-                d,
-                a,
-                b,
-                contract,
-                relaxed,
-            } => {
-                let w = *w;
-                // Division, remainder and modulo have ULP bounds (Vulkan precision tables); an add
-                // fed by a multiply may be fused; RelaxedPrecision may compute at lower precision.
-                let inexact = *contract
-                    || *relaxed
-                    || matches!(op, FloatBin::Div | FloatBin::Rem | FloatBin::Mod);
-                let extra = if inexact { Taint::INEXACT } else { Taint::NONE };
-                macro_rules! fb {
-                    ($w:expr_2021; $($o:ident),*) => {
-                        match op {
-                            $(FloatBin::$o => self.map2(set, *n, *d, *a, *b, extra, loc, |x, y| Ok(scalar::float_bin(FloatBin::$o, $w, x, y))),)*
-                        }
-                    };
-                }
-                if w == 32 {
-                    fb!(32; Add, Sub, Mul, Div, Rem, Mod);
-                } else {
-                    fb!(w; Add, Sub, Mul, Div, Rem, Mod);
-                }
-                self.denormals(set, *n, *d, &[*a, *b], w);
-            }
-            Inst::FloatCmp { op, w, n, d, a, b } => {
-                let w = *w;
-                macro_rules! fc {
-                    ($($o:ident),*) => {
-                        match op {
-                            $(FloatCmp::$o => self.map2(set, *n, *d, *a, *b, Taint::NONE, loc, |x, y| Ok(scalar::float_cmp(FloatCmp::$o, w, x, y) as u64)),)*
-                        }
-                    };
-                }
-                fc!(
-                    OrdEq, UnordEq, OrdNe, UnordNe, OrdLt, UnordLt, OrdGt, UnordGt, OrdLe, UnordLe,
-                    OrdGe, UnordGe
-                );
-            }
-            Inst::FloatNeg { w, n, d, a } => {
-                let w = *w;
-                self.map1(set, *n, *d, *a, Taint::NONE, loc, |x| {
-                    Ok(scalar::float_neg(w, x))
-                });
-            }
-            Inst::FloatClass { inf, w, n, d, a } => {
-                let (inf, w) = (*inf, *w);
-                self.map1(set, *n, *d, *a, Taint::NONE, loc, |x| {
-                    let f = f_get(w, x);
-                    Ok(if inf { f.is_infinite() } else { f.is_nan() } as u64)
-                });
-            }
-            Inst::LogicBin { op, n, d, a, b } => {
-                let op = *op;
-                // false && x, true || x: the defined operand decides.
-                let absorbs = move |v: u64, _: bool| match op {
-                    LogicBin::And => v == 0,
-                    LogicBin::Or => v != 0,
-                    _ => false,
-                };
-                self.map2_absorb(
-                    set,
-                    *n,
-                    *d,
-                    *a,
-                    *b,
-                    loc,
-                    |x, y| {
-                        let (x, y) = (x != 0, y != 0);
-                        Ok(match op {
-                            LogicBin::And => x && y,
-                            LogicBin::Or => x || y,
-                            LogicBin::Eq => x == y,
-                            LogicBin::Ne => x != y,
-                        } as u64)
-                    },
-                    absorbs,
-                );
-            }
-            Inst::LogicNot { n, d, a } => {
-                self.map1(set, *n, *d, *a, Taint::NONE, loc, |x| Ok((x == 0) as u64));
-            }
-            Inst::AnyAll { all, n, d, a } => self.any_all(set, *all, *n, *d, *a),
-            Inst::PtrCmp { d, a, b, ne } => {
-                let ne = *ne;
-                self.map2(set, 1, *d, *a, *b, Taint::NONE, loc, move |x, y| {
-                    Ok(((Ptr::from_bits(x).place() == Ptr::from_bits(y).place()) != ne) as u64)
-                });
-            }
-            Inst::PtrDiff { d, a, b, stride, w } => {
-                let (stride, w) = (*stride as i64, *w);
-                self.map2(set, 1, *d, *a, *b, Taint::NONE, loc, move |x, y| {
-                    let (x, y) = (Ptr::from_bits(x), Ptr::from_bits(y));
-                    if x.obj() != y.obj() || x.oob() || y.oob() {
-                        return Err(ScalarUndef::PointersApart);
-                    }
-                    let diff = x.off() as i64 - y.off() as i64;
-                    Ok((diff / stride.max(1)) as u64 & mask(w))
-                });
-            }
-            Inst::Select {
-                n,
-                d,
-                c,
-                vector_cond,
-                a,
-                b,
-            } => self.select(set, *n, *d, *c, *vector_cond, *a, *b),
-            Inst::Conv {
-                op,
-                from,
-                to,
-                n,
-                d,
-                a,
-            } => {
-                let (op, from, to) = (*op, *from, *to);
-                self.map1(set, *n, *d, *a, Taint::NONE, loc, |x| {
-                    scalar::convert(op, from, to, x)
-                });
-                if from.is_float() || to.is_float() {
-                    let w = if to.is_float() {
-                        to.bits()
-                    } else {
-                        from.bits()
-                    } as u8;
-                    self.denormals(set, *n, *d, &[*a], w);
-                }
-            }
-            Inst::Bitcast { from, to, d, a } => self.bitcast(set, from, to, *d, *a),
-            Inst::Move { d, a, off, n } => self.move_slots(set, *d, *a, *off, *n),
-            Inst::Insert {
-                d,
-                obj,
-                comp,
-                off,
-                n,
-                total,
-            } => {
-                self.move_slots(set, *d, *obj, 0, *total);
-                self.move_into(set, *d, *off, *comp, 0, *n);
-            }
-            Inst::Construct { d, parts } => {
-                let mut at = 0;
-                for &(r, k) in parts.iter() {
-                    self.move_into(set, *d, at, r, 0, k);
-                    at += k;
-                }
-            }
-            Inst::Shuffle { d, sel, loc } => {
-                for (k, s) in sel.iter().enumerate() {
-                    match s {
-                        Some((r, slot)) => self.move_into(set, *d, k as u32, *r, *slot, 1),
-                        None => {
-                            let p = self.undefined(Cause::UndefComponent, *loc);
-                            self.fill_taint(set, *d, k as u32, 1, p);
-                        }
-                    }
-                }
-            }
-            Inst::ExtractDyn {
-                d,
-                v,
-                idx,
-                idx_w,
-                elem,
-                count,
-            } => self.extract_dyn(set, *d, *v, *idx, *idx_w, *elem, *count, loc),
-            Inst::InsertDyn {
-                d,
-                v,
-                comp,
-                idx,
-                idx_w,
-                elem,
-                count,
-            } => {
-                self.move_slots(set, *d, *v, 0, elem * count);
-                self.insert_dyn(set, *d, *comp, *idx, *idx_w, *elem, *count, loc);
-            }
-            Inst::TimesScalar { w, n, d, v, s } => self.times_scalar(set, *w, *n, *d, *v, *s),
-            Inst::MatTimesVec {
-                w,
-                rows,
-                cols,
-                d,
-                m,
-                v,
-            } => {
-                // d[r] = Σ_c m[c][r] · v[c]
-                let (rows, cols) = (*rows, *cols);
-                self.linear(set, *w, *d, rows, |r| {
-                    (0..cols).map(|c| ((*m, c * rows + r), (*v, c))).collect()
-                });
-            }
-            Inst::VecTimesMat {
-                w,
-                rows,
-                cols,
-                d,
-                v,
-                m,
-            } => {
-                // d[c] = Σ_r v[r] · m[c][r]
-                let (rows, cols) = (*rows, *cols);
-                self.linear(set, *w, *d, cols, |c| {
-                    (0..rows).map(|r| ((*v, r), (*m, c * rows + r))).collect()
-                });
-            }
-            Inst::MatTimesMat {
-                w,
-                rows,
-                inner,
-                cols,
-                d,
-                a,
-                b,
-            } => {
-                // d[c][r] = Σ_k a[k][r] · b[c][k]
-                let (rows, inner) = (*rows, *inner);
-                self.linear(set, *w, *d, rows * cols, |o| {
-                    let (c, r) = (o / rows, o % rows);
-                    (0..inner)
-                        .map(|k| ((*a, k * rows + r), (*b, c * inner + k)))
-                        .collect()
-                });
-            }
-            Inst::Outer {
-                w,
-                rows,
-                cols: _,
-                d,
-                a,
-                b,
-            } => {
-                // d[c][r] = a[r] · b[c]  (one product: correctly rounded)
-                let (rows, cols) = (*rows, self.regs.slots(*d) / *rows);
-                let w = *w;
-                for c in 0..cols {
-                    for r in 0..rows {
-                        self.map2_slots(
-                            set,
-                            *d,
-                            c * rows + r,
-                            *a,
-                            r,
-                            *b,
-                            c,
-                            Taint::NONE,
-                            |x, y| scalar::float_bin(FloatBin::Mul, w, x, y),
-                        );
-                    }
-                }
-            }
-            Inst::Transpose { rows, cols, d, m } => {
-                for c in 0..*cols {
-                    for r in 0..*rows {
-                        // d has `rows` columns of `cols` components: d[r][c] = m[c][r]
-                        self.move_into(set, *d, r * cols + c, *m, c * rows + r, 1);
-                    }
-                }
-            }
-            Inst::Dot { w, n, d, a, b } => {
-                let n = *n;
-                self.linear(set, *w, *d, 1, |_| {
-                    (0..n).map(|i| ((*a, i), (*b, i))).collect()
-                });
-            }
-            Inst::IntPair { op, w, n, d, a, b } => self.int_pair(set, *op, *w, *n, *d, *a, *b),
-            Inst::BitField {
-                op,
-                w,
-                n,
-                d,
-                base,
-                insert,
-                offset,
-                count,
-            } => self.bit_field(set, *op, *w, *n, *d, *base, *insert, *offset, *count, loc),
-            Inst::Ext {
-                f,
-                s,
-                w1,
-                n,
-                d,
-                args,
-                nargs,
-                relaxed,
-            } => self.ext(set, *f, *s, *w1, *n, *d, args, *nargs, *relaxed, loc)?,
+            Inst::IntBin { .. }
+            | Inst::IntCmp { .. }
+            | Inst::IntUn { .. }
+            | Inst::FloatBin { .. }
+            | Inst::FloatCmp { .. }
+            | Inst::FloatNeg { .. }
+            | Inst::FloatClass { .. }
+            | Inst::LogicBin { .. }
+            | Inst::LogicNot { .. }
+            | Inst::AnyAll { .. }
+            | Inst::PtrCmp { .. }
+            | Inst::PtrDiff { .. }
+            | Inst::Conv { .. } => self.exec_scalar(inst, set, loc),
+            Inst::Select { .. }
+            | Inst::Bitcast { .. }
+            | Inst::Move { .. }
+            | Inst::Insert { .. }
+            | Inst::Construct { .. }
+            | Inst::Shuffle { .. }
+            | Inst::ExtractDyn { .. }
+            | Inst::InsertDyn { .. }
+            | Inst::TimesScalar { .. }
+            | Inst::MatTimesVec { .. }
+            | Inst::VecTimesMat { .. }
+            | Inst::MatTimesMat { .. }
+            | Inst::Outer { .. }
+            | Inst::Transpose { .. }
+            | Inst::Dot { .. }
+            | Inst::IntPair { .. }
+            | Inst::BitField { .. }
+            | Inst::Ext { .. } => self.exec_composite(inst, set, loc)?,
             Inst::ExtOut {
                 frexp,
                 w,
@@ -511,7 +151,7 @@ impl Wg<'_, '_> {
         Ok(())
     }
 
-    fn any_all(&mut self, set: &[LaneMask], all: bool, n: u32, d: Reg, a: Reg) {
+    pub(super) fn any_all(&mut self, set: &[LaneMask], all: bool, n: u32, d: Reg, a: Reg) {
         let (lanes, nl) = (self.lanes, self.n);
         let (db, ab) = (self.regs.base(d), self.regs.base(a));
         let ta = self.regs.dirty(a);
@@ -538,7 +178,7 @@ impl Wg<'_, '_> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn select(
+    pub(super) fn select(
         &mut self,
         set: &[LaneMask],
         n: u32,
@@ -586,7 +226,14 @@ impl Wg<'_, '_> {
         }
     }
 
-    fn bitcast(&mut self, set: &[LaneMask], from: &[Scalar], to: &[Scalar], d: Reg, a: Reg) {
+    pub(super) fn bitcast(
+        &mut self,
+        set: &[LaneMask],
+        from: &[Scalar],
+        to: &[Scalar],
+        d: Reg,
+        a: Reg,
+    ) {
         // Reinterpret: concatenate the source slots' bits (little-endian), cut into the result's.
         let (lanes, nl) = (self.lanes, self.n);
         let (db, ab) = (self.regs.base(d), self.regs.base(a));
@@ -619,7 +266,7 @@ impl Wg<'_, '_> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn extract_dyn(
+    pub(super) fn extract_dyn(
         &mut self,
         set: &[LaneMask],
         d: Reg,
@@ -670,7 +317,7 @@ impl Wg<'_, '_> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn insert_dyn(
+    pub(super) fn insert_dyn(
         &mut self,
         set: &[LaneMask],
         d: Reg,
@@ -730,7 +377,7 @@ impl Wg<'_, '_> {
         }
     }
 
-    fn times_scalar(&mut self, set: &[LaneMask], w: u8, n: u32, d: Reg, v: Reg, s: Reg) {
+    pub(super) fn times_scalar(&mut self, set: &[LaneMask], w: u8, n: u32, d: Reg, v: Reg, s: Reg) {
         for c in 0..n {
             self.map2_slots(set, d, c, v, c, s, 0, Taint::NONE, |x, y| {
                 scalar::float_bin(FloatBin::Mul, w, x, y)
@@ -741,7 +388,7 @@ impl Wg<'_, '_> {
 
     /// `d[o] = Σ_k x·y` over the pairs `terms(o)`, for `outs` results: products and sums rounded
     /// in turn (uncontracted), and marked inexact (a device may contract and reorder them).
-    fn linear(
+    pub(super) fn linear(
         &mut self,
         set: &[LaneMask],
         w: u8,
@@ -790,7 +437,16 @@ impl Wg<'_, '_> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn int_pair(&mut self, set: &[LaneMask], op: IntPair, w: u8, n: u32, d: Reg, a: Reg, b: Reg) {
+    pub(super) fn int_pair(
+        &mut self,
+        set: &[LaneMask],
+        op: IntPair,
+        w: u8,
+        n: u32,
+        d: Reg,
+        a: Reg,
+        b: Reg,
+    ) {
         // The result struct: member 0 = n slots (low / sum / difference), member 1 = n slots.
         let (lanes, nl) = (self.lanes, self.n);
         let (db, ab, bb) = (self.regs.base(d), self.regs.base(a), self.regs.base(b));
@@ -836,7 +492,7 @@ impl Wg<'_, '_> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn bit_field(
+    pub(super) fn bit_field(
         &mut self,
         set: &[LaneMask],
         op: BitField,
@@ -903,7 +559,7 @@ impl Wg<'_, '_> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn ext(
+    pub(super) fn ext(
         &mut self,
         set: &[LaneMask],
         f: Ext,
@@ -999,7 +655,7 @@ impl Wg<'_, '_> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn ext_out(
+    pub(super) fn ext_out(
         &mut self,
         flow: &Flow,
         frexp: bool,

@@ -1,0 +1,458 @@
+//! Executing the value instructions for the lanes of a flow: scalar arithmetic, comparisons and
+//! conversions (`exec_scalar`), composites, matrices, bit fields and extended instructions
+//! (`exec_composite`). Each operation is one call of a generic entry point of `lanes.rs` naming its
+//! scalar function; `ops.rs` routes every instruction here or to its memory, image or subgroup
+//! executor.
+
+use crate::model::LaneMask;
+use crate::spirv::error::SpirvError;
+use crate::spirv::exec::Wg;
+use crate::spirv::inst::*;
+use crate::spirv::memory::Ptr;
+use crate::spirv::prov::{Cause, Taint};
+use crate::spirv::scalar::{self, f_get, mask, ScalarUndef};
+
+impl Wg<'_, '_> {
+    /// Executes a scalar instruction (arithmetic, comparison, logic, pointer comparison,
+    /// conversion) for the lanes of `set`.
+    pub(crate) fn exec_scalar(&mut self, inst: &Inst, set: &[LaneMask], loc: LocId) {
+        match inst {
+            Inst::IntBin { .. } => self.int_bin_op(inst, set, loc),
+            Inst::IntCmp { .. } => self.int_cmp_op(inst, set, loc),
+            Inst::FloatBin { .. } => self.float_bin_op(inst, set, loc),
+            Inst::IntUn { op, w, n, d, a } => {
+                let (op, w) = (*op, *w);
+                self.map1(set, *n, *d, *a, Taint::NONE, loc, |x| {
+                    Ok(scalar::int_un(op, w, x))
+                });
+            }
+            Inst::FloatCmp { op, w, n, d, a, b } => {
+                let w = *w;
+                macro_rules! fc {
+                    ($($o:ident),*) => {
+                        match op {
+                            $(FloatCmp::$o => self.map2(set, *n, *d, *a, *b, Taint::NONE, loc, |x, y| Ok(scalar::float_cmp(FloatCmp::$o, w, x, y) as u64)),)*
+                        }
+                    };
+                }
+                fc!(
+                    OrdEq, UnordEq, OrdNe, UnordNe, OrdLt, UnordLt, OrdGt, UnordGt, OrdLe, UnordLe,
+                    OrdGe, UnordGe
+                );
+            }
+            Inst::FloatNeg { w, n, d, a } => {
+                let w = *w;
+                self.map1(set, *n, *d, *a, Taint::NONE, loc, |x| {
+                    Ok(scalar::float_neg(w, x))
+                });
+            }
+            Inst::FloatClass { inf, w, n, d, a } => {
+                let (inf, w) = (*inf, *w);
+                self.map1(set, *n, *d, *a, Taint::NONE, loc, |x| {
+                    let f = f_get(w, x);
+                    Ok(if inf { f.is_infinite() } else { f.is_nan() } as u64)
+                });
+            }
+            Inst::LogicBin { op, n, d, a, b } => {
+                let op = *op;
+                // false && x, true || x: the defined operand decides.
+                let absorbs = move |v: u64, _: bool| match op {
+                    LogicBin::And => v == 0,
+                    LogicBin::Or => v != 0,
+                    _ => false,
+                };
+                self.map2_absorb(
+                    set,
+                    *n,
+                    *d,
+                    *a,
+                    *b,
+                    loc,
+                    |x, y| {
+                        let (x, y) = (x != 0, y != 0);
+                        Ok(match op {
+                            LogicBin::And => x && y,
+                            LogicBin::Or => x || y,
+                            LogicBin::Eq => x == y,
+                            LogicBin::Ne => x != y,
+                        } as u64)
+                    },
+                    absorbs,
+                );
+            }
+            Inst::LogicNot { n, d, a } => {
+                self.map1(set, *n, *d, *a, Taint::NONE, loc, |x| Ok((x == 0) as u64));
+            }
+            Inst::AnyAll { all, n, d, a } => self.any_all(set, *all, *n, *d, *a),
+            Inst::PtrCmp { d, a, b, ne } => {
+                let ne = *ne;
+                self.map2(set, 1, *d, *a, *b, Taint::NONE, loc, move |x, y| {
+                    Ok(((Ptr::from_bits(x).place() == Ptr::from_bits(y).place()) != ne) as u64)
+                });
+            }
+            Inst::PtrDiff { d, a, b, stride, w } => {
+                let (stride, w) = (*stride as i64, *w);
+                self.map2(set, 1, *d, *a, *b, Taint::NONE, loc, move |x, y| {
+                    let (x, y) = (Ptr::from_bits(x), Ptr::from_bits(y));
+                    if x.obj() != y.obj() || x.oob() || y.oob() {
+                        return Err(ScalarUndef::PointersApart);
+                    }
+                    let diff = x.off() as i64 - y.off() as i64;
+                    Ok((diff / stride.max(1)) as u64 & mask(w))
+                });
+            }
+            Inst::Conv {
+                op,
+                from,
+                to,
+                n,
+                d,
+                a,
+            } => {
+                let (op, from, to) = (*op, *from, *to);
+                self.map1(set, *n, *d, *a, Taint::NONE, loc, |x| {
+                    scalar::convert(op, from, to, x)
+                });
+                if from.is_float() || to.is_float() {
+                    let w = if to.is_float() {
+                        to.bits()
+                    } else {
+                        from.bits()
+                    } as u8;
+                    self.denormals(set, *n, *d, &[*a], w);
+                }
+            }
+            _ => unreachable!("not a scalar instruction"),
+        }
+    }
+
+    /// Executes a composite, matrix, bit-field or extended instruction for the lanes of `set`.
+    pub(crate) fn exec_composite(
+        &mut self,
+        inst: &Inst,
+        set: &[LaneMask],
+        loc: LocId,
+    ) -> Result<(), SpirvError> {
+        match inst {
+            Inst::Select {
+                n,
+                d,
+                c,
+                vector_cond,
+                a,
+                b,
+            } => self.select(set, *n, *d, *c, *vector_cond, *a, *b),
+            Inst::Bitcast { from, to, d, a } => self.bitcast(set, from, to, *d, *a),
+            Inst::Move { d, a, off, n } => self.move_slots(set, *d, *a, *off, *n),
+            Inst::Insert {
+                d,
+                obj,
+                comp,
+                off,
+                n,
+                total,
+            } => {
+                self.move_slots(set, *d, *obj, 0, *total);
+                self.move_into(set, *d, *off, *comp, 0, *n);
+            }
+            Inst::Construct { d, parts } => {
+                let mut at = 0;
+                for &(r, k) in parts.iter() {
+                    self.move_into(set, *d, at, r, 0, k);
+                    at += k;
+                }
+            }
+            Inst::Shuffle { d, sel, loc } => {
+                for (k, s) in sel.iter().enumerate() {
+                    match s {
+                        Some((r, slot)) => self.move_into(set, *d, k as u32, *r, *slot, 1),
+                        None => {
+                            let p = self.undefined(Cause::UndefComponent, *loc);
+                            self.fill_taint(set, *d, k as u32, 1, p);
+                        }
+                    }
+                }
+            }
+            Inst::ExtractDyn {
+                d,
+                v,
+                idx,
+                idx_w,
+                elem,
+                count,
+            } => self.extract_dyn(set, *d, *v, *idx, *idx_w, *elem, *count, loc),
+            Inst::InsertDyn {
+                d,
+                v,
+                comp,
+                idx,
+                idx_w,
+                elem,
+                count,
+            } => {
+                self.move_slots(set, *d, *v, 0, elem * count);
+                self.insert_dyn(set, *d, *comp, *idx, *idx_w, *elem, *count, loc);
+            }
+            Inst::TimesScalar { w, n, d, v, s } => self.times_scalar(set, *w, *n, *d, *v, *s),
+            Inst::MatTimesVec { .. }
+            | Inst::VecTimesMat { .. }
+            | Inst::MatTimesMat { .. }
+            | Inst::Outer { .. }
+            | Inst::Transpose { .. }
+            | Inst::Dot { .. } => self.matrix_op(inst, set),
+            Inst::IntPair { op, w, n, d, a, b } => self.int_pair(set, *op, *w, *n, *d, *a, *b),
+            Inst::BitField {
+                op,
+                w,
+                n,
+                d,
+                base,
+                insert,
+                offset,
+                count,
+            } => self.bit_field(set, *op, *w, *n, *d, *base, *insert, *offset, *count, loc),
+            Inst::Ext {
+                f,
+                s,
+                w1,
+                n,
+                d,
+                args,
+                nargs,
+                relaxed,
+            } => self.ext(set, *f, *s, *w1, *n, *d, args, *nargs, *relaxed, loc)?,
+            _ => unreachable!("not a composite instruction"),
+        }
+        Ok(())
+    }
+
+    /// An integer binary operation: one loop per operation (the op a constant inside each).
+    fn int_bin_op(&mut self, inst: &Inst, set: &[LaneMask], loc: LocId) {
+        let Inst::IntBin { op, w, n, d, a, b } = inst else {
+            unreachable!("IntBin is routed here")
+        };
+        // One loop per operation (the op is a constant inside each), one definition in
+        // `scalar::int_bin`.
+        let w = *w;
+        macro_rules! ib {
+            ($($o:ident),*) => {
+                match op {
+                    $(IntBin::$o => self.map2(set, *n, *d, *a, *b, Taint::NONE, loc, |x, y| scalar::int_bin(IntBin::$o, w, x, y)),)*
+                }
+            };
+        }
+        let m = mask(w);
+        match op {
+            // 0 & x, ~0 | x, 0 * x: the defined operand decides.
+            IntBin::And => self.map2_absorb(
+                set,
+                *n,
+                *d,
+                *a,
+                *b,
+                loc,
+                |x, y| scalar::int_bin(IntBin::And, w, x, y),
+                |v, _| v & m == 0,
+            ),
+            IntBin::Or => self.map2_absorb(
+                set,
+                *n,
+                *d,
+                *a,
+                *b,
+                loc,
+                |x, y| scalar::int_bin(IntBin::Or, w, x, y),
+                |v, _| v & m == m,
+            ),
+            IntBin::Mul => self.map2_absorb(
+                set,
+                *n,
+                *d,
+                *a,
+                *b,
+                loc,
+                |x, y| scalar::int_bin(IntBin::Mul, w, x, y),
+                |v, _| v & m == 0,
+            ),
+            _ => ib!(Add, Sub, Mul, UDiv, SDiv, UMod, SRem, SMod, Shl, ShrL, ShrA, And, Or, Xor),
+        }
+    }
+
+    /// An integer comparison; a defined extreme decides some of them alone.
+    fn int_cmp_op(&mut self, inst: &Inst, set: &[LaneMask], loc: LocId) {
+        let Inst::IntCmp { op, w, n, d, a, b } = inst else {
+            unreachable!("IntCmp is routed here")
+        };
+        let w = *w;
+        macro_rules! ic {
+            ($($o:ident),*) => {
+                match op {
+                    $(IntCmp::$o => self.map2(set, *n, *d, *a, *b, Taint::NONE, loc, |x, y| Ok(scalar::int_cmp(IntCmp::$o, w, x, y) as u64)),)*
+                }
+            };
+        }
+        // A comparison a defined extreme decides (`0 > x` unsigned is false for every x).
+        let m = mask(w);
+        let smin = 1u64 << (w - 1);
+        let smax = m >> 1;
+        let op = *op;
+        let decides = move |v: u64, is_a: bool| -> bool {
+            let v = v & m;
+            match (op, is_a) {
+                (IntCmp::UGt, true) | (IntCmp::ULe, true) => v == 0,
+                (IntCmp::ULt, false) | (IntCmp::UGe, false) => v == 0,
+                (IntCmp::UGe, true) | (IntCmp::ULt, true) => v == m,
+                (IntCmp::ULe, false) | (IntCmp::UGt, false) => v == m,
+                (IntCmp::SGt, true) | (IntCmp::SLe, true) => v == smin,
+                (IntCmp::SLt, false) | (IntCmp::SGe, false) => v == smin,
+                (IntCmp::SGe, true) | (IntCmp::SLt, true) => v == smax,
+                (IntCmp::SLe, false) | (IntCmp::SGt, false) => v == smax,
+                _ => false,
+            }
+        };
+        if matches!(op, IntCmp::Eq | IntCmp::Ne) {
+            ic!(Eq, Ne, UGt, SGt, UGe, SGe, ULt, SLt, ULe, SLe);
+        } else {
+            self.map2_absorb(
+                set,
+                *n,
+                *d,
+                *a,
+                *b,
+                loc,
+                |x, y| Ok(scalar::int_cmp(op, w, x, y) as u64),
+                decides,
+            );
+        }
+    }
+
+    /// A float binary operation, inexact where its precision is not exact.
+    fn float_bin_op(&mut self, inst: &Inst, set: &[LaneMask], loc: LocId) {
+        let Inst::FloatBin {
+            op,
+            w,
+            n,
+            d,
+            a,
+            b,
+            contract,
+            relaxed,
+        } = inst
+        else {
+            unreachable!("FloatBin is routed here")
+        };
+        let w = *w;
+        // Division, remainder and modulo have ULP bounds (Vulkan precision tables); an add
+        // fed by a multiply may be fused; RelaxedPrecision may compute at lower precision.
+        let inexact =
+            *contract || *relaxed || matches!(op, FloatBin::Div | FloatBin::Rem | FloatBin::Mod);
+        let extra = if inexact { Taint::INEXACT } else { Taint::NONE };
+        macro_rules! fb {
+            ($w:expr_2021; $($o:ident),*) => {
+                match op {
+                    $(FloatBin::$o => self.map2(set, *n, *d, *a, *b, extra, loc, |x, y| Ok(scalar::float_bin(FloatBin::$o, $w, x, y))),)*
+                }
+            };
+        }
+        if w == 32 {
+            fb!(32; Add, Sub, Mul, Div, Rem, Mod);
+        } else {
+            fb!(w; Add, Sub, Mul, Div, Rem, Mod);
+        }
+        self.denormals(set, *n, *d, &[*a, *b], w);
+    }
+
+    /// A matrix or vector product, outer product, transpose or dot product.
+    fn matrix_op(&mut self, inst: &Inst, set: &[LaneMask]) {
+        match inst {
+            Inst::MatTimesVec {
+                w,
+                rows,
+                cols,
+                d,
+                m,
+                v,
+            } => {
+                // d[r] = Σ_c m[c][r] · v[c]
+                let (rows, cols) = (*rows, *cols);
+                self.linear(set, *w, *d, rows, |r| {
+                    (0..cols).map(|c| ((*m, c * rows + r), (*v, c))).collect()
+                });
+            }
+            Inst::VecTimesMat {
+                w,
+                rows,
+                cols,
+                d,
+                v,
+                m,
+            } => {
+                // d[c] = Σ_r v[r] · m[c][r]
+                let (rows, cols) = (*rows, *cols);
+                self.linear(set, *w, *d, cols, |c| {
+                    (0..rows).map(|r| ((*v, r), (*m, c * rows + r))).collect()
+                });
+            }
+            Inst::MatTimesMat {
+                w,
+                rows,
+                inner,
+                cols,
+                d,
+                a,
+                b,
+            } => {
+                // d[c][r] = Σ_k a[k][r] · b[c][k]
+                let (rows, inner) = (*rows, *inner);
+                self.linear(set, *w, *d, rows * cols, |o| {
+                    let (c, r) = (o / rows, o % rows);
+                    (0..inner)
+                        .map(|k| ((*a, k * rows + r), (*b, c * inner + k)))
+                        .collect()
+                });
+            }
+            Inst::Outer {
+                w,
+                rows,
+                cols: _,
+                d,
+                a,
+                b,
+            } => {
+                // d[c][r] = a[r] · b[c]  (one product: correctly rounded)
+                let (rows, cols) = (*rows, self.regs.slots(*d) / *rows);
+                let w = *w;
+                for c in 0..cols {
+                    for r in 0..rows {
+                        self.map2_slots(
+                            set,
+                            *d,
+                            c * rows + r,
+                            *a,
+                            r,
+                            *b,
+                            c,
+                            Taint::NONE,
+                            |x, y| scalar::float_bin(FloatBin::Mul, w, x, y),
+                        );
+                    }
+                }
+            }
+            Inst::Transpose { rows, cols, d, m } => {
+                for c in 0..*cols {
+                    for r in 0..*rows {
+                        // d has `rows` columns of `cols` components: d[r][c] = m[c][r]
+                        self.move_into(set, *d, r * cols + c, *m, c * rows + r, 1);
+                    }
+                }
+            }
+            Inst::Dot { w, n, d, a, b } => {
+                let n = *n;
+                self.linear(set, *w, *d, 1, |_| {
+                    (0..n).map(|i| ((*a, i), (*b, i))).collect()
+                });
+            }
+            _ => unreachable!("not a matrix instruction"),
+        }
+    }
+}
