@@ -47,10 +47,12 @@ pub fn eval(f: Ext, s: Scalar, n: u32, x: &[[u64; 16]; 3], out: &mut [u64; 16]) 
         SAbs | SSign | FindILsb | FindSMsb | FindUMsb | UMin | UMax | SMin | SMax | UClamp
         | SClamp | Length | Distance | Normalize => int_and_length(f, w, n, x, out),
         Determinant | MatrixInverse | ModfStruct | FrexpStruct | FaceForward | Reflect
-        | Refract | Cross | PackHalf2x16 | UnpackHalf2x16 | PackUnorm4x8 | PackSnorm4x8
-        | PackUnorm2x16 | PackSnorm2x16 | UnpackUnorm4x8 | UnpackSnorm4x8 | UnpackUnorm2x16
-        | UnpackSnorm2x16 | PackDouble2x32 | UnpackDouble2x32 => {
-            matrix_and_packing(f, w, n, x, out)
+        | Refract | Cross => matrix_and_geometry(f, w, n, x, out),
+        PackHalf2x16 | UnpackHalf2x16 | PackUnorm4x8 | PackSnorm4x8 | PackUnorm2x16
+        | PackSnorm2x16 | UnpackUnorm4x8 | UnpackSnorm4x8 | UnpackUnorm2x16 | UnpackSnorm2x16
+        | PackDouble2x32 | UnpackDouble2x32 => {
+            packing(f, x, out);
+            None
         }
     })
 }
@@ -373,8 +375,8 @@ fn int_and_length(
     undefined
 }
 
-/// Matrices, struct results, geometric functions and packing.
-fn matrix_and_packing(
+/// Matrices, struct results and geometric functions.
+fn matrix_and_geometry(
     f: Ext,
     w: u8,
     n: usize,
@@ -471,6 +473,15 @@ fn matrix_and_packing(
             out[1] = put(a[2] * b[0] - b[2] * a[0]);
             out[2] = put(a[0] * b[1] - b[0] * a[1]);
         }
+        _ => unreachable!("{f:?} is not routed to matrix_and_geometry"),
+    }
+    undefined
+}
+
+/// Packing and unpacking (exact: every result is defined).
+fn packing(f: Ext, x: &[[u64; 16]; 3], out: &mut [u64; 16]) {
+    use Ext::*;
+    match f {
         PackHalf2x16 => {
             let lo = f16::from_f32(f32::from_bits(x[0][0] as u32)).to_bits() as u64;
             let hi = f16::from_f32(f32::from_bits(x[0][1] as u32)).to_bits() as u64;
@@ -525,9 +536,8 @@ fn matrix_and_packing(
             out[0] = x[0][0] & 0xffff_ffff;
             out[1] = x[0][0] >> 32;
         }
-        _ => unreachable!("{f:?} is not routed to matrix_and_packing"),
+        _ => unreachable!("{f:?} is not routed to packing"),
     }
-    undefined
 }
 
 /// The determinant of a square matrix given as rows (cofactor expansion; at most 4×4 here).

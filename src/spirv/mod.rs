@@ -350,6 +350,76 @@ pub fn run_model_addressed(
         all = buffers.iter().cloned().chain(unbound_inputs).collect();
         &all
     };
+    let Bindings {
+        bound,
+        initial,
+        samplers,
+        views,
+        extents,
+        provs,
+    } = bind(k, buffers, push)?;
+    let mut d = Dispatch::new(k, cfg, bound, initial, provs)?;
+    d.samplers = samplers;
+    d.views = views;
+    d.extents = extents;
+    place(&mut d, k, buffers, addressing)?;
+    run_dispatch(&d, progress)?;
+    let out = outputs(&d, k);
+    let groups: Vec<exec::FindingGroup> =
+        std::mem::take(&mut *d.findings.lock().unwrap_or_else(|e| e.into_inner()))
+            .into_values()
+            .collect();
+    let findings = groups.iter().flat_map(|g| g.examples.clone()).collect();
+    Ok(ModelRun {
+        buffers: out,
+        findings,
+        groups,
+        finding_count: d.finding_count.load(Relaxed),
+        lane_instructions: d.lane_instructions.load(Relaxed),
+        ordered: d.ordered(),
+        invocations: d.workgroup_count() * k.local_size.iter().map(|&x| x as u64).product::<u64>(),
+        lanes_per_wg: d.lanes_per_wg,
+        map: d.map.clone(),
+        local_size: k.local_size,
+        workgroups: d.cfg.workgroups,
+        mode: d.cfg.mode,
+        provs: d.provs,
+        locs: k.locs.clone(),
+        constructs: k.constructs.clone(),
+        objects: k.objects.iter().map(|o| o.name.clone()).collect(),
+        names: {
+            let mut n = k.var_names();
+            for (i, e) in d.extents.iter().enumerate() {
+                if let Some(e) = e {
+                    n.extents.insert(ObjectId::new(i as u32), *e);
+                }
+            }
+            n
+        },
+        storages: k.objects.iter().map(|o| o.storage.name()).collect(),
+        no_buffer: k.no_buffer,
+    })
+}
+
+/// What a run's inputs bind: each object's memory (shared by the objects of one buffer), the
+/// bytes writable buffers start from, the samplers, each object's view of its memory and each
+/// image's extent, and the provenance of undefined input bytes.
+struct Bindings<'b> {
+    bound: Vec<Option<std::sync::Arc<Buffer>>>,
+    initial: Vec<Option<exec::Initial<'b>>>,
+    samplers: Vec<Option<crate::words::sampler::Sampler>>,
+    views: Vec<(u32, u32)>,
+    extents: Vec<Option<image::Extent>>,
+    provs: Provs,
+}
+
+/// Binds the run's inputs to the kernel's buffer, image, sampler and push-constant objects; an
+/// object without an input, or an input without an object, is an error naming the binding.
+fn bind<'b>(
+    k: &Kernel,
+    buffers: &'b [BufferInput],
+    push: Option<&[u8]>,
+) -> Result<Bindings<'b>, SpirvError> {
     let provs = Provs::default();
     let mut bound: Vec<Option<std::sync::Arc<Buffer>>> =
         (0..k.objects.len()).map(|_| None).collect();
@@ -400,20 +470,7 @@ pub fn run_model_addressed(
                     .iter()
                     .position(|b| b.set == set && b.binding == binding && b.element == o.element)
                 else {
-                    if o.sampler && o.image.is_none() {
-                        return Err(SpirvError::Setup(format!(
-                            "no sampler for set {set} binding {binding} ({}): the shader declares a sampler there, and it needs a sampler",
-                            o.name
-                        )));
-                    }
-                    return Err(SpirvError::Setup(format!(
-                        "no buffer for set {set} binding {binding}{} ({}, {} bytes{}); give one with --buffer {}{binding}=SPEC",
-                        if o.element > 0 { format!(" element {}", o.element) } else { String::new() },
-                        o.name,
-                        o.size,
-                        if o.runtime_array.is_some() { " plus its runtime array" } else { "" },
-                        if set == 0 { String::new() } else { format!("{set}.") }
-                    )));
+                    return Err(missing_input(o));
                 };
                 used[pos] = true;
                 if o.sampler {
@@ -444,18 +501,7 @@ pub fn run_model_addressed(
                     buf.extent = Some(e);
                     extents[i] = Some(e);
                 }
-                let undefined: Vec<(std::ops::Range<usize>, Taint)> = b
-                    .undefined
-                    .iter()
-                    .map(|(range, why)| {
-                        let p = Taint::undefined(provs.intern(Prov {
-                            cause: Cause::Input { why: why.clone() },
-                            loc: o.loc,
-                            parent: 0,
-                        }));
-                        (range.clone(), p)
-                    })
-                    .collect();
+                let undefined = input_undefined(b, o, &provs);
                 buf.set_undefined(&undefined);
                 if writable {
                     initial[i] = Some(exec::Initial {
@@ -504,12 +550,64 @@ pub fn run_model_addressed(
             b.set, b.binding
         )));
     }
-    let mut d = Dispatch::new(k, cfg, bound, initial, provs)?;
-    d.samplers = samplers;
-    d.views = views;
-    d.extents = extents;
-    // Where each addressed buffer lies: bound ones by their index among `buffers` (unbound ones
-    // follow them there, in order).
+    Ok(Bindings {
+        bound,
+        initial,
+        samplers,
+        views,
+        extents,
+        provs,
+    })
+}
+
+/// The byte ranges input `b` gives as holding no defined value, each with its taint (an input's
+/// cause, at the object's declaration).
+fn input_undefined(
+    b: &BufferInput,
+    o: &inst::Object,
+    provs: &Provs,
+) -> Vec<(std::ops::Range<usize>, Taint)> {
+    b.undefined
+        .iter()
+        .map(|(range, why)| {
+            let p = Taint::undefined(provs.intern(Prov {
+                cause: Cause::Input { why: why.clone() },
+                loc: o.loc,
+                parent: 0,
+            }));
+            (range.clone(), p)
+        })
+        .collect()
+}
+
+/// The error for a buffer, image or sampler object the run gives nothing for, naming its binding
+/// and what to give.
+fn missing_input(o: &inst::Object) -> SpirvError {
+    let (set, binding) = o.binding.unwrap_or((0, 0));
+    if o.sampler && o.image.is_none() {
+        return SpirvError::Setup(format!(
+            "no sampler for set {set} binding {binding} ({}): the shader declares a sampler there, and it needs a sampler",
+            o.name
+        ));
+    }
+    SpirvError::Setup(format!(
+        "no buffer for set {set} binding {binding}{} ({}, {} bytes{}); give one with --buffer {}{binding}=SPEC",
+        if o.element > 0 { format!(" element {}", o.element) } else { String::new() },
+        o.name,
+        o.size,
+        if o.runtime_array.is_some() { " plus its runtime array" } else { "" },
+        if set == 0 { String::new() } else { format!("{set}.") }
+    ))
+}
+
+/// Where each addressed buffer lies: bound ones by their index among `buffers` (unbound ones
+/// follow them there, in order); overlapping buffers are an error.
+fn place(
+    d: &mut Dispatch<'_>,
+    k: &Kernel,
+    buffers: &[BufferInput],
+    addressing: &Addressing,
+) -> Result<(), SpirvError> {
     let bases = addressing.bound.iter().copied().chain(
         addressing
             .unbound
@@ -543,6 +641,14 @@ pub fn run_model_addressed(
             w[1].0
         )));
     }
+    Ok(())
+}
+
+/// Runs the dispatch, reporting progress (workgroups done, of all) every 100 ms if asked.
+fn run_dispatch(
+    d: &Dispatch<'_>,
+    progress: Option<&(dyn Fn(u64, u64) + Sync)>,
+) -> Result<(), SpirvError> {
     match progress {
         None => d.run()?,
         Some(p) => {
@@ -562,6 +668,12 @@ pub fn run_model_addressed(
             })?;
         }
     }
+    Ok(())
+}
+
+/// The bound buffers after the run, each as its object sees it (its window of a shared buffer),
+/// with the taint of elements a path not taken may have written.
+fn outputs(d: &Dispatch<'_>, k: &Kernel) -> Vec<report::BufferOutput> {
     let maybe = std::mem::take(&mut *d.maybe_written.lock().unwrap_or_else(|e| e.into_inner()));
     let mut out = Vec::new();
     for (i, o) in k.objects.iter().enumerate() {
@@ -601,38 +713,5 @@ pub fn run_model_addressed(
             });
         }
     }
-    let groups: Vec<exec::FindingGroup> =
-        std::mem::take(&mut *d.findings.lock().unwrap_or_else(|e| e.into_inner()))
-            .into_values()
-            .collect();
-    let findings = groups.iter().flat_map(|g| g.examples.clone()).collect();
-    Ok(ModelRun {
-        buffers: out,
-        findings,
-        groups,
-        finding_count: d.finding_count.load(Relaxed),
-        lane_instructions: d.lane_instructions.load(Relaxed),
-        ordered: d.ordered(),
-        invocations: d.workgroup_count() * k.local_size.iter().map(|&x| x as u64).product::<u64>(),
-        lanes_per_wg: d.lanes_per_wg,
-        map: d.map.clone(),
-        local_size: k.local_size,
-        workgroups: d.cfg.workgroups,
-        mode: d.cfg.mode,
-        provs: d.provs,
-        locs: k.locs.clone(),
-        constructs: k.constructs.clone(),
-        objects: k.objects.iter().map(|o| o.name.clone()).collect(),
-        names: {
-            let mut n = k.var_names();
-            for (i, e) in d.extents.iter().enumerate() {
-                if let Some(e) = e {
-                    n.extents.insert(ObjectId::new(i as u32), *e);
-                }
-            }
-            n
-        },
-        storages: k.objects.iter().map(|o| o.storage.name()).collect(),
-        no_buffer: k.no_buffer,
-    })
+    out
 }
