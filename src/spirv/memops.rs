@@ -874,41 +874,7 @@ impl Wg<'_, '_> {
                 let kind = if writes { Kind::Rmw } else { Kind::Read };
                 let old = self.raw_get(obj, sp, off, sc.bytes(), s);
                 let told = self.raw_taint(obj, sp, off, sc.bytes(), s);
-                let m = mask(w);
-                let new = match op {
-                    AtomicOp::Load => None,
-                    AtomicOp::Store | AtomicOp::Exchange => Some(x & m),
-                    AtomicOp::CompareExchange => Some(if old & m == c & m { x & m } else { old }),
-                    AtomicOp::Inc => Some(old.wrapping_add(1) & m),
-                    AtomicOp::Dec => Some(old.wrapping_sub(1) & m),
-                    AtomicOp::Add => Some(old.wrapping_add(x) & m),
-                    AtomicOp::Sub => Some(old.wrapping_sub(x) & m),
-                    AtomicOp::SMin => Some(if scalar::sext(w, x) < scalar::sext(w, old) {
-                        x & m
-                    } else {
-                        old
-                    }),
-                    AtomicOp::UMin => Some((x & m).min(old)),
-                    AtomicOp::SMax => Some(if scalar::sext(w, x) > scalar::sext(w, old) {
-                        x & m
-                    } else {
-                        old
-                    }),
-                    AtomicOp::UMax => Some((x & m).max(old)),
-                    AtomicOp::And => Some(old & x),
-                    AtomicOp::Or => Some(old | x),
-                    AtomicOp::Xor => Some(old ^ x),
-                    AtomicOp::FAdd => Some(scalar::float_bin(FloatBin::Add, w, old, x)),
-                    AtomicOp::FMin | AtomicOp::FMax => {
-                        let (a, b) = (scalar::f_get(w, old), scalar::f_get(w, x));
-                        let r = if op == AtomicOp::FMin {
-                            a.min(b)
-                        } else {
-                            a.max(b)
-                        };
-                        Some(scalar::f_put(w, r))
-                    }
-                };
+                let new = atomic_result(op, w, old, x, c);
                 // What this atomic returns: order-dependent where another unordered write could
                 // have come first (the shadow found one before it, or another lane of this
                 // instruction writes the same memory).
@@ -924,121 +890,31 @@ impl Wg<'_, '_> {
                 let hits = self.hook(obj, sp, off, sc.bytes(), s, loc, kind, Some(acc), {
                     new.map(|nv| nv == old).unwrap_or(true)
                 });
-                let mut tret = told;
                 let crowded = writes && shared_target.get(&p.place()).copied().unwrap_or(0) > 1;
-                let late = self
-                    .d
-                    .late_read(loc, self.who(s), obj, off / self.unit_of(obj, sp));
-                let other_wg = hits
-                    .concurrent_atomic
-                    .is_some_and(|a| (a.who - 1) / self.d.lanes_per_wg != self.wg_linear);
-                if other_wg {
-                    tret = combine(
-                        tret,
-                        self.prov(Cause::WorkgroupOrder, loc, Taint::NONE)
-                            .order_dependent(),
-                    );
-                } else if crowded || late || hits.concurrent_atomic.is_some() {
-                    tret = combine(
-                        tret,
-                        self.prov(Cause::AtomicOrder, loc, Taint::NONE)
-                            .order_dependent(),
-                    );
-                }
-                if let Some((other, other_wrote)) = hits.race {
-                    let same = if other_wrote {
-                        other.flags & flags::SAME != 0
-                    } else {
-                        new.map(|nv| nv == old).unwrap_or(true)
-                    };
-                    let r = self.race(obj, off, other, other_wrote, s, loc, writes, same);
-                    tret = combine(r, tret);
-                    if !other_wrote && !r.is_none() {
-                        let u = off / self.unit_of(obj, sp);
-                        self.d.mark_late((other.loc, other.who, obj, u));
-                    }
-                }
-                if let Some(other) = hits.late_atomic_read
-                    && new.map(|nv| nv != old).unwrap_or(false)
-                {
-                    let u = off / self.unit_of(obj, sp);
-                    self.d.mark_late((other.loc, other.who, obj, u));
-                }
+                let same = new.map(|nv| nv == old).unwrap_or(true);
+                let tret = self.atomic_returned(
+                    &hits,
+                    told,
+                    crowded,
+                    (obj, sp, off),
+                    s,
+                    loc,
+                    writes,
+                    same,
+                );
                 if new.is_some_and(|nv| nv != old) {
                     self.progress += 1;
                 }
                 if let Some(nv) = new {
-                    // The new value: a store or exchange writes its operand whatever was there; the
-                    // others combine with the old value. Float adds round in the order they ran.
-                    let mut t = match op {
-                        AtomicOp::Store | AtomicOp::Exchange => tx,
-                        _ => combine(told, combine(tx, tc)),
-                    };
-                    // The location's window of unordered read-modify-writes: opened by one
-                    // that nothing unordered precedes, joined by the rest.
-                    let commutes = {
-                        use crate::spirv::memory::{AtomicWindow, WindowOp};
-                        let kind = match op {
-                            AtomicOp::Add => WindowOp::Add,
-                            AtomicOp::Inc => WindowOp::Add,
-                            AtomicOp::Or => WindowOp::Or,
-                            AtomicOp::Xor => WindowOp::Xor,
-                            AtomicOp::And => WindowOp::And,
-                            AtomicOp::Store | AtomicOp::Exchange => WindowOp::Set,
-                            _ => WindowOp::Other,
-                        };
-                        let operand = if op == AtomicOp::Inc { 1 } else { x };
-                        let update = |win: &mut AtomicWindow| {
-                            if hits.concurrent_atomic.is_none() {
-                                *win = AtomicWindow::new(old);
-                            }
-                            win.add(kind, operand, w as u32);
-                            win.commutes(w as u32)
-                        };
-                        match sp {
-                            Space::Shared => update(
-                                self.windows
-                                    .entry((obj, off))
-                                    .or_insert_with(|| AtomicWindow::new(old)),
-                            ),
-                            // Buffers: only the ordered run sees unordered atomics (a parallel
-                            // run where two invocations share a location is redone in order).
-                            _ if self.d.ordered() => update(
-                                self.d
-                                    .windows
-                                    .lock()
-                                    .unwrap_or_else(|e| e.into_inner())
-                                    .entry((self.d.owner_of(obj), off))
-                                    .or_insert_with(|| AtomicWindow::new(old)),
-                            ),
-                            _ => false,
-                        }
-                    };
-                    // Another class's unordered write: order-dependent unless the window's
-                    // operations provably commute (an operation that left the value as it was may
-                    // still not commute with the others: `Or 1` after `Add 1` on 0 keeps 1, before
-                    // it gives 2).
-                    if let Some(other) = hits.concurrent_atomic
-                        && (acc.class == 0 || other.class() != acc.class)
-                        && !commutes
-                    {
-                        t = combine(
-                            t,
-                            self.prov(Cause::AtomicOrder, loc, Taint::NONE)
-                                .order_dependent(),
-                        );
-                    }
-                    if op == AtomicOp::FAdd {
-                        t |= Taint::INEXACT;
-                    }
-                    let t = self.write_taint(s, combine(t, pt.without_inexact()));
-                    let t = if t.has_prov() {
-                        self.stored_link(t, loc)
-                    } else {
-                        t
-                    };
-                    self.raw_put(obj, sp, off, sc.bytes(), s, nv, t);
-                    self.note_writer(obj, sp, off, sc.bytes(), s, loc);
+                    self.atomic_write(
+                        (op, acc.class, sc),
+                        hits.concurrent_atomic,
+                        (obj, sp, off),
+                        (old, nv, x),
+                        (told, tx, tc, pt),
+                        s,
+                        loc,
+                    );
                 }
                 self.sync_atomic(obj, sp, off, s, writes, op != AtomicOp::Store, scope, sem);
                 if let Some(d) = d {
@@ -1049,6 +925,170 @@ impl Wg<'_, '_> {
             }
         }
         Ok(())
+    }
+
+    /// Writes what an atomic leaves (`nv`, from `old` and operand `x`) for lane `s`: a store or
+    /// exchange writes its operand whatever was there, the others combine with the old value's
+    /// taint; order-dependent where an unordered write of another class (`concurrent`) does not
+    /// provably commute with it; inexact for a float add (it rounds in the order they ran).
+    #[allow(clippy::too_many_arguments)]
+    fn atomic_write(
+        &mut self,
+        (op, class, sc): (AtomicOp, u32, Scalar),
+        concurrent: Option<crate::spirv::memory::Access>,
+        (obj, sp, off): (ObjectId, Space, u32),
+        (old, nv, x): (u64, u64, u64),
+        (told, tx, tc, pt): (Taint, Taint, Taint, Taint),
+        s: usize,
+        loc: LocId,
+    ) {
+        let w = sc.bits() as u8;
+        // The new value: a store or exchange writes its operand whatever was there; the
+        // others combine with the old value. Float adds round in the order they ran.
+        let mut t = match op {
+            AtomicOp::Store | AtomicOp::Exchange => tx,
+            _ => combine(told, combine(tx, tc)),
+        };
+        // The location's window of unordered read-modify-writes: opened by one
+        // that nothing unordered precedes, joined by the rest.
+        let commutes = self.window_commutes(op, sp, obj, off, old, x, w, concurrent.is_none());
+        // Another class's unordered write: order-dependent unless the window's
+        // operations provably commute (an operation that left the value as it was may
+        // still not commute with the others: `Or 1` after `Add 1` on 0 keeps 1, before
+        // it gives 2).
+        if let Some(other) = concurrent
+            && (class == 0 || other.class() != class)
+            && !commutes
+        {
+            t = combine(
+                t,
+                self.prov(Cause::AtomicOrder, loc, Taint::NONE)
+                    .order_dependent(),
+            );
+        }
+        if op == AtomicOp::FAdd {
+            t |= Taint::INEXACT;
+        }
+        let t = self.write_taint(s, combine(t, pt.without_inexact()));
+        let t = if t.has_prov() {
+            self.stored_link(t, loc)
+        } else {
+            t
+        };
+        self.raw_put(obj, sp, off, sc.bytes(), s, nv, t);
+        self.note_writer(obj, sp, off, sc.bytes(), s, loc);
+    }
+
+    /// The taint of what an atomic returns to lane `s` (the location held taint `told`):
+    /// order-dependent where another unordered write could have come first (the shadow found one
+    /// before it, or another lane of the instruction writes the same memory — `crowded`), with
+    /// the race its access makes; a read that a later write raced with is marked for the next run.
+    #[allow(clippy::too_many_arguments)]
+    fn atomic_returned(
+        &mut self,
+        hits: &Hits,
+        told: Taint,
+        crowded: bool,
+        (obj, sp, off): (ObjectId, Space, u32),
+        s: usize,
+        loc: LocId,
+        writes: bool,
+        same: bool,
+    ) -> Taint {
+        let mut tret = told;
+        let late = self
+            .d
+            .late_read(loc, self.who(s), obj, off / self.unit_of(obj, sp));
+        let other_wg = hits
+            .concurrent_atomic
+            .is_some_and(|a| (a.who - 1) / self.d.lanes_per_wg != self.wg_linear);
+        if other_wg {
+            tret = combine(
+                tret,
+                self.prov(Cause::WorkgroupOrder, loc, Taint::NONE)
+                    .order_dependent(),
+            );
+        } else if crowded || late || hits.concurrent_atomic.is_some() {
+            tret = combine(
+                tret,
+                self.prov(Cause::AtomicOrder, loc, Taint::NONE)
+                    .order_dependent(),
+            );
+        }
+        if let Some((other, other_wrote)) = hits.race {
+            let same = if other_wrote {
+                other.flags & flags::SAME != 0
+            } else {
+                same
+            };
+            let r = self.race(obj, off, other, other_wrote, s, loc, writes, same);
+            tret = combine(r, tret);
+            if !other_wrote && !r.is_none() {
+                let u = off / self.unit_of(obj, sp);
+                self.d.mark_late((other.loc, other.who, obj, u));
+            }
+        }
+        if let Some(other) = hits.late_atomic_read
+            && !same
+        {
+            let u = off / self.unit_of(obj, sp);
+            self.d.mark_late((other.loc, other.who, obj, u));
+        }
+        tret
+    }
+
+    /// Adds a read-modify-write to the window of unordered ones at `off` of `obj` (a new window
+    /// where it is the `first`, nothing unordered before it): do the window's operations provably
+    /// commute ([`crate::spirv::memory::AtomicWindow`])? Buffers have windows only in the ordered
+    /// run (a parallel run where two invocations share a location is redone in order).
+    #[allow(clippy::too_many_arguments)]
+    fn window_commutes(
+        &mut self,
+        op: AtomicOp,
+        sp: Space,
+        obj: ObjectId,
+        off: u32,
+        old: u64,
+        x: u64,
+        w: u8,
+        first: bool,
+    ) -> bool {
+        use crate::spirv::memory::{AtomicWindow, WindowOp};
+        let kind = match op {
+            AtomicOp::Add => WindowOp::Add,
+            AtomicOp::Inc => WindowOp::Add,
+            AtomicOp::Or => WindowOp::Or,
+            AtomicOp::Xor => WindowOp::Xor,
+            AtomicOp::And => WindowOp::And,
+            AtomicOp::Store | AtomicOp::Exchange => WindowOp::Set,
+            _ => WindowOp::Other,
+        };
+        let operand = if op == AtomicOp::Inc { 1 } else { x };
+        let update = |win: &mut AtomicWindow| {
+            if first {
+                *win = AtomicWindow::new(old);
+            }
+            win.add(kind, operand, w as u32);
+            win.commutes(w as u32)
+        };
+        match sp {
+            Space::Shared => update(
+                self.windows
+                    .entry((obj, off))
+                    .or_insert_with(|| AtomicWindow::new(old)),
+            ),
+            // Buffers: only the ordered run sees unordered atomics (a parallel
+            // run where two invocations share a location is redone in order).
+            _ if self.d.ordered() => update(
+                self.d
+                    .windows
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .entry((self.d.owner_of(obj), off))
+                    .or_insert_with(|| AtomicWindow::new(old)),
+            ),
+            _ => false,
+        }
     }
 
     /// Release and acquire of an atomic by lane `s` on the unit at `off` of `obj`: a releasing
@@ -1186,5 +1226,45 @@ impl Wg<'_, '_> {
             }
         }
         Ok(())
+    }
+}
+
+/// The value an atomic `op` of width `w` leaves where `old` was, with operand `x` (and comparator
+/// `c`); `None` for a load. Float adds round in the order they ran.
+fn atomic_result(op: AtomicOp, w: u8, old: u64, x: u64, c: u64) -> Option<u64> {
+    let m = mask(w);
+    match op {
+        AtomicOp::Load => None,
+        AtomicOp::Store | AtomicOp::Exchange => Some(x & m),
+        AtomicOp::CompareExchange => Some(if old & m == c & m { x & m } else { old }),
+        AtomicOp::Inc => Some(old.wrapping_add(1) & m),
+        AtomicOp::Dec => Some(old.wrapping_sub(1) & m),
+        AtomicOp::Add => Some(old.wrapping_add(x) & m),
+        AtomicOp::Sub => Some(old.wrapping_sub(x) & m),
+        AtomicOp::SMin => Some(if scalar::sext(w, x) < scalar::sext(w, old) {
+            x & m
+        } else {
+            old
+        }),
+        AtomicOp::UMin => Some((x & m).min(old)),
+        AtomicOp::SMax => Some(if scalar::sext(w, x) > scalar::sext(w, old) {
+            x & m
+        } else {
+            old
+        }),
+        AtomicOp::UMax => Some((x & m).max(old)),
+        AtomicOp::And => Some(old & x),
+        AtomicOp::Or => Some(old | x),
+        AtomicOp::Xor => Some(old ^ x),
+        AtomicOp::FAdd => Some(scalar::float_bin(FloatBin::Add, w, old, x)),
+        AtomicOp::FMin | AtomicOp::FMax => {
+            let (a, b) = (scalar::f_get(w, old), scalar::f_get(w, x));
+            let r = if op == AtomicOp::FMin {
+                a.min(b)
+            } else {
+                a.max(b)
+            };
+            Some(scalar::f_put(w, r))
+        }
     }
 }
