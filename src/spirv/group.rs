@@ -108,61 +108,8 @@ impl Wg<'_, '_> {
                 continue;
             }
             // Arguments: one value for uniform ones (checked), one per lane otherwise.
-            let mut args = Args::default();
             let mut arg_taint = [Taint::NONE; 128];
-            let mut bad: Option<Cause> = None;
-            if let Some(r) = gi.lane_arg {
-                let rb = self.regs.base(r);
-                let rt = self.regs.dirty(r);
-                let mut per = vec![0u32; n];
-                for l in set.iter() {
-                    let s = base + l as usize;
-                    per[l as usize] = self.regs.vals[rb + s] as u32;
-                    if rt {
-                        arg_taint[l as usize] = self.regs.taint[rb + s];
-                    }
-                }
-                let kind = info(gi.op).args.iter().copied().find(|k| {
-                    matches!(
-                        k,
-                        ArgKind::Id { .. }
-                            | ArgKind::Mask
-                            | ArgKind::Delta { .. }
-                            | ArgKind::Index
-                            | ArgKind::QuadIndex
-                    )
-                });
-                let uniform_required = kind.is_some_and(|k| k.uniform() || k == ArgKind::QuadIndex);
-                let first = set.lowest().map(|l| per[l as usize]).unwrap_or(0);
-                let lane_arg = if uniform_required {
-                    if set.iter().any(|l| per[l as usize] != first) {
-                        bad = Some(Cause::NotUniform {
-                            op: gi.op,
-                            arg: kind.map(|k| k.name()).unwrap_or("id"),
-                        });
-                    }
-                    // A uniform argument's taint reaches every lane.
-                    let t = set
-                        .iter()
-                        .fold(Taint::NONE, |t, l| combine(t, arg_taint[l as usize]));
-                    for l in set.iter() {
-                        arg_taint[l as usize] = t;
-                    }
-                    LaneArg::Uniform(first)
-                } else {
-                    LaneArg::PerLane(per)
-                };
-                match kind {
-                    Some(ArgKind::Id { .. }) | Some(ArgKind::QuadIndex) => args.id = Some(lane_arg),
-                    Some(ArgKind::Mask) => args.mask = Some(lane_arg),
-                    Some(ArgKind::Delta { .. }) => args.delta = Some(lane_arg),
-                    Some(ArgKind::Index) => args.index = Some(lane_arg),
-                    _ => {}
-                }
-            }
-            if let Some(c) = gi.cluster {
-                args.cluster = Some(c as u64);
-            }
+            let (args, mut bad) = self.group_args(gi, set, base, &mut arg_taint);
             let call = match bad {
                 Some(_) => None,
                 None => match OpCall::new(info(gi.op), size, args) {
@@ -215,47 +162,7 @@ impl Wg<'_, '_> {
                     );
                 }
             }
-            // Taint: gathers take their source lane's; everything else every active lane's.
-            let vtaint = gi
-                .value
-                .map(|(r, _, comps)| (self.regs.base(r), self.regs.dirty(r), comps as usize));
-            let mut all_t = Taint::NONE;
-            if let Some((rb, true, comps)) = vtaint {
-                for l in set.iter() {
-                    for c in 0..comps {
-                        all_t = combine(all_t, self.regs.taint[rb + c * lanes + base + l as usize]);
-                    }
-                }
-            }
-            let first = set.lowest().unwrap_or(0);
-            let is_gather = gather_source(&call, 0, first).is_some();
-            for l in set.iter() {
-                let mut t = arg_taint[l as usize] | inexact;
-                if is_gather {
-                    if let (Some(Ok(src)), Some((rb, true, comps))) =
-                        (gather_source(&call, l, first), vtaint)
-                    {
-                        for c in 0..comps {
-                            t = combine(t, self.regs.taint[rb + c * lanes + base + src as usize]);
-                        }
-                    }
-                } else if let (Some(from), Some((rb, true, comps))) =
-                    (value_lanes(&call, l, set), vtaint)
-                {
-                    // Only the lanes this lane's result is computed from (a scan's prefix, a
-                    // cluster): one undefined lane does not make the whole subgroup undefined.
-                    for k in from.iter() {
-                        for c in 0..comps {
-                            t = combine(t, self.regs.taint[rb + c * lanes + base + k as usize]);
-                        }
-                    }
-                } else {
-                    t = combine(t, all_t);
-                }
-                for c in 0..rn {
-                    self.regs.taint[db + c * lanes + base + l as usize] = t;
-                }
-            }
+            self.group_taint(gi, &call, set, (base, db, rn), &arg_taint, inexact);
             for (l, why) in undefined {
                 let p = self.prov(
                     Cause::Subgroup {
@@ -279,6 +186,130 @@ impl Wg<'_, '_> {
             }
         }
         Ok(())
+    }
+
+    /// The arguments of a subgroup instruction for the lanes of `set` (subgroup at `base`): one
+    /// value for uniform ones, where a lane that differs is a cause of its own; one per lane
+    /// otherwise. Fills each lane's argument taint (a uniform argument's reaches every lane).
+    fn group_args(
+        &self,
+        gi: &Group,
+        set: LaneMask,
+        base: usize,
+        arg_taint: &mut [Taint; 128],
+    ) -> (Args, Option<Cause>) {
+        let n = self.n;
+        let mut args = Args::default();
+        let mut bad: Option<Cause> = None;
+        if let Some(r) = gi.lane_arg {
+            let rb = self.regs.base(r);
+            let rt = self.regs.dirty(r);
+            let mut per = vec![0u32; n];
+            for l in set.iter() {
+                let s = base + l as usize;
+                per[l as usize] = self.regs.vals[rb + s] as u32;
+                if rt {
+                    arg_taint[l as usize] = self.regs.taint[rb + s];
+                }
+            }
+            let kind = info(gi.op).args.iter().copied().find(|k| {
+                matches!(
+                    k,
+                    ArgKind::Id { .. }
+                        | ArgKind::Mask
+                        | ArgKind::Delta { .. }
+                        | ArgKind::Index
+                        | ArgKind::QuadIndex
+                )
+            });
+            let uniform_required = kind.is_some_and(|k| k.uniform() || k == ArgKind::QuadIndex);
+            let first = set.lowest().map(|l| per[l as usize]).unwrap_or(0);
+            let lane_arg = if uniform_required {
+                if set.iter().any(|l| per[l as usize] != first) {
+                    bad = Some(Cause::NotUniform {
+                        op: gi.op,
+                        arg: kind.map(|k| k.name()).unwrap_or("id"),
+                    });
+                }
+                // A uniform argument's taint reaches every lane.
+                let t = set
+                    .iter()
+                    .fold(Taint::NONE, |t, l| combine(t, arg_taint[l as usize]));
+                for l in set.iter() {
+                    arg_taint[l as usize] = t;
+                }
+                LaneArg::Uniform(first)
+            } else {
+                LaneArg::PerLane(per)
+            };
+            match kind {
+                Some(ArgKind::Id { .. }) | Some(ArgKind::QuadIndex) => args.id = Some(lane_arg),
+                Some(ArgKind::Mask) => args.mask = Some(lane_arg),
+                Some(ArgKind::Delta { .. }) => args.delta = Some(lane_arg),
+                Some(ArgKind::Index) => args.index = Some(lane_arg),
+                _ => {}
+            }
+        }
+        if let Some(c) = gi.cluster {
+            args.cluster = Some(c as u64);
+        }
+        (args, bad)
+    }
+
+    /// The taint of a subgroup instruction's result in each lane of `set`: its arguments', an
+    /// inexact operation's, and the value's of the lanes it is computed from (a gather's source
+    /// lane, a scan's prefix or a cluster; every active lane otherwise).
+    fn group_taint(
+        &mut self,
+        gi: &Group,
+        call: &OpCall,
+        set: LaneMask,
+        (base, db, rn): (usize, usize, usize),
+        arg_taint: &[Taint; 128],
+        inexact: Taint,
+    ) {
+        let lanes = self.lanes;
+        // Taint: gathers take their source lane's; everything else every active lane's.
+        let vtaint = gi
+            .value
+            .map(|(r, _, comps)| (self.regs.base(r), self.regs.dirty(r), comps as usize));
+        let mut all_t = Taint::NONE;
+        if let Some((rb, true, comps)) = vtaint {
+            for l in set.iter() {
+                for c in 0..comps {
+                    all_t = combine(all_t, self.regs.taint[rb + c * lanes + base + l as usize]);
+                }
+            }
+        }
+        let first = set.lowest().unwrap_or(0);
+        let is_gather = gather_source(call, 0, first).is_some();
+        for l in set.iter() {
+            let mut t = arg_taint[l as usize] | inexact;
+            if is_gather {
+                if let (Some(Ok(src)), Some((rb, true, comps))) =
+                    (gather_source(call, l, first), vtaint)
+                {
+                    for c in 0..comps {
+                        t = combine(t, self.regs.taint[rb + c * lanes + base + src as usize]);
+                    }
+                }
+            } else if let (Some(from), Some((rb, true, comps))) =
+                (value_lanes(call, l, set), vtaint)
+            {
+                // Only the lanes this lane's result is computed from (a scan's prefix, a
+                // cluster): one undefined lane does not make the whole subgroup undefined.
+                for k in from.iter() {
+                    for c in 0..comps {
+                        t = combine(t, self.regs.taint[rb + c * lanes + base + k as usize]);
+                    }
+                }
+            } else {
+                t = combine(t, all_t);
+            }
+            for c in 0..rn {
+                self.regs.taint[db + c * lanes + base + l as usize] = t;
+            }
+        }
     }
 
     /// The ballot bit operations read only the lane's own operands: evaluated per lane (lanes with
