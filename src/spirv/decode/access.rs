@@ -60,6 +60,53 @@ impl Decoder<'_> {
                     tmp,
                 })
             }
+            SOp::PtrEqual | SOp::PtrNotEqual => {
+                let (d, a, b) = (self.reg(rid)?, self.arg(i, 0)?, self.arg(i, 1)?);
+                check_ssa!(d, a, b);
+                Some(Inst::PtrCmp {
+                    d,
+                    a,
+                    b,
+                    ne: op == SOp::PtrNotEqual,
+                })
+            }
+            SOp::PtrDiff => {
+                let (d, a, b) = (self.reg(rid)?, self.arg(i, 0)?, self.arg(i, 1)?);
+                check_ssa!(d, a, b);
+                let pa = id_at(i, 0)?;
+                let (t, m, _) = self.pointee(pa)?;
+                let stride = self.ptr_stride(pa, t, m)?;
+                let (s, _) = self.result_sv(i)?;
+                Some(Inst::PtrDiff {
+                    d,
+                    a,
+                    b,
+                    stride,
+                    w: s.bits() as u8,
+                })
+            }
+            SOp::ArrayLength => {
+                let pid = id_at(i, 0)?;
+                let (t, _, _) = self.pointee(pid)?;
+                let member = lits_from(i, 1).first().copied().unwrap_or(0);
+                let (off, at, ml) = self.types.member(t, member)?;
+                let (_, stride, _, _) = self.types.element(at, ml)?;
+                Some(Inst::ArrayLength {
+                    d: self.reg(rid)?,
+                    ptr: self.value(pid)?,
+                    offset: off,
+                    stride,
+                })
+            }
+            other => return Err(misrouted(other, "access")),
+        })
+    }
+
+    /// Access chains, with and without an element step ([`Family::Chain`]).
+    pub(super) fn chain_inst(&mut self, i: &Instruction) -> Result<Option<Inst>, SpirvError> {
+        let op = i.class.opcode;
+        let rid = i.result_id.unwrap_or(0);
+        Ok(match op {
             SOp::AccessChain
             | SOp::InBoundsAccessChain
             | SOp::PtrAccessChain
@@ -189,45 +236,7 @@ impl Decoder<'_> {
                     })
                 }
             }
-            SOp::PtrEqual | SOp::PtrNotEqual => {
-                let (d, a, b) = (self.reg(rid)?, self.arg(i, 0)?, self.arg(i, 1)?);
-                check_ssa!(d, a, b);
-                Some(Inst::PtrCmp {
-                    d,
-                    a,
-                    b,
-                    ne: op == SOp::PtrNotEqual,
-                })
-            }
-            SOp::PtrDiff => {
-                let (d, a, b) = (self.reg(rid)?, self.arg(i, 0)?, self.arg(i, 1)?);
-                check_ssa!(d, a, b);
-                let pa = id_at(i, 0)?;
-                let (t, m, _) = self.pointee(pa)?;
-                let stride = self.ptr_stride(pa, t, m)?;
-                let (s, _) = self.result_sv(i)?;
-                Some(Inst::PtrDiff {
-                    d,
-                    a,
-                    b,
-                    stride,
-                    w: s.bits() as u8,
-                })
-            }
-            SOp::ArrayLength => {
-                let pid = id_at(i, 0)?;
-                let (t, _, _) = self.pointee(pid)?;
-                let member = lits_from(i, 1).first().copied().unwrap_or(0);
-                let (off, at, ml) = self.types.member(t, member)?;
-                let (_, stride, _, _) = self.types.element(at, ml)?;
-                Some(Inst::ArrayLength {
-                    d: self.reg(rid)?,
-                    ptr: self.value(pid)?,
-                    offset: off,
-                    stride,
-                })
-            }
-            other => return Err(misrouted(other, "access")),
+            other => return Err(misrouted(other, "chain")),
         })
     }
 

@@ -159,6 +159,15 @@ impl Decoder<'_> {
             SOp::FUnordLessThanEqual => self.fcmp(i, FloatCmp::UnordLe)?,
             SOp::FOrdGreaterThanEqual => self.fcmp(i, FloatCmp::OrdGe)?,
             SOp::FUnordGreaterThanEqual => self.fcmp(i, FloatCmp::UnordGe)?,
+            other => return Err(misrouted(other, "arith")),
+        })
+    }
+
+    /// Logical operations, any/all and selection ([`Family::Logic`]).
+    pub(super) fn logic_inst(&mut self, i: &Instruction) -> Result<Option<Inst>, SpirvError> {
+        let op = i.class.opcode;
+        let rid = i.result_id.unwrap_or(0);
+        Ok(match op {
             SOp::LogicalAnd | SOp::LogicalOr | SOp::LogicalEqual | SOp::LogicalNotEqual => {
                 let (_, n) = self.result_sv(i)?;
                 let (d, a, b) = (self.reg(rid)?, self.arg(i, 0)?, self.arg(i, 1)?);
@@ -204,6 +213,15 @@ impl Decoder<'_> {
                     b,
                 })
             }
+            other => return Err(misrouted(other, "logic")),
+        })
+    }
+
+    /// Conversions, bit casts, and pointer/integer conversions ([`Family::Convert`]).
+    pub(super) fn convert_inst(&mut self, i: &Instruction) -> Result<Option<Inst>, SpirvError> {
+        let op = i.class.opcode;
+        let rid = i.result_id.unwrap_or(0);
+        Ok(match op {
             SOp::ConvertFToU => self.conv(i, Conv::FToU)?,
             SOp::ConvertFToS => self.conv(i, Conv::FToS)?,
             SOp::ConvertSToF => self.conv(i, Conv::SToF)?,
@@ -284,7 +302,7 @@ impl Decoder<'_> {
                     })
                 }
             }
-            other => return Err(misrouted(other, "arith")),
+            other => return Err(misrouted(other, "convert")),
         })
     }
 }

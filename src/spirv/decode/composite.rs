@@ -128,6 +128,15 @@ impl Decoder<'_> {
                     count,
                 })
             }
+            other => return Err(misrouted(other, "composite")),
+        })
+    }
+
+    /// Vector and matrix products, extended integer arithmetic and bit fields ([`Family::Matrix`]).
+    pub(super) fn matrix_inst(&mut self, i: &Instruction) -> Result<Option<Inst>, SpirvError> {
+        let op = i.class.opcode;
+        let rid = i.result_id.unwrap_or(0);
+        Ok(match op {
             SOp::VectorTimesScalar | SOp::MatrixTimesScalar => {
                 let d = self.reg(rid)?;
                 let (v, s) = (self.arg(i, 0)?, self.arg(i, 1)?);
@@ -194,7 +203,7 @@ impl Decoder<'_> {
                     count,
                 })
             }
-            other => return Err(misrouted(other, "composite")),
+            other => return Err(misrouted(other, "matrix")),
         })
     }
 }

@@ -186,41 +186,7 @@ impl Decoder<'_> {
             G::Distance => Distance,
             G::Cross => Cross,
             G::Determinant | G::MatrixInverse => {
-                // Determinant / MatrixInverse of a square matrix: the matrix's slots as one operand.
-                let m = self.value(arg_ids[0])?;
-                let t = self.type_of_value(arg_ids[0])?;
-                let (s, n) = match self.types.get(t) {
-                    Type::Matrix { col, cols } => match self.types.get(*col) {
-                        Type::Vector { elem, n } if n == cols => (*elem, *n),
-                        _ => {
-                            return Err(SpirvError::malformed(
-                                "Determinant/MatrixInverse of a non-square matrix",
-                            ))
-                        }
-                    },
-                    _ => {
-                        return Err(SpirvError::malformed(
-                            "Determinant/MatrixInverse of a non-matrix",
-                        ))
-                    }
-                };
-                if m == d {
-                    return Err(SpirvError::malformed("an instruction uses its own result"));
-                }
-                return Ok(Some(Inst::Ext {
-                    f: if g == G::Determinant {
-                        Determinant
-                    } else {
-                        MatrixInverse
-                    },
-                    s,
-                    w1: 0,
-                    n,
-                    d,
-                    args: [m, Reg::default(), Reg::default()],
-                    nargs: 1,
-                    relaxed: self.has_deco(rid, Decoration::RelaxedPrecision),
-                }));
+                return self.ext_whole(g, i, d, &arg_ids).map(Some)
             }
             G::Normalize => Normalize,
             G::FindILsb => FindILsb,
@@ -229,66 +195,8 @@ impl Decoder<'_> {
             G::NMin => NMin,
             G::NMax => NMax,
             G::NClamp => NClamp,
-            G::Modf | G::Frexp => {
-                // Modf / Frexp with an out pointer.
-                let x = self.value(arg_ids[0])?;
-                let (s, n) = self.sv_of(arg_ids[0])?;
-                let (t, m, _) = self.pointee(
-                    *arg_ids
-                        .get(1)
-                        .ok_or_else(|| SpirvError::malformed("Modf/Frexp pointer"))?,
-                )?;
-                let plan = self.plan(t, m)?;
-                let ptr = self.through(arg_ids[1], self.plans[plan as usize].size, 0, true)?;
-                return Ok(Some(Inst::ExtOut {
-                    frexp: g == G::Frexp,
-                    w: s.bits() as u8,
-                    n,
-                    d,
-                    x,
-                    ptr,
-                    plan,
-                }));
-            }
-            G::ModfStruct | G::FrexpStruct => {
-                // ModfStruct / FrexpStruct: a struct of two members of x's shape (the second an
-                // integer of its own width for FrexpStruct).
-                let x = self.value(arg_ids[0])?;
-                let (s, n) = self.sv_of(arg_ids[0])?;
-                let t = self.ty(i.result_type.unwrap_or(0))?;
-                let w1 = match self.types.get(t) {
-                    Type::Struct { members, .. } if members.len() == 2 => self
-                        .types
-                        .scalar_vector(members[1])
-                        .map(|(e, _)| e.bits() as u8)
-                        .ok_or_else(|| {
-                            SpirvError::malformed(
-                                "ModfStruct/FrexpStruct member is not a scalar or vector",
-                            )
-                        })?,
-                    _ => {
-                        return Err(SpirvError::malformed(
-                            "ModfStruct/FrexpStruct result is not a struct of two members",
-                        ))
-                    }
-                };
-                if x == d {
-                    return Err(SpirvError::malformed("an instruction uses its own result"));
-                }
-                return Ok(Some(Inst::Ext {
-                    f: if g == G::ModfStruct {
-                        ModfStruct
-                    } else {
-                        FrexpStruct
-                    },
-                    s,
-                    w1,
-                    n,
-                    d,
-                    args: [x, Reg::default(), Reg::default()],
-                    nargs: 1,
-                    relaxed: self.has_deco(rid, Decoration::RelaxedPrecision),
-                }));
+            G::Modf | G::Frexp | G::ModfStruct | G::FrexpStruct => {
+                return self.ext_whole(g, i, d, &arg_ids).map(Some)
             }
             G::FaceForward => FaceForward,
             G::Reflect => Reflect,
@@ -327,5 +235,124 @@ impl Decoder<'_> {
             nargs: arg_ids.len() as u8,
             relaxed: self.has_deco(rid, Decoration::RelaxedPrecision),
         }))
+    }
+
+    /// GLSL.std.450's functions of a whole matrix (Determinant, MatrixInverse), with an out
+    /// pointer (Modf, Frexp) or with a struct result (ModfStruct, FrexpStruct).
+    fn ext_whole(
+        &mut self,
+        g: rspirv::spirv::GlslStd450Op,
+        i: &Instruction,
+        d: Reg,
+        arg_ids: &[u32],
+    ) -> Result<Inst, SpirvError> {
+        use rspirv::spirv::GlslStd450Op as G;
+        use Ext::*;
+        let rid = i.result_id.unwrap_or(0);
+        Ok(match g {
+            G::Determinant | G::MatrixInverse => {
+                // Determinant / MatrixInverse of a square matrix: the matrix's slots as one operand.
+                let m = self.value(arg_ids[0])?;
+                let t = self.type_of_value(arg_ids[0])?;
+                let (s, n) = match self.types.get(t) {
+                    Type::Matrix { col, cols } => match self.types.get(*col) {
+                        Type::Vector { elem, n } if n == cols => (*elem, *n),
+                        _ => {
+                            return Err(SpirvError::malformed(
+                                "Determinant/MatrixInverse of a non-square matrix",
+                            ))
+                        }
+                    },
+                    _ => {
+                        return Err(SpirvError::malformed(
+                            "Determinant/MatrixInverse of a non-matrix",
+                        ))
+                    }
+                };
+                if m == d {
+                    return Err(SpirvError::malformed("an instruction uses its own result"));
+                }
+                Inst::Ext {
+                    f: if g == G::Determinant {
+                        Determinant
+                    } else {
+                        MatrixInverse
+                    },
+                    s,
+                    w1: 0,
+                    n,
+                    d,
+                    args: [m, Reg::default(), Reg::default()],
+                    nargs: 1,
+                    relaxed: self.has_deco(rid, Decoration::RelaxedPrecision),
+                }
+            }
+            G::Modf | G::Frexp => {
+                // Modf / Frexp with an out pointer.
+                let x = self.value(arg_ids[0])?;
+                let (s, n) = self.sv_of(arg_ids[0])?;
+                let (t, m, _) = self.pointee(
+                    *arg_ids
+                        .get(1)
+                        .ok_or_else(|| SpirvError::malformed("Modf/Frexp pointer"))?,
+                )?;
+                let plan = self.plan(t, m)?;
+                let ptr = self.through(arg_ids[1], self.plans[plan as usize].size, 0, true)?;
+                Inst::ExtOut {
+                    frexp: g == G::Frexp,
+                    w: s.bits() as u8,
+                    n,
+                    d,
+                    x,
+                    ptr,
+                    plan,
+                }
+            }
+            G::ModfStruct | G::FrexpStruct => {
+                // ModfStruct / FrexpStruct: a struct of two members of x's shape (the second an
+                // integer of its own width for FrexpStruct).
+                let x = self.value(arg_ids[0])?;
+                let (s, n) = self.sv_of(arg_ids[0])?;
+                let t = self.ty(i.result_type.unwrap_or(0))?;
+                let w1 = match self.types.get(t) {
+                    Type::Struct { members, .. } if members.len() == 2 => self
+                        .types
+                        .scalar_vector(members[1])
+                        .map(|(e, _)| e.bits() as u8)
+                        .ok_or_else(|| {
+                            SpirvError::malformed(
+                                "ModfStruct/FrexpStruct member is not a scalar or vector",
+                            )
+                        })?,
+                    _ => {
+                        return Err(SpirvError::malformed(
+                            "ModfStruct/FrexpStruct result is not a struct of two members",
+                        ))
+                    }
+                };
+                if x == d {
+                    return Err(SpirvError::malformed("an instruction uses its own result"));
+                }
+                Inst::Ext {
+                    f: if g == G::ModfStruct {
+                        ModfStruct
+                    } else {
+                        FrexpStruct
+                    },
+                    s,
+                    w1,
+                    n,
+                    d,
+                    args: [x, Reg::default(), Reg::default()],
+                    nargs: 1,
+                    relaxed: self.has_deco(rid, Decoration::RelaxedPrecision),
+                }
+            }
+            other => {
+                return Err(SpirvError::malformed(format!(
+                    "internal: GLSL.std.450 {other:?} sent to ext_whole"
+                )))
+            }
+        })
     }
 }

@@ -344,6 +344,14 @@ pub(super) enum Family {
     Barrier,
     /// subgroup instructions, as the model's catalogue names them (`sync.rs`)
     Group,
+    /// vector and matrix products, extended integer arithmetic, bit fields (`composite.rs`)
+    Matrix,
+    /// conversions and bit casts (`arith.rs`)
+    Convert,
+    /// logical operations, any/all, selection (`arith.rs`)
+    Logic,
+    /// access chains (`access.rs`)
+    Chain,
     /// function calls (`functions.rs`)
     Call,
     /// storage images and texel buffers (`image.rs`)
@@ -405,26 +413,7 @@ pub(super) fn family(op: SOp) -> Option<Family> {
         | SOp::FOrdLessThanEqual
         | SOp::FUnordLessThanEqual
         | SOp::FOrdGreaterThanEqual
-        | SOp::FUnordGreaterThanEqual
-        | SOp::LogicalAnd
-        | SOp::LogicalOr
-        | SOp::LogicalEqual
-        | SOp::LogicalNotEqual
-        | SOp::LogicalNot
-        | SOp::Any
-        | SOp::All
-        | SOp::Select
-        | SOp::ConvertFToU
-        | SOp::ConvertFToS
-        | SOp::ConvertSToF
-        | SOp::ConvertUToF
-        | SOp::UConvert
-        | SOp::SConvert
-        | SOp::FConvert
-        | SOp::QuantizeToF16
-        | SOp::ConvertUToPtr
-        | SOp::ConvertPtrToU
-        | SOp::Bitcast => Family::Arith,
+        | SOp::FUnordGreaterThanEqual => Family::Arith,
         SOp::CopyObject
         | SOp::CopyLogical
         | SOp::CompositeExtract
@@ -432,8 +421,8 @@ pub(super) fn family(op: SOp) -> Option<Family> {
         | SOp::CompositeConstruct
         | SOp::VectorShuffle
         | SOp::VectorExtractDynamic
-        | SOp::VectorInsertDynamic
-        | SOp::VectorTimesScalar
+        | SOp::VectorInsertDynamic => Family::Composite,
+        SOp::VectorTimesScalar
         | SOp::MatrixTimesScalar
         | SOp::MatrixTimesVector
         | SOp::VectorTimesMatrix
@@ -447,15 +436,34 @@ pub(super) fn family(op: SOp) -> Option<Family> {
         | SOp::SMulExtended
         | SOp::BitFieldInsert
         | SOp::BitFieldSExtract
-        | SOp::BitFieldUExtract => Family::Composite,
+        | SOp::BitFieldUExtract => Family::Matrix,
+        SOp::ConvertFToU
+        | SOp::ConvertFToS
+        | SOp::ConvertSToF
+        | SOp::ConvertUToF
+        | SOp::UConvert
+        | SOp::SConvert
+        | SOp::FConvert
+        | SOp::QuantizeToF16
+        | SOp::Bitcast
+        | SOp::ConvertUToPtr
+        | SOp::ConvertPtrToU => Family::Convert,
+        SOp::LogicalAnd
+        | SOp::LogicalOr
+        | SOp::LogicalEqual
+        | SOp::LogicalNotEqual
+        | SOp::LogicalNot
+        | SOp::Any
+        | SOp::All
+        | SOp::Select => Family::Logic,
+        SOp::AccessChain
+        | SOp::InBoundsAccessChain
+        | SOp::PtrAccessChain
+        | SOp::InBoundsPtrAccessChain => Family::Chain,
         SOp::ExtInst => Family::Ext,
         SOp::Load
         | SOp::Store
         | SOp::CopyMemory
-        | SOp::AccessChain
-        | SOp::InBoundsAccessChain
-        | SOp::PtrAccessChain
-        | SOp::InBoundsPtrAccessChain
         | SOp::PtrEqual
         | SOp::PtrNotEqual
         | SOp::PtrDiff
