@@ -854,6 +854,24 @@ pub struct Block {
     pub loop_defs: Vec<Reg>,
 }
 
+impl Block {
+    /// An empty block with label `label` (its terminator set as it is read).
+    pub fn new(label: u32) -> Block {
+        Block {
+            label,
+            phis: Vec::new(),
+            insts: Vec::new(),
+            locs: Vec::new(),
+            merge: Merge::None,
+            term: Term::Unreachable,
+            term_loc: LocId::default(),
+            defs: Vec::new(),
+            escapes: false,
+            loop_defs: Vec::new(),
+        }
+    }
+}
+
 /// A function.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Func {

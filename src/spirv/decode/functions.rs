@@ -82,18 +82,7 @@ impl Decoder<'_> {
         let ret_ty = self.ty(def.result_type.unwrap_or(0))?;
         let ret_slots = self.types.slots(ret_ty)?;
         let ret = (ret_slots > 0).then(|| self.new_reg(ret_slots));
-        let mut params = Vec::new();
-        let mut param_slots = Vec::new();
-        for p in &f.parameters {
-            let r = p.result_id.unwrap_or(0);
-            let reg = self.reg(r)?;
-            params.push(reg);
-            param_slots.push(self.reg_slots[reg.index()]);
-            let t = self.ty(p.result_type.unwrap_or(0))?;
-            if matches!(self.types.get(t), Type::Pointer { .. }) {
-                self.ptr_layout.insert(r, MatrixLayout::default());
-            }
-        }
+        let (params, param_slots) = self.params(f)?;
         let labels: HashMap<u32, BlockIdx> = f
             .blocks
             .iter()
@@ -116,18 +105,7 @@ impl Decoder<'_> {
         let mut line: Option<(Option<String>, u32)> = None;
         for b in &f.blocks {
             let label = b.label.as_ref().and_then(|l| l.result_id).unwrap_or(0);
-            let mut blk = Block {
-                label,
-                phis: Vec::new(),
-                insts: Vec::new(),
-                locs: Vec::new(),
-                merge: Merge::None,
-                term: Term::Unreachable,
-                term_loc: LocId::default(),
-                defs: Vec::new(),
-                escapes: false,
-                loop_defs: Vec::new(),
-            };
+            let mut blk = Block::new(label);
             let block_of = |id: u32| -> Result<BlockIdx, SpirvError> {
                 labels.get(&id).copied().ok_or_else(|| {
                     SpirvError::malformed(format!("branch to %{id}, not a block of this function"))
@@ -135,84 +113,10 @@ impl Decoder<'_> {
             };
             for i in &b.instructions {
                 let op = i.class.opcode;
-                match op {
-                    SOp::Line => {
-                        let file = match i.operands.first() {
-                            Some(Operand::IdRef(s)) => match self.ids.get(s) {
-                                Some(Id::Str(s)) => Some(s.clone()),
-                                _ => None,
-                            },
-                            _ => None,
-                        };
-                        if let Some(Operand::LiteralBit32(l)) = i.operands.get(1) {
-                            line = Some((file.or_else(|| self.file.clone()), *l));
-                        }
-                        continue;
-                    }
-                    SOp::NoLine => {
-                        line = None;
-                        continue;
-                    }
-                    // NonSemantic.Shader.DebugInfo.100's DebugLine / DebugNoLine, as OpLine.
-                    SOp::ExtInst
-                        if self.debug_info_set.is_some()
-                            && i.operands.first()
-                                == self.debug_info_set.map(Operand::IdRef).as_ref() =>
-                    {
-                        let num = match i.operands.get(1) {
-                            Some(Operand::LiteralExtInstInteger(n))
-                            | Some(Operand::LiteralBit32(n)) => *n,
-                            _ => 0,
-                        };
-                        if num == crate::words::debug_info::LINE {
-                            let file = match i.operands.get(2) {
-                                Some(Operand::IdRef(src)) => {
-                                    self.debug_sources.get(src).and_then(|f| {
-                                        match self.ids.get(f) {
-                                            Some(Id::Str(s)) => Some(s.clone()),
-                                            _ => None,
-                                        }
-                                    })
-                                }
-                                _ => None,
-                            };
-                            let start = match i.operands.get(3) {
-                                Some(Operand::IdRef(c)) => self.const_u32(*c).ok(),
-                                _ => None,
-                            };
-                            if let Some(l) = start {
-                                line = Some((file.or_else(|| self.file.clone()), l));
-                            }
-                        } else if num == crate::words::debug_info::NO_LINE {
-                            line = None;
-                        }
-                        continue;
-                    }
-                    _ => {}
+                if self.line_change(i, &mut line) {
+                    continue;
                 }
-                let loc = LocId::new(self.locs.len() as u32);
-                let file = line
-                    .as_ref()
-                    .and_then(|l| l.0.clone())
-                    .or_else(|| self.file.clone());
-                // A store's line is its statement's (glslang gives the line of a statement's last
-                // argument, or of a declaration, just before the store of a statement written over
-                // several lines): found in the embedded source where there is one.
-                let stores = matches!(
-                    op,
-                    SOp::Store | SOp::CopyMemory | SOp::CopyMemorySized | SOp::AtomicStore
-                );
-                let at = match (&line, stores) {
-                    (Some((_, l)), true) => Some(self.statement_line(file.as_deref(), *l)),
-                    (l, _) => l.as_ref().map(|l| l.1),
-                };
-                self.locs.push(Location {
-                    file,
-                    line: at,
-                    op: op_name(op),
-                    id: i.result_id,
-                    block: Some(label),
-                });
+                let loc = self.new_loc(i, &line, label);
                 let at = self.locs[loc.index()].clone();
                 let r: Result<(), SpirvError> = (|| {
                     match op {
@@ -242,70 +146,18 @@ impl Decoder<'_> {
                             };
                             self.constructs.insert(label, loc);
                         }
-                        SOp::Branch => {
-                            blk.term = Term::Branch(block_of(id_at(i, 0)?)?);
-                            blk.term_loc = loc;
-                        }
-                        SOp::BranchConditional => {
-                            // A branch without a merge of its own (a loop's exit test) is named
-                            // by its own line.
-                            self.constructs.entry(label).or_insert(loc);
-                            blk.term = Term::Cond {
-                                c: self.value(id_at(i, 0)?)?,
-                                t: block_of(id_at(i, 1)?)?,
-                                f: block_of(id_at(i, 2)?)?,
-                            };
-                            blk.term_loc = loc;
-                        }
-                        SOp::Switch => {
-                            let sel_id = id_at(i, 0)?;
-                            let w = self.scalar_of(self.type_of_value(sel_id)?)?.bits() as u8;
-                            let default = block_of(id_at(i, 1)?)?;
-                            let mut cases = Vec::new();
-                            let mut k = 2;
-                            while k < i.operands.len() {
-                                let lit = match &i.operands[k] {
-                                    Operand::LiteralBit32(x) => *x as u64,
-                                    Operand::LiteralBit64(x) => *x,
-                                    _ => return Err(SpirvError::malformed("OpSwitch literal")),
-                                };
-                                let mut lit = lit;
-                                // 64-bit selectors spell each literal as two words.
-                                if w == 64
-                                    && let (
-                                        Operand::LiteralBit32(lo),
-                                        Some(Operand::LiteralBit32(hi)),
-                                    ) = (&i.operands[k], i.operands.get(k + 1))
-                                    && matches!(i.operands.get(k + 2), Some(Operand::IdRef(_)))
-                                {
-                                    lit = *lo as u64 | (*hi as u64) << 32;
-                                    k += 1;
-                                }
-                                let target = match i.operands.get(k + 1) {
-                                    Some(Operand::IdRef(t)) => block_of(*t)?,
-                                    _ => return Err(SpirvError::malformed("OpSwitch target")),
-                                };
-                                cases.push((lit & scalar::mask(w), target));
-                                k += 2;
+                        SOp::Branch
+                        | SOp::BranchConditional
+                        | SOp::Switch
+                        | SOp::Return
+                        | SOp::ReturnValue
+                        | SOp::Unreachable => {
+                            if op == SOp::BranchConditional {
+                                // A branch without a merge of its own (a loop's exit test) is
+                                // named by its own line.
+                                self.constructs.entry(label).or_insert(loc);
                             }
-                            blk.term = Term::Switch {
-                                sel: self.value(sel_id)?,
-                                w,
-                                default,
-                                cases: cases.into_boxed_slice(),
-                            };
-                            blk.term_loc = loc;
-                        }
-                        SOp::Return => {
-                            blk.term = Term::Return;
-                            blk.term_loc = loc;
-                        }
-                        SOp::ReturnValue => {
-                            blk.term = Term::ReturnValue(self.value(id_at(i, 0)?)?);
-                            blk.term_loc = loc;
-                        }
-                        SOp::Unreachable => {
-                            blk.term = Term::Unreachable;
+                            blk.term = self.terminator(i, &block_of)?;
                             blk.term_loc = loc;
                         }
                         SOp::Kill | SOp::TerminateInvocation | SOp::DemoteToHelperInvocation => {
@@ -315,18 +167,7 @@ impl Decoder<'_> {
                             )))
                         }
                         SOp::Variable => {
-                            // SPIR-V 2.16.1 (Universal Validation Rules): "All OpVariable
-                            // instructions in a function must ... have a Storage Class operand of
-                            // Function".
-                            if !matches!(
-                                i.operands.first(),
-                                Some(Operand::StorageClass(StorageClass::Function))
-                            ) {
-                                return Err(SpirvError::malformed(format!(
-                                    "OpVariable {} in function {fname} is not of storage class Function (SPIR-V 2.16.1: variables inside a function are Function variables)",
-                                    self.name(i.result_id.unwrap_or(0))
-                                )));
-                            }
+                            self.function_variable_class(i, &fname)?;
                             let obj = self.variable(i, Some(&fname))?;
                             locals.push(obj);
                             let rid = i.result_id.unwrap_or(0);
@@ -371,6 +212,175 @@ impl Decoder<'_> {
             ret_slots,
             ret,
             has_phis,
+        })
+    }
+
+    /// A function's parameter registers and their slots (pointer parameters get the default
+    /// matrix layout).
+    fn params(&mut self, f: &rspirv::dr::Function) -> Result<(Vec<Reg>, Vec<u32>), SpirvError> {
+        let mut params = Vec::new();
+        let mut param_slots = Vec::new();
+        for p in &f.parameters {
+            let r = p.result_id.unwrap_or(0);
+            let reg = self.reg(r)?;
+            params.push(reg);
+            param_slots.push(self.reg_slots[reg.index()]);
+            let t = self.ty(p.result_type.unwrap_or(0))?;
+            if matches!(self.types.get(t), Type::Pointer { .. }) {
+                self.ptr_layout.insert(r, MatrixLayout::default());
+            }
+        }
+        Ok((params, param_slots))
+    }
+
+    /// Follows `OpLine`, `OpNoLine` and NonSemantic.Shader.DebugInfo.100's `DebugLine` /
+    /// `DebugNoLine` (as `OpLine`): true where `i` is one of them (it only moves `line`).
+    fn line_change(&self, i: &Instruction, line: &mut Option<(Option<String>, u32)>) -> bool {
+        let op = i.class.opcode;
+        match op {
+            SOp::Line => {
+                let file = match i.operands.first() {
+                    Some(Operand::IdRef(s)) => match self.ids.get(s) {
+                        Some(Id::Str(s)) => Some(s.clone()),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                if let Some(Operand::LiteralBit32(l)) = i.operands.get(1) {
+                    *line = Some((file.or_else(|| self.file.clone()), *l));
+                }
+                return true;
+            }
+            SOp::NoLine => {
+                *line = None;
+                return true;
+            }
+            // NonSemantic.Shader.DebugInfo.100's DebugLine / DebugNoLine, as OpLine.
+            SOp::ExtInst
+                if self.debug_info_set.is_some()
+                    && i.operands.first() == self.debug_info_set.map(Operand::IdRef).as_ref() =>
+            {
+                let num = match i.operands.get(1) {
+                    Some(Operand::LiteralExtInstInteger(n)) | Some(Operand::LiteralBit32(n)) => *n,
+                    _ => 0,
+                };
+                if num == crate::words::debug_info::LINE {
+                    let file = match i.operands.get(2) {
+                        Some(Operand::IdRef(src)) => {
+                            self.debug_sources
+                                .get(src)
+                                .and_then(|f| match self.ids.get(f) {
+                                    Some(Id::Str(s)) => Some(s.clone()),
+                                    _ => None,
+                                })
+                        }
+                        _ => None,
+                    };
+                    let start = match i.operands.get(3) {
+                        Some(Operand::IdRef(c)) => self.const_u32(*c).ok(),
+                        _ => None,
+                    };
+                    if let Some(l) = start {
+                        *line = Some((file.or_else(|| self.file.clone()), l));
+                    }
+                } else if num == crate::words::debug_info::NO_LINE {
+                    *line = None;
+                }
+                return true;
+            }
+            _ => {}
+        }
+        false
+    }
+
+    /// A new location for body instruction `i` of block `label`, at the current `line` (a
+    /// store's at its statement's line).
+    fn new_loc(
+        &mut self,
+        i: &Instruction,
+        line: &Option<(Option<String>, u32)>,
+        label: u32,
+    ) -> LocId {
+        let loc = LocId::new(self.locs.len() as u32);
+        let op = i.class.opcode;
+        let file = line
+            .as_ref()
+            .and_then(|l| l.0.clone())
+            .or_else(|| self.file.clone());
+        // A store's line is its statement's (glslang gives the line of a statement's last
+        // argument, or of a declaration, just before the store of a statement written over
+        // several lines): found in the embedded source where there is one.
+        let stores = matches!(
+            op,
+            SOp::Store | SOp::CopyMemory | SOp::CopyMemorySized | SOp::AtomicStore
+        );
+        let at = match (line, stores) {
+            (Some((_, l)), true) => Some(self.statement_line(file.as_deref(), *l)),
+            (l, _) => l.as_ref().map(|l| l.1),
+        };
+        self.locs.push(Location {
+            file,
+            line: at,
+            op: op_name(op),
+            id: i.result_id,
+            block: Some(label),
+        });
+        loc
+    }
+
+    /// The terminator `i` ends its block with.
+    fn terminator(
+        &mut self,
+        i: &Instruction,
+        block_of: &dyn Fn(u32) -> Result<BlockIdx, SpirvError>,
+    ) -> Result<Term, SpirvError> {
+        Ok(match i.class.opcode {
+            SOp::Branch => Term::Branch(block_of(id_at(i, 0)?)?),
+            SOp::BranchConditional => Term::Cond {
+                c: self.value(id_at(i, 0)?)?,
+                t: block_of(id_at(i, 1)?)?,
+                f: block_of(id_at(i, 2)?)?,
+            },
+            SOp::Switch => {
+                let sel_id = id_at(i, 0)?;
+                let w = self.scalar_of(self.type_of_value(sel_id)?)?.bits() as u8;
+                let default = block_of(id_at(i, 1)?)?;
+                let mut cases = Vec::new();
+                let mut k = 2;
+                while k < i.operands.len() {
+                    let lit = match &i.operands[k] {
+                        Operand::LiteralBit32(x) => *x as u64,
+                        Operand::LiteralBit64(x) => *x,
+                        _ => return Err(SpirvError::malformed("OpSwitch literal")),
+                    };
+                    let mut lit = lit;
+                    // 64-bit selectors spell each literal as two words.
+                    if w == 64
+                        && let (Operand::LiteralBit32(lo), Some(Operand::LiteralBit32(hi))) =
+                            (&i.operands[k], i.operands.get(k + 1))
+                        && matches!(i.operands.get(k + 2), Some(Operand::IdRef(_)))
+                    {
+                        lit = *lo as u64 | (*hi as u64) << 32;
+                        k += 1;
+                    }
+                    let target = match i.operands.get(k + 1) {
+                        Some(Operand::IdRef(t)) => block_of(*t)?,
+                        _ => return Err(SpirvError::malformed("OpSwitch target")),
+                    };
+                    cases.push((lit & scalar::mask(w), target));
+                    k += 2;
+                }
+                Term::Switch {
+                    sel: self.value(sel_id)?,
+                    w,
+                    default,
+                    cases: cases.into_boxed_slice(),
+                }
+            }
+            SOp::Return => Term::Return,
+            SOp::ReturnValue => Term::ReturnValue(self.value(id_at(i, 0)?)?),
+            SOp::Unreachable => Term::Unreachable,
+            other => return Err(misrouted(other, "terminator")),
         })
     }
 

@@ -10,6 +10,7 @@
 //! - Inputs: every input variable of the interface is a built-in, and one a compute shader has.
 //! - Structured control flow: an `OpSwitch` has an `OpSelectionMerge`; a selection header ends in
 //!   a branch.
+//! - Variables: every `OpVariable` inside a function is of storage class `Function`.
 //! - Calls: no recursion.
 
 use super::*;
@@ -63,6 +64,25 @@ impl Decoder<'_> {
             O::ImageWrite => self.writable(id_at(i, 0)?, "OpImageWrite to", true),
             _ => Ok(()),
         }
+    }
+
+    /// SPIR-V 2.16.1 (Universal Validation Rules): "All OpVariable instructions in a function
+    /// must ... have a Storage Class operand of Function".
+    pub(super) fn function_variable_class(
+        &self,
+        i: &Instruction,
+        fname: &str,
+    ) -> Result<(), SpirvError> {
+        if !matches!(
+            i.operands.first(),
+            Some(Operand::StorageClass(StorageClass::Function))
+        ) {
+            return Err(SpirvError::malformed(format!(
+                "OpVariable {} in function {fname} is not of storage class Function (SPIR-V 2.16.1: variables inside a function are Function variables)",
+                self.name(i.result_id.unwrap_or(0))
+            )));
+        }
+        Ok(())
     }
 
     /// The variable pointer (or image handle) `id` is rooted at, where the module says so
