@@ -150,26 +150,52 @@ impl Decoder<'_> {
     pub(super) fn global(&mut self, i: &Instruction) -> Result<(), SpirvError> {
         let op = i.class.opcode;
         let rid = i.result_id.unwrap_or(0);
-        let idop = |k: usize| -> Result<u32, SpirvError> {
-            match i.operands.get(k) {
-                Some(Operand::IdRef(x)) => Ok(*x),
-                _ => Err(SpirvError::malformed(format!(
-                    "{} operand {k}",
-                    op_name(op)
-                ))),
-            }
-        };
-        let lit = |k: usize| -> Result<u32, SpirvError> {
-            match i.operands.get(k) {
-                Some(Operand::LiteralBit32(x)) => Ok(*x),
-                _ => Err(SpirvError::malformed(format!(
-                    "{} operand {k}",
-                    op_name(op)
-                ))),
-            }
-        };
         match op {
             SOp::Line | SOp::NoLine | SOp::Nop => {}
+            SOp::TypeVoid
+            | SOp::TypeBool
+            | SOp::TypeInt
+            | SOp::TypeFloat
+            | SOp::TypeVector
+            | SOp::TypeMatrix
+            | SOp::TypeArray
+            | SOp::TypeRuntimeArray
+            | SOp::TypeStruct => self.type_decl(i)?,
+            SOp::TypePointer
+            | SOp::TypeForwardPointer
+            | SOp::TypeFunction
+            | SOp::TypeImage
+            | SOp::TypeSampledImage
+            | SOp::TypeSampler
+            | SOp::TypeAccelerationStructureKHR => self.handle_type_decl(i)?,
+            SOp::Constant
+            | SOp::SpecConstant
+            | SOp::ConstantTrue
+            | SOp::ConstantFalse
+            | SOp::SpecConstantTrue
+            | SOp::SpecConstantFalse
+            | SOp::ConstantComposite
+            | SOp::SpecConstantComposite
+            | SOp::ConstantNull
+            | SOp::Undef => self.constant_decl(i)?,
+            SOp::SpecConstantOp => {
+                let v = self.fold_spec_op(i)?;
+                self.ids.insert(rid, Id::Const(v));
+            }
+            SOp::Variable => {
+                let obj = self.variable(i, None)?;
+                self.ids.insert(rid, Id::Var(obj));
+            }
+            other => return Err(unsupported(format!("{} at module scope", op_name(other)))),
+        }
+        Ok(())
+    }
+
+    /// A type declaration at module scope.
+    fn type_decl(&mut self, i: &Instruction) -> Result<(), SpirvError> {
+        let op = i.class.opcode;
+        let rid = i.result_id.unwrap_or(0);
+        match op {
             SOp::TypeVoid => {
                 self.add_type(rid, Type::Void);
             }
@@ -177,7 +203,7 @@ impl Decoder<'_> {
                 self.add_type(rid, Type::Scalar(Scalar::Bool));
             }
             SOp::TypeInt => {
-                let w = lit(0)?;
+                let w = global_lit(i, 0)?;
                 if ![8, 16, 32, 64].contains(&w) {
                     return Err(unsupported(format!("{w}-bit integers")));
                 }
@@ -185,31 +211,31 @@ impl Decoder<'_> {
                     rid,
                     Type::Scalar(Scalar::Int {
                         width: w as u8,
-                        signed: lit(1)? != 0,
+                        signed: global_lit(i, 1)? != 0,
                     }),
                 );
             }
             SOp::TypeFloat => {
-                let w = lit(0)?;
+                let w = global_lit(i, 0)?;
                 if ![16, 32, 64].contains(&w) || i.operands.len() > 1 {
                     return Err(unsupported(format!("{w}-bit floats of this encoding")));
                 }
                 self.add_type(rid, Type::Scalar(Scalar::Float { width: w as u8 }));
             }
             SOp::TypeVector => {
-                let e = self.ty(idop(0)?)?;
+                let e = self.ty(global_id(i, 0)?)?;
                 let elem = match self.types.get(e) {
                     Type::Scalar(s) => *s,
                     _ => return Err(SpirvError::malformed("vector of a non-scalar")),
                 };
-                let n = lit(1)?;
+                let n = global_lit(i, 1)?;
                 if !(2..=16).contains(&n) {
                     return Err(SpirvError::malformed(format!("vector of {n} components")));
                 }
                 self.add_type(rid, Type::Vector { elem, n });
             }
             SOp::TypeMatrix => {
-                let col = self.ty(idop(0)?)?;
+                let col = self.ty(global_id(i, 0)?)?;
                 if !matches!(self.types.get(col), Type::Vector { .. }) {
                     return Err(SpirvError::malformed("matrix columns must be vectors"));
                 }
@@ -217,13 +243,13 @@ impl Decoder<'_> {
                     rid,
                     Type::Matrix {
                         col,
-                        cols: lit(1)?.clamp(1, 16),
+                        cols: global_lit(i, 1)?.clamp(1, 16),
                     },
                 );
             }
             SOp::TypeArray => {
-                let elem = self.ty(idop(0)?)?;
-                let len = self.const_u32(idop(1)?)?;
+                let elem = self.ty(global_id(i, 0)?)?;
+                let len = self.const_u32(global_id(i, 1)?)?;
                 if len == 0 {
                     return Err(SpirvError::malformed("array of length 0"));
                 }
@@ -231,14 +257,14 @@ impl Decoder<'_> {
                 self.add_type(rid, Type::Array { elem, len, stride });
             }
             SOp::TypeRuntimeArray => {
-                let elem = self.ty(idop(0)?)?;
+                let elem = self.ty(global_id(i, 0)?)?;
                 let stride = self.deco_lit(rid, Decoration::ArrayStride);
                 self.add_type(rid, Type::RuntimeArray { elem, stride });
             }
             SOp::TypeStruct => {
                 let mut members = Vec::new();
                 for k in 0..i.operands.len() {
-                    members.push(self.ty(idop(k)?)?);
+                    members.push(self.ty(global_id(i, k)?)?);
                 }
                 let n = members.len() as u32;
                 let offsets = (0..n)
@@ -260,6 +286,16 @@ impl Decoder<'_> {
                     },
                 );
             }
+            other => return Err(misrouted(other, "type")),
+        }
+        Ok(())
+    }
+
+    /// A pointer, function or opaque (image, sampler, acceleration structure) type declaration.
+    fn handle_type_decl(&mut self, i: &Instruction) -> Result<(), SpirvError> {
+        let op = i.class.opcode;
+        let rid = i.result_id.unwrap_or(0);
+        match op {
             SOp::TypePointer => {
                 let sc = match i.operands.first() {
                     Some(Operand::StorageClass(s)) => *s,
@@ -269,7 +305,7 @@ impl Decoder<'_> {
                         ))
                     }
                 };
-                let pointee = self.ty(idop(1)?)?;
+                let pointee = self.ty(global_id(i, 1)?)?;
                 // A pointer type may name a storage class we do not run; only variables of it fail.
                 let storage = storage_of(sc, false).unwrap_or(Storage::Function);
                 match self.ids.get(&rid) {
@@ -296,7 +332,7 @@ impl Decoder<'_> {
                         ))
                     }
                 };
-                let id = idop(0)?;
+                let id = global_id(i, 0)?;
                 let storage = storage_of(sc, false).unwrap_or(Storage::Function);
                 self.add_type(
                     id,
@@ -323,11 +359,11 @@ impl Decoder<'_> {
                 }
             },
             SOp::TypeSampledImage
-                if matches!(self.types.get(self.ty(idop(0)?)?), Type::Image(_)) =>
+                if matches!(self.types.get(self.ty(global_id(i, 0)?)?), Type::Image(_)) =>
             {
                 // An image with its sampler (`sampler2D`), or a uniform texel buffer
                 // (`samplerBuffer`: read with OpImageFetch, no sampler).
-                let img = self.ty(idop(0)?)?;
+                let img = self.ty(global_id(i, 0)?)?;
                 self.add_type(rid, Type::SampledImage(img));
             }
             SOp::TypeSampler => {
@@ -338,6 +374,17 @@ impl Decoder<'_> {
                 self.add_type(rid, Type::Function);
                 self.names.entry(rid).or_insert_with(|| format!("{op:?}"));
             }
+            other => return Err(misrouted(other, "handle type")),
+        }
+        Ok(())
+    }
+
+    /// A constant or specialization constant (scalar, boolean, composite, null, undefined) at
+    /// module scope.
+    fn constant_decl(&mut self, i: &Instruction) -> Result<(), SpirvError> {
+        let op = i.class.opcode;
+        let rid = i.result_id.unwrap_or(0);
+        match op {
             SOp::Constant | SOp::SpecConstant => {
                 let t = self.ty(i.result_type.unwrap_or(0))?;
                 let s = match self.types.get(t) {
@@ -387,7 +434,7 @@ impl Decoder<'_> {
                 let mut undef = Vec::new();
                 let mut undef_at = None;
                 for k in 0..i.operands.len() {
-                    let c = self.konst(idop(k)?)?;
+                    let c = self.konst(global_id(i, k)?)?;
                     bits.extend_from_slice(&c.bits);
                     undef.extend_from_slice(&c.undef);
                     undef_at = undef_at.or(c.undef_at);
@@ -426,15 +473,7 @@ impl Decoder<'_> {
                     }),
                 );
             }
-            SOp::SpecConstantOp => {
-                let v = self.fold_spec_op(i)?;
-                self.ids.insert(rid, Id::Const(v));
-            }
-            SOp::Variable => {
-                let obj = self.variable(i, None)?;
-                self.ids.insert(rid, Id::Var(obj));
-            }
-            other => return Err(unsupported(format!("{} at module scope", op_name(other)))),
+            other => return Err(misrouted(other, "constant")),
         }
         Ok(())
     }
@@ -774,6 +813,48 @@ impl Decoder<'_> {
             None => self.types.unit(pointee),
         };
         let units = words * 4 / unit;
+        let (base, tbase) = self.allocate(storage, words, units)?;
+        let name = self.variable_name(rid, pointee, element, func);
+        let loc = LocId::new(self.locs.len() as u32);
+        self.locs.push(Location {
+            file: self.file.clone(),
+            line: None,
+            op: "OpVariable".into(),
+            id: Some(rid),
+            block: None,
+        });
+        self.objects.push(Object {
+            name,
+            storage,
+            ty: pointee,
+            size,
+            words: if storage.is_global() { 0 } else { words },
+            base,
+            unit,
+            tbase,
+            init,
+            binding,
+            builtin,
+            runtime_array,
+            read_only,
+            loc,
+            element: element.map_or(0, |(k, _)| k),
+            image,
+            sampler,
+        });
+        let obj = ObjectId::new((self.objects.len() - 1) as u32);
+        self.ptr_layout.insert(rid, MatrixLayout::default());
+        Ok(obj)
+    }
+
+    /// Per-lane or shared memory for a variable of `words` words and `units` taint units in
+    /// `storage`: its first word and first taint unit (0 for memory bound from outside).
+    fn allocate(
+        &mut self,
+        storage: Storage,
+        words: u32,
+        units: u32,
+    ) -> Result<(u32, u32), SpirvError> {
         let tbase = match storage {
             Storage::Function | Storage::Private | Storage::Input => {
                 let b = self.lane_units;
@@ -808,6 +889,18 @@ impl Decoder<'_> {
             }
             _ => 0,
         };
+        Ok((base, tbase))
+    }
+
+    /// A variable's name in the user's terms: its own, or for a block without an instance name
+    /// its member (one member) or block name, with its descriptor-array element and function.
+    fn variable_name(
+        &self,
+        rid: u32,
+        pointee: TypeId,
+        element: Option<(u32, u32)>,
+        func: Option<&str>,
+    ) -> String {
         // A block without an instance name (`buffer B { uint data[]; };`) is known by its member
         // when it has one, else by its block name — never by a SPIR-V id.
         let own = match self.names.get(&rid) {
@@ -834,40 +927,10 @@ impl Decoder<'_> {
             Some((k, _)) => format!("{own}[{k}]"),
             None => own,
         };
-        let name = match func {
+        match func {
             Some(f) => format!("{own} (in {f})"),
             None => own,
-        };
-        let loc = LocId::new(self.locs.len() as u32);
-        self.locs.push(Location {
-            file: self.file.clone(),
-            line: None,
-            op: "OpVariable".into(),
-            id: Some(rid),
-            block: None,
-        });
-        self.objects.push(Object {
-            name,
-            storage,
-            ty: pointee,
-            size,
-            words: if storage.is_global() { 0 } else { words },
-            base,
-            unit,
-            tbase,
-            init,
-            binding,
-            builtin,
-            runtime_array,
-            read_only,
-            loc,
-            element: element.map_or(0, |(k, _)| k),
-            image,
-            sampler,
-        });
-        let obj = ObjectId::new((self.objects.len() - 1) as u32);
-        self.ptr_layout.insert(rid, MatrixLayout::default());
-        Ok(obj)
+        }
     }
 
     /// An `OpTypeImage` the interpreter runs, or why not (the refusal names the feature).
@@ -999,5 +1062,27 @@ impl Decoder<'_> {
         let id = (self.plans.len() - 1) as PlanId;
         self.plan_ids.insert((t, m), id);
         Ok(id)
+    }
+}
+
+/// Id operand `k` of a module-scope instruction.
+fn global_id(i: &Instruction, k: usize) -> Result<u32, SpirvError> {
+    match i.operands.get(k) {
+        Some(Operand::IdRef(x)) => Ok(*x),
+        _ => Err(SpirvError::malformed(format!(
+            "{} operand {k}",
+            op_name(i.class.opcode)
+        ))),
+    }
+}
+
+/// Literal operand `k` of a module-scope instruction.
+fn global_lit(i: &Instruction, k: usize) -> Result<u32, SpirvError> {
+    match i.operands.get(k) {
+        Some(Operand::LiteralBit32(x)) => Ok(*x),
+        _ => Err(SpirvError::malformed(format!(
+            "{} operand {k}",
+            op_name(i.class.opcode)
+        ))),
     }
 }
