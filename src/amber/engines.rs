@@ -291,112 +291,7 @@ impl Backend for ModelBackend {
             )));
         }
         let mode = self.mode.unwrap_or(k.declared_mode);
-        let mut inputs = Vec::new();
-        let mut push = None;
-        // One buffer behind several descriptors is one memory: the span from the first byte any
-        // of them sees to the last, each descriptor a view of it.
-        let declared = |b: &super::backend::DispatchBinding| {
-            b.kind.slot().is_some_and(|slot| {
-                k.objects
-                    .iter()
-                    .any(|o| o.binding == Some(slot) && o.element == b.element)
-            })
-        };
-        let span = |idx: usize| {
-            d.bindings
-                .iter()
-                .filter(|x| x.buffer == idx && declared(x))
-                .fold(None::<std::ops::Range<usize>>, |acc, x| {
-                    Some(match acc {
-                        None => x.window.clone(),
-                        Some(a) => a.start.min(x.window.start)..a.end.max(x.window.end),
-                    })
-                })
-        };
-        for b in &d.bindings {
-            let db = &d.buffers[b.buffer];
-            let w = b.window.clone();
-            let hull = span(b.buffer).unwrap_or_else(|| w.clone());
-            let undefined = super::backend::split_annotations(db.annotations, &hull)
-                .0
-                .into_iter()
-                .filter(|a| a.kind != AnnotationKind::Inexact)
-                .map(|a| (a.bytes, a.why))
-                .collect();
-            let view = (w != hull).then(|| w.start - hull.start..w.end - hull.start);
-            match b.kind {
-                BindingKind::Storage { set, binding }
-                | BindingKind::Uniform { set, binding }
-                | BindingKind::StorageImage { set, binding }
-                | BindingKind::SampledImage { set, binding }
-                | BindingKind::CombinedImageSampler { set, binding, .. }
-                | BindingKind::TexelBuffer { set, binding, .. } => {
-                    // A binding the shader does not declare is left alone (as on a device).
-                    if k.objects
-                        .iter()
-                        .any(|o| o.binding == Some((set, binding)) && o.element == b.element)
-                    {
-                        // One buffer's bytes behind an earlier descriptor too: the same memory.
-                        let alias_of = inputs.iter().position(
-                            |(idx, _, i): &(usize, std::ops::Range<usize>, BufferInput)| {
-                                *idx == b.buffer && i.alias_of.is_none()
-                            },
-                        );
-                        inputs.push((
-                            b.buffer,
-                            w.clone(),
-                            BufferInput {
-                                set,
-                                binding,
-                                bytes: if alias_of.is_some() {
-                                    Vec::new()
-                                } else {
-                                    db.bytes[hull.clone()].to_vec()
-                                },
-                                undefined,
-                                element: b.element,
-                                // an IMAGE's extent; a texel buffer's follows from its bytes
-                                image: db.decl.image.map(|i| i.extent),
-                                alias_of,
-                                // the view's format, for a module that declares none
-                                format: db
-                                    .decl
-                                    .image
-                                    .map(|i| i.format)
-                                    .or(db.decl.texel)
-                                    .or_else(|| super::types::texel_format(&db.decl.data_type)),
-                                sampler: match b.kind {
-                                    BindingKind::CombinedImageSampler { sampler, .. } => {
-                                        d.script.samplers.get(sampler).map(|x| x.sampler)
-                                    }
-                                    _ => None,
-                                },
-                                window: view,
-                            },
-                        ));
-                    }
-                }
-                BindingKind::PushConstant => push = Some(db.bytes.to_vec()),
-            }
-        }
-        // Samplers (`BIND SAMPLER`) the shader declares: descriptors without memory.
-        for sb in &d.pipeline.samplers {
-            if k.objects
-                .iter()
-                .any(|o| o.binding == Some((sb.set, sb.binding)))
-            {
-                inputs.push((
-                    usize::MAX,
-                    0..0,
-                    BufferInput {
-                        set: sb.set,
-                        binding: sb.binding,
-                        sampler: d.script.samplers.get(sb.sampler).map(|x| x.sampler),
-                        ..BufferInput::default()
-                    },
-                ));
-            }
-        }
+        let (inputs, push) = model_inputs(&k, d);
         let mut cfg = RunConfig::new(size, d.workgroups);
         cfg.mode = mode;
         let bufs: Vec<BufferInput> = inputs.iter().map(|(_, _, b)| b.clone()).collect();
@@ -419,37 +314,7 @@ impl Backend for ModelBackend {
             };
             let n = w.len().min(o.bytes.len());
             out[*idx][w.start..w.start + n].copy_from_slice(&o.bytes[..n]);
-            let mut list: Vec<Annotation> = Vec::new();
-            let mut last: Option<(crate::spirv::Taint, Option<(AnnotationKind, String)>)> = None;
-            let unit = o.unit as usize;
-            for (u, t) in o.taint.iter().enumerate() {
-                let st = match &last {
-                    Some((lt, st)) if lt == t => st.clone(),
-                    _ => {
-                        let st = match run.status(*t) {
-                            WordStatus::Exact | WordStatus::Inexact => None,
-                            WordStatus::Undefined(c) | WordStatus::Racy(c) => {
-                                Some((AnnotationKind::Undefined, c))
-                            }
-                            WordStatus::OrderDependent(c) => {
-                                Some((AnnotationKind::OrderDependent, c))
-                            }
-                        };
-                        last = Some((*t, st.clone()));
-                        st
-                    }
-                };
-                let Some((kind, why)) = st else {
-                    continue;
-                };
-                let bytes = u * unit..((u + 1) * unit).min(o.bytes.len());
-                match list.last_mut() {
-                    Some(a) if a.kind == kind && a.why == why && a.bytes.end == bytes.start => {
-                        a.bytes.end = bytes.end
-                    }
-                    _ => list.push(Annotation { bytes, kind, why }),
-                }
-            }
+            let list = annotations_of(&run, o);
             // Findings that are not about a value (races are in the words; divergent barriers and
             // out-of-bounds accesses are not) make the whole buffer suspect only when they wrote.
             let (_, mut keep) = super::backend::split_annotations(&ann[*idx], w);
@@ -736,84 +601,33 @@ impl Backend for DeviceBackend {
             }
         };
         for b in &d.bindings {
-            let db = &d.buffers[b.buffer];
-            match b.kind {
-                BindingKind::Storage { set, binding } | BindingKind::Uniform { set, binding } => {
-                    let (data, alias_of, view) = place(b, &order);
-                    buffers.push(BoundBuffer {
-                        set,
-                        binding,
-                        kind: if matches!(b.kind, BindingKind::Uniform { .. }) {
-                            DescriptorKind::Uniform
-                        } else {
-                            DescriptorKind::Storage
-                        },
-                        // The descriptor's window: the shader sees the buffer from the offset.
-                        data,
-                        element: b.element,
-                        alias_of,
-                        view,
-                    });
-                    order.push((b.buffer, b.window.clone()));
+            let (set, binding, kind) = match b.kind {
+                BindingKind::PushConstant => {
+                    push = d.buffers[b.buffer].bytes.to_vec();
+                    continue;
                 }
+                BindingKind::Storage { set, binding } => (set, binding, DescriptorKind::Storage),
+                BindingKind::Uniform { set, binding } => (set, binding, DescriptorKind::Uniform),
                 BindingKind::StorageImage { set, binding }
                 | BindingKind::SampledImage { set, binding }
                 | BindingKind::CombinedImageSampler { set, binding, .. }
                 | BindingKind::TexelBuffer { set, binding, .. } => {
-                    let image = |i: super::script::Image| crate::vulkan::ImageBinding {
-                        format: i.format,
-                        extent: i.extent,
-                        dims: i.dims,
-                        arrayed: false,
-                    };
-                    let kind = match (b.kind, db.decl.image) {
-                        (BindingKind::StorageImage { .. }, Some(i)) => {
-                            DescriptorKind::StorageImage(image(i))
-                        }
-                        (BindingKind::SampledImage { .. }, Some(i)) => {
-                            DescriptorKind::SampledImage(image(i))
-                        }
-                        (BindingKind::CombinedImageSampler { sampler, .. }, Some(i)) => {
-                            DescriptorKind::CombinedImageSampler(
-                                image(i),
-                                d.script.samplers[sampler].sampler,
-                            )
-                        }
-                        (BindingKind::TexelBuffer { storage, .. }, None) => {
-                            let f = db.decl.texel.or_else(|| super::types::texel_format(&db.decl.data_type)).ok_or_else(|| {
-                                BackendError::Unsupported(format!(
-                                    "{} ({}) as a texel buffer: no texel format of that data type is run",
-                                    db.decl.name, db.decl.data_type
-                                ))
-                            })?;
-                            if storage {
-                                DescriptorKind::StorageTexelBuffer(f)
-                            } else {
-                                DescriptorKind::UniformTexelBuffer(f)
-                            }
-                        }
-                        _ => {
-                            return Err(BackendError::BadInput {
-                                line: Some(d.line),
-                                message: format!("{} cannot be bound as {}", db.decl.name, b.kind),
-                            })
-                        }
-                    };
-                    // (the same buffer bound earlier, e.g. twice in one array: its view)
-                    let (data, alias_of, view) = place(b, &order);
-                    buffers.push(BoundBuffer {
-                        set,
-                        binding,
-                        kind,
-                        data,
-                        element: b.element,
-                        alias_of,
-                        view,
-                    });
-                    order.push((b.buffer, b.window.clone()));
+                    (set, binding, image_descriptor(d, b)?)
                 }
-                BindingKind::PushConstant => push = db.bytes.to_vec(),
-            }
+            };
+            // The descriptor's window: the shader sees the buffer from the offset (the same
+            // buffer bound earlier, e.g. twice in one array: its view).
+            let (data, alias_of, view) = place(b, &order);
+            buffers.push(BoundBuffer {
+                set,
+                binding,
+                kind,
+                data,
+                element: b.element,
+                alias_of,
+                view,
+            });
+            order.push((b.buffer, b.window.clone()));
         }
         // Samplers (`BIND SAMPLER`), after the buffers (they come back with no bytes).
         for sb in &d.pipeline.samplers {
@@ -898,4 +712,205 @@ impl Backend for DeviceBackend {
             mode: None,
         })
     }
+}
+
+/// The model's inputs of a dispatch: each binding the shader declares as a `BufferInput` (with
+/// the script buffer it shows and the window of it), the samplers it declares, and the push
+/// constants. One buffer behind several descriptors is one memory: the span from the first byte
+/// any of them sees to the last, each descriptor a view of it.
+#[allow(clippy::type_complexity)]
+fn model_inputs(
+    k: &spirv::Kernel,
+    d: &Dispatch<'_>,
+) -> (
+    Vec<(usize, std::ops::Range<usize>, BufferInput)>,
+    Option<Vec<u8>>,
+) {
+    let mut inputs = Vec::new();
+    let mut push = None;
+    let declared = |b: &super::backend::DispatchBinding| {
+        b.kind.slot().is_some_and(|slot| {
+            k.objects
+                .iter()
+                .any(|o| o.binding == Some(slot) && o.element == b.element)
+        })
+    };
+    let span = |idx: usize| {
+        d.bindings
+            .iter()
+            .filter(|x| x.buffer == idx && declared(x))
+            .fold(None::<std::ops::Range<usize>>, |acc, x| {
+                Some(match acc {
+                    None => x.window.clone(),
+                    Some(a) => a.start.min(x.window.start)..a.end.max(x.window.end),
+                })
+            })
+    };
+    for b in &d.bindings {
+        let db = &d.buffers[b.buffer];
+        let w = b.window.clone();
+        let hull = span(b.buffer).unwrap_or_else(|| w.clone());
+        let undefined = super::backend::split_annotations(db.annotations, &hull)
+            .0
+            .into_iter()
+            .filter(|a| a.kind != AnnotationKind::Inexact)
+            .map(|a| (a.bytes, a.why))
+            .collect();
+        let view = (w != hull).then(|| w.start - hull.start..w.end - hull.start);
+        match b.kind {
+            BindingKind::Storage { set, binding }
+            | BindingKind::Uniform { set, binding }
+            | BindingKind::StorageImage { set, binding }
+            | BindingKind::SampledImage { set, binding }
+            | BindingKind::CombinedImageSampler { set, binding, .. }
+            | BindingKind::TexelBuffer { set, binding, .. } => {
+                // A binding the shader does not declare is left alone (as on a device).
+                if k.objects
+                    .iter()
+                    .any(|o| o.binding == Some((set, binding)) && o.element == b.element)
+                {
+                    // One buffer's bytes behind an earlier descriptor too: the same memory.
+                    let alias_of = inputs.iter().position(
+                        |(idx, _, i): &(usize, std::ops::Range<usize>, BufferInput)| {
+                            *idx == b.buffer && i.alias_of.is_none()
+                        },
+                    );
+                    inputs.push((
+                        b.buffer,
+                        w.clone(),
+                        BufferInput {
+                            set,
+                            binding,
+                            bytes: if alias_of.is_some() {
+                                Vec::new()
+                            } else {
+                                db.bytes[hull.clone()].to_vec()
+                            },
+                            undefined,
+                            element: b.element,
+                            // an IMAGE's extent; a texel buffer's follows from its bytes
+                            image: db.decl.image.map(|i| i.extent),
+                            alias_of,
+                            // the view's format, for a module that declares none
+                            format: db
+                                .decl
+                                .image
+                                .map(|i| i.format)
+                                .or(db.decl.texel)
+                                .or_else(|| super::types::texel_format(&db.decl.data_type)),
+                            sampler: match b.kind {
+                                BindingKind::CombinedImageSampler { sampler, .. } => {
+                                    d.script.samplers.get(sampler).map(|x| x.sampler)
+                                }
+                                _ => None,
+                            },
+                            window: view,
+                        },
+                    ));
+                }
+            }
+            BindingKind::PushConstant => push = Some(db.bytes.to_vec()),
+        }
+    }
+    // Samplers (`BIND SAMPLER`) the shader declares: descriptors without memory.
+    for sb in &d.pipeline.samplers {
+        if k.objects
+            .iter()
+            .any(|o| o.binding == Some((sb.set, sb.binding)))
+        {
+            inputs.push((
+                usize::MAX,
+                0..0,
+                BufferInput {
+                    set: sb.set,
+                    binding: sb.binding,
+                    sampler: d.script.samplers.get(sb.sampler).map(|x| x.sampler),
+                    ..BufferInput::default()
+                },
+            ));
+        }
+    }
+    (inputs, push)
+}
+
+/// The annotations of a buffer the model wrote: each run of units with one undefined or
+/// order-dependent status, with its reason.
+fn annotations_of(run: &spirv::ModelRun, o: &spirv::report::BufferOutput) -> Vec<Annotation> {
+    let mut list: Vec<Annotation> = Vec::new();
+    let mut last: Option<(crate::spirv::Taint, Option<(AnnotationKind, String)>)> = None;
+    let unit = o.unit as usize;
+    for (u, t) in o.taint.iter().enumerate() {
+        let st = match &last {
+            Some((lt, st)) if lt == t => st.clone(),
+            _ => {
+                let st = match run.status(*t) {
+                    WordStatus::Exact | WordStatus::Inexact => None,
+                    WordStatus::Undefined(c) | WordStatus::Racy(c) => {
+                        Some((AnnotationKind::Undefined, c))
+                    }
+                    WordStatus::OrderDependent(c) => Some((AnnotationKind::OrderDependent, c)),
+                };
+                last = Some((*t, st.clone()));
+                st
+            }
+        };
+        let Some((kind, why)) = st else {
+            continue;
+        };
+        let bytes = u * unit..((u + 1) * unit).min(o.bytes.len());
+        match list.last_mut() {
+            Some(a) if a.kind == kind && a.why == why && a.bytes.end == bytes.start => {
+                a.bytes.end = bytes.end
+            }
+            _ => list.push(Annotation { bytes, kind, why }),
+        }
+    }
+    list
+}
+
+/// The device descriptor of an image, sampled image, combined image sampler or texel buffer
+/// binding.
+#[cfg(feature = "vulkan")]
+fn image_descriptor(
+    d: &Dispatch<'_>,
+    b: &super::backend::DispatchBinding,
+) -> Result<crate::vulkan::DescriptorKind, BackendError> {
+    use crate::vulkan::DescriptorKind;
+    let db = &d.buffers[b.buffer];
+    let image = |i: super::script::Image| crate::vulkan::ImageBinding {
+        format: i.format,
+        extent: i.extent,
+        dims: i.dims,
+        arrayed: false,
+    };
+    Ok(match (b.kind, db.decl.image) {
+        (BindingKind::StorageImage { .. }, Some(i)) => DescriptorKind::StorageImage(image(i)),
+        (BindingKind::SampledImage { .. }, Some(i)) => DescriptorKind::SampledImage(image(i)),
+        (BindingKind::CombinedImageSampler { sampler, .. }, Some(i)) => {
+            DescriptorKind::CombinedImageSampler(image(i), d.script.samplers[sampler].sampler)
+        }
+        (BindingKind::TexelBuffer { storage, .. }, None) => {
+            let f = db
+                .decl
+                .texel
+                .or_else(|| super::types::texel_format(&db.decl.data_type))
+                .ok_or_else(|| {
+                    BackendError::Unsupported(format!(
+                        "{} ({}) as a texel buffer: no texel format of that data type is run",
+                        db.decl.name, db.decl.data_type
+                    ))
+                })?;
+            if storage {
+                DescriptorKind::StorageTexelBuffer(f)
+            } else {
+                DescriptorKind::UniformTexelBuffer(f)
+            }
+        }
+        _ => {
+            return Err(BackendError::BadInput {
+                line: Some(d.line),
+                message: format!("{} cannot be bound as {}", db.decl.name, b.kind),
+            })
+        }
+    })
 }

@@ -141,6 +141,62 @@ const FUZZY_DEFAULT: Tolerance = Tolerance {
     percent: true,
 };
 
+/// The `[require]` section: features, extensions and the fence timeout, into `script`; true
+/// where it asks for `VK_KHR_spirv_1_4`.
+fn require_section(
+    script: &mut Script,
+    raw: &[&str],
+    start: usize,
+    end: usize,
+) -> Result<bool, ParseFailure> {
+    let mut spirv_1_4 = false;
+    for l in split_lines(raw, start, end) {
+        let w = l.words[0];
+        match w {
+            "fbsize" | "framebuffer" | "depthstencil" => {}
+            "fence_timeout" => {
+                let v = l.words.get(1).and_then(|v| v.parse::<u32>().ok());
+                let Some(v) = v else {
+                    return err(l.line, w, "fence_timeout needs a number of milliseconds");
+                };
+                script.fence_timeout_ms = Some(v);
+            }
+            _ if KNOWN_FEATURES.contains(&w) => script.device_features.push(Requirement {
+                name: w.to_string(),
+                line: l.line,
+            }),
+            _ if w.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_') => {
+                spirv_1_4 |= w == "VK_KHR_spirv_1_4";
+                script.device_extensions.push(Requirement {
+                    name: w.to_string(),
+                    line: l.line,
+                })
+            }
+            _ => {
+                return Err(ParseFailure::Unsupported(Unsupported {
+                    line: Some(l.line),
+                    command: "[require]".into(),
+                    reason: format!("{w} is not a device feature AmberScript knows"),
+                    graphics: false,
+                }))
+            }
+        }
+        if l.words.len() > 1
+            && !matches!(
+                w,
+                "fbsize" | "framebuffer" | "depthstencil" | "fence_timeout"
+            )
+        {
+            return err(
+                l.line,
+                w,
+                format!("extra parameters after {w}: {}", l.words[1]),
+            );
+        }
+    }
+    Ok(spirv_1_4)
+}
+
 /// Parses a VkScript file (its text) into a [`Script`].
 ///
 /// ```
@@ -187,58 +243,7 @@ pub fn parse(text: &str) -> Result<Script, ParseFailure> {
     for (name, header, start, end) in &sections {
         let words: Vec<&str> = name.split_whitespace().collect();
         match words.as_slice() {
-            ["require"] => {
-                for l in split_lines(&raw, *start, *end) {
-                    let w = l.words[0];
-                    match w {
-                        "fbsize" | "framebuffer" | "depthstencil" => {}
-                        "fence_timeout" => {
-                            let v = l.words.get(1).and_then(|v| v.parse::<u32>().ok());
-                            let Some(v) = v else {
-                                return err(
-                                    l.line,
-                                    w,
-                                    "fence_timeout needs a number of milliseconds",
-                                );
-                            };
-                            script.fence_timeout_ms = Some(v);
-                        }
-                        _ if KNOWN_FEATURES.contains(&w) => {
-                            script.device_features.push(Requirement {
-                                name: w.to_string(),
-                                line: l.line,
-                            })
-                        }
-                        _ if w.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_') => {
-                            spirv_1_4 |= w == "VK_KHR_spirv_1_4";
-                            script.device_extensions.push(Requirement {
-                                name: w.to_string(),
-                                line: l.line,
-                            })
-                        }
-                        _ => {
-                            return Err(ParseFailure::Unsupported(Unsupported {
-                                line: Some(l.line),
-                                command: "[require]".into(),
-                                reason: format!("{w} is not a device feature AmberScript knows"),
-                                graphics: false,
-                            }))
-                        }
-                    }
-                    if l.words.len() > 1
-                        && !matches!(
-                            w,
-                            "fbsize" | "framebuffer" | "depthstencil" | "fence_timeout"
-                        )
-                    {
-                        return err(
-                            l.line,
-                            w,
-                            format!("extra parameters after {w}: {}", l.words[1]),
-                        );
-                    }
-                }
-            }
+            ["require"] => spirv_1_4 |= require_section(&mut script, &raw, *start, *end)?,
             ["compute", "shader", rest @ ..] => {
                 let format = match rest {
                     [] => ShaderFormat::Glsl,
@@ -412,6 +417,39 @@ fn values(words: &[&str], t: DataType, line: usize, cmd: &str) -> PResult<Vec<Li
         .collect()
 }
 
+/// The draft buffer at descriptor `slot` (push constants: `None`), made with kind `uniform` where
+/// there is none yet.
+fn draft_for(
+    drafts: &mut Vec<Draft>,
+    slot: Option<(u32, u32)>,
+    uniform: bool,
+    line: usize,
+) -> usize {
+    if let Some(i) = slot.and_then(|s| drafts.iter().position(|d| d.slot == Some(s))) {
+        return i;
+    }
+    drafts.push(Draft {
+        slot,
+        uniform,
+        data_type: None,
+        size_elements: 0,
+        end: 0,
+        line,
+    });
+    drafts.len() - 1
+}
+
+/// The write of a typed `subdata` list (`TYPE OFFSET VALUES…`) into draft `i`.
+fn write_op(drafts: &mut [Draft], i: usize, words: &[&str], line: usize, w: &str) -> PResult<Op> {
+    let (offset, values) = typed_write(&mut drafts[i], words, line, w)?;
+    Ok(Op::Write {
+        buffer: i,
+        offset,
+        values,
+        line,
+    })
+}
+
 /// The `[test]` section: buffers by binding and the operations in order.
 fn test_commands(raw: &[&str], start: usize, end: usize) -> PResult<(Vec<Draft>, Vec<Op>)> {
     let mut drafts: Vec<Draft> = Vec::new();
@@ -430,31 +468,12 @@ fn test_commands(raw: &[&str], start: usize, end: usize) -> PResult<(Vec<Draft>,
                     return err(line, w, "missing binding and size values for ssbo command");
                 };
                 let slot = binding(b, line, w)?;
-                let i = match find(&drafts, slot) {
-                    Some(i) => i,
-                    None => {
-                        drafts.push(Draft {
-                            slot: Some(slot),
-                            uniform: false,
-                            data_type: None,
-                            size_elements: 0,
-                            end: 0,
-                            line,
-                        });
-                        drafts.len() - 1
-                    }
-                };
+                let i = draft_for(&mut drafts, Some(slot), false, line);
                 if drafts[i].uniform {
                     return err(line, w, format!("binding {b} is a uniform buffer"));
                 }
                 if rest.get(1) == Some(&"subdata") {
-                    let (offset, vals) = typed_write(&mut drafts[i], &rest[2..], line, w)?;
-                    ops.push(Op::Write {
-                        buffer: i,
-                        offset,
-                        values: vals,
-                        line,
-                    });
+                    ops.push(write_op(&mut drafts, i, &rest[2..], line, w)?);
                 } else {
                     let n = uint(rest.get(1), line, w, "ssbo size")?;
                     if rest.len() > 2 {
@@ -473,49 +492,14 @@ fn test_commands(raw: &[&str], start: usize, end: usize) -> PResult<(Vec<Draft>,
                         return err(line, w, "missing binding for uniform ubo command");
                     };
                     let slot = binding(b, line, w)?;
-                    let i = match find(&drafts, slot) {
-                        Some(i) => i,
-                        None => {
-                            drafts.push(Draft {
-                                slot: Some(slot),
-                                uniform: true,
-                                data_type: None,
-                                size_elements: 0,
-                                end: 0,
-                                line,
-                            });
-                            drafts.len() - 1
-                        }
-                    };
+                    let i = draft_for(&mut drafts, Some(slot), true, line);
                     if !drafts[i].uniform {
                         return err(line, w, format!("binding {b} is a storage buffer"));
                     }
-                    let (offset, vals) = typed_write(&mut drafts[i], &rest[2..], line, w)?;
-                    ops.push(Op::Write {
-                        buffer: i,
-                        offset,
-                        values: vals,
-                        line,
-                    });
+                    ops.push(write_op(&mut drafts, i, &rest[2..], line, w)?);
                 } else {
-                    let i = *push.get_or_insert_with(|| {
-                        drafts.push(Draft {
-                            slot: None,
-                            uniform: false,
-                            data_type: None,
-                            size_elements: 0,
-                            end: 0,
-                            line,
-                        });
-                        drafts.len() - 1
-                    });
-                    let (offset, vals) = typed_write(&mut drafts[i], rest, line, w)?;
-                    ops.push(Op::Write {
-                        buffer: i,
-                        offset,
-                        values: vals,
-                        line,
-                    });
+                    let i = *push.get_or_insert_with(|| draft_for(&mut drafts, None, false, line));
+                    ops.push(write_op(&mut drafts, i, rest, line, w)?);
                 }
             }
             "compute" => {
