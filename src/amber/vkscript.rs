@@ -417,6 +417,85 @@ fn values(words: &[&str], t: DataType, line: usize, cmd: &str) -> PResult<Vec<Li
         .collect()
 }
 
+/// `probe ssbo TYPE SET:BINDING OFFSET COMPARATOR VALUES…`: the probe, with the `tolerance`
+/// in force for `~=`.
+fn probe_ssbo(l: &Line<'_>, drafts: &mut [Draft], tolerances: &[Tolerance]) -> PResult<Op> {
+    let (line, rest) = (l.line, &l.words[1..]);
+    let cmd = "probe ssbo";
+    let Some(t) = rest.get(1).and_then(|t| datum_type(t)) else {
+        return err(
+            line,
+            cmd,
+            format!("invalid type: {}", rest.get(1).unwrap_or(&"nothing")),
+        );
+    };
+    let Some(b) = rest.get(2) else {
+        return err(line, cmd, "missing binding");
+    };
+    let slot = binding(b, line, cmd)?;
+    let Some(i) = drafts.iter().position(|d| d.slot == Some(slot)) else {
+        return err(
+            line,
+            cmd,
+            format!(
+                "unable to find buffer at descriptor set {} and binding {}",
+                slot.0, slot.1
+            ),
+        );
+    };
+    check_type(&mut drafts[i], t, line, cmd)?;
+    let offset = uint(rest.get(3), line, cmd, "offset")? as usize;
+    let (comparator, fuzzy) = match rest.get(4).copied() {
+        Some("==") => (Comparator::Eq, false),
+        Some("!=") => (Comparator::Ne, false),
+        Some("<") => (Comparator::Lt, false),
+        Some("<=") => (Comparator::Le, false),
+        Some(">") => (Comparator::Gt, false),
+        Some(">=") => (Comparator::Ge, false),
+        Some("~=") => (Comparator::Eq, true),
+        other => {
+            return err(
+                line,
+                cmd,
+                format!(
+                    "invalid comparator: {} (==, !=, <, <=, >, >=, ~=)",
+                    other.unwrap_or("nothing")
+                ),
+            )
+        }
+    };
+    let layout = if drafts[i].uniform {
+        Layout::Std140
+    } else {
+        Layout::Std430
+    };
+    let stride = t.element_layout(layout).stride;
+    if !offset.is_multiple_of(stride) {
+        return err(
+            line,
+            cmd,
+            format!("offset {offset} is not a multiple of the {stride}-byte stride of {t}"),
+        );
+    }
+    let vals = values(&rest[5..], t, line, cmd)?;
+    let tol = if !fuzzy {
+        Vec::new()
+    } else if tolerances.is_empty() {
+        vec![FUZZY_DEFAULT]
+    } else {
+        tolerances.to_vec()
+    };
+    Ok(Op::Probe {
+        buffer: i,
+        offset,
+        comparator,
+        tolerances: tol,
+        values: vals,
+        line,
+        text: l.text.clone(),
+    })
+}
+
 /// The draft buffer at descriptor `slot` (push constants: `None`), made with kind `uniform` where
 /// there is none yet.
 fn draft_for(
@@ -457,8 +536,6 @@ fn test_commands(raw: &[&str], start: usize, end: usize) -> PResult<(Vec<Draft>,
     let mut entry = "main".to_string();
     let mut tolerances: Vec<Tolerance> = Vec::new();
     let mut push: Option<usize> = None;
-    let find =
-        |drafts: &Vec<Draft>, slot: (u32, u32)| drafts.iter().position(|d| d.slot == Some(slot));
     for l in split_lines(raw, start, end) {
         let (w, line) = (l.words[0], l.line);
         let rest = &l.words[1..];
@@ -528,81 +605,7 @@ fn test_commands(raw: &[&str], start: usize, end: usize) -> PResult<(Vec<Draft>,
                 });
             }
             "probe" if rest.first() == Some(&"ssbo") => {
-                let cmd = "probe ssbo";
-                let Some(t) = rest.get(1).and_then(|t| datum_type(t)) else {
-                    return err(
-                        line,
-                        cmd,
-                        format!("invalid type: {}", rest.get(1).unwrap_or(&"nothing")),
-                    );
-                };
-                let Some(b) = rest.get(2) else {
-                    return err(line, cmd, "missing binding");
-                };
-                let slot = binding(b, line, cmd)?;
-                let Some(i) = find(&drafts, slot) else {
-                    return err(
-                        line,
-                        cmd,
-                        format!(
-                            "unable to find buffer at descriptor set {} and binding {}",
-                            slot.0, slot.1
-                        ),
-                    );
-                };
-                check_type(&mut drafts[i], t, line, cmd)?;
-                let offset = uint(rest.get(3), line, cmd, "offset")? as usize;
-                let (comparator, fuzzy) = match rest.get(4).copied() {
-                    Some("==") => (Comparator::Eq, false),
-                    Some("!=") => (Comparator::Ne, false),
-                    Some("<") => (Comparator::Lt, false),
-                    Some("<=") => (Comparator::Le, false),
-                    Some(">") => (Comparator::Gt, false),
-                    Some(">=") => (Comparator::Ge, false),
-                    Some("~=") => (Comparator::Eq, true),
-                    other => {
-                        return err(
-                            line,
-                            cmd,
-                            format!(
-                                "invalid comparator: {} (==, !=, <, <=, >, >=, ~=)",
-                                other.unwrap_or("nothing")
-                            ),
-                        )
-                    }
-                };
-                let layout = if drafts[i].uniform {
-                    Layout::Std140
-                } else {
-                    Layout::Std430
-                };
-                let stride = t.element_layout(layout).stride;
-                if !offset.is_multiple_of(stride) {
-                    return err(
-                        line,
-                        cmd,
-                        format!(
-                            "offset {offset} is not a multiple of the {stride}-byte stride of {t}"
-                        ),
-                    );
-                }
-                let vals = values(&rest[5..], t, line, cmd)?;
-                let tol = if !fuzzy {
-                    Vec::new()
-                } else if tolerances.is_empty() {
-                    vec![FUZZY_DEFAULT]
-                } else {
-                    tolerances.clone()
-                };
-                ops.push(Op::Probe {
-                    buffer: i,
-                    offset,
-                    comparator,
-                    tolerances: tol,
-                    values: vals,
-                    line,
-                    text: l.text.clone(),
-                });
+                ops.push(probe_ssbo(&l, &mut drafts, &tolerances)?)
             }
             "tolerance" => {
                 tolerances.clear();

@@ -226,6 +226,139 @@ impl<'a> Parser<'a> {
         })
     }
 
+    /// `AS storage|uniform[_dynamic] DESCRIPTOR_SET s BINDING b [OFFSET o…] [DESCRIPTOR_OFFSET o…]
+    /// [DESCRIPTOR_RANGE r…]` after `BIND BUFFER name`: the binding, with each buffer's offset
+    /// and range.
+    fn bind_buffer_as(
+        &mut self,
+        name: &str,
+        ty: &str,
+        offsets: &mut [u64],
+        ranges: &mut [Option<u64>],
+    ) -> PResult<BindingKind> {
+        const C: &str = "BIND";
+        match self.next() {
+                (Tok::Word("DESCRIPTOR_SET"), _) => {}
+                (t, l) => return err(l, C, format!("BIND BUFFER {name} AS {ty}: expected DESCRIPTOR_SET, found {t} (BIND BUFFER name AS {ty} DESCRIPTOR_SET s BINDING b)")),
+            }
+        let set = self.uint(C, "DESCRIPTOR_SET")?;
+        self.keyword(C, "BINDING")?;
+        let binding = self.uint(C, "BINDING")?;
+        if ty.ends_with("_dynamic") {
+            match self.next() {
+                (Tok::Word("OFFSET"), _) => {}
+                (t, l) => {
+                    return err(
+                        l,
+                        C,
+                        format!("expecting an OFFSET for dynamic buffer type (found {t})"),
+                    )
+                }
+            }
+            for o in offsets.iter_mut() {
+                *o += self.uint(C, "OFFSET (one per buffer)")? as u64;
+            }
+        }
+        if self.lx.peek() == Tok::Word("DESCRIPTOR_OFFSET") {
+            self.next();
+            for o in offsets.iter_mut() {
+                *o += self.uint(C, "DESCRIPTOR_OFFSET (one per buffer)")? as u64;
+            }
+        }
+        if self.lx.peek() == Tok::Word("DESCRIPTOR_RANGE") {
+            self.next();
+            for r in ranges.iter_mut() {
+                let (w, l) = self.word(C, "a DESCRIPTOR_RANGE value (one per buffer)")?;
+                match Literal::parse(w) {
+                    Some(Literal::Int(v)) if v > 0 && v <= u64::MAX as i128 => {
+                        // VK_WHOLE_SIZE (~0) is the default
+                        if v != u64::MAX as i128 {
+                            *r = Some(v as u64)
+                        }
+                    }
+                    _ => {
+                        return err(
+                            l,
+                            C,
+                            format!("invalid DESCRIPTOR_RANGE: {w} (a number of bytes > 0)"),
+                        )
+                    }
+                }
+            }
+        }
+        Ok(if ty.starts_with("storage") {
+            BindingKind::Storage { set, binding }
+        } else {
+            BindingKind::Uniform { set, binding }
+        })
+    }
+
+    /// `AS storage_image|uniform_texel_buffer|storage_texel_buffer DESCRIPTOR_SET s BINDING b`
+    /// after `BIND BUFFER[_ARRAY] names…`: the binding, the buffers checked to be of its kind.
+    fn bind_image_as(
+        &mut self,
+        bufs: &[(usize, &str)],
+        array: bool,
+        ty: &str,
+        tl: usize,
+    ) -> PResult<BindingKind> {
+        const C: &str = "BIND";
+        let name = bufs[0].1;
+        // (BUFFER_ARRAY: every element of the same kind as the first)
+        if array
+            && bufs.iter().any(|(bi, _)| {
+                self.script.buffers[*bi].image.is_some()
+                    != self.script.buffers[bufs[0].0].image.is_some()
+            })
+        {
+            return err(
+                tl,
+                C,
+                format!(
+                    "BUFFER_ARRAY AS {ty}: the buffers are not all of one kind (images or buffers)"
+                ),
+            );
+        }
+        let b = &self.script.buffers[bufs[0].0];
+        match (ty, b.image) {
+            ("storage_image", None) => {
+                return err(
+                    tl,
+                    C,
+                    format!("{name} is a BUFFER; AS storage_image binds an IMAGE"),
+                )
+            }
+            (_, Some(_)) if ty != "storage_image" => {
+                return err(
+                    tl,
+                    C,
+                    format!("{name} is an IMAGE; AS {ty} binds a BUFFER with a FORMAT"),
+                )
+            }
+            _ => {}
+        }
+        match self.next() {
+            (Tok::Word("DESCRIPTOR_SET"), _) => {}
+            (t, l) => {
+                return err(
+                    l,
+                    C,
+                    format!("BIND BUFFER {name} AS {ty}: expected DESCRIPTOR_SET, found {t}"),
+                )
+            }
+        }
+        let (set, binding) = self.image_slot(tl)?;
+        Ok(if ty == "storage_image" {
+            BindingKind::StorageImage { set, binding }
+        } else {
+            BindingKind::TexelBuffer {
+                set,
+                binding,
+                storage: ty == "storage_texel_buffer",
+            }
+        })
+    }
+
     pub(super) fn bind(&mut self, p: &mut PipelineDraft) -> PResult<()> {
         const C: &str = "BIND";
         let (what, wl) = self.word(C, "BUFFER")?;
@@ -280,62 +413,7 @@ impl<'a> Parser<'a> {
         let mut ranges: Vec<Option<u64>> = vec![None; n];
         let kind = match ty {
             "storage" | "uniform" | "storage_dynamic" | "uniform_dynamic" => {
-                match self.next() {
-                    (Tok::Word("DESCRIPTOR_SET"), _) => {}
-                    (t, l) => return err(l, C, format!("BIND BUFFER {name} AS {ty}: expected DESCRIPTOR_SET, found {t} (BIND BUFFER name AS {ty} DESCRIPTOR_SET s BINDING b)")),
-                }
-                let set = self.uint(C, "DESCRIPTOR_SET")?;
-                self.keyword(C, "BINDING")?;
-                let binding = self.uint(C, "BINDING")?;
-                if ty.ends_with("_dynamic") {
-                    match self.next() {
-                        (Tok::Word("OFFSET"), _) => {}
-                        (t, l) => {
-                            return err(
-                                l,
-                                C,
-                                format!("expecting an OFFSET for dynamic buffer type (found {t})"),
-                            )
-                        }
-                    }
-                    for o in offsets.iter_mut() {
-                        *o += self.uint(C, "OFFSET (one per buffer)")? as u64;
-                    }
-                }
-                if self.lx.peek() == Tok::Word("DESCRIPTOR_OFFSET") {
-                    self.next();
-                    for o in offsets.iter_mut() {
-                        *o += self.uint(C, "DESCRIPTOR_OFFSET (one per buffer)")? as u64;
-                    }
-                }
-                if self.lx.peek() == Tok::Word("DESCRIPTOR_RANGE") {
-                    self.next();
-                    for r in ranges.iter_mut() {
-                        let (w, l) = self.word(C, "a DESCRIPTOR_RANGE value (one per buffer)")?;
-                        match Literal::parse(w) {
-                            Some(Literal::Int(v)) if v > 0 && v <= u64::MAX as i128 => {
-                                // VK_WHOLE_SIZE (~0) is the default
-                                if v != u64::MAX as i128 {
-                                    *r = Some(v as u64)
-                                }
-                            }
-                            _ => {
-                                return err(
-                                    l,
-                                    C,
-                                    format!(
-                                        "invalid DESCRIPTOR_RANGE: {w} (a number of bytes > 0)"
-                                    ),
-                                )
-                            }
-                        }
-                    }
-                }
-                if ty.starts_with("storage") {
-                    BindingKind::Storage { set, binding }
-                } else {
-                    BindingKind::Uniform { set, binding }
-                }
+                self.bind_buffer_as(name, ty, &mut offsets, &mut ranges)?
             }
             "push_constant" => {
                 if array {
@@ -354,59 +432,7 @@ impl<'a> Parser<'a> {
                 BindingKind::PushConstant
             }
             "storage_image" | "uniform_texel_buffer" | "storage_texel_buffer" => {
-                // (BUFFER_ARRAY: every element of the same kind as the first)
-                if array
-                    && bufs.iter().any(|(bi, _)| {
-                        self.script.buffers[*bi].image.is_some()
-                            != self.script.buffers[bufs[0].0].image.is_some()
-                    })
-                {
-                    return err(
-                        tl,
-                        C,
-                        format!("BUFFER_ARRAY AS {ty}: the buffers are not all of one kind (images or buffers)"),
-                    );
-                }
-                let b = &self.script.buffers[bufs[0].0];
-                match (ty, b.image) {
-                    ("storage_image", None) => {
-                        return err(
-                            tl,
-                            C,
-                            format!("{name} is a BUFFER; AS storage_image binds an IMAGE"),
-                        )
-                    }
-                    (_, Some(_)) if ty != "storage_image" => {
-                        return err(
-                            tl,
-                            C,
-                            format!("{name} is an IMAGE; AS {ty} binds a BUFFER with a FORMAT"),
-                        )
-                    }
-                    _ => {}
-                }
-                match self.next() {
-                    (Tok::Word("DESCRIPTOR_SET"), _) => {}
-                    (t, l) => {
-                        return err(
-                            l,
-                            C,
-                            format!(
-                                "BIND BUFFER {name} AS {ty}: expected DESCRIPTOR_SET, found {t}"
-                            ),
-                        )
-                    }
-                }
-                let (set, binding) = self.image_slot(tl)?;
-                if ty == "storage_image" {
-                    BindingKind::StorageImage { set, binding }
-                } else {
-                    BindingKind::TexelBuffer {
-                        set,
-                        binding,
-                        storage: ty == "storage_texel_buffer",
-                    }
-                }
+                self.bind_image_as(&bufs, array, ty, tl)?
             }
             "sampled_image" | "combined_image_sampler" => {
                 if array {
