@@ -412,49 +412,19 @@ impl KernelJob {
                         }
                         if let Some(d) = dev {
                             let dbits = bits(d);
-                            let same = if inexact && host.dtype.is_float() {
-                                within(host.dtype, mbits, dbits, tol)
-                            } else if inexact {
-                                // An inexact integer: a float converted to a normalized texel
-                                // component, where "one of the two nearest" integers may be stored
-                                // (Vulkan, Fixed-Point Data Conversion), or a float converted to
-                                // an integer: within one.
-                                let (m, d) = (
-                                    Value::from_bits(ValueType::scalar(host.dtype), &[mbits]),
-                                    Value::from_bits(ValueType::scalar(host.dtype), &[dbits]),
-                                );
-                                (m.component_f64(0) - d.component_f64(0)).abs() <= 1.0
-                            } else {
-                                mbits == dbits
-                            };
+                            let same = agrees(host.dtype, inexact, mbits, dbits, tol);
                             if !same {
                                 br.mismatches += 1;
-                                let writer = out.writer_at(i * es);
-                                let who = if writer.0 == 0 {
-                                    "not written by the kernel on the model (initial value)"
-                                        .to_string()
-                                } else {
-                                    format!("written at {}", r.at(writer.1))
-                                };
-                                let item = format!(
-                                    "{name}: model {} device {}{}",
-                                    show(host.dtype, mbits),
-                                    show(host.dtype, dbits),
-                                    if writer.0 == 0 {
-                                        String::new()
-                                    } else {
-                                        format!(" (by {})", r.invocation_text(writer.0))
-                                    }
+                                let (item, why, line) = mismatch(
+                                    r,
+                                    out,
+                                    i * es,
+                                    &name,
+                                    host.dtype,
+                                    (mbits, dbits),
+                                    inexact,
+                                    tol,
                                 );
-                                let why = format!(
-                                    "model and device differ{}; {who}",
-                                    if inexact {
-                                        format!(" beyond the tolerance (rel {:e}, abs {:e}) for an inexact value", tol.rel, tol.abs)
-                                    } else {
-                                        String::new()
-                                    }
-                                );
-                                let line = (writer.0 != 0).then(|| r.line(writer.1)).flatten();
                                 report.add_group(FindingKind::Mismatch, at, line, why, &[item], 1);
                             }
                         }
@@ -1159,4 +1129,70 @@ pub fn probe_layout(
         c.insert(key, probed.clone());
     }
     Ok(probed)
+}
+
+/// Do the model's `mbits` and the device's `dbits` of an element of `dtype` agree: bit for bit,
+/// or for an `inexact` value within the tolerance (a float) or within one (an integer converted
+/// from a float: a normalized texel component may be "one of the two nearest" integers, Vulkan,
+/// Fixed-Point Data Conversion)?
+fn agrees(dtype: ScalarType, inexact: bool, mbits: u64, dbits: u64, tol: Tolerance) -> bool {
+    if inexact && dtype.is_float() {
+        within(dtype, mbits, dbits, tol)
+    } else if inexact {
+        // An inexact integer: a float converted to a normalized texel
+        // component, where "one of the two nearest" integers may be stored
+        // (Vulkan, Fixed-Point Data Conversion), or a float converted to
+        // an integer: within one.
+        let (m, d) = (
+            Value::from_bits(ValueType::scalar(dtype), &[mbits]),
+            Value::from_bits(ValueType::scalar(dtype), &[dbits]),
+        );
+        (m.component_f64(0) - d.component_f64(0)).abs() <= 1.0
+    } else {
+        mbits == dbits
+    }
+}
+
+/// A mismatch's item, reason and line: the element's name and both values, who wrote it on the
+/// model (at byte `byte` of `out`) and where.
+#[allow(clippy::too_many_arguments)]
+fn mismatch(
+    r: &spirv::ModelRun,
+    out: &spirv::report::BufferOutput,
+    byte: usize,
+    name: &str,
+    dtype: ScalarType,
+    (mbits, dbits): (u64, u64),
+    inexact: bool,
+    tol: Tolerance,
+) -> (String, String, Option<u32>) {
+    let writer = out.writer_at(byte);
+    let who = if writer.0 == 0 {
+        "not written by the kernel on the model (initial value)".to_string()
+    } else {
+        format!("written at {}", r.at(writer.1))
+    };
+    let item = format!(
+        "{name}: model {} device {}{}",
+        show(dtype, mbits),
+        show(dtype, dbits),
+        if writer.0 == 0 {
+            String::new()
+        } else {
+            format!(" (by {})", r.invocation_text(writer.0))
+        }
+    );
+    let why = format!(
+        "model and device differ{}; {who}",
+        if inexact {
+            format!(
+                " beyond the tolerance (rel {:e}, abs {:e}) for an inexact value",
+                tol.rel, tol.abs
+            )
+        } else {
+            String::new()
+        }
+    );
+    let line = (writer.0 != 0).then(|| r.line(writer.1)).flatten();
+    (item, why, line)
 }
