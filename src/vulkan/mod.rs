@@ -3,6 +3,7 @@
 //! It knows nothing of the reference model: capabilities are plain data here, and the conformance
 //! layer maps the model's operations onto them.
 
+mod bind;
 mod caps;
 mod context;
 mod images;

@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use vulkano::buffer::{Buffer, BufferCreateInfo, BufferUsage, Subbuffer};
 use vulkano::command_buffer::{AutoCommandBufferBuilder, CommandBufferUsage};
 use vulkano::descriptor_set::layout::DescriptorType;
-use vulkano::descriptor_set::{DescriptorSet, WriteDescriptorSet};
+use vulkano::descriptor_set::DescriptorSet;
 use vulkano::memory::allocator::{AllocationCreateInfo, MemoryTypeFilter};
 use vulkano::pipeline::compute::ComputePipelineCreateInfo;
 use vulkano::pipeline::layout::PipelineDescriptorSetLayoutCreateInfo;
@@ -654,7 +654,7 @@ impl Context {
     /// A device buffer for a binding; `addressed`: with a device address too.
     /// A storage and uniform buffer of `len` bytes (with a device address where `addressed`; a
     /// texel buffer too where `texel`: one memory behind descriptors of both kinds).
-    fn module_buffer(
+    pub(crate) fn module_buffer(
         &self,
         len: u64,
         addressed: bool,
@@ -670,7 +670,7 @@ impl Context {
         self.device_slice(len, usage, "allocating a device buffer")
     }
 
-    fn staging(&self, data: &[u8]) -> Result<Subbuffer<[u8]>, VkError> {
+    pub(crate) fn staging(&self, data: &[u8]) -> Result<Subbuffer<[u8]>, VkError> {
         Buffer::from_iter(
             self.memory.clone(),
             BufferCreateInfo {
@@ -704,98 +704,8 @@ impl Context {
                 "bufferDeviceAddress (Vulkan 1.2), for buffers reached through device addresses",
             ));
         }
-        // (index into d.buffers, staging, device resource) for every binding the entry point uses,
-        // and every buffer whose address the dispatch is given.
-        let mut bound: Vec<(usize, Subbuffer<[u8]>, Bound)> = Vec::new();
-        // Per binding, the bytes of its memory its descriptor sees (a view of a shared buffer).
-        let mut views: HashMap<usize, std::ops::Range<u64>> = HashMap::new();
-        for (i, b) in d.buffers.iter().enumerate() {
-            let has_address = addressed.contains(&Place::Bound(i));
-            if !reqs.contains_key(&(b.set, b.binding)) && !has_address {
-                continue;
-            }
-            // One memory behind several descriptors: the group of the binding that owns it (its
-            // bytes are the memory's, whether or not the shader uses that binding).
-            let root = b.alias_of.filter(|j| *j < i).unwrap_or(i);
-            let memory = &d.buffers[root];
-            if let Some(v) = &b.view {
-                if v.start > v.end || v.end > memory.data.len() {
-                    return Err(input(format!(
-                        "binding {}.{}: its view {}..{} lies outside its {}-byte buffer",
-                        b.set,
-                        b.binding,
-                        v.start,
-                        v.end,
-                        memory.data.len()
-                    )));
-                }
-                views.insert(i, v.start as u64..v.end as u64);
-            }
-            // The group's resource, made by an earlier binding of it: this one shares it.
-            if let Some(k) = bound.iter().position(|(x, _, _)| {
-                d.buffers[*x].alias_of.filter(|j| *j < *x).unwrap_or(*x) == root
-            }) {
-                let shared: Bound = match &bound[k].2 {
-                    Bound::Buffer(dev) => Bound::Buffer(dev.clone()),
-                    Bound::Texel(buf, view) => Bound::Texel(buf.clone(), view.clone()),
-                    // the same image, with this descriptor's own sampler (if it has one)
-                    Bound::Image(iv, ib, _) => Bound::Image(
-                        iv.clone(),
-                        *ib,
-                        match b.kind {
-                            DescriptorKind::CombinedImageSampler(_, smp) => {
-                                Some(self.sampler(&smp)?)
-                            }
-                            _ => None,
-                        },
-                    ),
-                    Bound::Sampler(smp) => Bound::Sampler(smp.clone()),
-                };
-                bound.push((i, bound[k].1.clone(), shared));
-                continue;
-            }
-            // (a sampler has no bytes: a one-byte staging buffer that is never copied)
-            let data = &memory.data;
-            let stage = self.staging(if data.is_empty() { &[0] } else { data })?;
-            // A resource's usage: every kind of descriptor of its group.
-            let (mut storage, mut sampled, mut texel, mut plain) = (false, false, false, false);
-            for (_, x) in d
-                .buffers
-                .iter()
-                .enumerate()
-                .filter(|(j, x)| *j == root || x.alias_of == Some(root))
-            {
-                match x.kind {
-                    DescriptorKind::StorageImage(_) => storage = true,
-                    DescriptorKind::SampledImage(_) | DescriptorKind::CombinedImageSampler(..) => {
-                        sampled = true
-                    }
-                    DescriptorKind::StorageTexelBuffer(_)
-                    | DescriptorKind::UniformTexelBuffer(_) => texel = true,
-                    DescriptorKind::Storage | DescriptorKind::Uniform => plain = true,
-                    DescriptorKind::Sampler(_) => {}
-                }
-            }
-            let res = match b.kind {
-                DescriptorKind::StorageImage(ib) | DescriptorKind::SampledImage(ib) => {
-                    Bound::Image(self.device_image(&ib, storage, sampled)?, ib, None)
-                }
-                DescriptorKind::CombinedImageSampler(ib, smp) => Bound::Image(
-                    self.device_image(&ib, storage, sampled)?,
-                    ib,
-                    Some(self.sampler(&smp)?),
-                ),
-                DescriptorKind::Sampler(smp) => Bound::Sampler(self.sampler(&smp)?),
-                DescriptorKind::StorageTexelBuffer(f) | DescriptorKind::UniformTexelBuffer(f) => {
-                    let (buf, view) = self.texel_buffer(&f, data.len() as u64, plain)?;
-                    Bound::Texel(buf, view)
-                }
-                DescriptorKind::Storage | DescriptorKind::Uniform => {
-                    Bound::Buffer(self.module_buffer(data.len() as u64, has_address, texel)?)
-                }
-            };
-            bound.push((i, stage, res));
-        }
+        let used = |set: u32, binding: u32| reqs.contains_key(&(set, binding));
+        let (mut bound, views) = self.bind_resources(d, &used, &addressed)?;
         // Buffers without a descriptor: after the bound ones, at index d.buffers.len() + j.
         for (j, data) in d.unbound.iter().enumerate() {
             let stage = self.staging(data)?;
@@ -857,97 +767,7 @@ impl Context {
             if set_layout.bindings().is_empty() {
                 continue;
             }
-            // One write per binding: a plain descriptor, or an array's elements in order.
-            type Elements = Vec<(u32, Subbuffer<[u8]>)>;
-            let mut by_binding: std::collections::BTreeMap<u32, Elements> = Default::default();
-            let mut others = Vec::new();
-            for (i, _, dev) in bound.iter().filter(|(i, _, _)| {
-                d.buffers
-                    .get(*i)
-                    .is_some_and(|b| b.set == set as u32 && reqs.contains_key(&(b.set, b.binding)))
-            }) {
-                let b = &d.buffers[*i];
-                // The bytes this descriptor sees, of its group's memory.
-                let seen = |buf: &Subbuffer<[u8]>| match views.get(i) {
-                    Some(v) => buf.clone().slice(v.clone()),
-                    None => buf.clone(),
-                };
-                let texel_format = match b.kind {
-                    DescriptorKind::StorageTexelBuffer(f)
-                    | DescriptorKind::UniformTexelBuffer(f) => Some(f),
-                    _ => None,
-                };
-                match (dev, texel_format) {
-                    // a texel-buffer descriptor over memory another kind owns, or over part of it
-                    (Bound::Buffer(buf), Some(f)) => {
-                        others.push(WriteDescriptorSet::buffer_view_array(
-                            b.binding,
-                            b.element,
-                            [self.texel_view(&f, &seen(buf)).map_err(|e| match e {
-                                VkError::Unsupported(m) => {
-                                    input(format!("binding {}.{}: {m}", b.set, b.binding))
-                                }
-                                e => e,
-                            })?],
-                        ))
-                    }
-                    (Bound::Texel(buf, _), Some(f)) if views.contains_key(i) => {
-                        others.push(WriteDescriptorSet::buffer_view_array(
-                            b.binding,
-                            b.element,
-                            [self.texel_view(&f, &seen(buf))?],
-                        ))
-                    }
-                    (Bound::Texel(buf, _), None) | (Bound::Buffer(buf), None) => by_binding
-                        .entry(b.binding)
-                        .or_default()
-                        .push((b.element, seen(buf))),
-                    (dev, _) => match dev {
-                        Bound::Buffer(_) => unreachable!("matched above"),
-                        Bound::Image((_, view), _, None) => {
-                            others.push(WriteDescriptorSet::image_view_array(
-                                b.binding,
-                                b.element,
-                                [view.clone()],
-                            ))
-                        }
-                        Bound::Image((_, view), _, Some(smp)) => {
-                            others.push(WriteDescriptorSet::image_view_sampler_array(
-                                b.binding,
-                                b.element,
-                                [(view.clone(), smp.clone())],
-                            ))
-                        }
-                        Bound::Sampler(smp) => others.push(WriteDescriptorSet::sampler_array(
-                            b.binding,
-                            b.element,
-                            [smp.clone()],
-                        )),
-                        Bound::Texel(_, view) => {
-                            others.push(WriteDescriptorSet::buffer_view_array(
-                                b.binding,
-                                b.element,
-                                [view.clone()],
-                            ))
-                        }
-                    },
-                }
-            }
-            let writes = by_binding
-                .into_iter()
-                .map(|(binding, mut devs)| {
-                    devs.sort_by_key(|(e, _)| *e);
-                    if devs.len() == 1 && devs[0].0 == 0 {
-                        WriteDescriptorSet::buffer(binding, devs.remove(0).1)
-                    } else {
-                        WriteDescriptorSet::buffer_array(
-                            binding,
-                            0,
-                            devs.into_iter().map(|(_, d)| d),
-                        )
-                    }
-                })
-                .chain(others);
+            let writes = self.descriptor_writes(d, &bound, &views, &used, set as u32)?;
             let ds = DescriptorSet::new(self.descriptors.clone(), set_layout.clone(), writes, [])
                 .map_err(|e| VkError::vk("creating a descriptor set", format_validated(e)))?;
             b.bind_descriptor_sets(PipelineBindPoint::Compute, layout.clone(), set as u32, ds)
