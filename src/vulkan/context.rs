@@ -174,118 +174,7 @@ impl Context {
             .position(|q| q.queue_flags.contains(QueueFlags::COMPUTE))
             .ok_or_else(|| VkError::vk("choosing a queue", "the device has no compute queue"))?
             as u32;
-        let want_ext = DeviceExtensions {
-            khr_shader_subgroup_rotate: true,
-            khr_shader_maximal_reconvergence: true,
-            khr_shader_subgroup_uniform_control_flow: true,
-            ext_subgroup_size_control: true,
-            khr_shader_subgroup_extended_types: true,
-            khr_shader_float16_int8: true,
-            khr_8bit_storage: true,
-            khr_16bit_storage: true,
-            khr_storage_buffer_storage_class: true,
-            khr_vulkan_memory_model: true,
-            khr_shader_atomic_int64: true,
-            nv_shader_subgroup_partitioned: true,
-            khr_variable_pointers: true,
-            khr_workgroup_memory_explicit_layout: true,
-            khr_zero_initialize_workgroup_memory: true,
-            khr_spirv_1_4: true,
-            khr_shader_float_controls: true,
-            khr_maintenance4: true,
-            ext_shader_image_atomic_int64: true,
-            ..DeviceExtensions::empty()
-        };
-        let mut ext = want_ext.intersection(pd.supported_extensions());
-        // Promoted to core in 1.1-1.3: only enable the extension form on older devices.
-        let v = pd.api_version();
-        if v >= vulkano::Version::V1_3 {
-            ext.ext_subgroup_size_control = false;
-        }
-        if v >= vulkano::Version::V1_3 {
-            ext.khr_zero_initialize_workgroup_memory = false;
-            ext.khr_maintenance4 = false;
-        }
-        if v >= vulkano::Version::V1_2 {
-            ext.khr_spirv_1_4 = false;
-            ext.khr_shader_float_controls = false;
-            ext.khr_shader_subgroup_extended_types = false;
-            ext.khr_shader_float16_int8 = false;
-            ext.khr_8bit_storage = false;
-            ext.khr_vulkan_memory_model = false;
-            ext.khr_shader_atomic_int64 = false;
-        }
-        if v >= vulkano::Version::V1_1 {
-            ext.khr_variable_pointers = false;
-            ext.khr_16bit_storage = false;
-            ext.khr_storage_buffer_storage_class = false;
-        }
-        let want_feat = DeviceFeatures {
-            subgroup_size_control: true,
-            compute_full_subgroups: true,
-            shader_int8: true,
-            shader_int16: true,
-            shader_int64: true,
-            shader_float16: true,
-            shader_float64: true,
-            storage_buffer8_bit_access: true,
-            storage_buffer16_bit_access: true,
-            uniform_and_storage_buffer8_bit_access: true,
-            uniform_and_storage_buffer16_bit_access: true,
-            storage_push_constant8: true,
-            storage_push_constant16: true,
-            vulkan_memory_model: true,
-            vulkan_memory_model_device_scope: true,
-            shader_buffer_int64_atomics: true,
-            shader_shared_int64_atomics: true,
-            shader_subgroup_extended_types: true,
-            shader_subgroup_rotate: true,
-            shader_subgroup_rotate_clustered: true,
-            shader_maximal_reconvergence: true,
-            shader_subgroup_uniform_control_flow: true,
-            subgroup_broadcast_dynamic_id: true,
-            variable_pointers: true,
-            variable_pointers_storage_buffer: true,
-            workgroup_memory_explicit_layout: true,
-            workgroup_memory_explicit_layout_scalar_block_layout: true,
-            workgroup_memory_explicit_layout8_bit_access: true,
-            workgroup_memory_explicit_layout16_bit_access: true,
-            shader_zero_initialize_workgroup_memory: true,
-            // LocalSizeId (glslang's `local_size_x_id` for Vulkan 1.3)
-            maintenance4: true,
-            shader_storage_image_multisample: true,
-            shader_storage_image_extended_formats: true,
-            shader_image_int64_atomics: true,
-            // GL_EXT_buffer_reference (PhysicalStorageBuffer64 modules)
-            buffer_device_address: true,
-            ..DeviceFeatures::empty()
-        };
-        let mut feat = want_feat.intersection(pd.supported_features());
-        if !ext.khr_shader_subgroup_rotate && v < vulkano::Version::V1_4 {
-            feat.shader_subgroup_rotate = false;
-            feat.shader_subgroup_rotate_clustered = false;
-        }
-        if !ext.khr_shader_maximal_reconvergence {
-            feat.shader_maximal_reconvergence = false;
-        }
-        if !ext.khr_workgroup_memory_explicit_layout {
-            feat.workgroup_memory_explicit_layout = false;
-            feat.workgroup_memory_explicit_layout_scalar_block_layout = false;
-            feat.workgroup_memory_explicit_layout8_bit_access = false;
-            feat.workgroup_memory_explicit_layout16_bit_access = false;
-        }
-        if !ext.khr_zero_initialize_workgroup_memory && v < vulkano::Version::V1_3 {
-            feat.shader_zero_initialize_workgroup_memory = false;
-        }
-        if !ext.khr_shader_subgroup_uniform_control_flow {
-            feat.shader_subgroup_uniform_control_flow = false;
-        }
-        if !ext.khr_maintenance4 && v < vulkano::Version::V1_3 {
-            feat.maintenance4 = false;
-        }
-        if !ext.ext_shader_image_atomic_int64 {
-            feat.shader_image_int64_atomics = false;
-        }
+        let (ext, feat) = enabled_extensions_and_features(&pd);
         let (device, mut queues) = Device::new(
             pd.clone(),
             DeviceCreateInfo {
@@ -555,4 +444,124 @@ pub(crate) fn format_validated<E: std::fmt::Display>(e: Validated<E>) -> String 
         Validated::Error(e) => e.to_string(),
         Validated::ValidationError(v) => v.to_string(),
     }
+}
+
+/// The extensions and features a context enables on `pd`: every one lockstep can use that the
+/// device supports, in the extension form only where the device's version lacks the core form.
+fn enabled_extensions_and_features(
+    pd: &Arc<vulkano::device::physical::PhysicalDevice>,
+) -> (DeviceExtensions, DeviceFeatures) {
+    let want_ext = DeviceExtensions {
+        khr_shader_subgroup_rotate: true,
+        khr_shader_maximal_reconvergence: true,
+        khr_shader_subgroup_uniform_control_flow: true,
+        ext_subgroup_size_control: true,
+        khr_shader_subgroup_extended_types: true,
+        khr_shader_float16_int8: true,
+        khr_8bit_storage: true,
+        khr_16bit_storage: true,
+        khr_storage_buffer_storage_class: true,
+        khr_vulkan_memory_model: true,
+        khr_shader_atomic_int64: true,
+        nv_shader_subgroup_partitioned: true,
+        khr_variable_pointers: true,
+        khr_workgroup_memory_explicit_layout: true,
+        khr_zero_initialize_workgroup_memory: true,
+        khr_spirv_1_4: true,
+        khr_shader_float_controls: true,
+        khr_maintenance4: true,
+        ext_shader_image_atomic_int64: true,
+        ..DeviceExtensions::empty()
+    };
+    let mut ext = want_ext.intersection(pd.supported_extensions());
+    // Promoted to core in 1.1-1.3: only enable the extension form on older devices.
+    let v = pd.api_version();
+    if v >= vulkano::Version::V1_3 {
+        ext.ext_subgroup_size_control = false;
+    }
+    if v >= vulkano::Version::V1_3 {
+        ext.khr_zero_initialize_workgroup_memory = false;
+        ext.khr_maintenance4 = false;
+    }
+    if v >= vulkano::Version::V1_2 {
+        ext.khr_spirv_1_4 = false;
+        ext.khr_shader_float_controls = false;
+        ext.khr_shader_subgroup_extended_types = false;
+        ext.khr_shader_float16_int8 = false;
+        ext.khr_8bit_storage = false;
+        ext.khr_vulkan_memory_model = false;
+        ext.khr_shader_atomic_int64 = false;
+    }
+    if v >= vulkano::Version::V1_1 {
+        ext.khr_variable_pointers = false;
+        ext.khr_16bit_storage = false;
+        ext.khr_storage_buffer_storage_class = false;
+    }
+    let want_feat = DeviceFeatures {
+        subgroup_size_control: true,
+        compute_full_subgroups: true,
+        shader_int8: true,
+        shader_int16: true,
+        shader_int64: true,
+        shader_float16: true,
+        shader_float64: true,
+        storage_buffer8_bit_access: true,
+        storage_buffer16_bit_access: true,
+        uniform_and_storage_buffer8_bit_access: true,
+        uniform_and_storage_buffer16_bit_access: true,
+        storage_push_constant8: true,
+        storage_push_constant16: true,
+        vulkan_memory_model: true,
+        vulkan_memory_model_device_scope: true,
+        shader_buffer_int64_atomics: true,
+        shader_shared_int64_atomics: true,
+        shader_subgroup_extended_types: true,
+        shader_subgroup_rotate: true,
+        shader_subgroup_rotate_clustered: true,
+        shader_maximal_reconvergence: true,
+        shader_subgroup_uniform_control_flow: true,
+        subgroup_broadcast_dynamic_id: true,
+        variable_pointers: true,
+        variable_pointers_storage_buffer: true,
+        workgroup_memory_explicit_layout: true,
+        workgroup_memory_explicit_layout_scalar_block_layout: true,
+        workgroup_memory_explicit_layout8_bit_access: true,
+        workgroup_memory_explicit_layout16_bit_access: true,
+        shader_zero_initialize_workgroup_memory: true,
+        // LocalSizeId (glslang's `local_size_x_id` for Vulkan 1.3)
+        maintenance4: true,
+        shader_storage_image_multisample: true,
+        shader_storage_image_extended_formats: true,
+        shader_image_int64_atomics: true,
+        // GL_EXT_buffer_reference (PhysicalStorageBuffer64 modules)
+        buffer_device_address: true,
+        ..DeviceFeatures::empty()
+    };
+    let mut feat = want_feat.intersection(pd.supported_features());
+    if !ext.khr_shader_subgroup_rotate && v < vulkano::Version::V1_4 {
+        feat.shader_subgroup_rotate = false;
+        feat.shader_subgroup_rotate_clustered = false;
+    }
+    if !ext.khr_shader_maximal_reconvergence {
+        feat.shader_maximal_reconvergence = false;
+    }
+    if !ext.khr_workgroup_memory_explicit_layout {
+        feat.workgroup_memory_explicit_layout = false;
+        feat.workgroup_memory_explicit_layout_scalar_block_layout = false;
+        feat.workgroup_memory_explicit_layout8_bit_access = false;
+        feat.workgroup_memory_explicit_layout16_bit_access = false;
+    }
+    if !ext.khr_zero_initialize_workgroup_memory && v < vulkano::Version::V1_3 {
+        feat.shader_zero_initialize_workgroup_memory = false;
+    }
+    if !ext.khr_shader_subgroup_uniform_control_flow {
+        feat.shader_subgroup_uniform_control_flow = false;
+    }
+    if !ext.khr_maintenance4 && v < vulkano::Version::V1_3 {
+        feat.maintenance4 = false;
+    }
+    if !ext.ext_shader_image_atomic_int64 {
+        feat.shader_image_int64_atomics = false;
+    }
+    (ext, feat)
 }

@@ -521,43 +521,12 @@ impl Context {
                         d.entry
                     )));
                 };
-                let b = &d.buffers[i];
-                let want = match req.descriptor_types.first() {
-                    Some(DescriptorType::StorageImage) => "storage image",
-                    Some(DescriptorType::StorageTexelBuffer) => "storage texel buffer",
-                    Some(DescriptorType::SampledImage) => "sampled image",
-                    Some(DescriptorType::CombinedImageSampler) => "combined image sampler",
-                    Some(DescriptorType::Sampler) => "sampler",
-                    _ => "uniform texel buffer",
-                };
-                if b.kind.name() != want {
-                    return Err(input(format!(
-                        "binding {set}.{binding} (`{name}`) is a {want} in the module, given as a {}",
-                        b.kind.name()
-                    )));
-                }
-                if let DescriptorKind::StorageImage(ib)
-                | DescriptorKind::SampledImage(ib)
-                | DescriptorKind::CombinedImageSampler(ib, _) = b.kind
-                {
-                    let f = &ib.format;
-                    if crate::vulkan::vk_format(f).is_none() {
-                        return Err(unsupported(format!("images of format {}", f.vk)));
-                    }
-                    if ib.extent.samples > 1 && !self.caps.storage_image_multisample {
-                        return Err(unsupported(
-                            "shaderStorageImageMultisample, for a multisampled storage image",
-                        ));
-                    }
-                    if ib.extent.texels().checked_mul(f.texel_bytes() as u64)
-                        != Some(b.data.len() as u64)
-                    {
-                        return Err(input(format!(
-                            "binding {set}.{binding} (`{name}`): the image's {} bytes are not its {}x{}x{} texels of {}",
-                            b.data.len(), ib.extent.width, ib.extent.height, ib.extent.depth, f.vk
-                        )));
-                    }
-                }
+                self.check_image_binding(
+                    &d.buffers[i],
+                    (set, binding),
+                    name,
+                    req.descriptor_types.first(),
+                )?;
                 continue;
             } else {
                 return Err(input(format!(
@@ -619,36 +588,53 @@ impl Context {
                 }
             }
         }
-        let block = r.push_size;
-        let used = entry.info().push_constant_requirements;
-        match (block, used) {
-            (None, None) if !d.push_constants.is_empty() => Err(input(format!(
-                "{} bytes of push constants were given, but the module has no push constant block",
-                d.push_constants.len()
-            ))),
-            (Some(size), _) => {
-                let n = d.push_constants.len() as u64;
-                if n != size && n != size.next_multiple_of(4) {
-                    Err(input(format!(
-                        "the push constant block is {size} bytes, but {n} bytes were given"
-                    )))
-                } else {
-                    Ok(())
-                }
-            }
-            (None, Some(range)) => {
-                let size = range.offset as u64 + range.size as u64;
-                if d.push_constants.len() as u64 != size {
-                    Err(input(format!(
-                        "the push constant block is {size} bytes, but {} bytes were given",
-                        d.push_constants.len()
-                    )))
-                } else {
-                    Ok(())
-                }
-            }
-            (None, None) => Ok(()),
+        check_push_constants(d, r, entry)
+    }
+
+    /// An image, texel-buffer or sampler binding the module uses: given as the kind the module
+    /// declares, of a format the device runs, its bytes its extent's texels.
+    fn check_image_binding(
+        &self,
+        b: &BoundBuffer,
+        (set, binding): (u32, u32),
+        name: &str,
+        declared: Option<&DescriptorType>,
+    ) -> Result<(), VkError> {
+        let want = match declared {
+            Some(DescriptorType::StorageImage) => "storage image",
+            Some(DescriptorType::StorageTexelBuffer) => "storage texel buffer",
+            Some(DescriptorType::SampledImage) => "sampled image",
+            Some(DescriptorType::CombinedImageSampler) => "combined image sampler",
+            Some(DescriptorType::Sampler) => "sampler",
+            _ => "uniform texel buffer",
+        };
+        if b.kind.name() != want {
+            return Err(input(format!(
+                "binding {set}.{binding} (`{name}`) is a {want} in the module, given as a {}",
+                b.kind.name()
+            )));
         }
+        if let DescriptorKind::StorageImage(ib)
+        | DescriptorKind::SampledImage(ib)
+        | DescriptorKind::CombinedImageSampler(ib, _) = b.kind
+        {
+            let f = &ib.format;
+            if crate::vulkan::vk_format(f).is_none() {
+                return Err(unsupported(format!("images of format {}", f.vk)));
+            }
+            if ib.extent.samples > 1 && !self.caps.storage_image_multisample {
+                return Err(unsupported(
+                    "shaderStorageImageMultisample, for a multisampled storage image",
+                ));
+            }
+            if ib.extent.texels().checked_mul(f.texel_bytes() as u64) != Some(b.data.len() as u64) {
+                return Err(input(format!(
+                    "binding {set}.{binding} (`{name}`): the image's {} bytes are not its {}x{}x{} texels of {}",
+                    b.data.len(), ib.extent.width, ib.extent.height, ib.extent.depth, f.vk
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// A device buffer for a binding; `addressed`: with a device address too.
@@ -946,5 +932,43 @@ impl Context {
                 })
             })
             .collect()
+    }
+}
+
+/// The push constants given against the module's block (or the range the entry point uses).
+fn check_push_constants(
+    d: &ModuleDispatch,
+    r: &Reflection,
+    entry: &EntryPoint,
+) -> Result<(), VkError> {
+    let block = r.push_size;
+    let used = entry.info().push_constant_requirements;
+    match (block, used) {
+        (None, None) if !d.push_constants.is_empty() => Err(input(format!(
+            "{} bytes of push constants were given, but the module has no push constant block",
+            d.push_constants.len()
+        ))),
+        (Some(size), _) => {
+            let n = d.push_constants.len() as u64;
+            if n != size && n != size.next_multiple_of(4) {
+                Err(input(format!(
+                    "the push constant block is {size} bytes, but {n} bytes were given"
+                )))
+            } else {
+                Ok(())
+            }
+        }
+        (None, Some(range)) => {
+            let size = range.offset as u64 + range.size as u64;
+            if d.push_constants.len() as u64 != size {
+                Err(input(format!(
+                    "the push constant block is {size} bytes, but {} bytes were given",
+                    d.push_constants.len()
+                )))
+            } else {
+                Ok(())
+            }
+        }
+        (None, None) => Ok(()),
     }
 }

@@ -116,6 +116,13 @@ impl Context {
                 )));
             }
         }
+        self.check_dispatch_limits(r, d)
+    }
+
+    /// The dispatch's sizes against the device's limits: the required subgroup size, full
+    /// subgroups, the workgroup size and the workgroup count.
+    fn check_dispatch_limits(&self, r: &Reflection, d: &ModuleDispatch) -> Result<(), VkError> {
+        let caps = &self.caps;
         if let Some(s) = d.required_subgroup_size {
             if !caps.size_control {
                 return Err(unsupported(
