@@ -171,50 +171,19 @@ pub fn parse_sizes(s: &str) -> Result<Vec<SubgroupSize>, CliError> {
     Ok(v)
 }
 
-/// Builds the job from the arguments (everything checked before any work).
-pub fn job(a: &RunArgs) -> Result<(KernelJob, Tolerance), CliError> {
-    let mut opts = SourceOptions {
-        name: a
-            .kernel
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| a.kernel.display().to_string()),
-        ..SourceOptions::default()
-    };
-    for d in &a.defines {
-        opts.define(d).map_err(CliError::usage)?;
-    }
-    if let Some(t) = &a.target_env {
-        opts.target_env = Some(t.parse::<TargetEnv>().map_err(CliError::usage)?);
-    }
-    let module = crate::kernel::load(&a.kernel, &opts).map_err(CliError::usage)?;
-    let mut job = KernelJob::new(module);
-    job.entry = a.entry.clone();
-    job.workgroups = parse_workgroups(&a.workgroups)?;
-    job.layout = match a.layout.as_deref() {
-        Some(l) => l.parse::<LaneOrder>().map_err(CliError::usage)?,
-        None => LaneOrder::ROW_MAJOR,
-    };
-    if job.layout == LaneOrder::Device && a.model_only {
-        return Err(CliError::usage(
-            "--layout device learns the layout from the device: not with --model-only",
-        ));
-    }
-    job.mode = match &a.mode {
-        Some(m) => Some(m.parse::<Mode>().map_err(CliError::usage)?),
-        None => None,
-    };
-    job.max_steps = a.max_steps;
-    job.schedules = a.schedules;
-    // Address elements (`@NAME` in a values: list), resolved once every buffer is known.
-    type Refs = Vec<(
-        crate::kernel::run::Place,
-        crate::model::ScalarType,
-        Vec<crate::kernel::AddressRef>,
-        String,
-    )>;
-    let mut refs: Refs = Vec::new();
-    for b in &a.buffers {
+/// Address elements (`@NAME` in a values: list) of a buffer: where they go, its element type,
+/// the references, and the option that gave them.
+type Refs = Vec<(
+    crate::kernel::run::Place,
+    crate::model::ScalarType,
+    Vec<crate::kernel::AddressRef>,
+    String,
+)>;
+
+/// `--buffer BINDING=SPEC` and `--buffer NAME=SPEC` (a buffer with no descriptor, reached through
+/// its device address) into `job`, each buffer's address elements into `refs`.
+fn add_buffers(job: &mut KernelJob, buffers: &[String], refs: &mut Refs) -> Result<(), CliError> {
+    for b in buffers {
         // NAME=SPEC: a buffer with no descriptor, reached through its device address.
         if let Some((name, spec)) = b.split_once('=')
             && name
@@ -272,6 +241,47 @@ pub fn job(a: &RunArgs) -> Result<(KernelJob, Tolerance), CliError> {
         ));
         job.buffers.push((spec.set, spec.binding, host));
     }
+    Ok(())
+}
+
+/// Builds the job from the arguments (everything checked before any work).
+pub fn job(a: &RunArgs) -> Result<(KernelJob, Tolerance), CliError> {
+    let mut opts = SourceOptions {
+        name: a
+            .kernel
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| a.kernel.display().to_string()),
+        ..SourceOptions::default()
+    };
+    for d in &a.defines {
+        opts.define(d).map_err(CliError::usage)?;
+    }
+    if let Some(t) = &a.target_env {
+        opts.target_env = Some(t.parse::<TargetEnv>().map_err(CliError::usage)?);
+    }
+    let module = crate::kernel::load(&a.kernel, &opts).map_err(CliError::usage)?;
+    let mut job = KernelJob::new(module);
+    job.entry = a.entry.clone();
+    job.workgroups = parse_workgroups(&a.workgroups)?;
+    job.layout = match a.layout.as_deref() {
+        Some(l) => l.parse::<LaneOrder>().map_err(CliError::usage)?,
+        None => LaneOrder::ROW_MAJOR,
+    };
+    if job.layout == LaneOrder::Device && a.model_only {
+        return Err(CliError::usage(
+            "--layout device learns the layout from the device: not with --model-only",
+        ));
+    }
+    job.mode = match &a.mode {
+        Some(m) => Some(m.parse::<Mode>().map_err(CliError::usage)?),
+        None => None,
+    };
+    job.max_steps = a.max_steps;
+    job.schedules = a.schedules;
+    // Address elements (`@NAME` in a values: list), resolved once every buffer is known.
+    let mut refs: Refs = Vec::new();
+    add_buffers(&mut job, &a.buffers, &mut refs)?;
     for t in &a.samplers {
         let bad = |e: String| CliError::usage(format!("--sampler {t}: {e}"));
         let (at, state) = t
@@ -682,83 +692,7 @@ fn sweep(a: &RunArgs, sizes: &[SubgroupSize]) -> Result<String, CliError> {
         }
         runs.push(r);
     }
-    let mut rows = vec![vec![
-        "size".to_string(),
-        "verdict".into(),
-        "exact".into(),
-        "undefined".into(),
-        "racy".into(),
-        "model ≠ device".into(),
-        "device".into(),
-        "first finding".into(),
-    ]];
-    let mut failing = Vec::new();
-    for r in &runs {
-        let (verdict, exact, undef, racy, mism, first) = match (&r.report, &r.error) {
-            (Some(rep), _) => {
-                let b = &rep.buffers;
-                let sum = |f: fn(&crate::kernel::run::BufferReport) -> usize| -> usize {
-                    b.iter().map(f).sum()
-                };
-                let first = rep
-                    .findings
-                    .iter()
-                    .filter(|f| f.kind.fails(rep.strict))
-                    .min_by_key(|f| f.kind)
-                    .map(|f| {
-                        let items: Vec<&str> = f.items.iter().take(2).map(|s| s.as_str()).collect();
-                        let w: String = f.why.chars().take(160).collect();
-                        if items.is_empty() {
-                            w
-                        } else {
-                            format!("{}: {w}", items.join(", "))
-                        }
-                    })
-                    .unwrap_or_default();
-                (
-                    if rep.ok() { "PASS" } else { "FAIL" }.to_string(),
-                    sum(|x| x.exact + x.inexact).to_string(),
-                    sum(|x| x.undefined + x.order_dependent).to_string(),
-                    sum(|x| x.racy).to_string(),
-                    if rep.device {
-                        sum(|x| x.mismatches).to_string()
-                    } else {
-                        "-".into()
-                    },
-                    first,
-                )
-            }
-            (None, Some(e)) => (
-                "ERROR".into(),
-                "-".into(),
-                "-".into(),
-                "-".into(),
-                "-".into(),
-                e.clone(),
-            ),
-            (None, None) => (
-                "-".into(),
-                "-".into(),
-                "-".into(),
-                "-".into(),
-                "-".into(),
-                String::new(),
-            ),
-        };
-        if verdict != "PASS" {
-            failing.push((r.size, first.clone()));
-        }
-        rows.push(vec![
-            r.size.to_string(),
-            verdict,
-            exact,
-            undef,
-            racy,
-            mism,
-            r.device.clone(),
-            first,
-        ]);
-    }
+    let (rows, failing) = sweep_rows(&runs);
     let mut text = format!(
         "{}: subgroup sizes {}\n",
         job.module.name,
@@ -770,6 +704,71 @@ fn sweep(a: &RunArgs, sizes: &[SubgroupSize]) -> Result<String, CliError> {
     );
     text += &crate::text::table(&rows);
     // Defined at every size and different between them: written for one size.
+    let differs = size_differences(&job, &kernel, &runs);
+    let fails = !failing.is_empty() || !differs.is_empty();
+    if !failing.is_empty() {
+        let passing: Vec<u32> = runs
+            .iter()
+            .filter(|r| r.report.as_ref().is_some_and(|x| x.ok()))
+            .map(|r| r.size)
+            .collect();
+        let (first_size, first_why) = &failing[0];
+        let list = |v: &[u32]| {
+            v.iter()
+                .map(|s| s.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let failed: Vec<u32> = failing.iter().map(|f| f.0).collect();
+        text += &format!(
+            "\nsummary: {}; fails at {} — at size {first_size}: {first_why}\n",
+            if passing.is_empty() {
+                "correct at no size".to_string()
+            } else {
+                format!(
+                    "correct only at size{} {}",
+                    if passing.len() == 1 { "" } else { "s" },
+                    list(&passing)
+                )
+            },
+            list(&failed)
+        );
+    }
+    for d in &differs {
+        text += &format!("differs between sizes: {d}\n");
+    }
+    if let Some(j) = &a.json {
+        let v = serde_json::json!({
+            "kernel": job.module.name,
+            "sizes": runs.iter().map(|r| serde_json::json!({
+                "size": r.size,
+                "device": r.device,
+                "error": r.error,
+                "report": r.report.as_ref().map(|x| x.json()),
+            })).collect::<Vec<_>>(),
+            "differs_between_sizes": differs,
+            "ok": !fails,
+        });
+        crate::files::write_atomic(j, &serde_json::to_string_pretty(&v).unwrap_or_default())
+            .map_err(CliError::internal)?;
+    }
+    if fails {
+        Err(CliError {
+            code: EXIT_MISMATCH,
+            message: format!("{text}result: FAIL"),
+        })
+    } else {
+        Ok(format!("{text}result: PASS at every size"))
+    }
+}
+
+/// The kernel's defined outputs that differ between subgroup sizes: per buffer, its first such
+/// element with its value at each size (sizes with one value together) and how many differ.
+fn size_differences(
+    job: &crate::KernelJob,
+    kernel: &crate::spirv::Kernel,
+    runs: &[SizeRun],
+) -> Vec<String> {
     let mut differs: Vec<String> = Vec::new();
     let ok_runs: Vec<&SizeRun> = runs.iter().filter(|r| r.report.is_some()).collect();
     if ok_runs.len() > 1 {
@@ -839,59 +838,89 @@ fn sweep(a: &RunArgs, sizes: &[SubgroupSize]) -> Result<String, CliError> {
             ));
         }
     }
-    let fails = !failing.is_empty() || !differs.is_empty();
-    if !failing.is_empty() {
-        let passing: Vec<u32> = runs
-            .iter()
-            .filter(|r| r.report.as_ref().is_some_and(|x| x.ok()))
-            .map(|r| r.size)
-            .collect();
-        let (first_size, first_why) = &failing[0];
-        let list = |v: &[u32]| {
-            v.iter()
-                .map(|s| s.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        let failed: Vec<u32> = failing.iter().map(|f| f.0).collect();
-        text += &format!(
-            "\nsummary: {}; fails at {} — at size {first_size}: {first_why}\n",
-            if passing.is_empty() {
-                "correct at no size".to_string()
-            } else {
-                format!(
-                    "correct only at size{} {}",
-                    if passing.len() == 1 { "" } else { "s" },
-                    list(&passing)
+    differs
+}
+
+/// The sweep's table (one row per size: verdict, counts, the device's part, the first finding)
+/// and the sizes that did not pass, each with its first finding.
+#[allow(clippy::type_complexity)]
+fn sweep_rows(runs: &[SizeRun]) -> (Vec<Vec<String>>, Vec<(u32, String)>) {
+    let mut rows = vec![vec![
+        "size".to_string(),
+        "verdict".into(),
+        "exact".into(),
+        "undefined".into(),
+        "racy".into(),
+        "model ≠ device".into(),
+        "device".into(),
+        "first finding".into(),
+    ]];
+    let mut failing = Vec::new();
+    for r in runs {
+        let (verdict, exact, undef, racy, mism, first) = match (&r.report, &r.error) {
+            (Some(rep), _) => {
+                let b = &rep.buffers;
+                let sum = |f: fn(&crate::kernel::run::BufferReport) -> usize| -> usize {
+                    b.iter().map(f).sum()
+                };
+                let first = rep
+                    .findings
+                    .iter()
+                    .filter(|f| f.kind.fails(rep.strict))
+                    .min_by_key(|f| f.kind)
+                    .map(|f| {
+                        let items: Vec<&str> = f.items.iter().take(2).map(|s| s.as_str()).collect();
+                        let w: String = f.why.chars().take(160).collect();
+                        if items.is_empty() {
+                            w
+                        } else {
+                            format!("{}: {w}", items.join(", "))
+                        }
+                    })
+                    .unwrap_or_default();
+                (
+                    if rep.ok() { "PASS" } else { "FAIL" }.to_string(),
+                    sum(|x| x.exact + x.inexact).to_string(),
+                    sum(|x| x.undefined + x.order_dependent).to_string(),
+                    sum(|x| x.racy).to_string(),
+                    if rep.device {
+                        sum(|x| x.mismatches).to_string()
+                    } else {
+                        "-".into()
+                    },
+                    first,
                 )
-            },
-            list(&failed)
-        );
+            }
+            (None, Some(e)) => (
+                "ERROR".into(),
+                "-".into(),
+                "-".into(),
+                "-".into(),
+                "-".into(),
+                e.clone(),
+            ),
+            (None, None) => (
+                "-".into(),
+                "-".into(),
+                "-".into(),
+                "-".into(),
+                "-".into(),
+                String::new(),
+            ),
+        };
+        if verdict != "PASS" {
+            failing.push((r.size, first.clone()));
+        }
+        rows.push(vec![
+            r.size.to_string(),
+            verdict,
+            exact,
+            undef,
+            racy,
+            mism,
+            r.device.clone(),
+            first,
+        ]);
     }
-    for d in &differs {
-        text += &format!("differs between sizes: {d}\n");
-    }
-    if let Some(j) = &a.json {
-        let v = serde_json::json!({
-            "kernel": job.module.name,
-            "sizes": runs.iter().map(|r| serde_json::json!({
-                "size": r.size,
-                "device": r.device,
-                "error": r.error,
-                "report": r.report.as_ref().map(|x| x.json()),
-            })).collect::<Vec<_>>(),
-            "differs_between_sizes": differs,
-            "ok": !fails,
-        });
-        crate::files::write_atomic(j, &serde_json::to_string_pretty(&v).unwrap_or_default())
-            .map_err(CliError::internal)?;
-    }
-    if fails {
-        Err(CliError {
-            code: EXIT_MISMATCH,
-            message: format!("{text}result: FAIL"),
-        })
-    } else {
-        Ok(format!("{text}result: PASS at every size"))
-    }
+    (rows, failing)
 }
