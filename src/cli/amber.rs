@@ -213,20 +213,7 @@ pub fn run(a: &AmberArgs) -> Result<String, CliError> {
     for p in [&a.json, &a.junit, &a.fidelity].into_iter().flatten() {
         report::check_writable(p).map_err(CliError::usage)?;
     }
-    let against = match &a.against {
-        Some(p) => {
-            let text = std::fs::read_to_string(p)
-                .map_err(|e| CliError::usage(format!("--against {}: {e}", p.display())))?;
-            let j: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
-                CliError::usage(format!("--against {}: not JSON ({e})", p.display()))
-            })?;
-            Some(
-                crate::amber::fidelity::DeviceVerdicts::from_json(&j)
-                    .map_err(|e| CliError::usage(format!("--against {}: {e}", p.display())))?,
-            )
-        }
-        None => None,
-    };
+    let against = a.against.as_deref().map(read_against).transpose()?;
     if a.fidelity.is_some() && against.is_none() && plan.device.is_none() {
         return Err(CliError::usage(
             "--fidelity compares the model with a device: run with a device, or give its recorded verdicts with --against FILE",
@@ -349,46 +336,13 @@ pub fn run(a: &AmberArgs) -> Result<String, CliError> {
     }
     let mut summary = summary_text(&summarize(&files), seconds);
     if let Some(p) = &a.fidelity {
-        let device = match against {
-            Some(d) => d,
-            None => {
-                let name = device_name.clone().unwrap_or_else(|| "the device".into());
-                crate::amber::fidelity::DeviceVerdicts::from_reports(&name, &files)
-            }
-        };
-        let (per_file, totals) = crate::amber::fidelity::fidelity(&files, &device);
-        let md = crate::amber::fidelity::markdown(&per_file, &totals, &device.device);
-        report::write_atomic(p, &md)
-            .map_err(|e| CliError::internal(format!("writing {}: {e}", p.display())))?;
-        summary += &format!(
-            "fidelity against {}: the model passes {} of the {} EXPECTs the device passed ({:.1}%; {:.1}% in the files it runs) — table in {}\n",
-            device.device,
-            totals.agree,
-            totals.device_pass,
-            totals.percent(),
-            totals.percent_run(),
-            p.display()
-        );
+        summary += &write_fidelity(p, against, device_name.as_deref(), &files)?;
     }
     let code = match verdict {
         None => exit_code(&files),
         Some(passed) => {
             summary += &crate::merge::expectations_text(&json);
-            let failing: std::collections::BTreeSet<String> = crate::merge::cases_of(&json)
-                .into_iter()
-                .filter(|c| c.status.fails())
-                .map(|c| c.name)
-                .collect();
-            let still: Vec<FileReport> = files
-                .iter()
-                .filter(|f| failing.contains(&format!("amber/{}", f.file)))
-                .cloned()
-                .collect();
-            match (passed, exit_code(&still)) {
-                (true, _) => 0,
-                (false, 0) => EXIT_MISMATCH,
-                (false, c) => c,
-            }
+            listed_code(passed, &json, &files)
         }
     };
     match code {
@@ -661,4 +615,64 @@ fn device_child(a: &AmberArgs) -> Result<String, CliError> {
         let _ = out.flush();
     }
     Ok(String::new())
+}
+
+/// `--against FILE`: a device's recorded verdicts (the JSON of an earlier run).
+fn read_against(p: &std::path::Path) -> Result<crate::amber::fidelity::DeviceVerdicts, CliError> {
+    let text = std::fs::read_to_string(p)
+        .map_err(|e| CliError::usage(format!("--against {}: {e}", p.display())))?;
+    let j: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| CliError::usage(format!("--against {}: not JSON ({e})", p.display())))?;
+    crate::amber::fidelity::DeviceVerdicts::from_json(&j)
+        .map_err(|e| CliError::usage(format!("--against {}: {e}", p.display())))
+}
+
+/// `--fidelity FILE`: the model's verdicts against the device's (`against`, or the device of this
+/// run), written as a table; the summary's line.
+fn write_fidelity(
+    p: &std::path::Path,
+    against: Option<crate::amber::fidelity::DeviceVerdicts>,
+    device_name: Option<&str>,
+    files: &[FileReport],
+) -> Result<String, CliError> {
+    let device = match against {
+        Some(d) => d,
+        None => {
+            let name = device_name.unwrap_or("the device");
+            crate::amber::fidelity::DeviceVerdicts::from_reports(name, files)
+        }
+    };
+    let (per_file, totals) = crate::amber::fidelity::fidelity(files, &device);
+    let md = crate::amber::fidelity::markdown(&per_file, &totals, &device.device);
+    report::write_atomic(p, &md)
+        .map_err(|e| CliError::internal(format!("writing {}: {e}", p.display())))?;
+    Ok(format!(
+        "fidelity against {}: the model passes {} of the {} EXPECTs the device passed ({:.1}%; {:.1}% in the files it runs) — table in {}\n",
+        device.device,
+        totals.agree,
+        totals.device_pass,
+        totals.percent(),
+        totals.percent_run(),
+        p.display()
+    ))
+}
+
+/// The exit code of a run with a baseline or flake list: 0 where the listed verdicts pass, else
+/// the code of the files still failing (a mismatch where they only differ from the list).
+fn listed_code(passed: bool, json: &serde_json::Value, files: &[FileReport]) -> i32 {
+    let failing: std::collections::BTreeSet<String> = crate::merge::cases_of(&json)
+        .into_iter()
+        .filter(|c| c.status.fails())
+        .map(|c| c.name)
+        .collect();
+    let still: Vec<FileReport> = files
+        .iter()
+        .filter(|f| failing.contains(&format!("amber/{}", f.file)))
+        .cloned()
+        .collect();
+    match (passed, exit_code(&still)) {
+        (true, _) => 0,
+        (false, 0) => EXIT_MISMATCH,
+        (false, c) => c,
+    }
 }
