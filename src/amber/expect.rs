@@ -289,67 +289,7 @@ pub fn evaluate(
             rgba,
             tolerances,
         } => {
-            let Some(img) = buf.image else {
-                return Err(script_error(format!(
-                    "{} is a BUFFER: IDX x y SIZE w h probes an IMAGE",
-                    buf.name
-                )));
-            };
-            let ext = img.extent;
-            let [x0, y0, w, h] = *rect;
-            if ext.samples > 1 {
-                return Err(script_error(format!(
-                    "{} is multisampled: a probe reads single-sample images",
-                    buf.name
-                )));
-            }
-            if x0 as u64 + w as u64 > ext.width as u64 || y0 as u64 + h as u64 > ext.height as u64 {
-                return Err(script_error(format!(
-                    "the probed rectangle {x0},{y0} {w}x{h} is not inside the {}x{} image {}",
-                    ext.width, ext.height, buf.name
-                )));
-            }
-            let f = img.format;
-            let tb = f.texel_bytes() as usize;
-            let mut idx = AnnotationIndex::new(&annotations[e.buffer]);
-            let mut fs = Findings::default();
-            for y in y0..y0 + h {
-                for x in x0..x0 + w {
-                    let t = (y as usize * ext.width as usize + x as usize) * tb;
-                    let raw = crate::spirv::image::unpack(&f, &data[t..t + tb]);
-                    for (k, &want) in rgba.iter().enumerate() {
-                        let (lo, hi) = match f.packed {
-                            Some(_) => (t, t + tb),
-                            None => {
-                                let cb = f.comp.bits() as usize / 8;
-                                (
-                                    t + k.min(f.comps as usize - 1) * cb,
-                                    t + (k + 1).min(f.comps as usize) * cb,
-                                )
-                            }
-                        };
-                        let name = || format!("{}({x}, {y}).{}", buf.name, ["r", "g", "b", "a"][k]);
-                        if let Some(a) = idx.hit(lo, hi) {
-                            fs.undefined(name, a);
-                            continue;
-                        }
-                        let got = probe_value(&f, k, raw[k]);
-                        let tol = match tolerances.len() {
-                            0 => None,
-                            1 => Some(tolerances[0]),
-                            _ => tolerances.get(k).copied(),
-                        };
-                        let ok = match tol {
-                            Some(t) => within(got, want, t),
-                            None => (got - want).abs() <= 0.5,
-                        };
-                        if !ok {
-                            fs.fail(|| format!("{} = {got}, expected {want}", name()));
-                        }
-                    }
-                }
-            }
-            Ok(fs.verdict(w as usize * h as usize * rgba.len()))
+            probe(buf, data, &annotations[e.buffer], *rect, rgba, tolerances).map_err(script_error)
         }
         ExpectKind::EqBuffer { other } => {
             let (ob, odata) = (&script.buffers[*other], &bytes[*other]);
@@ -409,11 +349,8 @@ pub fn evaluate(
             if f.undefined > 0 {
                 return Ok(f.verdict(count));
             }
-            let rmse = if count == 0 {
-                0.0
-            } else {
-                (sum / count as f64).sqrt()
-            };
+            // (no elements: sum 0, error 0)
+            let rmse = (sum / count.max(1) as f64).sqrt();
             // A NaN makes the RMSE NaN, which is not <= any tolerance.
             if rmse <= *tolerance {
                 Ok((Status::Pass, None))
@@ -428,6 +365,80 @@ pub fn evaluate(
             }
         }
     }
+}
+
+/// `EXPECT image IDX x y SIZE w h EQ_RGB(A) …`: every texel of the rectangle against the colour,
+/// in 0 to 255 units, within the tolerances (or half a unit); an error message where the probe
+/// does not fit the image.
+fn probe(
+    buf: &Buffer,
+    data: &[u8],
+    annotations: &[Annotation],
+    rect: [u32; 4],
+    rgba: &[f64],
+    tolerances: &[Tolerance],
+) -> Result<(Status, Option<String>), String> {
+    let Some(img) = buf.image else {
+        return Err(format!(
+            "{} is a BUFFER: IDX x y SIZE w h probes an IMAGE",
+            buf.name
+        ));
+    };
+    let ext = img.extent;
+    let [x0, y0, w, h] = rect;
+    if ext.samples > 1 {
+        return Err(format!(
+            "{} is multisampled: a probe reads single-sample images",
+            buf.name
+        ));
+    }
+    if x0 as u64 + w as u64 > ext.width as u64 || y0 as u64 + h as u64 > ext.height as u64 {
+        return Err(format!(
+            "the probed rectangle {x0},{y0} {w}x{h} is not inside the {}x{} image {}",
+            ext.width, ext.height, buf.name
+        ));
+    }
+    let f = img.format;
+    let tb = f.texel_bytes() as usize;
+    let mut idx = AnnotationIndex::new(annotations);
+    let mut fs = Findings::default();
+    for y in y0..y0 + h {
+        for x in x0..x0 + w {
+            let t = (y as usize * ext.width as usize + x as usize) * tb;
+            let raw = crate::spirv::image::unpack(&f, &data[t..t + tb]);
+            for (k, &want) in rgba.iter().enumerate() {
+                let (lo, hi) = match f.packed {
+                    Some(_) => (t, t + tb),
+                    None => {
+                        let cb = f.comp.bits() as usize / 8;
+                        (
+                            t + k.min(f.comps as usize - 1) * cb,
+                            t + (k + 1).min(f.comps as usize) * cb,
+                        )
+                    }
+                };
+                let name = || format!("{}({x}, {y}).{}", buf.name, ["r", "g", "b", "a"][k]);
+                if let Some(a) = idx.hit(lo, hi) {
+                    fs.undefined(name, a);
+                    continue;
+                }
+                let got = probe_value(&f, k, raw[k]);
+                let tol = match tolerances.len() {
+                    0 => None,
+                    1 => Some(tolerances[0]),
+                    _ => tolerances.get(k).copied(),
+                };
+                let ok = match tol {
+                    Some(t) => within(got, want, t),
+                    None => (got - want).abs() <= 0.5,
+                };
+                if !ok {
+                    fs.fail(|| format!("{} = {got}, expected {want}", name()));
+                }
+            }
+        }
+    }
+    Ok(fs.verdict(w as usize * h as usize * rgba.len()))
 }
 
 /// Component `k` of a texel in the 0 to 255 units of a probe: normalized and float components

@@ -208,6 +208,135 @@ fn bad_input(e: ScriptError) -> Stop {
     Stop::Error(ErrorClass::BadInput, e.to_string())
 }
 
+/// `RUN pipeline x y z`: the dispatch on `backend` over the buffers its pipeline binds; what the
+/// backend returns replaces those buffers and their annotations (checked first: one buffer each,
+/// of its size, annotations inside it).
+fn run_pipeline(
+    st: &mut State,
+    backend: &mut dyn Backend,
+    line: usize,
+    pipeline: usize,
+    groups: [u32; 3],
+) -> Result<(), Stop> {
+    let p = &st.script.pipelines[pipeline];
+    let mut used: Vec<usize> = Vec::new();
+    let mut bindings = Vec::with_capacity(p.bindings.len());
+    for b in &p.bindings {
+        let i = match used.iter().position(|&u| u == b.buffer) {
+            Some(i) => i,
+            None => {
+                used.push(b.buffer);
+                used.len() - 1
+            }
+        };
+        let size = st.bytes[b.buffer].len();
+        let window = b.window(size).map_err(|m| {
+            bad_input(ScriptError {
+                line: b.line,
+                command: "BIND".into(),
+                message: format!("{}: {m}", st.script.buffers[b.buffer].name),
+            })
+        })?;
+        bindings.push(DispatchBinding {
+            kind: b.kind,
+            buffer: i,
+            window,
+            element: b.element,
+        });
+    }
+    let d = Dispatch {
+        script: st.script,
+        line,
+        pipeline: p,
+        shader: &st.script.shaders[p.shader],
+        buffers: used
+            .iter()
+            .map(|&u| DispatchBuffer {
+                decl: &st.script.buffers[u],
+                bytes: &st.bytes[u],
+                annotations: &st.annotations[u],
+            })
+            .collect(),
+        bindings,
+        workgroups: groups,
+    };
+    let out = backend.dispatch(&d).map_err(|e| match e {
+        BackendError::Unsupported(m) => {
+            Stop::Unsupported(format!("line {line}: RUN {}: {m}", p.name))
+        }
+        BackendError::BadInput {
+            line: Some(l),
+            message,
+        } => Stop::Error(ErrorClass::BadInput, format!("line {l}: {message}")),
+        BackendError::BadInput {
+            line: None,
+            message,
+        } => Stop::Error(
+            ErrorClass::BadInput,
+            format!("line {line}: RUN {}: {message}", p.name),
+        ),
+        BackendError::Failed(m) => Stop::Error(
+            ErrorClass::Backend,
+            format!("line {line}: RUN {}: {m}", p.name),
+        ),
+    })?;
+    st.dispatches += 1;
+    let broken = |m: String| {
+        Stop::Error(
+            ErrorClass::Backend,
+            format!("line {line}: RUN {}: the backend returned {m}", p.name),
+        )
+    };
+    if out.buffers.len() != used.len() {
+        return Err(broken(format!(
+            "{} buffers for {} bound",
+            out.buffers.len(),
+            used.len()
+        )));
+    }
+    if !out.annotations.is_empty() && out.annotations.len() != used.len() {
+        return Err(broken(format!(
+            "annotations for {} buffers, not {}",
+            out.annotations.len(),
+            used.len()
+        )));
+    }
+    for (j, &u) in used.iter().enumerate() {
+        let size = st.script.buffers[u].size();
+        if out.buffers[j].len() != size {
+            return Err(broken(format!(
+                "{} bytes for buffer {} of {size}",
+                out.buffers[j].len(),
+                st.script.buffers[u].name
+            )));
+        }
+        if let Some(a) = out.annotations.get(j).and_then(|a| {
+            a.iter()
+                .find(|a| a.bytes.start > a.bytes.end || a.bytes.end > size)
+        }) {
+            return Err(broken(format!(
+                "an annotation of bytes {:?} outside buffer {} ({size} bytes)",
+                a.bytes, st.script.buffers[u].name
+            )));
+        }
+    }
+    let mut annotations = out.annotations;
+    for (j, (&u, bytes)) in used.iter().zip(out.buffers).enumerate() {
+        st.bytes[u] = bytes;
+        st.annotations[u] = annotations
+            .get_mut(j)
+            .map(std::mem::take)
+            .unwrap_or_default();
+    }
+    if let Some(m) = out.mode
+        && !st.modes.iter().any(|(n, _)| *n == p.name)
+    {
+        st.modes.push((p.name.clone(), m));
+    }
+
+    Ok(())
+}
+
 fn exec(
     st: &mut State,
     cmds: &[Command],
@@ -220,123 +349,7 @@ fn exec(
                 line,
                 pipeline,
                 groups,
-            } => {
-                let p = &st.script.pipelines[*pipeline];
-                let mut used: Vec<usize> = Vec::new();
-                let mut bindings = Vec::with_capacity(p.bindings.len());
-                for b in &p.bindings {
-                    let i = match used.iter().position(|&u| u == b.buffer) {
-                        Some(i) => i,
-                        None => {
-                            used.push(b.buffer);
-                            used.len() - 1
-                        }
-                    };
-                    let size = st.bytes[b.buffer].len();
-                    let window = b.window(size).map_err(|m| {
-                        bad_input(ScriptError {
-                            line: b.line,
-                            command: "BIND".into(),
-                            message: format!("{}: {m}", st.script.buffers[b.buffer].name),
-                        })
-                    })?;
-                    bindings.push(DispatchBinding {
-                        kind: b.kind,
-                        buffer: i,
-                        window,
-                        element: b.element,
-                    });
-                }
-                let d = Dispatch {
-                    script: st.script,
-                    line: *line,
-                    pipeline: p,
-                    shader: &st.script.shaders[p.shader],
-                    buffers: used
-                        .iter()
-                        .map(|&u| DispatchBuffer {
-                            decl: &st.script.buffers[u],
-                            bytes: &st.bytes[u],
-                            annotations: &st.annotations[u],
-                        })
-                        .collect(),
-                    bindings,
-                    workgroups: *groups,
-                };
-                let out = backend.dispatch(&d).map_err(|e| match e {
-                    BackendError::Unsupported(m) => {
-                        Stop::Unsupported(format!("line {line}: RUN {}: {m}", p.name))
-                    }
-                    BackendError::BadInput {
-                        line: Some(l),
-                        message,
-                    } => Stop::Error(ErrorClass::BadInput, format!("line {l}: {message}")),
-                    BackendError::BadInput {
-                        line: None,
-                        message,
-                    } => Stop::Error(
-                        ErrorClass::BadInput,
-                        format!("line {line}: RUN {}: {message}", p.name),
-                    ),
-                    BackendError::Failed(m) => Stop::Error(
-                        ErrorClass::Backend,
-                        format!("line {line}: RUN {}: {m}", p.name),
-                    ),
-                })?;
-                st.dispatches += 1;
-                let broken = |m: String| {
-                    Stop::Error(
-                        ErrorClass::Backend,
-                        format!("line {line}: RUN {}: the backend returned {m}", p.name),
-                    )
-                };
-                if out.buffers.len() != used.len() {
-                    return Err(broken(format!(
-                        "{} buffers for {} bound",
-                        out.buffers.len(),
-                        used.len()
-                    )));
-                }
-                if !out.annotations.is_empty() && out.annotations.len() != used.len() {
-                    return Err(broken(format!(
-                        "annotations for {} buffers, not {}",
-                        out.annotations.len(),
-                        used.len()
-                    )));
-                }
-                for (j, &u) in used.iter().enumerate() {
-                    let size = st.script.buffers[u].size();
-                    if out.buffers[j].len() != size {
-                        return Err(broken(format!(
-                            "{} bytes for buffer {} of {size}",
-                            out.buffers[j].len(),
-                            st.script.buffers[u].name
-                        )));
-                    }
-                    if let Some(a) = out.annotations.get(j).and_then(|a| {
-                        a.iter()
-                            .find(|a| a.bytes.start > a.bytes.end || a.bytes.end > size)
-                    }) {
-                        return Err(broken(format!(
-                            "an annotation of bytes {:?} outside buffer {} ({size} bytes)",
-                            a.bytes, st.script.buffers[u].name
-                        )));
-                    }
-                }
-                let mut annotations = out.annotations;
-                for (j, (&u, bytes)) in used.iter().zip(out.buffers).enumerate() {
-                    st.bytes[u] = bytes;
-                    st.annotations[u] = annotations
-                        .get_mut(j)
-                        .map(std::mem::take)
-                        .unwrap_or_default();
-                }
-                if let Some(m) = out.mode
-                    && !st.modes.iter().any(|(n, _)| *n == p.name)
-                {
-                    st.modes.push((p.name.clone(), m));
-                }
-            }
+            } => run_pipeline(st, backend, *line, *pipeline, *groups)?,
             Command::Copy { from, to, .. } => {
                 st.bytes[*to] = st.bytes[*from].clone();
                 st.annotations[*to] = st.annotations[*from].clone();
