@@ -771,3 +771,57 @@ fn the_readme_library_example_is_the_crate_doc_test() {
         "README's ```rust example is not the crate root's doc-test (src/lib.rs):\n{block}"
     );
 }
+
+/// Issue 18 §8: no function over 150 lines outside data tables — a function a reader can hold.
+/// A function is counted from its `fn` line to the closing brace at its own indentation (the
+/// code is rustfmt-formatted). The data tables: the catalogue's operation table
+/// (`model::catalogue::build`, one entry per operation) and the GLSL uses shown on the docs'
+/// pages (`docs::uses::uses`, source text).
+#[test]
+fn no_function_is_over_150_lines_outside_data_tables() {
+    const TABLES: [(&str, &str); 2] = [("catalogue.rs", "build"), ("uses.rs", "uses")];
+    let mut files = Vec::new();
+    let mut dirs = vec![repo().join("src")];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                files.push(p);
+            }
+        }
+    }
+    let mut counted = 0;
+    let mut long = Vec::new();
+    for p in &files {
+        let text = std::fs::read_to_string(p).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, l) in lines.iter().enumerate() {
+            let indent = l.len() - l.trim_start().len();
+            let mut rest = l.trim_start();
+            for prefix in ["pub(crate) ", "pub(super) ", "pub ", "const ", "unsafe "] {
+                rest = rest.strip_prefix(prefix).unwrap_or(rest);
+            }
+            let Some(sig) = rest.strip_prefix("fn ") else {
+                continue;
+            };
+            let name: String = sig
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            let close = format!("{}}}", " ".repeat(indent));
+            let Some(end) = lines[i + 1..].iter().position(|x| *x == close) else {
+                continue; // a declaration without a body
+            };
+            counted += 1;
+            let n = end + 2;
+            let file = p.file_name().unwrap().to_string_lossy().into_owned();
+            if n > 150 && !TABLES.contains(&(file.as_str(), name.as_str())) {
+                long.push(format!("{}:{} {name} ({n} lines)", p.display(), i + 1));
+            }
+        }
+    }
+    assert!(counted > 1000, "{counted} functions found");
+    assert!(long.is_empty(), "functions over 150 lines: {long:?}");
+}

@@ -426,7 +426,22 @@ fn subgroup(
         r.undefined.copy_from_slice(&und_new);
         r.stale.copy_from_slice(&stale_new);
     }
-    // Writes: lanes t .. s − t inside the data, rows t .. rows − t inside the data.
+    write_tile(c, wg, sg, (x0, y0), r, out)
+}
+
+/// The subgroup's writes after its steps: lanes t .. s − t inside the data, rows t .. rows − t
+/// inside the data — each cell once, from a row advanced to the last step, with no undefined
+/// shuffle behind it, in the rows its workgroup row owns.
+fn write_tile(
+    c: &PassCtx,
+    wg: [u32; 2],
+    sg: u32,
+    (x0, y0): (i64, i64),
+    r: &Regs,
+    out: &mut Out,
+) -> Result<(), GrayScottError> {
+    let (t, rows, s) = (c.tile.steps as usize, c.tile.rows as usize, c.s as usize);
+    let last_row = c.domain.rows() as i64;
     let h = c.halo;
     let out_lanes = LaneMask::first((s - h) as u32).0 & !LaneMask::first(h as u32).0;
     let cols = c.domain.cols();
