@@ -765,7 +765,7 @@ fn sweep(a: &RunArgs, sizes: &[SubgroupSize]) -> Result<String, CliError> {
 /// The kernel's defined outputs that differ between subgroup sizes: per buffer, its first such
 /// element with its value at each size (sizes with one value together) and how many differ.
 fn size_differences(
-    job: &crate::KernelJob,
+    job: &KernelJob,
     kernel: &crate::spirv::Kernel,
     runs: &[SizeRun],
 ) -> Vec<String> {

@@ -117,28 +117,6 @@ impl AtomicOp {
         }
     }
 
-    /// The claim a parallel run makes on a buffer unit for this atomic on a `sc` at `scope` when
-    /// its order cannot change the memory's final value, or 0 where it can. Such atomics of one
-    /// kind and width — integer adds and subtracts (one kind), or one of min, max, and, or, xor — at
-    /// `Device` scope (scopes that include every invocation of the dispatch, so no two of them
-    /// race: Vulkan memory model, "Data race"), leave the sum / minimum / … of their operands
-    /// whatever the order, and need no ordered re-run when nothing reads what they return and
-    /// nothing else touches the unit. Float atomics are not among them (their rounding depends on
-    /// the order), nor exchanges and compare-exchanges.
-    pub fn commuting_claim(self, sc: Scalar, scope: crate::spirv::memory::Scope) -> u32 {
-        let integer = matches!(sc, Scalar::Int { .. });
-        let class = self.commute_class();
-        if scope != crate::spirv::memory::Scope::Device
-            || !integer
-            || matches!(self, AtomicOp::FAdd | AtomicOp::FMin | AtomicOp::FMax)
-            || class == 0
-            || !self.commutes()
-        {
-            return 0;
-        }
-        crate::spirv::memory::COMMUTING + class * 2 + u32::from(sc.bits() == 64)
-    }
-
     /// Is the final memory value independent of the order in which invocations ran this operation
     /// (integer operations that commute)?
     pub fn commutes(self) -> bool {

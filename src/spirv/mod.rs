@@ -32,6 +32,7 @@
 #![allow(clippy::needless_range_loop)]
 
 mod addresses;
+mod atomics;
 pub mod decode;
 pub mod error;
 pub mod examples;

@@ -369,7 +369,7 @@ pub struct Buffer {
 pub const MANY: u32 = u32::MAX;
 
 /// The first owner word of a unit that only commuting atomics touched
-/// ([`crate::spirv::inst::AtomicOp::commuting_claim`]); invocations are numbered below it.
+/// (`spirv::atomics::commuting_claim`); invocations are numbered below it.
 pub const COMMUTING: u32 = u32::MAX - 64;
 
 fn zeros(n: usize) -> Vec<AtomicU32> {
@@ -553,7 +553,7 @@ impl Buffer {
     }
 
     /// Records commuting atomics of one kind
-    /// ([`crate::spirv::inst::AtomicOp::commuting_claim`] `key`) on units `us`; false if
+    /// (`spirv::atomics::commuting_claim` `key`) on units `us`; false if
     /// anything else touched one of them (a plain access, or another kind).
     pub fn claim_commuting(&self, us: std::ops::Range<usize>, key: u32) -> bool {
         let mut ok = true;

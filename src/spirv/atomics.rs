@@ -1,0 +1,475 @@
+//! Atomics: the read-modify-write of one instruction for its lanes in one order a device may
+//! pick, what each returns (order-dependent where another unordered write could have come first),
+//! what it leaves (order-dependent unless the window of unordered operations provably commutes),
+//! the claim a parallel run makes for commuting ones, and release/acquire through them.
+
+use crate::reconverge::Flow;
+use crate::spirv::error::SpirvError;
+use crate::spirv::exec::{each_lane, Wg};
+use crate::spirv::inst::*;
+use crate::spirv::memory::clock::{flags, semantics, Family, Knowledge, Scope, SyncRecord};
+use crate::spirv::memory::{Hits, Kind};
+use crate::spirv::memory::{Ptr, Space};
+use crate::spirv::prov::{combine, is_undefined, Cause, Taint};
+use crate::spirv::scalar::{self, mask};
+use crate::spirv::types::{Scalar, Storage};
+
+/// An atomic access: its scope and the commute class of its write.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct AtomicAcc {
+    pub scope: Scope,
+    pub class: u32,
+    /// the claim a parallel run makes for it when its order cannot matter
+    /// ([`commuting_claim`]; 0 when it can)
+    pub free: u32,
+}
+
+impl Wg<'_, '_> {
+    /// An atomic operation, lane by lane in lane order (one order a device may pick). A returned
+    /// value is order-dependent where an unordered atomic write to the same memory could have come
+    /// before it — another lane of this instruction, or another invocation without a
+    /// happens-before between them; the memory left behind is order-dependent where unordered
+    /// writes do not commute.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn atomic(
+        &mut self,
+        flow: &Flow,
+        op: AtomicOp,
+        sc: Scalar,
+        d: Option<Reg>,
+        ptr: Reg,
+        v: Option<Reg>,
+        cmp: Option<Reg>,
+        scope: Scope,
+        sem: u32,
+        loc: LocId,
+    ) -> Result<(), SpirvError> {
+        let k = self.k;
+        let n = self.n;
+        let pb = self.regs.base(ptr);
+        if let Some(d) = d {
+            self.regs.make_dirty(d);
+        }
+        let w = sc.bits() as u8;
+        let writes = op != AtomicOp::Load;
+        let mut acc = AtomicAcc {
+            scope,
+            class: op.commute_class(),
+            free: 0,
+        };
+        // Lanes of this instruction that write the same memory: each may have gone first.
+        let mut shared_target: std::collections::HashMap<u64, u32> = Default::default();
+        if writes {
+            each_lane(&flow.set, n, |s| {
+                *shared_target
+                    .entry(Ptr::from_bits(self.regs.vals[pb + s]).place())
+                    .or_default() += 1;
+            });
+        }
+        // One order a device may pick: lane order, or (other schedules) the reverse.
+        let mut order: Vec<usize> = Vec::new();
+        each_lane(&flow.set, n, |s| order.push(s));
+        if self.d.reverse_atomics() {
+            order.reverse();
+        }
+        {
+            for s in order {
+                let p = Ptr::from_bits(self.regs.vals[pb + s]);
+                let pt = if self.regs.dirty(ptr) {
+                    self.regs.taint[pb + s]
+                } else {
+                    Taint::NONE
+                };
+                let obj = p.obj();
+                let off = p.off();
+                let o = &k.objects[obj.index()];
+                if writes && o.read_only && o.storage != Storage::StorageBuffer {
+                    return Err(SpirvError::malformed(format!(
+                        "an atomic write to the read-only {} variable {}",
+                        o.storage.name(),
+                        o.name
+                    )));
+                }
+                let sp = Space::of(o.storage);
+                let arg = |wg: &Self, r: Option<Reg>| -> (u64, Taint) {
+                    match r {
+                        Some(r) => {
+                            let i = wg.regs.base(r) + s;
+                            (wg.regs.vals[i], wg.regs.taint_at(r, i))
+                        }
+                        None => (0, Taint::NONE),
+                    }
+                };
+                let (x, tx) = arg(self, v);
+                let (c, tc) = arg(self, cmp);
+                if is_undefined(pt) {
+                    self.store_through_undefined_pointer(obj, sp, pt, loc);
+                    if let Some(d) = d {
+                        let i = self.regs.base(d) + s;
+                        self.regs.taint[i] = pt;
+                    }
+                    continue;
+                }
+                if p.oob() || off as u64 + sc.bytes() as u64 > self.obj_size(obj) {
+                    let pr = self.oob(obj, off as u64, loc, s, writes);
+                    if let Some(d) = d {
+                        let i = self.regs.base(d) + s;
+                        self.regs.taint[i] = pr;
+                    }
+                    continue;
+                }
+                let off = off + self.view_base(obj, sp);
+                // Workgroups run on several threads: a buffer atomic's read-modify-write holds the
+                // lock of its 8-byte stripe (shared memory belongs to one workgroup, one thread).
+                let _guard = if sp == Space::Global {
+                    Some(crate::spirv::exec::atomic_lock(self.d.owner_of(obj), off))
+                } else {
+                    None
+                };
+                let kind = if writes { Kind::Rmw } else { Kind::Read };
+                let old = self.raw_get(obj, sp, off, sc.bytes(), s);
+                let told = self.raw_taint(obj, sp, off, sc.bytes(), s);
+                let new = atomic_result(op, w, old, x, c);
+                // What this atomic returns: order-dependent where another unordered write could
+                // have come first (the shadow found one before it, or another lane of this
+                // instruction writes the same memory).
+                // Nobody reads what it returns, what it writes is defined, and the final value is
+                // the same whatever the order of the others like it: a parallel run need not be
+                // redone in order for it.
+                let clean = [tx, tc, pt, told, self.lost_taint[s]];
+                acc.free = if d.is_none() && clean.iter().all(|t| t.is_none()) {
+                    commuting_claim(op, sc, scope)
+                } else {
+                    0
+                };
+                let hits = self.hook(obj, sp, off, sc.bytes(), s, loc, kind, Some(acc), {
+                    new.map(|nv| nv == old).unwrap_or(true)
+                });
+                let crowded = writes && shared_target.get(&p.place()).copied().unwrap_or(0) > 1;
+                let same = new.map(|nv| nv == old).unwrap_or(true);
+                let tret = self.atomic_returned(
+                    &hits,
+                    told,
+                    crowded,
+                    (obj, sp, off),
+                    s,
+                    loc,
+                    writes,
+                    same,
+                );
+                if new.is_some_and(|nv| nv != old) {
+                    self.progress += 1;
+                }
+                if let Some(nv) = new {
+                    self.atomic_write(
+                        (op, acc.class, sc),
+                        hits.concurrent_atomic,
+                        (obj, sp, off),
+                        (old, nv, x),
+                        (told, tx, tc, pt),
+                        s,
+                        loc,
+                    );
+                }
+                self.sync_atomic(obj, sp, off, s, writes, op != AtomicOp::Store, scope, sem);
+                if let Some(d) = d {
+                    let i = self.regs.base(d) + s;
+                    self.regs.vals[i] = old;
+                    self.regs.taint[i] = combine(tret, pt.without_inexact());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes what an atomic leaves (`nv`, from `old` and operand `x`) for lane `s`: a store or
+    /// exchange writes its operand whatever was there, the others combine with the old value's
+    /// taint; order-dependent where an unordered write of another class (`concurrent`) does not
+    /// provably commute with it; inexact for a float add (it rounds in the order they ran).
+    #[allow(clippy::too_many_arguments)]
+    fn atomic_write(
+        &mut self,
+        (op, class, sc): (AtomicOp, u32, Scalar),
+        concurrent: Option<crate::spirv::memory::Access>,
+        (obj, sp, off): (ObjectId, Space, u32),
+        (old, nv, x): (u64, u64, u64),
+        (told, tx, tc, pt): (Taint, Taint, Taint, Taint),
+        s: usize,
+        loc: LocId,
+    ) {
+        let w = sc.bits() as u8;
+        // The new value: a store or exchange writes its operand whatever was there; the
+        // others combine with the old value. Float adds round in the order they ran.
+        let mut t = match op {
+            AtomicOp::Store | AtomicOp::Exchange => tx,
+            _ => combine(told, combine(tx, tc)),
+        };
+        // The location's window of unordered read-modify-writes: opened by one
+        // that nothing unordered precedes, joined by the rest.
+        let commutes = self.window_commutes(op, sp, obj, off, old, x, w, concurrent.is_none());
+        // Another class's unordered write: order-dependent unless the window's
+        // operations provably commute (an operation that left the value as it was may
+        // still not commute with the others: `Or 1` after `Add 1` on 0 keeps 1, before
+        // it gives 2).
+        if let Some(other) = concurrent
+            && (class == 0 || other.class() != class)
+            && !commutes
+        {
+            t = combine(
+                t,
+                self.prov(Cause::AtomicOrder, loc, Taint::NONE)
+                    .order_dependent(),
+            );
+        }
+        if op == AtomicOp::FAdd {
+            t |= Taint::INEXACT;
+        }
+        let t = self.write_taint(s, combine(t, pt.without_inexact()));
+        let t = if t.has_prov() {
+            self.stored_link(t, loc)
+        } else {
+            t
+        };
+        self.raw_put(obj, sp, off, sc.bytes(), s, nv, t);
+        self.note_writer(obj, sp, off, sc.bytes(), s, loc);
+    }
+
+    /// The taint of what an atomic returns to lane `s` (the location held taint `told`):
+    /// order-dependent where another unordered write could have come first (the shadow found one
+    /// before it, or another lane of the instruction writes the same memory — `crowded`), with
+    /// the race its access makes; a read that a later write raced with is marked for the next run.
+    #[allow(clippy::too_many_arguments)]
+    fn atomic_returned(
+        &mut self,
+        hits: &Hits,
+        told: Taint,
+        crowded: bool,
+        (obj, sp, off): (ObjectId, Space, u32),
+        s: usize,
+        loc: LocId,
+        writes: bool,
+        same: bool,
+    ) -> Taint {
+        let mut tret = told;
+        let late = self
+            .d
+            .late_read(loc, self.who(s), obj, off / self.unit_of(obj, sp));
+        let other_wg = hits
+            .concurrent_atomic
+            .is_some_and(|a| (a.who - 1) / self.d.lanes_per_wg != self.wg_linear);
+        if other_wg {
+            tret = combine(
+                tret,
+                self.prov(Cause::WorkgroupOrder, loc, Taint::NONE)
+                    .order_dependent(),
+            );
+        } else if crowded || late || hits.concurrent_atomic.is_some() {
+            tret = combine(
+                tret,
+                self.prov(Cause::AtomicOrder, loc, Taint::NONE)
+                    .order_dependent(),
+            );
+        }
+        if let Some((other, other_wrote)) = hits.race {
+            let same = if other_wrote {
+                other.flags & flags::SAME != 0
+            } else {
+                same
+            };
+            let r = self.race(obj, off, other, other_wrote, s, loc, writes, same);
+            tret = combine(r, tret);
+            if !other_wrote && !r.is_none() {
+                let u = off / self.unit_of(obj, sp);
+                self.d.mark_late((other.loc, other.who, obj, u));
+            }
+        }
+        if let Some(other) = hits.late_atomic_read
+            && !same
+        {
+            let u = off / self.unit_of(obj, sp);
+            self.d.mark_late((other.loc, other.who, obj, u));
+        }
+        tret
+    }
+
+    /// Adds a read-modify-write to the window of unordered ones at `off` of `obj` (a new window
+    /// where it is the `first`, nothing unordered before it): do the window's operations provably
+    /// commute ([`crate::spirv::memory::AtomicWindow`])? Buffers have windows only in the ordered
+    /// run (a parallel run where two invocations share a location is redone in order).
+    #[allow(clippy::too_many_arguments)]
+    fn window_commutes(
+        &mut self,
+        op: AtomicOp,
+        sp: Space,
+        obj: ObjectId,
+        off: u32,
+        old: u64,
+        x: u64,
+        w: u8,
+        first: bool,
+    ) -> bool {
+        use crate::spirv::memory::{AtomicWindow, WindowOp};
+        let kind = match op {
+            AtomicOp::Add => WindowOp::Add,
+            AtomicOp::Inc => WindowOp::Add,
+            AtomicOp::Or => WindowOp::Or,
+            AtomicOp::Xor => WindowOp::Xor,
+            AtomicOp::And => WindowOp::And,
+            AtomicOp::Store | AtomicOp::Exchange => WindowOp::Set,
+            _ => WindowOp::Other,
+        };
+        let operand = if op == AtomicOp::Inc { 1 } else { x };
+        let update = |win: &mut AtomicWindow| {
+            if first {
+                *win = AtomicWindow::new(old);
+            }
+            win.add(kind, operand, w as u32);
+            win.commutes(w as u32)
+        };
+        match sp {
+            Space::Shared => update(
+                self.windows
+                    .entry((obj, off))
+                    .or_insert_with(|| AtomicWindow::new(old)),
+            ),
+            // Buffers: only the ordered run sees unordered atomics (a parallel
+            // run where two invocations share a location is redone in order).
+            _ if self.d.ordered() => update(
+                self.d
+                    .windows
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .entry((self.d.owner_of(obj), off))
+                    .or_insert_with(|| AtomicWindow::new(old)),
+            ),
+            _ => false,
+        }
+    }
+
+    /// Release and acquire of an atomic by lane `s` on the unit at `off` of `obj`: a releasing
+    /// write leaves what the lane knows (and its own accesses so far) in the location's sync record
+    /// — added to it by a read-modify-write, which continues a release sequence, replacing it
+    /// otherwise; an acquiring read takes the record into what the lane knows; a relaxed read keeps
+    /// it until an acquire fence.
+    #[allow(clippy::too_many_arguments)]
+    fn sync_atomic(
+        &mut self,
+        obj: ObjectId,
+        sp: Space,
+        off: u32,
+        s: usize,
+        writes: bool,
+        reads: bool,
+        scope: Scope,
+        sem: u32,
+    ) {
+        let Some(f) = sp.family() else {
+            return;
+        };
+        let key = (obj, off);
+        if writes {
+            let releases = semantics::releases(sem) || self.rel_fence[s];
+            if releases {
+                let snap = self.snapshot(s);
+                let rmw = reads;
+                let e = self.syncs.entry(key).or_default();
+                if !rmw {
+                    *e = SyncRecord::default();
+                }
+                e.join(&snap, self.wg_linear, scope);
+                self.clock[s] += 1;
+            } else if !reads {
+                // A relaxed store starts no release sequence and ends any there was.
+                self.syncs.remove(&key);
+            }
+        }
+        if reads && let Some(rec) = self.syncs.get(&key) {
+            if rec.knows.is_empty() || (rec.scope < Scope::Device && rec.wg != self.wg_linear) {
+                return;
+            }
+            let k = rec.knows.clone();
+            let target = if semantics::acquires(sem) {
+                &mut self.knows[s]
+            } else {
+                &mut self.pending[s]
+            };
+            target.get_or_insert_with(Default::default).join(&k);
+        }
+        let _ = f;
+    }
+
+    /// What lane `s` would pass on by releasing now: what it knows, the accesses of its workgroup
+    /// before the barriers it passed, and its own accesses so far.
+    fn snapshot(&self, s: usize) -> Knowledge {
+        let mut k = self.knows[s].as_deref().cloned().unwrap_or_default();
+        k.raise_wg(
+            self.wg_linear,
+            self.wg_epoch[Family::Shared as usize],
+            self.wg_epoch[Family::Global as usize],
+        );
+        k.raise_slot(self.who(s), self.clock[s] + 1);
+        k
+    }
+}
+
+/// The value an atomic `op` of width `w` leaves where `old` was, with operand `x` (and comparator
+/// `c`); `None` for a load. Float adds round in the order they ran.
+fn atomic_result(op: AtomicOp, w: u8, old: u64, x: u64, c: u64) -> Option<u64> {
+    let m = mask(w);
+    match op {
+        AtomicOp::Load => None,
+        AtomicOp::Store | AtomicOp::Exchange => Some(x & m),
+        AtomicOp::CompareExchange => Some(if old & m == c & m { x & m } else { old }),
+        AtomicOp::Inc => Some(old.wrapping_add(1) & m),
+        AtomicOp::Dec => Some(old.wrapping_sub(1) & m),
+        AtomicOp::Add => Some(old.wrapping_add(x) & m),
+        AtomicOp::Sub => Some(old.wrapping_sub(x) & m),
+        AtomicOp::SMin => Some(if scalar::sext(w, x) < scalar::sext(w, old) {
+            x & m
+        } else {
+            old
+        }),
+        AtomicOp::UMin => Some((x & m).min(old)),
+        AtomicOp::SMax => Some(if scalar::sext(w, x) > scalar::sext(w, old) {
+            x & m
+        } else {
+            old
+        }),
+        AtomicOp::UMax => Some((x & m).max(old)),
+        AtomicOp::And => Some(old & x),
+        AtomicOp::Or => Some(old | x),
+        AtomicOp::Xor => Some(old ^ x),
+        AtomicOp::FAdd => Some(scalar::float_bin(FloatBin::Add, w, old, x)),
+        AtomicOp::FMin | AtomicOp::FMax => {
+            let (a, b) = (scalar::f_get(w, old), scalar::f_get(w, x));
+            let r = if op == AtomicOp::FMin {
+                a.min(b)
+            } else {
+                a.max(b)
+            };
+            Some(scalar::f_put(w, r))
+        }
+    }
+}
+
+/// The claim a parallel run makes on a buffer unit for atomic `op` on a `sc` at `scope` when
+/// its order cannot change the memory's final value, or 0 where it can. Such atomics of one
+/// kind and width — integer adds and subtracts (one kind), or one of min, max, and, or, xor — at
+/// `Device` scope (scopes that include every invocation of the dispatch, so no two of them
+/// race: Vulkan memory model, "Data race"), leave the sum / minimum / … of their operands
+/// whatever the order, and need no ordered re-run when nothing reads what they return and
+/// nothing else touches the unit. Float atomics are not among them (their rounding depends on
+/// the order), nor exchanges and compare-exchanges.
+pub(crate) fn commuting_claim(op: AtomicOp, sc: Scalar, scope: Scope) -> u32 {
+    let integer = matches!(sc, Scalar::Int { .. });
+    let class = op.commute_class();
+    if scope != Scope::Device
+        || !integer
+        || matches!(op, AtomicOp::FAdd | AtomicOp::FMin | AtomicOp::FMax)
+        || class == 0
+        || !op.commutes()
+    {
+        return 0;
+    }
+    crate::spirv::memory::COMMUTING + class * 2 + u32::from(sc.bits() == 64)
+}
