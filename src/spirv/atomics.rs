@@ -74,12 +74,10 @@ impl Wg<'_, '_> {
         }
         {
             for s in order {
-                let p = Ptr::from_bits(self.regs.vals[pb + s]);
-                let pt = if self.regs.dirty(ptr) {
-                    self.regs.taint[pb + s]
-                } else {
-                    Taint::NONE
-                };
+                let (p, pt) = (
+                    Ptr::from_bits(self.regs.vals[pb + s]),
+                    self.regs.taint_at(ptr, pb + s),
+                );
                 let obj = p.obj();
                 let off = p.off();
                 let o = &k.objects[obj.index()];

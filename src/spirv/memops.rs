@@ -681,16 +681,13 @@ impl Wg<'_, '_> {
         let plan = &k.plans[plan as usize];
         let n = self.n;
         let pb = self.regs.base(ptr);
-        let tp = self.regs.dirty(ptr);
         for g in 0..self.groups {
             for l in flow.set[g].iter() {
                 let s = g * n + l as usize;
-                let p = Ptr::from_bits(self.regs.vals[pb + s]);
-                let pt = if tp {
-                    self.regs.taint[pb + s]
-                } else {
-                    Taint::NONE
-                };
+                let (p, pt) = (
+                    Ptr::from_bits(self.regs.vals[pb + s]),
+                    self.regs.taint_at(ptr, pb + s),
+                );
                 let obj = p.obj();
                 let off = p.off();
                 let o = &k.objects[obj.index()];

@@ -349,6 +349,21 @@ fn the_router_sends_every_opcode_to_a_family_that_maps_it() {
     assert!(routed >= 160, "only {routed} opcodes routed");
 }
 
+/// A `Uniform` block `{ uint }` named `params` at set 0 binding 0: (its pointer type, the
+/// member's pointer type, the variable's id — to be added at module scope).
+fn uniform_block(b: &mut Builder, uint: Word) -> (Word, Word, Word) {
+    let st = b.type_struct(vec![uint]);
+    b.decorate(st, Decoration::Block, vec![]);
+    b.member_decorate(st, 0, Decoration::Offset, vec![Operand::LiteralBit32(0)]);
+    let ptr = b.type_pointer(None, StorageClass::Uniform, st);
+    let eptr = b.type_pointer(None, StorageClass::Uniform, uint);
+    let v = b.id();
+    b.decorate(v, Decoration::DescriptorSet, vec![Operand::LiteralBit32(0)]);
+    b.decorate(v, Decoration::Binding, vec![Operand::LiteralBit32(0)]);
+    b.name(v, "params");
+    (ptr, eptr, v)
+}
+
 // The validate pass. Vulkan: variables in the Uniform storage class that are Block-decorated are
 // read-only ("Uniform buffers ... cannot be written", VUID-StandaloneSpirv-OpStore / the
 // Storage Classes section of SPIR-V: Uniform is "shared externally, ... read-only"). The store
@@ -359,15 +374,7 @@ fn validate_refuses_a_store_to_a_uniform_block_even_in_code_that_never_runs() {
     let ids = std::cell::Cell::new((0, 0));
     let words = kernel(
         |b, uint| {
-            let st = b.type_struct(vec![uint]);
-            b.decorate(st, Decoration::Block, vec![]);
-            b.member_decorate(st, 0, Decoration::Offset, vec![Operand::LiteralBit32(0)]);
-            let ptr = b.type_pointer(None, StorageClass::Uniform, st);
-            let eptr = b.type_pointer(None, StorageClass::Uniform, uint);
-            let v = b.id();
-            b.decorate(v, Decoration::DescriptorSet, vec![Operand::LiteralBit32(0)]);
-            b.decorate(v, Decoration::Binding, vec![Operand::LiteralBit32(0)]);
-            b.name(v, "params");
+            let (ptr, eptr, v) = uniform_block(b, uint);
             let bool_t = b.type_bool();
             let never = b.constant_false(bool_t);
             let zero = b.constant_bit32(uint, 0);
@@ -398,15 +405,7 @@ fn validate_refuses_an_atomic_write_to_a_uniform_block() {
     let ids = std::cell::Cell::new((0, 0));
     let words = kernel(
         |b, uint| {
-            let st = b.type_struct(vec![uint]);
-            b.decorate(st, Decoration::Block, vec![]);
-            b.member_decorate(st, 0, Decoration::Offset, vec![Operand::LiteralBit32(0)]);
-            let ptr = b.type_pointer(None, StorageClass::Uniform, st);
-            let eptr = b.type_pointer(None, StorageClass::Uniform, uint);
-            let v = b.id();
-            b.decorate(v, Decoration::DescriptorSet, vec![Operand::LiteralBit32(0)]);
-            b.decorate(v, Decoration::Binding, vec![Operand::LiteralBit32(0)]);
-            b.name(v, "params");
+            let (ptr, eptr, v) = uniform_block(b, uint);
             let (zero, one, device) = (
                 b.constant_bit32(uint, 0),
                 b.constant_bit32(uint, 1),
