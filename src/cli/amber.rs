@@ -660,7 +660,7 @@ fn write_fidelity(
 /// The exit code of a run with a baseline or flake list: 0 where the listed verdicts pass, else
 /// the code of the files still failing (a mismatch where they only differ from the list).
 fn listed_code(passed: bool, json: &serde_json::Value, files: &[FileReport]) -> i32 {
-    let failing: std::collections::BTreeSet<String> = crate::merge::cases_of(&json)
+    let failing: std::collections::BTreeSet<String> = crate::merge::cases_of(json)
         .into_iter()
         .filter(|c| c.status.fails())
         .map(|c| c.name)
