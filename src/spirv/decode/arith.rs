@@ -63,8 +63,7 @@ impl Decoder<'_> {
         }))
     }
 
-    /// Integer, float and logical arithmetic, comparisons, selection and conversions
-    /// ([`Family::Arith`]).
+    /// Integer and float arithmetic and comparisons, `OpUndef` ([`Family::Arith`]).
     pub(super) fn scalar_inst(&mut self, i: &Instruction) -> Result<Option<Inst>, SpirvError> {
         let op = i.class.opcode;
         let rid = i.result_id.unwrap_or(0);

@@ -1,9 +1,11 @@
-//! Composites: construct, extract, insert, shuffle, copy.
+//! Composites (construct, extract, insert, shuffle, copy) and the matrix family (products,
+//! extended integer arithmetic, bit fields).
 
 use super::*;
 
 impl Decoder<'_> {
-    /// Composites, matrices, extended integer arithmetic and bit fields ([`Family::Composite`]).
+    /// Composites: copies, extracts, inserts, constructs, shuffles and dynamic vector access
+    /// ([`Family::Composite`]).
     pub(super) fn composite_inst(&mut self, i: &Instruction) -> Result<Option<Inst>, SpirvError> {
         let op = i.class.opcode;
         let rid = i.result_id.unwrap_or(0);

@@ -502,10 +502,6 @@ impl Decoder<'_> {
         ) && !self.has_deco(id, Decoration::NoContraction)
     }
 
-    /// Decodes one body instruction (not control flow).
-    /// Decodes one instruction of a function body, by family: scalar arithmetic, logic and
-    /// conversions; composites, vectors and matrices; then memory, atomics, barriers, calls and
-    /// group operations (the last names anything else unsupported).
     /// One instruction of a function body, by its family ([`family`]: the one place opcodes are
     /// routed).
     pub(super) fn inst(&mut self, i: &Instruction) -> Result<Option<Inst>, SpirvError> {

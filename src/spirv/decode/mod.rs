@@ -7,11 +7,12 @@
 //! layout): `facts` (debug information, decorations, names, the entry point and its execution
 //! modes), `globals` (types, constants and specialization constants folded with the executor's
 //! scalar rules, variables, load/store plans), `functions` (functions, structured control flow,
-//! and the one `match` that routes each body instruction to its family), then one file per
-//! instruction family: `arith` (scalar and vector arithmetic, comparisons, conversions),
-//! `composite`, `access` (variables, access chains, loads, stores, pointers), `ext`
-//! (matrices and GLSL.std.450) and `sync` (atomics and subgroup instructions, the latter mapped
-//! through the model's catalogue).
+//! and the one `match` — `family` — that routes each body instruction to its family), then one
+//! file per group of families: `arith` (arithmetic and comparisons; logic and selection;
+//! conversions), `composite` (composites; vector and matrix products, extended integer arithmetic,
+//! bit fields), `access` (loads, stores, pointers; access chains), `ext` (GLSL.std.450), `sync`
+//! (atomics, barriers, and subgroup instructions mapped through the model's catalogue) and
+//! `image`; `validate` holds the static rules checked once, at decode time.
 
 use crate::model::{info, Op, QuadDir, Scan, Value, ValueType};
 use crate::reconverge::Mode;
@@ -330,13 +331,13 @@ fn scan_of(g: Option<spirv::GroupOperation>) -> Result<Scan, SpirvError> {
 pub(super) enum Family {
     /// nothing to execute (`OpNop`, an `OpExecutionModeId` read in a function body)
     Nothing,
-    /// scalar and vector arithmetic, comparisons, selection, conversions, `OpUndef` (`arith.rs`)
+    /// scalar and vector arithmetic and comparisons, `OpUndef` (`arith.rs`)
     Arith,
-    /// composites, matrices, extended integer arithmetic, bit fields (`composite.rs`)
+    /// composites: copies, extracts, inserts, constructs, shuffles (`composite.rs`)
     Composite,
     /// extended instruction sets: GLSL.std.450, NonSemantic (`ext.rs`)
     Ext,
-    /// loads, stores, copies, access chains, pointer comparisons, array lengths (`access.rs`)
+    /// loads, stores, copies, pointer comparisons, array lengths (`access.rs`)
     Access,
     /// atomics (`sync.rs`)
     Atomic,
