@@ -359,6 +359,22 @@ fn a_local_size_whose_product_overflows_is_an_error_not_a_panic() {
 }
 
 #[test]
+fn an_ext_inst_import_without_a_name_is_an_error_not_a_panic() {
+    // Found by the `spirv` fuzz target (2026-11-27): an `OpExtInstImport` of word count 1 read
+    // its name past its end. SPIR-V 3.32.21: OpExtInstImport has a Result and a Name.
+    let bytes = include_bytes!("fuzz-regressions/spirv-ext-inst-import-without-name.spv");
+    let words: Vec<u32> = bytes
+        .chunks(4)
+        .map(|c| {
+            let mut w = [0u8; 4];
+            w[..c.len()].copy_from_slice(c);
+            u32::from_le_bytes(w)
+        })
+        .collect();
+    assert!(decode(&words, &DecodeOptions::default()).is_err());
+}
+
+#[test]
 fn workgroup_counts_whose_product_overflows_are_an_error_not_a_panic() {
     let k = decode(&examples::lane_ids(), &DecodeOptions::default()).unwrap();
     let e = run_model(

@@ -165,8 +165,8 @@ fn prepare(
                 texts.insert(inst[3], literal_string(&inst[4..]));
                 last_text = Some(inst[3]);
             }
-            // OpExtInstImport: Result, Name
-            11 => {
+            // OpExtInstImport: Result, Name (a shorter one is left for the parser to refuse)
+            11 if count >= 3 => {
                 let name = literal_string(&inst[2..]);
                 if name.starts_with("NonSemantic.") {
                     non_semantic.push(inst[1]);
