@@ -12,7 +12,7 @@ use crate::spirv::memory::{Hits, Kind};
 use crate::spirv::memory::{Ptr, Space};
 use crate::spirv::prov::{combine, is_undefined, Cause, Taint};
 use crate::spirv::scalar::{self, mask};
-use crate::spirv::types::{Scalar, Storage};
+use crate::spirv::types::Scalar;
 
 /// An atomic access: its scope and the commute class of its write.
 #[derive(Clone, Copy, Debug)]
@@ -81,12 +81,8 @@ impl Wg<'_, '_> {
                 let obj = p.obj();
                 let off = p.off();
                 let o = &k.objects[obj.index()];
-                if writes && o.read_only && o.storage != Storage::StorageBuffer {
-                    return Err(SpirvError::malformed(format!(
-                        "an atomic write to the read-only {} variable {}",
-                        o.storage.name(),
-                        o.name
-                    )));
+                if let Some(e) = o.refuses_write("an atomic write to").filter(|_| writes) {
+                    return Err(e);
                 }
                 let sp = Space::of(o.storage);
                 let arg = |wg: &Self, r: Option<Reg>| -> (u64, Taint) {

@@ -912,6 +912,18 @@ pub struct Object {
 }
 
 impl Object {
+    /// The error for a write (`what`: "a store to", …) to this variable where it is read-only,
+    /// else `None`: one rule for the decoder's validate pass and the executor's accesses.
+    pub fn refuses_write(&self, what: &str) -> Option<crate::spirv::SpirvError> {
+        (self.read_only && self.storage != Storage::StorageBuffer).then(|| {
+            crate::spirv::SpirvError::malformed(format!(
+                "{what} the read-only {} variable {} (Vulkan: Uniform, PushConstant and Input memory and NonWritable variables are read-only)",
+                self.storage.name(),
+                self.name
+            ))
+        })
+    }
+
     /// Memory reached only through device addresses (`PhysicalStorageBuffer`): a buffer with no
     /// descriptor (`binding` at [`crate::spirv::UNBOUND_SET`]), or, without a binding, the stand-in
     /// for addresses that lie in no buffer. Its size is its buffer's; taint per byte.

@@ -691,12 +691,8 @@ impl Wg<'_, '_> {
                 let obj = p.obj();
                 let off = p.off();
                 let o = &k.objects[obj.index()];
-                if o.read_only && o.storage != Storage::StorageBuffer {
-                    return Err(SpirvError::malformed(format!(
-                        "a store to the read-only {} variable {}",
-                        o.storage.name(),
-                        o.name
-                    )));
+                if let Some(e) = o.refuses_write("a store to") {
+                    return Err(e);
                 }
                 let sp = Space::of(o.storage);
                 if is_undefined(pt) {

@@ -119,14 +119,10 @@ impl Decoder<'_> {
                 o.name
             )));
         }
-        if !image && o.read_only && o.storage != Storage::StorageBuffer {
-            return Err(SpirvError::malformed(format!(
-                "{what} the read-only {} variable {} (Vulkan: Uniform, PushConstant and Input memory and NonWritable variables are read-only)",
-                o.storage.name(),
-                o.name
-            )));
+        match o.refuses_write(what) {
+            Some(e) if !image => Err(e),
+            _ => Ok(()),
         }
-        Ok(())
     }
 
     /// The whole-module rules, after every function is decoded.
