@@ -803,6 +803,8 @@ pub(crate) struct Wg<'d, 'k> {
     pub(crate) lanes: usize,
     /// every register's values and taints for every lane (the machine layer's register file)
     pub(crate) regs: RegFile,
+    /// per register: a constant (one value in every lane, filled once, never written)
+    pub(crate) consts: Vec<bool>,
     /// per-lane memory: word w of lane s at w * lanes + s; taint unit u at u * lanes + s
     pub(crate) lmem: Vec<u32>,
     pub(crate) ltaint: Vec<Taint>,
@@ -926,9 +928,11 @@ impl<'d, 'k> Wg<'d, 'k> {
             scratch: Vec::new(),
             scratch_t: Vec::new(),
             errs: Vec::new(),
+            consts: vec![false; k.reg_slots.len()],
         };
         // Constants: written once per thread, never overwritten (SSA).
         for c in &k.constants {
+            wg.consts[c.reg.index()] = true;
             for (slot, bits) in c.bits.iter().enumerate() {
                 wg.regs.fill_row(c.reg, slot, *bits);
             }

@@ -860,7 +860,7 @@ impl Wg<'_, '_> {
     /// Executes a block's body instructions for the lanes of `flow`.
     pub(crate) fn body(&mut self, blk: &Block, flow: &mut Flow) -> Result<(), SpirvError> {
         let active: u64 = flow.set.iter().map(|m| m.count() as u64).sum();
-        self.steps += active * (blk.insts.len() as u64 + 1);
+        self.steps += active * (blk.insts.len() as u64 + blk.folded as u64 + 1);
         for (inst, &loc) in blk.insts.iter().zip(&blk.locs) {
             if let Inst::Call { d, f, args } = inst {
                 *flow = self.call(*d, *f, args, loc, flow)?;

@@ -8,6 +8,7 @@ use crate::spirv::error::Location;
 use crate::spirv::types::{Scalar, Storage, TypeId, Types};
 
 pub use crate::spirv::ids::{LocId, ObjectId, Reg};
+pub use crate::spirv::names::VarNames;
 pub use crate::words::int::{IntBin, IntCmp, IntUn};
 
 /// A block of a function, by index in [`Func::blocks`].
@@ -816,6 +817,9 @@ pub struct Block {
     pub insts: Vec<Inst>,
     /// location of each instruction of the body
     pub locs: Vec<LocId>,
+    /// body instructions decoded away (access chains of constant steps, whose pointers are
+    /// constants): counted as executed, so lane-instruction counts are those of the module
+    pub folded: u32,
     /// header declaration
     pub merge: Merge,
     /// terminator
@@ -840,6 +844,7 @@ impl Block {
             phis: Vec::new(),
             insts: Vec::new(),
             locs: Vec::new(),
+            folded: 0,
             merge: Merge::None,
             term: Term::Unreachable,
             term_loc: LocId::default(),
@@ -1049,152 +1054,5 @@ impl Kernel {
                 .collect(),
             extents: Default::default(),
         }
-    }
-}
-
-/// The names of a kernel's variables, their types and struct members: elements named as the user
-/// wrote them.
-#[derive(Clone, Debug, Default)]
-pub struct VarNames {
-    /// the types
-    pub types: Types,
-    /// struct member names by (type, member)
-    pub member_names: std::collections::HashMap<(TypeId, u32), String>,
-    /// each object's name and pointee type
-    pub objects: Vec<(String, TypeId)>,
-    /// the extent each image object was bound with (set by a run)
-    pub extents: std::collections::HashMap<ObjectId, crate::spirv::image::Extent>,
-}
-
-/// A texel component of image `name` by its byte offset: `dst(3, 1).g`, `ms(3, 1) sample 2.r`.
-fn describe_texel(
-    name: &str,
-    it: &crate::spirv::types::ImageType,
-    extent: Option<&crate::spirv::image::Extent>,
-    offset: u64,
-) -> String {
-    let f = &it.format;
-    let tb = f.texel_bytes() as u64;
-    let (texel, within) = (offset / tb, offset % tb);
-    let comp = match f.packed {
-        Some(_) => String::new(),
-        None => {
-            let c = (within / (f.comp.bits() as u64 / 8).max(1)) as usize;
-            format!(".{}", ["r", "g", "b", "a"][c.min(3)])
-        }
-    };
-    let Some(e) = extent else {
-        return format!("{name} texel {texel}{comp}");
-    };
-    let (s, t) = (texel % e.samples as u64, texel / e.samples as u64);
-    let (w, h) = (e.width.max(1) as u64, e.height.max(1) as u64);
-    let (x, y, z) = (t % w, (t / w) % h, t / (w * h));
-    let at = match (it.dim.coords() + it.arrayed as u32, it.dim.coords()) {
-        (1, _) => format!("{x}"),
-        (2, 1) => format!("{x}, {z}"),
-        (2, _) => format!("{x}, {y}"),
-        _ => format!("{x}, {y}, {z}"),
-    };
-    let sample = if it.ms {
-        format!(" sample {s}")
-    } else {
-        String::new()
-    };
-    format!("{name}({at}){sample}{comp}")
-}
-
-impl VarNames {
-    /// The element at byte `offset` of object `obj`: `data[5]`, `params.scale`.
-    pub fn describe(&self, obj: ObjectId, offset: u64) -> String {
-        use crate::spirv::types::{ElementOf, MatrixLayout, Type};
-        let Some((oname, oty)) = self.objects.get(obj.index()) else {
-            return format!("object {obj} byte {offset}");
-        };
-        struct O<'a> {
-            name: &'a String,
-            ty: TypeId,
-        }
-        let o = O {
-            name: oname,
-            ty: *oty,
-        };
-        if let Type::Image(it) = self.types.get(o.ty) {
-            return describe_texel(o.name, it, self.extents.get(&obj), offset);
-        }
-        // A block known by its only member's name (no instance name): the path starts there.
-        let unnamed_block = o.name.starts_with('%')
-            || matches!(self.types.get(o.ty), Type::Struct { members, .. }
-                if members.len() == 1 && self.member_names.get(&(o.ty, 0)) == Some(o.name));
-        let mut path = if unnamed_block {
-            String::new()
-        } else {
-            o.name.clone()
-        };
-        let mut t = o.ty;
-        let mut m = MatrixLayout::default();
-        let mut off = offset;
-        for _ in 0..32 {
-            match self.types.get(t) {
-                Type::Struct { members, .. } => {
-                    let mut found = None;
-                    for i in (0..members.len() as u32).rev() {
-                        if let Ok((mo, mt, ml)) = self.types.member(t, i)
-                            && mo as u64 <= off
-                        {
-                            found = Some((i, mo, mt, ml));
-                            break;
-                        }
-                    }
-                    let Some((i, mo, mt, ml)) = found else {
-                        break;
-                    };
-                    let name = self
-                        .member_names
-                        .get(&(t, i))
-                        .cloned()
-                        .unwrap_or_else(|| format!("member{i}"));
-                    if path.is_empty() {
-                        path = name;
-                    } else {
-                        path = format!("{path}.{name}");
-                    }
-                    off -= mo as u64;
-                    t = mt;
-                    m = ml;
-                }
-                Type::Array { .. }
-                | Type::RuntimeArray { .. }
-                | Type::Vector { .. }
-                | Type::Matrix { .. } => {
-                    let Ok((et, stride, _, em)) = self.types.element(t, m) else {
-                        break;
-                    };
-                    if stride == 0 {
-                        break;
-                    }
-                    let i = off / stride as u64;
-                    path = format!("{path}[{i}]");
-                    off %= stride as u64;
-                    match et {
-                        ElementOf::Type(next) => {
-                            t = next;
-                            m = em;
-                        }
-                        ElementOf::Scalar(_) | ElementOf::RowMajorColumn(..) => {
-                            off = 0;
-                            break;
-                        }
-                    }
-                }
-                _ => break,
-            }
-        }
-        if path.is_empty() {
-            path = o.name.clone();
-        }
-        if off != 0 && !matches!(self.types.get(t), Type::Scalar(_)) {
-            path = format!("{path} (byte {off})");
-        }
-        path
     }
 }

@@ -231,8 +231,11 @@ impl Wg<'_, '_> {
         for c in 0..n as usize {
             for &r in srcs.iter().chain(std::iter::once(&d)) {
                 let row = self.regs.base(r) + c * lanes;
-                let vals = &self.regs.vals;
-                each_lane(set, nl, |s| any |= scalar::is_denormal(w, vals[row + s]));
+                let vals = &self.regs.vals[row..row + lanes];
+                any |= match w {
+                    32 => any_lane(set, nl, vals, |v| scalar::is_denormal(32, v)),
+                    _ => any_lane(set, nl, vals, |v| scalar::is_denormal(w, v)),
+                };
             }
         }
         if !any {
@@ -313,4 +316,29 @@ impl Wg<'_, '_> {
             });
         }
     }
+}
+
+/// Does `f` hold for the value of some lane of `set` in `row` (one register row)? A subgroup whose
+/// lanes are all in `set` is scanned without a branch per lane.
+#[inline(always)]
+fn any_lane(set: &[LaneMask], n: usize, row: &[u64], f: impl Fn(u64) -> bool) -> bool {
+    let full = if n >= 128 {
+        u128::MAX
+    } else {
+        (1u128 << n) - 1
+    };
+    let mut any = false;
+    for (g, m) in set.iter().enumerate() {
+        let r = &row[g * n..(g + 1) * n];
+        if m.0 == full {
+            any |= r.iter().fold(false, |a, &v| a | f(v));
+        } else {
+            let mut b = m.0;
+            while b != 0 {
+                any |= f(r[b.trailing_zeros() as usize]);
+                b &= b - 1;
+            }
+        }
+    }
+    any
 }

@@ -436,6 +436,14 @@ impl Wg<'_, '_> {
             return None;
         }
         let pb = self.regs.base(ptr);
+        if self.consts[ptr.index()] {
+            // A constant (a variable, a folded access chain): one pointer in every lane.
+            return flow
+                .set
+                .iter()
+                .any(|m| m.0 != 0)
+                .then(|| Ptr::from_bits(self.regs.vals[pb]));
+        }
         let mut first: Option<u64> = None;
         let mut same = true;
         each_lane(&flow.set, self.n, |s| {

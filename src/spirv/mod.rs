@@ -51,6 +51,7 @@ pub mod inst;
 mod lanes;
 mod memops;
 pub mod memory;
+mod names;
 mod ops;
 pub mod prov;
 mod regs;

@@ -708,7 +708,91 @@ impl Wg<'_, '_> {
         self.store_values(flow, ptr, plan, loc, &second, &second_t)
     }
 
+    /// `d = base` stepped by `steps`, one step at a time for every lane (a row of running
+    /// offsets in `d`, out-of-bounds flags in the scratch row): the per-lane work of a step is a
+    /// few arithmetic instructions, with no dispatch on the step inside the lane loop. An array of
+    /// descriptors (a step that changes the object) goes lane by lane.
     fn access_chain(&mut self, set: &[LaneMask], d: Reg, base: Reg, steps: &[Step]) {
+        if steps.len() > 8 {
+            return self.access_chain_long(set, d, base, steps);
+        }
+        if steps.iter().any(|s| matches!(s, Step::Descriptor { .. })) {
+            return self.access_chain_lanes(set, d, base, steps);
+        }
+        let nl = self.n;
+        let (db, bb) = (self.regs.base(d), self.regs.base(base));
+        let tb = self.regs.dirty(base);
+        if tb
+            || steps
+                .iter()
+                .any(|s| matches!(s, Step::Dyn { index, .. } if self.regs.dirty(*index)))
+        {
+            self.regs.make_dirty(d);
+        }
+        let td = self.regs.dirty(d);
+        let mut rows = [(0usize, false); 8];
+        for (k, st) in steps.iter().enumerate() {
+            if let Step::Dyn { index, .. } = st {
+                rows[k] = (self.regs.base(*index), self.regs.dirty(*index));
+            }
+        }
+        let mut from = std::mem::take(&mut self.scratch);
+        from.clear();
+        from.resize(self.lanes, 0);
+        let (vals, taint) = (&mut self.regs.vals, &mut self.regs.taint);
+        // The base pointer (kept in `from`, flagged there as steps go out of bounds) and its
+        // offset, the running sum in `d`.
+        each_lane(set, nl, |s| {
+            let p = vals[bb + s];
+            from[s] = p;
+            vals[db + s] = Ptr::from_bits(p).off() as u64;
+            if td {
+                taint[db + s] = if tb { taint[bb + s] } else { Taint::NONE };
+            }
+        });
+        let mut konst = 0u64;
+        for (k, st) in steps.iter().enumerate() {
+            match *st {
+                Step::Const(c) => konst = konst.wrapping_add(c as u64),
+                Step::Dyn {
+                    width,
+                    signed,
+                    stride,
+                    len,
+                    elem,
+                    ..
+                } => {
+                    let (row, dt) = rows[k];
+                    let (m, stride) = (mask(width), stride as u64);
+                    let (bounded, len) = (len.is_some(), len.map_or(0, |l| l as u64));
+                    each_lane(set, nl, |s| {
+                        let raw = vals[row + s] & m;
+                        let i = if signed { sext(width, raw) } else { raw as i64 };
+                        if (i < 0 && !elem) || (bounded && i as u64 >= len) {
+                            from[s] = Ptr::from_bits(from[s]).out_of_bounds().bits();
+                        }
+                        vals[db + s] = vals[db + s].wrapping_add((i as u64).wrapping_mul(stride));
+                        if dt {
+                            taint[db + s] = combine(taint[db + s], taint[row + s]);
+                        }
+                    });
+                }
+                Step::Descriptor { .. } => {
+                    unreachable!("chains through descriptors go lane by lane")
+                }
+            }
+        }
+        each_lane(set, nl, |s| {
+            vals[db + s] = Ptr::from_bits(from[s])
+                .at(vals[db + s].wrapping_add(konst))
+                .bits();
+        });
+        self.scratch = from;
+    }
+
+    /// [`Wg::access_chain`] lane by lane, every step for one lane before the next (chains through
+    /// an array of descriptors, whose steps change the object).
+    fn access_chain_lanes(&mut self, set: &[LaneMask], d: Reg, base: Reg, steps: &[Step]) {
         let nl = self.n;
         let (db, bb) = (self.regs.base(d), self.regs.base(base));
         let tb = self.regs.dirty(base);
@@ -721,9 +805,6 @@ impl Wg<'_, '_> {
         let td = self.regs.dirty(d);
         // Register rows of the dynamic indices, resolved once (no allocation for short chains).
         let mut rows = [(0usize, false); 8];
-        if steps.len() > rows.len() {
-            return self.access_chain_long(set, d, base, steps);
-        }
         for (k, st) in steps.iter().enumerate() {
             if let Step::Dyn { index, .. } | Step::Descriptor { index, .. } = st {
                 rows[k] = (self.regs.base(*index), self.regs.dirty(*index));

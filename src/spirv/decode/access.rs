@@ -222,6 +222,9 @@ impl Decoder<'_> {
                 self.ptr_layout.insert(rid, m);
                 let (d, base) = (self.reg(rid)?, self.value(base_id)?);
                 check_ssa!(d, base);
+                if self.fold_chain(d, base, &folded) {
+                    return Ok(None);
+                }
                 if base_storage == Storage::PhysicalStorageBuffer {
                     Some(Inst::AddrChain {
                         d,
@@ -238,6 +241,43 @@ impl Decoder<'_> {
             }
             other => return Err(misrouted(other, "chain")),
         })
+    }
+
+    /// An access chain whose steps are all constant from a variable's pointer (or from another
+    /// such chain) points at one place for every lane: its register `d` becomes a constant
+    /// register holding that pointer, and the chain is not executed. The pointer is what the
+    /// executor would compute (the variable's object, the sum of the steps' offsets; a constant
+    /// index past a sized array is a `Dyn` step, so it is never folded). `true` where folded.
+    fn fold_chain(&mut self, d: Reg, base: Reg, steps: &[Step]) -> bool {
+        use crate::spirv::memory::Ptr;
+        let known = self
+            .folded_chains
+            .get(&base)
+            .copied()
+            .or_else(|| self.var_regs.get(&base).map(|o| Ptr::new(*o, 0)));
+        let (Some(p), Some(c)) = (
+            known,
+            match steps {
+                [Step::Const(c)] => Some(*c),
+                [] => Some(0),
+                _ => None,
+            },
+        ) else {
+            return false;
+        };
+        let Some(off) = p.off().checked_add(c) else {
+            return false;
+        };
+        let q = Ptr::new(p.obj(), off);
+        self.constants.push(Constant {
+            reg: d,
+            bits: Box::new([q.bits()]),
+            undef: Box::new([false]),
+            undef_at: LocId::default(),
+        });
+        self.folded_chains.insert(d, q);
+        self.var_regs.insert(d, p.obj());
+        true
     }
 
     /// The register holding the pointer an access of `bytes` bytes through `pid` uses: `pid`'s own,

@@ -188,14 +188,22 @@ impl Decoder<'_> {
                             if let Some(inst) = inst {
                                 blk.insts.push(inst);
                                 blk.locs.push(loc);
+                            } else if i
+                                .result_id
+                                .and_then(|id| self.regs.get(&id))
+                                .is_some_and(|r| self.folded_chains.contains_key(r))
+                            {
+                                blk.folded += 1;
                             }
                         }
                     }
                     Ok(())
                 })();
                 r.map_err(|e| e.at(&at))?;
+                // A folded access chain's register is a constant: the same on every path.
                 if op != SOp::Variable
                     && let Some(r) = i.result_id.and_then(|id| self.regs.get(&id))
+                    && !self.folded_chains.contains_key(r)
                 {
                     blk.defs.push(*r);
                 }

@@ -142,6 +142,9 @@ struct Decoder<'m> {
     source_lines: HashMap<String, Vec<String>>,
     /// registers holding a variable's pointer, and the variable
     var_regs: HashMap<Reg, ObjectId>,
+    /// access chains of constant steps from a variable: their result registers hold one
+    /// pointer for every lane and are filled as constants, not executed
+    folded_chains: HashMap<Reg, crate::spirv::memory::Ptr>,
     file: Option<String>,
     constructs: HashMap<u32, LocId>,
     uses_subgroups: bool,
@@ -214,6 +217,7 @@ impl<'m> Decoder<'m> {
             source_texts: HashMap::new(),
             source_lines: HashMap::new(),
             var_regs: HashMap::new(),
+            folded_chains: HashMap::new(),
             file: None,
             constructs: HashMap::new(),
             uses_subgroups: false,

@@ -476,3 +476,62 @@ fn validate_refuses_an_input_built_in_a_compute_shader_does_not_have() {
         "{e}"
     );
 }
+
+/// A Function variable `uint v[4]` with `v[2] = 7` and `v[i]` for an index `i`: the constant
+/// chain is folded (`dyn_index` false), the other is not.
+fn local_array_chain(dyn_index: bool) -> Kernel {
+    let words = kernel(
+        |b, uint| {
+            let four = b.constant_bit32(uint, 4);
+            let arr = b.type_array(uint, four);
+            let parr = b.type_pointer(None, StorageClass::Function, arr);
+            let puint = b.type_pointer(None, StorageClass::Function, uint);
+            let v = b.variable(parr, None, StorageClass::Function, None);
+            let (two, seven) = (b.constant_bit32(uint, 2), b.constant_bit32(uint, 7));
+            let i = if dyn_index {
+                b.i_add(uint, None, two, two).unwrap()
+            } else {
+                two
+            };
+            let p = b.access_chain(puint, None, v, vec![i]).unwrap();
+            b.store(p, seven, None, vec![]).unwrap();
+            b.load(uint, None, p, None, vec![]).unwrap();
+        },
+        |_| {},
+    );
+    decode(&words, &DecodeOptions::default()).expect("decodes")
+}
+
+fn chains(k: &Kernel) -> usize {
+    k.funcs
+        .iter()
+        .flat_map(|f| &f.blocks)
+        .flat_map(|b| &b.insts)
+        .filter(|i| matches!(i, Inst::AccessChain { .. }))
+        .count()
+}
+
+// An access chain of constant steps from a variable points at one place in every lane: its
+// register is a constant (the variable's object, the steps' byte offset), nothing runs for it,
+// and the block still counts it as an executed instruction.
+#[test]
+fn a_constant_access_chain_into_a_variable_is_a_constant_pointer() {
+    let k = local_array_chain(false);
+    assert_eq!(chains(&k), 0, "the chain is folded");
+    let blk = &k.funcs[k.entry as usize].blocks[0];
+    assert_eq!(blk.folded, 1);
+    let var = k
+        .objects
+        .iter()
+        .position(|o| o.storage == Storage::Function)
+        .expect("the variable");
+    let want = crate::spirv::memory::Ptr::new(ObjectId::new(var as u32), 8).bits();
+    assert!(
+        k.constants.iter().any(|c| *c.bits == [want]),
+        "a constant pointer to byte 8 of the variable"
+    );
+    // An index the decoder cannot know keeps the chain.
+    let k = local_array_chain(true);
+    assert_eq!(chains(&k), 1);
+    assert_eq!(k.funcs[k.entry as usize].blocks[0].folded, 0);
+}

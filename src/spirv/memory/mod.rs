@@ -92,6 +92,18 @@ impl Ptr {
         Ptr(self.0 | Self::OOB)
     }
 
+    /// The same object at byte `offset` (out of bounds where that does not fit in 32 bits), out
+    /// of bounds if this one was.
+    #[inline(always)]
+    pub const fn at(self, offset: u64) -> Ptr {
+        let p = Ptr((self.0 & !(u32::MAX as u64)) | (offset as u32 as u64));
+        if offset > u32::MAX as u64 {
+            p.out_of_bounds()
+        } else {
+            p
+        }
+    }
+
     /// A sampled image's handle (`OpSampledImage`): image object `img` with sampler object `smp`
     /// (kept where a pointer keeps its offset: an image handle's offset is otherwise 0).
     #[inline(always)]
