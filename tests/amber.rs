@@ -76,7 +76,8 @@ fn our_scripts_parse_and_cover_every_supported_command() {
         .any(|b| b.data_type.rows == 3 && b.data_type.columns == 1));
     assert!(buffers.iter().any(|b| b.data_type.columns > 1));
     for s in Scalar::ALL {
-        if matches!(s, Scalar::Uint16 | Scalar::Uint64) {
+        // AmberScript has no bool (the model's scalar types are Amber's, and one more).
+        if matches!(s, Scalar::U16 | Scalar::U64 | Scalar::Bool) {
             continue;
         }
         assert!(
@@ -210,7 +211,7 @@ fn a_copy_destination_takes_the_size_of_its_source() {
     let s = script("subgroup_size_control.amber");
     let c = s.buffer("ok_copy").unwrap();
     assert_eq!((c.elements, c.size()), (128, 512));
-    assert_eq!(c.data_type, DataType::scalar(Scalar::Uint32));
+    assert_eq!(c.data_type, DataType::scalar(Scalar::U32));
 }
 
 #[test]
@@ -264,7 +265,7 @@ fn each_bad_script_is_an_error_naming_its_line_and_command() {
         ("BUFFER b DATA_TYPE vec2<int32> DATA\n1 2 3\nEND\n", 2, "BUFFER", "DATA has 3 values, not a multiple of the 2 components"),
         ("BUFFER b DATA_TYPE int32 DATA\n1 2\n", 4, "BUFFER", "missing BUFFER DATA END"),
         ("BUFFER b DATA_TYPE int32 DATA\n1 two\nEND\n", 3, "BUFFER", "invalid BUFFER data value: two"),
-        ("BUFFER b DATA_TYPE uint32 SIZE 4000000000 FILL 0\n", 2, "BUFFER", "exceed lockstep's buffer limit of 256 MiB"),
+        ("BUFFER b DATA_TYPE uint32 SIZE 4000000000 FILL 0\n", 2, "BUFFER", "exceed lockstep's buffer limit of 4 GiB"),
         ("BUFFER b FORMAT R32_UNIT\n", 2, "BUFFER", "invalid BUFFER FORMAT: R32_UNIT"),
         ("PIPELINE raytracing p\nEND\n", 2, "PIPELINE", "unknown pipeline type: raytracing"),
         (&format!("{GLSL}PIPELINE compute p\nATTACH s\nEND\nPIPELINE compute p\nATTACH s\nEND\n"), 9, "PIPELINE", "duplicate pipeline name: p"),
@@ -562,28 +563,28 @@ fn values_are_converted_to_the_component_type_before_comparing() {
     use Comparator::*;
     // Integers wrap: -1 is all ones in an unsigned type; comparisons follow the type's sign.
     assert!(holds(
-        Scalar::Uint8,
+        Scalar::U8,
         Value::Int(255),
         Literal::Int(-1),
         Eq,
         None
     ));
     assert!(holds(
-        Scalar::Uint32,
+        Scalar::U32,
         Value::Int(5),
         Literal::Int(-1),
         Lt,
         None
     ));
     assert!(!holds(
-        Scalar::Int32,
+        Scalar::I32,
         Value::Int(5),
         Literal::Int(-1),
         Lt,
         None
     ));
     assert!(holds(
-        Scalar::Int64,
+        Scalar::I64,
         Value::Int(i64::MIN as i128),
         Literal::Int(i64::MIN as i128),
         Le,
@@ -591,14 +592,14 @@ fn values_are_converted_to_the_component_type_before_comparing() {
     ));
     // Floats round to the type: 0.1 as f32 equals the f32 nearest 0.1.
     assert!(holds(
-        Scalar::Float32,
+        Scalar::F32,
         Value::Float(0.1f32 as f64),
         Literal::Float(0.1),
         Eq,
         None
     ));
     assert!(holds(
-        Scalar::Float16,
+        Scalar::F16,
         Value::Float(half::f16::from_f64(0.1).to_f64()),
         Literal::Float(0.1),
         Eq,
@@ -612,28 +613,28 @@ fn float_eq_allows_a_millionth_of_a_percent_and_ne_is_its_negation() {
     // Amber's kEpsilon: |a - e| <= 0.000001 / 100 * |e|.
     let e = 1000.0;
     assert!(holds(
-        Scalar::Float64,
+        Scalar::F64,
         Value::Float(e + 0.9e-5),
         Literal::Float(e),
         Eq,
         None
     ));
     assert!(!holds(
-        Scalar::Float64,
+        Scalar::F64,
         Value::Float(e + 1.1e-5),
         Literal::Float(e),
         Eq,
         None
     ));
     assert!(holds(
-        Scalar::Float64,
+        Scalar::F64,
         Value::Float(e + 1.1e-5),
         Literal::Float(e),
         Ne,
         None
     ));
     assert!(!holds(
-        Scalar::Float64,
+        Scalar::F64,
         Value::Float(e),
         Literal::Float(e),
         Ne,
@@ -641,14 +642,14 @@ fn float_eq_allows_a_millionth_of_a_percent_and_ne_is_its_negation() {
     ));
     // Expected 0: only zeros pass.
     assert!(holds(
-        Scalar::Float32,
+        Scalar::F32,
         Value::Float(-0.0),
         Literal::Int(0),
         Eq,
         None
     ));
     assert!(!holds(
-        Scalar::Float32,
+        Scalar::F32,
         Value::Float(1e-30),
         Literal::Int(0),
         Eq,
@@ -658,7 +659,7 @@ fn float_eq_allows_a_millionth_of_a_percent_and_ne_is_its_negation() {
     for c in [Eq, Lt, Le, Gt, Ge] {
         assert!(
             !holds(
-                Scalar::Float32,
+                Scalar::F32,
                 Value::Float(f64::NAN),
                 Literal::Int(1),
                 c,
@@ -668,7 +669,7 @@ fn float_eq_allows_a_millionth_of_a_percent_and_ne_is_its_negation() {
         );
     }
     assert!(holds(
-        Scalar::Float32,
+        Scalar::F32,
         Value::Float(f64::NAN),
         Literal::Int(1),
         Ne,
@@ -688,28 +689,28 @@ fn tolerance_is_absolute_or_a_percentage_of_the_expected_value() {
     };
     let eq = Comparator::Eq;
     assert!(holds(
-        Scalar::Float32,
+        Scalar::F32,
         Value::Float(10.5),
         Literal::Int(10),
         eq,
         Some(abs)
     ));
     assert!(!holds(
-        Scalar::Float32,
+        Scalar::F32,
         Value::Float(10.6),
         Literal::Int(10),
         eq,
         Some(abs)
     ));
     assert!(holds(
-        Scalar::Float32,
+        Scalar::F32,
         Value::Float(-11.0),
         Literal::Int(-10),
         eq,
         Some(pct)
     ));
     assert!(!holds(
-        Scalar::Float32,
+        Scalar::F32,
         Value::Float(-11.5),
         Literal::Int(-10),
         eq,
@@ -717,7 +718,7 @@ fn tolerance_is_absolute_or_a_percentage_of_the_expected_value() {
     ));
     // Integers under a tolerance are compared as numbers too.
     assert!(holds(
-        Scalar::Int32,
+        Scalar::I32,
         Value::Int(-7),
         Literal::Int(-5),
         eq,
@@ -1847,4 +1848,31 @@ mod cli {
             .unwrap()
             .contains("cannot write /no/such/dir/r.json"));
     }
+}
+
+// AmberScript's scalar names (docs/amber_script.md, "Data Types": int8 … uint64, float16, float,
+// double) name the model's scalar types; AmberScript has no `bool`.
+#[test]
+fn amber_scalar_names_are_the_model_scalar_types_and_bool_is_not_one() {
+    use lockstep::model::ScalarType as T;
+    let names = [
+        ("int8", T::I8),
+        ("int16", T::I16),
+        ("int32", T::I32),
+        ("int64", T::I64),
+        ("uint8", T::U8),
+        ("uint16", T::U16),
+        ("uint32", T::U32),
+        ("uint64", T::U64),
+        ("float16", T::F16),
+        ("float", T::F32),
+        ("double", T::F64),
+    ];
+    for (name, t) in names {
+        assert_eq!(Scalar::from_amber_name(name), Some(t), "{name}");
+        assert_eq!(t.amber_name(), name);
+        assert_eq!(t.size() * 8, t.bits() as usize, "{name}");
+    }
+    assert_eq!(Scalar::from_amber_name("bool"), None);
+    assert_eq!(Scalar::from_amber_name("float32"), None);
 }

@@ -648,8 +648,8 @@ impl Backend for DeviceBackend {
             .map(|s| {
                 use super::types::Scalar as A;
                 let c = match s.scalar {
-                    A::Int32 => SpecConstant::I32(s.bits as i32),
-                    A::Float32 => SpecConstant::F32(f32::from_bits(s.bits)),
+                    A::I32 => SpecConstant::I32(s.bits as i32),
+                    A::F32 => SpecConstant::F32(f32::from_bits(s.bits)),
                     _ => SpecConstant::U32(s.bits),
                 };
                 (s.id, c)

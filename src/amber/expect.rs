@@ -75,11 +75,11 @@ pub fn within(actual: f64, expected: f64, t: Tolerance) -> bool {
 ///
 /// ```
 /// use lockstep::amber::{holds, Comparator, Literal, Scalar, Tolerance, Value};
-/// assert!(holds(Scalar::Uint32, Value::Int(0xffff_ffff), Literal::Int(-1), Comparator::Eq, None));
-/// assert!(holds(Scalar::Float32, Value::Float(0.1f32 as f64), Literal::Float(0.1), Comparator::Eq, None));
+/// assert!(holds(Scalar::U32, Value::Int(0xffff_ffff), Literal::Int(-1), Comparator::Eq, None));
+/// assert!(holds(Scalar::F32, Value::Float(0.1f32 as f64), Literal::Float(0.1), Comparator::Eq, None));
 /// let five_percent = Tolerance { value: 5.0, percent: true };
-/// assert!(holds(Scalar::Float32, Value::Float(104.0), Literal::Int(100), Comparator::Eq, Some(five_percent)));
-/// assert!(!holds(Scalar::Float32, Value::Float(f64::NAN), Literal::Int(0), Comparator::Eq, None));
+/// assert!(holds(Scalar::F32, Value::Float(104.0), Literal::Int(100), Comparator::Eq, Some(five_percent)));
+/// assert!(!holds(Scalar::F32, Value::Float(f64::NAN), Literal::Int(0), Comparator::Eq, None));
 /// ```
 pub fn holds(
     scalar: Scalar,

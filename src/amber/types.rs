@@ -25,92 +25,45 @@
 
 use std::fmt;
 
-/// The scalar component types of AmberScript (`int8` … `uint64`, `float16`, `float`, `double`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Scalar {
-    /// `int8`
-    Int8,
-    /// `int16`
-    Int16,
-    /// `int32`
-    Int32,
-    /// `int64`
-    Int64,
-    /// `uint8`
-    Uint8,
-    /// `uint16`
-    Uint16,
-    /// `uint32`
-    Uint32,
-    /// `uint64`
-    Uint64,
-    /// `float16`
-    Float16,
-    /// `float`
-    Float32,
-    /// `double`
-    Float64,
-}
+/// AmberScript's scalar component types (`int8` … `uint64`, `float16`, `float`, `double`) are the
+/// model's scalar types — one definition of each — under their Amber names. AmberScript has no
+/// `bool`: no script names one.
+pub use crate::model::ScalarType as Scalar;
 
 impl Scalar {
-    /// Every scalar type.
-    pub const ALL: [Scalar; 11] = [
-        Scalar::Int8,
-        Scalar::Int16,
-        Scalar::Int32,
-        Scalar::Int64,
-        Scalar::Uint8,
-        Scalar::Uint16,
-        Scalar::Uint32,
-        Scalar::Uint64,
-        Scalar::Float16,
-        Scalar::Float32,
-        Scalar::Float64,
-    ];
-
-    /// Size in bytes.
+    /// Size in bytes of one component in an Amber buffer (a `bool`, which no script declares,
+    /// as SPIR-V stores one: 4).
     pub fn size(self) -> usize {
         match self {
-            Scalar::Int8 | Scalar::Uint8 => 1,
-            Scalar::Int16 | Scalar::Uint16 | Scalar::Float16 => 2,
-            Scalar::Int32 | Scalar::Uint32 | Scalar::Float32 => 4,
-            Scalar::Int64 | Scalar::Uint64 | Scalar::Float64 => 8,
+            Scalar::Bool => 4,
+            t => t.bits() as usize / 8,
         }
     }
 
-    /// Whether this is a floating-point type.
-    pub fn is_float(self) -> bool {
-        matches!(self, Scalar::Float16 | Scalar::Float32 | Scalar::Float64)
-    }
-
-    /// Whether this is a signed integer type.
-    pub fn is_signed_int(self) -> bool {
-        matches!(
-            self,
-            Scalar::Int8 | Scalar::Int16 | Scalar::Int32 | Scalar::Int64
-        )
-    }
-
-    /// The AmberScript name (`int8`, `float`, `double`, …).
+    /// The AmberScript name (`int8`, `float`, `double`, …; `bool` for the one Amber lacks).
     pub fn amber_name(self) -> &'static str {
         match self {
-            Scalar::Int8 => "int8",
-            Scalar::Int16 => "int16",
-            Scalar::Int32 => "int32",
-            Scalar::Int64 => "int64",
-            Scalar::Uint8 => "uint8",
-            Scalar::Uint16 => "uint16",
-            Scalar::Uint32 => "uint32",
-            Scalar::Uint64 => "uint64",
-            Scalar::Float16 => "float16",
-            Scalar::Float32 => "float",
-            Scalar::Float64 => "double",
+            Scalar::I8 => "int8",
+            Scalar::I16 => "int16",
+            Scalar::I32 => "int32",
+            Scalar::I64 => "int64",
+            Scalar::U8 => "uint8",
+            Scalar::U16 => "uint16",
+            Scalar::U32 => "uint32",
+            Scalar::U64 => "uint64",
+            Scalar::F16 => "float16",
+            Scalar::F32 => "float",
+            Scalar::F64 => "double",
+            Scalar::Bool => "bool",
         }
     }
 
-    /// Parses an AmberScript scalar name.
+    /// Parses an AmberScript scalar name (never `bool`).
     pub fn from_amber_name(s: &str) -> Option<Scalar> {
-        Scalar::ALL.into_iter().find(|t| t.amber_name() == s)
+        Scalar::ALL
+            .into_iter()
+            .filter(|t| *t != Scalar::Bool)
+            .find(|t| t.amber_name() == s)
     }
 }
 
@@ -264,17 +217,17 @@ impl DataType {
                 return None;
             }
             let scalar = match (mode, bits?) {
-                ("UINT", 8) => Scalar::Uint8,
-                ("UINT", 16) => Scalar::Uint16,
-                ("UINT", 32) => Scalar::Uint32,
-                ("UINT", 64) => Scalar::Uint64,
-                ("SINT", 8) => Scalar::Int8,
-                ("SINT", 16) => Scalar::Int16,
-                ("SINT", 32) => Scalar::Int32,
-                ("SINT", 64) => Scalar::Int64,
-                ("SFLOAT", 16) => Scalar::Float16,
-                ("SFLOAT", 32) => Scalar::Float32,
-                ("SFLOAT", 64) => Scalar::Float64,
+                ("UINT", 8) => Scalar::U8,
+                ("UINT", 16) => Scalar::U16,
+                ("UINT", 32) => Scalar::U32,
+                ("UINT", 64) => Scalar::U64,
+                ("SINT", 8) => Scalar::I8,
+                ("SINT", 16) => Scalar::I16,
+                ("SINT", 32) => Scalar::I32,
+                ("SINT", 64) => Scalar::I64,
+                ("SFLOAT", 16) => Scalar::F16,
+                ("SFLOAT", 32) => Scalar::F32,
+                ("SFLOAT", 64) => Scalar::F64,
                 _ => return None,
             };
             Some(DataType {
@@ -497,8 +450,8 @@ impl Scalar {
         if self.is_float() {
             let v = lit.as_f64();
             match self {
-                Scalar::Float16 => out.copy_from_slice(&half::f16::from_f64(v).to_le_bytes()),
-                Scalar::Float32 => out.copy_from_slice(&(v as f32).to_le_bytes()),
+                Scalar::F16 => out.copy_from_slice(&half::f16::from_f64(v).to_le_bytes()),
+                Scalar::F32 => out.copy_from_slice(&(v as f32).to_le_bytes()),
                 _ => out.copy_from_slice(&v.to_le_bytes()),
             }
             return Ok(());
@@ -528,16 +481,16 @@ impl Scalar {
         b[..bytes.len().min(8)].copy_from_slice(&bytes[..bytes.len().min(8)]);
         let u = u64::from_le_bytes(b);
         match self {
-            Scalar::Uint8 | Scalar::Uint16 | Scalar::Uint32 | Scalar::Uint64 => {
+            Scalar::U8 | Scalar::U16 | Scalar::U32 | Scalar::U64 | Scalar::Bool => {
                 Value::Int(u as i128)
             }
-            Scalar::Int8 => Value::Int(u as u8 as i8 as i128),
-            Scalar::Int16 => Value::Int(u as u16 as i16 as i128),
-            Scalar::Int32 => Value::Int(u as u32 as i32 as i128),
-            Scalar::Int64 => Value::Int(u as i64 as i128),
-            Scalar::Float16 => Value::Float(half::f16::from_bits(u as u16).to_f64()),
-            Scalar::Float32 => Value::Float(f32::from_bits(u as u32) as f64),
-            Scalar::Float64 => Value::Float(f64::from_bits(u)),
+            Scalar::I8 => Value::Int(u as u8 as i8 as i128),
+            Scalar::I16 => Value::Int(u as u16 as i16 as i128),
+            Scalar::I32 => Value::Int(u as u32 as i32 as i128),
+            Scalar::I64 => Value::Int(u as i64 as i128),
+            Scalar::F16 => Value::Float(half::f16::from_bits(u as u16).to_f64()),
+            Scalar::F32 => Value::Float(f32::from_bits(u as u32) as f64),
+            Scalar::F64 => Value::Float(f64::from_bits(u)),
         }
     }
 
@@ -556,16 +509,16 @@ pub fn texel_format(t: &DataType) -> Option<crate::spirv::image::TexelFormat> {
         return None;
     }
     let (bits, mode) = match t.scalar {
-        Scalar::Uint8 => (8, "UINT"),
-        Scalar::Uint16 => (16, "UINT"),
-        Scalar::Uint32 => (32, "UINT"),
-        Scalar::Uint64 => (64, "UINT"),
-        Scalar::Int8 => (8, "SINT"),
-        Scalar::Int16 => (16, "SINT"),
-        Scalar::Int32 => (32, "SINT"),
-        Scalar::Int64 => (64, "SINT"),
-        Scalar::Float16 => (16, "SFLOAT"),
-        Scalar::Float32 => (32, "SFLOAT"),
+        Scalar::U8 => (8, "UINT"),
+        Scalar::U16 => (16, "UINT"),
+        Scalar::U32 => (32, "UINT"),
+        Scalar::U64 => (64, "UINT"),
+        Scalar::I8 => (8, "SINT"),
+        Scalar::I16 => (16, "SINT"),
+        Scalar::I32 => (32, "SINT"),
+        Scalar::I64 => (64, "SINT"),
+        Scalar::F16 => (16, "SFLOAT"),
+        Scalar::F32 => (32, "SFLOAT"),
         _ => return None,
     };
     crate::spirv::image::TexelFormat::plain(t.rows as usize, bits, mode)

@@ -31,16 +31,16 @@ use super::types::{DataType, Layout, Literal, Scalar};
 pub fn datum_type(name: &str) -> Option<DataType> {
     let scalar = |s| Some(DataType::scalar(s));
     match name {
-        "int" => return scalar(Scalar::Int32),
-        "uint" => return scalar(Scalar::Uint32),
-        "int8_t" => return scalar(Scalar::Int8),
-        "uint8_t" => return scalar(Scalar::Uint8),
-        "int16_t" => return scalar(Scalar::Int16),
-        "uint16_t" => return scalar(Scalar::Uint16),
-        "int64_t" => return scalar(Scalar::Int64),
-        "uint64_t" => return scalar(Scalar::Uint64),
-        "float" => return scalar(Scalar::Float32),
-        "double" => return scalar(Scalar::Float64),
+        "int" => return scalar(Scalar::I32),
+        "uint" => return scalar(Scalar::U32),
+        "int8_t" => return scalar(Scalar::I8),
+        "uint8_t" => return scalar(Scalar::U8),
+        "int16_t" => return scalar(Scalar::I16),
+        "uint16_t" => return scalar(Scalar::U16),
+        "int64_t" => return scalar(Scalar::I64),
+        "uint64_t" => return scalar(Scalar::U64),
+        "float" => return scalar(Scalar::F32),
+        "double" => return scalar(Scalar::F64),
         _ => {}
     }
     let digit = |c: Option<&u8>| -> Option<u8> {
@@ -51,17 +51,17 @@ pub fn datum_type(name: &str) -> Option<DataType> {
     if let Some(pos) = name.find("vec") {
         let prefix = &name[..pos];
         let s = match prefix {
-            "" => Scalar::Float32,
-            "d" => Scalar::Float64,
-            "i" => Scalar::Int32,
-            "u" => Scalar::Uint32,
-            "i8" => Scalar::Int8,
-            "u8" => Scalar::Uint8,
-            "i16" => Scalar::Int16,
-            "u16" => Scalar::Uint16,
-            "f16" => Scalar::Float16,
-            "i64" => Scalar::Int64,
-            "u64" => Scalar::Uint64,
+            "" => Scalar::F32,
+            "d" => Scalar::F64,
+            "i" => Scalar::I32,
+            "u" => Scalar::U32,
+            "i8" => Scalar::I8,
+            "u8" => Scalar::U8,
+            "i16" => Scalar::I16,
+            "u16" => Scalar::U16,
+            "f16" => Scalar::F16,
+            "i64" => Scalar::I64,
+            "u64" => Scalar::U64,
             _ => return None,
         };
         if b.len() != pos + 4 {
@@ -76,8 +76,8 @@ pub fn datum_type(name: &str) -> Option<DataType> {
     }
     let pos = name.find("mat")?;
     let s = match &name[..pos] {
-        "" => Scalar::Float32,
-        "d" => Scalar::Float64,
+        "" => Scalar::F32,
+        "d" => Scalar::F64,
         _ => return None,
     };
     let columns = digit(b.get(pos + 3))?;
@@ -712,7 +712,7 @@ fn typed_write(
 /// contents, one pipeline per entry point with every buffer bound.
 fn assemble(mut script: Script, drafts: Vec<Draft>, ops: Vec<Op>) -> PResult<Script> {
     for d in &drafts {
-        let t = d.data_type.unwrap_or(DataType::scalar(Scalar::Int8));
+        let t = d.data_type.unwrap_or(DataType::scalar(Scalar::I8));
         let layout = if d.uniform {
             Layout::Std140
         } else {

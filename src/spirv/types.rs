@@ -10,68 +10,9 @@
 
 use crate::spirv::error::SpirvError;
 
-/// The scalar kind of one slot.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Scalar {
-    /// `bool` (stored as 0/1; 4 bytes in memory)
-    Bool,
-    /// an integer of `width` bits (signedness is the instruction's business in SPIR-V, but the
-    /// declared type's signedness is kept for displays and subgroup ops)
-    Int {
-        /// 8, 16, 32 or 64
-        width: u8,
-        /// declared signedness
-        signed: bool,
-    },
-    /// a float of `width` bits (16, 32, 64)
-    Float {
-        /// 16, 32 or 64
-        width: u8,
-    },
-    /// a logical pointer (object and byte offset, see `spirv::mem`)
-    Pointer,
-}
-
-/// The kind the module-level folding of [`crate::words::facts`] sees.
-impl From<Scalar> for crate::words::facts::Scalar {
-    fn from(s: Scalar) -> Self {
-        use crate::words::facts::Scalar as K;
-        match s {
-            Scalar::Bool => K::Bool,
-            Scalar::Int { width, signed } => K::Int { width, signed },
-            Scalar::Float { width } => K::Float { width },
-            Scalar::Pointer => K::Int {
-                width: 64,
-                signed: false,
-            },
-        }
-    }
-}
+pub use crate::words::facts::Scalar;
 
 impl Scalar {
-    /// Size in bytes in memory.
-    pub fn bytes(self) -> u32 {
-        match self {
-            Scalar::Bool => 4,
-            Scalar::Int { width, .. } | Scalar::Float { width } => width as u32 / 8,
-            Scalar::Pointer => 8,
-        }
-    }
-
-    /// Width in bits of the value (bool: 1).
-    pub fn bits(self) -> u32 {
-        match self {
-            Scalar::Bool => 1,
-            Scalar::Int { width, .. } | Scalar::Float { width } => width as u32,
-            Scalar::Pointer => 64,
-        }
-    }
-
-    /// True for floats.
-    pub fn is_float(self) -> bool {
-        matches!(self, Scalar::Float { .. })
-    }
-
     /// The model's scalar type, where there is one.
     pub fn model_type(self) -> Option<crate::model::ScalarType> {
         use crate::model::ScalarType as S;

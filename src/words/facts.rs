@@ -12,31 +12,62 @@ use rspirv::dr::{Instruction, Module, Operand};
 use rspirv::spirv::{BuiltIn, Decoration, ExecutionMode, Op as SOp};
 use std::collections::HashMap;
 
-/// The scalar kind of a constant's components, as folding needs it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The scalar kind of a value's component: what a SPIR-V constant folds as, and what one slot
+/// of an interpreter register holds (the one definition; `spirv::types` re-exports it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Scalar {
-    /// `bool` (0/1)
+    /// `bool` (stored as 0/1; 4 bytes in memory)
     Bool,
-    /// an integer of `width` bits, declared signed or not
+    /// an integer of `width` bits (signedness is the instruction's business in SPIR-V, but the
+    /// declared type's signedness is kept for displays and subgroup ops)
     Int {
         /// 8, 16, 32 or 64
         width: u8,
         /// declared signedness
         signed: bool,
     },
-    /// a float of `width` bits (its bits are carried, never folded here)
+    /// a float of `width` bits (16, 32, 64)
     Float {
         /// 16, 32 or 64
         width: u8,
     },
+    /// a logical pointer (object and byte offset, as `spirv::memory::Ptr` encodes it; folded as a
+    /// 64-bit unsigned integer)
+    Pointer,
 }
 
 impl Scalar {
+    /// Size in bytes in memory.
+    pub fn bytes(self) -> u32 {
+        match self {
+            Scalar::Bool => 4,
+            Scalar::Int { width, .. } | Scalar::Float { width } => width as u32 / 8,
+            Scalar::Pointer => 8,
+        }
+    }
+
     /// Width in bits of the value (bool: 1).
     pub fn bits(self) -> u32 {
         match self {
             Scalar::Bool => 1,
             Scalar::Int { width, .. } | Scalar::Float { width } => width as u32,
+            Scalar::Pointer => 64,
+        }
+    }
+
+    /// True for floats.
+    pub fn is_float(self) -> bool {
+        matches!(self, Scalar::Float { .. })
+    }
+
+    /// The kind folding computes with: a pointer as a 64-bit unsigned integer.
+    fn folded(self) -> Scalar {
+        match self {
+            Scalar::Pointer => Scalar::Int {
+                width: 64,
+                signed: false,
+            },
+            s => s,
         }
     }
 }
@@ -74,7 +105,8 @@ pub fn fold_componentwise(
     to: Scalar,
     n: usize,
 ) -> Option<Result<Vec<u64>, ScalarUndef>> {
-    let arg = |k: usize| args.get(k).copied();
+    let to = to.folded();
+    let arg = |k: usize| args.get(k).map(|&(s, b)| (s.folded(), b));
     let at = |bits: &[u64], c: usize| bits.get(c).or(bits.first()).copied().unwrap_or(0);
     let width = |s: Scalar| s.bits() as u8;
     let int_bin = |o: IntBin| -> Option<Result<Vec<u64>, ScalarUndef>> {

@@ -216,7 +216,7 @@ impl<'a> Parser<'a> {
                     smp.border = b;
                 }
                 "MIN_LOD" | "MAX_LOD" => {
-                    let x = match self.number(C, w, Scalar::Float32)? {
+                    let x = match self.number(C, w, Scalar::F32)? {
                         Literal::Int(i) => i as f32,
                         Literal::Float(f) => f as f32,
                     };
@@ -539,17 +539,17 @@ impl<'a> Parser<'a> {
 pub(super) fn image_data_type(f: &crate::spirv::image::TexelFormat) -> DataType {
     use crate::spirv::image::Comp;
     let (scalar, rows) = match (f.packed, f.comp) {
-        (Some(_), _) => (Scalar::Uint32, 1),
-        (None, Comp::Float(16)) => (Scalar::Float16, f.comps),
-        (None, Comp::Float(_)) => (Scalar::Float32, f.comps),
-        (None, Comp::Unorm(8) | Comp::Uint(8)) => (Scalar::Uint8, f.comps),
-        (None, Comp::Snorm(8) | Comp::Sint(8)) => (Scalar::Int8, f.comps),
-        (None, Comp::Unorm(16) | Comp::Uint(16)) => (Scalar::Uint16, f.comps),
-        (None, Comp::Snorm(16) | Comp::Sint(16)) => (Scalar::Int16, f.comps),
-        (None, Comp::Uint(64)) => (Scalar::Uint64, f.comps),
-        (None, Comp::Sint(64)) => (Scalar::Int64, f.comps),
-        (None, Comp::Sint(_) | Comp::Snorm(_)) => (Scalar::Int32, f.comps),
-        (None, _) => (Scalar::Uint32, f.comps),
+        (Some(_), _) => (Scalar::U32, 1),
+        (None, Comp::Float(16)) => (Scalar::F16, f.comps),
+        (None, Comp::Float(_)) => (Scalar::F32, f.comps),
+        (None, Comp::Unorm(8) | Comp::Uint(8)) => (Scalar::U8, f.comps),
+        (None, Comp::Snorm(8) | Comp::Sint(8)) => (Scalar::I8, f.comps),
+        (None, Comp::Unorm(16) | Comp::Uint(16)) => (Scalar::U16, f.comps),
+        (None, Comp::Snorm(16) | Comp::Sint(16)) => (Scalar::I16, f.comps),
+        (None, Comp::Uint(64)) => (Scalar::U64, f.comps),
+        (None, Comp::Sint(64)) => (Scalar::I64, f.comps),
+        (None, Comp::Sint(_) | Comp::Snorm(_)) => (Scalar::I32, f.comps),
+        (None, _) => (Scalar::U32, f.comps),
     };
     DataType {
         scalar,

@@ -14,8 +14,10 @@ use super::types::{DataType, FormatKind, Layout, Literal, Scalar};
 use std::fmt;
 use std::path::Path;
 
-/// The largest buffer lockstep allocates (bytes). A script asking for more is an error.
-pub const MAX_BUFFER_BYTES: usize = 256 << 20;
+/// The largest buffer lockstep allocates (bytes): the one limit of every buffer, an Amber
+/// script's or `lockstep run`'s ([`crate::kernel::MAX_BUFFER_BYTES`], 4 GiB). A script asking for
+/// more is an error.
+pub use crate::kernel::MAX_BUFFER_BYTES;
 
 mod buffers;
 mod commands;
@@ -505,10 +507,10 @@ impl<'a> Parser<'a> {
                     line,
                     cmd,
                     format!(
-                        "FILE {}: {} bytes exceed lockstep's limit of {} MiB",
+                        "FILE {}: {} bytes exceed lockstep's limit of {} GiB",
                         path.display(),
                         m.len(),
-                        MAX_BUFFER_BYTES >> 20
+                        MAX_BUFFER_BYTES >> 30
                     ),
                 )
             }
@@ -863,8 +865,8 @@ fn fill(t: &DataType, layout: Layout, elements: usize, init: &Init) -> Result<Ve
         .filter(|&s| s <= MAX_BUFFER_BYTES)
         .ok_or_else(|| {
             format!(
-                "{elements} elements of {t} ({layout}) exceed lockstep's buffer limit of {} MiB",
-                MAX_BUFFER_BYTES >> 20
+                "{elements} elements of {t} ({layout}) exceed lockstep's buffer limit of {} GiB",
+                MAX_BUFFER_BYTES >> 30
             )
         })?;
     let mut bytes = vec![0u8; size];

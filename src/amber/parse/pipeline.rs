@@ -209,9 +209,9 @@ impl<'a> Parser<'a> {
         self.keyword(C, "AS")?;
         let (ty, tl) = self.word(C, "a data type in SPECIALIZE")?;
         let scalar = match ty {
-            "uint32" => Scalar::Uint32,
-            "int32" => Scalar::Int32,
-            "float" => Scalar::Float32,
+            "uint32" => Scalar::U32,
+            "int32" => Scalar::I32,
+            "float" => Scalar::F32,
             _ => {
                 return err(tl, C, format!("SPECIALIZE {id} AS {ty}: only 32-bit types are accepted for specialization values (uint32, int32, float)"))
             }

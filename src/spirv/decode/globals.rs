@@ -529,14 +529,11 @@ impl Decoder<'_> {
             .iter()
             .map(|x| {
                 let c = self.konst(*x)?;
-                Ok((
-                    self.scalar_of(c.ty).unwrap_or(Scalar::Bool).into(),
-                    &c.bits[..],
-                ))
+                Ok((self.scalar_of(c.ty).unwrap_or(Scalar::Bool), &c.bits[..]))
             })
             .collect::<Result<_, SpirvError>>()?;
         let to = self.scalar_of(t).unwrap_or(Scalar::Bool);
-        let folded = crate::words::facts::fold_componentwise(*op, &args, to.into(), out_n);
+        let folded = crate::words::facts::fold_componentwise(*op, &args, to, out_n);
         let bits = match (folded, op) {
             (Some(r), _) => {
                 r.map_err(|e| SpirvError::Setup(format!("specialization constant: {e}")))?
