@@ -26,7 +26,7 @@ use crate::model::{
     evaluate_typed, gather_source, info, ArgKind, Args, Ballot, LaneArg, LaneMask, ModelError, Op,
     OpCall, Outcome, Placement, Reason, SubgroupSize, Value, WorkgroupLayout, WorkgroupShape,
 };
-use crate::reconverge::flow::{Flow, Lost};
+use crate::reconverge::flow::{Flow, Lost, PerGroup};
 pub use crate::reconverge::mode::Mode;
 use crate::reconverge::program::{
     Case, Cond, Form, Input, Operand, Program, ProgramError, Reg, Selector, SgOp, Stmt, Trips,
@@ -427,7 +427,7 @@ pub fn execute_with<O: Observer>(
         loops: Vec::new(),
         funcs: Vec::new(),
     };
-    let mut flow = Flow::entry((0..groups).map(|g| map.present(g)).collect());
+    let mut flow = Flow::entry((0..groups).map(|g| map.present(g)).collect::<PerGroup<_>>());
     ex.block(&program.main, &mut flow)?;
     let inv = map.shape().invocations() as usize;
     let mut records = vec![Vec::new(); inv];
@@ -485,7 +485,7 @@ impl Calls {
 
 struct LoopFrame {
     count: Vec<u32>,
-    brk: Vec<LaneMask>,
+    brk: PerGroup<LaneMask>,
     cont: Vec<Flow>,
 }
 
@@ -698,8 +698,8 @@ impl<O: Observer> Ex<'_, O> {
         f: &mut Flow,
     ) -> Result<(), ExecError> {
         let (n, groups) = (self.n, self.groups);
-        let mut t = vec![LaneMask::EMPTY; groups];
-        let mut e = vec![LaneMask::EMPTY; groups];
+        let mut t = PerGroup::from_elem(LaneMask::EMPTY, groups);
+        let mut e = PerGroup::from_elem(LaneMask::EMPTY, groups);
         for g in 0..groups {
             for l in f.set[g].iter() {
                 let slot = g * n + l as usize;
@@ -740,16 +740,16 @@ impl<O: Observer> Ex<'_, O> {
         let entry = f.clone();
         self.loops.push(LoopFrame {
             count: vec![0; groups * n],
-            brk: vec![LaneMask::EMPTY; groups],
+            brk: PerGroup::from_elem(LaneMask::EMPTY, groups),
             cont: Vec::new(),
         });
         let mut cur = f.clone();
-        let mut exited = vec![LaneMask::EMPTY; groups];
+        let mut exited = PerGroup::from_elem(LaneMask::EMPTY, groups);
         let mut iteration = 0u32;
         loop {
             // Header: `i < trips` splits the set into lanes that stay and lanes that leave
             // through the merge block.
-            let mut stay = vec![LaneMask::EMPTY; groups];
+            let mut stay = PerGroup::from_elem(LaneMask::EMPTY, groups);
             for g in 0..groups {
                 for l in cur.set[g].iter() {
                     let slot = g * n + l as usize;
@@ -799,7 +799,7 @@ impl<O: Observer> Ex<'_, O> {
         let (n, groups) = (self.n, self.groups);
         let entry = f.clone();
         let k = cases.len();
-        let mut parts = vec![vec![LaneMask::EMPTY; groups]; k + 1];
+        let mut parts = vec![PerGroup::from_elem(LaneMask::EMPTY, groups); k + 1];
         let mut values = vec![0u32; groups * n];
         for (g, set) in f.set.iter().enumerate() {
             for l in set.iter() {

@@ -33,29 +33,33 @@ use crate::reconverge::mode::Mode;
 ///
 /// ```
 /// use lockstep::model::LaneMask;
-/// use lockstep::reconverge::{Flow, Lost, Mode};
+/// use lockstep::reconverge::{Flow, Lost, Mode, PerGroup};
 /// // One subgroup of 4 lanes; construct 7 sends lanes 0 and 1 one way.
 /// let entry = Flow::entry(vec![LaneMask(0b1111)]);
-/// let then = entry.part(7, vec![LaneMask(0b0011)]);
+/// let then = entry.part(7, PerGroup::from_elem(LaneMask(0b0011), 1));
 /// let lost = Lost::new(1);
 /// assert_eq!(then.unpinned(Mode::Maximal, 0, &lost), None);
 /// assert_eq!(then.unpinned(Mode::Sucf, 0, &lost), Some(7)); // not subgroup-uniform
 /// // Every lane leaves through the merge: the guarantees of the header hold again.
-/// let merged = entry.merge(7, [&then.set, &vec![LaneMask(0b1100)]]);
+/// let merged = entry.merge(7, [&then.set, &PerGroup::from_elem(LaneMask(0b1100), 1)]);
 /// assert_eq!(merged.unpinned(Mode::Base, 0, &lost), None);
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Flow {
     /// per subgroup: the structured set (the tangle under maximal reconvergence)
-    pub set: Vec<LaneMask>,
+    pub set: PerGroup<LaneMask>,
     /// per subgroup: `None` while control flow is subgroup-uniform, else where it stopped being
-    pub sg: Vec<Option<u32>>,
+    pub sg: PerGroup<Option<u32>>,
     /// `None` while control flow is workgroup-uniform, else where it stopped being
     pub wg: Option<u32>,
     /// per subgroup: `None` while maximal reconvergence pins the tangle, else the switch where
     /// several selector values share a case
-    pub amb: Vec<Option<u32>>,
+    pub amb: PerGroup<Option<u32>>,
 }
+
+/// One value per subgroup of a workgroup, inline for up to 8 subgroups (a control-flow state is
+/// copied at every branch, call and merge).
+pub type PerGroup<T> = smallvec::SmallVec<[T; 8]>;
 
 /// Subgroups (and the workgroup) in which some invocation's *path* depends on a value the model
 /// does not know (a branch on an undefined value): every later tangled result there is undefined.
@@ -90,13 +94,14 @@ impl Lost {
 
 impl Flow {
     /// The start of an entry point: every present lane, uniform everywhere.
-    pub fn entry(set: Vec<LaneMask>) -> Flow {
+    pub fn entry(set: impl Into<PerGroup<LaneMask>>) -> Flow {
+        let set = set.into();
         let groups = set.len();
         Flow {
             set,
-            sg: vec![None; groups],
+            sg: PerGroup::from_elem(None, groups),
             wg: None,
-            amb: vec![None; groups],
+            amb: PerGroup::from_elem(None, groups),
         }
     }
 
@@ -116,7 +121,7 @@ impl Flow {
     }
 
     /// The flow of one part `p` (per subgroup) of a branch of construct `id`.
-    pub fn part(&self, id: u32, p: Vec<LaneMask>) -> Flow {
+    pub fn part(&self, id: u32, p: PerGroup<LaneMask>) -> Flow {
         let split = p.iter().zip(&self.set).any(|(a, b)| a != b);
         Flow {
             sg: (0..p.len())
@@ -144,7 +149,7 @@ impl Flow {
         id: u32,
         lanes: usize,
         selector: &[u32],
-        parts: Vec<Vec<LaneMask>>,
+        parts: Vec<PerGroup<LaneMask>>,
     ) -> Vec<Flow> {
         let groups = self.set.len();
         let differs = |set: LaneMask, g: usize| {
@@ -191,14 +196,18 @@ impl Flow {
     /// The merge block of construct `id` entered with `self`, reached by the lane sets `ends`:
     /// reconverged (guarantees as at the header) where no invocation left other than through the
     /// merge.
-    pub fn merge<'a>(&self, id: u32, ends: impl IntoIterator<Item = &'a Vec<LaneMask>>) -> Flow {
-        let mut set = vec![LaneMask::EMPTY; self.set.len()];
+    pub fn merge<'a>(
+        &self,
+        id: u32,
+        ends: impl IntoIterator<Item = &'a PerGroup<LaneMask>>,
+    ) -> Flow {
+        let mut set = PerGroup::from_elem(LaneMask::EMPTY, self.set.len());
         for e in ends {
             for (s, m) in set.iter_mut().zip(e) {
                 *s = s.or(*m);
             }
         }
-        let escaped: Vec<bool> = self
+        let escaped: PerGroup<bool> = self
             .set
             .iter()
             .zip(&set)
@@ -228,26 +237,29 @@ impl Flow {
     /// after a call): uniform only where a single place brought every invocation. `amb` is the
     /// maximal-reconvergence ambiguity of the construct's header (maximal reconvergence does
     /// reconverge continue targets and call returns).
-    pub fn join(id: u32, sources: &[Flow], amb: Vec<Option<u32>>) -> Flow {
+    pub fn join(id: u32, sources: &[Flow], amb: PerGroup<Option<u32>>) -> Flow {
         let groups = amb.len();
-        let mut set = vec![LaneMask::EMPTY; groups];
-        let mut sg = vec![None; groups];
+        let mut set = PerGroup::from_elem(LaneMask::EMPTY, groups);
+        let mut sg = PerGroup::from_elem(None, groups);
         for g in 0..groups {
-            let mut from: Vec<&Flow> = sources.iter().filter(|s| !s.set[g].is_empty()).collect();
-            for s in &from {
+            let mut from = sources.iter().filter(|s| !s.set[g].is_empty());
+            let first = from.next();
+            let more = from.next().is_some();
+            for s in sources {
                 set[g] = set[g].or(s.set[g]);
             }
-            sg[g] = match from.len() {
-                0 => sources.first().and_then(|s| s.sg[g]),
-                1 => from[0].sg[g],
-                _ => from.remove(0).sg[g].or(Some(id)),
+            sg[g] = match (first, more) {
+                (None, _) => sources.first().and_then(|s| s.sg[g]),
+                (Some(f), false) => f.sg[g],
+                (Some(f), true) => f.sg[g].or(Some(id)),
             };
         }
-        let nonempty: Vec<&Flow> = sources.iter().filter(|s| !s.is_empty()).collect();
-        let wg = match nonempty.len() {
-            0 => sources.first().and_then(|s| s.wg),
-            1 => nonempty[0].wg,
-            _ => nonempty[0].wg.or(Some(id)),
+        let mut nonempty = sources.iter().filter(|s| !s.is_empty());
+        let (first, more) = (nonempty.next(), nonempty.next().is_some());
+        let wg = match (first, more) {
+            (None, _) => sources.first().and_then(|s| s.wg),
+            (Some(f), false) => f.wg,
+            (Some(f), true) => f.wg.or(Some(id)),
         };
         Flow { set, sg, wg, amb }
     }

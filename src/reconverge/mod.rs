@@ -38,7 +38,7 @@ pub use exec::{
     execute, execute_with, AtomicOp, ExecError, Execution, LaneMap, Limits, Mode, NoObserver,
     Observer, OpEvent, Record, Val,
 };
-pub use flow::{Flow, Lost};
+pub use flow::{Flow, Lost, PerGroup};
 pub use params::Param;
 pub use program::{
     Case, Cond, Form, Input, Operand, Program, ProgramError, Reg, Selector, SgOp, Stmt, Trips,

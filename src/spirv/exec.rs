@@ -15,7 +15,7 @@
 //! on registers in `lanes.rs`, the instructions in `ops.rs`, `memops.rs` and `group.rs`.
 
 use crate::model::{LaneMask, LaneOrder, SubgroupSize, WorkgroupLayout, WorkgroupShape};
-use crate::reconverge::{Flow, LaneMap, Lost, Mode};
+use crate::reconverge::{Flow, LaneMap, Lost, Mode, PerGroup};
 use crate::spirv::error::{Location, SpirvError};
 use crate::spirv::inst::*;
 use crate::spirv::memory::clock::SyncRecord;
@@ -765,7 +765,7 @@ pub(crate) enum Frame {
     /// a selection or switch: lanes that reached its merge
     Sel {
         merge: BlockIdx,
-        arrived: Vec<LaneMask>,
+        arrived: PerGroup<LaneMask>,
     },
     /// a loop
     Loop {
@@ -773,7 +773,7 @@ pub(crate) enum Frame {
         merge: BlockIdx,
         cont: BlockIdx,
         /// lanes that reached the merge (breaks)
-        brk: Vec<LaneMask>,
+        brk: PerGroup<LaneMask>,
         /// flows that reached the continue target
         conts: Vec<Flow>,
         /// flows that went back to the header
@@ -853,7 +853,7 @@ pub(crate) struct Wg<'d, 'k> {
     pub(crate) any_phi_taint: bool,
     pub(crate) lost: Lost,
     /// lanes that returned from the entry point
-    pub(crate) finished: Vec<LaneMask>,
+    pub(crate) finished: PerGroup<LaneMask>,
     /// present lanes of each subgroup
     pub(crate) present: Vec<LaneMask>,
     pub(crate) wg_id: [u32; 3],
@@ -919,7 +919,7 @@ impl<'d, 'k> Wg<'d, 'k> {
             windows: HashMap::new(),
             any_phi_taint: false,
             lost: Lost::new(groups),
-            finished: vec![LaneMask::EMPTY; groups],
+            finished: PerGroup::from_elem(LaneMask::EMPTY, groups),
             present: (0..groups).map(|g| d.map.present(g)).collect(),
             wg_id: [0; 3],
             wg_linear: 0,
@@ -1081,7 +1081,7 @@ impl<'d, 'k> Wg<'d, 'k> {
     pub(crate) fn run(&mut self, id: [u32; 3], linear: u32) -> Result<(), SpirvError> {
         self.reset(id, linear)?;
         let entry = self.k.entry;
-        let mut flow = Flow::entry(self.present.clone());
+        let mut flow = Flow::entry(PerGroup::from_slice(&self.present));
         self.frames.push(Frame::Func { ret: Vec::new() });
         self.call_body(entry, &mut flow)?;
         let Some(Frame::Func { ret }) = self.frames.pop() else {

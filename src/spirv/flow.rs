@@ -5,7 +5,7 @@
 //! [`crate::reconverge::flow`].
 
 use crate::model::LaneMask;
-use crate::reconverge::Flow;
+use crate::reconverge::{Flow, PerGroup};
 use crate::spirv::error::SpirvError;
 use crate::spirv::exec::*;
 use crate::spirv::inst::*;
@@ -78,7 +78,7 @@ impl Wg<'_, '_> {
         let taken = std::mem::replace(
             flow,
             Flow {
-                set: vec![LaneMask::EMPTY; self.groups],
+                set: PerGroup::from_elem(LaneMask::EMPTY, self.groups),
                 sg: flow.sg.clone(),
                 wg: flow.wg,
                 amb: flow.amb.clone(),
@@ -255,9 +255,9 @@ impl Wg<'_, '_> {
         flow: &Flow,
         blk: &Block,
         depth: usize,
-    ) -> (Vec<LaneMask>, Vec<LaneMask>) {
-        let mut t = vec![LaneMask::EMPTY; self.groups];
-        let mut e = vec![LaneMask::EMPTY; self.groups];
+    ) -> (PerGroup<LaneMask>, PerGroup<LaneMask>) {
+        let mut t = PerGroup::from_elem(LaneMask::EMPTY, self.groups);
+        let mut e = PerGroup::from_elem(LaneMask::EMPTY, self.groups);
         let base = self.regs.base(c);
         let dirty = self.regs.dirty(c);
         let mut waits = false;
@@ -419,7 +419,7 @@ impl Wg<'_, '_> {
         };
         self.frames.push(Frame::Sel {
             merge,
-            arrived: vec![LaneMask::EMPTY; self.groups],
+            arrived: PerGroup::from_elem(LaneMask::EMPTY, self.groups),
         });
         for (target, mut part) in parts {
             if part.is_empty() {
@@ -449,7 +449,7 @@ impl Wg<'_, '_> {
         cases: &[(u64, BlockIdx)],
         flow: &Flow,
         blk: &Block,
-    ) -> (Vec<BlockIdx>, Vec<u32>, Vec<Vec<LaneMask>>) {
+    ) -> (Vec<BlockIdx>, Vec<u32>, Vec<PerGroup<LaneMask>>) {
         // One part per distinct target (several literals may share a target), default last.
         let mut targets: Vec<BlockIdx> = Vec::new();
         for (_, t) in cases {
@@ -458,7 +458,7 @@ impl Wg<'_, '_> {
             }
         }
         targets.push(default);
-        let mut parts = vec![vec![LaneMask::EMPTY; self.groups]; targets.len()];
+        let mut parts = vec![PerGroup::from_elem(LaneMask::EMPTY, self.groups); targets.len()];
         let mut values = vec![0u32; self.lanes];
         let base = self.regs.base(sel);
         let dirty = self.regs.dirty(sel);
@@ -510,7 +510,7 @@ impl Wg<'_, '_> {
             header,
             merge,
             cont,
-            brk: vec![LaneMask::EMPTY; self.groups],
+            brk: PerGroup::from_elem(LaneMask::EMPTY, self.groups),
             conts: Vec::new(),
             back: Vec::new(),
         });
@@ -796,7 +796,7 @@ impl Wg<'_, '_> {
     pub(crate) fn end_lost_paths(&mut self, hdr: &Block, arrived: &[LaneMask]) {
         let depth = self.frames.len() as u32;
         let n = self.n;
-        let mut ended = vec![LaneMask::EMPTY; self.groups];
+        let mut ended = PerGroup::from_elem(LaneMask::EMPTY, self.groups);
         let mut any = false;
         for g in 0..self.groups {
             for l in 0..n {
