@@ -302,16 +302,17 @@ impl Wg<'_, '_> {
         }
         let dd = self.regs.dirty(d);
         let nl = self.n;
+        let (vals, taint) = (&mut self.regs.vals, &mut self.regs.taint);
         for c in 0..n as usize {
             let (dr, ar) = (db + c * lanes, ab + c * lanes);
-            each_lane(set, nl, |s| {
-                self.regs.vals[dr + s] = self.regs.vals[ar + s];
+            each_span(set, nl, |r| {
+                vals.copy_within(ar + r.start..ar + r.end, dr + r.start);
                 if dd {
-                    self.regs.taint[dr + s] = if ad {
-                        self.regs.taint[ar + s]
+                    if ad {
+                        taint.copy_within(ar + r.start..ar + r.end, dr + r.start);
                     } else {
-                        Taint::NONE
-                    };
+                        taint[dr + r.start..dr + r.end].fill(Taint::NONE);
+                    }
                 }
             });
         }
@@ -341,4 +342,24 @@ fn any_lane(set: &[LaneMask], n: usize, row: &[u64], f: impl Fn(u64) -> bool) ->
         }
     }
     any
+}
+
+/// Calls `f` with every run of consecutive lanes (workgroup-wide slots) of the per-subgroup masks
+/// `set`: a whole subgroup at once where all its lanes are in `set`, so that the work on a run is
+/// a slice operation (a copy, a fill, a loop the compiler vectorises) rather than a call per lane.
+#[inline(always)]
+pub(crate) fn each_span(set: &[LaneMask], n: usize, mut f: impl FnMut(std::ops::Range<usize>)) {
+    for (g, m) in set.iter().enumerate() {
+        let base = g * n;
+        let mut b = m.0;
+        while b != 0 {
+            let start = b.trailing_zeros() as usize;
+            let len = (b >> start).trailing_ones() as usize;
+            f(base + start..base + start + len);
+            if start + len >= 128 {
+                break;
+            }
+            b &= !((1u128 << (start + len)) - 1);
+        }
+    }
 }

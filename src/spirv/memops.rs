@@ -9,6 +9,7 @@ use crate::spirv::atomics::AtomicAcc;
 use crate::spirv::error::SpirvError;
 use crate::spirv::exec::{each_lane, Finding, RaceClass, Wg};
 use crate::spirv::inst::*;
+use crate::spirv::lanes::each_span;
 use crate::spirv::memory::clock::{flags, Access, Now};
 use crate::spirv::memory::{get_bits, get_taint, put_bits, put_taint, units, Hits, Kind};
 use crate::spirv::memory::{Ptr, Space};
@@ -493,10 +494,11 @@ impl Wg<'_, '_> {
                 for &(sc, so) in plan.slots.iter() {
                     let w = ((off + so) / 4) as usize;
                     let row = (o.tbase as usize + w) * lanes;
-                    each_lane(&flow.set, n, |s| any_t |= !self.ltaint[row + s].is_none());
-                    if sc.bytes() == 8 {
-                        each_lane(&flow.set, n, |s| {
-                            any_t |= !self.ltaint[row + lanes + s].is_none()
+                    let words = if sc.bytes() == 8 { 2 } else { 1 };
+                    for k in 0..words {
+                        let lt = &self.ltaint[row + k * lanes..row + (k + 1) * lanes];
+                        each_span(&flow.set, n, |r| {
+                            any_t |= lt[r].iter().fold(false, |a, t| a | !t.is_none())
                         });
                     }
                 }
@@ -515,20 +517,35 @@ impl Wg<'_, '_> {
                         &self.lmem,
                         &self.ltaint,
                     );
-                    let (vd, lm) = (&mut vals[dr..dr + lanes], &lmem[row..]);
+                    let (vd, lo) = (&mut vals[dr..dr + lanes], &lmem[row..row + lanes]);
                     match (sc.bytes(), sc == Scalar::Bool) {
-                        (8, _) => each_lane(&flow.set, n, |s| {
-                            vd[s] = lm[s] as u64 | (lm[lanes + s] as u64) << 32;
+                        (8, _) => each_span(&flow.set, n, |r| {
+                            let hi = &lmem[row + lanes..row + 2 * lanes];
+                            for ((d, &l), &h) in
+                                vd[r.clone()].iter_mut().zip(&lo[r.clone()]).zip(&hi[r])
+                            {
+                                *d = l as u64 | (h as u64) << 32;
+                            }
                         }),
-                        (_, true) => each_lane(&flow.set, n, |s| vd[s] = (lm[s] != 0) as u64),
-                        _ => each_lane(&flow.set, n, |s| vd[s] = lm[s] as u64),
+                        (_, true) => each_span(&flow.set, n, |r| {
+                            for (d, &l) in vd[r.clone()].iter_mut().zip(&lo[r]) {
+                                *d = (l != 0) as u64;
+                            }
+                        }),
+                        _ => each_span(&flow.set, n, |r| {
+                            for (d, &l) in vd[r.clone()].iter_mut().zip(&lo[r]) {
+                                *d = l as u64;
+                            }
+                        }),
                     }
                     if td {
                         let (tdst, lt) = (&mut taint[dr..dr + lanes], &ltaint[trow..]);
                         if sc.bytes() == 8 {
                             each_lane(&flow.set, n, |s| tdst[s] = combine(lt[s], lt[lanes + s]));
                         } else {
-                            each_lane(&flow.set, n, |s| tdst[s] = lt[s]);
+                            each_span(&flow.set, n, |r| {
+                                tdst[r.clone()].copy_from_slice(&lt[r]);
+                            });
                         }
                     }
                 }
@@ -642,9 +659,17 @@ impl Wg<'_, '_> {
                             ltaint[trow + s] = t;
                             ltaint[trow + lanes + s] = t;
                         }),
-                        _ => each_lane(&flow.set, n, |s| {
-                            lmem[row + s] = vals[vr + s] as u32;
-                            ltaint[trow + s] = if tv { taint[vr + s] } else { Taint::NONE };
+                        _ => each_span(&flow.set, n, |r| {
+                            let (dst, src) = (&mut lmem[row..row + lanes], &vals[vr..vr + lanes]);
+                            for (m, &v) in dst[r.clone()].iter_mut().zip(&src[r.clone()]) {
+                                *m = v as u32;
+                            }
+                            let lt = &mut ltaint[trow + r.start..trow + r.end];
+                            if tv {
+                                lt.copy_from_slice(&taint[vr + r.start..vr + r.end]);
+                            } else {
+                                lt.fill(Taint::NONE);
+                            }
                         }),
                     }
                 }
