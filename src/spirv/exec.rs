@@ -21,6 +21,7 @@ use crate::spirv::inst::*;
 use crate::spirv::memory::clock::SyncRecord;
 use crate::spirv::memory::{Buffer, Knowledge, LateKey, Shadow, Space};
 use crate::spirv::prov::{Cause, Prov, Provs, Taint};
+pub(crate) use crate::spirv::regs::each_lane;
 use crate::spirv::regs::RegFile;
 use crate::spirv::types::Storage;
 use rayon::prelude::*;
@@ -1148,31 +1149,6 @@ impl<'d, 'k> Wg<'d, 'k> {
 /// Construct ids of calls: the call's location id with this bit set (header label ids of SPIR-V
 /// are below 2^31 in practice; a module with larger ids only loses distinct naming).
 pub const CALL_CONSTRUCT: u32 = 1 << 31;
-
-/// Calls `f(s)` for every lane `s` (workgroup-wide slot) of the per-subgroup masks `set`.
-#[inline(always)]
-pub(crate) fn each_lane(set: &[LaneMask], n: usize, mut f: impl FnMut(usize)) {
-    let full = if n >= 128 {
-        u128::MAX
-    } else {
-        (1u128 << n) - 1
-    };
-    for (g, m) in set.iter().enumerate() {
-        let base = g * n;
-        if m.0 == full {
-            for s in base..base + n {
-                f(s)
-            }
-        } else {
-            let mut b = m.0;
-            while b != 0 {
-                let l = b.trailing_zeros() as usize;
-                f(base + l);
-                b &= b - 1;
-            }
-        }
-    }
-}
 
 /// Locks serialising the read-modify-write of buffer atomics, one per stripe of 8-byte units.
 static ATOMIC_LOCKS: [Mutex<()>; 64] = [const { Mutex::new(()) }; 64];

@@ -7,7 +7,8 @@
 use crate::model::LaneMask;
 use crate::spirv::exec::{each_lane, Wg};
 use crate::spirv::inst::*;
-use crate::spirv::prov::{combine, Cause, Taint};
+use crate::spirv::prov::{Cause, Taint};
+pub(crate) use crate::spirv::regs::{each_span, rows3};
 use crate::spirv::scalar::{self, ScalarUndef};
 
 impl Wg<'_, '_> {
@@ -47,24 +48,31 @@ impl Wg<'_, '_> {
         self.errs.clear();
         for c in 0..n as usize {
             let (dr, ar, br) = (db + c * lanes, ab + c * lanes, bb + c * lanes);
-            {
-                let vals = &mut self.regs.vals;
-                let errs = &mut self.errs;
-                each_lane(set, nl, |s| match f(vals[ar + s], vals[br + s]) {
-                    Ok(v) => vals[dr + s] = v,
-                    Err(e) => {
-                        vals[dr + s] = 0;
-                        errs.push((s, c as u32, e));
+            let errs = &mut self.errs;
+            let mut put = |s: usize, r: Result<u64, ScalarUndef>| match r {
+                Ok(v) => v,
+                Err(e) => {
+                    errs.push((s, c as u32, e));
+                    0
+                }
+            };
+            match rows3(&mut self.regs.vals, dr, ar, br, lanes) {
+                Some((dv, av, bv)) => each_span(set, nl, |r| {
+                    let s0 = r.start;
+                    let it = dv[r.clone()].iter_mut().zip(&av[r.clone()]).zip(&bv[r]);
+                    for (i, ((d, &x), &y)) in it.enumerate() {
+                        *d = put(s0 + i, f(x, y));
                     }
-                });
+                }),
+                None => {
+                    let vals = &mut self.regs.vals;
+                    each_lane(set, nl, |s| {
+                        vals[dr + s] = put(s, f(vals[ar + s], vals[br + s]))
+                    });
+                }
             }
             if td {
-                let taint = &mut self.regs.taint;
-                each_lane(set, nl, |s| {
-                    let x = if ta { taint[ar + s] } else { Taint::NONE };
-                    let y = if tb { taint[br + s] } else { Taint::NONE };
-                    taint[dr + s] = combine(x, y) | extra;
-                });
+                self.regs.taint2(set, nl, (dr, ar, br), (ta, tb), extra);
             }
         }
         self.scalar_errors(d, loc);
@@ -145,17 +153,20 @@ impl Wg<'_, '_> {
             self.regs.make_dirty(d);
         }
         let td = self.regs.dirty(d);
-        {
-            let vals = &mut self.regs.vals;
-            each_lane(set, nl, |s| vals[dr + s] = f(vals[ar + s], vals[br + s]));
+        match rows3(&mut self.regs.vals, dr, ar, br, lanes) {
+            Some((dv, av, bv)) => each_span(set, nl, |r| {
+                let it = dv[r.clone()].iter_mut().zip(&av[r.clone()]).zip(&bv[r]);
+                for ((d, &x), &y) in it {
+                    *d = f(x, y);
+                }
+            }),
+            None => {
+                let vals = &mut self.regs.vals;
+                each_lane(set, nl, |s| vals[dr + s] = f(vals[ar + s], vals[br + s]));
+            }
         }
         if td {
-            let taint = &mut self.regs.taint;
-            each_lane(set, nl, |s| {
-                let x = if ta { taint[ar + s] } else { Taint::NONE };
-                let y = if tb { taint[br + s] } else { Taint::NONE };
-                taint[dr + s] = combine(x, y) | extra;
-            });
+            self.regs.taint2(set, nl, (dr, ar, br), (ta, tb), extra);
         }
     }
 
@@ -182,22 +193,29 @@ impl Wg<'_, '_> {
         self.errs.clear();
         for c in 0..n as usize {
             let (dr, ar) = (db + c * lanes, ab + c * lanes);
-            {
-                let vals = &mut self.regs.vals;
-                let errs = &mut self.errs;
-                each_lane(set, nl, |s| match f(vals[ar + s]) {
-                    Ok(v) => vals[dr + s] = v,
-                    Err(e) => {
-                        vals[dr + s] = 0;
-                        errs.push((s, c as u32, e));
+            let errs = &mut self.errs;
+            let mut put = |s: usize, r: Result<u64, ScalarUndef>| match r {
+                Ok(v) => v,
+                Err(e) => {
+                    errs.push((s, c as u32, e));
+                    0
+                }
+            };
+            match rows3(&mut self.regs.vals, dr, ar, ar, lanes) {
+                Some((dv, av, _)) => each_span(set, nl, |r| {
+                    let s0 = r.start;
+                    for (i, (d, &x)) in dv[r.clone()].iter_mut().zip(&av[r]).enumerate() {
+                        *d = put(s0 + i, f(x));
                     }
-                });
+                }),
+                None => {
+                    let vals = &mut self.regs.vals;
+                    each_lane(set, nl, |s| vals[dr + s] = put(s, f(vals[ar + s])));
+                }
             }
             if td {
-                let taint = &mut self.regs.taint;
-                each_lane(set, nl, |s| {
-                    taint[dr + s] = (if ta { taint[ar + s] } else { Taint::NONE }) | extra;
-                });
+                // combine(x, NONE) is x: the one-operand policy is the two-operand one.
+                self.regs.taint2(set, nl, (dr, ar, ar), (ta, false), extra);
             }
         }
         self.scalar_errors(d, loc);
@@ -342,24 +360,4 @@ fn any_lane(set: &[LaneMask], n: usize, row: &[u64], f: impl Fn(u64) -> bool) ->
         }
     }
     any
-}
-
-/// Calls `f` with every run of consecutive lanes (workgroup-wide slots) of the per-subgroup masks
-/// `set`: a whole subgroup at once where all its lanes are in `set`, so that the work on a run is
-/// a slice operation (a copy, a fill, a loop the compiler vectorises) rather than a call per lane.
-#[inline(always)]
-pub(crate) fn each_span(set: &[LaneMask], n: usize, mut f: impl FnMut(std::ops::Range<usize>)) {
-    for (g, m) in set.iter().enumerate() {
-        let base = g * n;
-        let mut b = m.0;
-        while b != 0 {
-            let start = b.trailing_zeros() as usize;
-            let len = (b >> start).trailing_ones() as usize;
-            f(base + start..base + start + len);
-            if start + len >= 128 {
-                break;
-            }
-            b &= !((1u128 << (start + len)) - 1);
-        }
-    }
 }

@@ -14,7 +14,13 @@
 //! The per-operation taint policies (the first operand's cause wins, a deciding operand absorbs the
 //! other, …) are applied by the executor's few generic entry points (`map1`, `map2`,
 //! `map2_absorb`, `move_into`, `copy_reg`), not by each operation.
+//!
+//! **Lanes of a row.** `each_lane` visits the active lanes of per-subgroup masks one by one;
+//! `each_span` visits them as runs (a whole subgroup at once where all its lanes are active), so
+//! the work on a run is a slice operation; `rows3` gives one row to write and two to read of the
+//! same file as disjoint slices. `RegFile::taint2` is the two-operand taint policy over rows.
 
+use crate::model::LaneMask;
 use crate::spirv::ids::Reg;
 use crate::spirv::prov::Taint;
 
@@ -120,6 +126,109 @@ impl RegFile {
         let row = self.row(r, c);
         self.vals[row..row + self.lanes].fill(bits);
     }
+
+    /// The taint policy of a two-operand operation on one row: `taint[d] = combine(a, b) | extra`
+    /// for the lanes of `set` (`da`, `db`: whether the operands' registers are dirty; a clean one
+    /// contributes nothing). The rows `(d, a, b)` are indices as from [`RegFile::base`].
+    #[inline(always)]
+    pub(crate) fn taint2(
+        &mut self,
+        set: &[LaneMask],
+        n: usize,
+        (d, a, b): (usize, usize, usize),
+        (da, db): (bool, bool),
+        extra: Taint,
+    ) {
+        use crate::spirv::prov::combine;
+        let lanes = self.lanes;
+        let t = |on: bool, x: Taint| if on { x } else { Taint::NONE };
+        match rows3(&mut self.taint, d, a, b, lanes) {
+            Some((dt, at, bt)) => each_span(set, n, |r| {
+                let it = dt[r.clone()].iter_mut().zip(&at[r.clone()]).zip(&bt[r]);
+                for ((d, &x), &y) in it {
+                    *d = combine(t(da, x), t(db, y)) | extra;
+                }
+            }),
+            None => {
+                let taint = &mut self.taint;
+                each_lane(set, n, |s| {
+                    taint[d + s] = combine(t(da, taint[a + s]), t(db, taint[b + s])) | extra
+                });
+            }
+        }
+    }
+}
+
+/// Calls `f(s)` for every lane `s` (workgroup-wide slot) of the per-subgroup masks `set`.
+#[inline(always)]
+pub(crate) fn each_lane(set: &[LaneMask], n: usize, mut f: impl FnMut(usize)) {
+    let full = if n >= 128 {
+        u128::MAX
+    } else {
+        (1u128 << n) - 1
+    };
+    for (g, m) in set.iter().enumerate() {
+        let base = g * n;
+        if m.0 == full {
+            for s in base..base + n {
+                f(s)
+            }
+        } else {
+            let mut b = m.0;
+            while b != 0 {
+                let l = b.trailing_zeros() as usize;
+                f(base + l);
+                b &= b - 1;
+            }
+        }
+    }
+}
+
+/// Calls `f` with every run of consecutive lanes (workgroup-wide slots) of the per-subgroup masks
+/// `set`: a whole subgroup at once where all its lanes are in `set`, so that the work on a run is
+/// a slice operation (a copy, a fill, a loop the compiler vectorises) rather than a call per lane.
+#[inline(always)]
+pub(crate) fn each_span(set: &[LaneMask], n: usize, mut f: impl FnMut(std::ops::Range<usize>)) {
+    for (g, m) in set.iter().enumerate() {
+        let base = g * n;
+        let mut b = m.0;
+        while b != 0 {
+            let start = b.trailing_zeros() as usize;
+            let len = (b >> start).trailing_ones() as usize;
+            f(base + start..base + start + len);
+            if start + len >= 128 {
+                break;
+            }
+            b &= !((1u128 << (start + len)) - 1);
+        }
+    }
+}
+
+/// The row of `len` elements at `d` to write and the rows at `a` and `b` to read, of one register
+/// file (rows of different registers or slots are disjoint); `None` where `d` is one of them (an
+/// update in place, done lane by lane).
+#[inline(always)]
+pub(crate) fn rows3<T>(
+    v: &mut [T],
+    d: usize,
+    a: usize,
+    b: usize,
+    len: usize,
+) -> Option<(&mut [T], &[T], &[T])> {
+    if d == a || d == b {
+        return None;
+    }
+    let (lo, rest) = v.split_at_mut(d);
+    let (dst, hi) = rest.split_at_mut(len);
+    let (lo, hi) = (&*lo, &*hi);
+    let src = |s: usize| {
+        if s < d {
+            &lo[s..s + len]
+        } else {
+            &hi[s - d - len..s - d]
+        }
+    };
+    Some((dst, src(a), src(b)))
 }
 
 #[cfg(test)]
@@ -158,5 +267,32 @@ mod tests {
         assert!(!f.dirty(r));
         f.clear_dirty();
         assert!(!f.dirty(Reg::new(1)));
+    }
+
+    // each_span visits exactly the lanes each_lane visits, as maximal runs: a full subgroup is one
+    // run; 0b1011_0110 in a subgroup of 8 is the runs 1..3 and 4..6 and 7..8.
+    #[test]
+    fn spans_are_the_runs_of_the_active_lanes() {
+        let set = [LaneMask(0xff), LaneMask(0b1011_0110), LaneMask(0)];
+        let mut runs = Vec::new();
+        each_span(&set, 8, |r| runs.push(r));
+        assert_eq!(runs, vec![0..8, 9..11, 12..14, 15..16]);
+        let mut lanes = Vec::new();
+        each_lane(&set, 8, |s| lanes.push(s));
+        let flat: Vec<usize> = runs.into_iter().flatten().collect();
+        assert_eq!(flat, lanes);
+        let mut all = Vec::new();
+        each_span(&[LaneMask(u128::MAX)], 128, |r| all.push(r));
+        assert_eq!(all, vec![0..128]);
+    }
+
+    #[test]
+    fn rows3_gives_disjoint_rows_and_refuses_an_update_in_place() {
+        let mut v: Vec<u32> = (0..12).collect();
+        let (d, a, b) = rows3(&mut v, 4, 8, 0, 4).expect("disjoint");
+        assert_eq!((a, b), (&[8, 9, 10, 11][..], &[0, 1, 2, 3][..]));
+        d.copy_from_slice(&[7; 4]);
+        assert_eq!(v[4..8], [7; 4]);
+        assert!(rows3(&mut v, 4, 4, 0, 4).is_none());
     }
 }
