@@ -169,14 +169,6 @@ pub enum RaceClass {
     SameValue,
 }
 
-/// A bound buffer: the object it backs and its data.
-pub struct Binding {
-    /// the object (variable) index
-    pub object: ObjectId,
-    /// the buffer
-    pub buffer: Buffer,
-}
-
 /// The state of a dispatch shared by all workgroups.
 pub struct Dispatch<'k> {
     /// the kernel
@@ -275,7 +267,7 @@ pub type GroupKey = (u8, u32, u32, u32, u32);
 pub struct FindingGroup {
     /// occurrences in all
     pub count: u64,
-    /// the first [`EXAMPLES`] occurrences, in a fixed order
+    /// the first `EXAMPLES` occurrences, in a fixed order
     pub examples: Vec<Finding>,
 }
 

@@ -269,7 +269,6 @@ impl Wg<'_, '_> {
             sg_lanes: self.n as u32,
             epoch: me.epoch,
             sg: me.sg,
-            clock: me.clock,
             knows: self.knows[s].as_deref(),
         };
         let scope = atomic.map(|a| a.scope);

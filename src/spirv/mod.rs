@@ -34,9 +34,9 @@
 mod addresses;
 mod atomics;
 pub mod decode;
-pub mod error;
+pub(crate) mod error;
 pub mod examples;
-pub mod exec;
+pub(crate) mod exec;
 mod flow;
 mod glsl;
 mod group;
@@ -47,19 +47,19 @@ pub use crate::words::sampler;
 /// shares).
 pub use crate::words::texel as image;
 mod imageops;
-pub mod inst;
+pub(crate) mod inst;
 mod lanes;
 mod memops;
-pub mod memory;
+pub(crate) mod memory;
 mod names;
 mod ops;
-pub mod prov;
+pub(crate) mod prov;
 mod regs;
-pub mod report;
+pub(crate) mod report;
 mod sampling;
-pub mod scalar;
+pub(crate) mod scalar;
 mod stores;
-pub mod types;
+pub(crate) mod types;
 mod values;
 
 pub use decode::{decode, DecodeOptions, SpecInput};

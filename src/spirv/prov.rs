@@ -120,7 +120,7 @@ impl Taint {
         Taint(self.0 & INEXACT_BIT)
     }
 
-    /// Both marks' union with `other`'s, the provenance of whichever [`combine`] picks.
+    /// Both marks' union with `other`'s, the provenance of whichever `combine` picks.
     #[inline(always)]
     pub const fn combine(self, other: Taint) -> Taint {
         combine(self, other)
@@ -128,7 +128,7 @@ impl Taint {
 }
 
 /// Adds the flags of the right side (used as `t | Taint::INEXACT`; both sides naming a provenance
-/// is a mistake [`combine`] exists for).
+/// is a mistake `combine` exists for).
 impl std::ops::BitOr for Taint {
     type Output = Taint;
     #[inline(always)]

@@ -76,7 +76,7 @@ pub struct ModelRun {
     /// the bound buffers afterwards
     pub buffers: Vec<BufferOutput>,
     /// the first occurrences of every group of findings (at most
-    /// [`crate::spirv::exec::EXAMPLES`] each), in group order
+    /// `spirv::exec::EXAMPLES` each), in group order
     pub findings: Vec<Finding>,
     /// the findings grouped by kind, variable and instructions, each with its count, in a fixed
     /// order ([`Finding::group_key`]); `findings` is their examples

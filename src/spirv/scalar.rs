@@ -15,7 +15,7 @@ use crate::spirv::inst::{Conv, FloatBin, FloatCmp};
 use crate::spirv::types::Scalar;
 use half::f16;
 
-pub use crate::words::int::{b, int_bin, int_cmp, int_un, mask, sext, ScalarUndef};
+pub use crate::words::int::{int_bin, int_cmp, int_un, mask, sext, ScalarUndef};
 
 /// A float as f64 (exact for every width).
 #[inline(always)]
@@ -46,12 +46,6 @@ pub fn is_denormal(w: u8, x: u64) -> bool {
         _ => (0x7ff0_0000_0000_0000, 0x000f_ffff_ffff_ffff),
     };
     x & exp_mask == 0 && x & man_mask != 0
-}
-
-/// Is the float of width `w` a NaN?
-#[inline(always)]
-pub fn is_nan(w: u8, x: u64) -> bool {
-    f_get(w, x).is_nan()
 }
 
 /// A float binary operation, correctly rounded and uncontracted.
@@ -96,22 +90,6 @@ fn fmod_floor32(x: f32, y: f32) -> f32 {
         r + y
     } else {
         r
-    }
-}
-
-/// `a * b + c` rounded once (a fused multiply-add), for the contraction check.
-#[inline(always)]
-pub fn fma(w: u8, a: u64, b: u64, c: u64) -> u64 {
-    match w {
-        32 => f32::from_bits(a as u32)
-            .mul_add(f32::from_bits(b as u32), f32::from_bits(c as u32))
-            .to_bits() as u64,
-        // f16: the exact product fits in f64 (22 bits), and the sum then rounds once in f64 before
-        // the final rounding to f16 — close enough for a "may differ" check.
-        16 => f_put(16, f_get(16, a) * f_get(16, b) + f_get(16, c)),
-        _ => f64::from_bits(a)
-            .mul_add(f64::from_bits(b), f64::from_bits(c))
-            .to_bits(),
     }
 }
 

@@ -42,6 +42,7 @@ impl Scalar {
 
 /// SPIR-V storage classes the interpreter runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(clippy::enum_variant_names)] // the names are SPIR-V's storage classes
 pub enum Storage {
     /// per invocation, per call (`Function`)
     Function,
@@ -287,7 +288,7 @@ impl Types {
     }
 
     /// The size in bytes of the smallest scalar `t` holds, at most 4: the unit in which memory of
-    /// this type keeps its taint and race records (see [`crate::spirv::memory`]).
+    /// this type keeps its taint and race records (see `spirv::memory`).
     pub fn unit(&self, t: TypeId) -> u32 {
         match self.get(t) {
             Type::Scalar(s) => s.bytes().clamp(1, 4),

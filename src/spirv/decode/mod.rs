@@ -1,6 +1,6 @@
 //! SPIR-V words → a [`Kernel`]: parse with rspirv, resolve types, layouts, constants and
 //! specialization constants, allocate registers and memory, and turn every instruction of the
-//! supported subset into an [`Inst`]. Anything outside the subset is an error naming the instruction
+//! supported subset into an `Inst`. Anything outside the subset is an error naming the instruction
 //! and its source line — never a silently wrong result.
 //!
 //! One `Decoder` walks the module in phases, each in a file of its own (naga's `front/spv`

@@ -239,8 +239,6 @@ pub struct Now<'a> {
     pub epoch: u32,
     /// the subgroup's epoch of the family accessed
     pub sg: u32,
-    /// its release clock
-    pub clock: u32,
     /// what it has acquired
     pub knows: Option<&'a Knowledge>,
 }
@@ -288,11 +286,6 @@ impl Now<'_> {
         };
         a.scope() >= needed && mine >= needed
     }
-
-    /// The workgroup of an access.
-    pub fn wg_of(&self, a: &Access) -> u32 {
-        (a.who - 1) / self.lanes_per_wg
-    }
 }
 
 /// What a location's last release left for acquirers: the releaser's knowledge, its workgroup and
@@ -339,7 +332,6 @@ mod tests {
             sg_lanes: 4,
             epoch,
             sg: 0,
-            clock: 0,
             knows,
         }
     }

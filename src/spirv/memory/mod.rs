@@ -29,7 +29,7 @@ use crate::spirv::prov::{combine, Taint};
 use crate::spirv::types::Storage;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
-pub use clock::{Access, Family, Knowledge, Now, Scope};
+pub use clock::{Access, Family, Knowledge, Scope};
 pub use race::{Hits, Kind, Shadow};
 
 /// A late finding's key: an earlier access (location, 1 + slot) to unit `unit` of object `obj`

@@ -54,7 +54,6 @@ const PAGE: usize = 1024;
 #[derive(Debug, Default)]
 pub struct Shadow {
     pages: Vec<Option<Box<[Cell; PAGE]>>>,
-    units: usize,
 }
 
 impl Shadow {
@@ -62,7 +61,6 @@ impl Shadow {
     pub fn new(units: usize) -> Shadow {
         Shadow {
             pages: (0..units.div_ceil(PAGE)).map(|_| None).collect(),
-            units,
         }
     }
 
@@ -71,30 +69,6 @@ impl Shadow {
         for p in self.pages.iter_mut() {
             *p = None;
         }
-    }
-
-    /// Forgets the accesses to units `range` (a Workgroup variable at a workgroup's start).
-    pub fn clear_range(&mut self, range: std::ops::Range<usize>) {
-        for u in range {
-            if let Some(Some(p)) = self.pages.get_mut(u / PAGE) {
-                p[u % PAGE] = Cell::default();
-            }
-        }
-    }
-
-    /// Number of units.
-    pub fn len(&self) -> usize {
-        self.units
-    }
-
-    /// No units.
-    pub fn is_empty(&self) -> bool {
-        self.units == 0
-    }
-
-    /// The cell of unit `u`, if it was ever touched.
-    pub fn get(&self, u: usize) -> Option<&Cell> {
-        self.pages.get(u / PAGE)?.as_ref().map(|p| &p[u % PAGE])
     }
 
     #[inline(always)]
@@ -187,7 +161,6 @@ mod tests {
             sg_lanes: 32,
             epoch,
             sg: 0,
-            clock: 0,
             knows: None,
         }
     }
