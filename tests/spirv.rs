@@ -375,6 +375,22 @@ fn an_ext_inst_import_without_a_name_is_an_error_not_a_panic() {
 }
 
 #[test]
+fn a_block_member_offset_near_4_gib_decodes_without_overflow() {
+    // Found by the `spirv` fuzz target (2026-11-27): a storage block whose member lies at byte
+    // 4,294,967,291 made the decoder compute the variable's taint units as `words * 4` in 32 bits
+    // (an overflow; a panic with overflow checks). Memory bound from outside has no units of its
+    // own.
+    let bytes = include_bytes!("fuzz-regressions/spirv-block-member-offset-near-4gib.spv");
+    let words: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    // Past the block, the decoder meets the fuzzed module's other defect and names it.
+    let e = decode(&words, &DecodeOptions::default()).expect_err("a malformed module");
+    assert!(e.to_string().contains("is not a type"), "{e}");
+}
+
+#[test]
 fn workgroup_counts_whose_product_overflows_are_an_error_not_a_panic() {
     let k = decode(&examples::lane_ids(), &DecodeOptions::default()).unwrap();
     let e = run_model(

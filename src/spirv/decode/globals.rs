@@ -809,7 +809,15 @@ impl Decoder<'_> {
             Some(t) => t.format.unit(),
             None => self.types.unit(pointee),
         };
-        let units = words * 4 / unit;
+        // Memory bound from outside (buffers, images) gets no words or units here; a variable of
+        // the invocation or the workgroup is bounded by `allocate`, so its unit count fits (a
+        // block of nearly 4 GiB overflowed `words * 4` in 32 bits: found by the spirv fuzz target).
+        let units = if storage.is_global() {
+            0
+        } else {
+            u32::try_from(words as u64 * 4 / unit as u64)
+                .map_err(|_| unsupported("a variable of 4 GiB or more"))?
+        };
         let (base, tbase) = self.allocate(storage, words, units)?;
         let name = self.variable_name(rid, pointee, element, func);
         let loc = LocId::new(self.locs.len() as u32);
