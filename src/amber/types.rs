@@ -508,18 +508,6 @@ pub fn texel_format(t: &DataType) -> Option<crate::spirv::image::TexelFormat> {
     if t.columns != 1 || t.array {
         return None;
     }
-    let (bits, mode) = match t.scalar {
-        Scalar::U8 => (8, "UINT"),
-        Scalar::U16 => (16, "UINT"),
-        Scalar::U32 => (32, "UINT"),
-        Scalar::U64 => (64, "UINT"),
-        Scalar::I8 => (8, "SINT"),
-        Scalar::I16 => (16, "SINT"),
-        Scalar::I32 => (32, "SINT"),
-        Scalar::I64 => (64, "SINT"),
-        Scalar::F16 => (16, "SFLOAT"),
-        Scalar::F32 => (32, "SFLOAT"),
-        _ => return None,
-    };
+    let (bits, mode) = crate::kernel::images::texel_component(t.scalar)?;
     crate::spirv::image::TexelFormat::plain(t.rows as usize, bits, mode)
 }

@@ -20,18 +20,13 @@ pub fn bound_image_type(
         n if n == coords + 1 => host.shape[n - 1],
         _ => 1,
     };
-    let (bits, mode) = match host.dtype {
-        ScalarType::F32 => (32, "SFLOAT"),
-        ScalarType::F16 => (16, "SFLOAT"),
-        ScalarType::U32 => (32, "UINT"),
-        ScalarType::U16 => (16, "UINT"),
-        ScalarType::U8 => (8, "UINT"),
-        ScalarType::I32 => (32, "SINT"),
-        ScalarType::I16 => (16, "SINT"),
-        ScalarType::I8 => (8, "SINT"),
-        other => {
+    // 64-bit components (R64_UINT, R64_SINT) need shaderImageInt64: not taken from a host array.
+    let (bits, mode) = match texel_component(host.dtype) {
+        Some((bits, mode)) if bits < 64 => (bits, mode),
+        _ => {
             return Err(format!(
-                "an image declared without a format takes its format from the array given; {other} is not a texel component type"
+                "an image declared without a format takes its format from the array given; {} is not a texel component type",
+                host.dtype
             ))
         }
     };
@@ -110,4 +105,17 @@ pub fn extent_of_shape(
         depth: n(d[2].saturating_mul(layers))?,
         samples: n(samples)?,
     })
+}
+
+/// The component kind of a plain texel format (`R32_SFLOAT`, `R8G8_UINT`, …) whose components are
+/// of type `t`: its bits and numeric format (`UINT`, `SINT`, `SFLOAT`); `None` for `bool` and
+/// `double`, which no plain texel format holds here. One mapping for host arrays and Amber's texel
+/// buffers.
+pub(crate) fn texel_component(t: ScalarType) -> Option<(u32, &'static str)> {
+    match t {
+        ScalarType::Bool | ScalarType::F64 => None,
+        t if t.is_float() => Some((t.bits(), "SFLOAT")),
+        t if t.is_signed_integer() => Some((t.bits(), "SINT")),
+        t => Some((t.bits(), "UINT")),
+    }
 }

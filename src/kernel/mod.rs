@@ -9,7 +9,7 @@
 mod addresses;
 pub mod buffers;
 mod check;
-mod images;
+pub(crate) mod images;
 pub mod run;
 pub mod source;
 

@@ -304,6 +304,28 @@ pub enum Step {
     },
 }
 
+impl Step {
+    /// The index a `Dyn` or `Descriptor` step reads from its register's bits: the low `width`
+    /// bits, sign-extended when the index type is signed.
+    #[inline(always)]
+    pub fn index(raw: u64, width: u8, signed: bool) -> i64 {
+        let raw = raw & crate::words::int::mask(width);
+        if signed {
+            crate::words::int::sext(width, raw)
+        } else {
+            raw as i64
+        }
+    }
+
+    /// Is index `i` of a `Dyn` step out of bounds: negative (but for an `OpPtrAccessChain`'s
+    /// Element, `elem`, which may step back through the array the base points into), or at or
+    /// past the length `len` of a sized array?
+    #[inline(always)]
+    pub fn out_of_bounds(i: i64, len: Option<u32>, elem: bool) -> bool {
+        (i < 0 && !elem) || len.is_some_and(|l| i as u64 >= l as u64)
+    }
+}
+
 /// A subgroup operation, ready for the model.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Group {

@@ -49,13 +49,7 @@ impl Wg<'_, '_> {
         for c in 0..n as usize {
             let (dr, ar, br) = (db + c * lanes, ab + c * lanes, bb + c * lanes);
             let errs = &mut self.errs;
-            let mut put = |s: usize, r: Result<u64, ScalarUndef>| match r {
-                Ok(v) => v,
-                Err(e) => {
-                    errs.push((s, c as u32, e));
-                    0
-                }
-            };
+            let mut put = |s: usize, r| value_or_record(errs, s, c, r);
             match rows3(&mut self.regs.vals, dr, ar, br, lanes) {
                 Some((dv, av, bv)) => each_span(set, nl, |r| {
                     let s0 = r.start;
@@ -194,13 +188,7 @@ impl Wg<'_, '_> {
         for c in 0..n as usize {
             let (dr, ar) = (db + c * lanes, ab + c * lanes);
             let errs = &mut self.errs;
-            let mut put = |s: usize, r: Result<u64, ScalarUndef>| match r {
-                Ok(v) => v,
-                Err(e) => {
-                    errs.push((s, c as u32, e));
-                    0
-                }
-            };
+            let mut put = |s: usize, r| value_or_record(errs, s, c, r);
             match rows3(&mut self.regs.vals, dr, ar, ar, lanes) {
                 Some((dv, av, _)) => each_span(set, nl, |r| {
                     let s0 = r.start;
@@ -360,4 +348,22 @@ fn any_lane(set: &[LaneMask], n: usize, row: &[u64], f: impl Fn(u64) -> bool) ->
         }
     }
     any
+}
+
+/// The value a scalar rule gave lane `s`, slot `c`; where the rule said "undefined", 0 and the
+/// reason recorded in `errs` (for `Wg::scalar_errors` to taint).
+#[inline(always)]
+fn value_or_record(
+    errs: &mut Vec<(usize, u32, ScalarUndef)>,
+    s: usize,
+    c: usize,
+    r: Result<u64, ScalarUndef>,
+) -> u64 {
+    match r {
+        Ok(v) => v,
+        Err(e) => {
+            errs.push((s, c as u32, e));
+            0
+        }
+    }
 }

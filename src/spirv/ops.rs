@@ -763,12 +763,10 @@ impl Wg<'_, '_> {
                     ..
                 } => {
                     let (row, dt) = rows[k];
-                    let (m, stride) = (mask(width), stride as u64);
-                    let (bounded, len) = (len.is_some(), len.map_or(0, |l| l as u64));
+                    let stride = stride as u64;
                     each_lane(set, nl, |s| {
-                        let raw = vals[row + s] & m;
-                        let i = if signed { sext(width, raw) } else { raw as i64 };
-                        if (i < 0 && !elem) || (bounded && i as u64 >= len) {
+                        let i = Step::index(vals[row + s], width, signed);
+                        if Step::out_of_bounds(i, len, elem) {
                             from[s] = Ptr::from_bits(from[s]).out_of_bounds().bits();
                         }
                         vals[db + s] = vals[db + s].wrapping_add((i as u64).wrapping_mul(stride));
@@ -820,15 +818,10 @@ impl Wg<'_, '_> {
             // The index register of step k, sign-extended when signed; its taint joins `t`.
             let index = |k: usize, width: u8, signed: bool, t: &mut Taint| -> i64 {
                 let (row, dt) = rows[k];
-                let raw = vals[row + s] & mask(width);
                 if dt {
                     *t = combine(*t, taint[row + s]);
                 }
-                if signed {
-                    sext(width, raw)
-                } else {
-                    raw as i64
-                }
+                Step::index(vals[row + s], width, signed)
             };
             for (k, st) in steps.iter().enumerate() {
                 match st {
@@ -855,7 +848,7 @@ impl Wg<'_, '_> {
                         ..
                     } => {
                         let i = index(k, *width, *signed, &mut t);
-                        if (i < 0 && !*elem) || len.is_some_and(|l| i as u64 >= l as u64) {
+                        if Step::out_of_bounds(i, *len, *elem) {
                             oob = true;
                         }
                         off = off.wrapping_add((i as u64).wrapping_mul(*stride as u64));
