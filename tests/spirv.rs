@@ -391,6 +391,22 @@ fn a_block_member_offset_near_4_gib_decodes_without_overflow() {
 }
 
 #[test]
+fn a_call_with_more_arguments_than_parameters_is_an_error_not_a_panic() {
+    // Found by the `spirv` fuzz target (2026-11-27): an OpFunctionCall passing an argument to a
+    // function without parameters; the run indexed the callee's parameters past their end.
+    // SPIR-V 3.52.x, OpFunctionCall: "Type of Argument N must match Parameter N's type" — one
+    // argument per parameter.
+    let bytes =
+        include_bytes!("fuzz-regressions/spirv-call-with-more-arguments-than-parameters.spv");
+    let words: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let e = decode(&words, &DecodeOptions::default()).expect_err("a call of the wrong arity");
+    assert!(e.to_string().contains("arguments: the function has"), "{e}");
+}
+
+#[test]
 fn workgroup_counts_whose_product_overflows_are_an_error_not_a_panic() {
     let k = decode(&examples::lane_ids(), &DecodeOptions::default()).unwrap();
     let e = run_model(

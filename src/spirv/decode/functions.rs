@@ -544,6 +544,31 @@ impl Decoder<'_> {
         for k in 1..i.operands.len() {
             args.push(self.arg(i, k)?);
         }
+        // SPIR-V 3.52.x, OpFunctionCall: one argument per parameter, each of its parameter's
+        // type (a mismatch would copy the wrong number of slots into the callee).
+        let params: Vec<u32> = self.m.functions[f as usize]
+            .parameters
+            .iter()
+            .filter_map(|p| p.result_id)
+            .collect();
+        if params.len() != args.len() {
+            return Err(SpirvError::malformed(format!(
+                "OpFunctionCall of {} with {} arguments: the function has {} parameters",
+                self.name(id_at(i, 0)?),
+                args.len(),
+                params.len()
+            )));
+        }
+        for (k, (&a, &p)) in args.iter().zip(&params).enumerate() {
+            let p = self.reg(p)?;
+            if self.reg_slots[a.index()] != self.reg_slots[p.index()] {
+                return Err(SpirvError::malformed(format!(
+                    "OpFunctionCall of {}: argument {} is not of its parameter's type",
+                    self.name(id_at(i, 0)?),
+                    k + 1
+                )));
+            }
+        }
         let d = if self.regs.contains_key(&rid) && self.reg_slots[self.reg(rid)?.index()] > 0 {
             Some(self.reg(rid)?)
         } else {
