@@ -7,7 +7,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use lockstep::model::{LaneOrder, SubgroupSize};
+use lockstep::model::SubgroupSize;
 use lockstep::reconverge::Mode;
 use lockstep::spirv::{decode, run_model, BufferInput, DecodeOptions, RunConfig};
 
