@@ -74,10 +74,7 @@ impl Wg<'_, '_> {
         }
         {
             for s in order {
-                let (p, pt) = (
-                    Ptr::from_bits(self.regs.vals[pb + s]),
-                    self.regs.taint_at(ptr, pb + s),
-                );
+                let (p, pt) = self.lane_pointer(ptr, pb + s);
                 let obj = p.obj();
                 let off = p.off();
                 let o = &k.objects[obj.index()];

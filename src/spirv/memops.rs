@@ -460,6 +460,15 @@ impl Wg<'_, '_> {
         }
     }
 
+    /// The pointer register `ptr` holds at index `i` (its row's lane), and that value's taint.
+    #[inline(always)]
+    pub(crate) fn lane_pointer(&self, ptr: Reg, i: usize) -> (Ptr, Taint) {
+        (
+            Ptr::from_bits(self.regs.vals[i]),
+            self.regs.taint_at(ptr, i),
+        )
+    }
+
     /// `d = *ptr` with `plan`.
     pub(crate) fn load(
         &mut self,
@@ -716,10 +725,7 @@ impl Wg<'_, '_> {
         for g in 0..self.groups {
             for l in flow.set[g].iter() {
                 let s = g * n + l as usize;
-                let (p, pt) = (
-                    Ptr::from_bits(self.regs.vals[pb + s]),
-                    self.regs.taint_at(ptr, pb + s),
-                );
+                let (p, pt) = self.lane_pointer(ptr, pb + s);
                 let obj = p.obj();
                 let off = p.off();
                 let o = &k.objects[obj.index()];
