@@ -222,7 +222,7 @@ fn shader_source_is_verbatim_up_to_the_end_line() {
         "#version 450\n  // END of nothing: not the end\nvoid main() {}\n"
     );
     assert_eq!(s.shaders[0].source_line, 4);
-    assert_eq!(s.shaders[0].target_env.as_ref().unwrap().spirv, (1, 3));
+    assert_eq!(s.shaders[0].target_env, Some(lockstep::kernel::TargetEnv::Vulkan1_1));
     assert_eq!(s.buffers[0].line, 8);
 }
 
@@ -1498,7 +1498,7 @@ fn the_cts_subgroup_uniform_control_flow_scripts_parse() {
         let s = parse(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
         assert_eq!(s.shaders.len(), 2, "{}", p.display());
         assert!(s.shaders.iter().all(|s| s.format == ShaderFormat::Glsl
-            && s.target_env.as_ref().is_some_and(|e| e.spirv == (1, 3))));
+            && s.target_env == Some(lockstep::kernel::TargetEnv::Vulkan1_1)));
         assert_eq!(s.pipelines.len(), 2);
         assert!(s
             .expects()

@@ -681,28 +681,6 @@ fn unknown_extensions_unreadable_files_and_non_utf8_text_are_errors() {
     assert!(e.to_string().contains("kernel::load"), "{e}");
 }
 
-#[test]
-fn target_environment_names() {
-    for (s, t) in [
-        ("vulkan1.0", TargetEnv::Vulkan1_1),
-        ("vulkan1.1", TargetEnv::Vulkan1_1),
-        ("spv1.0", TargetEnv::Vulkan1_1),
-        ("spv1.3", TargetEnv::Vulkan1_1),
-        ("spv1.4", TargetEnv::Vulkan1_2),
-        ("vulkan1.1spv1.4", TargetEnv::Vulkan1_2),
-        ("spv1.5", TargetEnv::Vulkan1_2),
-        ("vulkan1.2", TargetEnv::Vulkan1_2),
-        ("spv1.6", TargetEnv::Vulkan1_3),
-        ("Vulkan1.3", TargetEnv::Vulkan1_3),
-    ] {
-        assert_eq!(s.parse::<TargetEnv>().unwrap(), t, "{s}");
-    }
-    for bad in ["", "vulkan1.4", "spv1.7", "opengl4.5", "spv1."] {
-        let e = bad.parse::<TargetEnv>().unwrap_err();
-        assert!(e.to_string().contains("expected vulkan1.1"), "{bad}: {e}");
-    }
-}
-
 // ---------------------------------------------------------------------------------------------
 // Buffer specs
 

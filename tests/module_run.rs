@@ -637,7 +637,7 @@ OpStore %p %i
 OpReturn
 OpFunctionEnd
 ";
-    let words = assemble_spirv(asm, VulkanVersion::V1_1).unwrap_or_else(|e| panic!("{e}"));
+    let words = assemble_spirv(asm, TargetEnv::Vulkan1_1).unwrap_or_else(|e| panic!("{e}"));
     // The model: 64 invocations by default, 8 × 4 = 32 with SpecId 0 = 4.
     let size = |n: Option<u64>| {
         let opts = lockstep::spirv::DecodeOptions {

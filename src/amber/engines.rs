@@ -8,14 +8,14 @@ use super::backend::{
 };
 use super::parse::Unsupported;
 use super::script::{BindingKind, RequiredSize, Script, Shader, ShaderCode};
-use crate::kernel::{SourceLang, SourceOptions, TargetEnv as KTarget};
+use crate::kernel::{SourceLang, SourceOptions, TargetEnv};
 use crate::model::SubgroupSize;
 use crate::reconverge::Mode;
 use crate::spirv::{self, BufferInput, DecodeOptions, RunConfig, SpecInput, WordStatus};
 use std::collections::HashMap;
 
 /// A compiled shader's key: its name, its text and the target environment asked for.
-type CompileKey = (String, String, Option<(u8, u8)>);
+type CompileKey = (String, String, Option<TargetEnv>);
 
 /// SPIR-V words of a shader, compiled once per (source, format, target).
 #[derive(Default)]
@@ -31,14 +31,13 @@ impl Compiled {
             ShaderCode::Glsl(text) => (text, SourceLang::Glsl),
             ShaderCode::SpirvAsm(text) => (text, SourceLang::SpirvAsm),
         };
-        let target = s.target_env.as_ref().map(|t| t.spirv);
-        let key = (s.source.clone(), s.format.to_string(), target);
+        let key = (s.source.clone(), s.format.to_string(), s.target_env);
         if let Some(w) = self.cache.get(&key) {
             return Ok(w.clone());
         }
         let opts = SourceOptions {
             name: format!("{script_name}:{}", s.name),
-            target_env: target.and_then(|(a, b)| KTarget::for_spirv(a, b)),
+            target_env: s.target_env,
             ..SourceOptions::default()
         };
         let words = crate::kernel::compile(text, lang, &opts)

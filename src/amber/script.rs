@@ -2,6 +2,7 @@
 //! compute pipelines, the command list, and what the device must support.
 
 use super::types::{DataType, ElementLayout, Layout, Literal};
+use crate::words::env::TargetEnv;
 use std::fmt;
 
 /// A parsed script. Names are resolved: commands refer to buffers, shaders and pipelines by index.
@@ -86,69 +87,6 @@ impl fmt::Display for ShaderFormat {
     }
 }
 
-/// A `TARGET_ENV` the compute subset knows: a SPIR-V version, and the Vulkan version when the
-/// environment names one (`spv1.3` → SPIR-V 1.3; `vulkan1.1` → Vulkan 1.1, SPIR-V 1.3;
-/// `vulkan1.1spv1.4` → Vulkan 1.1, SPIR-V 1.4; `universal1.5` → SPIR-V 1.5).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TargetEnv {
-    /// As written.
-    pub name: String,
-    /// SPIR-V (major, minor).
-    pub spirv: (u8, u8),
-    /// Vulkan (major, minor), when the environment is a Vulkan one.
-    pub vulkan: Option<(u8, u8)>,
-}
-
-impl TargetEnv {
-    /// Parses a target environment name; `None` for one outside the SPIR-V / Vulkan set.
-    ///
-    /// ```
-    /// use lockstep::amber::TargetEnv;
-    /// let e = TargetEnv::parse("vulkan1.2").unwrap();
-    /// assert_eq!((e.spirv, e.vulkan), ((1, 5), Some((1, 2))));
-    /// assert_eq!(TargetEnv::parse("spv1.3").unwrap().spirv, (1, 3));
-    /// assert!(TargetEnv::parse("opencl2.2").is_none());
-    /// ```
-    pub fn parse(name: &str) -> Option<TargetEnv> {
-        let spv = |s: &str| -> Option<(u8, u8)> {
-            match s {
-                "1.0" => Some((1, 0)),
-                "1.1" => Some((1, 1)),
-                "1.2" => Some((1, 2)),
-                "1.3" => Some((1, 3)),
-                "1.4" => Some((1, 4)),
-                "1.5" => Some((1, 5)),
-                "1.6" => Some((1, 6)),
-                _ => None,
-            }
-        };
-        let (spirv, vulkan) = if let Some(v) = name.strip_prefix("spv") {
-            (spv(v)?, None)
-        } else if let Some(v) = name.strip_prefix("universal") {
-            (spv(v)?, None)
-        } else if let Some(v) = name.strip_prefix("vulkan") {
-            // The SPIR-V version each Vulkan version accepts at most (Vulkan spec, appendix
-            // "SPIR-V Environment"): 1.0 → 1.0, 1.1 → 1.3, 1.2 → 1.5, 1.3 and 1.4 → 1.6.
-            match v {
-                "1.0" => ((1, 0), Some((1, 0))),
-                "1.1" => ((1, 3), Some((1, 1))),
-                "1.1spv1.4" => ((1, 4), Some((1, 1))),
-                "1.2" => ((1, 5), Some((1, 2))),
-                "1.3" => ((1, 6), Some((1, 3))),
-                "1.4" => ((1, 6), Some((1, 4))),
-                _ => return None,
-            }
-        } else {
-            return None;
-        };
-        Some(TargetEnv {
-            name: name.to_string(),
-            spirv,
-            vulkan,
-        })
-    }
-}
-
 /// The code of a shader.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ShaderCode {
@@ -170,7 +108,7 @@ pub struct Shader {
     pub line: usize,
     /// The source format.
     pub format: ShaderFormat,
-    /// `TARGET_ENV`, when given.
+    /// `TARGET_ENV`, when given: the environment the shader is compiled or assembled for.
     pub target_env: Option<TargetEnv>,
     /// The source text exactly as in the script (for every format, hex included), or as in the
     /// file that `FILE` / `VIRTUAL_FILE` names (empty for `SPIRV-BIN`).

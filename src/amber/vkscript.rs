@@ -19,12 +19,14 @@
 //! are [`Unsupported`] with `graphics` set, as in AmberScript.
 //!
 //! The SPIR-V version: Amber assembles for the target environment its runner gives; the Vulkan
-//! CTS runs VkScript files that require `VK_KHR_spirv_1_4` as SPIR-V 1.4, and lockstep does the
-//! same (`spv1.4`); others get the AmberScript default.
+//! CTS runs VkScript files that require `VK_KHR_spirv_1_4` as SPIR-V 1.4, and lockstep gives them
+//! `spv1.4`'s environment ([`TargetEnv`]: the lowest that consumes SPIR-V 1.4 natively, Vulkan 1.2,
+//! whose modules are SPIR-V 1.5); others get the AmberScript default.
 
 use super::parse::{err, graphics, PResult, ParseFailure, Unsupported, KNOWN_FEATURES};
 use super::script::*;
 use super::types::{DataType, Layout, Literal, Scalar};
+use crate::words::env::TargetEnv;
 
 /// A VkScript data type name (`int`, `uint16_t`, `vec3`, `i8vec2`, `dmat2x3`, `mat4`) as a
 /// [`DataType`] (Amber's `vkscript::DatumTypeParser`).
@@ -292,7 +294,7 @@ pub fn parse(text: &str) -> Result<Script, ParseFailure> {
         line: header,
         format,
         target_env: if spirv_1_4 {
-            TargetEnv::parse("spv1.4")
+            Some(TargetEnv::Vulkan1_2)
         } else {
             None
         },

@@ -45,7 +45,9 @@ pub struct RunArgs {
     /// a preprocessor definition NAME or NAME=VALUE for GLSL (repeatable)
     #[arg(short = 'D', long = "define", value_name = "NAME[=VALUE]")]
     pub defines: Vec<String>,
-    /// target environment for GLSL: vulkan1.1, vulkan1.2, vulkan1.3 (default: the lowest that compiles)
+    /// target environment for GLSL and SPIR-V assembly: vulkan1.1, vulkan1.2, vulkan1.3 (or a
+    /// SPIR-V version, spv1.0 … spv1.6: the lowest environment that consumes it); default: the
+    /// lowest that compiles
     #[arg(long)]
     pub target_env: Option<String>,
     /// subgroup size: one (default: the device's; 32 with --model-only), `all` (every size the

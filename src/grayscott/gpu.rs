@@ -25,7 +25,7 @@ use vulkano::buffer::Subbuffer;
 /// The course's shaders, compiled at run time from the sources embedded in the binary (with their
 /// `#include`s), once per process: the same shaderc as users' kernels, no build-time proc macro.
 mod shaders {
-    use crate::vulkan::{compile_glsl_with, GlslOptions, VkError, VulkanVersion};
+    use crate::vulkan::{compile_glsl_with, GlslOptions, TargetEnv, VkError};
     use std::collections::HashMap;
     use std::sync::{Arc, Mutex, OnceLock};
     use vulkano::device::Device;
@@ -115,7 +115,7 @@ mod shaders {
                 .ok_or_else(|| format!("no file {req} in shaders/grayscott"))
         };
         let opts = GlslOptions {
-            vulkan: VulkanVersion::V1_1,
+            env: TargetEnv::Vulkan1_1,
             defines: &[],
             debug_info: false,
             include: Some(&include),

@@ -21,8 +21,8 @@
 
 use rspirv::spirv;
 use std::fmt;
+pub use crate::words::env::TargetEnv;
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 
 /// The language of a kernel source, from its file extension.
 ///
@@ -77,111 +77,6 @@ impl SourceLang {
 impl fmt::Display for SourceLang {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
-    }
-}
-
-/// The Vulkan environment a module is made for, which fixes its SPIR-V version.
-///
-/// Parsed from `vulkan1.1`…`vulkan1.3` and from Amber's and SPIRV-Tools' names: `spv1.0`…`spv1.6`
-/// and `vulkan1.0`, `vulkan1.1spv1.4` map to the lowest environment that consumes that SPIR-V
-/// version natively (`vulkan1.0` and `spv1.0`–`spv1.3` → Vulkan 1.1, which subgroup operations
-/// need anyway; `spv1.4`, `spv1.5` and `vulkan1.1spv1.4` → Vulkan 1.2; `spv1.6` → Vulkan 1.3).
-///
-/// ```
-/// use lockstep::kernel::TargetEnv;
-/// assert_eq!("spv1.3".parse::<TargetEnv>().unwrap(), TargetEnv::Vulkan1_1);
-/// assert_eq!("vulkan1.2".parse::<TargetEnv>().unwrap(), TargetEnv::Vulkan1_2);
-/// assert_eq!(TargetEnv::Vulkan1_3.spirv_version(), (1, 6));
-/// assert_eq!(TargetEnv::Vulkan1_2.to_string(), "vulkan1.2");
-/// assert!("spv2.0".parse::<TargetEnv>().is_err());
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum TargetEnv {
-    /// Vulkan 1.1, SPIR-V 1.3
-    Vulkan1_1,
-    /// Vulkan 1.2, SPIR-V 1.5
-    Vulkan1_2,
-    /// Vulkan 1.3, SPIR-V 1.6
-    Vulkan1_3,
-}
-
-impl TargetEnv {
-    /// Every environment, oldest first (the order the GLSL compiler tries them in).
-    pub const ALL: [TargetEnv; 3] = [
-        TargetEnv::Vulkan1_1,
-        TargetEnv::Vulkan1_2,
-        TargetEnv::Vulkan1_3,
-    ];
-
-    /// The SPIR-V version (major, minor) this environment consumes natively.
-    pub fn spirv_version(self) -> (u8, u8) {
-        match self {
-            TargetEnv::Vulkan1_1 => (1, 3),
-            TargetEnv::Vulkan1_2 => (1, 5),
-            TargetEnv::Vulkan1_3 => (1, 6),
-        }
-    }
-
-    /// The lowest environment that accepts a module of SPIR-V version `major.minor` (1.0–1.6).
-    ///
-    /// ```
-    /// use lockstep::kernel::TargetEnv;
-    /// assert_eq!(TargetEnv::for_spirv(1, 0), Some(TargetEnv::Vulkan1_1));
-    /// assert_eq!(TargetEnv::for_spirv(1, 4), Some(TargetEnv::Vulkan1_2));
-    /// assert_eq!(TargetEnv::for_spirv(1, 7), None);
-    /// ```
-    pub fn for_spirv(major: u8, minor: u8) -> Option<TargetEnv> {
-        match (major, minor) {
-            (1, 0..=3) => Some(TargetEnv::Vulkan1_1),
-            (1, 4 | 5) => Some(TargetEnv::Vulkan1_2),
-            (1, 6) => Some(TargetEnv::Vulkan1_3),
-            _ => None,
-        }
-    }
-
-    /// The name this environment parses from and prints as (`vulkan1.1`).
-    pub fn name(self) -> &'static str {
-        match self {
-            TargetEnv::Vulkan1_1 => "vulkan1.1",
-            TargetEnv::Vulkan1_2 => "vulkan1.2",
-            TargetEnv::Vulkan1_3 => "vulkan1.3",
-        }
-    }
-
-    #[cfg(feature = "glsl")]
-    fn backend(self) -> crate::words::compile::VulkanVersion {
-        use crate::words::compile::VulkanVersion;
-        match self {
-            TargetEnv::Vulkan1_1 => VulkanVersion::V1_1,
-            TargetEnv::Vulkan1_2 => VulkanVersion::V1_2,
-            TargetEnv::Vulkan1_3 => VulkanVersion::V1_3,
-        }
-    }
-}
-
-impl fmt::Display for TargetEnv {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for TargetEnv {
-    type Err = SourceError;
-
-    fn from_str(s: &str) -> Result<TargetEnv, SourceError> {
-        let t = s.trim().to_ascii_lowercase();
-        let env = match t.as_str() {
-            "vulkan1.0" | "vulkan1.1" => Some(TargetEnv::Vulkan1_1),
-            "vulkan1.1spv1.4" | "vulkan1.2" => Some(TargetEnv::Vulkan1_2),
-            "vulkan1.3" => Some(TargetEnv::Vulkan1_3),
-            _ => t
-                .strip_prefix("spv1.")
-                .and_then(|m| m.parse::<u8>().ok())
-                .and_then(|m| TargetEnv::for_spirv(1, m)),
-        };
-        env.ok_or_else(|| SourceError::TargetEnv {
-            given: s.to_string(),
-        })
     }
 }
 
@@ -371,11 +266,8 @@ pub enum SourceError {
         needed: TargetEnv,
     },
     /// An unknown target environment name.
-    #[error("unknown target environment '{given}' (expected vulkan1.1, vulkan1.2, vulkan1.3, or spv1.0 … spv1.6)")]
-    TargetEnv {
-        /// what was given
-        given: String,
-    },
+    #[error(transparent)]
+    TargetEnv(#[from] crate::words::env::UnknownTargetEnv),
     /// A malformed `-D` definition.
     #[error("bad macro definition '{given}': expected NAME or NAME=VALUE, NAME an identifier (letters, digits and '_', not starting with a digit)")]
     Define {
@@ -600,7 +492,7 @@ fn glsl(
     let mut last = String::new();
     for t in targets {
         let o = crate::words::compile::GlslOptions {
-            vulkan: t.backend(),
+            env: t,
             defines: &opts.defines,
             debug_info: true,
             include: Some(&resolve),
@@ -688,7 +580,7 @@ fn assemble(
         Some(t) => t,
         None => needed,
     };
-    match crate::words::compile::assemble_spirv(text, env.backend()) {
+    match crate::words::compile::assemble_spirv(text, env) {
         Ok(words) => Ok((words, env)),
         Err(e) => {
             // SPIRV-Tools reports `LINE:COLUMN: message`.

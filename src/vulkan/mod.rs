@@ -13,7 +13,7 @@ mod requirements;
 
 pub use crate::words::compile::{
     assemble_spirv, compile_glsl, compile_glsl_with, compile_uncached, GlslError, GlslOptions,
-    IncludeResolver, VulkanVersion, MAX_INCLUDE_DEPTH,
+    IncludeResolver, TargetEnv, MAX_INCLUDE_DEPTH,
 };
 pub use caps::{Capabilities, DeviceInfo, SubgroupOps};
 pub use context::{Context, Kernel, KernelOptions, Pass, SpecValue};

@@ -67,10 +67,10 @@ pub fn compile_uncached(
     };
     // No spirv-opt: the driver optimizes, and a conformance tool should hand it the code as written.
     let opts = GlslOptions {
-        vulkan: if spirv_1_5 {
-            VulkanVersion::V1_2
+        env: if spirv_1_5 {
+            TargetEnv::Vulkan1_2
         } else {
-            VulkanVersion::V1_1
+            TargetEnv::Vulkan1_1
         },
         defines: &[],
         debug_info: false,
@@ -92,46 +92,14 @@ fn with_compiler<R>(f: impl FnOnce(&shaderc::Compiler) -> R) -> Option<R> {
     COMPILER.with(|c| c.as_ref().map(f))
 }
 
-/// The Vulkan version a compilation targets, and with it the SPIR-V version of the module.
-///
-/// ```
-/// use lockstep::words::compile::VulkanVersion;
-/// assert_eq!(VulkanVersion::V1_1.spirv(), (1, 3));
-/// assert_eq!(VulkanVersion::V1_3.spirv(), (1, 6));
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum VulkanVersion {
-    /// Vulkan 1.1, SPIR-V 1.3
-    V1_1,
-    /// Vulkan 1.2, SPIR-V 1.5
-    V1_2,
-    /// Vulkan 1.3, SPIR-V 1.6
-    V1_3,
-}
+pub use super::env::TargetEnv;
 
-impl VulkanVersion {
-    /// Every version, oldest first.
-    pub const ALL: [VulkanVersion; 3] = [
-        VulkanVersion::V1_1,
-        VulkanVersion::V1_2,
-        VulkanVersion::V1_3,
-    ];
-
-    /// The SPIR-V version (major, minor) that this Vulkan version consumes natively.
-    pub fn spirv(self) -> (u8, u8) {
-        match self {
-            VulkanVersion::V1_1 => (1, 3),
-            VulkanVersion::V1_2 => (1, 5),
-            VulkanVersion::V1_3 => (1, 6),
-        }
-    }
-
-    fn shaderc(self) -> (shaderc::EnvVersion, shaderc::SpirvVersion) {
-        match self {
-            VulkanVersion::V1_1 => (shaderc::EnvVersion::Vulkan1_1, shaderc::SpirvVersion::V1_3),
-            VulkanVersion::V1_2 => (shaderc::EnvVersion::Vulkan1_2, shaderc::SpirvVersion::V1_5),
-            VulkanVersion::V1_3 => (shaderc::EnvVersion::Vulkan1_3, shaderc::SpirvVersion::V1_6),
-        }
+/// shaderc's environment and SPIR-V version for `env`.
+fn shaderc_target(env: TargetEnv) -> (shaderc::EnvVersion, shaderc::SpirvVersion) {
+    match env {
+        TargetEnv::Vulkan1_1 => (shaderc::EnvVersion::Vulkan1_1, shaderc::SpirvVersion::V1_3),
+        TargetEnv::Vulkan1_2 => (shaderc::EnvVersion::Vulkan1_2, shaderc::SpirvVersion::V1_5),
+        TargetEnv::Vulkan1_3 => (shaderc::EnvVersion::Vulkan1_3, shaderc::SpirvVersion::V1_6),
     }
 }
 
@@ -145,7 +113,7 @@ pub type IncludeResolver<'a> =
 /// How [`compile_glsl_with`] compiles.
 pub struct GlslOptions<'a> {
     /// Target environment.
-    pub vulkan: VulkanVersion,
+    pub env: TargetEnv,
     /// `-D` macro definitions: name and optional value.
     pub defines: &'a [(String, Option<String>)],
     /// Emit debug information (`OpSource` with the text, `OpString`, `OpLine`, `OpName`).
@@ -169,9 +137,9 @@ fn no_nul(what: &str, text: &str) -> Result<(), String> {
 /// shaderc's message, whose lines name the file and line (`kernel.comp:12: error: …`).
 ///
 /// ```
-/// use lockstep::vulkan::{compile_glsl_with, GlslOptions, VulkanVersion};
+/// use lockstep::vulkan::{compile_glsl_with, GlslOptions, TargetEnv};
 /// let defines = [("N".to_string(), Some("4".to_string()))];
-/// let opts = GlslOptions { vulkan: VulkanVersion::V1_1, defines: &defines, debug_info: true, include: None };
+/// let opts = GlslOptions { env: TargetEnv::Vulkan1_1, defines: &defines, debug_info: true, include: None };
 /// let words = compile_glsl_with("#version 450\nlayout(local_size_x = N) in;\nvoid main() {}\n", "k.comp", &opts).unwrap();
 /// assert_eq!((words[0], words[1]), (0x0723_0203, 0x0001_0300)); // magic, SPIR-V 1.3
 /// let e = compile_glsl_with("#version 450\nvoid main() { x = 1; }\n", "k.comp", &opts).unwrap_err();
@@ -187,7 +155,7 @@ pub fn compile_glsl_with(
     // Every included file's text by resolved name, to re-embed in OpSource (below).
     let included: std::cell::RefCell<Vec<(String, String)>> = Default::default();
     let mut o = shaderc::CompileOptions::new().ok_or("shaderc options unavailable")?;
-    let (env, spv) = opts.vulkan.shaderc();
+    let (env, spv) = shaderc_target(opts.env);
     o.set_target_env(shaderc::TargetEnv::Vulkan, env as u32);
     o.set_target_spirv(spv);
     o.set_optimization_level(shaderc::OptimizationLevel::Zero);
@@ -350,24 +318,20 @@ fn reembed_sources(words: &[u32], texts: &[(String, String)]) -> Vec<u32> {
 /// module for the given target, whose SPIR-V version the module's header gets.
 ///
 /// ```
-/// use lockstep::vulkan::{assemble_spirv, VulkanVersion};
+/// use lockstep::vulkan::{assemble_spirv, TargetEnv};
 /// let text = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n";
-/// let words = assemble_spirv(text, VulkanVersion::V1_2).unwrap();
+/// let words = assemble_spirv(text, TargetEnv::Vulkan1_2).unwrap();
 /// assert_eq!((words[0], words[1]), (0x0723_0203, 0x0001_0500));
-/// assert!(assemble_spirv("OpNoSuchThing\n", VulkanVersion::V1_1).is_err());
+/// assert!(assemble_spirv("OpNoSuchThing\n", TargetEnv::Vulkan1_1).is_err());
 /// ```
-pub fn assemble_spirv(text: &str, vulkan: VulkanVersion) -> Result<Vec<u32>, String> {
+pub fn assemble_spirv(text: &str, env: TargetEnv) -> Result<Vec<u32>, String> {
     no_nul("the assembly", text)?;
     // SPIRV-Tools' assembler for the target's environment (linked already, under shaderc): the
     // grammar of that SPIR-V version, so that operands a later version added (`MaxIterations`,
     // `OpPtrEqual`) assemble where the target has them. shaderc's own `assemble` reads every
     // module as SPIR-V 1.0.
-    let env_name = match vulkan {
-        VulkanVersion::V1_1 => c"vulkan1.1",
-        VulkanVersion::V1_2 => c"vulkan1.2",
-        VulkanVersion::V1_3 => c"vulkan1.3",
-    };
-    spirv_tools::assemble(env_name, text)
+    let env_name = std::ffi::CString::new(env.name()).expect("an environment name has no NUL");
+    spirv_tools::assemble(&env_name, text)
 }
 
 /// The SPIRV-Tools C API (`spirv-tools/libspirv.h`), the four calls the assembler needs.

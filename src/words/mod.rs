@@ -18,6 +18,7 @@ pub mod address;
 /// GLSL and SPIR-V assembly to SPIR-V words (shaderc): the `glsl` feature.
 #[cfg(feature = "glsl")]
 pub mod compile;
+pub mod env;
 pub mod facts;
 pub mod int;
 pub mod layout;

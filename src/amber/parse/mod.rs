@@ -11,6 +11,7 @@
 
 use super::script::*;
 use super::types::{DataType, FormatKind, Layout, Literal, Scalar};
+use crate::words::env::TargetEnv;
 use std::fmt;
 use std::path::Path;
 
@@ -703,10 +704,14 @@ impl<'a> Parser<'a> {
         if self.lx.peek() == Tok::Word("TARGET_ENV") {
             self.next();
             let (env, el) = self.word(C, "a target environment after TARGET_ENV")?;
-            match TargetEnv::parse(env) {
-                Some(e) => target_env = Some(e),
-                None => {
-                    return unsupported(el, C, format!("TARGET_ENV {env} is not supported (spv1.0–spv1.6, vulkan1.0–vulkan1.4, vulkan1.1spv1.4, universal1.0–universal1.6)"))
+            match env.parse::<TargetEnv>() {
+                Ok(e) => target_env = Some(e),
+                Err(_) => {
+                    return unsupported(
+                        el,
+                        C,
+                        format!("TARGET_ENV {env} is not supported ({})", TargetEnv::NAMES),
+                    )
                 }
             }
         }
