@@ -5,6 +5,7 @@
 use lockstep::amber::report::{json, junit, summarize};
 use lockstep::amber::*;
 use lockstep::cli::amber::exit_code;
+use lockstep::kernel::Tolerance;
 use lockstep::reconverge::Mode;
 use proptest::prelude::*;
 use std::collections::HashMap;
@@ -145,7 +146,7 @@ fn our_scripts_parse_and_cover_every_supported_command() {
             _ => vec![],
         })
         .collect();
-    assert!(tol.iter().any(|t| t.percent) && tol.iter().any(|t| !t.percent));
+    assert!(tol.iter().any(|t| t.rel > 0.0) && tol.iter().any(|t| t.abs > 0.0));
     assert!(expects
         .iter()
         .any(|e| matches!(e.kind, ExpectKind::EqBuffer { .. })));
@@ -222,7 +223,10 @@ fn shader_source_is_verbatim_up_to_the_end_line() {
         "#version 450\n  // END of nothing: not the end\nvoid main() {}\n"
     );
     assert_eq!(s.shaders[0].source_line, 4);
-    assert_eq!(s.shaders[0].target_env, Some(lockstep::kernel::TargetEnv::Vulkan1_1));
+    assert_eq!(
+        s.shaders[0].target_env,
+        Some(lockstep::kernel::TargetEnv::Vulkan1_1)
+    );
     assert_eq!(s.buffers[0].line, 8);
 }
 
@@ -679,14 +683,8 @@ fn float_eq_allows_a_millionth_of_a_percent_and_ne_is_its_negation() {
 
 #[test]
 fn tolerance_is_absolute_or_a_percentage_of_the_expected_value() {
-    let abs = Tolerance {
-        value: 0.5,
-        percent: false,
-    };
-    let pct = Tolerance {
-        value: 10.0,
-        percent: true,
-    };
+    let abs = Tolerance::absolute(0.5);
+    let pct = Tolerance::percent(10.0);
     let eq = Comparator::Eq;
     assert!(holds(
         Scalar::F32,
@@ -722,10 +720,7 @@ fn tolerance_is_absolute_or_a_percentage_of_the_expected_value() {
         Value::Int(-7),
         Literal::Int(-5),
         eq,
-        Some(Tolerance {
-            value: 2.0,
-            percent: false
-        })
+        Some(Tolerance::absolute(2.0))
     ));
 }
 

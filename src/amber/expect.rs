@@ -20,8 +20,9 @@
 
 use super::backend::Annotation;
 use super::parse::{check_expect_range, ScriptError};
-use super::script::{Buffer, Comparator, Expect, ExpectKind, Script, Tolerance};
+use super::script::{Buffer, Comparator, Expect, ExpectKind, Script};
 use super::types::{Literal, Scalar, Value};
+use crate::kernel::Tolerance;
 use std::fmt;
 
 /// The verdict of one EXPECT on one run.
@@ -53,31 +54,19 @@ impl fmt::Display for Status {
 }
 
 /// Amber's default for float `EQ`: 0.000001 percent of the expected value.
-pub const DEFAULT_TOLERANCE: Tolerance = Tolerance {
-    value: 0.000001,
-    percent: true,
-};
+pub const DEFAULT_TOLERANCE: Tolerance = Tolerance::percent(0.000001);
 
 /// How many differing (or undefined) components a message names before it counts the rest.
 pub const SHOWN: usize = 4;
 
-/// |actual − expected| within `t`.
-pub fn within(actual: f64, expected: f64, t: Tolerance) -> bool {
-    let d = (actual - expected).abs();
-    if t.percent {
-        d <= t.value / 100.0 * expected.abs()
-    } else {
-        d <= t.value
-    }
-}
-
 /// Whether `actual` (a component of type `scalar`) satisfies `cmp expected` with tolerance `tol`.
 ///
 /// ```
-/// use lockstep::amber::{holds, Comparator, Literal, Scalar, Tolerance, Value};
+/// use lockstep::amber::{holds, Comparator, Literal, Scalar, Value};
+/// use lockstep::kernel::Tolerance;
 /// assert!(holds(Scalar::U32, Value::Int(0xffff_ffff), Literal::Int(-1), Comparator::Eq, None));
 /// assert!(holds(Scalar::F32, Value::Float(0.1f32 as f64), Literal::Float(0.1), Comparator::Eq, None));
-/// let five_percent = Tolerance { value: 5.0, percent: true };
+/// let five_percent = Tolerance::percent(5.0);
 /// assert!(holds(Scalar::F32, Value::Float(104.0), Literal::Int(100), Comparator::Eq, Some(five_percent)));
 /// assert!(!holds(Scalar::F32, Value::Float(f64::NAN), Literal::Int(0), Comparator::Eq, None));
 /// ```
@@ -93,7 +82,7 @@ pub fn holds(
     };
     match (actual, e) {
         (Value::Int(a), Value::Int(e)) => match (cmp, tol) {
-            (Comparator::Eq, Some(t)) => within(a as f64, e as f64, t),
+            (Comparator::Eq, Some(t)) => t.within(a as f64, e as f64),
             (Comparator::Eq, None) => a == e,
             (Comparator::Ne, _) => a != e,
             (Comparator::Lt, _) => a < e,
@@ -106,8 +95,8 @@ pub fn holds(
                 return cmp == Comparator::Ne;
             }
             match cmp {
-                Comparator::Eq => within(a, e, tol.unwrap_or(DEFAULT_TOLERANCE)),
-                Comparator::Ne => !within(a, e, DEFAULT_TOLERANCE),
+                Comparator::Eq => tol.unwrap_or(DEFAULT_TOLERANCE).within(a, e),
+                Comparator::Ne => !DEFAULT_TOLERANCE.within(a, e),
                 Comparator::Lt => a < e,
                 Comparator::Le => a <= e,
                 Comparator::Gt => a > e,
@@ -271,9 +260,7 @@ pub fn evaluate(
                             .scalar
                             .round_trip(lit)
                             .map_or(lit.to_string(), |v| v.to_string());
-                        let tol = tol.map_or(String::new(), |t| {
-                            format!(" within {}{}", t.value, if t.percent { "%" } else { "" })
-                        });
+                        let tol = tol.map_or(String::new(), |t| format!(" within {t}"));
                         format!(
                             "{} = {actual}, expected {} {expected}{tol}",
                             buf.component_name(elem, k),
@@ -429,7 +416,7 @@ fn probe(
                     _ => tolerances.get(k).copied(),
                 };
                 let ok = match tol {
-                    Some(t) => within(got, want, t),
+                    Some(t) => t.within(got, want),
                     None => (got - want).abs() <= 0.5,
                 };
                 if !ok {

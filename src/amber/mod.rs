@@ -47,7 +47,6 @@ pub use run::{
 pub use script::{
     Binding, BindingKind, Buffer, Command, Comparator, Expect, ExpectKind, Pipeline, RequiredSize,
     Requirement, Script, Shader, ShaderCode, ShaderFormat, Specialization, SubgroupControl,
-    Tolerance,
 };
 pub use types::{DataType, ElementLayout, FormatKind, Layout, Literal, Scalar, Value};
 

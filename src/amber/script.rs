@@ -2,6 +2,7 @@
 //! compute pipelines, the command list, and what the device must support.
 
 use super::types::{DataType, ElementLayout, Layout, Literal};
+use crate::kernel::Tolerance;
 use crate::words::env::TargetEnv;
 use std::fmt;
 
@@ -429,15 +430,6 @@ impl Comparator {
             Comparator::Ge => ">=",
         }
     }
-}
-
-/// One `TOLERANCE` value: absolute, or a percentage of the expected value (`5%`).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Tolerance {
-    /// The number.
-    pub value: f64,
-    /// Written with `%`.
-    pub percent: bool,
 }
 
 /// What an `EXPECT` compares.

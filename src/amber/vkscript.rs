@@ -26,6 +26,7 @@
 use super::parse::{err, graphics, PResult, ParseFailure, Unsupported, KNOWN_FEATURES};
 use super::script::*;
 use super::types::{DataType, Layout, Literal, Scalar};
+use crate::kernel::Tolerance;
 use crate::words::env::TargetEnv;
 
 /// A VkScript data type name (`int`, `uint16_t`, `vec3`, `i8vec2`, `dmat2x3`, `mat4`) as a
@@ -138,10 +139,7 @@ enum Op {
 }
 
 /// Amber's default tolerance for `~=` without a `tolerance` command: 0.000001 percent.
-const FUZZY_DEFAULT: Tolerance = Tolerance {
-    value: 0.000001,
-    percent: true,
-};
+const FUZZY_DEFAULT: Tolerance = Tolerance::percent(0.000001);
 
 /// The `[require]` section: features, extensions and the fence timeout, into `script`; true
 /// where it asks for `VK_KHR_spirv_1_4`.
@@ -624,9 +622,10 @@ fn test_commands(raw: &[&str], start: usize, end: usize) -> PResult<(Vec<Draft>,
                     k += 1;
                     match Literal::parse(num.trim_end_matches(',')) {
                         Some(v) if v.as_f64() >= 0.0 && v.as_f64().is_finite() => {
-                            tolerances.push(Tolerance {
-                                value: v.as_f64(),
-                                percent,
+                            tolerances.push(if percent {
+                                Tolerance::percent(v.as_f64())
+                            } else {
+                                Tolerance::absolute(v.as_f64())
                             })
                         }
                         _ => return err(line, w, format!("invalid tolerance: {num}")),

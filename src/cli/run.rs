@@ -85,7 +85,8 @@ pub struct RunArgs {
     /// of them is a finding
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub schedules: u32,
-    /// relative tolerance for inexact floats (|d − m| ≤ atol + rtol · max(|d|, |m|))
+    /// relative tolerance for inexact floats: the device's d against the model's m,
+    /// |d − m| ≤ atol + rtol · |m|
     #[arg(long, default_value_t = Tolerance::default().rel)]
     pub rtol: f64,
     /// absolute tolerance for inexact floats

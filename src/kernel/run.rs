@@ -25,6 +25,7 @@
 use crate::kernel::buffers::{element_size, HostBuffer};
 pub use crate::kernel::images::{bound_image_type, extent_of_shape};
 use crate::kernel::source::SpirvModule;
+pub use crate::kernel::tolerance::Tolerance;
 use crate::model::{LaneOrder, ScalarType, SubgroupSize, Value, ValueType};
 use crate::reconverge::Mode;
 use crate::spirv::{
@@ -117,26 +118,6 @@ pub struct ModelSide {
     pub mode: Mode,
     /// the subgroup size used
     pub size: u32,
-}
-
-/// How far an inexact float may be from the model's value: `|d − m| ≤ abs + rel · max(|d|, |m|)`.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Tolerance {
-    /// relative part
-    pub rel: f64,
-    /// absolute part
-    pub abs: f64,
-}
-
-impl Default for Tolerance {
-    /// rel 1e-5 (about 80 ulp of f32), abs 1e-6: roomy for a handful of contracted or reordered
-    /// operations, tight enough that a wrong formula shows.
-    fn default() -> Self {
-        Tolerance {
-            rel: 1e-5,
-            abs: 1e-6,
-        }
-    }
 }
 
 impl KernelJob {
@@ -474,16 +455,14 @@ pub fn show(t: ScalarType, bits: u64) -> String {
     Value::from_bits(ValueType::scalar(t), &[bits]).to_string()
 }
 
-fn within(t: ScalarType, a: u64, b: u64, tol: Tolerance) -> bool {
+/// The device's value `d` within `tol` of the model's `m` (the expected one), a NaN only of a NaN.
+fn within(t: ScalarType, m: u64, d: u64, tol: Tolerance) -> bool {
     let v = |x: u64| Value::from_bits(ValueType::scalar(t), &[x]).component_f64(0);
-    let (x, y) = (v(a), v(b));
-    if x.is_nan() || y.is_nan() {
-        return x.is_nan() && y.is_nan();
+    let (m, d) = (v(m), v(d));
+    if m.is_nan() || d.is_nan() {
+        return m.is_nan() && d.is_nan();
     }
-    if x == y {
-        return true;
-    }
-    (x - y).abs() <= tol.abs + tol.rel * x.abs().max(y.abs())
+    m == d || tol.within(d, m)
 }
 
 fn finding_kind(f: &crate::spirv::Finding) -> FindingKind {

@@ -19,9 +19,9 @@
 //!
 //! Every failure is one [`SourceError`] naming the file and, where the compiler gives one, the line.
 
+pub use crate::words::env::TargetEnv;
 use rspirv::spirv;
 use std::fmt;
-pub use crate::words::env::TargetEnv;
 use std::path::{Path, PathBuf};
 
 /// The language of a kernel source, from its file extension.

@@ -242,9 +242,10 @@ impl<'a> Parser<'a> {
                 };
                 let percent = v.ends_with('%');
                 self.next();
-                tolerances.push(Tolerance {
-                    value: lit.as_f64(),
-                    percent,
+                tolerances.push(if percent {
+                    Tolerance::percent(lit.as_f64())
+                } else {
+                    Tolerance::absolute(lit.as_f64())
                 });
             }
             (cmp, cl) = self.word(C, "EQ_RGB or EQ_RGBA")?;
@@ -326,9 +327,10 @@ impl<'a> Parser<'a> {
                 if !(v.as_f64() >= 0.0 && v.as_f64().is_finite()) {
                     return err(l, C, format!("TOLERANCE {w} is not a finite number ≥ 0"));
                 }
-                tolerances.push(Tolerance {
-                    value: v.as_f64(),
-                    percent,
+                tolerances.push(if percent {
+                    Tolerance::percent(v.as_f64())
+                } else {
+                    Tolerance::absolute(v.as_f64())
                 });
             }
             if tolerances.is_empty() {

@@ -11,6 +11,7 @@
 
 use super::script::*;
 use super::types::{DataType, FormatKind, Layout, Literal, Scalar};
+use crate::kernel::Tolerance;
 use crate::words::env::TargetEnv;
 use std::fmt;
 use std::path::Path;
