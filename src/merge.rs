@@ -634,7 +634,7 @@ fn glob(pattern: &str, name: &str) -> bool {
 
 /// Applies `exp` to a command's own report (`kind`), in place: the cases with their verdicts, the
 /// counts, and `summary.passed`. Returns whether the run passed.
-pub fn apply_to_report(
+pub(crate) fn apply_to_report(
     kind: Kind,
     report: &mut Json,
     exp: &Expectations,
@@ -653,7 +653,7 @@ pub fn apply_to_report(
 }
 
 /// The cases of a merged report.
-pub fn cases_of(report: &Json) -> Vec<Case> {
+pub(crate) fn cases_of(report: &Json) -> Vec<Case> {
     arr(report, "cases").filter_map(case_from_json).collect()
 }
 
@@ -694,7 +694,7 @@ pub fn junit(report: &Json) -> String {
 }
 
 /// Markdown of a merged report: the verdict counts, then every case that did not pass.
-pub fn markdown(report: &Json) -> String {
+pub(crate) fn markdown(report: &Json) -> String {
     let cs = cases_of(report);
     let kind = report
         .get("kind")
@@ -747,7 +747,7 @@ pub fn markdown(report: &Json) -> String {
 
 /// The lines a baseline or flakes list adds to the text report: each case whose verdict they
 /// changed, and the counts.
-pub fn expectations_text(json: &serde_json::Value) -> String {
+pub(crate) fn expectations_text(json: &serde_json::Value) -> String {
     let mut out = String::new();
     for c in cases_of(json) {
         if matches!(

@@ -40,12 +40,14 @@ pub fn table(rows: &[Vec<String>]) -> String {
 }
 
 /// Today's date (UTC) as `YYYY-MM-DD`.
-pub fn utc_date() -> String {
+#[cfg(feature = "vulkan")]
+pub(crate) fn utc_date() -> String {
     civil(now_secs()).0
 }
 
 /// The current UTC time as `YYYY-MM-DDTHH:MM:SSZ`.
-pub fn utc_timestamp() -> String {
+#[cfg(feature = "vulkan")]
+pub(crate) fn utc_timestamp() -> String {
     let (date, rem) = civil(now_secs());
     format!(
         "{date}T{:02}:{:02}:{:02}Z",
@@ -55,6 +57,7 @@ pub fn utc_timestamp() -> String {
     )
 }
 
+#[cfg(feature = "vulkan")]
 fn now_secs() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

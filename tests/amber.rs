@@ -4,7 +4,7 @@
 
 use lockstep::amber::report::{json, junit, summarize};
 use lockstep::amber::*;
-use lockstep::cli::amber::exit_code;
+use lockstep::cli::exit_code;
 use lockstep::kernel::Tolerance;
 use lockstep::reconverge::Mode;
 use proptest::prelude::*;

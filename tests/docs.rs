@@ -98,8 +98,7 @@ fn readme_command_blocks_show_the_real_output() {
             continue;
         };
         blocks += text.matches(docs::OUTPUT_MARKER).count();
-        let fresh =
-            docs::refresh_output_blocks(&text, lockstep::cli::docs::command_output).unwrap();
+        let fresh = docs::refresh_output_blocks(&text, lockstep::cli::command_output).unwrap();
         if let Some((line, c, g)) = docs::first_difference(&text, &fresh) {
             panic!(
                 "{file}:{line}: command output differs from the real output — refresh with \

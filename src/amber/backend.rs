@@ -90,7 +90,7 @@ pub struct DispatchBinding {
 
 /// The annotations of a buffer split at a binding's window: those inside it, clipped and made
 /// relative to its start, and those outside it, clipped to the rest.
-pub fn split_annotations(
+pub(crate) fn split_annotations(
     list: &[Annotation],
     window: &Range<usize>,
 ) -> (Vec<Annotation>, Vec<Annotation>) {

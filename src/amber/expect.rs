@@ -54,10 +54,10 @@ impl fmt::Display for Status {
 }
 
 /// Amber's default for float `EQ`: 0.000001 percent of the expected value.
-pub const DEFAULT_TOLERANCE: Tolerance = Tolerance::percent(0.000001);
+pub(crate) const DEFAULT_TOLERANCE: Tolerance = Tolerance::percent(0.000001);
 
 /// How many differing (or undefined) components a message names before it counts the rest.
-pub const SHOWN: usize = 4;
+pub(crate) const SHOWN: usize = 4;
 
 /// Whether `actual` (a component of type `scalar`) satisfies `cmp expected` with tolerance `tol`.
 ///

@@ -281,7 +281,7 @@ fn cell(s: &str) -> String {
 
 /// The fidelity as markdown: totals, a row per file, then every EXPECT the device passed and the
 /// model did not, with the model's reason.
-pub fn markdown(files: &[FileFidelity], t: &Totals, device: &str) -> String {
+pub(crate) fn markdown(files: &[FileFidelity], t: &Totals, device: &str) -> String {
     let mut s = String::new();
     s += &format!(
         "Against {device}: of the {} EXPECTs the device passed, the model passed **{} ({:.1}%)**; undefined {}, failed {}, not run {}. In the files the model ran: {} of {} ({:.1}%).\n\n",

@@ -113,7 +113,7 @@ pub fn file_text(f: &FileReport) -> String {
 }
 
 /// The summary line.
-pub fn summary_text(s: &Summary, seconds: f64) -> String {
+pub(crate) fn summary_text(s: &Summary, seconds: f64) -> String {
     format!(
         "{} file{}: {} pass, {} fail, {} unsupported, {} error · EXPECT verdicts over {} run{}: {} pass, {} fail, {} undefined · {seconds:.2} s\n",
         s.files,

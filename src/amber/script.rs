@@ -2,8 +2,8 @@
 //! compute pipelines, the command list, and what the device must support.
 
 use super::types::{DataType, ElementLayout, Layout, Literal};
+use crate::kernel::TargetEnv;
 use crate::kernel::Tolerance;
-use crate::words::env::TargetEnv;
 use std::fmt;
 
 /// A parsed script. Names are resolved: commands refer to buffers, shaders and pipelines by index.

@@ -504,7 +504,7 @@ impl Scalar {
 
 /// The texel format of a `BUFFER … FORMAT` bound as a texel buffer: its `VkFormat` again
 /// (`R32_SFLOAT`, `R32G32B32A32_UINT`, …), where the model runs it.
-pub fn texel_format(t: &DataType) -> Option<crate::spirv::image::TexelFormat> {
+pub(crate) fn texel_format(t: &DataType) -> Option<crate::spirv::image::TexelFormat> {
     if t.columns != 1 || t.array {
         return None;
     }

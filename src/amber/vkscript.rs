@@ -26,8 +26,8 @@
 use super::parse::{err, graphics, PResult, ParseFailure, Unsupported, KNOWN_FEATURES};
 use super::script::*;
 use super::types::{DataType, Layout, Literal, Scalar};
+use crate::kernel::TargetEnv;
 use crate::kernel::Tolerance;
-use crate::words::env::TargetEnv;
 
 /// A VkScript data type name (`int`, `uint16_t`, `vec3`, `i8vec2`, `dmat2x3`, `mat4`) as a
 /// [`DataType`] (Amber's `vkscript::DatumTypeParser`).

@@ -66,7 +66,7 @@ pub struct AmberArgs {
 }
 
 /// The files of `paths`: files as given, folders as every `.amber` file under them, sorted.
-pub fn expand(paths: &[PathBuf]) -> Vec<PathBuf> {
+pub(crate) fn expand(paths: &[PathBuf]) -> Vec<PathBuf> {
     fn walk(dir: &std::path::Path, out: &mut Vec<PathBuf>) {
         let Ok(rd) = std::fs::read_dir(dir) else {
             return;
@@ -104,16 +104,6 @@ pub struct BackendPlan {
 }
 
 /// The plan of an invocation (bad option values are usage errors).
-///
-/// ```
-/// use clap::Parser;
-/// use lockstep::cli::{Cli, Command};
-/// let cli = Cli::try_parse_from(["lockstep", "amber", "a.amber", "--mode", "all", "--model-only"]).unwrap();
-/// let Command::Amber(a) = cli.command else { unreachable!() };
-/// let plan = lockstep::cli::amber::plan(&a).unwrap();
-/// assert_eq!(plan.device, None);
-/// assert_eq!(plan.model_modes.len(), 3);
-/// ```
 pub fn plan(a: &AmberArgs) -> Result<BackendPlan, CliError> {
     let model_modes = match a.mode.as_deref() {
         None => vec![None],
@@ -674,5 +664,31 @@ fn listed_code(passed: bool, json: &serde_json::Value, files: &[FileReport]) -> 
         (true, _) => 0,
         (false, 0) => EXIT_MISMATCH,
         (false, c) => c,
+    }
+}
+
+/// The examples these items' documentation showed, as tests: the module is crate-private, so
+/// they run here rather than as doc-tests.
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn plan_example() {
+        use crate::cli::{Cli, Command};
+        use clap::Parser;
+        let cli = Cli::try_parse_from([
+            "lockstep",
+            "amber",
+            "a.amber",
+            "--mode",
+            "all",
+            "--model-only",
+        ])
+        .unwrap();
+        let Command::Amber(a) = cli.command else {
+            unreachable!()
+        };
+        let plan = crate::cli::amber::plan(&a).unwrap();
+        assert_eq!(plan.device, None);
+        assert_eq!(plan.model_modes.len(), 3);
     }
 }

@@ -228,7 +228,7 @@ fn every_device(a: &ConformArgs, argv: &[String]) -> Result<String, CliError> {
 
 /// One row per (category, subgroup size), one column per device: `compared/failed`, `-` where
 /// that device did not run it; then each device's verdict.
-pub fn device_table(reports: &[serde_json::Value]) -> String {
+pub(crate) fn device_table(reports: &[serde_json::Value]) -> String {
     use std::collections::BTreeMap;
     let mut cells: BTreeMap<(String, u64), BTreeMap<usize, (u64, u64)>> = BTreeMap::new();
     for (d, r) in reports.iter().enumerate() {

@@ -17,13 +17,6 @@ pub struct DevicesArgs {
 
 /// Maps a Vulkan error to the CLI's exit codes (2 for no loader/device, 64 for work that does
 /// not fit the module).
-///
-/// ```
-/// use lockstep::cli::{devices::vk_error, EXIT_NO_DEVICE, EXIT_USAGE};
-/// use lockstep::vulkan::VkError;
-/// assert_eq!(vk_error(VkError::NoDevice(String::new())).code, EXIT_NO_DEVICE);
-/// assert_eq!(vk_error(VkError::Input("binding 0.1 is missing".into())).code, EXIT_USAGE);
-/// ```
 pub fn vk_error(e: VkError) -> CliError {
     if e.is_no_device() {
         CliError::no_device(e)
@@ -130,7 +123,7 @@ pub fn describe(d: &DeviceInfo) -> String {
 
 /// Workgroup shapes `--layouts` probes: 1D, 2D and 3D, widths that are and are not multiples of
 /// the subgroup size.
-pub const PROBED_SHAPES: &[[u32; 3]] = &[
+pub(crate) const PROBED_SHAPES: &[[u32; 3]] = &[
     [64, 1, 1],
     [100, 1, 1],
     [8, 8, 1],
@@ -168,7 +161,7 @@ fn layouts(list: &[DeviceInfo]) -> Result<String, CliError> {
 /// The device's lane layouts, probed ([`crate::kernel::run::probe_layout`]) for every shape of
 /// [`PROBED_SHAPES`] at every subgroup size it offers: rows of (size, workgroup, the model layout
 /// that matches or a description of the device's own, note).
-pub fn layout_rows(ctx: &Context) -> Vec<Vec<String>> {
+pub(crate) fn layout_rows(ctx: &Context) -> Vec<Vec<String>> {
     let c = &ctx.caps;
     let sizes: Vec<u32> = if c.size_control {
         (0..8)
@@ -224,14 +217,6 @@ pub fn layout_rows(ctx: &Context) -> Vec<Vec<String>> {
 /// Runs `lockstep devices`.
 ///
 /// Needs a Vulkan loader and device, so the example is compiled but not run by the tests:
-///
-/// ```no_run
-/// use lockstep::cli::devices::{run, DevicesArgs};
-/// let json = run(&DevicesArgs { json: true, layouts: false }).map_err(|e| e.message)?;
-/// let devices: serde_json::Value = serde_json::from_str(&json).unwrap();
-/// println!("{} device(s)", devices.as_array().map_or(0, |d| d.len()));
-/// # Ok::<(), String>(())
-/// ```
 pub fn run(a: &DevicesArgs) -> Result<String, CliError> {
     let list = Context::list().map_err(vk_error)?;
     if a.layouts {
@@ -241,4 +226,37 @@ pub fn run(a: &DevicesArgs) -> Result<String, CliError> {
         return Ok(serde_json::to_string_pretty(&list).unwrap_or_default() + "\n");
     }
     Ok(list.iter().map(describe).collect::<Vec<_>>().join("\n"))
+}
+
+/// The examples these items' documentation showed, as tests: the module is crate-private, so
+/// they run here rather than as doc-tests.
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn vk_error_example() {
+        use crate::cli::{devices::vk_error, EXIT_NO_DEVICE, EXIT_USAGE};
+        use crate::vulkan::VkError;
+        assert_eq!(
+            vk_error(VkError::NoDevice(String::new())).code,
+            EXIT_NO_DEVICE
+        );
+        assert_eq!(
+            vk_error(VkError::Input("binding 0.1 is missing".into())).code,
+            EXIT_USAGE
+        );
+    }
+
+    /// Compiled, not run (it needs a device).
+    #[allow(dead_code)]
+    fn run_example() -> Result<(), String> {
+        use crate::cli::devices::{run, DevicesArgs};
+        let json = run(&DevicesArgs {
+            json: true,
+            layouts: false,
+        })
+        .map_err(|e| e.message)?;
+        let devices: serde_json::Value = serde_json::from_str(&json).unwrap();
+        println!("{} device(s)", devices.as_array().map_or(0, |d| d.len()));
+        Ok::<(), String>(())
+    }
 }

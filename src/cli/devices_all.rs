@@ -9,13 +9,6 @@ use serde_json::Value as Json;
 use std::path::Path;
 
 /// `--device N` or `--device all`.
-///
-/// ```
-/// use lockstep::cli::devices_all::DeviceChoice;
-/// assert_eq!("all".parse::<DeviceChoice>(), Ok(DeviceChoice::All));
-/// assert_eq!("1".parse::<DeviceChoice>(), Ok(DeviceChoice::Index(1)));
-/// assert!("gpu".parse::<DeviceChoice>().is_err());
-/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DeviceChoice {
     /// one device, by index
@@ -51,7 +44,7 @@ impl DeviceChoice {
 
 /// What the children left: each device's JSON report (or `{"device": …, "error": …}` where a
 /// child wrote none), and the worst exit code.
-pub struct Gathered {
+pub(crate) struct Gathered {
     /// one per device, by index
     pub reports: Vec<Json>,
     /// the worst child's exit code
@@ -61,7 +54,7 @@ pub struct Gathered {
 /// Runs `argv` (the command as typed, program name first) once per device, with `--device I` and
 /// `--json FILE` in place of the ones given (and no `--junit`), each in a child process, all at
 /// once.
-pub fn run_children(argv: &[String]) -> Result<Gathered, CliError> {
+pub(crate) fn run_children(argv: &[String]) -> Result<Gathered, CliError> {
     let n = Context::list().map_err(vk_error)?.len();
     if n == 0 {
         return Err(CliError::no_device("no Vulkan device"));
@@ -128,7 +121,7 @@ pub fn run_children(argv: &[String]) -> Result<Gathered, CliError> {
 }
 
 /// Writes the gathered reports as one JSON file: the command and `devices`.
-pub fn write_json(path: &Path, argv: &[String], reports: &[Json]) -> Result<(), CliError> {
+pub(crate) fn write_json(path: &Path, argv: &[String], reports: &[Json]) -> Result<(), CliError> {
     let all = serde_json::json!({
         "command": std::iter::once("lockstep".to_string())
             .chain(argv.iter().skip(1).cloned())
@@ -151,5 +144,18 @@ pub fn finish(text: String, code: i32) -> Result<String, CliError> {
             code: c,
             message: text,
         }),
+    }
+}
+
+/// The examples these items' documentation showed, as tests: the module is crate-private, so
+/// they run here rather than as doc-tests.
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn device_choice_example() {
+        use crate::cli::devices_all::DeviceChoice;
+        assert_eq!("all".parse::<DeviceChoice>(), Ok(DeviceChoice::All));
+        assert_eq!("1".parse::<DeviceChoice>(), Ok(DeviceChoice::Index(1)));
+        assert!("gpu".parse::<DeviceChoice>().is_err());
     }
 }

@@ -35,13 +35,6 @@ pub struct DocsArgs {
 
 /// Runs `lockstep ARGS` in-process and returns what the binary would print: stdout on success,
 /// `error: …` on failure (the README blocks show both).
-///
-/// ```
-/// let out = lockstep::cli::docs::command_output(&["eval".into(), "elect".into(), "--size".into(), "2".into()]);
-/// assert!(out.starts_with("elect (subgroupElect)  size 2"), "{out}");
-/// let err = lockstep::cli::docs::command_output(&["eval".into(), "elect".into(), "--size".into(), "3".into()]);
-/// assert!(err.starts_with("error: subgroup size 3 is invalid"), "{err}");
-/// ```
 pub fn command_output(args: &[String]) -> String {
     let argv: Vec<String> = std::iter::once("lockstep".to_string())
         .chain(args.iter().cloned())
@@ -68,15 +61,6 @@ fn refreshed(path: &PathBuf) -> Result<(String, String), CliError> {
 }
 
 /// Runs `lockstep docs`.
-///
-/// ```
-/// use lockstep::cli::docs::{run, DocsArgs};
-/// let dir = tempfile::tempdir().unwrap();
-/// let a = DocsArgs { out: dir.path().join("semantics"), results: dir.path().join("results"),
-///     readme: vec![], check: false };
-/// assert_eq!(run(&a).unwrap().lines().count(), 10);
-/// assert!(run(&DocsArgs { check: true, ..a }).unwrap().ends_with("is up to date\n"));
-/// ```
 pub fn run(a: &DocsArgs) -> Result<String, CliError> {
     if a.check {
         let mut problems: Vec<String> = docs::check(&a.out, &a.results)
@@ -119,4 +103,46 @@ pub fn run(a: &DocsArgs) -> Result<String, CliError> {
         }
     }
     Ok(out)
+}
+
+/// The examples these items' documentation showed, as tests: the module is crate-private, so
+/// they run here rather than as doc-tests.
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn command_output_example() {
+        let out = crate::cli::docs::command_output(&[
+            "eval".into(),
+            "elect".into(),
+            "--size".into(),
+            "2".into(),
+        ]);
+        assert!(out.starts_with("elect (subgroupElect)  size 2"), "{out}");
+        let err = crate::cli::docs::command_output(&[
+            "eval".into(),
+            "elect".into(),
+            "--size".into(),
+            "3".into(),
+        ]);
+        assert!(
+            err.starts_with("error: subgroup size 3 is invalid"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn run_example() {
+        use crate::cli::docs::{run, DocsArgs};
+        let dir = tempfile::tempdir().unwrap();
+        let a = DocsArgs {
+            out: dir.path().join("semantics"),
+            results: dir.path().join("results"),
+            readme: vec![],
+            check: false,
+        };
+        assert_eq!(run(&a).unwrap().lines().count(), 10);
+        assert!(run(&DocsArgs { check: true, ..a })
+            .unwrap()
+            .ends_with("is up to date\n"));
+    }
 }

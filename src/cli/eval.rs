@@ -8,14 +8,6 @@ use crate::model::{
 use serde_json::json;
 
 /// Arguments of `lockstep eval`.
-///
-/// ```
-/// use lockstep::cli::eval::{run, EvalArgs};
-/// // (`Default` leaves `ty` empty; clap fills in "u32" when parsing a command line.)
-/// let a = EvalArgs { op: "subgroupBroadcast".into(), size: 4, ty: "u32".into(), id: Some("3".into()),
-///     values: Some("10,11,12,13".into()), ..EvalArgs::default() };
-/// assert!(run(&a).unwrap().contains("result | 13 13 13 13"));
-/// ```
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct EvalArgs {
     /// Operation: catalogue name (`shuffle_down`) or GLSL name (`subgroupShuffleDown`).
@@ -64,12 +56,6 @@ pub struct EvalArgs {
 
 /// The help of an argument flag, from the catalogue: what the argument is and which ops take it
 /// (`ArgKind::describe`, the ops whose arguments have that name).
-///
-/// ```
-/// let h = lockstep::cli::eval::arg_help("delta");
-/// assert!(h.starts_with("a lane distance"), "{h}");
-/// assert!(h.contains("shuffle_down") && h.contains("clustered_rotate"), "{h}");
-/// ```
 pub fn arg_help(name: &str) -> String {
     let mut kinds: Vec<&'static str> = Vec::new();
     let mut ops: Vec<&str> = Vec::new();
@@ -87,15 +73,6 @@ pub fn arg_help(name: &str) -> String {
 }
 
 /// A fully parsed `eval` request.
-///
-/// ```
-/// use lockstep::cli::eval::{parse, EvalArgs};
-/// let req = parse(&EvalArgs { op: "rotate".into(), size: 8, delta: Some("1".into()),
-///     ty: "i8".into(), active: Some("0xf".into()), ..EvalArgs::default() }).unwrap();
-/// assert_eq!(req.ty.unwrap().to_string(), "i8");
-/// assert_eq!(req.values.len(), 8); // default values: each lane's id
-/// assert_eq!(req.active.count(), 4);
-/// ```
 #[derive(Debug, Clone)]
 pub struct EvalRequest {
     /// the call
@@ -115,13 +92,6 @@ fn lane_arg(flag: &str, text: &Option<String>) -> Result<Option<LaneArg>, CliErr
 }
 
 /// Parses and validates everything `eval` was given (no evaluation yet).
-///
-/// ```
-/// use lockstep::cli::eval::{parse, EvalArgs};
-/// let bad = EvalArgs { op: "add".into(), size: 4, ty: "bool".into(), ..EvalArgs::default() };
-/// let e = parse(&bad).unwrap_err();
-/// assert!(e.message.contains("add does not take bool"), "{}", e.message);
-/// ```
 pub fn parse(a: &EvalArgs) -> Result<EvalRequest, CliError> {
     let info: &'static OpInfo = lookup(&a.op)?;
     let size = SubgroupSize::new(a.size)?;
@@ -198,13 +168,6 @@ fn default_value(ty: ValueType, lane: u32) -> Result<Value, crate::model::ModelE
 }
 
 /// Runs `lockstep eval`.
-///
-/// ```
-/// use lockstep::cli::eval::{run, EvalArgs};
-/// let a = EvalArgs { op: "num_subgroups".into(), size: 8, workgroup: Some("3,5,7".into()),
-///     ..EvalArgs::default() };
-/// assert!(run(&a).unwrap().contains("gl_NumSubgroups = 14"));
-/// ```
 pub fn run(a: &EvalArgs) -> Result<String, CliError> {
     let info = lookup(&a.op)?;
     if info.is_workgroup_level() {
@@ -231,18 +194,6 @@ pub fn run(a: &EvalArgs) -> Result<String, CliError> {
 }
 
 /// The JSON form of an evaluation (the shape documented in the README).
-///
-/// ```
-/// use lockstep::cli::eval::{parse, to_json, EvalArgs};
-/// use lockstep::model::evaluate;
-/// let req = parse(&EvalArgs { op: "shuffle_up".into(), size: 2, ty: "u32".into(),
-///     delta: Some("1".into()), ..EvalArgs::default() }).unwrap();
-/// let out = evaluate(&req.call, req.active, &req.values).unwrap();
-/// let j = to_json(&req, &out);
-/// assert_eq!(j["lanes"][0]["result"], "undefined");
-/// assert_eq!(j["lanes"][0]["why"], "delta 1 > lane id 0");
-/// assert_eq!(j["lanes"][1]["result"], 0);
-/// ```
 pub fn to_json(req: &EvalRequest, out: &[Outcome]) -> serde_json::Value {
     let info = req.call.info();
     let lanes: Vec<serde_json::Value> = out
@@ -266,17 +217,6 @@ pub fn to_json(req: &EvalRequest, out: &[Outcome]) -> serde_json::Value {
 
 /// The per-lane table: lanes as columns (16 per block), rows for active, arguments, input, result;
 /// inactive `-`, undefined `undef` with the reasons listed under the table.
-///
-/// ```
-/// use lockstep::cli::eval::{parse, to_table, EvalArgs};
-/// use lockstep::model::evaluate;
-/// let req = parse(&EvalArgs { op: "quad_swap_horizontal".into(), size: 4, ty: "u32".into(),
-///     active: Some("0x7".into()), ..EvalArgs::default() }).unwrap();
-/// let out = evaluate(&req.call, req.active, &req.values).unwrap();
-/// let t = to_table(&req, &out);
-/// assert!(t.contains("result | 1 0 undef -"), "{t}");
-/// assert!(t.ends_with("undefined:\n  lane 2: source lane 3 is inactive\n"), "{t}");
-/// ```
 pub fn to_table(req: &EvalRequest, out: &[Outcome]) -> String {
     let call = &req.call;
     let info = call.info();
@@ -497,4 +437,120 @@ fn run_workgroup(a: &EvalArgs, info: &'static OpInfo) -> Result<String, CliError
         );
     }
     Ok(s)
+}
+
+/// The examples these items' documentation showed, as tests: the module is crate-private, so
+/// they run here rather than as doc-tests.
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn eval_args_example() {
+        use crate::cli::eval::{run, EvalArgs};
+        // (`Default` leaves `ty` empty; clap fills in "u32" when parsing a command line.)
+        let a = EvalArgs {
+            op: "subgroupBroadcast".into(),
+            size: 4,
+            ty: "u32".into(),
+            id: Some("3".into()),
+            values: Some("10,11,12,13".into()),
+            ..EvalArgs::default()
+        };
+        assert!(run(&a).unwrap().contains("result | 13 13 13 13"));
+    }
+
+    #[test]
+    fn arg_help_example() {
+        let h = crate::cli::eval::arg_help("delta");
+        assert!(h.starts_with("a lane distance"), "{h}");
+        assert!(
+            h.contains("shuffle_down") && h.contains("clustered_rotate"),
+            "{h}"
+        );
+    }
+
+    #[test]
+    fn eval_request_example() {
+        use crate::cli::eval::{parse, EvalArgs};
+        let req = parse(&EvalArgs {
+            op: "rotate".into(),
+            size: 8,
+            delta: Some("1".into()),
+            ty: "i8".into(),
+            active: Some("0xf".into()),
+            ..EvalArgs::default()
+        })
+        .unwrap();
+        assert_eq!(req.ty.unwrap().to_string(), "i8");
+        assert_eq!(req.values.len(), 8); // default values: each lane's id
+        assert_eq!(req.active.count(), 4);
+    }
+
+    #[test]
+    fn parse_example() {
+        use crate::cli::eval::{parse, EvalArgs};
+        let bad = EvalArgs {
+            op: "add".into(),
+            size: 4,
+            ty: "bool".into(),
+            ..EvalArgs::default()
+        };
+        let e = parse(&bad).unwrap_err();
+        assert!(
+            e.message.contains("add does not take bool"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn run_example() {
+        use crate::cli::eval::{run, EvalArgs};
+        let a = EvalArgs {
+            op: "num_subgroups".into(),
+            size: 8,
+            workgroup: Some("3,5,7".into()),
+            ..EvalArgs::default()
+        };
+        assert!(run(&a).unwrap().contains("gl_NumSubgroups = 14"));
+    }
+
+    #[test]
+    fn to_json_example() {
+        use crate::cli::eval::{parse, to_json, EvalArgs};
+        use crate::model::evaluate;
+        let req = parse(&EvalArgs {
+            op: "shuffle_up".into(),
+            size: 2,
+            ty: "u32".into(),
+            delta: Some("1".into()),
+            ..EvalArgs::default()
+        })
+        .unwrap();
+        let out = evaluate(&req.call, req.active, &req.values).unwrap();
+        let j = to_json(&req, &out);
+        assert_eq!(j["lanes"][0]["result"], "undefined");
+        assert_eq!(j["lanes"][0]["why"], "delta 1 > lane id 0");
+        assert_eq!(j["lanes"][1]["result"], 0);
+    }
+
+    #[test]
+    fn to_table_example() {
+        use crate::cli::eval::{parse, to_table, EvalArgs};
+        use crate::model::evaluate;
+        let req = parse(&EvalArgs {
+            op: "quad_swap_horizontal".into(),
+            size: 4,
+            ty: "u32".into(),
+            active: Some("0x7".into()),
+            ..EvalArgs::default()
+        })
+        .unwrap();
+        let out = evaluate(&req.call, req.active, &req.values).unwrap();
+        let t = to_table(&req, &out);
+        assert!(t.contains("result | 1 0 undef -"), "{t}");
+        assert!(
+            t.ends_with("undefined:\n  lane 2: source lane 3 is inactive\n"),
+            "{t}"
+        );
+    }
 }

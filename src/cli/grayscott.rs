@@ -118,6 +118,7 @@ pub struct Request {
     /// compare with the reference
     pub check: bool,
     /// device index
+    #[cfg_attr(not(feature = "vulkan"), allow(dead_code))]
     pub device: Option<usize>,
 }
 

@@ -3,23 +3,26 @@
 //! Exit codes: 0 success; 1 a comparison found a mismatch; 2 no Vulkan loader or device;
 //! 64 bad input (usage); 70 a device or internal error.
 
-pub mod amber;
+pub(crate) mod amber;
 #[cfg(feature = "vulkan")]
-pub mod conform;
+pub(crate) mod conform;
 #[cfg(feature = "vulkan")]
-pub mod devices;
+pub(crate) mod devices;
 #[cfg(feature = "vulkan")]
-pub mod devices_all;
-pub mod docs;
-pub mod eval;
-pub mod grayscott;
-pub mod merge;
-pub mod ops;
+pub(crate) mod devices_all;
+pub(crate) mod docs;
+pub(crate) mod eval;
+pub(crate) mod grayscott;
+pub(crate) mod merge;
+pub(crate) mod ops;
 #[cfg(feature = "vulkan")]
-pub mod reconverge;
+pub(crate) mod reconverge;
 #[cfg(feature = "vulkan")]
-pub mod report;
-pub mod run;
+pub(crate) mod report;
+pub(crate) mod run;
+
+pub use amber::exit_code;
+pub use docs::command_output;
 
 use clap::{Parser, Subcommand};
 

@@ -4,13 +4,6 @@ use crate::cli::CliError;
 use crate::model::{catalogue, Category};
 
 /// Arguments of `lockstep ops`.
-///
-/// ```
-/// use lockstep::cli::ops::{run, OpsArgs};
-/// let out = run(&OpsArgs { category: Some("rotate".into()), json: false }).unwrap();
-/// assert_eq!(out.lines().count(), 4); // header, rule, rotate, clustered_rotate
-/// assert!(run(&OpsArgs { category: Some("warp".into()), json: false }).is_err());
-/// ```
 #[derive(clap::Args, Debug)]
 pub struct OpsArgs {
     /// Only this category (basic, vote, ballot, arithmetic, shuffle, shuffle-relative, clustered, quad, rotate).
@@ -22,14 +15,6 @@ pub struct OpsArgs {
 }
 
 /// Runs `lockstep ops`.
-///
-/// ```
-/// use lockstep::cli::ops::{run, OpsArgs};
-/// let json = run(&OpsArgs { category: Some("vote".into()), json: true }).unwrap();
-/// let ops: serde_json::Value = serde_json::from_str(&json).unwrap();
-/// assert_eq!(ops[0]["glsl"], "subgroupAll");
-/// assert_eq!(ops[2]["types"].as_array().unwrap().len(), 48);
-/// ```
 pub fn run(a: &OpsArgs) -> Result<String, CliError> {
     let cat: Option<Category> = match &a.category {
         Some(c) => Some(c.parse().map_err(CliError::usage)?),
@@ -95,4 +80,38 @@ pub fn run(a: &OpsArgs) -> Result<String, CliError> {
         ]);
     }
     Ok(crate::text::table(&rows))
+}
+
+/// The examples these items' documentation showed, as tests: the module is crate-private, so
+/// they run here rather than as doc-tests.
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn ops_args_example() {
+        use crate::cli::ops::{run, OpsArgs};
+        let out = run(&OpsArgs {
+            category: Some("rotate".into()),
+            json: false,
+        })
+        .unwrap();
+        assert_eq!(out.lines().count(), 4); // header, rule, rotate, clustered_rotate
+        assert!(run(&OpsArgs {
+            category: Some("warp".into()),
+            json: false
+        })
+        .is_err());
+    }
+
+    #[test]
+    fn run_example() {
+        use crate::cli::ops::{run, OpsArgs};
+        let json = run(&OpsArgs {
+            category: Some("vote".into()),
+            json: true,
+        })
+        .unwrap();
+        let ops: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(ops[0]["glsl"], "subgroupAll");
+        assert_eq!(ops[2]["types"].as_array().unwrap().len(), 48);
+    }
 }

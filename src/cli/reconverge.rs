@@ -118,7 +118,7 @@ fn parse(a: &ReconvergeArgs) -> Result<(Mode, Source), CliError> {
 }
 
 /// Runs `lockstep reconverge`.
-pub fn run_cmd(a: &ReconvergeArgs) -> Result<String, CliError> {
+pub(crate) fn run_cmd(a: &ReconvergeArgs) -> Result<String, CliError> {
     let (mode, source) = parse(a)?;
     let ctx = Context::new(a.device).map_err(vk_error)?;
     let defaults = Defaults::for_device(&ctx);

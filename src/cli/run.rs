@@ -134,15 +134,6 @@ fn parse_workgroups(s: &str) -> Result<[u32; 3], CliError> {
 }
 
 /// The subgroup sizes of `--subgroup-size`: `N`, `all`, `A,B,C` or `A..B`.
-///
-/// ```
-/// use lockstep::cli::run::parse_sizes;
-/// let g = |s: &str| parse_sizes(s).unwrap().iter().map(|x| x.get()).collect::<Vec<_>>();
-/// assert_eq!(g("all"), [1, 2, 4, 8, 16, 32, 64, 128]);
-/// assert_eq!(g("4..32"), [4, 8, 16, 32]);
-/// assert_eq!(g("16,4"), [4, 16]);
-/// assert!(parse_sizes("3").is_err() && parse_sizes("8..4").is_err());
-/// ```
 pub fn parse_sizes(s: &str) -> Result<Vec<SubgroupSize>, CliError> {
     let bad = |why: String| CliError::usage(format!("--subgroup-size {s}: {why}"));
     let one = |t: &str| -> Result<SubgroupSize, CliError> {
@@ -364,10 +355,10 @@ pub fn job(a: &RunArgs) -> Result<(KernelJob, Tolerance), CliError> {
 /// `--device`: an index or `all` (without the Vulkan backend, an index only, which the model-only
 /// build refuses anyway).
 #[cfg(feature = "vulkan")]
-pub type DeviceArg = crate::cli::devices_all::DeviceChoice;
+pub(crate) type DeviceArg = crate::cli::devices_all::DeviceChoice;
 /// `--device`: an index.
 #[cfg(not(feature = "vulkan"))]
-pub type DeviceArg = usize;
+pub(crate) type DeviceArg = usize;
 
 /// Runs the command (`argv`: as typed, for `--device all`'s children).
 pub fn run(a: &RunArgs, argv: &[String]) -> Result<String, CliError> {
@@ -926,4 +917,25 @@ fn sweep_rows(runs: &[SizeRun]) -> (Vec<Vec<String>>, Vec<(u32, String)>) {
         ]);
     }
     (rows, failing)
+}
+
+/// The examples these items' documentation showed, as tests: the module is crate-private, so
+/// they run here rather than as doc-tests.
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn parse_sizes_example() {
+        use crate::cli::run::parse_sizes;
+        let g = |s: &str| {
+            parse_sizes(s)
+                .unwrap()
+                .iter()
+                .map(|x| x.get())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(g("all"), [1, 2, 4, 8, 16, 32, 64, 128]);
+        assert_eq!(g("4..32"), [4, 8, 16, 32]);
+        assert_eq!(g("16,4"), [4, 16]);
+        assert!(parse_sizes("3").is_err() && parse_sizes("8..4").is_err());
+    }
 }

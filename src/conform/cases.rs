@@ -78,7 +78,12 @@ pub fn shapes(size: SubgroupSize) -> Vec<WorkgroupShape> {
 }
 
 /// A 64-bit seed for one (case group, shape, size) from the run's seed.
-pub fn batch_seed(seed: u64, group: &CaseGroup, shape: WorkgroupShape, size: SubgroupSize) -> u64 {
+pub(crate) fn batch_seed(
+    seed: u64,
+    group: &CaseGroup,
+    shape: WorkgroupShape,
+    size: SubgroupSize,
+) -> u64 {
     let mut h = seed ^ 0x9E37_79B9_7F4A_7C15;
     for b in format!("{}|{}|{}", group.name(), shape, size).bytes() {
         h = (h ^ b as u64).wrapping_mul(0x100_0000_01B3);

@@ -108,7 +108,7 @@ pub struct Stats {
 }
 
 /// How many mismatches are kept per row (all are counted).
-pub const MISMATCHES_PER_ROW: usize = 3;
+pub(crate) const MISMATCHES_PER_ROW: usize = 3;
 
 impl Stats {
     /// Adds `o` into `self`.
@@ -206,7 +206,7 @@ fn hex_words(v: &Value) -> String {
 }
 
 /// Machine epsilon of a float type.
-pub fn epsilon(s: ScalarType) -> f64 {
+pub(crate) fn epsilon(s: ScalarType) -> f64 {
     match s {
         ScalarType::F16 => f64::powi(2.0, -10),
         ScalarType::F32 => f32::EPSILON as f64,

@@ -26,59 +26,59 @@ use std::fmt::Write as _;
 // where it compiles a loop per scalar word.
 
 /// Words per case (per workgroup, two uvec4): see [`case`].
-pub const CASE_WORDS: usize = 8;
+pub(crate) const CASE_WORDS: usize = 8;
 /// Words per invocation of input (three uvec4): see [`input`].
-pub const IN_WORDS: usize = 12;
+pub(crate) const IN_WORDS: usize = 12;
 /// Words per invocation of output (five uvec4): see [`out`].
-pub const OUT_WORDS: usize = 20;
+pub(crate) const OUT_WORDS: usize = 20;
 
 /// Case words (one case per workgroup).
 pub mod case {
     /// index of the op in the kernel's entries
-    pub const OPCODE: usize = 0;
+    pub(crate) const OPCODE: usize = 0;
     /// the dynamically uniform argument (broadcast id, quad index, rotate delta)
-    pub const UNIFORM: usize = 1;
+    pub(crate) const UNIFORM: usize = 1;
     /// the uniform ballot operand (4 words)
-    pub const BALLOT: usize = 4;
+    pub(crate) const BALLOT: usize = 4;
 }
 
 /// Input words of one invocation.
 pub mod input {
     /// non-zero when the invocation executes the operation
-    pub const PREDICATE: usize = 0;
+    pub(crate) const PREDICATE: usize = 0;
     /// the per-lane argument (id, mask, delta, index)
-    pub const LANE_ARG: usize = 1;
+    pub(crate) const LANE_ARG: usize = 1;
     /// the low 32 bits of each of the value's (up to 4) components
-    pub const VALUE_LO: usize = 4;
+    pub(crate) const VALUE_LO: usize = 4;
     /// the high 32 bits of each component (64-bit types)
-    pub const VALUE_HI: usize = 8;
+    pub(crate) const VALUE_HI: usize = 8;
 }
 
 /// Output slots.
 pub mod out {
     /// set to [`MARKER`](super::MARKER) when the invocation executed the operation, to
     /// [`SENTINEL`](super::SENTINEL) by the others
-    pub const WRITTEN: usize = 0;
+    pub(crate) const WRITTEN: usize = 0;
     /// gl_SubgroupID
-    pub const SUBGROUP_ID: usize = 1;
+    pub(crate) const SUBGROUP_ID: usize = 1;
     /// gl_SubgroupInvocationID
     pub const LANE: usize = 2;
     /// global index of the subgroup's first active invocation (subgroupBroadcastFirst)
-    pub const KEY: usize = 3;
+    pub(crate) const KEY: usize = 3;
     /// gl_SubgroupSize
     pub const SIZE: usize = 4;
     /// gl_NumSubgroups
-    pub const NUM_SUBGROUPS: usize = 5;
+    pub(crate) const NUM_SUBGROUPS: usize = 5;
     /// ballot of lanes active at the operation (4 words)
-    pub const ACTIVE: usize = 8;
+    pub(crate) const ACTIVE: usize = 8;
     /// the low 32 bits of each result component (a bool, uint or uvec4 result: its words)
-    pub const RESULT_LO: usize = 12;
+    pub(crate) const RESULT_LO: usize = 12;
     /// the high 32 bits of each result component (64-bit types)
-    pub const RESULT_HI: usize = 16;
+    pub(crate) const RESULT_HI: usize = 16;
 }
 
 /// The case words of one workgroup.
-pub fn case_record(opcode: u32, uniform: u32, ballot: [u32; 4]) -> [u32; CASE_WORDS] {
+pub(crate) fn case_record(opcode: u32, uniform: u32, ballot: [u32; 4]) -> [u32; CASE_WORDS] {
     let mut w = [0u32; CASE_WORDS];
     w[case::OPCODE] = opcode;
     w[case::UNIFORM] = uniform;
@@ -87,7 +87,7 @@ pub fn case_record(opcode: u32, uniform: u32, ballot: [u32; 4]) -> [u32; CASE_WO
 }
 
 /// The input words of one invocation: its predicate, lane argument and value bits per component.
-pub fn input_record(predicate: bool, lane_arg: u32, value: [u64; 4]) -> [u32; IN_WORDS] {
+pub(crate) fn input_record(predicate: bool, lane_arg: u32, value: [u64; 4]) -> [u32; IN_WORDS] {
     let mut w = [0u32; IN_WORDS];
     w[input::PREDICATE] = predicate as u32;
     w[input::LANE_ARG] = lane_arg;
@@ -106,7 +106,7 @@ pub fn component_bits(words: &[u32], lo: usize, hi: usize, c: usize) -> u64 {
 /// Every output word starts as this sentinel, so an unwritten result is caught.
 pub const SENTINEL: u32 = 0xDEAD_BEEF;
 /// Written to [`out::WRITTEN`] by an invocation that executed the operation.
-pub const MARKER: u32 = 0x600D_CA5E;
+pub(crate) const MARKER: u32 = 0x600D_CA5E;
 
 /// A deliberate bug in the generated GLSL, to prove the suite catches and locates failures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -478,7 +478,7 @@ fn call_expr(e: &Entry, fault: Option<Fault>) -> String {
 }
 
 /// The GLSL statement that evaluates `e` — quoted in mismatch reports.
-pub fn op_statement(e: Entry) -> String {
+pub(crate) fn op_statement(e: Entry) -> String {
     format!("r = {};", call_expr(&e, None))
 }
 

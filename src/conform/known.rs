@@ -21,7 +21,7 @@ pub struct Known {
 }
 
 /// Every known deviation.
-pub const KNOWN: &[Known] = &[
+pub(crate) const KNOWN: &[Known] = &[
     Known {
         driver: "llvmpipe",
         ops: &["num_subgroups", "subgroup_id"],

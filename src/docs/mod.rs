@@ -27,16 +27,12 @@ mod undefined;
 mod uses;
 pub use kernels::EXAMPLE_KERNELS;
 
-pub use examples::{
-    default_size, divergent_mask, illustrations, undefined_cases, Example, Illustration,
-    UndefinedCase,
-};
+pub use examples::{divergent_mask, illustrations, undefined_cases, Example};
 pub use glsl::{extended_gen_types, glsl_signatures};
 pub use markdown::lane_table;
 pub use readme::{refresh_output_blocks, OUTPUT_MARKER};
-pub use reports::{
-    read_reports, sentence, LoadedReport, PatternCount, Report, ReportDevice, UndefinedObserved,
-};
+pub(crate) use reports::LoadedReport;
+pub use reports::{read_reports, sentence, PatternCount, Report, ReportDevice, UndefinedObserved};
 
 use crate::model::Category;
 use std::path::{Path, PathBuf};

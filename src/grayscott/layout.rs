@@ -133,7 +133,7 @@ pub struct Shape {
 }
 
 /// The most invocations per workgroup the layouts accept (the usual `maxComputeWorkGroupInvocations`).
-pub const MAX_WORKGROUP: u32 = 1024;
+pub(crate) const MAX_WORKGROUP: u32 = 1024;
 
 impl Shape {
     /// Checks the sizes against the kernel's rules.

@@ -37,26 +37,26 @@ pub mod output;
 pub mod reference;
 
 /// Diffusion rate of U (GRAYSCOTT.md, "Fields and parameters").
-pub const DIFFUSION_U: f32 = 0.1;
+pub(crate) const DIFFUSION_U: f32 = 0.1;
 /// Diffusion rate of V (GRAYSCOTT.md).
-pub const DIFFUSION_V: f32 = 0.05;
+pub(crate) const DIFFUSION_V: f32 = 0.05;
 /// Default feed rate F (the course's CLI default).
-pub const DEFAULT_FEED: f32 = 0.014;
+pub(crate) const DEFAULT_FEED: f32 = 0.014;
 /// Default kill rate k (the course's CLI default).
-pub const DEFAULT_KILL: f32 = 0.054;
+pub(crate) const DEFAULT_KILL: f32 = 0.054;
 /// Default time step.
-pub const DEFAULT_DT: f32 = 1.0;
+pub(crate) const DEFAULT_DT: f32 = 1.0;
 /// Default rows (the course's CLI default).
-pub const DEFAULT_ROWS: usize = 1080;
+pub(crate) const DEFAULT_ROWS: usize = 1080;
 /// Default columns (the course's CLI default).
-pub const DEFAULT_COLS: usize = 1920;
+pub(crate) const DEFAULT_COLS: usize = 1920;
 /// Default steps between two images (the course: 34 extra steps between images, so 35 per image).
-pub const DEFAULT_STEPS_PER_IMAGE: u32 = 35;
+pub(crate) const DEFAULT_STEPS_PER_IMAGE: u32 = 35;
 /// Default number of images (the course's CLI default).
-pub const DEFAULT_IMAGES: u32 = 1000;
+pub(crate) const DEFAULT_IMAGES: u32 = 1000;
 
 /// The 3×3 stencil weights (Oono-Puri), row-major: `WEIGHTS[dy + 1][dx + 1]`.
-pub const WEIGHTS: [[f32; 3]; 3] = [[0.25, 0.5, 0.25], [0.5, 0.0, 0.5], [0.25, 0.5, 0.25]];
+pub(crate) const WEIGHTS: [[f32; 3]; 3] = [[0.25, 0.5, 0.25], [0.5, 0.0, 0.5], [0.25, 0.5, 0.25]];
 
 /// The largest padded grid any backend accepts, in cells: GPU kernels index the padded fields with
 /// 32-bit unsigned integers and the CPU backends keep four padded f32 fields in memory.
@@ -465,7 +465,7 @@ pub fn update_cell(p: &Params, u: &[[f32; 3]; 3], v: &[[f32; 3]; 3]) -> (f32, f3
 
 /// The reaction and time step, given the stencil sums (the second half of [`update_cell`]).
 #[inline(always)]
-pub fn react(p: &Params, u: f32, v: f32, full_u: f32, full_v: f32) -> (f32, f32) {
+pub(crate) fn react(p: &Params, u: f32, v: f32, full_u: f32, full_v: f32) -> (f32, f32) {
     let uv2 = u * v * v;
     let du = p.du * full_u - uv2 + p.feed * (1.0 - u);
     let dv = p.dv * full_v + uv2 - (p.feed + p.kill) * v;

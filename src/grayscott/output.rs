@@ -31,7 +31,7 @@ pub fn check_writable(dir: &Path) -> Result<(), OutputError> {
 }
 
 /// The colormap as 256 entries (inferno: perceptually uniform, readable in grey scale).
-pub fn colormap() -> [[u8; 3]; 256] {
+pub(crate) fn colormap() -> [[u8; 3]; 256] {
     let mut lut = [[0u8; 3]; 256];
     for (i, c) in lut.iter_mut().enumerate() {
         *c = colorous::INFERNO.eval_rational(i, 256).into_array();
@@ -66,7 +66,7 @@ pub fn v_image(v: &Array2<f32>) -> image::RgbImage {
 }
 
 /// Writes V as `dir/v-NNNN.png`.
-pub fn write_v_png(dir: &Path, index: u32, v: &Array2<f32>) -> Result<PathBuf, OutputError> {
+pub(crate) fn write_v_png(dir: &Path, index: u32, v: &Array2<f32>) -> Result<PathBuf, OutputError> {
     let path = dir.join(format!("v-{index:04}.png"));
     v_image(v)
         .save_with_format(&path, image::ImageFormat::Png)
@@ -75,7 +75,7 @@ pub fn write_v_png(dir: &Path, index: u32, v: &Array2<f32>) -> Result<PathBuf, O
 }
 
 /// Writes `dir/u-final.npy` and `dir/v-final.npy` (rows × cols, little-endian f32).
-pub fn write_final(dir: &Path, u: &Array2<f32>, v: &Array2<f32>) -> Result<(), OutputError> {
+pub(crate) fn write_final(dir: &Path, u: &Array2<f32>, v: &Array2<f32>) -> Result<(), OutputError> {
     for (name, a) in [("u-final.npy", u), ("v-final.npy", v)] {
         let path = dir.join(name);
         ndarray_npy::write_npy(&path, a).map_err(|e| fail(&path, e))?;

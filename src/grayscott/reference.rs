@@ -216,13 +216,13 @@ pub fn cpu_description() -> String {
 }
 
 /// [`update_cells`] as a function pointer, for the best instruction set this CPU has.
-pub type CellsFn = fn(&Params, [[&[f32]; 3]; 3], [[&[f32]; 3]; 3], &mut [f32], &mut [f32]);
+pub(crate) type CellsFn = fn(&Params, [[&[f32]; 3]; 3], [[&[f32]; 3]; 3], &mut [f32], &mut [f32]);
 
 /// The fastest [`update_cells`] for runs of exactly `n` cells: the widest vector width of
 /// [`Isa::detect`] that divides `n` (16 lanes with AVX-512, 8 with AVX2, else the portable build), so
 /// that no cell falls into the loop's scalar remainder. The model computes its subgroups (4..=128
 /// lanes) with it.
-pub fn cells_fn_for(n: usize) -> CellsFn {
+pub(crate) fn cells_fn_for(n: usize) -> CellsFn {
     let isa = Isa::detect();
     #[cfg(target_arch = "x86_64")]
     {
@@ -245,7 +245,7 @@ pub fn cells_fn_for(n: usize) -> CellsFn {
 
 /// The fastest [`update_cells`] of [`Isa::detect`], for long rows (AVX-512, else AVX2, else the
 /// portable build).
-pub fn cells_fn() -> CellsFn {
+pub(crate) fn cells_fn() -> CellsFn {
     match Isa::detect() {
         #[cfg(target_arch = "x86_64")]
         Isa::Avx512 => |p, u, v, ou, ov| {
@@ -263,7 +263,7 @@ pub fn cells_fn() -> CellsFn {
 
 /// The nine shifted views of three rows (`rows[dy][dx..]`) that [`update_cells`] takes.
 #[inline(always)]
-pub fn neighbourhood(rows: [&[f32]; 3]) -> [[&[f32]; 3]; 3] {
+pub(crate) fn neighbourhood(rows: [&[f32]; 3]) -> [[&[f32]; 3]; 3] {
     rows.map(|r| [r, &r[1.min(r.len())..], &r[2.min(r.len())..]])
 }
 

@@ -23,7 +23,9 @@
 //! ```
 
 use crate::kernel::buffers::{element_size, HostBuffer};
-pub use crate::kernel::images::{bound_image_type, extent_of_shape};
+
+pub(crate) use crate::kernel::images::bound_image_type;
+pub(crate) use crate::kernel::images::extent_of_shape;
 use crate::kernel::source::SpirvModule;
 pub use crate::kernel::tolerance::Tolerance;
 use crate::model::{LaneOrder, ScalarType, SubgroupSize, Value, ValueType};
@@ -106,7 +108,8 @@ pub struct KernelJob {
 
 /// A device run's buffers (bound ones, then unbound ones) and the device addresses the
 /// addressed buffers had.
-pub type DeviceRun = (Vec<Vec<u8>>, Vec<(Place, u64)>);
+#[cfg(feature = "vulkan")]
+pub(crate) type DeviceRun = (Vec<Vec<u8>>, Vec<(Place, u64)>);
 
 /// The model's side of a run.
 pub struct ModelSide {
@@ -600,7 +603,7 @@ type GroupOf = (FindingKind, Option<(u32, u32)>, String);
 pub const GROUP_ITEMS: usize = 64;
 
 /// Groups a report prints (all of them are in the JSON).
-pub const TEXT_GROUPS: usize = 40;
+pub(crate) const TEXT_GROUPS: usize = 40;
 
 /// The comparison of a kernel's run on the model (and a device).
 #[derive(Clone, Debug)]

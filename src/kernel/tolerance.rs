@@ -68,10 +68,13 @@ fn plain(x: f64) -> String {
 impl fmt::Display for Tolerance {
     /// `0.1`, `5%`, or both as `0.1 + 5%`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (self.abs, self.rel) {
-            (a, r) if r == 0.0 => f.write_str(&plain(a)),
-            (a, r) if a == 0.0 => write!(f, "{}%", plain(r * 100.0)),
-            (a, r) => write!(f, "{} + {}%", plain(a), plain(r * 100.0)),
+        let (a, p) = (plain(self.abs), plain(self.rel * 100.0));
+        if self.rel == 0.0 {
+            f.write_str(&a)
+        } else if self.abs == 0.0 {
+            write!(f, "{p}%")
+        } else {
+            write!(f, "{a} + {p}%")
         }
     }
 }

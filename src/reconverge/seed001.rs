@@ -14,11 +14,11 @@ use crate::reconverge::exec::{execute, LaneMap, Mode, Val};
 use crate::reconverge::program::{Cond, Operand, Program, SgOp, Stmt};
 
 /// `if (needs_space)` (original) / the inner write `if (needs_space)` (fixed).
-pub const IF_NEEDS_SPACE: u32 = 1;
+pub(crate) const IF_NEEDS_SPACE: u32 = 1;
 /// `if (subgroupElect())`
-pub const IF_ELECT: u32 = 2;
+pub(crate) const IF_ELECT: u32 = 2;
 /// `if (subgroupAny(needs_space))` (fixed only)
-pub const IF_ANY: u32 = 3;
+pub(crate) const IF_ANY: u32 = 3;
 /// tag of `subgroupAny(needs_space)` (fixed only)
 pub const TAG_ANY: u32 = 10;
 /// tag of `mask = subgroupBallot(needs_space)`
@@ -45,7 +45,7 @@ const OFFSET: u8 = 4;
 const ANY: u8 = 5;
 
 /// The GLSL each tag stands for.
-pub fn tag_name(tag: u32) -> &'static str {
+pub(crate) fn tag_name(tag: u32) -> &'static str {
     match tag {
         TAG_ANY => "subgroupAny(needs_space)",
         TAG_MASK => "mask = subgroupBallot(needs_space)",
@@ -158,13 +158,13 @@ pub fn allocation_fixed(needs_space: u128) -> Program {
 
 /// The example the docs trace: subgroup size 8, a 16-invocation workgroup (two subgroups);
 /// invocations 1, 2, 4, 5 and 7 of subgroup 0 need space, none of subgroup 1.
-pub const TRACE_NEEDS_SPACE: u128 = 0b1011_0110;
+pub(crate) const TRACE_NEEDS_SPACE: u128 = 0b1011_0110;
 
 /// A markdown table of one execution: a row per recorded statement (in program order), a column
 /// per invocation. Cells: the value, `-` where the invocation did not execute the statement,
 /// `undef` where the model does not pin the value down, `?` where the invocation's own path is no
 /// longer known (it branched on an undefined value), `A0` for the value atomic add 0 returned.
-pub fn trace_table(
+pub(crate) fn trace_table(
     program: &Program,
     map: &LaneMap,
     mode: Mode,
@@ -277,7 +277,7 @@ pub fn seed001_trace_markdown() -> String {
 }
 
 /// A heading for a mode.
-pub fn mode_title(mode: Mode) -> &'static str {
+pub(crate) fn mode_title(mode: Mode) -> &'static str {
     match mode {
         Mode::Maximal => "maximal reconvergence (SPV_KHR_maximal_reconvergence)",
         Mode::Sucf => "subgroup uniform control flow (SPV_KHR_subgroup_uniform_control_flow)",

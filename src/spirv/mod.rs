@@ -64,9 +64,14 @@ mod values;
 
 pub use decode::{decode, DecodeOptions, SpecInput};
 pub use error::{Location, SpirvError};
-pub use exec::{Finding, FindingGroup, RaceClass, RunConfig, DEFAULT_MAX_STEPS};
+pub use exec::DEFAULT_MAX_STEPS;
+pub use exec::{Finding, FindingGroup, RaceClass, RunConfig};
 pub use inst::Kernel;
-pub use prov::{Cause, Prov, Provs, Taint};
+
+pub(crate) use prov::Cause;
+pub(crate) use prov::Prov;
+pub(crate) use prov::Provs;
+pub(crate) use prov::Taint;
 pub use report::{ModelRun, WordStatus};
 
 use crate::spirv::exec::Dispatch;
@@ -226,7 +231,7 @@ impl Addressing {
 
 /// [`run_model`], calling `progress(workgroups done, workgroups)` about ten times a second while it
 /// runs.
-pub fn run_model_with_progress(
+pub(crate) fn run_model_with_progress(
     k: &Kernel,
     cfg: RunConfig,
     buffers: &[BufferInput],
@@ -307,7 +312,7 @@ fn with_formats(k: &mut Kernel, buffers: &[BufferInput]) -> Result<(), SpirvErro
 
 /// [`run_model_with_progress`] for a module that reaches buffers through device addresses:
 /// `addressing` says where each buffer lies, and gives the buffers that have no descriptor.
-pub fn run_model_addressed(
+pub(crate) fn run_model_addressed(
     k: &Kernel,
     cfg: RunConfig,
     buffers: &[BufferInput],

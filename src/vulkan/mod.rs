@@ -15,13 +15,17 @@ pub use crate::words::compile::{
     assemble_spirv, compile_glsl, compile_glsl_with, compile_uncached, GlslError, GlslOptions,
     IncludeResolver, TargetEnv, MAX_INCLUDE_DEPTH,
 };
-pub use caps::{Capabilities, DeviceInfo, SubgroupOps};
-pub use context::{Context, Kernel, KernelOptions, Pass, SpecValue};
-pub use images::{vk_format, ImageBinding};
-pub use module::{
-    declared_block_sizes, BoundBuffer, DescriptorKind, LaneRecord, ModuleDispatch, ModuleOutput,
-    MODULE_TIMEOUT,
-};
+pub(crate) use caps::DeviceInfo;
+pub use caps::{Capabilities, SubgroupOps};
+pub(crate) use context::KernelOptions;
+pub(crate) use context::SpecValue;
+pub use context::{Context, Kernel, Pass};
+
+pub(crate) use images::vk_format;
+pub(crate) use images::ImageBinding;
+pub(crate) use module::declared_block_sizes;
+pub use module::{BoundBuffer, DescriptorKind, ModuleDispatch};
+pub use module::{ModuleOutput, MODULE_TIMEOUT};
 pub use reflect::SpecConstant;
 
 /// A Vulkan failure, with enough context to act on.

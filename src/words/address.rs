@@ -54,7 +54,7 @@ pub struct AddressPatch {
 }
 
 /// The buffers whose addresses the patches write, each once, in order.
-pub fn addressed(patches: &[AddressPatch]) -> Vec<Place> {
+pub(crate) fn addressed(patches: &[AddressPatch]) -> Vec<Place> {
     let mut v: Vec<Place> = patches.iter().map(|p| p.of).collect();
     v.sort();
     v.dedup();

@@ -24,7 +24,7 @@ fn cache() -> &'static Mutex<HashMap<u64, Arc<Vec<u32>>>> {
 }
 
 /// Hash of a GLSL source, the cache key.
-pub fn source_hash(source: &str) -> u64 {
+pub(crate) fn source_hash(source: &str) -> u64 {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     source.hash(&mut h);
     h.finish()

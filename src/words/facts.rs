@@ -75,7 +75,7 @@ impl Scalar {
 /// The id operands and the 32-bit literal operands of `i` from operand `k` on (an
 /// `OpSpecConstantOp`'s operands after its opcode: ids to fold, literal indices of composite
 /// operations).
-pub fn operands_from(i: &Instruction, k: usize) -> (Vec<u32>, Vec<u32>) {
+pub(crate) fn operands_from(i: &Instruction, k: usize) -> (Vec<u32>, Vec<u32>) {
     let rest = &i.operands[k.min(i.operands.len())..];
     let ids = rest
         .iter()
@@ -99,7 +99,7 @@ pub fn operands_from(i: &Instruction, k: usize) -> (Vec<u32>, Vec<u32>) {
 /// component (a scalar operand of a vector operation — `Select`'s condition — has one), `to` the
 /// result's scalar type, `n` its components. `None` when `op` is not one of them (composite
 /// operations, which need the types, and float conversions are the caller's).
-pub fn fold_componentwise(
+pub(crate) fn fold_componentwise(
     op: SOp,
     args: &[(Scalar, &[u64])],
     to: Scalar,

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 /// A buffer binding the module declares.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BindingInfo {
+pub(crate) struct BindingInfo {
     /// the variable's result id
     pub var: u32,
     /// the block's name (GLSL block name, else the variable's), for messages
@@ -30,7 +30,7 @@ pub struct BindingInfo {
 
 /// The module's host interface.
 #[derive(Clone, Debug, Default)]
-pub struct Interface {
+pub(crate) struct Interface {
     /// buffers (and other descriptors) by (set, binding)
     pub bindings: HashMap<(u32, u32), BindingInfo>,
     /// the push constant block's size in bytes (offset of its end)
@@ -225,7 +225,11 @@ impl Sizer<'_, '_> {
 /// The bindings and push-constant size `module` declares (every descriptor variable of the
 /// module; which of them an entry point uses is the caller's question), with array lengths from
 /// `consts`.
-pub fn interface<'a>(ix: &Index<'a>, module: &'a Module, consts: &Constants<'a>) -> Interface {
+pub(crate) fn interface<'a>(
+    ix: &Index<'a>,
+    module: &'a Module,
+    consts: &Constants<'a>,
+) -> Interface {
     let sizer = Sizer { ix, consts };
     let mut out = Interface::default();
     for v in &module.types_global_values {

@@ -53,11 +53,11 @@ pub struct Read {
 /// `NonSemantic.Shader.DebugInfo.100` instruction numbers the readers use.
 pub mod debug_info {
     /// `DebugSource`: File, optional Text
-    pub const SOURCE: u32 = 35;
+    pub(crate) const SOURCE: u32 = 35;
     /// `DebugLine`: Source, Line Start, Line End, Column Start, Column End (ids of constants)
-    pub const LINE: u32 = 103;
+    pub(crate) const LINE: u32 = 103;
     /// `DebugNoLine`
-    pub const NO_LINE: u32 = 104;
+    pub(crate) const NO_LINE: u32 = 104;
 }
 
 /// Reads `words` as a SPIR-V module.

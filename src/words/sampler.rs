@@ -20,7 +20,7 @@ use std::fmt;
 
 /// The sub-texel precision every Vulkan device has at least (`subTexelPrecisionBits`, Vulkan,
 /// "Required Limits": 4).
-pub const SUB_TEXEL_BITS: u32 = 4;
+pub(crate) const SUB_TEXEL_BITS: u32 = 4;
 
 /// `VkFilter`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -294,7 +294,7 @@ pub struct Taps {
 /// The taps of filter `f` along one axis at texel-space coordinate `u` (`s × size` for normalized
 /// coordinates; Vulkan, "Texel Filtering": nearest `i = ⌊u⌋`; linear `i0 = ⌊u − ½⌋`, `i1 = i0 + 1`,
 /// `α = frac(u − ½)`, weights `1 − α` and `α`).
-pub fn taps(u: f64, f: Filter) -> Taps {
+pub(crate) fn taps(u: f64, f: Filter) -> Taps {
     let division = (1u64 << SUB_TEXEL_BITS) as f64;
     match f {
         Filter::Nearest => {

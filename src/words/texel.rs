@@ -148,7 +148,7 @@ const fn fmt(spirv: &'static str, vk: &'static str, comps: u8, comp: Comp) -> Te
 }
 
 /// Every format modelled (the storage-image formats of SPIR-V's `ImageFormat`).
-pub const FORMATS: &[(F, TexelFormat)] = &[
+pub(crate) const FORMATS: &[(F, TexelFormat)] = &[
     (
         F::Rgba32f,
         fmt("Rgba32f", "R32G32B32A32_SFLOAT", 4, Comp::Float(32)),
@@ -272,7 +272,7 @@ fn kind(f: &TexelFormat, c: usize) -> Comp {
 }
 
 /// The value of an unsigned float of `bits` bits (5-bit exponent, bias 15).
-pub fn ufloat_value(raw: u64, bits: u8) -> f64 {
+pub(crate) fn ufloat_value(raw: u64, bits: u8) -> f64 {
     let m = bits as u32 - 5;
     let (e, f) = ((raw >> m) & 31, raw & ((1 << m) - 1));
     let frac = f as f64 / (1u64 << m) as f64;
@@ -289,7 +289,7 @@ pub fn ufloat_value(raw: u64, bits: u8) -> f64 {
 /// implementation may instead round toward zero, so a value between two is *inexact* — negative
 /// values and −∞ become 0, finite values above the largest become the largest, +∞ stays, NaN is a
 /// NaN): (raw bits, inexact).
-pub fn ufloat_bits(x: f64, bits: u8) -> (u64, bool) {
+pub(crate) fn ufloat_bits(x: f64, bits: u8) -> (u64, bool) {
     let m = bits as u32 - 5;
     let max_raw = (30u64 << m) | ((1 << m) - 1);
     if x.is_nan() {
@@ -326,7 +326,7 @@ pub fn ufloat_bits(x: f64, bits: u8) -> (u64, bool) {
 /// UNORM and SNORM formats; integer otherwise), and whether a device may compute a different float
 /// (the normalized conversions and float16 widening are exact in the model; the division of the
 /// normalized conversion is a float operation with the precision rules' latitude).
-pub fn read_component(f: &TexelFormat, c: usize, raw: u64, width: u8) -> (u64, bool) {
+pub(crate) fn read_component(f: &TexelFormat, c: usize, raw: u64, width: u8) -> (u64, bool) {
     if c >= f.comps as usize {
         // Conversion to RGBA: missing G and B are 0, missing A is 1.
         let one = c == 3;
@@ -366,7 +366,7 @@ pub fn read_component(f: &TexelFormat, c: usize, raw: u64, width: u8) -> (u64, b
 
 /// What is stored for one component written as the bits `v` of a scalar of `width` bits (float
 /// for float-like formats): (raw component bits, inexact, why undefined).
-pub fn write_component(
+pub(crate) fn write_component(
     f: &TexelFormat,
     c: usize,
     v: u64,
@@ -429,7 +429,7 @@ pub fn write_component(
 }
 
 /// Splits a texel's bytes into raw component values.
-pub fn unpack(f: &TexelFormat, bytes: &[u8]) -> [u64; 4] {
+pub(crate) fn unpack(f: &TexelFormat, bytes: &[u8]) -> [u64; 4] {
     let mut out = [0u64; 4];
     match f.packed {
         Some(p) => {
@@ -453,7 +453,7 @@ pub fn unpack(f: &TexelFormat, bytes: &[u8]) -> [u64; 4] {
 }
 
 /// Joins raw component values into a texel's bytes.
-pub fn pack(f: &TexelFormat, comps: &[u64; 4]) -> Vec<u8> {
+pub(crate) fn pack(f: &TexelFormat, comps: &[u64; 4]) -> Vec<u8> {
     match f.packed {
         Some(p) => {
             let mut w = 0u64;
@@ -493,7 +493,7 @@ fn sign_extend(v: u64, bits: u32) -> i64 {
 }
 
 /// The bits of `x` as a float of `width` bits (16, 32 or 64), rounded to nearest even.
-pub fn float_bits(x: f64, width: u8) -> u64 {
+pub(crate) fn float_bits(x: f64, width: u8) -> u64 {
     match width {
         16 => half::f16::from_f64(x).to_bits() as u64,
         64 => x.to_bits(),

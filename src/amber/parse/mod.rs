@@ -11,8 +11,8 @@
 
 use super::script::*;
 use super::types::{DataType, FormatKind, Layout, Literal, Scalar};
+use crate::kernel::TargetEnv;
 use crate::kernel::Tolerance;
-use crate::words::env::TargetEnv;
 use std::fmt;
 use std::path::Path;
 
@@ -115,7 +115,7 @@ pub(crate) fn graphics<T>(line: usize, command: &str, reason: impl Into<String>)
 
 /// Features AmberScript's `DEVICE_FEATURE` knows: every member of VkPhysicalDeviceFeatures and the
 /// extension-structure members Amber lists (google/amber src/script.cc, `IsKnownFeature`).
-pub const KNOWN_FEATURES: &[&str] = &[
+pub(crate) const KNOWN_FEATURES: &[&str] = &[
     "robustBufferAccess",
     "fullDrawIndexUint32",
     "imageCubeArray",
@@ -213,7 +213,7 @@ pub const KNOWN_FEATURES: &[&str] = &[
 
 /// Properties AmberScript's `DEVICE_PROPERTY` knows (google/amber src/script.cc,
 /// `IsKnownProperty`): the VkPhysicalDeviceFloatControlsProperties members.
-pub const KNOWN_PROPERTIES: &[&str] = &[
+pub(crate) const KNOWN_PROPERTIES: &[&str] = &[
     "FloatControlsProperties.shaderSignedZeroInfNanPreserveFloat16",
     "FloatControlsProperties.shaderSignedZeroInfNanPreserveFloat32",
     "FloatControlsProperties.shaderSignedZeroInfNanPreserveFloat64",
@@ -387,7 +387,7 @@ struct Parser<'a> {
 ///     other => panic!("{other:?}"),
 /// }
 /// ```
-pub fn amberscript(text: &str, dir: Option<&Path>) -> Result<Script, ParseFailure> {
+pub(crate) fn amberscript(text: &str, dir: Option<&Path>) -> Result<Script, ParseFailure> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if !text.starts_with("#!amber") {
         return err(
@@ -705,16 +705,11 @@ impl<'a> Parser<'a> {
         if self.lx.peek() == Tok::Word("TARGET_ENV") {
             self.next();
             let (env, el) = self.word(C, "a target environment after TARGET_ENV")?;
-            match env.parse::<TargetEnv>() {
-                Ok(e) => target_env = Some(e),
-                Err(_) => {
-                    return unsupported(
-                        el,
-                        C,
-                        format!("TARGET_ENV {env} is not supported ({})", TargetEnv::NAMES),
-                    )
-                }
-            }
+            let Ok(e) = env.parse::<TargetEnv>() else {
+                let why = format!("TARGET_ENV {env} is not supported ({})", TargetEnv::NAMES);
+                return unsupported(el, C, why);
+            };
+            target_env = Some(e);
         }
         if let Tok::Word(kw @ ("FILE" | "VIRTUAL_FILE")) = self.lx.peek() {
             let (_, vl) = self.next();
