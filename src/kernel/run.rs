@@ -23,9 +23,7 @@
 //! ```
 
 use crate::kernel::buffers::{element_size, HostBuffer};
-
-pub(crate) use crate::kernel::images::bound_image_type;
-pub(crate) use crate::kernel::images::extent_of_shape;
+pub(crate) use crate::kernel::images::{bound_image_type, extent_of_shape};
 use crate::kernel::source::SpirvModule;
 pub use crate::kernel::tolerance::Tolerance;
 use crate::model::{LaneOrder, ScalarType, SubgroupSize, Value, ValueType};

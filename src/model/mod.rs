@@ -37,11 +37,9 @@ pub use eval::{
     evaluate, evaluate_batch, evaluate_typed, gather_source, rotate_source, run, value_lanes,
     BatchOutput, GatherPlan, Sink,
 };
-pub use outcome::ReasonDoc;
-pub use outcome::{Outcome, Reason};
+pub use outcome::{Outcome, Reason, ReasonDoc};
 pub use params::{Ballot, ClusterSize, LaneMask, QuadIndex, SubgroupSize};
 pub use scalar::{BinOp, Elem, Scalar};
 pub use types::{ScalarType, TypeClass, TypeError, ValueType};
 pub use value::Value;
-pub use workgroup::MAX_INVOCATIONS;
-pub use workgroup::{LaneOrder, Placement, WorkgroupLayout, WorkgroupShape};
+pub use workgroup::{LaneOrder, Placement, WorkgroupLayout, WorkgroupShape, MAX_INVOCATIONS};

@@ -64,14 +64,9 @@ mod values;
 
 pub use decode::{decode, DecodeOptions, SpecInput};
 pub use error::{Location, SpirvError};
-pub use exec::DEFAULT_MAX_STEPS;
-pub use exec::{Finding, FindingGroup, RaceClass, RunConfig};
+pub use exec::{Finding, FindingGroup, RaceClass, RunConfig, DEFAULT_MAX_STEPS};
 pub use inst::Kernel;
-
-pub(crate) use prov::Cause;
-pub(crate) use prov::Prov;
-pub(crate) use prov::Provs;
-pub(crate) use prov::Taint;
+pub(crate) use prov::{Cause, Prov, Provs, Taint};
 pub use report::{ModelRun, WordStatus};
 
 use crate::spirv::exec::Dispatch;

@@ -17,15 +17,11 @@ pub use crate::words::compile::{
 };
 pub(crate) use caps::DeviceInfo;
 pub use caps::{Capabilities, SubgroupOps};
-pub(crate) use context::KernelOptions;
-pub(crate) use context::SpecValue;
 pub use context::{Context, Kernel, Pass};
-
-pub(crate) use images::vk_format;
-pub(crate) use images::ImageBinding;
+pub(crate) use context::{KernelOptions, SpecValue};
+pub(crate) use images::{vk_format, ImageBinding};
 pub(crate) use module::declared_block_sizes;
-pub use module::{BoundBuffer, DescriptorKind, ModuleDispatch};
-pub use module::{ModuleOutput, MODULE_TIMEOUT};
+pub use module::{BoundBuffer, DescriptorKind, ModuleDispatch, ModuleOutput, MODULE_TIMEOUT};
 pub use reflect::SpecConstant;
 
 /// A Vulkan failure, with enough context to act on.
