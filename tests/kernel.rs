@@ -1127,3 +1127,55 @@ fn host_buffers_check_their_parts() {
     );
     assert_eq!(b.value(0).to_string(), "0.5");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Buffers are bound as their bytes
+
+/// Vulkan 1.3 §15.6.4 "Offset and Stride Assignment" (std430, GLSL 4.60 §7.6.2.2 rules 3 and 4):
+/// a `vec3` has a base alignment of 16 bytes, so the elements of `vec3 v[]` are 16 bytes apart.
+/// Four rows of three floats (48 bytes) hold only three such elements: the fourth invocation's
+/// store is out of bounds, and the finding says why and which shape fits; rows of four fit and
+/// a flat array (no rows to go by) gets no such hint.
+#[cfg(feature = "glsl")]
+#[test]
+fn a_buffer_whose_rows_are_shorter_than_the_array_stride_gets_the_shape_that_fits() {
+    use lockstep::kernel::run::{FindingKind, KernelJob};
+    use lockstep::model::SubgroupSize;
+    let src = "#version 450
+layout(local_size_x = 4) in;
+layout(std430, binding = 0) buffer B { vec3 v[]; };
+void main() { uint i = gl_GlobalInvocationID.x; v[i] = vec3(float(i)); }
+";
+    let module = compile(src, SourceLang::Glsl, &SourceOptions::default()).unwrap();
+    let oob = |shape: &[usize]| {
+        let mut job = KernelJob::new(module.clone());
+        let n: usize = shape.iter().product();
+        job.buffers.push((
+            0,
+            0,
+            HostBuffer::from_values(shape, &vec![0f32; n]).unwrap(),
+        ));
+        let model = job.run_model(SubgroupSize::new(4).unwrap(), None).unwrap();
+        let report = job.compare(&model, None, Default::default());
+        report
+            .findings
+            .into_iter()
+            .filter(|f| f.kind == FindingKind::OutOfBounds)
+            .map(|f| f.why)
+            .collect::<Vec<_>>()
+    };
+    let rows3 = oob(&[4, 3]);
+    assert_eq!(rows3.len(), 1, "{rows3:?}");
+    for part in [
+        "v's array elements are 16 bytes apart (its ArrayStride)",
+        "the buffer's rows are 12 bytes (3 × f32)",
+        "4 elements take 64 bytes",
+        "shape [4, 4]",
+    ] {
+        assert!(rows3[0].contains(part), "{part}: {}", rows3[0]);
+    }
+    assert!(oob(&[4, 4]).is_empty());
+    let flat = oob(&[12]);
+    assert_eq!(flat.len(), 1, "{flat:?}");
+    assert!(!flat[0].contains("ArrayStride"), "{}", flat[0]);
+}

@@ -9,6 +9,7 @@
 mod addresses;
 pub mod buffers;
 mod check;
+mod hints;
 pub(crate) mod images;
 pub mod run;
 pub mod source;

@@ -313,7 +313,15 @@ impl KernelJob {
                 continue;
             };
             let kind = finding_kind(first);
-            let (why, items) = r.group_text(g);
+            let (mut why, items) = r.group_text(g);
+            if let crate::spirv::Finding::OutOfBounds { object, .. } = first {
+                let k = &model.kernel;
+                if let Some(h) =
+                    crate::kernel::hints::row_stride_hint(k, object.index(), &self.buffers)
+                {
+                    why = format!("{why} ({h})");
+                }
+            }
             let line = finding_line(r, first);
             report.add_group(kind, None, line, why, &items, g.count);
         }

@@ -923,7 +923,7 @@ pub struct Object {
     pub binding: Option<(u32, u32)>,
     /// a built-in input
     pub builtin: Option<rspirv::spirv::BuiltIn>,
-    /// the block has a runtime array at its end, of this stride, at this offset
+    /// the block has a runtime array at its end: its byte offset and its stride
     pub runtime_array: Option<(u32, u32)>,
     /// the shader cannot write it (uniform, push constant, `NonWritable`)
     pub read_only: bool,
