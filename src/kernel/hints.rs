@@ -9,7 +9,7 @@
 //! pad.
 
 use crate::kernel::buffers::{element_size, HostBuffer};
-use crate::spirv::Kernel;
+use crate::spirv::{Finding, Kernel};
 
 /// When `object` — the variable an out-of-bounds access went through — is a bound block ending
 /// in a runtime array, and its buffer is given as rows (an array of two or more dimensions) whose
@@ -47,4 +47,20 @@ pub(crate) fn row_stride_hint(
         b.dtype,
         offset + rows * stride,
     ))
+}
+
+/// A finding's explanation, with [`row_stride_hint`]'s hint in parentheses where it applies.
+pub(crate) fn with_hint(
+    why: String,
+    f: &Finding,
+    k: &Kernel,
+    buffers: &[(u32, u32, HostBuffer)],
+) -> String {
+    match f {
+        Finding::OutOfBounds { object, .. } => match row_stride_hint(k, object.index(), buffers) {
+            Some(h) => format!("{why} ({h})"),
+            None => why,
+        },
+        _ => why,
+    }
 }

@@ -313,15 +313,8 @@ impl KernelJob {
                 continue;
             };
             let kind = finding_kind(first);
-            let (mut why, items) = r.group_text(g);
-            if let crate::spirv::Finding::OutOfBounds { object, .. } = first {
-                let k = &model.kernel;
-                if let Some(h) =
-                    crate::kernel::hints::row_stride_hint(k, object.index(), &self.buffers)
-                {
-                    why = format!("{why} ({h})");
-                }
-            }
+            let (why, items) = r.group_text(g);
+            let why = crate::kernel::hints::with_hint(why, first, &model.kernel, &self.buffers);
             let line = finding_line(r, first);
             report.add_group(kind, None, line, why, &items, g.count);
         }
