@@ -1175,6 +1175,10 @@ void main() { uint i = gl_GlobalInvocationID.x; v[i] = vec3(float(i)); }
         assert!(rows3[0].contains(part), "{part}: {}", rows3[0]);
     }
     assert!(oob(&[4, 4]).is_empty());
+    // rows as long as the stride: out of bounds for want of rows, not of padding — no hint
+    let long_rows = oob(&[3, 4]);
+    assert_eq!(long_rows.len(), 1, "{long_rows:?}");
+    assert!(!long_rows[0].contains("ArrayStride"), "{}", long_rows[0]);
     let flat = oob(&[12]);
     assert_eq!(flat.len(), 1, "{flat:?}");
     assert!(!flat[0].contains("ArrayStride"), "{}", flat[0]);

@@ -142,6 +142,9 @@ mod tests {
             (" Vulkan1.3 ", TargetEnv::Vulkan1_3),
         ] {
             assert_eq!(s.parse::<TargetEnv>(), Ok(t), "{s}");
+            // each prints as the name it parses from
+            assert_eq!(t.to_string().parse::<TargetEnv>(), Ok(t));
+            assert_eq!(t.to_string(), t.name());
             let (major, minor) = t.spirv_version();
             assert_eq!(TargetEnv::for_spirv(major, minor), Some(t));
         }
