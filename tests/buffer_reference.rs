@@ -352,3 +352,28 @@ fn buffer_references_on_the_device_agree_with_every_value_the_model_defines() {
     assert_eq!(defined, [4, 8, 8], "{}", findings(&r));
     assert_eq!(f32s(&device[2]), [0.5, 1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5]);
 }
+
+// Each buffer's device addresses are its own (Vulkan 1.3 §12.7 "Buffer Device Addresses": an
+// address identifies one byte of one buffer): bases a device reported that would make two
+// buffers overlap are refused as bad input naming both, and buffers that only touch are fine.
+#[test]
+fn device_addresses_that_make_two_buffers_overlap_are_refused() {
+    let src = "layout(local_size_x = 1) in;\n\
+        layout(binding = 0) buffer A { uint a[]; };\n\
+        layout(binding = 1) buffer B { uint b[]; };\n\
+        void main() { a[0] = 1u; b[0] = 2u; }\n";
+    let j = job(src, &["zeros:u32:4", "zeros:u32:4"], &[], None);
+    let with = |bases: Vec<(Place, u64)>| {
+        let mut j = j.clone();
+        j.device_bases = Some(bases);
+        j.run_model(SubgroupSize::new(8).unwrap(), None)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    };
+    let e = with(vec![(Place::Bound(0), 0x1000), (Place::Bound(1), 0x1008)]).unwrap_err();
+    assert!(
+        e.contains("overlap in the address space") && e.contains("0x1000") && e.contains("0x1008"),
+        "{e}"
+    );
+    with(vec![(Place::Bound(0), 0x1000), (Place::Bound(1), 0x1010)]).unwrap();
+}

@@ -1183,3 +1183,36 @@ void main() { uint i = gl_GlobalInvocationID.x; v[i] = vec3(float(i)); }
     assert_eq!(flat.len(), 1, "{flat:?}");
     assert!(!flat[0].contains("ArrayStride"), "{}", flat[0]);
 }
+
+/// Vulkan 1.3 §14.9 "Push Constants": a dispatch may read only push constant values the host set
+/// (the valid usage of `vkCmdDispatch`), so the model refuses push constants shorter than the
+/// shader's block — bad input naming both sizes — and takes a block's worth or more.
+#[cfg(feature = "glsl")]
+#[test]
+fn push_constants_shorter_than_the_block_are_refused_naming_both_sizes() {
+    use lockstep::kernel::run::KernelJob;
+    use lockstep::model::SubgroupSize;
+    let src = "#version 450
+layout(local_size_x = 1) in;
+layout(push_constant) uniform P { uint a; uint b; } p;
+layout(std430, binding = 0) buffer B { uint v[]; };
+void main() { v[0] = p.a + p.b; }
+";
+    let module = compile(src, SourceLang::Glsl, &SourceOptions::default()).unwrap();
+    let run = |push: &[u32]| {
+        let mut job = KernelJob::new(module.clone());
+        job.buffers.push((0, 0, HostBuffer::from_slice(&[0u32])));
+        job.push = Some(HostBuffer::from_slice(push));
+        match job.run_model(SubgroupSize::new(4).unwrap(), None) {
+            Ok(m) => Ok(m.run.buffers[0].bytes[..4].to_vec()),
+            Err(e) => Err(e.to_string()),
+        }
+    };
+    let e = run(&[1]).unwrap_err();
+    assert!(
+        e.contains("the push constants have 4 bytes") && e.contains("needs 8 bytes"),
+        "{e}"
+    );
+    assert_eq!(run(&[1, 2]).unwrap(), 3u32.to_le_bytes());
+    assert_eq!(run(&[1, 2, 7]).unwrap(), 3u32.to_le_bytes());
+}
