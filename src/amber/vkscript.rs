@@ -138,9 +138,6 @@ enum Op {
     },
 }
 
-/// Amber's default tolerance for `~=` without a `tolerance` command: 0.000001 percent.
-const FUZZY_DEFAULT: Tolerance = Tolerance::percent(0.000001);
-
 /// The `[require]` section: features, extensions and the fence timeout, into `script`; true
 /// where it asks for `VK_KHR_spirv_1_4`.
 fn require_section(
@@ -481,7 +478,8 @@ fn probe_ssbo(l: &Line<'_>, drafts: &mut [Draft], tolerances: &[Tolerance]) -> P
     let tol = if !fuzzy {
         Vec::new()
     } else if tolerances.is_empty() {
-        vec![FUZZY_DEFAULT]
+        // `~=` without a `tolerance` command: Amber's float default, 0.000001 percent
+        vec![super::expect::DEFAULT_TOLERANCE]
     } else {
         tolerances.to_vec()
     };
@@ -622,11 +620,7 @@ fn test_commands(raw: &[&str], start: usize, end: usize) -> PResult<(Vec<Draft>,
                     k += 1;
                     match Literal::parse(num.trim_end_matches(',')) {
                         Some(v) if v.as_f64() >= 0.0 && v.as_f64().is_finite() => {
-                            tolerances.push(if percent {
-                                Tolerance::percent(v.as_f64())
-                            } else {
-                                Tolerance::absolute(v.as_f64())
-                            })
+                            tolerances.push(Tolerance::written(v.as_f64(), percent))
                         }
                         _ => return err(line, w, format!("invalid tolerance: {num}")),
                     }

@@ -53,6 +53,16 @@ impl Tolerance {
         }
     }
 
+    /// A script's tolerance as written: `value`, a percentage of the expected value when written
+    /// with `%`.
+    pub const fn written(value: f64, percent: bool) -> Tolerance {
+        if percent {
+            Tolerance::percent(value)
+        } else {
+            Tolerance::absolute(value)
+        }
+    }
+
     /// Whether `actual` is within this tolerance of `expected` (a NaN on either side is not).
     pub fn within(self, actual: f64, expected: f64) -> bool {
         (actual - expected).abs() <= self.abs + self.rel * expected.abs()

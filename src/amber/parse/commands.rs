@@ -242,11 +242,7 @@ impl<'a> Parser<'a> {
                 };
                 let percent = v.ends_with('%');
                 self.next();
-                tolerances.push(if percent {
-                    Tolerance::percent(lit.as_f64())
-                } else {
-                    Tolerance::absolute(lit.as_f64())
-                });
+                tolerances.push(Tolerance::written(lit.as_f64(), percent));
             }
             (cmp, cl) = self.word(C, "EQ_RGB or EQ_RGBA")?;
         }
@@ -327,11 +323,7 @@ impl<'a> Parser<'a> {
                 if !(v.as_f64() >= 0.0 && v.as_f64().is_finite()) {
                     return err(l, C, format!("TOLERANCE {w} is not a finite number ≥ 0"));
                 }
-                tolerances.push(if percent {
-                    Tolerance::percent(v.as_f64())
-                } else {
-                    Tolerance::absolute(v.as_f64())
-                });
+                tolerances.push(Tolerance::written(v.as_f64(), percent));
             }
             if tolerances.is_empty() {
                 return err(t.1, C, "TOLERANCE specified but no tolerances provided");
