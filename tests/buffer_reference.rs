@@ -3,7 +3,7 @@
 //! run through `lockstep run`'s job with buffers given by descriptor or only by address and
 //! addresses written by the host (`@NAME`). Expected values come from the rules cited at each test.
 #![cfg(feature = "vulkan")]
-mod support;
+use crate::support;
 use lockstep::kernel::run::{KernelJob, Place, Report, Tolerance};
 use lockstep::kernel::{compile, BufferSpec, HostBuffer, SourceLang, SourceOptions};
 use lockstep::model::SubgroupSize;

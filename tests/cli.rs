@@ -461,9 +461,8 @@ fn conform_writes_json_and_junit() {
         .contains("<testsuite name=\"quad\""));
 }
 
-mod support;
 #[cfg(feature = "vulkan")]
-use support::device;
+use crate::support::device;
 
 // Issue 21 §1: one kernel at every subgroup size — a table, where it fails, and the defined
 // outputs that differ between sizes (a "one workgroup = one subgroup" reduction).

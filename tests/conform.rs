@@ -13,8 +13,7 @@ use lockstep::vulkan::Context;
 use proptest::prelude::*;
 use std::sync::OnceLock;
 
-#[path = "support/mod.rs"]
-mod support;
+use crate::support;
 
 fn ctx() -> Option<&'static Context> {
     support::shared_device()

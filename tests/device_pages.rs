@@ -6,8 +6,7 @@
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 
-#[path = "support/mod.rs"]
-mod support;
+use crate::support;
 
 /// A `VK_DRIVER_FILES` value that lists lavapipe twice (a copy of its library under another name:
 /// the loader keeps one driver per library), or `None` where lavapipe is not installed.

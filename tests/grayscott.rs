@@ -12,8 +12,6 @@ use lockstep::grayscott::reference::{step_clear, Reference};
 use lockstep::grayscott::*;
 use proptest::prelude::*;
 
-mod support;
-
 fn params(feed: f32, kill: f32, dt: f32) -> Params {
     Params::new(feed, kill, dt).unwrap()
 }

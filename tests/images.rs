@@ -4,7 +4,7 @@
 //! rules: texel coordinate validation, texel replacement, texel output validation, the fixed-point
 //! conversions, and the memory model (an image is memory every invocation reaches).
 #![cfg(feature = "vulkan")]
-mod support;
+use crate::support;
 use lockstep::amber::{engines::ModelBackend, parse, run_script, Status};
 use lockstep::kernel::run::{KernelJob, Report, Tolerance};
 use lockstep::kernel::{compile, HostBuffer, SourceLang, SourceOptions};

@@ -424,7 +424,7 @@ mod glsl {
 }
 
 /// Without the `vulkan` feature there is no shaderc: GLSL and assembly say so (./test builds
-/// this configuration for clippy only; `cargo test --no-default-features --test kernel` runs it).
+/// this configuration for clippy only; `cargo test --no-default-features --test suite kernel::` runs it).
 #[cfg(not(feature = "vulkan"))]
 #[test]
 fn without_shaderc_glsl_and_assembly_say_what_is_missing() {

@@ -4,7 +4,7 @@
 //! value), order-dependent values that are followed rather than lost, and `OpUndef` per component.
 //! Each test cites the rule; the expected values come from the rule, not from the interpreter.
 #![cfg(feature = "vulkan")]
-mod spirv_support;
+use crate::spirv_support;
 use lockstep::model::SubgroupSize;
 use lockstep::spirv::*;
 use spirv_support::{bytes_u32, glsl, u32s};

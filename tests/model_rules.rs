@@ -2,7 +2,7 @@
 //! `src/model`, docs/mutation-testing.md) found unchecked outside the doc examples: each test is
 //! named after the rule it holds, with the rule's source.
 
-mod support;
+use crate::support;
 use lockstep::model::*;
 use support::*;
 

@@ -7,7 +7,7 @@
 //! all active invocations"), never by the code under test. Device tests follow the policy of
 //! `tests/support`: without a device they fail unless LOCKSTEP_SKIP_DEVICE_TESTS is set.
 
-mod support;
+use crate::support;
 
 use lockstep::kernel::{compile, SourceLang, SourceOptions};
 use lockstep::vulkan::*;

@@ -1,6 +1,6 @@
 //! Properties of the model over random sizes, masks, values and arguments (proptest).
 
-mod support;
+use crate::support;
 use lockstep::model::*;
 use proptest::prelude::*;
 use support::*;

@@ -23,8 +23,6 @@ use lockstep::reconverge::{
 };
 use proptest::prelude::*;
 
-mod support;
-
 fn size(n: u64) -> SubgroupSize {
     SubgroupSize::new(n).unwrap()
 }
@@ -227,7 +225,7 @@ fn under_base_the_fixed_allocation_is_defined_only_where_the_workgroup_stays_uni
 #[test]
 fn the_seed001_trace_in_the_docs_is_the_executors_output() {
     // docs/semantics/reconvergence.md embeds seed001_trace_markdown() between markers; regenerate
-    // with LOCKSTEP_UPDATE_DOCS=1 cargo test --test reconverge.
+    // with LOCKSTEP_UPDATE_DOCS=1 cargo test --release --test suite reconverge::.
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/docs/semantics/reconvergence.md"

@@ -8,8 +8,7 @@ use assert_cmd::Command;
 use serde_json::Value as Json;
 use std::path::Path;
 
-#[path = "support/mod.rs"]
-mod support;
+use crate::support;
 
 fn lockstep() -> Command {
     Command::cargo_bin("lockstep").unwrap()

@@ -1,6 +1,6 @@
 //! Every worked example in the spec texts, as a test, with its citation.
 
-mod support;
+use crate::support;
 use lockstep::model::*;
 use support::*;
 

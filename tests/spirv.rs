@@ -1,6 +1,6 @@
 //! The SPIR-V interpreter on kernels compiled from GLSL.
 #![cfg(feature = "vulkan")]
-mod spirv_support;
+use crate::spirv_support;
 use lockstep::model::SubgroupSize;
 use lockstep::reconverge::Mode;
 use lockstep::spirv::*;

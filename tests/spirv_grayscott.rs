@@ -1,7 +1,7 @@
 //! The Gray-Scott shaders of `shaders/grayscott/` run by the SPIR-V interpreter: the very modules
 //! the GPU runs, lane by lane on the model.
 #![cfg(feature = "vulkan")]
-mod spirv_support;
+use crate::spirv_support;
 use lockstep::grayscott::layout::{Shape, Tiling as GsLayout};
 use lockstep::grayscott::{reference, Domain, Fields, Padded, Params};
 use lockstep::model::SubgroupSize;

@@ -3,7 +3,7 @@
 //! every value the executor defines must come out equal, and every value it leaves undefined must
 //! come out undefined (two implementations of one set of rules, checked against each other).
 #![cfg(feature = "vulkan")]
-mod spirv_support;
+use crate::spirv_support;
 use lockstep::model::{LaneOrder, SubgroupSize, WorkgroupLayout, WorkgroupShape};
 use lockstep::reconverge::glsl::{parametric_shader, shader, RecordLayout};
 use lockstep::reconverge::r#gen::variant;

@@ -5,7 +5,6 @@
 //! is evaluated under every active set that contains it (128 sets). A tangled operation must give
 //! lane 3 a different outcome under some of them; an untangled one the same outcome under all.
 
-mod support;
 use lockstep::model::*;
 
 /// The lane whose result is watched (not lane 0, so that "the lowest active lane" can change).

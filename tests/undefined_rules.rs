@@ -1,7 +1,7 @@
 //! One test per undefined rule in the spec texts (specs/RULES.md lists them), plus the
 //! invalid parameters that are rejected at construction.
 
-mod support;
+use crate::support;
 use lockstep::model::*;
 use support::*;
 

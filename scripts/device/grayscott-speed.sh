@@ -80,14 +80,14 @@ for v in $AGREE_TILES; do
   agree "$v" 128 $P1 $P2
 done
 
-tests=$(ls .dev/test-grayscott-* 2>/dev/null | head -1)
+tests=$(ls .dev/test-suite-* 2>/dev/null | head -1)
 if [ -n "$tests" ]; then
   echo
   echo "## tests/grayscott.rs on this device"
-  timeout 180 "$tests" gpu:: > "$LOGS/grayscott-tests.log" 2>&1 || status=1
+  timeout 180 "$tests" grayscott::gpu:: > "$LOGS/grayscott-tests.log" 2>&1 || status=1
   grep -E "^test |test result" "$LOGS/grayscott-tests.log"
 else
-  echo "(no .dev/test-grayscott-*: run prepare.sh with --tests to include the test binary)"
+  echo "(no .dev/test-suite-*: run prepare.sh with --tests to include the test binary)"
 fi
 echo
 echo "(agreement and tests: $(( $(date +%s) - start )) s)"

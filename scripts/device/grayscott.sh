@@ -71,15 +71,15 @@ for v in naive subgroup-1d subgroup-stacked subgroup-shared; do
 done
 
 # The proptest agreement tests and the requirement checks on this device (subgroup size 32).
-tests=$(ls .dev/test-grayscott-* 2>/dev/null | head -1)
+tests=$(ls .dev/test-suite-* 2>/dev/null | head -1)
 if [ -n "$tests" ]; then
   echo
   echo "## tests/grayscott.rs on this device"
-  # gpu:: only: the CLI tests look for a cargo target directory that is not here.
-  "$tests" gpu:: > "$LOGS/grayscott-tests.log" 2>&1 || status=1
+  # grayscott::gpu:: only: the CLI tests look for a cargo target directory that is not here.
+  "$tests" grayscott::gpu:: > "$LOGS/grayscott-tests.log" 2>&1 || status=1
   grep -E "^test |test result" "$LOGS/grayscott-tests.log"
 else
-  echo "(no .dev/test-grayscott-*: run prepare.sh with --tests to include the test binary)"
+  echo "(no .dev/test-suite-*: run prepare.sh with --tests to include the test binary)"
 fi
 
 if [ ! -x "$BENCH" ]; then

@@ -65,10 +65,10 @@ for kernel in $kernels; do
 done
 
 # The device tests of tests/reconverge.rs, if prepare.sh --tests copied them.
-for t in .dev/test-reconverge-*; do
+for t in .dev/test-suite-*; do
   [ -x "$t" ] && [ "${TESTS:-1}" != 0 ] || continue
   s=$(date +%s)
-  timeout 60 "$t" device:: > "$out/tests.txt" 2>&1
+  timeout 60 "$t" reconverge::device:: > "$out/tests.txt" 2>&1
   note "tests/reconverge.rs device tests: exit $? in $(( $(date +%s) - s )) s"
   tail -3 "$out/tests.txt" | tee -a "$summary"
 done
