@@ -574,3 +574,86 @@ OpFunctionEnd
     assert!(chain.ends_with("%74 = OpUndef (module scope)"), "{chain}");
     assert!(chain.contains("the selection at block %40"), "{chain}");
 }
+
+// SPIR-V 1.6, OpUndef: "each consumption of Result <id> yields an arbitrary, possibly different
+// bit pattern" — an undefined value is *some* value, so a branch on one goes one of its two ways
+// (neither SPIR-V nor Vulkan makes the branch itself undefined behaviour), and what the invocation
+// computes is defined wherever every way gives the same value.
+
+const UNDEF_HEAD: &str =
+    "#version 450\nlayout(local_size_x = 8) in;\nlayout(binding = 0) buffer B { uint b[]; };\n";
+
+fn undefined_chain(r: &ModelRun, word: usize) -> String {
+    match r.status(r.buffers[0].word_taint(word)) {
+        WordStatus::Undefined(chain) => chain,
+        other => panic!("word {word}: {other:?}"),
+    }
+}
+
+#[test]
+fn a_branch_on_an_undefined_value_goes_one_way_so_what_every_way_computes_alike_is_defined() {
+    // `u` is never written: its value is undefined; both ways store 3i.
+    let src = format!("{UNDEF_HEAD}void main() {{\n  uint u;\n  uint i = gl_LocalInvocationIndex;\n  if (u > 5u) {{ b[i] = i * 3u; }} else {{ b[i] = i + i + i; }}\n}}\n");
+    let r = run_glsl(&src, Mode::Base, 4, [1, 1, 1], &[vec![0; 8]]);
+    assert_eq!(u32s(&r.buffers[0].bytes), [0, 3, 6, 9, 12, 15, 18, 21]);
+    for w in 0..8 {
+        assert_eq!(
+            r.status(r.buffers[0].word_taint(w)),
+            WordStatus::Exact,
+            "word {w}"
+        );
+    }
+    let e = r.explored.expect("explored");
+    assert_eq!((e.branches, e.ways, e.units), (1, 2, 8));
+    // The branch is still reported (a read of a variable never written), with what exploring found.
+    let text = r.finding_text(&r.findings[0]);
+    assert!(
+        text.contains("2 runs; at most 1 such branch per invocation): 8 units it left undefined hold the same value on every way, so they are defined"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_branch_on_an_undefined_value_whose_ways_store_different_values_leaves_them_undefined() {
+    let src = format!("{UNDEF_HEAD}void main() {{\n  uint u;\n  uint i = gl_LocalInvocationIndex;\n  if (u > 5u) {{ b[i] = 1u; }} else {{ b[i] = 2u; }}\n}}\n");
+    let r = run_glsl(&src, Mode::Base, 4, [1, 1, 1], &[vec![0; 8]]);
+    for w in 0..8 {
+        let chain = undefined_chain(&r, w);
+        assert!(
+            chain.contains("path depends on an undefined value"),
+            "{chain}"
+        );
+    }
+    let e = r.explored.expect("explored");
+    assert_eq!((e.ways, e.units), (2, 0));
+}
+
+#[test]
+fn branches_on_undefined_values_are_not_explored_where_invocations_may_influence_one_another() {
+    // A barrier (as a subgroup operation, an atomic or Workgroup memory would) lets one
+    // invocation's way change what another computes: one sequence of ways for all invocations
+    // would not cover the mixed ones, so the paths stay lost.
+    let src = format!("{UNDEF_HEAD}void main() {{\n  uint u;\n  uint i = gl_LocalInvocationIndex;\n  barrier();\n  if (u > 5u) {{ b[i] = i * 3u; }} else {{ b[i] = i + i + i; }}\n}}\n");
+    let r = run_glsl(&src, Mode::Base, 4, [1, 1, 1], &[vec![0; 8]]);
+    assert_eq!(r.explored, None);
+    assert!(undefined_chain(&r, 0).contains("path depends on an undefined value"));
+}
+
+#[test]
+fn more_branches_on_undefined_values_than_the_bound_leave_the_paths_lost() {
+    // Ten such branches per invocation: 2^10 ways, over explore's bound of 2^6.
+    let src = format!("{UNDEF_HEAD}void main() {{\n  uint x = 0u;\n  for (int j = 0; j < 10; j++) {{\n    uint u;\n    if (u > 5u) {{ x += 1u; }} else {{ x = x + 1u; }}\n  }}\n  b[gl_LocalInvocationIndex] = x;\n}}\n");
+    let r = run_glsl(&src, Mode::Base, 4, [1, 1, 1], &[vec![0; 8]]);
+    assert_eq!(r.explored, None);
+    undefined_chain(&r, 0);
+}
+
+#[test]
+fn a_way_that_writes_out_of_bounds_leaves_the_paths_lost() {
+    // The way not taken first writes past the buffer: undefined behaviour on that way, so
+    // nothing is made defined.
+    let src = format!("{UNDEF_HEAD}void main() {{\n  uint u;\n  uint i = gl_LocalInvocationIndex;\n  if (u > 5u) {{ b[i + 100u] = 1u; b[i] = 7u; }} else {{ b[i] = 7u; }}\n}}\n");
+    let r = run_glsl(&src, Mode::Base, 4, [1, 1, 1], &[vec![0; 8]]);
+    assert_eq!(r.explored, None);
+    undefined_chain(&r, 0);
+}

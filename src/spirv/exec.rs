@@ -26,7 +26,7 @@ use crate::spirv::regs::RegFile;
 use crate::spirv::types::Storage;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::sync::{Mutex, RwLock};
 
 /// How to run a kernel.
@@ -215,6 +215,13 @@ pub struct Dispatch<'k> {
     /// buffer objects a path not taken (a lost or order-dependent branch) may have stored to, with
     /// the taint their never-written elements get
     pub maybe_written: Mutex<BTreeMap<ObjectId, Taint>>,
+    /// where a branch condition is undefined, the way each invocation's `j`-th such branch goes
+    /// (`choices[j]`; past its end, the way the value's bits say): a run that explores the
+    /// branches on undefined values ([`crate::spirv::explore`]) instead of losing the invocation's
+    /// path; `None`: the path is lost
+    pub(crate) choices: Option<Vec<bool>>,
+    /// the most branches on an undefined value one invocation met in this run
+    pub(crate) undefined_branches: AtomicU32,
     /// per atomically written buffer location (object, byte), in the ordered run: the
     /// read-modify-writes of its current unordered window ([`crate::spirv::memory::AtomicWindow`])
     pub(crate) windows: Mutex<HashMap<(ObjectId, u32), crate::spirv::memory::AtomicWindow>>,
@@ -272,6 +279,15 @@ pub struct FindingGroup {
 }
 
 impl Finding {
+    /// Does this finding leave nothing the dispatch wrote pinned down — a barrier not every
+    /// invocation reached, or a write outside a variable (`ModelRun::poisoned`)?
+    pub fn poisons(&self) -> bool {
+        matches!(
+            self,
+            Finding::DivergentBarrier { .. } | Finding::OutOfBounds { write: true, .. }
+        )
+    }
+
     /// The group this finding belongs to (a race's two sides in a fixed order).
     pub fn group_key(&self) -> GroupKey {
         match self {
@@ -409,6 +425,8 @@ impl<'k> Dispatch<'k> {
             any_late: AtomicBool::new(false),
             schedule: std::sync::atomic::AtomicU32::new(0),
             maybe_written: Mutex::new(BTreeMap::new()),
+            choices: None,
+            undefined_branches: AtomicU32::new(0),
             windows: Mutex::new(HashMap::new()),
             addresses: Vec::new(),
             samplers: Vec::new(),
@@ -834,6 +852,8 @@ pub(crate) struct Wg<'d, 'k> {
     pub(crate) pred: Vec<u32>,
     /// lanes whose path depends on an undefined value: the taint to give their writes
     pub(crate) lost_taint: Vec<Taint>,
+    /// branches on an undefined value each lane has met in this workgroup
+    pub(crate) undefined_branches: Vec<u32>,
     /// some lane of this workgroup is lost (its writes take `lost_taint`)
     pub(crate) any_lost: bool,
     /// the frame (stack index) of the construct where each lost lane lost its path
@@ -906,6 +926,7 @@ impl<'d, 'k> Wg<'d, 'k> {
             bars: 0,
             pred: vec![0; lanes],
             lost_taint: vec![Taint::NONE; lanes],
+            undefined_branches: vec![0; lanes],
             any_lost: false,
             lost_depth: vec![u32::MAX; lanes],
             phi_taint: vec![Taint::NONE; lanes],
@@ -953,6 +974,7 @@ impl<'d, 'k> Wg<'d, 'k> {
         self.steps = 0;
         self.lost = Lost::new(self.groups);
         self.lost_taint.fill(Taint::NONE);
+        self.undefined_branches.fill(0);
         self.any_lost = false;
         self.lost_depth.fill(u32::MAX);
         self.phi_taint.fill(Taint::NONE);

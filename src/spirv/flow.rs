@@ -269,6 +269,26 @@ impl Wg<'_, '_> {
                 } else {
                     Taint::NONE
                 };
+                if tv.is_undefined() && !tv.is_order() {
+                    // A branch on an undefined value (SPIR-V: an undefined value is some value,
+                    // so the branch goes one way or the other).
+                    let j = self.undefined_branches[s];
+                    self.undefined_branches[s] = j + 1;
+                    self.d.undefined_branches.fetch_max(j + 1, Relaxed);
+                    if let Some(v) = &self.d.choices {
+                        // Exploring: the way this run's choices say, the path not lost.
+                        let way = v
+                            .get(j as usize)
+                            .copied()
+                            .unwrap_or(self.regs.vals[base + s] != 0);
+                        if way {
+                            t[g] = t[g].with(l);
+                        } else {
+                            e[g] = e[g].with(l);
+                        }
+                        continue;
+                    }
+                }
                 if tv.has_prov() {
                     self.lose_lane(s, g, blk.label, blk.term_loc, tv, depth);
                     waits = waits

@@ -37,6 +37,7 @@ pub mod decode;
 pub(crate) mod error;
 pub mod examples;
 pub(crate) mod exec;
+mod explore;
 mod flow;
 mod glsl;
 mod group;
@@ -65,6 +66,7 @@ mod values;
 pub use decode::{decode, DecodeOptions, SpecInput};
 pub use error::{Location, SpirvError};
 pub use exec::{Finding, FindingGroup, RaceClass, RunConfig, DEFAULT_MAX_STEPS};
+pub use explore::Explored;
 pub use inst::Kernel;
 pub(crate) use prov::{Cause, Prov, Provs, Taint};
 pub use report::{ModelRun, WordStatus};
@@ -352,21 +354,9 @@ pub(crate) fn run_model_addressed(
         all = buffers.iter().cloned().chain(unbound_inputs).collect();
         &all
     };
-    let Bindings {
-        bound,
-        initial,
-        samplers,
-        views,
-        extents,
-        provs,
-    } = bind(k, buffers, push)?;
-    let mut d = Dispatch::new(k, cfg, bound, initial, provs)?;
-    d.samplers = samplers;
-    d.views = views;
-    d.extents = extents;
-    place(&mut d, k, buffers, addressing)?;
-    run_dispatch(&d, progress)?;
-    let out = outputs(&d, k);
+    let d = dispatch(k, cfg.clone(), buffers, push, addressing, progress, None)?;
+    let mut out = outputs(&d, k);
+    let explored = explore_branches(k, &cfg, buffers, push, addressing, &d, &mut out);
     let groups: Vec<exec::FindingGroup> =
         std::mem::take(&mut *d.findings.lock().unwrap_or_else(|e| e.into_inner()))
             .into_values()
@@ -400,7 +390,96 @@ pub(crate) fn run_model_addressed(
         },
         storages: k.objects.iter().map(|o| o.storage.name()).collect(),
         no_buffer: k.no_buffer,
+        explored,
     })
+}
+
+/// One run of a dispatch: its inputs bound, its buffers placed, every workgroup run. `choices`:
+/// the ways branches on undefined values go ([`Dispatch::choices`]), `None` to lose the path.
+fn dispatch<'a>(
+    k: &'a Kernel,
+    cfg: RunConfig,
+    buffers: &'a [BufferInput],
+    push: Option<&[u8]>,
+    addressing: &Addressing,
+    progress: Option<&(dyn Fn(u64, u64) + Sync)>,
+    choices: Option<Vec<bool>>,
+) -> Result<Dispatch<'a>, SpirvError> {
+    let Bindings {
+        bound,
+        initial,
+        samplers,
+        views,
+        extents,
+        provs,
+    } = bind(k, buffers, push)?;
+    let mut d = Dispatch::new(k, cfg, bound, initial, provs)?;
+    d.samplers = samplers;
+    d.views = views;
+    d.extents = extents;
+    d.choices = choices;
+    place(&mut d, k, buffers, addressing)?;
+    run_dispatch(&d, progress)?;
+    Ok(d)
+}
+
+/// Where invocations branched on undefined values (`first`, the run that lost their paths), and
+/// explore may ([`explore::independent`]): the dispatch again for every way those branches may
+/// go, each invocation's `j`-th such branch the same way in one run, and the units every way
+/// leaves defined and equal made defined in `out` ([`explore::refine`]). `None` where nothing
+/// was explored: no such branch, invocations that may influence one another, more branches than
+/// [`explore::MAX_BRANCHES`] or more work than [`explore::MAX_LANE_INSTRUCTIONS`], or a way that
+/// writes out of bounds, meets a divergent barrier or stops.
+fn explore_branches(
+    k: &Kernel,
+    cfg: &RunConfig,
+    buffers: &[BufferInput],
+    push: Option<&[u8]>,
+    addressing: &Addressing,
+    first: &Dispatch<'_>,
+    out: &mut [report::BufferOutput],
+) -> Option<explore::Explored> {
+    let mut n = first.undefined_branches.load(Relaxed);
+    if n == 0 || !explore::independent(k) || poisons(first) {
+        return None;
+    }
+    let work = first.lane_instructions.load(Relaxed).max(1);
+    'grow: loop {
+        if n > explore::MAX_BRANCHES || work << n > explore::MAX_LANE_INSTRUCTIONS {
+            return None;
+        }
+        let mut runs = Vec::with_capacity(1 << n);
+        for bits in 0..1u32 << n {
+            let way: Vec<bool> = (0..n).map(|j| (bits >> j) & 1 != 0).collect();
+            let d = dispatch(k, cfg.clone(), buffers, push, addressing, None, Some(way)).ok()?;
+            if poisons(&d) {
+                return None;
+            }
+            let m = d.undefined_branches.load(Relaxed);
+            if m > n {
+                // A way that meets more such branches: explore those too.
+                n = m;
+                continue 'grow;
+            }
+            runs.push(outputs(&d, k));
+        }
+        let units = explore::refine(out, &runs);
+        return Some(explore::Explored {
+            branches: n,
+            ways: runs.len() as u32,
+            units,
+        });
+    }
+}
+
+/// Did this run write outside a variable or meet a barrier not every invocation reached
+/// ([`Finding::poisons`])?
+fn poisons(d: &Dispatch<'_>) -> bool {
+    d.findings
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .values()
+        .any(|g| g.examples.iter().any(Finding::poisons))
 }
 
 /// What a run's inputs bind: each object's memory (shared by the objects of one buffer), the

@@ -114,9 +114,31 @@ pub struct ModelRun {
     pub names: crate::spirv::inst::VarNames,
     /// the object standing for device addresses that lie in no buffer
     pub no_buffer: Option<ObjectId>,
+    /// the branches on undefined values explored both ways, where they were
+    /// ([`crate::spirv::Explored`])
+    pub explored: Option<crate::spirv::Explored>,
 }
 
 impl ModelRun {
+    /// What exploring the branches on undefined values found (`""` where none were explored), as
+    /// a clause to end a lost path's finding.
+    fn explored_text(&self) -> String {
+        let Some(e) = self.explored else {
+            return String::new();
+        };
+        let runs = format!(
+            " — explored: the dispatch ran once per way such branches may go ({} runs; at most {} such {} per invocation): ",
+            e.ways,
+            e.branches,
+            if e.branches == 1 { "branch" } else { "branches" }
+        );
+        match e.units {
+            0 => format!("{runs}no unit it left undefined holds the same value on every way"),
+            1 => format!("{runs}1 unit it left undefined holds the same value on every way, so it is defined"),
+            n => format!("{runs}{n} units it left undefined hold the same value on every way, so they are defined"),
+        }
+    }
+
     /// Undefined behaviour that leaves nothing the dispatch wrote pinned down — a barrier not every
     /// invocation reached, a write outside a variable — with its text; `None` otherwise. One
     /// policy for every consumer (`lockstep run`, Amber): every element of every buffer the
@@ -124,12 +146,7 @@ impl ModelRun {
     pub fn poisoned(&self) -> Option<String> {
         self.findings
             .iter()
-            .find(|f| {
-                matches!(
-                    f,
-                    Finding::DivergentBarrier { .. } | Finding::OutOfBounds { write: true, .. }
-                )
-            })
+            .find(|f| f.poisons())
             .map(|f| self.finding_text(f))
     }
 
@@ -410,10 +427,11 @@ impl ModelRun {
                 ..
             } => {
                 let why = format!(
-                    "branch at {} on an undefined value ({}); the path from {} on is not pinned down",
+                    "branch at {} on an undefined value ({}); the path from {} on is not pinned down{}",
                     self.at(*loc),
                     self.chain(*taint),
-                    self.construct(*construct)
+                    self.construct(*construct),
+                    self.explored_text()
                 );
                 let items = g
                     .examples
@@ -525,11 +543,12 @@ impl ModelRun {
                 taint,
                 slot,
             } => format!(
-                "{} branches at {} on an undefined value ({}); its path from {} on is not pinned down",
+                "{} branches at {} on an undefined value ({}); its path from {} on is not pinned down{}",
                 self.invocation_text(slot + 1),
                 self.at(*loc),
                 self.chain(*taint),
-                self.construct(*construct)
+                self.construct(*construct),
+                self.explored_text()
             ),
             Finding::Unreachable { loc } => format!("OpUnreachable reached at {}", self.at(*loc)),
             Finding::SpinWait {
