@@ -657,3 +657,13 @@ fn a_way_that_writes_out_of_bounds_leaves_the_paths_lost() {
     assert_eq!(r.explored, None);
     undefined_chain(&r, 0);
 }
+
+#[test]
+fn a_way_that_never_ends_leaves_the_paths_lost_and_the_run_ends() {
+    // The way the first run does not take loops forever: that way stops at its share of the
+    // exploring budget, nothing is made defined, and the run itself ends.
+    let src = format!("{UNDEF_HEAD}void main() {{\n  uint u;\n  uint i = gl_LocalInvocationIndex;\n  uint x = 1u;\n  if (u > 5u) {{ while (x > 0u) {{ x = x + 2u; }} }}\n  b[i] = x;\n}}\n");
+    let r = run_glsl(&src, Mode::Base, 4, [1, 1, 1], &[vec![0; 8]]);
+    assert_eq!(r.explored, None);
+    undefined_chain(&r, 0);
+}

@@ -448,6 +448,10 @@ fn explore_branches(
         if n > explore::MAX_BRANCHES || work << n > explore::MAX_LANE_INSTRUCTIONS {
             return None;
         }
+        // A way that never ends (a loop only the other way leaves) stops at its share of the
+        // budget, and nothing is explored.
+        let mut cfg = cfg.clone();
+        cfg.max_steps = cfg.max_steps.min(explore::MAX_LANE_INSTRUCTIONS >> n);
         let mut runs = Vec::with_capacity(1 << n);
         for bits in 0..1u32 << n {
             let way: Vec<bool> = (0..n).map(|j| (bits >> j) & 1 != 0).collect();
