@@ -667,3 +667,25 @@ fn a_way_that_never_ends_leaves_the_paths_lost_and_the_run_ends() {
     assert_eq!(r.explored, None);
     undefined_chain(&r, 0);
 }
+
+#[test]
+fn a_loop_that_never_ends_on_a_way_an_undefined_value_chose_says_so() {
+    // The model follows the way the undefined value's bits say (here into the loop); another
+    // execution the spec allows does not enter it, so the stop names the branch.
+    let src = format!("{UNDEF_HEAD}void main() {{\n  uint u;\n  uint x = 1u;\n  if (u <= 5u) {{ while (x > 0u) {{ x = x | 1u; }} }}\n  b[gl_LocalInvocationIndex] = x;\n}}\n");
+    let k = decode(&glsl(&src, "k.comp"), &DecodeOptions::default()).unwrap();
+    let bufs = [BufferInput {
+        set: 0,
+        binding: 0,
+        bytes: vec![0; 32],
+        ..Default::default()
+    }];
+    match run_model(&k, cfg(4, Mode::Base, [1, 1, 1]), &bufs, None) {
+        Err(SpirvError::Stopped { why, .. }) => assert!(
+            why.contains("got here on a path a branch on an undefined value chose (at k.comp:7)"),
+            "{why}"
+        ),
+        Err(e) => panic!("{e}"),
+        Ok(_) => panic!("the loop ended"),
+    }
+}

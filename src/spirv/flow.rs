@@ -664,9 +664,29 @@ impl Wg<'_, '_> {
             workgroup: self.wg_id,
             stuck: true,
         });
+        // An invocation here on a path an undefined value chose: the way the model followed is one
+        // of several, and a device may take another.
+        let lost = self
+            .lost_taint
+            .iter()
+            .find(|t| crate::spirv::prov::is_undefined(**t))
+            .and_then(|t| {
+                self.d
+                    .provs
+                    .chain(*t)
+                    .into_iter()
+                    .find(|p| matches!(p.cause, Cause::LostPath { .. }))
+            })
+            .map(|p| {
+                format!(
+                    "; its invocations got here on a path a branch on an undefined value chose (at {}): the way the model followed is one the spec allows, a device may take another",
+                    self.d.loc(p.loc)
+                )
+            })
+            .unwrap_or_default();
         SpirvError::Stopped {
             why: format!(
-                "workgroup ({}, {}, {}) goes round this loop with nothing changing: it waits for a value no invocation that can still run will write — a spin-wait on another workgroup (Vulkan gives no forward-progress guarantee between workgroups; here the workgroups ran one after another, in order) or a loop that never ends",
+                "workgroup ({}, {}, {}) goes round this loop with nothing changing: it waits for a value no invocation that can still run will write — a spin-wait on another workgroup (Vulkan gives no forward-progress guarantee between workgroups; here the workgroups ran one after another, in order) or a loop that never ends{lost}",
                 self.wg_id[0], self.wg_id[1], self.wg_id[2]
             ),
             at: self.d.loc(hblk.term_loc).clone(),
