@@ -689,3 +689,31 @@ fn a_loop_that_never_ends_on_a_way_an_undefined_value_chose_says_so() {
         Ok(_) => panic!("the loop ended"),
     }
 }
+
+#[test]
+fn a_select_between_equal_values_is_that_value_whatever_the_condition() {
+    // SPIR-V OpSelect: "Result is Object 1 if Condition is true, otherwise Object 2" — with an
+    // undefined condition (some value, OpUndef) it is one of the two; where both hold the same
+    // defined value, that value. `mix(x, y, bool)` is OpSelect.
+    let src = format!("{UNDEF_HEAD}void main() {{\n  uint u;\n  uint i = gl_LocalInvocationIndex;\n  b[i] = mix(i * 2u, i + i, u > 5u) + mix(0u, 1u, u > 5u) * 0u + mix(i, 100u, u > 5u) - mix(i, 100u, u > 5u);\n}}\n");
+    let r = run_glsl(&src, Mode::Base, 4, [1, 1, 1], &[vec![0; 8]]);
+    // The first select is 2i whatever the condition; the second is multiplied by 0 (a deciding
+    // operand); the last two differ between their objects: undefined (x − x of an undefined x is
+    // not pinned down either).
+    undefined_chain(&r, 0);
+    let src = format!("{UNDEF_HEAD}void main() {{\n  uint u;\n  uint i = gl_LocalInvocationIndex;\n  b[i] = mix(i * 2u, i + i, u > 5u) + mix(0u, 1u, u > 5u) * 0u;\n}}\n");
+    let r = run_glsl(&src, Mode::Base, 4, [1, 1, 1], &[vec![0; 8]]);
+    assert_eq!(u32s(&r.buffers[0].bytes), [0, 2, 4, 6, 8, 10, 12, 14]);
+    for w in 0..8 {
+        assert_eq!(
+            r.status(r.buffers[0].word_taint(w)),
+            WordStatus::Exact,
+            "word {w}"
+        );
+    }
+    let src = format!("{UNDEF_HEAD}void main() {{\n  uint u;\n  uint i = gl_LocalInvocationIndex;\n  b[i] = mix(i, i + 1u, u > 5u);\n}}\n");
+    let r = run_glsl(&src, Mode::Base, 4, [1, 1, 1], &[vec![0; 8]]);
+    for w in 0..8 {
+        assert!(undefined_chain(&r, w).contains("never written"));
+    }
+}

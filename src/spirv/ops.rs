@@ -219,8 +219,25 @@ impl Wg<'_, '_> {
                     } else {
                         Taint::NONE
                     };
-                    // An undefined condition makes the selected value undefined too.
-                    taint[dr + s] = combine(if tc { taint[cr + s] } else { Taint::NONE }, tv);
+                    let tcs = if tc { taint[cr + s] } else { Taint::NONE };
+                    let other = match (pick_a, tb, ta) {
+                        (true, true, _) => taint[br + s],
+                        (false, _, true) => taint[ar + s],
+                        _ => Taint::NONE,
+                    };
+                    taint[dr + s] = if tcs.has_prov()
+                        && vals[ar + s] == vals[br + s]
+                        && !tv.has_prov()
+                        && !other.has_prov()
+                    {
+                        // Both objects hold the same defined value: whichever an undefined or
+                        // order-dependent condition picks (OpSelect picks one of them), the
+                        // result is that value — the condition cannot change it.
+                        combine(tv, other)
+                    } else {
+                        // An undefined condition makes the selected value undefined too.
+                        combine(tcs, tv)
+                    };
                 }
             });
         }
