@@ -629,14 +629,41 @@ fn a_branch_on_an_undefined_value_whose_ways_store_different_values_leaves_them_
 }
 
 #[test]
-fn branches_on_undefined_values_are_not_explored_where_invocations_may_influence_one_another() {
-    // A barrier (as a subgroup operation, an atomic or Workgroup memory would) lets one
-    // invocation's way change what another computes: one sequence of ways for all invocations
-    // would not cover the mixed ones, so the paths stay lost.
-    let src = format!("{UNDEF_HEAD}void main() {{\n  uint u;\n  uint i = gl_LocalInvocationIndex;\n  barrier();\n  if (u > 5u) {{ b[i] = i * 3u; }} else {{ b[i] = i + i + i; }}\n}}\n");
+fn branches_on_undefined_values_are_not_explored_where_invocations_may_then_influence_one_another()
+{
+    // After the branch a barrier, a subgroup operation or an atomic lets one invocation's way
+    // change what another computes: one sequence of ways for all invocations would not cover the
+    // mixed ones, so the paths stay lost.
+    for after in [
+        "barrier();",
+        "uint s = subgroupAdd(1u); b[i] += s - s;",
+        "atomicAdd(b[0], 0u);",
+    ] {
+        let src = format!("{HEAD}layout(local_size_x = 8) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nvoid main() {{\n  uint u;\n  uint i = gl_LocalInvocationIndex;\n  if (u > 5u) {{ b[i] = i * 3u; }} else {{ b[i] = i + i + i; }}\n  {after}\n}}\n");
+        let r = run_glsl(&src, Mode::Base, 4, [1, 1, 1], &[vec![0; 8]]);
+        assert_eq!(r.explored, None, "{after}");
+        assert!(
+            undefined_chain(&r, 1).contains("path depends on an undefined value"),
+            "{after}"
+        );
+    }
+}
+
+#[test]
+fn what_invocations_shared_before_a_branch_on_an_undefined_value_does_not_stop_exploring() {
+    // A barrier and a subgroup operation before the branch: every way runs them alike.
+    let src = format!("{HEAD}layout(local_size_x = 8) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nshared uint t[8];\nvoid main() {{\n  uint u;\n  uint i = gl_LocalInvocationIndex;\n  t[i] = subgroupAdd(i);\n  barrier();\n  uint x = t[(i + 1u) % 8u];\n  if (u > 5u) {{ b[i] = x * 2u; }} else {{ b[i] = x + x; }}\n}}\n");
     let r = run_glsl(&src, Mode::Base, 4, [1, 1, 1], &[vec![0; 8]]);
-    assert_eq!(r.explored, None);
-    assert!(undefined_chain(&r, 0).contains("path depends on an undefined value"));
+    // subgroups of 4: lanes 0-3 add to 6, lanes 4-7 to 22; b[i] = 2 t[i + 1]
+    assert_eq!(u32s(&r.buffers[0].bytes), [12, 12, 12, 44, 44, 44, 44, 12]);
+    for w in 0..8 {
+        assert_eq!(
+            r.status(r.buffers[0].word_taint(w)),
+            WordStatus::Exact,
+            "word {w}"
+        );
+    }
+    assert_eq!(r.explored.map(|e| e.units), Some(8));
 }
 
 #[test]

@@ -222,6 +222,9 @@ pub struct Dispatch<'k> {
     pub(crate) choices: Option<Vec<bool>>,
     /// the most branches on an undefined value one invocation met in this run
     pub(crate) undefined_branches: AtomicU32,
+    /// a workgroup ran a subgroup operation, a barrier or an atomic after one of its invocations
+    /// branched on an undefined value: its invocations may have influenced one another since
+    pub(crate) interacted: AtomicBool,
     /// per atomically written buffer location (object, byte), in the ordered run: the
     /// read-modify-writes of its current unordered window ([`crate::spirv::memory::AtomicWindow`])
     pub(crate) windows: Mutex<HashMap<(ObjectId, u32), crate::spirv::memory::AtomicWindow>>,
@@ -427,6 +430,7 @@ impl<'k> Dispatch<'k> {
             maybe_written: Mutex::new(BTreeMap::new()),
             choices: None,
             undefined_branches: AtomicU32::new(0),
+            interacted: AtomicBool::new(false),
             windows: Mutex::new(HashMap::new()),
             addresses: Vec::new(),
             samplers: Vec::new(),
@@ -854,6 +858,8 @@ pub(crate) struct Wg<'d, 'k> {
     pub(crate) lost_taint: Vec<Taint>,
     /// branches on an undefined value each lane has met in this workgroup
     pub(crate) undefined_branches: Vec<u32>,
+    /// some lane of this workgroup has branched on an undefined value
+    pub(crate) decided: bool,
     /// some lane of this workgroup is lost (its writes take `lost_taint`)
     pub(crate) any_lost: bool,
     /// the frame (stack index) of the construct where each lost lane lost its path
@@ -927,6 +933,7 @@ impl<'d, 'k> Wg<'d, 'k> {
             pred: vec![0; lanes],
             lost_taint: vec![Taint::NONE; lanes],
             undefined_branches: vec![0; lanes],
+            decided: false,
             any_lost: false,
             lost_depth: vec![u32::MAX; lanes],
             phi_taint: vec![Taint::NONE; lanes],
@@ -975,6 +982,7 @@ impl<'d, 'k> Wg<'d, 'k> {
         self.lost = Lost::new(self.groups);
         self.lost_taint.fill(Taint::NONE);
         self.undefined_branches.fill(0);
+        self.decided = false;
         self.any_lost = false;
         self.lost_depth.fill(u32::MAX);
         self.phi_taint.fill(Taint::NONE);

@@ -15,14 +15,17 @@
 //! ([`refine`]); any other unit keeps what the first run said.
 //!
 //! Why one sequence for all invocations covers the mixed ones (invocation A one way, B the other):
-//! only where invocations cannot influence one another except through a data race
-//! ([`independent`]: no subgroup operation, barrier, atomic or Workgroup memory), so that what an
-//! invocation writes depends on its own ways alone. A unit only A writes is then covered by A's
-//! `2ⁿ` sequences. A unit A and B both write holds, in run `r`, the values `A_r` and `B_r`; the race
-//! shadow makes it undefined in a run where they differ, so where every run leaves it defined and
-//! equal, `A_r = B_r = A_0` for every `r`, and every mixed choice writes that value too.
+//! only where, after the first such branch of a workgroup, its invocations cannot influence one
+//! another except through a data race — no subgroup operation, barrier (control or memory) or
+//! atomic runs in it from then on, on any way (`Dispatch::interacted`; Workgroup and buffer memory
+//! shared without those is a race, which the race shadow reports). Before that branch every run is
+//! the same; after it, what an invocation computes depends on its inputs and its own ways alone, so
+//! in a mixed execution each invocation follows its path of the run with its own sequence (and an
+//! interaction there would have been one in that run too). A unit only A writes is then covered by
+//! A's `2ⁿ` sequences. A unit A and B both write holds, in run `r`, the values `A_r` and `B_r`; the
+//! race shadow makes it undefined in a run where they differ, so where every run leaves it defined
+//! and equal, `A_r = B_r = A_0` for every `r`, and every mixed choice writes that value too.
 
-use crate::spirv::inst::{Inst, Kernel};
 use crate::spirv::report::BufferOutput;
 
 /// The most branches on an undefined value one invocation may meet for the dispatch to be
@@ -44,27 +47,6 @@ pub struct Explored {
     /// units of buffer memory the first run left undefined that every way leaves defined and
     /// equal: now defined
     pub units: u64,
-}
-
-/// Can the invocations of `k` influence one another other than through a data race? Not where it
-/// has no subgroup operation, no barrier, no atomic and no Workgroup memory: then what an
-/// invocation computes depends on its inputs and its own ways alone.
-pub(crate) fn independent(k: &Kernel) -> bool {
-    !k.uses_subgroups
-        && k.shared_words == 0
-        && k.funcs.iter().all(|f| {
-            f.blocks.iter().all(|b| {
-                b.insts.iter().all(|i| {
-                    !matches!(
-                        i,
-                        Inst::Group(..)
-                            | Inst::Atomic { .. }
-                            | Inst::Barrier { .. }
-                            | Inst::MemoryBarrier { .. }
-                    )
-                })
-            })
-        })
 }
 
 /// Makes defined, in `out` (the first run's buffers), each unit the first run left undefined or

@@ -245,6 +245,16 @@ impl Wg<'_, '_> {
         }
     }
 
+    /// An instruction through which invocations may influence one another (a subgroup operation,
+    /// a barrier, an atomic): noted where an invocation of this workgroup has branched on an
+    /// undefined value ([`Dispatch::interacted`], which exploring such branches needs unset).
+    #[inline]
+    pub(crate) fn interaction(&self) {
+        if self.decided {
+            self.d.interacted.store(true, Relaxed);
+        }
+    }
+
     /// Splits lanes by a bool register; lanes whose condition is undefined are *lost* (their path
     /// is not pinned down) and go the way the value the model computed says: one execution the
     /// spec allows where the value comes from a choice (an unpinned tangle), some path otherwise.
@@ -274,6 +284,7 @@ impl Wg<'_, '_> {
                     // so the branch goes one way or the other).
                     let j = self.undefined_branches[s];
                     self.undefined_branches[s] = j + 1;
+                    self.decided = true;
                     self.d.undefined_branches.fetch_max(j + 1, Relaxed);
                     if let Some(v) = &self.d.choices {
                         // Exploring: the way this run's choices say, the path not lost.
@@ -907,10 +918,12 @@ impl Wg<'_, '_> {
                 continue;
             }
             if let Inst::Barrier { workgroup, sem } = inst {
+                self.interaction();
                 self.barrier(*workgroup, *sem, loc, flow);
                 continue;
             }
             if let Inst::MemoryBarrier { sem } = inst {
+                self.interaction();
                 self.fence(*sem, flow);
                 continue;
             }

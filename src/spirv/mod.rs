@@ -423,13 +423,13 @@ fn dispatch<'a>(
     Ok(d)
 }
 
-/// Where invocations branched on undefined values (`first`, the run that lost their paths), and
-/// explore may ([`explore::independent`]): the dispatch again for every way those branches may
-/// go, each invocation's `j`-th such branch the same way in one run, and the units every way
-/// leaves defined and equal made defined in `out` ([`explore::refine`]). `None` where nothing
-/// was explored: no such branch, invocations that may influence one another, more branches than
-/// [`explore::MAX_BRANCHES`] or more work than [`explore::MAX_LANE_INSTRUCTIONS`], or a way that
-/// writes out of bounds, meets a divergent barrier or stops.
+/// Where invocations branched on undefined values (`first`, the run that lost their paths): the
+/// dispatch again for every way those branches may go, each invocation's `j`-th such branch the
+/// same way in one run, and the units every way leaves defined and equal made defined in `out`
+/// ([`explore::refine`]). `None` where nothing was explored: no such branch, a way on which
+/// invocations may influence one another after such a branch ([`Dispatch::interacted`]), more
+/// branches than [`explore::MAX_BRANCHES`] or more work than [`explore::MAX_LANE_INSTRUCTIONS`],
+/// or a way that writes out of bounds, meets a divergent barrier or stops.
 fn explore_branches(
     k: &Kernel,
     cfg: &RunConfig,
@@ -440,7 +440,7 @@ fn explore_branches(
     out: &mut [report::BufferOutput],
 ) -> Option<explore::Explored> {
     let mut n = first.undefined_branches.load(Relaxed);
-    if n == 0 || !explore::independent(k) || poisons(first) {
+    if n == 0 || poisons(first) {
         return None;
     }
     let work = first.lane_instructions.load(Relaxed).max(1);
@@ -456,7 +456,7 @@ fn explore_branches(
         for bits in 0..1u32 << n {
             let way: Vec<bool> = (0..n).map(|j| (bits >> j) & 1 != 0).collect();
             let d = dispatch(k, cfg.clone(), buffers, push, addressing, None, Some(way)).ok()?;
-            if poisons(&d) {
+            if poisons(&d) || d.interacted.load(Relaxed) {
                 return None;
             }
             let m = d.undefined_branches.load(Relaxed);

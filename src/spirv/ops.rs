@@ -94,8 +94,14 @@ impl Wg<'_, '_> {
                 cmp,
                 scope,
                 sem,
-            } => self.atomic(flow, *op, *s, *d, *ptr, *v, *cmp, *scope, *sem, loc)?,
-            Inst::Group(g, d) => self.group(flow, g, *d, loc)?,
+            } => {
+                self.interaction();
+                self.atomic(flow, *op, *s, *d, *ptr, *v, *cmp, *scope, *sem, loc)?
+            }
+            Inst::Group(g, d) => {
+                self.interaction();
+                self.group(flow, g, *d, loc)?
+            }
             Inst::ImageRead {
                 d,
                 img,
