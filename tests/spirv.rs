@@ -744,3 +744,26 @@ fn a_select_between_equal_values_is_that_value_whatever_the_condition() {
         assert!(undefined_chain(&r, w).contains("never written"));
     }
 }
+
+#[test]
+fn what_a_selection_header_stores_before_its_branch_is_no_path_of_it() {
+    // `i` is stored in the block that ends with the branch on `u`, before the branch: the same on
+    // every path, so an invocation that loses its path there keeps `i` defined after the merge
+    // (the barrier after the branch keeps exploring out of this). Storing to `i` inside the
+    // branch makes it the path's (the lane's own variable the path may have left different).
+    for (body, defined) in [
+        ("if (u > 5u) { t[i] = 1u; }", true),
+        ("if (u > 5u) { i = i + 0u; }", false),
+    ] {
+        let src = format!("{UNDEF_HEAD}shared uint t[8];\nvoid main() {{\n  uint u;\n  uint i = gl_LocalInvocationIndex;\n  {body}\n  barrier();\n  b[i] = 7u;\n}}\n");
+        let r = run_glsl(&src, Mode::Base, 4, [1, 1, 1], &[vec![0; 8]]);
+        assert_eq!(r.explored, None, "{body}");
+        for w in 0..8 {
+            let exact = r.status(r.buffers[0].word_taint(w)) == WordStatus::Exact;
+            assert_eq!(exact, defined, "{body}: word {w}");
+        }
+        if defined {
+            assert_eq!(u32s(&r.buffers[0].bytes), [7; 8]);
+        }
+    }
+}

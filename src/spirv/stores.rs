@@ -130,11 +130,8 @@ pub fn construct_stores(
                 Merge::Selection(m) => m,
                 Merge::Loop { merge, .. } => merge,
             };
-            // The construct's blocks: reachable from the header without passing its merge.
-            let mut seen = HashSet::from([h as BlockIdx]);
-            let mut stack = vec![h as BlockIdx];
             let mut objs: HashSet<ObjectId> = HashSet::new();
-            while let Some(b) = stack.pop() {
+            for b in construct_blocks(f, h as BlockIdx, merge) {
                 let (_, o, call) = &own[fi][b as usize];
                 objs.extend(o.iter().copied());
                 if let Some(c) = call
@@ -142,16 +139,33 @@ pub fn construct_stores(
                 {
                     objs.extend(func_stores(*c as usize, funcs, &own, &mut of_func, 0));
                 }
-                for t in successors(&f.blocks[b as usize].term) {
-                    if t != merge && seen.insert(t) {
-                        stack.push(t);
-                    }
-                }
             }
             if !objs.is_empty() {
                 let mut v: Vec<ObjectId> = objs.into_iter().collect();
                 v.sort();
                 out.insert(hb.label, v);
+            }
+        }
+    }
+    out
+}
+
+/// The blocks of the construct headed by `h`: reachable from it without passing `merge`. A
+/// selection header's own instructions run before its branch, the same on every path, so they are
+/// no path's and the header is left out; a loop header runs again on each iteration and is the
+/// loop's.
+fn construct_blocks(f: &Func, h: BlockIdx, merge: BlockIdx) -> Vec<BlockIdx> {
+    let selection = matches!(f.blocks[h as usize].merge, Merge::Selection(_));
+    let mut seen = HashSet::from([h]);
+    let mut stack = vec![h];
+    let mut out = Vec::new();
+    while let Some(b) = stack.pop() {
+        if b != h || !selection {
+            out.push(b);
+        }
+        for t in successors(&f.blocks[b as usize].term) {
+            if t != merge && seen.insert(t) {
+                stack.push(t);
             }
         }
     }
