@@ -767,3 +767,23 @@ fn what_a_selection_header_stores_before_its_branch_is_no_path_of_it() {
         }
     }
 }
+
+#[test]
+fn a_unit_two_invocations_write_on_opposite_ways_is_not_made_defined() {
+    // Invocation 1 writes b[0] on the false way, invocation 0 on the true way: every run (all
+    // invocations one way) writes 1 there, but an execution where invocation 0 goes false and
+    // invocation 1 true writes it not at all (0). The lowest writer differs between the runs.
+    let src = format!("{UNDEF_HEAD}void main() {{\n  uint u;\n  uint i = gl_LocalInvocationIndex;\n  if (u > 5u) {{ if (i == 0u) {{ b[0] = 1u; }} }} else {{ if (i == 1u) {{ b[0] = 1u; }} }}\n}}\n");
+    let r = run_glsl(&src, Mode::Base, 4, [1, 1, 1], &[vec![0; 8]]);
+    undefined_chain(&r, 0);
+    // b[1..8]: no invocation writes them on any way (the first run had them as what a path not
+    // taken may write): defined, still 0.
+    for w in 1..8 {
+        assert_eq!(
+            r.status(r.buffers[0].word_taint(w)),
+            WordStatus::Exact,
+            "word {w}"
+        );
+    }
+    assert_eq!(r.explored.map(|e| e.units), Some(7));
+}

@@ -71,7 +71,7 @@ pub(crate) fn refine(out: &mut [BufferOutput], runs: &[Vec<BufferOutput>]) -> u6
                 b.taint.get(u).is_some_and(|t| !t.has_prov())
                     && b.bytes.get(bytes.clone()) == way0.bytes.get(bytes.clone())
             });
-            if !same {
+            if !same || !one_writer_on_every_way(runs, i, u) {
                 continue;
             }
             o.bytes[bytes.clone()].copy_from_slice(&way0.bytes[bytes]);
@@ -83,4 +83,15 @@ pub(crate) fn refine(out: &mut [BufferOutput], runs: &[Vec<BufferOutput>]) -> u6
         }
     }
     changed
+}
+
+/// Is unit `u` of buffer `i` written on every way by one invocation, or on none? Where one
+/// invocation writes it on some ways only and another on the others, an execution in which each
+/// takes its other way writes it not at all — a value no run shows. The lowest writer is the same
+/// in every run only where that invocation writes the unit on each of its ways, so in every
+/// execution; where no run writes it, no execution does.
+fn one_writer_on_every_way(runs: &[Vec<BufferOutput>], i: usize, u: usize) -> bool {
+    let first = |r: &Vec<BufferOutput>| r[i].first_writer.get(u).copied().unwrap_or(u32::MAX);
+    let w0 = first(&runs[0]);
+    runs.iter().all(|r| first(r) == w0)
 }

@@ -200,6 +200,9 @@ impl Wg<'_, '_> {
             && let Some(b) = self.d.buffers[obj.index()].as_ref()
         {
             b.wrote(units(at, bytes, b.unit), self.who(s), loc);
+            if self.d.choices.is_some() {
+                b.wrote_first(units(at, bytes, b.unit), self.who(s));
+            }
         }
     }
 

@@ -783,6 +783,9 @@ fn outputs(d: &Dispatch<'_>, k: &Kernel) -> Vec<report::BufferOutput> {
             let mut writer = b.writers();
             writer.truncate(units.end.min(writer.len()));
             writer.drain(..units.start.min(writer.len()));
+            let mut first_writer = b.first_writers();
+            first_writer.truncate(units.end.min(first_writer.len()));
+            first_writer.drain(..units.start.min(first_writer.len()));
             out.push(report::BufferOutput {
                 set,
                 binding,
@@ -795,6 +798,7 @@ fn outputs(d: &Dispatch<'_>, k: &Kernel) -> Vec<report::BufferOutput> {
                     .map(|t| Taint::from_bits(t.load(Relaxed)))
                     .collect(),
                 writer,
+                first_writer,
             });
         }
     }

@@ -28,6 +28,9 @@ pub struct BufferOutput {
     /// last writer of each unit (1 + dispatch slot, 0 = never written) and the location that wrote
     /// it (empty for read-only buffers)
     pub writer: Vec<(u32, LocId)>,
+    /// the lowest writer (1 + dispatch slot) of each unit, `u32::MAX` for none — recorded only in
+    /// the runs that explore branches on undefined values (`spirv::explore`), else all `u32::MAX`
+    pub(crate) first_writer: Vec<u32>,
 }
 
 impl BufferOutput {

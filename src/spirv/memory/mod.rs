@@ -373,6 +373,9 @@ pub struct Buffer {
     owner: Vec<AtomicU64>,
     /// the last writer of each unit: (1 + slot) << 32 | location (for reports)
     wloc: Vec<AtomicU64>,
+    /// the lowest writer (1 + slot) of each unit, `u32::MAX` for none: recorded only in runs that
+    /// explore branches on undefined values ([`Buffer::wrote_first`])
+    first: Vec<AtomicU32>,
     /// the extent of a bound image (texel buffers: width only); `None` for buffers
     pub extent: Option<crate::spirv::image::Extent>,
 }
@@ -418,6 +421,11 @@ impl Buffer {
             } else {
                 Vec::new()
             },
+            first: if writable {
+                (0..units).map(|_| AtomicU32::new(u32::MAX)).collect()
+            } else {
+                Vec::new()
+            },
             extent: None,
         }
     }
@@ -439,6 +447,9 @@ impl Buffer {
         for o in self.owner.iter().chain(&self.wloc) {
             o.store(0, Relaxed);
         }
+        for f in &self.first {
+            f.store(u32::MAX, Relaxed);
+        }
     }
 
     /// Taints the units of byte ranges (what a run was given as undefined).
@@ -459,6 +470,23 @@ impl Buffer {
                 w.store((who as u64) << 32 | loc.get() as u64, Relaxed);
             }
         }
+    }
+
+    /// Records that `who` (1 + slot) wrote units `us`, keeping the lowest writer of each: the same
+    /// whatever order the threads ran in.
+    #[inline]
+    pub fn wrote_first(&self, us: std::ops::Range<usize>, who: u32) {
+        for u in us {
+            if let Some(f) = self.first.get(u) {
+                f.fetch_min(who, Relaxed);
+            }
+        }
+    }
+
+    /// The lowest writer (1 + slot) of each unit since it was bound ([`Buffer::wrote_first`]),
+    /// `u32::MAX` where none; empty for buffers the shader cannot write.
+    pub fn first_writers(&self) -> Vec<u32> {
+        self.first.iter().map(|f| f.load(Relaxed)).collect()
     }
 
     /// The last writer of each unit: (1 + slot, location), (0, 0) if none; empty for buffers the
