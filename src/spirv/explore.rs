@@ -24,7 +24,11 @@
 //! interaction there would have been one in that run too). A unit only A writes is then covered by
 //! A's `2ⁿ` sequences. A unit A and B both write holds, in run `r`, the values `A_r` and `B_r`; the
 //! race shadow makes it undefined in a run where they differ, so where every run leaves it defined
-//! and equal, `A_r = B_r = A_0` for every `r`, and every mixed choice writes that value too.
+//! and equal, `A_r = B_r = A_0` for every `r`, and every mixed choice writes that value too. One
+//! more case: A writes the unit on some ways only and B on the others — every run writes it, an
+//! execution where each takes its other way does not. So a unit is made defined only where the
+//! same invocation is its lowest writer in every run (it writes it on all its ways, so in every
+//! execution) or no run writes it.
 
 use crate::spirv::report::BufferOutput;
 
