@@ -12,6 +12,7 @@ use crate::spirv::inst::*;
 use crate::spirv::memory::clock::semantics;
 use crate::spirv::memory::Knowledge;
 use crate::spirv::prov::{Cause, Taint};
+use crate::spirv::regs::each_span;
 use std::sync::atomic::Ordering::Relaxed;
 
 impl Wg<'_, '_> {
@@ -736,36 +737,60 @@ impl Wg<'_, '_> {
         if blk.phis.is_empty() {
             return;
         }
-        // Phis read their inputs before any of them writes (they are parallel copies).
-        let lanes = self.lanes;
-        let n = self.n;
+        let (lanes, n) = (self.lanes, self.n);
+        let by_pred = self.lanes_by_pred(flow);
+        // The incoming value of `p` for lanes that came from `pred` (a lane from no listed
+        // predecessor takes the first).
+        let source = |p: &Phi, pred: BlockIdx| {
+            p.incoming
+                .iter()
+                .find(|(b, _)| *b == pred)
+                .map_or(p.incoming[0].1, |x| x.1)
+        };
+        // Phis read their inputs before any of them writes (they are parallel copies): where one
+        // phi reads what another of this block writes, the inputs go through scratch rows first.
+        let staged = blk.phis.len() > 16
+            || blk.phis.iter().any(|p| {
+                p.incoming
+                    .iter()
+                    .any(|(_, r)| blk.phis.iter().any(|q| q.d == *r))
+            });
         let total: usize = blk.phis.iter().map(|p| p.n as usize).sum();
-        self.scratch.resize(total * lanes, 0);
-        self.scratch_t.resize(total * lanes, Taint::NONE);
+        if staged {
+            self.scratch.resize(total * lanes, 0);
+            self.scratch_t.resize(total * lanes, Taint::NONE);
+        }
         let mut at = 0usize;
-        let mut any_taint = vec![false; blk.phis.len()];
+        let mut any_taint: PerGroup<bool> = PerGroup::from_elem(false, blk.phis.len());
         for (pi, p) in blk.phis.iter().enumerate() {
-            for g in 0..self.groups {
-                for l in flow.set[g].iter() {
-                    let s = g * n + l as usize;
-                    let pred = self.pred[s];
-                    let src = p
-                        .incoming
-                        .iter()
-                        .find(|(b, _)| *b == pred)
-                        .map(|x| x.1)
-                        .unwrap_or(p.incoming[0].1);
+            // Whether a value with taint arrives (then the result carries taint).
+            for (pred, set) in &by_pred {
+                let src = source(p, *pred);
+                if self.regs.dirty(src) {
                     let sb = self.regs.base(src);
-                    let sd = self.regs.dirty(src);
                     for c in 0..p.n as usize {
-                        self.scratch[(at + c) * lanes + s] = self.regs.vals[sb + c * lanes + s];
-                        let t = if sd {
-                            self.regs.taint[sb + c * lanes + s]
-                        } else {
-                            Taint::NONE
-                        };
-                        self.scratch_t[(at + c) * lanes + s] = t;
-                        any_taint[pi] |= !t.is_none();
+                        let t = &self.regs.taint[sb + c * lanes..sb + (c + 1) * lanes];
+                        each_span(set, n, |r| {
+                            any_taint[pi] |= t[r].iter().any(|t| !t.is_none())
+                        });
+                    }
+                }
+            }
+            if staged {
+                for (pred, set) in &by_pred {
+                    let src = source(p, *pred);
+                    let (sb, sd) = (self.regs.base(src), self.regs.dirty(src));
+                    for c in 0..p.n as usize {
+                        let (from, to) = (sb + c * lanes, (at + c) * lanes);
+                        each_span(set, n, |r| {
+                            let (a, b) = (from + r.start..from + r.end, to + r.start..to + r.end);
+                            self.scratch[b.clone()].copy_from_slice(&self.regs.vals[a.clone()]);
+                            if sd {
+                                self.scratch_t[b].copy_from_slice(&self.regs.taint[a]);
+                            } else {
+                                self.scratch_t[b].fill(Taint::NONE);
+                            }
+                        });
                     }
                 }
             }
@@ -780,16 +805,72 @@ impl Wg<'_, '_> {
             let dirty = self.regs.dirty(p.d);
             for c in 0..p.n as usize {
                 let row = db + c * lanes;
-                let srow = (at + c) * lanes;
-                each_lane(&flow.set, n, |s| {
-                    self.regs.vals[row + s] = self.scratch[srow + s];
-                    if dirty {
-                        self.regs.taint[row + s] = self.scratch_t[srow + s];
-                    }
-                });
+                if staged {
+                    let srow = (at + c) * lanes;
+                    each_span(&flow.set, n, |r| {
+                        let (a, b) = (srow + r.start..srow + r.end, row + r.start..row + r.end);
+                        self.regs.vals[b.clone()].copy_from_slice(&self.scratch[a.clone()]);
+                        if dirty {
+                            self.regs.taint[b].copy_from_slice(&self.scratch_t[a]);
+                        }
+                    });
+                    continue;
+                }
+                for (pred, set) in &by_pred {
+                    let src = source(p, *pred);
+                    let (from, sd) = (self.regs.base(src) + c * lanes, self.regs.dirty(src));
+                    each_span(set, n, |r| {
+                        let a = from + r.start..from + r.end;
+                        self.regs.vals.copy_within(a.clone(), row + r.start);
+                        if dirty {
+                            if sd {
+                                self.regs.taint.copy_within(a, row + r.start);
+                            } else {
+                                self.regs.taint[row + r.start..row + r.end].fill(Taint::NONE);
+                            }
+                        }
+                    });
+                }
             }
             at += p.n as usize;
         }
+    }
+
+    /// The active lanes of `flow` grouped by the block each came from (`Wg::pred`): per
+    /// predecessor, per-subgroup masks — usually one predecessor for all, found a subgroup at a
+    /// time.
+    fn lanes_by_pred(&self, flow: &Flow) -> PerGroup<(BlockIdx, PerGroup<LaneMask>)> {
+        let (n, groups) = (self.n, self.groups);
+        let mut by: PerGroup<(BlockIdx, PerGroup<LaneMask>)> = PerGroup::new();
+        let mut add = |pred: BlockIdx, g: usize, bits: u128| {
+            let i = match by.iter().position(|(b, _)| *b == pred) {
+                Some(i) => i,
+                None => {
+                    by.push((pred, PerGroup::from_elem(LaneMask(0), groups)));
+                    by.len() - 1
+                }
+            };
+            by[i].1[g].0 |= bits;
+        };
+        for g in 0..groups {
+            let m = flow.set[g];
+            if m.0 == 0 {
+                continue;
+            }
+            let row = &self.pred[g * n..(g + 1) * n];
+            let first = row[m.0.trailing_zeros() as usize];
+            let mut same = true;
+            each_span(&[m], n, |r| same &= row[r].iter().all(|&b| b == first));
+            if same {
+                add(first, g, m.0);
+            } else {
+                for l in m.iter() {
+                    add(row[l as usize], g, 1u128 << l);
+                }
+            }
+        }
+        drop(add);
+        by
     }
 
     /// Phis of the block entered by lanes whose lost path just ended: the predecessor they came

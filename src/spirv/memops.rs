@@ -14,6 +14,7 @@ use crate::spirv::memory::clock::{flags, Access, Now};
 use crate::spirv::memory::{get_bits, get_taint, put_bits, put_taint, units, Hits, Kind};
 use crate::spirv::memory::{Ptr, Space};
 use crate::spirv::prov::{combine, is_undefined, Cause, Taint};
+use crate::spirv::regs::same_on;
 use crate::spirv::scalar::mask;
 use crate::spirv::types::{Scalar, Storage};
 use rspirv::spirv::BuiltIn;
@@ -447,20 +448,7 @@ impl Wg<'_, '_> {
                 .any(|m| m.0 != 0)
                 .then(|| Ptr::from_bits(self.regs.vals[pb]));
         }
-        let mut first: Option<u64> = None;
-        let mut same = true;
-        each_lane(&flow.set, self.n, |s| {
-            let p = self.regs.vals[pb + s];
-            match first {
-                None => first = Some(p),
-                Some(f) => same &= f == p,
-            }
-        });
-        if same {
-            first.map(Ptr::from_bits)
-        } else {
-            None
-        }
+        same_on(&flow.set, self.n, &self.regs.vals[pb..pb + self.lanes]).map(Ptr::from_bits)
     }
 
     /// The pointer register `ptr` holds at index `i` (its row's lane), and that value's taint.

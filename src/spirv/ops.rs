@@ -4,11 +4,13 @@
 
 use crate::model::LaneMask;
 use crate::reconverge::Flow;
+use crate::reconverge::PerGroup;
 use crate::spirv::error::SpirvError;
 use crate::spirv::exec::{each_lane, Wg};
 use crate::spirv::inst::*;
 use crate::spirv::memory::Ptr;
 use crate::spirv::prov::{combine, Cause, Taint};
+use crate::spirv::regs::{each_span, same_on};
 use crate::spirv::scalar::{self, f_get, f_put, mask, sext, ScalarUndef};
 use crate::spirv::types::Scalar;
 
@@ -742,6 +744,61 @@ impl Wg<'_, '_> {
         if steps.iter().any(|s| matches!(s, Step::Descriptor { .. })) {
             return self.access_chain_lanes(set, d, base, steps);
         }
+        if let Some(one) = self.uniform_chain(set, base, steps) {
+            // Every active lane computes the same pointer: compute it for one, copy it to the rest.
+            self.access_chain_steps(&one, d, base, steps);
+            let (db, lanes) = (self.regs.base(d), self.lanes);
+            let row = &mut self.regs.vals[db..db + lanes];
+            let first = one
+                .iter()
+                .enumerate()
+                .find(|(_, m)| m.0 != 0)
+                .map(|(g, m)| g * self.n + m.0.trailing_zeros() as usize);
+            if let Some(f) = first {
+                let v = row[f];
+                each_span(set, self.n, |r| row[r].fill(v));
+            }
+            if self.regs.dirty(d) {
+                // Clean inputs: no lane's pointer carries taint.
+                let t = &mut self.regs.taint[db..db + lanes];
+                each_span(set, self.n, |r| t[r].fill(Taint::NONE));
+            }
+            return;
+        }
+        self.access_chain_steps(set, d, base, steps)
+    }
+
+    /// The first active lane of `set` alone, where the base and every index of an access chain
+    /// hold the same value, without taint, in every active lane (the chain then gives every lane
+    /// the same pointer); `None` otherwise.
+    fn uniform_chain(
+        &self,
+        set: &[LaneMask],
+        base: Reg,
+        steps: &[Step],
+    ) -> Option<PerGroup<LaneMask>> {
+        let lanes = self.lanes;
+        let same = |r: Reg| {
+            let b = self.regs.base(r);
+            !self.regs.dirty(r) && same_on(set, self.n, &self.regs.vals[b..b + lanes]).is_some()
+        };
+        let uniform = same(base)
+            && steps.iter().all(|s| match s {
+                Step::Const(_) => true,
+                Step::Dyn { index, .. } => same(*index),
+                Step::Descriptor { .. } => false,
+            });
+        if !uniform {
+            return None;
+        }
+        let g = set.iter().position(|m| m.0 != 0)?;
+        let mut one: PerGroup<LaneMask> = PerGroup::from_elem(LaneMask(0), set.len());
+        one[g] = LaneMask(1u128 << set[g].0.trailing_zeros());
+        Some(one)
+    }
+
+    /// [`Wg::access_chain`] of at most 8 steps through no descriptor, for the lanes of `set`.
+    fn access_chain_steps(&mut self, set: &[LaneMask], d: Reg, base: Reg, steps: &[Step]) {
         let nl = self.n;
         let (db, bb) = (self.regs.base(d), self.regs.base(base));
         let tb = self.regs.dirty(base);

@@ -204,6 +204,23 @@ pub(crate) fn each_span(set: &[LaneMask], n: usize, mut f: impl FnMut(std::ops::
     }
 }
 
+/// The value every lane of `set` holds in `row` (a row of a register file, lanes indexed
+/// workgroup-wide), or `None` where two lanes differ or no lane is in `set`. Branch-free over runs,
+/// so that the check costs a fraction of the per-lane work it lets a caller skip.
+#[inline]
+pub(crate) fn same_on(set: &[LaneMask], n: usize, row: &[u64]) -> Option<u64> {
+    let first = set
+        .iter()
+        .enumerate()
+        .find(|(_, m)| m.0 != 0)
+        .map(|(g, m)| row[g * n + m.0.trailing_zeros() as usize])?;
+    let mut diff = 0u64;
+    each_span(set, n, |r| {
+        diff |= row[r].iter().fold(0, |a, &x| a | (x ^ first));
+    });
+    (diff == 0).then_some(first)
+}
+
 /// The row of `len` elements at `d` to write and the rows at `a` and `b` to read, of one register
 /// file (rows of different registers or slots are disjoint); `None` where `d` is one of them (an
 /// update in place, done lane by lane).
@@ -284,6 +301,19 @@ mod tests {
         let mut all = Vec::new();
         each_span(&[LaneMask(u128::MAX)], 128, |r| all.push(r));
         assert_eq!(all, vec![0..128]);
+    }
+
+    #[test]
+    fn same_on_finds_the_value_all_active_lanes_share_and_ignores_the_others() {
+        let row = [5u64, 5, 9, 5, 7, 7, 7, 7];
+        assert_eq!(same_on(&[LaneMask(0b1011), LaneMask(0)], 4, &row), Some(5));
+        assert_eq!(same_on(&[LaneMask(0b1111), LaneMask(0)], 4, &row), None);
+        assert_eq!(same_on(&[LaneMask(0), LaneMask(0b1111)], 4, &row), Some(7));
+        assert_eq!(
+            same_on(&[LaneMask(0b0001), LaneMask(0b1111)], 4, &row),
+            None
+        );
+        assert_eq!(same_on(&[LaneMask(0), LaneMask(0)], 4, &row), None);
     }
 
     #[test]
