@@ -787,3 +787,107 @@ fn a_unit_two_invocations_write_on_opposite_ways_is_not_made_defined() {
     }
     assert_eq!(r.explored.map(|e| e.units), Some(7));
 }
+
+// SPIR-V 1.6, OpPhi: "If control reached the current block from Parent i, Result Id gets the value
+// that Variable i had at the end of Parent i." The phis of a block therefore read their inputs as
+// they were at the end of the predecessor — together, before any of them is written: `a` and `b`
+// below swap on every trip round the loop (a phi reading another phi of its block), invocation `l`
+// goes round `l` times (so the lanes of one subgroup come to the header from different blocks),
+// and `x` takes 10 or 20 by the way each lane reached the merge.
+#[test]
+fn phis_read_their_inputs_as_at_the_end_of_the_predecessor_lane_by_lane() {
+    use lockstep::kernel::{compile, SourceLang, SourceOptions};
+    let text = r#"
+               OpCapability Shader
+               OpExtension "SPV_KHR_storage_buffer_storage_class"
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main" %gid
+               OpExecutionMode %main LocalSize 8 1 1
+               OpDecorate %gid BuiltIn LocalInvocationId
+               OpDecorate %arr ArrayStride 4
+               OpMemberDecorate %Buf 0 Offset 0
+               OpDecorate %Buf Block
+               OpDecorate %buf DescriptorSet 0
+               OpDecorate %buf Binding 0
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+       %uint = OpTypeInt 32 0
+     %v3uint = OpTypeVector %uint 3
+     %ptr_in = OpTypePointer Input %v3uint
+        %gid = OpVariable %ptr_in Input
+       %bool = OpTypeBool
+        %arr = OpTypeRuntimeArray %uint
+        %Buf = OpTypeStruct %arr
+    %ptr_buf = OpTypePointer StorageBuffer %Buf
+      %ptr_u = OpTypePointer StorageBuffer %uint
+        %buf = OpVariable %ptr_buf StorageBuffer
+         %u0 = OpConstant %uint 0
+         %u1 = OpConstant %uint 1
+         %u2 = OpConstant %uint 2
+         %u8 = OpConstant %uint 8
+        %u10 = OpConstant %uint 10
+        %u16 = OpConstant %uint 16
+        %u20 = OpConstant %uint 20
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+        %id3 = OpLoad %v3uint %gid
+         %id = OpCompositeExtract %uint %id3 0
+               OpBranch %head
+       %head = OpLabel
+          %a = OpPhi %uint %u1 %entry %b %cont
+          %b = OpPhi %uint %u2 %entry %a %cont
+          %i = OpPhi %uint %u0 %entry %i1 %cont
+          %c = OpULessThan %bool %i %id
+               OpLoopMerge %exit %cont None
+               OpBranchConditional %c %body %exit
+       %body = OpLabel
+               OpBranch %cont
+       %cont = OpLabel
+         %i1 = OpIAdd %uint %i %u1
+               OpBranch %head
+       %exit = OpLabel
+         %pa = OpAccessChain %ptr_u %buf %u0 %id
+               OpStore %pa %a
+        %id8 = OpIAdd %uint %id %u8
+         %pb = OpAccessChain %ptr_u %buf %u0 %id8
+               OpStore %pb %b
+        %bit = OpBitwiseAnd %uint %id %u1
+        %odd = OpIEqual %bool %bit %u1
+               OpSelectionMerge %merge None
+               OpBranchConditional %odd %then %else
+       %then = OpLabel
+               OpBranch %merge
+       %else = OpLabel
+               OpBranch %merge
+      %merge = OpLabel
+          %x = OpPhi %uint %u10 %then %u20 %else
+       %id16 = OpIAdd %uint %id %u16
+         %px = OpAccessChain %ptr_u %buf %u0 %id16
+               OpStore %px %x
+               OpReturn
+               OpFunctionEnd
+"#;
+    let m = compile(text, SourceLang::SpirvAsm, &SourceOptions::default()).unwrap();
+    let k = decode(&m.words, &DecodeOptions::default()).unwrap();
+    for mode in [Mode::Base, Mode::Maximal] {
+        let buf = BufferInput {
+            set: 0,
+            binding: 0,
+            bytes: vec![0; 24 * 4],
+            ..Default::default()
+        };
+        let r = run_model(&k, cfg(4, mode, [1, 1, 1]), &[buf], None).unwrap();
+        let b = &r.buffers[0];
+        assert!(
+            (0..24).all(|w| b.word_taint(w).is_none()),
+            "{mode:?}: every value is defined"
+        );
+        let v = u32s(&b.bytes);
+        for l in 0..8 {
+            let (a, bb) = if l % 2 == 0 { (1, 2) } else { (2, 1) };
+            assert_eq!((v[l], v[8 + l]), (a, bb), "{mode:?}: a, b of invocation {l}");
+            let x = if l % 2 == 1 { 10 } else { 20 };
+            assert_eq!(v[16 + l], x, "{mode:?}: x of invocation {l}");
+        }
+    }
+}
