@@ -885,7 +885,11 @@ fn phis_read_their_inputs_as_at_the_end_of_the_predecessor_lane_by_lane() {
         let v = u32s(&b.bytes);
         for l in 0..8 {
             let (a, bb) = if l % 2 == 0 { (1, 2) } else { (2, 1) };
-            assert_eq!((v[l], v[8 + l]), (a, bb), "{mode:?}: a, b of invocation {l}");
+            assert_eq!(
+                (v[l], v[8 + l]),
+                (a, bb),
+                "{mode:?}: a, b of invocation {l}"
+            );
             let x = if l % 2 == 1 { 10 } else { 20 };
             assert_eq!(v[16 + l], x, "{mode:?}: x of invocation {l}");
         }

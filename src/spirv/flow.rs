@@ -869,7 +869,6 @@ impl Wg<'_, '_> {
                 }
             }
         }
-        drop(add);
         by
     }
 
