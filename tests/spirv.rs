@@ -895,3 +895,30 @@ fn phis_read_their_inputs_as_at_the_end_of_the_predecessor_lane_by_lane() {
         }
     }
 }
+
+// GL_KHR_shader_subgroup, subgroupShuffleUp: "the value of `value` from the invocation whose
+// gl_SubgroupInvocationID is the current one's minus `delta`", undefined where delta exceeds it.
+// The delta is the subgroup's id plus one: the same in every lane of a subgroup, different in
+// each — every subgroup reads with its own delta.
+#[test]
+fn a_shuffle_delta_each_subgroup_holds_alike_is_that_subgroups_own() {
+    let src = format!("{HEAD}layout(local_size_x = 16) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nvoid main() {{\n  uint x = subgroupShuffleUp(gl_SubgroupInvocationID * 10u + 1u, gl_SubgroupID + 1u);\n  b[gl_LocalInvocationIndex] = x;\n}}\n");
+    let r = run_glsl(&src, Mode::Base, 4, [1, 1, 1], &[vec![0; 16]]);
+    let b = &r.buffers[0];
+    let w = u32s(&b.bytes);
+    for g in 0..4 {
+        for l in 0..4 {
+            let i = g * 4 + l;
+            if l > g {
+                assert_eq!(w[i], (l - g - 1) as u32 * 10 + 1, "subgroup {g} lane {l}");
+                assert_eq!(r.status(b.word_taint(i)), WordStatus::Exact);
+            } else {
+                assert!(
+                    matches!(r.status(b.word_taint(i)), WordStatus::Undefined(_)),
+                    "subgroup {g} lane {l}: delta {} exceeds the id",
+                    g + 1
+                );
+            }
+        }
+    }
+}

@@ -6,7 +6,7 @@
 
 use crate::model::{
     gather_source, info, value_lanes, ArgKind, Args, Ballot, Exactness, LaneArg, LaneMask, Op,
-    OpCall, Reason, Scalar as MScalar, ScalarType, Sink, ValueType,
+    OpCall, OpInfo, Reason, Scalar as MScalar, ScalarType, Sink, ValueType,
 };
 use crate::reconverge::Flow;
 use crate::spirv::error::SpirvError;
@@ -69,10 +69,12 @@ impl Wg<'_, '_> {
             s.model_type()
                 .and_then(|m| ValueType::new(m, Ord::min(c, 4) as u8).ok())
         });
-        let inexact = match info(gi.op).exactness(vt) {
+        let op_info = info(gi.op);
+        let inexact = match op_info.exactness(vt) {
             Exactness::Bits => Taint::NONE,
             Exactness::MinMaxFloat | Exactness::Tolerance => Taint::INEXACT,
         };
+        let mut last_call: Option<(Args, OpCall)> = None;
         for g in 0..self.groups {
             let set = flow.set[g];
             if set.is_empty() {
@@ -82,7 +84,7 @@ impl Wg<'_, '_> {
             // A tangle the mode does not pin down: the value is computed for the lanes that run
             // together here (one execution the spec allows, which lost lanes then follow) and
             // marked undefined.
-            let unpinned = if info(gi.op).tangled() {
+            let unpinned = if op_info.tangled() {
                 flow.unpinned(self.d.cfg.mode, g, &self.lost).map(|c| {
                     self.prov(
                         Cause::Subgroup {
@@ -109,11 +111,22 @@ impl Wg<'_, '_> {
             }
             // Arguments: one value for uniform ones (checked), one per lane otherwise.
             let mut arg_taint = [Taint::NONE; 128];
-            let (args, mut bad) = self.group_args(gi, set, base, &mut arg_taint);
+            let (args, mut bad) = self.group_args(gi, op_info, set, base, &mut arg_taint);
+            // Subgroups with the same arguments (no per-lane ones) share one checked call.
+            let reuse = match (&last_call, &bad) {
+                (Some((a, c)), None) if *a == args => Some(c.clone()),
+                _ => None,
+            };
             let call = match bad {
                 Some(_) => None,
-                None => match OpCall::new(info(gi.op), size, args) {
-                    Ok(c) => Some(c),
+                None if reuse.is_some() => reuse,
+                None => match OpCall::new(op_info, size, args.clone()) {
+                    Ok(c) => {
+                        if !per_lane(&args) {
+                            last_call = Some((args, c.clone()));
+                        }
+                        Some(c)
+                    }
                     Err(e) => {
                         bad = Some(Cause::BadArgument {
                             op: gi.op,
@@ -194,6 +207,7 @@ impl Wg<'_, '_> {
     fn group_args(
         &self,
         gi: &Group,
+        op_info: &'static OpInfo,
         set: LaneMask,
         base: usize,
         arg_taint: &mut [Taint; 128],
@@ -204,7 +218,7 @@ impl Wg<'_, '_> {
         if let Some(r) = gi.lane_arg {
             let rb = self.regs.base(r);
             let rt = self.regs.dirty(r);
-            let mut per = vec![0u32; n];
+            let mut per = [0u32; 128];
             for l in set.iter() {
                 let s = base + l as usize;
                 per[l as usize] = self.regs.vals[rb + s] as u32;
@@ -212,7 +226,7 @@ impl Wg<'_, '_> {
                     arg_taint[l as usize] = self.regs.taint[rb + s];
                 }
             }
-            let kind = info(gi.op).args.iter().copied().find(|k| {
+            let kind = op_info.args.iter().copied().find(|k| {
                 matches!(
                     k,
                     ArgKind::Id { .. }
@@ -239,8 +253,11 @@ impl Wg<'_, '_> {
                     arg_taint[l as usize] = t;
                 }
                 LaneArg::Uniform(first)
+            } else if set.iter().all(|l| per[l as usize] == first) {
+                // The same value in every lane that reads it: one value serves them all.
+                LaneArg::Uniform(first)
             } else {
-                LaneArg::PerLane(per)
+                LaneArg::PerLane(per[..n].to_vec())
             };
             match kind {
                 Some(ArgKind::Id { .. }) | Some(ArgKind::QuadIndex) => args.id = Some(lane_arg),
@@ -385,6 +402,13 @@ impl Wg<'_, '_> {
         }
         Ok(())
     }
+}
+
+/// Does a call take one value per lane (then it is not shared between subgroups)?
+fn per_lane(a: &Args) -> bool {
+    [&a.id, &a.mask, &a.delta, &a.index]
+        .iter()
+        .any(|x| matches!(x, Some(LaneArg::PerLane(_))))
 }
 
 /// Gathers the value operand of one subgroup as `[S; N]` lanes (on the stack: no allocation) and
