@@ -922,3 +922,121 @@ fn a_shuffle_delta_each_subgroup_holds_alike_is_that_subgroups_own() {
         }
     }
 }
+
+// The same rule where the phis carry vectors and an undefined value (SPIR-V 1.6 OpUndef: "an
+// arbitrary … bit pattern"): `a` starts undefined and `b` defined, and they swap on every trip, so
+// after invocation `l`'s `l` trips `a` is undefined where `l` is even and `b` where it is odd — in
+// both components; `y` is undefined in the lanes that reached the merge from `then` only.
+#[test]
+fn phis_carry_undefined_values_only_from_the_predecessor_that_gave_them() {
+    use lockstep::kernel::{compile, SourceLang, SourceOptions};
+    let text = r#"
+               OpCapability Shader
+               OpExtension "SPV_KHR_storage_buffer_storage_class"
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main" %gid
+               OpExecutionMode %main LocalSize 8 1 1
+               OpDecorate %gid BuiltIn LocalInvocationId
+               OpDecorate %arr ArrayStride 4
+               OpMemberDecorate %Buf 0 Offset 0
+               OpDecorate %Buf Block
+               OpDecorate %buf DescriptorSet 0
+               OpDecorate %buf Binding 0
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+       %uint = OpTypeInt 32 0
+     %v2uint = OpTypeVector %uint 2
+     %v3uint = OpTypeVector %uint 3
+     %ptr_in = OpTypePointer Input %v3uint
+        %gid = OpVariable %ptr_in Input
+       %bool = OpTypeBool
+        %arr = OpTypeRuntimeArray %uint
+        %Buf = OpTypeStruct %arr
+    %ptr_buf = OpTypePointer StorageBuffer %Buf
+      %ptr_u = OpTypePointer StorageBuffer %uint
+        %buf = OpVariable %ptr_buf StorageBuffer
+         %u0 = OpConstant %uint 0
+         %u1 = OpConstant %uint 1
+         %u2 = OpConstant %uint 2
+         %u3 = OpConstant %uint 3
+         %u4 = OpConstant %uint 4
+        %u20 = OpConstant %uint 20
+       %c23 = OpConstantComposite %v2uint %u2 %u3
+      %undv = OpUndef %v2uint
+      %undu = OpUndef %uint
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+        %id3 = OpLoad %v3uint %gid
+         %id = OpCompositeExtract %uint %id3 0
+       %base = OpIMul %uint %id %u4
+               OpBranch %head
+       %head = OpLabel
+          %a = OpPhi %v2uint %undv %entry %b %cont
+          %b = OpPhi %v2uint %c23 %entry %a %cont
+          %i = OpPhi %uint %u0 %entry %i1 %cont
+          %c = OpULessThan %bool %i %id
+               OpLoopMerge %exit %cont None
+               OpBranchConditional %c %body %exit
+       %body = OpLabel
+               OpBranch %cont
+       %cont = OpLabel
+         %i1 = OpIAdd %uint %i %u1
+               OpBranch %head
+       %exit = OpLabel
+         %ax = OpCompositeExtract %uint %a 0
+         %ay = OpCompositeExtract %uint %a 1
+         %bx = OpCompositeExtract %uint %b 0
+         %by = OpCompositeExtract %uint %b 1
+         %p0 = OpAccessChain %ptr_u %buf %u0 %base
+               OpStore %p0 %ax
+         %i1b = OpIAdd %uint %base %u1
+         %p1 = OpAccessChain %ptr_u %buf %u0 %i1b
+               OpStore %p1 %ay
+         %i2b = OpIAdd %uint %base %u2
+         %p2 = OpAccessChain %ptr_u %buf %u0 %i2b
+               OpStore %p2 %bx
+         %i3b = OpIAdd %uint %base %u3
+         %p3 = OpAccessChain %ptr_u %buf %u0 %i3b
+               OpStore %p3 %by
+        %bit = OpBitwiseAnd %uint %id %u1
+        %odd = OpIEqual %bool %bit %u1
+               OpSelectionMerge %merge None
+               OpBranchConditional %odd %then %else
+       %then = OpLabel
+               OpBranch %merge
+       %else = OpLabel
+               OpBranch %merge
+      %merge = OpLabel
+          %y = OpPhi %uint %undu %then %u20 %else
+        %iy = OpIAdd %uint %id %u20
+        %iy2 = OpIAdd %uint %iy %u20
+         %py = OpAccessChain %ptr_u %buf %u0 %iy2
+               OpStore %py %y
+               OpReturn
+               OpFunctionEnd
+"#;
+    let m = compile(text, SourceLang::SpirvAsm, &SourceOptions::default()).unwrap();
+    let k = decode(&m.words, &DecodeOptions::default()).unwrap();
+    let buf = BufferInput {
+        set: 0,
+        binding: 0,
+        bytes: vec![0; 48 * 4],
+        ..Default::default()
+    };
+    let r = run_model(&k, cfg(4, Mode::Base, [1, 1, 1]), &[buf], None).unwrap();
+    let b = &r.buffers[0];
+    let v = u32s(&b.bytes);
+    let undefined = |w: usize| matches!(r.status(b.word_taint(w)), WordStatus::Undefined(_));
+    for l in 0..8 {
+        let (a_undef, defined_at) = if l % 2 == 0 { (true, 4 * l + 2) } else { (false, 4 * l) };
+        for c in 0..2 {
+            assert_eq!(undefined(4 * l + c), a_undef, "a[{c}] of invocation {l}");
+            assert_eq!(undefined(4 * l + 2 + c), !a_undef, "b[{c}] of invocation {l}");
+            assert_eq!(v[defined_at + c], [2, 3][c], "the defined vector of invocation {l}");
+        }
+        assert_eq!(undefined(40 + l), l % 2 == 1, "y of invocation {l}");
+        if l % 2 == 0 {
+            assert_eq!(v[40 + l], 20, "y of invocation {l}");
+        }
+    }
+}
