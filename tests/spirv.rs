@@ -960,15 +960,16 @@ fn phis_carry_undefined_values_only_from_the_predecessor_that_gave_them() {
          %u2 = OpConstant %uint 2
          %u3 = OpConstant %uint 3
          %u4 = OpConstant %uint 4
+         %u8 = OpConstant %uint 8
         %u20 = OpConstant %uint 20
        %c23 = OpConstantComposite %v2uint %u2 %u3
       %undv = OpUndef %v2uint
-      %undu = OpUndef %uint
        %main = OpFunction %void None %fn
       %entry = OpLabel
         %id3 = OpLoad %v3uint %gid
          %id = OpCompositeExtract %uint %id3 0
        %base = OpIMul %uint %id %u4
+       %half = OpCompositeInsert %v2uint %u20 %undv 0
                OpBranch %head
        %head = OpLabel
           %a = OpPhi %v2uint %undv %entry %b %cont
@@ -1007,11 +1008,16 @@ fn phis_carry_undefined_values_only_from_the_predecessor_that_gave_them() {
        %else = OpLabel
                OpBranch %merge
       %merge = OpLabel
-          %y = OpPhi %uint %undu %then %u20 %else
+          %y = OpPhi %v2uint %half %then %c23 %else
+         %yx = OpCompositeExtract %uint %y 0
+         %yy = OpCompositeExtract %uint %y 1
         %iy = OpIAdd %uint %id %u20
         %iy2 = OpIAdd %uint %iy %u20
          %py = OpAccessChain %ptr_u %buf %u0 %iy2
-               OpStore %py %y
+               OpStore %py %yx
+        %iy3 = OpIAdd %uint %iy2 %u8
+        %py2 = OpAccessChain %ptr_u %buf %u0 %iy3
+               OpStore %py2 %yy
                OpReturn
                OpFunctionEnd
 "#;
@@ -1020,7 +1026,7 @@ fn phis_carry_undefined_values_only_from_the_predecessor_that_gave_them() {
     let buf = BufferInput {
         set: 0,
         binding: 0,
-        bytes: vec![0; 48 * 4],
+        bytes: vec![0; 56 * 4],
         ..Default::default()
     };
     let r = run_model(&k, cfg(4, Mode::Base, [1, 1, 1]), &[buf], None).unwrap();
@@ -1028,15 +1034,34 @@ fn phis_carry_undefined_values_only_from_the_predecessor_that_gave_them() {
     let v = u32s(&b.bytes);
     let undefined = |w: usize| matches!(r.status(b.word_taint(w)), WordStatus::Undefined(_));
     for l in 0..8 {
-        let (a_undef, defined_at) = if l % 2 == 0 { (true, 4 * l + 2) } else { (false, 4 * l) };
+        let (a_undef, defined_at) = if l % 2 == 0 {
+            (true, 4 * l + 2)
+        } else {
+            (false, 4 * l)
+        };
         for c in 0..2 {
             assert_eq!(undefined(4 * l + c), a_undef, "a[{c}] of invocation {l}");
-            assert_eq!(undefined(4 * l + 2 + c), !a_undef, "b[{c}] of invocation {l}");
-            assert_eq!(v[defined_at + c], [2, 3][c], "the defined vector of invocation {l}");
+            assert_eq!(
+                undefined(4 * l + 2 + c),
+                !a_undef,
+                "b[{c}] of invocation {l}"
+            );
+            assert_eq!(
+                v[defined_at + c],
+                [2, 3][c],
+                "the defined vector of invocation {l}"
+            );
         }
-        assert_eq!(undefined(40 + l), l % 2 == 1, "y of invocation {l}");
+        // y: (20, undefined) from `then` (odd lanes), (2, 3) from `else`.
+        assert!(!undefined(40 + l), "y[0] of invocation {l}");
+        assert_eq!(
+            v[40 + l],
+            if l % 2 == 1 { 20 } else { 2 },
+            "y[0] of invocation {l}"
+        );
+        assert_eq!(undefined(48 + l), l % 2 == 1, "y[1] of invocation {l}");
         if l % 2 == 0 {
-            assert_eq!(v[40 + l], 20, "y of invocation {l}");
+            assert_eq!(v[48 + l], 3, "y[1] of invocation {l}");
         }
     }
 }

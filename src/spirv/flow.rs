@@ -767,9 +767,9 @@ impl Wg<'_, '_> {
             for (pred, set) in &by_pred {
                 let src = source(p, *pred);
                 if self.regs.dirty(src) {
-                    let sb = self.regs.base(src);
                     for c in 0..p.n as usize {
-                        let t = &self.regs.taint[sb + c * lanes..sb + (c + 1) * lanes];
+                        let sr = self.regs.row(src, c);
+                        let t = &self.regs.taint[sr..sr + lanes];
                         each_span(set, n, |r| {
                             any_taint[pi] |= t[r].iter().any(|t| !t.is_none())
                         });
@@ -779,9 +779,9 @@ impl Wg<'_, '_> {
             if staged {
                 for (pred, set) in &by_pred {
                     let src = source(p, *pred);
-                    let (sb, sd) = (self.regs.base(src), self.regs.dirty(src));
+                    let sd = self.regs.dirty(src);
                     for c in 0..p.n as usize {
-                        let (from, to) = (sb + c * lanes, (at + c) * lanes);
+                        let (from, to) = (self.regs.row(src, c), (at + c) * lanes);
                         each_span(set, n, |r| {
                             let (a, b) = (from + r.start..from + r.end, to + r.start..to + r.end);
                             self.scratch[b.clone()].copy_from_slice(&self.regs.vals[a.clone()]);
@@ -818,16 +818,14 @@ impl Wg<'_, '_> {
                 }
                 for (pred, set) in &by_pred {
                     let src = source(p, *pred);
-                    let (from, sd) = (self.regs.base(src) + c * lanes, self.regs.dirty(src));
+                    let (from, sd) = (self.regs.row(src, c), self.regs.dirty(src));
                     each_span(set, n, |r| {
                         let a = from + r.start..from + r.end;
                         self.regs.vals.copy_within(a.clone(), row + r.start);
-                        if dirty {
-                            if sd {
-                                self.regs.taint.copy_within(a, row + r.start);
-                            } else {
-                                self.regs.taint[row + r.start..row + r.end].fill(Taint::NONE);
-                            }
+                        if dirty && sd {
+                            self.regs.taint.copy_within(a, row + r.start);
+                        } else if dirty {
+                            self.regs.taint[row..row + lanes][r].fill(Taint::NONE);
                         }
                     });
                 }
