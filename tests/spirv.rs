@@ -1065,3 +1065,37 @@ fn phis_carry_undefined_values_only_from_the_predecessor_that_gave_them() {
         }
     }
 }
+
+// GLSL 4.60 §5.9 / SPIR-V OpAccessChain: `b[k]` is the element `k` names in each invocation. Where
+// every active invocation holds the same `k` the chain gives them all the same element — also when
+// the first of them is not the subgroup's lane 0 — and an index that is undefined (a variable
+// never written: SPIR-V 2.2.2, an arbitrary bit pattern) makes the element read undefined in every
+// invocation, though each holds the same bits.
+#[test]
+fn an_index_every_invocation_holds_alike_names_the_same_element_and_an_undefined_one_none() {
+    let src = format!("{HEAD}layout(local_size_x = 8) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nvoid main() {{\n  uint i = gl_LocalInvocationIndex;\n  uint u;\n  if (i >= 3u) {{\n    uint k = b[16];\n    b[8u + i] = b[k];\n  }}\n  b[17u + i] = b[u];\n}}\n");
+    let mut input: Vec<u32> = (10..18).collect();
+    input.extend([0; 8]);
+    input.push(5);
+    input.extend([0; 8]);
+    let r = run_glsl(&src, Mode::Base, 8, [1, 1, 1], &[input]);
+    let b = &r.buffers[0];
+    let w = u32s(&b.bytes);
+    for i in 0..8 {
+        let (want, status) = if i >= 3 {
+            (15, "b[k]")
+        } else {
+            (0, "untouched")
+        };
+        assert_eq!(w[8 + i], want, "{status} of invocation {i}");
+        assert_eq!(
+            r.status(b.word_taint(8 + i)),
+            WordStatus::Exact,
+            "invocation {i}"
+        );
+        assert!(
+            matches!(r.status(b.word_taint(17 + i)), WordStatus::Undefined(_)),
+            "b[u] of invocation {i} reads through an undefined index"
+        );
+    }
+}
