@@ -1099,3 +1099,43 @@ fn an_index_every_invocation_holds_alike_names_the_same_element_and_an_undefined
         );
     }
 }
+
+// GL_KHR_shader_subgroup 8.18 / SPIR-V 1.6: subgroupShuffle reads the lane `id` names (per lane),
+// subgroupShuffleXor the lane `id ^ mask`, subgroupBallotBitExtract bit `index` of the ballot; an
+// id that is undefined in one lane (a variable that lane never wrote) makes that lane's result
+// undefined, and no other's.
+#[test]
+fn shuffles_and_ballot_bits_read_the_lane_their_per_lane_argument_names() {
+    let src = format!("{HEAD}layout(local_size_x = 8) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nvoid main() {{\n  uint i = gl_SubgroupInvocationID;\n  uint id = 7u - i;\n  if (i == 2u) {{ uint u; id = u & 7u; }}\n  b[i] = subgroupShuffle(i * 10u, id);\n  b[8u + i] = subgroupShuffleXor(i * 10u, 1u + (i & 1u));\n  uvec4 ballot = subgroupBallot((i & 2u) != 0u);\n  b[16u + i] = uint(subgroupBallotBitExtract(ballot, 7u - i));\n}}\n");
+    let r = run_glsl(&src, Mode::Base, 8, [1, 1, 1], &[vec![0; 24]]);
+    let b = &r.buffers[0];
+    let w = u32s(&b.bytes);
+    for i in 0..8u32 {
+        let s = i as usize;
+        if i == 2 {
+            assert!(
+                matches!(r.status(b.word_taint(s)), WordStatus::Undefined(_)),
+                "the lane whose id is undefined"
+            );
+        } else {
+            assert_eq!(w[s], (7 - i) * 10, "shuffle of lane {i}");
+            assert_eq!(r.status(b.word_taint(s)), WordStatus::Exact, "lane {i}");
+        }
+        assert_eq!(
+            w[8 + s],
+            (i ^ (1 + (i & 1))) * 10,
+            "shuffle_xor of lane {i}"
+        );
+        assert_eq!(
+            w[16 + s],
+            ((7 - i) & 2 != 0) as u32,
+            "ballot bit {} for lane {i}",
+            7 - i
+        );
+        assert_eq!(
+            r.status(b.word_taint(16 + s)),
+            WordStatus::Exact,
+            "lane {i}"
+        );
+    }
+}
