@@ -788,16 +788,9 @@ fn a_unit_two_invocations_write_on_opposite_ways_is_not_made_defined() {
     assert_eq!(r.explored.map(|e| e.units), Some(7));
 }
 
-// SPIR-V 1.6, OpPhi: "If control reached the current block from Parent i, Result Id gets the value
-// that Variable i had at the end of Parent i." The phis of a block therefore read their inputs as
-// they were at the end of the predecessor — together, before any of them is written: `a` and `b`
-// below swap on every trip round the loop (a phi reading another phi of its block), invocation `l`
-// goes round `l` times (so the lanes of one subgroup come to the header from different blocks),
-// and `x` takes 10 or 20 by the way each lane reached the merge.
-#[test]
-fn phis_read_their_inputs_as_at_the_end_of_the_predecessor_lane_by_lane() {
-    use lockstep::kernel::{compile, SourceLang, SourceOptions};
-    let text = r#"
+/// The start of the SPIR-V modules of the phi tests: one storage buffer `buf` of `uint`s at binding
+/// 0, `gid` the local invocation id, workgroups of 8, the constants 0, 1, 2.
+const ASM_HEAD: &str = r#"
                OpCapability Shader
                OpExtension "SPV_KHR_storage_buffer_storage_class"
                OpMemoryModel Logical GLSL450
@@ -824,7 +817,20 @@ fn phis_read_their_inputs_as_at_the_end_of_the_predecessor_lane_by_lane() {
          %u0 = OpConstant %uint 0
          %u1 = OpConstant %uint 1
          %u2 = OpConstant %uint 2
-         %u8 = OpConstant %uint 8
+"#;
+
+// SPIR-V 1.6, OpPhi: "If control reached the current block from Parent i, Result Id gets the value
+// that Variable i had at the end of Parent i." The phis of a block therefore read their inputs as
+// they were at the end of the predecessor — together, before any of them is written: `a` and `b`
+// below swap on every trip round the loop (a phi reading another phi of its block), invocation `l`
+// goes round `l` times (so the lanes of one subgroup come to the header from different blocks),
+// and `x` takes 10 or 20 by the way each lane reached the merge.
+#[test]
+fn phis_read_their_inputs_as_at_the_end_of_the_predecessor_lane_by_lane() {
+    use lockstep::kernel::{compile, SourceLang, SourceOptions};
+    let text = [
+        ASM_HEAD,
+        r#"         %u8 = OpConstant %uint 8
         %u10 = OpConstant %uint 10
         %u16 = OpConstant %uint 16
         %u20 = OpConstant %uint 20
@@ -866,8 +872,10 @@ fn phis_read_their_inputs_as_at_the_end_of_the_predecessor_lane_by_lane() {
                OpStore %px %x
                OpReturn
                OpFunctionEnd
-"#;
-    let m = compile(text, SourceLang::SpirvAsm, &SourceOptions::default()).unwrap();
+"#,
+    ]
+    .concat();
+    let m = compile(&text, SourceLang::SpirvAsm, &SourceOptions::default()).unwrap();
     let k = decode(&m.words, &DecodeOptions::default()).unwrap();
     for mode in [Mode::Base, Mode::Maximal] {
         let buf = BufferInput {
@@ -930,34 +938,10 @@ fn a_shuffle_delta_each_subgroup_holds_alike_is_that_subgroups_own() {
 #[test]
 fn phis_carry_undefined_values_only_from_the_predecessor_that_gave_them() {
     use lockstep::kernel::{compile, SourceLang, SourceOptions};
-    let text = r#"
-               OpCapability Shader
-               OpExtension "SPV_KHR_storage_buffer_storage_class"
-               OpMemoryModel Logical GLSL450
-               OpEntryPoint GLCompute %main "main" %gid
-               OpExecutionMode %main LocalSize 8 1 1
-               OpDecorate %gid BuiltIn LocalInvocationId
-               OpDecorate %arr ArrayStride 4
-               OpMemberDecorate %Buf 0 Offset 0
-               OpDecorate %Buf Block
-               OpDecorate %buf DescriptorSet 0
-               OpDecorate %buf Binding 0
-       %void = OpTypeVoid
-         %fn = OpTypeFunction %void
-       %uint = OpTypeInt 32 0
+    let text = [
+        ASM_HEAD,
+        r#"
      %v2uint = OpTypeVector %uint 2
-     %v3uint = OpTypeVector %uint 3
-     %ptr_in = OpTypePointer Input %v3uint
-        %gid = OpVariable %ptr_in Input
-       %bool = OpTypeBool
-        %arr = OpTypeRuntimeArray %uint
-        %Buf = OpTypeStruct %arr
-    %ptr_buf = OpTypePointer StorageBuffer %Buf
-      %ptr_u = OpTypePointer StorageBuffer %uint
-        %buf = OpVariable %ptr_buf StorageBuffer
-         %u0 = OpConstant %uint 0
-         %u1 = OpConstant %uint 1
-         %u2 = OpConstant %uint 2
          %u3 = OpConstant %uint 3
          %u4 = OpConstant %uint 4
          %u8 = OpConstant %uint 8
@@ -1020,8 +1004,10 @@ fn phis_carry_undefined_values_only_from_the_predecessor_that_gave_them() {
                OpStore %py2 %yy
                OpReturn
                OpFunctionEnd
-"#;
-    let m = compile(text, SourceLang::SpirvAsm, &SourceOptions::default()).unwrap();
+"#,
+    ]
+    .concat();
+    let m = compile(&text, SourceLang::SpirvAsm, &SourceOptions::default()).unwrap();
     let k = decode(&m.words, &DecodeOptions::default()).unwrap();
     let buf = BufferInput {
         set: 0,
