@@ -583,6 +583,14 @@ OpFunctionEnd
 const UNDEF_HEAD: &str =
     "#version 450\nlayout(local_size_x = 8) in;\nlayout(binding = 0) buffer B { uint b[]; };\n";
 
+/// Runs `src` (subgroups of 4, one workgroup, an 8-word buffer) and checks that exploring did not
+/// run and that word 0 stays undefined.
+fn assert_paths_stay_lost(src: &str) {
+    let r = run_glsl(src, Mode::Base, 4, [1, 1, 1], &[vec![0; 8]]);
+    assert_eq!(r.explored, None);
+    undefined_chain(&r, 0);
+}
+
 fn undefined_chain(r: &ModelRun, word: usize) -> String {
     match r.status(r.buffers[0].word_taint(word)) {
         WordStatus::Undefined(chain) => chain,
@@ -670,9 +678,7 @@ fn what_invocations_shared_before_a_branch_on_an_undefined_value_does_not_stop_e
 fn more_branches_on_undefined_values_than_the_bound_leave_the_paths_lost() {
     // Ten such branches per invocation: 2^10 ways, over explore's bound of 2^6.
     let src = format!("{UNDEF_HEAD}void main() {{\n  uint x = 0u;\n  for (int j = 0; j < 10; j++) {{\n    uint u;\n    if (u > 5u) {{ x += 1u; }} else {{ x = x + 1u; }}\n  }}\n  b[gl_LocalInvocationIndex] = x;\n}}\n");
-    let r = run_glsl(&src, Mode::Base, 4, [1, 1, 1], &[vec![0; 8]]);
-    assert_eq!(r.explored, None);
-    undefined_chain(&r, 0);
+    assert_paths_stay_lost(&src);
 }
 
 #[test]
@@ -680,9 +686,7 @@ fn a_way_that_writes_out_of_bounds_leaves_the_paths_lost() {
     // The way not taken first writes past the buffer: undefined behaviour on that way, so
     // nothing is made defined.
     let src = format!("{UNDEF_HEAD}void main() {{\n  uint u;\n  uint i = gl_LocalInvocationIndex;\n  if (u > 5u) {{ b[i + 100u] = 1u; b[i] = 7u; }} else {{ b[i] = 7u; }}\n}}\n");
-    let r = run_glsl(&src, Mode::Base, 4, [1, 1, 1], &[vec![0; 8]]);
-    assert_eq!(r.explored, None);
-    undefined_chain(&r, 0);
+    assert_paths_stay_lost(&src);
 }
 
 #[test]
@@ -690,9 +694,7 @@ fn a_way_that_never_ends_leaves_the_paths_lost_and_the_run_ends() {
     // The way the first run does not take loops forever: that way stops at its share of the
     // exploring budget, nothing is made defined, and the run itself ends.
     let src = format!("{UNDEF_HEAD}void main() {{\n  uint u;\n  uint i = gl_LocalInvocationIndex;\n  uint x = 1u;\n  if (u > 5u) {{ while (x > 0u) {{ x = x + 2u; }} }}\n  b[i] = x;\n}}\n");
-    let r = run_glsl(&src, Mode::Base, 4, [1, 1, 1], &[vec![0; 8]]);
-    assert_eq!(r.explored, None);
-    undefined_chain(&r, 0);
+    assert_paths_stay_lost(&src);
 }
 
 #[test]
