@@ -113,14 +113,10 @@ impl Wg<'_, '_> {
             let mut arg_taint = [Taint::NONE; 128];
             let (args, mut bad) = self.group_args(gi, op_info, set, base, &mut arg_taint);
             // Subgroups with the same arguments (no per-lane ones) share one checked call.
-            let reuse = match (&last_call, &bad) {
-                (Some((a, c)), None) if *a == args => Some(c.clone()),
-                _ => None,
-            };
-            let call = match bad {
-                Some(_) => None,
-                None if reuse.is_some() => reuse,
-                None => match OpCall::new(op_info, size, args.clone()) {
+            let call = match (&bad, &last_call) {
+                (Some(_), _) => None,
+                (None, Some((a, c))) if *a == args => Some(c.clone()),
+                (None, _) => match OpCall::new(op_info, size, args.clone()) {
                     Ok(c) => {
                         if !per_lane(&args) {
                             last_call = Some((args, c.clone()));

@@ -744,20 +744,13 @@ impl Wg<'_, '_> {
         if steps.iter().any(|s| matches!(s, Step::Descriptor { .. })) {
             return self.access_chain_lanes(set, d, base, steps);
         }
-        if let Some(one) = self.uniform_chain(set, base, steps) {
+        if let Some((one, first)) = self.uniform_chain(set, base, steps) {
             // Every active lane computes the same pointer: compute it for one, copy it to the rest.
             self.access_chain_steps(&one, d, base, steps);
             let (db, lanes) = (self.regs.base(d), self.lanes);
             let row = &mut self.regs.vals[db..db + lanes];
-            let first = one
-                .iter()
-                .enumerate()
-                .find(|(_, m)| m.0 != 0)
-                .map(|(g, m)| g * self.n + m.0.trailing_zeros() as usize);
-            if let Some(f) = first {
-                let v = row[f];
-                each_span(set, self.n, |r| row[r].fill(v));
-            }
+            let v = row[first];
+            each_span(set, self.n, |r| row[r].fill(v));
             if self.regs.dirty(d) {
                 // Clean inputs: no lane's pointer carries taint.
                 let t = &mut self.regs.taint[db..db + lanes];
@@ -768,15 +761,15 @@ impl Wg<'_, '_> {
         self.access_chain_steps(set, d, base, steps)
     }
 
-    /// The first active lane of `set` alone, where the base and every index of an access chain
-    /// hold the same value, without taint, in every active lane (the chain then gives every lane
-    /// the same pointer); `None` otherwise.
+    /// The first active lane of `set` alone, as masks and as its workgroup-wide slot, where the
+    /// base and every index of an access chain hold the same value, without taint, in every
+    /// active lane (the chain then gives every lane the same pointer); `None` otherwise.
     fn uniform_chain(
         &self,
         set: &[LaneMask],
         base: Reg,
         steps: &[Step],
-    ) -> Option<PerGroup<LaneMask>> {
+    ) -> Option<(PerGroup<LaneMask>, usize)> {
         let lanes = self.lanes;
         let same = |r: Reg| {
             let b = self.regs.base(r);
@@ -792,9 +785,10 @@ impl Wg<'_, '_> {
             return None;
         }
         let g = set.iter().position(|m| m.0 != 0)?;
+        let l = set[g].0.trailing_zeros();
         let mut one: PerGroup<LaneMask> = PerGroup::from_elem(LaneMask(0), set.len());
-        one[g] = LaneMask(1u128 << set[g].0.trailing_zeros());
-        Some(one)
+        one[g] = LaneMask(1u128 << l);
+        Some((one, g * self.n + l as usize))
     }
 
     /// [`Wg::access_chain`] of at most 8 steps through no descriptor, for the lanes of `set`.
