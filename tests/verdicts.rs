@@ -75,3 +75,35 @@ fn lockstep_run_and_amber_give_every_element_the_same_verdict() {
         assert_eq!(a, want, "{k}");
     }
 }
+
+/// SPIR-V 1.6, 3.3.20 OpControlBarrier: "When Execution is Workgroup or larger, behavior is
+/// undefined unless all invocations within Execution execute the same dynamic instance of this
+/// instruction." After such a barrier nothing the dispatch could write is pinned down: a memory
+/// one descriptor may write is undefined through every descriptor that shows it — here a buffer
+/// whose first half is bound writable (binding 0) and whole read-only (binding 1): the second
+/// half, seen only read-only, is the same memory (the policy once went by descriptor, and left it
+/// defined).
+#[test]
+fn a_divergent_barrier_leaves_memory_undefined_through_every_descriptor_that_shows_it() {
+    let script = |barrier: &str| {
+        let mut text = format!(
+            "#!amber\nSHADER compute k GLSL\n#version 450\nlayout(local_size_x = 8) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nlayout(binding = 1) readonly buffer R {{ uint r[]; }};\nvoid main() {{ uint i = gl_LocalInvocationID.x; {barrier} b[i] = r[i + {N}u] + 1u; }}\nEND\nBUFFER buf DATA_TYPE uint32 SIZE {} FILL 0\nPIPELINE compute p\n  ATTACH k\n  BIND BUFFER buf AS storage DESCRIPTOR_SET 0 BINDING 0 DESCRIPTOR_OFFSET 0 DESCRIPTOR_RANGE {}\n  BIND BUFFER buf AS storage DESCRIPTOR_SET 0 BINDING 1\nEND\nRUN p 1 1 1\n",
+            2 * N,
+            4 * N
+        );
+        for i in 0..2 * N {
+            text += &format!("EXPECT buf IDX {} EQ {}\n", i * 4, u32::from(i < N));
+        }
+        let mut model = ModelBackend::new(None, Some(SubgroupSize::new(4).unwrap()));
+        let r = run_script(&parse(&text).unwrap(), &mut model);
+        assert_eq!(r.expects.len(), 2 * N, "{r:?}");
+        r.expects.iter().map(|v| v.status).collect::<Vec<Status>>()
+    };
+    // Every invocation reaches the barrier: the first half 0 + 1, the second half untouched.
+    assert_eq!(script("barrier();"), vec![Status::Pass; 2 * N]);
+    // Half of them skip it: every element undefined, the read-only half included.
+    assert_eq!(
+        script("if (i < 4u) { barrier(); }"),
+        vec![Status::Undefined; 2 * N]
+    );
+}

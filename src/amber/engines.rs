@@ -8,10 +8,13 @@ use super::backend::{
 };
 use super::parse::Unsupported;
 use super::script::{BindingKind, RequiredSize, Script, Shader, ShaderCode};
-use crate::kernel::{SourceLang, SourceOptions, TargetEnv};
+use crate::kernel::run::{KernelError, KernelJob};
+use crate::kernel::{HostBuffer, SourceLang, SourceOptions, SpirvModule, TargetEnv};
+use crate::model::ScalarType;
 use crate::model::SubgroupSize;
 use crate::reconverge::Mode;
-use crate::spirv::{self, BufferInput, DecodeOptions, RunConfig, SpecInput, WordStatus};
+use crate::spirv::report::Verdicts;
+use crate::spirv::{self, BufferInput, DecodeOptions, SpecInput, WordStatus};
 use std::collections::HashMap;
 
 /// A compiled shader's key: its name, its text and the target environment asked for.
@@ -291,17 +294,38 @@ impl Backend for ModelBackend {
         }
         let mode = self.mode.unwrap_or(k.declared_mode);
         let (inputs, push) = model_inputs(&k, d);
-        let mut cfg = RunConfig::new(size, d.workgroups);
-        cfg.mode = mode;
-        let bufs: Vec<BufferInput> = inputs.iter().map(|(_, _, b)| b.clone()).collect();
-        let run = spirv::run_model(&k, cfg, &bufs, push.as_deref()).map_err(|e| match e {
-            spirv::SpirvError::Unsupported { .. } => BackendError::Unsupported(e.to_string()),
-            spirv::SpirvError::Stopped { .. } => BackendError::Failed(e.to_string()),
-            _ => BackendError::BadInput {
+        // The run as `lockstep run` makes it: one job, the descriptors as the script binds them
+        // (the module is decoded above, with the script's specialization constants as bits).
+        let mut job = KernelJob::new(SpirvModule {
+            words,
+            lang: SourceLang::SpirvBinary,
+            name: d.shader.name.clone(),
+            target_env: d.shader.target_env.unwrap_or(TargetEnv::Vulkan1_1),
+            source_text: None,
+        });
+        job.entry = Some(d.pipeline.entry_point.clone());
+        job.workgroups = d.workgroups;
+        job.mode = Some(mode);
+        job.push = push.map(|p| HostBuffer {
+            dtype: ScalarType::U8,
+            shape: vec![p.len()],
+            bytes: p,
+        });
+        job.descriptors = inputs.iter().map(|(_, _, b)| b.clone()).collect();
+        let model = job.run_model_decoded(k, size, None).map_err(|e| match e {
+            KernelError::Model(e @ spirv::SpirvError::Unsupported { .. }) => {
+                BackendError::Unsupported(e.to_string())
+            }
+            KernelError::Model(e @ spirv::SpirvError::Stopped { .. }) => {
+                BackendError::Failed(e.to_string())
+            }
+            e => BackendError::BadInput {
                 line: Some(d.line),
                 message: e.to_string(),
             },
         })?;
+        let run = &model.run;
+        let mut verdicts = Verdicts::new(run);
         let mut out: Vec<Vec<u8>> = d.buffers.iter().map(|b| b.bytes.to_vec()).collect();
         let mut ann: Vec<Vec<Annotation>> =
             d.buffers.iter().map(|b| b.annotations.to_vec()).collect();
@@ -313,9 +337,8 @@ impl Backend for ModelBackend {
             };
             let n = w.len().min(o.bytes.len());
             out[*idx][w.start..w.start + n].copy_from_slice(&o.bytes[..n]);
-            let list = annotations_of(&run, o);
-            // Findings that are not about a value (races are in the words; divergent barriers and
-            // out-of-bounds accesses are not) make the whole buffer suspect only when they wrote.
+            let list = annotations_of(&mut verdicts, o);
+            // What the script knew of these bytes before is replaced by what the run left.
             let (_, mut keep) = super::backend::split_annotations(&ann[*idx], w);
             keep.extend(list.into_iter().map(|a| Annotation {
                 bytes: a.bytes.start + w.start..a.bytes.end + w.start,
@@ -323,28 +346,6 @@ impl Backend for ModelBackend {
             }));
             keep.sort_by_key(|a| (a.bytes.start, a.bytes.end));
             ann[*idx] = keep;
-        }
-        if let Some(why) = run.poisoned() {
-            // A barrier not every invocation reached, or a write outside a variable: nothing the
-            // run wrote is pinned down (the one policy, `ModelRun::poisoned`).
-            for (idx, w, input) in inputs.iter().filter(|i| i.0 != usize::MAX) {
-                let writable = k.objects.iter().any(|o| {
-                    o.binding == Some((input.set, input.binding))
-                        && o.element == input.element
-                        && !o.read_only
-                });
-                if !writable {
-                    continue;
-                }
-                let (_, mut keep) = super::backend::split_annotations(&ann[*idx], w);
-                keep.push(Annotation {
-                    bytes: w.clone(),
-                    kind: AnnotationKind::Undefined,
-                    why: why.clone(),
-                });
-                keep.sort_by_key(|a| (a.bytes.start, a.bytes.end));
-                ann[*idx] = keep;
-            }
         }
         Ok(DispatchOutput {
             buffers: out,
@@ -833,30 +834,17 @@ fn model_inputs(
 }
 
 /// The annotations of a buffer the model wrote: each run of units with one undefined or
-/// order-dependent status, with its reason.
-fn annotations_of(run: &spirv::ModelRun, o: &spirv::report::BufferOutput) -> Vec<Annotation> {
+/// order-dependent verdict, with its reason.
+fn annotations_of(verdicts: &mut Verdicts<'_>, o: &spirv::report::BufferOutput) -> Vec<Annotation> {
     let mut list: Vec<Annotation> = Vec::new();
-    let mut last: Option<(crate::spirv::Taint, Option<(AnnotationKind, String)>)> = None;
-    let unit = o.unit as usize;
-    for (u, t) in o.taint.iter().enumerate() {
-        let st = match &last {
-            Some((lt, st)) if lt == t => st.clone(),
-            _ => {
-                let st = match run.status(*t) {
-                    WordStatus::Exact | WordStatus::Inexact => None,
-                    WordStatus::Undefined(c) | WordStatus::Racy(c) => {
-                        Some((AnnotationKind::Undefined, c))
-                    }
-                    WordStatus::OrderDependent(c) => Some((AnnotationKind::OrderDependent, c)),
-                };
-                last = Some((*t, st.clone()));
-                st
-            }
-        };
-        let Some((kind, why)) = st else {
-            continue;
-        };
+    let unit = o.unit.max(1) as usize;
+    for u in 0..o.taint.len() {
         let bytes = u * unit..((u + 1) * unit).min(o.bytes.len());
+        let (kind, why) = match verdicts.of(o, u * unit..(u + 1) * unit) {
+            WordStatus::Exact | WordStatus::Inexact => continue,
+            WordStatus::Undefined(c) | WordStatus::Racy(c) => (AnnotationKind::Undefined, c),
+            WordStatus::OrderDependent(c) => (AnnotationKind::OrderDependent, c),
+        };
         match list.last_mut() {
             Some(a) if a.kind == kind && a.why == why && a.bytes.end == bytes.start => {
                 a.bytes.end = bytes.end

@@ -101,10 +101,11 @@ pub struct RunArgs {
 fn kernel_error(e: KernelError) -> CliError {
     match e {
         KernelError::Input(m) => CliError::usage(m),
-        KernelError::Stopped(m) => CliError {
+        KernelError::Model(e @ crate::spirv::SpirvError::Stopped { .. }) => CliError {
             code: EXIT_MISMATCH,
-            message: m,
+            message: e.to_string(),
         },
+        KernelError::Model(e) => CliError::usage(e.to_string()),
         KernelError::Unsupported(m) => CliError::internal(format!("unsupported: {m}")),
         KernelError::Device(m) => CliError::internal(m),
     }

@@ -49,8 +49,13 @@ impl KernelJob {
     }
 
     /// Every sampler the kernel declares is given one state, and every state given is for a
-    /// sampler the kernel declares.
+    /// sampler the kernel declares — in the command line's words. A job whose descriptors are
+    /// given as the model binds them (an Amber script's) carries its samplers there, and the
+    /// model's binding checks them in the script's words.
     pub(crate) fn check_samplers(&self, kernel: &Kernel) -> Result<(), KernelError> {
+        if !self.descriptors.is_empty() {
+            return Ok(());
+        }
         for o in kernel.objects.iter().filter(|o| o.sampler) {
             let (set, binding) = o.binding.unwrap_or((0, 0));
             if self.sampler_at(set, binding).is_none() {

@@ -42,24 +42,17 @@ pub enum KernelError {
     /// bad input: the module, the buffers or the parameters (exit 64)
     #[error("{0}")]
     Input(String),
-    /// the interpreter stopped (an infinite loop, …) (exit 1)
-    #[error("{0}")]
-    Stopped(String),
+    /// the model refused the module or its bindings, or stopped running it: the interpreter's
+    /// error, whose kind says which (`SpirvError::Stopped`, an infinite loop, …: exit 1;
+    /// malformed or unsupported SPIR-V, bindings that do not fit: exit 64)
+    #[error(transparent)]
+    Model(#[from] SpirvError),
     /// the device cannot run it (exit 0 with a note, or 2)
     #[error("unsupported: {0}")]
     Unsupported(String),
     /// a device error (exit 70)
     #[error("{0}")]
     Device(String),
-}
-
-impl From<SpirvError> for KernelError {
-    fn from(e: SpirvError) -> Self {
-        match e {
-            SpirvError::Stopped { .. } => KernelError::Stopped(e.to_string()),
-            _ => KernelError::Input(e.to_string()),
-        }
-    }
 }
 
 /// Everything one dispatch of a kernel needs.
@@ -102,6 +95,11 @@ pub struct KernelJob {
     /// samplers: (descriptor set, binding, state) of a sampler, or of an image with its sampler
     /// (a combined image sampler, whose texels are the buffer at the same binding)
     pub samplers: Vec<(u32, u32, crate::words::sampler::Sampler)>,
+    /// descriptors given as the model binds them, after those `buffers` and `samplers` make:
+    /// what an Amber script says of a binding beyond its set, binding and bytes (an element of an
+    /// array of descriptors, a window of a buffer several descriptors share, bytes an earlier
+    /// dispatch left undefined, an image's extent and format, a combined image's sampler)
+    pub(crate) descriptors: Vec<BufferInput>,
 }
 
 /// A device run's buffers (bound ones, then unbound ones) and the device addresses the
@@ -140,6 +138,7 @@ impl KernelJob {
             addresses: Vec::new(),
             device_bases: None,
             samplers: Vec::new(),
+            descriptors: Vec::new(),
         }
     }
 
@@ -255,6 +254,7 @@ impl KernelJob {
                 });
             }
         }
+        inputs.extend(self.descriptors.iter().cloned());
         let push = match &self.push {
             Some(p) => Some(self.patched(Place::Push, &p.bytes, &bases)?),
             None => None,
@@ -318,11 +318,8 @@ impl KernelJob {
             let line = finding_line(r, first);
             report.add_group(kind, None, line, why, &items, g.count);
         }
-        let mut statuses: std::collections::HashMap<crate::spirv::Taint, WordStatus> =
-            Default::default();
-        // Undefined behaviour that leaves nothing the dispatch wrote pinned down (the one policy
-        // shared with Amber, `ModelRun::poisoned`).
-        let poisoned = r.poisoned();
+        // The one verdict policy, shared with Amber.
+        let mut verdicts = crate::spirv::report::Verdicts::new(r);
         // Bound buffers, then those without a descriptor (at UNBOUND_SET, by index): the order
         // of the device's buffers.
         let all: Vec<(u32, u32, &HostBuffer, String)> = self
@@ -368,16 +365,8 @@ impl KernelJob {
                 .and_then(|d| d.get(bi))
                 .filter(|d| d.len() == host.bytes.len());
             let at = Some((*set, *binding));
-            let writable = !out.writer.is_empty();
             for i in 0..n {
-                let taint = out.taint_of(i * es..(i + 1) * es);
-                let status = match &poisoned {
-                    Some(why) if writable => WordStatus::Undefined(why.clone()),
-                    _ => statuses
-                        .entry(taint)
-                        .or_insert_with(|| r.status(taint))
-                        .clone(),
-                };
+                let status = verdicts.of(out, i * es..(i + 1) * es);
                 let bits = |b: &[u8]| -> u64 {
                     let mut x = [0u8; 8];
                     x[..es].copy_from_slice(&b[i * es..(i + 1) * es]);

@@ -74,6 +74,45 @@ pub enum WordStatus {
     Racy(String),
 }
 
+/// The verdict on every element of the buffers a run left: the one policy every consumer applies
+/// (`lockstep run`'s element report, [`KernelJob::compare`](crate::kernel::KernelJob::compare),
+/// and Amber's annotations). Undefined behaviour that leaves nothing the dispatch wrote pinned
+/// down ([`ModelRun::poisoned`]: a barrier not every invocation reached, a write outside a
+/// variable) makes every element of every buffer the dispatch could write undefined, with that
+/// finding as its reason — the buffers a read-only descriptor shares with a writable one
+/// included, since they are the same memory; otherwise an element's status is its taint's
+/// ([`ModelRun::status`]).
+pub(crate) struct Verdicts<'r> {
+    run: &'r ModelRun,
+    poisoned: Option<String>,
+    /// the status of each taint seen so far (most buffers hold a handful)
+    seen: HashMap<Taint, WordStatus>,
+}
+
+impl<'r> Verdicts<'r> {
+    /// The verdicts on `run`'s buffers.
+    pub(crate) fn new(run: &'r ModelRun) -> Verdicts<'r> {
+        Verdicts {
+            run,
+            poisoned: run.poisoned(),
+            seen: HashMap::new(),
+        }
+    }
+
+    /// The status of bytes `range` of buffer `out`.
+    pub(crate) fn of(&mut self, out: &BufferOutput, range: std::ops::Range<usize>) -> WordStatus {
+        match &self.poisoned {
+            // `writer` is empty exactly for memory no descriptor of the dispatch may write.
+            Some(why) if !out.writer.is_empty() => WordStatus::Undefined(why.clone()),
+            _ => {
+                let t = out.taint_of(range);
+                let run = self.run;
+                self.seen.entry(t).or_insert_with(|| run.status(t)).clone()
+            }
+        }
+    }
+}
+
 /// Everything a model run produced.
 pub struct ModelRun {
     /// the bound buffers afterwards
