@@ -64,7 +64,7 @@ pub mod amber;
 pub mod cli;
 #[cfg(feature = "vulkan")]
 pub mod conform;
-pub mod docs;
+pub(crate) mod docs;
 pub mod files;
 pub mod grayscott;
 pub mod kernel;

@@ -86,33 +86,6 @@ fn the_fixed_allocation_kernel_is_undefined_under_base_naming_the_election() {
 }
 
 #[test]
-fn every_example_kernel_is_known_to_the_docs() {
-    // The semantics pages link each category's examples (src/docs/kernels.rs lists them).
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
-    let mut comps: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap()
-        .flatten()
-        .filter_map(|e| {
-            let p = e.path();
-            (p.extension()? == "comp")
-                .then(|| p.file_stem().unwrap().to_string_lossy().into_owned())
-        })
-        .collect();
-    comps.sort();
-    let known: Vec<String> = lockstep::docs::EXAMPLE_KERNELS
-        .iter()
-        .map(|(n, _)| n.to_string())
-        .collect();
-    assert_eq!(comps, known);
-    for (name, text) in lockstep::docs::EXAMPLE_KERNELS {
-        assert_eq!(
-            *text,
-            std::fs::read_to_string(dir.join(format!("{name}.comp"))).unwrap()
-        );
-    }
-}
-
-#[test]
 fn a_buffer_too_small_for_the_kernel_reads_as_one_finding_per_cause() {
     // max_reduce reads foo[gl_GlobalInvocationID.x] for 128 invocations; give it two elements.
     let out = Command::cargo_bin("lockstep")

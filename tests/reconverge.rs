@@ -13,10 +13,7 @@ use lockstep::reconverge::compare::compare;
 use lockstep::reconverge::glsl::{RecordLayout, COUNTER_WORDS, SENTINEL};
 use lockstep::reconverge::layout::layout_dependence;
 use lockstep::reconverge::r#gen::{programs, GenConfig};
-use lockstep::reconverge::seed001::{
-    self, allocation, allocation_fixed, TAG_ANY, TAG_ATOMIC, TAG_BASE, TAG_ELECT, TAG_MASK,
-    TAG_OFFSET, TAG_SIZE, TAG_SLOT,
-};
+use lockstep::reconverge::seed001::{self, allocation, allocation_fixed, Tag};
 use lockstep::reconverge::{
     execute, execute_with, Case, Cond, Execution, LaneMap, Limits, Mode, Observer, OpEvent,
     Operand, Program, Selector, SgOp, Stmt, Trips, Val,
@@ -84,7 +81,7 @@ fn base_leaves_the_original_allocation_offsets_undefined() {
             assert!(ex.records[i].is_empty(), "invocation {i} writes nothing");
             continue;
         }
-        for tag in [TAG_MASK, TAG_SIZE, TAG_ELECT] {
+        for tag in [Tag::Mask.code(), Tag::Size.code(), Tag::Elect.code()] {
             assert!(unpinned(rec(&ex, i, tag, 0)), "invocation {i} tag {tag}");
         }
         // The branch on the undefined elect loses the invocation's path: its offset and slot are
@@ -94,7 +91,7 @@ fn base_leaves_the_original_allocation_offsets_undefined() {
     assert!(matches!(ex.counters[0], Val::Undefined(_)));
     // SUCF does not help the original either: `if (needs_space)` is not subgroup-uniform.
     let sucf = execute(&allocation(needs), &seed_map(), Mode::Sucf).unwrap();
-    assert!(unpinned(rec(&sucf, 1, TAG_MASK, 0)));
+    assert!(unpinned(rec(&sucf, 1, Tag::Mask.code(), 0)));
 }
 
 /// Checks that `ex` is the correct allocation for `needs` on `map`: per subgroup with a needing
@@ -124,7 +121,7 @@ fn assert_allocation_defined(ex: &Execution, map: &LaneMap, needs: u128, fixed: 
             continue;
         };
         let mask: u128 = needing.iter().fold(0, |m, (l, _)| m | 1 << l);
-        let Val::Atomic { atomic, plus: 0 } = rec(ex, first, TAG_ATOMIC, 0) else {
+        let Val::Atomic { atomic, plus: 0 } = rec(ex, first, Tag::Atomic.code(), 0) else {
             panic!("the first lane of the tangle did the atomic add");
         };
         assert_eq!(
@@ -132,19 +129,28 @@ fn assert_allocation_defined(ex: &Execution, map: &LaneMap, needs: u128, fixed: 
             Val::u32(needing.len() as u32)
         );
         for &(l, i) in &group {
-            assert_eq!(ballot_of(rec(ex, i, TAG_MASK, 0)), mask);
-            assert_eq!(rec(ex, i, TAG_SIZE, 0), Val::u32(needing.len() as u32));
+            assert_eq!(ballot_of(rec(ex, i, Tag::Mask.code(), 0)), mask);
             assert_eq!(
-                rec(ex, i, TAG_ELECT, 0),
+                rec(ex, i, Tag::Size.code(), 0),
+                Val::u32(needing.len() as u32)
+            );
+            assert_eq!(
+                rec(ex, i, Tag::Elect.code(), 0),
                 Val::Defined(Value::bool(i == first))
             );
-            assert_eq!(rec(ex, i, TAG_BASE, 0), Val::Atomic { atomic, plus: 0 });
+            assert_eq!(
+                rec(ex, i, Tag::Base.code(), 0),
+                Val::Atomic { atomic, plus: 0 }
+            );
             let rank = (mask & ((1u128 << l) - 1)).count_ones();
-            assert_eq!(rec(ex, i, TAG_OFFSET, 0), Val::u32(rank));
+            assert_eq!(rec(ex, i, Tag::Offset.code(), 0), Val::u32(rank));
         }
         for &(l, i) in &needing {
             let rank = (mask & ((1u128 << l) - 1)).count_ones();
-            assert_eq!(rec(ex, i, TAG_SLOT, 0), Val::Atomic { atomic, plus: rank });
+            assert_eq!(
+                rec(ex, i, Tag::Slot.code(), 0),
+                Val::Atomic { atomic, plus: rank }
+            );
         }
     }
     assert_eq!(ex.counters[0], Val::u32(total));
@@ -199,9 +205,9 @@ fn the_fixed_allocation_needs_a_converged_subgroup_before_the_first_if() {
         else_branch: vec![],
     }];
     let ex = execute(&p, &seed_map(), Mode::Sucf).unwrap();
-    assert!(unpinned(rec(&ex, 0, TAG_ANY, 0)));
+    assert!(unpinned(rec(&ex, 0, Tag::Any.code(), 0)));
     assert!(matches!(
-        rec(&ex, 0, TAG_ANY, 0),
+        rec(&ex, 0, Tag::Any.code(), 0),
         Val::Undefined(Reason::UnpinnedTangle { construct: 99 })
     ));
 }
@@ -217,9 +223,15 @@ fn under_base_the_fixed_allocation_is_defined_only_where_the_workgroup_stays_uni
     // Subgroup 1 (invocations 8..16) needs none: the branch is not workgroup-uniform.
     let some = 0x0101_0101_0101_0001u128;
     let ex = execute(&allocation_fixed(some), &map, Mode::Base).unwrap();
-    assert_eq!(rec(&ex, 0, TAG_ANY, 0), Val::Defined(Value::bool(true)));
-    assert_eq!(rec(&ex, 8, TAG_ANY, 0), Val::Defined(Value::bool(false)));
-    assert!(unpinned(rec(&ex, 0, TAG_MASK, 0)));
+    assert_eq!(
+        rec(&ex, 0, Tag::Any.code(), 0),
+        Val::Defined(Value::bool(true))
+    );
+    assert_eq!(
+        rec(&ex, 8, Tag::Any.code(), 0),
+        Val::Defined(Value::bool(false))
+    );
+    assert!(unpinned(rec(&ex, 0, Tag::Mask.code(), 0)));
 }
 
 #[test]
@@ -695,7 +707,7 @@ fn compare_accepts_a_correct_device_and_catches_each_kind_of_error() {
     // One record too many.
     let mut bad = out.clone();
     let len = execute(&p, &map, Mode::Maximal).unwrap().records[2].len();
-    bad[at(2, len)] = TAG_SLOT;
+    bad[at(2, len)] = Tag::Slot.code();
     let c = cmp(&bad, &ctr, Mode::Maximal);
     assert!(
         c.mismatches[0].got.contains("another record"),
@@ -710,7 +722,7 @@ fn compare_accepts_a_correct_device_and_catches_each_kind_of_error() {
     // Inconsistent atomics: invocation 2's broadcast base disagrees with the atomic add.
     let mut bad = out.clone();
     let base_rec = at(2, 3); // mask, size, elect, base
-    assert_eq!(bad[base_rec], TAG_BASE);
+    assert_eq!(bad[base_rec], Tag::Base.code());
     bad[base_rec + 1] += 1;
     let c = cmp(&bad, &ctr, Mode::Maximal);
     assert!(
@@ -724,7 +736,7 @@ fn compare_accepts_a_correct_device_and_catches_each_kind_of_error() {
     for i in 16..64 {
         for k in 0..8 {
             let r = at(i, k);
-            if [TAG_ATOMIC, TAG_BASE, TAG_SLOT].contains(&bad[r]) {
+            if [Tag::Atomic.code(), Tag::Base.code(), Tag::Slot.code()].contains(&bad[r]) {
                 bad[r + 1] = bad[r + 1].wrapping_sub(5);
             }
         }

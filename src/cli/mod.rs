@@ -11,6 +11,8 @@ pub(crate) mod devices;
 #[cfg(feature = "vulkan")]
 pub(crate) mod devices_all;
 pub(crate) mod docs;
+#[cfg(test)]
+mod docs_tests;
 pub(crate) mod eval;
 pub(crate) mod grayscott;
 pub(crate) mod merge;
@@ -22,34 +24,34 @@ pub(crate) mod report;
 pub(crate) mod run;
 
 pub use amber::exit_code;
-pub use docs::command_output;
+#[cfg(test)]
+pub(crate) use docs::command_output;
 
 use clap::{Parser, Subcommand};
 
 /// Exit code for bad user input (sysexits EX_USAGE).
 ///
 /// ```
-/// use lockstep::cli::{run, EXIT_USAGE};
 /// let argv = ["lockstep", "eval", "shuffle_down", "--size", "12", "--delta", "1"].map(String::from);
-/// let e = run(&argv).unwrap_err();
-/// assert_eq!(e.code, EXIT_USAGE);
+/// let e = lockstep::cli::run(&argv).unwrap_err();
+/// assert_eq!(e.code, 64);
 /// assert!(e.message.contains("power of two"), "{}", e.message);
 /// ```
-pub const EXIT_USAGE: i32 = 64;
+pub(crate) const EXIT_USAGE: i32 = 64;
 /// Exit code when no Vulkan loader or device is available.
-pub const EXIT_NO_DEVICE: i32 = 2;
+pub(crate) const EXIT_NO_DEVICE: i32 = 2;
 /// Exit code when a comparison failed.
-pub const EXIT_MISMATCH: i32 = 1;
+pub(crate) const EXIT_MISMATCH: i32 = 1;
 /// Exit code for a device or internal error (sysexits EX_SOFTWARE).
-pub const EXIT_INTERNAL: i32 = 70;
+pub(crate) const EXIT_INTERNAL: i32 = 70;
 
 /// An error at the CLI edge, with the exit code it maps to.
 ///
 /// ```
-/// use lockstep::cli::{CliError, EXIT_INTERNAL, EXIT_NO_DEVICE};
-/// assert_eq!(CliError::no_device("no Vulkan loader").code, EXIT_NO_DEVICE);
+/// use lockstep::cli::CliError;
+/// assert_eq!(CliError::no_device("no Vulkan loader").code, 2);
 /// let e = CliError::internal("pipeline creation failed");
-/// assert_eq!((e.code, e.message.as_str()), (EXIT_INTERNAL, "pipeline creation failed"));
+/// assert_eq!((e.code, e.message.as_str()), (70, "pipeline creation failed"));
 /// ```
 #[derive(Debug)]
 pub struct CliError {

@@ -12,16 +12,6 @@ use crate::model::{
 
 /// One evaluation to show: an operation with its subgroup size, active lanes, lane values and
 /// arguments. Evaluate it with [`Example::evaluate`]; reproduce it with [`Example::command`].
-///
-/// ```
-/// use lockstep::docs::Example;
-/// use lockstep::model::{lookup, LaneMask};
-/// let ex = Example::full(lookup("shuffle_down").unwrap()).with_active(LaneMask(0x7f));
-/// assert_eq!(ex.command(), "lockstep eval shuffle_down --size 8 --active 0x7f \
-///     --values 100,101,102,103,104,105,106,107 --delta 1");
-/// let out = ex.evaluate().unwrap();
-/// assert_eq!(out[6].to_string(), "undef"); // lane 6 reads lane 7, which is inactive
-/// ```
 #[derive(Clone, Debug)]
 pub struct Example {
     /// The catalogue entry.
@@ -84,13 +74,6 @@ pub fn default_size(op: &OpInfo) -> SubgroupSize {
 
 /// The divergent active mask used on every page: lanes 0, 3 and 5 inactive at size 8
 /// (`0xd6`), and a mix with one lane inactive per cluster of 4 or more at size 16 (`0xb7d6`).
-///
-/// ```
-/// use lockstep::docs::divergent_mask;
-/// use lockstep::model::SubgroupSize;
-/// assert_eq!(divergent_mask(SubgroupSize::new(8).unwrap()).0, 0xd6);
-/// assert_eq!(divergent_mask(SubgroupSize::new(32).unwrap()).0, 0xb7d6_b7d6);
-/// ```
 pub fn divergent_mask(size: SubgroupSize) -> LaneMask {
     let m: u128 = match size.get() {
         1 => 0x1,
@@ -333,14 +316,6 @@ impl Example {
 /// The illustrations of an operation: a full subgroup, a divergent one (same inputs, lanes
 /// inactive), and for some ops an extra one (the spec's worked example, NaN handling).
 /// Workgroup built-ins (`num_subgroups`, `subgroup_id`) have none: their page shows layouts instead.
-///
-/// ```
-/// use lockstep::docs::illustrations;
-/// use lockstep::model::lookup;
-/// let ills = illustrations(lookup("subgroupClusteredAdd").unwrap());
-/// assert_eq!(ills[0].title, "Full subgroup");
-/// assert!(ills.iter().any(|i| i.title.starts_with("Worked example")));
-/// ```
 pub fn illustrations(op: &'static OpInfo) -> Vec<Illustration> {
     if op.is_workgroup_level() {
         return Vec::new();
@@ -591,14 +566,6 @@ fn merge(a: &Args, b: &Args) -> Args {
 /// Every way the op's result can be undefined, each with the first example (in the order of
 /// [`illustrations`], then a search over sizes, values, arguments and active masks) that the model
 /// evaluates to it, in the order of [`ReasonDoc::order`](crate::model::ReasonDoc::order).
-///
-/// ```
-/// use lockstep::docs::undefined_cases;
-/// use lockstep::model::lookup;
-/// let keys: Vec<&str> = undefined_cases(lookup("shuffle_up").unwrap()).iter().map(|c| c.key).collect();
-/// assert_eq!(keys, ["source_inactive", "delta_exceeds_id"]);
-/// assert!(undefined_cases(lookup("subgroupAdd").unwrap()).is_empty());
-/// ```
 pub fn undefined_cases(op: &'static OpInfo) -> Vec<UndefinedCase> {
     let mut found: Vec<UndefinedCase> = Vec::new();
     let mut record = |ex: &Example, shown_in: Option<usize>| {

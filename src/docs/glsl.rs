@@ -17,14 +17,6 @@ fn core_gen_types(class: TypeClass) -> &'static [&'static str] {
 }
 
 /// The extended generic types of GL_EXT_shader_subgroup_extended_types_* that the class takes.
-///
-/// ```
-/// use lockstep::docs::extended_gen_types;
-/// use lockstep::model::TypeClass;
-/// assert_eq!(extended_gen_types(TypeClass::IntegerOrBool),
-///     ["genI8Type", "genU8Type", "genI16Type", "genU16Type", "genI64Type", "genU64Type"]);
-/// assert!(extended_gen_types(TypeClass::Bool).is_empty());
-/// ```
 pub fn extended_gen_types(class: TypeClass) -> Vec<&'static str> {
     [
         (ScalarType::I8, "genI8Type"),
@@ -52,15 +44,6 @@ fn result_type(r: ResultKind) -> &'static str {
 
 /// The op's GLSL declaration(s), one per generic type, aligned as in the spec; built-in variables
 /// as their `in` declaration (GL_KHR_shader_subgroup.txt, 7.1).
-///
-/// ```
-/// use lockstep::docs::glsl_signatures;
-/// use lockstep::model::lookup;
-/// let s = glsl_signatures(lookup("shuffle_down").unwrap());
-/// assert_eq!(s[0], "genType  subgroupShuffleDown(genType value,  uint delta);");
-/// assert_eq!(glsl_signatures(lookup("elect").unwrap()), ["bool subgroupElect(void);"]);
-/// assert_eq!(glsl_signatures(lookup("subgroup_size").unwrap()), ["mediump in uint gl_SubgroupSize;"]);
-/// ```
 pub fn glsl_signatures(op: &OpInfo) -> Vec<String> {
     if op.glsl.starts_with("gl_") {
         // 7.1: gl_SubgroupSize and gl_SubgroupInvocationID are mediump, the rest highp.

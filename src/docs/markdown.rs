@@ -46,15 +46,6 @@ pub fn outcome(o: &Outcome) -> String {
 /// The per-lane table of an evaluated example: a row of lane numbers, then `active` (`x` or `-`),
 /// one row per per-lane argument, `value` (the operand; `-` in inactive lanes, whose values are
 /// never read) and `result`; under it, the reason of every undefined lane.
-///
-/// ```
-/// use lockstep::docs::{lane_table, Example};
-/// use lockstep::model::{lookup, LaneMask};
-/// let ex = Example::full(lookup("broadcast_first").unwrap()).with_active(LaneMask(0b1100_0000));
-/// let t = lane_table(&ex, &ex.evaluate().unwrap());
-/// assert!(t.contains("| active | - | - | - | - | - | - | x | x |"), "{t}");
-/// assert!(t.contains("| **result** | - | - | - | - | - | - | 106 | 106 |"), "{t}");
-/// ```
 pub fn lane_table(ex: &Example, out: &[Outcome]) -> String {
     let n = ex.size.lanes();
     let header: Vec<String> = std::iter::once("lane".to_string())

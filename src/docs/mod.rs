@@ -4,17 +4,8 @@
 //!
 //! Pages are derived from the op catalogue: signatures from argument kinds and type classes
 //! ([`glsl_signatures`]), inputs from categories ([`illustrations`]), undefined cases from a search
-//! over inputs ([`undefined_cases`]). `tests/docs.rs` regenerates everything into a temporary
+//! over inputs ([`undefined_cases`]). `cli::docs_tests` regenerates everything into a temporary
 //! directory and fails, naming the file and first differing line, when the committed pages drift.
-//!
-//! ```
-//! let pages = lockstep::docs::render_all(&[]);
-//! let names: Vec<&str> = pages.iter().map(|p| p.path.as_str()).collect();
-//! assert_eq!(names[..2], ["basic.md", "vote.md"]);
-//! assert_eq!(names.last(), Some(&"undefined.md"));
-//! let shuffle = pages.iter().find(|p| p.path == "shuffle-relative.md").unwrap();
-//! assert!(shuffle.content.contains("## subgroupShuffleDown"));
-//! ```
 
 mod examples;
 mod glsl;
@@ -25,21 +16,25 @@ mod readme;
 mod reports;
 mod undefined;
 mod uses;
-pub use kernels::EXAMPLE_KERNELS;
-
-pub use examples::{divergent_mask, illustrations, undefined_cases, Example};
-pub use glsl::{extended_gen_types, glsl_signatures};
-pub use markdown::lane_table;
-pub use readme::{refresh_output_blocks, OUTPUT_MARKER};
-pub(crate) use reports::LoadedReport;
-pub use reports::{read_reports, sentence, PatternCount, Report, ReportDevice, UndefinedObserved};
+pub(crate) use readme::refresh_output_blocks;
+pub(crate) use reports::{read_reports, LoadedReport};
+// What the generator's tests (`cli::docs_tests`) reach besides.
+#[cfg(test)]
+pub(crate) use {
+    examples::{divergent_mask, illustrations, undefined_cases, Example},
+    glsl::{extended_gen_types, glsl_signatures},
+    kernels::EXAMPLE_KERNELS,
+    markdown::lane_table,
+    readme::OUTPUT_MARKER,
+    reports::{sentence, PatternCount, Report, ReportDevice, UndefinedObserved},
+};
 
 use crate::model::Category;
 use std::path::{Path, PathBuf};
 
 /// The line under every generated page's title; also how a stale generated page is recognised.
 pub const GENERATED_NOTICE: &str = "> Generated from the reference model by \
-    `lockstep docs --out docs/semantics` — do not edit by hand; `tests/docs.rs` fails when this page \
+    `lockstep docs --out docs/semantics` — do not edit by hand; `cargo test` fails when this page \
     and the model disagree.";
 
 /// An error reading reports or writing pages.
@@ -99,13 +94,6 @@ pub fn render_all(reports: &[LoadedReport]) -> Vec<Page> {
 
 /// Renders every page with the reports of `results_dir` and writes them to `out_dir` (created if
 /// missing). Returns the files written.
-///
-/// ```
-/// let dir = tempfile::tempdir().unwrap();
-/// let written = lockstep::docs::generate(dir.path(), &dir.path().join("no-results")).unwrap();
-/// assert_eq!(written.len(), 10);
-/// assert!(std::fs::read_to_string(dir.path().join("quad.md")).unwrap().contains("subgroupQuadSwapDiagonal"));
-/// ```
 pub fn generate(out_dir: &Path, results_dir: &Path) -> Result<Vec<PathBuf>, DocsError> {
     let reports = read_reports(results_dir)?;
     std::fs::create_dir_all(out_dir).map_err(|e| DocsError::io(out_dir, e))?;
@@ -175,14 +163,6 @@ impl std::fmt::Display for Drift {
 }
 
 /// The first line (1-based) where `committed` and `generated` differ, with both lines; `None` if equal.
-///
-/// ```
-/// use lockstep::docs::first_difference;
-/// assert_eq!(first_difference("a\nb\n", "a\nb\n"), None);
-/// assert_eq!(first_difference("a\nb\n", "a\nc\n"), Some((2, Some("b"), Some("c"))));
-/// assert_eq!(first_difference("a\n", "a\nb\n"), Some((2, None, Some("b"))));
-/// assert_eq!(first_difference("a", "a\n"), Some((2, None, None)));
-/// ```
 pub fn first_difference<'a>(
     committed: &'a str,
     generated: &'a str,
@@ -261,16 +241,6 @@ pub fn compare_dirs(generated_dir: &Path, committed_dir: &Path) -> Result<Vec<Dr
 
 /// Regenerates the pages into a temporary directory and compares them with `out_dir`
 /// ([`compare_dirs`]); an empty list means the committed pages are up to date.
-///
-/// ```
-/// let dir = tempfile::tempdir().unwrap();
-/// let results = dir.path().join("results");
-/// lockstep::docs::generate(dir.path(), &results).unwrap();
-/// assert!(lockstep::docs::check(dir.path(), &results).unwrap().is_empty());
-/// std::fs::write(dir.path().join("vote.md"), "edited\n").unwrap();
-/// let drift = lockstep::docs::check(dir.path(), &results).unwrap();
-/// assert!(drift[0].to_string().ends_with("vote.md:1: first difference\n  committed: \"edited\"\n  generated: \"# Vote: subgroupAll, subgroupAny, subgroupAllEqual\""), "{}", drift[0]);
-/// ```
 pub fn check(out_dir: &Path, results_dir: &Path) -> Result<Vec<Drift>, DocsError> {
     let tmp = tempfile::tempdir().map_err(|e| DocsError::io(&std::env::temp_dir(), e))?;
     generate(tmp.path(), results_dir)?;

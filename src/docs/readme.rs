@@ -17,14 +17,6 @@ const END_MARKER: &str = "<!-- /lockstep-output -->";
 /// Replaces the content of every output block of `text` with `$ lockstep ARGS` and what `run`
 /// returns for `ARGS` (split at spaces). The text outside the blocks is kept as it is. An opening
 /// marker without its closing one is an error naming the line.
-///
-/// ```
-/// use lockstep::docs::refresh_output_blocks;
-/// let md = "Intro\n<!-- lockstep-output: hello world -->\nold\n<!-- /lockstep-output -->\nEnd\n";
-/// let out = refresh_output_blocks(md, |args| format!("{} args\n", args.len())).unwrap();
-/// assert_eq!(out, "Intro\n<!-- lockstep-output: hello world -->\n```text\n$ lockstep hello world\n2 args\n```\n<!-- /lockstep-output -->\nEnd\n");
-/// assert!(refresh_output_blocks("<!-- lockstep-output: x -->\n", |_| String::new()).is_err());
-/// ```
 pub fn refresh_output_blocks(
     text: &str,
     mut run: impl FnMut(&[String]) -> String,

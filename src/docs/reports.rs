@@ -46,16 +46,6 @@ pub struct UndefinedObserved {
 }
 
 /// One conformance report, as far as the docs read it.
-///
-/// ```
-/// let r: lockstep::docs::Report = serde_json::from_str(r#"{
-///     "device": {"name": "llvmpipe", "driver": "Mesa 22.3.6", "subgroup_size": 8},
-///     "date": "2026-11-21", "command": "lockstep conform", "results": [],
-///     "undefined_observed": [{"op": "shuffle_down", "reason": "source_out_of_range", "lanes": 4,
-///         "patterns": [{"pattern": "own_value", "lanes": 4}]}],
-///     "summary": {"passed": 1}}"#).unwrap();
-/// assert_eq!(r.undefined_observed[0].patterns[0].pattern, "own_value");
-/// ```
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 pub struct Report {
     /// The device.
@@ -84,14 +74,6 @@ pub struct LoadedReport {
 }
 
 /// Reads every `*.json` file of `dir`, sorted by file name; no directory means no reports.
-///
-/// ```
-/// let dir = tempfile::tempdir().unwrap();
-/// assert!(lockstep::docs::read_reports(&dir.path().join("missing")).unwrap().is_empty());
-/// std::fs::write(dir.path().join("bad.json"), "{").unwrap();
-/// let e = lockstep::docs::read_reports(dir.path()).unwrap_err().to_string();
-/// assert!(e.contains("bad.json"), "{e}");
-/// ```
 pub fn read_reports(dir: &Path) -> Result<Vec<LoadedReport>, DocsError> {
     if !dir.is_dir() {
         return Ok(Vec::new());
@@ -174,18 +156,6 @@ pub fn label(r: &Report) -> String {
 /// One sentence on what a device returned for an (op, reason) pair, most frequent pattern first:
 /// "llvmpipe (Mesa 22.3.6, 2026-11-21) returned the lane's own value in 97% of out-of-range
 /// shuffle_down cases (1200 of 1234 lanes), zero in 3% (34)."
-///
-/// ```
-/// use lockstep::docs::{sentence, PatternCount, Report, ReportDevice, UndefinedObserved};
-/// let r = Report { device: ReportDevice { name: "X".into(), driver: "d 1".into(), subgroup_size: Some(32) },
-///     date: "2026-11-21".into(), command: String::new(), undefined_observed: vec![],
-///     summary: serde_json::Value::Null };
-/// let u = UndefinedObserved { op: "shuffle_down".into(), reason: "source_out_of_range".into(), lanes: 4,
-///     patterns: vec![PatternCount { pattern: "zero".into(), lanes: 1 },
-///                    PatternCount { pattern: "own_value".into(), lanes: 3 }] };
-/// assert_eq!(sentence(&r, &u), "X (d 1, 2026-11-21) returned the lane's own value in 75% of \
-///     out-of-range shuffle_down cases (3 of 4 lanes), zero in 25% (1).");
-/// ```
 pub fn sentence(r: &Report, u: &UndefinedObserved) -> String {
     let who = label(r);
     let what = format!("{} {} cases", reason_adjective(&u.reason), u.op);

@@ -19,22 +19,59 @@ pub(crate) const IF_NEEDS_SPACE: u32 = 1;
 pub(crate) const IF_ELECT: u32 = 2;
 /// `if (subgroupAny(needs_space))` (fixed only)
 pub(crate) const IF_ANY: u32 = 3;
-/// tag of `subgroupAny(needs_space)` (fixed only)
-pub const TAG_ANY: u32 = 10;
-/// tag of `mask = subgroupBallot(needs_space)`
-pub const TAG_MASK: u32 = 11;
-/// tag of `size = subgroupBallotBitCount(mask)`
-pub const TAG_SIZE: u32 = 12;
-/// tag of `subgroupElect()`
-pub const TAG_ELECT: u32 = 13;
-/// tag of `base = atomicAdd(b.free, size)`
-pub const TAG_ATOMIC: u32 = 14;
-/// tag of `base = subgroupBroadcastFirst(base)`
-pub const TAG_BASE: u32 = 15;
-/// tag of `offset = subgroupBallotExclusiveBitCount(mask)`
-pub const TAG_OFFSET: u32 = 16;
-/// tag of the write `b.data[base + offset]` (the slot index is recorded)
-pub const TAG_SLOT: u32 = 17;
+/// The tags of seed 001's records: which statement of the kernel a record comes from
+/// (`Stmt::Record`'s `tag` is [`Tag::code`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tag {
+    /// `subgroupAny(needs_space)` (fixed only)
+    Any,
+    /// `mask = subgroupBallot(needs_space)`
+    Mask,
+    /// `size = subgroupBallotBitCount(mask)`
+    Size,
+    /// `subgroupElect()`
+    Elect,
+    /// `base = atomicAdd(b.free, size)`
+    Atomic,
+    /// `base = subgroupBroadcastFirst(base)`
+    Base,
+    /// `offset = subgroupBallotExclusiveBitCount(mask)`
+    Offset,
+    /// the write `b.data[base + offset]` (the slot index is recorded)
+    Slot,
+}
+
+impl Tag {
+    const ALL: [Tag; 8] = [
+        Tag::Any,
+        Tag::Mask,
+        Tag::Size,
+        Tag::Elect,
+        Tag::Atomic,
+        Tag::Base,
+        Tag::Offset,
+        Tag::Slot,
+    ];
+
+    /// The record tag in the programs (10, 11, …: above the branch ids).
+    pub fn code(self) -> u32 {
+        10 + self as u32
+    }
+
+    /// The GLSL it stands for.
+    pub(crate) fn glsl(self) -> &'static str {
+        match self {
+            Tag::Any => "subgroupAny(needs_space)",
+            Tag::Mask => "mask = subgroupBallot(needs_space)",
+            Tag::Size => "size = subgroupBallotBitCount(mask)",
+            Tag::Elect => "subgroupElect()",
+            Tag::Atomic => "base = atomicAdd(b.free, size)",
+            Tag::Base => "base = subgroupBroadcastFirst(base)",
+            Tag::Offset => "offset = subgroupBallotExclusiveBitCount(mask)",
+            Tag::Slot => "b.data[base + offset] (the index)",
+        }
+    }
+}
 
 // Registers: r0 mask, r1 size, r2 base, r3 elect, r4 offset, r5 any.
 const MASK: u8 = 0;
@@ -46,29 +83,22 @@ const ANY: u8 = 5;
 
 /// The GLSL each tag stands for.
 pub(crate) fn tag_name(tag: u32) -> &'static str {
-    match tag {
-        TAG_ANY => "subgroupAny(needs_space)",
-        TAG_MASK => "mask = subgroupBallot(needs_space)",
-        TAG_SIZE => "size = subgroupBallotBitCount(mask)",
-        TAG_ELECT => "subgroupElect()",
-        TAG_ATOMIC => "base = atomicAdd(b.free, size)",
-        TAG_BASE => "base = subgroupBroadcastFirst(base)",
-        TAG_OFFSET => "offset = subgroupBallotExclusiveBitCount(mask)",
-        TAG_SLOT => "b.data[base + offset] (the index)",
-        _ => "?",
-    }
+    Tag::ALL
+        .iter()
+        .find(|t| t.code() == tag)
+        .map_or("?", |t| t.glsl())
 }
 
 /// The body shared by both kernels, from the ballot to the broadcast and offset.
 fn allocate(needs_space: u128) -> Vec<Stmt> {
     vec![
         Stmt::Op {
-            tag: TAG_MASK,
+            tag: Tag::Mask.code(),
             op: SgOp::ballot(Cond::Mask(needs_space)),
             dst: Some(MASK),
         },
         Stmt::Op {
-            tag: TAG_SIZE,
+            tag: Tag::Size.code(),
             op: SgOp::bit_count(MASK),
             dst: Some(SIZE),
         },
@@ -77,7 +107,7 @@ fn allocate(needs_space: u128) -> Vec<Stmt> {
             value: Operand::Const(0),
         },
         Stmt::Op {
-            tag: TAG_ELECT,
+            tag: Tag::Elect.code(),
             op: SgOp::elect(),
             dst: Some(ELECT),
         },
@@ -85,7 +115,7 @@ fn allocate(needs_space: u128) -> Vec<Stmt> {
             id: IF_ELECT,
             cond: Cond::Reg(ELECT),
             then_branch: vec![Stmt::Atomic {
-                tag: TAG_ATOMIC,
+                tag: Tag::Atomic.code(),
                 counter: 0,
                 value: Operand::Reg(SIZE),
                 dst: Some(BASE),
@@ -93,12 +123,12 @@ fn allocate(needs_space: u128) -> Vec<Stmt> {
             else_branch: vec![],
         },
         Stmt::Op {
-            tag: TAG_BASE,
+            tag: Tag::Base.code(),
             op: SgOp::broadcast_first(Operand::Reg(BASE)),
             dst: Some(BASE),
         },
         Stmt::Op {
-            tag: TAG_OFFSET,
+            tag: Tag::Offset.code(),
             op: SgOp::exclusive_bit_count(MASK),
             dst: Some(OFFSET),
         },
@@ -107,7 +137,7 @@ fn allocate(needs_space: u128) -> Vec<Stmt> {
 
 fn write_slot() -> Stmt {
     Stmt::Store {
-        tag: TAG_SLOT,
+        tag: Tag::Slot.code(),
         value: Operand::Sum(BASE, OFFSET),
     }
 }
@@ -141,7 +171,7 @@ pub fn allocation_fixed(needs_space: u128) -> Program {
     Program {
         main: vec![
             Stmt::Op {
-                tag: TAG_ANY,
+                tag: Tag::Any.code(),
                 op: SgOp::any(Cond::Mask(needs_space)),
                 dst: Some(ANY),
             },
