@@ -300,3 +300,56 @@ fn lockstep_run_binds_samplers_given_on_the_command_line() {
         assert!(e.message.contains(says), "{}", e.message);
     }
 }
+
+/// `BIND SAMPLER … DESCRIPTOR_SET 1`: the sampler the shader declares in set 1 is the one bound
+/// there (Vulkan binds descriptors by set and binding; the same sampler in set 0 reads the same
+/// texels: nearest, repeat).
+#[test]
+fn a_sampler_bound_in_another_descriptor_set_is_the_one_the_shader_reads() {
+    let body = "  o[0] = textureLod(sampler2D(tex, nearest_repeat), vec2(1.125, 0.375), 0.0);\n";
+    let expects = "EXPECT o IDX 0 EQ 0 1 4 1\n";
+    let text = script(body, expects)
+        .replace(
+            "layout(set=0, binding=1) uniform sampler nearest_repeat;",
+            "layout(set=1, binding=1) uniform sampler nearest_repeat;",
+        )
+        .replace(
+            "BIND SAMPLER nr DESCRIPTOR_SET 0 BINDING 1",
+            "BIND SAMPLER nr DESCRIPTOR_SET 1 BINDING 1",
+        );
+    assert!(text.contains("DESCRIPTOR_SET 1 BINDING 1") && text.contains("set=1, binding=1"));
+    let s = parse(&text).unwrap();
+    let r = model(&s);
+    assert_eq!(statuses(&r), want(&text, &["pass"]), "{r:?}");
+    on_device(&s, &expect_lines(&text));
+}
+
+/// `lockstep run --sampler 1.2=…`: a sampler alone (no texels) in descriptor set 1 is bound
+/// where the kernel declares it, and the texels it samples come out defined.
+#[test]
+fn lockstep_run_binds_a_sampler_alone_in_another_descriptor_set() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = dir.path().join("k.comp");
+    std::fs::write(&k, "#version 450\nlayout(local_size_x=4) in;\nlayout(set=0, binding=1) uniform texture2D tex;\nlayout(set=1, binding=2) uniform sampler s;\nlayout(set=0, binding=3) buffer O { vec4 o[]; };\nvoid main() {\n  uint i = gl_LocalInvocationID.x;\n  o[i] = textureLod(sampler2D(tex, s), vec2(0.125 + 0.25 * float(i), 0.375), 0.0);\n}\n").unwrap();
+    let argv: Vec<String> = [
+        "lockstep",
+        "run",
+        k.to_str().unwrap(),
+        "--buffer",
+        "1=series:f32:4x4x4",
+        "--buffer",
+        "3=zeros:f32:4x4",
+        "--sampler",
+        "1.2=nearest,repeat",
+        "--model-only",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let out = lockstep::cli::run(&argv).unwrap_or_else(|e| panic!("{}", e.message));
+    // nearest sampling reads texels: all 16 components exact
+    assert!(
+        out.contains("binding 3  f32   16        16     0        0"),
+        "{out}"
+    );
+}

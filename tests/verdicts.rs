@@ -82,12 +82,12 @@ fn lockstep_run_and_amber_give_every_element_the_same_verdict() {
 /// one descriptor may write is undefined through every descriptor that shows it — here a buffer
 /// whose first half is bound writable (binding 0) and whole read-only (binding 1): the second
 /// half, seen only read-only, is the same memory (the policy once went by descriptor, and left it
-/// defined).
+/// defined). A buffer only read-only descriptors show stays defined.
 #[test]
 fn a_divergent_barrier_leaves_memory_undefined_through_every_descriptor_that_shows_it() {
     let script = |barrier: &str| {
         let mut text = format!(
-            "#!amber\nSHADER compute k GLSL\n#version 450\nlayout(local_size_x = 8) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nlayout(binding = 1) readonly buffer R {{ uint r[]; }};\nvoid main() {{ uint i = gl_LocalInvocationID.x; {barrier} b[i] = r[i + {N}u] + 1u; }}\nEND\nBUFFER buf DATA_TYPE uint32 SIZE {} FILL 0\nPIPELINE compute p\n  ATTACH k\n  BIND BUFFER buf AS storage DESCRIPTOR_SET 0 BINDING 0 DESCRIPTOR_OFFSET 0 DESCRIPTOR_RANGE {}\n  BIND BUFFER buf AS storage DESCRIPTOR_SET 0 BINDING 1\nEND\nRUN p 1 1 1\n",
+            "#!amber\nSHADER compute k GLSL\n#version 450\nlayout(local_size_x = 8) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nlayout(binding = 1) readonly buffer R {{ uint r[]; }};\nlayout(binding = 2) readonly buffer Q {{ uint q[]; }};\nvoid main() {{ uint i = gl_LocalInvocationID.x; {barrier} b[i] = r[i + {N}u] + 1u + q[i] * 0u; }}\nEND\nBUFFER buf DATA_TYPE uint32 SIZE {} FILL 0\nBUFFER other DATA_TYPE uint32 SIZE {N} FILL 5\nPIPELINE compute p\n  ATTACH k\n  BIND BUFFER buf AS storage DESCRIPTOR_SET 0 BINDING 0 DESCRIPTOR_OFFSET 0 DESCRIPTOR_RANGE {}\n  BIND BUFFER buf AS storage DESCRIPTOR_SET 0 BINDING 1\n  BIND BUFFER other AS storage DESCRIPTOR_SET 0 BINDING 2\nEND\nRUN p 1 1 1\nEXPECT other IDX 0 EQ 5 5 5 5 5 5 5 5\n",
             2 * N,
             4 * N
         );
@@ -96,8 +96,13 @@ fn a_divergent_barrier_leaves_memory_undefined_through_every_descriptor_that_sho
         }
         let mut model = ModelBackend::new(None, Some(SubgroupSize::new(4).unwrap()));
         let r = run_script(&parse(&text).unwrap(), &mut model);
-        assert_eq!(r.expects.len(), 2 * N, "{r:?}");
-        r.expects.iter().map(|v| v.status).collect::<Vec<Status>>()
+        assert_eq!(r.expects.len(), 2 * N + 1, "{r:?}");
+        // Memory no descriptor may write stays as it was, defined.
+        assert_eq!(r.expects[0].status, Status::Pass, "{r:?}");
+        r.expects[1..]
+            .iter()
+            .map(|v| v.status)
+            .collect::<Vec<Status>>()
     };
     // Every invocation reaches the barrier: the first half 0 + 1, the second half untouched.
     assert_eq!(script("barrier();"), vec![Status::Pass; 2 * N]);
@@ -106,4 +111,107 @@ fn a_divergent_barrier_leaves_memory_undefined_through_every_descriptor_that_sho
         script("if (i < 4u) { barrier(); }"),
         vec![Status::Undefined; 2 * N]
     );
+}
+
+/// `lockstep run` compares bit for bit where the model's value is defined and exact: a device
+/// buffer that differs in one element is one mismatch naming that element; one of another length
+/// (a multisampled image cannot be read back) is not compared.
+#[test]
+fn a_device_value_that_differs_from_a_defined_one_is_a_mismatch_naming_the_element() {
+    let src = "#version 450\nlayout(local_size_x = 8) in;\nlayout(binding = 0) buffer B { uint b[]; };\nvoid main() { b[gl_LocalInvocationID.x] = gl_LocalInvocationID.x; }\n";
+    let module = compile(src, SourceLang::Glsl, &SourceOptions::default()).unwrap();
+    let mut job = KernelJob::new(module);
+    job.buffers.push((0, 0, HostBuffer::from_slice(&[0u32; N])));
+    let model = job.run_model(SubgroupSize::new(4).unwrap(), None).unwrap();
+    let bytes = |v: &[u32]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
+    let mut dev: Vec<u32> = (0..N as u32).collect();
+    let same = bytes(&dev);
+    let r = job.compare(
+        &model,
+        Some(std::slice::from_ref(&same)),
+        Tolerance::default(),
+    );
+    assert!(r.ok() && r.buffers[0].mismatches == 0, "{}", r.text());
+    dev[5] = 99;
+    let r = job.compare(&model, Some(&[bytes(&dev)]), Tolerance::default());
+    assert_eq!(r.buffers[0].mismatches, 1, "{}", r.text());
+    assert!(!r.ok());
+    assert!(r.text().contains("b[5]"), "{}", r.text());
+    let r = job.compare(&model, Some(&[same[..16].to_vec()]), Tolerance::default());
+    assert_eq!(r.buffers[0].mismatches, 0, "{}", r.text());
+}
+
+/// GLSL 4.60, 8.11 Atomic Memory Functions: the value an atomic returns depends on the order the
+/// invocations ran in; the final value of a commuting atomic does not. `lockstep run` counts the
+/// first order-dependent (listed, not compared) and the second exact.
+#[test]
+fn values_an_atomic_returned_are_order_dependent_and_its_final_value_exact() {
+    let src = "#version 450\nlayout(local_size_x = 8) in;\nlayout(binding = 0) buffer B { uint b[]; };\nlayout(binding = 1) buffer C { uint c; };\nvoid main() { b[gl_LocalInvocationID.x] = atomicAdd(c, 1u); }\n";
+    let module = compile(src, SourceLang::Glsl, &SourceOptions::default()).unwrap();
+    let mut job = KernelJob::new(module);
+    job.buffers.push((0, 0, HostBuffer::from_slice(&[0u32; N])));
+    job.buffers.push((0, 1, HostBuffer::from_slice(&[0u32])));
+    let model = job.run_model(SubgroupSize::new(4).unwrap(), None).unwrap();
+    let r = job.compare(&model, None, Tolerance::default());
+    let counts = |b: usize| {
+        let x = &r.buffers[b];
+        (x.exact, x.order_dependent, x.undefined, x.racy)
+    };
+    assert_eq!(counts(0), (0, N, 0, 0), "{}", r.text());
+    assert_eq!(counts(1), (1, 0, 0, 0), "{}", r.text());
+    assert_eq!(model.run.buffers[1].bytes, (N as u32).to_le_bytes());
+}
+
+/// The model's verdicts reach Amber's EXPECTs as byte ranges: a run of elements left undefined
+/// for one reason is one range, however long the buffer (a poisoned dispatch over a large buffer
+/// must not make an annotation per element).
+#[test]
+fn a_run_of_elements_left_undefined_for_one_reason_is_one_annotation() {
+    use lockstep::amber::backend::{Annotation, Backend, BackendError, BackendKind, Dispatch};
+    use lockstep::amber::backend::{AnnotationKind, DispatchOutput};
+    use lockstep::amber::parse::Unsupported;
+    use lockstep::amber::script::Script;
+    /// The model, keeping what each dispatch annotated.
+    struct Recording(ModelBackend, Vec<Vec<Vec<Annotation>>>);
+    impl Backend for Recording {
+        fn kind(&self) -> BackendKind {
+            self.0.kind()
+        }
+        fn forced_mode(&self) -> Option<lockstep::reconverge::Mode> {
+            self.0.forced_mode()
+        }
+        fn requirements(&self, s: &Script) -> Result<(), Unsupported> {
+            self.0.requirements(s)
+        }
+        fn dispatch(&mut self, d: &Dispatch<'_>) -> Result<DispatchOutput, BackendError> {
+            let out = self.0.dispatch(d)?;
+            self.1.push(out.annotations.clone());
+            Ok(out)
+        }
+    }
+    const M: usize = 4096;
+    let run = |body: &str| {
+        let text = format!(
+            "#!amber\nSHADER compute k GLSL\n#version 450\nlayout(local_size_x = 8) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nvoid main() {{ uint i = gl_LocalInvocationID.x; {body} }}\nEND\nBUFFER buf DATA_TYPE uint32 SIZE {M} FILL 0\nPIPELINE compute p\n  ATTACH k\n  BIND BUFFER buf AS storage DESCRIPTOR_SET 0 BINDING 0\nEND\nRUN p 1 1 1\n"
+        );
+        let mut rec = Recording(
+            ModelBackend::new(None, Some(SubgroupSize::new(4).unwrap())),
+            Vec::new(),
+        );
+        run_script(&parse(&text).unwrap(), &mut rec);
+        assert_eq!(rec.1.len(), 1);
+        rec.1.remove(0).remove(0)
+    };
+    // A barrier half the invocations skip: the whole buffer, one range.
+    let a = run("if (i < 4u) { barrier(); } b[i] = 1u;");
+    assert_eq!(a.len(), 1, "{a:?}");
+    assert_eq!(
+        (a[0].bytes.clone(), a[0].kind),
+        (0..4 * M, AnnotationKind::Undefined)
+    );
+    // Two invocations race on element 3, two others on element 100: two ranges, the rest
+    // defined.
+    let a = run("if (i >= 6u) { b[3] = i; } if (i <= 1u) { b[100] = i; }");
+    let ranges: Vec<_> = a.iter().map(|x| x.bytes.clone()).collect();
+    assert_eq!(ranges, vec![12..16, 400..404], "{a:?}");
 }
