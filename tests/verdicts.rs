@@ -136,7 +136,14 @@ fn a_device_value_that_differs_from_a_defined_one_is_a_mismatch_naming_the_eleme
     let r = job.compare(&model, Some(&[bytes(&dev)]), Tolerance::default());
     assert_eq!(r.buffers[0].mismatches, 1, "{}", r.text());
     assert!(!r.ok());
-    assert!(r.text().contains("b[5]"), "{}", r.text());
+    // the element, both values, and the invocation that wrote it on the model (subgroup size 4)
+    assert!(
+        r.text().contains(
+            "b[5]: model 5 device 99 (by workgroup (0,0,0) invocation 5 (subgroup 1 lane 1))"
+        ),
+        "{}",
+        r.text()
+    );
     let r = job.compare(&model, Some(&[same[..16].to_vec()]), Tolerance::default());
     assert_eq!(r.buffers[0].mismatches, 0, "{}", r.text());
 }
