@@ -209,7 +209,7 @@ pub struct Dispatch<'k> {
     /// such reads found in this run
     late_new: Mutex<HashSet<LateKey>>,
     /// `late` is not empty
-    any_late: AtomicBool,
+    pub(crate) any_late: AtomicBool,
     /// which workgroup order the ordered run follows (0: in order)
     schedule: std::sync::atomic::AtomicU32,
     /// buffer objects a path not taken (a lost or order-dependent branch) may have stored to, with
@@ -879,8 +879,13 @@ pub(crate) struct Wg<'d, 'k> {
     pub(crate) wg_linear: u32,
     pub(crate) steps: u64,
     pub(crate) frames: Vec<Frame>,
+    /// the provenance ids this thread has used: the dispatch-wide table (`Provs`, behind a lock)
+    /// is asked once per distinct record
+    pub(crate) prov_ids: std::cell::RefCell<HashMap<Prov, u32, foldhash::fast::FixedState>>,
     /// scratch for phis and group operations
     pub(crate) scratch: Vec<u64>,
+    /// the lanes of one subgroup a subgroup operation left undefined, with the model's reason
+    pub(crate) group_undefined: Vec<(u32, crate::model::Reason)>,
     pub(crate) scratch_t: Vec<Taint>,
     pub(crate) errs: Vec<(usize, u32, crate::spirv::scalar::ScalarUndef)>,
 }
@@ -946,7 +951,9 @@ impl<'d, 'k> Wg<'d, 'k> {
             wg_linear: 0,
             steps: 0,
             frames: Vec::new(),
+            prov_ids: Default::default(),
             scratch: Vec::new(),
+            group_undefined: Vec::new(),
             scratch_t: Vec::new(),
             errs: Vec::new(),
             consts: vec![false; k.reg_slots.len()],
@@ -1088,11 +1095,18 @@ impl<'d, 'k> Wg<'d, 'k> {
 
     /// Creates (or finds) a provenance record.
     pub(crate) fn prov(&self, cause: Cause, loc: LocId, parent: Taint) -> Taint {
-        Taint::undefined(self.d.provs.intern(Prov {
+        let p = Prov {
             cause,
             loc,
             parent: parent.prov(),
-        }))
+        };
+        let mut ids = self.prov_ids.borrow_mut();
+        if let Some(&id) = ids.get(&p) {
+            return Taint::undefined(id);
+        }
+        let id = self.d.provs.intern(p.clone());
+        ids.insert(p, id);
+        Taint::undefined(id)
     }
 
     /// The dispatch-wide slot of lane `s` (1-based for shadows).

@@ -141,7 +141,10 @@ impl Wg<'_, '_> {
                 }
                 continue;
             };
-            let mut undefined = Vec::new();
+            // The lanes the model left undefined (a list kept across calls: no allocation per
+            // subgroup for a shuffle's edge lanes).
+            let mut undefined = std::mem::take(&mut self.group_undefined);
+            undefined.clear();
             match gi.value {
                 None => {
                     let mut sink = RegSink {
@@ -172,7 +175,7 @@ impl Wg<'_, '_> {
                 }
             }
             self.group_taint(gi, &call, set, (base, db, rn), &arg_taint, inexact);
-            for (l, why) in undefined {
+            for (l, why) in undefined.drain(..) {
                 let p = self.prov(
                     Cause::Subgroup {
                         op: gi.op,
@@ -186,6 +189,7 @@ impl Wg<'_, '_> {
                     self.regs.taint[i] = p | self.regs.taint[i].inexact_part();
                 }
             }
+            self.group_undefined = undefined;
             if let Some(p) = unpinned {
                 for l in set.iter() {
                     for c in 0..rn {

@@ -164,6 +164,75 @@ impl Wg<'_, '_> {
         }
     }
 
+    /// A float operation `d[c] = f(a[c], b[c])` (`b[0]` for every slot where `b_scalar`) for
+    /// slots `0..n`, whose results and operands of width `w` are checked for denormals in the same
+    /// pass over the lanes: where any is one and the module does not preserve denormals,
+    /// [`Wg::denormals`] marks those lanes inexact (`b` checked only where `check_b`). A result
+    /// whose every lane `extra` marks inexact already needs no check.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub(crate) fn map2_float(
+        &mut self,
+        set: &[LaneMask],
+        n: u32,
+        d: Reg,
+        a: Reg,
+        (b, b_scalar, check_b): (Reg, bool, bool),
+        extra: Taint,
+        w: u8,
+        f: impl Fn(u64, u64) -> u64,
+    ) {
+        let (lanes, nl) = (self.lanes, self.n);
+        let (db, ab, bb) = (self.regs.base(d), self.regs.base(a), self.regs.base(b));
+        let (ta, tb) = (self.regs.dirty(a), self.regs.dirty(b));
+        if ta || tb || !extra.is_none() {
+            self.regs.make_dirty(d);
+        }
+        let td = self.regs.dirty(d);
+        let check = self.denorm_flushable(w) && !extra.is_inexact();
+        let den = |x: u64| scalar::is_denormal(w, x);
+        let mut any = false;
+        for c in 0..n as usize {
+            let br = if b_scalar { bb } else { bb + c * lanes };
+            let (dr, ar) = (db + c * lanes, ab + c * lanes);
+            match rows3(&mut self.regs.vals, dr, ar, br, lanes) {
+                Some((dv, av, bv)) if check => each_span(set, nl, |r| {
+                    let it = dv[r.clone()].iter_mut().zip(&av[r.clone()]).zip(&bv[r]);
+                    for ((d, &x), &y) in it {
+                        let v = f(x, y);
+                        *d = v;
+                        any |= den(x) | (check_b & den(y)) | den(v);
+                    }
+                }),
+                Some((dv, av, bv)) => each_span(set, nl, |r| {
+                    let it = dv[r.clone()].iter_mut().zip(&av[r.clone()]).zip(&bv[r]);
+                    for ((d, &x), &y) in it {
+                        *d = f(x, y);
+                    }
+                }),
+                None => {
+                    let vals = &mut self.regs.vals;
+                    each_lane(set, nl, |s| {
+                        let (x, y) = (vals[ar + s], vals[br + s]);
+                        let v = f(x, y);
+                        vals[dr + s] = v;
+                        any |= check & (den(x) | (check_b & den(y)) | den(v));
+                    });
+                }
+            }
+            if td {
+                self.regs.taint2(set, nl, (dr, ar, br), (ta, tb), extra);
+            }
+        }
+        if any {
+            if check_b {
+                self.denormals(set, n, d, &[a, b], w);
+            } else {
+                self.denormals(set, n, d, &[a], w);
+            }
+        }
+    }
+
     /// `d[c] = f(a[c])` for slots `0..n`.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
@@ -329,24 +398,8 @@ impl Wg<'_, '_> {
 /// lanes are all in `set` is scanned without a branch per lane.
 #[inline(always)]
 fn any_lane(set: &[LaneMask], n: usize, row: &[u64], f: impl Fn(u64) -> bool) -> bool {
-    let full = if n >= 128 {
-        u128::MAX
-    } else {
-        (1u128 << n) - 1
-    };
     let mut any = false;
-    for (g, m) in set.iter().enumerate() {
-        let r = &row[g * n..(g + 1) * n];
-        if m.0 == full {
-            any |= r.iter().fold(false, |a, &v| a | f(v));
-        } else {
-            let mut b = m.0;
-            while b != 0 {
-                any |= f(r[b.trailing_zeros() as usize]);
-                b &= b - 1;
-            }
-        }
-    }
+    each_span(set, n, |r| any |= row[r].iter().fold(false, |a, &v| a | f(v)));
     any
 }
 

@@ -18,6 +18,7 @@ use crate::spirv::regs::same_on;
 use crate::spirv::scalar::mask;
 use crate::spirv::types::{Scalar, Storage};
 use rspirv::spirv::BuiltIn;
+use std::sync::atomic::Ordering::Relaxed;
 
 impl Wg<'_, '_> {
     pub(super) fn obj_size(&self, obj: ObjectId) -> u64 {
@@ -460,6 +461,83 @@ impl Wg<'_, '_> {
         )
     }
 
+    /// [`Wg::load`] from a buffer no invocation of the dispatch writes, in a parallel run, where
+    /// every active lane's pointer is defined, into one such buffer, word-aligned and in bounds,
+    /// and the plan is of 32-bit scalars: the lane-by-lane path's result (the words and their
+    /// taints; nothing to record in a shadow; no late read to find) in one loop per slot. `false`
+    /// (nothing done) where any of that does not hold.
+    fn load_read_only_buffer(&mut self, flow: &Flow, d: Reg, ptr: Reg, plan: &Plan) -> bool {
+        if self.regs.dirty(ptr) || self.d.ordered() || self.d.any_late.load(Relaxed) {
+            return false;
+        }
+        if !plan
+            .slots
+            .iter()
+            .all(|&(sc, so)| sc.bytes() == 4 && sc != Scalar::Bool && so % 4 == 0)
+        {
+            return false;
+        }
+        let (lanes, n) = (self.lanes, self.n);
+        let pb = self.regs.base(ptr);
+        let prow = &self.regs.vals[pb..pb + lanes];
+        let Some(first) = flow
+            .set
+            .iter()
+            .enumerate()
+            .find(|(_, m)| m.0 != 0)
+            .map(|(g, m)| Ptr::from_bits(prow[g * n + m.0.trailing_zeros() as usize]))
+        else {
+            return false;
+        };
+        let obj = first.obj();
+        if Space::of(self.k.objects[obj.index()].storage) != Space::Global {
+            return false;
+        }
+        let Some(b) = self.d.buffers[obj.index()].as_ref() else {
+            return false;
+        };
+        if b.writable || b.unit != 4 {
+            return false;
+        }
+        let size = self.obj_size(obj);
+        let base = self.view_base(obj, Space::Global);
+        // Every lane: the same object, in bounds, aligned (else the lane-by-lane path decides).
+        let mut ok = true;
+        each_span(&flow.set, n, |r| {
+            for &bits in &prow[r] {
+                let p = Ptr::from_bits(bits);
+                ok &= p.obj() == obj
+                    && !p.oob()
+                    && p.off() % 4 == 0
+                    && p.off() as u64 + plan.size as u64 <= size;
+            }
+        });
+        if !ok {
+            return false;
+        }
+        let was_dirty = self.regs.dirty(d);
+        self.regs.make_dirty(d);
+        let db = self.regs.base(d);
+        let mut any_t = false;
+        for (c, &(_, so)) in plan.slots.iter().enumerate() {
+            let dr = db + c * lanes;
+            let (vals, taint) = (&mut self.regs.vals, &mut self.regs.taint);
+            each_span(&flow.set, n, |r| {
+                for s in r {
+                    let w = ((Ptr::from_bits(vals[pb + s]).off() + base + so) / 4) as usize;
+                    vals[dr + s] = b.vals[w].load(Relaxed) as u64;
+                    let t = Taint::from_bits(b.taint[w].load(Relaxed));
+                    taint[dr + s] = t;
+                    any_t |= !t.is_none();
+                }
+            });
+        }
+        if !any_t && !was_dirty {
+            self.regs.set_clean(d);
+        }
+        true
+    }
+
     /// `d = *ptr` with `plan`.
     pub(crate) fn load(
         &mut self,
@@ -550,6 +628,9 @@ impl Wg<'_, '_> {
                 }
                 return Ok(());
             }
+        }
+        if self.load_read_only_buffer(flow, d, ptr, plan) {
+            return Ok(());
         }
         let tp = self.regs.dirty(ptr);
         let was_dirty = self.regs.dirty(d);

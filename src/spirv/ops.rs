@@ -403,12 +403,10 @@ impl Wg<'_, '_> {
     }
 
     pub(super) fn times_scalar(&mut self, set: &[LaneMask], w: u8, n: u32, d: Reg, v: Reg, s: Reg) {
-        for c in 0..n {
-            self.map2_slots(set, d, c, v, c, s, 0, Taint::NONE, |x, y| {
-                scalar::float_bin(FloatBin::Mul, w, x, y)
-            });
-        }
-        self.denormals(set, n, d, &[v], w);
+        // The scalar is not checked for denormals here (as before this one-pass form).
+        self.map2_float(set, n, d, v, (s, true, false), Taint::NONE, w, |x, y| {
+            scalar::float_bin(FloatBin::Mul, w, x, y)
+        });
     }
 
     /// `d[o] = Σ_k x·y` over the pairs `terms(o)`, for `outs` results: products and sums rounded

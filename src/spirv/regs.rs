@@ -159,29 +159,16 @@ impl RegFile {
     }
 }
 
-/// Calls `f(s)` for every lane `s` (workgroup-wide slot) of the per-subgroup masks `set`.
+/// Calls `f(s)` for every lane `s` (workgroup-wide slot) of the per-subgroup masks `set`, in
+/// order, run by run ([`each_span`]): the active lanes of a subgroup are mostly one run (all of
+/// them, or those below the edge of the data), and a loop over a run is tighter than a bit scan.
 #[inline(always)]
 pub(crate) fn each_lane(set: &[LaneMask], n: usize, mut f: impl FnMut(usize)) {
-    let full = if n >= 128 {
-        u128::MAX
-    } else {
-        (1u128 << n) - 1
-    };
-    for (g, m) in set.iter().enumerate() {
-        let base = g * n;
-        if m.0 == full {
-            for s in base..base + n {
-                f(s)
-            }
-        } else {
-            let mut b = m.0;
-            while b != 0 {
-                let l = b.trailing_zeros() as usize;
-                f(base + l);
-                b &= b - 1;
-            }
+    each_span(set, n, |r| {
+        for s in r {
+            f(s)
         }
-    }
+    })
 }
 
 /// Calls `f` with every run of consecutive lanes (workgroup-wide slots) of the per-subgroup masks

@@ -19,7 +19,7 @@ impl Wg<'_, '_> {
         match inst {
             Inst::IntBin { .. } => self.int_bin_op(inst, set, loc),
             Inst::IntCmp { .. } => self.int_cmp_op(inst, set, loc),
-            Inst::FloatBin { .. } => self.float_bin_op(inst, set, loc),
+            Inst::FloatBin { .. } => self.float_bin_op(inst, set),
             Inst::IntUn { op, w, n, d, a } => {
                 let (op, w) = (*op, *w);
                 self.map1(set, *n, *d, *a, Taint::NONE, loc, |x| {
@@ -327,7 +327,7 @@ impl Wg<'_, '_> {
     }
 
     /// A float binary operation, inexact where its precision is not exact.
-    fn float_bin_op(&mut self, inst: &Inst, set: &[LaneMask], loc: LocId) {
+    fn float_bin_op(&mut self, inst: &Inst, set: &[LaneMask]) {
         let Inst::FloatBin {
             op,
             w,
@@ -350,7 +350,7 @@ impl Wg<'_, '_> {
         macro_rules! fb {
             ($w:expr_2021; $($o:ident),*) => {
                 match op {
-                    $(FloatBin::$o => self.map2(set, *n, *d, *a, *b, extra, loc, |x, y| Ok(scalar::float_bin(FloatBin::$o, $w, x, y))),)*
+                    $(FloatBin::$o => self.map2_float(set, *n, *d, *a, (*b, false, true), extra, w, |x, y| scalar::float_bin(FloatBin::$o, $w, x, y)),)*
                 }
             };
         }
@@ -359,7 +359,6 @@ impl Wg<'_, '_> {
         } else {
             fb!(w; Add, Sub, Mul, Div, Rem, Mod);
         }
-        self.denormals(set, *n, *d, &[*a, *b], w);
     }
 
     /// A matrix or vector product, outer product, transpose or dot product.
