@@ -879,9 +879,10 @@ pub(crate) struct Wg<'d, 'k> {
     pub(crate) wg_linear: u32,
     pub(crate) steps: u64,
     pub(crate) frames: Vec<Frame>,
-    /// the provenance ids this thread has used: the dispatch-wide table (`Provs`, behind a lock)
-    /// is asked once per distinct record
+    /// provenance ids this thread used (the dispatch's `Provs`, locked, asked once per record)
     pub(crate) prov_ids: std::cell::RefCell<HashMap<Prov, u32, foldhash::fast::FixedState>>,
+    /// per object: an input variable filled for this dispatch (`Wg::fill_builtin`)
+    pub(crate) inputs_filled: Vec<bool>,
     /// scratch for phis and group operations
     pub(crate) scratch: Vec<u64>,
     /// the lanes of one subgroup a subgroup operation left undefined, with the model's reason
@@ -952,6 +953,7 @@ impl<'d, 'k> Wg<'d, 'k> {
             steps: 0,
             frames: Vec::new(),
             prov_ids: Default::default(),
+            inputs_filled: vec![false; k.objects.len()],
             scratch: Vec::new(),
             group_undefined: Vec::new(),
             scratch_t: Vec::new(),
@@ -1101,12 +1103,10 @@ impl<'d, 'k> Wg<'d, 'k> {
             parent: parent.prov(),
         };
         let mut ids = self.prov_ids.borrow_mut();
-        if let Some(&id) = ids.get(&p) {
-            return Taint::undefined(id);
-        }
-        let id = self.d.provs.intern(p.clone());
-        ids.insert(p, id);
-        Taint::undefined(id)
+        let id = ids
+            .entry(p)
+            .or_insert_with_key(|p| self.d.provs.intern(p.clone()));
+        Taint::undefined(*id)
     }
 
     /// The dispatch-wide slot of lane `s` (1-based for shadows).

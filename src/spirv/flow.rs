@@ -271,6 +271,22 @@ impl Wg<'_, '_> {
         let mut e = PerGroup::from_elem(LaneMask::EMPTY, self.groups);
         let base = self.regs.base(c);
         let dirty = self.regs.dirty(c);
+        if !dirty {
+            // Every lane's condition defined: each subgroup's "true" lanes as one mask, built
+            // without a branch per lane.
+            let n = self.n;
+            for g in 0..self.groups {
+                let row = &self.regs.vals[base + g * n..base + (g + 1) * n];
+                let ones = row
+                    .iter()
+                    .enumerate()
+                    .fold(0u128, |b, (l, &v)| b | (((v != 0) as u128) << l));
+                let set = flow.set[g];
+                t[g] = LaneMask(set.0 & ones);
+                e[g] = LaneMask(set.0 & !ones);
+            }
+            return (t, e);
+        }
         let mut waits = false;
         for g in 0..self.groups {
             for l in flow.set[g].iter() {

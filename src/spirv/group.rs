@@ -290,16 +290,18 @@ impl Wg<'_, '_> {
         let vtaint = gi
             .value
             .map(|(r, _, comps)| (self.regs.base(r), self.regs.dirty(r), comps as usize));
+        let first = set.lowest().unwrap_or(0);
+        let is_gather = gather_source(call, 0, first).is_some();
+        // Every active lane's value taint (what a lane reads that neither gathers nor has lanes
+        // of its own to read): not needed by a gather.
         let mut all_t = Taint::NONE;
-        if let Some((rb, true, comps)) = vtaint {
+        if let (false, Some((rb, true, comps))) = (is_gather, vtaint) {
             for l in set.iter() {
                 for c in 0..comps {
                     all_t = combine(all_t, self.regs.taint[rb + c * lanes + base + l as usize]);
                 }
             }
         }
-        let first = set.lowest().unwrap_or(0);
-        let is_gather = gather_source(call, 0, first).is_some();
         for l in set.iter() {
             let mut t = arg_taint[l as usize] | inexact;
             if is_gather {

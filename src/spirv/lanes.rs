@@ -399,7 +399,9 @@ impl Wg<'_, '_> {
 #[inline(always)]
 fn any_lane(set: &[LaneMask], n: usize, row: &[u64], f: impl Fn(u64) -> bool) -> bool {
     let mut any = false;
-    each_span(set, n, |r| any |= row[r].iter().fold(false, |a, &v| a | f(v)));
+    each_span(set, n, |r| {
+        any |= row[r].iter().fold(false, |a, &v| a | f(v))
+    });
     any
 }
 

@@ -508,7 +508,7 @@ impl Wg<'_, '_> {
                 let p = Ptr::from_bits(bits);
                 ok &= p.obj() == obj
                     && !p.oob()
-                    && p.off() % 4 == 0
+                    && p.off().is_multiple_of(4)
                     && p.off() as u64 + plan.size as u64 <= size;
             }
         });
@@ -538,21 +538,12 @@ impl Wg<'_, '_> {
         true
     }
 
-    /// `d = *ptr` with `plan`.
-    pub(crate) fn load(
-        &mut self,
-        flow: &Flow,
-        d: Reg,
-        ptr: Reg,
-        plan: PlanId,
-        loc: LocId,
-    ) -> Result<(), SpirvError> {
+    /// [`Wg::load`] through one pointer (the same in every active lane) into per-invocation memory
+    /// of word units, in bounds: a row copy per slot. `false` (nothing done) otherwise.
+    fn load_lane_words(&mut self, flow: &Flow, d: Reg, ptr: Reg, plan: &Plan) -> bool {
         let k = self.k;
-        let plan = &k.plans[plan as usize];
         let (lanes, n) = (self.lanes, self.n);
-        let (db, pb) = (self.regs.base(d), self.regs.base(ptr));
-        // Fast path: one pointer into per-invocation memory of word units, in bounds — a row copy
-        // per slot.
+        let db = self.regs.base(d);
         if let Some(p) = self.uniform_pointer(flow, ptr) {
             let obj = p.obj();
             let o = &k.objects[obj.index()];
@@ -567,20 +558,24 @@ impl Wg<'_, '_> {
                     .iter()
                     .all(|&(sc, so)| sc.bytes() >= 4 && so % 4 == 0)
             {
-                let mut any_t = false;
-                for &(sc, so) in plan.slots.iter() {
-                    let w = ((off + so) / 4) as usize;
-                    let row = (o.tbase as usize + w) * lanes;
-                    let words = if sc.bytes() == 8 { 2 } else { 1 };
-                    for k in 0..words {
-                        let lt = &self.ltaint[row + k * lanes..row + (k + 1) * lanes];
-                        each_span(&flow.set, n, |r| {
-                            any_t |= lt[r].iter().fold(false, |a, t| a | !t.is_none())
-                        });
+                // A clean register stays clean where the words read carry no taint (a register
+                // already dirty takes the taint rows as they are: no need to look first).
+                if !self.regs.dirty(d) {
+                    let mut any_t = false;
+                    for &(sc, so) in plan.slots.iter() {
+                        let w = ((off + so) / 4) as usize;
+                        let row = (o.tbase as usize + w) * lanes;
+                        let words = if sc.bytes() == 8 { 2 } else { 1 };
+                        for k in 0..words {
+                            let lt = &self.ltaint[row + k * lanes..row + (k + 1) * lanes];
+                            each_span(&flow.set, n, |r| {
+                                any_t |= lt[r].iter().fold(false, |a, t| a | !t.is_none())
+                            });
+                        }
                     }
-                }
-                if any_t {
-                    self.regs.make_dirty(d);
+                    if any_t {
+                        self.regs.make_dirty(d);
+                    }
                 }
                 let td = self.regs.dirty(d);
                 for (c, &(sc, so)) in plan.slots.iter().enumerate() {
@@ -626,8 +621,27 @@ impl Wg<'_, '_> {
                         }
                     }
                 }
-                return Ok(());
+                return true;
             }
+        }
+        false
+    }
+
+    /// `d = *ptr` with `plan`.
+    pub(crate) fn load(
+        &mut self,
+        flow: &Flow,
+        d: Reg,
+        ptr: Reg,
+        plan: PlanId,
+        loc: LocId,
+    ) -> Result<(), SpirvError> {
+        let k = self.k;
+        let plan = &k.plans[plan as usize];
+        let (lanes, n) = (self.lanes, self.n);
+        let (db, pb) = (self.regs.base(d), self.regs.base(ptr));
+        if self.load_lane_words(flow, d, ptr, plan) {
+            return Ok(());
         }
         if self.load_read_only_buffer(flow, d, ptr, plan) {
             return Ok(());
@@ -892,6 +906,13 @@ impl Wg<'_, '_> {
         let Some(b) = o.builtin else {
             return Ok(());
         };
+        // The ids of the workgroup change from one workgroup to the next; the others are the same
+        // for every workgroup of the dispatch (and input variables are never written): filled
+        // once per workgroup state.
+        let per_workgroup = matches!(b, BuiltIn::WorkgroupId | BuiltIn::GlobalInvocationId);
+        if !per_workgroup && self.inputs_filled[obj.index()] {
+            return Ok(());
+        }
         let (lanes, n) = (self.lanes, self.n);
         let size = self.d.cfg.size;
         let wgs = self.d.cfg.workgroups;
@@ -927,21 +948,29 @@ impl Wg<'_, '_> {
                 let local = inv
                     .map(|i| self.d.map.shape().local_id(i))
                     .unwrap_or([0; 3]);
-                let comps: Vec<u32> = match b {
-                    BuiltIn::LocalInvocationId => local.to_vec(),
-                    BuiltIn::LocalInvocationIndex => vec![inv.unwrap_or(0)],
-                    BuiltIn::WorkgroupId => self.wg_id.to_vec(),
-                    BuiltIn::NumWorkgroups => wgs.to_vec(),
-                    BuiltIn::GlobalInvocationId => {
-                        (0..3).map(|a| self.wg_id[a] * ls[a] + local[a]).collect()
-                    }
-                    BuiltIn::WorkgroupSize => ls.to_vec(),
-                    BuiltIn::NumSubgroups => vec![subgroups],
-                    BuiltIn::SubgroupId => vec![g as u32],
+                let mut comps = [0u32; 4];
+                let len = match b {
+                    BuiltIn::LocalInvocationId => put3(&mut comps, local),
+                    BuiltIn::LocalInvocationIndex => put1(&mut comps, inv.unwrap_or(0)),
+                    BuiltIn::WorkgroupId => put3(&mut comps, self.wg_id),
+                    BuiltIn::NumWorkgroups => put3(&mut comps, wgs),
+                    BuiltIn::GlobalInvocationId => put3(
+                        &mut comps,
+                        std::array::from_fn(|a| self.wg_id[a] * ls[a] + local[a]),
+                    ),
+                    BuiltIn::WorkgroupSize => put3(&mut comps, ls),
+                    BuiltIn::NumSubgroups => put1(&mut comps, subgroups),
+                    BuiltIn::SubgroupId => put1(&mut comps, g as u32),
                     _ => match &model_vals {
                         Some(v) => match v[l] {
-                            Outcome::Defined(x) => x.bits().iter().map(|b| *b as u32).collect(),
-                            _ => vec![0],
+                            Outcome::Defined(x) => {
+                                let bits = x.bits();
+                                for (c, b) in bits.iter().take(4).enumerate() {
+                                    comps[c] = *b as u32;
+                                }
+                                bits.len().min(4)
+                            }
+                            _ => 1,
                         },
                         None => {
                             return Err(SpirvError::unsupported(format!(
@@ -950,9 +979,22 @@ impl Wg<'_, '_> {
                         }
                     },
                 };
-                put(self, s, &comps);
+                put(self, s, &comps[..len]);
             }
         }
+        self.inputs_filled[obj.index()] = true;
         Ok(())
     }
+}
+
+/// Writes `v` as the first component of `c`; one component.
+fn put1(c: &mut [u32; 4], v: u32) -> usize {
+    c[0] = v;
+    1
+}
+
+/// Writes `v` as the first three components of `c`; three components.
+fn put3(c: &mut [u32; 4], v: [u32; 3]) -> usize {
+    c[..3].copy_from_slice(&v);
+    3
 }

@@ -769,9 +769,12 @@ impl Wg<'_, '_> {
         steps: &[Step],
     ) -> Option<(PerGroup<LaneMask>, usize)> {
         let lanes = self.lanes;
+        // A constant (a variable's pointer, a folded chain) is the same in every lane.
         let same = |r: Reg| {
             let b = self.regs.base(r);
-            !self.regs.dirty(r) && same_on(set, self.n, &self.regs.vals[b..b + lanes]).is_some()
+            !self.regs.dirty(r)
+                && (self.consts[r.index()]
+                    || same_on(set, self.n, &self.regs.vals[b..b + lanes]).is_some())
         };
         let uniform = same(base)
             && steps.iter().all(|s| match s {
@@ -808,9 +811,11 @@ impl Wg<'_, '_> {
                 rows[k] = (self.regs.base(*index), self.regs.dirty(*index));
             }
         }
+        // Each lane's entry is written before it is read: no need to clear it.
         let mut from = std::mem::take(&mut self.scratch);
-        from.clear();
-        from.resize(self.lanes, 0);
+        if from.len() < self.lanes {
+            from.resize(self.lanes, 0);
+        }
         let (vals, taint) = (&mut self.regs.vals, &mut self.regs.taint);
         // The base pointer (kept in `from`, flagged there as steps go out of bounds) and its
         // offset, the running sum in `d`.
