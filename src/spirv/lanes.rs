@@ -40,11 +40,7 @@ impl Wg<'_, '_> {
     ) {
         let (lanes, nl) = (self.lanes, self.n);
         let (db, ab, bb) = (self.regs.base(d), self.regs.base(a), self.regs.base(b));
-        let (ta, tb) = (self.regs.dirty(a), self.regs.dirty(b));
-        if ta || tb || !extra.is_none() {
-            self.regs.make_dirty(d);
-        }
-        let td = self.regs.dirty(d);
+        let (ta, tb, td) = self.regs.dirty2(d, a, b, extra);
         self.errs.clear();
         for c in 0..n as usize {
             let (dr, ar, br) = (db + c * lanes, ab + c * lanes, bb + c * lanes);
@@ -142,11 +138,7 @@ impl Wg<'_, '_> {
         let dr = self.regs.base(d) + dc as usize * lanes;
         let ar = self.regs.base(a) + ac as usize * lanes;
         let br = self.regs.base(b) + bc as usize * lanes;
-        let (ta, tb) = (self.regs.dirty(a), self.regs.dirty(b));
-        if ta || tb || !extra.is_none() {
-            self.regs.make_dirty(d);
-        }
-        let td = self.regs.dirty(d);
+        let (ta, tb, td) = self.regs.dirty2(d, a, b, extra);
         match rows3(&mut self.regs.vals, dr, ar, br, lanes) {
             Some((dv, av, bv)) => each_span(set, nl, |r| {
                 let it = dv[r.clone()].iter_mut().zip(&av[r.clone()]).zip(&bv[r]);
@@ -184,11 +176,7 @@ impl Wg<'_, '_> {
     ) {
         let (lanes, nl) = (self.lanes, self.n);
         let (db, ab, bb) = (self.regs.base(d), self.regs.base(a), self.regs.base(b));
-        let (ta, tb) = (self.regs.dirty(a), self.regs.dirty(b));
-        if ta || tb || !extra.is_none() {
-            self.regs.make_dirty(d);
-        }
-        let td = self.regs.dirty(d);
+        let (ta, tb, td) = self.regs.dirty2(d, a, b, extra);
         let check = self.denorm_flushable(w) && !extra.is_inexact();
         let den = |x: u64| scalar::is_denormal(w, x);
         let mut any = false;

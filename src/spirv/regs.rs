@@ -95,6 +95,17 @@ impl RegFile {
         }
     }
 
+    /// The first step of the taint policy for `d = f(a, b)`: `d` carries taint where an operand
+    /// does or `extra` is not none. Whether `a`, `b` and (after this) `d` are dirty.
+    #[inline(always)]
+    pub(crate) fn dirty2(&mut self, d: Reg, a: Reg, b: Reg, extra: Taint) -> (bool, bool, bool) {
+        let (ta, tb) = (self.dirty(a), self.dirty(b));
+        if ta || tb || !extra.is_none() {
+            self.make_dirty(d);
+        }
+        (ta, tb, self.dirty(d))
+    }
+
     /// Marks `r` clean again: the caller knows every taint word of it is zero.
     #[inline]
     pub(crate) fn set_clean(&mut self, r: Reg) {
