@@ -264,7 +264,7 @@ fn float_division_is_inexact_and_addition_exact() {
 /// module preserves 32-bit denormals; the same arithmetic on normal values is exact.
 #[test]
 fn a_denormal_operand_or_result_is_inexact_unless_the_module_preserves_denormals() {
-    let body = "layout(local_size_x = 2) in;\nlayout(binding = 0) buffer B { float b[]; };\nlayout(binding = 1) buffer O { float o[]; };\nvoid main() {\n  uint i = gl_LocalInvocationIndex;\n  float x = b[i];\n  o[4u * i] = x + 1.0;\n  vec2 v = vec2(x, b[3]) * b[3];\n  o[4u * i + 1u] = v.x;\n  o[4u * i + 2u] = v.y;\n  o[4u * i + 3u] = b[2] * b[2];\n}\n";
+    let body = "layout(local_size_x = 2) in;\nlayout(binding = 0) buffer B { float b[]; };\nlayout(binding = 1) buffer O { float o[]; };\nvoid main() {\n  uint i = gl_LocalInvocationIndex;\n  float x = b[i];\n  o[4u * i] = x + 1.0;\n  vec2 v = vec2(x, b[3]) * b[3];\n  o[4u * i + 1u] = v.x;\n  o[4u * i + 2u] = v.y;\n  o[4u * i + 3u] = b[2] * b[2];\n  o[8u + i] = x * x;\n}\n";
     let preserve = "#extension GL_EXT_spirv_intrinsics : require\nspirv_execution_mode(extensions = [\"SPV_KHR_float_controls\"], capabilities = [4464], 4459, 32);\n";
     let denormal = f32::from_bits(0x0001_0000);
     assert!(denormal.is_subnormal() && (1e-20f32 * 1e-20f32).is_subnormal());
@@ -274,7 +274,13 @@ fn a_denormal_operand_or_result_is_inexact_unless_the_module_preserves_denormals
         .collect();
     for preserved in [false, true] {
         let src = format!("{HEAD}{}{body}", if preserved { preserve } else { "" });
-        let r = run_glsl(&src, Mode::Base, 8, [1, 1, 1], &[input.clone(), vec![0; 8]]);
+        let r = run_glsl(
+            &src,
+            Mode::Base,
+            8,
+            [1, 1, 1],
+            &[input.clone(), vec![0; 10]],
+        );
         let o = r.buffers.iter().find(|b| b.binding == 1).unwrap();
         let status = |w: usize| r.status(o.word_taint(w));
         let flushable = if preserved {
@@ -309,6 +315,17 @@ fn a_denormal_operand_or_result_is_inexact_unless_the_module_preserves_denormals
             status(7),
             flushable,
             "preserved {preserved}: a denormal result"
+        );
+        // Both operands denormal, the result (0) not: the operands still decide.
+        assert_eq!(
+            status(8),
+            flushable,
+            "preserved {preserved}: denormal · denormal"
+        );
+        assert_eq!(
+            status(9),
+            WordStatus::Exact,
+            "preserved {preserved}: 2.0 · 2.0"
         );
         // Lane 1 reads 2.0: exact throughout.
         for w in 4..7 {
