@@ -17,6 +17,7 @@ mod examples;
 mod fidelity;
 mod grayscott;
 mod images;
+mod inlining;
 mod kernel;
 mod lavapipe_sizes;
 mod memory_model;

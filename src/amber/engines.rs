@@ -258,6 +258,7 @@ impl Backend for ModelBackend {
         let k = spirv::decode(
             &words,
             &DecodeOptions {
+                keep_calls: false,
                 entry: Some(d.pipeline.entry_point.clone()),
                 spec,
                 name: d.shader.name.clone(),

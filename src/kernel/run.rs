@@ -147,6 +147,7 @@ impl KernelJob {
         let k = spirv::decode(
             &self.module.words,
             &DecodeOptions {
+                keep_calls: false,
                 entry: self.entry.clone(),
                 spec: self
                     .spec

@@ -1136,21 +1136,7 @@ impl<'d, 'k> Wg<'d, 'k> {
     /// Runs function `f`'s body from its entry block with `flow` (lanes deposit into the Func frame
     /// on top of the stack when they return).
     pub(crate) fn call_body(&mut self, f: FuncIdx, flow: &mut Flow) -> Result<(), SpirvError> {
-        let func = &self.k.funcs[f as usize];
-        for &obj in &func.locals {
-            let o = &self.k.objects[obj.index()];
-            let u = self.d.uninit[obj.index()];
-            let lanes = self.lanes;
-            let n = self.n;
-            let (a, b) = (o.tbase as usize, (o.tbase + o.words * 4 / o.unit) as usize);
-            for w in a..b {
-                let row = w * lanes;
-                each_lane(&flow.set, n, |s| self.ltaint[row + s] = u);
-            }
-            if let Some(init) = o.init {
-                self.init_lane_object(obj, init, Some(flow));
-            }
-        }
+        self.reset_locals(f, flow);
         self.region(f, 0, flow)
     }
 

@@ -1005,11 +1005,23 @@ impl Wg<'_, '_> {
     /// Executes a block's body instructions for the lanes of `flow`.
     pub(crate) fn body(&mut self, blk: &Block, flow: &mut Flow) -> Result<(), SpirvError> {
         let active: u64 = flow.set.iter().map(|m| m.count() as u64).sum();
-        self.steps += active * (blk.insts.len() as u64 + blk.folded as u64 + 1);
+        let counted = blk.insts.len() as u64 + blk.folded as u64 + 1 - blk.uncounted as u64;
+        self.steps += active * counted;
         for (inst, &loc) in blk.insts.iter().zip(&blk.locs) {
-            if let Inst::Call { d, f, args } = inst {
-                *flow = self.call(*d, *f, args, loc, flow)?;
-                continue;
+            match inst {
+                Inst::Call { d, f, args } => {
+                    *flow = self.call(*d, *f, args, loc, flow)?;
+                    continue;
+                }
+                Inst::EnterLocals { f } => {
+                    self.reset_locals(*f, flow);
+                    continue;
+                }
+                Inst::CallReturn { d, v, n } => {
+                    self.call_result(*d, *v, *n, &flow.set);
+                    continue;
+                }
+                _ => {}
             }
             if let Inst::Barrier { workgroup, sem } = inst {
                 self.interaction();
@@ -1059,11 +1071,7 @@ impl Wg<'_, '_> {
         // have no rule there (Flow::join). The construct is named by the call's location.
         let joined = Flow::join(CALL_CONSTRUCT | loc.get(), &ret, entry.amb.clone());
         if let (Some(d), Some(r)) = (d, callee.ret) {
-            self.copy_reg(d, r, callee.ret_slots, &joined.set);
-            if self.any_lost {
-                // A lane lost in the callee may have returned another value.
-                self.taint_lost(d, callee.ret_slots, &joined.set);
-            }
+            self.call_result(d, r, callee.ret_slots, &joined.set);
         }
         if self.any_lost {
             // Lanes lost in the callee are back at the call: still lost, now at the caller's
@@ -1076,6 +1084,15 @@ impl Wg<'_, '_> {
             }
         }
         Ok(joined)
+    }
+
+    /// A call's result: `d` = the returned `r` (`n` slots) in lanes `set`; a lane whose path is
+    /// lost (in the callee or before the call) may have returned another value.
+    pub(crate) fn call_result(&mut self, d: Reg, r: Reg, n: u32, set: &[LaneMask]) {
+        self.copy_reg(d, r, n, set);
+        if self.any_lost {
+            self.taint_lost(d, n, set);
+        }
     }
 
     /// A control barrier. Every invocation of the workgroup (or subgroup) must reach it; it orders

@@ -747,6 +747,18 @@ pub enum Inst {
         d: Reg,
         n: u32,
     },
+    /// The entry of an inlined call to function `f` (decode-time inlining,
+    /// [`crate::spirv::decode`]): its `Function` variables reset, as a call resets them
+    EnterLocals {
+        f: FuncIdx,
+    },
+    /// The return of an inlined call: `d` (`n` slots) = the callee's returned `v`, with the taint
+    /// of their path in lanes whose path is lost, as a call's result has it
+    CallReturn {
+        d: Reg,
+        v: Reg,
+        n: u32,
+    },
 }
 
 /// Extended integer arithmetic with a two-member struct result.
@@ -842,6 +854,9 @@ pub struct Block {
     /// body instructions decoded away (access chains of constant steps, whose pointers are
     /// constants): counted as executed, so lane-instruction counts are those of the module
     pub folded: u32,
+    /// body instructions that are not the module's (the argument moves, locals reset and return
+    /// of an inlined call): not counted as executed
+    pub uncounted: u32,
     /// header declaration
     pub merge: Merge,
     /// terminator
@@ -867,6 +882,7 @@ impl Block {
             insts: Vec::new(),
             locs: Vec::new(),
             folded: 0,
+            uncounted: 0,
             merge: Merge::None,
             term: Term::Unreachable,
             term_loc: LocId::default(),
@@ -1058,6 +1074,17 @@ pub struct Kernel {
 }
 
 impl Kernel {
+    /// How many `OpFunctionCall`s the decoded functions execute as calls — those decode-time
+    /// inlining left ([`crate::spirv::DecodeOptions::keep_calls`]).
+    pub fn calls(&self) -> usize {
+        self.funcs
+            .iter()
+            .flat_map(|f| &f.blocks)
+            .flat_map(|b| &b.insts)
+            .filter(|i| matches!(i, Inst::Call { .. }))
+            .count()
+    }
+
     /// The element at byte `offset` of object `obj`, in the source's names: `data[5]`,
     /// `params.scale`, `buf.rows[2].x[1]` (a block without an instance name starts at its member).
     pub fn describe(&self, obj: ObjectId, offset: u64) -> String {

@@ -5,6 +5,7 @@
 //! operation in `ops.rs` is one line naming its scalar function.
 
 use crate::model::LaneMask;
+use crate::reconverge::Flow;
 use crate::spirv::exec::{each_lane, Wg};
 use crate::spirv::inst::*;
 use crate::spirv::prov::{Cause, Taint};
@@ -378,6 +379,26 @@ impl Wg<'_, '_> {
                     }
                 }
             });
+        }
+    }
+
+    /// The `Function` variables of function `f` as a call finds them, in the lanes of `flow`:
+    /// uninitialised, or holding their initializer.
+    pub(crate) fn reset_locals(&mut self, f: FuncIdx, flow: &Flow) {
+        let k = self.k;
+        for &obj in &k.funcs[f as usize].locals {
+            let o = &k.objects[obj.index()];
+            let u = self.d.uninit[obj.index()];
+            let lanes = self.lanes;
+            let n = self.n;
+            let (a, b) = (o.tbase as usize, (o.tbase + o.words * 4 / o.unit) as usize);
+            for w in a..b {
+                let row = w * lanes;
+                each_lane(&flow.set, n, |s| self.ltaint[row + s] = u);
+            }
+            if let Some(init) = o.init {
+                self.init_lane_object(obj, init, Some(flow));
+            }
         }
     }
 }

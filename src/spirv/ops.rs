@@ -152,8 +152,12 @@ impl Wg<'_, '_> {
                 let p = self.undefined(Cause::Undef, loc);
                 self.fill_taint(set, *d, 0, *n, p);
             }
-            Inst::Call { .. } | Inst::Barrier { .. } | Inst::MemoryBarrier { .. } => {
-                unreachable!("calls and barriers are executed by the block loop")
+            Inst::Call { .. }
+            | Inst::Barrier { .. }
+            | Inst::MemoryBarrier { .. }
+            | Inst::EnterLocals { .. }
+            | Inst::CallReturn { .. } => {
+                unreachable!("calls, inlined calls and barriers are executed by the block loop")
             }
         }
         Ok(())

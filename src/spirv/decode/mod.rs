@@ -44,6 +44,9 @@ pub struct DecodeOptions {
     pub spec: Vec<(u32, SpecInput)>,
     /// display name of the module (file name)
     pub name: String,
+    /// execute every `OpFunctionCall` as a call: no decode-time inlining of single-block
+    /// functions (reports are the same either way; for tests that show it)
+    pub keep_calls: bool,
 }
 
 /// Decodes a module for one entry point.
@@ -179,6 +182,7 @@ mod facts;
 mod functions;
 mod globals;
 mod image;
+mod inline;
 mod sync;
 #[cfg(test)]
 mod tests;
@@ -253,6 +257,10 @@ impl<'m> Decoder<'m> {
             crate::spirv::stores::construct_stores(&funcs, &self.var_regs, &storages, |s| {
                 matches!(s, Storage::Function | Storage::Private)
             });
+        let mut funcs = funcs;
+        if !self.opts.keep_calls {
+            inline::inline_calls(&mut funcs);
+        }
         let mut member_names = HashMap::new();
         for ((id, m), name) in &self.member_names {
             if let Some(Id::Type(t)) = self.ids.get(id) {

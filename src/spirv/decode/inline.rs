@@ -1,0 +1,118 @@
+//! Decode-time inlining of single-block functions (issue 22 §2: fewer calls, not faster ones).
+//!
+//! glslang's unoptimised output keeps every helper of the source as a function: the Gray-Scott
+//! `subgroup_1d` shader makes 29 calls per workgroup, 25 of them to functions of one block that
+//! end in their one return. Such a call changes nothing of control flow — every lane that enters
+//! the block leaves it at its return, so the maximal-reconvergence point at the call's return
+//! (SPV_KHR_maximal_reconvergence) joins exactly the lanes that called, and no lane can lose its
+//! path inside a block with no branch — so its instructions are executed in the caller's block:
+//! the callee's `Function` variables reset ([`Inst::EnterLocals`]), each argument moved into its
+//! parameter register, the callee's instructions with their own locations (errors and findings
+//! name the callee's lines as before), and the returned value moved into the call's result with
+//! the taint a call's result has in a lane whose path is lost ([`Inst::CallReturn`]). Lane-
+//! instruction counts stay the module's: the call and the callee's return are counted as executed
+//! (`Block::folded`), the moves and resets are not (`Block::uncounted`).
+//!
+//! It runs after everything that reads the functions as the module wrote them (validation, the
+//! stores each construct may make, loop definitions), so those are computed on the calls, as
+//! before. Callees are inlined innermost first; a callee with more than [`MAX_CALLEE`]
+//! instructions, or a caller block that would grow past [`MAX_BLOCK`], keeps its call.
+
+use crate::spirv::inst::{Block, Func, Inst, LocId, Term};
+
+/// Callees larger than this stay calls.
+pub(super) const MAX_CALLEE: usize = 512;
+/// A block is not grown past this many instructions by inlining.
+pub(super) const MAX_BLOCK: usize = 8192;
+
+/// Whether calls to `f` are inlined: one block, no phis, ending in a return, no calls left.
+fn inlinable(f: &Func) -> bool {
+    matches!(f.blocks.as_slice(), [b] if b.phis.is_empty()
+        && matches!(b.term, Term::Return | Term::ReturnValue(_))
+        && b.insts.len() <= MAX_CALLEE
+        && !b.insts.iter().any(|i| matches!(i, Inst::Call { .. })))
+}
+
+/// Inlines every call to a single-block function, innermost first, until none is left.
+pub(super) fn inline_calls(funcs: &mut [Func]) {
+    loop {
+        let leaves: Vec<bool> = funcs.iter().map(inlinable).collect();
+        let mut changed = false;
+        for fi in 0..funcs.len() {
+            for bi in 0..funcs[fi].blocks.len() {
+                let calls = funcs[fi].blocks[bi].insts.iter().any(
+                    |i| matches!(i, Inst::Call { f, .. } if leaves[*f as usize] && *f as usize != fi),
+                );
+                if calls {
+                    let blk = std::mem::replace(&mut funcs[fi].blocks[bi], Block::new(0));
+                    let (blk, any) = inline_block(blk, funcs, &leaves);
+                    funcs[fi].blocks[bi] = blk;
+                    changed |= any;
+                }
+            }
+        }
+        if !changed {
+            return;
+        }
+    }
+}
+
+/// `blk` with its calls to the functions `leaves` marks replaced by their bodies (the block is
+/// returned as it was where it would grow past [`MAX_BLOCK`]); whether any call was.
+fn inline_block(mut blk: Block, funcs: &[Func], leaves: &[bool]) -> (Block, bool) {
+    let mut insts = Vec::with_capacity(blk.insts.len());
+    let mut locs: Vec<LocId> = Vec::with_capacity(blk.locs.len());
+    let (mut folded, mut uncounted) = (blk.folded, blk.uncounted);
+    let mut any = false;
+    for (inst, loc) in blk.insts.iter().zip(&blk.locs) {
+        let Inst::Call { d, f, args } = inst else {
+            insts.push(inst.clone());
+            locs.push(*loc);
+            continue;
+        };
+        let callee = &funcs[*f as usize];
+        if !leaves[*f as usize] || insts.len() + callee.blocks[0].insts.len() > MAX_BLOCK {
+            insts.push(inst.clone());
+            locs.push(*loc);
+            continue;
+        }
+        any = true;
+        let body = &callee.blocks[0];
+        if !callee.locals.is_empty() {
+            insts.push(Inst::EnterLocals { f: *f });
+            locs.push(*loc);
+            uncounted += 1;
+        }
+        for ((&p, &n), &a) in callee
+            .params
+            .iter()
+            .zip(&callee.param_slots)
+            .zip(args.iter())
+        {
+            insts.push(Inst::Move { d: p, a, off: 0, n });
+            locs.push(*loc);
+            uncounted += 1;
+        }
+        insts.extend(body.insts.iter().cloned());
+        locs.extend(body.locs.iter().copied());
+        uncounted += body.uncounted;
+        // The call and the callee's return, as executed.
+        folded += body.folded + 2;
+        if let (Some(d), Term::ReturnValue(v), Some(_)) = (d, &body.term, callee.ret) {
+            insts.push(Inst::CallReturn {
+                d: *d,
+                v: *v,
+                n: callee.ret_slots,
+            });
+            locs.push(*loc);
+            uncounted += 1;
+        }
+    }
+    if any {
+        blk.insts = insts;
+        blk.locs = locs;
+        blk.folded = folded;
+        blk.uncounted = uncounted;
+    }
+    (blk, any)
+}

@@ -1,0 +1,161 @@
+//! Decode-time inlining of single-block functions (issue 22 §2) changes no report: every kernel
+//! here — and the Gray-Scott shader — is decoded twice, with its calls inlined (the default) and
+//! with every `OpFunctionCall` kept as a call (`DecodeOptions::keep_calls`), and run under each
+//! reconvergence model; the two reports must be the same to the letter: lane-instruction counts,
+//! every finding and group with its text, every buffer's bytes and every unit's status with its
+//! chain. Each kernel puts a call where a call's semantics could show: the callee's `Function`
+//! variables (reset on every call, uninitialised or initialised), subgroup operations inside the
+//! callee under divergence, a call's result in a lane whose path is lost (it carries the path's
+//! taint, as the return of a call does), stores, out-of-bounds writes and races made by the callee,
+//! and calls nested three deep.
+#![cfg(feature = "vulkan")]
+use crate::spirv_support::{bytes_u32, glsl, glsl_file};
+use lockstep::grayscott::layout::{Shape, Tiling};
+use lockstep::grayscott::{Domain, Fields, Padded, Params};
+use lockstep::model::SubgroupSize;
+use lockstep::reconverge::Mode;
+use lockstep::spirv::*;
+
+const HEAD: &str = "#version 450\n#extension GL_KHR_shader_subgroup_basic : require\n#extension GL_KHR_shader_subgroup_shuffle_relative : require\n#extension GL_KHR_shader_subgroup_arithmetic : require\nlayout(local_size_x = 16) in;\nlayout(binding = 0) buffer B { uint b[]; };\n";
+
+/// (what the kernel shows, its functions and `main`).
+const KERNELS: [(&str, &str); 7] = [
+    (
+        "an uninitialised local of the callee is undefined on every call",
+        "uint junk() { uint x; if (gl_SubgroupInvocationID == 0u) { x = 7u; } return x + 1u; }\nuint plus(uint a) { uint x; return a + x; }\nvoid main() { uint i = gl_LocalInvocationIndex; b[i] = junk() + plus(i); }",
+    ),
+    (
+        "the callee's locals are fresh on every call: what one call wrote, the next cannot read",
+        "uint acc(uint v) { uint t = 3u; t += v; return t; }\nuint pick(uint a) { uint x[2]; x[a & 1u] = a; return x[0]; }\nvoid main() { uint i = gl_LocalInvocationIndex; uint s = acc(i); s += acc(s); b[i] = s + pick(2u * i) + pick(2u * i + 1u); }",
+    ),
+    (
+        "a subgroup operation in the callee, under divergence",
+        "uint nb(uint v) { return subgroupShuffleDown(v, 1u); }\nuint sum(uint v) { return subgroupAdd(v); }\nvoid main() { uint i = gl_LocalInvocationIndex; uint r = nb(i * 3u); if (i % 3u == 0u) { r += sum(i); } b[i] = r; }",
+    ),
+    (
+        "a call's result in a lane whose path is lost",
+        "uint junk() { uint x; return x; }\nuint twice(uint v) { return v * 2u; }\nvoid main() { uint i = gl_LocalInvocationIndex; uint r = 1u; if (junk() > 5u) { r = twice(i); b[16u + twice(i) % 8u] = 5u; } b[i] = r + twice(r); }",
+    ),
+    (
+        "the callee stores, out of bounds for some lanes",
+        "void put(uint i, uint v) { b[i] = v; }\nvoid bump(inout uint a) { a += 1u; }\nvoid main() { uint i = gl_LocalInvocationIndex; uint v = i; bump(v); put(i * 2u, v); }",
+    ),
+    (
+        "the callee races",
+        "void put0(uint v) { b[0] = v; }\nuint get1() { return b[1]; }\nvoid main() { uint i = gl_LocalInvocationIndex; put0(i); b[2u + i] = get1(); }",
+    ),
+    (
+        "calls nested three deep",
+        "uint h(uint v) { return v ^ 5u; }\nuint g(uint v) { return h(v) + h(v + 1u); }\nuint f(uint v) { uint t = g(v); return t * g(t); }\nvoid main() { uint i = gl_LocalInvocationIndex; b[i] = f(i) + f(subgroupShuffleDown(i, 2u)); }",
+    ),
+];
+
+/// Everything a run reports, as text.
+fn report(r: &ModelRun) -> String {
+    let mut s = format!(
+        "lane-instructions {}, findings {}, ordered {}\n",
+        r.lane_instructions, r.finding_count, r.ordered
+    );
+    for f in &r.findings {
+        s += &format!("finding: {}\n", r.finding_text(f));
+    }
+    for g in &r.groups {
+        s += &format!("group: {:?}\n", r.group_text(g));
+    }
+    for b in &r.buffers {
+        s += &format!("buffer {} {}: {:?}\n", b.set, b.binding, b.bytes);
+        for (u, t) in b.taint.iter().enumerate() {
+            s += &format!("  unit {u}: {:?}\n", r.status(*t));
+        }
+    }
+    s
+}
+
+/// The kernel decoded with calls inlined and with calls kept (and how many calls each has).
+fn both(words: &[u32], spec: Vec<(u32, SpecInput)>) -> [(Kernel, usize); 2] {
+    [false, true].map(|keep_calls| {
+        let k = decode(
+            words,
+            &DecodeOptions {
+                spec: spec.clone(),
+                keep_calls,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let c = k.calls();
+        (k, c)
+    })
+}
+
+#[test]
+fn a_call_to_a_single_block_function_reports_the_same_inlined_or_called() {
+    for (what, body) in KERNELS {
+        let words = glsl(&format!("{HEAD}{body}\n"), "k.comp");
+        let [(inlined, ci), (called, cc)] = both(&words, Vec::new());
+        assert!(cc > 0 && ci < cc, "{what}: {cc} calls kept, {ci} inlined");
+        let buf = || {
+            vec![BufferInput {
+                set: 0,
+                binding: 0,
+                bytes: bytes_u32(&[0; 24]),
+                ..Default::default()
+            }]
+        };
+        for mode in [Mode::Base, Mode::Sucf, Mode::Maximal] {
+            for (size, groups) in [(4u64, 2u32), (16, 1)] {
+                let mut cfg = RunConfig::new(SubgroupSize::new(size).unwrap(), [groups, 1, 1]);
+                cfg.mode = mode;
+                let a = run_model(&inlined, cfg.clone(), &buf(), None).unwrap();
+                let b = run_model(&called, cfg, &buf(), None).unwrap();
+                assert_eq!(report(&a), report(&b), "{what}: {mode:?}, subgroup {size}");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_gray_scott_shader_reports_the_same_inlined_or_called() {
+    let domain = Domain::new(12, 40).unwrap();
+    let p = Params::default();
+    let wg = 32u32;
+    let spec = vec![
+        (0, SpecInput::Bits(wg as u64)),
+        (2, SpecInput::Bits(domain.padded_cols() as u64)),
+        (3, SpecInput::Bits(domain.padded_rows() as u64)),
+        (4, SpecInput::Bits(p.feed.to_bits() as u64)),
+        (5, SpecInput::Bits(p.kill.to_bits() as u64)),
+        (6, SpecInput::Bits(p.dt.to_bits() as u64)),
+        (7, SpecInput::Bits(p.du.to_bits() as u64)),
+        (8, SpecInput::Bits(p.dv.to_bits() as u64)),
+    ];
+    let words = glsl_file("shaders/grayscott/subgroup_1d.comp");
+    let [(inlined, ci), (called, cc)] = both(&words, spec);
+    // work_item_pos, padded_end_pos, data_end_pos, read, write, react, … are one block each;
+    // add_row (a loop) and is_subgroup_output (`&&`) keep their calls.
+    assert!(ci < cc && ci > 0, "{cc} calls kept, {ci} after inlining");
+    let f = Fields::initial(domain);
+    let (u, v) = (Padded::from_array(&f.u), Padded::from_array(&f.v));
+    let f32s = |d: &[f32]| d.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let nan = vec![f32::NAN; u.data.len()];
+    let bufs: Vec<BufferInput> = [&u.data, &v.data, &nan, &nan]
+        .iter()
+        .enumerate()
+        .map(|(i, d)| BufferInput {
+            set: 0,
+            binding: i as u32,
+            bytes: f32s(d),
+            ..Default::default()
+        })
+        .collect();
+    for mode in [Mode::Base, Mode::Maximal] {
+        for s in [8u32, 16] {
+            let [gx, gy] = Shape::new(Tiling::OneD, s, wg).unwrap().grid(domain);
+            let mut cfg = RunConfig::new(SubgroupSize::new(s as u64).unwrap(), [gx, gy, 1]);
+            cfg.mode = mode;
+            let a = run_model(&inlined, cfg.clone(), &bufs, None).unwrap();
+            let b = run_model(&called, cfg, &bufs, None).unwrap();
+            assert_eq!(report(&a), report(&b), "{mode:?}, subgroup {s}");
+        }
+    }
+}
