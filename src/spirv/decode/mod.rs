@@ -12,7 +12,8 @@
 //! conversions), `composite` (composites; vector and matrix products, extended integer arithmetic,
 //! bit fields), `access` (loads, stores, pointers; access chains), `ext` (GLSL.std.450), `sync`
 //! (atomics, barriers, and subgroup instructions mapped through the model's catalogue) and
-//! `image`; `validate` holds the static rules checked once, at decode time.
+//! `image`; `validate` holds the static rules checked once, at decode time, and `inline` replaces
+//! calls to single-block functions by their instructions at the end.
 
 use crate::model::{info, Op, QuadDir, Scan, Value, ValueType};
 use crate::reconverge::Mode;
