@@ -11,7 +11,7 @@
 #![cfg(feature = "vulkan")]
 use crate::spirv_support::{bytes_u32, glsl, glsl_file};
 use lockstep::grayscott::layout::{Shape, Tiling};
-use lockstep::grayscott::{Domain, Fields, Padded, Params};
+use lockstep::grayscott::{Domain, Fields, Padded};
 use lockstep::model::SubgroupSize;
 use lockstep::reconverge::Mode;
 use lockstep::spirv::*;
@@ -128,18 +128,8 @@ fn a_call_to_a_single_block_function_reports_the_same_inlined_or_called() {
 #[test]
 fn the_gray_scott_shader_reports_the_same_inlined_or_called() {
     let domain = Domain::new(12, 40).unwrap();
-    let p = Params::default();
     let wg = 32u32;
-    let spec = vec![
-        (0, SpecInput::Bits(wg as u64)),
-        (2, SpecInput::Bits(domain.padded_cols() as u64)),
-        (3, SpecInput::Bits(domain.padded_rows() as u64)),
-        (4, SpecInput::Bits(p.feed.to_bits() as u64)),
-        (5, SpecInput::Bits(p.kill.to_bits() as u64)),
-        (6, SpecInput::Bits(p.dt.to_bits() as u64)),
-        (7, SpecInput::Bits(p.du.to_bits() as u64)),
-        (8, SpecInput::Bits(p.dv.to_bits() as u64)),
-    ];
+    let spec = crate::spirv_grayscott::spec(wg, domain);
     let words = glsl_file("shaders/grayscott/subgroup_1d.comp");
     let [(inlined, ci), (called, cc)] = both(&words, spec);
     // work_item_pos, padded_end_pos, data_end_pos, read, write, react, … are one block each

@@ -30,7 +30,7 @@ fn run(
 
 /// The specialization constants every Gray-Scott kernel takes (params.glsl): the workgroup width,
 /// the padded domain and the parameters.
-fn spec(wg: u32, domain: Domain) -> Vec<(u32, SpecInput)> {
+pub(crate) fn spec(wg: u32, domain: Domain) -> Vec<(u32, SpecInput)> {
     let p = Params::default();
     vec![
         (0, SpecInput::Bits(wg as u64)),
