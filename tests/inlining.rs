@@ -161,3 +161,60 @@ fn the_gray_scott_shader_reports_the_same_inlined_or_called() {
         }
     }
 }
+
+/// Decodes and runs `main` of `body` (one u32 buffer of 32 words, 16 invocations at subgroup 4)
+/// inlined and called; both runs.
+fn run_both(body: &str) -> [ModelRun; 2] {
+    let words = glsl(&format!("{HEAD}{body}\n"), "k.comp");
+    both(&words, Vec::new()).map(|(k, _)| {
+        let buf = BufferInput {
+            set: 0,
+            binding: 0,
+            bytes: bytes_u32(&[0; 32]),
+            ..Default::default()
+        };
+        let cfg = RunConfig::new(SubgroupSize::new(4).unwrap(), [1, 1, 1]);
+        run_model(&k, cfg, &[buf], None).unwrap()
+    })
+}
+
+/// SPIR-V `OpFunctionCall`: the result is the value the callee's `OpReturnValue` returned — in
+/// each invocation, its own. Expected values from the GLSL source: `b[i] = 3i + 1`.
+#[test]
+fn a_call_returns_the_value_its_callee_returned() {
+    let body = "uint f(uint v) { return 3u * v + 1u; }\nvoid main() { uint i = gl_LocalInvocationIndex; b[i] = f(i); }";
+    for r in run_both(body) {
+        let b = &r.buffers[0];
+        for i in 0..16 {
+            let w = u32::from_le_bytes(b.bytes[4 * i..4 * i + 4].try_into().unwrap());
+            assert_eq!(w, 3 * i as u32 + 1, "b[{i}]");
+            assert_eq!(r.status(b.word_taint(i)), WordStatus::Exact, "b[{i}]");
+        }
+    }
+}
+
+/// SPIR-V `OpVariable` in the `Function` storage class (§3.7: "regular function memory" of the
+/// declaring function) without an `Initializer` has undefined contents, and each call has its
+/// own: what an earlier call stored is not there. `pick(2i + 1)` stores `x[1]` and reads `x[0]`,
+/// which this call never wrote, although the call before (`pick(2i)`) did.
+#[test]
+fn a_function_variable_is_undefined_on_every_call_until_that_call_stores_it() {
+    let body = "uint pick(uint a) { uint x[2]; x[a & 1u] = a; return x[0]; }\nvoid main() { uint i = gl_LocalInvocationIndex; b[i] = pick(2u * i); b[16u + i] = pick(2u * i + 1u); }";
+    for r in run_both(body) {
+        let b = &r.buffers[0];
+        for i in 0..16 {
+            let w = u32::from_le_bytes(b.bytes[4 * i..4 * i + 4].try_into().unwrap());
+            assert_eq!(
+                (w, r.status(b.word_taint(i))),
+                (2 * i as u32, WordStatus::Exact)
+            );
+        }
+        for i in 16..32 {
+            assert!(
+                matches!(r.status(b.word_taint(i)), WordStatus::Undefined(ref why) if why.contains("variable x")),
+                "b[{i}]: {:?}",
+                r.status(b.word_taint(i))
+            );
+        }
+    }
+}
