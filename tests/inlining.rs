@@ -195,11 +195,11 @@ fn a_call_returns_the_value_its_callee_returned() {
 
 /// SPIR-V `OpVariable` in the `Function` storage class (§3.7: "regular function memory" of the
 /// declaring function) without an `Initializer` has undefined contents, and each call has its
-/// own: what an earlier call stored is not there. `pick(2i + 1)` stores `x[1]` and reads `x[0]`,
-/// which this call never wrote, although the call before (`pick(2i)`) did.
+/// own: what an earlier call stored is not there. The second call stores `x[0]` and reads `x[2]`,
+/// which it never wrote, although the call before did.
 #[test]
 fn a_function_variable_is_undefined_on_every_call_until_that_call_stores_it() {
-    let body = "uint pick(uint a) { uint x[2]; x[a & 1u] = a; return x[0]; }\nvoid main() { uint i = gl_LocalInvocationIndex; b[i] = pick(2u * i); b[16u + i] = pick(2u * i + 1u); }";
+    let body = "uint pick(uint a, uint w) { uint x[3]; x[w] = a; return x[2]; }\nvoid main() { uint i = gl_LocalInvocationIndex; b[i] = pick(2u * i, 2u); b[16u + i] = pick(2u * i + 1u, 0u); }";
     for r in run_both(body) {
         let b = &r.buffers[0];
         for i in 0..16 {
