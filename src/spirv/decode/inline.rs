@@ -57,8 +57,8 @@ pub(super) fn inline_calls(funcs: &mut [Func]) {
     }
 }
 
-/// `blk` with its calls to the functions `leaves` marks replaced by their bodies (the block is
-/// returned as it was where it would grow past [`MAX_BLOCK`]); whether any call was.
+/// `blk` with its calls to the functions `leaves` marks replaced by their bodies (a call whose body
+/// would take the block past [`MAX_BLOCK`] instructions stays a call); whether any call was.
 fn inline_block(mut blk: Block, funcs: &[Func], leaves: &[bool]) -> (Block, bool) {
     let mut insts = Vec::with_capacity(blk.insts.len());
     let mut locs: Vec<LocId> = Vec::with_capacity(blk.locs.len());

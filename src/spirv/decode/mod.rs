@@ -238,7 +238,7 @@ impl<'m> Decoder<'m> {
         let (entry_id, entry_name, interface) = self.entry_point()?;
         self.globals()?;
         self.alias_workgroup_blocks();
-        let funcs = self.functions(entry_id)?;
+        let mut funcs = self.functions(entry_id)?;
         let entry = match self.ids.get(&entry_id) {
             Some(Id::Func(f)) => *f,
             _ => return Err(SpirvError::malformed("the entry point names no function")),
@@ -258,7 +258,6 @@ impl<'m> Decoder<'m> {
             crate::spirv::stores::construct_stores(&funcs, &self.var_regs, &storages, |s| {
                 matches!(s, Storage::Function | Storage::Private)
             });
-        let mut funcs = funcs;
         if !self.opts.keep_calls {
             inline::inline_calls(&mut funcs);
         }
