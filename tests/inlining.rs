@@ -9,7 +9,7 @@
 //! taint, as the return of a call does), stores, out-of-bounds writes and races made by the callee,
 //! and calls nested three deep.
 #![cfg(feature = "vulkan")]
-use crate::spirv_support::{bytes_u32, glsl, glsl_file};
+use crate::spirv_support::{bytes_u32, glsl, glsl_file, report};
 use lockstep::grayscott::layout::{Shape, Tiling};
 use lockstep::grayscott::{Domain, Fields, Padded};
 use lockstep::model::SubgroupSize;
@@ -57,27 +57,6 @@ const KERNELS: [(&str, &str, usize); 7] = [
         0,
     ),
 ];
-
-/// Everything a run reports, as text.
-fn report(r: &ModelRun) -> String {
-    let mut s = format!(
-        "lane-instructions {}, findings {}, ordered {}\n",
-        r.lane_instructions, r.finding_count, r.ordered
-    );
-    for f in &r.findings {
-        s += &format!("finding: {}\n", r.finding_text(f));
-    }
-    for g in &r.groups {
-        s += &format!("group: {:?}\n", r.group_text(g));
-    }
-    for b in &r.buffers {
-        s += &format!("buffer {} {}: {:?}\n", b.set, b.binding, b.bytes);
-        for (u, t) in b.taint.iter().enumerate() {
-            s += &format!("  unit {u}: {:?}\n", r.status(*t));
-        }
-    }
-    s
-}
 
 /// The kernel decoded with calls inlined and with calls kept (and how many calls each has).
 fn both(words: &[u32], spec: Vec<(u32, SpecInput)>) -> [(Kernel, usize); 2] {

@@ -24,6 +24,7 @@ mod memory_model;
 mod model_rules;
 #[cfg(feature = "vulkan")]
 mod module_run;
+mod promotion;
 mod properties;
 mod reconverge;
 mod samplers;

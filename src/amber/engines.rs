@@ -259,6 +259,7 @@ impl Backend for ModelBackend {
             &words,
             &DecodeOptions {
                 keep_calls: false,
+                keep_variables: false,
                 entry: Some(d.pipeline.entry_point.clone()),
                 spec,
                 name: d.shader.name.clone(),

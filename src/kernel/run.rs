@@ -148,6 +148,7 @@ impl KernelJob {
             &self.module.words,
             &DecodeOptions {
                 keep_calls: false,
+                keep_variables: false,
                 entry: self.entry.clone(),
                 spec: self
                     .spec

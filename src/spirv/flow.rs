@@ -1007,7 +1007,13 @@ impl Wg<'_, '_> {
         let active: u64 = flow.set.iter().map(|m| m.count() as u64).sum();
         let counted = blk.insts.len() as u64 + blk.folded as u64 + 1 - blk.uncounted as u64;
         self.steps += active * counted;
-        for (inst, &loc) in blk.insts.iter().zip(&blk.locs) {
+        // While no invocation's path is lost, the body with the invocation's own variables
+        // promoted (decode-time; the same results: see `decode/promote.rs`).
+        let (insts, locs) = match &blk.fast {
+            Some(b) if !self.any_lost => (&b.insts, &b.locs),
+            _ => (&blk.insts, &blk.locs),
+        };
+        for (inst, &loc) in insts.iter().zip(locs) {
             match inst {
                 Inst::Call { d, f, args } => {
                     *flow = self.call(*d, *f, args, loc, flow)?;

@@ -871,6 +871,20 @@ pub struct Block {
     /// for a loop header: every register defined in the loop's construct (they dominate uses
     /// after the merge when defined in blocks that dominate it)
     pub loop_defs: Vec<Reg>,
+    /// the body with the invocation's own variables promoted, run instead of `insts` while no
+    /// invocation's path is lost (decode-time promotion, [`crate::spirv::decode`]); `None`: the
+    /// same as `insts`
+    pub fast: Option<Box<FastBody>>,
+}
+
+/// A block's body with the loads and stores of an invocation's own variables that need not run
+/// removed and their registers renamed ([`Block::fast`]); counted as the block as written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FastBody {
+    /// the instructions
+    pub insts: Vec<Inst>,
+    /// the location of each
+    pub locs: Vec<LocId>,
 }
 
 impl Block {
@@ -889,6 +903,7 @@ impl Block {
             defs: Vec::new(),
             escapes: false,
             loop_defs: Vec::new(),
+            fast: None,
         }
     }
 }
@@ -1083,6 +1098,24 @@ impl Kernel {
             .flat_map(|b| &b.insts)
             .filter(|i| matches!(i, Inst::Call { .. }))
             .count()
+    }
+
+    /// How many loads and stores of `Function` variables the promoted bodies do not run
+    /// ([`crate::spirv::DecodeOptions::keep_variables`]): those of the bodies as written less those
+    /// of the promoted ones.
+    pub fn promoted(&self) -> usize {
+        let memory = |i: &&Inst| matches!(i, Inst::Load { .. } | Inst::Store { .. });
+        self.funcs
+            .iter()
+            .flat_map(|f| &f.blocks)
+            .filter_map(|b| {
+                let fast = b.fast.as_ref()?;
+                Some(
+                    b.insts.iter().filter(memory).count()
+                        - fast.insts.iter().filter(memory).count(),
+                )
+            })
+            .sum()
     }
 
     /// The element at byte `offset` of object `obj`, in the source's names: `data[5]`,

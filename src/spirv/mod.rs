@@ -53,6 +53,7 @@ mod lanes;
 mod memops;
 pub(crate) mod memory;
 mod names;
+mod operands;
 mod ops;
 pub(crate) mod prov;
 mod regs;

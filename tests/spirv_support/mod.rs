@@ -61,3 +61,26 @@ pub fn u32s(b: &[u8]) -> Vec<u32> {
 pub fn bytes_u32(v: &[u32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
+
+/// Everything a run reports, as text: lane-instruction counts, every finding and group with its
+/// text, every buffer's bytes and every unit's status with its chain (for tests that two ways of
+/// running a kernel report the same).
+pub fn report(r: &lockstep::spirv::ModelRun) -> String {
+    let mut s = format!(
+        "lane-instructions {}, findings {}, ordered {}\n",
+        r.lane_instructions, r.finding_count, r.ordered
+    );
+    for f in &r.findings {
+        s += &format!("finding: {}\n", r.finding_text(f));
+    }
+    for g in &r.groups {
+        s += &format!("group: {:?}\n", r.group_text(g));
+    }
+    for b in &r.buffers {
+        s += &format!("buffer {} {}: {:?}\n", b.set, b.binding, b.bytes);
+        for (u, t) in b.taint.iter().enumerate() {
+            s += &format!("  unit {u}: {:?}\n", r.status(*t));
+        }
+    }
+    s
+}

@@ -48,6 +48,10 @@ pub struct DecodeOptions {
     /// execute every `OpFunctionCall` as a call: no decode-time inlining of single-block
     /// functions (reports are the same either way; for tests that show it)
     pub keep_calls: bool,
+    /// run every load and store of a `Function` variable: no decode-time promotion of an
+    /// invocation's own variables to registers (reports are the same either way; for tests that
+    /// show it)
+    pub keep_variables: bool,
 }
 
 /// Decodes a module for one entry point.
@@ -184,6 +188,7 @@ mod functions;
 mod globals;
 mod image;
 mod inline;
+mod promote;
 mod sync;
 #[cfg(test)]
 mod tests;
@@ -260,6 +265,9 @@ impl<'m> Decoder<'m> {
             });
         if !self.opts.keep_calls {
             inline::inline_calls(&mut funcs);
+        }
+        if !self.opts.keep_variables {
+            self.promote(&mut funcs, entry as usize);
         }
         let mut member_names = HashMap::new();
         for ((id, m), name) in &self.member_names {

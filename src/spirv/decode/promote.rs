@@ -1,0 +1,608 @@
+//! Decode-time promotion of an invocation's own variables (issue 22 §2): a second body for each
+//! block, run while no invocation's path is lost, in which the loads and stores of `Function`
+//! variables that a compiler's mem2reg would remove are gone.
+//!
+//! glslang's unoptimised output keeps every local variable in memory — `x = a + b; y = x * c;`
+//! is a store, a load, and another store — and passes every argument through a temporary and a
+//! pointer; after inlining ([`super::inline`]) the callee's loads read those temporaries through
+//! its parameter registers. Within one block, in order:
+//! - a pointer copied from a variable (an inlined call's argument) and an access chain of
+//!   constant steps from one are constants: their uses read the constant pointer register and
+//!   the copy or chain is not run (a chain is counted as executed, as the decoder's folded chains);
+//! - a load from a place of a variable that a store (or a load) earlier in the block filled, with
+//!   no write that may reach it in between, reads the register the store stored: the load's uses
+//!   read that register, and the load is counted as executed but not run;
+//! - a variable whose every load was so replaced is never read from memory: its stores, and the
+//!   reset of an inlined callee whose locals are all such, are not run either.
+//!
+//! Why the results are the same to the bit. The executor's store to an in-bounds place of a
+//! variable through a constant pointer, of 32- or 64-bit scalars, copies each lane's bits and taint
+//! into the lane's memory row, and the load back copies them out again ([`crate::spirv::memops`]'s
+//! fast paths) — *while no invocation's path is lost*: then a store takes the lost path's taint
+//! too (`Wg::write_taint`). So the promoted body is run only when no path is lost as the block
+//! starts ([`crate::spirv::flow`]), and nothing is promoted after a call in the block (a callee
+//! may lose a path). A renamed register is read only in this block, from its load to its next
+//! definition, and the register it is renamed to is not written in that range; a removed store's
+//! variable is never read from memory by a promoted body, and every load of it in the block as
+//! written follows, in the same block, the store it was promoted from — so a block run as
+//! written reads what it stored itself. Lane-instruction counts are those of the block as written.
+
+use crate::spirv::inst::{Block, FastBody, Func, Inst, Object, ObjectId, Plan, Reg, Step, Term};
+use crate::spirv::memory::Ptr;
+use crate::spirv::operands::Role;
+use crate::spirv::types::Storage;
+use std::collections::{HashMap, HashSet};
+
+/// A promoted body: each instruction with its index in the block as written.
+type Body = Vec<(Inst, usize)>;
+
+/// A place of a variable whose value a register holds: (object, byte offset, plan), the register.
+#[derive(Clone, Copy, Debug)]
+struct Known {
+    obj: ObjectId,
+    off: u32,
+    size: u32,
+    plan: u32,
+    val: Reg,
+}
+
+/// What the pass knows of the module.
+pub(super) struct Promote<'a> {
+    objects: &'a [Object],
+    plans: &'a [Plan],
+    /// constant registers holding a pointer into a `Function` variable
+    ptrs: HashMap<Reg, Ptr>,
+    /// registers that hold a pointer into memory other than `Function` variables wherever they
+    /// are defined (a buffer's access chain): a store through one reaches no variable
+    others: HashSet<Reg>,
+    /// the `Function` variables of each function (an inlined call's reset resets these)
+    locals: Vec<Vec<ObjectId>>,
+    /// the functions that run: the entry point and those a call left after inlining reaches
+    live: Vec<bool>,
+    /// slots of each register
+    slots: Vec<u32>,
+    /// the constant register of each such pointer
+    regs_of: HashMap<u64, Reg>,
+}
+
+impl<'a> Promote<'a> {
+    /// The pass over `funcs` (decoded and inlined; `entry` the entry point); `consts` the module's
+    /// constant pointer registers (variables and folded access chains) and their pointers.
+    pub(super) fn new(
+        funcs: &[Func],
+        entry: usize,
+        objects: &'a [Object],
+        plans: &'a [Plan],
+        slots: Vec<u32>,
+        consts: impl IntoIterator<Item = (Reg, Ptr)>,
+    ) -> Self {
+        let (mut ptrs, mut others) = (HashMap::new(), HashSet::new());
+        for (r, p) in consts {
+            match objects.get(p.obj().index()) {
+                Some(o) if o.storage == Storage::Function && !p.oob() => {
+                    ptrs.insert(r, p);
+                }
+                Some(o) if o.storage == Storage::Function => {}
+                Some(_) => {
+                    others.insert(r);
+                }
+                None => {}
+            }
+        }
+        let live = live_functions(funcs, entry);
+        extend_others(funcs, &live, &mut others);
+        let regs_of = ptrs.iter().map(|(r, p)| (p.bits(), *r)).collect();
+        Promote {
+            objects,
+            plans,
+            ptrs,
+            others,
+            locals: funcs.iter().map(|f| f.locals.clone()).collect(),
+            live,
+            slots,
+            regs_of,
+        }
+    }
+
+    /// Gives every block of `funcs` whose promoted body differs from the body as written that
+    /// body ([`Block::fast`]); `new_const` makes a constant register holding a pointer.
+    pub(super) fn run(mut self, funcs: &mut [Func], new_const: &mut dyn FnMut(Ptr) -> Reg) {
+        let mut bodies: Vec<Vec<Option<Body>>> = Vec::with_capacity(funcs.len());
+        for (fi, f) in funcs.iter().enumerate() {
+            let mut fb = Vec::with_capacity(f.blocks.len());
+            let live_out = if self.live[fi] {
+                live_out(f)
+            } else {
+                Vec::new()
+            };
+            for (bi, b) in f.blocks.iter().enumerate() {
+                fb.push(if self.live[fi] {
+                    self.block(b, &live_out[bi], new_const)
+                } else {
+                    None
+                });
+            }
+            bodies.push(fb);
+        }
+        // Variables never read from memory by a promoted body: their stores need not be run.
+        let mut dead: HashSet<ObjectId> = self.ptrs.values().map(|p| p.obj()).collect();
+        for (fi, f) in funcs.iter().enumerate().filter(|(fi, _)| self.live[*fi]) {
+            for (bi, b) in f.blocks.iter().enumerate() {
+                let body: Vec<&Inst> = match &bodies[fi][bi] {
+                    Some(v) => v.iter().map(|(i, _)| i).collect(),
+                    None => b.insts.iter().collect(),
+                };
+                for i in body {
+                    let store_ptr = match i {
+                        Inst::Store { ptr, v, .. } => {
+                            // A pointer stored as a value escapes.
+                            if let Some(p) = self.ptrs.get(v) {
+                                dead.remove(&p.obj());
+                            }
+                            Some(*ptr)
+                        }
+                        _ => None,
+                    };
+                    i.operands(|role, r| {
+                        if role == Role::Use
+                            && Some(r) != store_ptr
+                            && let Some(p) = self.ptrs.get(&r)
+                        {
+                            dead.remove(&p.obj());
+                        }
+                    });
+                }
+                let mut escape = |r: &Reg| {
+                    if let Some(p) = self.ptrs.get(r) {
+                        dead.remove(&p.obj());
+                    }
+                };
+                for p in &b.phis {
+                    p.incoming.iter().for_each(|(_, v)| escape(v));
+                }
+                match &b.term {
+                    Term::Cond { c, .. } => escape(c),
+                    Term::Switch { sel, .. } => escape(sel),
+                    Term::ReturnValue(v) => escape(v),
+                    _ => {}
+                }
+            }
+        }
+        // A callee's reset whose locals are all such is not run either.
+        let reset_dead: Vec<bool> = funcs
+            .iter()
+            .map(|f| f.locals.iter().all(|o| dead.contains(o)))
+            .collect();
+        for (fi, f) in funcs
+            .iter_mut()
+            .enumerate()
+            .filter(|(fi, _)| self.live[*fi])
+        {
+            for (bi, b) in f.blocks.iter_mut().enumerate() {
+                let body = bodies[fi][bi].take();
+                let mut changed = body.is_some();
+                let body =
+                    body.unwrap_or_else(|| b.insts.iter().cloned().zip(0..b.insts.len()).collect());
+                let mut insts = Vec::with_capacity(body.len());
+                let mut locs = Vec::with_capacity(body.len());
+                for (i, at) in body {
+                    let drop = match &i {
+                        Inst::Store { ptr, .. } => {
+                            self.ptrs.get(ptr).is_some_and(|p| dead.contains(&p.obj()))
+                        }
+                        Inst::EnterLocals { f } => reset_dead[*f as usize],
+                        _ => false,
+                    };
+                    if drop {
+                        changed = true;
+                        continue;
+                    }
+                    insts.push(i);
+                    locs.push(b.locs[at]);
+                }
+                if changed {
+                    b.fast = Some(Box::new(FastBody { insts, locs }));
+                }
+            }
+        }
+    }
+
+    /// The promoted body of block `b` (`live_out`: the registers read after it before being
+    /// written again) — each instruction with its index in the block as written — or `None` where
+    /// nothing changed (stores are removed afterwards).
+    fn block(
+        &mut self,
+        b: &Block,
+        live_out: &HashSet<Reg>,
+        new_const: &mut dyn FnMut(Ptr) -> Reg,
+    ) -> Option<Body> {
+        let mut out: Vec<(Inst, usize)> = Vec::with_capacity(b.insts.len());
+        let mut rename: HashMap<Reg, Reg> = HashMap::new();
+        let mut known: Vec<Known> = Vec::new();
+        let mut changed = false;
+        let mut called = false;
+        for (at, orig) in b.insts.iter().enumerate() {
+            let mut inst = orig.clone();
+            if !rename.is_empty() {
+                inst.operands_mut(|role, r| {
+                    if role == Role::Use
+                        && let Some(to) = rename.get(r)
+                    {
+                        *r = *to;
+                    }
+                });
+            }
+            let def = inst.def();
+            if let Some(d) = def {
+                rename.remove(&d);
+                known.retain(|k| k.val != d);
+            }
+            called |= matches!(inst, Inst::Call { .. });
+            if called {
+                out.push((inst, at));
+                continue;
+            }
+            // A register whose value defined here is read only by this block's instructions before
+            // its next definition, none after a call: renamed to `to` (which nothing in that range
+            // writes) and its definition here not run.
+            let replace = |d: Reg, to: Reg, rename: &mut HashMap<Reg, Reg>| -> bool {
+                if !stable(b, live_out, at, d, to) {
+                    return false;
+                }
+                rename.insert(d, to);
+                true
+            };
+            match &inst {
+                // A whole register copied (an inlined call's argument, `OpCopyObject`), or an
+                // inlined call's result while no path is lost (then a copy).
+                Inst::Move { d, a, off: 0, n }
+                    if self.slots[a.index()] == *n
+                        && self.slots[d.index()] == *n
+                        && replace(*d, *a, &mut rename) =>
+                {
+                    changed = true;
+                    continue;
+                }
+                Inst::CallReturn { d, v, .. } if replace(*d, *v, &mut rename) => {
+                    changed = true;
+                    continue;
+                }
+                // A chain of constant steps from a constant pointer (as the decoder folds one).
+                Inst::AccessChain { d, base, steps } if self.ptrs.contains_key(base) => {
+                    if let Some(to) = self.chain_const(*base, steps, new_const)
+                        && replace(*d, to, &mut rename)
+                    {
+                        changed = true;
+                        continue;
+                    }
+                }
+                Inst::Load { d, ptr, plan } => {
+                    if let Some(place) = self.place(*ptr, *plan) {
+                        match known.iter().find_map(|k| self.within(k, &place)) {
+                            // The whole value a store stored: its register, where the loaded
+                            // one can be renamed to it; else (and for part of it, a component
+                            // of a vector stored whole) a copy of those slots.
+                            Some((val, off)) => {
+                                let whole =
+                                    off == 0 && self.slots[val.index()] == self.slots[d.index()];
+                                changed = true;
+                                if whole && replace(*d, val, &mut rename) {
+                                    continue;
+                                }
+                                let n = self.slots[d.index()];
+                                out.push((
+                                    Inst::Move {
+                                        d: *d,
+                                        a: val,
+                                        off,
+                                        n,
+                                    },
+                                    at,
+                                ));
+                                continue;
+                            }
+                            None => known.push(Known { val: *d, ..place }),
+                        }
+                    }
+                }
+                Inst::Store { ptr, .. } if self.others.contains(ptr) => {}
+                Inst::Store { ptr, v, plan } => match self.ptrs.get(ptr) {
+                    Some(p) => {
+                        let (obj, off) = (p.obj(), p.off());
+                        let size = self.plans[*plan as usize].size;
+                        known.retain(|k| {
+                            k.obj != obj || k.off + k.size <= off || off + size <= k.off
+                        });
+                        if let Some(place) = self.place(*ptr, *plan) {
+                            known.push(Known { val: *v, ..place });
+                        }
+                    }
+                    // Through a pointer not known here: it may reach any variable.
+                    None => known.clear(),
+                },
+                Inst::EnterLocals { f } => {
+                    let locals = &self.locals[*f as usize];
+                    known.retain(|k| !locals.contains(&k.obj));
+                }
+                Inst::CopyMemory { dst: ptr, .. }
+                | Inst::ExtOut { ptr, .. }
+                | Inst::Atomic { ptr, .. }
+                    if self.others.contains(ptr) => {}
+                Inst::CopyMemory { .. } | Inst::ExtOut { .. } | Inst::Atomic { .. } => {
+                    known.clear()
+                }
+                _ => {}
+            }
+            out.push((inst, at));
+        }
+        changed.then_some(out)
+    }
+
+    /// The constant register of the pointer an access chain of constant `steps` from constant
+    /// pointer `base` computes (the executor's sum; `None` past 32 bits or for other steps).
+    fn chain_const(
+        &mut self,
+        base: Reg,
+        steps: &[Step],
+        new_const: &mut dyn FnMut(Ptr) -> Reg,
+    ) -> Option<Reg> {
+        let c = match steps {
+            [Step::Const(c)] => *c,
+            [] => 0,
+            _ => return None,
+        };
+        let p = self.ptrs[&base];
+        let q = Ptr::new(p.obj(), p.off().checked_add(c)?);
+        Some(match self.regs_of.get(&q.bits()) {
+            Some(r) => *r,
+            None => {
+                let r = new_const(q);
+                self.regs_of.insert(q.bits(), r);
+                self.ptrs.insert(r, q);
+                r
+            }
+        })
+    }
+
+    /// Where `place` lies within the value `k` holds, slot for slot (the same scalars at the same
+    /// offsets): `k`'s register and the first slot.
+    fn within(&self, k: &Known, place: &Known) -> Option<(Reg, u32)> {
+        if k.obj != place.obj || place.off < k.off || place.off + place.size > k.off + k.size {
+            return None;
+        }
+        let rel = place.off - k.off;
+        let (ks, ps) = (
+            &self.plans[k.plan as usize].slots,
+            &self.plans[place.plan as usize].slots,
+        );
+        let p0 = ps.first()?.1;
+        let first = ks.iter().position(|&(_, o)| o == rel + p0)?;
+        let fits = ps.iter().enumerate().all(|(t, &(sc, o))| {
+            ks.get(first + t)
+                .is_some_and(|&(ksc, ko)| ksc == sc && ko == o + rel)
+        });
+        (fits && self.slots[k.val.index()] as usize == ks.len()).then_some((k.val, first as u32))
+    }
+
+    /// The place a load or store through `ptr` with `plan` reads or writes, where the executor
+    /// copies it between a register and lane memory as it is (its fast paths): a constant pointer
+    /// into a `Function` variable of 32-bit units, in bounds, every slot a 32- or 64-bit scalar at a
+    /// word boundary.
+    fn place(&self, ptr: Reg, plan: u32) -> Option<Known> {
+        let p = self.ptrs.get(&ptr)?;
+        let o = &self.objects[p.obj().index()];
+        let pl = &self.plans[plan as usize];
+        (o.unit == 4
+            && p.off().is_multiple_of(4)
+            && p.off() as u64 + pl.size as u64 <= o.size as u64
+            && pl
+                .slots
+                .iter()
+                .all(|&(sc, so)| sc.bytes() >= 4 && so % 4 == 0))
+        .then_some(Known {
+            obj: p.obj(),
+            off: p.off(),
+            size: pl.size,
+            plan,
+            val: ptr,
+        })
+    }
+}
+
+/// The functions that run: the entry point, and every function a call left in one that runs
+/// calls.
+fn live_functions(funcs: &[Func], entry: usize) -> Vec<bool> {
+    let mut live = vec![false; funcs.len()];
+    let mut todo = vec![entry];
+    while let Some(f) = todo.pop() {
+        if std::mem::replace(&mut live[f], true) {
+            continue;
+        }
+        for i in funcs[f].blocks.iter().flat_map(|b| &b.insts) {
+            if let Inst::Call { f: g, .. } = i {
+                todo.push(*g as usize);
+            }
+        }
+    }
+    live
+}
+
+/// Adds to `others` every register all of whose definitions (in the functions that run) are
+/// access chains from a register of `others`.
+fn extend_others(funcs: &[Func], live: &[bool], others: &mut HashSet<Reg>) {
+    let mut defs: HashMap<Reg, Vec<Option<Reg>>> = HashMap::new();
+    for (_, f) in funcs.iter().enumerate().filter(|(fi, _)| live[*fi]) {
+        for b in &f.blocks {
+            for p in &b.phis {
+                defs.entry(p.d).or_default().push(None);
+            }
+            for i in &b.insts {
+                if let Some(d) = i.def() {
+                    let base = match i {
+                        Inst::AccessChain { base, .. } => Some(*base),
+                        _ => None,
+                    };
+                    defs.entry(d).or_default().push(base);
+                }
+            }
+        }
+        for p in &f.params {
+            defs.entry(*p).or_default().push(None);
+        }
+    }
+    loop {
+        let before = others.len();
+        for (d, from) in &defs {
+            if !others.contains(d) && from.iter().all(|b| b.is_some_and(|b| others.contains(&b))) {
+                others.insert(*d);
+            }
+        }
+        if others.len() == before {
+            return;
+        }
+    }
+}
+
+/// Is register `d`, as instruction `at` of `b` defines it, read only by the block's instructions
+/// before its next definition (not by its terminator, not after it — `live_out` — and not after a
+/// call), and `to` not written before the last such read?
+fn stable(b: &Block, live_out: &HashSet<Reg>, at: usize, d: Reg, to: Reg) -> bool {
+    let insts = &b.insts;
+    let mut last = at;
+    let mut called = false;
+    let mut redefined = false;
+    for (j, i) in insts.iter().enumerate().skip(at + 1) {
+        let mut reads = false;
+        i.operands(|role, r| reads |= role == Role::Use && r == d);
+        if reads {
+            if called {
+                return false;
+            }
+            last = j;
+        }
+        if i.def() == Some(d) {
+            redefined = true;
+            break;
+        }
+        called |= matches!(i, Inst::Call { .. });
+    }
+    if !redefined && (live_out.contains(&d) || term_reads(&b.term).contains(&d)) {
+        return false;
+    }
+    insts[at + 1..last.max(at + 1)]
+        .iter()
+        .all(|i| i.def() != Some(to))
+}
+
+/// The registers a terminator reads.
+fn term_reads(t: &Term) -> Vec<Reg> {
+    match t {
+        Term::Cond { c, .. } => vec![*c],
+        Term::Switch { sel, .. } => vec![*sel],
+        Term::ReturnValue(v) => vec![*v],
+        Term::Branch(_) | Term::Return | Term::Unreachable => Vec::new(),
+    }
+}
+
+/// The blocks a terminator may go to.
+fn successors(t: &Term) -> Vec<usize> {
+    match t {
+        Term::Branch(b) => vec![*b as usize],
+        Term::Cond { t, f, .. } => vec![*t as usize, *f as usize],
+        Term::Switch { default, cases, .. } => std::iter::once(*default as usize)
+            .chain(cases.iter().map(|(_, b)| *b as usize))
+            .collect(),
+        Term::Return | Term::ReturnValue(_) | Term::Unreachable => Vec::new(),
+    }
+}
+
+/// Per block of `f`, the registers live where it ends: read on some path from there (by an
+/// instruction, a phi on the edge taken, or a terminator) before being written again — the
+/// textbook backward analysis, iterated to its fixed point.
+fn live_out(f: &Func) -> Vec<HashSet<Reg>> {
+    let n = f.blocks.len();
+    // Per block: registers read before it writes them (its terminator last), and those it writes.
+    let mut reads: Vec<HashSet<Reg>> = Vec::with_capacity(n);
+    let mut kill: Vec<HashSet<Reg>> = Vec::with_capacity(n);
+    for b in &f.blocks {
+        let (mut g, mut k) = (HashSet::new(), HashSet::new());
+        for p in &b.phis {
+            k.insert(p.d);
+        }
+        for i in &b.insts {
+            i.operands(|role, r| match role {
+                Role::Use if !k.contains(&r) => {
+                    g.insert(r);
+                }
+                Role::Def => {
+                    k.insert(r);
+                }
+                Role::Use => {}
+            });
+        }
+        for r in term_reads(&b.term) {
+            if !k.contains(&r) {
+                g.insert(r);
+            }
+        }
+        reads.push(g);
+        kill.push(k);
+    }
+    let mut live_in: Vec<HashSet<Reg>> = vec![HashSet::new(); n];
+    let mut out: Vec<HashSet<Reg>> = vec![HashSet::new(); n];
+    loop {
+        let mut changed = false;
+        for bi in (0..n).rev() {
+            let b = &f.blocks[bi];
+            let mut o: HashSet<Reg> = HashSet::new();
+            for s in successors(&b.term) {
+                let Some(sb) = f.blocks.get(s) else { continue };
+                o.extend(live_in[s].iter().copied());
+                for p in &sb.phis {
+                    for &(from, v) in p.incoming.iter() {
+                        if from as usize == bi {
+                            o.insert(v);
+                        }
+                    }
+                }
+            }
+            let mut li: HashSet<Reg> = reads[bi].clone();
+            li.extend(o.iter().filter(|r| !kill[bi].contains(r)).copied());
+            if li != live_in[bi] || o != out[bi] {
+                live_in[bi] = li;
+                out[bi] = o;
+                changed = true;
+            }
+        }
+        if !changed {
+            return out;
+        }
+    }
+}
+
+impl super::Decoder<'_> {
+    /// Promotes the invocation's own variables of `funcs` (entry point `entry`): [`Promote`].
+    pub(super) fn promote(&mut self, funcs: &mut [Func], entry: usize) {
+        let consts: Vec<(Reg, Ptr)> = self
+            .constants
+            .iter()
+            .filter(|c| c.bits.len() == 1 && self.var_regs.contains_key(&c.reg))
+            .map(|c| (c.reg, Ptr::from_bits(c.bits[0])))
+            .collect();
+        let slots = self.reg_slots.clone();
+        let (constants, reg_slots) = (&mut self.constants, &mut self.reg_slots);
+        let mut new_const = |p: Ptr| {
+            reg_slots.push(1);
+            let reg = Reg::new((reg_slots.len() - 1) as u32);
+            constants.push(crate::spirv::inst::Constant {
+                reg,
+                bits: Box::new([p.bits()]),
+                undef: Box::new([false]),
+                undef_at: Default::default(),
+            });
+            reg
+        };
+        Promote::new(funcs, entry, &self.objects, &self.plans, slots, consts)
+            .run(funcs, &mut new_const);
+    }
+}

@@ -1,0 +1,207 @@
+//! Decode-time promotion of an invocation's own variables (issue 22 §2) changes no report: every
+//! kernel here — and the Gray-Scott shader — is decoded three ways: as the decoder runs it (calls
+//! inlined, variables promoted), with every load and store of a `Function` variable run
+//! (`DecodeOptions::keep_variables`), and as written (calls kept too); each is run under every
+//! reconvergence model at two subgroup sizes, and the reports must be the same to the letter:
+//! lane-instruction counts, every finding and group with its text, every buffer's bytes and every
+//! unit's status with its chain. Each kernel puts a local variable where promotion could show: a
+//! vector stored whole and read by component, negative constants and bools, a value carried across
+//! blocks and loop iterations, a store and load on a path an undefined branch chose (the store
+//! then carries the path's taint, so the promoted body must not run), a local written through a
+//! dynamic index (its address is not a constant), `inout` and `out` parameters, a struct with
+//! 64-bit members copied whole, a call in the middle of a block to a function that loses a path,
+//! a subgroup operation reading a local under divergence, and an uninitialised local.
+#![cfg(feature = "vulkan")]
+use crate::spirv_support::{bytes_u32, glsl, glsl_file, report};
+use lockstep::grayscott::layout::{Shape, Tiling};
+use lockstep::grayscott::{Domain, Fields, Padded};
+use lockstep::model::SubgroupSize;
+use lockstep::reconverge::Mode;
+use lockstep::spirv::*;
+
+const HEAD: &str = "#version 450\n#extension GL_KHR_shader_subgroup_basic : require\n#extension GL_KHR_shader_subgroup_shuffle_relative : require\n#extension GL_ARB_gpu_shader_int64 : require\nlayout(local_size_x = 16) in;\nlayout(binding = 0) buffer B { uint b[]; };\n";
+
+/// (what the kernel shows, its functions and `main`).
+const KERNELS: [(&str, &str); 9] = [
+    (
+        "locals stored and read back in one block: a vector read by component, negative constants, bools",
+        "void main() { uint i = gl_LocalInvocationIndex; vec2 p = vec2(float(i), -3.5); float a = p.x * 2.0; float c = p.y; int m = -5; bool odd = (i & 1u) == 1u; bool e = odd; uint n = e ? uint(m) : 7u; b[i] = floatBitsToUint(a + c) ^ n; }",
+    ),
+    (
+        "a local carried across blocks and loop iterations",
+        "void main() { uint i = gl_LocalInvocationIndex; uint s = 0u; for (uint k = 0u; k < i % 5u; k++) { uint t = k * i; s += t; } b[i] = s; }",
+    ),
+    (
+        "a local stored and read on a path an undefined branch chose",
+        "void main() { uint i = gl_LocalInvocationIndex; uint u; uint r = i; if ((u < 5u) != (u >= 5u)) { uint t = i + 100u; b[t] = 1u; r = t; } b[i] = r; }",
+    ),
+    (
+        "a local written through a dynamic index",
+        "void main() { uint i = gl_LocalInvocationIndex; uint a[4]; a[i & 3u] = i; a[0] = 9u; uint x = a[i & 3u]; b[i] = x + a[0]; }",
+    ),
+    (
+        "inout and out parameters",
+        "void f(inout uint a, out uint c) { c = a * 2u; a += 1u; }\nvoid main() { uint i = gl_LocalInvocationIndex; uint x = i; uint y; f(x, y); f(y, x); b[i] = x * 100u + y; }",
+    ),
+    (
+        "a struct with 64-bit and bool members copied whole",
+        "struct S { uint a; bool f; float v; uint64_t w; };\nvoid main() { uint i = gl_LocalInvocationIndex; S s; s.a = i; s.f = (i & 1u) == 1u; s.v = 1.5; s.w = uint64_t(i) << 40; S t = s; b[i] = t.f ? t.a + uint(t.w >> 40) : uint(t.v); }",
+    ),
+    (
+        "a call in the middle of a block, to a function that loses a path",
+        "uint lose(uint v) { uint u; if (u > 3u) { return v + 1u; } return v; }\nvoid main() { uint i = gl_LocalInvocationIndex; uint x = i; uint y = x * 2u; x = lose(y); uint z = x + y; x = z * 3u; b[i] = x; b[16u + (z % 8u)] = z; }",
+    ),
+    (
+        "a subgroup operation reads a local, under divergence",
+        "void main() { uint i = gl_LocalInvocationIndex; uint v = i * 2u; if (i % 3u != 0u) { uint w = subgroupShuffleDown(v, 1u); v = v + w; } b[i] = v; }",
+    ),
+    (
+        "an uninitialised local read, then stored and read",
+        "void main() { uint i = gl_LocalInvocationIndex; uint u; uint w = u; u = 3u; b[i] = w + u; b[16u + (i & 7u)] = u; }",
+    ),
+];
+
+/// The module decoded as the decoder runs it, with every variable access run, and as written.
+fn three(words: &[u32], spec: Vec<(u32, SpecInput)>) -> [Kernel; 3] {
+    [(false, false), (false, true), (true, true)].map(|(keep_calls, keep_variables)| {
+        decode(
+            words,
+            &DecodeOptions {
+                spec: spec.clone(),
+                keep_calls,
+                keep_variables,
+                ..Default::default()
+            },
+        )
+        .unwrap()
+    })
+}
+
+#[test]
+fn a_promoted_variable_reports_the_same_as_its_loads_and_stores() {
+    for (what, body) in KERNELS {
+        let words = glsl(&format!("{HEAD}{body}\n"), "k.comp");
+        let ks = three(&words, Vec::new());
+        assert!(ks[0].promoted() > 0, "{what}: nothing promoted");
+        assert_eq!(ks[1].promoted(), 0, "{what}: keep_variables promoted");
+        let buf = || {
+            vec![BufferInput {
+                set: 0,
+                binding: 0,
+                bytes: bytes_u32(&[0; 24]),
+                ..Default::default()
+            }]
+        };
+        for mode in [Mode::Base, Mode::Sucf, Mode::Maximal] {
+            for (size, groups) in [(4u64, 2u32), (16, 1)] {
+                let mut cfg = RunConfig::new(SubgroupSize::new(size).unwrap(), [groups, 1, 1]);
+                cfg.mode = mode;
+                let [a, b, c] = ks
+                    .each_ref()
+                    .map(|k| report(&run_model(k, cfg.clone(), &buf(), None).unwrap()));
+                assert_eq!(a, b, "{what}: {mode:?}, subgroup {size}, promoted");
+                assert_eq!(b, c, "{what}: {mode:?}, subgroup {size}, inlined");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_gray_scott_shader_reports_the_same_promoted_or_not() {
+    let domain = Domain::new(12, 40).unwrap();
+    let wg = 32u32;
+    let spec = crate::spirv_grayscott::spec(wg, domain);
+    let words = glsl_file("shaders/grayscott/subgroup_1d.comp");
+    let ks = three(&words, spec);
+    assert!(ks[0].promoted() > 0, "nothing promoted");
+    let f = Fields::initial(domain);
+    let (u, v) = (Padded::from_array(&f.u), Padded::from_array(&f.v));
+    let f32s = |d: &[f32]| d.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let nan = vec![f32::NAN; u.data.len()];
+    let bufs: Vec<BufferInput> = [&u.data, &v.data, &nan, &nan]
+        .iter()
+        .enumerate()
+        .map(|(i, d)| BufferInput {
+            set: 0,
+            binding: i as u32,
+            bytes: f32s(d),
+            ..Default::default()
+        })
+        .collect();
+    for mode in [Mode::Base, Mode::Maximal] {
+        for s in [8u32, 16] {
+            let [gx, gy] = Shape::new(Tiling::OneD, s, wg).unwrap().grid(domain);
+            let mut cfg = RunConfig::new(SubgroupSize::new(s as u64).unwrap(), [gx, gy, 1]);
+            cfg.mode = mode;
+            let [a, b, c] = ks
+                .each_ref()
+                .map(|k| report(&run_model(k, cfg.clone(), &bufs, None).unwrap()));
+            assert_eq!(a, b, "{mode:?}, subgroup {s}, promoted");
+            assert_eq!(b, c, "{mode:?}, subgroup {s}, inlined");
+        }
+    }
+}
+
+/// Decodes and runs `main` of `body` (one u32 buffer of 128 words, 16 invocations at subgroup 4)
+/// promoted and with every variable access run; both runs.
+fn run_both(body: &str) -> [ModelRun; 2] {
+    let words = glsl(&format!("{HEAD}{body}\n"), "k.comp");
+    let [k, kept, _] = three(&words, Vec::new());
+    assert!(k.promoted() > 0, "nothing promoted");
+    [k, kept].map(|k| {
+        let buf = BufferInput {
+            set: 0,
+            binding: 0,
+            bytes: bytes_u32(&[0; 128]),
+            ..Default::default()
+        };
+        let cfg = RunConfig::new(SubgroupSize::new(4).unwrap(), [1, 1, 1]);
+        run_model(&k, cfg, &[buf], None).unwrap()
+    })
+}
+
+fn word(r: &ModelRun, i: usize) -> (u32, WordStatus) {
+    let b = &r.buffers[0];
+    (
+        u32::from_le_bytes(b.bytes[4 * i..4 * i + 4].try_into().unwrap()),
+        r.status(b.word_taint(i)),
+    )
+}
+
+/// SPIR-V `OpLoad` reads what the last `OpStore` to the same memory wrote (§3.42.8, "Memory
+/// Instructions"), in each invocation its own variable: a local stored as a vector and read by
+/// component, overwritten, and read again. Expected values from the GLSL source:
+/// `b[i] = (i + 1) + 2i + 7`, `b[16 + i] = 5i`.
+#[test]
+fn a_load_reads_what_the_last_store_to_the_variable_wrote() {
+    let body = "void main() { uint i = gl_LocalInvocationIndex; uvec2 p = uvec2(i + 1u, 2u * i); uint a = p.x + p.y; p.y = 7u; a += p.y; b[i] = a; p = uvec2(5u * i, 0u); b[16u + i] = p.x; }";
+    for r in run_both(body) {
+        for i in 0..16u32 {
+            assert_eq!(
+                word(&r, i as usize),
+                ((i + 1) + 2 * i + 7, WordStatus::Exact)
+            );
+            assert_eq!(word(&r, 16 + i as usize), (5 * i, WordStatus::Exact));
+        }
+    }
+}
+
+/// What an invocation writes on a path an undefined value chose is not pinned down, its own
+/// variables included (docs/interpreter.md, "Lost paths end where every path meets again"): a
+/// local stored there and read back in the same block, used as an index, gives an undefined
+/// index — not the defined out-of-bounds one its value would be. The promoted body must not run
+/// there (it would read the stored register, defined).
+#[test]
+fn a_local_stored_on_a_lost_path_reads_back_with_the_paths_taint() {
+    let body = "void main() { uint i = gl_LocalInvocationIndex; uint u; if ((u < 5u) != (u >= 5u)) { uint t = i + 200u; b[t] = 1u; } b[i] = 2u; }";
+    for r in run_both(body) {
+        let texts: Vec<String> = r.findings.iter().map(|f| r.finding_text(f)).collect();
+        assert!(
+            !texts.iter().any(|t| t.contains("out-of-bounds")),
+            "a defined out-of-bounds index: {texts:#?}"
+        );
+        for i in 0..16 {
+            assert_eq!(word(&r, i).0, 2, "b[{i}]");
+        }
+    }
+}
