@@ -14,7 +14,7 @@
 #![cfg(feature = "vulkan")]
 use crate::spirv_support::{bytes_u32, glsl, glsl_file, report};
 use lockstep::grayscott::layout::{Shape, Tiling};
-use lockstep::grayscott::{Domain, Fields, Padded};
+use lockstep::grayscott::{Domain, Fields};
 use lockstep::model::SubgroupSize;
 use lockstep::reconverge::Mode;
 use lockstep::spirv::*;
@@ -114,20 +114,7 @@ fn the_gray_scott_shader_reports_the_same_promoted_or_not() {
     let words = glsl_file("shaders/grayscott/subgroup_1d.comp");
     let ks = three(&words, spec);
     assert!(ks[0].promoted() > 0, "nothing promoted");
-    let f = Fields::initial(domain);
-    let (u, v) = (Padded::from_array(&f.u), Padded::from_array(&f.v));
-    let f32s = |d: &[f32]| d.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
-    let nan = vec![f32::NAN; u.data.len()];
-    let bufs: Vec<BufferInput> = [&u.data, &v.data, &nan, &nan]
-        .iter()
-        .enumerate()
-        .map(|(i, d)| BufferInput {
-            set: 0,
-            binding: i as u32,
-            bytes: f32s(d),
-            ..Default::default()
-        })
-        .collect();
+    let bufs = crate::spirv_grayscott::buffers(&Fields::initial(domain));
     for mode in [Mode::Base, Mode::Maximal] {
         for s in [8u32, 16] {
             let [gx, gy] = Shape::new(Tiling::OneD, s, wg).unwrap().grid(domain);

@@ -30,6 +30,23 @@ fn run(
 
 /// The specialization constants every Gray-Scott kernel takes (params.glsl): the workgroup width,
 /// the padded domain and the parameters.
+/// The shader's four buffers: `input`'s fields padded, the outputs NaN.
+pub(crate) fn buffers(input: &Fields) -> Vec<BufferInput> {
+    let u = Padded::from_array(&input.u);
+    let v = Padded::from_array(&input.v);
+    let nan = vec![f32::NAN; u.data.len()];
+    [&u.data, &v.data, &nan, &nan]
+        .iter()
+        .enumerate()
+        .map(|(i, d)| BufferInput {
+            set: 0,
+            binding: i as u32,
+            bytes: bytes_f32(d),
+            ..Default::default()
+        })
+        .collect()
+}
+
 pub(crate) fn spec(wg: u32, domain: Domain) -> Vec<(u32, SpecInput)> {
     let p = Params::default();
     vec![
@@ -78,35 +95,7 @@ fn run_words(
     assert_eq!(k.local_size, [wg, 1, 1]);
     let shape = Shape::new(layout, s, wg).unwrap();
     let [gx, gy] = shape.grid(domain);
-    let u = Padded::from_array(&input.u);
-    let v = Padded::from_array(&input.v);
-    let nan = vec![f32::NAN; u.data.len()];
-    let bufs = vec![
-        BufferInput {
-            set: 0,
-            binding: 0,
-            bytes: bytes_f32(&u.data),
-            ..Default::default()
-        },
-        BufferInput {
-            set: 0,
-            binding: 1,
-            bytes: bytes_f32(&v.data),
-            ..Default::default()
-        },
-        BufferInput {
-            set: 0,
-            binding: 2,
-            bytes: bytes_f32(&nan),
-            ..Default::default()
-        },
-        BufferInput {
-            set: 0,
-            binding: 3,
-            bytes: bytes_f32(&nan),
-            ..Default::default()
-        },
-    ];
+    let bufs = buffers(input);
     let cfg = config(s, mode, [gx, gy]);
     let r = run_model(&k, cfg, &bufs, None).unwrap();
     let mut undefined = Vec::new();
