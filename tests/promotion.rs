@@ -192,3 +192,39 @@ fn a_local_stored_on_a_lost_path_reads_back_with_the_paths_taint() {
         }
     }
 }
+
+/// Locals assigned and read in one block never need memory. glslang's unoptimised module for
+/// `uint i = gl_LocalInvocationIndex; uint a = i + 1u; uint c = a * 2u; b[i] = c;` stores `i`,
+/// `a` and `c` once each and loads `i` twice, `a` once and `c` once: each load reads a store
+/// earlier in the block (4 loads), and no variable is then read from memory (3 stores) — 7
+/// instructions the promoted body does not run; the values are the source's, `b[i] = 2(i + 1)`.
+#[test]
+fn locals_assigned_and_read_in_one_block_are_never_in_memory() {
+    let body = "void main() { uint i = gl_LocalInvocationIndex; uint a = i + 1u; uint c = a * 2u; b[i] = c; }";
+    let words = glsl(&format!("{HEAD}{body}\n"), "k.comp");
+    assert_eq!(three(&words, Vec::new())[0].promoted(), 7);
+    for r in run_both(body) {
+        for i in 0..16u32 {
+            assert_eq!(word(&r, i as usize), (2 * (i + 1), WordStatus::Exact));
+        }
+    }
+}
+
+/// An inlined call whose arguments and locals live in one block needs no memory either: for
+/// `uint f(uint v) { uint t = v * 3u; return t + 1u; }` and `uint i = gl_LocalInvocationIndex;
+/// b[i] = f(i);`, glslang's module stores `i` and the argument's temporary `param` in `main` and
+/// `t` in `f`, and loads `i` twice, `param` once (through `f`'s pointer parameter) and `t` once.
+/// Inlined, the promoted body runs none of the four loads, the argument's pointer copy, the
+/// return's copy, the three stores and the reset of `f`'s locals: 10 instructions, and
+/// `b[i] = 3i + 1`.
+#[test]
+fn an_inlined_calls_argument_and_locals_are_never_in_memory() {
+    let body = "uint f(uint v) { uint t = v * 3u; return t + 1u; }\nvoid main() { uint i = gl_LocalInvocationIndex; b[i] = f(i); }";
+    let words = glsl(&format!("{HEAD}{body}\n"), "k.comp");
+    assert_eq!(three(&words, Vec::new())[0].promoted(), 10);
+    for r in run_both(body) {
+        for i in 0..16u32 {
+            assert_eq!(word(&r, i as usize), (3 * i + 1, WordStatus::Exact));
+        }
+    }
+}

@@ -152,19 +152,15 @@ impl<'a> Promote<'a> {
                         }
                     });
                 }
-                let mut escape = |r: &Reg| {
-                    if let Some(p) = self.ptrs.get(r) {
+                // Phis and terminators (a pointer returned, with variable pointers).
+                let phis = b
+                    .phis
+                    .iter()
+                    .flat_map(|p| p.incoming.iter().map(|(_, v)| *v));
+                for r in phis.chain(term_reads(&b.term)) {
+                    if let Some(p) = self.ptrs.get(&r) {
                         dead.remove(&p.obj());
                     }
-                };
-                for p in &b.phis {
-                    p.incoming.iter().for_each(|(_, v)| escape(v));
-                }
-                match &b.term {
-                    Term::Cond { c, .. } => escape(c),
-                    Term::Switch { sel, .. } => escape(sel),
-                    Term::ReturnValue(v) => escape(v),
-                    _ => {}
                 }
             }
         }
