@@ -228,3 +228,31 @@ fn an_inlined_calls_argument_and_locals_are_never_in_memory() {
         }
     }
 }
+
+/// A register renamed away must not be read where its definition no longer runs. Three places a
+/// promoted body could read one: a phi in the next block (`&&` with a call on its right), an
+/// expression that reads a call's result after another call (the second callee runs the first
+/// one's instructions again, inlined, and rewrites its registers), and a call whose result is
+/// never read. Values from the GLSL source: `b[i] = (i > 3 && i odd) ? 1 : 0`, `b[16 + i] =
+/// 3i + (i > 2 ? 3(i + 7) : 1)`, and `b[32 + i] = i` after a call whose result is dropped.
+#[test]
+fn a_renamed_register_is_not_read_where_its_definition_no_longer_runs() {
+    let body = "bool odd(uint v) { return (v & 1u) == 1u; }\nuint g(uint v) { return v * 3u; }\nuint h(uint v) { uint r = 1u; if (v > 2u) { r = g(v + 7u); } return r; }\nvoid main() { uint i = gl_LocalInvocationIndex; b[i] = (i > 3u && odd(i)) ? 1u : 0u; b[16u + i] = g(i) + h(i); g(i + 1u); b[32u + i] = i; }";
+    for r in run_both(body) {
+        for i in 0..16u32 {
+            let want = (i > 3 && i % 2 == 1) as u32;
+            assert_eq!(word(&r, i as usize), (want, WordStatus::Exact), "b[{i}]");
+            let want = 3 * i + if i > 2 { 3 * (i + 7) } else { 1 };
+            assert_eq!(
+                word(&r, 16 + i as usize),
+                (want, WordStatus::Exact),
+                "b[16 + {i}]"
+            );
+            assert_eq!(
+                word(&r, 32 + i as usize),
+                (i, WordStatus::Exact),
+                "b[32 + {i}]"
+            );
+        }
+    }
+}
