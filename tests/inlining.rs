@@ -9,7 +9,7 @@
 //! taint, as the return of a call does), stores, out-of-bounds writes and races made by the callee,
 //! and calls nested three deep.
 #![cfg(feature = "vulkan")]
-use crate::spirv_support::{bytes_u32, glsl, glsl_file, report};
+use crate::spirv_support::{bytes_u32, glsl, glsl_file, report, same_reports};
 use lockstep::grayscott::layout::{Shape, Tiling};
 use lockstep::grayscott::{Domain, Fields};
 use lockstep::model::SubgroupSize;
@@ -84,23 +84,7 @@ fn a_call_to_a_single_block_function_reports_the_same_inlined_or_called() {
             cc > 0 && ci == left,
             "{what}: {cc} calls kept, {ci} left after inlining"
         );
-        let buf = || {
-            vec![BufferInput {
-                set: 0,
-                binding: 0,
-                bytes: bytes_u32(&[0; 24]),
-                ..Default::default()
-            }]
-        };
-        for mode in [Mode::Base, Mode::Sucf, Mode::Maximal] {
-            for (size, groups) in [(4u64, 2u32), (16, 1)] {
-                let mut cfg = RunConfig::new(SubgroupSize::new(size).unwrap(), [groups, 1, 1]);
-                cfg.mode = mode;
-                let a = run_model(&inlined, cfg.clone(), &buf(), None).unwrap();
-                let b = run_model(&called, cfg, &buf(), None).unwrap();
-                assert_eq!(report(&a), report(&b), "{what}: {mode:?}, subgroup {size}");
-            }
-        }
+        same_reports(what, &[&inlined, &called], 24);
     }
 }
 

@@ -12,7 +12,7 @@
 //! 64-bit members copied whole, a call in the middle of a block to a function that loses a path,
 //! a subgroup operation reading a local under divergence, and an uninitialised local.
 #![cfg(feature = "vulkan")]
-use crate::spirv_support::{bytes_u32, glsl, glsl_file, report};
+use crate::spirv_support::{bytes_u32, glsl, glsl_file, report, same_reports};
 use lockstep::grayscott::layout::{Shape, Tiling};
 use lockstep::grayscott::{Domain, Fields};
 use lockstep::model::SubgroupSize;
@@ -84,25 +84,7 @@ fn a_promoted_variable_reports_the_same_as_its_loads_and_stores() {
         let ks = three(&words, Vec::new());
         assert!(ks[0].promoted() > 0, "{what}: nothing promoted");
         assert_eq!(ks[1].promoted(), 0, "{what}: keep_variables promoted");
-        let buf = || {
-            vec![BufferInput {
-                set: 0,
-                binding: 0,
-                bytes: bytes_u32(&[0; 24]),
-                ..Default::default()
-            }]
-        };
-        for mode in [Mode::Base, Mode::Sucf, Mode::Maximal] {
-            for (size, groups) in [(4u64, 2u32), (16, 1)] {
-                let mut cfg = RunConfig::new(SubgroupSize::new(size).unwrap(), [groups, 1, 1]);
-                cfg.mode = mode;
-                let [a, b, c] = ks
-                    .each_ref()
-                    .map(|k| report(&run_model(k, cfg.clone(), &buf(), None).unwrap()));
-                assert_eq!(a, b, "{what}: {mode:?}, subgroup {size}, promoted");
-                assert_eq!(b, c, "{what}: {mode:?}, subgroup {size}, inlined");
-            }
-        }
+        same_reports(what, &[&ks[0], &ks[1], &ks[2]], 24);
     }
 }
 

@@ -84,3 +84,36 @@ pub fn report(r: &lockstep::spirv::ModelRun) -> String {
     }
     s
 }
+
+/// Runs every kernel of `ks` (one `uint` buffer of `words` zeros at binding 0) under base, SUCF and
+/// maximal reconvergence at subgroup sizes 4 (two workgroups) and 16 (one), and requires their
+/// reports ([`report`]) to be the same to the letter.
+pub fn same_reports(what: &str, ks: &[&lockstep::spirv::Kernel], words: usize) {
+    use lockstep::model::SubgroupSize;
+    use lockstep::reconverge::Mode;
+    use lockstep::spirv::{run_model, BufferInput, RunConfig};
+    let buf = || {
+        vec![BufferInput {
+            set: 0,
+            binding: 0,
+            bytes: bytes_u32(&vec![0; words]),
+            ..Default::default()
+        }]
+    };
+    for mode in [Mode::Base, Mode::Sucf, Mode::Maximal] {
+        for (size, groups) in [(4u64, 2u32), (16, 1)] {
+            let mut cfg = RunConfig::new(SubgroupSize::new(size).unwrap(), [groups, 1, 1]);
+            cfg.mode = mode;
+            let reports: Vec<String> = ks
+                .iter()
+                .map(|k| report(&run_model(k, cfg.clone(), &buf(), None).unwrap()))
+                .collect();
+            for (i, r) in reports.iter().enumerate().skip(1) {
+                assert_eq!(
+                    &reports[0], r,
+                    "{what}: {mode:?}, subgroup {size}, decoding {i}"
+                );
+            }
+        }
+    }
+}
