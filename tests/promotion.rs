@@ -238,3 +238,94 @@ fn a_renamed_register_is_not_read_where_its_definition_no_longer_runs() {
         }
     }
 }
+
+/// An instruction that writes a variable through its pointer ends what the block knows of the
+/// variables: in `float w = 7.0; float f = modf(float(i) + 0.25, w);` glslang's `OpExtInst Modf`
+/// writes `w` through `%w`, and the load of `w` after it must read the whole part it wrote
+/// (GLSL.std.450 `Modf`: the whole number part is "stored through the pointer"), not the 7 stored
+/// before: `b[i] = i`, and `b[16 + i]` the bits of 0.25. The module stores `i`, `w` and `f`,
+/// loads `i` three times (once before the `Modf`, twice after), `w` once and `f` once. The
+/// promoted body does not run the load of `i` before the `Modf` (it reads the store), the second
+/// load of `i` after it (it reads the first), the load of `f` (stored after the `Modf`) nor `f`'s
+/// store (never read from memory again): 4.
+#[test]
+fn a_load_after_an_instruction_that_writes_the_variable_reads_what_it_wrote() {
+    let body = "void main() { uint i = gl_LocalInvocationIndex; float w = 7.0; float f = modf(float(i) + 0.25, w); b[i] = uint(w); b[16u + i] = floatBitsToUint(f); }";
+    let words = glsl(&format!("{HEAD}{body}\n"), "k.comp");
+    assert_eq!(three(&words, Vec::new())[0].promoted(), 4);
+    for r in run_both(body) {
+        for i in 0..16u32 {
+            assert_eq!(word(&r, i as usize), (i, WordStatus::Exact), "b[{i}]");
+            let want = (0.25f32.to_bits(), WordStatus::Exact);
+            assert_eq!(word(&r, 16 + i as usize), want, "b[16 + {i}]");
+        }
+    }
+}
+
+/// An inlined callee's access chain of constant steps from its pointer parameter is a constant
+/// pointer once the argument's copy is gone, and its loads and stores are promoted like any
+/// other: for `void f(inout uvec2 v) { v.y = v.x + 1u; }` and `uint i = gl_LocalInvocationIndex;
+/// uvec2 p = uvec2(i, 0u); f(p); b[i] = p.y;`, glslang passes `p` through a temporary `param`.
+/// Inlined, the promoted body does not run the copy of `param`'s pointer into `v`, `f`'s two
+/// chains (`v.x`, `v.y`), `main`'s two loads of `i` and its load of `p` (each reads a store of the
+/// block), nor the store of `i` and the two stores of `p` (neither is read from memory again): 9;
+/// the loads of `v.x` and `p.y` become copies of one component. `b[i] = i + 1`.
+#[test]
+fn an_inlined_callees_constant_chain_from_its_parameter_is_a_constant_pointer() {
+    let body = "void f(inout uvec2 v) { v.y = v.x + 1u; }\nvoid main() { uint i = gl_LocalInvocationIndex; uvec2 p = uvec2(i, 0u); f(p); b[i] = p.y; }";
+    let words = glsl(&format!("{HEAD}{body}\n"), "k.comp");
+    assert_eq!(three(&words, Vec::new())[0].promoted(), 9);
+    for r in run_both(body) {
+        for i in 0..16u32 {
+            assert_eq!(word(&r, i as usize), (i + 1, WordStatus::Exact), "b[{i}]");
+        }
+    }
+}
+
+/// A store into a buffer, or an atomic on one, cannot reach an invocation's own variable, so what
+/// the block knows of the variables outlives it: in `uint i = gl_LocalInvocationIndex; uvec2 p;
+/// p.x = i; p.y = i + 1u; b[i] = p.x; atomicAdd(b[64u], 1u); b[16u + i] = p.y * 2u;` glslang's
+/// module stores `i` once and `p.x`, `p.y` once each (the decoder folds the constant access
+/// chains into constant pointers), loads `i` four times — two of them after the store into `b`
+/// and the atomic — and `p.x`, `p.y` once each, `p.y` after them too. Every load reads a store
+/// earlier in the block (6), and neither variable is then read from memory (3 stores): 9
+/// instructions not run; `b[i] = i`, `b[16 + i] = 2(i + 1)`, `b[64] = 16` (one add per invocation).
+#[test]
+fn a_store_or_atomic_on_a_buffer_leaves_what_the_block_knows_of_its_variables() {
+    let body = "void main() { uint i = gl_LocalInvocationIndex; uvec2 p; p.x = i; p.y = i + 1u; b[i] = p.x; atomicAdd(b[64u], 1u); b[16u + i] = p.y * 2u; }";
+    let words = glsl(&format!("{HEAD}{body}\n"), "k.comp");
+    assert_eq!(three(&words, Vec::new())[0].promoted(), 9);
+    for r in run_both(body) {
+        for i in 0..16u32 {
+            assert_eq!(word(&r, i as usize), (i, WordStatus::Exact), "b[{i}]");
+            let want = (2 * (i + 1), WordStatus::Exact);
+            assert_eq!(word(&r, 16 + i as usize), want, "b[16 + {i}]");
+        }
+        assert_eq!(word(&r, 64).0, 16, "b[64]");
+    }
+}
+
+/// An inlined call starts its callee's variables afresh (SPIR-V: a `Function` variable without an
+/// initializer is undefined at each entry to its function), so what the block knew of them from
+/// an earlier call of the same function is gone: for `uint g() { uint t; uint r = t; t = 5u;
+/// return r; }` called twice in one block (`b[i] = g(); b[16u + i] = g();`), the second call's
+/// `r = t` reads an undefined `t`, not the 5 the first call stored — both results are undefined.
+/// glslang's module stores `i` and loads it twice; `g` loads `t`, stores `r`, stores `t` and loads
+/// `r`. The promoted body runs neither load of `i`, nor `i`'s store, nor the two loads and two
+/// stores of `r`, nor the two copies of the returned value: 9; `t`'s loads stay (after each
+/// reset there is nothing to read them from).
+#[test]
+fn an_inlined_calls_variables_start_afresh_at_each_call() {
+    let body = "uint g() { uint t; uint r = t; t = 5u; return r; }\nvoid main() { uint i = gl_LocalInvocationIndex; b[i] = g(); b[16u + i] = g(); }";
+    let words = glsl(&format!("{HEAD}{body}\n"), "k.comp");
+    assert_eq!(three(&words, Vec::new())[0].promoted(), 9);
+    for r in run_both(body) {
+        for i in 0..32usize {
+            assert!(
+                matches!(word(&r, i).1, WordStatus::Undefined(_)),
+                "b[{i}]: {:?}",
+                word(&r, i)
+            );
+        }
+    }
+}

@@ -339,6 +339,50 @@ fn a_denormal_operand_or_result_is_inexact_unless_the_module_preserves_denormals
     }
 }
 
+/// The same rule is about floats: SPIR-V's `OpConvertUToF` and `OpConvertFToU` have an integer on
+/// one side, and an integer's bits are not a denormalized float's (Vulkan, "Precision and
+/// Operation of SPIR-V Instructions": what a device may flush is "denormalized values"). So
+/// `float(1u)` and `uint(0.5 · 3.0)` are exact — their integers `1` would read as the denormal
+/// `0x00000001` — as is `ldexp(1.5, 1)`, whose exponent is an integer (GLSL.std.450 `Ldexp`),
+/// while converting a float that is a denormal to an integer stays inexact (its operand may be
+/// flushed).
+#[test]
+fn a_conversions_integer_side_is_not_a_denormal() {
+    let body = "layout(local_size_x = 4) in;\nlayout(binding = 0) buffer B { uint b[]; };\nlayout(binding = 1) buffer O { uint o[]; };\nvoid main() {\n  uint i = gl_LocalInvocationIndex;\n  o[i] = floatBitsToUint(float(b[i]));\n  o[4u + i] = uint(float(b[i]) * 0.5);\n  o[8u + i] = uint(uintBitsToFloat(b[i]));\n  o[12u + i] = floatBitsToUint(ldexp(1.5, int(b[i] & 7u)));\n}\n";
+    let input = vec![1u32, 2, 3, 0x0001_0000];
+    assert!(input.iter().all(|&x| f32::from_bits(x).is_subnormal()));
+    let r = run_glsl(
+        &format!("{HEAD}{body}"),
+        Mode::Base,
+        4,
+        [1, 1, 1],
+        &[input.clone(), vec![0; 16]],
+    );
+    let o = r.buffers.iter().find(|b| b.binding == 1).unwrap();
+    let word = |w: usize| u32::from_le_bytes(o.bytes[4 * w..4 * w + 4].try_into().unwrap());
+    for (i, &x) in input.iter().enumerate() {
+        let exact = |w: usize, want: u32, what: &str| {
+            assert_eq!(
+                (word(w), r.status(o.word_taint(w))),
+                (want, WordStatus::Exact),
+                "{what} of {x:#x}"
+            );
+        };
+        exact(i, (x as f32).to_bits(), "float(b[i])");
+        exact(4 + i, x / 2, "uint(float(b[i]) * 0.5)");
+        // GLSL.std.450 Ldexp's exponent is an integer too (and Ldexp is exact).
+        let want = (1.5f32 * 2f32.powi((x & 7) as i32)).to_bits();
+        exact(12 + i, want, "ldexp(1.5, int(b[i] & 7u))");
+        // The float operand is a denormal: a device may flush it (the result is 0 either way,
+        // but the rule is the operand's).
+        assert_eq!(
+            (word(8 + i), r.status(o.word_taint(8 + i))),
+            (0, WordStatus::Inexact),
+            "uint(uintBitsToFloat({x:#x}))"
+        );
+    }
+}
+
 /// The CTS's `small_subgroup_reconverge01` and `02` patterns: a loop whose exit depends on
 /// `subgroupElect` in non-uniform control flow, then an election after the loop.
 /// SPV_KHR_subgroup_uniform_control_flow: a construct entered in subgroup-uniform control flow is

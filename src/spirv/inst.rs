@@ -224,6 +224,18 @@ pub enum Ext {
 }
 
 impl Ext {
+    /// Whether argument `k` is an integer (whose bits are not a float's, denormal or not):
+    /// `Ldexp`'s exponent, the packed words the unpacking functions and `PackDouble2x32` read.
+    pub fn int_arg(self, k: usize) -> bool {
+        use Ext::*;
+        match self {
+            Ldexp => k == 1,
+            UnpackHalf2x16 | UnpackUnorm4x8 | UnpackSnorm4x8 | UnpackUnorm2x16
+            | UnpackSnorm2x16 | PackDouble2x32 => k == 0,
+            _ => false,
+        }
+    }
+
     /// Correctly rounded (or exact) on every conforming device: compared bit for bit. Everything
     /// else has a ULP bound or is derived from other operations in the Vulkan precision tables and
     /// is *inexact*.

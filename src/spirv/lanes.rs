@@ -285,15 +285,34 @@ impl Wg<'_, '_> {
     }
 
     /// Marks results inexact where a denormal is an operand or the result and the module does not
-    /// preserve denormals (a device may flush them to zero: Vulkan, "Floating-Point Computation").
+    /// preserve denormals (a device may flush them to zero: Vulkan, "Floating-Point Computation"):
+    /// every register here holds floats of width `w`.
     pub(crate) fn denormals(&mut self, set: &[LaneMask], n: u32, d: Reg, srcs: &[Reg], w: u8) {
-        if !self.denorm_flushable(w) {
+        let rows: smallvec::SmallVec<[(Reg, u8); 4]> = srcs
+            .iter()
+            .chain(std::iter::once(&d))
+            .map(|&r| (r, w))
+            .collect();
+        self.denormals_in(set, n, d, &rows);
+    }
+
+    /// Marks `d`'s slots `0..n` inexact in the lanes where one of the float registers `rows`
+    /// (each with its width) holds a denormal of a width the module does not preserve (as
+    /// [`Wg::denormals`]); an integer operand or result is not among `rows` — its bits are not a
+    /// float's (a conversion's `1u` is not the denormal `0x00000001`).
+    pub(crate) fn denormals_in(&mut self, set: &[LaneMask], n: u32, d: Reg, rows: &[(Reg, u8)]) {
+        let rows: smallvec::SmallVec<[(Reg, u8); 4]> = rows
+            .iter()
+            .copied()
+            .filter(|&(_, w)| self.denorm_flushable(w))
+            .collect();
+        if rows.is_empty() {
             return;
         }
         let (lanes, nl) = (self.lanes, self.n);
         let mut any = false;
         for c in 0..n as usize {
-            for &r in srcs.iter().chain(std::iter::once(&d)) {
+            for &(r, w) in &rows {
                 let row = self.regs.base(r) + c * lanes;
                 let vals = &self.regs.vals[row..row + lanes];
                 any |= match w {
@@ -308,7 +327,7 @@ impl Wg<'_, '_> {
         self.regs.make_dirty(d);
         for c in 0..n as usize {
             let dr = self.regs.base(d) + c * lanes;
-            for &r in srcs.iter().chain(std::iter::once(&d)) {
+            for &(r, w) in &rows {
                 let row = self.regs.base(r) + c * lanes;
                 let (vals, taint) = (&self.regs.vals, &mut self.regs.taint);
                 each_lane(set, nl, |s| {

@@ -408,9 +408,16 @@ impl Wg<'_, '_> {
 
     pub(super) fn times_scalar(&mut self, set: &[LaneMask], w: u8, n: u32, d: Reg, v: Reg, s: Reg) {
         // The scalar is not checked for denormals here (as before this one-pass form).
-        self.map2_float(set, n, d, v, (s, true, false), Taint::NONE, w, |x, y| {
-            scalar::float_bin(FloatBin::Mul, w, x, y)
-        });
+        // One loop per width, the width a constant inside it (as `Wg::float_bin_op`).
+        if w == 32 {
+            self.map2_float(set, n, d, v, (s, true, false), Taint::NONE, 32, |x, y| {
+                scalar::float_bin(FloatBin::Mul, 32, x, y)
+            });
+        } else {
+            self.map2_float(set, n, d, v, (s, true, false), Taint::NONE, w, |x, y| {
+                scalar::float_bin(FloatBin::Mul, w, x, y)
+            });
+        }
     }
 
     /// `d[o] = Σ_k x·y` over the pairs `terms(o)`, for `outs` results: products and sums rounded
@@ -676,7 +683,13 @@ impl Wg<'_, '_> {
             }
         }
         if s.is_float() {
-            self.denormals(set, dn.min(n), d, &args[..na], w);
+            // The float operands and the result; an integer operand's bits are not a float's.
+            let rows: smallvec::SmallVec<[(Reg, u8); 4]> = (0..na)
+                .filter(|&k| !f.int_arg(k))
+                .map(|k| (args[k], w))
+                .chain(std::iter::once((d, w)))
+                .collect();
+            self.denormals_in(set, dn.min(n), d, &rows);
         }
         Ok(())
     }

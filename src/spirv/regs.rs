@@ -183,22 +183,63 @@ pub(crate) fn each_lane(set: &[LaneMask], n: usize, mut f: impl FnMut(usize)) {
 }
 
 /// Calls `f` with every run of consecutive lanes (workgroup-wide slots) of the per-subgroup masks
-/// `set`: a whole subgroup at once where all its lanes are in `set`, so that the work on a run is
-/// a slice operation (a copy, a fill, a loop the compiler vectorises) rather than a call per lane.
+/// `set`, in order: a run may cross from one subgroup into the next (their slots are adjacent), so
+/// a workgroup whose lanes are all in `set` is one run — the work on it is one slice operation (a
+/// copy, a fill, a loop the compiler vectorises) rather than a call per lane or per subgroup.
 #[inline(always)]
 pub(crate) fn each_span(set: &[LaneMask], n: usize, mut f: impl FnMut(std::ops::Range<usize>)) {
-    for (g, m) in set.iter().enumerate() {
-        let base = g * n;
-        let mut b = m.0;
-        while b != 0 {
-            let start = b.trailing_zeros() as usize;
-            let len = (b >> start).trailing_ones() as usize;
-            f(base + start..base + start + len);
-            if start + len >= 128 {
-                break;
-            }
-            b &= !((1u128 << (start + len)) - 1);
+    let mut spans = Spans {
+        set,
+        n,
+        g: 0,
+        b: set.first().map_or(0, |m| m.0),
+    };
+    while let Some(r) = spans.next_run() {
+        f(r)
+    }
+}
+
+/// The runs of [`each_span`]: `b` holds the lanes of subgroup `g` not yet visited.
+struct Spans<'a> {
+    set: &'a [LaneMask],
+    n: usize,
+    g: usize,
+    b: u128,
+}
+
+/// `b` without its `k` lowest bits.
+#[inline(always)]
+fn above(b: u128, k: usize) -> u128 {
+    if k >= 128 {
+        0
+    } else {
+        b & !((1u128 << k) - 1)
+    }
+}
+
+impl Spans<'_> {
+    #[inline(always)]
+    fn next_run(&mut self) -> Option<std::ops::Range<usize>> {
+        while self.b == 0 {
+            self.g += 1;
+            self.b = self.set.get(self.g)?.0;
         }
+        let start = self.b.trailing_zeros() as usize;
+        let mut end = start + (self.b >> start).trailing_ones() as usize;
+        let first = self.g * self.n + start;
+        self.b = above(self.b, end);
+        // A run to the last lane of its subgroup goes on into the next one's lanes from lane 0.
+        while end == self.n && self.b == 0 {
+            match self.set.get(self.g + 1) {
+                Some(m) if m.0 & 1 != 0 => {
+                    self.g += 1;
+                    end = m.0.trailing_ones() as usize;
+                    self.b = above(m.0, end);
+                }
+                _ => break,
+            }
+        }
+        Some(first..self.g * self.n + end)
     }
 }
 

@@ -113,13 +113,17 @@ impl Wg<'_, '_> {
                 self.map1(set, *n, *d, *a, Taint::NONE, loc, |x| {
                     scalar::convert(op, from, to, x)
                 });
-                if from.is_float() || to.is_float() {
-                    let w = if to.is_float() {
-                        to.bits()
-                    } else {
-                        from.bits()
-                    } as u8;
-                    self.denormals(set, *n, *d, &[*a], w);
+                // Only the float side of a conversion can hold a denormal: an integer's bits are
+                // not a float's.
+                let float = |r: Reg, s: crate::spirv::types::Scalar| {
+                    s.is_float().then_some((r, s.bits() as u8))
+                };
+                let rows: smallvec::SmallVec<[(Reg, u8); 2]> = [float(*a, from), float(*d, to)]
+                    .into_iter()
+                    .flatten()
+                    .collect();
+                if !rows.is_empty() {
+                    self.denormals_in(set, *n, *d, &rows);
                 }
             }
             _ => unreachable!("not a scalar instruction"),
@@ -350,7 +354,7 @@ impl Wg<'_, '_> {
         macro_rules! fb {
             ($w:expr_2021; $($o:ident),*) => {
                 match op {
-                    $(FloatBin::$o => self.map2_float(set, *n, *d, *a, (*b, false, true), extra, w, |x, y| scalar::float_bin(FloatBin::$o, $w, x, y)),)*
+                    $(FloatBin::$o => self.map2_float(set, *n, *d, *a, (*b, false, true), extra, $w, |x, y| scalar::float_bin(FloatBin::$o, $w, x, y)),)*
                 }
             };
         }
