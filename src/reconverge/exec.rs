@@ -765,7 +765,7 @@ impl<O: Observer> Ex<'_, O> {
             }
             let mut body_flow = cur.part(id, stay);
             self.obs.split(id, &cur.set, &body_flow.set);
-            let header_amb = cur.amb.clone();
+            let header_amb = PerGroup::from_slice(&cur.amb);
             self.block(body, &mut body_flow)?;
             // Continue target: the lanes that reached the end of the body and those that
             // continued. Maximal reconvergence reconverges them; the others have no rule.
@@ -840,7 +840,7 @@ impl<O: Observer> Ex<'_, O> {
         let mut sources = vec![body];
         sources.extend(fr.ret);
         // SPV_KHR_maximal_reconvergence: a call's return is a reconvergence point.
-        *f = Flow::join(id, &sources, entry.amb.clone());
+        *f = Flow::join(id, &sources, PerGroup::from_slice(&entry.amb));
         Ok(())
     }
 

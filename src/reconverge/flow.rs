@@ -44,7 +44,7 @@ use crate::reconverge::mode::Mode;
 /// let merged = entry.merge(7, [&then.set, &PerGroup::from_elem(LaneMask(0b1100), 1)]);
 /// assert_eq!(merged.unpinned(Mode::Base, 0, &lost), None);
 /// ```
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Debug, PartialEq)]
 pub struct Flow {
     /// per subgroup: the structured set (the tangle under maximal reconvergence)
     pub set: PerGroup<LaneMask>,
@@ -55,6 +55,19 @@ pub struct Flow {
     /// per subgroup: `None` while maximal reconvergence pins the tangle, else the switch where
     /// several selector values share a case
     pub amb: PerGroup<Option<u32>>,
+}
+
+// A state is copied at every branch, call and merge: slice copies rather than the element-wise
+// `extend` of a derived `Clone`.
+impl Clone for Flow {
+    fn clone(&self) -> Flow {
+        Flow {
+            set: PerGroup::from_slice(&self.set),
+            sg: PerGroup::from_slice(&self.sg),
+            wg: self.wg,
+            amb: PerGroup::from_slice(&self.amb),
+        }
+    }
 }
 
 /// One value per subgroup of a workgroup, inline for up to 8 subgroups (a control-flow state is
@@ -134,7 +147,7 @@ impl Flow {
                 })
                 .collect(),
             wg: if split { self.wg.or(Some(id)) } else { self.wg },
-            amb: self.amb.clone(),
+            amb: PerGroup::from_slice(&self.amb),
             set: p,
         }
     }
@@ -228,7 +241,7 @@ impl Flow {
             } else {
                 self.wg
             },
-            amb: self.amb.clone(),
+            amb: PerGroup::from_slice(&self.amb),
             set,
         }
     }

@@ -80,9 +80,9 @@ impl Wg<'_, '_> {
             flow,
             Flow {
                 set: PerGroup::from_elem(LaneMask::EMPTY, self.groups),
-                sg: flow.sg.clone(),
+                sg: PerGroup::from_slice(&flow.sg),
                 wg: flow.wg,
-                amb: flow.amb.clone(),
+                amb: PerGroup::from_slice(&flow.amb),
             },
         );
         match &mut self.frames[i] {
@@ -582,7 +582,7 @@ impl Wg<'_, '_> {
                 }
                 last_state = Some(state);
             }
-            let header_amb = cur.amb.clone();
+            let header_amb = PerGroup::from_slice(&cur.amb);
             // The header block's body and terminator, then the rest of the loop body.
             self.body(hblk, &mut cur)?;
             let mut body = cur.clone();
@@ -595,7 +595,7 @@ impl Wg<'_, '_> {
                 _ => unreachable!("loop frame"),
             };
             if !conts.is_empty() {
-                let mut at_cont = Flow::join(id, &conts, header_amb.clone());
+                let mut at_cont = Flow::join(id, &conts, PerGroup::from_slice(&header_amb));
                 if cont == header {
                     // A loop whose continue target is its header: the back edge is the join.
                     if let Frame::Loop { back, .. } = &mut self.frames[fi] {
@@ -1075,7 +1075,11 @@ impl Wg<'_, '_> {
         };
         // SPV_KHR_maximal_reconvergence: a call's return is a reconvergence point; the other models
         // have no rule there (Flow::join). The construct is named by the call's location.
-        let joined = Flow::join(CALL_CONSTRUCT | loc.get(), &ret, entry.amb.clone());
+        let joined = Flow::join(
+            CALL_CONSTRUCT | loc.get(),
+            &ret,
+            PerGroup::from_slice(&entry.amb),
+        );
         if let (Some(d), Some(r)) = (d, callee.ret) {
             self.call_result(d, r, callee.ret_slots, &joined.set);
         }

@@ -13,6 +13,7 @@ use crate::spirv::error::SpirvError;
 use crate::spirv::exec::Wg;
 use crate::spirv::inst::*;
 use crate::spirv::prov::{combine, Cause, Taint};
+use crate::spirv::regs::each_span;
 use half::f16;
 
 /// Writes the model's results for one subgroup into the result register.
@@ -218,14 +219,6 @@ impl Wg<'_, '_> {
         if let Some(r) = gi.lane_arg {
             let rb = self.regs.base(r);
             let rt = self.regs.dirty(r);
-            let mut per = [0u32; 128];
-            for l in set.iter() {
-                let s = base + l as usize;
-                per[l as usize] = self.regs.vals[rb + s] as u32;
-                if rt {
-                    arg_taint[l as usize] = self.regs.taint[rb + s];
-                }
-            }
             let kind = op_info.args.iter().copied().find(|k| {
                 matches!(
                     k,
@@ -237,8 +230,24 @@ impl Wg<'_, '_> {
                 )
             });
             let uniform_required = kind.is_some_and(|k| k.uniform() || k == ArgKind::QuadIndex);
+            // A constant (a shuffle's delta of 1): one value, without taint, in every lane.
+            let constant = !rt && self.consts[r.index()];
+            let mut per = [0u32; 128];
+            if constant {
+                per.fill(self.regs.vals[rb] as u32);
+            } else {
+                for l in set.iter() {
+                    let s = base + l as usize;
+                    per[l as usize] = self.regs.vals[rb + s] as u32;
+                    if rt {
+                        arg_taint[l as usize] = self.regs.taint[rb + s];
+                    }
+                }
+            }
             let first = set.lowest().map(|l| per[l as usize]).unwrap_or(0);
-            let lane_arg = if uniform_required {
+            let lane_arg = if constant {
+                LaneArg::Uniform(first)
+            } else if uniform_required {
                 if set.iter().any(|l| per[l as usize] != first) {
                     bad = Some(Cause::NotUniform {
                         op: gi.op,
@@ -290,6 +299,17 @@ impl Wg<'_, '_> {
         let vtaint = gi
             .value
             .map(|(r, _, comps)| (self.regs.base(r), self.regs.dirty(r), comps as usize));
+        // Nothing tainted (the value, the arguments) and an exact operation: no lane's result is.
+        if vtaint.is_none_or(|(_, dirty, _)| !dirty)
+            && inexact.is_none()
+            && arg_taint[..self.n].iter().all(|t| t.is_none())
+        {
+            for c in 0..rn {
+                let row = &mut self.regs.taint[db + c * lanes + base..];
+                each_span(&[set], self.n, |r| row[r].fill(Taint::NONE));
+            }
+            return;
+        }
         let first = set.lowest().unwrap_or(0);
         let is_gather = gather_source(call, 0, first).is_some();
         // Every active lane's value taint (what a lane reads that neither gathers nor has lanes
