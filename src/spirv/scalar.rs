@@ -40,12 +40,14 @@ pub fn f_put(w: u8, x: f64) -> u64 {
 /// Is the float of width `w` a denormal (subnormal, non-zero)?
 #[inline(always)]
 pub fn is_denormal(w: u8, x: u64) -> bool {
-    let (exp_mask, man_mask) = match w {
-        16 => (0x7c00u64, 0x03ffu64),
-        32 => (0x7f80_0000, 0x007f_ffff),
-        _ => (0x7ff0_0000_0000_0000, 0x000f_ffff_ffff_ffff),
+    // Exponent bits zero and significand not: the magnitude's bits are 1 ..= the significand
+    // mask, so magnitude − 1 (wrapping: zero goes to the top) is below the mask — one compare.
+    let (abs_mask, man_mask) = match w {
+        16 => (0x7fffu64, 0x03ffu64),
+        32 => (0x7fff_ffff, 0x007f_ffff),
+        _ => (0x7fff_ffff_ffff_ffff, 0x000f_ffff_ffff_ffff),
     };
-    x & exp_mask == 0 && x & man_mask != 0
+    (x & abs_mask).wrapping_sub(1) < man_mask
 }
 
 /// A float binary operation, correctly rounded and uncontracted.
@@ -227,5 +229,53 @@ mod tests {
         assert_eq!(float_bin(FloatBin::Add, 16, a, b), a);
         assert!(is_denormal(16, 1));
         assert!(!is_denormal(32, 0));
+    }
+
+    /// IEEE 754 subnormals (the Rust and `half` definitions) at every width: every f16, the f32
+    /// and f64 boundaries (±0, the smallest and largest subnormal, the smallest normal, ±∞, NaN),
+    /// and bits above the width ignored.
+    #[test]
+    fn is_denormal_is_subnormal_at_every_width() {
+        for b in 0..=u16::MAX {
+            let want = half::f16::from_bits(b).classify() == std::num::FpCategory::Subnormal;
+            assert_eq!(is_denormal(16, b as u64), want, "f16 {b:#06x}");
+            assert_eq!(
+                is_denormal(16, b as u64 | 0xdead_0000),
+                want,
+                "f16 {b:#06x}, high bits"
+            );
+        }
+        let f32s = [
+            0u32,
+            1,
+            0x007f_ffff,
+            0x0080_0000,
+            0x7f80_0000,
+            0x7fc0_0000,
+            0x3f80_0000,
+        ];
+        for b in f32s.into_iter().flat_map(|b| [b, b | 0x8000_0000]) {
+            let want = f32::from_bits(b).is_subnormal();
+            assert_eq!(is_denormal(32, b as u64), want, "f32 {b:#010x}");
+            assert_eq!(
+                is_denormal(32, b as u64 | 0xffff_0000_0000),
+                want,
+                "f32 {b:#010x}"
+            );
+        }
+        let f64s = [
+            0u64,
+            1,
+            0x000f_ffff_ffff_ffff,
+            0x0010_0000_0000_0000,
+            0x7ff0_0000_0000_0000,
+        ];
+        for b in f64s.into_iter().flat_map(|b| [b, b | 1 << 63]) {
+            assert_eq!(
+                is_denormal(64, b),
+                f64::from_bits(b).is_subnormal(),
+                "f64 {b:#x}"
+            );
+        }
     }
 }
