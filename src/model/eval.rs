@@ -78,12 +78,7 @@ pub fn run<S: Scalar, const N: usize, K: Sink<[S; N]>>(
         | Op::QuadBroadcast
         | Op::QuadSwap(_)
         | Op::Rotate
-        | Op::ClusteredRotate => {
-            let first = active.lowest().unwrap_or(0);
-            gather(active, input, sink, |l| {
-                gather_source(call, l, first).unwrap_or(Ok(l))
-            })
-        }
+        | Op::ClusteredRotate => gather_each(call, active, input, sink),
         // ---- reductions and scans over active lanes ----
         Op::Arithmetic(b, scan) => fold_op(b, scan, active, input, sink),
         Op::Clustered(b) => {
@@ -202,10 +197,17 @@ pub fn run<S: Scalar, const N: usize, K: Sink<[S; N]>>(
 /// ```
 #[inline(always)]
 pub fn gather_source(call: &OpCall, lane: u32, first: u32) -> Option<Result<u32, Reason>> {
+    source_of(call.op(), call, lane, first)
+}
+
+/// [`gather_source`] with the operation given apart from `call` (it is `call.op()`), so that a
+/// caller that matched on it already runs one arm (a loop per operation, [`gather_each`]).
+#[inline(always)]
+fn source_of(op: Op, call: &OpCall, lane: u32, first: u32) -> Option<Result<u32, Reason>> {
     let n = call.size().get();
     let arg = call.lane_arg();
     let l = lane;
-    Some(match call.op() {
+    Some(match op {
         // GL_KHR_shader_subgroup 8.18: the lane whose id is `id`; undefined if id >= size.
         Op::Broadcast => in_range(arg.at(0) as u64, n),
         // The active lane with the lowest id.
@@ -315,7 +317,36 @@ fn in_range(src: u64, n: u32) -> Result<u32, Reason> {
     }
 }
 
+/// The gathers (every lane's source by [`gather_source`]'s rules), one loop per operation: the
+/// operation is a constant in each loop, not matched again for every lane.
 #[inline(always)]
+fn gather_each<E: Copy, K: Sink<E>>(call: &OpCall, active: LaneMask, input: &[E], sink: &mut K) {
+    let first = active.lowest().unwrap_or(0);
+    macro_rules! by_op {
+        ($($o:ident),*) => {
+            match call.op() {
+                $(Op::$o => gather(active, input, sink, |l| {
+                    source_of(Op::$o, call, l, first).unwrap_or(Ok(l))
+                }),)*
+                op => gather(active, input, sink, |l| {
+                    source_of(op, call, l, first).unwrap_or(Ok(l))
+                }),
+            }
+        };
+    }
+    by_op!(
+        Broadcast,
+        BroadcastFirst,
+        Shuffle,
+        ShuffleXor,
+        ShuffleUp,
+        ShuffleDown,
+        QuadBroadcast,
+        Rotate,
+        ClusteredRotate
+    )
+}
+
 fn gather<E: Copy, K: Sink<E>>(
     active: LaneMask,
     input: &[E],

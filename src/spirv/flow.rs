@@ -277,10 +277,14 @@ impl Wg<'_, '_> {
             let n = self.n;
             for g in 0..self.groups {
                 let row = &self.regs.vals[base + g * n..base + (g + 1) * n];
-                let ones = row
-                    .iter()
-                    .enumerate()
-                    .fold(0u128, |b, (l, &v)| b | (((v != 0) as u128) << l));
+                // 64 lanes to a word: a `u128` shift per lane costs several instructions.
+                let ones = row.chunks(64).enumerate().fold(0u128, |b, (k, ch)| {
+                    let w = ch
+                        .iter()
+                        .enumerate()
+                        .fold(0u64, |w, (l, &v)| w | (((v != 0) as u64) << l));
+                    b | (w as u128) << (64 * k)
+                });
                 let set = flow.set[g];
                 t[g] = LaneMask(set.0 & ones);
                 e[g] = LaneMask(set.0 & !ones);

@@ -365,12 +365,20 @@ impl Wg<'_, '_> {
             let dr = db + (doff as usize + c) * lanes;
             let ar = ab + (aoff as usize + c) * lanes;
             let vals = &mut self.regs.vals;
-            each_lane(set, nl, |s| vals[dr + s] = vals[ar + s]);
+            each_span(set, nl, |r| {
+                vals.copy_within(ar + r.start..ar + r.end, dr + r.start)
+            });
             if td {
                 let taint = &mut self.regs.taint;
-                each_lane(set, nl, |s| {
-                    taint[dr + s] = if ta { taint[ar + s] } else { Taint::NONE }
-                });
+                if ta {
+                    each_span(set, nl, |r| {
+                        taint.copy_within(ar + r.start..ar + r.end, dr + r.start)
+                    });
+                } else {
+                    each_span(set, nl, |r| {
+                        taint[dr + r.start..dr + r.end].fill(Taint::NONE)
+                    });
+                }
             }
         }
     }
@@ -413,7 +421,8 @@ impl Wg<'_, '_> {
             let (a, b) = (o.tbase as usize, (o.tbase + o.words * 4 / o.unit) as usize);
             for w in a..b {
                 let row = w * lanes;
-                each_lane(&flow.set, n, |s| self.ltaint[row + s] = u);
+                let lt = &mut self.ltaint[row..row + lanes];
+                each_span(&flow.set, n, |r| lt[r].fill(u));
             }
             if let Some(init) = o.init {
                 self.init_lane_object(obj, init, Some(flow));

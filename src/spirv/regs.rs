@@ -154,12 +154,24 @@ impl RegFile {
         let lanes = self.lanes;
         let t = |on: bool, x: Taint| if on { x } else { Taint::NONE };
         match rows3(&mut self.taint, d, a, b, lanes) {
-            Some((dt, at, bt)) => each_span(set, n, |r| {
-                let it = dt[r.clone()].iter_mut().zip(&at[r.clone()]).zip(&bt[r]);
-                for ((d, &x), &y) in it {
-                    *d = combine(t(da, x), t(db, y)) | extra;
+            // The operands' dirtiness decided once, not per lane (a clean one's row is not read).
+            Some((dt, at, bt)) => match (da, db) {
+                (true, true) => each_span(set, n, |r| {
+                    let it = dt[r.clone()].iter_mut().zip(&at[r.clone()]).zip(&bt[r]);
+                    for ((d, &x), &y) in it {
+                        *d = combine(x, y) | extra;
+                    }
+                }),
+                (true, false) | (false, true) => {
+                    let src = if da { at } else { bt };
+                    each_span(set, n, |r| {
+                        for (d, &x) in dt[r.clone()].iter_mut().zip(&src[r]) {
+                            *d = combine(x, Taint::NONE) | extra;
+                        }
+                    })
                 }
-            }),
+                (false, false) => each_span(set, n, |r| dt[r].fill(extra)),
+            },
             None => {
                 let taint = &mut self.taint;
                 each_lane(set, n, |s| {
@@ -188,11 +200,29 @@ pub(crate) fn each_lane(set: &[LaneMask], n: usize, mut f: impl FnMut(usize)) {
 /// copy, a fill, a loop the compiler vectorises) rather than a call per lane or per subgroup.
 #[inline(always)]
 pub(crate) fn each_span(set: &[LaneMask], n: usize, mut f: impl FnMut(std::ops::Range<usize>)) {
-    let mut spans = Spans {
-        set,
-        n,
-        g: 0,
-        b: set.first().map_or(0, |m| m.0),
+    // Every lane of every subgroup (most instructions of most kernels): one run, without the bit
+    // scan of `Spans` (its `u128` shifts and counts cost more than a short run's work).
+    let full = if n >= 128 {
+        u128::MAX
+    } else {
+        (1u128 << n) - 1
+    };
+    let mut spans = if set.iter().all(|m| m.0 == full) {
+        Spans {
+            set: &[],
+            n,
+            g: 0,
+            b: 0,
+            whole: set.len() * n,
+        }
+    } else {
+        Spans {
+            set,
+            n,
+            g: 0,
+            b: set.first().map_or(0, |m| m.0),
+            whole: 0,
+        }
     };
     while let Some(r) = spans.next_run() {
         f(r)
@@ -205,6 +235,8 @@ struct Spans<'a> {
     n: usize,
     g: usize,
     b: u128,
+    /// a run of this many lanes from lane 0 still to give (every lane of `set`: `set` is empty)
+    whole: usize,
 }
 
 /// `b` without its `k` lowest bits.
@@ -220,6 +252,9 @@ fn above(b: u128, k: usize) -> u128 {
 impl Spans<'_> {
     #[inline(always)]
     fn next_run(&mut self) -> Option<std::ops::Range<usize>> {
+        if self.whole != 0 {
+            return Some(0..std::mem::take(&mut self.whole));
+        }
         while self.b == 0 {
             self.g += 1;
             self.b = self.set.get(self.g)?.0;

@@ -288,10 +288,18 @@ impl Wg<'_, '_> {
             unreachable!("IntCmp is routed here")
         };
         let w = *w;
+        // The operation and (for 32 bits) the width constant in each lane loop.
         macro_rules! ic {
-            ($($o:ident),*) => {
+            ($w:expr_2021; $($o:ident),*) => {
                 match op {
-                    $(IntCmp::$o => self.map2(set, *n, *d, *a, *b, Taint::NONE, loc, |x, y| Ok(scalar::int_cmp(IntCmp::$o, w, x, y) as u64)),)*
+                    $(IntCmp::$o => self.map2(set, *n, *d, *a, *b, Taint::NONE, loc, |x, y| Ok(scalar::int_cmp(IntCmp::$o, $w, x, y) as u64)),)*
+                }
+            };
+        }
+        macro_rules! absorb {
+            ($dec:ident, $w:expr_2021; $($o:ident),*) => {
+                match op {
+                    $(IntCmp::$o => self.map2_absorb(set, *n, *d, *a, *b, loc, |x, y| Ok(scalar::int_cmp(IntCmp::$o, $w, x, y) as u64), $dec),)*
                 }
             };
         }
@@ -314,19 +322,11 @@ impl Wg<'_, '_> {
                 _ => false,
             }
         };
-        if matches!(op, IntCmp::Eq | IntCmp::Ne) {
-            ic!(Eq, Ne, UGt, SGt, UGe, SGe, ULt, SLt, ULe, SLe);
-        } else {
-            self.map2_absorb(
-                set,
-                *n,
-                *d,
-                *a,
-                *b,
-                loc,
-                |x, y| Ok(scalar::int_cmp(op, w, x, y) as u64),
-                decides,
-            );
+        match (matches!(op, IntCmp::Eq | IntCmp::Ne), w == 32) {
+            (true, true) => ic!(32; Eq, Ne, UGt, SGt, UGe, SGe, ULt, SLt, ULe, SLe),
+            (true, false) => ic!(w; Eq, Ne, UGt, SGt, UGe, SGe, ULt, SLt, ULe, SLe),
+            (false, true) => absorb!(decides, 32; Eq, Ne, UGt, SGt, UGe, SGe, ULt, SLt, ULe, SLe),
+            (false, false) => absorb!(decides, w; Eq, Ne, UGt, SGt, UGe, SGe, ULt, SLt, ULe, SLe),
         }
     }
 
