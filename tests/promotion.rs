@@ -329,3 +329,82 @@ fn an_inlined_calls_variables_start_afresh_at_each_call() {
         }
     }
 }
+
+/// A register a block defines and a later block's terminator reads is live where the block ends
+/// (the branch reads the value the load gave, SPIR-V §3.42.8 `OpLoad` / §3.42.17
+/// `OpBranchConditional`), so the load that defines it stays, even where a store earlier in its
+/// block holds the value. glslang computes a branch's condition in the branching block, so this
+/// module is written in SPIR-V assembly: block 1 stores `odd = (i & 1) == 1` into a `bool` local
+/// and loads it into `%r`; block 2 branches on `%r` — odd invocations write `b[i] = 1`, even ones
+/// `b[i] = 2`. Dropping the load (its uses renamed to the stored register within block 1 only)
+/// would leave `%r` never written and every invocation on one side.
+#[test]
+fn a_terminators_read_in_a_later_block_keeps_the_load_that_defines_it() {
+    use lockstep::kernel::{compile, SourceLang, SourceOptions};
+    const ASM: &str = "
+               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main \"main\" %lii
+               OpExecutionMode %main LocalSize 16 1 1
+               OpDecorate %lii BuiltIn LocalInvocationIndex
+               OpDecorate %arr ArrayStride 4
+               OpMemberDecorate %B 0 Offset 0
+               OpDecorate %B Block
+               OpDecorate %buf DescriptorSet 0
+               OpDecorate %buf Binding 0
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+       %uint = OpTypeInt 32 0
+       %bool = OpTypeBool
+     %fbool = OpTypePointer Function %bool
+       %iptr = OpTypePointer Input %uint
+        %lii = OpVariable %iptr Input
+     %uint_0 = OpConstant %uint 0
+     %uint_1 = OpConstant %uint 1
+     %uint_2 = OpConstant %uint 2
+        %arr = OpTypeRuntimeArray %uint
+          %B = OpTypeStruct %arr
+       %bptr = OpTypePointer StorageBuffer %B
+        %buf = OpVariable %bptr StorageBuffer
+       %eptr = OpTypePointer StorageBuffer %uint
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+       %flag = OpVariable %fbool Function
+          %i = OpLoad %uint %lii
+        %bit = OpBitwiseAnd %uint %i %uint_1
+        %odd = OpIEqual %bool %bit %uint_1
+               OpStore %flag %odd
+          %r = OpLoad %bool %flag
+               OpBranch %next
+       %next = OpLabel
+               OpSelectionMerge %merge None
+               OpBranchConditional %r %then %else
+       %then = OpLabel
+         %p1 = OpAccessChain %eptr %buf %uint_0 %i
+               OpStore %p1 %uint_1
+               OpBranch %merge
+       %else = OpLabel
+         %p2 = OpAccessChain %eptr %buf %uint_0 %i
+               OpStore %p2 %uint_2
+               OpBranch %merge
+      %merge = OpLabel
+               OpReturn
+               OpFunctionEnd
+";
+    let m = compile(ASM, SourceLang::SpirvAsm, &SourceOptions::default()).unwrap();
+    let [k, kept, _] = three(&m.words, Vec::new());
+    for k in [k, kept] {
+        let buf = BufferInput {
+            set: 0,
+            binding: 0,
+            bytes: bytes_u32(&[0; 16]),
+            ..Default::default()
+        };
+        let cfg = RunConfig::new(SubgroupSize::new(4).unwrap(), [1, 1, 1]);
+        let r = run_model(&k, cfg, &[buf], None).unwrap();
+        for i in 0..16u32 {
+            let want = if i & 1 == 1 { 1 } else { 2 };
+            assert_eq!(word(&r, i as usize), (want, WordStatus::Exact), "b[{i}]");
+        }
+    }
+}
