@@ -117,16 +117,19 @@ fn run_both(body: &str) -> [ModelRun; 2] {
     let words = glsl(&format!("{HEAD}{body}\n"), "k.comp");
     let [k, kept, _] = three(&words, Vec::new());
     assert!(k.promoted() > 0, "nothing promoted");
-    [k, kept].map(|k| {
-        let buf = BufferInput {
-            set: 0,
-            binding: 0,
-            bytes: bytes_u32(&[0; 128]),
-            ..Default::default()
-        };
-        let cfg = RunConfig::new(SubgroupSize::new(4).unwrap(), [1, 1, 1]);
-        run_model(&k, cfg, &[buf], None).unwrap()
-    })
+    [k, kept].map(|k| run_one(&k))
+}
+
+/// Runs `k` on one u32 buffer of 128 zero words, 16 invocations at subgroup 4.
+fn run_one(k: &Kernel) -> ModelRun {
+    let buf = BufferInput {
+        set: 0,
+        binding: 0,
+        bytes: bytes_u32(&[0; 128]),
+        ..Default::default()
+    };
+    let cfg = RunConfig::new(SubgroupSize::new(4).unwrap(), [1, 1, 1]);
+    run_model(k, cfg, &[buf], None).unwrap()
 }
 
 fn word(r: &ModelRun, i: usize) -> (u32, WordStatus) {
@@ -394,14 +397,7 @@ fn a_terminators_read_in_a_later_block_keeps_the_load_that_defines_it() {
     let m = compile(ASM, SourceLang::SpirvAsm, &SourceOptions::default()).unwrap();
     let [k, kept, _] = three(&m.words, Vec::new());
     for k in [k, kept] {
-        let buf = BufferInput {
-            set: 0,
-            binding: 0,
-            bytes: bytes_u32(&[0; 16]),
-            ..Default::default()
-        };
-        let cfg = RunConfig::new(SubgroupSize::new(4).unwrap(), [1, 1, 1]);
-        let r = run_model(&k, cfg, &[buf], None).unwrap();
+        let r = run_one(&k);
         for i in 0..16u32 {
             let want = if i & 1 == 1 { 1 } else { 2 };
             assert_eq!(word(&r, i as usize), (want, WordStatus::Exact), "b[{i}]");

@@ -143,7 +143,14 @@ impl LaneMask {
     /// Is lane `lane` in the set?
     #[inline(always)]
     pub fn has(self, lane: u32) -> bool {
-        lane < 128 && (self.0 >> lane) & 1 != 0
+        // In the 64-lane half that holds it: a `u128` shifted by a variable takes several
+        // instructions, a `u64` one.
+        let half = if lane < 64 {
+            self.0 as u64
+        } else {
+            (self.0 >> 64) as u64
+        };
+        lane < 128 && (half >> (lane & 63)) & 1 != 0
     }
 
     /// With lane `lane` added.
@@ -178,14 +185,20 @@ impl LaneMask {
 
     /// Lanes in increasing order.
     pub fn iter(self) -> impl Iterator<Item = u32> {
-        let mut m = self.0;
+        // The two 64-lane halves in turn: a `u128`'s count and clear take several instructions
+        // each, a `u64`'s one.
+        let (mut lo, mut hi) = (self.0 as u64, (self.0 >> 64) as u64);
         std::iter::from_fn(move || {
-            if m == 0 {
-                None
-            } else {
-                let l = m.trailing_zeros();
-                m &= m - 1;
+            if lo != 0 {
+                let l = lo.trailing_zeros();
+                lo &= lo - 1;
                 Some(l)
+            } else if hi != 0 {
+                let l = hi.trailing_zeros();
+                hi &= hi - 1;
+                Some(64 + l)
+            } else {
+                None
             }
         })
     }
