@@ -295,10 +295,7 @@ impl Wg<'_, '_> {
             0
         };
         for u in us {
-            let h = shadow.access(tb + u, kind, f, &now, me, scope);
-            hits.race = hits.race.or(h.race);
-            hits.concurrent_atomic = hits.concurrent_atomic.or(h.concurrent_atomic);
-            hits.late_atomic_read = hits.late_atomic_read.or(h.late_atomic_read);
+            shadow.access_into(tb + u, kind, f, &now, me, scope, &mut hits);
         }
         hits
     }

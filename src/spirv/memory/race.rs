@@ -79,7 +79,7 @@ impl Shadow {
 
     /// Checks access `me` (by `now`, of kind `kind`) to unit `u` of family `f` against the unit's
     /// record, then records it. `scope` is the access's scope when it is atomic.
-    #[inline]
+    #[cfg(test)]
     pub fn access(
         &mut self,
         u: usize,
@@ -89,8 +89,27 @@ impl Shadow {
         me: Access,
         scope: Option<Scope>,
     ) -> Hits {
-        let c = self.cell(u);
         let mut hits = Hits::default();
+        self.access_into(u, kind, f, now, me, scope, &mut hits);
+        hits
+    }
+
+    /// [`Shadow::access`], adding what it finds to `hits` where `hits` holds nothing of that kind
+    /// yet (the first unit of a multi-unit access that finds one names it): no record copied per
+    /// unit where nothing is found.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub fn access_into(
+        &mut self,
+        u: usize,
+        kind: Kind,
+        f: Family,
+        now: &Now<'_>,
+        me: Access,
+        scope: Option<Scope>,
+        hits: &mut Hits,
+    ) {
+        let c = self.cell(u);
         // Ordered by atomicity: both atomic, each in the other's scope.
         let atomic_pair = |a: &Access| match scope {
             Some(s) => a.atomic() && now.mutual_scope(a, s),
@@ -99,8 +118,10 @@ impl Shadow {
         // Against the last write: every kind of access.
         if c.w.who != 0 && !now.after(&c.w, f) {
             if atomic_pair(&c.w) {
-                hits.concurrent_atomic = Some(c.w);
-            } else {
+                if hits.concurrent_atomic.is_none() {
+                    hits.concurrent_atomic = Some(c.w);
+                }
+            } else if hits.race.is_none() {
                 hits.race = Some((c.w, true));
             }
         }
@@ -144,7 +165,6 @@ impl Shadow {
                 c.r2 = Access::default();
             }
         }
-        hits
     }
 }
 
