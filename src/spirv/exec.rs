@@ -862,6 +862,10 @@ pub(crate) struct Wg<'d, 'k> {
     pub(crate) decided: bool,
     /// some lane of this workgroup is lost (its writes take `lost_taint`)
     pub(crate) any_lost: bool,
+    /// some lane of this workgroup has been lost since it started, whether or not its lost path
+    /// has ended since: the promoted bodies run only before (a variable carried across blocks in
+    /// a register is that register only while no store took a lost path's taint)
+    pub(crate) ever_lost: bool,
     /// the frame (stack index) of the construct where each lost lane lost its path
     pub(crate) lost_depth: Vec<u32>,
     /// taint for the phis of the block a lane enters next (lanes whose lost path ended at a merge)
@@ -941,6 +945,7 @@ impl<'d, 'k> Wg<'d, 'k> {
             undefined_branches: vec![0; lanes],
             decided: false,
             any_lost: false,
+            ever_lost: false,
             lost_depth: vec![u32::MAX; lanes],
             phi_taint: vec![Taint::NONE; lanes],
             windows: HashMap::new(),
@@ -993,6 +998,7 @@ impl<'d, 'k> Wg<'d, 'k> {
         self.undefined_branches.fill(0);
         self.decided = false;
         self.any_lost = false;
+        self.ever_lost = false;
         self.lost_depth.fill(u32::MAX);
         self.phi_taint.fill(Taint::NONE);
         self.any_phi_taint = false;

@@ -235,6 +235,7 @@ impl Wg<'_, '_> {
                 );
                 each_lane(&flow.set, n, |s| self.lost_taint[s] = p);
                 self.any_lost = true;
+                self.ever_lost = true;
                 for g in 0..self.groups {
                     if !flow.set[g].is_empty() {
                         self.lost.lose(g, blk.label);
@@ -390,6 +391,7 @@ impl Wg<'_, '_> {
                 let p = self.prov(Cause::OrderPath { construct }, loc, taint);
                 self.lost_taint[s] = p.order_dependent();
                 self.any_lost = true;
+                self.ever_lost = true;
             }
             return;
         }
@@ -397,6 +399,7 @@ impl Wg<'_, '_> {
             let p = self.prov(Cause::LostPath { construct }, loc, taint);
             self.lost_taint[s] = p;
             self.any_lost = true;
+            self.ever_lost = true;
             self.d.find(Finding::LostPath {
                 construct,
                 loc,
@@ -1011,10 +1014,10 @@ impl Wg<'_, '_> {
         let active: u64 = flow.set.iter().map(|m| m.count() as u64).sum();
         let counted = blk.insts.len() as u64 + blk.folded as u64 + 1 - blk.uncounted as u64;
         self.steps += active * counted;
-        // While no invocation's path is lost, the body with the invocation's own variables
+        // Until an invocation's path is first lost, the body with the invocation's own variables
         // promoted (decode-time; the same results: see `decode/promote.rs`).
         let (insts, locs) = match &blk.fast {
-            Some(b) if !self.any_lost => (&b.insts, &b.locs),
+            Some(b) if !self.ever_lost => (&b.insts, &b.locs),
             _ => (&blk.insts, &blk.locs),
         };
         for (inst, &loc) in insts.iter().zip(locs) {

@@ -1114,13 +1114,17 @@ impl Kernel {
 
     /// How many instructions the promoted bodies do not run — loads and stores of `Function`
     /// variables, copies, constant chains, locals resets ([`crate::spirv::DecodeOptions::keep_variables`]
-    /// runs them all): those of the bodies as written less those of the promoted ones.
+    /// runs them all): those of the bodies as written less those of the promoted ones, summed
+    /// over the blocks (a block whose promoted body copies a carried variable's stored value into
+    /// its register counts the copy against what it saves; 0 if the copies outnumber the savings).
     pub fn promoted(&self) -> usize {
-        self.funcs
+        let net: i64 = self
+            .funcs
             .iter()
             .flat_map(|f| &f.blocks)
-            .filter_map(|b| Some(b.insts.len() - b.fast.as_ref()?.insts.len()))
-            .sum()
+            .filter_map(|b| Some(b.insts.len() as i64 - b.fast.as_ref()?.insts.len() as i64))
+            .sum();
+        net.max(0) as usize
     }
 
     /// The element at byte `offset` of object `obj`, in the source's names: `data[5]`,

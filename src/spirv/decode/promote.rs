@@ -19,13 +19,21 @@
 //! variable through a constant pointer, of 32- or 64-bit scalars, copies each lane's bits and taint
 //! into the lane's memory row, and the load back copies them out again ([`crate::spirv::memops`]'s
 //! fast paths) — *while no invocation's path is lost*: then a store takes the lost path's taint
-//! too (`Wg::write_taint`). So the promoted body is run only when no path is lost as the block
-//! starts ([`crate::spirv::flow`]), and nothing is promoted after a call in the block (a callee
+//! too (`Wg::write_taint`). So the promoted body is run only until a path is first lost
+//! ([`crate::spirv::flow`]), and nothing is promoted after a call in the block (a callee
 //! may lose a path). A renamed register is read only in this block, from its load to its next
 //! definition, and the register it is renamed to is not written in that range; a removed store's
 //! variable is never read from memory by a promoted body, and every load of it in the block as
 //! written follows, in the same block, the store it was promoted from — so a block run as
 //! written reads what it stored itself. Lane-instruction counts are those of the block as written.
+//!
+//! Across blocks ([`Promote::carry`]): a variable whose address never escapes and whose accesses
+//! all use one place of 32-bit scalars is *carried* in a register of its own. Its stores stay, each
+//! followed by a copy of the stored value into that register; a load reached only after a store on
+//! every path from the function's entry ([`Promote::stored`]) reads the register. Register and
+//! memory agree lane for lane until a path is first lost (then a store takes the lost path's taint
+//! and the copy does not), so the promoted bodies run only until then (`Wg::ever_lost`), and the
+//! bodies as written read the memory the stores kept.
 
 use crate::spirv::inst::{Block, FastBody, Func, Inst, Object, ObjectId, Plan, Reg, Step, Term};
 use crate::spirv::memory::Ptr;
@@ -35,6 +43,14 @@ use std::collections::{HashMap, HashSet};
 
 /// A promoted body: each instruction with its index in the block as written.
 type Body = Vec<(Inst, usize)>;
+
+/// A register the pass makes.
+pub(super) enum NewReg {
+    /// of so many slots, for a carried variable
+    Slots(u32),
+    /// a constant holding a pointer
+    Pointer(Ptr),
+}
 
 /// A place of a variable whose value a register holds: (object, byte offset, plan), the register.
 #[derive(Clone, Copy, Debug)]
@@ -63,6 +79,11 @@ pub(super) struct Promote<'a> {
     slots: Vec<u32>,
     /// the constant register of each such pointer
     regs_of: HashMap<u64, Reg>,
+    /// variables carried across blocks: the place every access reads or writes, with the
+    /// variable's register as its value (see [`Promote::carry`])
+    carried: HashMap<ObjectId, Known>,
+    /// the register of the carried variable each constant pointer register points to
+    carry_of: HashMap<Reg, Reg>,
 }
 
 impl<'a> Promote<'a> {
@@ -101,23 +122,27 @@ impl<'a> Promote<'a> {
             live,
             slots,
             regs_of,
+            carried: HashMap::new(),
+            carry_of: HashMap::new(),
         }
     }
 
     /// Gives every block of `funcs` whose promoted body differs from the body as written that
-    /// body ([`Block::fast`]); `new_const` makes a constant register holding a pointer.
-    pub(super) fn run(mut self, funcs: &mut [Func], new_const: &mut dyn FnMut(Ptr) -> Reg) {
+    /// body ([`Block::fast`]); `new_reg` makes a register of so many slots, or a constant
+    /// register holding a pointer.
+    pub(super) fn run(mut self, funcs: &mut [Func], new_reg: &mut dyn FnMut(NewReg) -> Reg) {
+        self.carry(funcs, new_reg);
         let mut bodies: Vec<Vec<Option<Body>>> = Vec::with_capacity(funcs.len());
         for (fi, f) in funcs.iter().enumerate() {
             let mut fb = Vec::with_capacity(f.blocks.len());
-            let live_out = if self.live[fi] {
-                live_out(f)
+            let (live_out, stored) = if self.live[fi] {
+                (live_out(f), self.stored(f))
             } else {
-                Vec::new()
+                (Vec::new(), Vec::new())
             };
             for (bi, b) in f.blocks.iter().enumerate() {
                 fb.push(if self.live[fi] {
-                    self.block(b, &live_out[bi], new_const)
+                    self.block(b, &live_out[bi], &stored[bi], new_reg)
                 } else {
                     None
                 });
@@ -164,6 +189,9 @@ impl<'a> Promote<'a> {
                 }
             }
         }
+        // A carried variable is read from memory by the bodies as written, which run once a path
+        // is lost: its stores stay.
+        dead.retain(|o| !self.carried.contains_key(o));
         // A callee's reset whose locals are all such is not run either.
         let reset_dead: Vec<bool> = funcs
             .iter()
@@ -203,6 +231,188 @@ impl<'a> Promote<'a> {
         }
     }
 
+    /// A register `new_reg` makes, its slots known to the pass.
+    fn fresh(&mut self, new_reg: &mut dyn FnMut(NewReg) -> Reg, r: NewReg) -> Reg {
+        let n = match r {
+            NewReg::Slots(n) => n,
+            NewReg::Pointer(_) => 1,
+        };
+        let reg = new_reg(r);
+        if self.slots.len() <= reg.index() {
+            self.slots.resize(reg.index() + 1, 0);
+        }
+        self.slots[reg.index()] = n;
+        reg
+    }
+
+    /// Chooses the variables carried across blocks, each in a register of its own that mirrors its
+    /// memory: a `Function` variable whose address is only ever the pointer of a load or a store
+    /// (it never escapes: no chain, call, copy, phi or stored pointer reaches it), every access
+    /// the same place of 32-bit scalars ([`Promote::place`]), and some load of it not preceded in
+    /// its block by a store. Every store to one copies the stored value into its register too
+    /// (the store stays: the bodies as written read memory once a path is lost), so that a load
+    /// where every path from the function's entry stored the variable ([`Promote::stored`]) reads
+    /// the register — the same bits and taint, lane for lane, while no path has been lost.
+    fn carry(&mut self, funcs: &[Func], new_reg: &mut dyn FnMut(NewReg) -> Reg) {
+        // Per variable: the one place its accesses use, or `None` once another use is seen.
+        let mut place: HashMap<ObjectId, Option<Known>> = HashMap::new();
+        let escape = |place: &mut HashMap<ObjectId, Option<Known>>, r: Reg| {
+            if let Some(p) = self.ptrs.get(&r) {
+                place.insert(p.obj(), None);
+            }
+        };
+        let live: Vec<&Func> = funcs
+            .iter()
+            .enumerate()
+            .filter(|(fi, _)| self.live[*fi])
+            .map(|(_, f)| f)
+            .collect();
+        for b in live.iter().flat_map(|f| &f.blocks) {
+            for i in &b.insts {
+                let (ptr, plan) = match i {
+                    Inst::Load { ptr, plan, .. } => (*ptr, *plan),
+                    Inst::Store { ptr, v, plan } => {
+                        escape(&mut place, *v);
+                        (*ptr, *plan)
+                    }
+                    _ => {
+                        i.operands(|role, r| {
+                            if role == Role::Use {
+                                escape(&mut place, r)
+                            }
+                        });
+                        continue;
+                    }
+                };
+                let Some(p) = self.ptrs.get(&ptr) else {
+                    continue;
+                };
+                let here = self.place(ptr, plan).filter(|_| {
+                    self.plans[plan as usize]
+                        .slots
+                        .iter()
+                        .all(|&(sc, _)| sc.bytes() == 4)
+                });
+                let e = place.entry(p.obj()).or_insert(here);
+                if !matches!((*e, here), (Some(a), Some(h)) if a.off == h.off && a.plan == h.plan) {
+                    *e = None;
+                }
+            }
+            let phis = b
+                .phis
+                .iter()
+                .flat_map(|p| p.incoming.iter().map(|(_, v)| *v));
+            for r in phis.chain(term_reads(&b.term)) {
+                escape(&mut place, r);
+            }
+        }
+        self.carried = place
+            .into_iter()
+            .filter_map(|(o, k)| Some((o, k?)))
+            .collect();
+        // Only those a promoted body would read from their register: loaded where every path
+        // stored them, before any store, reset or call in the load's block.
+        let mut useful: HashSet<ObjectId> = HashSet::new();
+        for f in &live {
+            let stored = self.stored(f);
+            for (b, entry) in f.blocks.iter().zip(stored) {
+                let mut held = entry;
+                for i in &b.insts {
+                    match i {
+                        Inst::Load { ptr, .. } => {
+                            if let Some(p) = self.ptrs.get(ptr).filter(|p| held.contains(&p.obj()))
+                            {
+                                useful.insert(p.obj());
+                            }
+                        }
+                        Inst::Store { ptr, .. } => {
+                            if let Some(p) = self.ptrs.get(ptr) {
+                                held.remove(&p.obj());
+                            }
+                        }
+                        Inst::EnterLocals { f } => {
+                            held.retain(|o| !self.locals[*f as usize].contains(o));
+                        }
+                        Inst::Call { .. } => break,
+                        _ => {}
+                    }
+                }
+            }
+        }
+        let mut chosen: Vec<(ObjectId, Known)> = std::mem::take(&mut self.carried)
+            .into_iter()
+            .filter(|(o, _)| useful.contains(o))
+            .collect();
+        chosen.sort_by_key(|(o, _)| o.index());
+        for (obj, k) in chosen {
+            let n = self.plans[k.plan as usize].slots.len() as u32;
+            let reg = self.fresh(new_reg, NewReg::Slots(n));
+            self.carried.insert(obj, Known { val: reg, ..k });
+        }
+        for (r, p) in &self.ptrs {
+            if let Some(k) = self.carried.get(&p.obj()) {
+                self.carry_of.insert(*r, k.val);
+            }
+        }
+    }
+
+    /// Per block of `f`, the carried variables stored on every path from the function's entry to
+    /// where it starts, with no reset of them (an inlined call's `EnterLocals`, or any call) after
+    /// the store — the textbook forward "must" analysis, iterated to its fixed point.
+    fn stored(&self, f: &Func) -> Vec<HashSet<ObjectId>> {
+        let n = f.blocks.len();
+        let all: HashSet<ObjectId> = self.carried.keys().copied().collect();
+        let out_of = |bi: usize, inn: &HashSet<ObjectId>| {
+            let mut s = inn.clone();
+            for i in &f.blocks[bi].insts {
+                match i {
+                    Inst::Store { ptr, .. } => {
+                        if let Some(p) = self.ptrs.get(ptr).filter(|p| all.contains(&p.obj())) {
+                            s.insert(p.obj());
+                        }
+                    }
+                    Inst::EnterLocals { f } => {
+                        s.retain(|o| !self.locals[*f as usize].contains(o));
+                    }
+                    Inst::Call { .. } => s.clear(),
+                    _ => {}
+                }
+            }
+            s
+        };
+        let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (bi, b) in f.blocks.iter().enumerate() {
+            for s in successors(&b.term).into_iter().filter(|s| *s < n) {
+                preds[s].push(bi);
+            }
+        }
+        let mut inn: Vec<HashSet<ObjectId>> = vec![all.clone(); n];
+        if n > 0 {
+            inn[0].clear();
+        }
+        let mut outs: Vec<HashSet<ObjectId>> = (0..n).map(|bi| out_of(bi, &inn[bi])).collect();
+        loop {
+            let mut changed = false;
+            for bi in 1..n {
+                let Some((first, rest)) = preds[bi].split_first() else {
+                    continue;
+                };
+                let mut s = outs[*first].clone();
+                for p in rest {
+                    s.retain(|o| outs[*p].contains(o));
+                }
+                if s != inn[bi] {
+                    outs[bi] = out_of(bi, &s);
+                    inn[bi] = s;
+                    changed = true;
+                }
+            }
+            if !changed {
+                return inn;
+            }
+        }
+    }
+
     /// The promoted body of block `b` (`live_out`: the registers read after it before being
     /// written again) — each instruction with its index in the block as written — or `None` where
     /// nothing changed (stores are removed afterwards).
@@ -210,13 +420,16 @@ impl<'a> Promote<'a> {
         &mut self,
         b: &Block,
         live_out: &HashSet<Reg>,
-        new_const: &mut dyn FnMut(Ptr) -> Reg,
+        stored: &HashSet<ObjectId>,
+        new_reg: &mut dyn FnMut(NewReg) -> Reg,
     ) -> Option<Body> {
         let mut out: Vec<(Inst, usize)> = Vec::with_capacity(b.insts.len());
         let mut rename: HashMap<Reg, Reg> = HashMap::new();
-        let mut known: Vec<Known> = Vec::new();
+        // What the carried variables stored on every path here hold: their registers.
+        let mut known: Vec<Known> = stored.iter().map(|o| self.carried[o]).collect();
         let mut changed = false;
         let mut called = false;
+        let carry_of = self.carry_of.clone();
         for (at, orig) in b.insts.iter().enumerate() {
             let mut inst = orig.clone();
             if !rename.is_empty() {
@@ -235,14 +448,14 @@ impl<'a> Promote<'a> {
             }
             called |= matches!(inst, Inst::Call { .. });
             if called {
-                out.push((inst, at));
+                changed |= self.push_carried(inst, at, &mut out, &mut known);
                 continue;
             }
             // A register whose value defined here is read only by this block's instructions before
             // its next definition, none after a call: renamed to `to` (which nothing in that range
             // writes) and its definition here not run.
             let replace = |d: Reg, to: Reg, rename: &mut HashMap<Reg, Reg>| -> bool {
-                if !stable(b, live_out, at, d, to) {
+                if !stable(b, live_out, at, d, to, &carry_of) {
                     return false;
                 }
                 rename.insert(d, to);
@@ -265,7 +478,7 @@ impl<'a> Promote<'a> {
                 }
                 // A chain of constant steps from a constant pointer (as the decoder folds one).
                 Inst::AccessChain { d, base, steps } if self.ptrs.contains_key(base) => {
-                    if let Some(to) = self.chain_const(*base, steps, new_const)
+                    if let Some(to) = self.chain_const(*base, steps, new_reg)
                         && replace(*d, to, &mut rename)
                     {
                         changed = true;
@@ -329,9 +542,35 @@ impl<'a> Promote<'a> {
                 }
                 _ => {}
             }
-            out.push((inst, at));
+            changed |= self.push_carried(inst, at, &mut out, &mut known);
         }
         changed.then_some(out)
+    }
+
+    /// Pushes `inst` (instruction `at` of the block as written) onto `out`, and after a store to a
+    /// carried variable the copy of the stored value into the variable's register, which the
+    /// registers `known` holds no longer hold; true where it pushed the copy.
+    fn push_carried(&self, inst: Inst, at: usize, out: &mut Body, known: &mut Vec<Known>) -> bool {
+        let carry = match &inst {
+            Inst::Store { ptr, v, .. } => self.carry_of.get(ptr).map(|rv| (*rv, *v)),
+            _ => None,
+        };
+        out.push((inst, at));
+        let Some((rv, v)) = carry else {
+            return false;
+        };
+        known.retain(|k| k.val != rv || v == rv);
+        let n = self.slots[rv.index()];
+        out.push((
+            Inst::Move {
+                d: rv,
+                a: v,
+                off: 0,
+                n,
+            },
+            at,
+        ));
+        true
     }
 
     /// The constant register of the pointer an access chain of constant `steps` from constant
@@ -340,7 +579,7 @@ impl<'a> Promote<'a> {
         &mut self,
         base: Reg,
         steps: &[Step],
-        new_const: &mut dyn FnMut(Ptr) -> Reg,
+        new_reg: &mut dyn FnMut(NewReg) -> Reg,
     ) -> Option<Reg> {
         let c = match steps {
             [Step::Const(c)] => *c,
@@ -352,7 +591,7 @@ impl<'a> Promote<'a> {
         Some(match self.regs_of.get(&q.bits()) {
             Some(r) => *r,
             None => {
-                let r = new_const(q);
+                let r = self.fresh(new_reg, NewReg::Pointer(q));
                 self.regs_of.insert(q.bits(), r);
                 self.ptrs.insert(r, q);
                 r
@@ -461,8 +700,16 @@ fn extend_others(funcs: &[Func], live: &[bool], others: &mut HashSet<Reg>) {
 
 /// Is register `d`, as instruction `at` of `b` defines it, read only by the block's instructions
 /// before its next definition (not by its terminator, not after it — `live_out` — and not after a
-/// call), and `to` not written before the last such read?
-fn stable(b: &Block, live_out: &HashSet<Reg>, at: usize, d: Reg, to: Reg) -> bool {
+/// call), and `to` not written before the last such read — by an instruction, or as the register
+/// of a carried variable a store writes (`carry_of`)?
+fn stable(
+    b: &Block,
+    live_out: &HashSet<Reg>,
+    at: usize,
+    d: Reg,
+    to: Reg,
+    carry_of: &HashMap<Reg, Reg>,
+) -> bool {
     let insts = &b.insts;
     let mut last = at;
     let mut called = false;
@@ -485,9 +732,10 @@ fn stable(b: &Block, live_out: &HashSet<Reg>, at: usize, d: Reg, to: Reg) -> boo
     if !redefined && (live_out.contains(&d) || term_reads(&b.term).contains(&d)) {
         return false;
     }
-    insts[at + 1..last.max(at + 1)]
-        .iter()
-        .all(|i| i.def() != Some(to))
+    insts[at + 1..last.max(at + 1)].iter().all(|i| {
+        i.def() != Some(to)
+            && !matches!(i, Inst::Store { ptr, .. } if carry_of.get(ptr) == Some(&to))
+    })
 }
 
 /// The registers a terminator reads.
@@ -587,18 +835,24 @@ impl super::Decoder<'_> {
             .collect();
         let slots = self.reg_slots.clone();
         let (constants, reg_slots) = (&mut self.constants, &mut self.reg_slots);
-        let mut new_const = |p: Ptr| {
-            reg_slots.push(1);
+        let mut new_reg = |r: NewReg| {
+            let slots = match r {
+                NewReg::Slots(n) => n,
+                NewReg::Pointer(_) => 1,
+            };
+            reg_slots.push(slots);
             let reg = Reg::new((reg_slots.len() - 1) as u32);
-            constants.push(crate::spirv::inst::Constant {
-                reg,
-                bits: Box::new([p.bits()]),
-                undef: Box::new([false]),
-                undef_at: Default::default(),
-            });
+            if let NewReg::Pointer(p) = r {
+                constants.push(crate::spirv::inst::Constant {
+                    reg,
+                    bits: Box::new([p.bits()]),
+                    undef: Box::new([false]),
+                    undef_at: Default::default(),
+                });
+            }
             reg
         };
         Promote::new(funcs, entry, &self.objects, &self.plans, slots, consts)
-            .run(funcs, &mut new_const);
+            .run(funcs, &mut new_reg);
     }
 }
