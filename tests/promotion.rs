@@ -14,7 +14,8 @@
 //! carried across blocks in registers: one read where only one path stored it, one stored on a
 //! lost path inside a loop and read after that path ends, locals around a call to a function
 //! with a loop, a loop counter of a loop each invocation leaves at its own iteration, and one
-//! read, then stored, then the value read used, and a copy of one taken before it is stored again.
+//! read, then stored, then the value read used, a copy of one taken before it is stored again, and
+//! a local written through a dynamic index on one arm (its address escapes: not carried).
 #![cfg(feature = "vulkan")]
 use crate::spirv_support::{bytes_u32, glsl, glsl_file, report, same_reports};
 use lockstep::grayscott::layout::{Shape, Tiling};
@@ -26,7 +27,7 @@ use lockstep::spirv::*;
 const HEAD: &str = "#version 450\n#extension GL_KHR_shader_subgroup_basic : require\n#extension GL_KHR_shader_subgroup_shuffle_relative : require\n#extension GL_ARB_gpu_shader_int64 : require\nlayout(local_size_x = 16) in;\nlayout(binding = 0) buffer B { uint b[]; };\n";
 
 /// (what the kernel shows, its functions and `main`).
-const KERNELS: [(&str, &str); 15] = [
+const KERNELS: [(&str, &str); 16] = [
     (
         "locals stored and read back in one block: a vector read by component, negative constants, bools",
         "void main() { uint i = gl_LocalInvocationIndex; vec2 p = vec2(float(i), -3.5); float a = p.x * 2.0; float c = p.y; int m = -5; bool odd = (i & 1u) == 1u; bool e = odd; uint n = e ? uint(m) : 7u; b[i] = floatBitsToUint(a + c) ^ n; }",
@@ -86,6 +87,10 @@ const KERNELS: [(&str, &str); 15] = [
     (
         "a copy of a carried local taken before the local is stored again",
         "void main() { uint i = gl_LocalInvocationIndex; uint x = i; for (uint k = 0u; k < 3u; k++) { uint y = x; x = x * 3u + k; b[16u + i] = y; } b[i] = x; }",
+    ),
+    (
+        "a local stored through a dynamic index on one arm and read whole after the merge",
+        "void main() { uint i = gl_LocalInvocationIndex; uint a[1]; a[0] = 5u; if (i > 3u) { a[i - i] = i; } b[i] = a[0]; }",
     ),
 ];
 
