@@ -131,12 +131,12 @@ impl<'a> Promote<'a> {
     /// body ([`Block::fast`]); `new_reg` makes a register of so many slots, or a constant
     /// register holding a pointer.
     pub(super) fn run(mut self, funcs: &mut [Func], new_reg: &mut dyn FnMut(NewReg) -> Reg) {
-        self.carry(funcs, new_reg);
+        let mut stored = self.carry(funcs, new_reg);
         let mut bodies: Vec<Vec<Option<Body>>> = Vec::with_capacity(funcs.len());
         for (fi, f) in funcs.iter().enumerate() {
             let mut fb = Vec::with_capacity(f.blocks.len());
             let (live_out, stored) = if self.live[fi] {
-                (live_out(f), self.stored(f))
+                (live_out(f), std::mem::take(&mut stored[fi]))
             } else {
                 (Vec::new(), Vec::new())
             };
@@ -253,7 +253,13 @@ impl<'a> Promote<'a> {
     /// (the store stays: the bodies as written read memory once a path is lost), so that a load
     /// where every path from the function's entry stored the variable ([`Promote::stored`]) reads
     /// the register — the same bits and taint, lane for lane, while no path has been lost.
-    fn carry(&mut self, funcs: &[Func], new_reg: &mut dyn FnMut(NewReg) -> Reg) {
+    /// Returns, per function that runs and block, the carried variables stored on every path to
+    /// it (empty for the others).
+    fn carry(
+        &mut self,
+        funcs: &[Func],
+        new_reg: &mut dyn FnMut(NewReg) -> Reg,
+    ) -> Vec<Vec<HashSet<ObjectId>>> {
         // Per variable: the one place its accesses use, or `None` once another use is seen.
         let mut place: HashMap<ObjectId, Option<Known>> = HashMap::new();
         let escape = |place: &mut HashMap<ObjectId, Option<Known>>, r: Reg| {
@@ -313,10 +319,22 @@ impl<'a> Promote<'a> {
         // Only those a promoted body would read from their register: loaded where every path
         // stored them, before any store, reset or call in the load's block.
         let mut useful: HashSet<ObjectId> = HashSet::new();
-        for f in &live {
-            let stored = self.stored(f);
-            for (b, entry) in f.blocks.iter().zip(stored) {
-                let mut held = entry;
+        // The "must" analysis is per variable: its answer for the candidates holds for those
+        // chosen among them.
+        let mut stored: Vec<Vec<HashSet<ObjectId>>> = funcs
+            .iter()
+            .enumerate()
+            .map(|(fi, f)| {
+                if self.live[fi] {
+                    self.stored(f)
+                } else {
+                    Vec::new()
+                }
+            })
+            .collect();
+        for (f, st) in funcs.iter().zip(&stored) {
+            for (b, entry) in f.blocks.iter().zip(st) {
+                let mut held = entry.clone();
                 for i in &b.insts {
                     match i {
                         Inst::Load { ptr, .. } => {
@@ -354,6 +372,10 @@ impl<'a> Promote<'a> {
                 self.carry_of.insert(*r, k.val);
             }
         }
+        for set in stored.iter_mut().flatten() {
+            set.retain(|o| self.carried.contains_key(o));
+        }
+        stored
     }
 
     /// Per block of `f`, the carried variables stored on every path from the function's entry to
