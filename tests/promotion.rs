@@ -15,7 +15,11 @@
 //! lost path inside a loop and read after that path ends, locals around a call to a function
 //! with a loop, a loop counter of a loop each invocation leaves at its own iteration, and one
 //! read, then stored, then the value read used, a copy of one taken before it is stored again, and
-//! a local written through a dynamic index on one arm (its address escapes: not carried).
+//! a local written through a dynamic index on one arm (its address escapes: not carried); and
+//! helpers whose pointer parameters are bound to the caller's temporaries: one with a loop called
+//! from one place, one called from two places (not bound) passing its parameter on to another, one
+//! that loses a path while it writes through its parameter, a parameter copied in from an
+//! uninitialised local, and `out` parameters stored before and read before the callee stores them.
 #![cfg(feature = "vulkan")]
 use crate::spirv_support::{bytes_u32, glsl, glsl_file, report, same_reports};
 use lockstep::grayscott::layout::{Shape, Tiling};
@@ -27,7 +31,7 @@ use lockstep::spirv::*;
 const HEAD: &str = "#version 450\n#extension GL_KHR_shader_subgroup_basic : require\n#extension GL_KHR_shader_subgroup_shuffle_relative : require\n#extension GL_ARB_gpu_shader_int64 : require\nlayout(local_size_x = 16) in;\nlayout(binding = 0) buffer B { uint b[]; };\n";
 
 /// (what the kernel shows, its functions and `main`).
-const KERNELS: [(&str, &str); 16] = [
+const KERNELS: [(&str, &str); 22] = [
     (
         "locals stored and read back in one block: a vector read by component, negative constants, bools",
         "void main() { uint i = gl_LocalInvocationIndex; vec2 p = vec2(float(i), -3.5); float a = p.x * 2.0; float c = p.y; int m = -5; bool odd = (i & 1u) == 1u; bool e = odd; uint n = e ? uint(m) : 7u; b[i] = floatBitsToUint(a + c) ^ n; }",
@@ -91,6 +95,30 @@ const KERNELS: [(&str, &str); 16] = [
     (
         "a local stored through a dynamic index on one arm and read whole after the merge",
         "void main() { uint i = gl_LocalInvocationIndex; uint a[1]; a[0] = 5u; if (i > 3u) { a[i - i] = i; } b[i] = a[0]; }",
+    ),
+    (
+        "a helper with a loop, called from one place: its parameters bound to the caller's temporaries",
+        "void acc(inout uint s, uint v, uint n) { for (uint j = 0u; j < n; j++) { s += v * j; } }\nvoid main() { uint i = gl_LocalInvocationIndex; uint s = i; for (uint k = 0u; k < 3u; k++) { acc(s, i + k, k + 1u); } b[i] = s; }",
+    ),
+    (
+        "a helper called from two places (not bound) passing its parameter on to one with a loop (bound)",
+        "void inner(inout uint s, uint n) { for (uint j = 0u; j < n; j++) { s += j; } }\nvoid outer(inout uint s, uint n) { if (n > 1u) { inner(s, n); } s += 1u; }\nvoid main() { uint i = gl_LocalInvocationIndex; uint x = i; outer(x, i % 4u); uint y = i * 2u; outer(y, 3u); b[i] = x + y; }",
+    ),
+    (
+        "a helper that loses a path while it writes through a bound parameter",
+        "void f(inout uint s, uint k) { uint u; for (uint j = 0u; j < 2u; j++) { if (u > j + k) { s += 5u; } s += j; } }\nvoid main() { uint i = gl_LocalInvocationIndex; uint s = i; for (uint k = 0u; k < 2u; k++) { f(s, k); } uint t = s * 2u; b[i] = s + t; }",
+    ),
+    (
+        "a bound parameter the caller copied in from an uninitialised local",
+        "void g(inout uint s, uint n) { for (uint j = 0u; j < n; j++) { s += n; } }\nvoid main() { uint i = gl_LocalInvocationIndex; uint u; for (uint k = 0u; k < 2u; k++) { g(u, i % 3u); } b[i] = u; }",
+    ),
+    (
+        "an out parameter the callee stores before it reads it",
+        "void h(out uint r, uint n) { r = 1u; for (uint j = 0u; j < n; j++) { r *= 2u; } }\nvoid main() { uint i = gl_LocalInvocationIndex; uint x = 0u; for (uint k = 0u; k < 2u; k++) { uint r; h(r, i % 5u + k); x += r; } b[i] = x; }",
+    ),
+    (
+        "an out parameter the callee reads before it stores it (the caller never stored the temporary)",
+        "void h(out uint r, uint n) { for (uint j = 0u; j < n; j++) { r += j; } }\nvoid main() { uint i = gl_LocalInvocationIndex; uint x = 0u; for (uint k = 0u; k < 2u; k++) { h(x, i % 3u + k); } b[i] = x; }",
     ),
 ];
 
@@ -483,5 +511,131 @@ fn a_local_stored_on_every_path_to_a_later_block_is_read_there_from_its_register
         for i in 0..16u32 {
             assert_eq!(word(&r, i as usize), (6 * i, WordStatus::Exact));
         }
+    }
+}
+
+/// A helper's pointer parameters that every call passes the same temporary of the caller's are
+/// bound to it, and the helper's loads through them read the temporary's register where the caller
+/// stored it before every call (SPIR-V `OpFunctionCall`'s pointer argument names the caller's
+/// variable itself, §3.42.9; `OpLoad` reads what the last `OpStore` wrote, §3.42.8). glslang's
+/// module for `acc(inout s, v, n)` with a loop, called from one place in `main`'s loop, loads
+/// `j` and `n` in the loop's test, `v`, `j` and `s` in its body and `j` in its continue block:
+/// 6 loads, `n`, `v` and `s` through the parameters, `j` a local stored in the entry block. `main`
+/// stores the three temporaries just before the call, so the promoted bodies of `acc` run none
+/// of the 6. `main` as written loads 11 times (`i`, `s`, `k` around its loop, the temporary after
+/// the call); a call resets none of `main`'s variables, so only two loads are left: of
+/// `gl_LocalInvocationIndex` (an `Input` variable) and of the temporary after the call (nothing
+/// after a call in a block is promoted). Values from the source: `s = i + Σ_{k<3} (i + k)·k(k+1)/2
+/// = i + (i + 1) + 3(i + 2) = 5i + 7`.
+#[test]
+fn a_helpers_parameters_bound_to_one_callers_temporaries_are_read_from_their_registers() {
+    let body = KERNELS[16].1;
+    let words = glsl(&format!("{HEAD}{body}\n"), "k.comp");
+    let [k, kept, _] = three(&words, Vec::new());
+    let loads = |k: &Kernel, name: &str, promoted: bool| -> usize {
+        let f = k.funcs.iter().find(|f| f.name.starts_with(name)).unwrap();
+        f.blocks
+            .iter()
+            .map(|b| match (&b.fast, promoted) {
+                (Some(f), true) => format!("{:?}", f.insts),
+                _ => format!("{:?}", b.insts),
+            })
+            .map(|t| t.matches("Load {").count())
+            .sum()
+    };
+    assert_eq!(loads(&kept, "acc", false), 6, "acc as glslang writes it");
+    assert_eq!(loads(&kept, "acc", true), 6, "acc, keep_variables");
+    assert_eq!(loads(&k, "acc", true), 0, "acc promoted");
+    assert_eq!(loads(&kept, "main", false), 11, "main as glslang writes it");
+    assert_eq!(loads(&k, "main", true), 2, "main promoted");
+    for r in run_both(body) {
+        for i in 0..16u32 {
+            assert_eq!(word(&r, i as usize), (5 * i + 7, WordStatus::Exact));
+        }
+    }
+}
+
+/// A parameter is bound only where every call passes the same pointer: SPIR-V `OpFunctionCall`'s
+/// pointer argument names the variable the callee's loads and stores reach (§3.42.9), so two
+/// calls with two variables leave the callee reading whichever its caller passed. The module is
+/// written in SPIR-V assembly (glslang gives each call a temporary of its own, stored just before
+/// it): `main` stores `a = i` and `c = i + 100` in its entry block, then calls `inc(&a)` and
+/// `inc(&c)`; `inc` (two blocks, so a call stays a call) loads through its parameter in its
+/// second block and stores one more. Both variables are stored before both calls, so a binding
+/// to either one would have the other call read the wrong variable's register. Values from the
+/// module: `b[i] = i + 1`, `b[16 + i] = i + 101`.
+#[test]
+fn a_parameter_two_calls_pass_two_variables_is_not_bound_to_either() {
+    use lockstep::kernel::{compile, SourceLang, SourceOptions};
+    const ASM: &str = "
+               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main \"main\" %lii
+               OpExecutionMode %main LocalSize 16 1 1
+               OpDecorate %lii BuiltIn LocalInvocationIndex
+               OpDecorate %arr ArrayStride 4
+               OpMemberDecorate %B 0 Offset 0
+               OpDecorate %B Block
+               OpDecorate %buf DescriptorSet 0
+               OpDecorate %buf Binding 0
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+       %uint = OpTypeInt 32 0
+      %fuint = OpTypePointer Function %uint
+      %incfn = OpTypeFunction %void %fuint
+       %iptr = OpTypePointer Input %uint
+        %lii = OpVariable %iptr Input
+     %uint_0 = OpConstant %uint 0
+     %uint_1 = OpConstant %uint 1
+    %uint_16 = OpConstant %uint 16
+   %uint_100 = OpConstant %uint 100
+        %arr = OpTypeRuntimeArray %uint
+          %B = OpTypeStruct %arr
+       %bptr = OpTypePointer StorageBuffer %B
+        %buf = OpVariable %bptr StorageBuffer
+       %eptr = OpTypePointer StorageBuffer %uint
+        %inc = OpFunction %void None %incfn
+          %p = OpFunctionParameter %fuint
+     %ientry = OpLabel
+               OpBranch %body
+       %body = OpLabel
+          %v = OpLoad %uint %p
+          %w = OpIAdd %uint %v %uint_1
+               OpStore %p %w
+               OpReturn
+               OpFunctionEnd
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+          %a = OpVariable %fuint Function
+          %c = OpVariable %fuint Function
+          %i = OpLoad %uint %lii
+               OpStore %a %i
+        %i100 = OpIAdd %uint %i %uint_100
+               OpStore %c %i100
+         %r1 = OpFunctionCall %void %inc %a
+         %r2 = OpFunctionCall %void %inc %c
+               OpBranch %after
+      %after = OpLabel
+         %ra = OpLoad %uint %a
+         %rc = OpLoad %uint %c
+         %p1 = OpAccessChain %eptr %buf %uint_0 %i
+               OpStore %p1 %ra
+        %i16 = OpIAdd %uint %i %uint_16
+         %p2 = OpAccessChain %eptr %buf %uint_0 %i16
+               OpStore %p2 %rc
+               OpReturn
+               OpFunctionEnd
+";
+    let m = compile(ASM, SourceLang::SpirvAsm, &SourceOptions::default()).unwrap();
+    let ks = three(&m.words, Vec::new());
+    same_reports("two calls, two variables", &[&ks[0], &ks[1], &ks[2]], 32);
+    let r = run_one(&ks[0]);
+    for i in 0..16u32 {
+        assert_eq!(word(&r, i as usize), (i + 1, WordStatus::Exact), "b[{i}]");
+        assert_eq!(
+            word(&r, 16 + i as usize),
+            (i + 101, WordStatus::Exact),
+            "b[16 + {i}]"
+        );
     }
 }

@@ -212,6 +212,45 @@ fn integer_division_by_zero_and_oob_reads_are_undefined() {
     );
 }
 
+/// An index at or past an inner array's length names no element of that array (SPIR-V §2.2.2: an
+/// array type has `Length` elements; `OpAccessChain`, §3.42.8, walks the type hierarchy one index
+/// per level), so the access is out of bounds and what it reads undefined — also where its bytes
+/// fall inside the buffer, in the next row of the outer array. `m[0][i + 2]` of `uint m[2][4]`:
+/// invocations 0 and 1 read `m[0][2]` and `m[0][3]` (12, 13); 2 and 3 index 4 and 5, whose bytes
+/// are `m[1][0]` and `m[1][1]`.
+#[test]
+fn an_index_past_an_inner_arrays_length_is_out_of_bounds_inside_the_buffer_too() {
+    let src = format!("{HEAD}layout(local_size_x = 4) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nlayout(binding = 1) buffer A {{ uint m[2][4]; }};\nvoid main() {{\n  uint i = gl_LocalInvocationIndex;\n  b[i] = m[0][i + 2u];\n}}\n");
+    let r = run_glsl(
+        &src,
+        Mode::Base,
+        4,
+        [1, 1, 1],
+        &[vec![0; 4], (10..18).collect()],
+    );
+    let b = &r.buffers[0];
+    assert_eq!(u32s(&b.bytes)[..2], [12, 13]);
+    for w in 0..2 {
+        assert_eq!(r.status(b.word_taint(w)), WordStatus::Exact, "b[{w}]");
+    }
+    for w in 2..4 {
+        assert!(
+            matches!(r.status(b.word_taint(w)), WordStatus::Undefined(_)),
+            "b[{w}]: {:?}",
+            r.status(b.word_taint(w))
+        );
+    }
+    let texts: Vec<String> = r.findings.iter().map(|f| r.finding_text(f)).collect();
+    assert_eq!(
+        texts
+            .iter()
+            .filter(|t| t.starts_with("out-of-bounds read of"))
+            .count(),
+        2,
+        "{texts:?}"
+    );
+}
+
 #[test]
 fn a_ballot_in_divergent_control_flow_is_pinned_only_under_maximal() {
     let src = format!("{HEAD}layout(local_size_x = 8) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nvoid main() {{\n  if ((gl_LocalInvocationIndex & 1u) == 1u) {{\n    b[gl_LocalInvocationIndex] = subgroupBallot(true).x;\n  }}\n}}\n");

@@ -34,6 +34,12 @@
 //! memory agree lane for lane until a path is first lost (then a store takes the lost path's taint
 //! and the copy does not), so the promoted bodies run only until then (`Wg::ever_lost`), and the
 //! bodies as written read the memory the stores kept.
+//!
+//! Across calls: a parameter every call passes the same constant pointer is *bound* to it
+//! ([`bind_params`]), so the callee's accesses through it are accesses to the caller's variable
+//! (glslang's temporaries); the callee's entry knows, of those variables, the ones stored at every
+//! call ([`Promote::stored_all`]); and a call forgets only the variables it may reset
+//! ([`resets`]), never the caller's own.
 
 use crate::spirv::inst::{Block, FastBody, Func, Inst, Object, ObjectId, Plan, Reg, Step, Term};
 use crate::spirv::memory::Ptr;
@@ -84,6 +90,14 @@ pub(super) struct Promote<'a> {
     carried: HashMap<ObjectId, Known>,
     /// the register of the carried variable each constant pointer register points to
     carry_of: HashMap<Reg, Reg>,
+    /// parameter registers bound to one pointer: every call passes the same constant pointer
+    /// (in `ptrs` too)
+    bound: HashSet<Reg>,
+    /// per function: the variables a call to it may reset (its locals, those of the callees it
+    /// inlined, and the same of every function it calls)
+    resets: Vec<HashSet<ObjectId>>,
+    /// the functions that run, every caller before its callees
+    order: Vec<usize>,
 }
 
 impl<'a> Promote<'a> {
@@ -113,17 +127,24 @@ impl<'a> Promote<'a> {
         let live = live_functions(funcs, entry);
         extend_others(funcs, &live, &mut others);
         let regs_of = ptrs.iter().map(|(r, p)| (p.bits(), *r)).collect();
+        let order = callers_first(funcs, entry);
+        let bound = bind_params(funcs, &live, &order, &mut ptrs);
+        let locals: Vec<Vec<ObjectId>> = funcs.iter().map(|f| f.locals.clone()).collect();
+        let resets = resets(funcs, &order, &locals);
         Promote {
             objects,
             plans,
             ptrs,
             others,
-            locals: funcs.iter().map(|f| f.locals.clone()).collect(),
+            locals,
             live,
             slots,
             regs_of,
             carried: HashMap::new(),
             carry_of: HashMap::new(),
+            bound,
+            resets,
+            order,
         }
     }
 
@@ -281,6 +302,17 @@ impl<'a> Promote<'a> {
                         escape(&mut place, *v);
                         (*ptr, *plan)
                     }
+                    // An argument bound to its parameter is the callee's access to the same
+                    // variable (its loads and stores through the parameter are seen there).
+                    Inst::Call { f, args, .. } => {
+                        let params = &funcs[*f as usize].params;
+                        for (k, a) in args.iter().enumerate() {
+                            if !params.get(k).is_some_and(|p| self.bound.contains(p)) {
+                                escape(&mut place, *a);
+                            }
+                        }
+                        continue;
+                    }
                     _ => {
                         i.operands(|role, r| {
                             if role == Role::Use {
@@ -321,17 +353,7 @@ impl<'a> Promote<'a> {
         let mut useful: HashSet<ObjectId> = HashSet::new();
         // The "must" analysis is per variable: its answer for the candidates holds for those
         // chosen among them.
-        let mut stored: Vec<Vec<HashSet<ObjectId>>> = funcs
-            .iter()
-            .enumerate()
-            .map(|(fi, f)| {
-                if self.live[fi] {
-                    self.stored(f)
-                } else {
-                    Vec::new()
-                }
-            })
-            .collect();
+        let mut stored = self.stored_all(funcs);
         for (f, st) in funcs.iter().zip(&stored) {
             for (b, entry) in f.blocks.iter().zip(st) {
                 let mut held = entry.clone();
@@ -378,27 +400,77 @@ impl<'a> Promote<'a> {
         stored
     }
 
-    /// Per block of `f`, the carried variables stored on every path from the function's entry to
-    /// where it starts, with no reset of them (an inlined call's `EnterLocals`, or any call) after
-    /// the store — the textbook forward "must" analysis, iterated to its fixed point.
-    fn stored(&self, f: &Func) -> Vec<HashSet<ObjectId>> {
-        let n = f.blocks.len();
+    /// Per function that runs and block, the carried variables stored on every path to it from
+    /// the entry point ([`Promote::stored`]); a function's entry inherits, of the variables its
+    /// bound parameters point to, those stored at every call to it (callers are analysed first).
+    fn stored_all(&self, funcs: &[Func]) -> Vec<Vec<HashSet<ObjectId>>> {
         let all: HashSet<ObjectId> = self.carried.keys().copied().collect();
+        let mut entry: Vec<Option<HashSet<ObjectId>>> = vec![None; funcs.len()];
+        let mut stored: Vec<Vec<HashSet<ObjectId>>> = vec![Vec::new(); funcs.len()];
+        for &fi in &self.order {
+            let f = &funcs[fi];
+            let at_entry = entry[fi].take().unwrap_or_default();
+            let inn = self.stored(f, &all, at_entry);
+            for (b, s) in f.blocks.iter().zip(&inn) {
+                let mut s = s.clone();
+                for i in &b.insts {
+                    if let Inst::Call { f: g, .. } = i {
+                        let g = *g as usize;
+                        let reach: HashSet<ObjectId> = funcs[g]
+                            .params
+                            .iter()
+                            .filter(|p| self.bound.contains(p))
+                            .map(|p| self.ptrs[p].obj())
+                            .collect();
+                        let here: HashSet<ObjectId> =
+                            s.iter().filter(|o| reach.contains(o)).copied().collect();
+                        entry[g] = Some(match entry[g].take() {
+                            Some(e) => e.intersection(&here).copied().collect(),
+                            None => here,
+                        });
+                    }
+                    self.transfer(&mut s, i, &all);
+                }
+            }
+            stored[fi] = inn;
+        }
+        stored
+    }
+
+    /// What instruction `i` does to the set `s` of carried variables (of `all`) stored since
+    /// their last reset: a store to one adds it; an inlined call's reset, and a call, forget the
+    /// variables they may reset (a callee reaches the caller's only through bound parameters, and
+    /// stores through them copy into the variable's register too).
+    fn transfer(&self, s: &mut HashSet<ObjectId>, i: &Inst, all: &HashSet<ObjectId>) {
+        match i {
+            Inst::Store { ptr, .. } => {
+                if let Some(p) = self.ptrs.get(ptr).filter(|p| all.contains(&p.obj())) {
+                    s.insert(p.obj());
+                }
+            }
+            Inst::EnterLocals { f } => {
+                s.retain(|o| !self.locals[*f as usize].contains(o));
+            }
+            Inst::Call { f, .. } => s.retain(|o| !self.resets[*f as usize].contains(o)),
+            _ => {}
+        }
+    }
+
+    /// Per block of `f`, the carried variables (of `all`) stored on every path from the
+    /// function's entry (where `at_entry` are) to where it starts, with no reset of them after
+    /// the store ([`Promote::transfer`]) — the textbook forward "must" analysis, iterated to its
+    /// fixed point.
+    fn stored(
+        &self,
+        f: &Func,
+        all: &HashSet<ObjectId>,
+        at_entry: HashSet<ObjectId>,
+    ) -> Vec<HashSet<ObjectId>> {
+        let n = f.blocks.len();
         let out_of = |bi: usize, inn: &HashSet<ObjectId>| {
             let mut s = inn.clone();
             for i in &f.blocks[bi].insts {
-                match i {
-                    Inst::Store { ptr, .. } => {
-                        if let Some(p) = self.ptrs.get(ptr).filter(|p| all.contains(&p.obj())) {
-                            s.insert(p.obj());
-                        }
-                    }
-                    Inst::EnterLocals { f } => {
-                        s.retain(|o| !self.locals[*f as usize].contains(o));
-                    }
-                    Inst::Call { .. } => s.clear(),
-                    _ => {}
-                }
+                self.transfer(&mut s, i, all);
             }
             s
         };
@@ -410,7 +482,7 @@ impl<'a> Promote<'a> {
         }
         let mut inn: Vec<HashSet<ObjectId>> = vec![all.clone(); n];
         if n > 0 {
-            inn[0].clear();
+            inn[0] = at_entry;
         }
         let mut outs: Vec<HashSet<ObjectId>> = (0..n).map(|bi| out_of(bi, &inn[bi])).collect();
         loop {
@@ -682,6 +754,100 @@ fn live_functions(funcs: &[Func], entry: usize) -> Vec<bool> {
         }
     }
     live
+}
+
+/// The functions that run, every caller before its callees (the reverse of a depth-first
+/// post-order of the call graph from `entry`; SPIR-V has no recursion).
+fn callers_first(funcs: &[Func], entry: usize) -> Vec<usize> {
+    fn visit(funcs: &[Func], f: usize, seen: &mut [bool], post: &mut Vec<usize>) {
+        if std::mem::replace(&mut seen[f], true) {
+            return;
+        }
+        for i in funcs[f].blocks.iter().flat_map(|b| &b.insts) {
+            if let Inst::Call { f: g, .. } = i {
+                visit(funcs, *g as usize, seen, post);
+            }
+        }
+        post.push(f);
+    }
+    let mut seen = vec![false; funcs.len()];
+    let mut post = Vec::new();
+    if entry < funcs.len() {
+        visit(funcs, entry, &mut seen, &mut post);
+    }
+    post.reverse();
+    post
+}
+
+/// Binds each parameter register that every call (in the functions that run) gives the same
+/// constant pointer into a `Function` variable — glslang passes every argument through a
+/// temporary of the caller's, so a helper called from one place reads and writes that temporary
+/// — to that pointer (added to `ptrs`), callers first so that a parameter passed on is bound in
+/// the next callee too. A parameter some instruction also writes (an inlined call's argument
+/// moved into it) is not bound. Returns the bound parameters.
+fn bind_params(
+    funcs: &[Func],
+    live: &[bool],
+    order: &[usize],
+    ptrs: &mut HashMap<Reg, Ptr>,
+) -> HashSet<Reg> {
+    let live_insts = || {
+        funcs
+            .iter()
+            .enumerate()
+            .filter(|(fi, _)| live[*fi])
+            .flat_map(|(_, f)| f.blocks.iter().flat_map(|b| &b.insts))
+    };
+    let written: HashSet<Reg> = live_insts().filter_map(|i| i.def()).collect();
+    let mut bound = HashSet::new();
+    for &g in order {
+        for (k, p) in funcs[g].params.iter().enumerate() {
+            if written.contains(p) {
+                continue;
+            }
+            let mut to: Option<Ptr> = None;
+            let mut one = true;
+            for i in live_insts() {
+                if let Inst::Call { f, args, .. } = i
+                    && *f as usize == g
+                {
+                    match args.get(k).and_then(|a| ptrs.get(a)) {
+                        Some(q) if to.is_none_or(|t| t == *q) => to = Some(*q),
+                        _ => one = false,
+                    }
+                }
+            }
+            if let (true, Some(q)) = (one, to) {
+                ptrs.insert(*p, q);
+                bound.insert(*p);
+            }
+        }
+    }
+    bound
+}
+
+/// Per function: the variables a call to it may reset — its locals, those of the functions
+/// inlined into it (their `EnterLocals`), and the same of every function it calls.
+fn resets(funcs: &[Func], order: &[usize], locals: &[Vec<ObjectId>]) -> Vec<HashSet<ObjectId>> {
+    let mut out: Vec<HashSet<ObjectId>> = funcs
+        .iter()
+        .map(|f| f.locals.iter().copied().collect())
+        .collect();
+    // Callees first: each function's set is complete before a caller takes it in.
+    for &f in order.iter().rev() {
+        let mut set = std::mem::take(&mut out[f]);
+        for i in funcs[f].blocks.iter().flat_map(|b| &b.insts) {
+            match i {
+                Inst::EnterLocals { f: g } => set.extend(locals[*g as usize].iter().copied()),
+                Inst::Call { f: g, .. } if *g as usize != f => {
+                    set.extend(out[*g as usize].iter().copied())
+                }
+                _ => {}
+            }
+        }
+        out[f] = set;
+    }
+    out
 }
 
 /// Adds to `others` every register all of whose definitions (in the functions that run) are
