@@ -122,6 +122,33 @@ const KERNELS: [(&str, &str); 22] = [
     ),
 ];
 
+/// The SPIR-V assembly kernels' common part: 16 invocations, `gl_LocalInvocationIndex` as `%lii`,
+/// the `uint` buffer `b` as `%buf` (`%eptr` its element pointer), constants 0 and 1.
+const ASM_PRELUDE: &str = "
+               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main \"main\" %lii
+               OpExecutionMode %main LocalSize 16 1 1
+               OpDecorate %lii BuiltIn LocalInvocationIndex
+               OpDecorate %arr ArrayStride 4
+               OpMemberDecorate %B 0 Offset 0
+               OpDecorate %B Block
+               OpDecorate %buf DescriptorSet 0
+               OpDecorate %buf Binding 0
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+       %uint = OpTypeInt 32 0
+       %iptr = OpTypePointer Input %uint
+        %lii = OpVariable %iptr Input
+     %uint_0 = OpConstant %uint 0
+     %uint_1 = OpConstant %uint 1
+        %arr = OpTypeRuntimeArray %uint
+          %B = OpTypeStruct %arr
+       %bptr = OpTypePointer StorageBuffer %B
+        %buf = OpVariable %bptr StorageBuffer
+       %eptr = OpTypePointer StorageBuffer %uint
+";
+
 /// How many blocks of `k` have a promoted body.
 fn promoted_bodies(k: &Kernel) -> usize {
     k.funcs
@@ -418,32 +445,10 @@ fn an_inlined_calls_variables_start_afresh_at_each_call() {
 #[test]
 fn a_terminators_read_in_a_later_block_keeps_the_load_that_defines_it() {
     use lockstep::kernel::{compile, SourceLang, SourceOptions};
-    const ASM: &str = "
-               OpCapability Shader
-               OpMemoryModel Logical GLSL450
-               OpEntryPoint GLCompute %main \"main\" %lii
-               OpExecutionMode %main LocalSize 16 1 1
-               OpDecorate %lii BuiltIn LocalInvocationIndex
-               OpDecorate %arr ArrayStride 4
-               OpMemberDecorate %B 0 Offset 0
-               OpDecorate %B Block
-               OpDecorate %buf DescriptorSet 0
-               OpDecorate %buf Binding 0
-       %void = OpTypeVoid
-         %fn = OpTypeFunction %void
-       %uint = OpTypeInt 32 0
-       %bool = OpTypeBool
+    let asm = format!(
+        "{ASM_PRELUDE}       %bool = OpTypeBool
      %fbool = OpTypePointer Function %bool
-       %iptr = OpTypePointer Input %uint
-        %lii = OpVariable %iptr Input
-     %uint_0 = OpConstant %uint 0
-     %uint_1 = OpConstant %uint 1
      %uint_2 = OpConstant %uint 2
-        %arr = OpTypeRuntimeArray %uint
-          %B = OpTypeStruct %arr
-       %bptr = OpTypePointer StorageBuffer %B
-        %buf = OpVariable %bptr StorageBuffer
-       %eptr = OpTypePointer StorageBuffer %uint
        %main = OpFunction %void None %fn
       %entry = OpLabel
        %flag = OpVariable %fbool Function
@@ -467,8 +472,9 @@ fn a_terminators_read_in_a_later_block_keeps_the_load_that_defines_it() {
       %merge = OpLabel
                OpReturn
                OpFunctionEnd
-";
-    let m = compile(ASM, SourceLang::SpirvAsm, &SourceOptions::default()).unwrap();
+"
+    );
+    let m = compile(&asm, SourceLang::SpirvAsm, &SourceOptions::default()).unwrap();
     let [k, kept, _] = three(&m.words, Vec::new());
     for k in [k, kept] {
         let r = run_one(&k);
@@ -567,33 +573,11 @@ fn a_helpers_parameters_bound_to_one_callers_temporaries_are_read_from_their_reg
 #[test]
 fn a_parameter_two_calls_pass_two_variables_is_not_bound_to_either() {
     use lockstep::kernel::{compile, SourceLang, SourceOptions};
-    const ASM: &str = "
-               OpCapability Shader
-               OpMemoryModel Logical GLSL450
-               OpEntryPoint GLCompute %main \"main\" %lii
-               OpExecutionMode %main LocalSize 16 1 1
-               OpDecorate %lii BuiltIn LocalInvocationIndex
-               OpDecorate %arr ArrayStride 4
-               OpMemberDecorate %B 0 Offset 0
-               OpDecorate %B Block
-               OpDecorate %buf DescriptorSet 0
-               OpDecorate %buf Binding 0
-       %void = OpTypeVoid
-         %fn = OpTypeFunction %void
-       %uint = OpTypeInt 32 0
-      %fuint = OpTypePointer Function %uint
+    let asm = format!(
+        "{ASM_PRELUDE}      %fuint = OpTypePointer Function %uint
       %incfn = OpTypeFunction %void %fuint
-       %iptr = OpTypePointer Input %uint
-        %lii = OpVariable %iptr Input
-     %uint_0 = OpConstant %uint 0
-     %uint_1 = OpConstant %uint 1
     %uint_16 = OpConstant %uint 16
    %uint_100 = OpConstant %uint 100
-        %arr = OpTypeRuntimeArray %uint
-          %B = OpTypeStruct %arr
-       %bptr = OpTypePointer StorageBuffer %B
-        %buf = OpVariable %bptr StorageBuffer
-       %eptr = OpTypePointer StorageBuffer %uint
         %inc = OpFunction %void None %incfn
           %p = OpFunctionParameter %fuint
      %ientry = OpLabel
@@ -625,8 +609,9 @@ fn a_parameter_two_calls_pass_two_variables_is_not_bound_to_either() {
                OpStore %p2 %rc
                OpReturn
                OpFunctionEnd
-";
-    let m = compile(ASM, SourceLang::SpirvAsm, &SourceOptions::default()).unwrap();
+"
+    );
+    let m = compile(&asm, SourceLang::SpirvAsm, &SourceOptions::default()).unwrap();
     let ks = three(&m.words, Vec::new());
     same_reports("two calls, two variables", &[&ks[0], &ks[1], &ks[2]], 32);
     let r = run_one(&ks[0]);
