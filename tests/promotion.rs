@@ -149,6 +149,20 @@ const ASM_PRELUDE: &str = "
        %eptr = OpTypePointer StorageBuffer %uint
 ";
 
+/// The loads in the blocks of `k`'s function `fi`: as written, or (`promoted`) in their promoted
+/// bodies where they have one.
+fn loads_in(k: &Kernel, fi: usize, promoted: bool) -> usize {
+    k.funcs[fi]
+        .blocks
+        .iter()
+        .map(|b| match (&b.fast, promoted) {
+            (Some(f), true) => format!("{:?}", f.insts),
+            _ => format!("{:?}", b.insts),
+        })
+        .map(|t| t.matches("Load {").count())
+        .sum()
+}
+
 /// How many blocks of `k` have a promoted body.
 fn promoted_bodies(k: &Kernel) -> usize {
     k.funcs
@@ -499,17 +513,7 @@ fn a_local_stored_on_every_path_to_a_later_block_is_read_there_from_its_register
     let body = "void main() { uint i = gl_LocalInvocationIndex; uint s = 0u; for (uint k = 0u; k < 4u; k++) { s += k * i; } b[i] = s; }";
     let words = glsl(&format!("{HEAD}{body}\n"), "k.comp");
     let [k, kept, _] = three(&words, Vec::new());
-    let loads = |k: &Kernel, promoted: bool| -> usize {
-        k.funcs[k.entry as usize]
-            .blocks
-            .iter()
-            .map(|b| match (&b.fast, promoted) {
-                (Some(f), true) => format!("{:?}", f.insts),
-                _ => format!("{:?}", b.insts),
-            })
-            .map(|t| t.matches("Load {").count())
-            .sum()
-    };
+    let loads = |k: &Kernel, promoted: bool| loads_in(k, k.entry as usize, promoted);
     assert_eq!(loads(&kept, false), 8, "the module as glslang writes it");
     assert_eq!(loads(&kept, true), 8, "keep_variables");
     assert_eq!(loads(&k, true), 1, "promoted");
@@ -538,16 +542,9 @@ fn a_helpers_parameters_bound_to_one_callers_temporaries_are_read_from_their_reg
     let body = KERNELS[16].1;
     let words = glsl(&format!("{HEAD}{body}\n"), "k.comp");
     let [k, kept, _] = three(&words, Vec::new());
-    let loads = |k: &Kernel, name: &str, promoted: bool| -> usize {
-        let f = k.funcs.iter().find(|f| f.name.starts_with(name)).unwrap();
-        f.blocks
-            .iter()
-            .map(|b| match (&b.fast, promoted) {
-                (Some(f), true) => format!("{:?}", f.insts),
-                _ => format!("{:?}", b.insts),
-            })
-            .map(|t| t.matches("Load {").count())
-            .sum()
+    let loads = |k: &Kernel, name: &str, promoted: bool| {
+        let fi = k.funcs.iter().position(|f| f.name.starts_with(name));
+        loads_in(k, fi.unwrap(), promoted)
     };
     assert_eq!(loads(&kept, "acc", false), 6, "acc as glslang writes it");
     assert_eq!(loads(&kept, "acc", true), 6, "acc, keep_variables");
