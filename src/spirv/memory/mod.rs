@@ -202,12 +202,9 @@ impl AtomicWindow {
         if self.adds == 0 || bitwise == 0 {
             return true;
         }
+        // `bitwise` is not zero, so `p` is at most 63.
         let p = bitwise.trailing_zeros().min(width);
-        let low = if p >= 64 {
-            self.start
-        } else {
-            self.start & ((1u64 << p) - 1)
-        };
+        let low = self.start & ((1u64 << p) - 1);
         (low as u128) + self.adds < (1u128 << p)
     }
 }
@@ -670,5 +667,273 @@ mod tests {
         assert!(b.claim(1..2, 3, true));
         assert!(b.claim(1..2, 3, false));
         assert!(!b.claim(1..2, 4, false));
+    }
+
+    // SPIR-V, OpConstantNull of a pointer type (variable pointers): the null pointer points into
+    // no object, so every access through it is out of bounds, and it equals only itself.
+    #[test]
+    fn the_null_pointer_is_out_of_bounds_and_equal_only_to_itself() {
+        assert!(Ptr::NULL.oob());
+        let first = Ptr::new(ObjectId::new(0), 0);
+        assert!(!first.oob());
+        assert_ne!(Ptr::NULL.place(), first.place());
+        assert_ne!(Ptr::NULL, first.out_of_bounds());
+    }
+
+    // OpPtrEqual and atomics aimed at one location compare places: object and offset, whether an
+    // index on the way was out of bounds or not. A byte offset past 32 bits is outside every
+    // object the interpreter can hold.
+    #[test]
+    fn a_pointer_keeps_its_object_and_offset_and_its_out_of_bounds_mark() {
+        let obj = ObjectId::new(5);
+        let p = Ptr::new(obj, 12);
+        assert_eq!((p.obj(), p.off(), p.oob()), (obj, 12, false));
+        let q = p.out_of_bounds();
+        assert_eq!((q.obj(), q.off(), q.oob()), (obj, 12, true));
+        assert!(q.out_of_bounds().oob(), "marked twice is still marked");
+        assert_eq!(q.place(), p.place());
+        assert_ne!(p.at(16).place(), p.place());
+        assert_ne!(Ptr::new(ObjectId::new(6), 12).place(), p.place());
+        let last = p.at(u32::MAX as u64);
+        assert_eq!((last.obj(), last.off(), last.oob()), (obj, u32::MAX, false));
+        let past = p.at(u32::MAX as u64 + 1);
+        assert_eq!((past.obj(), past.oob()), (obj, true));
+        assert!(
+            q.at(0).oob(),
+            "an out-of-bounds pointer stays out of bounds"
+        );
+        assert_eq!(p.at(3).off(), 3);
+    }
+
+    // Appendix B, Memory Location: each byte is a location of its own, whatever the alignment of
+    // the access that covers it (reinterpreted memory, PhysicalStorageBuffer pointers).
+    #[test]
+    fn unaligned_accesses_read_and_write_exactly_the_bytes_they_cover() {
+        // bytes 0x10, 0x11, … 0x1b, little-endian
+        let mut words = [0x1312_1110u32, 0x1716_1514, 0x1b1a_1918];
+        assert_eq!(get_bits(2, 4, |w| words[w]), 0x1514_1312);
+        assert_eq!(get_bits(2, 8, |w| words[w]), 0x1918_1716_1514_1312);
+        assert_eq!(get_bits(4, 8, |w| words[w]), 0x1b1a_1918_1716_1514);
+        assert_eq!(get_bits(5, 2, |w| words[w]), 0x1615);
+        fn put(words: &mut [u32], at: u32, bytes: u32, v: u64) {
+            put_bits(at, bytes, v, |w, bits, m| words[w] = (words[w] & !m) | bits);
+        }
+        put(&mut words, 2, 4, 0xaabb_ccdd);
+        put(&mut words, 9, 1, 0xee);
+        assert_eq!(words, [0xccdd_1110, 0x1716_aabb, 0x1b1a_ee18]);
+        put(&mut words, 4, 8, 0x0102_0304_0506_0708);
+        assert_eq!(words, [0xccdd_1110, 0x0506_0708, 0x0102_0304]);
+        put(&mut words, 2, 8, 0xf1f2_f3f4_f5f6_f7f8);
+        assert_eq!(words, [0xf7f8_1110, 0xf3f4_f5f6, 0x0102_f1f2]);
+        let b = Buffer::new(&[0x11; 8], true, 1);
+        b.put(1, 1, 0xaa);
+        b.put(4, 4, 0x2233_4455);
+        assert_eq!(b.bytes(), [0x11, 0xaa, 0x11, 0x11, 0x55, 0x44, 0x33, 0x22]);
+    }
+
+    #[test]
+    fn an_access_covers_the_units_its_first_to_last_byte_fall_in() {
+        assert_eq!(units(0, 4, 4), 0..1);
+        assert_eq!(units(4, 8, 4), 1..3);
+        assert_eq!(units(2, 2, 2), 1..2);
+        assert_eq!(units(1, 2, 2), 0..2);
+        assert_eq!(units(3, 1, 1), 3..4);
+    }
+
+    // The module's rule for reinterpreted memory: an access narrower than its object's unit merges
+    // its taint into the unit's — conservative, never falsely defined.
+    #[test]
+    fn a_store_narrower_than_its_unit_keeps_the_units_taint() {
+        let b = Buffer::new(&[0; 8], true, 4);
+        let t = Taint::undefined(3);
+        b.put_taint(0, 8, t);
+        b.put_taint(0, 2, Taint::NONE);
+        assert!(b.get_taint(0, 4).is_undefined());
+        b.put_taint(4, 4, Taint::NONE);
+        assert!(b.get_taint(4, 4).is_none());
+        // A read over two units where only the second is undefined is undefined.
+        let h = Buffer::new(&[0; 8], true, 2);
+        h.put_taint(2, 2, t);
+        assert!(h.get_taint(0, 2).is_none());
+        assert!(h.get_taint(0, 4).is_undefined());
+    }
+
+    #[test]
+    fn the_undefined_byte_ranges_a_run_is_given_taint_their_units_only() {
+        let b = Buffer::new(&[0; 16], true, 4);
+        let t = Taint::undefined(1);
+        b.set_undefined(&[(8..12, t)]);
+        let each: Vec<bool> = (0..4)
+            .map(|u| b.get_taint(u * 4, 4).is_undefined())
+            .collect();
+        assert_eq!(each, [false, false, true, false]);
+    }
+
+    /// Applies `ops` to a `width`-bit location holding `start` in every order, one indivisible
+    /// read-modify-write at a time, and says whether every order leaves the same value.
+    fn every_order_ends_alike(start: u64, ops: &[(WindowOp, u64)], width: u32) -> bool {
+        let m = (1u64 << width) - 1;
+        fn orders(v: u64, left: &mut Vec<(WindowOp, u64)>, m: u64, out: &mut Vec<u64>) {
+            if left.is_empty() {
+                out.push(v);
+            }
+            for k in 0..left.len() {
+                let (op, x) = left.remove(k);
+                let next = match op {
+                    WindowOp::Add => v.wrapping_add(x),
+                    WindowOp::Or => v | x,
+                    WindowOp::Xor => v ^ x,
+                    WindowOp::And => v & x,
+                    WindowOp::Set | WindowOp::Other => x,
+                } & m;
+                orders(next, left, m, out);
+                left.insert(k, (op, x));
+            }
+        }
+        let mut out = Vec::new();
+        orders(start & m, &mut ops.to_vec(), m, &mut out);
+        out.iter().all(|&v| v == out[0])
+    }
+
+    fn window(start: u64, ops: &[(WindowOp, u64)], width: u32) -> AtomicWindow {
+        let mut w = AtomicWindow::new(start);
+        for &(op, x) in ops {
+            w.add(op, x, width);
+        }
+        w
+    }
+
+    // SPIR-V, Atomic Instructions: each atomic is one indivisible read-modify-write, and which
+    // order mutually unordered ones take is the device's. A window the model calls
+    // order-independent must end alike in every order: 20,000 windows of up to four operations
+    // on an 8-bit location, every order tried.
+    #[test]
+    fn a_window_of_atomics_called_order_independent_ends_alike_in_every_order() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let (mut independent, mut conservative) = (0, 0);
+        for _ in 0..20_000 {
+            let start = next() & 0xff;
+            let n = 1 + (next() % 4) as usize;
+            let ops: Vec<(WindowOp, u64)> = (0..n)
+                .map(|_| {
+                    let r = next();
+                    let x = match r % 3 {
+                        0 => 1 << (r >> 8) % 9,
+                        1 => (r >> 8) & 0x3,
+                        _ => (r >> 8) & 0x3ff,
+                    };
+                    match (r >> 20) % 5 {
+                        0 => (WindowOp::Add, x),
+                        1 => (WindowOp::Or, x),
+                        2 => (WindowOp::Xor, x),
+                        3 => (WindowOp::And, !x),
+                        _ => (WindowOp::Set, 3 + (r >> 30) % 2),
+                    }
+                })
+                .collect();
+            let alike = every_order_ends_alike(start, &ops, 8);
+            if window(start, &ops, 8).commutes(8) {
+                assert!(alike, "start {start:#x}, {ops:?}: called order-independent");
+                independent += 1;
+            } else if alike {
+                conservative += 1;
+            }
+        }
+        assert!(
+            independent > 5_000,
+            "{independent} windows called order-independent"
+        );
+        assert!(
+            conservative < independent,
+            "{conservative} order-independent windows missed"
+        );
+    }
+
+    // The rules of `AtomicWindow` (its doc), each one a window that does or does not commute.
+    #[test]
+    fn atomics_of_one_family_or_on_bits_that_never_meet_commute_and_the_rest_do_not() {
+        use WindowOp::*;
+        let commutes =
+            |start, ops: &[(WindowOp, u64)], width| window(start, ops, width).commutes(width);
+        // one class
+        assert!(commutes(250, &[(Add, 3), (Add, 7)], 8), "adds wrap alike");
+        assert!(commutes(0, &[(Or, 1), (Or, 2)], 8));
+        assert!(commutes(0, &[(Xor, 3), (Xor, 3)], 8));
+        assert!(commutes(0xff, &[(And, !1), (And, !2)], 8));
+        assert!(commutes(0, &[(Set, 5), (Set, 5)], 8), "stores of one value");
+        assert!(
+            !commutes(0, &[(Set, 5), (Set, 6)], 8),
+            "stores of two values"
+        );
+        // a store beside anything else
+        for op in [(Add, 1), (Or, 1), (Xor, 1), (And, !1)] {
+            assert!(!commutes(0, &[(Set, 5), op], 8), "a store and {op:?}");
+        }
+        assert!(!commutes(0, &[(Other, 0)], 8));
+        // bitwise kinds on one bit, and on disjoint bits
+        assert!(!commutes(0, &[(Or, 0x10), (Xor, 0x10)], 8));
+        assert!(!commutes(0, &[(Or, 0x10), (And, !0x10)], 8));
+        assert!(!commutes(0, &[(Xor, 0x10), (And, !0x10)], 8));
+        assert!(commutes(0, &[(Or, 0x10), (Xor, 0x20), (And, !0x40)], 8));
+        assert!(
+            !commutes(0, &[(Or, 1 << 40), (Xor, 1 << 40)], 64),
+            "all 64 bits count"
+        );
+        // adds below the lowest bitwise bit, with and without a carry into it
+        assert!(
+            commutes(0x81, &[(Or, 0x80), (Add, 2)], 8),
+            "the start's own high bit"
+        );
+        assert!(
+            !commutes(0x7f, &[(Or, 0x80), (Add, 1)], 8),
+            "a carry reaches bit 7"
+        );
+        assert!(!commutes(0x01, &[(Xor, 0x04), (Add, 1), (Add, 2)], 8));
+        // an operand's bits above the location's width take no part
+        assert!(commutes(0, &[(Or, 0x100), (Xor, 0x100)], 8));
+        assert!(commutes(0, &[(Add, 0x100), (Or, 1)], 8));
+    }
+
+    // The parallel run's bargain (the module's doc): workgroups run in parallel only while no two
+    // invocations touch a unit one of them writes. Every sequence of up to five accesses by three
+    // invocations to one unit, against that rule, up to the first access that breaks it (the
+    // dispatch then runs again in order, and the rest is never asked).
+    #[test]
+    fn a_parallel_run_ends_at_the_first_access_that_meets_another_invocations_write() {
+        let mut checked = 0;
+        for n in 1..=5u32 {
+            for code in 0..6u32.pow(n) {
+                let b = Buffer::new(&[0; 8], true, 4);
+                let mut seen: Vec<(u32, bool)> = Vec::new();
+                let mut c = code;
+                for _ in 0..n {
+                    let (who, write) = (1 + c % 3, (c / 3) % 2 == 1);
+                    c /= 6;
+                    let meets = seen.iter().any(|&(o, w)| o != who && (w || write));
+                    // a second unit the others never touch takes no part
+                    let got = b.claim(0..2, who, write);
+                    assert_eq!(got, !meets, "{seen:?}, then ({who}, write {write})");
+                    checked += 1;
+                    if meets {
+                        break;
+                    }
+                    seen.push((who, write));
+                }
+            }
+        }
+        assert!(checked > 9_000, "{checked} accesses checked");
+        // A write that meets another invocation's access in the second unit of its range.
+        let b = Buffer::new(&[0; 8], true, 4);
+        assert!(b.claim(1..2, 2, false));
+        assert!(!b.claim(0..2, 1, true));
+        // A buffer the shader cannot write has no owners to meet.
+        let r = Buffer::new(&[0; 8], false, 4);
+        assert!(r.claim(0..2, 1, false) && r.claim(0..2, 2, false));
     }
 }
