@@ -936,4 +936,20 @@ mod tests {
         let r = Buffer::new(&[0; 8], false, 4);
         assert!(r.claim(0..2, 1, false) && r.claim(0..2, 2, false));
     }
+
+    // SPIR-V, Atomic Instructions: atomics of one commuting kind leave one value whatever their
+    // order, so the parallel run lets any number of invocations share a unit through them; a
+    // plain access or another kind on that unit sends the dispatch to the ordered run.
+    #[test]
+    fn commuting_atomics_of_one_kind_share_a_unit_and_nothing_else_does() {
+        let (add, or) = (COMMUTING, COMMUTING + 1);
+        let b = Buffer::new(&[0; 12], true, 4);
+        assert!(b.claim_commuting(0..1, add));
+        assert!(b.claim_commuting(0..1, add), "the same kind again");
+        assert!(!b.claim_commuting(0..2, or), "another kind on unit 0");
+        assert!(b.claim(2..3, 1, false));
+        assert!(!b.claim_commuting(1..3, add), "a plain read of unit 2");
+        let r = Buffer::new(&[0; 4], false, 4);
+        assert!(r.claim_commuting(0..1, add) && r.claim_commuting(0..1, or));
+    }
 }
