@@ -20,7 +20,7 @@ use crate::spirv::types::{Scalar, Storage};
 use rspirv::spirv::BuiltIn;
 use std::sync::atomic::Ordering::Relaxed;
 
-impl Wg<'_, '_> {
+impl<'d> Wg<'d, '_> {
     pub(super) fn obj_size(&self, obj: ObjectId) -> u64 {
         let o = &self.k.objects[obj.index()];
         match Space::of(o.storage) {
@@ -458,47 +458,47 @@ impl Wg<'_, '_> {
         )
     }
 
-    /// [`Wg::load`] from a buffer no invocation of the dispatch writes, in a parallel run, where
-    /// every active lane's pointer is defined, into one such buffer, word-aligned and in bounds,
-    /// and the plan is of 32-bit scalars: the lane-by-lane path's result (the words and their
-    /// taints; nothing to record in a shadow; no late read to find) in one loop per slot. `false`
-    /// (nothing done) where any of that does not hold.
-    fn load_read_only_buffer(&mut self, flow: &Flow, d: Reg, ptr: Reg, plan: &Plan) -> bool {
-        if self.regs.dirty(ptr) || self.d.ordered() || self.d.any_late.load(Relaxed) {
-            return false;
+    /// The buffer every active lane's pointer points into, in a parallel run, where every active
+    /// lane's pointer is defined, into that one buffer (a `Global` object with a bound buffer of
+    /// 32-bit units), word-aligned and in bounds, and the plan is of 32-bit scalars: the object,
+    /// its buffer and where its bytes start there. `None` where any of that does not hold (the
+    /// lane-by-lane path decides).
+    fn one_buffer_words(
+        &self,
+        flow: &Flow,
+        ptr: Reg,
+        plan: &Plan,
+    ) -> Option<(ObjectId, &'d crate::spirv::memory::Buffer, u32)> {
+        if self.regs.dirty(ptr) || self.d.ordered() {
+            return None;
         }
         if !plan
             .slots
             .iter()
             .all(|&(sc, so)| sc.bytes() == 4 && sc != Scalar::Bool && so % 4 == 0)
         {
-            return false;
+            return None;
         }
         let (lanes, n) = (self.lanes, self.n);
         let pb = self.regs.base(ptr);
         let prow = &self.regs.vals[pb..pb + lanes];
-        let Some(first) = flow
+        let first = flow
             .set
             .iter()
             .enumerate()
             .find(|(_, m)| m.0 != 0)
-            .map(|(g, m)| Ptr::from_bits(prow[g * n + m.0.trailing_zeros() as usize]))
-        else {
-            return false;
-        };
+            .map(|(g, m)| Ptr::from_bits(prow[g * n + m.0.trailing_zeros() as usize]))?;
         let obj = first.obj();
         if Space::of(self.k.objects[obj.index()].storage) != Space::Global {
-            return false;
+            return None;
         }
-        let Some(b) = self.d.buffers[obj.index()].as_ref() else {
-            return false;
-        };
-        if b.writable || b.unit != 4 {
-            return false;
+        let d = self.d;
+        let b = d.buffers[obj.index()].as_ref()?;
+        if b.unit != 4 {
+            return None;
         }
         let size = self.obj_size(obj);
-        let base = self.view_base(obj, Space::Global);
-        // Every lane: the same object, in bounds, aligned (else the lane-by-lane path decides).
+        // Every lane: the same object, in bounds, aligned.
         let mut ok = true;
         each_span(&flow.set, n, |r| {
             for &bits in &prow[r] {
@@ -509,9 +509,24 @@ impl Wg<'_, '_> {
                     && p.off() as u64 + plan.size as u64 <= size;
             }
         });
-        if !ok {
+        ok.then(|| (obj, &**b, self.view_base(obj, Space::Global)))
+    }
+
+    /// [`Wg::load`] from a buffer no invocation of the dispatch writes ([`Wg::one_buffer_words`]):
+    /// the lane-by-lane path's result (the words and their taints; nothing to record in a shadow;
+    /// no late read to find) in one loop per slot. `false` (nothing done) otherwise.
+    fn load_read_only_buffer(&mut self, flow: &Flow, d: Reg, ptr: Reg, plan: &Plan) -> bool {
+        if self.d.any_late.load(Relaxed) {
             return false;
         }
+        let Some((_, b, base)) = self.one_buffer_words(flow, ptr, plan) else {
+            return false;
+        };
+        if b.writable {
+            return false;
+        }
+        let (lanes, n) = (self.lanes, self.n);
+        let pb = self.regs.base(ptr);
         let was_dirty = self.regs.dirty(d);
         self.regs.make_dirty(d);
         let db = self.regs.base(d);
@@ -531,6 +546,56 @@ impl Wg<'_, '_> {
         }
         if !any_t && !was_dirty {
             self.regs.set_clean(d);
+        }
+        true
+    }
+
+    /// [`Wg::store`] into a buffer the shader may write ([`Wg::one_buffer_words`]): what the
+    /// lane-by-lane path does there in a parallel run — the store's taint (a lost lane's, a
+    /// "stored here" link), the parallel run's claim on each unit (the ordered run keeps the full
+    /// shadow), the word and its taint, the last (and first) writer — lane by lane in the same
+    /// order, without its per-lane dispatch. `false` (nothing done) otherwise.
+    fn store_buffer_words(
+        &mut self,
+        flow: &Flow,
+        ptr: Reg,
+        v: Reg,
+        plan: &Plan,
+        loc: LocId,
+    ) -> bool {
+        let Some((obj, b, base)) = self.one_buffer_words(flow, ptr, plan) else {
+            return false;
+        };
+        if !b.writable || self.k.objects[obj.index()].refuses_write("").is_some() {
+            return false;
+        }
+        let (lanes, n) = (self.lanes, self.n);
+        let (pb, vb, tv) = (self.regs.base(ptr), self.regs.base(v), self.regs.dirty(v));
+        let (checks, firsts) = (self.d.cfg.race_checks, self.d.choices.is_some());
+        for g in 0..self.groups {
+            for l in flow.set[g].iter() {
+                let s = g * n + l as usize;
+                let at = Ptr::from_bits(self.regs.vals[pb + s]).off() + base;
+                let who = self.who(s);
+                for (c, &(_, so)) in plan.slots.iter().enumerate() {
+                    let i = vb + c * lanes + s;
+                    let vt = if tv { self.regs.taint[i] } else { Taint::NONE };
+                    let mut t = self.write_taint(s, vt);
+                    if t.has_prov() {
+                        t = self.stored_link(t, loc);
+                    }
+                    let u = ((at + so) / 4) as usize;
+                    if checks && !b.claim(u..u + 1, who, true) {
+                        self.d.need_ordered();
+                    }
+                    b.vals[u].store(self.regs.vals[i] as u32, Relaxed);
+                    b.taint[u].store(t.bits(), Relaxed);
+                    b.wrote(u..u + 1, who, loc);
+                    if firsts {
+                        b.wrote_first(u..u + 1, who);
+                    }
+                }
+            }
         }
         true
     }
@@ -766,6 +831,9 @@ impl Wg<'_, '_> {
                 }
                 return Ok(());
             }
+        }
+        if self.store_buffer_words(flow, ptr, v, plan, loc) {
+            return Ok(());
         }
         self.store_from(flow, ptr, plan_id, loc, |wg, c, s| {
             let i = vb + c * lanes + s;

@@ -952,4 +952,27 @@ mod tests {
         let r = Buffer::new(&[0; 4], false, 4);
         assert!(r.claim_commuting(0..1, add) && r.claim_commuting(0..1, or));
     }
+
+    // A dispatch run again (the ordered run after a parallel one, another schedule) starts from
+    // what was bound: the bytes, the undefined ranges it was given, and no record of who touched
+    // what.
+    #[test]
+    fn a_buffer_restored_holds_what_was_bound_and_forgets_every_access() {
+        let bound = [1u8, 2, 3, 4, 5, 6];
+        let b = Buffer::new(&bound, true, 2);
+        assert_eq!(b.units(), 4, "6 bytes padded to 8: four 2-byte units");
+        b.put(0, 4, 0xdead_beef);
+        b.put_taint(0, 8, Taint::undefined(9));
+        assert!(b.claim(0..1, 1, true));
+        b.wrote(0..1, 1, crate::spirv::ids::LocId::new(3));
+        let t = Taint::undefined(2);
+        b.restore(&bound, &[(4..6, t)]);
+        assert_eq!(b.bytes(), bound);
+        let taints: Vec<bool> = (0..4)
+            .map(|u| b.get_taint(u * 2, 2).is_undefined())
+            .collect();
+        assert_eq!(taints, [false, false, true, false]);
+        assert!(b.claim(0..1, 2, true), "the first writer forgotten");
+        assert_eq!(b.writers()[0].0, 0, "no last writer");
+    }
 }
