@@ -76,6 +76,7 @@ impl Wg<'_, '_> {
             Exactness::MinMaxFloat | Exactness::Tolerance => Taint::INEXACT,
         };
         let mut last_call: Option<(Args, OpCall)> = None;
+        let mut last_undefined: Option<(Reason, Taint)> = None;
         for g in 0..self.groups {
             let set = flow.set[g];
             if set.is_empty() {
@@ -177,14 +178,22 @@ impl Wg<'_, '_> {
             }
             self.group_taint(gi, &call, set, (base, db, rn), &arg_taint, inexact);
             for (l, why) in undefined.drain(..) {
-                let p = self.prov(
-                    Cause::Subgroup {
-                        op: gi.op,
-                        reason: why,
-                    },
-                    loc,
-                    Taint::NONE,
-                );
+                // A shuffle's edge lane has the same reason in every subgroup: one lookup.
+                let p = match &last_undefined {
+                    Some((w, p)) if *w == why => *p,
+                    _ => {
+                        let p = self.prov(
+                            Cause::Subgroup {
+                                op: gi.op,
+                                reason: why.clone(),
+                            },
+                            loc,
+                            Taint::NONE,
+                        );
+                        last_undefined = Some((why, p));
+                        p
+                    }
+                };
                 for c in 0..rn {
                     let i = db + c * lanes + base + l as usize;
                     self.regs.taint[i] = p | self.regs.taint[i].inexact_part();

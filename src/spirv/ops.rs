@@ -828,20 +828,27 @@ impl Wg<'_, '_> {
                 rows[k] = (self.regs.base(*index), self.regs.dirty(*index));
             }
         }
-        // Each lane's entry is written before it is read: no need to clear it.
-        let mut from = std::mem::take(&mut self.scratch);
-        if from.len() < self.lanes {
-            from.resize(self.lanes, 0);
+        // Each lane's entries are written before they are read: no need to clear them. `from`
+        // keeps the base pointer (flagged there as steps go out of bounds), `acc` the running
+        // offset; both apart from the register file, so that each pass is one loop over slices.
+        let lanes = self.lanes;
+        let mut scratch = std::mem::take(&mut self.scratch);
+        if scratch.len() < 2 * lanes {
+            scratch.resize(2 * lanes, 0);
         }
+        let (from, acc) = scratch.split_at_mut(lanes);
         let (vals, taint) = (&mut self.regs.vals, &mut self.regs.taint);
-        // The base pointer (kept in `from`, flagged there as steps go out of bounds) and its
-        // offset, the running sum in `d`.
-        each_lane(set, nl, |s| {
-            let p = vals[bb + s];
-            from[s] = p;
-            vals[db + s] = Ptr::from_bits(p).off() as u64;
+        each_span(set, nl, |r| {
+            from[r.clone()].copy_from_slice(&vals[bb + r.start..bb + r.end]);
+            for (a, &p) in acc[r.clone()].iter_mut().zip(&from[r.clone()]) {
+                *a = Ptr::from_bits(p).off() as u64;
+            }
             if td {
-                taint[db + s] = if tb { taint[bb + s] } else { Taint::NONE };
+                if tb {
+                    taint.copy_within(bb + r.start..bb + r.end, db + r.start);
+                } else {
+                    taint[db + r.start..db + r.end].fill(Taint::NONE);
+                }
             }
         });
         let mut konst = 0u64;
@@ -858,14 +865,20 @@ impl Wg<'_, '_> {
                 } => {
                     let (row, dt) = rows[k];
                     let stride = stride as u64;
-                    each_lane(set, nl, |s| {
-                        let i = Step::index(vals[row + s], width, signed);
-                        if Step::out_of_bounds(i, len, elem) {
-                            from[s] = Ptr::from_bits(from[s]).out_of_bounds().bits();
+                    each_span(set, nl, |r| {
+                        let idx = &vals[row + r.start..row + r.end];
+                        let it = acc[r.clone()].iter_mut().zip(&mut from[r.clone()]).zip(idx);
+                        for ((a, f), &x) in it {
+                            let i = Step::index(x, width, signed);
+                            if Step::out_of_bounds(i, len, elem) {
+                                *f = Ptr::from_bits(*f).out_of_bounds().bits();
+                            }
+                            *a = a.wrapping_add((i as u64).wrapping_mul(stride));
                         }
-                        vals[db + s] = vals[db + s].wrapping_add((i as u64).wrapping_mul(stride));
                         if dt {
-                            taint[db + s] = combine(taint[db + s], taint[row + s]);
+                            for s in r {
+                                taint[db + s] = combine(taint[db + s], taint[row + s]);
+                            }
                         }
                     });
                 }
@@ -874,12 +887,16 @@ impl Wg<'_, '_> {
                 }
             }
         }
-        each_lane(set, nl, |s| {
-            vals[db + s] = Ptr::from_bits(from[s])
-                .at(vals[db + s].wrapping_add(konst))
-                .bits();
+        each_span(set, nl, |r| {
+            let it = vals[db + r.start..db + r.end]
+                .iter_mut()
+                .zip(&from[r.clone()])
+                .zip(&acc[r]);
+            for ((d, &f), &a) in it {
+                *d = Ptr::from_bits(f).at(a.wrapping_add(konst)).bits();
+            }
         });
-        self.scratch = from;
+        self.scratch = scratch;
     }
 
     /// [`Wg::access_chain`] lane by lane, every step for one lane before the next (chains through
