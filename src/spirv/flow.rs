@@ -136,8 +136,8 @@ impl Wg<'_, '_> {
         part: &mut Flow,
     ) -> Route {
         if func.has_phis {
-            let n = self.n;
-            each_lane(&part.set, n, |s| self.pred[s] = from);
+            let (n, pred) = (self.n, &mut self.pred);
+            each_span(&part.set, n, |r| pred[r].fill(from));
         }
         match self.frame_of(target) {
             Some(i) => {
@@ -174,7 +174,8 @@ impl Wg<'_, '_> {
                 let id = self.innermost_construct(func, blk.label);
                 let mut tf = flow.part(id, tl);
                 let mut ef = flow.part(id, el);
-                let mut inside = Vec::new();
+                let mut inside: smallvec::SmallVec<[(BlockIdx, Flow); 2]> =
+                    smallvec::SmallVec::new();
                 for (target, part) in [(*t, &mut tf), (*e, &mut ef)] {
                     if part.is_empty() {
                         continue;

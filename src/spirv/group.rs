@@ -177,28 +177,13 @@ impl Wg<'_, '_> {
                 }
             }
             self.group_taint(gi, &call, set, (base, db, rn), &arg_taint, inexact);
-            for (l, why) in undefined.drain(..) {
-                // A shuffle's edge lane has the same reason in every subgroup: one lookup.
-                let p = match &last_undefined {
-                    Some((w, p)) if *w == why => *p,
-                    _ => {
-                        let p = self.prov(
-                            Cause::Subgroup {
-                                op: gi.op,
-                                reason: why.clone(),
-                            },
-                            loc,
-                            Taint::NONE,
-                        );
-                        last_undefined = Some((why, p));
-                        p
-                    }
-                };
-                for c in 0..rn {
-                    let i = db + c * lanes + base + l as usize;
-                    self.regs.taint[i] = p | self.regs.taint[i].inexact_part();
-                }
-            }
+            self.taint_undefined(
+                gi.op,
+                loc,
+                &mut undefined,
+                (base, db, rn),
+                &mut last_undefined,
+            );
             self.group_undefined = undefined;
             if let Some(p) = unpinned {
                 for l in set.iter() {
@@ -209,6 +194,41 @@ impl Wg<'_, '_> {
             }
         }
         Ok(())
+    }
+
+    /// Marks the lanes the model left undefined (`undefined`, drained) in the result rows, each
+    /// with its reason as a cause; `last` keeps the last reason's provenance (a shuffle's edge lane
+    /// has the same reason in every subgroup: one lookup).
+    fn taint_undefined(
+        &mut self,
+        op: Op,
+        loc: LocId,
+        undefined: &mut Vec<(u32, Reason)>,
+        (base, db, rn): (usize, usize, usize),
+        last: &mut Option<(Reason, Taint)>,
+    ) {
+        let lanes = self.lanes;
+        for (l, why) in undefined.drain(..) {
+            let p = match last {
+                Some((w, p)) if *w == why => *p,
+                _ => {
+                    let p = self.prov(
+                        Cause::Subgroup {
+                            op,
+                            reason: why.clone(),
+                        },
+                        loc,
+                        Taint::NONE,
+                    );
+                    *last = Some((why, p));
+                    p
+                }
+            };
+            for c in 0..rn {
+                let i = db + c * lanes + base + l as usize;
+                self.regs.taint[i] = p | self.regs.taint[i].inexact_part();
+            }
+        }
     }
 
     /// The arguments of a subgroup instruction for the lanes of `set` (subgroup at `base`): one

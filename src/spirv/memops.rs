@@ -498,15 +498,16 @@ impl<'d> Wg<'d, '_> {
             return None;
         }
         let size = self.obj_size(obj);
-        // Every lane: the same object, in bounds, aligned.
+        // Every lane: the same object, in bounds, aligned (`&`, not `&&`: one loop without a
+        // branch per lane, which the compiler vectorises).
         let mut ok = true;
         each_span(&flow.set, n, |r| {
             for &bits in &prow[r] {
                 let p = Ptr::from_bits(bits);
-                ok &= p.obj() == obj
-                    && !p.oob()
-                    && p.off().is_multiple_of(4)
-                    && p.off() as u64 + plan.size as u64 <= size;
+                ok &= (p.obj() == obj)
+                    & !p.oob()
+                    & p.off().is_multiple_of(4)
+                    & (p.off() as u64 + plan.size as u64 <= size);
             }
         });
         ok.then(|| (obj, &**b, self.view_base(obj, Space::Global)))
