@@ -212,14 +212,7 @@ impl Wg<'_, '_> {
             let p = match last {
                 Some((w, p)) if *w == why => *p,
                 _ => {
-                    let p = self.prov(
-                        Cause::Subgroup {
-                            op,
-                            reason: why.clone(),
-                        },
-                        loc,
-                        Taint::NONE,
-                    );
+                    let p = self.prov(Cause::Subgroup { op, reason: why }, loc, Taint::NONE);
                     *last = Some((why, p));
                     p
                 }
