@@ -210,11 +210,12 @@ fn racing_writes_of_different_values_leave_an_undefined_value() {
 
 // Appendix B, Synchronizes-With: a release store of a flag by one workgroup, read by an acquire
 // load in another, orders the data written before the release before the reads after the acquire.
-// Without the pair (relaxed atomics), the data accesses race.
+// It takes both halves: without the release (the writer's side) or without the acquire (the
+// reader's), and with relaxed atomics on both sides, the data accesses race.
 #[test]
-fn a_release_acquire_pair_orders_data_between_workgroups_and_relaxed_atomics_do_not() {
-    let body = |rel: &str, acq: &str| {
-        format!(
+fn a_release_acquire_pair_orders_data_between_workgroups_and_either_half_alone_does_not() {
+    let run_with = |rel: &str, acq: &str| {
+        let body = format!(
             "layout(local_size_x = 1) in;\n\
              layout(binding = 0) buffer B {{ uint data; uint flag; uint out_[]; }};\n\
              void main() {{\n\
@@ -226,28 +227,25 @@ fn a_release_acquire_pair_orders_data_between_workgroups_and_relaxed_atomics_do_
                  if (f == 1u) {{ out_[0] = data; }}\n\
                }}\n\
              }}\n"
-        )
+        );
+        run(&body, 1, [2, 1, 1], &[vec![0; 3]])
     };
-    let sync = run(
-        &body("gl_SemanticsRelease", "gl_SemanticsAcquire"),
-        1,
-        [2, 1, 1],
-        &[vec![0; 3]],
-    );
+    let sync = run_with("gl_SemanticsRelease", "gl_SemanticsAcquire");
     assert!(races(&sync).is_empty(), "{:?}", texts(&sync));
-    let relaxed = run(
-        &body("gl_SemanticsRelaxed", "gl_SemanticsRelaxed"),
-        1,
-        [2, 1, 1],
-        &[vec![0; 3]],
-    );
-    let found = races(&relaxed);
-    assert!(
-        found
-            .iter()
-            .any(|(_, t)| t.contains("wrote at k.comp:9") && t.contains("read at k.comp:13")),
-        "{found:?}"
-    );
+    for (rel, acq) in [
+        ("gl_SemanticsRelaxed", "gl_SemanticsRelaxed"),
+        ("gl_SemanticsRelease", "gl_SemanticsRelaxed"),
+        ("gl_SemanticsRelaxed", "gl_SemanticsAcquire"),
+    ] {
+        let r = run_with(rel, acq);
+        let found = races(&r);
+        assert!(
+            found
+                .iter()
+                .any(|(_, t)| t.contains("wrote at k.comp:9") && t.contains("read at k.comp:13")),
+            "{rel} store, {acq} load: {found:?}"
+        );
+    }
 }
 
 // Appendix B: atomics are not data races with each other; but what an atomic returns depends on
