@@ -166,6 +166,41 @@ fn a_barrier_orders_only_the_storage_classes_its_semantics_name() {
     assert_eq!(u32s(&ordered.buffers[0].bytes), [1, 2, 2, 1]);
 }
 
+// Appendix B, Data Race, the other way round: a control barrier whose memory semantics name only
+// buffer memory (UniformMemory) does not order workgroup memory, so shared accesses on either side
+// of it race; naming workgroup memory (WorkgroupMemory) orders them.
+#[test]
+fn a_barrier_for_buffer_memory_alone_leaves_shared_memory_unordered() {
+    let body = |storage: &str| {
+        format!(
+            "layout(local_size_x = 2) in;\n\
+             shared uint s[2];\n\
+             layout(binding = 0) buffer B {{ uint b[]; }};\n\
+             void main() {{\n\
+               uint i = gl_LocalInvocationID.x;\n\
+               s[i] = i + 1;\n\
+               controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, {storage}, gl_SemanticsAcquireRelease);\n\
+               b[i] = s[1 - i];\n\
+             }}\n"
+        )
+    };
+    let racy = run(
+        &body("gl_StorageSemanticsBuffer"),
+        2,
+        [1, 1, 1],
+        &[vec![0; 2]],
+    );
+    assert!(!races(&racy).is_empty(), "{:?}", texts(&racy));
+    let ordered = run(
+        &body("gl_StorageSemanticsShared"),
+        2,
+        [1, 1, 1],
+        &[vec![0; 2]],
+    );
+    assert!(ordered.findings.is_empty(), "{:?}", texts(&ordered));
+    assert_eq!(u32s(&ordered.buffers[0].bytes), [2, 1]);
+}
+
 // Appendix B, Data Race; the CTS's `compute_push_constant_and_ssbo` and graphicsfuzz files: every
 // invocation stores the same value to one location. That is a data race, reported as such, in the
 // class "same value": the value every order leaves is kept (issue 19, rule 4).
@@ -209,35 +244,48 @@ fn racing_writes_of_different_values_leave_an_undefined_value() {
 }
 
 // Appendix B, Synchronizes-With: a release store of a flag by one workgroup, read by an acquire
-// load in another, orders the data written before the release before the reads after the acquire.
-// It takes both halves: without the release (the writer's side) or without the acquire (the
-// reader's), and with relaxed atomics on both sides, the data accesses race.
+// load in another, orders the data written before the release before the reads after the acquire;
+// AcquireRelease semantics are both (read-modify-writes on either side). It takes both halves:
+// without the release (the writer's side) or without the acquire (the reader's), and with relaxed
+// atomics on both sides, the data accesses race.
 #[test]
 fn a_release_acquire_pair_orders_data_between_workgroups_and_either_half_alone_does_not() {
-    let run_with = |rel: &str, acq: &str| {
+    const SEM: &str = "gl_ScopeDevice, gl_StorageSemanticsBuffer";
+    let run_with = |write: &str, read: &str| {
         let body = format!(
             "layout(local_size_x = 1) in;\n\
              layout(binding = 0) buffer B {{ uint data; uint flag; uint out_[]; }};\n\
              void main() {{\n\
                if (gl_WorkGroupID.x == 0) {{\n\
                  data = 5u;\n\
-                 atomicStore(flag, 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer, {rel});\n\
+                 {write};\n\
                }} else {{\n\
-                 uint f = atomicLoad(flag, gl_ScopeDevice, gl_StorageSemanticsBuffer, {acq});\n\
+                 uint f = {read};\n\
                  if (f == 1u) {{ out_[0] = data; }}\n\
                }}\n\
              }}\n"
         );
         run(&body, 1, [2, 1, 1], &[vec![0; 3]])
     };
-    let sync = run_with("gl_SemanticsRelease", "gl_SemanticsAcquire");
-    assert!(races(&sync).is_empty(), "{:?}", texts(&sync));
+    let store = |sem: &str| format!("atomicStore(flag, 1u, {SEM}, {sem})");
+    let load = |sem: &str| format!("atomicLoad(flag, {SEM}, {sem})");
+    let acq_rel = "gl_SemanticsAcquireRelease";
+    for (write, read) in [
+        (store("gl_SemanticsRelease"), load("gl_SemanticsAcquire")),
+        (
+            format!("atomicExchange(flag, 1u, {SEM}, {acq_rel})"),
+            format!("atomicAdd(flag, 0u, {SEM}, {acq_rel})"),
+        ),
+    ] {
+        let r = run_with(&write, &read);
+        assert!(races(&r).is_empty(), "{write}, {read}: {:?}", texts(&r));
+    }
     for (rel, acq) in [
         ("gl_SemanticsRelaxed", "gl_SemanticsRelaxed"),
         ("gl_SemanticsRelease", "gl_SemanticsRelaxed"),
         ("gl_SemanticsRelaxed", "gl_SemanticsAcquire"),
     ] {
-        let r = run_with(rel, acq);
+        let r = run_with(&store(rel), &load(acq));
         let found = races(&r);
         assert!(
             found
