@@ -7,7 +7,9 @@ use crate::reconverge::Flow;
 use crate::spirv::error::SpirvError;
 use crate::spirv::exec::{each_lane, Wg};
 use crate::spirv::inst::*;
-use crate::spirv::memory::clock::{flags, semantics, Family, Knowledge, Scope, SyncRecord};
+use crate::spirv::memory::clock::{
+    flags, scope_between, semantics, Family, Knowledge, Scope, SyncRecord,
+};
 use crate::spirv::memory::{Hits, Kind};
 use crate::spirv::memory::{Ptr, Space};
 use crate::spirv::prov::{combine, is_undefined, Cause, Taint};
@@ -363,11 +365,12 @@ impl Wg<'_, '_> {
             if releases {
                 let snap = self.snapshot(s);
                 let rmw = reads;
+                let who = self.who(s);
                 let e = self.syncs.entry(key).or_default();
                 if !rmw {
                     *e = SyncRecord::default();
                 }
-                e.join(&snap, self.wg_linear, scope);
+                e.join(&snap, who, scope);
                 self.clock[s] += 1;
             } else if !reads {
                 // A relaxed store starts no release sequence and ends any there was.
@@ -375,7 +378,9 @@ impl Wg<'_, '_> {
             }
         }
         if reads && let Some(rec) = self.syncs.get(&key) {
-            if rec.knows.is_empty() || (rec.scope < Scope::Device && rec.wg != self.wg_linear) {
+            // Synchronizes-With: the release and the acquire each in the other's scope.
+            let needed = scope_between(rec.who, self.who(s), self.d.lanes_per_wg, self.n as u32);
+            if rec.scope < needed || scope < needed {
                 return;
             }
             let k = rec.knows.clone();

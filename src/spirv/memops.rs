@@ -248,7 +248,7 @@ impl<'d> Wg<'d, '_> {
             return Hits::default();
         }
         let g = s / self.n;
-        let mut fl = if kind == Kind::Read { 0 } else { flags::WRITE };
+        let mut fl = 0;
         if let Some(a) = atomic {
             fl |= flags::ATOMIC
                 | (a.scope as u32) << flags::SCOPE_SHIFT

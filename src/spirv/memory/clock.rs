@@ -100,10 +100,8 @@ pub mod flags {
     /// the class of an atomic's write, 4 bits at this shift (atomic writes of one nonzero class
     /// commute with each other: [`crate::spirv::inst::AtomicOp::commute_class`])
     pub const CLASS_SHIFT: u32 = 3;
-    /// the access wrote
-    pub const WRITE: u32 = 1 << 7;
     /// the write left the memory as it was (it stored the value already there)
-    pub const SAME: u32 = 1 << 8;
+    pub const SAME: u32 = 1 << 7;
 }
 
 /// One access as the race shadow keeps it.
@@ -272,28 +270,39 @@ impl Now<'_> {
     /// scope (so that they are ordered by their atomicity and do not race)?
     #[inline]
     pub fn mutual_scope(&self, a: &Access, mine: Scope) -> bool {
-        let slot = a.who - 1;
-        let same_wg = slot / self.lanes_per_wg == self.wg;
-        let same_sg = same_wg && (slot % self.lanes_per_wg) / self.sg_lanes == self.sg_index;
-        let needed = if a.who == self.who {
-            Scope::Invocation
-        } else if same_sg {
-            Scope::Subgroup
-        } else if same_wg {
-            Scope::Workgroup
-        } else {
-            Scope::Device
-        };
+        let needed = scope_between(a.who, self.who, self.lanes_per_wg, self.sg_lanes);
         a.scope() >= needed && mine >= needed
     }
 }
 
-/// What a location's last release left for acquirers: the releaser's knowledge, its workgroup and
-/// the narrowest scope among the releases joined into it.
+/// The narrowest scope that includes two invocations (1 + their dispatch slots; `lanes_per_wg`
+/// slots per workgroup, `sg_lanes` per subgroup): an operation of that scope or wider by one is
+/// in the other's scope (Appendix B, Scope: the invocation itself, its subgroup, its workgroup,
+/// every invocation of the device).
+#[inline]
+pub fn scope_between(a: u32, b: u32, lanes_per_wg: u32, sg_lanes: u32) -> Scope {
+    if a == b {
+        return Scope::Invocation;
+    }
+    let (a, b) = (a - 1, b - 1);
+    if a / lanes_per_wg != b / lanes_per_wg {
+        Scope::Device
+    } else if (a % lanes_per_wg) / sg_lanes != (b % lanes_per_wg) / sg_lanes {
+        Scope::Workgroup
+    } else {
+        Scope::Subgroup
+    }
+}
+
+/// What a location's last release left for acquirers: the releaser's knowledge, the first
+/// releaser (1 + its dispatch slot) and the narrowest scope among the releases joined into it (a
+/// release sequence continued by read-modify-writes of other invocations is kept as one record:
+/// an acquirer synchronizes with it where the first releaser and it are in each other's scope at
+/// that narrowest scope).
 #[derive(Clone, Debug)]
 pub(crate) struct SyncRecord {
     pub knows: Knowledge,
-    pub wg: u32,
+    pub who: u32,
     pub scope: Scope,
 }
 
@@ -301,16 +310,16 @@ impl Default for SyncRecord {
     fn default() -> Self {
         SyncRecord {
             knows: Knowledge::default(),
-            wg: 0,
+            who: 0,
             scope: Scope::Device,
         }
     }
 }
 
 impl SyncRecord {
-    pub(crate) fn join(&mut self, k: &Knowledge, wg: u32, scope: Scope) {
+    pub(crate) fn join(&mut self, k: &Knowledge, who: u32, scope: Scope) {
         if self.knows.is_empty() {
-            self.wg = wg;
+            self.who = who;
             self.scope = scope;
         } else {
             self.scope = self.scope.min(scope);

@@ -10,7 +10,7 @@
 //! around each access (as Miri's data-race detector hooks `before_memory_read`/`write`); it knows
 //! nothing of values, and values know nothing of it.
 
-use crate::spirv::memory::clock::{flags, Access, Family, Now, Scope};
+use crate::spirv::memory::clock::{Access, Family, Now, Scope};
 
 /// What an access found in the shadow of one unit.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -152,10 +152,7 @@ impl Shadow {
                         hits.race = Some((r, false));
                     }
                 }
-                c.w = Access {
-                    flags: me.flags | flags::WRITE,
-                    ..me
-                };
+                c.w = me;
                 // Reads before this write are ordered before it or have been reported with it.
                 if kind == Kind::Rmw {
                     c.r = me;
@@ -171,6 +168,7 @@ impl Shadow {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::spirv::memory::clock::flags;
 
     fn now(who: u32, epoch: u32) -> Now<'static> {
         Now {
