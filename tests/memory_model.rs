@@ -20,7 +20,7 @@ fn cfg_schedules(size: u64, wg: [u32; 3], schedules: u32) -> RunConfig {
 }
 
 /// Runs GLSL (a compute shader body after the header) with u32 buffers at bindings 0, 1, …
-fn run(body: &str, size: u64, wg: [u32; 3], buffers: &[Vec<u32>]) -> ModelRun {
+pub(crate) fn run(body: &str, size: u64, wg: [u32; 3], buffers: &[Vec<u32>]) -> ModelRun {
     let src = format!(
         "#version 450\n#extension GL_KHR_memory_scope_semantics : enable\n#extension GL_EXT_shader_explicit_arithmetic_types : enable\n#extension GL_KHR_shader_subgroup_basic : enable\n{body}"
     );
@@ -38,11 +38,11 @@ fn run(body: &str, size: u64, wg: [u32; 3], buffers: &[Vec<u32>]) -> ModelRun {
     run_model(&k, cfg(size, wg), &bufs, None).unwrap()
 }
 
-fn texts(r: &ModelRun) -> Vec<String> {
+pub(crate) fn texts(r: &ModelRun) -> Vec<String> {
     r.findings.iter().map(|f| r.finding_text(f)).collect()
 }
 
-fn races(r: &ModelRun) -> Vec<(RaceClass, String)> {
+pub(crate) fn races(r: &ModelRun) -> Vec<(RaceClass, String)> {
     r.findings
         .iter()
         .filter_map(|f| match f {
@@ -304,51 +304,6 @@ fn a_release_acquire_pair_orders_data_between_workgroups_and_either_half_alone_d
                 .any(|(_, t)| t.contains("wrote at k.comp:9") && t.contains("read at k.comp:13")),
             "{write}, {read}: {found:?}"
         );
-    }
-}
-
-// Appendix B, Synchronizes-With, within a workgroup: a release and an acquire at Subgroup scope
-// synchronize two invocations of one subgroup and not two of different subgroups (each must be in
-// the other's scope); at Workgroup scope they synchronize both.
-#[test]
-fn a_subgroup_scope_release_acquire_pair_orders_data_within_its_subgroup_only() {
-    let body = |scope: &str, other: u32| {
-        format!(
-            "layout(local_size_x = 8) in;\n\
-             layout(binding = 0) buffer B {{ uint data; uint flag; uint out_[]; }};\n\
-             void main() {{\n\
-               uint i = gl_LocalInvocationID.x;\n\
-               if (i == 0u) {{\n\
-                 data = 5u;\n\
-                 atomicStore(flag, 1u, {scope}, gl_StorageSemanticsBuffer, gl_SemanticsRelease);\n\
-               }}\n\
-               if (i == {other}u) {{\n\
-                 uint f = atomicLoad(flag, {scope}, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);\n\
-                 if (f == 1u) {{ out_[0] = data; }}\n\
-               }}\n\
-             }}\n"
-        )
-    };
-    for (scope, other, racy) in [
-        ("gl_ScopeSubgroup", 1, false),
-        ("gl_ScopeSubgroup", 4, true),
-        ("gl_ScopeWorkgroup", 4, false),
-    ] {
-        let r = run(&body(scope, other), 4, [1, 1, 1], &[vec![0; 3]]);
-        let found = races(&r);
-        // the reader saw the flag (the scheduler ran invocation 0's branch first) and copied data
-        assert_eq!(u32s(&r.buffers[0].bytes)[2], 5, "{scope}, {other}");
-        if racy {
-            assert!(
-                found
-                    .iter()
-                    .any(|(_, t)| t.contains("wrote at k.comp:10")
-                        && t.contains("read at k.comp:15")),
-                "{scope}, invocation {other}: {found:?}"
-            );
-        } else {
-            assert!(found.is_empty(), "{scope}, invocation {other}: {found:?}");
-        }
     }
 }
 
@@ -996,183 +951,4 @@ fn atomics_that_meet_a_plain_access_another_kind_or_a_narrower_scope_run_in_orde
         &[vec![0]],
     );
     assert!(narrow.ordered);
-}
-
-// Appendix B, Data Race: two accesses race unless both are atomic (each in the other's scope) or
-// one happens-before the other — an atomic after another workgroup's plain write is not "both
-// atomic", whichever of the two comes first.
-#[test]
-fn an_atomic_after_another_workgroups_plain_write_races() {
-    let r = run(
-        "layout(local_size_x = 1) in;\n\
-         layout(binding = 0) buffer B { uint x; };\n\
-         void main() { if (gl_WorkGroupID.x == 0u) x = 5u; else atomicAdd(x, 1u); }\n",
-        1,
-        [2, 1, 1],
-        &[vec![0]],
-    );
-    let found = races(&r);
-    assert!(
-        found
-            .iter()
-            .any(|(c, t)| *c == RaceClass::Value && t.contains("k.comp:7")),
-        "{found:?}"
-    );
-}
-
-// Appendix B, Data Race: atomic operations are ordered by their atomicity only where "each is in
-// the other's scope" (the scope of an atomic names which invocations it is atomic with:
-// Invocation, Subgroup, Workgroup, Device). Each pair below runs in both orders (one location per
-// order), so whichever invocation the scheduler runs first, the earlier access's recorded scope
-// and the later access's own scope are both checked.
-#[test]
-fn atomics_race_where_either_ones_scope_leaves_the_other_invocation_out() {
-    // Two subgroups of 4 in a workgroup of 8; `lo`'s scope for invocations 0 and 4 (subgroups 0
-    // and 1, or lanes 0 and 1 of subgroup 0), `hi`'s for the other one.
-    let body = |lo: &str, hi: &str, other: u32| {
-        format!(
-            "layout(local_size_x = 8) in;\n\
-             layout(binding = 0) buffer B {{ uint b[]; }};\n\
-             shared uint x; shared uint y;\n\
-             void main() {{\n\
-               uint i = gl_LocalInvocationID.x;\n\
-               if (i == 0u) {{\n\
-                 atomicAdd(x, 1u, {lo}, gl_StorageSemanticsShared, gl_SemanticsRelaxed);\n\
-                 atomicAdd(y, 1u, {hi}, gl_StorageSemanticsShared, gl_SemanticsRelaxed);\n\
-               }}\n\
-               if (i == {other}u) {{\n\
-                 atomicAdd(x, 1u, {hi}, gl_StorageSemanticsShared, gl_SemanticsRelaxed);\n\
-                 atomicAdd(y, 1u, {lo}, gl_StorageSemanticsShared, gl_SemanticsRelaxed);\n\
-               }}\n\
-             }}\n"
-        )
-    };
-    let (inv, sg, wg, dev) = (
-        "gl_ScopeInvocation",
-        "gl_ScopeSubgroup",
-        "gl_ScopeWorkgroup",
-        "gl_ScopeDevice",
-    );
-    // (narrower, wider, the other invocation, races)
-    for (lo, hi, other, racy) in [
-        (inv, sg, 1, true),  // lanes 0 and 1: Invocation leaves the other lane out
-        (sg, sg, 1, false),  // one subgroup: Subgroup includes both
-        (sg, wg, 4, true),   // two subgroups: Subgroup leaves subgroup 1 out
-        (sg, dev, 4, true),  // … whatever the other's scope
-        (wg, wg, 4, false),  // one workgroup: Workgroup includes both
-        (wg, dev, 4, false), // … and so does Device
-    ] {
-        let r = run(&body(lo, hi, other), 4, [1, 1, 1], &[vec![0]]);
-        let found = races(&r);
-        let lines = |l: u32| {
-            found
-                .iter()
-                .any(|(_, t)| t.contains(&format!("k.comp:{l}")))
-        };
-        if racy {
-            assert!(lines(11) && lines(12), "{lo} with {hi}: {found:?}");
-        } else {
-            assert!(found.is_empty(), "{lo} with {hi}: {found:?}");
-        }
-    }
-    // Workgroup-scope atomics of two workgroups race; at the boundary of the slot numbering too
-    // (the last invocation of workgroup 0 and the first of workgroup 1).
-    let r = run(
-        "layout(local_size_x = 2) in;\n\
-         layout(binding = 0) buffer B { uint x; };\n\
-         void main() { atomicAdd(x, 1u, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed); }\n",
-        2,
-        [2, 1, 1],
-        &[vec![0]],
-    );
-    assert!(!races(&r).is_empty(), "{:?}", texts(&r));
-}
-
-// GL_KHR_shader_subgroup, subgroupBarrier(): "the results of any memory stores … performed prior to
-// the call will be visible to any future coherent access to the same memory performed by any other
-// shader invocation within the same subgroup" — OpControlBarrier(Subgroup, Subgroup,
-// AcquireRelease | … | WorkgroupMemory). It orders shared memory within a subgroup, not between
-// subgroups (Appendix B, Data Race).
-#[test]
-fn a_subgroup_barrier_orders_shared_memory_within_its_subgroup_only() {
-    let body = |read: &str| {
-        format!(
-            "layout(local_size_x = 8) in;\n\
-             layout(binding = 0) buffer B {{ uint b[]; }};\n\
-             shared uint s[8];\n\
-             void main() {{\n\
-               uint i = gl_LocalInvocationID.x;\n\
-               s[i] = i + 1u;\n\
-               subgroupBarrier();\n\
-               b[i] = s[{read}];\n\
-             }}\n"
-        )
-    };
-    let within = run(&body("i ^ 1u"), 4, [1, 1, 1], &[vec![0; 8]]);
-    assert!(within.findings.is_empty(), "{:?}", texts(&within));
-    assert_eq!(u32s(&within.buffers[0].bytes), [2, 1, 4, 3, 6, 5, 8, 7]);
-    let across = run(&body("(i + 4u) % 8u"), 4, [1, 1, 1], &[vec![0; 8]]);
-    let found = races(&across);
-    assert!(
-        found.iter().any(|(_, t)| t.contains("k.comp:12")),
-        "{found:?}"
-    );
-}
-
-// Appendix B, Data Race: a write that stores the value already there still races with an unordered
-// read; but every order gives the reader that value, so (README "Decisions", same-value races) it
-// is reported as a same-value race and the value read is kept.
-#[test]
-fn a_read_racing_with_a_write_of_the_value_already_there_is_a_same_value_race() {
-    let r = run(
-        "layout(local_size_x = 1) in;\n\
-         layout(binding = 0) buffer B { uint x; uint y; };\n\
-         void main() { if (gl_WorkGroupID.x == 0u) x = 7u; else y = x; }\n",
-        1,
-        [2, 1, 1],
-        &[vec![7, 0]],
-    );
-    let found = races(&r);
-    assert!(!found.is_empty(), "{:?}", texts(&r));
-    assert!(
-        found.iter().all(|(c, _)| *c == RaceClass::SameValue),
-        "{found:?}"
-    );
-    assert_eq!(u32s(&r.buffers[0].bytes), [7, 7]);
-    assert_eq!(r.status(r.buffers[0].word_taint(1)), WordStatus::Exact);
-}
-
-// Appendix B: unordered atomics are not data races, but the value they leave is the result of
-// whichever order they ran in. Minimums commute — every order leaves the least operand; a
-// minimum and a maximum do not (`max(min(5, 3), 9)` is 9, `min(max(5, 9), 3)` is 3).
-#[test]
-fn unordered_minimums_leave_one_value_and_a_minimum_with_a_maximum_does_not() {
-    let body = |odd: &str| {
-        format!(
-            "layout(local_size_x = 8) in;\n\
-             layout(binding = 0) buffer B {{ uint b[]; }};\n\
-             shared uint s;\n\
-             void main() {{\n\
-               uint i = gl_LocalInvocationID.x;\n\
-               if (i == 0u) s = 5u;\n\
-               barrier();\n\
-               if (i % 2u == 0u) atomicMin(s, 3u + i); else {odd}(s, 9u + i);\n\
-               barrier();\n\
-               if (i == 0u) b[0] = s;\n\
-             }}\n"
-        )
-    };
-    let min = run(&body("atomicMin"), 4, [1, 1, 1], &[vec![0]]);
-    assert!(min.findings.is_empty(), "{:?}", texts(&min));
-    assert_eq!(u32s(&min.buffers[0].bytes), [3]);
-    assert_eq!(min.status(min.buffers[0].word_taint(0)), WordStatus::Exact);
-    let mixed = run(&body("atomicMax"), 4, [1, 1, 1], &[vec![0]]);
-    assert!(
-        matches!(
-            mixed.status(mixed.buffers[0].word_taint(0)),
-            WordStatus::OrderDependent(_)
-        ),
-        "{:?}",
-        mixed.status(mixed.buffers[0].word_taint(0))
-    );
 }

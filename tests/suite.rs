@@ -21,6 +21,7 @@ mod inlining;
 mod kernel;
 mod lavapipe_sizes;
 mod memory_model;
+mod memory_scopes;
 mod model_rules;
 #[cfg(feature = "vulkan")]
 mod module_run;

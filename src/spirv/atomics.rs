@@ -361,8 +361,14 @@ impl Wg<'_, '_> {
         };
         let key = (obj, off);
         if writes {
-            let releases = semantics::releases(sem) || self.rel_fence[s];
-            if releases {
+            // A release fence before the write releases to the invocations in both scopes.
+            let fence = self.rel_fence[s];
+            let rel_scope = if semantics::releases(sem) {
+                Some(scope)
+            } else {
+                fence.map(|f| f.min(scope))
+            };
+            if let Some(rel_scope) = rel_scope {
                 let snap = self.snapshot(s);
                 let rmw = reads;
                 let who = self.who(s);
@@ -370,7 +376,7 @@ impl Wg<'_, '_> {
                 if !rmw {
                     *e = SyncRecord::default();
                 }
-                e.join(&snap, who, scope);
+                e.join(&snap, who, rel_scope);
                 self.clock[s] += 1;
             } else if !reads {
                 // A relaxed store starts no release sequence and ends any there was.
@@ -384,12 +390,12 @@ impl Wg<'_, '_> {
                 return;
             }
             let k = rec.knows.clone();
-            let target = if semantics::acquires(sem) {
-                &mut self.knows[s]
+            if semantics::acquires(sem) {
+                self.knows[s].get_or_insert_with(Default::default).join(&k);
             } else {
-                &mut self.pending[s]
-            };
-            target.get_or_insert_with(Default::default).join(&k);
+                // Kept for an acquire fence whose scope includes the releaser.
+                self.pending[s].get_or_insert_with(Default::default)[needed as usize].join(&k);
+            }
         }
         let _ = f;
     }

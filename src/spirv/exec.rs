@@ -843,10 +843,12 @@ pub(crate) struct Wg<'d, 'k> {
     pub(crate) clock: Vec<u32>,
     /// what each lane has acquired from other invocations
     pub(crate) knows: Vec<Option<Box<Knowledge>>>,
-    /// what each lane's relaxed atomic reads saw released, until an acquire fence
-    pub(crate) pending: Vec<Option<Box<Knowledge>>>,
-    /// each lane executed a release fence (its later atomic writes release)
-    pub(crate) rel_fence: Vec<bool>,
+    /// what each lane's relaxed atomic reads saw released, until an acquire fence: by the
+    /// narrowest scope that includes the releaser (an acquire fence takes what its scope covers)
+    pub(crate) pending: Vec<Option<Box<[Knowledge; 4]>>>,
+    /// the widest scope of the release fences each lane executed (its later atomic writes
+    /// release, to the invocations within both that scope and the write's)
+    pub(crate) rel_fence: Vec<Option<crate::spirv::memory::Scope>>,
     /// writes that changed shared or global memory (a loop that makes none and repeats its state
     /// goes round forever)
     pub(crate) progress: u64,
@@ -937,7 +939,7 @@ impl<'d, 'k> Wg<'d, 'k> {
             clock: vec![0; lanes],
             knows: vec![None; lanes],
             pending: vec![None; lanes],
-            rel_fence: vec![false; lanes],
+            rel_fence: vec![None; lanes],
             progress: 0,
             bars: 0,
             pred: vec![0; lanes],
@@ -986,7 +988,7 @@ impl<'d, 'k> Wg<'d, 'k> {
         self.clock.fill(0);
         self.knows.fill(None);
         self.pending.fill(None);
-        self.rel_fence.fill(false);
+        self.rel_fence.fill(None);
         self.bars = 0;
         self.syncs
             .retain(|(obj, _), _| Space::of(self.k.objects[obj.index()].storage) == Space::Global);

@@ -9,8 +9,6 @@ use crate::reconverge::{Flow, PerGroup};
 use crate::spirv::error::SpirvError;
 use crate::spirv::exec::*;
 use crate::spirv::inst::*;
-use crate::spirv::memory::clock::semantics;
-use crate::spirv::memory::Knowledge;
 use crate::spirv::prov::{Cause, Taint};
 use crate::spirv::regs::each_span;
 use std::sync::atomic::Ordering::Relaxed;
@@ -1037,14 +1035,19 @@ impl Wg<'_, '_> {
                 }
                 _ => {}
             }
-            if let Inst::Barrier { workgroup, sem } = inst {
+            if let Inst::Barrier {
+                workgroup,
+                scope,
+                sem,
+            } = inst
+            {
                 self.interaction();
-                self.barrier(*workgroup, *sem, loc, flow);
+                self.barrier(*workgroup, *scope, *sem, loc, flow);
                 continue;
             }
-            if let Inst::MemoryBarrier { sem } = inst {
+            if let Inst::MemoryBarrier { scope, sem } = inst {
                 self.interaction();
-                self.fence(*sem, flow);
+                self.fence(*scope, *sem, flow);
                 continue;
             }
             self.exec(inst, loc, flow)
@@ -1111,89 +1114,5 @@ impl Wg<'_, '_> {
         if self.any_lost {
             self.taint_lost(d, n, set);
         }
-    }
-
-    /// A control barrier. Every invocation of the workgroup (or subgroup) must reach it; it orders
-    /// the accesses before it before those after it for the memory families its semantics name,
-    /// and those a fence of the interval named (`memoryBarrierBuffer(); barrier();`); with acquire
-    /// and release semantics, what one participant had acquired from other workgroups, every
-    /// participant has after it.
-    pub(crate) fn barrier(&mut self, workgroup: bool, sem: u32, loc: LocId, flow: &Flow) {
-        let fam = semantics::families(sem);
-        if workgroup {
-            let mut reached = 0u32;
-            let mut expected = 0u32;
-            for g in 0..self.groups {
-                reached += flow.set[g].count();
-                expected += self.present[g].minus(self.finished[g]).count();
-            }
-            if reached != expected || flow.set.iter().zip(&self.present).any(|(a, p)| a != p) {
-                self.d.find(Finding::DivergentBarrier {
-                    loc,
-                    workgroup: self.wg_id,
-                    reached,
-                    expected: self.present.iter().map(|p| p.count()).sum(),
-                });
-            }
-            self.bars = self.bars.wrapping_add(1);
-            for f in 0..2 {
-                if fam[f] || self.fenced[f] {
-                    self.wg_epoch[f] = self.wg_epoch[f].wrapping_add(1);
-                    for g in 0..self.groups {
-                        self.sg_epoch[g][f] = 0;
-                    }
-                }
-            }
-            self.fenced = [false; 2];
-            self.sg_fenced.fill([false; 2]);
-            if self.knows.iter().any(|k| k.is_some()) {
-                let mut all = Knowledge::default();
-                for k in self.knows.iter().flatten() {
-                    all.join(k);
-                }
-                let all = Some(Box::new(all));
-                for k in self.knows.iter_mut() {
-                    *k = all.clone();
-                }
-            }
-        } else {
-            for g in 0..self.groups {
-                if !flow.set[g].is_empty() {
-                    for f in 0..2 {
-                        if fam[f] || self.sg_fenced[g][f] {
-                            self.sg_epoch[g][f] = self.sg_epoch[g][f].wrapping_add(1);
-                        }
-                    }
-                    self.sg_fenced[g] = [false; 2];
-                }
-            }
-        }
-    }
-
-    /// A memory barrier (fence) by the lanes of `flow`: it releases what came before for the
-    /// lanes' later atomic writes and the next control barrier, and acquires what their relaxed
-    /// atomic reads saw released.
-    pub(crate) fn fence(&mut self, sem: u32, flow: &Flow) {
-        let fam = semantics::families(sem);
-        let n = self.n;
-        for f in 0..2 {
-            if fam[f] {
-                self.fenced[f] = true;
-                for g in 0..self.groups {
-                    if !flow.set[g].is_empty() {
-                        self.sg_fenced[g][f] = true;
-                    }
-                }
-            }
-        }
-        let (rel, acq) = (semantics::releases(sem), semantics::acquires(sem));
-        each_lane(&flow.set, n, |s| {
-            if rel {
-                self.rel_fence[s] = true;
-            }
-            if acq && let Some(p) = self.pending[s].take() {
-                self.knows[s].get_or_insert_with(Default::default).join(&p);
-            }
-        });
     }
 }

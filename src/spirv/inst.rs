@@ -739,14 +739,16 @@ pub enum Inst {
         sem: u32,
     },
     Group(Box<Group>, Reg),
-    /// `OpControlBarrier` with execution scope Workgroup (`workgroup`) or Subgroup, and its memory
-    /// semantics
+    /// `OpControlBarrier` with execution scope Workgroup (`workgroup`) or Subgroup, its memory
+    /// scope and its memory semantics
     Barrier {
         workgroup: bool,
+        scope: crate::spirv::memory::Scope,
         sem: u32,
     },
-    /// `OpMemoryBarrier`: a fence with these memory semantics
+    /// `OpMemoryBarrier`: a fence of this memory scope with these memory semantics
     MemoryBarrier {
+        scope: crate::spirv::memory::Scope,
         sem: u32,
     },
     Call {

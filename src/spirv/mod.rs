@@ -33,6 +33,7 @@
 
 mod addresses;
 mod atomics;
+mod barriers;
 pub mod decode;
 pub(crate) mod error;
 pub mod examples;

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::model::{catalogue, ArgKind};
+use crate::spirv::memory::Scope;
 use std::sync::OnceLock;
 
 /// The catalogue's operations by the SPIR-V instruction that performs them.
@@ -24,24 +25,25 @@ impl Decoder<'_> {
         Ok(match i.class.opcode {
             SOp::ControlBarrier => {
                 let exec = self.const_u32(id_at(i, 0)?)?;
+                let scope = Scope::from_spirv(self.const_u32(id_at(i, 1)?)?);
                 let sem = self.const_u32(id_at(i, 2)?)?;
-                match spirv::Scope::from_u32(exec) {
-                    Some(spirv::Scope::Workgroup) => Some(Inst::Barrier {
-                        workgroup: true,
-                        sem,
-                    }),
-                    Some(spirv::Scope::Subgroup) => Some(Inst::Barrier {
-                        workgroup: false,
-                        sem,
-                    }),
+                let workgroup = match spirv::Scope::from_u32(exec) {
+                    Some(spirv::Scope::Workgroup) => true,
+                    Some(spirv::Scope::Subgroup) => false,
                     _ => {
                         return Err(unsupported(format!(
                             "OpControlBarrier with execution scope {exec} (compute: Workgroup or Subgroup)"
                         )));
                     }
-                }
+                };
+                Some(Inst::Barrier {
+                    workgroup,
+                    scope,
+                    sem,
+                })
             }
             SOp::MemoryBarrier => Some(Inst::MemoryBarrier {
+                scope: Scope::from_spirv(self.const_u32(id_at(i, 0)?)?),
                 sem: self.const_u32(id_at(i, 1)?)?,
             }),
             other => return Err(misrouted(other, "barrier")),
@@ -122,7 +124,7 @@ impl Decoder<'_> {
                 (o, Some(self.value(id_at(i, 3)?)?), None)
             }
         };
-        let scope = crate::spirv::memory::Scope::from_spirv(self.const_u32(id_at(i, 1)?)?);
+        let scope = Scope::from_spirv(self.const_u32(id_at(i, 1)?)?);
         let sem = self.const_u32(id_at(i, 2)?)?;
         Ok(Inst::Atomic {
             op: o,

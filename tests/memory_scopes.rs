@@ -1,0 +1,326 @@
+//! Scopes in the memory model, each rule on a minimal kernel written here: atomics are atomic with
+//! each other only within each other's scope; release and acquire (atomics and fences) synchronize
+//! only where each is in the other's scope; a control barrier orders memory among the invocations
+//! its memory scope includes (a subgroup barrier within its subgroup). With the atomics' commute
+//! classes and same-value reads that the race shadow records. Each test cites the rule; the
+//! expected values come from the rule, not from the interpreter (Vulkan spec, Appendix B "Memory
+//! Model"; GL_KHR_shader_subgroup; GL_KHR_memory_scope_semantics).
+#![cfg(feature = "vulkan")]
+use crate::memory_model::{races, run, texts};
+use crate::spirv_support::u32s;
+use lockstep::spirv::*;
+
+// Appendix B, Synchronizes-With, within a workgroup: a release and an acquire at Subgroup scope
+// synchronize two invocations of one subgroup and not two of different subgroups (each must be in
+// the other's scope); at Workgroup scope they synchronize both.
+#[test]
+fn a_subgroup_scope_release_acquire_pair_orders_data_within_its_subgroup_only() {
+    let body = |scope: &str, other: u32| {
+        format!(
+            "layout(local_size_x = 8) in;\n\
+             layout(binding = 0) buffer B {{ uint data; uint flag; uint out_[]; }};\n\
+             void main() {{\n\
+               uint i = gl_LocalInvocationID.x;\n\
+               if (i == 0u) {{\n\
+                 data = 5u;\n\
+                 atomicStore(flag, 1u, {scope}, gl_StorageSemanticsBuffer, gl_SemanticsRelease);\n\
+               }}\n\
+               if (i == {other}u) {{\n\
+                 uint f = atomicLoad(flag, {scope}, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);\n\
+                 if (f == 1u) {{ out_[0] = data; }}\n\
+               }}\n\
+             }}\n"
+        )
+    };
+    for (scope, other, racy) in [
+        ("gl_ScopeSubgroup", 1, false),
+        ("gl_ScopeSubgroup", 4, true),
+        ("gl_ScopeWorkgroup", 4, false),
+    ] {
+        let r = run(&body(scope, other), 4, [1, 1, 1], &[vec![0; 3]]);
+        let found = races(&r);
+        // the reader saw the flag (the scheduler ran invocation 0's branch first) and copied data
+        assert_eq!(u32s(&r.buffers[0].bytes)[2], 5, "{scope}, {other}");
+        if racy {
+            assert!(
+                found
+                    .iter()
+                    .any(|(_, t)| t.contains("wrote at k.comp:10")
+                        && t.contains("read at k.comp:15")),
+                "{scope}, invocation {other}: {found:?}"
+            );
+        } else {
+            assert!(found.is_empty(), "{scope}, invocation {other}: {found:?}");
+        }
+    }
+}
+
+// Appendix B, Data Race: two accesses race unless both are atomic (each in the other's scope) or
+// one happens-before the other — an atomic after another workgroup's plain write is not "both
+// atomic", whichever of the two comes first.
+#[test]
+fn an_atomic_after_another_workgroups_plain_write_races() {
+    let r = run(
+        "layout(local_size_x = 1) in;\n\
+         layout(binding = 0) buffer B { uint x; };\n\
+         void main() { if (gl_WorkGroupID.x == 0u) x = 5u; else atomicAdd(x, 1u); }\n",
+        1,
+        [2, 1, 1],
+        &[vec![0]],
+    );
+    let found = races(&r);
+    assert!(
+        found
+            .iter()
+            .any(|(c, t)| *c == RaceClass::Value && t.contains("k.comp:7")),
+        "{found:?}"
+    );
+}
+
+// Appendix B, Data Race: atomic operations are ordered by their atomicity only where "each is in
+// the other's scope" (the scope of an atomic names which invocations it is atomic with:
+// Invocation, Subgroup, Workgroup, Device). Each pair below runs in both orders (one location per
+// order), so whichever invocation the scheduler runs first, the earlier access's recorded scope
+// and the later access's own scope are both checked.
+#[test]
+fn atomics_race_where_either_ones_scope_leaves_the_other_invocation_out() {
+    // Two subgroups of 4 in a workgroup of 8; `lo`'s scope for invocations 0 and 4 (subgroups 0
+    // and 1, or lanes 0 and 1 of subgroup 0), `hi`'s for the other one.
+    let body = |lo: &str, hi: &str, other: u32| {
+        format!(
+            "layout(local_size_x = 8) in;\n\
+             layout(binding = 0) buffer B {{ uint b[]; }};\n\
+             shared uint x; shared uint y;\n\
+             void main() {{\n\
+               uint i = gl_LocalInvocationID.x;\n\
+               if (i == 0u) {{\n\
+                 atomicAdd(x, 1u, {lo}, gl_StorageSemanticsShared, gl_SemanticsRelaxed);\n\
+                 atomicAdd(y, 1u, {hi}, gl_StorageSemanticsShared, gl_SemanticsRelaxed);\n\
+               }}\n\
+               if (i == {other}u) {{\n\
+                 atomicAdd(x, 1u, {hi}, gl_StorageSemanticsShared, gl_SemanticsRelaxed);\n\
+                 atomicAdd(y, 1u, {lo}, gl_StorageSemanticsShared, gl_SemanticsRelaxed);\n\
+               }}\n\
+             }}\n"
+        )
+    };
+    let (inv, sg, wg, dev) = (
+        "gl_ScopeInvocation",
+        "gl_ScopeSubgroup",
+        "gl_ScopeWorkgroup",
+        "gl_ScopeDevice",
+    );
+    // (narrower, wider, the other invocation, races)
+    for (lo, hi, other, racy) in [
+        (inv, sg, 1, true),  // lanes 0 and 1: Invocation leaves the other lane out
+        (sg, sg, 1, false),  // one subgroup: Subgroup includes both
+        (sg, wg, 4, true),   // two subgroups: Subgroup leaves subgroup 1 out
+        (sg, dev, 4, true),  // … whatever the other's scope
+        (wg, wg, 4, false),  // one workgroup: Workgroup includes both
+        (wg, dev, 4, false), // … and so does Device
+    ] {
+        let r = run(&body(lo, hi, other), 4, [1, 1, 1], &[vec![0]]);
+        let found = races(&r);
+        let lines = |l: u32| {
+            found
+                .iter()
+                .any(|(_, t)| t.contains(&format!("k.comp:{l}")))
+        };
+        if racy {
+            assert!(lines(11) && lines(12), "{lo} with {hi}: {found:?}");
+        } else {
+            assert!(found.is_empty(), "{lo} with {hi}: {found:?}");
+        }
+    }
+    // Workgroup-scope atomics of two workgroups race; at the boundary of the slot numbering too
+    // (the last invocation of workgroup 0 and the first of workgroup 1).
+    let r = run(
+        "layout(local_size_x = 2) in;\n\
+         layout(binding = 0) buffer B { uint x; };\n\
+         void main() { atomicAdd(x, 1u, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed); }\n",
+        2,
+        [2, 1, 1],
+        &[vec![0]],
+    );
+    assert!(!races(&r).is_empty(), "{:?}", texts(&r));
+}
+
+// GL_KHR_shader_subgroup, subgroupBarrier(): "the results of any memory stores … performed prior to
+// the call will be visible to any future coherent access to the same memory performed by any other
+// shader invocation within the same subgroup" — OpControlBarrier(Subgroup, Subgroup,
+// AcquireRelease | … | WorkgroupMemory). It orders shared memory within a subgroup, not between
+// subgroups (Appendix B, Data Race).
+#[test]
+fn a_subgroup_barrier_orders_shared_memory_within_its_subgroup_only() {
+    let body = |read: &str| {
+        format!(
+            "layout(local_size_x = 8) in;\n\
+             layout(binding = 0) buffer B {{ uint b[]; }};\n\
+             shared uint s[8];\n\
+             void main() {{\n\
+               uint i = gl_LocalInvocationID.x;\n\
+               s[i] = i + 1u;\n\
+               subgroupBarrier();\n\
+               b[i] = s[{read}];\n\
+             }}\n"
+        )
+    };
+    let within = run(&body("i ^ 1u"), 4, [1, 1, 1], &[vec![0; 8]]);
+    assert!(within.findings.is_empty(), "{:?}", texts(&within));
+    assert_eq!(u32s(&within.buffers[0].bytes), [2, 1, 4, 3, 6, 5, 8, 7]);
+    let across = run(&body("(i + 4u) % 8u"), 4, [1, 1, 1], &[vec![0; 8]]);
+    let found = races(&across);
+    assert!(
+        found.iter().any(|(_, t)| t.contains("k.comp:12")),
+        "{found:?}"
+    );
+}
+
+// Appendix B, Data Race: a write that stores the value already there still races with an unordered
+// read; but every order gives the reader that value, so (README "Decisions", same-value races) it
+// is reported as a same-value race and the value read is kept.
+#[test]
+fn a_read_racing_with_a_write_of_the_value_already_there_is_a_same_value_race() {
+    let r = run(
+        "layout(local_size_x = 1) in;\n\
+         layout(binding = 0) buffer B { uint x; uint y; };\n\
+         void main() { if (gl_WorkGroupID.x == 0u) x = 7u; else y = x; }\n",
+        1,
+        [2, 1, 1],
+        &[vec![7, 0]],
+    );
+    let found = races(&r);
+    assert!(!found.is_empty(), "{:?}", texts(&r));
+    assert!(
+        found.iter().all(|(c, _)| *c == RaceClass::SameValue),
+        "{found:?}"
+    );
+    assert_eq!(u32s(&r.buffers[0].bytes), [7, 7]);
+    assert_eq!(r.status(r.buffers[0].word_taint(1)), WordStatus::Exact);
+}
+
+// Appendix B: unordered atomics are not data races, but the value they leave is the result of
+// whichever order they ran in. Minimums commute — every order leaves the least operand; a
+// minimum and a maximum do not (`max(min(5, 3), 9)` is 9, `min(max(5, 9), 3)` is 3).
+#[test]
+fn unordered_minimums_leave_one_value_and_a_minimum_with_a_maximum_does_not() {
+    let body = |odd: &str| {
+        format!(
+            "layout(local_size_x = 8) in;\n\
+             layout(binding = 0) buffer B {{ uint b[]; }};\n\
+             shared uint s;\n\
+             void main() {{\n\
+               uint i = gl_LocalInvocationID.x;\n\
+               if (i == 0u) s = 5u;\n\
+               barrier();\n\
+               if (i % 2u == 0u) atomicMin(s, 3u + i); else {odd}(s, 9u + i);\n\
+               barrier();\n\
+               if (i == 0u) b[0] = s;\n\
+             }}\n"
+        )
+    };
+    let min = run(&body("atomicMin"), 4, [1, 1, 1], &[vec![0]]);
+    assert!(min.findings.is_empty(), "{:?}", texts(&min));
+    assert_eq!(u32s(&min.buffers[0].bytes), [3]);
+    assert_eq!(min.status(min.buffers[0].word_taint(0)), WordStatus::Exact);
+    let mixed = run(&body("atomicMax"), 4, [1, 1, 1], &[vec![0]]);
+    assert!(
+        matches!(
+            mixed.status(mixed.buffers[0].word_taint(0)),
+            WordStatus::OrderDependent(_)
+        ),
+        "{:?}",
+        mixed.status(mixed.buffers[0].word_taint(0))
+    );
+}
+
+// Appendix B, Synchronizes-With through fences: a release fence before a relaxed atomic write and
+// an acquire fence after a relaxed atomic read that reads it synchronize where the fences, like the
+// atomics, are each in the other's scope. `memoryBarrierBuffer()` is a fence of Device scope;
+// `groupMemoryBarrier()` one of Workgroup scope, which leaves the other workgroup out — on either
+// side, the data still races (the bug of "groupMemoryBarrier where memoryBarrier was needed").
+#[test]
+fn fences_order_data_between_workgroups_only_where_their_scope_includes_the_other() {
+    let body = |rel: &str, acq: &str| {
+        format!(
+            "layout(local_size_x = 1) in;\n\
+             layout(binding = 0) buffer B {{ uint data; uint flag; uint out_[]; }};\n\
+             void main() {{\n\
+               if (gl_WorkGroupID.x == 0) {{\n\
+                 data = 5u;\n\
+                 {rel};\n\
+                 atomicStore(flag, 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);\n\
+               }} else {{\n\
+                 uint f = atomicLoad(flag, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);\n\
+                 {acq};\n\
+                 if (f == 1u) {{ out_[0] = data; }}\n\
+               }}\n\
+             }}\n"
+        )
+    };
+    let (dev, wg) = ("memoryBarrierBuffer()", "groupMemoryBarrier()");
+    let explicit_wg =
+        "memoryBarrier(gl_ScopeWorkgroup, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease)";
+    for (rel, acq, racy) in [
+        (dev, dev, false),
+        (wg, dev, true),
+        (dev, wg, true),
+        (explicit_wg, dev, true),
+        (dev, explicit_wg, true),
+    ] {
+        let r = run(&body(rel, acq), 1, [2, 1, 1], &[vec![0; 3]]);
+        assert_eq!(
+            u32s(&r.buffers[0].bytes)[2],
+            5,
+            "{rel}, {acq}: the reader saw the flag"
+        );
+        let found = races(&r);
+        if racy {
+            assert!(
+                found.iter().any(
+                    |(_, t)| t.contains("wrote at k.comp:9") && t.contains("read at k.comp:15")
+                ),
+                "{rel}, {acq}: {found:?}"
+            );
+        } else {
+            assert!(found.is_empty(), "{rel}, {acq}: {found:?}");
+        }
+    }
+}
+
+// Appendix B: a control barrier's memory scope bounds whom its memory semantics order with —
+// `controlBarrier(gl_ScopeWorkgroup, gl_ScopeSubgroup, …)` waits for the whole workgroup but makes
+// shared writes visible only within each subgroup; read across subgroups they still race.
+#[test]
+fn a_workgroup_barrier_of_subgroup_memory_scope_orders_memory_within_each_subgroup_only() {
+    let body = |scope: &str, read: &str| {
+        format!(
+            "layout(local_size_x = 8) in;\n\
+             layout(binding = 0) buffer B {{ uint b[]; }};\n\
+             shared uint s[8];\n\
+             void main() {{\n\
+               uint i = gl_LocalInvocationID.x;\n\
+               s[i] = i + 1u;\n\
+               controlBarrier(gl_ScopeWorkgroup, {scope}, gl_StorageSemanticsShared, gl_SemanticsAcquireRelease);\n\
+               b[i] = s[{read}];\n\
+             }}\n"
+        )
+    };
+    let (within, across) = ("i ^ 1u", "(i + 4u) % 8u");
+    for (scope, read, racy) in [
+        ("gl_ScopeSubgroup", within, false),
+        ("gl_ScopeSubgroup", across, true),
+        ("gl_ScopeWorkgroup", across, false),
+    ] {
+        let r = run(&body(scope, read), 4, [1, 1, 1], &[vec![0; 8]]);
+        let found = races(&r);
+        if racy {
+            assert!(
+                found.iter().any(|(_, t)| t.contains("k.comp:12")),
+                "{scope}, {read}: {found:?}"
+            );
+        } else {
+            assert!(found.is_empty(), "{scope}, {read}: {found:?}");
+        }
+    }
+}
