@@ -24,7 +24,12 @@ pub(crate) fn run(body: &str, size: u64, wg: [u32; 3], buffers: &[Vec<u32>]) -> 
     let src = format!(
         "#version 450\n#extension GL_KHR_memory_scope_semantics : enable\n#extension GL_EXT_shader_explicit_arithmetic_types : enable\n#extension GL_KHR_shader_subgroup_basic : enable\n{body}"
     );
-    let k = decode(&glsl(&src, "k.comp"), &DecodeOptions::default()).unwrap();
+    run_words(&glsl(&src, "k.comp"), size, wg, buffers)
+}
+
+/// Runs a module with u32 buffers at bindings 0, 1, …
+pub(crate) fn run_words(words: &[u32], size: u64, wg: [u32; 3], buffers: &[Vec<u32>]) -> ModelRun {
+    let k = decode(words, &DecodeOptions::default()).unwrap();
     let bufs: Vec<BufferInput> = buffers
         .iter()
         .enumerate()

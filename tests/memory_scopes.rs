@@ -6,7 +6,7 @@
 //! expected values come from the rule, not from the interpreter (Vulkan spec, Appendix B "Memory
 //! Model"; GL_KHR_shader_subgroup; GL_KHR_memory_scope_semantics).
 #![cfg(feature = "vulkan")]
-use crate::memory_model::{races, run, texts};
+use crate::memory_model::{races, run, run_words, texts};
 use crate::spirv_support::u32s;
 use lockstep::spirv::*;
 
@@ -322,5 +322,91 @@ fn a_workgroup_barrier_of_subgroup_memory_scope_orders_memory_within_each_subgro
         } else {
             assert!(found.is_empty(), "{scope}, {read}: {found:?}");
         }
+    }
+}
+
+// Vulkan spec, "Shader Memory Access Ordering" / Appendix B: SequentiallyConsistent memory
+// semantics are treated as AcquireRelease — an atomic store with them releases, an atomic load
+// acquires. GLSL cannot write them, so the module is SPIR-V assembly: workgroup 0 stores
+// `data = 5` and then the flag with `sem`, workgroup 1 loads the flag with `sem` and, seeing it
+// set, copies `data`. Relaxed (0) leaves the copy racing with the store of `data`.
+#[test]
+fn sequentially_consistent_atomics_release_and_acquire() {
+    use lockstep::kernel::{compile, SourceLang, SourceOptions};
+    let module = |sem: u32| {
+        let asm = format!(
+            "
+               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main \"main\" %wgid
+               OpExecutionMode %main LocalSize 1 1 1
+               OpDecorate %wgid BuiltIn WorkgroupId
+               OpMemberDecorate %B 0 Offset 0
+               OpMemberDecorate %B 1 Offset 4
+               OpMemberDecorate %B 2 Offset 8
+               OpDecorate %B Block
+               OpDecorate %buf DescriptorSet 0
+               OpDecorate %buf Binding 0
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+       %bool = OpTypeBool
+       %uint = OpTypeInt 32 0
+      %uvec3 = OpTypeVector %uint 3
+      %v3ptr = OpTypePointer Input %uvec3
+       %wgid = OpVariable %v3ptr Input
+     %uint_0 = OpConstant %uint 0
+     %uint_1 = OpConstant %uint 1
+     %uint_2 = OpConstant %uint 2
+     %uint_5 = OpConstant %uint 5
+     %device = OpConstant %uint 1
+        %sem = OpConstant %uint {sem}
+          %B = OpTypeStruct %uint %uint %uint
+       %bptr = OpTypePointer StorageBuffer %B
+        %buf = OpVariable %bptr StorageBuffer
+       %eptr = OpTypePointer StorageBuffer %uint
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+         %id = OpLoad %uvec3 %wgid
+          %x = OpCompositeExtract %uint %id 0
+      %first = OpIEqual %bool %x %uint_0
+       %data = OpAccessChain %eptr %buf %uint_0
+       %flag = OpAccessChain %eptr %buf %uint_1
+        %out = OpAccessChain %eptr %buf %uint_2
+               OpSelectionMerge %done None
+               OpBranchConditional %first %write %read
+      %write = OpLabel
+               OpStore %data %uint_5
+               OpAtomicStore %flag %device %sem %uint_1
+               OpBranch %done
+       %read = OpLabel
+          %f = OpAtomicLoad %uint %flag %device %sem
+        %set = OpIEqual %bool %f %uint_1
+               OpSelectionMerge %after None
+               OpBranchConditional %set %copy %after
+       %copy = OpLabel
+          %d = OpLoad %uint %data
+               OpStore %out %d
+               OpBranch %after
+      %after = OpLabel
+               OpBranch %done
+       %done = OpLabel
+               OpReturn
+               OpFunctionEnd
+"
+        );
+        compile(&asm, SourceLang::SpirvAsm, &SourceOptions::default())
+            .unwrap()
+            .words
+    };
+    // SequentiallyConsistent | UniformMemory, and Relaxed | UniformMemory
+    for (sem, racy) in [(0x10 | 0x40, false), (0x40, true)] {
+        let r = run_words(&module(sem), 1, [2, 1, 1], &[vec![0; 3]]);
+        assert_eq!(
+            u32s(&r.buffers[0].bytes)[2],
+            5,
+            "semantics {sem:#x}: the flag seen"
+        );
+        let found = races(&r);
+        assert_eq!(!found.is_empty(), racy, "semantics {sem:#x}: {found:?}");
     }
 }
