@@ -410,3 +410,48 @@ fn sequentially_consistent_atomics_release_and_acquire() {
         assert_eq!(!found.is_empty(), racy, "semantics {sem:#x}: {found:?}");
     }
 }
+
+// Appendix B, Release Sequence and Synchronizes-With: invocation 4's releasing `atomicAdd`
+// continues the release sequence invocation 0's releasing `atomicExchange` heads (both Workgroup
+// scope). Invocation 5, in invocation 4's subgroup, reads the sum with an acquire: at Workgroup
+// scope it synchronizes with both releases, so invocation 0's store of `data` happens-before its
+// read; at Subgroup scope its acquire is not in invocation 0's scope (another subgroup), so it
+// synchronizes with invocation 4's release alone, which did not acquire `data` — a race.
+#[test]
+fn an_acquire_synchronizes_with_a_release_sequence_only_where_it_is_in_the_heads_scope() {
+    let body = |acquire: &str| {
+        format!(
+            "layout(local_size_x = 8) in;\n\
+             layout(binding = 0) buffer B {{ uint data; uint flag; uint out_[]; }};\n\
+             void main() {{\n\
+               uint i = gl_LocalInvocationID.x;\n\
+               if (i == 0u) {{\n\
+                 data = 5u;\n\
+                 atomicExchange(flag, 1u, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer, gl_SemanticsRelease);\n\
+               }}\n\
+               if (i == 4u) {{\n\
+                 atomicAdd(flag, 1u, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer, gl_SemanticsRelease);\n\
+               }}\n\
+               if (i == 5u) {{\n\
+                 uint f = atomicLoad(flag, {acquire}, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);\n\
+                 if (f == 2u) {{ out_[0] = data; }}\n\
+               }}\n\
+             }}\n"
+        )
+    };
+    for (acquire, racy) in [("gl_ScopeWorkgroup", false), ("gl_ScopeSubgroup", true)] {
+        let r = run(&body(acquire), 4, [1, 1, 1], &[vec![0; 3]]);
+        assert_eq!(u32s(&r.buffers[0].bytes)[2], 5, "{acquire}: both releases ran first");
+        let found = races(&r);
+        if racy {
+            assert!(
+                found
+                    .iter()
+                    .any(|(_, t)| t.contains("wrote at k.comp:10") && t.contains("read at k.comp:18")),
+                "{acquire}: {found:?}"
+            );
+        } else {
+            assert!(found.is_empty(), "{acquire}: {found:?}");
+        }
+    }
+}

@@ -7,9 +7,7 @@ use crate::reconverge::Flow;
 use crate::spirv::error::SpirvError;
 use crate::spirv::exec::{each_lane, Wg};
 use crate::spirv::inst::*;
-use crate::spirv::memory::clock::{
-    flags, scope_between, semantics, Family, Knowledge, Scope, SyncRecord,
-};
+use crate::spirv::memory::clock::{flags, semantics, Family, Knowledge, Scope, SyncRecord};
 use crate::spirv::memory::{Hits, Kind};
 use crate::spirv::memory::{Ptr, Space};
 use crate::spirv::prov::{combine, is_undefined, Cause, Taint};
@@ -372,11 +370,12 @@ impl Wg<'_, '_> {
                 let snap = self.snapshot(s);
                 let rmw = reads;
                 let who = self.who(s);
+                let (lanes_per_wg, sg_lanes) = (self.d.lanes_per_wg, self.n as u32);
                 let e = self.syncs.entry(key).or_default();
                 if !rmw {
                     *e = SyncRecord::default();
                 }
-                e.join(&snap, who, rel_scope);
+                e.join(&snap, (who, rel_scope), lanes_per_wg, sg_lanes);
                 self.clock[s] += 1;
             } else if !reads {
                 // A relaxed store starts no release sequence and ends any there was.
@@ -385,7 +384,7 @@ impl Wg<'_, '_> {
         }
         if reads && let Some(rec) = self.syncs.get(&key) {
             // Synchronizes-With: the release and the acquire each in the other's scope.
-            let needed = scope_between(rec.who, self.who(s), self.d.lanes_per_wg, self.n as u32);
+            let needed = rec.needed(self.who(s), self.d.lanes_per_wg, self.n as u32);
             if rec.scope < needed || scope < needed {
                 return;
             }

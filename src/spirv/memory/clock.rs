@@ -294,15 +294,18 @@ pub fn scope_between(a: u32, b: u32, lanes_per_wg: u32, sg_lanes: u32) -> Scope 
     }
 }
 
-/// What a location's last release left for acquirers: the releaser's knowledge, the first
-/// releaser (1 + its dispatch slot) and the narrowest scope among the releases joined into it (a
-/// release sequence continued by read-modify-writes of other invocations is kept as one record:
-/// an acquirer synchronizes with it where the first releaser and it are in each other's scope at
-/// that narrowest scope).
+/// What a location's last release left for acquirers: the releasers' knowledge, the first
+/// releaser (1 + its dispatch slot), the narrowest scope that includes every releaser joined into
+/// it (`spread`), and the narrowest scope among their releases. A release sequence continued by
+/// other invocations' releasing read-modify-writes is one record, so an acquirer synchronizes
+/// with it only where *every* release in it and the acquire are in each other's scope
+/// ([`SyncRecord::needed`]) — the spec would let it synchronize with the ones in scope alone;
+/// the record cannot tell their knowledge apart, so it errs towards a race.
 #[derive(Clone, Debug)]
 pub(crate) struct SyncRecord {
     pub knows: Knowledge,
     pub who: u32,
+    pub spread: Scope,
     pub scope: Scope,
 }
 
@@ -311,20 +314,40 @@ impl Default for SyncRecord {
         SyncRecord {
             knows: Knowledge::default(),
             who: 0,
+            spread: Scope::Invocation,
             scope: Scope::Device,
         }
     }
 }
 
 impl SyncRecord {
-    pub(crate) fn join(&mut self, k: &Knowledge, who: u32, scope: Scope) {
+    /// Joins the release of invocation `who` (`lanes_per_wg` and `sg_lanes` place it) at `scope`.
+    pub(crate) fn join(
+        &mut self,
+        k: &Knowledge,
+        (who, scope): (u32, Scope),
+        lanes_per_wg: u32,
+        sg_lanes: u32,
+    ) {
         if self.knows.is_empty() {
             self.who = who;
+            self.spread = Scope::Invocation;
             self.scope = scope;
         } else {
+            self.spread = self
+                .spread
+                .max(scope_between(self.who, who, lanes_per_wg, sg_lanes));
             self.scope = self.scope.min(scope);
         }
         self.knows.join(k);
+    }
+
+    /// The narrowest scope that includes every releaser and the acquirer `who`: the releases' and
+    /// the acquire's scopes must both reach it to synchronize (the scopes nest, so it is the wider
+    /// of the releasers' spread and the first releaser's distance to the acquirer).
+    pub(crate) fn needed(&self, who: u32, lanes_per_wg: u32, sg_lanes: u32) -> Scope {
+        self.spread
+            .max(scope_between(self.who, who, lanes_per_wg, sg_lanes))
     }
 }
 
