@@ -293,7 +293,7 @@ fn fences_order_data_between_workgroups_only_where_their_scope_includes_the_othe
 // shared writes visible only within each subgroup; read across subgroups they still race.
 #[test]
 fn a_workgroup_barrier_of_subgroup_memory_scope_orders_memory_within_each_subgroup_only() {
-    let body = |scope: &str, read: &str| {
+    let body = |fence: &str, scope: &str, read: &str| {
         format!(
             "layout(local_size_x = 8) in;\n\
              layout(binding = 0) buffer B {{ uint b[]; }};\n\
@@ -301,26 +301,31 @@ fn a_workgroup_barrier_of_subgroup_memory_scope_orders_memory_within_each_subgro
              void main() {{\n\
                uint i = gl_LocalInvocationID.x;\n\
                s[i] = i + 1u;\n\
+               {fence}\n\
                controlBarrier(gl_ScopeWorkgroup, {scope}, gl_StorageSemanticsShared, gl_SemanticsAcquireRelease);\n\
                b[i] = s[{read}];\n\
              }}\n"
         )
     };
     let (within, across) = ("i ^ 1u", "(i + 4u) % 8u");
-    for (scope, read, racy) in [
-        ("gl_ScopeSubgroup", within, false),
-        ("gl_ScopeSubgroup", across, true),
-        ("gl_ScopeWorkgroup", across, false),
+    // A fence of Device scope before the barrier orders across the workgroup again (the
+    // `memoryBarrierShared(); barrier();` idiom), whatever the barrier's own memory scope.
+    let fence = "memoryBarrierShared();";
+    for (fence, scope, read, racy) in [
+        ("", "gl_ScopeSubgroup", within, false),
+        ("", "gl_ScopeSubgroup", across, true),
+        ("", "gl_ScopeWorkgroup", across, false),
+        (fence, "gl_ScopeSubgroup", across, false),
     ] {
-        let r = run(&body(scope, read), 4, [1, 1, 1], &[vec![0; 8]]);
+        let r = run(&body(fence, scope, read), 4, [1, 1, 1], &[vec![0; 8]]);
         let found = races(&r);
         if racy {
             assert!(
-                found.iter().any(|(_, t)| t.contains("k.comp:12")),
-                "{scope}, {read}: {found:?}"
+                found.iter().any(|(_, t)| t.contains("k.comp:13")),
+                "{fence} {scope}, {read}: {found:?}"
             );
         } else {
-            assert!(found.is_empty(), "{scope}, {read}: {found:?}");
+            assert!(found.is_empty(), "{fence} {scope}, {read}: {found:?}");
         }
     }
 }
@@ -441,13 +446,18 @@ fn an_acquire_synchronizes_with_a_release_sequence_only_where_it_is_in_the_heads
     };
     for (acquire, racy) in [("gl_ScopeWorkgroup", false), ("gl_ScopeSubgroup", true)] {
         let r = run(&body(acquire), 4, [1, 1, 1], &[vec![0; 3]]);
-        assert_eq!(u32s(&r.buffers[0].bytes)[2], 5, "{acquire}: both releases ran first");
+        assert_eq!(
+            u32s(&r.buffers[0].bytes)[2],
+            5,
+            "{acquire}: both releases ran first"
+        );
         let found = races(&r);
         if racy {
             assert!(
                 found
                     .iter()
-                    .any(|(_, t)| t.contains("wrote at k.comp:10") && t.contains("read at k.comp:18")),
+                    .any(|(_, t)| t.contains("wrote at k.comp:10")
+                        && t.contains("read at k.comp:18")),
                 "{acquire}: {found:?}"
             );
         } else {

@@ -27,39 +27,48 @@ impl Wg<'_, '_> {
         flow: &Flow,
     ) {
         let fam = semantics::families(sem);
+        // The families the barrier's own semantics order, within its memory scope.
+        let (wide, narrow) = (scope >= Scope::Workgroup, scope >= Scope::Subgroup);
         if workgroup {
             self.check_reached(loc, flow);
             self.bars = self.bars.wrapping_add(1);
-        }
-        if workgroup && scope >= Scope::Workgroup {
             for f in 0..2 {
-                if fam[f] || self.fenced[f] {
+                if (fam[f] && wide) || self.fenced[f] {
+                    // Ordered across the workgroup (by the barrier, or by a fence before it).
                     self.wg_epoch[f] = self.wg_epoch[f].wrapping_add(1);
                     for g in 0..self.groups {
                         self.sg_epoch[g][f] = 0;
+                    }
+                } else {
+                    for g in 0..self.groups {
+                        if (fam[f] && narrow) || self.sg_fenced[g][f] {
+                            self.sg_epoch[g][f] = self.sg_epoch[g][f].wrapping_add(1);
+                        }
                     }
                 }
             }
             self.fenced = [false; 2];
             self.sg_fenced.fill([false; 2]);
-            self.share_knowledge(0..self.lanes);
-            return;
-        }
-        if workgroup {
-            self.fenced = [false; 2];
-        }
-        if scope < Scope::Subgroup {
-            // Memory scope Invocation: no other invocation's accesses are ordered.
+            if wide {
+                self.share_knowledge(0..self.lanes);
+            } else if narrow {
+                for g in 0..self.groups {
+                    self.share_knowledge(g * self.n..(g + 1) * self.n);
+                }
+            }
             return;
         }
         for g in 0..self.groups {
-            if !flow.set[g].is_empty() {
-                for f in 0..2 {
-                    if fam[f] || self.sg_fenced[g][f] {
-                        self.sg_epoch[g][f] = self.sg_epoch[g][f].wrapping_add(1);
-                    }
+            if flow.set[g].is_empty() {
+                continue;
+            }
+            for f in 0..2 {
+                if (fam[f] && narrow) || self.sg_fenced[g][f] {
+                    self.sg_epoch[g][f] = self.sg_epoch[g][f].wrapping_add(1);
                 }
-                self.sg_fenced[g] = [false; 2];
+            }
+            self.sg_fenced[g] = [false; 2];
+            if narrow {
                 self.share_knowledge(g * self.n..(g + 1) * self.n);
             }
         }
