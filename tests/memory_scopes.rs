@@ -465,3 +465,93 @@ fn an_acquire_synchronizes_with_a_release_sequence_only_where_it_is_in_the_heads
         }
     }
 }
+
+// Appendix B, Scope: an invocation's Subgroup scope holds the invocations of its subgroup, its
+// Workgroup scope those of its workgroup. Two atomics race unless each one's scope holds the other
+// invocation — checked here for pairs away from slot 0 and across subgroup boundaries (workgroup
+// of 8, subgroups of 4: invocations 0–3 and 4–7), the earlier invocation first.
+#[test]
+fn atomics_race_by_where_both_invocations_sit_not_by_their_numbers() {
+    let body = |p: u32, q: u32, scope: &str| {
+        format!(
+            "layout(local_size_x = 8) in;\n\
+             layout(binding = 0) buffer B {{ uint b[]; }};\n\
+             shared uint x;\n\
+             void main() {{\n\
+               uint i = gl_LocalInvocationID.x;\n\
+               if (i == {p}u) atomicAdd(x, 1u, {scope}, gl_StorageSemanticsShared, gl_SemanticsRelaxed);\n\
+               if (i == {q}u) atomicAdd(x, 1u, {scope}, gl_StorageSemanticsShared, gl_SemanticsRelaxed);\n\
+             }}\n"
+        )
+    };
+    let (sg, wg) = ("gl_ScopeSubgroup", "gl_ScopeWorkgroup");
+    // (first, second, scope of both, race): subgroup 0 is {0..3}, subgroup 1 {4..7}
+    for (p, q, scope, racy) in [
+        (3, 1, sg, false),
+        (1, 3, sg, false),
+        (5, 6, sg, false),
+        (7, 4, sg, false),
+        (6, 1, sg, true),
+        (2, 5, sg, true),
+        (6, 1, wg, false),
+        (2, 5, wg, false),
+    ] {
+        let r = run(&body(p, q, scope), 4, [1, 1, 1], &[vec![0]]);
+        assert_eq!(
+            !races(&r).is_empty(),
+            racy,
+            "invocations {p} and {q} at {scope}: {:?}",
+            texts(&r)
+        );
+    }
+    // Two workgroups of 8 (slots 0–7 and 8–15): Workgroup scope never holds both.
+    let across = |p: u32, q: u32| {
+        format!(
+            "layout(local_size_x = 8) in;\n\
+             layout(binding = 0) buffer B {{ uint x; }};\n\
+             void main() {{\n\
+               uint i = gl_LocalInvocationID.x;\n\
+               if (gl_WorkGroupID.x == 0u && i == {p}u) atomicAdd(x, 1u, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);\n\
+               if (gl_WorkGroupID.x == 1u && i == {q}u) atomicAdd(x, 1u, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);\n\
+             }}\n"
+        )
+    };
+    for (p, q) in [(7, 0), (6, 1), (3, 3), (0, 7)] {
+        let r = run(&across(p, q), 4, [2, 1, 1], &[vec![0]]);
+        assert!(
+            !races(&r).is_empty(),
+            "workgroup 0's {p} and workgroup 1's {q}: {:?}",
+            texts(&r)
+        );
+    }
+}
+
+// Appendix B, Data Race: a read stays a party to a race with every later write it is not ordered
+// with, however often other invocations read the location after it. Invocation 0 (subgroup 0)
+// reads `s`; invocation 4 (subgroup 1) reads it twice; a subgroup barrier orders invocation 4's
+// reads before invocation 5's write — but not invocation 0's read, which races with the write.
+#[test]
+fn a_read_races_with_a_later_write_after_another_invocation_read_again() {
+    let r = run(
+        "layout(local_size_x = 8) in;\n\
+         layout(binding = 0) buffer B { uint b[]; };\n\
+         shared uint s;\n\
+         void main() {\n\
+           uint i = gl_LocalInvocationID.x;\n\
+           if (i == 0u) { b[0] = s; }\n\
+           if (i == 4u) { b[1] = s; b[2] = s; }\n\
+           subgroupBarrier();\n\
+           if (i == 5u) { s = 1u; }\n\
+         }\n",
+        4,
+        [1, 1, 1],
+        &[vec![0; 3]],
+    );
+    let found = races(&r);
+    assert!(
+        found.iter().any(|(_, t)| t.contains("invocation 0")
+            && t.contains("read at k.comp:10")
+            && t.contains("invocation 5")),
+        "{found:?}"
+    );
+}
