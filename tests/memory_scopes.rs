@@ -10,6 +10,24 @@ use crate::memory_model::{races, run, run_words, texts};
 use crate::spirv_support::u32s;
 use lockstep::spirv::*;
 
+/// Asserts a race between a write at line `wrote` and a read at line `read` of `k.comp` where
+/// `racy`, and no race at all otherwise.
+fn expect_race(r: &ModelRun, racy: bool, (wrote, read): (u32, u32), what: &str) {
+    let found = races(r);
+    if racy {
+        let (w, rd) = (
+            format!("wrote at k.comp:{wrote}"),
+            format!("read at k.comp:{read}"),
+        );
+        assert!(
+            found.iter().any(|(_, t)| t.contains(&w) && t.contains(&rd)),
+            "{what}: {found:?}"
+        );
+    } else {
+        assert!(found.is_empty(), "{what}: {found:?}");
+    }
+}
+
 // Appendix B, Synchronizes-With, within a workgroup: a release and an acquire at Subgroup scope
 // synchronize two invocations of one subgroup and not two of different subgroups (each must be in
 // the other's scope); at Workgroup scope they synchronize both.
@@ -38,20 +56,9 @@ fn a_subgroup_scope_release_acquire_pair_orders_data_within_its_subgroup_only() 
         ("gl_ScopeWorkgroup", 4, false),
     ] {
         let r = run(&body(scope, other), 4, [1, 1, 1], &[vec![0; 3]]);
-        let found = races(&r);
         // the reader saw the flag (the scheduler ran invocation 0's branch first) and copied data
         assert_eq!(u32s(&r.buffers[0].bytes)[2], 5, "{scope}, {other}");
-        if racy {
-            assert!(
-                found
-                    .iter()
-                    .any(|(_, t)| t.contains("wrote at k.comp:10")
-                        && t.contains("read at k.comp:15")),
-                "{scope}, invocation {other}: {found:?}"
-            );
-        } else {
-            assert!(found.is_empty(), "{scope}, invocation {other}: {found:?}");
-        }
+        expect_race(&r, racy, (10, 15), &format!("{scope}, invocation {other}"));
     }
 }
 
@@ -274,17 +281,7 @@ fn fences_order_data_between_workgroups_only_where_their_scope_includes_the_othe
             5,
             "{rel}, {acq}: the reader saw the flag"
         );
-        let found = races(&r);
-        if racy {
-            assert!(
-                found.iter().any(
-                    |(_, t)| t.contains("wrote at k.comp:9") && t.contains("read at k.comp:15")
-                ),
-                "{rel}, {acq}: {found:?}"
-            );
-        } else {
-            assert!(found.is_empty(), "{rel}, {acq}: {found:?}");
-        }
+        expect_race(&r, racy, (9, 15), &format!("{rel}, {acq}"));
     }
 }
 
@@ -451,18 +448,7 @@ fn an_acquire_synchronizes_with_a_release_sequence_only_where_it_is_in_the_heads
             5,
             "{acquire}: both releases ran first"
         );
-        let found = races(&r);
-        if racy {
-            assert!(
-                found
-                    .iter()
-                    .any(|(_, t)| t.contains("wrote at k.comp:10")
-                        && t.contains("read at k.comp:18")),
-                "{acquire}: {found:?}"
-            );
-        } else {
-            assert!(found.is_empty(), "{acquire}: {found:?}");
-        }
+        expect_race(&r, racy, (10, 18), acquire);
     }
 }
 
