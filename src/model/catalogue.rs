@@ -902,10 +902,22 @@ pub fn catalogue() -> &'static [OpInfo] {
 /// assert_eq!(info(Op::Clustered(BinOp::Min)).name, "clustered_min");
 /// ```
 pub fn info(op: Op) -> &'static OpInfo {
-    catalogue()
-        .iter()
-        .find(|o| o.op == op)
-        .expect("every Op variant has a catalogue entry (checked by a test)")
+    // Looked up by every subgroup instruction an interpreted kernel executes: a map built once
+    // from the catalogue (the first entry of an operation, as a search in order finds it), not a
+    // search of ~90 entries per call.
+    type Index = std::collections::HashMap<Op, usize, foldhash::fast::FixedState>;
+    static INDEX: OnceLock<Index> = OnceLock::new();
+    let index = INDEX.get_or_init(|| {
+        let mut m = Index::default();
+        for (i, o) in catalogue().iter().enumerate() {
+            m.entry(o.op).or_insert(i);
+        }
+        m
+    });
+    let i = index
+        .get(&op)
+        .expect("every Op variant has a catalogue entry (checked by a test)");
+    &catalogue()[*i]
 }
 
 /// Finds an operation by its catalogue name or GLSL name; unknown names get the nearest suggestions.

@@ -115,24 +115,23 @@ impl Wg<'_, '_> {
             let mut arg_taint = [Taint::NONE; 128];
             let (args, mut bad) = self.group_args(gi, op_info, set, base, &mut arg_taint);
             // Subgroups with the same arguments (no per-lane ones) share one checked call.
-            let call = match (&bad, &last_call) {
-                (Some(_), _) => None,
-                (None, Some((a, c))) if *a == args => Some(c.clone()),
-                (None, _) => match OpCall::new(op_info, size, args.clone()) {
-                    Ok(c) => {
-                        if !per_lane(&args) {
-                            last_call = Some((args, c.clone()));
-                        }
-                        Some(c)
-                    }
+            let mut fresh = None;
+            if bad.is_none() && !matches!(&last_call, Some((a, _)) if *a == args) {
+                match OpCall::new(op_info, size, args.clone()) {
+                    Ok(c) if per_lane(&args) => fresh = Some(c),
+                    Ok(c) => last_call = Some((args, c)),
                     Err(e) => {
                         bad = Some(Cause::BadArgument {
                             op: gi.op,
                             why: e.to_string(),
-                        });
-                        None
+                        })
                     }
-                },
+                }
+            }
+            let call = match (&bad, &fresh, &last_call) {
+                (Some(_), _, _) => None,
+                (None, Some(c), _) | (None, None, Some((_, c))) => Some(c),
+                (None, None, None) => unreachable!("a call is made or kept above"),
             };
             let Some(call) = call else {
                 let p = self.prov(bad.expect("a cause"), loc, Taint::NONE);
@@ -156,7 +155,7 @@ impl Wg<'_, '_> {
                         d: db,
                         undefined: &mut undefined,
                     };
-                    crate::model::run::<u32, 1, _>(&call, set, &[], &mut sink);
+                    crate::model::run::<u32, 1, _>(call, set, &[], &mut sink);
                 }
                 Some((r, s, comps)) => {
                     let st = s.model_type().ok_or_else(|| {
@@ -167,7 +166,7 @@ impl Wg<'_, '_> {
                         self,
                         st,
                         comps as usize,
-                        &call,
+                        call,
                         set,
                         rb,
                         base,
@@ -176,7 +175,7 @@ impl Wg<'_, '_> {
                     );
                 }
             }
-            self.group_taint(gi, &call, set, (base, db, rn), &arg_taint, inexact);
+            self.group_taint(gi, call, set, (base, db, rn), &arg_taint, inexact);
             self.taint_undefined(
                 gi.op,
                 loc,
@@ -507,10 +506,13 @@ fn typed<S: MScalar, const N: usize>(
     let n = wg.n;
     let lanes = wg.lanes;
     let mut input = [[S::from_bits(0); N]; 128];
-    for l in set.iter() {
-        for (c, x) in input[l as usize].iter_mut().enumerate() {
-            *x = S::from_bits(wg.regs.vals[rb + c * lanes + base + l as usize]);
-        }
+    for c in 0..N {
+        let row = &wg.regs.vals[rb + c * lanes + base..][..n];
+        each_span(&[set], n, |r| {
+            for (x, &v) in input[r.clone()].iter_mut().zip(&row[r]) {
+                x[c] = S::from_bits(v);
+            }
+        });
     }
     let mut sink = RegSink {
         vals: &mut wg.regs.vals,
