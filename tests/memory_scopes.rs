@@ -245,7 +245,8 @@ fn unordered_minimums_leave_one_value_and_a_minimum_with_a_maximum_does_not() {
 // an acquire fence after a relaxed atomic read that reads it synchronize where the fences, like the
 // atomics, are each in the other's scope. `memoryBarrierBuffer()` is a fence of Device scope;
 // `groupMemoryBarrier()` one of Workgroup scope, which leaves the other workgroup out — on either
-// side, the data still races (the bug of "groupMemoryBarrier where memoryBarrier was needed").
+// side, the data still races (the bug of "groupMemoryBarrier where memoryBarrier was needed"); a
+// Device-scope fence after a Workgroup-scope one acquires what the read before both saw.
 #[test]
 fn fences_order_data_between_workgroups_only_where_their_scope_includes_the_other() {
     let body = |rel: &str, acq: &str| {
@@ -274,6 +275,9 @@ fn fences_order_data_between_workgroups_only_where_their_scope_includes_the_othe
         (dev, wg, true),
         (explicit_wg, dev, true),
         (dev, explicit_wg, true),
+        // A fence too narrow, then one wide enough: the second still acquires what the read saw
+        // (the first must not drop it).
+        (dev, "groupMemoryBarrier(); memoryBarrierBuffer()", false),
     ] {
         let r = run(&body(rel, acq), 1, [2, 1, 1], &[vec![0; 3]]);
         assert_eq!(
