@@ -334,12 +334,12 @@ fn a_workgroup_barrier_of_subgroup_memory_scope_orders_memory_within_each_subgro
 // Appendix B: what an invocation acquired before a control barrier with acquire and release
 // semantics, the invocations its memory scope orders with have after it — within each subgroup
 // for a workgroup barrier of Subgroup memory scope, across the workgroup for one of Workgroup
-// scope. Workgroup 0 writes `data` and releases the flag; in workgroup 1, invocation 0 acquires it
+// scope; a subgroup barrier within its subgroup. Workgroup 0 writes `data` and releases the flag; in workgroup 1, invocation 0 acquires it
 // and the barrier follows; the invocation `reader` then reads `data`: ordered where the barrier's
 // memory scope includes invocation 0 (subgroups of 4: invocation 1 is in its subgroup, 4 is not).
 #[test]
 fn a_barrier_passes_what_one_invocation_acquired_to_those_its_memory_scope_includes() {
-    let body = |scope: &str, reader: u32| {
+    let body = |(exec, scope): (&str, &str), reader: u32| {
         format!(
             "layout(local_size_x = 8) in;\n\
              layout(binding = 0) buffer B {{ uint data; uint flag; uint out_[]; }};\n\
@@ -349,26 +349,31 @@ fn a_barrier_passes_what_one_invocation_acquired_to_those_its_memory_scope_inclu
                  if (i == 0u) {{ data = 5u; atomicStore(flag, 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease); }}\n\
                }} else {{\n\
                  if (i == 0u) {{ out_[1] = atomicLoad(flag, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire); }}\n\
-                 controlBarrier(gl_ScopeWorkgroup, {scope}, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease);\n\
+                 controlBarrier({exec}, {scope}, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease);\n\
                  if (i == {reader}u) {{ out_[0] = data; }}\n\
                }}\n\
              }}\n"
         )
     };
+    let (wg, sg) = ("gl_ScopeWorkgroup", "gl_ScopeSubgroup");
     for (scope, reader, racy) in [
-        ("gl_ScopeSubgroup", 1, false),
-        ("gl_ScopeSubgroup", 5, true),
-        ("gl_ScopeSubgroup", 4, true),
-        ("gl_ScopeWorkgroup", 4, false),
+        ((wg, sg), 1, false),
+        ((wg, sg), 5, true),
+        ((wg, sg), 4, true),
+        ((wg, wg), 4, false),
+        // A subgroup barrier: within the subgroup alone.
+        ((sg, sg), 1, false),
+        ((sg, sg), 5, true),
+        ((sg, sg), 4, true),
     ] {
         let r = run(&body(scope, reader), 4, [2, 1, 1], &[vec![0; 4]]);
         let words = u32s(&r.buffers[0].bytes);
         assert_eq!(
             (words[2], words[3]),
             (5, 1),
-            "{scope}, {reader}: invocation 0 saw the flag and the reader the data"
+            "{scope:?}, {reader}: invocation 0 saw the flag and the reader the data"
         );
-        expect_race(&r, racy, (10, 14), &format!("{scope}, reader {reader}"));
+        expect_race(&r, racy, (10, 14), &format!("{scope:?}, reader {reader}"));
     }
 }
 
