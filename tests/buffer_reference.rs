@@ -147,6 +147,45 @@ fn an_access_through_an_address_in_no_buffer_is_out_of_bounds_and_undefined() {
     assert!(findings(&out.report).contains("write through a device address that lies in no buffer"));
 }
 
+// SPIR-V 2.2.2 / OpUndef: "each consumption of Result <id> yields an arbitrary, possibly different
+// bit pattern" — a reference variable never written, or an index never written, is such a value,
+// and an access chain on it (OpAccessChain on a `PhysicalStorageBuffer` pointer: the address plus
+// the steps' bytes) is an arbitrary address: GL_EXT_buffer_reference makes an access through an
+// address outside every buffer undefined behaviour, so what it reads is undefined whichever it
+// is — and lockstep cannot say which buffer, if any, it lies in, so it names the undefined value,
+// not an address in no buffer.
+#[test]
+fn an_access_chain_on_an_undefined_address_or_with_an_undefined_index_reads_an_undefined_value() {
+    let base = "layout(local_size_x = 4) in;\n\
+        layout(buffer_reference, std430) buffer Floats { float v[]; };\n\
+        layout(binding = 0) buffer O { float o[]; };\n\
+        void main() { uint i = gl_GlobalInvocationID.x; Floats r; o[i] = r.v[i]; }\n";
+    let index = "layout(local_size_x = 4) in;\n\
+        layout(buffer_reference, std430) buffer Floats { float v[]; };\n\
+        layout(push_constant) uniform P { Floats src; } p;\n\
+        layout(binding = 0) buffer O { float o[]; };\n\
+        void main() { uint i = gl_GlobalInvocationID.x; uint u; o[i] = p.src.v[u]; }\n";
+    for (what, src, var) in [("base", base, "r"), ("index", index, "u")] {
+        let out = run(
+            &job(
+                src,
+                &["zeros:f32:4"],
+                &[("src", "series:f32:8")],
+                Some("values:u64:@src"),
+            ),
+            1,
+        );
+        let r = &out.report;
+        let text = findings(r);
+        assert_eq!(r.buffers[0].undefined, 4, "{what}: {text}");
+        let never = format!("read of Function variable {var} (in main), never written");
+        assert!(
+            text.contains(&never) && !text.contains("lies in no buffer"),
+            "{what}: {text}"
+        );
+    }
+}
+
 // The same rule at a buffer's end: reading on past the last element reaches addresses in no
 // buffer (undefined; the elements inside are exact), and one access that starts inside the buffer
 // and runs past its end (a two-float struct at its last float) is out of bounds of that buffer,
