@@ -1294,3 +1294,115 @@ fn shuffles_and_ballot_bits_read_the_lane_their_per_lane_argument_names() {
         );
     }
 }
+
+// Elements are named as the source writes them, at the offsets of GLSL 4.60 §7.6.2.2 "Standard
+// Uniform Block Layout" (std430 rules: a scalar aligns to its size; a two-component vector to
+// twice it, a three- or four-component vector to four times it; an array's or struct's stride
+// rounds up to its element's or member's largest alignment; a column-major matrix is an array of
+// its columns, a row-major one an array of its rows). Here `P` is scale at 0, dir (vec3) at 16,
+// m (mat2, two vec2 columns) at 32..48: stride 48; `items` starts at 16 (P's alignment) and
+// `tail` at 16 + 4·48 = 208. In `D`, `layout(row_major) mat3x2 r` is 2 rows of vec3, each 16
+// bytes apart: r[c][r] (column c, row r) at 16·r + 4·c, and 12..16 of each row padding. A block without an instance name is known
+// by its members' names (GLSL §4.3.9 "Interface Blocks": its members are in the global scope).
+#[test]
+fn elements_are_named_by_variable_member_and_index_at_their_std430_offsets() {
+    let src = "#version 450\nlayout(local_size_x = 1) in;\n\
+        struct P { float scale; vec3 dir; mat2 m; };\n\
+        layout(std430, binding = 0) buffer B { uint count; P items[4]; float tail[]; } blk;\n\
+        layout(std430, binding = 1) buffer C { float data[]; };\n\
+        layout(std430, binding = 2) buffer D { layout(row_major) mat3x2 r; } d;\n\
+        void main() { blk.count = 1u; data[0] = 1.0; d.r[0][0] = 1.0; }\n";
+    let k = decode(&glsl(src, "k.comp"), &DecodeOptions::default()).unwrap();
+    let obj = |binding: u32| {
+        let i = k
+            .objects
+            .iter()
+            .position(|o| o.binding == Some((0, binding)))
+            .unwrap_or_else(|| panic!("no object at binding {binding}"));
+        lockstep::spirv::ids::ObjectId::new(i as u32)
+    };
+    let (b, c, d) = (obj(0), obj(1), obj(2));
+    for (o, off, want) in [
+        (b, 0, "blk.count"),
+        (b, 16, "blk.items[0].scale"),
+        (b, 16 + 48 * 2 + 16 + 4, "blk.items[2].dir[1]"),
+        (b, 16 + 48 + 32 + 8 + 4, "blk.items[1].m[1][1]"),
+        (b, 16 + 48 * 3 + 32, "blk.items[3].m[0][0]"),
+        (b, 208 + 12, "blk.tail[3]"),
+        (c, 8, "data[2]"),
+        (d, 0, "d.r[0][0]"),
+        (d, 16 + 8, "d.r[2][1]"),
+        (d, 4, "d.r[1][0]"),
+        // the padding after a row's three components is no element
+        (d, 12, "d.r (byte 12)"),
+    ] {
+        assert_eq!(k.describe(o, off), want, "object {o:?} byte {off}");
+    }
+}
+
+// A texel component is named by the image's coordinates as GLSL's image functions take them
+// (`imageLoad(image1DArray, ivec2(x, layer))`, `image2DArray`: `ivec3(x, y, layer)`, `image3D`:
+// `ivec3(x, y, z)`, `image2DMS`: `ivec2(x, y)` and a sample), then the component (`.r` … `.a`;
+// none for a packed format, whose components share one word). The offsets follow the layout of an
+// image's bytes (README "Decisions", Images: texels tightly packed, x fastest, a multisampled
+// image's samples innermost — what `vkCmdCopyBufferToImage` reads); layers or depth after rows.
+// Without a bound extent (a kernel not run) only the texel's index can be given.
+#[test]
+fn texel_components_are_named_by_image_coordinates_sample_and_component() {
+    use lockstep::spirv::image::Extent;
+    let src = "#version 450\nlayout(local_size_x = 1) in;\n\
+        layout(binding = 0, rgba8) uniform image1DArray a1;\n\
+        layout(binding = 1, rgba8) uniform image2DArray a2;\n\
+        layout(binding = 2, rgba8) uniform image3D v3;\n\
+        layout(binding = 3, rgba32f) uniform image2DMS ms;\n\
+        layout(binding = 4, r32ui) uniform uimage2D u;\n\
+        layout(binding = 5, r11f_g11f_b10f) uniform image2D p;\n\
+        void main() { vec4 z = vec4(0.0); imageStore(a1, ivec2(0), z); imageStore(a2, ivec3(0), z);\n\
+          imageStore(v3, ivec3(0), z); imageStore(ms, ivec2(0), 0, z); imageStore(u, ivec2(0), uvec4(0u));\n\
+          imageStore(p, ivec2(0), z); }\n";
+    let k = decode(&glsl(src, "k.comp"), &DecodeOptions::default()).unwrap();
+    let obj = |binding: u32| {
+        let i = k
+            .objects
+            .iter()
+            .position(|o| o.binding == Some((0, binding)))
+            .unwrap_or_else(|| panic!("no object at binding {binding}"));
+        lockstep::spirv::ids::ObjectId::new(i as u32)
+    };
+    let ext = |width, height, depth, samples| Extent {
+        width,
+        height,
+        depth,
+        samples,
+    };
+    // Not run: no extent, the texel's index (x = 1, y = 2, layer 1 of 4 × 3: texel 21, byte 84).
+    assert_eq!(k.describe(obj(1), 87), "a2 texel 21.a");
+    let mut names = k.var_names();
+    for (b, e) in [
+        (0, ext(4, 1, 3, 1)),
+        (1, ext(4, 3, 2, 1)),
+        (2, ext(2, 2, 2, 1)),
+        (3, ext(3, 2, 1, 4)),
+        (4, ext(4, 4, 1, 1)),
+        (5, ext(2, 2, 1, 1)),
+    ] {
+        names.extents.insert(obj(b), e);
+    }
+    for (b, off, want) in [
+        // rgba8: 4 bytes a texel. x = 2 of layer 1 (4 texels a layer): texel 6, byte 24 + g.
+        (0, 25, "a1(2, 1).g"),
+        // x = 1, y = 2, layer 1 of 4 × 3 layers: texel (1·3 + 2)·4 + 1 = 21, byte 84 + a.
+        (1, 87, "a2(1, 2, 1).a"),
+        // x = 1, y = 0, z = 1 of 2 × 2 slices: texel (1·2 + 0)·2 + 1 = 5, byte 20.
+        (2, 20, "v3(1, 0, 1).r"),
+        // rgba32f: 16 bytes a texel, 4 a component; (2, 1) sample 3 of 3 × 2 × 4 samples:
+        // texel ((1·3 + 2)·4 + 3) = 23, byte 368 + b.
+        (3, 23 * 16 + 8, "ms(2, 1) sample 3.b"),
+        // r32ui: (3, 1) of 4 wide is texel 7.
+        (4, 28, "u(3, 1).r"),
+        // a packed format: no component.
+        (5, 6, "p(1, 0)"),
+    ] {
+        assert_eq!(names.describe(obj(b), off), want, "binding {b} byte {off}");
+    }
+}

@@ -118,10 +118,23 @@ impl VarNames {
                 | Type::RuntimeArray { .. }
                 | Type::Vector { .. }
                 | Type::Matrix { .. } => {
-                    let Ok((et, stride, _, em)) = self.types.element(t, m) else {
+                    let Ok((et, stride, count, em)) = self.types.element(t, m) else {
                         break;
                     };
                     if stride == 0 {
+                        break;
+                    }
+                    // A row-major matrix is its rows (GLSL §7.6.2.2): component (column c, row r)
+                    // is `rstride·r + stride·c` bytes in, and is named `[c][r]` as GLSL indexes it.
+                    if let ElementOf::RowMajorColumn(_, rstride) = et {
+                        let (r, within) =
+                            (off / rstride.max(1) as u64, off % rstride.max(1) as u64);
+                        let c = within / stride as u64;
+                        if count.is_some_and(|n| c >= n as u64) {
+                            break;
+                        }
+                        path = format!("{path}[{c}][{r}]");
+                        off = 0;
                         break;
                     }
                     let i = off / stride as u64;
