@@ -131,6 +131,12 @@ fn an_access_through_an_address_in_no_buffer_is_out_of_bounds_and_undefined() {
             && text.contains("device address 0x4 (4 bytes) lies in no buffer of the dispatch"),
         "{text}"
     );
+    // Invocation i reads element i: address 4·i is invocation i's access.
+    assert!(
+        text.contains("address 0x4 by workgroup (0,0,0) invocation 1 (subgroup 0 lane 1)")
+            && text.contains("address 0xc by workgroup (0,0,0) invocation 3 (subgroup 0 lane 3)"),
+        "{text}"
+    );
     // A write through the null reference: every buffer the dispatch writes is undefined.
     let write = "layout(local_size_x = 4) in;\n\
         layout(buffer_reference, std430) buffer Floats { float v[]; };\n\

@@ -206,6 +206,41 @@ fn a_barrier_for_buffer_memory_alone_leaves_shared_memory_unordered() {
     assert_eq!(u32s(&ordered.buffers[0].bytes), [2, 1]);
 }
 
+// The same rule for a subgroup's control barrier (execution and memory scope Subgroup, GLSL
+// `controlBarrier(gl_ScopeSubgroup, …)`): semantics naming only workgroup memory leave buffer
+// accesses on either side of it unordered — a race within the subgroup; naming buffer memory
+// (UniformMemory) orders them.
+#[test]
+fn a_subgroup_barrier_orders_only_the_storage_classes_its_semantics_name() {
+    let body = |storage: &str| {
+        format!(
+            "layout(local_size_x = 2) in;\n\
+             layout(binding = 0) buffer B {{ uint b[]; }};\n\
+             void main() {{\n\
+               uint i = gl_LocalInvocationID.x;\n\
+               b[i] = i + 1;\n\
+               controlBarrier(gl_ScopeSubgroup, gl_ScopeSubgroup, {storage}, gl_SemanticsAcquireRelease);\n\
+               b[2 + i] = b[1 - i];\n\
+             }}\n"
+        )
+    };
+    let racy = run(
+        &body("gl_StorageSemanticsShared"),
+        2,
+        [1, 1, 1],
+        &[vec![0; 4]],
+    );
+    assert!(!races(&racy).is_empty(), "{:?}", texts(&racy));
+    let ordered = run(
+        &body("gl_StorageSemanticsBuffer"),
+        2,
+        [1, 1, 1],
+        &[vec![0; 4]],
+    );
+    assert!(ordered.findings.is_empty(), "{:?}", texts(&ordered));
+    assert_eq!(u32s(&ordered.buffers[0].bytes), [1, 2, 2, 1]);
+}
+
 // Appendix B, Data Race; the CTS's `compute_push_constant_and_ssbo` and graphicsfuzz files: every
 // invocation stores the same value to one location. That is a data race, reported as such, in the
 // class "same value": the value every order leaves is kept (issue 19, rule 4).
