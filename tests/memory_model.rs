@@ -144,19 +144,7 @@ fn a_barrier_orders_atomics_and_the_memory_they_leave_holds_one_value() {
 // memory, so buffer accesses on either side of it still race.
 #[test]
 fn a_barrier_orders_only_the_storage_classes_its_semantics_name() {
-    let body = |fence: &str| {
-        format!(
-            "layout(local_size_x = 2) in;\n\
-             layout(binding = 0) buffer B {{ uint b[]; }};\n\
-             void main() {{\n\
-               uint i = gl_LocalInvocationID.x;\n\
-               b[i] = i + 1;\n\
-               {fence}\n\
-               barrier();\n\
-               b[2 + i] = b[1 - i];\n\
-             }}\n"
-        )
-    };
+    let body = |fence: &str| swap_across(&format!("{fence}\n barrier();"));
     let racy = run(&body(""), 2, [1, 1, 1], &[vec![0; 4]]);
     let found = races(&racy);
     assert!(
@@ -189,21 +177,37 @@ fn a_barrier_for_buffer_memory_alone_leaves_shared_memory_unordered() {
              }}\n"
         )
     };
-    let racy = run(
-        &body("gl_StorageSemanticsBuffer"),
-        2,
-        [1, 1, 1],
-        &[vec![0; 2]],
+    races_then_orders(
+        body,
+        ("gl_StorageSemanticsBuffer", "gl_StorageSemanticsShared"),
+        &[2, 1],
     );
-    assert!(!races(&racy).is_empty(), "{:?}", texts(&racy));
-    let ordered = run(
-        &body("gl_StorageSemanticsShared"),
-        2,
-        [1, 1, 1],
-        &[vec![0; 2]],
-    );
-    assert!(ordered.findings.is_empty(), "{:?}", texts(&ordered));
-    assert_eq!(u32s(&ordered.buffers[0].bytes), [2, 1]);
+}
+
+/// Two invocations each write their element of `b`, then `barrier` (statements), then each reads
+/// the other's element into `b[2 + i]`.
+fn swap_across(barrier: &str) -> String {
+    format!(
+        "layout(local_size_x = 2) in;\n\
+         layout(binding = 0) buffer B {{ uint b[]; }};\n\
+         void main() {{\n\
+           uint i = gl_LocalInvocationID.x;\n\
+           b[i] = i + 1;\n\
+           {barrier}\n\
+           b[2 + i] = b[1 - i];\n\
+         }}\n"
+    )
+}
+
+/// The kernel `body(storage)` on one workgroup of 2, subgroup size 2: with `racy` a race is
+/// reported; with `ordered` nothing is, and the buffer holds `want`.
+fn races_then_orders(body: impl Fn(&str) -> String, (racy, ordered): (&str, &str), want: &[u32]) {
+    let zeros = [vec![0; want.len()]];
+    let r = run(&body(racy), 2, [1, 1, 1], &zeros);
+    assert!(!races(&r).is_empty(), "{:?}", texts(&r));
+    let o = run(&body(ordered), 2, [1, 1, 1], &zeros);
+    assert!(o.findings.is_empty(), "{:?}", texts(&o));
+    assert_eq!(u32s(&o.buffers[0].bytes), want);
 }
 
 // The same rule for a subgroup's control barrier (execution and memory scope Subgroup, GLSL
@@ -213,32 +217,15 @@ fn a_barrier_for_buffer_memory_alone_leaves_shared_memory_unordered() {
 #[test]
 fn a_subgroup_barrier_orders_only_the_storage_classes_its_semantics_name() {
     let body = |storage: &str| {
-        format!(
-            "layout(local_size_x = 2) in;\n\
-             layout(binding = 0) buffer B {{ uint b[]; }};\n\
-             void main() {{\n\
-               uint i = gl_LocalInvocationID.x;\n\
-               b[i] = i + 1;\n\
-               controlBarrier(gl_ScopeSubgroup, gl_ScopeSubgroup, {storage}, gl_SemanticsAcquireRelease);\n\
-               b[2 + i] = b[1 - i];\n\
-             }}\n"
-        )
+        swap_across(&format!(
+            "controlBarrier(gl_ScopeSubgroup, gl_ScopeSubgroup, {storage}, gl_SemanticsAcquireRelease);"
+        ))
     };
-    let racy = run(
-        &body("gl_StorageSemanticsShared"),
-        2,
-        [1, 1, 1],
-        &[vec![0; 4]],
+    races_then_orders(
+        body,
+        ("gl_StorageSemanticsShared", "gl_StorageSemanticsBuffer"),
+        &[1, 2, 2, 1],
     );
-    assert!(!races(&racy).is_empty(), "{:?}", texts(&racy));
-    let ordered = run(
-        &body("gl_StorageSemanticsBuffer"),
-        2,
-        [1, 1, 1],
-        &[vec![0; 4]],
-    );
-    assert!(ordered.findings.is_empty(), "{:?}", texts(&ordered));
-    assert_eq!(u32s(&ordered.buffers[0].bytes), [1, 2, 2, 1]);
 }
 
 // Appendix B, Data Race; the CTS's `compute_push_constant_and_ssbo` and graphicsfuzz files: every

@@ -1313,14 +1313,7 @@ fn elements_are_named_by_variable_member_and_index_at_their_std430_offsets() {
         layout(std430, binding = 2) buffer D { layout(row_major) mat3x2 r; } d;\n\
         void main() { blk.count = 1u; data[0] = 1.0; d.r[0][0] = 1.0; }\n";
     let k = decode(&glsl(src, "k.comp"), &DecodeOptions::default()).unwrap();
-    let obj = |binding: u32| {
-        let i = k
-            .objects
-            .iter()
-            .position(|o| o.binding == Some((0, binding)))
-            .unwrap_or_else(|| panic!("no object at binding {binding}"));
-        lockstep::spirv::ids::ObjectId::new(i as u32)
-    };
+    let obj = |binding: u32| object_at(&k, binding);
     let (b, c, d) = (obj(0), obj(1), obj(2));
     for (o, off, want) in [
         (b, 0, "blk.count"),
@@ -1361,14 +1354,7 @@ fn texel_components_are_named_by_image_coordinates_sample_and_component() {
           imageStore(v3, ivec3(0), z); imageStore(ms, ivec2(0), 0, z); imageStore(u, ivec2(0), uvec4(0u));\n\
           imageStore(p, ivec2(0), z); }\n";
     let k = decode(&glsl(src, "k.comp"), &DecodeOptions::default()).unwrap();
-    let obj = |binding: u32| {
-        let i = k
-            .objects
-            .iter()
-            .position(|o| o.binding == Some((0, binding)))
-            .unwrap_or_else(|| panic!("no object at binding {binding}"));
-        lockstep::spirv::ids::ObjectId::new(i as u32)
-    };
+    let obj = |binding: u32| object_at(&k, binding);
     let ext = |width, height, depth, samples| Extent {
         width,
         height,
@@ -1405,4 +1391,14 @@ fn texel_components_are_named_by_image_coordinates_sample_and_component() {
     ] {
         assert_eq!(names.describe(obj(b), off), want, "binding {b} byte {off}");
     }
+}
+
+/// The object bound at (set 0, `binding`).
+fn object_at(k: &Kernel, binding: u32) -> lockstep::spirv::ids::ObjectId {
+    let i = k
+        .objects
+        .iter()
+        .position(|o| o.binding == Some((0, binding)))
+        .unwrap_or_else(|| panic!("no object at binding {binding}"));
+    lockstep::spirv::ids::ObjectId::new(i as u32)
 }
