@@ -1402,3 +1402,114 @@ fn object_at(k: &Kernel, binding: u32) -> lockstep::spirv::ids::ObjectId {
         .unwrap_or_else(|| panic!("no object at binding {binding}"));
     lockstep::spirv::ids::ObjectId::new(i as u32)
 }
+
+// GL_KHR_shader_subgroup 8.18/8.19 (and SPIR-V 1.6, OpGroupNonUniformShuffle*, Broadcast*,
+// QuadSwap): a gather gives each active invocation "the value of `value` from" one source
+// invocation — the one `id` names (Shuffle, Broadcast), `id ^ mask` (ShuffleXor), `id − delta`
+// (ShuffleUp), `id + delta` (ShuffleDown), the lowest active one (BroadcastFirst), the horizontal
+// neighbour (QuadSwapHorizontal) — in every component of a vector, for every value type; the
+// result is undefined where that invocation is inactive or outside the subgroup, and carries the
+// source's own undefined value. Expected values below are those rules applied by hand.
+#[test]
+fn a_gather_reads_its_source_lane_in_every_component_and_is_undefined_where_that_lane_is_inactive_or_outside(
+) {
+    // Subgroups of 8, two of them; lane 5 of each is inactive in the first pass, every lane in the
+    // second. `v(l)` = (l·10 + 1 + 100·g, l + 2, l·3 + 7) for lane l of subgroup g, its bool l odd,
+    // its double l·0.25 (a product: exact); lane 2's x is never written in the third component's source `w`.
+    let src = format!(
+        "{HEAD}#extension GL_KHR_shader_subgroup_quad : require\n\
+layout(local_size_x = 16) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\n\
+void gathers(uint base, uint l, uint g) {{\n\
+  uvec3 v = uvec3(l * 10u + 1u + 100u * g, l + 2u, l * 3u + 7u);\n\
+  bool o = (l & 1u) == 1u;\n\
+  double f = double(l) * 0.25;\n\
+  uint w; if (l != 2u) {{ w = l + 40u; }}\n\
+  uvec3 r[6] = uvec3[6](subgroupShuffleDown(v, 1u), subgroupShuffleUp(v, 2u), subgroupShuffle(v, 3u),\n\
+    subgroupShuffleXor(v, 1u), subgroupBroadcast(v, 6u), subgroupBroadcastFirst(v));\n\
+  uint i = base + (g * 8u + l) * 24u;\n\
+  for (int k = 0; k < 6; k++) {{ b[i + 3u * uint(k)] = r[k].x; b[i + 3u * uint(k) + 1u] = r[k].y; b[i + 3u * uint(k) + 2u] = r[k].z; }}\n\
+  b[i + 18u] = uint(subgroupShuffleDown(o, 1u));\n\
+  b[i + 19u] = uint(subgroupShuffleUp(f, 2u) * 4.0);\n\
+  b[i + 20u] = subgroupQuadSwapHorizontal(v.x);\n\
+  b[i + 21u] = subgroupShuffleDown(w, 1u);\n\
+  b[i + 22u] = uint(subgroupShuffleXor(f, 1u) * 4.0);\n\
+  b[i + 23u] = uint(subgroupBroadcastFirst(o));\n\
+}}\n\
+void main() {{\n\
+  uint l = gl_SubgroupInvocationID, g = gl_SubgroupID;\n\
+  if (l != 5u) {{ gathers(0u, l, g); }}\n\
+  gathers(384u, l, g);\n\
+}}\n"
+    );
+    let r = run_glsl(&src, Mode::Maximal, 8, [1, 1, 1], &[vec![0; 768]]);
+    let b = &r.buffers[0];
+    let w = u32s(&b.bytes);
+    let v = |l: u32, g: u32| [l * 10 + 1 + 100 * g, l + 2, l * 3 + 7];
+    for (pass, active) in [(0usize, 0xffu32 & !(1 << 5)), (1, 0xff)] {
+        for g in 0..2u32 {
+            for l in 0..8u32 {
+                if active & (1 << l) == 0 {
+                    continue;
+                }
+                let at = |k: usize| pass * 384 + ((g * 8 + l) as usize) * 24 + k;
+                // source lane by the op's rule (None: outside the subgroup), then active or not
+                let src_of = |s: Option<u32>| s.filter(|s| *s < 8 && active & (1 << s) != 0);
+                let first = active.trailing_zeros();
+                let sources = [
+                    src_of(Some(l + 1)),
+                    src_of(l.checked_sub(2)),
+                    src_of(Some(3)),
+                    src_of(Some(l ^ 1)),
+                    src_of(Some(6)),
+                    src_of(Some(first)),
+                ];
+                let what = |k: usize| format!("pass {pass} subgroup {g} lane {l} word {k}");
+                let expect = |k: usize, want: Option<u32>| match want {
+                    Some(x) => {
+                        assert_eq!(w[at(k)], x, "{}", what(k));
+                        assert_eq!(
+                            r.status(b.word_taint(at(k))),
+                            WordStatus::Exact,
+                            "{}",
+                            what(k)
+                        );
+                    }
+                    None => assert!(
+                        matches!(r.status(b.word_taint(at(k))), WordStatus::Undefined(_)),
+                        "{}: {:?}",
+                        what(k),
+                        r.status(b.word_taint(at(k)))
+                    ),
+                };
+                for (op, s) in sources.iter().enumerate() {
+                    for c in 0..3 {
+                        expect(op * 3 + c, s.map(|s| v(s, g)[c]));
+                    }
+                }
+                expect(18, src_of(Some(l + 1)).map(|s| s & 1));
+                expect(19, src_of(l.checked_sub(2)));
+                expect(20, src_of(Some(l ^ 1)).map(|s| v(s, g)[0]));
+                expect(21, src_of(Some(l + 1)).filter(|s| *s != 2).map(|s| s + 40));
+                expect(22, src_of(Some(l ^ 1)));
+                expect(23, Some(first & 1));
+            }
+        }
+    }
+    // Why: lane 4 of the first pass reads lane 5, inactive; lane 7 reads past the subgroup; lane 1
+    // reads lane 2's never-written `w`.
+    let chain = |k: usize| match r.status(b.word_taint(k)) {
+        WordStatus::Undefined(c) => c,
+        other => panic!("word {k}: {other:?}"),
+    };
+    assert!(chain(4 * 24).contains("inactive"), "{}", chain(4 * 24));
+    assert!(
+        chain(7 * 24).contains(">= subgroup size 8"),
+        "{}",
+        chain(7 * 24)
+    );
+    assert!(
+        chain(24 + 21).contains("never written"),
+        "{}",
+        chain(24 + 21)
+    );
+}

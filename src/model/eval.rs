@@ -200,6 +200,25 @@ pub fn gather_source(call: &OpCall, lane: u32, first: u32) -> Option<Result<u32,
     source_of(call.op(), call, lane, first)
 }
 
+/// What a gather op gives `lane` when the lanes of `active` run it: `Ok(source)`, the lane whose
+/// value it reads, or why the result is undefined — [`gather_source`]'s rules, then the source's
+/// being active. The rule [`run`] follows, for a caller that moves the values itself. `None` for
+/// ops that are not gathers.
+///
+/// ```
+/// use lockstep::model::{gather_result, lookup, Args, LaneArg, LaneMask, OpCall, Reason, SubgroupSize};
+/// let s = SubgroupSize::new(8).unwrap();
+/// let down = OpCall::new(lookup("shuffle_down").unwrap(), s,
+///     Args { delta: Some(LaneArg::Uniform(1)), ..Args::default() }).unwrap();
+/// assert_eq!(gather_result(&down, LaneMask::first(8), 2), Some(Ok(3)));
+/// assert_eq!(gather_result(&down, LaneMask::first(3), 2), Some(Err(Reason::SourceInactive { source: 3 })));
+/// ```
+pub fn gather_result(call: &OpCall, active: LaneMask, lane: u32) -> Option<Result<u32, Reason>> {
+    let active = active.and(call.size().full_mask());
+    let first = active.lowest().unwrap_or(0);
+    gather_source(call, lane, first).map(|s| resolve(s, active))
+}
+
 /// [`gather_source`] with the operation given apart from `call` (it is `call.op()`), so that a
 /// caller that matched on it already runs one arm (a loop per operation, [`gather_each`]).
 #[inline(always)]
@@ -354,11 +373,22 @@ fn gather<E: Copy, K: Sink<E>>(
     src: impl Fn(u32) -> Result<u32, Reason>,
 ) {
     for l in active.iter() {
-        match src(l) {
-            Ok(s) if active.has(s) => sink.value(l, input[s as usize]),
-            Ok(s) => sink.undefined(l, Reason::SourceInactive { source: s }),
+        match resolve(src(l), active) {
+            Ok(s) => sink.value(l, input[s as usize]),
             Err(r) => sink.undefined(l, r),
         }
+    }
+}
+
+/// A gather's result for a lane whose source is `src` ([`gather_source`]'s rules): the source's
+/// value where that lane is active, undefined otherwise (GL_KHR_shader_subgroup: a value read
+/// from an inactive invocation is undefined).
+#[inline(always)]
+fn resolve(src: Result<u32, Reason>, active: LaneMask) -> Result<u32, Reason> {
+    match src {
+        Ok(s) if active.has(s) => Ok(s),
+        Ok(s) => Err(Reason::SourceInactive { source: s }),
+        Err(r) => Err(r),
     }
 }
 
@@ -933,6 +963,16 @@ impl GatherPlan {
         }
         // `shift` is set only when the in-range lanes are one run reading one run.
         self.shift.map(|(dst, src, _)| src as i64 - dst as i64)
+    }
+
+    /// The lane `lane` reads when the lanes of `active` run the gather, whether or not that lane
+    /// is active; `None` where [`gather_source`] puts the source out of range (or gives a reason).
+    #[inline(always)]
+    pub fn source(&self, lane: u32, active: LaneMask) -> Option<u32> {
+        if self.first {
+            return Some(active.and(LaneMask(self.full)).lowest().unwrap_or(0));
+        }
+        ((self.valid >> lane) & 1 == 1).then(|| self.src[lane as usize])
     }
 
     /// The lanes of `active` whose result is undefined (the rule of [`GatherPlan::apply`], without

@@ -893,6 +893,10 @@ pub(crate) struct Wg<'d, 'k> {
     pub(crate) scratch: Vec<u64>,
     /// the lanes of one subgroup a subgroup operation left undefined, with the model's reason
     pub(crate) group_undefined: Vec<(u32, crate::model::Reason)>,
+    /// per subgroup instruction (by the address of its decoded `Group`): the last checked call
+    /// shared by subgroups, with its arguments and, for a gather, its plan — kept across the
+    /// workgroups this thread runs, which mostly pass the same arguments
+    pub(crate) group_calls: crate::spirv::inst::CallCache,
     pub(crate) scratch_t: Vec<Taint>,
     pub(crate) errs: Vec<(usize, u32, crate::spirv::scalar::ScalarUndef)>,
 }
@@ -963,6 +967,7 @@ impl<'d, 'k> Wg<'d, 'k> {
             inputs_filled: vec![false; k.objects.len()],
             scratch: Vec::new(),
             group_undefined: Vec::new(),
+            group_calls: Default::default(),
             scratch_t: Vec::new(),
             errs: Vec::new(),
             consts: vec![false; k.reg_slots.len()],

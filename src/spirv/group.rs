@@ -1,12 +1,14 @@
 //! `OpGroupNonUniform*`: every subgroup operation is evaluated by the reference model
 //! ([`crate::model::run`]) on the lanes executing it together — one definition of each operation.
+//! A gather (broadcast, shuffle, quad, rotate) moves its values by the model's plan of source
+//! lanes ([`GatherPlan`], [`gather_result`]: the rule `run` follows), made once per checked call.
 //! The interpreter only gathers the operands, asks the reconvergence rules whether that set of lanes
 //! is pinned down, and carries taint: a result read from a lane whose value is undefined is
 //! undefined with that lane's cause.
 
 use crate::model::{
-    gather_source, info, value_lanes, ArgKind, Args, Ballot, Exactness, LaneArg, LaneMask, Op,
-    OpCall, OpInfo, Reason, Scalar as MScalar, ScalarType, Sink, ValueType,
+    gather_result, gather_source, info, value_lanes, ArgKind, Args, Ballot, Exactness, GatherPlan,
+    LaneArg, LaneMask, Op, OpCall, OpInfo, Reason, Scalar as MScalar, ScalarType, Sink, ValueType,
 };
 use crate::reconverge::Flow;
 use crate::spirv::error::SpirvError;
@@ -75,7 +77,14 @@ impl Wg<'_, '_> {
             Exactness::Bits => Taint::NONE,
             Exactness::MinMaxFloat | Exactness::Tolerance => Taint::INEXACT,
         };
-        let mut last_call: Option<(Args, OpCall)> = None;
+        // The call shared by subgroups with the same arguments, and a gather's source lanes for
+        // it (made with the call), as this thread's last workgroup left them.
+        let key = gi as *const Group as usize;
+        let (mut last_call, mut plan) = match self.group_calls.remove(&key) {
+            Some((a, c, p)) if c.op() == gi.op && c.size() == size => (Some((a, c)), p),
+            Some(_) => (None, None),
+            None => (None, None),
+        };
         let mut last_undefined: Option<(Reason, Taint)> = None;
         for g in 0..self.groups {
             let set = flow.set[g];
@@ -119,7 +128,10 @@ impl Wg<'_, '_> {
             if bad.is_none() && !matches!(&last_call, Some((a, _)) if *a == args) {
                 match OpCall::new(op_info, size, args.clone()) {
                     Ok(c) if per_lane(&args) => fresh = Some(c),
-                    Ok(c) => last_call = Some((args, c)),
+                    Ok(c) => {
+                        plan = GatherPlan::new(&c);
+                        last_call = Some((args, c));
+                    }
                     Err(e) => {
                         bad = Some(Cause::BadArgument {
                             op: gi.op,
@@ -128,11 +140,14 @@ impl Wg<'_, '_> {
                     }
                 }
             }
-            let call = match (&bad, &fresh, &last_call) {
-                (Some(_), _, _) => None,
-                (None, Some(c), _) | (None, None, Some((_, c))) => Some(c),
+            let (call, shared) = match (&bad, &fresh, &last_call) {
+                (Some(_), _, _) => (None, false),
+                (None, Some(c), _) => (Some(c), false),
+                (None, None, Some((_, c))) => (Some(c), true),
                 (None, None, None) => unreachable!("a call is made or kept above"),
             };
+            // A gather of the shared call moves values by its plan (the model's source lanes).
+            let plan = plan.as_ref().filter(|_| shared);
             let Some(call) = call else {
                 let p = self.prov(bad.expect("a cause"), loc, Taint::NONE);
                 for l in set.iter() {
@@ -146,36 +161,8 @@ impl Wg<'_, '_> {
             // subgroup for a shuffle's edge lanes).
             let mut undefined = std::mem::take(&mut self.group_undefined);
             undefined.clear();
-            match gi.value {
-                None => {
-                    let mut sink = RegSink {
-                        vals: &mut self.regs.vals,
-                        base,
-                        lanes,
-                        d: db,
-                        undefined: &mut undefined,
-                    };
-                    crate::model::run::<u32, 1, _>(call, set, &[], &mut sink);
-                }
-                Some((r, s, comps)) => {
-                    let st = s.model_type().ok_or_else(|| {
-                        SpirvError::malformed("a subgroup operation on a pointer")
-                    })?;
-                    let rb = self.regs.base(r);
-                    run_typed(
-                        self,
-                        st,
-                        comps as usize,
-                        call,
-                        set,
-                        rb,
-                        base,
-                        db,
-                        &mut undefined,
-                    );
-                }
-            }
-            self.group_taint(gi, call, set, (base, db, rn), &arg_taint, inexact);
+            self.group_values(gi, call, plan, set, (base, db), &mut undefined)?;
+            self.group_taint(gi, call, plan, set, (base, db, rn), &arg_taint, inexact);
             self.taint_undefined(
                 gi.op,
                 loc,
@@ -189,6 +176,54 @@ impl Wg<'_, '_> {
                     for c in 0..rn {
                         self.regs.taint[db + c * lanes + base + l as usize] = p;
                     }
+                }
+            }
+        }
+        if let Some((a, c)) = last_call {
+            self.group_calls.insert(key, (a, c, plan));
+        }
+        Ok(())
+    }
+
+    /// The values of a subgroup instruction's result in one subgroup (at `base`; result row at
+    /// `db`): a gather of the shared call by its plan, anything else by the model's `run`.
+    fn group_values(
+        &mut self,
+        gi: &Group,
+        call: &OpCall,
+        plan: Option<&GatherPlan>,
+        set: LaneMask,
+        (base, db): (usize, usize),
+        undefined: &mut Vec<(u32, Reason)>,
+    ) -> Result<(), SpirvError> {
+        let lanes = self.lanes;
+        match gi.value {
+            None => {
+                let mut sink = RegSink {
+                    vals: &mut self.regs.vals,
+                    base,
+                    lanes,
+                    d: db,
+                    undefined,
+                };
+                crate::model::run::<u32, 1, _>(call, set, &[], &mut sink);
+            }
+            Some((r, s, comps)) => {
+                let st = s
+                    .model_type()
+                    .ok_or_else(|| SpirvError::malformed("a subgroup operation on a pointer"))?;
+                let rb = self.regs.base(r);
+                match plan {
+                    Some(p) if rb != db => self.gather_rows(
+                        p,
+                        call,
+                        st.bits(),
+                        comps as usize,
+                        set,
+                        (rb, base, db),
+                        undefined,
+                    ),
+                    _ => run_typed(self, st, comps as usize, call, set, rb, base, db, undefined),
                 }
             }
         }
@@ -306,10 +341,12 @@ impl Wg<'_, '_> {
     /// The taint of a subgroup instruction's result in each lane of `set`: its arguments', an
     /// inexact operation's, and the value's of the lanes it is computed from (a gather's source
     /// lane, a scan's prefix or a cluster; every active lane otherwise).
+    #[allow(clippy::too_many_arguments)]
     fn group_taint(
         &mut self,
         gi: &Group,
         call: &OpCall,
+        plan: Option<&GatherPlan>,
         set: LaneMask,
         (base, db, rn): (usize, usize, usize),
         arg_taint: &[Taint; 128],
@@ -346,9 +383,11 @@ impl Wg<'_, '_> {
         for l in set.iter() {
             let mut t = arg_taint[l as usize] | inexact;
             if is_gather {
-                if let (Some(Ok(src)), Some((rb, true, comps))) =
-                    (gather_source(call, l, first), vtaint)
-                {
+                let src = match plan {
+                    Some(p) => p.source(l, set),
+                    None => gather_source(call, l, first).and_then(|s| s.ok()),
+                };
+                if let (Some(src), Some((rb, true, comps))) = (src, vtaint) {
                     for c in 0..comps {
                         t = combine(t, self.regs.taint[rb + c * lanes + base + src as usize]);
                     }
@@ -444,6 +483,66 @@ impl Wg<'_, '_> {
             }
         }
         Ok(())
+    }
+}
+
+impl Wg<'_, '_> {
+    /// A gather's results in one subgroup (at `base`) by its plan: each lane the model gives a
+    /// source ([`GatherPlan`], [`gather_result`]'s rule) gets that lane's value of the operand (at
+    /// `rb`) — its low `bits` bits, as the model's scalar type holds it — for the first four
+    /// components (as [`run_typed`]); the other lanes of `set` go to `undefined` with the
+    /// model's reason, in lane order, and keep what their result row held.
+    #[allow(clippy::too_many_arguments)]
+    fn gather_rows(
+        &mut self,
+        plan: &GatherPlan,
+        call: &OpCall,
+        bits: u32,
+        comps: usize,
+        set: LaneMask,
+        (rb, base, db): (usize, usize, usize),
+        undefined: &mut Vec<(u32, Reason)>,
+    ) {
+        let (n, lanes) = (self.n, self.lanes);
+        let set = set.and(call.size().full_mask());
+        let und = plan.undefined(set);
+        let defined = LaneMask(set.0 & !und.0);
+        let mask = if bits >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << bits) - 1
+        };
+        let vals = &mut self.regs.vals;
+        for c in 0..comps.min(4) {
+            let (from, to) = (rb + c * lanes + base, db + c * lanes + base);
+            match plan.offset() {
+                // A relative shuffle over a whole subgroup: its defined lanes read one block.
+                // (GatherPlan: its in-range lanes are then one run reading one run.)
+                Some(off) if set.count() as usize == n && defined.0 != 0 => {
+                    let (lo, hi) = (
+                        defined.0.trailing_zeros() as usize,
+                        128 - defined.0.leading_zeros() as usize,
+                    );
+                    debug_assert_eq!(defined.count() as usize, hi - lo, "one run of lanes");
+                    let src = (from + lo).wrapping_add_signed(off as isize);
+                    vals.copy_within(src..src + (hi - lo), to + lo);
+                    if mask != u64::MAX {
+                        vals[to + lo..to + hi].iter_mut().for_each(|v| *v &= mask);
+                    }
+                }
+                _ => {
+                    for l in defined.iter() {
+                        let s = plan.source(l, set).expect("a defined lane has a source");
+                        vals[to + l as usize] = vals[from + s as usize] & mask;
+                    }
+                }
+            }
+        }
+        for l in und.iter() {
+            if let Some(Err(why)) = gather_result(call, set, l) {
+                undefined.push((l, why));
+            }
+        }
     }
 }
 
