@@ -591,3 +591,50 @@ fn a_read_races_with_a_later_write_after_another_invocation_read_again() {
         "{found:?}"
     );
 }
+
+// Appendix B, with GL_KHR_memory_scope_semantics: a fence (`memoryBarrier`) of Subgroup scope
+// followed by a control barrier orders the fencing invocations' accesses before the barrier with
+// those after it among the invocations the fence's scope includes — the same subgroup — even
+// where the barrier's own semantics name no memory. Only subgroup 0 (invocations 0–3, subgroups
+// of 4) runs the fence: its neighbours' shared words are ordered across the barrier; subgroup 1's
+// still race. With no fence at all, both race; with it in both subgroups, neither.
+#[test]
+fn a_subgroup_scope_fence_before_a_barrier_orders_memory_within_the_subgroups_that_ran_it() {
+    let body = |fencers: &str| {
+        format!(
+            "layout(local_size_x = 8) in;\n\
+             layout(binding = 0) buffer B {{ uint b[]; }};\n\
+             shared uint s[8];\n\
+             void main() {{\n\
+               uint i = gl_LocalInvocationID.x;\n\
+               s[i] = i + 1u;\n\
+               if ({fencers}) {{ memoryBarrier(gl_ScopeSubgroup, gl_StorageSemanticsShared, gl_SemanticsAcquireRelease); }}\n\
+               controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsNone, gl_SemanticsRelaxed);\n\
+               b[i] = s[i ^ 1u];\n\
+             }}\n"
+        )
+    };
+    for (fencers, racy) in [
+        ("false", [true, true]),
+        ("i < 4u", [false, true]),
+        ("i >= 4u", [true, false]),
+        ("true", [false, false]),
+    ] {
+        let r = run(&body(fencers), 4, [1, 1, 1], &[vec![0; 8]]);
+        assert_eq!(
+            u32s(&r.buffers[0].bytes),
+            [2, 1, 4, 3, 6, 5, 8, 7],
+            "{fencers}"
+        );
+        let found = races(&r);
+        for (g, racy) in racy.into_iter().enumerate() {
+            // the words subgroup g writes and reads: s[4g] .. s[4g + 3]
+            let in_g = |t: &String| (4 * g..4 * g + 4).any(|w| t.contains(&format!("s[{w}]")));
+            assert_eq!(
+                found.iter().any(|(_, t)| in_g(t)),
+                racy,
+                "{fencers}: subgroup {g}: {found:?}"
+            );
+        }
+    }
+}

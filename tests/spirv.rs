@@ -159,6 +159,20 @@ fn a_barrier_some_invocations_skip_is_reported() {
             .any(|t| t.contains("reached by 3 of the 8 invocations")),
         "{texts:?}"
     );
+    // SPIR-V 1.6, OpControlBarrier: "behavior is undefined unless all invocations within Execution
+    // execute the same dynamic instance of this instruction" — invocations that returned before
+    // it never execute it either: part of a subgroup, or a whole subgroup that has finished.
+    for (from, reached) in [(5, 5), (4, 4)] {
+        let src = format!("{HEAD}layout(local_size_x = 8) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nvoid main() {{\n  if (gl_LocalInvocationIndex >= {from}u) {{ return; }}\n  barrier();\n  b[gl_LocalInvocationIndex] = 1u;\n}}\n");
+        let r = run_glsl(&src, Mode::Base, 4, [1, 1, 1], &[vec![0; 8]]);
+        let texts: Vec<String> = r.findings.iter().map(|f| r.finding_text(f)).collect();
+        assert!(
+            texts
+                .iter()
+                .any(|t| t.contains(&format!("reached by {reached} of the 8 invocations"))),
+            "{from}: {texts:?}"
+        );
+    }
 }
 
 #[test]

@@ -877,8 +877,6 @@ pub(crate) struct Wg<'d, 'k> {
     pub(crate) phi_taint: Vec<Taint>,
     pub(crate) any_phi_taint: bool,
     pub(crate) lost: Lost,
-    /// lanes that returned from the entry point
-    pub(crate) finished: PerGroup<LaneMask>,
     /// present lanes of each subgroup
     pub(crate) present: Vec<LaneMask>,
     pub(crate) wg_id: [u32; 3],
@@ -957,7 +955,6 @@ impl<'d, 'k> Wg<'d, 'k> {
             windows: HashMap::new(),
             any_phi_taint: false,
             lost: Lost::new(groups),
-            finished: PerGroup::from_elem(LaneMask::EMPTY, groups),
             present: (0..groups).map(|g| d.map.present(g)).collect(),
             wg_id: [0; 3],
             wg_linear: 0,
@@ -1009,7 +1006,6 @@ impl<'d, 'k> Wg<'d, 'k> {
         self.lost_depth.fill(u32::MAX);
         self.phi_taint.fill(Taint::NONE);
         self.any_phi_taint = false;
-        self.finished.fill(LaneMask::EMPTY);
         self.frames.clear();
         self.regs.clear_dirty();
         // Undefined constants (`OpUndef` at module scope) carry their taint.
@@ -1134,14 +1130,9 @@ impl<'d, 'k> Wg<'d, 'k> {
         let mut flow = Flow::entry(PerGroup::from_slice(&self.present));
         self.frames.push(Frame::Func { ret: Vec::new() });
         self.call_body(entry, &mut flow)?;
-        let Some(Frame::Func { ret }) = self.frames.pop() else {
+        let Some(Frame::Func { .. }) = self.frames.pop() else {
             unreachable!("the entry frame is the last one")
         };
-        for r in ret {
-            for (g, m) in r.set.iter().enumerate() {
-                self.finished[g] = self.finished[g].or(*m);
-            }
-        }
         self.d.lane_instructions.fetch_add(self.steps, Relaxed);
         Ok(())
     }
