@@ -1527,3 +1527,195 @@ void main() {{\n\
         chain(24 + 21)
     );
 }
+
+// SPIR-V 2.2.2 (an undefined value is some value of its type): at a branch on one, another allowed
+// execution takes the other way, and what that way stores must not be reported as holding its old,
+// defined value (issue 19, rule 6: "one path is not all paths") — whatever the store goes through:
+// a function that calls the one that stores (and another call after it in the same block), an
+// array of descriptors, a texel buffer's `imageStore`. Each way writes element 0 or element 1;
+// whichever the model takes, the other way's element is never written by this execution and must
+// not be `Exact`. What no way stores to keeps its defined value: the descriptor the constant index
+// does not pick, a buffer only read. The barrier after the branch keeps the dispatch from being run
+// once per way (`spirv/explore.rs`), so the decode-time pass of the stores each construct may make
+// is what marks them.
+#[test]
+fn what_the_path_not_taken_would_write_is_not_defined_through_calls_descriptor_arrays_and_images() {
+    let src = "#version 450\nlayout(local_size_x = 1) in;\n\
+        layout(binding = 0) buffer A { uint a[]; };\n\
+        layout(binding = 1) buffer C { uint c[]; } cs[2];\n\
+        layout(binding = 2, r32ui) uniform uimageBuffer img;\n\
+        layout(binding = 3) buffer D { uint d[]; };\n\
+        void inner(uint e) { a[e] = 5u; }\n\
+        void outer(uint e, uint v) { if (v < 9u) { inner(e); } }\n\
+        uint twice(uint v) { return 2u * v; }\n\
+        void main() {\n  uint x;\n  uint v = d[3];\n\
+          if (x == 7u) {\n    outer(0u, v);\n    v = twice(v);\n    cs[1].c[0] = 1u;\n    imageStore(img, 0, uvec4(v));\n  } else {\n\
+            outer(1u, v);\n    v = twice(v);\n    cs[1].c[1] = 2u;\n    imageStore(img, 1, uvec4(v));\n  }\n  barrier();\n}\n";
+    let k = decode(&glsl(src, "k.comp"), &DecodeOptions::default()).unwrap();
+    let input = |binding: u32, element: u32| BufferInput {
+        set: 0,
+        binding,
+        element,
+        bytes: bytes_u32(&[0; 4]),
+        ..Default::default()
+    };
+    let bufs = [
+        input(0, 0),
+        input(1, 0),
+        input(1, 1),
+        input(2, 0),
+        input(3, 0),
+    ];
+    let r = run_model(&k, cfg(1, Mode::Maximal, [1, 1, 1]), &bufs, None).unwrap();
+    assert_eq!(r.explored, None, "the barrier stops exploring");
+    let out = |binding: u32, element: u32| {
+        r.buffers
+            .iter()
+            .find(|b| b.binding == binding && b.element == element)
+            .expect("every bound buffer is reported")
+    };
+    let stored = [
+        (0, 0, "a (by a callee's callee)"),
+        (1, 1, "cs[1].c"),
+        (2, 0, "img"),
+    ];
+    for (binding, element, what) in stored {
+        let b = out(binding, element);
+        for w in 0..2 {
+            let s = r.status(b.word_taint(w));
+            assert!(s != WordStatus::Exact, "{what}[{w}] is {s:?}");
+        }
+    }
+    for (binding, element, what) in [(1, 0, "cs[0].c"), (3, 0, "d")] {
+        let b = out(binding, element);
+        for w in 0..4 {
+            assert_eq!(r.status(b.word_taint(w)), WordStatus::Exact, "{what}[{w}]");
+        }
+    }
+}
+
+// The same rule (SPIR-V 2.2.2; issue 19, rule 6) for a whole array copied by `OpCopyMemory`
+// through a pointer that `OpCopyObject` copied: each way of a branch on an `OpUndef` copies `src`
+// into a buffer of its own, so whichever way the model takes, the other way's buffer is never
+// written by this execution and must not be `Exact`; `src`, only read, keeps its defined value.
+#[test]
+fn what_the_path_not_taken_would_copy_with_opcopymemory_is_not_defined() {
+    use lockstep::kernel::{compile, SourceLang, SourceOptions};
+    let text = "OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main \"main\"
+OpExecutionMode %main LocalSize 1 1 1
+OpDecorate %arr ArrayStride 4
+OpDecorate %S Block
+OpMemberDecorate %S 0 Offset 0
+OpDecorate %src DescriptorSet 0
+OpDecorate %src Binding 0
+OpDecorate %one DescriptorSet 0
+OpDecorate %one Binding 1
+OpDecorate %two DescriptorSet 0
+OpDecorate %two Binding 2
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%bool = OpTypeBool
+%uint = OpTypeInt 32 0
+%u0 = OpConstant %uint 0
+%u2 = OpConstant %uint 2
+%u7 = OpConstant %uint 7
+%u264 = OpConstant %uint 264
+%arr = OpTypeArray %uint %u2
+%S = OpTypeStruct %arr
+%pS = OpTypePointer StorageBuffer %S
+%parr = OpTypePointer StorageBuffer %arr
+%src = OpVariable %pS StorageBuffer
+%one = OpVariable %pS StorageBuffer
+%two = OpVariable %pS StorageBuffer
+%x = OpUndef %uint
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%from = OpAccessChain %parr %src %u0
+%c = OpIEqual %bool %x %u7
+OpSelectionMerge %merge None
+OpBranchConditional %c %then %else
+%then = OpLabel
+%p1 = OpAccessChain %parr %one %u0
+%q1 = OpCopyObject %parr %p1
+OpCopyMemory %q1 %from
+OpBranch %merge
+%else = OpLabel
+%p2 = OpAccessChain %parr %two %u0
+%q2 = OpCopyObject %parr %p2
+OpCopyMemory %q2 %from
+OpBranch %merge
+%merge = OpLabel
+OpControlBarrier %u2 %u2 %u264
+OpReturn
+OpFunctionEnd
+";
+    let m = compile(text, SourceLang::SpirvAsm, &SourceOptions::default()).unwrap();
+    let k = decode(&m.words, &DecodeOptions::default()).unwrap();
+    let input = |binding: u32| BufferInput {
+        set: 0,
+        binding,
+        bytes: bytes_u32(&[binding + 1; 2]),
+        ..Default::default()
+    };
+    let r = run_model(
+        &k,
+        cfg(1, Mode::Maximal, [1, 1, 1]),
+        &[input(0), input(1), input(2)],
+        None,
+    )
+    .unwrap();
+    assert_eq!(r.explored, None, "the barrier stops exploring");
+    for (i, b) in r.buffers.iter().enumerate() {
+        for w in 0..2 {
+            let s = r.status(b.word_taint(w));
+            assert_eq!(
+                s == WordStatus::Exact,
+                b.binding == 0,
+                "binding {} [{w}]: {s:?}",
+                b.binding
+            );
+        }
+        assert_eq!(b.binding, i as u32);
+    }
+}
+
+// An invocation's own variables are its path's state on the path (docs/interpreter.md, "Lost paths
+// end where every path meets again"), but not after it: a callee that branches on an undefined
+// value and returns from one way leaves a Private variable and its `out` parameter set differently
+// on each way, and the caller, past the call, reads them — SPIR-V 2.2.2: each value is one of the
+// ways', not pinned down. So the indices they give are undefined and the stores through them leave
+// no element of `b` or `c` defined (another execution writes `b[2]` where this one wrote `b[1]`, or
+// the other way round). A variable of the caller the callee cannot reach keeps its defined value,
+// and so does an index made from it.
+// The barrier keeps the dispatch from being run once per way (`spirv/explore.rs`).
+#[test]
+fn an_own_variable_a_lost_path_stored_before_returning_is_undefined_in_the_caller() {
+    let src = format!("{HEAD}layout(local_size_x = 1) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nlayout(binding = 1) buffer C {{ uint c[]; }};\nlayout(binding = 2) buffer K {{ uint k[]; }};\nuint g;\nvoid f(out uint r) {{\n  uint x;\n  if (x == 7u) {{ g = 1u; r = 1u; return; }}\n  g = 2u;\n  r = 2u;\n}}\nvoid main() {{\n  uint keep = gl_LocalInvocationIndex + 5u;\n  uint v;\n  f(v);\n  b[g] = 3u;\n  c[v] = 4u;\n  k[keep] = 1u;\n  barrier();\n}}\n");
+    let r = run_glsl(
+        &src,
+        Mode::Maximal,
+        1,
+        [1, 1, 1],
+        &[vec![0; 4], vec![0; 4], vec![0; 8]],
+    );
+    assert_eq!(r.explored, None, "the barrier stops exploring");
+    for (i, name) in [(0, "b"), (1, "c")] {
+        let buf = &r.buffers[i];
+        for w in [1, 2] {
+            let s = r.status(buf.word_taint(w));
+            assert!(matches!(s, WordStatus::Undefined(_)), "{name}[{w}]: {s:?}");
+        }
+    }
+    // `keep` indexes `k` as a defined value: only `k[5]` is written (by a lane still lost, so not
+    // pinned down); no execution writes the rest.
+    let k = &r.buffers[2];
+    for w in 0..8 {
+        assert_eq!(
+            r.status(k.word_taint(w)) == WordStatus::Exact,
+            w != 5,
+            "k[{w}]"
+        );
+    }
+}

@@ -50,7 +50,7 @@ pub struct RunConfig {
     /// the lost branch reaches? Then what the invocation computed on the way is undefined, its
     /// path after the merge is not. `false` keeps a lost invocation lost to the end, as
     /// `reconverge`'s executor does (coarser, and what the cross-check against it uses); its
-    /// writes to its own variables are then not marked, as there.
+    /// own variables are then never marked, as there.
     pub lost_paths_end: bool,
     /// Workgroup orders to run when the dispatch needs the ordered run (1: workgroups 0, 1, 2, …;
     /// each further one a seeded permutation of them, with the lanes of each atomic instruction in
@@ -862,11 +862,11 @@ pub(crate) struct Wg<'d, 'k> {
     pub(crate) undefined_branches: Vec<u32>,
     /// some lane of this workgroup has branched on an undefined value
     pub(crate) decided: bool,
-    /// some lane of this workgroup is lost (its writes take `lost_taint`)
+    /// some lane of this workgroup is lost (its writes to memory others see take `lost_taint`)
     pub(crate) any_lost: bool,
     /// some lane of this workgroup has been lost since it started, whether or not its lost path
     /// has ended since: the promoted bodies run only before (a variable carried across blocks in
-    /// a register is that register only while no store took a lost path's taint)
+    /// a register is that register only while no lost path's taint was given to memory)
     pub(crate) ever_lost: bool,
     /// the frame (stack index) of the construct where each lost lane lost its path
     pub(crate) lost_depth: Vec<u32>,

@@ -966,29 +966,19 @@ impl Wg<'_, '_> {
         if !any {
             return;
         }
+        // The lane's own variables that a path of the construct stores to: on its other paths
+        // the lane may have left them different (a store skipped is as much the path's as a store
+        // made), so they hold the path's taint too — the memory counterpart of the phis. On the
+        // path they held what it stored (`Wg::store`). A lane that left the construct another way
+        // is still lost: the enclosing construct's end, or the return of the call it was lost in
+        // (`Wg::call`), does this for it.
+        let k = self.k;
+        if let Some(objs) = k.construct_lane_stores.get(&hdr.label) {
+            self.taint_own(objs, &ended);
+        }
         for &r in &hdr.loop_defs {
             let slots = self.regs.slots(r);
             self.taint_lost(r, slots, &ended);
-        }
-        // The lane's own variables that a path of the construct stores to: on its other paths
-        // the lane may have left them different (a store skipped is as much the path's as a store
-        // made), so they hold the path's taint too — the memory counterpart of the phis.
-        if let Some(objs) = self.k.construct_lane_stores.get(&hdr.label) {
-            let lanes = self.lanes;
-            for o in objs {
-                let ob = &self.k.objects[o.index()];
-                let units = (ob.words * 4 / ob.unit.max(1)) as usize;
-                for u in ob.tbase as usize..ob.tbase as usize + units {
-                    let row = u * lanes;
-                    each_lane(&ended, n, |s| {
-                        let l = self.lost_taint[s];
-                        if !l.is_none() {
-                            self.ltaint[row + s] =
-                                crate::spirv::prov::combine(l, self.ltaint[row + s]);
-                        }
-                    });
-                }
-            }
         }
         each_lane(&ended, n, |s| {
             self.phi_taint[s] = self.lost_taint[s];
@@ -1004,6 +994,25 @@ impl Wg<'_, '_> {
                     .all(|t| t.is_none())
             {
                 self.lost.sg[g] = None;
+            }
+        }
+    }
+
+    /// Gives the lanes in `set` the taint of their lost path on every unit of their own variables
+    /// `objs`.
+    fn taint_own(&mut self, objs: &[ObjectId], set: &[LaneMask]) {
+        let (lanes, n) = (self.lanes, self.n);
+        for o in objs {
+            let ob = &self.k.objects[o.index()];
+            let units = (ob.words * 4 / ob.unit.max(1)) as usize;
+            for u in ob.tbase as usize..ob.tbase as usize + units {
+                let row = u * lanes;
+                each_lane(set, n, |s| {
+                    let l = self.lost_taint[s];
+                    if !l.is_none() {
+                        self.ltaint[row + s] = crate::spirv::prov::combine(l, self.ltaint[row + s]);
+                    }
+                });
             }
         }
     }
@@ -1096,12 +1105,19 @@ impl Wg<'_, '_> {
         }
         if self.any_lost {
             // Lanes lost in the callee are back at the call: still lost, now at the caller's
-            // innermost construct.
+            // innermost construct. What the callee stored to their own variables depends on
+            // the way they went, as the result does (`call_result`).
             let top = (self.frames.len() - 1) as u32;
-            for d in self.lost_depth.iter_mut() {
+            let n = self.n;
+            let mut lost_in_call = PerGroup::from_elem(LaneMask::EMPTY, self.groups);
+            for (s, d) in self.lost_depth.iter_mut().enumerate() {
                 if *d != u32::MAX && *d > top {
                     *d = top;
+                    lost_in_call[s / n] = lost_in_call[s / n].with((s % n) as u32);
                 }
+            }
+            if self.d.cfg.lost_paths_end {
+                self.taint_own(&k.func_lane_stores[f as usize], &lost_in_call);
             }
         }
         Ok(joined)

@@ -1100,6 +1100,9 @@ pub struct Kernel {
     /// store to — at its merge, a lane whose path inside was not pinned down gets that path's
     /// taint on them, as on the merge block's phis
     pub construct_lane_stores: std::collections::HashMap<u32, Vec<ObjectId>>,
+    /// by function index: the invocation's own variables the function and its callees may store
+    /// to (what a path lost in a call and left lost at its return may have left different)
+    pub func_lane_stores: Vec<Vec<ObjectId>>,
     /// shared memory taint units per workgroup
     pub shared_units: u32,
     /// header label id → location of its merge instruction (for naming constructs)

@@ -780,7 +780,8 @@ impl<'d> Wg<'d, '_> {
         let (lanes, n) = (self.lanes, self.n);
         let vb = self.regs.base(v);
         let tv = self.regs.dirty(v);
-        // Fast path: one pointer into per-invocation memory of word units, in bounds, no lost lane.
+        // Fast path: one pointer into per-invocation memory of word units, in bounds (a lost lane's
+        // own variables take what it stores as it is, as the slow path below gives them).
         if let Some(p) = self.uniform_pointer(flow, ptr) {
             let obj = p.obj();
             let o = &k.objects[obj.index()];
@@ -791,7 +792,6 @@ impl<'d> Wg<'d, '_> {
                 && o.unit == 4
                 && off.is_multiple_of(4)
                 && off as u64 + plan.size as u64 <= o.size as u64
-                && !self.any_lost
                 && plan
                     .slots
                     .iter()
@@ -899,9 +899,12 @@ impl<'d> Wg<'d, '_> {
                     // A store through an order-dependent pointer is performed: it lands where this
                     // execution's order put it, and what it stored is order-dependent there.
                     let t0 = combine(vt, pt);
-                    // What a lost invocation writes is not pinned down; its own variables too where
-                    // its lost path can end (RunConfig::lost_paths_end) and they be read again.
-                    let mut t = if sp == Space::Lane && !self.d.cfg.lost_paths_end {
+                    // What a lost invocation writes to memory others see is not pinned down. Its
+                    // own variables are its path's state, as its registers are: read back on the
+                    // same path they hold what this path stored; where the path ends, what any of
+                    // the construct's paths may store in them takes the path's taint
+                    // (`Wg::end_lost_paths`), as the merge's phis do.
+                    let mut t = if sp == Space::Lane {
                         t0
                     } else {
                         self.write_taint(s, t0)

@@ -9,65 +9,46 @@ use crate::spirv::inst::{BlockIdx, Func, Inst, Merge, ObjectId, Reg, Step, Term}
 use crate::spirv::types::Storage;
 use std::collections::{HashMap, HashSet};
 
-/// One block's stores: its index, the buffer objects it stores to, the function it calls.
-type BlockStores = (BlockIdx, Vec<ObjectId>, Option<u32>);
+/// One block's stores: its index, the buffer objects it stores to, the functions it calls.
+type BlockStores = (BlockIdx, Vec<ObjectId>, Vec<u32>);
+
+/// The objects stores may reach, per construct and per function.
+#[derive(Clone, Debug, Default)]
+pub struct Stores {
+    /// by construct header label: what the construct's blocks and their callees may store to
+    pub constructs: HashMap<u32, Vec<ObjectId>>,
+    /// by function index: what the function and its callees may store to
+    pub functions: Vec<Vec<ObjectId>>,
+}
 
 /// For every construct header (by label id): the objects of the storage classes `which` accepts
 /// that its blocks may store to (buffers and images: what other executions may write for
 /// [`crate::spirv::exec`]'s paths not taken; an invocation's own variables: what its lost path may
-/// have left different in them when it reconverges).
+/// have left different in them when it reconverges). `konst` gives a register's value where it is
+/// a defined scalar constant (an index into an array of descriptors that picks one of them).
 pub fn construct_stores(
     funcs: &[Func],
     var_regs: &HashMap<Reg, ObjectId>,
     storages: &[Storage],
+    konst: impl Fn(Reg) -> Option<u64>,
     which: impl Fn(Storage) -> bool,
-) -> HashMap<u32, Vec<ObjectId>> {
+) -> Stores {
     let buffers: Vec<ObjectId> = storages
         .iter()
         .enumerate()
         .filter(|(_, s)| which(**s))
         .map(|(i, _)| ObjectId::new(i as u32))
         .collect();
-    // The object every pointer register points into, where one is known.
-    let mut ptr: HashMap<Reg, Option<ObjectId>> =
-        var_regs.iter().map(|(r, o)| (*r, Some(*o))).collect();
-    for _ in 0..8 {
-        let mut changed = false;
-        for f in funcs {
-            for b in &f.blocks {
-                for i in &b.insts {
-                    let (d, from) = match i {
-                        // An index into an array of descriptors may reach any of them.
-                        Inst::AccessChain { d, steps, .. }
-                            if steps.iter().any(|s| matches!(s, Step::Descriptor { .. })) =>
-                        {
-                            if ptr.insert(*d, None) != Some(None) {
-                                changed = true;
-                            }
-                            continue;
-                        }
-                        Inst::AccessChain { d, base, .. } => (*d, *base),
-                        Inst::Move { d, a, .. } => (*d, *a),
-                        _ => continue,
-                    };
-                    if let Some(o) = ptr.get(&from).copied()
-                        && ptr.insert(d, o) != Some(o)
-                    {
-                        changed = true;
-                    }
-                }
-            }
-        }
-        if !changed {
-            break;
-        }
-    }
+    let ptr = pointer_objects(funcs, var_regs, konst);
     let target = |r: &Reg| -> Vec<ObjectId> {
         match ptr.get(r) {
-            Some(Some(o)) if buffers.contains(o) => vec![*o],
-            Some(Some(_)) => Vec::new(),
+            Some(objs) => buffers
+                .iter()
+                .copied()
+                .filter(|o| objs.binary_search(&o.get()).is_ok())
+                .collect(),
             // A pointer from a parameter, a phi or a select: any buffer.
-            _ => buffers.clone(),
+            None => buffers.clone(),
         }
     };
     let own: Vec<Vec<BlockStores>> = funcs
@@ -78,7 +59,7 @@ pub fn construct_stores(
                 .enumerate()
                 .map(|(bi, b)| {
                     let mut objs = Vec::new();
-                    let mut calls = None;
+                    let mut calls = Vec::new();
                     for i in &b.insts {
                         match i {
                             Inst::Store { ptr, .. }
@@ -86,7 +67,7 @@ pub fn construct_stores(
                             | Inst::Atomic { ptr, .. } => objs.extend(target(ptr)),
                             Inst::ImageWrite { img, .. } => objs.extend(target(img)),
                             Inst::CopyMemory { dst, .. } => objs.extend(target(dst)),
-                            Inst::Call { f, .. } => calls = Some(*f),
+                            Inst::Call { f, .. } => calls.push(*f),
                             _ => {}
                         }
                     }
@@ -95,29 +76,22 @@ pub fn construct_stores(
                 .collect()
         })
         .collect();
-    // Every object a function may store to, callees included (no recursion in Vulkan).
+    // Every object a function may store to, callees included (the decoder refused recursion).
     let mut of_func: Vec<Option<HashSet<ObjectId>>> = vec![None; funcs.len()];
     fn func_stores(
         f: usize,
-        funcs: &[Func],
         own: &[Vec<BlockStores>],
         memo: &mut Vec<Option<HashSet<ObjectId>>>,
-        depth: usize,
     ) -> HashSet<ObjectId> {
         if let Some(s) = &memo[f] {
             return s.clone();
         }
         let mut s = HashSet::new();
-        for b in funcs[f].blocks.iter().flat_map(|b| &b.insts) {
-            if let Inst::Call { f: c, .. } = b
-                && depth < 64
-                && (*c as usize) < funcs.len()
-            {
-                s.extend(func_stores(*c as usize, funcs, own, memo, depth + 1));
-            }
-        }
-        for (_, objs, _) in &own[f] {
+        for (_, objs, calls) in &own[f] {
             s.extend(objs.iter().copied());
+            for &c in calls {
+                s.extend(func_stores(c as usize, own, memo));
+            }
         }
         memo[f] = Some(s.clone());
         s
@@ -132,12 +106,10 @@ pub fn construct_stores(
             };
             let mut objs: HashSet<ObjectId> = HashSet::new();
             for b in construct_blocks(f, h as BlockIdx, merge) {
-                let (_, o, call) = &own[fi][b as usize];
+                let (_, o, calls) = &own[fi][b as usize];
                 objs.extend(o.iter().copied());
-                if let Some(c) = call
-                    && (*c as usize) < funcs.len()
-                {
-                    objs.extend(func_stores(*c as usize, funcs, &own, &mut of_func, 0));
+                for &c in calls {
+                    objs.extend(func_stores(c as usize, &own, &mut of_func));
                 }
             }
             if !objs.is_empty() {
@@ -147,7 +119,129 @@ pub fn construct_stores(
             }
         }
     }
-    out
+    let functions = (0..funcs.len())
+        .map(|f| {
+            let mut v: Vec<ObjectId> = func_stores(f, &own, &mut of_func).into_iter().collect();
+            v.sort();
+            v
+        })
+        .collect();
+    Stores {
+        constructs: out,
+        functions,
+    }
+}
+
+/// The objects each pointer register may point into (sorted object indices), where they are
+/// known: a variable's one object; a chain through an array of descriptors, the one a constant
+/// index picks (none past the array: the access is out of bounds) or any of the array's; a copy,
+/// its source's; a function's pointer parameter, those of the arguments of every call to it.
+/// Pointers from phis and selects, and parameters of a function no call passes a known pointer,
+/// are left out (they may point anywhere).
+///
+/// One pass suffices, callers before callees: every use of a result is dominated by its
+/// definition, and "the order of blocks in a function must satisfy the rule that blocks appear
+/// before all blocks they dominate" (SPIR-V 1.6, 2.16.1 "Universal Validation Rules") — only a phi
+/// may name a result defined later, and a phi's pointer is not followed; and with no recursion
+/// (refused by the decoder) every call to a function is seen before the function.
+fn pointer_objects(
+    funcs: &[Func],
+    var_regs: &HashMap<Reg, ObjectId>,
+    konst: impl Fn(Reg) -> Option<u64>,
+) -> HashMap<Reg, Vec<u32>> {
+    let mut ptr: HashMap<Reg, Vec<u32>> =
+        var_regs.iter().map(|(r, o)| (*r, vec![o.get()])).collect();
+    // Per function, per parameter: the union of what its calls pass (None: a call passes an
+    // unknown pointer).
+    let mut passed: Vec<Option<Vec<Option<Vec<u32>>>>> = vec![None; funcs.len()];
+    for f in callers_first(funcs) {
+        if let Some(args) = &passed[f] {
+            for (p, objs) in funcs[f].params.iter().zip(args) {
+                if let Some(objs) = objs {
+                    ptr.insert(*p, objs.clone());
+                }
+            }
+        }
+        for i in funcs[f].blocks.iter().flat_map(|b| &b.insts) {
+            let (d, objs) = match i {
+                Inst::AccessChain { d, base, steps } => {
+                    let Some(objs) = ptr.get(base) else { continue };
+                    let descriptor = steps.iter().find_map(|s| match s {
+                        Step::Descriptor {
+                            index,
+                            width,
+                            signed,
+                            count,
+                        } => Some((*index, *width, *signed, *count)),
+                        _ => None,
+                    });
+                    match descriptor {
+                        None => (*d, objs.clone()),
+                        Some((index, width, signed, count)) => {
+                            let first = objs[0];
+                            let objs = match konst(index).map(|v| Step::index(v, width, signed)) {
+                                Some(i) if (0..count as i64).contains(&i) => vec![first + i as u32],
+                                Some(_) => Vec::new(),
+                                None => (first..first + count).collect(),
+                            };
+                            (*d, objs)
+                        }
+                    }
+                }
+                Inst::Move { d, a, .. } => match ptr.get(a) {
+                    Some(objs) => (*d, objs.clone()),
+                    None => continue,
+                },
+                Inst::Call { f: c, args, .. } => {
+                    let c = *c as usize;
+                    let now: Vec<Option<Vec<u32>>> =
+                        args.iter().map(|a| ptr.get(a).cloned()).collect();
+                    passed[c] = Some(match passed[c].take() {
+                        None => now,
+                        Some(before) => before
+                            .into_iter()
+                            .zip(now)
+                            .map(|(b, n)| match (b, n) {
+                                (Some(mut b), Some(n)) => {
+                                    b.extend(n);
+                                    b.sort_unstable();
+                                    b.dedup();
+                                    Some(b)
+                                }
+                                _ => None,
+                            })
+                            .collect(),
+                    });
+                    continue;
+                }
+                _ => continue,
+            };
+            ptr.insert(d, objs);
+        }
+    }
+    ptr
+}
+
+/// The functions' indices, every caller before its callees (a reversed post-order of the call
+/// graph; the decoder refused recursion).
+fn callers_first(funcs: &[Func]) -> Vec<usize> {
+    fn visit(f: usize, funcs: &[Func], seen: &mut [bool], post: &mut Vec<usize>) {
+        if std::mem::replace(&mut seen[f], true) {
+            return;
+        }
+        for i in funcs[f].blocks.iter().flat_map(|b| &b.insts) {
+            if let Inst::Call { f: c, .. } = i {
+                visit(*c as usize, funcs, seen, post);
+            }
+        }
+        post.push(f);
+    }
+    let (mut seen, mut post) = (vec![false; funcs.len()], Vec::new());
+    for f in 0..funcs.len() {
+        visit(f, funcs, &mut seen, &mut post);
+    }
+    post.reverse();
+    post
 }
 
 /// The blocks of the construct headed by `h`: reachable from it without passing `merge`. A

@@ -252,15 +252,23 @@ impl<'m> Decoder<'m> {
         self.validate(&funcs, &interface)?;
         let spec_ids = self.spec_ids();
         let storages: Vec<Storage> = self.objects.iter().map(|o| o.storage).collect();
-        let construct_stores =
-            crate::spirv::stores::construct_stores(&funcs, &self.var_regs, &storages, |s| {
+        // Defined scalar constants, by register (a constant index into an array of descriptors).
+        let scalars: HashMap<Reg, u64> = self
+            .constants
+            .iter()
+            .filter(|c| c.bits.len() == 1 && !c.undef[0])
+            .map(|c| (c.reg, c.bits[0]))
+            .collect();
+        let konst = |r: Reg| scalars.get(&r).copied();
+        let buffer_stores =
+            crate::spirv::stores::construct_stores(&funcs, &self.var_regs, &storages, konst, |s| {
                 matches!(
                     s,
                     Storage::StorageBuffer | Storage::Image | Storage::PhysicalStorageBuffer
                 )
             });
-        let construct_lane_stores =
-            crate::spirv::stores::construct_stores(&funcs, &self.var_regs, &storages, |s| {
+        let lane_stores =
+            crate::spirv::stores::construct_stores(&funcs, &self.var_regs, &storages, konst, |s| {
                 matches!(s, Storage::Function | Storage::Private)
             });
         if !self.opts.keep_calls {
@@ -294,8 +302,9 @@ impl<'m> Decoder<'m> {
             lane_units: self.lane_units,
             shared_units: self.shared_units,
             member_names,
-            construct_stores,
-            construct_lane_stores,
+            construct_stores: buffer_stores.constructs,
+            construct_lane_stores: lane_stores.constructs,
+            func_lane_stores: lane_stores.functions,
             constructs: self.constructs,
             spec_ids,
             uses_subgroups: self.uses_subgroups,

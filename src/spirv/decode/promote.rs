@@ -18,8 +18,10 @@
 //! Why the results are the same to the bit. The executor's store to an in-bounds place of a
 //! variable through a constant pointer, of 32- or 64-bit scalars, copies each lane's bits and taint
 //! into the lane's memory row, and the load back copies them out again ([`crate::spirv::memops`]'s
-//! fast paths) — *while no invocation's path is lost*: then a store takes the lost path's taint
-//! too (`Wg::write_taint`). So the promoted body is run only until a path is first lost
+//! fast paths) — *while no invocation's path is lost*: then the end of the construct a lane's
+//! path was lost in, or the return of the call, gives the variables its paths may store the path's
+//! taint in memory (`Wg::end_lost_paths`, `Wg::taint_own`) and not in the registers that stand for
+//! them. So the promoted body is run only until a path is first lost
 //! ([`crate::spirv::flow`]), and nothing is promoted after a call in the block (a callee
 //! may lose a path). A renamed register is read only in this block, from its load to its next
 //! definition, and the register it is renamed to is not written in that range; a removed store's
@@ -31,8 +33,8 @@
 //! all use one place of 32-bit scalars is *carried* in a register of its own. Its stores stay, each
 //! followed by a copy of the stored value into that register; a load reached only after a store on
 //! every path from the function's entry ([`Promote::stored`]) reads the register. Register and
-//! memory agree lane for lane until a path is first lost (then a store takes the lost path's taint
-//! and the copy does not), so the promoted bodies run only until then (`Wg::ever_lost`), and the
+//! memory agree lane for lane until a path is first lost (then memory may take the lost path's
+//! taint and the register does not), so the promoted bodies run only until then (`Wg::ever_lost`), and the
 //! bodies as written read the memory the stores kept.
 //!
 //! Across calls: a parameter every call passes the same constant pointer is *bound* to it
