@@ -278,12 +278,16 @@ fn a_load_reads_what_the_last_store_to_the_variable_wrote() {
 /// stored and read back holds what this path stored, so the out-of-bounds index it makes is
 /// reported as the same kernel with the index in a register reports it (SPIR-V 2.2.2: an undefined
 /// value is *some* value; the execution that took this way writes past the buffer). Promoted or
-/// as written, and through a local or a register: the same findings, the same buffer.
+/// as written, through a local, an element of a local array or a register: the same findings, the
+/// same buffer.
 #[test]
 fn a_local_stored_on_a_lost_path_reads_back_what_the_path_stored() {
     let branch =
         "void main() { uint i = gl_LocalInvocationIndex; uint u; if ((u < 5u) != (u >= 5u)) {";
     let through_local = format!("{branch} uint t = i + 200u; b[t] = 1u; }} b[i] = 2u; }}");
+    // A place each invocation picks for itself (not one pointer for all): the store lane by lane.
+    let through_array =
+        format!("{branch} uint t[2]; t[i & 1u] = i + 200u; b[t[i & 1u]] = 1u; }} b[i] = 2u; }}");
     let in_register = format!("{branch} b[i + 200u] = 1u; }} b[i] = 2u; }}");
     let texts =
         |r: &ModelRun| -> Vec<String> { r.findings.iter().map(|f| r.finding_text(f)).collect() };
@@ -298,7 +302,10 @@ fn a_local_stored_on_a_lost_path_reads_back_what_the_path_stored() {
         !oob.is_empty(),
         "no lane took the way that writes past b: {expected:#?}"
     );
-    for r in run_both(&through_local) {
+    for r in run_both(&through_local)
+        .into_iter()
+        .chain(run_both(&through_array))
+    {
         assert_eq!(texts(&r), expected);
         for i in 0..16 {
             assert_eq!(word(&r, i).0, 2, "b[{i}]");

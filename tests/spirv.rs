@@ -1719,3 +1719,22 @@ fn an_own_variable_a_lost_path_stored_before_returning_is_undefined_in_the_calle
         );
     }
 }
+
+// "One path is not all paths" (SPIR-V 2.2.2; issue 19, rule 6) where the way not taken goes on
+// past the construct: `if (undefined) { p[0] = 1; return; } q[0] = 2;` — an execution that returns
+// never runs the store after the merge, one that does not return runs it, so `q[0]` is not defined
+// whichever way the model took (and `p[0]` neither). Both senses of the test, so that the model's
+// way is the returning one in one of them. The barrier keeps the dispatch from being run once per
+// way (`spirv/explore.rs`).
+#[test]
+fn what_a_way_not_taken_stores_after_leaving_the_construct_is_not_defined() {
+    for test in ["x == 7u", "x != 7u"] {
+        let src = format!("{HEAD}layout(local_size_x = 1) in;\nlayout(binding = 0) buffer P {{ uint p[]; }};\nlayout(binding = 1) buffer Q {{ uint q[]; }};\nvoid f() {{\n  uint x;\n  if ({test}) {{ p[0] = 1u; return; }}\n  q[0] = 2u;\n}}\nvoid main() {{\n  f();\n  barrier();\n}}\n");
+        let r = run_glsl(&src, Mode::Maximal, 1, [1, 1, 1], &[vec![0; 1], vec![0; 1]]);
+        assert_eq!(r.explored, None, "the barrier stops exploring");
+        for (i, name) in [(0, "p"), (1, "q")] {
+            let s = r.status(r.buffers[i].word_taint(0));
+            assert!(s != WordStatus::Exact, "{test}: {name}[0] is {s:?}");
+        }
+    }
+}

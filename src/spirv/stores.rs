@@ -112,6 +112,12 @@ pub fn construct_stores(
                     objs.extend(func_stores(c as usize, &own, &mut of_func));
                 }
             }
+            // A way out of the construct other than its merge (a return, a break or continue of
+            // an enclosing loop) goes on past it: the way not taken may run any store of the
+            // function after the merge that the way taken skipped, or the other way round.
+            if hb.escapes {
+                objs.extend(func_stores(fi, &own, &mut of_func));
+            }
             if !objs.is_empty() {
                 let mut v: Vec<ObjectId> = objs.into_iter().collect();
                 v.sort();
