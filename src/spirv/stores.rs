@@ -9,8 +9,11 @@ use crate::spirv::inst::{BlockIdx, Func, Inst, Merge, ObjectId, Reg, Step, Term}
 use crate::spirv::types::Storage;
 use std::collections::{HashMap, HashSet};
 
-/// One block's stores: its index, the buffer objects it stores to, the functions it calls.
-type BlockStores = (BlockIdx, Vec<ObjectId>, Vec<u32>);
+/// One block's stores: the objects it stores to, the functions it calls.
+type BlockStores = (Vec<ObjectId>, Vec<u32>);
+
+/// The objects each pointer register may point into ([`pointer_objects`]).
+pub type PointerObjects = HashMap<Reg, Vec<u32>>;
 
 /// The objects stores may reach, per construct and per function.
 #[derive(Clone, Debug, Default)]
@@ -24,13 +27,11 @@ pub struct Stores {
 /// For every construct header (by label id): the objects of the storage classes `which` accepts
 /// that its blocks may store to (buffers and images: what other executions may write for
 /// [`crate::spirv::exec`]'s paths not taken; an invocation's own variables: what its lost path may
-/// have left different in them when it reconverges). `konst` gives a register's value where it is
-/// a defined scalar constant (an index into an array of descriptors that picks one of them).
+/// have left different in them when it reconverges). `ptr` is what [`pointer_objects`] found.
 pub fn construct_stores(
     funcs: &[Func],
-    var_regs: &HashMap<Reg, ObjectId>,
+    ptr: &PointerObjects,
     storages: &[Storage],
-    konst: impl Fn(Reg) -> Option<u64>,
     which: impl Fn(Storage) -> bool,
 ) -> Stores {
     let buffers: Vec<ObjectId> = storages
@@ -39,7 +40,6 @@ pub fn construct_stores(
         .filter(|(_, s)| which(**s))
         .map(|(i, _)| ObjectId::new(i as u32))
         .collect();
-    let ptr = pointer_objects(funcs, var_regs, konst);
     let target = |r: &Reg| -> Vec<ObjectId> {
         match ptr.get(r) {
             Some(objs) => buffers
@@ -56,8 +56,7 @@ pub fn construct_stores(
         .map(|f| {
             f.blocks
                 .iter()
-                .enumerate()
-                .map(|(bi, b)| {
+                .map(|b| {
                     let mut objs = Vec::new();
                     let mut calls = Vec::new();
                     for i in &b.insts {
@@ -71,7 +70,7 @@ pub fn construct_stores(
                             _ => {}
                         }
                     }
-                    (bi as BlockIdx, objs, calls)
+                    (objs, calls)
                 })
                 .collect()
         })
@@ -87,7 +86,7 @@ pub fn construct_stores(
             return s.clone();
         }
         let mut s = HashSet::new();
-        for (_, objs, calls) in &own[f] {
+        for (objs, calls) in &own[f] {
             s.extend(objs.iter().copied());
             for &c in calls {
                 s.extend(func_stores(c as usize, own, memo));
@@ -106,7 +105,7 @@ pub fn construct_stores(
             };
             let mut objs: HashSet<ObjectId> = HashSet::new();
             for b in construct_blocks(f, h as BlockIdx, merge) {
-                let (_, o, calls) = &own[fi][b as usize];
+                let (o, calls) = &own[fi][b as usize];
                 objs.extend(o.iter().copied());
                 for &c in calls {
                     objs.extend(func_stores(c as usize, &own, &mut of_func));
@@ -150,11 +149,12 @@ pub fn construct_stores(
 /// before all blocks they dominate" (SPIR-V 1.6, 2.16.1 "Universal Validation Rules") — only a phi
 /// may name a result defined later, and a phi's pointer is not followed; and with no recursion
 /// (refused by the decoder) every call to a function is seen before the function.
-fn pointer_objects(
+/// `konst` gives a register's value where it is a defined scalar constant.
+pub fn pointer_objects(
     funcs: &[Func],
     var_regs: &HashMap<Reg, ObjectId>,
     konst: impl Fn(Reg) -> Option<u64>,
-) -> HashMap<Reg, Vec<u32>> {
+) -> PointerObjects {
     let mut ptr: HashMap<Reg, Vec<u32>> =
         var_regs.iter().map(|(r, o)| (*r, vec![o.get()])).collect();
     // Per function, per parameter: the union of what its calls pass (None: a call passes an

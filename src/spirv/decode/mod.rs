@@ -259,18 +259,18 @@ impl<'m> Decoder<'m> {
             .filter(|c| c.bits.len() == 1 && !c.undef[0])
             .map(|c| (c.reg, c.bits[0]))
             .collect();
-        let konst = |r: Reg| scalars.get(&r).copied();
-        let buffer_stores =
-            crate::spirv::stores::construct_stores(&funcs, &self.var_regs, &storages, konst, |s| {
-                matches!(
-                    s,
-                    Storage::StorageBuffer | Storage::Image | Storage::PhysicalStorageBuffer
-                )
-            });
-        let lane_stores =
-            crate::spirv::stores::construct_stores(&funcs, &self.var_regs, &storages, konst, |s| {
-                matches!(s, Storage::Function | Storage::Private)
-            });
+        let ptr = crate::spirv::stores::pointer_objects(&funcs, &self.var_regs, |r| {
+            scalars.get(&r).copied()
+        });
+        let buffer_stores = crate::spirv::stores::construct_stores(&funcs, &ptr, &storages, |s| {
+            matches!(
+                s,
+                Storage::StorageBuffer | Storage::Image | Storage::PhysicalStorageBuffer
+            )
+        });
+        let lane_stores = crate::spirv::stores::construct_stores(&funcs, &ptr, &storages, |s| {
+            matches!(s, Storage::Function | Storage::Private)
+        });
         if !self.opts.keep_calls {
             inline::inline_calls(&mut funcs);
         }
