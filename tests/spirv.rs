@@ -1688,7 +1688,7 @@ OpFunctionEnd
 // ways', not pinned down. So the indices they give are undefined and the stores through them leave
 // no element of `b` or `c` defined (another execution writes `b[2]` where this one wrote `b[1]`, or
 // the other way round). A variable of the caller the callee cannot reach keeps its defined value,
-// and so does an index made from it.
+// and so does an index made from it — and its store is pinned down: the call ended the lost path.
 // The barrier keeps the dispatch from being run once per way (`spirv/explore.rs`).
 #[test]
 fn an_own_variable_a_lost_path_stored_before_returning_is_undefined_in_the_caller() {
@@ -1708,15 +1708,45 @@ fn an_own_variable_a_lost_path_stored_before_returning_is_undefined_in_the_calle
             assert!(matches!(s, WordStatus::Undefined(_)), "{name}[{w}]: {s:?}");
         }
     }
-    // `keep` indexes `k` as a defined value: only `k[5]` is written (by a lane still lost, so not
-    // pinned down); no execution writes the rest.
+    // `keep` indexes `k` as a defined value, and the call ended the lost path (every way through
+    // `f` returns to it): `k[5] = 1` is written by every execution, the rest by none — all of `k`
+    // defined.
     let k = &r.buffers[2];
     for w in 0..8 {
-        assert_eq!(
-            r.status(k.word_taint(w)) == WordStatus::Exact,
-            w != 5,
-            "k[{w}]"
-        );
+        assert_eq!(r.status(k.word_taint(w)), WordStatus::Exact, "k[{w}]");
+    }
+    assert_eq!(u32s(&k.bytes), [0, 0, 0, 0, 0, 1, 0, 0]);
+}
+
+// SPV_KHR_maximal_reconvergence, "Reconvergence": "Given dynamic instances 'I' of an instruction
+// and 'FC' of an OpFunctionCall, where the instruction of 'I' immediately succeeds the
+// OpFunctionCall in binary order [...] 'T(I)' will include all non-escaping invocations in
+// 'T(FC)'" — "function call return acts as reconvergence point". An invocation whose path the callee
+// lost (a branch on an undefined value, one way returning early) is back in its tangle after the
+// call, whichever way it went: the subgroup operation after the call reads every lane and is
+// defined, as is the store after it. What the callee returned to it is not (the ways returned 1
+// and 2). Under the base model the call return is no reconvergence point, so the same sum is not
+// pinned down.
+#[test]
+fn the_return_of_a_call_ends_a_path_lost_in_the_callee() {
+    let src = format!("{HEAD}layout(local_size_x = 8) in;\nlayout(binding = 0) buffer S {{ uint s[]; }};\nlayout(binding = 1) buffer R {{ uint r[]; }};\nuint f() {{\n  uint x;\n  if (gl_SubgroupInvocationID == 3u && x == 7u) {{ return 1u; }}\n  return 2u;\n}}\nvoid main() {{\n  uint v = f();\n  s[gl_LocalInvocationIndex] = subgroupAdd(1u);\n  r[gl_LocalInvocationIndex] = v;\n  barrier();\n}}\n");
+    let r = run_glsl(&src, Mode::Maximal, 8, [1, 1, 1], &[vec![0; 8], vec![0; 8]]);
+    assert_eq!(r.explored, None, "the barrier stops exploring");
+    let (s, res) = (&r.buffers[0], &r.buffers[1]);
+    assert_eq!(u32s(&s.bytes), [8; 8]);
+    for l in 0..8 {
+        assert_eq!(r.status(s.word_taint(l)), WordStatus::Exact, "s[{l}]");
+        let st = r.status(res.word_taint(l));
+        if l == 3 {
+            assert!(matches!(st, WordStatus::Undefined(_)), "r[3]: {st:?}");
+        } else {
+            assert_eq!(st, WordStatus::Exact, "r[{l}]");
+        }
+    }
+    let r = run_glsl(&src, Mode::Base, 8, [1, 1, 1], &[vec![0; 8], vec![0; 8]]);
+    for l in 0..8 {
+        let st = r.status(r.buffers[0].word_taint(l));
+        assert!(st != WordStatus::Exact, "base: s[{l}] is {st:?}");
     }
 }
 

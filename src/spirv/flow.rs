@@ -980,12 +980,20 @@ impl Wg<'_, '_> {
             let slots = self.regs.slots(r);
             self.taint_lost(r, slots, &ended);
         }
-        each_lane(&ended, n, |s| {
-            self.phi_taint[s] = self.lost_taint[s];
+        each_lane(&ended, n, |s| self.phi_taint[s] = self.lost_taint[s]);
+        self.any_phi_taint = true;
+        self.found_path(&ended);
+    }
+
+    /// The lanes in `ended` are back on a pinned-down path: no longer lost (what they computed on
+    /// the way has taken the path's taint already), and a subgroup none of whose lanes is lost any
+    /// more is no longer one whose tangled results are unknown.
+    fn found_path(&mut self, ended: &[LaneMask]) {
+        let n = self.n;
+        each_lane(ended, n, |s| {
             self.lost_taint[s] = Taint::NONE;
             self.lost_depth[s] = u32::MAX;
         });
-        self.any_phi_taint = true;
         self.any_lost = self.lost_taint.iter().any(|t| !t.is_none());
         for g in 0..self.groups {
             if self.lost.sg[g].is_some()
@@ -1104,9 +1112,14 @@ impl Wg<'_, '_> {
             self.call_result(d, r, callee.ret_slots, &joined.set);
         }
         if self.any_lost {
-            // Lanes lost in the callee are back at the call: still lost, now at the caller's
-            // innermost construct. What the callee stored to their own variables depends on
-            // the way they went, as the result does (`call_result`).
+            // Lanes lost in the callee are back at the call, whichever way they went: every way
+            // through a function ends at its return (a compute shader has no OpKill or
+            // OpTerminateInvocation; OpUnreachable is undefined behaviour and ends the lane here;
+            // a way that never returns is assumed away, as at a construct's merge). So the call
+            // ends their lost path, as a merge every way reaches does (`end_lost_paths`): what
+            // they computed on the way is undefined — the result (`call_result`, above) and what
+            // the callee stores to their own variables — and their path after the call is not.
+            // With `lost_paths_end` off they stay lost, now at the caller's innermost construct.
             let top = (self.frames.len() - 1) as u32;
             let n = self.n;
             let mut lost_in_call = PerGroup::from_elem(LaneMask::EMPTY, self.groups);
@@ -1116,8 +1129,9 @@ impl Wg<'_, '_> {
                     lost_in_call[s / n] = lost_in_call[s / n].with((s % n) as u32);
                 }
             }
-            if self.d.cfg.lost_paths_end {
+            if self.d.cfg.lost_paths_end && lost_in_call.iter().any(|m| !m.is_empty()) {
                 self.taint_own(&k.func_lane_stores[f as usize], &lost_in_call);
+                self.found_path(&lost_in_call);
             }
         }
         Ok(joined)
