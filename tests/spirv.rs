@@ -817,6 +817,34 @@ fn a_branch_on_an_undefined_value_whose_ways_store_different_values_leaves_them_
     assert_eq!((e.ways, e.units), (2, 0));
 }
 
+// Exploring decides unit by unit (docs/interpreter.md, "Every way of a branch on an undefined
+// value"): each invocation stores on both ways one element that the ways give different values
+// (`b[2i]`: 1 or 2) and one they give the same (`b[2i + 1] = i`). The first are undefined, the
+// second defined with their value — a unit is compared on its own bytes, not with its neighbours'.
+#[test]
+fn exploring_makes_defined_each_unit_every_way_leaves_alike_and_no_other() {
+    let src = format!("{UNDEF_HEAD}void main() {{\n  uint u;\n  uint i = gl_LocalInvocationIndex;\n  if (u > 5u) {{ b[2u * i] = 1u; b[2u * i + 1u] = i; }} else {{ b[2u * i] = 2u; b[2u * i + 1u] = i; }}\n}}\n");
+    let r = run_glsl(&src, Mode::Base, 4, [1, 1, 1], &[vec![0; 16]]);
+    let words = u32s(&r.buffers[0].bytes);
+    for i in 0..8 {
+        let chain = undefined_chain(&r, 2 * i);
+        assert!(
+            chain.contains("path depends on an undefined value"),
+            "b[{}]: {chain}",
+            2 * i
+        );
+        assert_eq!(
+            r.status(r.buffers[0].word_taint(2 * i + 1)),
+            WordStatus::Exact,
+            "b[{}]",
+            2 * i + 1
+        );
+        assert_eq!(words[2 * i + 1], i as u32, "b[{}]", 2 * i + 1);
+    }
+    let e = r.explored.expect("explored");
+    assert_eq!((e.ways, e.units), (2, 8));
+}
+
 #[test]
 fn branches_on_undefined_values_are_not_explored_where_invocations_may_then_influence_one_another()
 {
