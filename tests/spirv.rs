@@ -1622,6 +1622,49 @@ fn what_the_path_not_taken_would_write_is_not_defined_through_calls_descriptor_a
     }
 }
 
+// The same rule's other side: what no way can store keeps its defined value. The way not taken
+// stores through `cs[K]` with `K` (a specialization constant) past the end of the array of two
+// descriptors — an access no execution can make within the array (Vulkan, "Descriptor Set
+// Binding": an array index must be in range) — so it names no buffer: not `d`, declared beside the
+// array (glslang numbers the variables as the kernel first names them: `cs[0]`, `cs[1]`, then `d`,
+// the object one past the array). The way the model takes (the uninitialised `x` runs as 0, so
+// `x == 7u` is false) writes `a[0]` only, and every element of `d` stays `Exact`.
+#[test]
+fn a_constant_descriptor_index_past_the_array_names_no_buffer_the_way_not_taken_may_store() {
+    let src = "#version 450\nlayout(local_size_x = 1) in;\n\
+        layout(constant_id = 0) const uint K = 2u;\n\
+        layout(binding = 0) buffer A { uint a[]; };\n\
+        layout(binding = 1) buffer C { uint c[]; } cs[2];\n\
+        layout(binding = 2) buffer D { uint d[]; };\n\
+        void main() {\n  uint x;\n  uint v = cs[0].c[3] + d[3];\n\
+          if (x == 7u) { cs[K].c[0] = 1u; } else { a[0] = 1u + v; }\n  barrier();\n}\n";
+    let k = decode(&glsl(src, "k.comp"), &DecodeOptions::default()).unwrap();
+    let input = |binding: u32, element: u32| BufferInput {
+        set: 0,
+        binding,
+        element,
+        bytes: bytes_u32(&[0; 4]),
+        ..Default::default()
+    };
+    let bufs = [input(0, 0), input(1, 0), input(1, 1), input(2, 0)];
+    let r = run_model(&k, cfg(1, Mode::Maximal, [1, 1, 1]), &bufs, None).unwrap();
+    assert_eq!(r.explored, None, "the barrier stops exploring");
+    let out = |binding: u32, element: u32| {
+        r.buffers
+            .iter()
+            .find(|b| b.binding == binding && b.element == element)
+            .expect("every bound buffer is reported")
+    };
+    assert_eq!(u32s(&out(0, 0).bytes)[0], 1, "the model took the else way");
+    for w in 0..4 {
+        assert_eq!(
+            r.status(out(2, 0).word_taint(w)),
+            WordStatus::Exact,
+            "d[{w}]"
+        );
+    }
+}
+
 // The same rule (SPIR-V 2.2.2; issue 19, rule 6) for a whole array copied by `OpCopyMemory`
 // through a pointer that `OpCopyObject` copied: each way of a branch on an `OpUndef` copies `src`
 // into a buffer of its own, so whichever way the model takes, the other way's buffer is never
