@@ -1627,17 +1627,18 @@ fn what_the_path_not_taken_would_write_is_not_defined_through_calls_descriptor_a
 // descriptors — an access no execution can make within the array (Vulkan, "Descriptor Set
 // Binding": an array index must be in range) — so it names no buffer: not `d`, declared beside the
 // array (glslang numbers the variables as the kernel first names them: `cs[0]`, `cs[1]`, then `d`,
-// the object one past the array). The way the model takes (the uninitialised `x` runs as 0, so
+// the object one past the array). A dynamic index (`cs[v]`) may name every descriptor of the
+// array, so `cs[0].c[1]` and `cs[1].c[1]` are not defined. The way the model takes (the uninitialised `x` runs as 0, so
 // `x == 7u` is false) writes `a[0]` only, and every element of `d` stays `Exact`.
 #[test]
-fn a_constant_descriptor_index_past_the_array_names_no_buffer_the_way_not_taken_may_store() {
+fn a_constant_descriptor_index_past_the_array_names_no_buffer_a_dynamic_one_every_buffer_of_it() {
     let src = "#version 450\nlayout(local_size_x = 1) in;\n\
         layout(constant_id = 0) const uint K = 2u;\n\
         layout(binding = 0) buffer A { uint a[]; };\n\
         layout(binding = 1) buffer C { uint c[]; } cs[2];\n\
         layout(binding = 2) buffer D { uint d[]; };\n\
         void main() {\n  uint x;\n  uint v = cs[0].c[3] + d[3];\n\
-          if (x == 7u) { cs[K].c[0] = 1u; } else { a[0] = 1u + v; }\n  barrier();\n}\n";
+          if (x == 7u) { cs[K].c[0] = 1u; cs[v].c[1] = 1u; } else { a[0] = 1u + v; }\n  barrier();\n}\n";
     let k = decode(&glsl(src, "k.comp"), &DecodeOptions::default()).unwrap();
     let input = |binding: u32, element: u32| BufferInput {
         set: 0,
@@ -1662,6 +1663,10 @@ fn a_constant_descriptor_index_past_the_array_names_no_buffer_the_way_not_taken_
             WordStatus::Exact,
             "d[{w}]"
         );
+    }
+    for e in 0..2 {
+        let st = r.status(out(1, e).word_taint(1));
+        assert!(st != WordStatus::Exact, "cs[{e}].c[1] is {st:?}");
     }
 }
 
