@@ -1763,12 +1763,14 @@ OpFunctionEnd
 // on each way, and the caller, past the call, reads them — SPIR-V 2.2.2: each value is one of the
 // ways', not pinned down. So the indices they give are undefined and the stores through them leave
 // no element of `b` or `c` defined (another execution writes `b[2]` where this one wrote `b[1]`, or
-// the other way round). A variable of the caller the callee cannot reach keeps its defined value,
-// and so does an index made from it — and its store is pinned down: the call ended the lost path.
+// the other way round). `f` is called twice, with a temporary of `v` and one of `w` (glslang's
+// `out` arguments): its parameter may point to either, and no other variable. A variable of the
+// caller the callee cannot reach keeps its defined value, and so does an index made from it — and
+// its store is pinned down: the call ended the lost path.
 // The barrier keeps the dispatch from being run once per way (`spirv/explore.rs`).
 #[test]
 fn an_own_variable_a_lost_path_stored_before_returning_is_undefined_in_the_caller() {
-    let src = format!("{HEAD}layout(local_size_x = 1) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nlayout(binding = 1) buffer C {{ uint c[]; }};\nlayout(binding = 2) buffer K {{ uint k[]; }};\nuint g;\nvoid f(out uint r) {{\n  uint x;\n  if (x == 7u) {{ g = 1u; r = 1u; return; }}\n  g = 2u;\n  r = 2u;\n}}\nvoid main() {{\n  uint keep = gl_LocalInvocationIndex + 5u;\n  uint v;\n  f(v);\n  b[g] = 3u;\n  c[v] = 4u;\n  k[keep] = 1u;\n  barrier();\n}}\n");
+    let src = format!("{HEAD}layout(local_size_x = 1) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nlayout(binding = 1) buffer C {{ uint c[]; }};\nlayout(binding = 2) buffer K {{ uint k[]; }};\nuint g;\nvoid f(out uint r) {{\n  uint x;\n  if (x == 7u) {{ g = 1u; r = 1u; return; }}\n  g = 2u;\n  r = 2u;\n}}\nvoid main() {{\n  uint keep = gl_LocalInvocationIndex + 5u;\n  uint v, w;\n  f(v);\n  f(w);\n  b[g] = 3u;\n  c[v] = 4u;\n  c[w] = 4u;\n  k[keep] = 1u;\n  barrier();\n}}\n");
     let r = run_glsl(
         &src,
         Mode::Maximal,
