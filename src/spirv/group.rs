@@ -62,7 +62,6 @@ impl Wg<'_, '_> {
     ) -> Result<(), SpirvError> {
         let size = self.d.cfg.size;
         let n = self.n;
-        let lanes = self.lanes;
         self.regs.make_dirty(d);
         let db = self.regs.base(d);
         let rn = self.regs.slots(d) as usize;
@@ -82,8 +81,7 @@ impl Wg<'_, '_> {
         let key = gi as *const Group as usize;
         let (mut last_call, mut plan) = match self.group_calls.remove(&key) {
             Some((a, c, p)) if c.op() == gi.op && c.size() == size => (Some((a, c)), p),
-            Some(_) => (None, None),
-            None => (None, None),
+            _ => (None, None),
         };
         let mut last_undefined: Option<(Reason, Taint)> = None;
         for g in 0..self.groups {
@@ -150,11 +148,7 @@ impl Wg<'_, '_> {
             let plan = plan.as_ref().filter(|_| shared);
             let Some(call) = call else {
                 let p = self.prov(bad.expect("a cause"), loc, Taint::NONE);
-                for l in set.iter() {
-                    for c in 0..rn {
-                        self.regs.taint[db + c * lanes + base + l as usize] = p;
-                    }
-                }
+                self.set_result_taint(set, (base, db, rn), p);
                 continue;
             };
             // The lanes the model left undefined (a list kept across calls: no allocation per
@@ -172,17 +166,24 @@ impl Wg<'_, '_> {
             );
             self.group_undefined = undefined;
             if let Some(p) = unpinned {
-                for l in set.iter() {
-                    for c in 0..rn {
-                        self.regs.taint[db + c * lanes + base + l as usize] = p;
-                    }
-                }
+                self.set_result_taint(set, (base, db, rn), p);
             }
         }
         if let Some((a, c)) = last_call {
             self.group_calls.insert(key, (a, c, plan));
         }
         Ok(())
+    }
+
+    /// Gives every component (`rn`, rows from `db`) of the result in the lanes `set` of the
+    /// subgroup at `base` the taint `p`.
+    fn set_result_taint(&mut self, set: LaneMask, (base, db, rn): (usize, usize, usize), p: Taint) {
+        let lanes = self.lanes;
+        for l in set.iter() {
+            for c in 0..rn {
+                self.regs.taint[db + c * lanes + base + l as usize] = p;
+            }
+        }
     }
 
     /// The values of a subgroup instruction's result in one subgroup (at `base`; result row at
