@@ -151,6 +151,41 @@ fn an_access_through_an_address_in_no_buffer_is_out_of_bounds_and_undefined() {
         findings(&out.report)
     );
     assert!(findings(&out.report).contains("write through a device address that lies in no buffer"));
+    // An atomic add through it reads and writes: a write out of bounds, as the store was.
+    // An atomic load only reads, its 8 bytes (a 64-bit load): the value is undefined, named by the
+    // address and width of the access.
+    for (access, write) in [
+        ("atomicAdd(p.dst.c[0], 1ul)", true),
+        ("atomicLoad(p.dst.c[0], gl_ScopeDevice, 0, 0)", false),
+    ] {
+        let atomic = format!("#extension GL_EXT_shader_atomic_int64 : require\n\
+            #extension GL_KHR_memory_scope_semantics : require\n\
+            layout(local_size_x = 4) in;\n\
+            layout(buffer_reference, std430) buffer Counts {{ uint64_t c[]; }};\n\
+            layout(push_constant) uniform P {{ Counts dst; }} p;\n\
+            layout(binding = 0) buffer O {{ float o[]; }};\n\
+            void main() {{ uint i = gl_GlobalInvocationID.x; o[i] = 1.0; if (i == 3u) o[i] = float({access}); }}\n");
+        let out = run(
+            &job(&atomic, &["zeros:f32:4"], &[], Some("values:u64:0")),
+            1,
+        );
+        let text = findings(&out.report);
+        if write {
+            assert_eq!(out.report.buffers[0].undefined, 4, "{text}");
+            assert!(
+                text.contains("write through a device address that lies in no buffer"),
+                "{text}"
+            );
+        } else {
+            assert_eq!(out.report.buffers[0].undefined, 1, "{text}");
+            assert!(
+                text.contains("read through a device address that lies in no buffer")
+                    && text
+                        .contains("device address 0x0 (8 bytes) lies in no buffer of the dispatch"),
+                "{text}"
+            );
+        }
+    }
 }
 
 // SPIR-V 2.2.2 / OpUndef: "each consumption of Result <id> yields an arbitrary, possibly different
