@@ -1556,6 +1556,209 @@ void main() {{\n\
     );
 }
 
+// SPIR-V 3.52.x (Atomic Instructions) and SPV_EXT_shader_atomic_float_add / _min_max: each atomic
+// instruction reads the value at its pointer, returns it (the "Original Value"), and stores what its
+// operation makes of it and of its operand — OpAtomicLoad nothing, OpAtomicStore the operand,
+// OpAtomicExchange the operand, OpAtomicCompareExchange the operand "only if Original Value equals
+// Comparator", OpAtomicIIncrement/IDecrement "Original Value + 1"/"- 1", OpAtomicIAdd/ISub the sum
+// and difference, SMin/UMin/SMax/UMax the signed or unsigned minimum or maximum, And/Or/Xor the
+// bitwise operation, FAddEXT/FMinEXT/FMaxEXT the float sum, minimum and maximum. One instruction of
+// each on its own element (every one 11, the floats 1.0), operands chosen so that no two
+// operations leave the same value (`0xffffffff` is -1 signed and the largest unsigned; 6 is
+// 0b0110 against 11's 0b1011). The decoder's map from opcode to operation, one instruction each.
+#[test]
+fn every_atomic_instruction_returns_the_original_value_and_stores_its_own_operation() {
+    use lockstep::kernel::{compile, SourceLang, SourceOptions};
+    let text = r#"OpCapability Shader
+OpCapability AtomicFloat32AddEXT
+OpCapability AtomicFloat32MinMaxEXT
+OpExtension "SPV_EXT_shader_atomic_float_add"
+OpExtension "SPV_EXT_shader_atomic_float_min_max"
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main"
+OpExecutionMode %main LocalSize 1 1 1
+OpDecorate %ua ArrayStride 4
+OpDecorate %fa ArrayStride 4
+OpDecorate %U Block
+OpMemberDecorate %U 0 Offset 0
+OpDecorate %F Block
+OpMemberDecorate %F 0 Offset 0
+OpDecorate %m DescriptorSet 0
+OpDecorate %m Binding 0
+OpDecorate %r DescriptorSet 0
+OpDecorate %r Binding 1
+OpDecorate %fm DescriptorSet 0
+OpDecorate %fm Binding 2
+OpDecorate %fr DescriptorSet 0
+OpDecorate %fr Binding 3
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%float = OpTypeFloat 32
+%u0 = OpConstant %uint 0
+%u16 = OpConstant %uint 16
+%u3 = OpConstant %uint 3
+%dev = OpConstant %uint 1
+%none = OpConstant %uint 0
+%v5 = OpConstant %uint 5
+%v6 = OpConstant %uint 6
+%v11 = OpConstant %uint 11
+%v12 = OpConstant %uint 12
+%vm1 = OpConstant %uint 4294967295
+%f25 = OpConstant %float 2.5
+%f05 = OpConstant %float 0.5
+%c0 = OpConstant %uint 0
+%c1 = OpConstant %uint 1
+%c2 = OpConstant %uint 2
+%c3 = OpConstant %uint 3
+%c4 = OpConstant %uint 4
+%c5 = OpConstant %uint 5
+%c6 = OpConstant %uint 6
+%c7 = OpConstant %uint 7
+%c8 = OpConstant %uint 8
+%c9 = OpConstant %uint 9
+%c10 = OpConstant %uint 10
+%c11 = OpConstant %uint 11
+%c12 = OpConstant %uint 12
+%c13 = OpConstant %uint 13
+%c14 = OpConstant %uint 14
+%c15 = OpConstant %uint 15
+%ua = OpTypeArray %uint %u16
+%fa = OpTypeArray %float %u3
+%U = OpTypeStruct %ua
+%F = OpTypeStruct %fa
+%pU = OpTypePointer StorageBuffer %U
+%pF = OpTypePointer StorageBuffer %F
+%pu = OpTypePointer StorageBuffer %uint
+%pf = OpTypePointer StorageBuffer %float
+%m = OpVariable %pU StorageBuffer
+%r = OpVariable %pU StorageBuffer
+%fm = OpVariable %pF StorageBuffer
+%fr = OpVariable %pF StorageBuffer
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%p0 = OpAccessChain %pu %m %u0 %c0
+%o0 = OpAtomicLoad %uint %p0 %dev %none
+%q0 = OpAccessChain %pu %r %u0 %c0
+OpStore %q0 %o0
+%p1 = OpAccessChain %pu %m %u0 %c1
+OpAtomicStore %p1 %dev %none %v5
+%p2 = OpAccessChain %pu %m %u0 %c2
+%o2 = OpAtomicExchange %uint %p2 %dev %none %v5
+%q2 = OpAccessChain %pu %r %u0 %c2
+OpStore %q2 %o2
+%p3 = OpAccessChain %pu %m %u0 %c3
+%o3 = OpAtomicCompareExchange %uint %p3 %dev %none %none %v5 %v11
+%q3 = OpAccessChain %pu %r %u0 %c3
+OpStore %q3 %o3
+%p4 = OpAccessChain %pu %m %u0 %c4
+%o4 = OpAtomicCompareExchange %uint %p4 %dev %none %none %v5 %v12
+%q4 = OpAccessChain %pu %r %u0 %c4
+OpStore %q4 %o4
+%p5 = OpAccessChain %pu %m %u0 %c5
+%o5 = OpAtomicIIncrement %uint %p5 %dev %none
+%q5 = OpAccessChain %pu %r %u0 %c5
+OpStore %q5 %o5
+%p6 = OpAccessChain %pu %m %u0 %c6
+%o6 = OpAtomicIDecrement %uint %p6 %dev %none
+%q6 = OpAccessChain %pu %r %u0 %c6
+OpStore %q6 %o6
+%p7 = OpAccessChain %pu %m %u0 %c7
+%o7 = OpAtomicIAdd %uint %p7 %dev %none %v5
+%q7 = OpAccessChain %pu %r %u0 %c7
+OpStore %q7 %o7
+%p8 = OpAccessChain %pu %m %u0 %c8
+%o8 = OpAtomicISub %uint %p8 %dev %none %v5
+%q8 = OpAccessChain %pu %r %u0 %c8
+OpStore %q8 %o8
+%p9 = OpAccessChain %pu %m %u0 %c9
+%o9 = OpAtomicSMin %uint %p9 %dev %none %vm1
+%q9 = OpAccessChain %pu %r %u0 %c9
+OpStore %q9 %o9
+%p10 = OpAccessChain %pu %m %u0 %c10
+%o10 = OpAtomicUMin %uint %p10 %dev %none %vm1
+%q10 = OpAccessChain %pu %r %u0 %c10
+OpStore %q10 %o10
+%p11 = OpAccessChain %pu %m %u0 %c11
+%o11 = OpAtomicSMax %uint %p11 %dev %none %vm1
+%q11 = OpAccessChain %pu %r %u0 %c11
+OpStore %q11 %o11
+%p12 = OpAccessChain %pu %m %u0 %c12
+%o12 = OpAtomicUMax %uint %p12 %dev %none %vm1
+%q12 = OpAccessChain %pu %r %u0 %c12
+OpStore %q12 %o12
+%p13 = OpAccessChain %pu %m %u0 %c13
+%o13 = OpAtomicAnd %uint %p13 %dev %none %v6
+%q13 = OpAccessChain %pu %r %u0 %c13
+OpStore %q13 %o13
+%p14 = OpAccessChain %pu %m %u0 %c14
+%o14 = OpAtomicOr %uint %p14 %dev %none %v6
+%q14 = OpAccessChain %pu %r %u0 %c14
+OpStore %q14 %o14
+%p15 = OpAccessChain %pu %m %u0 %c15
+%o15 = OpAtomicXor %uint %p15 %dev %none %v6
+%q15 = OpAccessChain %pu %r %u0 %c15
+OpStore %q15 %o15
+%fp0 = OpAccessChain %pf %fm %u0 %c0
+%fo0 = OpAtomicFAddEXT %float %fp0 %dev %none %f25
+%fq0 = OpAccessChain %pf %fr %u0 %c0
+OpStore %fq0 %fo0
+%fp1 = OpAccessChain %pf %fm %u0 %c1
+%fo1 = OpAtomicFMinEXT %float %fp1 %dev %none %f05
+%fq1 = OpAccessChain %pf %fr %u0 %c1
+OpStore %fq1 %fo1
+%fp2 = OpAccessChain %pf %fm %u0 %c2
+%fo2 = OpAtomicFMaxEXT %float %fp2 %dev %none %f05
+%fq2 = OpAccessChain %pf %fr %u0 %c2
+OpStore %fq2 %fo2
+OpReturn
+OpFunctionEnd
+"#;
+    let m = compile(text, SourceLang::SpirvAsm, &SourceOptions::default()).unwrap();
+    let k = decode(&m.words, &DecodeOptions::default()).unwrap();
+    let input = |binding: u32, bytes: Vec<u8>| BufferInput {
+        set: 0,
+        binding,
+        bytes,
+        ..Default::default()
+    };
+    let f = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let bufs = [
+        input(0, bytes_u32(&[11; 16])),
+        input(1, bytes_u32(&[0; 16])),
+        input(2, f(&[1.0; 3])),
+        input(3, f(&[0.0; 3])),
+    ];
+    let r = run_model(&k, cfg(1, Mode::Base, [1, 1, 1]), &bufs, None).unwrap();
+    assert!(r.findings.is_empty(), "{:?}", r.findings);
+    let out = |binding: u32| {
+        &r.buffers
+            .iter()
+            .find(|b| b.binding == binding)
+            .unwrap()
+            .bytes
+    };
+    // Load, Store, Exchange, CompareExchange (equal, unequal), IIncrement, IDecrement, IAdd, ISub,
+    // SMin, UMin, SMax, UMax (with -1), And, Or, Xor (with 6).
+    let m1 = u32::MAX;
+    assert_eq!(
+        u32s(out(0)),
+        [11, 5, 5, 5, 11, 12, 10, 16, 6, m1, 11, 11, m1, 2, 15, 13]
+    );
+    // Every instruction but the store returns the original 11.
+    let mut returned = [11; 16];
+    returned[1] = 0;
+    assert_eq!(u32s(out(1)), returned);
+    let floats = |b: &[u8]| {
+        b.chunks(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect::<Vec<f32>>()
+    };
+    // FAddEXT (+ 2.5), FMinEXT (0.5), FMaxEXT (0.5).
+    assert_eq!(floats(out(2)), [3.5, 0.5, 1.0]);
+    assert_eq!(floats(out(3)), [1.0; 3]);
+}
+
 // SPIR-V 2.2.2 (an undefined value is some value of its type): at a branch on one, another allowed
 // execution takes the other way, and what that way stores must not be reported as holding its old,
 // defined value (issue 19, rule 6: "one path is not all paths") — whatever the store goes through:
