@@ -1759,6 +1759,25 @@ OpFunctionEnd
     assert_eq!(floats(out(3)), [1.0; 3]);
 }
 
+/// Four zero words for element `element` of the array bound at `binding` (set 0).
+fn four_zero_words(binding: u32, element: u32) -> BufferInput {
+    BufferInput {
+        set: 0,
+        binding,
+        element,
+        bytes: bytes_u32(&[0; 4]),
+        ..Default::default()
+    }
+}
+
+/// Where in `r.buffers` a run reports element `element` of the array bound at `binding`.
+fn bound(r: &ModelRun, binding: u32, element: u32) -> usize {
+    r.buffers
+        .iter()
+        .position(|b| b.binding == binding && b.element == element)
+        .expect("every bound buffer is reported")
+}
+
 // SPIR-V 2.2.2 (an undefined value is some value of its type): at a branch on one, another allowed
 // execution takes the other way, and what that way stores must not be reported as holding its old,
 // defined value (issue 19, rule 6: "one path is not all paths") — whatever the store goes through:
@@ -1783,13 +1802,7 @@ fn what_the_path_not_taken_would_write_is_not_defined_through_calls_descriptor_a
           if (x == 7u) {\n    outer(0u, v);\n    v = twice(v);\n    cs[1].c[0] = 1u;\n    imageStore(img, 0, uvec4(v));\n  } else {\n\
             outer(1u, v);\n    v = twice(v);\n    cs[1].c[1] = 2u;\n    imageStore(img, 1, uvec4(v));\n  }\n  barrier();\n}\n";
     let k = decode(&glsl(src, "k.comp"), &DecodeOptions::default()).unwrap();
-    let input = |binding: u32, element: u32| BufferInput {
-        set: 0,
-        binding,
-        element,
-        bytes: bytes_u32(&[0; 4]),
-        ..Default::default()
-    };
+    let input = four_zero_words;
     let bufs = [
         input(0, 0),
         input(1, 0),
@@ -1799,12 +1812,7 @@ fn what_the_path_not_taken_would_write_is_not_defined_through_calls_descriptor_a
     ];
     let r = run_model(&k, cfg(1, Mode::Maximal, [1, 1, 1]), &bufs, None).unwrap();
     assert_eq!(r.explored, None, "the barrier stops exploring");
-    let out = |binding: u32, element: u32| {
-        r.buffers
-            .iter()
-            .find(|b| b.binding == binding && b.element == element)
-            .expect("every bound buffer is reported")
-    };
+    let out = |binding: u32, element: u32| &r.buffers[bound(&r, binding, element)];
     let stored = [
         (0, 0, "a (by a callee's callee)"),
         (1, 1, "cs[1].c"),
@@ -1843,22 +1851,11 @@ fn a_constant_descriptor_index_past_the_array_names_no_buffer_a_dynamic_one_ever
         void main() {\n  uint x;\n  uint v = cs[0].c[3] + d[3];\n\
           if (x == 7u) { cs[K].c[0] = 1u; cs[v].c[1] = 1u; } else { a[0] = 1u + v; }\n  barrier();\n}\n";
     let k = decode(&glsl(src, "k.comp"), &DecodeOptions::default()).unwrap();
-    let input = |binding: u32, element: u32| BufferInput {
-        set: 0,
-        binding,
-        element,
-        bytes: bytes_u32(&[0; 4]),
-        ..Default::default()
-    };
+    let input = four_zero_words;
     let bufs = [input(0, 0), input(1, 0), input(1, 1), input(2, 0)];
     let r = run_model(&k, cfg(1, Mode::Maximal, [1, 1, 1]), &bufs, None).unwrap();
     assert_eq!(r.explored, None, "the barrier stops exploring");
-    let out = |binding: u32, element: u32| {
-        r.buffers
-            .iter()
-            .find(|b| b.binding == binding && b.element == element)
-            .expect("every bound buffer is reported")
-    };
+    let out = |binding: u32, element: u32| &r.buffers[bound(&r, binding, element)];
     assert_eq!(u32s(&out(0, 0).bytes)[0], 1, "the model took the else way");
     for w in 0..4 {
         assert_eq!(
