@@ -1605,6 +1605,7 @@ OpDecorate %fr Binding 3
 %v11 = OpConstant %uint 11
 %v12 = OpConstant %uint 12
 %vm1 = OpConstant %uint 4294967295
+%vmax = OpConstant %uint 2147483647
 %f25 = OpConstant %float 2.5
 %f05 = OpConstant %float 0.5
 %c0 = OpConstant %uint 0
@@ -1680,7 +1681,7 @@ OpStore %q9 %o9
 %q10 = OpAccessChain %pu %r %u0 %c10
 OpStore %q10 %o10
 %p11 = OpAccessChain %pu %m %u0 %c11
-%o11 = OpAtomicSMax %uint %p11 %dev %none %vm1
+%o11 = OpAtomicSMax %uint %p11 %dev %none %vmax
 %q11 = OpAccessChain %pu %r %u0 %c11
 OpStore %q11 %o11
 %p12 = OpAccessChain %pu %m %u0 %c12
@@ -1739,11 +1740,29 @@ OpFunctionEnd
             .bytes
     };
     // Load, Store, Exchange, CompareExchange (equal, unequal), IIncrement, IDecrement, IAdd, ISub,
-    // SMin, UMin, SMax, UMax (with -1), And, Or, Xor (with 6).
+    // SMin, UMin, UMax (with -1), SMax (with the largest signed value, 0x7fffffff: a NaN's bits,
+    // so that a float maximum of the bit patterns keeps 11), And, Or, Xor (with 6).
     let m1 = u32::MAX;
     assert_eq!(
         u32s(out(0)),
-        [11, 5, 5, 5, 11, 12, 10, 16, 6, m1, 11, 11, m1, 2, 15, 13]
+        [
+            11,
+            5,
+            5,
+            5,
+            11,
+            12,
+            10,
+            16,
+            6,
+            m1,
+            11,
+            0x7fff_ffff,
+            m1,
+            2,
+            15,
+            13
+        ]
     );
     // Every instruction but the store returns the original 11.
     let mut returned = [11; 16];
@@ -1757,6 +1776,145 @@ OpFunctionEnd
     // FAddEXT (+ 2.5), FMinEXT (0.5), FMaxEXT (0.5).
     assert_eq!(floats(out(2)), [3.5, 0.5, 1.0]);
     assert_eq!(floats(out(3)), [1.0; 3]);
+}
+
+// SPIR-V 1.6, 3.52.24 (Non-Uniform Instructions), and SPV_KHR_subgroup_rotate: one opcode names
+// several operations, told apart by its operands — OpGroupNonUniformQuadSwap by its Direction
+// ("0 Horizontal, 1 Vertical, 2 Diagonal": the invocation whose quad index is xor 1, 2 or 3),
+// OpGroupNonUniformRotateKHR by the optional ClusterSize (with it, the rotation stays in its
+// cluster), the arithmetic instructions by their GroupOperation (Reduce, InclusiveScan,
+// ExclusiveScan, ClusteredReduce over ClusterSize invocations); SMin/SMax "interpret" their
+// operands as signed and UMin/UMax as unsigned whatever the type's signedness; the operations
+// take vectors of up to four components. One subgroup of 8, every lane active; x = 10·l + 1,
+// s = l − 4; expected values by those rules.
+#[test]
+fn a_group_instruction_is_the_operation_its_operands_name() {
+    use lockstep::kernel::{compile, SourceLang, SourceOptions};
+    let mut text = String::from(
+        r#"OpCapability Shader
+OpCapability GroupNonUniform
+OpCapability GroupNonUniformArithmetic
+OpCapability GroupNonUniformClustered
+OpCapability GroupNonUniformQuad
+OpCapability GroupNonUniformRotateKHR
+OpExtension "SPV_KHR_subgroup_rotate"
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main" %lid
+OpExecutionMode %main LocalSize 8 1 1
+OpDecorate %lid BuiltIn SubgroupLocalInvocationId
+OpDecorate %ua ArrayStride 4
+OpDecorate %U Block
+OpMemberDecorate %U 0 Offset 0
+OpDecorate %o DescriptorSet 0
+OpDecorate %o Binding 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%int = OpTypeInt 32 1
+%v4uint = OpTypeVector %uint 4
+%u0 = OpConstant %uint 0
+%u1 = OpConstant %uint 1
+%u2 = OpConstant %uint 2
+%u3 = OpConstant %uint 3
+%u4 = OpConstant %uint 4
+%u10 = OpConstant %uint 10
+%u16 = OpConstant %uint 16
+%u128 = OpConstant %uint 128
+%sg = OpConstant %uint 3
+%ua = OpTypeArray %uint %u128
+%U = OpTypeStruct %ua
+%pU = OpTypePointer StorageBuffer %U
+%pu = OpTypePointer StorageBuffer %uint
+%pin = OpTypePointer Input %uint
+%lid = OpVariable %pin Input
+%o = OpVariable %pU StorageBuffer
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%l = OpLoad %uint %lid
+%l10 = OpIMul %uint %l %u10
+%x = OpIAdd %uint %l10 %u1
+%s = OpISub %uint %l %u4
+%si = OpBitcast %int %s
+%x1 = OpIAdd %uint %x %u1
+%x2 = OpIAdd %uint %x %u2
+%x3 = OpIAdd %uint %x %u3
+%xv = OpCompositeConstruct %v4uint %x %x1 %x2 %x3
+%r0 = OpGroupNonUniformQuadSwap %uint %sg %x %u1
+%r1 = OpGroupNonUniformQuadSwap %uint %sg %x %u2
+%r2 = OpGroupNonUniformRotateKHR %uint %sg %x %u1
+%r3 = OpGroupNonUniformRotateKHR %uint %sg %x %u1 %u4
+%r4 = OpGroupNonUniformIAdd %uint %sg Reduce %x
+%r5 = OpGroupNonUniformIAdd %uint %sg InclusiveScan %x
+%r6 = OpGroupNonUniformIAdd %uint %sg ExclusiveScan %x
+%r7 = OpGroupNonUniformIAdd %uint %sg ClusteredReduce %x %u2
+%r8 = OpGroupNonUniformSMin %uint %sg Reduce %s
+%r9 = OpGroupNonUniformSMax %uint %sg Reduce %s
+%i10 = OpGroupNonUniformUMin %int %sg Reduce %si
+%i11 = OpGroupNonUniformUMax %int %sg Reduce %si
+%r10 = OpBitcast %uint %i10
+%r11 = OpBitcast %uint %i11
+%v = OpGroupNonUniformIAdd %v4uint %sg Reduce %xv
+%r12 = OpCompositeExtract %uint %v 0
+%r13 = OpCompositeExtract %uint %v 1
+%r14 = OpCompositeExtract %uint %v 2
+%r15 = OpCompositeExtract %uint %v 3
+%base = OpIMul %uint %l %u16
+"#,
+    );
+    for k in 0..16 {
+        text += &format!(
+            "%c{k} = OpIAdd %uint %base %k{k}\n%p{k} = OpAccessChain %pu %o %u0 %c{k}\nOpStore %p{k} %r{k}\n"
+        );
+    }
+    text += "OpReturn\nOpFunctionEnd\n";
+    // the constants 0..15 for the element offsets, declared before the function
+    let consts: String = (0..16)
+        .map(|k| format!("%k{k} = OpConstant %uint {k}\n"))
+        .collect();
+    let text = text.replace("%ua = OpTypeArray", &format!("{consts}%ua = OpTypeArray"));
+    let m = compile(&text, SourceLang::SpirvAsm, &SourceOptions::default()).unwrap();
+    let k = decode(&m.words, &DecodeOptions::default()).unwrap();
+    let bufs = [BufferInput {
+        set: 0,
+        binding: 0,
+        bytes: bytes_u32(&[0; 128]),
+        ..Default::default()
+    }];
+    let r = run_model(&k, cfg(8, Mode::Maximal, [1, 1, 1]), &bufs, None).unwrap();
+    assert!(r.findings.is_empty(), "{:?}", r.findings);
+    let w = u32s(&r.buffers[0].bytes);
+    let x = |l: u32| 10 * l + 1;
+    let sum = |range: std::ops::Range<u32>| range.map(x).sum::<u32>();
+    for l in 0..8u32 {
+        let pair = l & !1;
+        let want = [
+            x(l ^ 2),                    // QuadSwap Vertical
+            x(l ^ 3),                    // QuadSwap Diagonal
+            x((l + 1) % 8),              // RotateKHR by 1
+            x((l & !3) | ((l + 1) & 3)), // RotateKHR by 1 in clusters of 4
+            sum(0..8),                   // IAdd Reduce
+            sum(0..l + 1),               // IAdd InclusiveScan
+            sum(0..l),                   // IAdd ExclusiveScan
+            sum(pair..pair + 2),         // IAdd ClusteredReduce 2
+            (-4i32) as u32,              // SMin of l − 4 on a uint type: signed
+            3,                           // SMax: signed
+            0,                           // UMin of l − 4 on an int type: unsigned
+            u32::MAX,                    // UMax: unsigned
+            sum(0..8),                   // IAdd Reduce of a uvec4, component by component
+            sum(0..8) + 8,
+            sum(0..8) + 16,
+            sum(0..8) + 24,
+        ];
+        let at = (l * 16) as usize;
+        assert_eq!(w[at..at + 16], want, "lane {l}");
+        for k in 0..16 {
+            assert_eq!(
+                r.status(r.buffers[0].word_taint(at + k)),
+                WordStatus::Exact,
+                "lane {l} word {k}"
+            );
+        }
+    }
 }
 
 /// Four zero words for element `element` of the array bound at `binding` (set 0).

@@ -441,6 +441,100 @@ fn validate_refuses_a_switch_without_a_selection_merge() {
     assert!(e.contains("OpSwitch without OpSelectionMerge"), "{e}");
 }
 
+// The validate pass, structured control flow. SPIR-V 2.11 "Structured Control Flow": an
+// OpSelectionMerge "must immediately precede either an OpBranchConditional or OpSwitch
+// instruction", so a selection header that ends with OpReturn is refused, before anything runs.
+#[test]
+fn validate_refuses_a_selection_header_that_ends_with_a_return() {
+    let words = kernel(
+        |b, _| {
+            let merge = b.id();
+            b.selection_merge(merge, spirv::SelectionControl::NONE)
+                .unwrap();
+            b.ret().unwrap();
+            b.begin_block(Some(merge)).unwrap();
+        },
+        |_| {},
+    );
+    let e = error(&words);
+    assert!(
+        e.contains("a selection header must end with a branch or switch (SPIR-V 2.11"),
+        "{e}"
+    );
+}
+
+// The validate pass, images. Vulkan: a storage image decorated NonWritable may not be written
+// (SPIR-V 2.16.1 "Universal Validation Rules", NonWritable: "the memory object ... is not
+// written"); OpImageWrite to one is refused at decode time, naming the image, even where no
+// invocation reaches it.
+#[test]
+fn validate_refuses_an_image_write_to_a_non_writable_storage_image() {
+    let ids = std::cell::Cell::new((0, 0));
+    let words = kernel(
+        |b, uint| {
+            let img_t = b.type_image(
+                uint,
+                spirv::Dim::Dim2D,
+                0,
+                0,
+                0,
+                2,
+                spirv::ImageFormat::R32ui,
+                None,
+            );
+            let ptr = b.type_pointer(None, StorageClass::UniformConstant, img_t);
+            let v = b.id();
+            b.decorate(v, Decoration::DescriptorSet, vec![Operand::LiteralBit32(0)]);
+            b.decorate(v, Decoration::Binding, vec![Operand::LiteralBit32(0)]);
+            b.decorate(v, Decoration::NonWritable, vec![]);
+            b.name(v, "picture");
+            let int = b.type_int(32, 1);
+            let ivec2 = b.type_vector(int, 2);
+            let zero = b.constant_bit32(int, 0);
+            let at = b.constant_composite(ivec2, vec![zero, zero]);
+            let texel = b.constant_bit32(uint, 7);
+            let image = b.load(img_t, None, v, None, vec![]).unwrap();
+            b.image_write(image, at, texel, None, vec![]).unwrap();
+            ids.set((ptr, v));
+        },
+        |g| global_variable(g, ids.get(), StorageClass::UniformConstant),
+    );
+    let e = error(&words);
+    assert!(
+        e.contains("OpImageWrite to picture, which the shader cannot write (NonWritable"),
+        "{e}"
+    );
+}
+
+// The sync family. SPIR-V "OpGroupNonUniformBitwiseAnd": "Result Type must be a scalar or vector
+// of integer type"; the catalogue's `subgroupAnd` takes integers and booleans. A bitwise and of
+// floats is refused, naming the instruction, the type and what the operation takes.
+#[test]
+fn sync_refuses_a_group_operation_on_a_type_it_does_not_take() {
+    let words = kernel(
+        |b, uint| {
+            let float = b.type_float(32, None);
+            let one = b.constant_bit32(float, 0x3f80_0000);
+            let subgroup = b.constant_bit32(uint, 3);
+            b.group_non_uniform_bitwise_and(
+                float,
+                None,
+                subgroup,
+                spirv::GroupOperation::Reduce,
+                one,
+                None,
+            )
+            .unwrap();
+        },
+        |_| {},
+    );
+    let e = error(&words);
+    assert!(
+        e.contains("OpGroupNonUniformBitwiseAnd on f32 values (subgroupAnd takes integer and bool"),
+        "{e}"
+    );
+}
+
 // The validate pass, inputs. Vulkan "Built-In Variables": FragCoord is valid only in the Fragment
 // execution model; a compute entry point whose interface has it is refused, the built-in and the
 // variable named.

@@ -119,10 +119,9 @@ impl Decoder<'_> {
                 o.name
             )));
         }
-        match o.refuses_write(what) {
-            Some(e) if !image => Err(e),
-            _ => Ok(()),
-        }
+        // An image refuses a write only as above; a read-only image returned already, so what
+        // `refuses_write` says of the rest is the storage class's and decoration's rule.
+        o.refuses_write(what).map_or(Ok(()), Err)
     }
 
     /// The whole-module rules, after every function is decoded.
