@@ -535,6 +535,37 @@ fn sync_refuses_a_group_operation_on_a_type_it_does_not_take() {
     );
 }
 
+// The sync family. SPIR-V "Group Operation": PartitionedReduceNV (6; rspirv names it
+// PartitionedReduceEXT) belongs to SPV_NV_shader_subgroup_partitioned, which the model's
+// catalogue has no operation for; an OpGroupNonUniformIAdd with it is not any of the catalogue's
+// adds (reduce, the two scans, clustered reduce) and is refused as unsupported, naming the group
+// operation.
+#[test]
+fn sync_refuses_a_group_operation_the_catalogue_has_not_naming_it() {
+    let words = kernel(
+        |b, uint| {
+            let one = b.constant_bit32(uint, 1);
+            let subgroup = b.constant_bit32(uint, 3);
+            b.group_non_uniform_i_add(
+                uint,
+                None,
+                subgroup,
+                spirv::GroupOperation::PartitionedReduceNV,
+                one,
+                None,
+            )
+            .unwrap();
+        },
+        |_| {},
+    );
+    let e = error(&words);
+    assert!(
+        e.contains("unsupported")
+            && e.contains("OpGroupNonUniformIAdd with group operation PartitionedReduceEXT"),
+        "{e}"
+    );
+}
+
 // The validate pass, inputs. Vulkan "Built-In Variables": FragCoord is valid only in the Fragment
 // execution model; a compute entry point whose interface has it is refused, the built-in and the
 // variable named.
