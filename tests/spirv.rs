@@ -1917,6 +1917,40 @@ OpDecorate %o Binding 0
     }
 }
 
+// SPIR-V 2.2.2 and docs/interpreter.md ("Lost paths end where every path meets again"): at the
+// merge of a `||` whose right side calls a function — glslang makes it a selection whose merge
+// block has an OpPhi of the value each way gives — a lane that branched on an undefined value came from a predecessor that is not
+// pinned down, so the value its phi picks is undefined; a lane whose branch was defined gets the
+// value of the way it came from (SPIR-V OpPhi: "the value that Variable i had at the end of
+// Parent i"). Lanes 2 and 3 set `x = l`, lanes 0 and 1 never write it. The barrier keeps the
+// dispatch from being run once per way (`spirv/explore.rs`).
+#[test]
+fn a_phi_where_a_lost_path_ends_is_undefined_in_its_lanes_and_its_way_s_value_in_the_rest() {
+    let src = format!("{HEAD}layout(local_size_x = 4) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nbool two(uint l) {{ return l == 2u; }}\nvoid main() {{\n  uint l = gl_LocalInvocationIndex;\n  uint x;\n  if (l >= 2u) {{ x = l; }}\n  bool p = (x == 7u) || two(l);\n  b[l] = p ? 10u : 20u;\n  barrier();\n}}\n");
+    let r = run_glsl(&src, Mode::Maximal, 4, [1, 1, 1], &[vec![0; 4]]);
+    assert_eq!(r.explored, None, "the barrier stops exploring");
+    let b = &r.buffers[0];
+    for l in 0..2 {
+        let s = r.status(b.word_taint(l));
+        assert!(matches!(s, WordStatus::Undefined(_)), "b[{l}]: {s:?}");
+    }
+    assert_eq!(u32s(&b.bytes)[2..], [10, 20]);
+    for l in 2..4 {
+        assert_eq!(r.status(b.word_taint(l)), WordStatus::Exact, "b[{l}]");
+    }
+}
+
+// Vulkan "Dispatching Commands" (vkCmdDispatch: "groupCountX × groupCountY × groupCountZ local
+// workgroups are assembled") and the workgroup size (LocalSize x × y × z invocations each): the
+// run counts every invocation of every workgroup, and every one of them writes its element.
+#[test]
+fn a_run_counts_every_invocation_of_every_workgroup() {
+    let src = format!("{HEAD}layout(local_size_x = 4, local_size_y = 2) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nvoid main() {{\n  uvec3 g = gl_GlobalInvocationID;\n  b[g.x + 8u * (g.y + 2u * g.z)] = 1u;\n}}\n");
+    let r = run_glsl(&src, Mode::Maximal, 8, [2, 1, 3], &[vec![0; 48]]);
+    assert_eq!(r.invocations, 2 * 3 * 4 * 2);
+    assert_eq!(u32s(&r.buffers[0].bytes), [1; 48]);
+}
+
 /// Four zero words for element `element` of the array bound at `binding` (set 0).
 fn four_zero_words(binding: u32, element: u32) -> BufferInput {
     BufferInput {

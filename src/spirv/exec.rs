@@ -662,22 +662,7 @@ impl<'k> Dispatch<'k> {
 
     /// The workgroup run `i`-th in the ordered run of the current schedule.
     pub(crate) fn scheduled(&self, i: u64, count: u64) -> u64 {
-        let k = self.schedule.load(Relaxed) as u64;
-        if k == 0 {
-            return i;
-        }
-        // A permutation of 0..count: an affine map modulo the next power of two, cycle-walked back
-        // into range (seeded by the schedule number).
-        let n = count.next_power_of_two().max(2);
-        let a = (0x9e37_79b9_7f4a_7c15u64.wrapping_mul(k) | 1) & (n - 1);
-        let c = k.wrapping_mul(0x632b_e59b_d9b4_e019) & (n - 1);
-        let mut x = i;
-        loop {
-            x = (x.wrapping_mul(a).wrapping_add(c)) & (n - 1);
-            if x < count {
-                return x;
-            }
-        }
+        crate::spirv::explore::schedule_order(self.schedule.load(Relaxed) as u64, i, count)
     }
 
     /// Does this schedule run the lanes of an atomic instruction in reverse order?

@@ -601,6 +601,103 @@ mod tests {
         x
     }
 
+    // GLSL.std.450, the functions of one float operand, each by its definition: a value inside
+    // its domain gives the function's value (the constants are the functions' values from
+    // tables, rounded to f32; Round of 2.7 because which way Round takes 0.5 is the
+    // implementation's), and a value outside it — the domain each definition names: "Result is
+    // undefined if |x| > 1" (Asin, Acos), "x < 1" (Acosh), "|x| ≥ 1" (Atanh), "x ≤ 0" (Log, Log2,
+    // InverseSqrt), "x < 0" (Sqrt) — an undefined result with its reason. Two components per
+    // call: the in-domain value and its negation or a second point, so each component is
+    // computed from its own operand.
+    #[test]
+    fn every_one_operand_float_function_is_its_definition_and_undefined_outside_its_domain() {
+        use std::f64::consts::{E, FRAC_PI_2, FRAC_PI_3, FRAC_PI_4, FRAC_PI_6, LN_2, PI};
+        let cases: [(Ext, [f32; 2], [f64; 2]); 28] = [
+            (Ext::Round, [2.7, -2.7], [3.0, -3.0]),
+            (Ext::RoundEven, [2.5, 3.5], [2.0, 4.0]),
+            (Ext::Trunc, [-2.7, 2.7], [-2.0, 2.0]),
+            (Ext::FAbs, [-2.5, 2.5], [2.5, 2.5]),
+            (Ext::FSign, [-2.5, 0.0], [-1.0, 0.0]),
+            (Ext::Floor, [-2.5, 2.5], [-3.0, 2.0]),
+            (Ext::Ceil, [-2.5, 2.5], [-2.0, 3.0]),
+            (Ext::Fract, [2.75, -2.75], [0.75, 0.25]),
+            (Ext::Radians, [180.0, 90.0], [PI, FRAC_PI_2]),
+            (Ext::Degrees, [std::f32::consts::PI, 0.0], [180.0, 0.0]),
+            (
+                Ext::Sin,
+                [0.5, -0.5],
+                [0.479_425_538_604_203, -0.479_425_538_604_203],
+            ),
+            (Ext::Cos, [0.5, 0.0], [0.877_582_561_890_372_8, 1.0]),
+            (Ext::Tan, [0.5, 0.0], [0.546_302_489_843_790_5, 0.0]),
+            (Ext::Asin, [0.5, 1.0], [FRAC_PI_6, FRAC_PI_2]),
+            (Ext::Acos, [0.5, 1.0], [FRAC_PI_3, 0.0]),
+            (Ext::Atan, [1.0, -1.0], [FRAC_PI_4, -FRAC_PI_4]),
+            (
+                Ext::Sinh,
+                [1.0, -1.0],
+                [1.175_201_193_643_801_4, -1.175_201_193_643_801_4],
+            ),
+            (Ext::Cosh, [1.0, 0.0], [1.543_080_634_815_243_7, 1.0]),
+            (
+                Ext::Tanh,
+                [1.0, -1.0],
+                [0.761_594_155_955_764_9, -0.761_594_155_955_764_9],
+            ),
+            (Ext::Asinh, [1.0, 0.0], [0.881_373_587_019_543, 0.0]),
+            (Ext::Acosh, [2.0, 1.0], [1.316_957_896_924_816_6, 0.0]),
+            (
+                Ext::Atanh,
+                [0.5, -0.5],
+                [0.549_306_144_334_054_9, -0.549_306_144_334_054_9],
+            ),
+            (Ext::Exp, [1.0, 0.0], [E, 1.0]),
+            (Ext::Log, [2.0, 1.0], [LN_2, 0.0]),
+            (Ext::Exp2, [3.0, -1.0], [8.0, 0.5]),
+            (Ext::Log2, [8.0, 0.5], [3.0, -1.0]),
+            (Ext::Sqrt, [2.25, 0.0], [1.5, 0.0]),
+            (Ext::InverseSqrt, [4.0, 0.25], [0.5, 2.0]),
+        ];
+        let f32t = Scalar::Float { width: 32 };
+        for (f, x, want) in cases {
+            let mut ops = [[0u64; 16]; 3];
+            ops[0][0] = x[0].to_bits() as u64;
+            ops[0][1] = x[1].to_bits() as u64;
+            let mut out = [0u64; 16];
+            let r = eval(f, f32t, 2, &ops, &mut out).unwrap();
+            assert_eq!(r, None, "{f:?}{x:?} is inside the domain");
+            for c in 0..2 {
+                assert_eq!(
+                    f32::from_bits(out[c] as u32),
+                    want[c] as f32,
+                    "{f:?}({})",
+                    x[c]
+                );
+            }
+        }
+        let outside: [(Ext, f32); 9] = [
+            (Ext::Asin, 1.5),
+            (Ext::Acos, -1.5),
+            (Ext::Acosh, 0.5),
+            (Ext::Atanh, 1.0),
+            (Ext::Atanh, -1.0),
+            (Ext::Log, 0.0),
+            (Ext::Log2, -1.0),
+            (Ext::Sqrt, -1.0),
+            (Ext::InverseSqrt, 0.0),
+        ];
+        for (f, x) in outside {
+            let mut ops = [[0u64; 16]; 3];
+            ops[0][0] = x.to_bits() as u64;
+            let mut out = [0u64; 16];
+            let why = eval(f, f32t, 1, &ops, &mut out).unwrap();
+            assert!(
+                why.is_some_and(|w| w.contains("GLSL.std.450")),
+                "{f:?}({x}): {why:?}"
+            );
+        }
+    }
+
     #[test]
     fn sqrt_of_a_negative_number_is_undefined() {
         // GLSL.std.450 Sqrt: "Result is undefined if x < 0."

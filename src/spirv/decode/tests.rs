@@ -566,6 +566,38 @@ fn sync_refuses_a_group_operation_the_catalogue_has_not_naming_it() {
     );
 }
 
+// The router (`family`, the one place opcodes are routed): an instruction no family maps is
+// refused as unsupported, naming it — here SPV_NV_shader_subgroup_partitioned's
+// OpGroupNonUniformPartitionNV, which the model's catalogue has no operation for, of a value
+// computed at run time (so no family's reading of its operands decides the error).
+#[test]
+fn functions_refuse_an_instruction_no_family_maps_as_unsupported_naming_it() {
+    let words = kernel(
+        |b, uint| {
+            let one = b.constant_bit32(uint, 1);
+            let two = b.i_add(uint, None, one, one).unwrap();
+            let uvec4 = b.type_vector(uint, 4);
+            let r = b.id();
+            b.insert_into_block(
+                rspirv::dr::InsertPoint::End,
+                Instruction::new(
+                    SOp::GroupNonUniformPartitionEXT,
+                    Some(uvec4),
+                    Some(r),
+                    vec![Operand::IdRef(two)],
+                ),
+            )
+            .unwrap();
+        },
+        |_| {},
+    );
+    let e = error(&words);
+    assert!(
+        e.contains("unsupported") && e.contains("the instruction OpGroupNonUniformPartitionEXT"),
+        "{e}"
+    );
+}
+
 // The validate pass, inputs. Vulkan "Built-In Variables": FragCoord is valid only in the Fragment
 // execution model; a compute entry point whose interface has it is refused, the built-in and the
 // variable named.
