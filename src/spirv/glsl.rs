@@ -233,10 +233,16 @@ fn float2(
                         if f == FClamp && (a.is_nan() || b.is_nan() || cc.is_nan()) {
                             undef("FClamp with a NaN operand (GLSL.std.450: result undefined)");
                         }
-                        // min(max(x, minVal), maxVal), picking operand bits.
-                        let lo = if a < b { x[1][c] } else { x[0][c] };
+                        // min(max(x, minVal), maxVal), picking operand bits; NClamp: "The
+                        // semantics used by min() and max() are those of NMin and NMax" — a NaN
+                        // operand gives way to the other (FClamp's NaNs are undefined above).
+                        let lo = if a.is_nan() || (!b.is_nan() && a < b) {
+                            x[1][c]
+                        } else {
+                            x[0][c]
+                        };
                         let lov = f_get(w, lo);
-                        if cc < lov {
+                        if lov.is_nan() || (!cc.is_nan() && cc < lov) {
                             x[2][c]
                         } else {
                             lo
@@ -696,6 +702,313 @@ mod tests {
                 "{f:?}({x}): {why:?}"
             );
         }
+    }
+
+    const F32: Scalar = Scalar::Float { width: 32 };
+    const U32: Scalar = Scalar::Int {
+        width: 32,
+        signed: false,
+    };
+
+    /// `f` on `n` components: operand k's components are `ops[k]` (raw slots); the result's
+    /// slots and the reason it is undefined, if it is.
+    fn run(f: Ext, s: Scalar, n: u32, ops: &[Vec<u64>]) -> ([u64; 16], Option<&'static str>) {
+        let mut x = [[0u64; 16]; 3];
+        for (k, o) in ops.iter().enumerate() {
+            x[k][..o.len()].copy_from_slice(o);
+        }
+        let mut out = [0u64; 16];
+        let why = eval(f, s, n, &x, &mut out).unwrap();
+        (out, why)
+    }
+
+    fn b32(v: &[f32]) -> Vec<u64> {
+        v.iter().map(|x| x.to_bits() as u64).collect()
+    }
+
+    fn f32_of(out: &[u64]) -> Vec<f32> {
+        out.iter().map(|&b| f32::from_bits(b as u32)).collect()
+    }
+
+    // GLSL.std.450, the float functions of two and three operands, each by its definition (two
+    // components: each from its own operands): Atan2 "the arc tangent of y/x" in the quadrant of
+    // the signs, Pow x^y, FMin/FMax "y if y < x"/"y if x < y", NMin/NMax the same but "if exactly
+    // one of the operands is a NaN, the other operand is the result", Step "0.0 if x < edge",
+    // Ldexp x·2^exp, FClamp/NClamp "min(max(x, minVal), maxVal)" (NClamp with NMin and NMax),
+    // FMix x·(1−a)+y·a, SmoothStep t²(3−2t) of t = clamp((x−edge0)/(edge1−edge0), 0, 1), Fma
+    // a·b+c. Outside each domain the definition names, an undefined result with its reason.
+    #[test]
+    fn every_float_function_of_two_or_three_operands_is_its_definition() {
+        use std::f32::consts::{FRAC_PI_4, PI};
+        let nan = f32::NAN;
+        let cases: Vec<(Ext, Vec<[f32; 2]>, [f32; 2])> = vec![
+            (
+                Ext::Atan2,
+                vec![[1.0, 1.0], [1.0, -1.0]],
+                [FRAC_PI_4, 3.0 * PI / 4.0],
+            ),
+            (Ext::Pow, vec![[2.0, 4.0], [3.0, 0.5]], [8.0, 2.0]),
+            (Ext::Pow, vec![[0.0, 9.0], [1.0, 0.5]], [0.0, 3.0]),
+            (Ext::FMin, vec![[1.0, 3.0], [2.0, -1.0]], [1.0, -1.0]),
+            (Ext::FMax, vec![[1.0, 3.0], [2.0, -1.0]], [2.0, 3.0]),
+            (Ext::NMin, vec![[nan, 1.0], [2.0, 2.0]], [2.0, 1.0]),
+            (Ext::NMin, vec![[2.0, 3.0], [nan, 2.0]], [2.0, 2.0]),
+            (Ext::NMax, vec![[nan, 1.0], [2.0, 2.0]], [2.0, 2.0]),
+            (Ext::NMax, vec![[2.0, 3.0], [nan, 2.0]], [2.0, 3.0]),
+            (Ext::Step, vec![[1.0, 1.0], [0.5, 1.0]], [0.0, 1.0]),
+            (
+                Ext::FClamp,
+                vec![[5.0, 0.0], [1.0, 1.0], [3.0, 3.0]],
+                [3.0, 1.0],
+            ),
+            (
+                Ext::FClamp,
+                vec![[2.0, 3.0], [1.0, 1.0], [3.0, 3.0]],
+                [2.0, 3.0],
+            ),
+            (
+                Ext::NClamp,
+                vec![[nan, 2.0], [1.0, nan], [3.0, 3.0]],
+                [1.0, 2.0],
+            ),
+            (
+                Ext::NClamp,
+                vec![[5.0, 0.0], [1.0, 1.0], [nan, 3.0]],
+                [5.0, 1.0],
+            ),
+            (
+                Ext::FMix,
+                vec![[1.0, 0.0], [3.0, 10.0], [0.5, 0.25]],
+                [2.0, 2.5],
+            ),
+            (
+                Ext::SmoothStep,
+                vec![[0.0, 0.0], [2.0, 2.0], [1.0, 3.0]],
+                [0.5, 1.0],
+            ),
+            (
+                Ext::SmoothStep,
+                vec![[0.0, 0.0], [4.0, 4.0], [1.0, -1.0]],
+                [0.156_25, 0.0],
+            ),
+            (
+                Ext::Fma,
+                vec![[2.0, 1.5], [3.0, 2.0], [1.0, -1.0]],
+                [7.0, 2.0],
+            ),
+        ];
+        for (f, ops, want) in cases {
+            let ops: Vec<Vec<u64>> = ops.iter().map(|o| b32(o)).collect();
+            let (out, why) = run(f, F32, 2, &ops);
+            assert_eq!(why, None, "{f:?}");
+            assert_eq!(f32_of(&out[..2]), want, "{f:?}");
+        }
+        // Ldexp: the exponent an integer operand, sign-extended (-2 as 64 bits).
+        let (out, why) = run(
+            Ext::Ldexp,
+            F32,
+            2,
+            &[b32(&[1.5, 1.0]), vec![3, (-2i64) as u64]],
+        );
+        assert_eq!((f32_of(&out[..2]), why), (vec![12.0, 0.25], None));
+        let undefined: Vec<(Ext, Vec<f32>)> = vec![
+            (Ext::Atan2, vec![0.0, 0.0]),
+            (Ext::Pow, vec![-1.0, 2.0]),
+            (Ext::Pow, vec![0.0, 0.0]),
+            (Ext::Pow, vec![0.0, -1.0]),
+            (Ext::FMax, vec![nan, 1.0]),
+            (Ext::FMin, vec![1.0, nan]),
+            (Ext::FClamp, vec![2.0, 3.0, 1.0]),
+            (Ext::FClamp, vec![nan, 1.0, 3.0]),
+            (Ext::NClamp, vec![2.0, 3.0, 1.0]),
+            (Ext::SmoothStep, vec![2.0, 2.0, 1.0]),
+            (Ext::SmoothStep, vec![3.0, 2.0, 1.0]),
+        ];
+        for (f, ops) in undefined {
+            let ops: Vec<Vec<u64>> = ops.iter().map(|o| b32(&[*o])).collect();
+            let (_, why) = run(f, F32, 1, &ops);
+            assert!(
+                why.is_some_and(|w| w.contains("GLSL.std.450")),
+                "{f:?}: {why:?}"
+            );
+        }
+    }
+
+    // GLSL.std.450, the integer functions (32-bit; -1 is 0xffffffff): SAbs, SSign (-1, 0, 1),
+    // FindILsb / FindUMsb ("If Value is 0, -1 is returned"), FindSMsb of a negative value (the
+    // highest 0 bit), UMin/UMax unsigned, SMin/SMax signed, UClamp/SClamp min(max(x, minVal),
+    // maxVal) in their signedness, undefined where minVal > maxVal in it; Length, Distance and
+    // Normalize of float vectors.
+    #[test]
+    fn every_integer_and_length_function_is_its_definition() {
+        let m1 = 0xffff_ffffu64;
+        let m5 = (-5i32) as u32 as u64;
+        let cases: Vec<(Ext, Vec<Vec<u64>>, [u64; 2])> = vec![
+            (Ext::SAbs, vec![vec![m5, 7]], [5, 7]),
+            (Ext::SSign, vec![vec![m5, 0]], [m1, 0]),
+            (Ext::SSign, vec![vec![7, 0x8000_0000]], [1, m1]),
+            (Ext::FindILsb, vec![vec![0b1000, 0]], [3, m1]),
+            (Ext::FindUMsb, vec![vec![0x100, 0]], [8, m1]),
+            (Ext::FindUMsb, vec![vec![0x8000_0000, 1]], [31, 0]),
+            (
+                Ext::FindSMsb,
+                vec![vec![(-16i32) as u32 as u64, 0x100]],
+                [3, 8],
+            ),
+            (Ext::UMin, vec![vec![m1, 1], vec![1, 2]], [1, 1]),
+            (Ext::UMax, vec![vec![m1, 1], vec![1, 2]], [m1, 2]),
+            (Ext::SMin, vec![vec![m1, 1], vec![1, 2]], [m1, 1]),
+            (Ext::SMax, vec![vec![m1, 1], vec![1, 2]], [1, 2]),
+            (
+                Ext::UClamp,
+                vec![vec![5, m1], vec![1, 1], vec![3, 3]],
+                [3, 3],
+            ),
+            (
+                Ext::UClamp,
+                vec![vec![0, 2], vec![1, 1], vec![3, 3]],
+                [1, 2],
+            ),
+            (
+                Ext::SClamp,
+                vec![vec![5, m1], vec![1, 1], vec![3, 3]],
+                [3, 1],
+            ),
+            (
+                Ext::SClamp,
+                vec![vec![2, m5], vec![m1, m1], vec![3, 3]],
+                [2, m1],
+            ),
+        ];
+        for (f, ops, want) in cases {
+            let (out, why) = run(f, U32, 2, &ops);
+            assert_eq!((out[0], out[1], why), (want[0], want[1], None), "{f:?}");
+        }
+        // minVal > maxVal in the function's own signedness: 1 > -1 signed, not unsigned.
+        let (_, why) = run(Ext::SClamp, U32, 1, &[vec![2], vec![1], vec![m1]]);
+        assert!(why.is_some(), "SClamp(2, 1, -1)");
+        let (out, why) = run(Ext::UClamp, U32, 1, &[vec![2], vec![1], vec![m1]]);
+        assert_eq!((out[0], why), (2, None), "UClamp(2, 1, 0xffffffff)");
+        let (_, why) = run(Ext::UClamp, U32, 1, &[vec![2], vec![3], vec![1]]);
+        assert!(why.is_some(), "UClamp(2, 3, 1)");
+        // Length, Distance, Normalize: |(3, 4)| = 5, |(4, 6) − (1, 2)| = 5, (3, 4)/5.
+        let (out, why) = run(Ext::Length, F32, 2, &[b32(&[3.0, 4.0])]);
+        assert_eq!((f32_of(&out[..1]), why), (vec![5.0], None));
+        let (out, _) = run(Ext::Distance, F32, 2, &[b32(&[4.0, 6.0]), b32(&[1.0, 2.0])]);
+        assert_eq!(f32_of(&out[..1]), [5.0]);
+        let (out, why) = run(Ext::Normalize, F32, 2, &[b32(&[3.0, 4.0])]);
+        assert_eq!((f32_of(&out[..2]), why), (vec![0.6, 0.8], None));
+        let (_, why) = run(Ext::Normalize, F32, 2, &[b32(&[0.0, 0.0])]);
+        assert!(why.is_some(), "normalize of a zero vector");
+    }
+
+    // GLSL.std.450 Determinant and MatrixInverse (column-major: slot c·n + r is column c, row r;
+    // 2×2, 3×3 and 4×4, values worked by hand), ModfStruct (fraction and whole part, both with
+    // x's sign), FrexpStruct (x = m·2^e, |m| in [0.5, 1)), FaceForward ("N if dot(Nref, I) < 0,
+    // otherwise −N"), Reflect (I − 2·dot(N, I)·N), Refract (k = 1 − eta²(1 − dot(N, I)²); 0 if
+    // k < 0, else eta·I − (eta·dot(N, I) + √k)·N) and Cross.
+    #[test]
+    fn every_matrix_and_geometric_function_is_its_definition() {
+        let det = |n: u32, cols: &[f32]| {
+            let (out, why) = run(Ext::Determinant, F32, n, &[b32(cols)]);
+            assert_eq!(why, None);
+            f32::from_bits(out[0] as u32)
+        };
+        // rows (1 2; 3 4): columns (1, 3), (2, 4)
+        assert_eq!(det(2, &[1.0, 3.0, 2.0, 4.0]), -2.0);
+        // (2 0 1; 0 3 0; 1 0 4): 2·12 + 1·(0 − 3) = 21
+        assert_eq!(det(3, &[2.0, 0.0, 1.0, 0.0, 3.0, 0.0, 1.0, 0.0, 4.0]), 21.0);
+        // (1 0 0 1; 0 2 0 0; 0 0 3 0; 2 0 0 4): 2·3·(1·4 − 1·2) = 12
+        let m4 = [
+            1.0, 0.0, 0.0, 2.0, 0.0, 2.0, 0.0, 0.0, 0.0, 0.0, 3.0, 0.0, 1.0, 0.0, 0.0, 4.0,
+        ];
+        assert_eq!(det(4, &m4), 12.0);
+        // inverse of (1 2; 3 4) = (−2 1; 1.5 −0.5): columns (−2, 1.5), (1, −0.5)
+        let (out, why) = run(Ext::MatrixInverse, F32, 2, &[b32(&[1.0, 3.0, 2.0, 4.0])]);
+        assert_eq!((f32_of(&out[..4]), why), (vec![-2.0, 1.5, 1.0, -0.5], None));
+        let (_, why) = run(Ext::MatrixInverse, F32, 2, &[b32(&[1.0, 2.0, 2.0, 4.0])]);
+        assert!(why.is_some(), "inverse of a singular matrix");
+        // Modf: (2.75, −2.75) → fractions (0.75, −0.75), whole parts (2, −2)
+        let (out, _) = run(Ext::ModfStruct, F32, 2, &[b32(&[2.75, -2.75])]);
+        assert_eq!(f32_of(&out[..4]), [0.75, -0.75, 2.0, -2.0]);
+        // Frexp: 8 = 0.5·2⁴, −3 = −0.75·2²
+        let (out, _) = run(Ext::FrexpStruct, F32, 2, &[b32(&[8.0, -3.0])]);
+        assert_eq!(f32_of(&out[..2]), [0.5, -0.75]);
+        assert_eq!(out[2..4], [4, 2]);
+        // FaceForward(N = (0, 1), I = (1, −1), Nref = ±(0, 1))
+        let ff = |nref: f32| {
+            let ops = [b32(&[0.0, 1.0]), b32(&[1.0, -1.0]), b32(&[0.0, nref])];
+            f32_of(&run(Ext::FaceForward, F32, 2, &ops).0[..2])
+        };
+        assert_eq!(ff(1.0), [0.0, 1.0]);
+        assert_eq!(ff(-1.0), [0.0, -1.0]);
+        // Reflect(I = (1, −1), N = (0, 1)) = (1, 1)
+        let (out, _) = run(Ext::Reflect, F32, 2, &[b32(&[1.0, -1.0]), b32(&[0.0, 1.0])]);
+        assert_eq!(f32_of(&out[..2]), [1.0, 1.0]);
+        // Refract(I = (0.6, −0.8), N = (0, 1), eta): 0.5 gives (0.3, −0.4 − (√0.91 − 0.4));
+        // 2 gives k = 1 − 4·0.36 < 0, the zero vector.
+        let refract = |eta: f32| {
+            let ops = [b32(&[0.6, -0.8]), b32(&[0.0, 1.0]), b32(&[eta])];
+            f32_of(&run(Ext::Refract, F32, 2, &ops).0[..2])
+        };
+        let r = refract(0.5);
+        assert!(
+            (r[0] - 0.3).abs() < 1e-6 && (r[1] + 0.953_939_2).abs() < 1e-6,
+            "{r:?}"
+        );
+        assert_eq!(refract(2.0), [0.0, 0.0]);
+        // Cross((1, 2, 3), (4, 5, 6)) = (−3, 6, −3)
+        let (out, _) = run(
+            Ext::Cross,
+            F32,
+            3,
+            &[b32(&[1.0, 2.0, 3.0]), b32(&[4.0, 5.0, 6.0])],
+        );
+        assert_eq!(f32_of(&out[..3]), [-3.0, 6.0, -3.0]);
+    }
+
+    // GLSL.std.450 packing: the first component in the least significant bits; Unorm
+    // round(clamp(c, 0, 1)·(2^bits − 1)), Snorm round(clamp(c, −1, 1)·(2^(bits−1) − 1)) (values
+    // chosen away from .5, whose rounding direction is the implementation's); unpacking
+    // q/(2^bits − 1) and clamp(q/(2^(bits−1) − 1), −1, 1); half floats by IEEE binary16; doubles
+    // as two words, low first.
+    #[test]
+    fn every_packing_function_is_its_definition() {
+        let pack = |f: Ext, v: &[f32]| run(f, F32, v.len() as u32, &[b32(v)]).0[0];
+        assert_eq!(pack(Ext::PackHalf2x16, &[1.0, -2.0]), 0xc000_3c00);
+        assert_eq!(pack(Ext::PackUnorm4x8, &[0.0, 0.2, 1.0, 2.0]), 0xffff_3300);
+        assert_eq!(
+            pack(Ext::PackSnorm4x8, &[-1.0, 0.2, 1.0, -2.0]),
+            0x817f_1981
+        );
+        assert_eq!(pack(Ext::PackUnorm2x16, &[0.2, 1.0]), 0xffff_3333);
+        assert_eq!(pack(Ext::PackSnorm2x16, &[-1.0, 0.2]), 0x1999_8001);
+        let unpack = |f: Ext, v: u64, k: usize| f32_of(&run(f, U32, 1, &[vec![v]]).0[..k]);
+        assert_eq!(unpack(Ext::UnpackHalf2x16, 0xc000_3c00, 2), [1.0, -2.0]);
+        assert_eq!(
+            unpack(Ext::UnpackUnorm4x8, 0xffff_3300, 4),
+            [0.0, 0.2, 1.0, 1.0]
+        );
+        assert_eq!(
+            unpack(Ext::UnpackSnorm4x8, 0x7f80_0181, 4),
+            [-1.0, (1.0f64 / 127.0) as f32, -1.0, 1.0]
+        );
+        assert_eq!(unpack(Ext::UnpackUnorm2x16, 0xffff_3333, 2), [0.2, 1.0]);
+        assert_eq!(unpack(Ext::UnpackSnorm2x16, 0x7fff_8000, 2), [-1.0, 1.0]);
+        let (out, _) = run(
+            Ext::PackDouble2x32,
+            U32,
+            2,
+            &[vec![0x1122_3344, 0x5566_7788]],
+        );
+        assert_eq!(out[0], 0x5566_7788_1122_3344);
+        let (out, _) = run(
+            Ext::UnpackDouble2x32,
+            U32,
+            1,
+            &[vec![0x5566_7788_1122_3344]],
+        );
+        assert_eq!(out[..2], [0x1122_3344, 0x5566_7788]);
     }
 
     #[test]
