@@ -1785,8 +1785,9 @@ OpFunctionEnd
 // cluster), the arithmetic instructions by their GroupOperation (Reduce, InclusiveScan,
 // ExclusiveScan, ClusteredReduce over ClusterSize invocations); SMin/SMax "interpret" their
 // operands as signed and UMin/UMax as unsigned whatever the type's signedness; the operations
-// take vectors of up to four components. One subgroup of 8, every lane active; x = 10·l + 1,
-// s = l − 4; expected values by those rules.
+// take vectors of up to four components; a broadcast's Id and a rotation's Delta must be
+// dynamically uniform. One subgroup of 8, every lane active; x = 10·l + 1, s = l − 4; expected
+// values by those rules.
 #[test]
 fn a_group_instruction_is_the_operation_its_operands_name() {
     use lockstep::kernel::{compile, SourceLang, SourceOptions};
@@ -1794,6 +1795,7 @@ fn a_group_instruction_is_the_operation_its_operands_name() {
         r#"OpCapability Shader
 OpCapability GroupNonUniform
 OpCapability GroupNonUniformArithmetic
+OpCapability GroupNonUniformBallot
 OpCapability GroupNonUniformClustered
 OpCapability GroupNonUniformQuad
 OpCapability GroupNonUniformRotateKHR
@@ -1818,10 +1820,10 @@ OpDecorate %o Binding 0
 %u3 = OpConstant %uint 3
 %u4 = OpConstant %uint 4
 %u10 = OpConstant %uint 10
-%u16 = OpConstant %uint 16
-%u128 = OpConstant %uint 128
+%u18 = OpConstant %uint 18
+%u144 = OpConstant %uint 144
 %sg = OpConstant %uint 3
-%ua = OpTypeArray %uint %u128
+%ua = OpTypeArray %uint %u144
 %U = OpTypeStruct %ua
 %pU = OpTypePointer StorageBuffer %U
 %pu = OpTypePointer StorageBuffer %uint
@@ -1858,17 +1860,19 @@ OpDecorate %o Binding 0
 %r13 = OpCompositeExtract %uint %v 1
 %r14 = OpCompositeExtract %uint %v 2
 %r15 = OpCompositeExtract %uint %v 3
-%base = OpIMul %uint %l %u16
+%r16 = OpGroupNonUniformBroadcast %uint %sg %x %l
+%r17 = OpGroupNonUniformRotateKHR %uint %sg %x %l
+%base = OpIMul %uint %l %u18
 "#,
     );
-    for k in 0..16 {
+    for k in 0..18 {
         text += &format!(
             "%c{k} = OpIAdd %uint %base %k{k}\n%p{k} = OpAccessChain %pu %o %u0 %c{k}\nOpStore %p{k} %r{k}\n"
         );
     }
     text += "OpReturn\nOpFunctionEnd\n";
     // the constants 0..15 for the element offsets, declared before the function
-    let consts: String = (0..16)
+    let consts: String = (0..18)
         .map(|k| format!("%k{k} = OpConstant %uint {k}\n"))
         .collect();
     let text = text.replace("%ua = OpTypeArray", &format!("{consts}%ua = OpTypeArray"));
@@ -1877,7 +1881,7 @@ OpDecorate %o Binding 0
     let bufs = [BufferInput {
         set: 0,
         binding: 0,
-        bytes: bytes_u32(&[0; 128]),
+        bytes: bytes_u32(&[0; 144]),
         ..Default::default()
     }];
     let r = run_model(&k, cfg(8, Mode::Maximal, [1, 1, 1]), &bufs, None).unwrap();
@@ -1905,7 +1909,7 @@ OpDecorate %o Binding 0
             sum(0..8) + 16,
             sum(0..8) + 24,
         ];
-        let at = (l * 16) as usize;
+        let at = (l * 18) as usize;
         assert_eq!(w[at..at + 16], want, "lane {l}");
         for k in 0..16 {
             assert_eq!(
@@ -1913,6 +1917,18 @@ OpDecorate %o Binding 0
                 WordStatus::Exact,
                 "lane {l} word {k}"
             );
+        }
+        // A broadcast's Id and a rotation's Delta "must be dynamically uniform within the
+        // subgroup" (SPIR-V OpGroupNonUniformBroadcast, SPV_KHR_subgroup_rotate): the lane's own
+        // id is not, and neither result is defined, in any lane.
+        for (k, what) in [(16, "id"), (17, "delta")] {
+            match r.status(r.buffers[0].word_taint(at + k)) {
+                WordStatus::Undefined(c) => assert!(
+                    c.contains(&format!("its {what} is not dynamically uniform")),
+                    "lane {l} word {k}: {c}"
+                ),
+                other => panic!("lane {l} word {k}: {other:?}"),
+            }
         }
     }
 }
