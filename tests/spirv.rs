@@ -1967,6 +1967,62 @@ fn a_run_counts_every_invocation_of_every_workgroup() {
     assert_eq!(u32s(&r.buffers[0].bytes), [1; 48]);
 }
 
+// Instructions with more than one result or operand row, each lane its own: OpIAddCarry,
+// OpISubBorrow, OpUMulExtended, OpSMulExtended (SPIR-V: the low bits and the carry, borrow or high
+// bits), OpDot, OpBitFieldUExtract, and GLSL.std.450 Modf and Frexp with their `out` operand
+// written through a pointer — four lanes with values of their own, and in lane 2 an undefined
+// operand (`u`, never written there) that makes only lane 2's dot product and bit-field
+// extract undefined. Expected values by the instructions' definitions.
+#[test]
+fn every_lane_of_a_two_result_or_two_row_instruction_is_its_own() {
+    let src = format!("{HEAD}layout(local_size_x = 4) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nvoid main() {{\n  uint l = gl_LocalInvocationIndex;\n  uint u;\n  if (l != 2u) {{ u = 1u; }}\n  uint at = l * 14u;\n  uint carry, borrow, hi, lo;\n  int ihi, ilo;\n  b[at] = uaddCarry(0xfffffff0u + l * 4u, 8u, carry);\n  b[at + 1u] = carry;\n  b[at + 2u] = usubBorrow(l, 2u, borrow);\n  b[at + 3u] = borrow;\n  umulExtended(0x10001u * (l + 1u), 0x30000u, hi, lo);\n  b[at + 4u] = hi;\n  b[at + 5u] = lo;\n  imulExtended(-int(l + 1u) * 0x10000, 0x20003, ihi, ilo);\n  b[at + 6u] = uint(ihi);\n  b[at + 7u] = uint(ilo);\n  b[at + 8u] = uint(dot(vec2(float(l), 1.0), vec2(2.0, float(u))));\n  b[at + 9u] = bitfieldExtract(0xf0u << l, int(u) + 3, 4);\n  float whole;\n  b[at + 10u] = floatBitsToUint(modf(float(l) * 2.5 + 0.25, whole));\n  b[at + 11u] = floatBitsToUint(whole);\n  int e;\n  b[at + 12u] = floatBitsToUint(frexp(float(l) * 10.0 + 1.0, e));\n  b[at + 13u] = uint(e);\n}}\n");
+    let r = run_glsl(&src, Mode::Maximal, 4, [1, 1, 1], &[vec![0; 56]]);
+    let b = &r.buffers[0];
+    let w = u32s(&b.bytes);
+    let frac = [0.25f32, 0.75, 0.25, 0.75];
+    let whole = [0.0f32, 2.0, 5.0, 7.0];
+    // frexp of 1, 11, 21, 31: m·2^e with m in [0.5, 1)
+    let mant = [0.5f32, 0.6875, 0.656_25, 0.968_75];
+    let exp = [1u32, 4, 5, 5];
+    for l in 0..4u32 {
+        let sum = 0xffff_fff0u64 + 4 * l as u64 + 8;
+        let prod = 0x10001u64 * (l as u64 + 1) * 0x30000;
+        let iprod = -(l as i64 + 1) * 0x10000 * 0x20003;
+        let want = [
+            sum as u32,
+            (sum >> 32) as u32,
+            l.wrapping_sub(2),
+            (l < 2) as u32,
+            (prod >> 32) as u32,
+            prod as u32,
+            (iprod >> 32) as u32,
+            iprod as u32,
+            2 * l + 1,
+            ((0xf0u32 << l) >> 4) & 0xf,
+            frac[l as usize].to_bits(),
+            whole[l as usize].to_bits(),
+            mant[l as usize].to_bits(),
+            exp[l as usize],
+        ];
+        let at = (l * 14) as usize;
+        for (k, want) in want.iter().enumerate() {
+            let s = r.status(b.word_taint(at + k));
+            if l == 2 && (k == 8 || k == 9) {
+                assert!(
+                    matches!(s, WordStatus::Undefined(_)),
+                    "lane 2 word {k}: {s:?}"
+                );
+                continue;
+            }
+            assert!(
+                !matches!(s, WordStatus::Undefined(_)),
+                "lane {l} word {k}: {s:?}"
+            );
+            assert_eq!(w[at + k], *want, "lane {l} word {k}");
+        }
+    }
+}
+
 /// Four zero words for element `element` of the array bound at `binding` (set 0).
 fn four_zero_words(binding: u32, element: u32) -> BufferInput {
     BufferInput {

@@ -514,13 +514,12 @@ pub enum Inst {
         sel: Box<[Option<(Reg, u32)>]>,
         loc: LocId,
     },
-    /// `d = v[idx]` with `count` elements of `elem` slots
+    /// `d = v[idx]` of a vector of `count` components (one slot each)
     ExtractDyn {
         d: Reg,
         v: Reg,
         idx: Reg,
         idx_w: u8,
-        elem: u32,
         count: u32,
     },
     /// `d = v; d[idx] = comp`
@@ -530,7 +529,6 @@ pub enum Inst {
         comp: Reg,
         idx: Reg,
         idx_w: u8,
-        elem: u32,
         count: u32,
     },
     /// `d[i] = v[i] * s` for `n` slots (vector or matrix times scalar)

@@ -302,7 +302,6 @@ impl Wg<'_, '_> {
         v: Reg,
         idx: Reg,
         idx_w: u8,
-        elem: u32,
         count: u32,
         loc: LocId,
     ) {
@@ -320,12 +319,9 @@ impl Wg<'_, '_> {
                     bad.push((s, i));
                     return;
                 }
-                for c in 0..elem as usize {
-                    let src = vb + (i as usize * elem as usize + c) * lanes + s;
-                    vals[db + c * lanes + s] = vals[src];
-                    taint[db + c * lanes + s] =
-                        combine(it, if tv { taint[src] } else { Taint::NONE });
-                }
+                let src = vb + i as usize * lanes + s;
+                vals[db + s] = vals[src];
+                taint[db + s] = combine(it, if tv { taint[src] } else { Taint::NONE });
             });
         }
         for (s, i) in bad {
@@ -339,9 +335,7 @@ impl Wg<'_, '_> {
                 loc,
                 Taint::NONE,
             );
-            for c in 0..elem as usize {
-                self.regs.taint[db + c * lanes + s] = p;
-            }
+            self.regs.taint[db + s] = p;
         }
     }
 
@@ -353,7 +347,6 @@ impl Wg<'_, '_> {
         comp: Reg,
         idx: Reg,
         idx_w: u8,
-        elem: u32,
         count: u32,
         loc: LocId,
     ) {
@@ -371,21 +364,12 @@ impl Wg<'_, '_> {
                     return;
                 }
                 let it = if ti { taint[ib + s] } else { Taint::NONE };
-                for c in 0..elem as usize {
-                    let dst = db + (i as usize * elem as usize + c) * lanes + s;
-                    vals[dst] = vals[cb + c * lanes + s];
-                    taint[dst] = combine(
-                        it,
-                        if tc {
-                            taint[cb + c * lanes + s]
-                        } else {
-                            Taint::NONE
-                        },
-                    );
-                }
+                let dst = db + i as usize * lanes + s;
+                vals[dst] = vals[cb + s];
+                taint[dst] = combine(it, if tc { taint[cb + s] } else { Taint::NONE });
                 if it.has_prov() {
                     // Which component changed is unknown: every component is undefined.
-                    for c in 0..(elem * count) as usize {
+                    for c in 0..count as usize {
                         taint[db + c * lanes + s] = combine(it, taint[db + c * lanes + s]);
                     }
                 }
@@ -400,7 +384,7 @@ impl Wg<'_, '_> {
                 loc,
                 Taint::NONE,
             );
-            for c in 0..(elem * count) as usize {
+            for c in 0..count as usize {
                 self.regs.taint[db + c * lanes + s] = p;
             }
         }

@@ -182,20 +182,18 @@ impl Wg<'_, '_> {
                 v,
                 idx,
                 idx_w,
-                elem,
                 count,
-            } => self.extract_dyn(set, *d, *v, *idx, *idx_w, *elem, *count, loc),
+            } => self.extract_dyn(set, *d, *v, *idx, *idx_w, *count, loc),
             Inst::InsertDyn {
                 d,
                 v,
                 comp,
                 idx,
                 idx_w,
-                elem,
                 count,
             } => {
-                self.move_slots(set, *d, *v, 0, elem * count);
-                self.insert_dyn(set, *d, *comp, *idx, *idx_w, *elem, *count, loc);
+                self.move_slots(set, *d, *v, 0, *count);
+                self.insert_dyn(set, *d, *comp, *idx, *idx_w, *count, loc);
             }
             Inst::TimesScalar { w, n, d, v, s } => self.times_scalar(set, *w, *n, *d, *v, *s),
             Inst::MatTimesVec { .. }

@@ -106,7 +106,6 @@ impl Decoder<'_> {
                     v,
                     idx,
                     idx_w: iw.bits() as u8,
-                    elem: 1,
                     count,
                 })
             }
@@ -126,7 +125,6 @@ impl Decoder<'_> {
                     comp,
                     idx,
                     idx_w: iw.bits() as u8,
-                    elem: 1,
                     count,
                 })
             }
