@@ -2134,6 +2134,38 @@ fn a_constant_descriptor_index_past_the_array_names_no_buffer_a_dynamic_one_ever
     }
 }
 
+// Vulkan "Descriptor Set Binding" (an array of descriptors) and SPIR-V OpAccessChain: an index
+// into an array of storage buffers picks that element's buffer — dynamically uniform here: the
+// workgroup's id, so workgroup k writes buffer k of three, each at its own place, and every
+// element written is defined.
+#[test]
+fn a_dynamic_index_into_an_array_of_buffers_writes_the_buffer_it_picks() {
+    let src = "#version 450\nlayout(local_size_x = 1) in;\n\
+        layout(binding = 0) buffer C { uint c[]; } cs[3];\n\
+        void main() {\n  uint k = gl_WorkGroupID.x;\n  cs[k].c[k] = 10u + k;\n}\n";
+    let k = decode(&glsl(src, "k.comp"), &DecodeOptions::default()).unwrap();
+    let bufs = [
+        four_zero_words(0, 0),
+        four_zero_words(0, 1),
+        four_zero_words(0, 2),
+    ];
+    let r = run_model(&k, cfg(1, Mode::Maximal, [3, 1, 1]), &bufs, None).unwrap();
+    assert!(r.findings.is_empty(), "{:?}", r.findings);
+    for e in 0..3u32 {
+        let b = &r.buffers[bound(&r, 0, e)];
+        let mut want = [0u32; 4];
+        want[e as usize] = 10 + e;
+        assert_eq!(u32s(&b.bytes), want, "cs[{e}]");
+        for w in 0..4 {
+            assert_eq!(
+                r.status(b.word_taint(w)),
+                WordStatus::Exact,
+                "cs[{e}].c[{w}]"
+            );
+        }
+    }
+}
+
 // The same rule (SPIR-V 2.2.2; issue 19, rule 6) for a whole array copied by `OpCopyMemory`
 // through a pointer that `OpCopyObject` copied: each way of a branch on an `OpUndef` copies `src`
 // into a buffer of its own, so whichever way the model takes, the other way's buffer is never

@@ -662,7 +662,7 @@ impl<'k> Dispatch<'k> {
 
     /// The workgroup run `i`-th in the ordered run of the current schedule.
     pub(crate) fn scheduled(&self, i: u64, count: u64) -> u64 {
-        crate::spirv::explore::schedule_order(self.schedule.load(Relaxed) as u64, i, count)
+        crate::spirv::schedule::schedule_order(self.schedule.load(Relaxed) as u64, i, count)
     }
 
     /// Does this schedule run the lanes of an atomic instruction in reverse order?

@@ -61,6 +61,7 @@ mod regs;
 pub(crate) mod report;
 mod sampling;
 pub(crate) mod scalar;
+mod schedule;
 mod stores;
 pub(crate) mod types;
 mod values;
