@@ -979,3 +979,32 @@ fn atomics_that_meet_a_plain_access_another_kind_or_a_narrower_scope_run_in_orde
     );
     assert!(narrow.ordered);
 }
+
+// Vulkan, Appendix B "Memory Model", Data Race: two accesses to one location from different
+// workgroups, one of them a write, with no synchronization between them, race; the value a racing
+// read returns is then not one the device must reproduce. Here workgroup 0 reads `b[0]` and
+// workgroup 1 writes it; the model runs workgroup 0 first, so the read has already returned the
+// old value (3) when the write is seen — the value copied from it into `b[1]` must still be racy,
+// not an exact 3 (a device may run workgroup 1 first and copy 7).
+#[test]
+fn a_read_that_ran_before_an_unordered_write_of_its_location_is_racy() {
+    let r = run(
+        "layout(local_size_x = 1) in;\n\
+         layout(binding = 0) buffer B { uint b[]; };\n\
+         void main() {\n\
+           if (gl_WorkGroupID.x == 0u) { b[1] = b[0]; } else { b[0] = 7u; }\n\
+         }\n",
+        4,
+        [2, 1, 1],
+        &[vec![3, 0]],
+    );
+    assert!(!races(&r).is_empty(), "{:?}", texts(&r));
+    let b = &r.buffers[0];
+    match r.status(b.word_taint(1)) {
+        WordStatus::Racy(chain) => assert!(
+            chain.contains("OpLoad k.comp:8: unordered accesses (a data race)"),
+            "{chain}"
+        ),
+        other => panic!("b[1] copies a racing read: {other:?}"),
+    }
+}

@@ -2342,3 +2342,68 @@ fn what_a_way_not_taken_stores_after_leaving_the_construct_is_not_defined() {
         }
     }
 }
+
+// Vulkan, "Image Operations": a storage image has a width, a height and a depth; bytes alone do
+// not give them. An image bound with only its bytes is refused naming the binding; a texel buffer
+// (`imageBuffer`, Dim Buffer) is one row, as wide as its bytes hold texels.
+#[test]
+fn an_image_bound_without_an_extent_is_refused_and_a_texel_buffer_is_as_wide_as_its_bytes() {
+    let image = "#version 450\nlayout(local_size_x = 1) in;\n\
+        layout(binding = 0, r32ui) uniform uimage2D img;\n\
+        void main() { imageStore(img, ivec2(1, 0), uvec4(5u)); }\n";
+    let k = decode(&glsl(image, "k.comp"), &DecodeOptions::default()).unwrap();
+    let bound = BufferInput {
+        set: 0,
+        binding: 0,
+        bytes: vec![0; 16],
+        ..Default::default()
+    };
+    let e = run_model(&k, cfg(4, Mode::Base, [1, 1, 1]), &[bound.clone()], None)
+        .err()
+        .expect("an image without an extent is refused")
+        .to_string();
+    assert!(
+        e.contains("set 0 binding 0 (img) is an image: it needs an extent"),
+        "{e}"
+    );
+    let texels = "#version 450\nlayout(local_size_x = 4) in;\n\
+        layout(binding = 0, r32ui) uniform uimageBuffer tb;\n\
+        layout(binding = 1) buffer O { uint n; };\n\
+        void main() { uint i = gl_LocalInvocationID.x; imageStore(tb, int(i), uvec4(i + 1u));\n\
+          if (i == 0u) n = uint(imageSize(tb)); }\n";
+    let k = decode(&glsl(texels, "k.comp"), &DecodeOptions::default()).unwrap();
+    let out = BufferInput {
+        set: 0,
+        binding: 1,
+        bytes: vec![0; 4],
+        ..Default::default()
+    };
+    let run = run_model(&k, cfg(4, Mode::Base, [1, 1, 1]), &[bound, out], None).unwrap();
+    assert_eq!(u32s(&run.buffers[0].bytes), [1, 2, 3, 4]);
+    assert_eq!(u32s(&run.buffers[1].bytes), [4]);
+}
+
+// SPIR-V 3.49.17 OpSwitch: each invocation branches to the target of the literal equal to its
+// selector, else to the default. SPV_KHR_maximal_reconvergence, Divergence: invocations that take
+// one case construct with one selector value are one tangle; "invocations with different Selector
+// values executing the same case construct *may* be partitioned into the same tangle", so a
+// subgroup operation in a case two values reach is not pinned down. Selector i % 4 over 8 lanes:
+// case 0 takes lanes 0 and 4 (ballot 0x11), cases 1 and 2 share a target (lanes 1, 2, 5, 6), the
+// default takes lanes 3 and 7 (ballot 0x88).
+#[test]
+fn a_divergent_switch_sends_each_lane_to_its_case_and_pins_a_case_one_value_reaches() {
+    let src = format!("{HEAD}layout(local_size_x = 8) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nlayout(binding = 1) buffer C {{ uint c[]; }};\nvoid main() {{\n  uint i = gl_LocalInvocationIndex;\n  switch (i % 4u) {{\n    case 0u: b[i] = 10u + i; c[i] = subgroupBallot(true).x; break;\n    case 1u: case 2u: b[i] = 20u + i; c[i] = subgroupBallot(true).x; break;\n    default: b[i] = 30u + i; c[i] = subgroupBallot(true).x; break;\n  }}\n}}\n");
+    let r = run_glsl(&src, Mode::Maximal, 8, [1, 1, 1], &[vec![0; 8], vec![0; 8]]);
+    assert_eq!(u32s(&r.buffers[0].bytes), [10, 21, 22, 33, 14, 25, 26, 37]);
+    let c = u32s(&r.buffers[1].bytes);
+    for (lane, ballot) in [(0, 0x11), (4, 0x11), (3, 0x88), (7, 0x88)] {
+        assert_eq!(c[lane], ballot, "lane {lane}");
+        assert_eq!(r.status(r.buffers[1].word_taint(lane)), WordStatus::Exact);
+    }
+    for lane in [1, 2, 5, 6] {
+        match r.status(r.buffers[1].word_taint(lane)) {
+            WordStatus::Undefined(c) => assert!(c.contains("not pinned down under"), "{c}"),
+            o => panic!("lane {lane}: {o:?}"),
+        }
+    }
+}

@@ -104,14 +104,13 @@ impl Wg<'_, '_> {
                 // Vulkan, VUID-StandaloneSpirv-PhysicalStorageBuffer64-06315: "the pointer value
                 // of a memory access instruction must be at least as aligned as specified by the
                 // Aligned memory access operand"; a device may access other bytes, or fault.
-                if align > 1 && !a.is_multiple_of(align as u64) && !is_undefined(t) {
-                    any_t = true;
-                    let why = self.prov(Cause::Misaligned { address: a, align }, loc, t);
-                    self.regs.vals[db + s] = Ptr::new(nowhere, 0).bits();
-                    self.regs.taint[db + s] = why;
-                    continue;
-                }
+                let misaligned = align > 1 && !a.is_multiple_of(align as u64);
                 let (p, t) = match self.d.address_of(a) {
+                    _ if misaligned && !is_undefined(t) => {
+                        any_t = true;
+                        let why = self.prov(Cause::Misaligned { address: a, align }, loc, t);
+                        (Ptr::new(nowhere, 0), why)
+                    }
                     Some((obj, off)) => (Ptr::new(obj, off), t),
                     // An undefined address: the access's own rule for an undefined pointer.
                     None if is_undefined(t) => (Ptr::new(nowhere, 0), t),
