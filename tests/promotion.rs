@@ -641,3 +641,28 @@ fn a_parameter_two_calls_pass_two_variables_is_not_bound_to_either() {
         );
     }
 }
+
+/// A float `inout` parameter of a helper bound to its caller's local (docs/interpreter.md,
+/// "Parameters bound to one caller's temporaries"): the helper's `a += y` writes the register it
+/// reads (and `a = -a` too), in every lane at once. SPIR-V's OpFAdd and OpFMul are correctly rounded, and these
+/// small dyadic values are exact, so from the GLSL source, with `x = i + 0.5`: the first call
+/// leaves `z = x·i`, `x = -(x + i)`; the second `x = z·0.25`, `z = -(z + 0.25)`.
+#[test]
+fn a_float_parameter_updated_in_place_is_updated_in_every_lane() {
+    let body = "void g(inout float a, out float c, float y) { c = a * y; a += y; a = -a; }\nvoid main() { uint i = gl_LocalInvocationIndex; float x = float(i) + 0.5; float z; g(x, z, float(i)); g(z, x, 0.25); b[i] = floatBitsToUint(x); b[16u + i] = floatBitsToUint(z); }";
+    for r in run_both(body) {
+        for i in 0..16u32 {
+            let z = (i as f32 + 0.5) * i as f32;
+            assert_eq!(
+                word(&r, i as usize),
+                ((z * 0.25).to_bits(), WordStatus::Exact),
+                "lane {i}"
+            );
+            assert_eq!(
+                word(&r, 16 + i as usize),
+                ((-(z + 0.25)).to_bits(), WordStatus::Exact),
+                "lane {i}"
+            );
+        }
+    }
+}

@@ -2407,3 +2407,82 @@ fn a_divergent_switch_sends_each_lane_to_its_case_and_pins_a_case_one_value_reac
         }
     }
 }
+
+// SPIR-V 3.21 BuiltIn NumWorkgroups: "number of workgroups in the dispatch", the same in every
+// invocation. A dispatch of 3 × 2 × 1 workgroups of 2 invocations: each writes it at its own index.
+#[test]
+fn every_invocation_reads_the_dispatchs_workgroup_count() {
+    let src = format!("{HEAD}layout(local_size_x = 2) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nvoid main() {{\n  uint at = 3u * (2u * (gl_WorkGroupID.y * 3u + gl_WorkGroupID.x) + gl_LocalInvocationIndex);\n  b[at] = gl_NumWorkGroups.x; b[at + 1u] = gl_NumWorkGroups.y; b[at + 2u] = gl_NumWorkGroups.z;\n}}\n");
+    let r = run_glsl(&src, Mode::Base, 4, [3, 2, 1], &[vec![0; 36]]);
+    assert_eq!(u32s(&r.buffers[0].bytes), [3, 2, 1].repeat(12));
+}
+
+// SPIR-V 3.49.13: OpMatrixTimesVector ("Matrix is a … matrix … Vector … the number of columns …
+// the result … has the same number of components as Matrix's columns": row r is Σ_c M[c][r]·v[c]),
+// OpVectorTimesMatrix (component c is the dot product of the vector with column c),
+// OpMatrixTimesMatrix (column j of the product is Left × column j of Right) and OpTranspose. With
+// M = s·[(1,2,3), (4,5,6)] (two columns of three rows), s = i + 1, integers in floats, all exact:
+// M·(1,10) = s·(41,52,63); (1,1,2)·M = s·(9,21); Mᵀ·M = s²·[(14,32),(32,77)].
+#[test]
+fn matrix_products_take_rows_of_the_left_and_columns_of_the_right() {
+    let src = format!("{HEAD}layout(local_size_x = 8) in;\nlayout(binding = 0) buffer B {{ float b[]; }};\nvoid main() {{\n  uint i = gl_LocalInvocationIndex;\n  float s = float(i + 1u);\n  mat2x3 m = mat2x3(vec3(1.0, 2.0, 3.0), vec3(4.0, 5.0, 6.0)) * s;\n  vec3 r = m * vec2(1.0, 10.0);\n  vec2 q = vec3(1.0, 1.0, 2.0) * m;\n  mat2 p = transpose(m) * m;\n  uint at = 9u * i;\n  b[at] = r.x; b[at + 1u] = r.y; b[at + 2u] = r.z;\n  b[at + 3u] = q.x; b[at + 4u] = q.y;\n  b[at + 5u] = p[0][0]; b[at + 6u] = p[0][1]; b[at + 7u] = p[1][0]; b[at + 8u] = p[1][1];\n}}\n");
+    let r = run_glsl(&src, Mode::Base, 8, [1, 1, 1], &[vec![0; 72]]);
+    let w: Vec<f32> = u32s(&r.buffers[0].bytes)
+        .into_iter()
+        .map(f32::from_bits)
+        .collect();
+    for i in 0..8usize {
+        let s = (i + 1) as f32;
+        let want = [41.0, 52.0, 63.0, 9.0, 21.0]
+            .map(|x| x * s)
+            .into_iter()
+            .chain([14.0, 32.0, 32.0, 77.0].map(|x| x * s * s))
+            .collect::<Vec<f32>>();
+        assert_eq!(w[9 * i..9 * i + 9], want[..], "lane {i}");
+        // Vulkan, "Precision and Operation of SPIR-V Instructions": a device may contract and
+        // reorder these sums of products, so the model computes them uncontracted and marks them
+        // inexact (compared within a bound), not exact and not undefined.
+        for k in 0..9 {
+            assert_eq!(
+                r.status(r.buffers[0].word_taint(9 * i + k)),
+                WordStatus::Inexact,
+                "lane {i} word {k}"
+            );
+        }
+    }
+}
+
+// SPIR-V 3.49.15 OpSelect: "Select between two objects … Condition … chooses Object 1 where true,
+// Object 2 where false", per lane; the result is the chosen object, so it is undefined exactly
+// where the chosen object is (lane 4: 12 / 0, SPIR-V OpUDiv "behavior is undefined if Operand 2
+// is 0"). Lanes 0–3 take i, lanes 4–7 take 12 / (i − 4) — as the first object (`y`) and as the
+// second (`z`).
+#[test]
+fn a_select_takes_the_value_and_taint_of_the_operand_its_condition_picks_in_each_lane() {
+    let src = format!("{HEAD}layout(local_size_x = 8) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nvoid main() {{\n  uint i = gl_LocalInvocationIndex;\n  uint x = 12u / (i - 4u);\n  uint y = i >= 4u ? x : i;\n  uint z = i < 4u ? i : x;\n  b[i] = y;\n  b[8u + i] = z;\n}}\n");
+    let r = run_glsl(&src, Mode::Base, 8, [1, 1, 1], &[vec![0; 16]]);
+    let w = u32s(&r.buffers[0].bytes);
+    for at in [0, 8] {
+        for (i, want) in [(0, 0), (1, 1), (2, 2), (3, 3), (5, 12), (6, 6), (7, 4)] {
+            assert_eq!(w[at + i], want, "word {}", at + i);
+            let t = r.buffers[0].word_taint(at + i);
+            assert_eq!(r.status(t), WordStatus::Exact, "word {}", at + i);
+        }
+        match r.status(r.buffers[0].word_taint(at + 4)) {
+            WordStatus::Undefined(c) => assert!(c.contains("division by zero"), "{c}"),
+            o => panic!("word {}: {o:?}", at + 4),
+        }
+    }
+}
+
+// SPIR-V 3.49.12 OpVectorExtractDynamic ("Extract a single, dynamically selected, component of a
+// vector"), which glslang writes for a vector expression indexed by a run-time value: each lane
+// reads the component its own index names. v = (i, 2i, 3i, 4i), index
+// (i + 1) mod 4: lane i reads ((i + 1) mod 4 + 1)·i.
+#[test]
+fn a_dynamic_component_of_a_local_vector_is_the_one_each_lane_indexes() {
+    let src = format!("{HEAD}layout(local_size_x = 8) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nvoid main() {{\n  uint i = gl_LocalInvocationIndex;\n  uvec4 v = uvec4(i, 2u * i, 3u * i, 4u * i);\n  b[i] = (v + 0u)[(i + 1u) & 3u];\n}}\n");
+    let r = run_glsl(&src, Mode::Base, 8, [1, 1, 1], &[vec![0; 8]]);
+    let want: Vec<u32> = (0..8).map(|i| ((i + 1) % 4 + 1) * i).collect();
+    assert_eq!(u32s(&r.buffers[0].bytes), want);
+}
