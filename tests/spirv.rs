@@ -2358,10 +2358,15 @@ fn an_image_bound_without_an_extent_is_refused_and_a_texel_buffer_is_as_wide_as_
         bytes: vec![0; 16],
         ..Default::default()
     };
-    let e = run_model(&k, cfg(4, Mode::Base, [1, 1, 1]), &[bound.clone()], None)
-        .err()
-        .expect("an image without an extent is refused")
-        .to_string();
+    let e = run_model(
+        &k,
+        cfg(4, Mode::Base, [1, 1, 1]),
+        std::slice::from_ref(&bound),
+        None,
+    )
+    .err()
+    .expect("an image without an extent is refused")
+    .to_string();
     assert!(
         e.contains("set 0 binding 0 (img) is an image: it needs an extent"),
         "{e}"
