@@ -105,16 +105,20 @@ impl Wg<'_, '_> {
                 // of a memory access instruction must be at least as aligned as specified by the
                 // Aligned memory access operand"; a device may access other bytes, or fault.
                 let misaligned = align > 1 && !a.is_multiple_of(align as u64);
-                let (p, t) = match self.d.address_of(a) {
-                    _ if misaligned && !is_undefined(t) => {
+                let found = if misaligned && !is_undefined(t) {
+                    Err(Cause::Misaligned { address: a, align })
+                } else {
+                    Ok(self.d.address_of(a))
+                };
+                let (p, t) = match found {
+                    Err(why) => {
                         any_t = true;
-                        let why = self.prov(Cause::Misaligned { address: a, align }, loc, t);
-                        (Ptr::new(nowhere, 0), why)
+                        (Ptr::new(nowhere, 0), self.prov(why, loc, t))
                     }
-                    Some((obj, off)) => (Ptr::new(obj, off), t),
+                    Ok(Some((obj, off))) => (Ptr::new(obj, off), t),
                     // An undefined address: the access's own rule for an undefined pointer.
-                    None if is_undefined(t) => (Ptr::new(nowhere, 0), t),
-                    None => {
+                    Ok(None) if is_undefined(t) => (Ptr::new(nowhere, 0), t),
+                    Ok(None) => {
                         self.d.find(Finding::OutOfBounds {
                             object: nowhere,
                             offset: a,
