@@ -1337,6 +1337,54 @@ fn shuffles_and_ballot_bits_read_the_lane_their_per_lane_argument_names() {
     }
 }
 
+// GL_KHR_shader_subgroup, 8.18: subgroupBallotBitCount counts "only the bottom gl_SubgroupSize
+// bits" of its value, subgroupBallotInclusiveBitCount the bits "with an index less than or equal to
+// gl_SubgroupInvocationID" among them. A word of the ballot holding none of those bits cannot change
+// the result: leaving it undefined in one lane leaves that lane's count defined; a word holding one
+// of them makes that lane's count undefined, and no other lane's. At size 8 only word 0 counts; at
+// size 64 the inclusive count of lanes 32.. reads word 1 too.
+#[test]
+fn a_ballot_count_is_undefined_only_where_an_undefined_word_holds_a_bit_it_counts() {
+    for size in [8u32, 64] {
+        let src = format!("{HEAD}layout(local_size_x = {size}) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nvoid main() {{\n  uint i = gl_SubgroupInvocationID;\n  uvec4 v = uvec4(0xffffu, 5u, 0u, 0u);\n  if (i == 5u || i == 40u) {{ uint u; v.y = u; }}\n  if (i == 41u) {{ uint u; v.x = u; }}\n  b[i] = subgroupBallotInclusiveBitCount(v);\n  b[{size}u + i] = subgroupBallotBitCount(v);\n}}\n");
+        let n = size as usize;
+        let r = run_glsl(&src, Mode::Base, size as u64, [1, 1, 1], &[vec![0; 2 * n]]);
+        let b = &r.buffers[0];
+        let w = u32s(&b.bytes);
+        let bits: u128 = 0xffff | (5 << 32);
+        let low = if size == 128 { !0 } else { (1u128 << size) - 1 };
+        for l in 0..size {
+            let undefined_word = match l {
+                5 | 40 => Some(1),
+                41 => Some(0),
+                _ => None,
+            };
+            let incl = low & ((2u128 << l) - 1);
+            for (k, read) in [(0, incl), (1, low)] {
+                let at = k * n + l as usize;
+                let reads_it = undefined_word.is_some_and(|c| (read >> (32 * c)) as u32 != 0);
+                if reads_it {
+                    assert!(
+                        matches!(r.status(b.word_taint(at)), WordStatus::Undefined(_)),
+                        "size {size}, lane {l}, count {k}: it counts a bit of the undefined word"
+                    );
+                } else {
+                    assert_eq!(
+                        r.status(b.word_taint(at)),
+                        WordStatus::Exact,
+                        "size {size}, lane {l}, count {k}"
+                    );
+                    assert_eq!(
+                        w[at],
+                        (bits & read).count_ones(),
+                        "size {size}, lane {l}, count {k}"
+                    );
+                }
+            }
+        }
+    }
+}
+
 // Elements are named as the source writes them, at the offsets of GLSL 4.60 §7.6.2.2 "Standard
 // Uniform Block Layout" (std430 rules: a scalar aligns to its size; a two-component vector to
 // twice it, a three- or four-component vector to four times it; an array's or struct's stride

@@ -130,15 +130,10 @@ pub fn run<S: Scalar, const N: usize, K: Sink<[S; N]>>(
                 }
             }
         }
-        Op::BallotBitCount(scan) => {
-            // Only the low gl_SubgroupSize bits count (GL_KHR_shader_subgroup, ballot properties).
-            let b = call.ballot().0 & size.full_mask().0;
+        Op::BallotBitCount(_) => {
+            let b = call.ballot().0;
             for l in active.iter() {
-                let m = match scan {
-                    Scan::Reduce => b,
-                    Scan::Inclusive => b & LaneMask::first(l + 1).0,
-                    Scan::Exclusive => b & LaneMask::first(l).0,
-                };
+                let m = b & ballot_bits(call, l).map_or(0, |m| m.0);
                 sink.uint(l, m.count_ones());
             }
         }
@@ -302,6 +297,44 @@ pub fn value_lanes(call: &OpCall, lane: u32, active: LaneMask) -> Option<LaneMas
             let start = lane / c * c;
             active.and(below(start + c)).minus(below(start))
         }
+        _ => return None,
+    })
+}
+
+/// The bits of the ballot operand that the result of `lane` is computed from, for the operations
+/// that read a ballot (`None` for the others). GL_KHR_shader_subgroup, 8.18: subgroupBallotBitCount,
+/// subgroupBallotFindLSB and subgroupBallotFindMSB consider "only the bottom gl_SubgroupSize bits"
+/// (SPIR-V: "only the bits in Value required to represent all bits of the group's invocations");
+/// subgroupBallotInclusiveBitCount the bits at or below the lane's gl_SubgroupInvocationID,
+/// subgroupBallotExclusiveBitCount those below it; subgroupBallotBitExtract bit `index` (none when
+/// index >= gl_SubgroupSize: that result is undefined); subgroupInverseBallot the bit at the lane's
+/// own id. A bit outside the mask cannot change the result, so an undefined word of the ballot
+/// that holds none of them leaves the result defined.
+///
+/// ```
+/// use lockstep::model::{ballot_bits, info, Args, Ballot, LaneMask, Op, OpCall, Scan, SubgroupSize};
+/// let s = SubgroupSize::new(8).unwrap();
+/// let args = Args { ballot: Some(Ballot(!0)), ..Args::default() };
+/// let count = OpCall::new(info(Op::BallotBitCount(Scan::Reduce)), s, args.clone()).unwrap();
+/// assert_eq!(ballot_bits(&count, 3), Some(LaneMask(0xff)));
+/// let incl = OpCall::new(info(Op::BallotBitCount(Scan::Inclusive)), s, args).unwrap();
+/// assert_eq!(ballot_bits(&incl, 3), Some(LaneMask(0b1111)));
+/// ```
+pub fn ballot_bits(call: &OpCall, lane: u32) -> Option<LaneMask> {
+    let low = call.size().full_mask();
+    Some(match call.op() {
+        Op::BallotBitCount(Scan::Reduce) | Op::BallotFindLsb | Op::BallotFindMsb => low,
+        Op::BallotBitCount(Scan::Inclusive) => low.and(LaneMask::first(lane + 1)),
+        Op::BallotBitCount(Scan::Exclusive) => low.and(LaneMask::first(lane)),
+        Op::BallotBitExtract => {
+            let i = call.lane_arg().at(lane);
+            if i < call.size().get() {
+                LaneMask::EMPTY.with(i)
+            } else {
+                LaneMask::EMPTY
+            }
+        }
+        Op::InverseBallot => LaneMask::EMPTY.with(lane),
         _ => return None,
     })
 }

@@ -34,8 +34,8 @@ pub use catalogue::{
 };
 pub use error::ModelError;
 pub use eval::{
-    evaluate, evaluate_batch, evaluate_typed, gather_result, gather_source, rotate_source, run,
-    value_lanes, BatchOutput, GatherPlan, Sink,
+    ballot_bits, evaluate, evaluate_batch, evaluate_typed, gather_result, gather_source,
+    rotate_source, run, value_lanes, BatchOutput, GatherPlan, Sink,
 };
 pub use outcome::{Outcome, Reason, ReasonDoc};
 pub use params::{Ballot, ClusterSize, LaneMask, QuadIndex, SubgroupSize};

@@ -7,8 +7,9 @@
 //! undefined with that lane's cause.
 
 use crate::model::{
-    gather_result, gather_source, info, value_lanes, ArgKind, Args, Ballot, Exactness, GatherPlan,
-    LaneArg, LaneMask, Op, OpCall, OpInfo, Reason, Scalar as MScalar, ScalarType, Sink, ValueType,
+    ballot_bits, gather_result, gather_source, info, value_lanes, ArgKind, Args, Ballot, Exactness,
+    GatherPlan, LaneArg, LaneMask, Op, OpCall, OpInfo, Reason, Scalar as MScalar, ScalarType, Sink,
+    ValueType,
 };
 use crate::reconverge::Flow;
 use crate::spirv::error::SpirvError;
@@ -437,13 +438,8 @@ impl Wg<'_, '_> {
         for l in set.iter() {
             let s = base + l as usize;
             let words = [0, 1, 2, 3].map(|c| self.regs.vals[bb + c * lanes + s] as u32);
-            let mut t = Taint::NONE;
-            if bt {
-                for c in 0..4 {
-                    t = combine(t, self.regs.taint[bb + c * lanes + s]);
-                }
-            }
             let idx = ib.map(|ib| self.regs.vals[ib + s] as u32).unwrap_or(0);
+            let mut t = Taint::NONE;
             if it {
                 t = combine(t, self.regs.taint[ib.unwrap_or(0) + s]);
             }
@@ -461,6 +457,16 @@ impl Wg<'_, '_> {
                 last = Some((words, idx, call));
             }
             let call = &last.as_ref().expect("set above").2;
+            if bt {
+                // Only the words of the ballot holding a bit this lane's result reads (the
+                // model's rule): an undefined word beyond them does not reach the result.
+                let read = ballot_bits(call, l).map_or(!0, |m| m.0);
+                for c in 0..4 {
+                    if (read >> (32 * c)) as u32 != 0 {
+                        t = combine(t, self.regs.taint[bb + c * lanes + s]);
+                    }
+                }
+            }
             let mut undefined = Vec::new();
             let mut sink = RegSink {
                 vals: &mut self.regs.vals,
