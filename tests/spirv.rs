@@ -1337,6 +1337,141 @@ fn shuffles_and_ballot_bits_read_the_lane_their_per_lane_argument_names() {
     }
 }
 
+// SPIR-V 1.6, "Relational and Logical Instructions": OpFOrdEqual is "Floating-point comparison for
+// being ordered and equal", OpFUnordEqual "for being unordered or equal", and so on for NotEqual,
+// LessThan, GreaterThan, LessThanEqual and GreaterThanEqual — a NaN operand (unordered) makes every
+// ordered comparison false and every unordered one true. All twelve, one bit each (in the order of the spec's table: Equal, NotEqual, LessThan,
+// GreaterThan, LessThanEqual, GreaterThanEqual, ordered before unordered), in four lanes: (NaN, 1),
+// (1, 1), (1, 2), (2, 1). glslang writes only some of them (`!=` is OpFUnordNotEqual), so the
+// module is assembled.
+#[test]
+fn ordered_float_comparisons_are_false_and_unordered_ones_true_when_an_operand_is_nan() {
+    use lockstep::kernel::{compile, SourceLang, SourceOptions};
+    let text = r#"OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main" %lid
+OpExecutionMode %main LocalSize 4 1 1
+OpDecorate %lid BuiltIn LocalInvocationId
+OpDecorate %fa ArrayStride 4
+OpDecorate %ua ArrayStride 4
+OpDecorate %F Block
+OpMemberDecorate %F 0 Offset 0
+OpDecorate %U Block
+OpMemberDecorate %U 0 Offset 0
+OpDecorate %xs DescriptorSet 0
+OpDecorate %xs Binding 0
+OpDecorate %ys DescriptorSet 0
+OpDecorate %ys Binding 1
+OpDecorate %out DescriptorSet 0
+OpDecorate %out Binding 2
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%bool = OpTypeBool
+%uint = OpTypeInt 32 0
+%float = OpTypeFloat 32
+%v3 = OpTypeVector %uint 3
+%u0 = OpConstant %uint 0
+%u4 = OpConstant %uint 4
+%bit0 = OpConstant %uint 1
+%bit1 = OpConstant %uint 2
+%bit2 = OpConstant %uint 4
+%bit3 = OpConstant %uint 8
+%bit4 = OpConstant %uint 16
+%bit5 = OpConstant %uint 32
+%bit6 = OpConstant %uint 64
+%bit7 = OpConstant %uint 128
+%bit8 = OpConstant %uint 256
+%bit9 = OpConstant %uint 512
+%bit10 = OpConstant %uint 1024
+%bit11 = OpConstant %uint 2048
+%fa = OpTypeArray %float %u4
+%ua = OpTypeArray %uint %u4
+%F = OpTypeStruct %fa
+%U = OpTypeStruct %ua
+%pF = OpTypePointer StorageBuffer %F
+%pU = OpTypePointer StorageBuffer %U
+%pf = OpTypePointer StorageBuffer %float
+%pu = OpTypePointer StorageBuffer %uint
+%pin = OpTypePointer Input %v3
+%lid = OpVariable %pin Input
+%xs = OpVariable %pF StorageBuffer
+%ys = OpVariable %pF StorageBuffer
+%out = OpVariable %pU StorageBuffer
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%id = OpLoad %v3 %lid
+%i = OpCompositeExtract %uint %id 0
+%px = OpAccessChain %pf %xs %u0 %i
+%py = OpAccessChain %pf %ys %u0 %i
+%x = OpLoad %float %px
+%y = OpLoad %float %py
+%c0 = OpFOrdEqual %bool %x %y
+%s0 = OpSelect %uint %c0 %bit0 %u0
+%m0 = OpBitwiseOr %uint %u0 %s0
+%c1 = OpFUnordEqual %bool %x %y
+%s1 = OpSelect %uint %c1 %bit1 %u0
+%m1 = OpBitwiseOr %uint %m0 %s1
+%c2 = OpFOrdNotEqual %bool %x %y
+%s2 = OpSelect %uint %c2 %bit2 %u0
+%m2 = OpBitwiseOr %uint %m1 %s2
+%c3 = OpFUnordNotEqual %bool %x %y
+%s3 = OpSelect %uint %c3 %bit3 %u0
+%m3 = OpBitwiseOr %uint %m2 %s3
+%c4 = OpFOrdLessThan %bool %x %y
+%s4 = OpSelect %uint %c4 %bit4 %u0
+%m4 = OpBitwiseOr %uint %m3 %s4
+%c5 = OpFUnordLessThan %bool %x %y
+%s5 = OpSelect %uint %c5 %bit5 %u0
+%m5 = OpBitwiseOr %uint %m4 %s5
+%c6 = OpFOrdGreaterThan %bool %x %y
+%s6 = OpSelect %uint %c6 %bit6 %u0
+%m6 = OpBitwiseOr %uint %m5 %s6
+%c7 = OpFUnordGreaterThan %bool %x %y
+%s7 = OpSelect %uint %c7 %bit7 %u0
+%m7 = OpBitwiseOr %uint %m6 %s7
+%c8 = OpFOrdLessThanEqual %bool %x %y
+%s8 = OpSelect %uint %c8 %bit8 %u0
+%m8 = OpBitwiseOr %uint %m7 %s8
+%c9 = OpFUnordLessThanEqual %bool %x %y
+%s9 = OpSelect %uint %c9 %bit9 %u0
+%m9 = OpBitwiseOr %uint %m8 %s9
+%c10 = OpFOrdGreaterThanEqual %bool %x %y
+%s10 = OpSelect %uint %c10 %bit10 %u0
+%m10 = OpBitwiseOr %uint %m9 %s10
+%c11 = OpFUnordGreaterThanEqual %bool %x %y
+%s11 = OpSelect %uint %c11 %bit11 %u0
+%m11 = OpBitwiseOr %uint %m10 %s11
+%po = OpAccessChain %pu %out %u0 %i
+OpStore %po %m11
+OpReturn
+OpFunctionEnd
+"#;
+    let m = compile(text, SourceLang::SpirvAsm, &SourceOptions::default()).unwrap();
+    let k = decode(&m.words, &DecodeOptions::default()).unwrap();
+    let f = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let input = |binding: u32, bytes: Vec<u8>| BufferInput {
+        set: 0,
+        binding,
+        bytes,
+        ..Default::default()
+    };
+    let bufs = [
+        input(0, f(&[f32::NAN, 1.0, 1.0, 2.0])),
+        input(1, f(&[1.0, 1.0, 2.0, 1.0])),
+        input(2, bytes_u32(&[0; 4])),
+    ];
+    let r = run_model(&k, cfg(4, Mode::Base, [1, 1, 1]), &bufs, None).unwrap();
+    assert!(r.findings.is_empty(), "{:?}", r.findings);
+    let out = r.buffers.iter().find(|b| b.binding == 2).unwrap();
+    // bits: 0 OrdEq, 1 UnordEq, 2 OrdNe, 3 UnordNe, 4 OrdLt, 5 UnordLt, 6 OrdGt, 7 UnordGt,
+    // 8 OrdLe, 9 UnordLe, 10 OrdGe, 11 UnordGe.
+    let nan = 0b1010_1010_1010; // only the unordered ones
+    let equal = 0b1111_0000_0011; // Eq, Le, Ge
+    let less = 0b0011_0011_1100; // Ne, Lt, Le
+    let greater = 0b1100_1100_1100; // Ne, Gt, Ge
+    assert_eq!(u32s(&out.bytes), [nan, equal, less, greater]);
+}
+
 // GL_KHR_shader_subgroup, 8.18: subgroupBallotBitCount counts "only the bottom gl_SubgroupSize
 // bits" of its value, subgroupBallotInclusiveBitCount the bits "with an index less than or equal to
 // gl_SubgroupInvocationID" among them. A word of the ballot holding none of those bits cannot change
