@@ -1472,6 +1472,290 @@ OpFunctionEnd
     assert_eq!(u32s(&out.bytes), [nan, equal, less, greater]);
 }
 
+// GLSL.std.450, Frexp: "Splits x into a floating-point significand in the range [0.5, 1.0) and an
+// integral exponent of two, such that: x = significand * 2^exponent"; FrexpStruct: "Same semantics
+// as in Frexp, except that the entry point returns a struct containing the significand and
+// exponent" (member 1 a 32-bit integer). Eight 64-bit inputs, one per lane, some with a negative
+// exponent: each lane's significand and exponent rebuild its x exactly, and the exponent is the
+// integer the module compares (`e == -3` true exactly for ±0.1).
+#[test]
+fn a_double_splits_into_a_significand_in_half_to_one_and_an_exponent_in_every_lane() {
+    use lockstep::kernel::{compile, SourceLang, SourceOptions};
+    let text = r#"OpCapability Shader
+OpCapability Float64
+OpCapability Int64
+%glsl = OpExtInstImport "GLSL.std.450"
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main" %lid
+OpExecutionMode %main LocalSize 8 1 1
+OpDecorate %lid BuiltIn LocalInvocationId
+OpDecorate %da ArrayStride 8
+OpDecorate %ia ArrayStride 4
+OpDecorate %D Block
+OpMemberDecorate %D 0 Offset 0
+OpDecorate %I Block
+OpMemberDecorate %I 0 Offset 0
+OpDecorate %xs DescriptorSet 0
+OpDecorate %xs Binding 0
+OpDecorate %ms DescriptorSet 0
+OpDecorate %ms Binding 1
+OpDecorate %es DescriptorSet 0
+OpDecorate %es Binding 2
+OpDecorate %qs DescriptorSet 0
+OpDecorate %qs Binding 3
+OpDecorate %ls DescriptorSet 0
+OpDecorate %ls Binding 4
+OpDecorate %La ArrayStride 8
+OpDecorate %L Block
+OpMemberDecorate %L 0 Offset 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%bool = OpTypeBool
+%uint = OpTypeInt 32 0
+%int = OpTypeInt 32 1
+%double = OpTypeFloat 64
+%ulong = OpTypeInt 64 0
+%st = OpTypeStruct %double %int
+%v3 = OpTypeVector %uint 3
+%u0 = OpConstant %uint 0
+%u1 = OpConstant %uint 1
+%u8 = OpConstant %uint 8
+%im3 = OpConstant %int -3
+%da = OpTypeArray %double %u8
+%ia = OpTypeArray %int %u8
+%D = OpTypeStruct %da
+%I = OpTypeStruct %ia
+%pD = OpTypePointer StorageBuffer %D
+%pI = OpTypePointer StorageBuffer %I
+%pd = OpTypePointer StorageBuffer %double
+%pi = OpTypePointer StorageBuffer %int
+%La = OpTypeArray %ulong %u8
+%L = OpTypeStruct %La
+%pL = OpTypePointer StorageBuffer %L
+%pl = OpTypePointer StorageBuffer %ulong
+%pin = OpTypePointer Input %v3
+%lid = OpVariable %pin Input
+%xs = OpVariable %pD StorageBuffer
+%ms = OpVariable %pD StorageBuffer
+%es = OpVariable %pI StorageBuffer
+%qs = OpVariable %pI StorageBuffer
+%ls = OpVariable %pL StorageBuffer
+%i0 = OpConstant %int 0
+%i1 = OpConstant %int 1
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%id = OpLoad %v3 %lid
+%i = OpCompositeExtract %uint %id 0
+%px = OpAccessChain %pd %xs %u0 %i
+%x = OpLoad %double %px
+%r = OpExtInst %st %glsl FrexpStruct %x
+%m = OpCompositeExtract %double %r 0
+%e = OpCompositeExtract %int %r 1
+%q = OpIEqual %bool %e %im3
+%qv = OpSelect %int %q %i1 %i0
+%pm = OpAccessChain %pd %ms %u0 %i
+OpStore %pm %m
+%pe = OpAccessChain %pi %es %u0 %i
+OpStore %pe %e
+%pq = OpAccessChain %pi %qs %u0 %i
+OpStore %pq %qv
+%el = OpUConvert %ulong %e
+%pl0 = OpAccessChain %pl %ls %u0 %i
+OpStore %pl0 %el
+OpReturn
+OpFunctionEnd
+"#;
+    let m = compile(text, SourceLang::SpirvAsm, &SourceOptions::default()).unwrap();
+    let k = decode(&m.words, &DecodeOptions::default()).unwrap();
+    let xs = [8.0f64, -3.0, 0.1, 0.75, 1.0, -0.1, 1024.5, 3.0e-300];
+    let input = |binding: u32, bytes: Vec<u8>| BufferInput {
+        set: 0,
+        binding,
+        bytes,
+        ..Default::default()
+    };
+    let bufs = [
+        input(0, xs.iter().flat_map(|x| x.to_le_bytes()).collect()),
+        input(1, vec![0; 64]),
+        input(2, vec![0; 32]),
+        input(3, vec![0; 32]),
+        input(4, vec![0; 64]),
+    ];
+    let r = run_model(&k, cfg(8, Mode::Base, [1, 1, 1]), &bufs, None).unwrap();
+    assert!(r.findings.is_empty(), "{:?}", r.findings);
+    let out = |binding: u32| {
+        &r.buffers
+            .iter()
+            .find(|b| b.binding == binding)
+            .unwrap()
+            .bytes
+    };
+    let ms: Vec<f64> = out(1)
+        .chunks(8)
+        .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    let es: Vec<i32> = u32s(out(2)).iter().map(|&e| e as i32).collect();
+    let qs = u32s(out(3));
+    for (l, &x) in xs.iter().enumerate() {
+        let (m, e) = (ms[l], es[l]);
+        assert!(
+            (0.5..1.0).contains(&m.abs()),
+            "lane {l}: significand {m} of {x}"
+        );
+        assert_eq!(m * 2f64.powi(e), x, "lane {l}: {m} * 2^{e}");
+        assert_eq!(qs[l], (e == -3) as u32, "lane {l}: e == -3 with e = {e}");
+    }
+    assert_eq!(qs, [0, 0, 1, 0, 0, 1, 0, 0]);
+    // OpUConvert widens the exponent's 32 bits with zeros ("zero extended"): -3 is 0xffff_fffd.
+    let ls: Vec<u64> = out(4)
+        .chunks(8)
+        .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    for l in 0..8 {
+        assert_eq!(ls[l], es[l] as u32 as u64, "lane {l}: the exponent widened");
+    }
+}
+
+// GL_KHR_shader_subgroup, 8.2 "gl_SubgroupID": the workgroup's invocations are split into
+// gl_NumSubgroups subgroups. A branch that only the second subgroup takes runs its loads and stores
+// with the first subgroup wholly inactive: each invocation of the second reads and writes its own
+// element, the first's elements keep what they held.
+#[test]
+fn a_branch_only_a_later_subgroup_takes_reads_and_writes_that_subgroups_elements() {
+    let src = format!("{HEAD}layout(local_size_x = 16) in;\nlayout(binding = 0) buffer A {{ uint a[]; }};\nlayout(binding = 1) buffer B {{ uint b[]; }};\nvoid main() {{\n  uint i = gl_LocalInvocationID.x;\n  if (gl_SubgroupID == 1u) {{ b[i] = a[i] * 3u; }}\n}}\n");
+    let a: Vec<u32> = (0..16).map(|i| 10 + i).collect();
+    let r = run_glsl(&src, Mode::Base, 8, [1, 1, 1], &[a.clone(), vec![7; 16]]);
+    let b = u32s(&r.buffers.iter().find(|b| b.binding == 1).unwrap().bytes);
+    for i in 0..16 {
+        let want = if i >= 8 { a[i] * 3 } else { 7 };
+        assert_eq!(b[i], want, "b[{i}]");
+    }
+}
+
+// A lane whose branch condition is undefined may take either side (SPIR-V 2.2.2, "undefined":
+// any value), so what it computed inside the loop it branched in is undefined for it once the loop
+// ends — but only there: in the outer loop's next iteration the same access chain, through an
+// index computed before both loops and the same in every lane, points where it says in every lane,
+// and what each lane loads and stores through it is defined again. Lane 3 branches on an
+// undefined value (a `break` or not) in the first outer iteration only. Assembled: glslang loads
+// the index inside the loop (a fresh value each iteration); an optimiser hoists it, as here.
+#[test]
+fn a_lane_lost_in_one_iteration_of_an_inner_loop_computes_defined_pointers_in_the_next() {
+    use lockstep::kernel::{compile, SourceLang, SourceOptions};
+    let text = r#"OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main" %lid
+OpExecutionMode %main LocalSize 8 1 1
+OpDecorate %lid BuiltIn LocalInvocationId
+OpDecorate %ua ArrayStride 4
+OpDecorate %U Block
+OpMemberDecorate %U 0 Offset 0
+OpDecorate %A DescriptorSet 0
+OpDecorate %A Binding 0
+OpDecorate %B DescriptorSet 0
+OpDecorate %B Binding 1
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%bool = OpTypeBool
+%uint = OpTypeInt 32 0
+%v3 = OpTypeVector %uint 3
+%c0 = OpConstant %uint 0
+%c1 = OpConstant %uint 1
+%c2 = OpConstant %uint 2
+%c3 = OpConstant %uint 3
+%c8 = OpConstant %uint 8
+%c16 = OpConstant %uint 16
+%ua = OpTypeArray %uint %c16
+%U = OpTypeStruct %ua
+%pU = OpTypePointer StorageBuffer %U
+%pu = OpTypePointer StorageBuffer %uint
+%pin = OpTypePointer Input %v3
+%lid = OpVariable %pin Input
+%A = OpVariable %pU StorageBuffer
+%B = OpVariable %pU StorageBuffer
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%id = OpLoad %v3 %lid
+%i = OpCompositeExtract %uint %id 0
+%u = OpUndef %uint
+%px = OpAccessChain %pu %A %c0 %c2
+%ix = OpLoad %uint %px
+OpBranch %oh
+%oh = OpLabel
+%o = OpPhi %uint %c0 %entry %o1 %ocont
+OpLoopMerge %omerge %ocont None
+%oc = OpULessThan %bool %o %c2
+OpBranchConditional %oc %obody %omerge
+%obody = OpLabel
+OpBranch %ih
+%ih = OpLabel
+%k = OpPhi %uint %c0 %obody %k1 %icont
+OpLoopMerge %imerge %icont None
+%kc = OpULessThan %bool %k %c1
+OpBranchConditional %kc %ibody %imerge
+%ibody = OpLabel
+%first = OpIEqual %bool %o %c0
+%is3 = OpIEqual %bool %i %c3
+%both = OpLogicalAnd %bool %first %is3
+OpSelectionMerge %s1 None
+OpBranchConditional %both %t1 %s1
+%t1 = OpLabel
+%ub = OpBitwiseAnd %uint %u %c1
+%uz = OpIEqual %bool %ub %c0
+OpSelectionMerge %s2 None
+OpBranchConditional %uz %brk %s2
+%brk = OpLabel
+OpBranch %imerge
+%s2 = OpLabel
+OpBranch %s1
+%s1 = OpLabel
+%pa = OpAccessChain %pu %A %c0 %ix
+%v = OpLoad %uint %pa
+%o8 = OpIMul %uint %o %c8
+%bi = OpIAdd %uint %o8 %i
+%pb = OpAccessChain %pu %B %c0 %bi
+OpStore %pb %v
+OpBranch %icont
+%icont = OpLabel
+%k1 = OpIAdd %uint %k %c1
+OpBranch %ih
+%imerge = OpLabel
+OpBranch %ocont
+%ocont = OpLabel
+%o1 = OpIAdd %uint %o %c1
+OpBranch %oh
+%omerge = OpLabel
+OpReturn
+OpFunctionEnd
+"#;
+    let m = compile(text, SourceLang::SpirvAsm, &SourceOptions::default()).unwrap();
+    let k = decode(&m.words, &DecodeOptions::default()).unwrap();
+    let input = |binding: u32, v: &[u32]| BufferInput {
+        set: 0,
+        binding,
+        bytes: bytes_u32(v),
+        ..Default::default()
+    };
+    // a[2] is the index (1), a[1] what every lane copies (41).
+    let a: Vec<u32> = (0..16).map(|x| if x == 2 { 1 } else { 40 + x }).collect();
+    let bufs = [input(0, &a), input(1, &[7; 16])];
+    let r = run_model(&k, cfg(8, Mode::Base, [1, 1, 1]), &bufs, None).unwrap();
+    let b = r.buffers.iter().find(|b| b.binding == 1).unwrap();
+    let w = u32s(&b.bytes);
+    for i in 0..8 {
+        assert_eq!(w[8 + i], 41, "b[{}]: the second iteration's a[1]", 8 + i);
+        assert_eq!(
+            r.status(b.word_taint(8 + i)),
+            WordStatus::Exact,
+            "b[{}]: lane {i} in the second outer iteration",
+            8 + i
+        );
+        if i != 3 {
+            assert_eq!(w[i], 41, "b[{i}]");
+        }
+    }
+}
+
 // GL_KHR_shader_subgroup, 8.18: subgroupBallotBitCount counts "only the bottom gl_SubgroupSize
 // bits" of its value, subgroupBallotInclusiveBitCount the bits "with an index less than or equal to
 // gl_SubgroupInvocationID" among them. A word of the ballot holding none of those bits cannot change
