@@ -413,6 +413,47 @@ fn a_store_an_invocation_skipped_on_a_branch_an_atomic_decided_leaves_its_variab
     }
 }
 
+// Vulkan, "Compute Shaders" / Appendix B: workgroups of a dispatch run in no order the API gives,
+// and atomics of different workgroups are ordered by nothing but the device. One invocation of each
+// of two workgroups (the second of each: not the first slot of the dispatch) takes a ticket from
+// one counter: which gets 0 is the device's choice, so each ticket is order-dependent, while the
+// counter ends at 2 in every order.
+#[test]
+fn tickets_two_workgroups_take_from_one_counter_are_order_dependent() {
+    let r = run(
+        "layout(local_size_x = 2) in;\n\
+         layout(binding = 0) buffer C { uint count; };\n\
+         layout(binding = 1) buffer O { uint o[2]; };\n\
+         void main() { if (gl_LocalInvocationID.x == 1u) { o[gl_WorkGroupID.x] = atomicAdd(count, 1u); } }\n",
+        2,
+        [2, 1, 1],
+        &[vec![0; 1], vec![9; 2]],
+    );
+    let c = r.buffers.iter().find(|b| b.binding == 0).unwrap();
+    assert_eq!(u32s(&c.bytes), [2]);
+    assert_eq!(r.status(c.word_taint(0)), WordStatus::Exact);
+    let o = r.buffers.iter().find(|b| b.binding == 1).unwrap();
+    let mut got = u32s(&o.bytes);
+    got.sort();
+    assert_eq!(got, [0, 1]);
+    for w in 0..2 {
+        assert!(
+            matches!(r.status(o.word_taint(w)), WordStatus::OrderDependent(_)),
+            "workgroup {w}'s ticket: {:?}",
+            r.status(o.word_taint(w))
+        );
+    }
+    // The second workgroup's ticket is explained by the first workgroup's atomic: another
+    // workgroup's write, not another invocation's of its own.
+    match r.status(o.word_taint(1)) {
+        WordStatus::OrderDependent(chain) => assert!(
+            chain.contains("another workgroup"),
+            "the second workgroup's ticket: {chain}"
+        ),
+        other => panic!("{other:?}"),
+    }
+}
+
 // SPIR-V, "Atomic Instructions": each atomic is one indivisible read-modify-write; the order of
 // unordered ones is the device's. The memory they leave is defined when every order gives one
 // value: adds that stay below the bits the ors set (no carry can reach them) commute with those
