@@ -283,6 +283,30 @@ fn a_ballot_in_divergent_control_flow_is_pinned_only_under_maximal() {
     }
 }
 
+// A loop's exit test is a conditional branch with no merge instruction of its own: the divergence
+// it makes belongs to the loop (SPIR-V 2.11, a loop construct holds its header's blocks up to the
+// merge). Under base and SUCF a ballot in the body after some lanes have left is not pinned down,
+// and the chain names the loop (line 11, after the six of HEAD), not some other construct; under
+// maximal reconvergence it is the ballot of the lanes still in the loop.
+#[test]
+fn a_ballot_after_a_divergent_loop_exit_names_the_loop_where_it_is_not_pinned() {
+    let src = format!("{HEAD}layout(local_size_x = 8) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nvoid main() {{\n  uint i = gl_LocalInvocationIndex;\n  for (uint k = 0u; k < (i & 3u); k++) {{\n    b[i] = subgroupBallot(true).x;\n  }}\n}}\n");
+    let max = run_glsl(&src, Mode::Maximal, 8, [1, 1, 1], &[vec![0; 8]]);
+    // i & 3 is 3 for lanes 3 and 7: their last iteration (k = 2) has only them.
+    assert_eq!(u32s(&max.buffers[0].bytes)[3], 0x88);
+    assert_eq!(max.status(max.buffers[0].word_taint(3)), WordStatus::Exact);
+    for mode in [Mode::Sucf, Mode::Base] {
+        let r = run_glsl(&src, mode, 8, [1, 1, 1], &[vec![0; 8]]);
+        match r.status(r.buffers[0].word_taint(3)) {
+            WordStatus::Undefined(c) => assert!(
+                c.contains("not pinned down under") && c.contains("the loop at k.comp:11"),
+                "{c}"
+            ),
+            o => panic!("{mode}: {o:?}"),
+        }
+    }
+}
+
 #[test]
 fn float_division_is_inexact_and_addition_exact() {
     let src = format!("{HEAD}layout(local_size_x = 1) in;\nlayout(binding = 0) buffer B {{ float b[]; }};\nvoid main() {{\n  float x = b[0];\n  b[1] = x + 1.0;\n  b[2] = x / 3.0;\n}}\n");
