@@ -1828,6 +1828,46 @@ fn a_ballot_count_is_undefined_only_where_an_undefined_word_holds_a_bit_it_count
     }
 }
 
+// GL_KHR_shader_subgroup, 8.18: subgroupBallotFindLSB — "If value is 0, an undefined value is
+// returned"; subgroupBallotBitExtract — "If index is greater than or equal to gl_SubgroupSize, the
+// result is undefined". Per lane: the even lanes' ballot is 0, the odd lanes' has bit 0; lanes 0..4
+// extract bit i + 5 (undefined from i = 3 at size 8).
+#[test]
+fn a_ballot_with_no_bit_set_or_an_index_past_the_subgroup_gives_that_lane_an_undefined_result() {
+    let src = format!("{HEAD}layout(local_size_x = 8) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nvoid main() {{\n  uint i = gl_SubgroupInvocationID;\n  uvec4 v = uvec4(i & 1u, 0u, 0u, 0u);\n  b[i] = subgroupBallotFindLSB(v);\n  if (i < 5u) {{ b[8u + i] = uint(subgroupBallotBitExtract(uvec4(0xffu, 0u, 0u, 0u), i + 5u)); }}\n}}\n");
+    let r = run_glsl(&src, Mode::Base, 8, [1, 1, 1], &[vec![0; 16]]);
+    let b = &r.buffers[0];
+    let w = u32s(&b.bytes);
+    for i in 0..8usize {
+        if i % 2 == 0 {
+            match r.status(b.word_taint(i)) {
+                WordStatus::Undefined(c) => assert!(c.contains("subgroupBallotFindLSB"), "{c}"),
+                o => panic!("lane {i}: {o:?}"),
+            }
+        } else {
+            assert_eq!(
+                (w[i], r.status(b.word_taint(i))),
+                (0, WordStatus::Exact),
+                "lane {i}"
+            );
+        }
+    }
+    for i in 0..5usize {
+        if i + 5 >= 8 {
+            assert!(
+                matches!(r.status(b.word_taint(8 + i)), WordStatus::Undefined(_)),
+                "lane {i}: index {}",
+                i + 5
+            );
+        } else {
+            assert_eq!(
+                (w[8 + i], r.status(b.word_taint(8 + i))),
+                (1, WordStatus::Exact)
+            );
+        }
+    }
+}
+
 // Elements are named as the source writes them, at the offsets of GLSL 4.60 §7.6.2.2 "Standard
 // Uniform Block Layout" (std430 rules: a scalar aligns to its size; a two-component vector to
 // twice it, a three- or four-component vector to four times it; an array's or struct's stride
