@@ -1838,7 +1838,7 @@ fn a_ballot_with_no_bit_set_or_an_index_past_the_subgroup_gives_that_lane_an_und
     let r = run_glsl(&src, Mode::Base, 8, [1, 1, 1], &[vec![0; 16]]);
     let b = &r.buffers[0];
     let w = u32s(&b.bytes);
-    for i in 0..8usize {
+    for (i, &x) in w.iter().enumerate().take(8) {
         if i % 2 == 0 {
             match r.status(b.word_taint(i)) {
                 WordStatus::Undefined(c) => assert!(c.contains("subgroupBallotFindLSB"), "{c}"),
@@ -1846,7 +1846,7 @@ fn a_ballot_with_no_bit_set_or_an_index_past_the_subgroup_gives_that_lane_an_und
             }
         } else {
             assert_eq!(
-                (w[i], r.status(b.word_taint(i))),
+                (x, r.status(b.word_taint(i))),
                 (0, WordStatus::Exact),
                 "lane {i}"
             );
