@@ -67,6 +67,34 @@ fn run_glsl(src: &str, mode: Mode, size: u64, wg: [u32; 3], buffers: &[Vec<u32>]
     run_model(&k, cfg(size, mode, wg), &bufs, None).unwrap()
 }
 
+/// Assembles SPIR-V text and runs it on the model under base reconvergence, with `buffers` bound
+/// at set 0, bindings 0, 1, … (as [`run_glsl`]).
+fn run_asm(text: &str, size: u64, buffers: &[Vec<u8>]) -> ModelRun {
+    use lockstep::kernel::{compile, SourceLang, SourceOptions};
+    let m = compile(text, SourceLang::SpirvAsm, &SourceOptions::default()).unwrap();
+    let k = decode(&m.words, &DecodeOptions::default()).unwrap();
+    let bufs: Vec<BufferInput> = buffers
+        .iter()
+        .enumerate()
+        .map(|(i, b)| BufferInput {
+            set: 0,
+            binding: i as u32,
+            bytes: b.clone(),
+            ..Default::default()
+        })
+        .collect();
+    run_model(&k, cfg(size, Mode::Base, [1, 1, 1]), &bufs, None).unwrap()
+}
+
+/// The bytes a run left in the buffer at `binding`.
+fn bytes_at(r: &ModelRun, binding: u32) -> &[u8] {
+    &r.buffers
+        .iter()
+        .find(|b| b.binding == binding)
+        .unwrap()
+        .bytes
+}
+
 const HEAD: &str = "#version 450\n#extension GL_KHR_shader_subgroup_basic : require\n#extension GL_KHR_shader_subgroup_ballot : require\n#extension GL_KHR_shader_subgroup_shuffle : require\n#extension GL_KHR_shader_subgroup_shuffle_relative : require\n#extension GL_KHR_shader_subgroup_arithmetic : require\n";
 
 #[test]
@@ -1370,7 +1398,6 @@ fn shuffles_and_ballot_bits_read_the_lane_their_per_lane_argument_names() {
 // module is assembled.
 #[test]
 fn ordered_float_comparisons_are_false_and_unordered_ones_true_when_an_operand_is_nan() {
-    use lockstep::kernel::{compile, SourceLang, SourceOptions};
     let text = r#"OpCapability Shader
 OpMemoryModel Logical GLSL450
 OpEntryPoint GLCompute %main "main" %lid
@@ -1470,30 +1497,21 @@ OpStore %po %m11
 OpReturn
 OpFunctionEnd
 "#;
-    let m = compile(text, SourceLang::SpirvAsm, &SourceOptions::default()).unwrap();
-    let k = decode(&m.words, &DecodeOptions::default()).unwrap();
     let f = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
-    let input = |binding: u32, bytes: Vec<u8>| BufferInput {
-        set: 0,
-        binding,
-        bytes,
-        ..Default::default()
-    };
     let bufs = [
-        input(0, f(&[f32::NAN, 1.0, 1.0, 2.0])),
-        input(1, f(&[1.0, 1.0, 2.0, 1.0])),
-        input(2, bytes_u32(&[0; 4])),
+        f(&[f32::NAN, 1.0, 1.0, 2.0]),
+        f(&[1.0, 1.0, 2.0, 1.0]),
+        bytes_u32(&[0; 4]),
     ];
-    let r = run_model(&k, cfg(4, Mode::Base, [1, 1, 1]), &bufs, None).unwrap();
+    let r = run_asm(text, 4, &bufs);
     assert!(r.findings.is_empty(), "{:?}", r.findings);
-    let out = r.buffers.iter().find(|b| b.binding == 2).unwrap();
     // bits: 0 OrdEq, 1 UnordEq, 2 OrdNe, 3 UnordNe, 4 OrdLt, 5 UnordLt, 6 OrdGt, 7 UnordGt,
     // 8 OrdLe, 9 UnordLe, 10 OrdGe, 11 UnordGe.
     let nan = 0b1010_1010_1010; // only the unordered ones
     let equal = 0b1111_0000_0011; // Eq, Le, Ge
     let less = 0b0011_0011_1100; // Ne, Lt, Le
     let greater = 0b1100_1100_1100; // Ne, Gt, Ge
-    assert_eq!(u32s(&out.bytes), [nan, equal, less, greater]);
+    assert_eq!(u32s(bytes_at(&r, 2)), [nan, equal, less, greater]);
 }
 
 // GLSL.std.450, Frexp: "Splits x into a floating-point significand in the range [0.5, 1.0) and an
@@ -1504,7 +1522,6 @@ OpFunctionEnd
 // integer the module compares (`e == -3` true exactly for ±0.1).
 #[test]
 fn a_double_splits_into_a_significand_in_half_to_one_and_an_exponent_in_every_lane() {
-    use lockstep::kernel::{compile, SourceLang, SourceOptions};
     let text = r#"OpCapability Shader
 OpCapability Float64
 OpCapability Int64
@@ -1589,31 +1606,17 @@ OpStore %pl0 %el
 OpReturn
 OpFunctionEnd
 "#;
-    let m = compile(text, SourceLang::SpirvAsm, &SourceOptions::default()).unwrap();
-    let k = decode(&m.words, &DecodeOptions::default()).unwrap();
     let xs = [8.0f64, -3.0, 0.1, 0.75, 1.0, -0.1, 1024.5, 3.0e-300];
-    let input = |binding: u32, bytes: Vec<u8>| BufferInput {
-        set: 0,
-        binding,
-        bytes,
-        ..Default::default()
-    };
     let bufs = [
-        input(0, xs.iter().flat_map(|x| x.to_le_bytes()).collect()),
-        input(1, vec![0; 64]),
-        input(2, vec![0; 32]),
-        input(3, vec![0; 32]),
-        input(4, vec![0; 64]),
+        xs.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        vec![0; 64],
+        vec![0; 32],
+        vec![0; 32],
+        vec![0; 64],
     ];
-    let r = run_model(&k, cfg(8, Mode::Base, [1, 1, 1]), &bufs, None).unwrap();
+    let r = run_asm(text, 8, &bufs);
     assert!(r.findings.is_empty(), "{:?}", r.findings);
-    let out = |binding: u32| {
-        &r.buffers
-            .iter()
-            .find(|b| b.binding == binding)
-            .unwrap()
-            .bytes
-    };
+    let out = |binding: u32| bytes_at(&r, binding);
     let ms: Vec<f64> = out(1)
         .chunks(8)
         .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
@@ -1665,7 +1668,6 @@ fn a_branch_only_a_later_subgroup_takes_reads_and_writes_that_subgroups_elements
 // the index inside the loop (a fresh value each iteration); an optimiser hoists it, as here.
 #[test]
 fn a_lane_lost_in_one_iteration_of_an_inner_loop_computes_defined_pointers_in_the_next() {
-    use lockstep::kernel::{compile, SourceLang, SourceOptions};
     let text = r#"OpCapability Shader
 OpMemoryModel Logical GLSL450
 OpEntryPoint GLCompute %main "main" %lid
@@ -1752,18 +1754,9 @@ OpBranch %oh
 OpReturn
 OpFunctionEnd
 "#;
-    let m = compile(text, SourceLang::SpirvAsm, &SourceOptions::default()).unwrap();
-    let k = decode(&m.words, &DecodeOptions::default()).unwrap();
-    let input = |binding: u32, v: &[u32]| BufferInput {
-        set: 0,
-        binding,
-        bytes: bytes_u32(v),
-        ..Default::default()
-    };
     // a[2] is the index (1), a[1] what every lane copies (41).
     let a: Vec<u32> = (0..16).map(|x| if x == 2 { 1 } else { 40 + x }).collect();
-    let bufs = [input(0, &a), input(1, &[7; 16])];
-    let r = run_model(&k, cfg(8, Mode::Base, [1, 1, 1]), &bufs, None).unwrap();
+    let r = run_asm(text, 8, &[bytes_u32(&a), bytes_u32(&[7; 16])]);
     let b = r.buffers.iter().find(|b| b.binding == 1).unwrap();
     let w = u32s(&b.bytes);
     for i in 0..8 {
@@ -2099,7 +2092,6 @@ void main() {{\n\
 // 0b0110 against 11's 0b1011). The decoder's map from opcode to operation, one instruction each.
 #[test]
 fn every_atomic_instruction_returns_the_original_value_and_stores_its_own_operation() {
-    use lockstep::kernel::{compile, SourceLang, SourceOptions};
     let text = r#"OpCapability Shader
 OpCapability AtomicFloat32AddEXT
 OpCapability AtomicFloat32MinMaxEXT
@@ -2246,30 +2238,16 @@ OpStore %fq2 %fo2
 OpReturn
 OpFunctionEnd
 "#;
-    let m = compile(text, SourceLang::SpirvAsm, &SourceOptions::default()).unwrap();
-    let k = decode(&m.words, &DecodeOptions::default()).unwrap();
-    let input = |binding: u32, bytes: Vec<u8>| BufferInput {
-        set: 0,
-        binding,
-        bytes,
-        ..Default::default()
-    };
     let f = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
     let bufs = [
-        input(0, bytes_u32(&[11; 16])),
-        input(1, bytes_u32(&[0; 16])),
-        input(2, f(&[1.0; 3])),
-        input(3, f(&[0.0; 3])),
+        bytes_u32(&[11; 16]),
+        bytes_u32(&[0; 16]),
+        f(&[1.0; 3]),
+        f(&[0.0; 3]),
     ];
-    let r = run_model(&k, cfg(1, Mode::Base, [1, 1, 1]), &bufs, None).unwrap();
+    let r = run_asm(text, 1, &bufs);
     assert!(r.findings.is_empty(), "{:?}", r.findings);
-    let out = |binding: u32| {
-        &r.buffers
-            .iter()
-            .find(|b| b.binding == binding)
-            .unwrap()
-            .bytes
-    };
+    let out = |binding: u32| bytes_at(&r, binding);
     // Load, Store, Exchange, CompareExchange (equal, unequal), IIncrement, IDecrement, IAdd, ISub,
     // SMin, UMin, UMax (with -1), SMax (with the largest signed value, 0x7fffffff: a NaN's bits,
     // so that a float maximum of the bit patterns keeps 11), And, Or, Xor (with 6).
