@@ -2532,6 +2532,64 @@ fn every_lane_of_a_two_result_or_two_row_instruction_is_its_own() {
     }
 }
 
+// GLSL 4.60, 8.8 "Integer Functions": bitfieldExtract "Extracts bits [offset, offset + bits - 1]
+// from value ... For unsigned data types, the most significant bits of the result will be set to
+// zero. For signed data types, the most significant bits will be set to the value of bit
+// offset + bits - 1"; bitfieldInsert: "bits [offset, offset + bits - 1] taken from bits
+// [0, bits - 1] of insert, and all other bits taken directly from the corresponding bits of base"
+// — an insert value wider than `bits` leaves the base above the field alone. Four lanes with
+// offsets and widths of their own, fields with the top bit set and clear; expected values bit by
+// bit from those sentences.
+#[test]
+fn a_bit_field_is_sign_extended_from_its_top_bit_and_an_insert_keeps_only_its_low_bits() {
+    let src = format!("{HEAD}layout(local_size_x = 4) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nvoid main() {{\n  uint l = gl_LocalInvocationIndex;\n  uint base = 0xa5c396f0u ^ (l * 0x01010101u);\n  uint ins = 0xfffffff0u | l;\n  int off = 3 + 5 * int(l);\n  int cnt = 4 + 3 * int(l);\n  b[l * 5u] = bitfieldInsert(base, ins, off, cnt);\n  b[l * 5u + 1u] = uint(bitfieldExtract(int(base), off, cnt));\n  b[l * 5u + 2u] = uint(bitfieldExtract(int(~base), off, cnt));\n  b[l * 5u + 3u] = bitfieldExtract(base, off, cnt);\n  b[l * 5u + 4u] = uint(bitfieldExtract(int(~base), off, 0));\n}}\n");
+    let r = run_glsl(&src, Mode::Maximal, 4, [1, 1, 1], &[vec![0; 20]]);
+    let w = u32s(&r.buffers[0].bytes);
+    let bit = |v: u32, i: u32| (v >> i) & 1;
+    for l in 0..4u32 {
+        let base = 0xa5c3_96f0u32 ^ (l * 0x0101_0101);
+        let ins = 0xffff_fff0u32 | l;
+        let (off, cnt) = (3 + 5 * l, 4 + 3 * l);
+        let mut inserted = 0u32;
+        let extract = |v: u32, signed: bool| {
+            let top = bit(v, off + cnt - 1);
+            (0..32).fold(0u32, |acc, i| {
+                let b = if i < cnt {
+                    bit(v, off + i)
+                } else if signed {
+                    top
+                } else {
+                    0
+                };
+                acc | b << i
+            })
+        };
+        let want = [
+            0,
+            extract(base, true),
+            extract(!base, true),
+            extract(base, false),
+            0,
+        ];
+        for i in 0..32 {
+            let b = if (off..off + cnt).contains(&i) {
+                bit(ins, i - off)
+            } else {
+                bit(base, i)
+            };
+            inserted |= b << i;
+        }
+        let at = (l * 5) as usize;
+        assert_eq!(w[at], inserted, "lane {l}: bitfieldInsert");
+        for (k, want) in want.iter().enumerate().skip(1) {
+            assert_eq!(w[at + k], *want, "lane {l} word {k}");
+        }
+        // words 1 and 2 extract complementary fields: one of them has its top bit set, so the
+        // sign extension is checked in every lane
+        assert_ne!(want[1] >> 31, want[2] >> 31, "lane {l}");
+    }
+}
+
 /// Four zero words for element `element` of the array bound at `binding` (set 0).
 fn four_zero_words(binding: u32, element: u32) -> BufferInput {
     BufferInput {

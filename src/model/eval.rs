@@ -138,7 +138,8 @@ pub fn run<S: Scalar, const N: usize, K: Sink<[S; N]>>(
             }
         }
         Op::BallotFindLsb | Op::BallotFindMsb => {
-            let b = LaneMask(call.ballot().0 & size.full_mask().0);
+            // the bits FindLSB/MSB read are the same for every lane (`ballot_bits`)
+            let b = LaneMask(call.ballot().0 & ballot_bits(call, 0).map_or(0, |m| m.0));
             let r = if call.op() == Op::BallotFindLsb {
                 b.lowest()
             } else {
