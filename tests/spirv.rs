@@ -1005,6 +1005,21 @@ fn a_select_between_equal_values_is_that_value_whatever_the_condition() {
     let r = run_glsl(&src, Mode::Base, 4, [1, 1, 1], &[vec![0; 8]]);
     for w in 0..8 {
         assert!(undefined_chain(&r, w).contains("never written"));
+    }    // The object the condition does not pick decides too, lane by lane: `v` is 0 in the even
+    // lanes and never written in the odd ones, the other object 0 — the result is 0 where `v` is,
+    // and undefined where `v` may be anything; with the objects either way round.
+    for sel in ["mix(0u, v, u > 5u)", "mix(v, 0u, u < 5u)"] {
+        let src = format!("{UNDEF_HEAD}void main() {{\n  uint u;\n  uint i = gl_LocalInvocationIndex;\n  uint v;\n  if (i % 2u == 0u) {{ v = 0u; }}\n  b[i] = {sel};\n}}\n");
+        let r = run_glsl(&src, Mode::Base, 4, [1, 1, 1], &[vec![0; 8]]);
+        for w in 0..8 {
+            if w % 2 == 0 {
+                let s = r.status(r.buffers[0].word_taint(w));
+                assert_eq!(s, WordStatus::Exact, "{sel} word {w}");
+                assert_eq!(u32s(&r.buffers[0].bytes)[w], 0, "{sel} word {w}");
+            } else {
+                assert!(undefined_chain(&r, w).contains("never written"), "{sel} word {w}");
+            }
+        }
     }
 }
 
