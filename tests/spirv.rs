@@ -831,6 +831,42 @@ fn undefined_chain(r: &ModelRun, word: usize) -> String {
     }
 }
 
+// GLSL.std.450 leaves a result undefined outside a function's domain — Sqrt "Result is undefined
+// if x < 0", Log "if x <= 0", Asin "if |x| > 1", FClamp and UClamp "if minVal > maxVal" — and
+// only there: each lane is judged on its own operands, so a lane inside the domain keeps its
+// defined result beside one outside it, and the undefined one names its rule.
+#[test]
+fn a_glsl_std_450_result_outside_the_functions_domain_is_undefined_in_that_lane_only() {
+    let src = format!("{HEAD}layout(local_size_x = 4) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nvoid main() {{\n  uint l = gl_LocalInvocationIndex;\n  float x = 1.5 - float(l);\n  b[l * 5u] = floatBitsToUint(sqrt(x));\n  b[l * 5u + 1u] = floatBitsToUint(log(x + 1.0));\n  b[l * 5u + 2u] = floatBitsToUint(clamp(x, 0.0, abs(float(l) - 1.0) - 0.5));\n  b[l * 5u + 3u] = clamp(l, 2u, 4u - l);\n  b[l * 5u + 4u] = floatBitsToUint(asin(x));\n}}\n");
+    let r = run_glsl(&src, Mode::Maximal, 4, [1, 1, 1], &[vec![0; 20]]);
+    // per word of a lane: the lanes outside the domain (x = 1.5, 0.5, -0.5, -1.5) and the rule
+    let rules: [(&[usize], &str); 5] = [
+        (&[2, 3], "sqrt of x < 0"),
+        (&[3], "log of x <= 0"),
+        (&[1], "clamp with minVal > maxVal"),
+        (&[3], "clamp with minVal > maxVal"),
+        (&[0, 3], "asin/acos of |x| > 1"),
+    ];
+    let w = u32s(&r.buffers[0].bytes);
+    for l in 0..4usize {
+        for (k, (outside, rule)) in rules.iter().enumerate() {
+            let at = l * 5 + k;
+            match r.status(r.buffers[0].word_taint(at)) {
+                WordStatus::Undefined(chain) => {
+                    assert!(outside.contains(&l), "lane {l} word {k}: {chain}");
+                    assert!(chain.contains(rule), "lane {l} word {k}: {chain}");
+                }
+                s => assert!(!outside.contains(&l), "lane {l} word {k}: {s:?}"),
+            }
+        }
+    }
+    // the defined clamps, exactly: x clamped to [0, 0.5] in lane 0, to [0, 1.5] in lanes 2 and 3
+    // (x = -0.5, -1.5 → 0); l clamped to [2, 4 - l] in lanes 0..2
+    let f = |at: usize| f32::from_bits(w[at]);
+    assert_eq!([f(2), f(12), f(17)], [0.5, 0.0, 0.0]);
+    assert_eq!([w[3], w[8], w[13]], [2, 2, 2]);
+}
+
 #[test]
 fn a_branch_on_an_undefined_value_goes_one_way_so_what_every_way_computes_alike_is_defined() {
     // `u` is never written: its value is undefined; both ways store 3i.
