@@ -93,6 +93,37 @@ fn an_image_read_outside_the_image_is_undefined_by_texel_replacement() {
     );
 }
 
+// An image read at an undefined coordinate reads an unknown texel (Vulkan, "Image Operations":
+// the texel is chosen by the coordinate): undefined — in the lane whose coordinate is undefined
+// only; the other lanes of the subgroup read their texels exactly.
+#[test]
+fn an_image_read_at_an_undefined_coordinate_is_undefined_in_that_lane_only() {
+    let src = "#version 450\nlayout(local_size_x = 8) in;\n\
+        layout(binding = 0, rgba8) uniform readonly image2D src;\n\
+        layout(binding = 1) buffer O { float o[]; };\n\
+        void main() { uint i = gl_LocalInvocationIndex; int c; if (i != 5u) { c = int(i % 2u); }\n\
+        o[i] = imageLoad(src, ivec2(c, 1)).x; }\n";
+    let out = run(
+        src,
+        vec![series_u8(&[2, 2, 4]), zeros(ScalarType::F32, &[8])],
+        [1, 1, 1],
+    );
+    let o = u32s(&out.bytes[1]);
+    // texel (c, 1) starts at byte 8 + 4c: 8 or 12, / 255
+    for (i, &bits) in o.iter().enumerate() {
+        if i != 5 {
+            let want = (8 + 4 * (i % 2)) as f32 / 255.0;
+            assert!((f32::from_bits(bits) - want).abs() < 1e-7, "o[{i}]: {o:?}");
+        }
+    }
+    let text = findings(&out.report);
+    assert!(
+        text.contains("[undefined] o[5] ←") && text.contains("variable c (in main), never written"),
+        "{text}"
+    );
+    assert!(!text.contains("o[4]") && !text.contains("o[6]"), "{text}");
+}
+
 // Vulkan, "Texel Output Validation Operations": "If the texel fails integer texel coordinate
 // validation, then the write has no effect." — defined: the image keeps what it held.
 #[test]
