@@ -1824,6 +1824,82 @@ OpFunctionEnd
     }
 }
 
+// SPIR-V 1.6, OpUndef: "Make an intermediate object whose value is undefined" — inside a function
+// as at module scope; OpVectorShuffle: "A Component literal may also be FFFFFFFF, which means the
+// corresponding result component has no source and is undefined". Each lane stores its own id
+// beside them: those words stay defined, the two built from nothing are undefined and say so.
+#[test]
+fn an_undef_in_a_function_and_a_shuffle_component_without_a_source_are_undefined() {
+    let text = r#"OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main" %lid
+OpExecutionMode %main LocalSize 4 1 1
+OpDecorate %lid BuiltIn LocalInvocationId
+OpDecorate %ua ArrayStride 4
+OpDecorate %U Block
+OpMemberDecorate %U 0 Offset 0
+OpDecorate %B DescriptorSet 0
+OpDecorate %B Binding 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%v2 = OpTypeVector %uint 2
+%v3 = OpTypeVector %uint 3
+%c0 = OpConstant %uint 0
+%c1 = OpConstant %uint 1
+%c2 = OpConstant %uint 2
+%c3 = OpConstant %uint 3
+%c4 = OpConstant %uint 4
+%c16 = OpConstant %uint 16
+%ua = OpTypeArray %uint %c16
+%U = OpTypeStruct %ua
+%pU = OpTypePointer StorageBuffer %U
+%pu = OpTypePointer StorageBuffer %uint
+%pin = OpTypePointer Input %v3
+%lid = OpVariable %pin Input
+%B = OpVariable %pU StorageBuffer
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%id = OpLoad %v3 %lid
+%i = OpCompositeExtract %uint %id 0
+%at = OpIMul %uint %i %c4
+%u = OpUndef %uint
+%su = OpIAdd %uint %u %i
+%p0 = OpAccessChain %pu %B %c0 %at
+OpStore %p0 %su
+%v = OpCompositeConstruct %v2 %i %c1
+%sh = OpVectorShuffle %v2 %v %v 0 0xFFFFFFFF
+%x0 = OpCompositeExtract %uint %sh 0
+%x1 = OpCompositeExtract %uint %sh 1
+%at1 = OpIAdd %uint %at %c1
+%p1 = OpAccessChain %pu %B %c0 %at1
+OpStore %p1 %x0
+%at2 = OpIAdd %uint %at %c2
+%p2 = OpAccessChain %pu %B %c0 %at2
+OpStore %p2 %x1
+%at3 = OpIAdd %uint %at %c3
+%p3 = OpAccessChain %pu %B %c0 %at3
+OpStore %p3 %i
+OpReturn
+OpFunctionEnd
+"#;
+    let r = run_asm(text, 4, &[bytes_u32(&[7; 16])]);
+    let b = &r.buffers[0];
+    let w = u32s(&b.bytes);
+    for i in 0..4 {
+        for (k, ends) in [(0, "OpUndef"), (2, "OpVectorShuffle")] {
+            match r.status(b.word_taint(4 * i + k)) {
+                WordStatus::Undefined(chain) => assert!(chain.contains(ends), "lane {i}: {chain}"),
+                s => panic!("lane {i} word {k}: {s:?}"),
+            }
+        }
+        for k in [1, 3] {
+            assert_eq!(r.status(b.word_taint(4 * i + k)), WordStatus::Exact);
+            assert_eq!(w[4 * i + k], i as u32, "lane {i} word {k}");
+        }
+    }
+}
+
 // GL_KHR_shader_subgroup, 8.18: subgroupBallotBitCount counts "only the bottom gl_SubgroupSize
 // bits" of its value, subgroupBallotInclusiveBitCount the bits "with an index less than or equal to
 // gl_SubgroupInvocationID" among them. A word of the ballot holding none of those bits cannot change
