@@ -666,3 +666,23 @@ fn a_float_parameter_updated_in_place_is_updated_in_every_lane() {
         }
     }
 }
+
+/// An `inout` float parameter updated by its helper, holding a denormalized value in every lane:
+/// a device may flush it (Vulkan, "Precision and Operation of SPIR-V Instructions"; the rule of
+/// `spirv::a_denormal_operand_or_result_is_inexact_unless_the_module_preserves_denormals`), so
+/// `a += y` is inexact in each lane whether the parameter is promoted to the caller's register or
+/// kept in memory. Lanes with `i ≥ 8` add 1.0: a normal result, but from a denormal operand —
+/// inexact too.
+#[test]
+fn a_denormal_inout_parameter_updated_by_its_helper_is_inexact_in_every_lane() {
+    let body = "void g(inout float a, float y) { a += y; }\nvoid main() { uint i = gl_LocalInvocationIndex; float x = uintBitsToFloat(0x10000u + i); g(x, i < 8u ? 0.0 : 1.0); b[i] = floatBitsToUint(x); }";
+    for r in run_both(body) {
+        for i in 0..16u32 {
+            let x = f32::from_bits(0x10000 + i);
+            assert!(x.is_subnormal());
+            let sum = if i < 8 { x } else { x + 1.0 };
+            let want = (sum.to_bits(), WordStatus::Inexact);
+            assert_eq!(word(&r, i as usize), want, "lane {i}");
+        }
+    }
+}
