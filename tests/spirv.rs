@@ -1041,7 +1041,8 @@ fn a_select_between_equal_values_is_that_value_whatever_the_condition() {
     let r = run_glsl(&src, Mode::Base, 4, [1, 1, 1], &[vec![0; 8]]);
     for w in 0..8 {
         assert!(undefined_chain(&r, w).contains("never written"));
-    }    // The object the condition does not pick decides too, lane by lane: `v` is 0 in the even
+    }
+    // The object the condition does not pick decides too, lane by lane: `v` is 0 in the even
     // lanes and never written in the odd ones, the other object 0 — the result is 0 where `v` is,
     // and undefined where `v` may be anything; with the objects either way round.
     for sel in ["mix(0u, v, u > 5u)", "mix(v, 0u, u < 5u)"] {
@@ -1053,7 +1054,10 @@ fn a_select_between_equal_values_is_that_value_whatever_the_condition() {
                 assert_eq!(s, WordStatus::Exact, "{sel} word {w}");
                 assert_eq!(u32s(&r.buffers[0].bytes)[w], 0, "{sel} word {w}");
             } else {
-                assert!(undefined_chain(&r, w).contains("never written"), "{sel} word {w}");
+                assert!(
+                    undefined_chain(&r, w).contains("never written"),
+                    "{sel} word {w}"
+                );
             }
         }
     }
