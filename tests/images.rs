@@ -95,7 +95,8 @@ fn an_image_read_outside_the_image_is_undefined_by_texel_replacement() {
 
 // An image read at an undefined coordinate reads an unknown texel (Vulkan, "Image Operations":
 // the texel is chosen by the coordinate): undefined — in the lane whose coordinate is undefined
-// only; the other lanes of the subgroup read their texels exactly.
+// only; the other lanes of the subgroup read their texels exactly. The same store moved one
+// element on writes past the end in lane 7: that finding names the store's source line.
 #[test]
 fn an_image_read_at_an_undefined_coordinate_is_undefined_in_that_lane_only() {
     let src = "#version 450\nlayout(local_size_x = 8) in;\n\
@@ -122,6 +123,23 @@ fn an_image_read_at_an_undefined_coordinate_is_undefined_in_that_lane_only() {
         "{text}"
     );
     assert!(!text.contains("o[4]") && !text.contains("o[6]"), "{text}");
+    // the same store one element on, past the end in lane 7: the finding names its source line
+    let out = run(
+        &src.replace("o[i] = imageLoad", "o[i + 1u] = imageLoad"),
+        vec![series_u8(&[2, 2, 4]), zeros(ScalarType::F32, &[8])],
+        [1, 1, 1],
+    );
+    let f = out
+        .report
+        .findings
+        .iter()
+        .find(|f| f.kind.name() == "out_of_bounds");
+    assert_eq!(
+        f.map(|f| f.line),
+        Some(Some(6)),
+        "{}",
+        findings(&out.report)
+    );
 }
 
 // Vulkan, "Texel Output Validation Operations": "If the texel fails integer texel coordinate
