@@ -168,6 +168,55 @@ fn a_float_written_to_a_unorm_texel_is_clamped_and_inexact_between_two_integers(
     assert_eq!((b.exact, b.inexact), (3, 1), "{b:?}");
 }
 
+// Vulkan, "Texel Input Operations" > "Format Conversion" and "Conversion from Normalized
+// Fixed-Point to Floating-Point": a UNORM component c of b bits reads as c / (2^b − 1), a division
+// whose float result a device may round either way (texel.rs: the precision rules' latitude)
+// unless it is exact — 0 and 2^b − 1 give 0.0 and 1.0. So a nearest sample (one texel, no
+// weighting) of texel (0, 128, 255, 51) is compared within the float bound, and of texel
+// (0, 0, 255, 255) bit for bit.
+#[test]
+fn a_unorm_texel_sampled_nearest_is_inexact_where_its_conversion_rounds() {
+    use lockstep::spirv::{
+        decode, image, run_model, BufferInput, DecodeOptions, RunConfig, WordStatus,
+    };
+    let src = "#version 450\nlayout(local_size_x = 2) in;\n\
+        layout(binding = 0) uniform sampler2D t;\n\
+        layout(binding = 1) buffer O { vec4 o[]; };\n\
+        void main() { uint i = gl_LocalInvocationIndex;\n\
+        o[i] = textureLod(t, vec2(0.25 + 0.5 * float(i), 0.5), 0.0); }\n";
+    let k = decode(
+        &crate::spirv_support::glsl(src, "k.comp"),
+        &DecodeOptions::default(),
+    )
+    .unwrap();
+    let inputs = [
+        BufferInput {
+            binding: 0,
+            bytes: vec![0, 128, 255, 51, 0, 0, 255, 255],
+            image: Some(image::Extent::new(2, 1, 1)),
+            format: image::TexelFormat::of_vk("R8G8B8A8_UNORM"),
+            sampler: Some(lockstep::words::sampler::Sampler::default()),
+            ..Default::default()
+        },
+        BufferInput {
+            binding: 1,
+            bytes: vec![0; 32],
+            ..Default::default()
+        },
+    ];
+    let cfg = RunConfig::new(SubgroupSize::new(8).unwrap(), [1, 1, 1]);
+    let r = run_model(&k, cfg, &inputs, None).unwrap();
+    let o = r.buffers.iter().find(|b| b.binding == 1).unwrap();
+    let got: Vec<f32> = u32s(&o.bytes).into_iter().map(f32::from_bits).collect();
+    assert_eq!(
+        got,
+        [0.0, 128.0 / 255.0, 1.0, 51.0 / 255.0, 0.0, 0.0, 1.0, 1.0]
+    );
+    let statuses: Vec<WordStatus> = (0..8).map(|w| r.status(o.word_taint(w))).collect();
+    assert_eq!(statuses[..4], vec![WordStatus::Inexact; 4], "texel 0");
+    assert_eq!(statuses[4..], vec![WordStatus::Exact; 4], "texel 1");
+}
+
 // Vulkan, Appendix B "Memory Model": an image is memory; two writes of one texel by different
 // invocations without a happens-before between them are a data race, found as on a buffer.
 #[test]
@@ -179,6 +228,59 @@ fn two_unordered_writes_of_one_texel_race_as_on_a_buffer() {
     let text = findings(&out.report);
     assert!(text.contains("[race]") && text.contains("img(0)"), "{text}");
     assert_eq!(out.report.buffers[0].racy, 1, "{text}");
+}
+
+// SPIR-V, "Memory Semantics": ImageMemory applies the ordering constraints to image contents,
+// UniformMemory to StorageBuffer, PhysicalStorageBuffer and Uniform memory; "Image Operands":
+// MakeTexelAvailable / MakeTexelVisible / NonPrivateTexel (what a `workgroupcoherent` image's
+// accesses carry under the Vulkan memory model) and VolatileTexel (a `volatile` image's). An
+// image store ordered before another invocation's load by a workgroup barrier with image
+// semantics is what the load reads; the same barrier with buffer semantics only orders no image
+// access: a data race, whose advice names the image barrier.
+#[test]
+fn an_image_store_is_ordered_only_by_a_barrier_with_image_semantics() {
+    let src = "#version 450\n#pragma use_vulkan_memory_model\n\
+        #extension GL_KHR_memory_scope_semantics : require\nlayout(local_size_x = 4) in;\n\
+        layout(binding = 0, r32ui) uniform workgroupcoherent uimage2D img;\n\
+        layout(binding = 1, r32ui) uniform volatile uimage2D vol;\n\
+        layout(binding = 2) buffer O { uint o[]; };\n\
+        void main() { int i = int(gl_LocalInvocationID.x);\n\
+        imageStore(img, ivec2(i, 0), uvec4(uint(i) + 10u));\n\
+        controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsImage, gl_SemanticsAcquireRelease);\n\
+        o[i] = imageLoad(img, ivec2((i + 1) % 4, 0)).x;\n\
+        o[i + 4] = imageLoad(vol, ivec2(i, 0)).x; }\n";
+    let series = HostBuffer::new(
+        ScalarType::U32,
+        vec![1, 4],
+        [7u32, 8, 9, 6]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect(),
+    )
+    .unwrap();
+    let bufs = || {
+        vec![
+            zeros(ScalarType::U32, &[1, 4]),
+            series.clone(),
+            zeros(ScalarType::U32, &[8]),
+        ]
+    };
+    let out = run(src, bufs(), [1, 1, 1]);
+    let text = findings(&out.report);
+    assert_eq!(u32s(&out.bytes[2]), [11, 12, 13, 10, 7, 8, 9, 6], "{text}");
+    assert_eq!(out.report.buffers[2].exact, 8, "{text}");
+    // buffer semantics only: the image accesses race
+    let out = run(
+        &src.replace("gl_StorageSemanticsImage", "gl_StorageSemanticsBuffer"),
+        bufs(),
+        [1, 1, 1],
+    );
+    let text = findings(&out.report);
+    assert!(
+        text.contains("[race] img(") && text.contains("add memoryBarrierImage()"),
+        "{text}"
+    );
+    assert_eq!(out.report.buffers[2].racy, 4, "{text}");
 }
 
 // SPIR-V, OpImageQuerySize: "the dimensions of the image" — width and height of the bound image;

@@ -454,6 +454,40 @@ fn tickets_two_workgroups_take_from_one_counter_are_order_dependent() {
     }
 }
 
+// SPIR-V, "Atomic Instructions": an atomic returns the value its location held just before it, one
+// of the values the location's modification order gives it — a defined value another order may
+// change, never an undefined one. Stores move that value without changing what it is: copied
+// through shared memory seventy times (more links than a finding's chain shows, 64), it is still
+// order-dependent, with the stores it travelled through named.
+#[test]
+fn an_order_dependent_value_stays_order_dependent_however_many_stores_it_travels_through() {
+    let r = run(
+        "layout(local_size_x = 2) in;\n\
+         layout(binding = 0) buffer C { uint count; };\n\
+         layout(binding = 1) buffer O { uint o[2]; };\n\
+         shared uint s[2];\n\
+         void main() { uint i = gl_LocalInvocationID.x;\n\
+           s[i] = atomicAdd(count, 1u);\n\
+           for (int k = 0; k < 70; k++) { s[i] = s[i] + 1u; }\n\
+           o[i] = s[i]; }\n",
+        2,
+        [1, 1, 1],
+        &[vec![0; 1], vec![0; 2]],
+    );
+    let o = r.buffers.iter().find(|b| b.binding == 1).unwrap();
+    let mut got = u32s(&o.bytes);
+    got.sort();
+    assert_eq!(got, [70, 71]);
+    for w in 0..2 {
+        match r.status(o.word_taint(w)) {
+            WordStatus::OrderDependent(chain) => {
+                assert!(chain.contains("OpStore"), "o[{w}]: {chain}")
+            }
+            other => panic!("o[{w}] after 71 stores: {other:?}"),
+        }
+    }
+}
+
 // SPIR-V, "Atomic Instructions": each atomic is one indivisible read-modify-write; the order of
 // unordered ones is the device's. The memory they leave is defined when every order gives one
 // value: adds that stay below the bits the ors set (no carry can reach them) commute with those

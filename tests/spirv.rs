@@ -623,6 +623,84 @@ fn a_block_member_offset_near_4_gib_decodes_without_overflow() {
     assert!(e.to_string().contains("is not a type"), "{e}");
 }
 
+// Vulkan, "Validation Rules within a Module": a variable in the Uniform or StorageBuffer storage
+// class is a struct or an array of structs (VUID-StandaloneSpirv-Uniform-06807), in the
+// PushConstant class a struct (VUID-StandaloneSpirv-PushConstant-06808), decorated Block (or
+// BufferBlock in the Uniform class: VUID-StandaloneSpirv-PushConstant-06675, -Uniform-06676).
+// A module that breaks it is refused naming the rule (it panicked on a layout check before).
+#[test]
+fn a_buffer_variable_that_is_not_a_block_is_refused_naming_the_rule() {
+    use lockstep::kernel::{compile, SourceLang, SourceOptions};
+    let module = |storage: &str, ty: &str, deco: &str| {
+        format!(
+            "OpCapability Shader\nOpMemoryModel Logical GLSL450\nOpEntryPoint GLCompute %main \"main\"\n\
+             OpExecutionMode %main LocalSize 1 1 1\nOpName %v \"v\"\n{deco}\
+             OpDecorate %arr ArrayStride 4\nOpMemberDecorate %s 0 Offset 0\n\
+             %void = OpTypeVoid\n%fn = OpTypeFunction %void\n%uint = OpTypeInt 32 0\n\
+             %u2 = OpConstant %uint 2\n%arr = OpTypeArray %uint %u2\n%s = OpTypeStruct %uint\n\
+             %sarr = OpTypeArray %s %u2\n%p = OpTypePointer {storage} {ty}\n%v = OpVariable %p {storage}\n\
+             %main = OpFunction %void None %fn\n%l = OpLabel\nOpReturn\nOpFunctionEnd\n"
+        )
+    };
+    let decode_text = |text: &str| {
+        let m = compile(text, SourceLang::SpirvAsm, &SourceOptions::default()).unwrap();
+        decode(&m.words, &DecodeOptions::default())
+    };
+    let binding = "OpDecorate %v DescriptorSet 0\nOpDecorate %v Binding 0\n";
+    let block = "OpDecorate %s Block\n";
+    for (storage, ty, deco, rule) in [
+        (
+            "StorageBuffer",
+            "%arr",
+            binding.to_string(),
+            "Uniform-06807",
+        ),
+        (
+            "StorageBuffer",
+            "%s",
+            binding.to_string(),
+            "PushConstant-06675",
+        ),
+        ("Uniform", "%sarr", binding.to_string(), "Uniform-06676"),
+        ("Uniform", "%uint", binding.to_string(), "Uniform-06807"),
+        ("PushConstant", "%s", String::new(), "PushConstant-06675"),
+        (
+            "PushConstant",
+            "%sarr",
+            block.to_string(),
+            "PushConstant-06808",
+        ),
+    ] {
+        let e = decode_text(&module(storage, ty, &deco))
+            .expect_err(&format!("{storage} {ty} with {deco:?}"));
+        let text = e.to_string();
+        assert!(
+            text.contains(&format!("VUID-StandaloneSpirv-{rule}"))
+                && text.contains("variable v:")
+                && text.contains(&format!("the {storage} storage class")),
+            "{storage} {ty}: {text}"
+        );
+    }
+    // the same variables as blocks decode (an array of blocks is an array of descriptors)
+    for (storage, ty, deco) in [
+        ("StorageBuffer", "%s", format!("{binding}{block}")),
+        ("StorageBuffer", "%sarr", format!("{binding}{block}")),
+        (
+            "Uniform",
+            "%sarr",
+            format!("{binding}OpDecorate %s BufferBlock\n"),
+        ),
+        ("PushConstant", "%s", block.to_string()),
+    ] {
+        let r = decode_text(&module(storage, ty, &deco));
+        assert!(
+            r.is_ok(),
+            "{storage} {ty}: {:?}",
+            r.err().map(|e| e.to_string())
+        );
+    }
+}
+
 #[test]
 fn a_call_with_more_arguments_than_parameters_is_an_error_not_a_panic() {
     // Found by the `spirv` fuzz target (2026-11-27): an OpFunctionCall passing an argument to a

@@ -7,7 +7,7 @@ use crate::reconverge::Flow;
 use crate::spirv::error::SpirvError;
 use crate::spirv::exec::{each_lane, Wg};
 use crate::spirv::inst::*;
-use crate::spirv::memory::clock::{flags, semantics, Family, Knowledge, Scope, SyncRecord};
+use crate::spirv::memory::clock::{flags, semantics, Knowledge, Scope, SyncRecord};
 use crate::spirv::memory::{Hits, Kind};
 use crate::spirv::memory::{Ptr, Space};
 use crate::spirv::prov::{combine, is_undefined, Cause, Taint};
@@ -354,7 +354,7 @@ impl Wg<'_, '_> {
         scope: Scope,
         sem: u32,
     ) {
-        let Some(f) = sp.family() else {
+        let Some(f) = sp.family(self.is_image(obj)) else {
             return;
         };
         let key = (obj, off);
@@ -403,11 +403,7 @@ impl Wg<'_, '_> {
     /// before the barriers it passed, and its own accesses so far.
     fn snapshot(&self, s: usize) -> Knowledge {
         let mut k = self.knows[s].as_deref().cloned().unwrap_or_default();
-        k.raise_wg(
-            self.wg_linear,
-            self.wg_epoch[Family::Shared as usize],
-            self.wg_epoch[Family::Global as usize],
-        );
+        k.raise_wg(self.wg_linear, self.wg_epoch);
         k.raise_slot(self.who(s), self.clock[s] + 1);
         k
     }

@@ -7,7 +7,7 @@
 use crate::reconverge::Flow;
 use crate::spirv::exec::*;
 use crate::spirv::ids::LocId;
-use crate::spirv::memory::clock::semantics;
+use crate::spirv::memory::clock::{semantics, FAMILIES};
 use crate::spirv::memory::{Knowledge, Scope};
 
 impl Wg<'_, '_> {
@@ -32,7 +32,7 @@ impl Wg<'_, '_> {
         if workgroup {
             self.check_reached(loc, flow);
             self.bars = self.bars.wrapping_add(1);
-            for f in 0..2 {
+            for f in 0..FAMILIES {
                 if (fam[f] && wide) || self.fenced[f] {
                     // Ordered across the workgroup (by the barrier, or by a fence before it).
                     self.wg_epoch[f] = self.wg_epoch[f].wrapping_add(1);
@@ -47,8 +47,8 @@ impl Wg<'_, '_> {
                     }
                 }
             }
-            self.fenced = [false; 2];
-            self.sg_fenced.fill([false; 2]);
+            self.fenced = [false; FAMILIES];
+            self.sg_fenced.fill([false; FAMILIES]);
             if wide {
                 self.share_knowledge(0..self.lanes);
             } else if narrow {
@@ -62,12 +62,12 @@ impl Wg<'_, '_> {
             if flow.set[g].is_empty() {
                 continue;
             }
-            for f in 0..2 {
+            for f in 0..FAMILIES {
                 if (fam[f] && narrow) || self.sg_fenced[g][f] {
                     self.sg_epoch[g][f] = self.sg_epoch[g][f].wrapping_add(1);
                 }
             }
-            self.sg_fenced[g] = [false; 2];
+            self.sg_fenced[g] = [false; FAMILIES];
             if narrow {
                 self.share_knowledge(g * self.n..(g + 1) * self.n);
             }
@@ -111,7 +111,7 @@ impl Wg<'_, '_> {
     pub(crate) fn fence(&mut self, scope: Scope, sem: u32, flow: &Flow) {
         let fam = semantics::families(sem);
         let n = self.n;
-        for f in 0..2 {
+        for f in 0..FAMILIES {
             if fam[f] {
                 if scope >= Scope::Workgroup {
                     self.fenced[f] = true;

@@ -18,7 +18,7 @@ use crate::model::{LaneMask, LaneOrder, SubgroupSize, WorkgroupLayout, Workgroup
 use crate::reconverge::{Flow, LaneMap, Lost, Mode, PerGroup};
 use crate::spirv::error::{Location, SpirvError};
 use crate::spirv::inst::*;
-use crate::spirv::memory::clock::SyncRecord;
+use crate::spirv::memory::clock::{SyncRecord, FAMILIES};
 use crate::spirv::memory::{Buffer, Knowledge, LateKey, Shadow, Space};
 use crate::spirv::prov::{Cause, Prov, Provs, Taint};
 pub(crate) use crate::spirv::regs::each_lane;
@@ -817,13 +817,13 @@ pub(crate) struct Wg<'d, 'k> {
     /// release records of atomically accessed locations: (object, byte offset)
     pub(crate) syncs: HashMap<(ObjectId, u32), SyncRecord>,
     /// the workgroup's barrier epoch per memory family
-    pub(crate) wg_epoch: [u32; 2],
+    pub(crate) wg_epoch: [u32; FAMILIES],
     /// each subgroup's barrier epoch per family
-    pub(crate) sg_epoch: Vec<[u32; 2]>,
+    pub(crate) sg_epoch: Vec<[u32; FAMILIES]>,
     /// a fence ordered this family since the last workgroup barrier
-    pub(crate) fenced: [bool; 2],
+    pub(crate) fenced: [bool; FAMILIES],
     /// … since the subgroup's last subgroup barrier
-    pub(crate) sg_fenced: Vec<[bool; 2]>,
+    pub(crate) sg_fenced: Vec<[bool; FAMILIES]>,
     /// each lane's release clock
     pub(crate) clock: Vec<u32>,
     /// what each lane has acquired from other invocations
@@ -919,10 +919,10 @@ impl<'d, 'k> Wg<'d, 'k> {
                 })
                 .collect(),
             syncs: HashMap::new(),
-            wg_epoch: [0; 2],
-            sg_epoch: vec![[0; 2]; groups],
-            fenced: [false; 2],
-            sg_fenced: vec![[false; 2]; groups],
+            wg_epoch: [0; FAMILIES],
+            sg_epoch: vec![[0; FAMILIES]; groups],
+            fenced: [false; FAMILIES],
+            sg_fenced: vec![[false; FAMILIES]; groups],
             clock: vec![0; lanes],
             knows: vec![None; lanes],
             pending: vec![None; lanes],
@@ -968,10 +968,10 @@ impl<'d, 'k> Wg<'d, 'k> {
         let k = self.k;
         self.wg_id = id;
         self.wg_linear = linear;
-        self.wg_epoch = [0; 2];
-        self.sg_epoch.fill([0; 2]);
-        self.fenced = [false; 2];
-        self.sg_fenced.fill([false; 2]);
+        self.wg_epoch = [0; FAMILIES];
+        self.sg_epoch.fill([0; FAMILIES]);
+        self.fenced = [false; FAMILIES];
+        self.sg_fenced.fill([false; FAMILIES]);
         self.clock.fill(0);
         self.knows.fill(None);
         self.pending.fill(None);

@@ -67,6 +67,15 @@ impl<'d> Wg<'d, '_> {
         }
     }
 
+    /// Is `obj` a storage image or texel buffer (memory of the image family)?
+    #[inline(always)]
+    pub(super) fn is_image(&self, obj: ObjectId) -> bool {
+        self.k
+            .objects
+            .get(obj.index())
+            .is_some_and(|o| o.storage == Storage::Image)
+    }
+
     /// The bytes per unit of `obj` in its space (buffers keep their own).
     #[inline(always)]
     pub(super) fn unit_of(&self, obj: ObjectId, sp: Space) -> u32 {
@@ -223,7 +232,7 @@ impl<'d> Wg<'d, '_> {
         atomic: Option<AtomicAcc>,
         same: bool,
     ) -> Hits {
-        let Some(f) = sp.family() else {
+        let Some(f) = sp.family(self.is_image(obj)) else {
             return Hits::default();
         };
         if !self.d.cfg.race_checks {

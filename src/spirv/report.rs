@@ -493,14 +493,10 @@ impl ModelRun {
 
     /// Why a barrier between two racing accesses did not order them, and the fix.
     fn fence_advice(&self, object: ObjectId) -> String {
-        let shared = self
-            .storages
-            .get(object.index())
-            .is_some_and(|s| *s == "Workgroup");
-        if shared {
-            "; a barrier lies between them, but its memory semantics leave out Workgroup memory: use barrier() (or add memoryBarrierShared() before it)".into()
-        } else {
-            "; a barrier lies between them, but its memory semantics leave out buffer memory (GLSL's barrier() orders shared memory only): add memoryBarrierBuffer() before the barrier".into()
+        match self.storages.get(object.index()).copied() {
+            Some("Workgroup") => "; a barrier lies between them, but its memory semantics leave out Workgroup memory: use barrier() (or add memoryBarrierShared() before it)".into(),
+            Some("Image") => "; a barrier lies between them, but its memory semantics leave out image memory (SPIR-V's ImageMemory; GLSL's barrier() orders shared memory only, memoryBarrierBuffer() buffers only): add memoryBarrierImage() before the barrier".into(),
+            _ => "; a barrier lies between them, but its memory semantics leave out buffer memory (GLSL's barrier() orders shared memory only): add memoryBarrierBuffer() before the barrier".into(),
         }
     }
 

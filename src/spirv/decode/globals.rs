@@ -669,6 +669,7 @@ impl Decoder<'_> {
             ),
             _ => return Err(SpirvError::malformed("OpVariable of a non-pointer type")),
         };
+        self.check_block_variable(rid, storage_decl, pointee)?;
         // An array of buffer blocks is an array of descriptors: one object per element, with
         // consecutive ids (an access chain's first index picks the object).
         if matches!(
@@ -676,9 +677,7 @@ impl Decoder<'_> {
             StorageClass::StorageBuffer | StorageClass::Uniform
         ) {
             if let Type::Array { elem, len, .. } = *self.types.get(pointee) {
-                let block = self.has_deco_type(elem, Decoration::Block)
-                    || self.has_deco_type(elem, Decoration::BufferBlock);
-                if block && len >= 1 {
+                if len >= 1 {
                     let first = self.variable_one(i, func, storage_decl, elem, Some((0, len)))?;
                     for k in 1..len {
                         self.variable_one(i, func, storage_decl, elem, Some((k, len)))?;
@@ -1005,6 +1004,52 @@ impl Decoder<'_> {
             format,
             format_given,
         })
+    }
+
+    /// Vulkan, "Validation Rules within a Module": any variable in the Uniform or StorageBuffer
+    /// storage class is typed as a struct or an array of structs (VUID-StandaloneSpirv-Uniform-06807),
+    /// in the PushConstant class as a struct (VUID-StandaloneSpirv-PushConstant-06808); the struct
+    /// is decorated Block or BufferBlock in the Uniform class (VUID-StandaloneSpirv-Uniform-06676)
+    /// and Block in the other two (VUID-StandaloneSpirv-PushConstant-06675). Anything else is
+    /// refused here, naming the rule, before a layout is computed for it.
+    fn check_block_variable(
+        &self,
+        rid: u32,
+        storage: StorageClass,
+        pointee: TypeId,
+    ) -> Result<(), SpirvError> {
+        let (arrays, decos): (bool, &[Decoration]) = match storage {
+            StorageClass::Uniform => (true, &[Decoration::Block, Decoration::BufferBlock]),
+            StorageClass::StorageBuffer => (true, &[Decoration::Block]),
+            StorageClass::PushConstant => (false, &[Decoration::Block]),
+            _ => return Ok(()),
+        };
+        let t = match *self.types.get(pointee) {
+            Type::Array { elem, .. } | Type::RuntimeArray { elem, .. } if arrays => elem,
+            _ => pointee,
+        };
+        let block = matches!(self.types.get(t), Type::Struct { .. })
+            && decos.iter().any(|d| self.has_deco_type(t, *d));
+        if block {
+            return Ok(());
+        }
+        let want = decos
+            .iter()
+            .map(|d| format!("{d:?}"))
+            .collect::<Vec<_>>()
+            .join(" or ");
+        Err(SpirvError::malformed(format!(
+            "variable {}: a variable in the {storage:?} storage class must be a struct decorated {want}{} (Vulkan, Validation Rules within a Module, {})",
+            self.name(rid),
+            if arrays { ", or an array of them" } else { "" },
+            match storage {
+                StorageClass::Uniform =>
+                    "VUID-StandaloneSpirv-Uniform-06807, VUID-StandaloneSpirv-Uniform-06676",
+                StorageClass::StorageBuffer =>
+                    "VUID-StandaloneSpirv-Uniform-06807, VUID-StandaloneSpirv-PushConstant-06675",
+                _ => "VUID-StandaloneSpirv-PushConstant-06808, VUID-StandaloneSpirv-PushConstant-06675",
+            }
+        )))
     }
 
     pub(super) fn has_deco_type(&self, t: TypeId, d: Decoration) -> bool {

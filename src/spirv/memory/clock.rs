@@ -15,16 +15,23 @@
 //!   released — the epochs of workgroups and the release clocks of invocations it had seen — and a
 //!   workgroup barrier shares what each participant knew with all of them.
 
-/// The storage classes whose accesses a barrier's memory semantics order, in two families: memory of
-/// one workgroup (`WorkgroupMemory`), and memory every invocation can reach (`UniformMemory`,
-/// `ImageMemory`: storage buffers, physical storage buffers, images).
+/// The storage classes whose accesses a barrier's memory semantics order, in the three families
+/// SPIR-V's "Memory Semantics" names: memory of one workgroup (`WorkgroupMemory`), buffers
+/// (`UniformMemory`: StorageBuffer, PhysicalStorageBuffer and Uniform memory) and images
+/// (`ImageMemory`: image contents, texel buffers included). A barrier or fence orders the
+/// accesses of the families its semantics name, and no others.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Family {
     /// Workgroup variables
     Shared = 0,
-    /// buffers and images
-    Global = 1,
+    /// storage, uniform and physical storage buffers
+    Buffer = 1,
+    /// storage images and texel buffers
+    Image = 2,
 }
+
+/// How many [`Family`]s there are (the length of the per-family epoch arrays).
+pub const FAMILIES: usize = 3;
 
 /// Memory semantics bits of SPIR-V (`MemorySemanticsMask`), the ones the interpreter reads (as
 /// rspirv names them).
@@ -56,11 +63,12 @@ pub mod semantics {
         s & (ACQUIRE | ACQUIRE_RELEASE | SEQ_CST) != 0
     }
 
-    /// The families whose accesses these semantics order: `[shared, global]`.
-    pub fn families(s: u32) -> [bool; 2] {
+    /// The families whose accesses these semantics order, indexed by [`super::Family`].
+    pub fn families(s: u32) -> [bool; super::FAMILIES] {
         [
             s & WORKGROUP_MEMORY != 0,
-            s & (UNIFORM_MEMORY | IMAGE_MEMORY) != 0,
+            s & UNIFORM_MEMORY != 0,
+            s & IMAGE_MEMORY != 0,
         ]
     }
 }
@@ -149,13 +157,13 @@ impl Access {
     }
 }
 
-/// What an invocation has acquired about others: for workgroups, the barrier epoch (global family)
+/// What an invocation has acquired about others: for workgroups, the barrier epoch of each family
 /// before which their accesses happen-before it; for invocations, the release clock before which
 /// theirs do. Kept sorted; empty for almost every invocation.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Knowledge {
-    /// (workgroup, epoch bound of its shared family, epoch bound of its global family)
-    pub wgs: Vec<(u32, u32, u32)>,
+    /// (workgroup, epoch bound of each of its families, indexed by [`Family`])
+    pub wgs: Vec<(u32, [u32; FAMILIES])>,
     /// (slot + 1, clock bound)
     pub slots: Vec<(u32, u32)>,
 }
@@ -168,14 +176,14 @@ impl Knowledge {
 
     /// Joins `other` into `self` (pointwise maximum).
     pub fn join(&mut self, other: &Knowledge) {
-        for &(w, s, g) in &other.wgs {
+        for &(w, epochs) in &other.wgs {
             match self.wgs.binary_search_by_key(&w, |e| e.0) {
                 Ok(i) => {
-                    let e = &mut self.wgs[i];
-                    e.1 = e.1.max(s);
-                    e.2 = e.2.max(g);
+                    for (e, x) in self.wgs[i].1.iter_mut().zip(epochs) {
+                        *e = (*e).max(x);
+                    }
                 }
-                Err(i) => self.wgs.insert(i, (w, s, g)),
+                Err(i) => self.wgs.insert(i, (w, epochs)),
             }
         }
         for &(who, c) in &other.slots {
@@ -191,10 +199,10 @@ impl Knowledge {
         }
     }
 
-    /// Knows the accesses of workgroup `wg` before these epochs.
-    pub fn raise_wg(&mut self, wg: u32, shared: u32, global: u32) {
+    /// Knows the accesses of workgroup `wg` before these epochs (one per [`Family`]).
+    pub fn raise_wg(&mut self, wg: u32, epochs: [u32; FAMILIES]) {
         self.join(&Knowledge {
-            wgs: vec![(wg, shared, global)],
+            wgs: vec![(wg, epochs)],
             slots: Vec::new(),
         });
     }
@@ -208,11 +216,7 @@ impl Knowledge {
             return true;
         }
         if let Ok(i) = self.wgs.binary_search_by_key(&wg, |e| e.0) {
-            let bound = match f {
-                Family::Shared => self.wgs[i].1,
-                Family::Global => self.wgs[i].2,
-            };
-            if a.epoch < bound {
+            if a.epoch < self.wgs[i].1[f as usize] {
                 return true;
             }
         }
@@ -380,7 +384,7 @@ mod tests {
     // Vulkan memory model: program order orders an invocation's own accesses.
     #[test]
     fn program_order_orders_an_invocations_own_accesses() {
-        assert!(now(3, 0, None).after(&acc(3, 0, 0), Family::Global));
+        assert!(now(3, 0, None).after(&acc(3, 0, 0), Family::Buffer));
     }
 
     // Control barrier: accesses before it happen-before accesses after it in the workgroup.
@@ -394,15 +398,15 @@ mod tests {
     #[test]
     fn workgroups_are_ordered_only_by_what_was_acquired() {
         let a = acc(10, 0, 0); // workgroup 1
-        assert!(!now(3, 5, None).after(&a, Family::Global));
+        assert!(!now(3, 5, None).after(&a, Family::Buffer));
         let mut k = Knowledge::default();
         k.raise_slot(10, 1);
-        assert!(now(3, 5, Some(&k)).after(&a, Family::Global));
-        assert!(!now(3, 5, Some(&k)).after(&acc(10, 0, 1), Family::Global));
+        assert!(now(3, 5, Some(&k)).after(&a, Family::Buffer));
+        assert!(!now(3, 5, Some(&k)).after(&acc(10, 0, 1), Family::Buffer));
         let mut k2 = Knowledge::default();
-        k2.raise_wg(1, 0, 1);
-        assert!(now(3, 5, Some(&k2)).after(&acc(11, 0, 7), Family::Global));
-        assert!(!now(3, 5, Some(&k2)).after(&acc(11, 1, 0), Family::Global));
+        k2.raise_wg(1, [0, 1, 0]);
+        assert!(now(3, 5, Some(&k2)).after(&acc(11, 0, 7), Family::Buffer));
+        assert!(!now(3, 5, Some(&k2)).after(&acc(11, 1, 0), Family::Buffer));
     }
 
     // Atomic operations are mutually ordered only where each is in the other's scope.

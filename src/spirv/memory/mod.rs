@@ -247,12 +247,14 @@ impl Space {
         }
     }
 
-    /// The barrier family of memory in this space (`None`: one invocation's own memory).
-    pub fn family(self) -> Option<Family> {
+    /// The barrier family of memory in this space (`None`: one invocation's own memory); global
+    /// memory is an image's or a buffer's.
+    pub fn family(self, image: bool) -> Option<Family> {
         match self {
             Space::Lane => None,
             Space::Shared => Some(Family::Shared),
-            Space::Global => Some(Family::Global),
+            Space::Global if image => Some(Family::Image),
+            Space::Global => Some(Family::Buffer),
         }
     }
 }

@@ -256,7 +256,7 @@ mod tests {
         let h = s.access(
             0,
             Kind::Rmw,
-            Family::Global,
+            Family::Buffer,
             &now(1, 0),
             at(1),
             Some(Scope::Device),
@@ -265,7 +265,7 @@ mod tests {
         let h = s.access(
             0,
             Kind::Rmw,
-            Family::Global,
+            Family::Buffer,
             &now(2, 0),
             at(2),
             Some(Scope::Device),
