@@ -676,15 +676,15 @@ impl Decoder<'_> {
             storage_decl,
             StorageClass::StorageBuffer | StorageClass::Uniform
         ) {
-            if let Type::Array { elem, len, .. } = *self.types.get(pointee) {
-                if len >= 1 {
-                    let first = self.variable_one(i, func, storage_decl, elem, Some((0, len)))?;
-                    for k in 1..len {
-                        self.variable_one(i, func, storage_decl, elem, Some((k, len)))?;
-                    }
-                    self.descriptor_arrays.insert(rid, len);
-                    return Ok(first);
+            if let Type::Array { elem, len, .. } = *self.types.get(pointee)
+                && len >= 1
+            {
+                let first = self.variable_one(i, func, storage_decl, elem, Some((0, len)))?;
+                for k in 1..len {
+                    self.variable_one(i, func, storage_decl, elem, Some((k, len)))?;
                 }
+                self.descriptor_arrays.insert(rid, len);
+                return Ok(first);
             }
             if matches!(self.types.get(pointee), Type::RuntimeArray { .. }) {
                 return Err(unsupported(format!(

@@ -215,12 +215,9 @@ impl Knowledge {
         {
             return true;
         }
-        if let Ok(i) = self.wgs.binary_search_by_key(&wg, |e| e.0) {
-            if a.epoch < self.wgs[i].1[f as usize] {
-                return true;
-            }
-        }
-        false
+        self.wgs
+            .binary_search_by_key(&wg, |e| e.0)
+            .is_ok_and(|i| a.epoch < self.wgs[i].1[f as usize])
     }
 }
 
