@@ -469,11 +469,32 @@ fn a_texel_buffer_without_a_format_takes_the_format_of_its_binding() {
         (0..16).flat_map(|i| (i as f32).to_le_bytes()).collect(),
     )
     .unwrap();
-    let out = run(src, vec![series, zeros(ScalarType::F32, &[16])], [1, 1, 1]);
+    let out = run(
+        src,
+        vec![series.clone(), zeros(ScalarType::F32, &[16])],
+        [1, 1, 1],
+    );
     let o: Vec<f32> = u32s(&out.bytes[1])
         .iter()
         .map(|&b| f32::from_bits(b))
         .collect();
     assert_eq!(o, (0..16).map(|i| i as f32 * 2.0).collect::<Vec<_>>());
     assert!(out.report.ok(), "{}", findings(&out.report));
+    // On the device, bound as what the module declares: a uniform texel buffer (a sampled
+    // `samplerBuffer`, not a storage `imageBuffer`), with the same texels read.
+    let Some(ctx) = support::device() else {
+        return;
+    };
+    let module = compile(src, SourceLang::Glsl, &SourceOptions::default()).unwrap();
+    let mut job = KernelJob::new(module);
+    job.buffers.push((0, 0, series));
+    job.buffers.push((0, 1, zeros(ScalarType::F32, &[16])));
+    let size = ctx.caps.subgroup_size;
+    let model = job
+        .run_model(SubgroupSize::new(size as u64).unwrap(), None)
+        .unwrap();
+    let (device, _) = job.run_device(&ctx, &model.kernel, size).unwrap();
+    let r = job.compare(&model, Some(&device), Tolerance::default());
+    assert!(r.ok(), "{}", findings(&r));
+    assert_eq!(u32s(&device[1]), u32s(&out.bytes[1]));
 }

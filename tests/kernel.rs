@@ -802,6 +802,8 @@ fn bad_specs_name_the_rule() {
         ("series:f16:2050", "reaches 2049, which f16"),
         ("series:bool:2", "needs a number type"),
         ("zeros:u8:5000000000", "larger than the 4 GiB"),
+        // 2^30 + 1 elements of 4 bytes: the elements fit the limit, their bytes do not
+        ("zeros:f32:1073741825", "larger than the 4 GiB"),
         ("zeros:u64:99999999999x99999999999", "larger than the 4 GiB"),
     ] {
         let e = spec_err(spec);
