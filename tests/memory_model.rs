@@ -7,7 +7,7 @@
 use crate::spirv_support;
 use lockstep::model::SubgroupSize;
 use lockstep::spirv::*;
-use spirv_support::{bytes_u32, glsl, u32s};
+use spirv_support::{bindings, bytes_u32, glsl, u32s};
 
 fn cfg(size: u64, wg: [u32; 3]) -> RunConfig {
     cfg_schedules(size, wg, 1)
@@ -30,16 +30,7 @@ pub(crate) fn run(body: &str, size: u64, wg: [u32; 3], buffers: &[Vec<u32>]) -> 
 /// Runs a module with u32 buffers at bindings 0, 1, …
 pub(crate) fn run_words(words: &[u32], size: u64, wg: [u32; 3], buffers: &[Vec<u32>]) -> ModelRun {
     let k = decode(words, &DecodeOptions::default()).unwrap();
-    let bufs: Vec<BufferInput> = buffers
-        .iter()
-        .enumerate()
-        .map(|(i, b)| BufferInput {
-            set: 0,
-            binding: i as u32,
-            bytes: bytes_u32(b),
-            ..Default::default()
-        })
-        .collect();
+    let bufs = bindings(buffers.iter().map(|b| bytes_u32(b)));
     run_model(&k, cfg(size, wg), &bufs, None).unwrap()
 }
 

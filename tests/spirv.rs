@@ -49,21 +49,12 @@ fn lane_ids_are_written_per_lane() {
     );
 }
 
-use spirv_support::{bytes_u32, glsl};
+use spirv_support::{bindings, bytes_u32, glsl};
 
 /// Runs GLSL on the model with one or more u32 buffers of `len` words (zero-filled).
 fn run_glsl(src: &str, mode: Mode, size: u64, wg: [u32; 3], buffers: &[Vec<u32>]) -> ModelRun {
     let k = decode(&glsl(src, "k.comp"), &DecodeOptions::default()).unwrap();
-    let bufs: Vec<BufferInput> = buffers
-        .iter()
-        .enumerate()
-        .map(|(i, b)| BufferInput {
-            set: 0,
-            binding: i as u32,
-            bytes: bytes_u32(b),
-            ..Default::default()
-        })
-        .collect();
+    let bufs = bindings(buffers.iter().map(|b| bytes_u32(b)));
     run_model(&k, cfg(size, mode, wg), &bufs, None).unwrap()
 }
 
@@ -73,16 +64,7 @@ fn run_asm(text: &str, size: u64, buffers: &[Vec<u8>]) -> ModelRun {
     use lockstep::kernel::{compile, SourceLang, SourceOptions};
     let m = compile(text, SourceLang::SpirvAsm, &SourceOptions::default()).unwrap();
     let k = decode(&m.words, &DecodeOptions::default()).unwrap();
-    let bufs: Vec<BufferInput> = buffers
-        .iter()
-        .enumerate()
-        .map(|(i, b)| BufferInput {
-            set: 0,
-            binding: i as u32,
-            bytes: b.clone(),
-            ..Default::default()
-        })
-        .collect();
+    let bufs = bindings(buffers.iter().cloned());
     run_model(&k, cfg(size, Mode::Base, [1, 1, 1]), &bufs, None).unwrap()
 }
 

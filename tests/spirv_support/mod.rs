@@ -62,6 +62,20 @@ pub fn bytes_u32(v: &[u32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
+/// Buffers holding `buffers` bound at set 0, bindings 0, 1, … in order.
+pub fn bindings(buffers: impl IntoIterator<Item = Vec<u8>>) -> Vec<lockstep::spirv::BufferInput> {
+    buffers
+        .into_iter()
+        .enumerate()
+        .map(|(i, bytes)| lockstep::spirv::BufferInput {
+            set: 0,
+            binding: i as u32,
+            bytes,
+            ..Default::default()
+        })
+        .collect()
+}
+
 /// Everything a run reports, as text: lane-instruction counts, every finding and group with its
 /// text, every buffer's bytes and every unit's status with its chain (for tests that two ways of
 /// running a kernel report the same).
