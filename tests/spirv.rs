@@ -683,6 +683,79 @@ fn a_buffer_variable_that_is_not_a_block_is_refused_naming_the_rule() {
     }
 }
 
+// Vulkan, "Offset and Stride Assignment": variables in the PushConstant, StorageBuffer and
+// Uniform storage classes "must be explicitly laid out using the Offset, ArrayStride, and
+// MatrixStride decorations"; VUID-StandaloneSpirv-OpTypeRuntimeArray-04680: a runtime array is
+// only a struct's last member. A block that breaks them is refused naming what is missing (the
+// model guessed a layout the device need not share, or panicked); so is a member past 4 GiB.
+#[test]
+fn a_block_without_its_offsets_and_strides_is_refused_naming_what_is_missing() {
+    use lockstep::kernel::{compile, SourceLang, SourceOptions};
+    let module = |deco: &str, members: &str| {
+        format!(
+            "OpCapability Shader\nOpMemoryModel Logical GLSL450\nOpEntryPoint GLCompute %main \"main\"\n\
+             OpExecutionMode %main LocalSize 1 1 1\nOpName %s \"S\"\nOpDecorate %v DescriptorSet 0\n\
+             OpDecorate %v Binding 0\nOpDecorate %s Block\n{deco}\n\
+             %void = OpTypeVoid\n%fn = OpTypeFunction %void\n%uint = OpTypeInt 32 0\n\
+             %float = OpTypeFloat 32\n%v4 = OpTypeVector %float 4\n%m4 = OpTypeMatrix %v4 4\n\
+             %u4 = OpConstant %uint 4\n%rt = OpTypeRuntimeArray %uint\n%arr = OpTypeArray %uint %u4\n\
+             %s = OpTypeStruct {members}\n%p = OpTypePointer StorageBuffer %s\n\
+             %v = OpVariable %p StorageBuffer\n\
+             %main = OpFunction %void None %fn\n%l = OpLabel\nOpReturn\nOpFunctionEnd\n"
+        )
+    };
+    let decode_text = |text: &str| {
+        let m = compile(text, SourceLang::SpirvAsm, &SourceOptions::default()).unwrap();
+        decode(&m.words, &DecodeOptions::default())
+    };
+    let off = |k: u32, o: u32| format!("OpMemberDecorate %s {k} Offset {o}\n");
+    for (deco, members, says) in [
+        (String::new(), "%uint", "member 0 of struct S has no Offset"),
+        (
+            off(0, 0),
+            "%uint %uint",
+            "member 1 of struct S has no Offset",
+        ),
+        (
+            off(0, 0),
+            "%rt",
+            "member 0 of struct S holds an array without ArrayStride",
+        ),
+        (
+            off(0, 0),
+            "%arr",
+            "member 0 of struct S holds an array without ArrayStride",
+        ),
+        (
+            format!("{}{}OpMemberDecorate %s 1 ColMajor", off(0, 0), off(1, 16)),
+            "%uint %m4",
+            "member 1 of struct S holds a matrix without MatrixStride",
+        ),
+        (
+            format!("{}{}OpDecorate %rt ArrayStride 4", off(0, 0), off(1, 4)),
+            "%rt %uint",
+            "member 0 of struct S is a runtime array but not the struct's last member",
+        ),
+        (
+            off(0, 4294967292),
+            "%uint",
+            "member 0 of a struct ends past 4 GiB",
+        ),
+    ] {
+        let e = decode_text(&module(&deco, members)).expect_err(&format!("{members} {deco:?}"));
+        assert!(e.to_string().contains(says), "{members}: {e}");
+    }
+    // laid out in full, the same block decodes
+    let full = format!(
+        "{}{}OpMemberDecorate %s 1 ColMajor\nOpMemberDecorate %s 1 MatrixStride 16\n{}OpDecorate %rt ArrayStride 4",
+        off(0, 0),
+        off(1, 16),
+        off(2, 80)
+    );
+    let r = decode_text(&module(&full, "%uint %m4 %rt"));
+    assert!(r.is_ok(), "{:?}", r.err().map(|e| e.to_string()));
+}
+
 #[test]
 fn a_call_with_more_arguments_than_parameters_is_an_error_not_a_panic() {
     // Found by the `spirv` fuzz target (2026-11-27): an OpFunctionCall passing an argument to a

@@ -383,8 +383,12 @@ impl Types {
                         Some(o) => o,
                         None => cursor.next_multiple_of(al.max(1)),
                     };
-                    cursor = off + sz;
-                    end = end.max(off + sz);
+                    cursor = off.checked_add(sz).ok_or_else(|| {
+                        SpirvError::malformed(format!(
+                            "member {i} of a struct ends past 4 GiB (offset {off}, {sz} bytes)"
+                        ))
+                    })?;
+                    end = end.max(cursor);
                     align = align.max(al);
                 }
                 (end, align)

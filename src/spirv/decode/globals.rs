@@ -266,6 +266,17 @@ impl Decoder<'_> {
                 for k in 0..i.operands.len() {
                     members.push(self.ty(global_id(i, k)?)?);
                 }
+                // VUID-StandaloneSpirv-OpTypeRuntimeArray-04680: a runtime array is only ever
+                // the last member of a struct.
+                if let Some(k) = members[..members.len().saturating_sub(1)]
+                    .iter()
+                    .position(|&m| matches!(self.types.get(m), Type::RuntimeArray { .. }))
+                {
+                    return Err(SpirvError::malformed(format!(
+                        "member {k} of struct {} is a runtime array but not the struct's last member (Vulkan, Validation Rules within a Module, VUID-StandaloneSpirv-OpTypeRuntimeArray-04680)",
+                        self.name(rid)
+                    )));
+                }
                 let n = members.len() as u32;
                 let offsets = (0..n)
                     .map(|m| self.mdeco_lit(rid, m, Decoration::Offset))
@@ -1031,7 +1042,13 @@ impl Decoder<'_> {
         let block = matches!(self.types.get(t), Type::Struct { .. })
             && decos.iter().any(|d| self.has_deco_type(t, *d));
         if block {
-            return Ok(());
+            return match self.layout_gap(t, false) {
+                None => Ok(()),
+                Some(gap) => Err(SpirvError::malformed(format!(
+                    "variable {}: {gap}, in the {storage:?} storage class, which is explicitly laid out (Vulkan, Offset and Stride Assignment: \"must be explicitly laid out using the Offset, ArrayStride, and MatrixStride decorations\")",
+                    self.name(rid)
+                ))),
+            };
         }
         let want = decos
             .iter()
@@ -1050,6 +1067,35 @@ impl Decoder<'_> {
                 _ => "VUID-StandaloneSpirv-PushConstant-06808, VUID-StandaloneSpirv-PushConstant-06675",
             }
         )))
+    }
+
+    /// The first decoration an explicitly laid out type lacks, said for people: a struct member
+    /// without `Offset`, an array without `ArrayStride`, a matrix member without `MatrixStride`
+    /// (`matrix`: the type is a struct member that has one). Pointers are not followed.
+    fn layout_gap(&self, t: TypeId, matrix: bool) -> Option<String> {
+        match self.types.get(t) {
+            Type::Struct {
+                members,
+                offsets,
+                matrix_stride,
+                ..
+            } => members.iter().enumerate().find_map(|(k, &m)| {
+                let what = || format!("member {k} of struct {}", self.name(type_spirv_id(self, t)));
+                if offsets[k].is_none() {
+                    return Some(format!("{} has no Offset", what()));
+                }
+                self.layout_gap(m, matrix_stride[k].is_some())
+                    .map(|gap| format!("{} holds {gap}", what()))
+            }),
+            Type::Array { elem, stride, .. } | Type::RuntimeArray { elem, stride } => {
+                if stride.is_none() {
+                    return Some("an array without ArrayStride".into());
+                }
+                self.layout_gap(*elem, matrix)
+            }
+            Type::Matrix { .. } if !matrix => Some("a matrix without MatrixStride".into()),
+            _ => None,
+        }
     }
 
     pub(super) fn has_deco_type(&self, t: TypeId, d: Decoration) -> bool {
