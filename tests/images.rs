@@ -462,33 +462,43 @@ fn a_texel_buffer_without_a_format_takes_the_format_of_its_binding() {
     let src = "#version 450\nlayout(local_size_x = 4) in;\n\
         layout(binding = 0) uniform samplerBuffer src;\n\
         layout(binding = 1) buffer O { vec4 o[4]; };\n\
-        void main() { int i = int(gl_GlobalInvocationID.x); o[i] = texelFetch(src, i) * 2.0; }\n";
+        layout(binding = 2) uniform writeonly imageBuffer dst;\n\
+        void main() { int i = int(gl_GlobalInvocationID.x); o[i] = texelFetch(src, i) * 2.0;\n\
+        imageStore(dst, i, texelFetch(src, i) + 1.0); }\n";
     let series = HostBuffer::new(
         ScalarType::F32,
         vec![4, 4],
         (0..16).flat_map(|i| (i as f32).to_le_bytes()).collect(),
     )
     .unwrap();
-    let out = run(
-        src,
-        vec![series.clone(), zeros(ScalarType::F32, &[16])],
-        [1, 1, 1],
+    let bufs = || {
+        vec![
+            series.clone(),
+            zeros(ScalarType::F32, &[16]),
+            zeros(ScalarType::F32, &[4, 4]),
+        ]
+    };
+    let out = run(src, bufs(), [1, 1, 1]);
+    let floats = |b: &[u8]| -> Vec<f32> { u32s(b).iter().map(|&b| f32::from_bits(b)).collect() };
+    assert_eq!(
+        floats(&out.bytes[1]),
+        (0..16).map(|i| i as f32 * 2.0).collect::<Vec<_>>()
     );
-    let o: Vec<f32> = u32s(&out.bytes[1])
-        .iter()
-        .map(|&b| f32::from_bits(b))
-        .collect();
-    assert_eq!(o, (0..16).map(|i| i as f32 * 2.0).collect::<Vec<_>>());
+    assert_eq!(
+        floats(&out.bytes[2]),
+        (0..16).map(|i| i as f32 + 1.0).collect::<Vec<_>>()
+    );
     assert!(out.report.ok(), "{}", findings(&out.report));
-    // On the device, bound as what the module declares: a uniform texel buffer (a sampled
-    // `samplerBuffer`, not a storage `imageBuffer`), with the same texels read.
+    // On the device, each bound as what the module declares: a uniform texel buffer (a sampled
+    // `samplerBuffer`) and a storage texel buffer (an `imageBuffer`), with the same texels.
     let Some(ctx) = support::device() else {
         return;
     };
     let module = compile(src, SourceLang::Glsl, &SourceOptions::default()).unwrap();
     let mut job = KernelJob::new(module);
-    job.buffers.push((0, 0, series));
-    job.buffers.push((0, 1, zeros(ScalarType::F32, &[16])));
+    for (binding, b) in bufs().into_iter().enumerate() {
+        job.buffers.push((0, binding as u32, b));
+    }
     let size = ctx.caps.subgroup_size;
     let model = job
         .run_model(SubgroupSize::new(size as u64).unwrap(), None)
@@ -496,5 +506,5 @@ fn a_texel_buffer_without_a_format_takes_the_format_of_its_binding() {
     let (device, _) = job.run_device(&ctx, &model.kernel, size).unwrap();
     let r = job.compare(&model, Some(&device), Tolerance::default());
     assert!(r.ok(), "{}", findings(&r));
-    assert_eq!(u32s(&device[1]), u32s(&out.bytes[1]));
+    assert_eq!(device[1..], out.bytes[1..]);
 }
