@@ -443,6 +443,28 @@ fn tickets_two_workgroups_take_from_one_counter_are_order_dependent() {
         ),
         other => panic!("{other:?}"),
     }
+    // Four invocations of one workgroup take tickets: each is explained by the order of the
+    // invocations' atomics, none by another workgroup.
+    let r = run(
+        "layout(local_size_x = 4) in;\n\
+         layout(binding = 0) buffer C { uint count; };\n\
+         layout(binding = 1) buffer O { uint o[4]; };\n\
+         void main() { o[gl_LocalInvocationID.x] = atomicAdd(count, 1u); }\n",
+        4,
+        [1, 1, 1],
+        &[vec![0; 1], vec![9; 4]],
+    );
+    let o = r.buffers.iter().find(|b| b.binding == 1).unwrap();
+    for w in 0..4 {
+        match r.status(o.word_taint(w)) {
+            WordStatus::OrderDependent(chain) => assert!(
+                chain.contains("the order invocations ran it in")
+                    && !chain.contains("another workgroup"),
+                "invocation {w}'s ticket: {chain}"
+            ),
+            other => panic!("invocation {w}'s ticket: {other:?}"),
+        }
+    }
 }
 
 // SPIR-V, "Atomic Instructions": an atomic returns the value its location held just before it, one

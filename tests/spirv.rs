@@ -3244,6 +3244,55 @@ fn a_divergent_switch_sends_each_lane_to_its_case_and_pins_a_case_one_value_reac
     }
 }
 
+// Bad input gets one clear error naming what is missing: a run given no buffer for a binding
+// the module declares names the set, the binding (and the element of an array of buffers), the
+// variable, its size, and the `--buffer` flag that gives it (`SET.` before the binding outside
+// set 0); an image's name says it is one, not a sampler.
+#[test]
+fn a_run_without_a_buffer_the_module_declares_names_the_binding_and_the_flag() {
+    let k = decode(
+        &glsl(
+            "#version 450\nlayout(local_size_x = 1) in;\n\
+             layout(set = 0, binding = 0) buffer A { uint a[]; };\n\
+             layout(set = 1, binding = 2) buffer B { uint b[4]; } bs[2];\n\
+             void main() { a[0] = bs[1].b[0]; }\n",
+            "k.comp",
+        ),
+        &DecodeOptions::default(),
+    )
+    .unwrap();
+    let err =
+        |inputs: &[BufferInput]| match run_model(&k, cfg(4, Mode::Base, [1, 1, 1]), inputs, None) {
+            Ok(_) => panic!("a run without every buffer"),
+            Err(e) => e.to_string(),
+        };
+    let e = err(&[]);
+    assert!(
+        e.contains("no buffer for set 0 binding 0 (")
+            && e.contains("plus its runtime array")
+            && e.contains("give one with --buffer 0=SPEC"),
+        "{e}"
+    );
+    assert!(!e.contains("sampler"), "{e}");
+    let a = BufferInput {
+        bytes: vec![0; 16],
+        ..Default::default()
+    };
+    let b0 = BufferInput {
+        set: 1,
+        binding: 2,
+        bytes: vec![0; 16],
+        ..Default::default()
+    };
+    let e = err(&[a, b0]);
+    assert!(
+        e.contains("no buffer for set 1 binding 2 element 1 (")
+            && e.contains("16 bytes)")
+            && e.contains("give one with --buffer 1.2=SPEC"),
+        "{e}"
+    );
+}
+
 // SPIR-V 3.21 BuiltIn NumWorkgroups: "number of workgroups in the dispatch", the same in every
 // invocation. A dispatch of 3 × 2 × 1 workgroups of 2 invocations: each writes it at its own index.
 #[test]
