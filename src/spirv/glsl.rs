@@ -957,6 +957,9 @@ mod tests {
             "{r:?}"
         );
         assert_eq!(refract(2.0), [0.0, 0.0]);
+        // k = 0 exactly (I ⟂ N, eta = 1) is not below 0: eta·I − (eta·0 + √0)·N = I (grazing).
+        let ops = [b32(&[1.0, 0.0]), b32(&[0.0, 1.0]), b32(&[1.0])];
+        assert_eq!(f32_of(&run(Ext::Refract, F32, 2, &ops).0[..2]), [1.0, 0.0]);
         // Cross((1, 2, 3), (4, 5, 6)) = (−3, 6, −3)
         let (out, _) = run(
             Ext::Cross,
