@@ -32,6 +32,18 @@ fn run(src: &str, buffers: Vec<HostBuffer>, workgroups: [u32; 3]) -> Out {
     }
 }
 
+/// Runs `job` on the model and on the device at the device's subgroup size: the device's buffers
+/// and the comparison of the two.
+fn on_device(ctx: &lockstep::vulkan::Context, job: &KernelJob) -> (Vec<Vec<u8>>, Report) {
+    let size = ctx.caps.subgroup_size;
+    let model = job
+        .run_model(SubgroupSize::new(size as u64).unwrap(), None)
+        .unwrap();
+    let (device, _) = job.run_device(ctx, &model.kernel, size).unwrap();
+    let r = job.compare(&model, Some(&device), Tolerance::default());
+    (device, r)
+}
+
 fn zeros(t: ScalarType, shape: &[usize]) -> HostBuffer {
     let n: usize = shape.iter().product();
     let es = if t == ScalarType::U8 { 1 } else { 4 };
@@ -411,12 +423,7 @@ fn storage_images_on_the_device_agree_with_every_value_the_model_defines() {
     job.buffers.push((0, 3, zeros(ScalarType::F32, &[8, 4])));
     job.buffers.push((0, 4, zeros(ScalarType::I32, &[4])));
     job.workgroups = [2, 2, 1];
-    let size = ctx.caps.subgroup_size;
-    let model = job
-        .run_model(SubgroupSize::new(size as u64).unwrap(), None)
-        .unwrap();
-    let (device, _) = job.run_device(&ctx, &model.kernel, size).unwrap();
-    let r = job.compare(&model, Some(&device), Tolerance::default());
+    let (device, r) = on_device(&ctx, &job);
     let mismatches: usize = r.buffers.iter().map(|b| b.mismatches).sum();
     assert_eq!(mismatches, 0, "{}", findings(&r));
     // defined: all of dst but the 8 texels of column 7 (read outside), all counts, f, size
@@ -499,12 +506,7 @@ fn a_texel_buffer_without_a_format_takes_the_format_of_its_binding() {
     for (binding, b) in bufs().into_iter().enumerate() {
         job.buffers.push((0, binding as u32, b));
     }
-    let size = ctx.caps.subgroup_size;
-    let model = job
-        .run_model(SubgroupSize::new(size as u64).unwrap(), None)
-        .unwrap();
-    let (device, _) = job.run_device(&ctx, &model.kernel, size).unwrap();
-    let r = job.compare(&model, Some(&device), Tolerance::default());
+    let (device, r) = on_device(&ctx, &job);
     assert!(r.ok(), "{}", findings(&r));
     assert_eq!(device[1..], out.bytes[1..]);
 }
