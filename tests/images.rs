@@ -154,6 +154,23 @@ fn an_image_read_at_an_undefined_coordinate_is_undefined_in_that_lane_only() {
     );
 }
 
+// A texel written with an undefined value holds an undefined value — in the texel that lane
+// wrote only (SPIR-V OpImageWrite writes each invocation's Texel; the others are defined).
+#[test]
+fn a_texel_written_with_an_undefined_value_is_undefined_in_that_texel_only() {
+    let src = "#version 450\nlayout(local_size_x = 4) in;\n\
+        layout(binding = 0, r32ui) uniform writeonly uimage1D img;\n\
+        void main() { int i = int(gl_LocalInvocationID.x); uint v; if (i != 2) { v = uint(i) + 5u; }\n\
+        imageStore(img, i, uvec4(v)); }\n";
+    let out = run(src, vec![zeros(ScalarType::U32, &[4])], [1, 1, 1]);
+    let text = findings(&out.report);
+    assert_eq!(u32s(&out.bytes[0])[..2], [5, 6], "{text}");
+    assert_eq!(u32s(&out.bytes[0])[3], 8, "{text}");
+    let b = &out.report.buffers[0];
+    assert_eq!((b.exact, b.undefined), (3, 1), "{text}");
+    assert!(text.contains("[undefined] img(2)"), "{text}");
+}
+
 // Vulkan, "Texel Output Validation Operations": "If the texel fails integer texel coordinate
 // validation, then the write has no effect." — defined: the image keeps what it held.
 #[test]
