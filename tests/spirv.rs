@@ -689,7 +689,7 @@ fn a_buffer_variable_that_is_not_a_block_is_refused_naming_the_rule() {
 // only a struct's last member. A block that breaks them is refused naming what is missing (the
 // model guessed a layout the device need not share, or panicked); so is a member past 4 GiB.
 #[test]
-fn a_block_without_its_offsets_and_strides_is_refused_naming_what_is_missing() {
+fn a_block_without_its_offsets_and_strides_or_with_overlapping_ones_is_refused_naming_the_rule() {
     use lockstep::kernel::{compile, SourceLang, SourceOptions};
     let module = |deco: &str, members: &str| {
         format!(
@@ -741,6 +741,44 @@ fn a_block_without_its_offsets_and_strides_is_refused_naming_what_is_missing() {
             "%uint",
             "member 0 of a struct ends past 4 GiB",
         ),
+        // SPIR-V, Validation Rules for Shader Capabilities: "specifying overlap is invalid",
+        // "it is invalid for two members of a given structure to be assigned the same Offset",
+        // "Each ArrayStride and MatrixStride must be greater than zero".
+        (
+            format!("{}{}", off(0, 0), off(1, 0)),
+            "%uint %uint",
+            "member 0 of struct S and member 1 of struct S are both at Offset 0",
+        ),
+        (
+            format!("{}{}OpMemberName %s 1 \"count\"", off(0, 0), off(1, 8)),
+            "%v4 %uint",
+            "member 1 (count) of struct S at Offset 8 overlaps member 0 of struct S, which takes bytes 0..16",
+        ),
+        (
+            format!("{}{}", off(0, 16), off(1, 4)),
+            "%uint %v4",
+            "member 0 of struct S at Offset 16 overlaps member 1 of struct S, which takes bytes 4..20",
+        ),
+        (
+            format!("{}OpDecorate %arr ArrayStride 2", off(0, 0)),
+            "%arr",
+            "member 0 of struct S holds an array of 4-byte elements with ArrayStride 2",
+        ),
+        (
+            format!("{}OpDecorate %rt ArrayStride 0", off(0, 0)),
+            "%rt",
+            "member 0 of struct S holds an array of 4-byte elements with ArrayStride 0",
+        ),
+        (
+            format!("{}OpMemberDecorate %s 0 ColMajor\nOpMemberDecorate %s 0 MatrixStride 8", off(0, 0)),
+            "%m4",
+            "member 0 of struct S holds a matrix of 16-byte columns with MatrixStride 8",
+        ),
+        (
+            format!("{}OpMemberDecorate %s 0 RowMajor\nOpMemberDecorate %s 0 MatrixStride 12", off(0, 0)),
+            "%m4",
+            "member 0 of struct S holds a matrix of 16-byte rows with MatrixStride 12",
+        ),
     ] {
         let e = decode_text(&module(&deco, members)).expect_err(&format!("{members} {deco:?}"));
         assert!(e.to_string().contains(says), "{members}: {e}");
@@ -753,6 +791,10 @@ fn a_block_without_its_offsets_and_strides_is_refused_naming_what_is_missing() {
         off(2, 80)
     );
     let r = decode_text(&module(&full, "%uint %m4 %rt"));
+    assert!(r.is_ok(), "{:?}", r.err().map(|e| e.to_string()));
+    // members need not be declared in the order of their offsets, and may touch
+    let touching = format!("{}{}", off(0, 16), off(1, 0));
+    let r = decode_text(&module(&touching, "%uint %v4"));
     assert!(r.is_ok(), "{:?}", r.err().map(|e| e.to_string()));
 }
 

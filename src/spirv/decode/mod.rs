@@ -188,6 +188,7 @@ mod functions;
 mod globals;
 mod image;
 mod inline;
+mod layout;
 mod promote;
 mod sync;
 #[cfg(test)]
