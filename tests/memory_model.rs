@@ -138,8 +138,11 @@ fn a_barrier_orders_only_the_storage_classes_its_semantics_name() {
     let body = |fence: &str| swap_across(&format!("{fence}\n barrier();"));
     let racy = run(&body(""), 2, [1, 1, 1], &[vec![0; 4]]);
     let found = races(&racy);
+    // Both reads race, each with the other invocation's write — the write of invocation 1, the
+    // workgroup's last, as much as that of invocation 0 — and both are told the missing fence.
+    assert!(found.len() >= 2, "{found:?}");
     assert!(
-        found.iter().any(|(c, t)| *c == RaceClass::Value
+        found.iter().all(|(c, t)| *c == RaceClass::Value
             && t.contains("its memory semantics leave out buffer memory")
             && t.contains("memoryBarrierBuffer()")),
         "{found:?}"
@@ -1025,6 +1028,45 @@ fn commuting_device_atomics_nobody_reads_leave_one_value_without_an_ordered_reru
         "a returned value that is read needs the ordered run"
     );
     assert_eq!(read.buffers[0].bytes, free.buffers[0].bytes);
+}
+
+// Appendix B, Memory Location and Data Race: accesses to different locations never conflict, so
+// workgroups that each write words of their own need no order between them — the model runs them
+// in parallel; workgroups that write the same words race, and the dispatch runs again in order
+// with the full race shadow.
+#[test]
+fn workgroups_writing_their_own_words_run_in_parallel_and_ones_writing_the_same_words_in_order() {
+    let kernel = |index: &str| {
+        format!(
+            "layout(local_size_x = 8) in;\n\
+             layout(binding = 0) buffer B {{ uint b[]; }};\n\
+             void main() {{ b[{index}] = 3u * gl_GlobalInvocationID.x + 1u; }}\n"
+        )
+    };
+    let own = run(
+        &kernel("gl_GlobalInvocationID.x"),
+        8,
+        [4, 1, 1],
+        &[vec![0; 32]],
+    );
+    assert!(own.findings.is_empty(), "{:?}", texts(&own));
+    assert!(!own.ordered, "words of their own need no ordered run");
+    let want: Vec<u32> = (0..32).map(|i| 3 * i + 1).collect();
+    assert_eq!(u32s(&own.buffers[0].bytes), want);
+    for w in 0..32 {
+        assert_eq!(own.status(own.buffers[0].word_taint(w)), WordStatus::Exact);
+    }
+    let same = run(
+        &kernel("gl_LocalInvocationID.x"),
+        8,
+        [4, 1, 1],
+        &[vec![0; 8]],
+    );
+    assert!(
+        same.ordered,
+        "writes of one word from two workgroups need the ordered run"
+    );
+    assert!(!races(&same).is_empty(), "{:?}", texts(&same));
 }
 
 // Appendix B, Data Race: an atomic and a plain access to one location from different workgroups,

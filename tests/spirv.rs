@@ -236,6 +236,33 @@ fn integer_division_by_zero_and_oob_reads_are_undefined() {
     );
 }
 
+/// A load is out of bounds when any byte it reads is past the buffer's range, and what it reads is
+/// undefined — every component of a vector, not only its first (Vulkan, "Shader Resource Interface",
+/// robustBufferAccess disabled: out-of-bounds reads "return undefined values"). `a[i + 1]` of
+/// `uvec4 a[2]`: invocation 0 reads `a[1]`, invocation 1 indexes past the end.
+#[test]
+fn an_out_of_bounds_read_of_a_vector_is_undefined_in_every_component() {
+    let src = format!("{HEAD}layout(local_size_x = 2) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nlayout(binding = 1) buffer A {{ uvec4 a[2]; }};\nvoid main() {{\n  uint i = gl_LocalInvocationIndex;\n  uvec4 v = a[i + 1u];\n  b[4u * i] = v.x;\n  b[4u * i + 1u] = v.y;\n  b[4u * i + 2u] = v.z;\n  b[4u * i + 3u] = v.w;\n}}\n");
+    let r = run_glsl(
+        &src,
+        Mode::Base,
+        2,
+        [1, 1, 1],
+        &[vec![0; 8], (10..18).collect()],
+    );
+    let b = r.buffers.iter().find(|b| b.binding == 0).unwrap();
+    assert_eq!(u32s(&b.bytes)[..4], [14, 15, 16, 17]);
+    for w in 0..4 {
+        assert_eq!(r.status(b.word_taint(w)), WordStatus::Exact, "b[{w}]");
+    }
+    for w in 4..8 {
+        match r.status(b.word_taint(w)) {
+            WordStatus::Undefined(c) => assert!(c.contains("byte 32 is outside a"), "b[{w}]: {c}"),
+            o => panic!("b[{w}]: {o:?}"),
+        }
+    }
+}
+
 /// An index at or past an inner array's length names no element of that array (SPIR-V §2.2.2: an
 /// array type has `Length` elements; `OpAccessChain`, §3.42.8, walks the type hierarchy one index
 /// per level), so the access is out of bounds and what it reads undefined — also where its bytes
