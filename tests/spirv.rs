@@ -236,6 +236,42 @@ fn integer_division_by_zero_and_oob_reads_are_undefined() {
     );
 }
 
+/// SPIR-V, OpBitcast: the result's bits are the operand's bits; where the operand is undefined
+/// (an `OpUndef` from a variable no path wrote, SPIR-V 2.2.2 "Undefined"), so is every component of
+/// the result. `v` is written only by invocation 1.
+#[test]
+fn a_bitcast_of_an_undefined_value_is_undefined_in_every_component() {
+    let src = format!("{HEAD}layout(local_size_x = 2) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nvoid main() {{\n  uint i = gl_LocalInvocationIndex;\n  vec2 v;\n  if (i == 1u) {{ v = vec2(1.0, 2.0); }}\n  uvec2 u = floatBitsToUint(v);\n  b[2u * i] = u.x;\n  b[2u * i + 1u] = u.y;\n}}\n");
+    let r = run_glsl(&src, Mode::Base, 2, [1, 1, 1], &[vec![0; 4]]);
+    let b = &r.buffers[0];
+    for w in 0..2 {
+        assert!(
+            matches!(r.status(b.word_taint(w)), WordStatus::Undefined(_)),
+            "b[{w}]: {:?}",
+            r.status(b.word_taint(w))
+        );
+    }
+    assert_eq!(u32s(&b.bytes)[2..], [0x3f80_0000, 0x4000_0000]);
+    for w in 2..4 {
+        assert_eq!(r.status(b.word_taint(w)), WordStatus::Exact, "b[{w}]");
+    }
+}
+
+/// GLSL.std.450 FrexpStruct on doubles: "Result Type must be an OpTypeStruct with two members.
+/// Member 0 must have the same type as the type of x. Member 1 must be a scalar or vector with
+/// integer component type" — 6 = 0.75 · 2³ and −0.375 = −0.75 · 2⁻¹: the significand keeps all
+/// 64 bits of each double, the exponent is a 32-bit integer.
+#[test]
+fn frexp_of_doubles_returns_whole_significands_and_32_bit_exponents() {
+    let src = format!("{HEAD}layout(local_size_x = 1) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nvoid main() {{\n  double k = double(gl_LocalInvocationIndex);\n  ivec2 e;\n  dvec2 m = frexp(dvec2(6.0lf + k, -0.375lf - k), e);\n  b[0] = uint(m.x * 4.0lf);\n  b[1] = uint(m.y * -4.0lf);\n  b[2] = uint(e.x);\n  b[3] = uint(e.y);\n  b[4] = e.y == -1 ? 1u : 0u;\n  b[5] = e.x + e.y == 2 ? 1u : 0u;\n  b[6] = uint(bitCount(e.y));\n  b[7] = uint(findMSB(e.y) + 2);\n  b[8] = uint(e.y >> 31);\n  b[9] = uint(bitfieldExtract(e.y, 16, 16));\n}}\n");
+    let r = run_glsl(&src, Mode::Base, 1, [1, 1, 1], &[vec![7; 10]]);
+    assert!(r.findings.is_empty(), "{:?}", r.findings);
+    assert_eq!(
+        u32s(&r.buffers[0].bytes),
+        [3, 3, 3, u32::MAX, 1, 1, 32, 1, u32::MAX, u32::MAX]
+    );
+}
+
 /// A load is out of bounds when any byte it reads is past the buffer's range, and what it reads is
 /// undefined — every component of a vector, not only its first (Vulkan, "Shader Resource Interface",
 /// robustBufferAccess disabled: out-of-bounds reads "return undefined values"). `a[i + 1]` of

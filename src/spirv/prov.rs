@@ -287,16 +287,6 @@ pub enum Cause {
     },
 }
 
-impl Cause {
-    /// Undefined (as opposed to order-dependent or racy): the spec gives the value no meaning.
-    pub fn is_undefined(&self) -> bool {
-        !matches!(
-            self,
-            Cause::AtomicOrder | Cause::OrderPath { .. } | Cause::Race
-        )
-    }
-}
-
 /// One provenance record.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Prov {
