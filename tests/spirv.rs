@@ -761,6 +761,7 @@ fn a_block_without_its_offsets_and_strides_or_with_overlapping_ones_is_refused_n
              OpDecorate %v Binding 0\nOpDecorate %s Block\n{deco}\n\
              %void = OpTypeVoid\n%fn = OpTypeFunction %void\n%uint = OpTypeInt 32 0\n\
              %float = OpTypeFloat 32\n%v4 = OpTypeVector %float 4\n%m4 = OpTypeMatrix %v4 4\n\
+             %v3 = OpTypeVector %float 3\n%m3 = OpTypeMatrix %v3 3\n\
              %u4 = OpConstant %uint 4\n%rt = OpTypeRuntimeArray %uint\n%arr = OpTypeArray %uint %u4\n\
              %s = OpTypeStruct {members}\n%p = OpTypePointer StorageBuffer %s\n\
              %v = OpVariable %p StorageBuffer\n\
@@ -821,6 +822,15 @@ fn a_block_without_its_offsets_and_strides_or_with_overlapping_ones_is_refused_n
             format!("{}{}", off(0, 16), off(1, 4)),
             "%uint %v4",
             "member 0 of struct S at Offset 16 overlaps member 1 of struct S, which takes bytes 4..20",
+        ),
+        (
+            format!(
+                "{}OpMemberDecorate %s 0 ColMajor\nOpMemberDecorate %s 0 MatrixStride 16\n{}",
+                off(0, 0),
+                off(1, 32)
+            ),
+            "%m3 %uint",
+            "member 1 of struct S at Offset 32 overlaps member 0 of struct S, which takes bytes 0..44",
         ),
         (
             format!("{}OpDecorate %arr ArrayStride 2", off(0, 0)),
@@ -2843,6 +2853,35 @@ fn a_run_counts_every_invocation_of_every_workgroup() {
     let r = run_glsl(&src, Mode::Maximal, 8, [2, 1, 3], &[vec![0; 48]]);
     assert_eq!(r.invocations, 2 * 3 * 4 * 2);
     assert_eq!(u32s(&r.buffers[0].bytes), [1; 48]);
+}
+
+// Vulkan, "Offset and Stride Assignment": in a row-major matrix, MatrixStride is the stride of its
+// rows — element (column c, row r) is at r · MatrixStride + c · 4 bytes; std430 gives a `mat3`'s
+// rows of vec3 a stride of 16. The matrix loaded whole, then read element by element.
+#[test]
+fn a_row_major_matrix_is_loaded_row_by_row_at_its_matrix_stride() {
+    let src = format!("{HEAD}layout(local_size_x = 1) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nlayout(std430, binding = 1) readonly buffer M {{ layout(row_major) mat3 m; }};\nvoid main() {{\n  mat3 a = m;\n  for (int c = 0; c < 3; c++) {{\n    for (int r = 0; r < 3; r++) {{\n      b[3 * c + r] = uint(a[c][r]);\n    }}\n  }}\n}}\n");
+    let floats: Vec<u32> = (0..12).map(|w| (w as f32).to_bits()).collect();
+    let r = run_glsl(&src, Mode::Maximal, 1, [1, 1, 1], &[vec![0; 9], floats]);
+    assert!(r.findings.is_empty(), "{:?}", r.findings);
+    let b = r.buffers.iter().find(|b| b.binding == 0).unwrap();
+    let want: Vec<u32> = (0..9).map(|k| (k % 3) * 4 + k / 3).collect();
+    assert_eq!(u32s(&b.bytes), want);
+}
+
+// GLSL 4.60, 7.1.3 "gl_WorkGroupID ... a compute shader invocation's workgroup": a finding names
+// the workgroup of the invocation that made it by its three coordinates — in a 3 × 1 × 2
+// dispatch the fourth workgroup is (0, 0, 1).
+#[test]
+fn a_finding_names_its_workgroup_by_all_three_coordinates() {
+    let src = format!("{HEAD}layout(local_size_x = 1) in;\nlayout(binding = 0) buffer B {{ uint b[6]; }};\nvoid main() {{\n  uvec3 w = gl_WorkGroupID;\n  uint k = w.x + 3u * w.z;\n  b[k == 3u ? 9u : k] = 1u;\n}}\n");
+    let r = run_glsl(&src, Mode::Maximal, 1, [3, 1, 2], &[vec![0; 6]]);
+    let texts: Vec<String> = r.findings.iter().map(|f| r.finding_text(f)).collect();
+    assert!(
+        texts.iter().any(|t| t.starts_with("out-of-bounds write")
+            && t.contains("by workgroup (0,0,1) invocation 0")),
+        "{texts:?}"
+    );
 }
 
 // Instructions with more than one result or operand row, each lane its own: OpIAddCarry,

@@ -222,6 +222,24 @@ mod tests {
             Err(ScalarUndef::ConversionOutOfRange)
         );
         assert_eq!(convert(Conv::FToU, f, u, 3.9f32.to_bits() as u64), Ok(3));
+        // OpConvertFToS: a signed 32-bit integer holds −2³¹ … 2³¹ − 1
+        let i = Scalar::Int {
+            width: 32,
+            signed: true,
+        };
+        let big = 2f32.powi(31);
+        assert_eq!(
+            convert(Conv::FToS, f, i, big.to_bits() as u64),
+            Err(ScalarUndef::ConversionOutOfRange)
+        );
+        assert_eq!(
+            convert(Conv::FToS, f, i, (-big).to_bits() as u64),
+            Ok(0x8000_0000)
+        );
+        assert_eq!(
+            convert(Conv::FToS, f, i, (-2.0 * big).to_bits() as u64),
+            Err(ScalarUndef::ConversionOutOfRange)
+        );
     }
 
     #[test]
