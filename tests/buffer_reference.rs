@@ -335,6 +335,37 @@ fn a_linked_list_of_forward_declared_references_is_walked_through_its_addresses(
     assert!(out.report.ok(), "{}", findings(&out.report));
 }
 
+// The same list reversed in place: each node's `next`, a member of the forward-declared pointer
+// type, is written with a value of the type the OpTypePointer completes (SPIR-V 3.37.6: "the
+// OpTypePointer ... must be the same" type) — then walked again: 4 → 2 → 1.
+#[test]
+fn a_linked_list_of_forward_declared_references_is_reversed_in_place() {
+    let src = "layout(local_size_x = 1) in;\n\
+        layout(buffer_reference) buffer Node;\n\
+        layout(buffer_reference, std430, buffer_reference_align = 8) buffer Node { Node next; float v; };\n\
+        layout(push_constant) uniform P { Node head; } p;\n\
+        layout(binding = 0) buffer O { float digits; uint count; };\n\
+        void main() { Node n = p.head; Node prev = Node(0ul);\n\
+          while (uint64_t(n) != 0ul) { Node nx = n.next; n.next = prev; prev = n; n = nx; }\n\
+          float s = 0.0; uint c = 0u;\n\
+          while (uint64_t(prev) != 0ul) { s = s * 10.0 + prev.v; c++; prev = prev.next; }\n\
+          digits = s; count = c; }\n";
+    let nodes = "values:u64:@nodes+16,0x3f800000,@nodes+32,0x40000000,0,0x40800000";
+    let out = run(
+        &job(
+            src,
+            &["zeros:u32:2"],
+            &[("nodes", nodes)],
+            Some("values:u64:@nodes"),
+        ),
+        1,
+    );
+    let o = &out.bytes[0];
+    assert_eq!(f32::from_le_bytes(o[..4].try_into().unwrap()), 421.0);
+    assert_eq!(u32::from_le_bytes(o[4..8].try_into().unwrap()), 3);
+    assert!(out.report.ok(), "{}", findings(&out.report));
+}
+
 // SPIR-V 3.37.18 (atomics on PhysicalStorageBuffer memory) and the Vulkan memory model: atomic
 // read-modify-writes through an address are atomic like any other — 64 increments give 64 —
 // while a plain store through one address and a plain load of the same bytes through the
