@@ -228,6 +228,18 @@ pub struct MatrixLayout {
     pub vec_stride: Option<u32>,
 }
 
+impl MatrixLayout {
+    /// The layout member `k` of a struct gives the matrices in it: its `MatrixStride` and
+    /// `RowMajor` (a struct's `matrix_stride` and `row_major`).
+    pub fn of_member(matrix_stride: &[Option<u32>], row_major: &[bool], k: usize) -> MatrixLayout {
+        MatrixLayout {
+            stride: matrix_stride[k],
+            row_major: row_major[k],
+            vec_stride: None,
+        }
+    }
+}
+
 /// Every type of a module, by dense index, with the SPIR-V id of each.
 #[derive(Clone, Debug, Default)]
 pub struct Types {
@@ -373,11 +385,7 @@ impl Types {
                 let mut align = 1u32;
                 let mut cursor = 0u32;
                 for (i, mt) in members.iter().enumerate() {
-                    let ml = MatrixLayout {
-                        stride: matrix_stride[i],
-                        row_major: row_major[i],
-                        vec_stride: None,
-                    };
+                    let ml = MatrixLayout::of_member(matrix_stride, row_major, i);
                     let (sz, al) = self.size_align(*mt, ml)?;
                     let off = match offsets[i] {
                         Some(o) => o,
@@ -415,11 +423,7 @@ impl Types {
                 let mut cursor = 0u32;
                 let mut off = 0;
                 for (k, mt) in members.iter().enumerate().take(i + 1) {
-                    let ml = MatrixLayout {
-                        stride: matrix_stride[k],
-                        row_major: row_major[k],
-                        vec_stride: None,
-                    };
+                    let ml = MatrixLayout::of_member(matrix_stride, row_major, k);
                     let (sz, al) = self.size_align(*mt, ml)?;
                     off = match offsets[k] {
                         Some(o) => o,
@@ -430,11 +434,7 @@ impl Types {
                 Ok((
                     off,
                     members[i],
-                    MatrixLayout {
-                        stride: matrix_stride[i],
-                        row_major: row_major[i],
-                        vec_stride: None,
-                    },
+                    MatrixLayout::of_member(matrix_stride, row_major, i),
                 ))
             }
             _ => Err(SpirvError::malformed("member index into a non-struct")),

@@ -101,11 +101,7 @@ impl Decoder<'_> {
                     let Some(off) = offsets[k] else {
                         return Ok(Some(Fault::Missing(format!("{} has no Offset", what(k)))));
                     };
-                    let ml = MatrixLayout {
-                        stride: matrix_stride[k],
-                        row_major: row_major[k],
-                        vec_stride: None,
-                    };
+                    let ml = MatrixLayout::of_member(matrix_stride, row_major, k);
                     let inner = matrix_stride[k].map(|_| ml);
                     match self.layout_fault(m, inner)? {
                         Some(Fault::Missing(gap)) => {
