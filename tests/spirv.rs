@@ -2857,16 +2857,31 @@ fn a_run_counts_every_invocation_of_every_workgroup() {
 
 // Vulkan, "Offset and Stride Assignment": in a row-major matrix, MatrixStride is the stride of its
 // rows — element (column c, row r) is at r · MatrixStride + c · 4 bytes; std430 gives a `mat3`'s
-// rows of vec3 a stride of 16. The matrix loaded whole, then read element by element.
+// rows of vec3 a stride of 16. The matrix loaded whole, then read element by element; a column
+// read and a column written through a pointer to it, its components a MatrixStride apart.
 #[test]
 fn a_row_major_matrix_is_loaded_row_by_row_at_its_matrix_stride() {
-    let src = format!("{HEAD}layout(local_size_x = 1) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nlayout(std430, binding = 1) readonly buffer M {{ layout(row_major) mat3 m; }};\nvoid main() {{\n  mat3 a = m;\n  for (int c = 0; c < 3; c++) {{\n    for (int r = 0; r < 3; r++) {{\n      b[3 * c + r] = uint(a[c][r]);\n    }}\n  }}\n}}\n");
+    let src = format!("{HEAD}layout(local_size_x = 1) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nlayout(std430, binding = 1) readonly buffer M {{ layout(row_major) mat3 m; }};\nlayout(std430, binding = 2) buffer W {{ layout(row_major) mat3 w; }};\nvoid main() {{\n  mat3 a = m;\n  for (int c = 0; c < 3; c++) {{\n    for (int r = 0; r < 3; r++) {{\n      b[3 * c + r] = uint(a[c][r]);\n    }}\n  }}\n  vec3 col = m[2];\n  for (int r = 0; r < 3; r++) {{\n    b[9 + r] = uint(col[r]);\n  }}\n  w[1] = vec3(100.0, 200.0, 300.0);\n}}\n");
     let floats: Vec<u32> = (0..12).map(|w| (w as f32).to_bits()).collect();
-    let r = run_glsl(&src, Mode::Maximal, 1, [1, 1, 1], &[vec![0; 9], floats]);
+    let r = run_glsl(
+        &src,
+        Mode::Maximal,
+        1,
+        [1, 1, 1],
+        &[vec![0; 12], floats, vec![0; 12]],
+    );
     assert!(r.findings.is_empty(), "{:?}", r.findings);
-    let b = r.buffers.iter().find(|b| b.binding == 0).unwrap();
-    let want: Vec<u32> = (0..9).map(|k| (k % 3) * 4 + k / 3).collect();
-    assert_eq!(u32s(&b.bytes), want);
+    let at = |k: u32| u32s(&r.buffers.iter().find(|b| b.binding == k).unwrap().bytes);
+    // the whole matrix, element (c, r) at word 4r + c; then column 2 through a pointer to it
+    let mut want: Vec<u32> = (0..9).map(|k| (k % 3) * 4 + k / 3).collect();
+    want.extend([2, 6, 10]);
+    assert_eq!(at(0), want);
+    // column 1 stored through a pointer to it: words 1, 5, 9
+    let mut w = vec![0u32; 12];
+    for (r, v) in [100.0f32, 200.0, 300.0].iter().enumerate() {
+        w[4 * r + 1] = v.to_bits();
+    }
+    assert_eq!(at(2), w);
 }
 
 // GLSL 4.60, 7.1.3 "gl_WorkGroupID ... a compute shader invocation's workgroup": a finding names
