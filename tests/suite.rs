@@ -18,6 +18,7 @@ mod fidelity;
 mod grayscott;
 mod images;
 mod inlining;
+mod instructions;
 mod kernel;
 mod lavapipe_sizes;
 mod memory_model;

@@ -1,0 +1,381 @@
+//! Instructions run through the interpreter end to end — decoded from a module, executed, written
+//! to a buffer — where the other files reach them only in part: the GLSL.std.450 functions (the
+//! evaluator's unit tests in `src/spirv/glsl.rs` check the arithmetic; these check that decoding
+//! routes each instruction to it), dynamic vector indexing, outer products, specialization-constant
+//! operations, long access chains, non-semantic instructions and `OpUnreachable`. Expected values
+//! are worked from the definitions each test cites.
+#![cfg(feature = "vulkan")]
+use crate::spirv_support::{bindings, bytes_f32, bytes_u32, f32s, glsl, u32s};
+use lockstep::kernel::{compile, SourceLang, SourceOptions};
+use lockstep::model::SubgroupSize;
+use lockstep::reconverge::Mode;
+use lockstep::spirv::*;
+
+/// Runs one workgroup at subgroup size 4 under base reconvergence, `buffers` bound at set 0,
+/// bindings 0, 1, …
+fn run(words: &[u32], buffers: Vec<Vec<u8>>) -> ModelRun {
+    let k = decode(words, &DecodeOptions::default()).unwrap();
+    let mut c = RunConfig::new(SubgroupSize::new(4).unwrap(), [1, 1, 1]);
+    c.mode = Mode::Base;
+    run_model(&k, c, &bindings(buffers), None).unwrap()
+}
+
+fn asm(text: &str) -> Vec<u32> {
+    compile(text, SourceLang::SpirvAsm, &SourceOptions::default())
+        .unwrap()
+        .words
+}
+
+/// Where the buffer at `binding` is in `r.buffers`.
+fn at(r: &ModelRun, binding: u32) -> usize {
+    r.buffers.iter().position(|b| b.binding == binding).unwrap()
+}
+
+/// Every GLSL.std.450 function a GLSL program can name and no other test runs through the
+/// interpreter, on run-time operands (read from a buffer, so glslang folds nothing), each result
+/// by its definition in GLSL 4.60 §8 ("Built-In Functions") and GLSL.std.450:
+/// - §8.3: `roundEven(2.5)` = 2, `trunc(−2.75)` = −2, `sign` −1, `floor` −3, `ceil` −2,
+///   `fract(x)` = x − floor(x) = 0.25; `round(2.5)` is 2 or 3 ("a fractional part of 0.5 will
+///   round in a direction chosen by the implementation"); `min`, `mix(x, y, a)` = x·(1−a) + y·a,
+///   `step(edge, x)` = 0 where x < edge;
+/// - §8.1, §8.2: `radians(180)` = π, `degrees(0.5)` = 90/π, the trigonometric and hyperbolic
+///   functions of 0.5, `pow(2, 3)` = `exp2(3)` = 8, `log2(2)` = 1, `inversesqrt(4)` = 0.5;
+/// - §8.5: `length((3, 4))` = `distance((3, 0), (0, 4))` = 5, `cross(x̂/2, 2ŷ)` = ẑ,
+///   `faceforward(N, I, Nref)` = −N where dot(Nref, I) ≥ 0, `reflect(I, N)` = I − 2·dot(N, I)·N,
+///   `refract(I, N, η)` = η·I − (η·dot(N, I) + √k)·N with k = 1 − η²·(1 − dot(N, I)²);
+/// - §8.4: the pack functions `round(clamp(c, −1, 1)·127)` (snorm8), `·255` (unorm8), `·32767`,
+///   `·65535`, the first component in the least significant bits; the unpack functions their
+///   inverses (`clamp(f/127, −1, 1)`, `f/255`, …); half and double packing by IEEE 754 bits;
+/// - §8.8: `findLSB(12)` = 2; §8.6: `outerProduct(c, r)[j][i]` = c[i]·r[j].
+///
+/// The inexact functions (every one whose precision Vulkan bounds in ULP or absolute error) are
+/// compared within 1e-5 relative; the exact ones bit for bit. No result may be undefined.
+#[test]
+fn every_glsl_std_450_function_is_decoded_to_its_definition() {
+    let src = "#version 450
+layout(local_size_x = 1) in;
+layout(binding = 0) buffer F { float f[]; };
+layout(binding = 1) buffer U { uint u[]; };
+layout(binding = 2) buffer A { float a[]; };
+layout(binding = 3) buffer P { uint p[]; };
+void main() {
+  float h = a[0], m = a[1], q = a[2], two = a[3], d180 = a[4], three = a[5];
+  f[0] = round(h);
+  f[1] = roundEven(h);
+  f[2] = trunc(m);
+  f[3] = sign(m);
+  f[4] = floor(m);
+  f[5] = ceil(m);
+  f[6] = fract(m);
+  f[7] = radians(d180);
+  f[8] = degrees(q);
+  f[9] = sin(q);
+  f[10] = cos(q);
+  f[11] = tan(q);
+  f[12] = acos(q);
+  f[13] = atan(q);
+  f[14] = sinh(q);
+  f[15] = cosh(q);
+  f[16] = tanh(q);
+  f[17] = asinh(q);
+  f[18] = acosh(two);
+  f[19] = atanh(q);
+  f[20] = pow(two, three);
+  f[21] = exp(q);
+  f[22] = exp2(three);
+  f[23] = log2(two);
+  f[24] = inversesqrt(two * two);
+  f[25] = min(m, q);
+  f[26] = mix(two, three, q);
+  f[27] = step(q, m);
+  f[28] = step(q, two);
+  f[29] = length(vec2(three, two * two));
+  f[30] = distance(vec2(three, 0.0), vec2(0.0, two * two));
+  f[31] = cross(vec3(q, 0.0, 0.0), vec3(0.0, two, 0.0)).z;
+  f[32] = faceforward(vec2(q, 0.0), vec2(two, 0.0), vec2(three, 0.0)).x;
+  f[33] = reflect(vec2(q, -q), vec2(0.0, 1.0)).y;
+  f[34] = refract(vec2(0.0, -1.0), vec2(0.0, 1.0), q).y;
+  vec2 s2 = unpackSnorm2x16(p[0]);
+  f[35] = s2.x; f[36] = s2.y;
+  vec2 u2 = unpackUnorm2x16(p[1]);
+  f[37] = u2.x; f[38] = u2.y;
+  vec2 h2 = unpackHalf2x16(p[2]);
+  f[39] = h2.x; f[40] = h2.y;
+  vec4 s4 = unpackSnorm4x8(p[3]);
+  f[41] = s4.x; f[42] = s4.y; f[43] = s4.z;
+  vec4 u4 = unpackUnorm4x8(p[4]);
+  f[44] = u4.x; f[45] = u4.y; f[46] = u4.w;
+  mat3x2 o = outerProduct(vec2(q, two), vec3(1.0, three, two));
+  f[47] = o[1][1]; f[48] = o[2][0]; f[49] = o[0][1];
+  u[0] = packSnorm4x8(vec4(two * q, -two * q, 0.0, q * q));
+  u[1] = packUnorm4x8(vec4(two * q, 0.0, q * q, three * q * q));
+  u[2] = packSnorm2x16(vec2(two * q, -q * q));
+  u[3] = packUnorm2x16(vec2(q * q, two * q));
+  u[4] = packHalf2x16(vec2(q, two));
+  u[5] = uint(packDouble2x32(uvec2(p[5], p[6])) * 3.0lf);
+  uvec2 w = unpackDouble2x32(double(two));
+  u[6] = w.x; u[7] = w.y;
+  u[8] = uint(findLSB(uint(two * 6.0)));
+  u[9] = uint(findLSB(int(two * -6.0)));
+}
+";
+    let inputs = [2.5f32, -2.75, 0.5, 2.0, 180.0, 3.0];
+    let packed = [
+        0x8001_7fffu32,
+        0xffff_0000,
+        0x4000_3800,
+        0x0000_817f,
+        0xff00_00ff,
+        0,
+        0x3ff0_0000,
+    ];
+    let r = run(
+        &glsl(src, "std450.comp"),
+        vec![
+            bytes_f32(&[0.0; 50]),
+            bytes_u32(&[0; 10]),
+            bytes_f32(&inputs),
+            bytes_u32(&packed),
+        ],
+    );
+    assert!(r.findings.is_empty(), "{:?}", r.findings);
+    let (fb, ub) = (&r.buffers[at(&r, 0)], &r.buffers[at(&r, 1)]);
+    for (b, n) in [(fb, 50), (ub, 10)] {
+        for w in 0..n {
+            assert!(
+                matches!(
+                    r.status(b.word_taint(w)),
+                    WordStatus::Exact | WordStatus::Inexact
+                ),
+                "binding {} word {w}: {:?}",
+                b.binding,
+                r.status(b.word_taint(w))
+            );
+        }
+    }
+    let f = f32s(&fb.bytes);
+    use std::f64::consts::PI;
+    let q = 0.5f64;
+    let inexact: [(usize, f64); 22] = [
+        (7, PI),
+        (8, 90.0 / PI),
+        (9, q.sin()),
+        (10, q.cos()),
+        (11, q.tan()),
+        (12, q.acos()),
+        (13, q.atan()),
+        (14, q.sinh()),
+        (15, q.cosh()),
+        (16, q.tanh()),
+        (17, q.asinh()),
+        (18, 2f64.acosh()),
+        (19, q.atanh()),
+        (20, 8.0),
+        (21, q.exp()),
+        (22, 8.0),
+        (23, 1.0),
+        (24, 0.5),
+        (26, 2.5),
+        (29, 5.0),
+        (30, 5.0),
+        (34, -1.0),
+    ];
+    for (i, want) in inexact {
+        assert!(
+            (f[i] as f64 - want).abs() <= 1e-5 * want.abs(),
+            "f[{i}] = {} where {want} is defined",
+            f[i]
+        );
+    }
+    assert!(f[0] == 2.0 || f[0] == 3.0, "round(2.5) = {}", f[0]);
+    let exact: [(usize, f32); 24] = [
+        (1, 2.0),
+        (2, -2.0),
+        (3, -1.0),
+        (4, -3.0),
+        (5, -2.0),
+        (6, 0.25),
+        (25, -2.75),
+        (27, 0.0),
+        (28, 1.0),
+        (31, 1.0),
+        (32, -0.5),
+        (33, 0.5),
+        (35, 1.0),
+        (36, -1.0),
+        (37, 0.0),
+        (38, 1.0),
+        (39, 0.5),
+        (40, 2.0),
+        (41, 1.0),
+        (42, -1.0),
+        (43, 0.0),
+        (44, 1.0),
+        (45, 0.0),
+        (46, 1.0),
+    ];
+    for (i, want) in exact {
+        assert_eq!(f[i], want, "f[{i}]");
+    }
+    assert_eq!([f[47], f[48], f[49]], [6.0, 1.0, 2.0], "outerProduct");
+    // snorm8 (1, −1, 0, 0.25) → 127, −127 (0x81), 0, round(31.75) = 32; unorm8 (1, 0, 0.25,
+    // 0.75) → 255, 0, round(63.75) = 64, round(191.25) = 191; snorm16 (1, −0.25) → 32767,
+    // round(−8191.75) = −8192 (0xe000); unorm16 (0.25, 1) → round(16383.75) = 16384, 65535; half
+    // (0.5, 2) → 0x3800, 0x4000; the double of bits 0x3ff00000_00000000 is 1.0, times 3; 2.0 as a
+    // double is 0x40000000_00000000; findLSB(12) = findLSB(−12) = 2.
+    assert_eq!(
+        u32s(&ub.bytes),
+        [
+            0x2000_817f,
+            0xbf40_00ff,
+            0xe000_7fff,
+            0xffff_4000,
+            0x4000_3800,
+            3,
+            0,
+            0x4000_0000,
+            2,
+            2
+        ]
+    );
+}
+
+/// The module head every assembly test here shares: one invocation per lane of a workgroup of 4,
+/// `%out` a `uint[]` at binding 0 and `%in` a `float[]` at binding 1, `%i` the invocation's
+/// index. `types` and `body` are spliced in before and inside `main`.
+fn module(types: &str, body: &str) -> String {
+    format!(
+        "OpCapability Shader
+%std = OpExtInstImport \"GLSL.std.450\"
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main \"main\" %lid
+OpExecutionMode %main LocalSize 4 1 1
+OpDecorate %lid BuiltIn LocalInvocationId
+OpDecorate %ua ArrayStride 4
+OpDecorate %fa ArrayStride 4
+OpMemberDecorate %U 0 Offset 0
+OpMemberDecorate %F 0 Offset 0
+OpDecorate %U Block
+OpDecorate %F Block
+OpDecorate %out DescriptorSet 0
+OpDecorate %out Binding 0
+OpDecorate %in DescriptorSet 0
+OpDecorate %in Binding 1
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%bool = OpTypeBool
+%uint = OpTypeInt 32 0
+%float = OpTypeFloat 32
+%v3 = OpTypeVector %uint 3
+%u0 = OpConstant %uint 0
+%u1 = OpConstant %uint 1
+%u2 = OpConstant %uint 2
+%u3 = OpConstant %uint 3
+%u4 = OpConstant %uint 4
+%ua = OpTypeRuntimeArray %uint
+%fa = OpTypeRuntimeArray %float
+%U = OpTypeStruct %ua
+%F = OpTypeStruct %fa
+%pU = OpTypePointer StorageBuffer %U
+%pF = OpTypePointer StorageBuffer %F
+%pu = OpTypePointer StorageBuffer %uint
+%pf = OpTypePointer StorageBuffer %float
+%pin = OpTypePointer Input %v3
+%lid = OpVariable %pin Input
+%out = OpVariable %pU StorageBuffer
+%in = OpVariable %pF StorageBuffer
+{types}
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%id = OpLoad %v3 %lid
+%i = OpCompositeExtract %uint %id 0
+{body}
+OpReturn
+OpFunctionEnd
+"
+    )
+}
+
+/// SPIR-V, OpVectorExtractDynamic: "The behavior is undefined if Index's value is less than zero or
+/// greater than or equal to the number of components in Vector"; OpVectorInsertDynamic: the same
+/// words. Lanes 0–2 index a component of `(10, 11, 12)`: they extract it, and insert 99 there
+/// leaving the other two; lane 3 indexes past the end: its extract and every component of its
+/// insert are undefined, with the index and the length in the reason.
+#[test]
+fn a_dynamic_vector_index_past_the_last_component_is_undefined() {
+    let text = module(
+        "%u10 = OpConstant %uint 10
+%u11 = OpConstant %uint 11
+%u12 = OpConstant %uint 12
+%u99 = OpConstant %uint 99
+%c = OpConstantComposite %v3 %u10 %u11 %u12",
+        "%e = OpVectorExtractDynamic %uint %c %i
+%pe = OpAccessChain %pu %out %u0 %i
+OpStore %pe %e
+%w = OpVectorInsertDynamic %v3 %c %u99 %i
+%b = OpIMul %uint %i %u3
+%b4 = OpIAdd %uint %b %u4
+%w0 = OpCompositeExtract %uint %w 0
+%w1 = OpCompositeExtract %uint %w 1
+%w2 = OpCompositeExtract %uint %w 2
+%p0 = OpAccessChain %pu %out %u0 %b4
+OpStore %p0 %w0
+%b5 = OpIAdd %uint %b4 %u1
+%p1 = OpAccessChain %pu %out %u0 %b5
+OpStore %p1 %w1
+%b6 = OpIAdd %uint %b4 %u2
+%p2 = OpAccessChain %pu %out %u0 %b6
+OpStore %p2 %w2",
+    );
+    let r = run(&asm(&text), vec![bytes_u32(&[0; 16]), vec![]]);
+    let b = &r.buffers[at(&r, 0)];
+    let v = u32s(&b.bytes);
+    assert_eq!(v[..3], [10, 11, 12]);
+    assert_eq!(v[4..13], [99, 11, 12, 10, 99, 12, 10, 11, 99]);
+    for w in (0..3).chain(4..13) {
+        assert_eq!(r.status(b.word_taint(w)), WordStatus::Exact, "out[{w}]");
+    }
+    for w in [3, 13, 14, 15] {
+        match r.status(b.word_taint(w)) {
+            WordStatus::Undefined(c) => assert!(c.contains('3'), "out[{w}]: {c}"),
+            o => panic!("out[{w}]: {o:?}"),
+        }
+    }
+}
+
+/// GLSL.std.450 NMin: "Result is y if x < y; otherwise result is x. If one operand is a NaN, the
+/// other operand is the result. If both operands are NaN, the result is a NaN"; NMax likewise
+/// with x > y. Per lane `(x, y)` = (NaN, 1), (2, NaN), (NaN, NaN), (−1, 3).
+#[test]
+fn nmin_and_nmax_return_the_operand_that_is_not_a_nan() {
+    let text = module(
+        "",
+        "%i2 = OpIMul %uint %i %u2
+%px = OpAccessChain %pf %in %u0 %i2
+%j = OpIAdd %uint %i2 %u1
+%py = OpAccessChain %pf %in %u0 %j
+%x = OpLoad %float %px
+%y = OpLoad %float %py
+%lo = OpExtInst %float %std NMin %x %y
+%hi = OpExtInst %float %std NMax %x %y
+%blo = OpBitcast %uint %lo
+%bhi = OpBitcast %uint %hi
+%plo = OpAccessChain %pu %out %u0 %i2
+OpStore %plo %blo
+%phi = OpAccessChain %pu %out %u0 %j
+OpStore %phi %bhi",
+    );
+    let nan = f32::NAN;
+    let r = run(
+        &asm(&text),
+        vec![
+            bytes_u32(&[0; 8]),
+            bytes_f32(&[nan, 1.0, 2.0, nan, nan, nan, -1.0, 3.0]),
+        ],
+    );
+    assert!(r.findings.is_empty(), "{:?}", r.findings);
+    let v: Vec<f32> = f32s(&r.buffers[at(&r, 0)].bytes);
+    assert_eq!([v[0], v[1], v[2], v[3]], [1.0, 1.0, 2.0, 2.0]);
+    assert!(v[4].is_nan() && v[5].is_nan(), "{v:?}");
+    assert_eq!([v[6], v[7]], [-1.0, 3.0]);
+}
