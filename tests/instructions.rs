@@ -242,10 +242,12 @@ void main() {
 
 /// The module head every assembly test here shares: one invocation per lane of a workgroup of 4,
 /// `%out` a `uint[]` at binding 0 and `%in` a `float[]` at binding 1, `%i` the invocation's
-/// index. `types` and `body` are spliced in before and inside `main`.
-fn module(types: &str, body: &str) -> String {
+/// index. `caps`, `decorations`, `types` and `body` are spliced in after the capability, after the
+/// decorations, before `main` and inside it.
+fn module(caps: &str, decorations: &str, types: &str, body: &str) -> String {
     format!(
         "OpCapability Shader
+{caps}
 %std = OpExtInstImport \"GLSL.std.450\"
 OpMemoryModel Logical GLSL450
 OpEntryPoint GLCompute %main \"main\" %lid
@@ -261,6 +263,7 @@ OpDecorate %out DescriptorSet 0
 OpDecorate %out Binding 0
 OpDecorate %in DescriptorSet 0
 OpDecorate %in Binding 1
+{decorations}
 %void = OpTypeVoid
 %fn = OpTypeFunction %void
 %bool = OpTypeBool
@@ -304,6 +307,8 @@ OpFunctionEnd
 #[test]
 fn a_dynamic_vector_index_past_the_last_component_is_undefined() {
     let text = module(
+        "",
+        "",
         "%u10 = OpConstant %uint 10
 %u11 = OpConstant %uint 11
 %u12 = OpConstant %uint 12
@@ -350,6 +355,8 @@ OpStore %p2 %w2",
 fn nmin_and_nmax_return_the_operand_that_is_not_a_nan() {
     let text = module(
         "",
+        "",
+        "",
         "%i2 = OpIMul %uint %i %u2
 %px = OpAccessChain %pf %in %u0 %i2
 %j = OpIAdd %uint %i2 %u1
@@ -378,4 +385,141 @@ OpStore %phi %bhi",
     assert_eq!([v[0], v[1], v[2], v[3]], [1.0, 1.0, 2.0, 2.0]);
     assert!(v[4].is_nan() && v[5].is_nan(), "{v:?}");
     assert_eq!([v[6], v[7]], [-1.0, 3.0]);
+}
+
+/// `OpSpecConstantOp` folds at decode time with the instruction's own rules, slot by slot: an
+/// `OpUndef` constituent of a constant composite leaves the other constituents defined (SPIR-V,
+/// OpConstantComposite: each constituent is a constant of its own), OpCompositeExtract and
+/// OpCompositeInsert move only the components their indexes name, a component-wise operation's
+/// component reads only that component of each operand, and a component `OpVectorShuffle`
+/// selects with 0xFFFFFFFF "has no source and is undefined" (SPIR-V, OpVectorShuffle). `%v` =
+/// (s0, s1, s0) with specialization constants s0 = 5 (6 given) and s1 = 7; `%vu` = (1, undef,
+/// 2); `%f` = 1.5 converted to a double by FConvert. The shuffle's literals are more than one
+/// word, which rspirv 0.13 alone refuses to parse (`words::read` puts them back).
+#[test]
+fn a_specialization_constant_operation_is_undefined_only_in_the_components_its_sources_leave_undefined(
+) {
+    let text = module(
+        "OpCapability Float64",
+        "OpDecorate %s0 SpecId 0\nOpDecorate %s1 SpecId 1",
+        "%double = OpTypeFloat 64
+%u11 = OpConstant %uint 11
+%d2 = OpConstant %double 2
+%s0 = OpSpecConstant %uint 5
+%s1 = OpSpecConstant %uint 7
+%f = OpSpecConstant %float 1.5
+%und = OpUndef %uint
+%v = OpSpecConstantComposite %v3 %s0 %s1 %s0
+%vu = OpConstantComposite %v3 %u1 %und %u2
+%x = OpSpecConstantOp %uint CompositeExtract %v 1
+%ins = OpSpecConstantOp %v3 CompositeInsert %s1 %vu 1
+%ex0 = OpSpecConstantOp %uint CompositeExtract %vu 0
+%ex1 = OpSpecConstantOp %uint CompositeExtract %vu 1
+%sh = OpSpecConstantOp %v3 VectorShuffle %v %vu 5 0 4294967295
+%sum = OpSpecConstantOp %uint IAdd %s0 %s1
+%vs = OpSpecConstantOp %v3 IAdd %v %vu
+%d = OpSpecConstantOp %double FConvert %f",
+        "%b = OpIMul %uint %i %u11
+%w = OpFunctionCall %void %put %b %x
+%b1 = OpIAdd %uint %b %u1
+%ins0 = OpCompositeExtract %uint %ins 0
+%ins1 = OpCompositeExtract %uint %ins 1
+%ins2 = OpCompositeExtract %uint %ins 2
+%w1 = OpFunctionCall %void %put %b1 %ins0
+%b2 = OpIAdd %uint %b1 %u1
+%w2 = OpFunctionCall %void %put %b2 %ins1
+%b3 = OpIAdd %uint %b2 %u1
+%w3 = OpFunctionCall %void %put %b3 %ins2
+%b4 = OpIAdd %uint %b3 %u1
+%w4 = OpFunctionCall %void %put %b4 %ex0
+%b5 = OpIAdd %uint %b4 %u1
+%w5 = OpFunctionCall %void %put %b5 %ex1
+%sh0 = OpCompositeExtract %uint %sh 0
+%sh1 = OpCompositeExtract %uint %sh 1
+%sh2 = OpCompositeExtract %uint %sh 2
+%b6 = OpIAdd %uint %b5 %u1
+%w6 = OpFunctionCall %void %put %b6 %sh0
+%b7 = OpIAdd %uint %b6 %u1
+%w7 = OpFunctionCall %void %put %b7 %sh1
+%b8 = OpIAdd %uint %b7 %u1
+%w8 = OpFunctionCall %void %put %b8 %sh2
+%b9 = OpIAdd %uint %b8 %u1
+%w9 = OpFunctionCall %void %put %b9 %sum
+%dd = OpFMul %double %d %d2
+%du = OpConvertFToU %uint %dd
+%vs1 = OpCompositeExtract %uint %vs 1
+%vs2 = OpCompositeExtract %uint %vs 2
+%vx = OpIAdd %uint %vs2 %du
+%b10 = OpIAdd %uint %b9 %u1
+%w10 = OpFunctionCall %void %put %b10 %vx
+%b11 = OpIMul %uint %i %u2
+%b12 = OpIAdd %uint %b11 %u1
+%pvs = OpAccessChain %pf %in %u0 %b11
+%vsf = OpBitcast %float %vs1
+OpStore %pvs %vsf",
+    );
+    // `%put` (after `main`): out[k] = value.
+    let text = format!(
+        "{text}%fput = OpTypeFunction %void %uint %uint
+%put = OpFunction %void None %fput
+%k = OpFunctionParameter %uint
+%val = OpFunctionParameter %uint
+%pl = OpLabel
+%pk = OpAccessChain %pu %out %u0 %k
+OpStore %pk %val
+OpReturn
+OpFunctionEnd
+"
+    );
+    let text = text.replace("%fput = OpTypeFunction %void %uint %uint\n", "");
+    let text = text.replace(
+        "%main = OpFunction",
+        "%fput = OpTypeFunction %void %uint %uint\n%main = OpFunction",
+    );
+    let words = asm(&text);
+    let k = decode(
+        &words,
+        &DecodeOptions {
+            spec: vec![(0, SpecInput::Bits(6))],
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let mut c = RunConfig::new(SubgroupSize::new(4).unwrap(), [1, 1, 1]);
+    c.mode = Mode::Base;
+    let r = run_model(
+        &k,
+        c,
+        &bindings([bytes_u32(&[0; 44]), bytes_u32(&[0; 8])]),
+        None,
+    )
+    .unwrap();
+    let b = &r.buffers[at(&r, 0)];
+    let v = u32s(&b.bytes);
+    // x = v[1] = 7; ins = (1, 7, 2); ex0 = 1; ex1 undefined; sh = (vu[2], v[0], —) = (2, 6, —);
+    // sum = 6 + 7; vs = v + vu = (7, undef, 8), and 8 + 1.5·2 = 11.
+    for lane in 0..4 {
+        let o = 11 * lane;
+        let at_ = |k: usize| r.status(b.word_taint(o + k));
+        assert_eq!(v[o..o + 5], [7, 1, 7, 2, 1], "lane {lane}");
+        assert_eq!([v[o + 6], v[o + 7], v[o + 9], v[o + 10]], [2, 6, 13, 11]);
+        for k in [0, 1, 2, 3, 4, 6, 7, 9, 10] {
+            assert_eq!(at_(k), WordStatus::Exact, "lane {lane} out[{k}]");
+        }
+        match at_(5) {
+            WordStatus::Undefined(c) => assert!(c.contains("OpUndef"), "{c}"),
+            o => panic!("ex1: {o:?}"),
+        }
+        match at_(8) {
+            WordStatus::Undefined(c) => assert!(c.contains("0xFFFFFFFF"), "{c}"),
+            o => panic!("sh[2]: {o:?}"),
+        }
+    }
+    let fb = &r.buffers[at(&r, 1)];
+    for lane in 0..4 {
+        match r.status(fb.word_taint(2 * lane)) {
+            WordStatus::Undefined(c) => assert!(c.contains("OpUndef"), "{c}"),
+            o => panic!("vs[1]: {o:?}"),
+        }
+    }
 }

@@ -996,7 +996,12 @@ impl<'d, 'k> Wg<'d, 'k> {
         // Undefined constants (`OpUndef` at module scope) carry their taint.
         for c in &k.constants {
             if c.undef.iter().any(|u| *u) {
-                let p = self.prov(Cause::Undef, c.undef_at, Taint::NONE);
+                let cause = if c.undef_component {
+                    Cause::UndefComponent
+                } else {
+                    Cause::Undef
+                };
+                let p = self.prov(cause, c.undef_at, Taint::NONE);
                 self.regs.make_dirty(c.reg);
                 for (slot, u) in c.undef.iter().enumerate() {
                     if *u {

@@ -1052,6 +1052,9 @@ pub struct Constant {
     pub undef: Box<[bool]>,
     /// the `OpUndef` behind the undefined slots (the first one, for a composite)
     pub undef_at: LocId,
+    /// the undefined slots are components selected with 0xFFFFFFFF by an `OpSpecConstantOp`
+    /// `OpVectorShuffle` (`undef_at`), not an `OpUndef`
+    pub undef_component: bool,
 }
 
 /// A whole decoded module, for one entry point and one set of specialization constants.

@@ -88,7 +88,14 @@ pub fn read(words: &[u32]) -> Result<Read, ReadError> {
             "version word 0x{version:08x}: SPIR-V 1.0 to 1.6 expected"
         )));
     }
-    let (words, debug_sources, debug_info_set, source_texts, mode_ids) = prepare(words)?;
+    let Prepared {
+        words,
+        debug_sources,
+        debug_info_set,
+        source_texts,
+        mode_ids,
+        spec_op_tails,
+    } = prepare(words)?;
     let parsed = std::panic::catch_unwind(|| rspirv::dr::load_words(&words))
         .map_err(|_| bad("the SPIR-V parser failed on this input".into()))?;
     let mut module = parsed.map_err(|e| bad(e.to_string()))?;
@@ -108,6 +115,20 @@ pub fn read(words: &[u32]) -> Result<Read, ReadError> {
             .execution_modes
             .push(Instruction::new(Op::ExecutionModeId, None, None, operands));
     }
+    // OpSpecConstantOp's repeated literals (VectorShuffle's components, CompositeExtract's and
+    // CompositeInsert's indexes): rspirv 0.13 reads one word per operand of the folded opcode's
+    // grammar and refuses the rest ("found extra operands"), so `prepare` cut them off; they are
+    // appended here as the literals they are.
+    for (id, tail) in spec_op_tails {
+        if let Some(inst) = module
+            .types_global_values
+            .iter_mut()
+            .find(|i| i.class.opcode == Op::SpecConstantOp && i.result_id == Some(id))
+        {
+            inst.operands
+                .extend(tail.into_iter().map(Operand::LiteralBit32));
+        }
+    }
     Ok(Read {
         module,
         words,
@@ -117,21 +138,27 @@ pub fn read(words: &[u32]) -> Result<Read, ReadError> {
     })
 }
 
-/// The passes: source text dropped, module-scope non-semantic instructions set aside, and
-/// `OpExecutionModeId`s set aside (their words) for `read` to put back after parsing.
-#[allow(clippy::type_complexity)]
-fn prepare(
-    words: &[u32],
-) -> Result<
-    (
-        Vec<u32>,
-        HashMap<u32, u32>,
-        Option<u32>,
-        HashMap<u32, String>,
-        Vec<Vec<u32>>,
-    ),
-    ReadError,
-> {
+/// What [`prepare`] gives `read`.
+struct Prepared {
+    /// the words to parse
+    words: Vec<u32>,
+    /// `DebugSource` result id → the `OpString` id of its file name
+    debug_sources: HashMap<u32, u32>,
+    /// the `NonSemantic.Shader.DebugInfo.100` import
+    debug_info_set: Option<u32>,
+    /// embedded source text by file name id
+    source_texts: HashMap<u32, String>,
+    /// the `OpExecutionModeId` instructions set aside, whole
+    mode_ids: Vec<Vec<u32>>,
+    /// `OpSpecConstantOp` result id → the literal words cut off its end
+    spec_op_tails: Vec<(u32, Vec<u32>)>,
+}
+
+/// The passes: source text dropped, module-scope non-semantic instructions set aside,
+/// `OpExecutionModeId`s set aside (their words) for `read` to put back after parsing, and the
+/// repeated literals of `OpSpecConstantOp`s cut off (likewise).
+fn prepare(words: &[u32]) -> Result<Prepared, ReadError> {
+    let mut spec_op_tails: Vec<(u32, Vec<u32>)> = Vec::new();
     let mut mode_ids: Vec<Vec<u32>> = Vec::new();
     let mut texts: HashMap<u32, String> = HashMap::new();
     let mut last_text: Option<u32> = None;
@@ -194,11 +221,45 @@ fn prepare(
             }
             // OpExecutionModeId: Entry Point, Mode, ids…
             331 if !in_function && count >= 3 => mode_ids.push(inst.to_vec()),
+            // OpSpecConstantOp: Result Type, Result, Opcode, operands…
+            52 if count > 4 => {
+                let keep = 4 + spec_op_words_read(inst[3]).unwrap_or(count - 4);
+                if count > keep {
+                    out.push(((keep as u32) << 16) | 52);
+                    out.extend_from_slice(&inst[1..keep]);
+                    spec_op_tails.push((inst[2], inst[keep..].to_vec()));
+                } else {
+                    out.extend_from_slice(inst);
+                }
+            }
             _ => out.extend_from_slice(inst),
         }
         i += count;
     }
-    Ok((out, sources, debug_info, texts, mode_ids))
+    Ok(Prepared {
+        words: out,
+        debug_sources: sources,
+        debug_info_set: debug_info,
+        source_texts: texts,
+        mode_ids,
+        spec_op_tails,
+    })
+}
+
+/// How many operand words rspirv 0.13 reads after an `OpSpecConstantOp`'s opcode `op`: one per
+/// operand of that opcode's grammar (result type and result aside), whatever its quantifier — so
+/// a repeated literal at the end is read once. `None` where the opcode's operands do not end in a
+/// repeated literal (then nothing is cut: rspirv reads what it reads and says what it refuses).
+fn spec_op_words_read(op: u32) -> Option<usize> {
+    use rspirv::grammar::{OperandKind as K, OperandQuantifier as Q};
+    let g = rspirv::grammar::INSTRUCTION_TABLE.lookup_opcode(op)?;
+    let ops: Vec<_> = g
+        .operands
+        .iter()
+        .filter(|o| !matches!(o.kind, K::IdResultType | K::IdResult))
+        .collect();
+    let last = ops.last()?;
+    (last.quantifier == Q::ZeroOrMore && last.kind == K::LiteralInteger).then_some(ops.len())
 }
 
 /// A nul-terminated UTF-8 literal string packed in words.

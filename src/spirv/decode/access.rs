@@ -274,6 +274,7 @@ impl Decoder<'_> {
             bits: Box::new([q.bits()]),
             undef: Box::new([false]),
             undef_at: LocId::default(),
+            undef_component: false,
         });
         self.folded_chains.insert(d, q);
         self.var_regs.insert(d, p.obj());

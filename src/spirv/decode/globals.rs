@@ -49,6 +49,7 @@ impl Decoder<'_> {
             bits: c.bits.clone().into_boxed_slice(),
             undef: c.undef.clone().into_boxed_slice(),
             undef_at: c.undef_at.unwrap_or_default(),
+            undef_component: c.undef_component,
         });
         r
     }
@@ -444,11 +445,15 @@ impl Decoder<'_> {
                 let mut bits = Vec::new();
                 let mut undef = Vec::new();
                 let mut undef_at = None;
+                let mut undef_component = false;
                 for k in 0..i.operands.len() {
                     let c = self.konst(global_id(i, k)?)?;
                     bits.extend_from_slice(&c.bits);
                     undef.extend_from_slice(&c.undef);
-                    undef_at = undef_at.or(c.undef_at);
+                    if undef_at.is_none() && c.undef_at.is_some() {
+                        undef_at = c.undef_at;
+                        undef_component = c.undef_component;
+                    }
                 }
                 if bits.len() as u32 != self.types.slots(t)? {
                     return Err(SpirvError::malformed(
@@ -462,6 +467,7 @@ impl Decoder<'_> {
                         bits,
                         undef,
                         undef_at,
+                        undef_component,
                     }),
                 );
             }
@@ -481,6 +487,7 @@ impl Decoder<'_> {
                         // `globals` made this instruction's location last
                         undef_at: (op == SOp::Undef)
                             .then(|| LocId::new((self.locs.len() - 1) as u32)),
+                        undef_component: false,
                     }),
                 );
             }
@@ -527,64 +534,94 @@ impl Decoder<'_> {
             )
         };
         let out_n = self.types.slots(t)? as usize;
-        let undef_at = ids
-            .iter()
-            .filter_map(|x| self.konst(*x).ok())
-            .find(|c| c.any_undef())
-            .map(|c| c.undef_at.unwrap_or_default());
-        let undef = undef_at.is_some();
         // Component-wise operations: one definition, shared with the device runner's reading of
         // the module (`words::facts`).
         // (Operands of composite operations may be structs or arrays: their scalar is not used.)
-        let args: Vec<(crate::words::facts::Scalar, &[u64])> = ids
+        let consts: Vec<&ConstVal> = ids
             .iter()
-            .map(|x| {
-                let c = self.konst(*x)?;
-                Ok((self.scalar_of(c.ty).unwrap_or(Scalar::Bool), &c.bits[..]))
-            })
+            .map(|x| self.konst(*x))
             .collect::<Result<_, SpirvError>>()?;
+        let args: Vec<(crate::words::facts::Scalar, &[u64])> = consts
+            .iter()
+            .map(|c| (self.scalar_of(c.ty).unwrap_or(Scalar::Bool), &c.bits[..]))
+            .collect();
         let to = self.scalar_of(t).unwrap_or(Scalar::Bool);
         let folded = crate::words::facts::fold_componentwise(*op, &args, to, out_n);
-        let bits = match (folded, op) {
+        // Which slots of the result are undefined: a slot of a component-wise result where that
+        // slot (or a scalar operand) of any operand is; the slots a composite operation moves
+        // carry their own; a component `OpVectorShuffle` selects with 0xFFFFFFFF "has no source
+        // and is undefined" (SPIR-V, OpVectorShuffle).
+        let slot_undef = |c: &ConstVal, k: usize| {
+            if c.undef.len() == out_n {
+                c.undef[k]
+            } else {
+                c.any_undef()
+            }
+        };
+        let mut undef_component = false;
+        let (bits, undef): (Vec<u64>, Vec<bool>) = match (folded, op) {
             (Some(r), _) => {
-                r.map_err(|e| SpirvError::Setup(format!("specialization constant: {e}")))?
+                let bits =
+                    r.map_err(|e| SpirvError::Setup(format!("specialization constant: {e}")))?;
+                let undef = (0..bits.len())
+                    .map(|k| consts.iter().any(|c| slot_undef(c, k)))
+                    .collect();
+                (bits, undef)
             }
             (None, SOp::FConvert) => {
                 // Float conversions (rounding to the narrower width) by the executor's rule.
                 let a = arg(0)?;
                 let from = self.scalar_of(a.ty)?;
-                a.bits
+                let bits = a
+                    .bits
                     .iter()
                     .map(|&x| {
                         scalar::convert(Conv::FConvert, from, to, x)
                             .map_err(|e| SpirvError::Setup(format!("specialization constant: {e}")))
                     })
-                    .collect::<Result<Vec<u64>, SpirvError>>()?
+                    .collect::<Result<Vec<u64>, SpirvError>>()?;
+                (bits, a.undef.clone())
             }
             (None, SOp::CompositeExtract) => {
                 let a = arg(0)?;
                 let (off, n) = self.composite_path(a.ty, &lits)?;
-                a.bits[off as usize..(off + n) as usize].to_vec()
+                let r = off as usize..(off + n) as usize;
+                (a.bits[r.clone()].to_vec(), a.undef[r].to_vec())
             }
             (None, SOp::CompositeInsert) => {
                 let (obj, a) = (arg(0)?, arg(1)?);
                 let (off, n) = self.composite_path(a.ty, &lits)?;
-                let mut v = a.bits.clone();
-                v[off as usize..(off + n) as usize].copy_from_slice(&obj.bits);
-                v
+                let r = off as usize..(off + n) as usize;
+                let (mut bits, mut undef) = (a.bits.clone(), a.undef.clone());
+                bits[r.clone()].copy_from_slice(&obj.bits);
+                undef[r].copy_from_slice(&obj.undef);
+                (bits, undef)
             }
             (None, SOp::VectorShuffle) => {
                 let (a, b) = (arg(0)?, arg(1)?);
-                lits.iter()
-                    .map(|&s| {
-                        let s = s as usize;
-                        if s < a.bits.len() {
-                            a.bits[s]
-                        } else {
-                            b.bits.get(s - a.bits.len()).copied().unwrap_or(0)
+                let n = a.bits.len();
+                let mut bits = Vec::with_capacity(lits.len());
+                let mut undef = Vec::with_capacity(lits.len());
+                for &s in &lits {
+                    let (v, u) = match s as usize {
+                        _ if s == u32::MAX => {
+                            undef_component = true;
+                            (0, true)
                         }
-                    })
-                    .collect()
+                        k if k < n => (a.bits[k], a.undef[k]),
+                        k => match b.bits.get(k - n) {
+                            Some(&v) => (v, b.undef[k - n]),
+                            None => {
+                                return Err(SpirvError::malformed(format!(
+                                    "OpVectorShuffle component {s}"
+                                )))
+                            }
+                        },
+                    };
+                    bits.push(v);
+                    undef.push(u);
+                }
+                (bits, undef)
             }
             (None, other) => {
                 return Err(unsupported(format!(
@@ -596,12 +633,24 @@ impl Decoder<'_> {
         if bits.len() != out_n {
             return Err(SpirvError::malformed("OpSpecConstantOp result size"));
         }
-        let undef = vec![undef; bits.len()];
+        // The chain names the first `OpUndef` behind the operands, or this instruction where a
+        // shuffle made the undefined components (`globals` made its location last).
+        let (undef_at, undef_component) = if !undef.iter().any(|u| *u) {
+            (None, false)
+        } else if undef_component {
+            (Some(LocId::new((self.locs.len() - 1) as u32)), true)
+        } else {
+            consts
+                .iter()
+                .find(|c| c.undef_at.is_some())
+                .map_or((None, false), |c| (c.undef_at, c.undef_component))
+        };
         Ok(ConstVal {
             ty: t,
             bits,
             undef,
             undef_at,
+            undef_component,
         })
     }
 

@@ -73,6 +73,9 @@ struct ConstVal {
     undef: Vec<bool>,
     /// where the (first) `OpUndef` behind an undefined slot is, to name it in a chain
     undef_at: Option<LocId>,
+    /// the undefined slots are components an `OpSpecConstantOp` `OpVectorShuffle` selected with
+    /// 0xFFFFFFFF (`undef_at` is that instruction), not an `OpUndef`
+    undef_component: bool,
 }
 
 impl ConstVal {
@@ -84,6 +87,7 @@ impl ConstVal {
             bits,
             undef,
             undef_at: None,
+            undef_component: false,
         }
     }
 

@@ -1038,6 +1038,7 @@ impl super::Decoder<'_> {
                     bits: Box::new([p.bits()]),
                     undef: Box::new([false]),
                     undef_at: Default::default(),
+                    undef_component: false,
                 });
             }
             reg
