@@ -523,3 +523,91 @@ OpFunctionEnd
         }
     }
 }
+
+/// An index into an array of buffers or into a buffer's array that is not less than its length
+/// names no element (SPIR-V, OpAccessChain: each index selects a member, element or component of
+/// the type it walks, and an array type has `Length` elements — a runtime array as many as its
+/// buffer holds), so the access is out of bounds: a read is undefined (Vulkan, "Shader Resource
+/// Interface", without robustBufferAccess: out-of-bounds reads "return undefined values") and a
+/// write is reported. Four workgroups of one invocation, `cs[2]` of four words each; workgroup
+/// 0 reads `cs[0].c[3]` (in bounds), 1 reads `cs[1].c[4]` (past the end of its buffer), 2 writes
+/// `cs[2]` (past the end of the array), 3 reads `cs[0].c[3·2³⁰]` (its byte offset does not fit
+/// 32 bits). An index read from shared memory nobody wrote is undefined, and so is what a load
+/// through it reads.
+#[test]
+fn an_index_past_an_array_of_buffers_or_past_a_buffer_is_out_of_bounds() {
+    let src = "#version 450
+layout(local_size_x = 1) in;
+layout(binding = 0) buffer C { uint c[]; } cs[2];
+layout(binding = 1) buffer O { uint o[]; };
+shared uint never;
+void main() {
+  uint k = gl_WorkGroupID.x;
+  if (k < 2u) {
+    o[k] = cs[k].c[k + 3u];
+  } else if (k == 2u) {
+    cs[k].c[0] = 7u;
+  } else {
+    o[k] = cs[k - 3u].c[k * 0x40000000u];
+    o[4] = cs[never].c[0];
+  }
+}
+";
+    let k = decode(&glsl(src, "k.comp"), &DecodeOptions::default()).unwrap();
+    let elem = |e: u32, words: &[u32]| BufferInput {
+        set: 0,
+        binding: 0,
+        element: e,
+        bytes: bytes_u32(words),
+        ..Default::default()
+    };
+    let bufs = [
+        elem(0, &[10, 11, 12, 13]),
+        elem(1, &[20, 21, 22, 23]),
+        BufferInput {
+            set: 0,
+            binding: 1,
+            bytes: bytes_u32(&[0; 5]),
+            ..Default::default()
+        },
+    ];
+    let mut c = RunConfig::new(SubgroupSize::new(1).unwrap(), [4, 1, 1]);
+    c.mode = Mode::Base;
+    let r = run_model(&k, c, &bufs, None).unwrap();
+    let o = &r.buffers[at(&r, 1)];
+    assert_eq!(u32s(&o.bytes)[0], 13);
+    assert_eq!(r.status(o.word_taint(0)), WordStatus::Exact);
+    for w in [1, 3, 4] {
+        assert!(
+            matches!(r.status(o.word_taint(w)), WordStatus::Undefined(_)),
+            "o[{w}]: {:?}",
+            r.status(o.word_taint(w))
+        );
+    }
+    let texts: Vec<String> = r.findings.iter().map(|f| r.finding_text(f)).collect();
+    assert!(
+        texts.iter().any(|t| t.starts_with("out-of-bounds write")),
+        "{texts:?}"
+    );
+    for e in 0..2 {
+        let b = r
+            .buffers
+            .iter()
+            .find(|b| b.binding == 0 && b.element == e)
+            .unwrap();
+        assert_eq!(
+            u32s(&b.bytes),
+            [10 + 10 * e, 11 + 10 * e, 12 + 10 * e, 13 + 10 * e]
+        );
+    }
+    match r.status(o.word_taint(3)) {
+        WordStatus::Undefined(c) => assert!(c.contains("does not fit in 32 bits"), "{c}"),
+        s => panic!("o[3]: {s:?}"),
+    }
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.starts_with("out-of-bounds read of cs[1] at byte 16 by workgroup (1,0,0)")),
+        "{texts:?}"
+    );
+}

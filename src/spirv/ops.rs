@@ -952,6 +952,7 @@ impl Wg<'_, '_> {
             }
             if off > u32::MAX as u64 {
                 oob = true;
+                off = Ptr::FAR as u64;
             }
             let q = Ptr::new(obj, off as u32);
             vals[db + s] = if oob { q.out_of_bounds() } else { q }.bits();

@@ -297,7 +297,8 @@ impl ModelRun {
                     format!("read of {storage} variable {var}, never written")
                 }
                 Cause::OutOfBounds { var, offset, size } => format!(
-                    "{op} {op_at}: byte {offset} is outside {var} ({size} bytes)"
+                    "{op} {op_at}: {} is outside {var} ({size} bytes)",
+                    byte_text(*offset)
                 ),
                 Cause::NoBuffer { address, bytes } => format!(
                     "{op} {op_at}: device address {address:#x} ({bytes} bytes) lies in no buffer of the dispatch (GL_EXT_buffer_reference: an address \"not within the bounds of a buffer\" is undefined behavior)"
@@ -569,9 +570,10 @@ impl ModelRun {
                 slot,
                 write,
             } => format!(
-                "out-of-bounds {} of {} at byte {offset} by {} at {}",
+                "out-of-bounds {} of {} at {} by {} at {}",
                 if *write { "write" } else { "read" },
                 self.objects.get(object.index()).cloned().unwrap_or_default(),
+                byte_text(*offset),
                 self.invocation_text(slot + 1),
                 self.at(*loc)
             ),
@@ -607,5 +609,15 @@ impl ModelRun {
                 }
             ),
         }
+    }
+}
+
+/// "byte N" of an out-of-bounds access, or what [`Ptr::FAR`](crate::spirv::memory::Ptr::FAR)
+/// stands for.
+fn byte_text(offset: u64) -> String {
+    if offset == crate::spirv::memory::Ptr::FAR as u64 {
+        "a byte offset that does not fit in 32 bits (a negative index, or one past 4 GiB)".into()
+    } else {
+        format!("byte {offset}")
     }
 }

@@ -92,17 +92,20 @@ impl Ptr {
         Ptr(self.0 | Self::OOB)
     }
 
-    /// The same object at byte `offset` (out of bounds where that does not fit in 32 bits), out
-    /// of bounds if this one was.
+    /// The same object at byte `offset`, out of bounds if this one was. An offset that does not
+    /// fit in 32 bits (a negative index wraps to one) is out of bounds at [`Ptr::FAR`].
     #[inline(always)]
     pub const fn at(self, offset: u64) -> Ptr {
-        let p = Ptr((self.0 & !(u32::MAX as u64)) | (offset as u32 as u64));
         if offset > u32::MAX as u64 {
-            p.out_of_bounds()
+            Ptr((self.0 & !(u32::MAX as u64)) | Self::FAR as u64).out_of_bounds()
         } else {
-            p
+            Ptr((self.0 & !(u32::MAX as u64)) | offset)
         }
     }
+
+    /// The offset an out-of-bounds pointer keeps where its true offset does not fit in 32 bits
+    /// (a negative index, or one past 4 GiB): reports say so instead of naming a byte.
+    pub const FAR: u32 = u32::MAX;
 
     /// A sampled image's handle (`OpSampledImage`): image object `img` with sampler object `smp`
     /// (kept where a pointer keeps its offset: an image handle's offset is otherwise 0).
