@@ -611,3 +611,89 @@ void main() {
         "{texts:?}"
     );
 }
+
+/// An undefined value is some value of its type (SPIR-V 2.2.2, "Undefined"), so an operation whose
+/// result is the same for every value of one operand is defined where the other operand decides
+/// it: `true || u` is true and `false && u` false for every `u`; `smin > x` (signed) and
+/// `x < 0` (unsigned) are false, and `x ≤ smax` true, for every `x`; where the defined operand
+/// does not decide (`true && u`, `x < smax`), the result is undefined. `%u` comes from an
+/// `OpUndef`; the 64-bit comparison checks the rule at another width.
+#[test]
+fn an_operand_that_decides_a_logical_or_comparison_result_makes_it_defined_whatever_the_other_is() {
+    let text = module(
+        "OpCapability Int64",
+        "",
+        "%ul = OpTypeInt 64 0
+%und = OpUndef %uint
+%und64 = OpUndef %ul
+%z64 = OpConstant %ul 0
+%smin = OpConstant %uint 2147483648
+%smax = OpConstant %uint 2147483647
+%u8 = OpConstant %uint 8",
+        "%t = OpIEqual %bool %i %i
+%f = OpINotEqual %bool %i %i
+%ub = OpIEqual %bool %und %u0
+%r0 = OpLogicalOr %bool %t %ub
+%r1 = OpLogicalAnd %bool %ub %f
+%r2 = OpLogicalEqual %bool %t %f
+%r3 = OpSGreaterThan %bool %smin %und
+%r4 = OpSLessThanEqual %bool %und %smax
+%r5 = OpULessThan %bool %und64 %z64
+%r6 = OpLogicalAnd %bool %t %ub
+%r7 = OpSLessThan %bool %und %smax
+%base = OpIMul %uint %i %u8
+%s0 = OpSelect %uint %r0 %u1 %u2
+%p0 = OpAccessChain %pu %out %u0 %base
+OpStore %p0 %s0
+%b1 = OpIAdd %uint %base %u1
+%s1 = OpSelect %uint %r1 %u1 %u2
+%p1 = OpAccessChain %pu %out %u0 %b1
+OpStore %p1 %s1
+%b2 = OpIAdd %uint %b1 %u1
+%s2 = OpSelect %uint %r2 %u1 %u2
+%p2 = OpAccessChain %pu %out %u0 %b2
+OpStore %p2 %s2
+%b3 = OpIAdd %uint %b2 %u1
+%s3 = OpSelect %uint %r3 %u1 %u2
+%p3 = OpAccessChain %pu %out %u0 %b3
+OpStore %p3 %s3
+%b4 = OpIAdd %uint %b3 %u1
+%s4 = OpSelect %uint %r4 %u1 %u2
+%p4 = OpAccessChain %pu %out %u0 %b4
+OpStore %p4 %s4
+%b5 = OpIAdd %uint %b4 %u1
+%s5 = OpSelect %uint %r5 %u1 %u2
+%p5 = OpAccessChain %pu %out %u0 %b5
+OpStore %p5 %s5
+%b6 = OpIAdd %uint %b5 %u1
+%s6 = OpSelect %uint %r6 %u1 %u2
+%p6 = OpAccessChain %pu %out %u0 %b6
+OpStore %p6 %s6
+%b7 = OpIAdd %uint %b6 %u1
+%s7 = OpSelect %uint %r7 %u1 %u2
+%p7 = OpAccessChain %pu %out %u0 %b7
+OpStore %p7 %s7",
+    );
+    let r = run(&asm(&text), vec![bytes_u32(&[0; 32]), vec![]]);
+    let b = &r.buffers[at(&r, 0)];
+    let v = u32s(&b.bytes);
+    for lane in 0..4 {
+        let o = 8 * lane;
+        // 1 where true, 2 where false
+        assert_eq!(v[o..o + 6], [1, 2, 2, 2, 1, 2], "lane {lane}");
+        for k in 0..6 {
+            assert_eq!(
+                r.status(b.word_taint(o + k)),
+                WordStatus::Exact,
+                "lane {lane} result {k}"
+            );
+        }
+        for k in 6..8 {
+            assert!(
+                matches!(r.status(b.word_taint(o + k)), WordStatus::Undefined(_)),
+                "lane {lane} result {k}: {:?}",
+                r.status(b.word_taint(o + k))
+            );
+        }
+    }
+}
