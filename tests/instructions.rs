@@ -697,3 +697,47 @@ OpStore %p7 %s7",
         }
     }
 }
+
+/// SPIR-V, OpUnreachable: "Behavior is undefined if this instruction is executed." Lanes 2 and 3
+/// branch to it; lanes 0 and 1 store 5 and go on to store 7 after the merge. Undefined behaviour,
+/// not an undefined value: a compiler may take the branch to `OpUnreachable` as never taken and
+/// run the stores in lanes 2 and 3 too, so what the buffer holds where they would have stored is
+/// not pinned down — nor is the rest (the one verdict policy, `ModelRun::poisoned`: every element
+/// of every buffer the dispatch could write is undefined, with the finding as its reason).
+#[test]
+fn executing_opunreachable_is_undefined_behaviour_that_pins_down_no_element() {
+    let text = module(
+        "",
+        "",
+        "%u5 = OpConstant %uint 5
+%u7 = OpConstant %uint 7",
+        "%lo = OpULessThan %bool %i %u2
+OpSelectionMerge %merge None
+OpBranchConditional %lo %ok %bad
+%bad = OpLabel
+OpUnreachable
+%ok = OpLabel
+%p = OpAccessChain %pu %out %u0 %i
+OpStore %p %u5
+OpBranch %merge
+%merge = OpLabel
+%j = OpIAdd %uint %i %u4
+%q = OpAccessChain %pu %out %u0 %j
+OpStore %q %u7",
+    );
+    let r = run(&asm(&text), vec![bytes_u32(&[0; 8]), vec![]]);
+    let texts: Vec<String> = r.findings.iter().map(|f| r.finding_text(f)).collect();
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.starts_with("OpUnreachable reached at")),
+        "{texts:?}"
+    );
+    let why = r
+        .poisoned()
+        .expect("an OpUnreachable executed poisons the run");
+    assert!(why.starts_with("OpUnreachable reached at"), "{why}");
+    // What lanes 0 and 1 did is still there for the report that shows the device's values.
+    let v = u32s(&r.buffers[at(&r, 0)].bytes);
+    assert_eq!([v[0], v[1], v[4], v[5]], [5, 5, 7, 7]);
+}

@@ -283,11 +283,16 @@ pub struct FindingGroup {
 
 impl Finding {
     /// Does this finding leave nothing the dispatch wrote pinned down — a barrier not every
-    /// invocation reached, or a write outside a variable (`ModelRun::poisoned`)?
+    /// invocation reached, a write outside a variable, or an `OpUnreachable` executed
+    /// (`ModelRun::poisoned`)? Each is undefined behaviour, not an undefined value: SPIR-V,
+    /// OpUnreachable: "Behavior is undefined if this instruction is executed" — a compiler may
+    /// take the way to it as never taken and run the other way's stores in those invocations.
     pub fn poisons(&self) -> bool {
         matches!(
             self,
-            Finding::DivergentBarrier { .. } | Finding::OutOfBounds { write: true, .. }
+            Finding::DivergentBarrier { .. }
+                | Finding::OutOfBounds { write: true, .. }
+                | Finding::Unreachable { .. }
         )
     }
 

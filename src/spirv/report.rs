@@ -78,7 +78,7 @@ pub enum WordStatus {
 /// (`lockstep run`'s element report, [`KernelJob::compare`](crate::kernel::KernelJob::compare),
 /// and Amber's annotations). Undefined behaviour that leaves nothing the dispatch wrote pinned
 /// down ([`ModelRun::poisoned`]: a barrier not every invocation reached, a write outside a
-/// variable) makes every element of every buffer the dispatch could write undefined, with that
+/// variable, an `OpUnreachable` executed) makes every element of every buffer the dispatch could write undefined, with that
 /// finding as its reason — the buffers a read-only descriptor shares with a writable one
 /// included, since they are the same memory; otherwise an element's status is its taint's
 /// ([`ModelRun::status`]).
@@ -182,7 +182,7 @@ impl ModelRun {
     }
 
     /// Undefined behaviour that leaves nothing the dispatch wrote pinned down — a barrier not every
-    /// invocation reached, a write outside a variable — with its text; `None` otherwise. One
+    /// invocation reached, a write outside a variable, an `OpUnreachable` executed — with its text; `None` otherwise. One
     /// policy for every consumer (`lockstep run`, Amber): every element of every buffer the
     /// dispatch could write is then undefined.
     pub fn poisoned(&self) -> Option<String> {
