@@ -741,3 +741,38 @@ OpStore %q %u7",
     let v = u32s(&r.buffers[at(&r, 0)].bytes);
     assert_eq!([v[0], v[1], v[4], v[5]], [5, 5, 7, 7]);
 }
+
+/// SPIR-V, OpSwitch: "Selector must have a type of OpTypeInt", and each case's literal "must be
+/// the same width as the Selector's type" — a 64-bit selector's cases are 64-bit literals, and a
+/// case at 2³² is not the case at 0. Lane `i`'s selector is `i << 32`: lane 0 takes case 0, lane
+/// 1 case 2³², lanes 2 and 3 the default.
+#[test]
+fn a_64_bit_switch_compares_its_whole_selector_with_64_bit_case_literals() {
+    let text = module(
+        "OpCapability Int64",
+        "",
+        "%ul = OpTypeInt 64 0
+%u32 = OpConstant %uint 32
+%u10 = OpConstant %uint 10
+%u11 = OpConstant %uint 11
+%u12 = OpConstant %uint 12",
+        "%wide = OpUConvert %ul %i
+%sel = OpShiftLeftLogical %ul %wide %u32
+%p = OpAccessChain %pu %out %u0 %i
+OpSelectionMerge %merge None
+OpSwitch %sel %other 0 %zero 4294967296 %big
+%zero = OpLabel
+OpStore %p %u10
+OpBranch %merge
+%big = OpLabel
+OpStore %p %u11
+OpBranch %merge
+%other = OpLabel
+OpStore %p %u12
+OpBranch %merge
+%merge = OpLabel",
+    );
+    let r = run(&asm(&text), vec![bytes_u32(&[0; 4]), vec![]]);
+    assert!(r.findings.is_empty(), "{:?}", r.findings);
+    assert_eq!(u32s(&r.buffers[at(&r, 0)].bytes), [10, 11, 12, 12]);
+}
