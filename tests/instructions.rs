@@ -776,3 +776,40 @@ OpBranch %merge
     assert!(r.findings.is_empty(), "{:?}", r.findings);
     assert_eq!(u32s(&r.buffers[at(&r, 0)].bytes), [10, 11, 12, 12]);
 }
+
+/// SPIR-V, OpAccessChain: "Each index in Indexes … is treated as an index into the current type,
+/// walking the type hierarchy", one level per index, however many there are. `m` is
+/// `uint[2]` nested nine deep (512 words, element `k` holding 1000 + k); lane `i` reads it with
+/// the nine bits of `k = 37·i + 5` as its indexes, most significant first — ten steps with the
+/// block's member, more than the executor takes in one pass — and writes `k` there afterwards.
+#[test]
+fn an_access_chain_of_many_indexes_walks_one_level_per_index() {
+    let src = "#version 450
+layout(local_size_x = 4) in;
+layout(binding = 0) buffer O { uint o[]; };
+layout(binding = 1) buffer M { uint m[2][2][2][2][2][2][2][2][2]; };
+void main() {
+  uint k = 37u * gl_LocalInvocationIndex + 5u;
+  uint b0 = (k >> 8) & 1u, b1 = (k >> 7) & 1u, b2 = (k >> 6) & 1u, b3 = (k >> 5) & 1u;
+  uint b4 = (k >> 4) & 1u, b5 = (k >> 3) & 1u, b6 = (k >> 2) & 1u, b7 = (k >> 1) & 1u;
+  uint b8 = k & 1u;
+  o[gl_LocalInvocationIndex] = m[b0][b1][b2][b3][b4][b5][b6][b7][b8];
+  m[b0][b1][b2][b3][b4][b5][b6][b7][b8] = k;
+}
+";
+    let m: Vec<u32> = (0..512).map(|k| 1000 + k).collect();
+    let r = run(
+        &glsl(src, "chain.comp"),
+        vec![bytes_u32(&[0; 4]), bytes_u32(&m)],
+    );
+    assert!(r.findings.is_empty(), "{:?}", r.findings);
+    assert_eq!(
+        u32s(&r.buffers[at(&r, 0)].bytes),
+        [1005, 1042, 1079, 1116]
+    );
+    let after = u32s(&r.buffers[at(&r, 1)].bytes);
+    for k in [5, 42, 79, 116] {
+        assert_eq!(after[k], k as u32, "m at {k}");
+    }
+    assert_eq!(after[6], 1006);
+}
