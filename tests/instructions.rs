@@ -813,3 +813,34 @@ void main() {
     }
     assert_eq!(after[6], 1006);
 }
+
+/// SPV_KHR_non_semantic_info: instructions of an `OpExtInstImport` whose name begins with
+/// "NonSemantic." "can be removed from a module without changing the semantics" — a
+/// `debugPrintfEXT` (GL_EXT_debug_printf, `NonSemantic.DebugPrintf`) inside `main` changes
+/// nothing the kernel computes.
+#[test]
+fn a_non_semantic_instruction_in_a_function_changes_nothing() {
+    let src = "#version 450
+#extension GL_EXT_debug_printf : enable
+layout(local_size_x = 4) in;
+layout(binding = 0) buffer O { uint o[]; };
+void main() {
+  uint i = gl_LocalInvocationIndex;
+  debugPrintfEXT(\"lane %u\", i);
+  o[i] = 3u * i + 1u;
+}
+";
+    let words = glsl(src, "printf.comp");
+    assert!(
+        words.windows(5).any(|w| w
+            .iter()
+            .flat_map(|x| x.to_le_bytes())
+            .collect::<Vec<u8>>()
+            .windows(12)
+            .any(|b| b == b"NonSemantic.")),
+        "the module imports a non-semantic set"
+    );
+    let r = run(&words, vec![bytes_u32(&[0; 4])]);
+    assert!(r.findings.is_empty(), "{:?}", r.findings);
+    assert_eq!(u32s(&r.buffers[at(&r, 0)].bytes), [1, 4, 7, 10]);
+}
