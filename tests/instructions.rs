@@ -803,10 +803,7 @@ void main() {
         vec![bytes_u32(&[0; 4]), bytes_u32(&m)],
     );
     assert!(r.findings.is_empty(), "{:?}", r.findings);
-    assert_eq!(
-        u32s(&r.buffers[at(&r, 0)].bytes),
-        [1005, 1042, 1079, 1116]
-    );
+    assert_eq!(u32s(&r.buffers[at(&r, 0)].bytes), [1005, 1042, 1079, 1116]);
     let after = u32s(&r.buffers[at(&r, 1)].bytes);
     for k in [5, 42, 79, 116] {
         assert_eq!(after[k], k as u32, "m at {k}");
@@ -843,4 +840,81 @@ void main() {
     let r = run(&words, vec![bytes_u32(&[0; 4])]);
     assert!(r.findings.is_empty(), "{:?}", r.findings);
     assert_eq!(u32s(&r.buffers[at(&r, 0)].bytes), [1, 4, 7, 10]);
+}
+
+/// SPIR-V, OpAny: "Result is true if any component of Vector is true, otherwise result is false";
+/// OpAll: "true if all components … are true". An undefined component is some value of its type
+/// (SPIR-V 2.2.2), so one defined component can decide the result whatever the other is: `any`
+/// with a defined true, `all` with a defined false. Where no defined component decides, the
+/// result is undefined. `u` is read from shared memory nobody wrote.
+#[test]
+fn a_defined_component_that_decides_any_or_all_makes_the_result_defined() {
+    let src = "#version 450
+layout(local_size_x = 1) in;
+layout(binding = 0) buffer O { uint o[]; };
+layout(binding = 1) buffer A { uint a[]; };
+shared uint never;
+void main() {
+  bool u = never == 5u;
+  bool t = a[0] == 1u, f = a[0] == 2u;
+  o[0] = any(bvec2(u, t)) ? 1u : 2u;
+  o[1] = all(bvec3(t, f, u)) ? 1u : 2u;
+  o[2] = all(bvec2(u, t)) ? 1u : 2u;
+  o[3] = any(bvec2(f, u)) ? 1u : 2u;
+}
+";
+    let r = run(
+        &glsl(src, "anyall.comp"),
+        vec![bytes_u32(&[0; 4]), bytes_u32(&[1])],
+    );
+    let b = &r.buffers[at(&r, 0)];
+    assert_eq!(u32s(&b.bytes)[..2], [1, 2]);
+    for w in 0..2 {
+        assert_eq!(r.status(b.word_taint(w)), WordStatus::Exact, "o[{w}]");
+    }
+    for w in 2..4 {
+        assert!(
+            matches!(r.status(b.word_taint(w)), WordStatus::Undefined(_)),
+            "o[{w}]: {:?}",
+            r.status(b.word_taint(w))
+        );
+    }
+}
+
+/// SPIR-V, OpBitFieldUExtract and OpBitFieldInsert: "The resulting value is undefined if Count or
+/// Offset or their sum is greater than the number of bits in the result" (GLSL 4.60 §8.8 says the
+/// same of `bitfieldExtract` and `bitfieldInsert`). Offset 20 and count 12 fit 32 bits; offset 20
+/// and count 16 do not.
+#[test]
+fn a_bit_field_past_the_width_of_its_value_is_undefined() {
+    let src = "#version 450
+layout(local_size_x = 1) in;
+layout(binding = 0) buffer O { uint o[]; };
+layout(binding = 1) buffer A { uint a[]; };
+void main() {
+  uint x = a[0];
+  o[0] = bitfieldExtract(x, 20, 12);
+  o[1] = bitfieldExtract(x, 20, 16);
+  o[2] = bitfieldInsert(x, 0u, 20, 12);
+  o[3] = bitfieldInsert(x, 0u, 20, 16);
+}
+";
+    let r = run(
+        &glsl(src, "bits.comp"),
+        vec![bytes_u32(&[0; 4]), bytes_u32(&[0xabc1_2345])],
+    );
+    let b = &r.buffers[at(&r, 0)];
+    let v = u32s(&b.bytes);
+    assert_eq!([v[0], v[2]], [0xabc, 0x0001_2345]);
+    for w in [0, 2] {
+        assert_eq!(r.status(b.word_taint(w)), WordStatus::Exact, "o[{w}]");
+    }
+    for w in [1, 3] {
+        match r.status(b.word_taint(w)) {
+            WordStatus::Undefined(c) => {
+                assert!(c.contains("offset + count > bit width"), "o[{w}]: {c}")
+            }
+            s => panic!("o[{w}]: {s:?}"),
+        }
+    }
 }

@@ -92,16 +92,7 @@ impl Wg<'_, '_> {
         }
         let (lanes, nl) = (self.lanes, self.n);
         let (db, ab, bb) = (self.regs.base(d), self.regs.base(a), self.regs.base(b));
-        // How tainted: defined < order-dependent < undefined.
-        let rank = |t: Taint| -> u8 {
-            if crate::spirv::prov::is_undefined(t) {
-                2
-            } else if t.has_prov() {
-                1
-            } else {
-                0
-            }
-        };
+        let rank = taint_rank;
         for c in 0..n as usize {
             let (dr, ar, br) = (db + c * lanes, ab + c * lanes, bb + c * lanes);
             let (vals, taint) = (&self.regs.vals, &mut self.regs.taint);
@@ -457,5 +448,18 @@ fn value_or_record(
             errs.push((s, c as u32, e));
             0
         }
+    }
+}
+
+/// How tainted a value is: defined (0) < order-dependent (1) < undefined (2). An operation whose
+/// result one operand decides (`true || x`) takes the least tainted deciding operand's taint.
+#[inline]
+pub(crate) fn taint_rank(t: Taint) -> u8 {
+    if crate::spirv::prov::is_undefined(t) {
+        2
+    } else if t.has_prov() {
+        1
+    } else {
+        0
     }
 }

@@ -8,6 +8,7 @@ use crate::reconverge::PerGroup;
 use crate::spirv::error::SpirvError;
 use crate::spirv::exec::{each_lane, Wg};
 use crate::spirv::inst::*;
+use crate::spirv::lanes::taint_rank;
 use crate::spirv::memory::Ptr;
 use crate::spirv::prov::{combine, Cause, Taint};
 use crate::spirv::regs::{each_span, same_on};
@@ -175,16 +176,27 @@ impl Wg<'_, '_> {
         each_lane(set, nl, |s| {
             let mut r = all;
             let mut t = Taint::NONE;
+            // A component that decides the result whatever the others are (a true one for
+            // OpAny, a false one for OpAll) — the least tainted such one gives the result's
+            // taint, as `true || x` (an undefined value is some value of its type, SPIR-V 2.2.2).
+            let mut decider: Option<Taint> = None;
             for c in 0..n as usize {
                 let v = vals[ab + c * lanes + s] != 0;
                 r = if all { r && v } else { r || v };
                 if ta {
-                    t = combine(t, taint[ab + c * lanes + s]);
+                    let ct = taint[ab + c * lanes + s];
+                    t = combine(t, ct);
+                    if v != all && decider.is_none_or(|d| taint_rank(ct) < taint_rank(d)) {
+                        decider = Some(ct);
+                    }
                 }
             }
             vals[db + s] = r as u64;
             if td {
-                taint[db + s] = t;
+                taint[db + s] = match decider {
+                    Some(d) if taint_rank(d) < taint_rank(t) => d,
+                    _ => t,
+                };
             }
         });
     }
