@@ -918,3 +918,69 @@ void main() {
         }
     }
 }
+
+/// GL_KHR_shader_subgroup, `subgroupInclusiveAdd`: "the inclusive scan addition of value across
+/// all active invocations … with a gl_SubgroupInvocationID less than or equal to the current
+/// invocation"; GL_EXT_shader_subgroup_extended_types lets `value` be an 8-, 16- or 64-bit
+/// integer or a 16-bit float, and the base extension a float or double. Lane `i` adds `i + 1`:
+/// 1, 3, 6, 10 in every type (all exact in each: small integers).
+#[test]
+fn an_inclusive_scan_adds_in_every_scalar_type_the_extensions_allow() {
+    let src = "#version 450
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_EXT_shader_explicit_arithmetic_types : require
+#extension GL_EXT_shader_subgroup_extended_types_int8 : require
+#extension GL_EXT_shader_subgroup_extended_types_int16 : require
+#extension GL_EXT_shader_subgroup_extended_types_int64 : require
+#extension GL_EXT_shader_subgroup_extended_types_float16 : require
+layout(local_size_x = 4) in;
+layout(binding = 0) buffer O { uint o[]; };
+void main() {
+  uint i = gl_SubgroupInvocationID;
+  uint k = 9u * i;
+  o[k] = uint(subgroupInclusiveAdd(int8_t(i + 1u)));
+  o[k + 1u] = uint(subgroupInclusiveAdd(uint8_t(i + 1u)));
+  o[k + 2u] = uint(subgroupInclusiveAdd(int16_t(i + 1u)));
+  o[k + 3u] = uint(subgroupInclusiveAdd(uint16_t(i + 1u)));
+  o[k + 4u] = uint(subgroupInclusiveAdd(int64_t(i + 1u)));
+  o[k + 5u] = uint(subgroupInclusiveAdd(uint64_t(i + 1u)));
+  o[k + 6u] = uint(subgroupInclusiveAdd(float16_t(i + 1u)));
+  o[k + 7u] = uint(subgroupInclusiveAdd(float(i + 1u)));
+  o[k + 8u] = uint(subgroupInclusiveAdd(double(i + 1u)));
+}
+";
+    let r = run(&glsl(src, "scan.comp"), vec![bytes_u32(&[0; 36])]);
+    assert!(r.findings.is_empty(), "{:?}", r.findings);
+    let v = u32s(&r.buffers[at(&r, 0)].bytes);
+    for (lane, want) in [1u32, 3, 6, 10].into_iter().enumerate() {
+        assert_eq!(v[9 * lane..9 * lane + 9], [want; 9], "lane {lane}");
+    }
+}
+
+/// GLSL 4.60 §8.8, `bitfieldReverse`: "The bit numbered n of the result will be taken from bit
+/// (bits − 1) − n of value"; §8.3 `mod(x, y)` = x − y·floor(x/y) (OpFMod: the sign of a non-zero
+/// result is the sign of y), for floats and doubles.
+#[test]
+fn bit_reversal_and_the_float_modulus_follow_their_definitions() {
+    let src = "#version 450
+layout(local_size_x = 1) in;
+layout(binding = 0) buffer O { uint o[]; };
+layout(binding = 1) buffer A { float a[]; };
+void main() {
+  o[0] = bitfieldReverse(floatBitsToUint(a[2]));
+  o[1] = uint(int(mod(a[0], a[1])));
+  o[2] = uint(int(mod(double(a[0]), double(a[1]))));
+  o[3] = uint(int(mod(-a[0], a[1]) * 4.0));
+  o[4] = uint(int(mod(-double(a[0]), double(a[1])) * 4.0lf));
+}
+";
+    let r = run(
+        &glsl(src, "rem.comp"),
+        vec![
+            bytes_u32(&[0; 5]),
+            bytes_f32(&[7.5, 2.0, f32::from_bits(0x0000_0003)]),
+        ],
+    );
+    // 7.5 mod 2 = 1.5 → 1; −7.5 mod 2 = 0.5 → ·4 = 2.
+    assert_eq!(u32s(&r.buffers[at(&r, 0)].bytes), [0xc000_0000, 1, 1, 2, 2]);
+}
