@@ -984,3 +984,48 @@ void main() {
     // 7.5 mod 2 = 1.5 → 1; −7.5 mod 2 = 0.5 → ·4 = 2.
     assert_eq!(u32s(&r.buffers[at(&r, 0)].bytes), [0xc000_0000, 1, 1, 2, 2]);
 }
+
+/// SPIR-V, OpQuantizeToF16: "If Value is an infinity, the result is the same infinity … If Value
+/// is positive with a magnitude too large to represent as a 16-bit floating-point value, the
+/// result is positive infinity … If the magnitude of Value is too small to represent as a
+/// normalized 16-bit floating-point value, the result may be either +0 or -0." Lane inputs 1.5
+/// (a half exactly), 70000 (past 65504), −10⁻⁶ (below the smallest normal half, 2⁻¹⁴) and −∞:
+/// 1.5 and the infinities are exact, the zero is a zero whose sign the rule leaves open — inexact,
+/// not exact.
+#[test]
+fn quantizing_to_half_keeps_halves_overflows_to_infinity_and_leaves_a_tiny_zeros_sign_open() {
+    let text = module(
+        "",
+        "",
+        "",
+        "%px = OpAccessChain %pf %in %u0 %i
+%x = OpLoad %float %px
+%q = OpQuantizeToF16 %float %x
+%b = OpBitcast %uint %q
+%p = OpAccessChain %pu %out %u0 %i
+OpStore %p %b",
+    );
+    let r = run(
+        &asm(&text),
+        vec![
+            bytes_u32(&[7; 4]),
+            bytes_f32(&[1.5, 70000.0, -1e-6, f32::NEG_INFINITY]),
+        ],
+    );
+    assert!(r.findings.is_empty(), "{:?}", r.findings);
+    let b = &r.buffers[at(&r, 0)];
+    let v = u32s(&b.bytes);
+    assert_eq!(
+        [v[0], v[1], v[3]],
+        [
+            1.5f32.to_bits(),
+            f32::INFINITY.to_bits(),
+            f32::NEG_INFINITY.to_bits()
+        ]
+    );
+    assert_eq!(v[2] & 0x7fff_ffff, 0, "a zero: {:#x}", v[2]);
+    for w in [0, 1, 3] {
+        assert_eq!(r.status(b.word_taint(w)), WordStatus::Exact, "out[{w}]");
+    }
+    assert_eq!(r.status(b.word_taint(2)), WordStatus::Inexact, "out[2]");
+}

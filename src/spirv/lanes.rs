@@ -330,6 +330,29 @@ impl Wg<'_, '_> {
         }
     }
 
+    /// OpQuantizeToF16's zeros: "If the magnitude of Value is too small to represent as a
+    /// normalized 16-bit floating-point value, the result may be either +0 or -0" — the sign is
+    /// not pinned down, so such a result is inexact (compared within a tolerance, where the two
+    /// zeros are equal), not exact. `a` holds the 32-bit operands, `d` the results.
+    pub(crate) fn quantized_to_zero(&mut self, set: &[LaneMask], n: u32, d: Reg, a: Reg) {
+        let (lanes, nl) = (self.lanes, self.n);
+        let zero = |v: u64| v as u32 & 0x7fff_ffff == 0;
+        for c in 0..n as usize {
+            let (dr, ar) = (self.regs.base(d) + c * lanes, self.regs.base(a) + c * lanes);
+            let vals = &self.regs.vals;
+            if !any_lane(set, nl, &vals[dr..dr + lanes], zero) {
+                continue;
+            }
+            self.regs.make_dirty(d);
+            let (vals, taint) = (&self.regs.vals, &mut self.regs.taint);
+            each_lane(set, nl, |s| {
+                if zero(vals[dr + s]) && !zero(vals[ar + s]) {
+                    taint[dr + s] |= Taint::INEXACT;
+                }
+            });
+        }
+    }
+
     /// Copies `n` slots of `a` from `off` into `d` from 0.
     pub(crate) fn move_slots(&mut self, set: &[LaneMask], d: Reg, a: Reg, off: u32, n: u32) {
         self.move_into(set, d, 0, a, off, n)

@@ -125,6 +125,9 @@ impl Wg<'_, '_> {
                 if !rows.is_empty() {
                     self.denormals_in(set, *n, *d, &rows);
                 }
+                if op == Conv::QuantizeF16 {
+                    self.quantized_to_zero(set, *n, *d, *a);
+                }
             }
             _ => unreachable!("not a scalar instruction"),
         }
