@@ -630,7 +630,8 @@ fn an_operand_that_decides_a_logical_or_comparison_result_makes_it_defined_whate
 %smin = OpConstant %uint 2147483648
 %smax = OpConstant %uint 2147483647
 %u8 = OpConstant %uint 8",
-        "%t = OpIEqual %bool %i %i
+        &format!(
+            "%t = OpIEqual %bool %i %i
 %f = OpINotEqual %bool %i %i
 %ub = OpIEqual %bool %und %u0
 %r0 = OpLogicalOr %bool %t %ub
@@ -641,38 +642,9 @@ fn an_operand_that_decides_a_logical_or_comparison_result_makes_it_defined_whate
 %r5 = OpULessThan %bool %und64 %z64
 %r6 = OpLogicalAnd %bool %t %ub
 %r7 = OpSLessThan %bool %und %smax
-%base = OpIMul %uint %i %u8
-%s0 = OpSelect %uint %r0 %u1 %u2
-%p0 = OpAccessChain %pu %out %u0 %base
-OpStore %p0 %s0
-%b1 = OpIAdd %uint %base %u1
-%s1 = OpSelect %uint %r1 %u1 %u2
-%p1 = OpAccessChain %pu %out %u0 %b1
-OpStore %p1 %s1
-%b2 = OpIAdd %uint %b1 %u1
-%s2 = OpSelect %uint %r2 %u1 %u2
-%p2 = OpAccessChain %pu %out %u0 %b2
-OpStore %p2 %s2
-%b3 = OpIAdd %uint %b2 %u1
-%s3 = OpSelect %uint %r3 %u1 %u2
-%p3 = OpAccessChain %pu %out %u0 %b3
-OpStore %p3 %s3
-%b4 = OpIAdd %uint %b3 %u1
-%s4 = OpSelect %uint %r4 %u1 %u2
-%p4 = OpAccessChain %pu %out %u0 %b4
-OpStore %p4 %s4
-%b5 = OpIAdd %uint %b4 %u1
-%s5 = OpSelect %uint %r5 %u1 %u2
-%p5 = OpAccessChain %pu %out %u0 %b5
-OpStore %p5 %s5
-%b6 = OpIAdd %uint %b5 %u1
-%s6 = OpSelect %uint %r6 %u1 %u2
-%p6 = OpAccessChain %pu %out %u0 %b6
-OpStore %p6 %s6
-%b7 = OpIAdd %uint %b6 %u1
-%s7 = OpSelect %uint %r7 %u1 %u2
-%p7 = OpAccessChain %pu %out %u0 %b7
-OpStore %p7 %s7",
+{}",
+            selections(8)
+        ),
     );
     let r = run(&asm(&text), vec![bytes_u32(&[0; 32]), vec![]]);
     let b = &r.buffers[at(&r, 0)];
@@ -1028,4 +1000,27 @@ OpStore %p %b",
         assert_eq!(r.status(b.word_taint(w)), WordStatus::Exact, "out[{w}]");
     }
     assert_eq!(r.status(b.word_taint(2)), WordStatus::Inexact, "out[2]");
+}
+
+/// Stores `1` where boolean `%r{k}` is true and `2` where false at `out[n·i + k]`, for `k` in
+/// `0..n` (`%u1`, `%u2` and `%u{n}` are constants of the module).
+fn selections(n: u32) -> String {
+    let mut t = format!("%base = OpIMul %uint %i %u{n}\n");
+    for k in 0..n {
+        let at = if k == 0 {
+            "%base".to_string()
+        } else {
+            let prev = if k == 1 {
+                "%base".into()
+            } else {
+                format!("%b{}", k - 1)
+            };
+            t += &format!("%b{k} = OpIAdd %uint {prev} %u1\n");
+            format!("%b{k}")
+        };
+        t += &format!(
+            "%s{k} = OpSelect %uint %r{k} %u1 %u2\n%p{k} = OpAccessChain %pu %out %u0 {at}\nOpStore %p{k} %s{k}\n"
+        );
+    }
+    t
 }
