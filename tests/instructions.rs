@@ -1024,3 +1024,47 @@ fn selections(n: u32) -> String {
     }
     t
 }
+
+/// Vulkan, "Specialization Constants": a `constant_id` constant takes the value the pipeline gives
+/// for its SpecId in place of its default — for a `bool` too (`OpSpecConstantTrue` and
+/// `OpSpecConstantFalse`, GLSL 4.60 §4.4.1 `constant_id`), and so does every operation folded
+/// from it. `flag` defaults to true and `off` to false; the run gives `flag` false and `off`
+/// true.
+#[test]
+fn a_boolean_specialization_constant_takes_the_value_given_and_its_uses_follow() {
+    let src = "#version 450
+layout(local_size_x = 1) in;
+layout(binding = 0) buffer O { uint o[]; };
+layout(constant_id = 3) const bool flag = true;
+layout(constant_id = 4) const bool off = false;
+const bool both = flag && !off;
+void main() {
+  o[0] = flag ? 1u : 2u;
+  o[1] = off ? 1u : 2u;
+  o[2] = both ? 1u : 2u;
+}
+";
+    let words = glsl(src, "flag.comp");
+    let with = |spec: Vec<(u32, SpecInput)>| {
+        let k = decode(
+            &words,
+            &DecodeOptions {
+                spec,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let mut c = RunConfig::new(SubgroupSize::new(1).unwrap(), [1, 1, 1]);
+        c.mode = Mode::Base;
+        let r = run_model(&k, c, &bindings([bytes_u32(&[0; 3])]), None).unwrap();
+        u32s(&r.buffers[at(&r, 0)].bytes)
+    };
+    assert_eq!(with(vec![]), [1, 2, 1]);
+    assert_eq!(
+        with(vec![
+            (3, SpecInput::Text("false".into())),
+            (4, SpecInput::Bits(1))
+        ]),
+        [2, 1, 2]
+    );
+}
