@@ -1068,3 +1068,29 @@ void main() {
         [2, 1, 2]
     );
 }
+
+/// SPIR-V, OpCompositeExtract and OpCompositeInsert: "Each index in Indexes … is treated as an
+/// index into the current type", so a second index after a vector's component — a scalar — names
+/// nothing, and the module is refused naming it, at run time and in a specialization-constant
+/// operation alike (it was read as the first index alone).
+#[test]
+fn an_index_into_a_vectors_component_is_refused_naming_it() {
+    for (types, body) in [
+        (
+            "%c = OpConstantComposite %v3 %u1 %u2 %u3",
+            "%e = OpCompositeExtract %uint %c 1 0\n%p = OpAccessChain %pu %out %u0 %i\nOpStore %p %e",
+        ),
+        (
+            "%c = OpConstantComposite %v3 %u1 %u2 %u3\n%e = OpSpecConstantOp %uint CompositeExtract %c 1 0",
+            "%p = OpAccessChain %pu %out %u0 %i\nOpStore %p %e",
+        ),
+    ] {
+        let words = asm(&module("", "", types, body));
+        let e = decode(&words, &DecodeOptions::default()).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("index 0 into component 1 of a 3-vector, a scalar"),
+            "{e}"
+        );
+    }
+}

@@ -658,12 +658,20 @@ impl Decoder<'_> {
     pub(super) fn composite_path(&self, t: TypeId, idx: &[u32]) -> Result<(u32, u32), SpirvError> {
         let mut t = t;
         let mut off = 0u32;
-        for &i in idx {
+        for (k, &i) in idx.iter().enumerate() {
             match self.types.get(t).clone() {
                 Type::Vector { n, .. } => {
                     if i >= n {
                         return Err(SpirvError::malformed(format!(
                             "component {i} of a {n}-vector"
+                        )));
+                    }
+                    // SPIR-V, OpCompositeExtract: "Each index … is treated as an index into the
+                    // current type": a vector's component is a scalar, which has no index.
+                    if k + 1 < idx.len() {
+                        return Err(SpirvError::malformed(format!(
+                            "index {} into component {i} of a {n}-vector, a scalar",
+                            idx[k + 1]
                         )));
                     }
                     off += i;
