@@ -14,8 +14,25 @@ use lockstep::spirv::*;
 /// Runs one workgroup at subgroup size 4 under base reconvergence, `buffers` bound at set 0,
 /// bindings 0, 1, …
 fn run(words: &[u32], buffers: Vec<Vec<u8>>) -> ModelRun {
-    let k = decode(words, &DecodeOptions::default()).unwrap();
-    let mut c = RunConfig::new(SubgroupSize::new(4).unwrap(), [1, 1, 1]);
+    run_with(words, vec![], 4, buffers)
+}
+
+/// [`run`] with specialization constants `spec` at subgroup size `size`.
+fn run_with(
+    words: &[u32],
+    spec: Vec<(u32, SpecInput)>,
+    size: u64,
+    buffers: Vec<Vec<u8>>,
+) -> ModelRun {
+    let k = decode(
+        words,
+        &DecodeOptions {
+            spec,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let mut c = RunConfig::new(SubgroupSize::new(size).unwrap(), [1, 1, 1]);
     c.mode = Mode::Base;
     run_model(&k, c, &bindings(buffers), None).unwrap()
 }
@@ -476,24 +493,12 @@ OpFunctionEnd
         "%main = OpFunction",
         "%fput = OpTypeFunction %void %uint %uint\n%main = OpFunction",
     );
-    let words = asm(&text);
-    let k = decode(
-        &words,
-        &DecodeOptions {
-            spec: vec![(0, SpecInput::Bits(6))],
-            ..Default::default()
-        },
-    )
-    .unwrap();
-    let mut c = RunConfig::new(SubgroupSize::new(4).unwrap(), [1, 1, 1]);
-    c.mode = Mode::Base;
-    let r = run_model(
-        &k,
-        c,
-        &bindings([bytes_u32(&[0; 44]), bytes_u32(&[0; 8])]),
-        None,
-    )
-    .unwrap();
+    let r = run_with(
+        &asm(&text),
+        vec![(0, SpecInput::Bits(6))],
+        4,
+        vec![bytes_u32(&[0; 44]), bytes_u32(&[0; 8])],
+    );
     let b = &r.buffers[at(&r, 0)];
     let v = u32s(&b.bytes);
     // x = v[1] = 7; ins = (1, 7, 2); ex0 = 1; ex1 undefined; sh = (vu[2], v[0], —) = (2, 6, —);
@@ -1046,17 +1051,7 @@ void main() {
 ";
     let words = glsl(src, "flag.comp");
     let with = |spec: Vec<(u32, SpecInput)>| {
-        let k = decode(
-            &words,
-            &DecodeOptions {
-                spec,
-                ..Default::default()
-            },
-        )
-        .unwrap();
-        let mut c = RunConfig::new(SubgroupSize::new(1).unwrap(), [1, 1, 1]);
-        c.mode = Mode::Base;
-        let r = run_model(&k, c, &bindings([bytes_u32(&[0; 3])]), None).unwrap();
+        let r = run_with(&words, spec, 1, vec![bytes_u32(&[0; 3])]);
         u32s(&r.buffers[at(&r, 0)].bytes)
     };
     assert_eq!(with(vec![]), [1, 2, 1]);
