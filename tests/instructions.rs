@@ -617,6 +617,92 @@ void main() {
     );
 }
 
+/// An index past the end of an array of descriptors reaches no descriptor: the access is
+/// outside every object (Vulkan 1.3 §15.9, "Shader Resource Interface": "the index must be less
+/// than the size of the array"; without robustness an out-of-bounds access is undefined
+/// behaviour), and the report names the element the user wrote, `cs[2]` of `cs[2]` — not the
+/// array's first element, whose bytes it did not touch — with a negative index said to be one.
+#[test]
+fn an_index_past_an_array_of_descriptors_is_named_as_the_element_it_names() {
+    let src = "#version 450
+layout(local_size_x = 1) in;
+layout(binding = 0) buffer C { uint c[]; } cs[2];
+layout(binding = 1) buffer O { uint o[]; };
+void main() {
+  int k = int(gl_WorkGroupID.x);
+  if (k == 0) {
+    o[0] = cs[k + 2].c[1];
+  } else {
+    cs[k - 2].c[0] = 7u;
+  }
+}
+";
+    let k = decode(&glsl(src, "k.comp"), &DecodeOptions::default()).unwrap();
+    let elem = |e: u32| BufferInput {
+        set: 0,
+        binding: 0,
+        element: e,
+        bytes: bytes_u32(&[1, 2]),
+        ..Default::default()
+    };
+    let bufs = [
+        elem(0),
+        elem(1),
+        BufferInput {
+            set: 0,
+            binding: 1,
+            bytes: bytes_u32(&[0]),
+            ..Default::default()
+        },
+    ];
+    let mut c = RunConfig::new(SubgroupSize::new(1).unwrap(), [2, 1, 1]);
+    c.mode = Mode::Base;
+    let r = run_model(&k, c, &bufs, None).unwrap();
+    let o = &r.buffers[at(&r, 1)];
+    match r.status(o.word_taint(0)) {
+        WordStatus::Undefined(c) => assert!(
+            c.contains("cs[2] is past the end of its array of 2 descriptors"),
+            "{c}"
+        ),
+        s => panic!("o[0]: {s:?}"),
+    }
+    let texts: Vec<String> = r.findings.iter().map(|f| r.finding_text(f)).collect();
+    for want in [
+        "out-of-bounds read of cs[2], past the end of its array of 2 descriptors, by workgroup (0,0,0)",
+        "out-of-bounds write of cs[a negative index, or one past 32 bits], past the end of its array of 2 descriptors, by workgroup (1,0,0)",
+    ] {
+        assert!(texts.iter().any(|t| t.starts_with(want)), "{want}: {texts:?}");
+    }
+    let groups: Vec<(String, Vec<String>)> = r.groups.iter().map(|g| r.group_text(g)).collect();
+    assert!(
+        groups.iter().any(|(why, items)| why
+            .starts_with("out-of-bounds read through an index past the 2 descriptors of cs at")
+            && items[0].starts_with("cs[2] by workgroup (0,0,0)")),
+        "{groups:?}"
+    );
+    assert!(r.poisoned().is_some(), "the write poisons the run");
+}
+
+/// Each descriptor of an array is an object of the run, bound to memory of its own: an array
+/// declared with millions of elements is refused at decode, naming the variable and the limit,
+/// where it used to exhaust memory before the run could say that no buffer was given for them.
+#[test]
+fn an_array_of_more_descriptors_than_the_interpreter_holds_is_refused_naming_it() {
+    let src = "#version 450
+layout(local_size_x = 1) in;
+layout(binding = 0) buffer C { uint c[]; } cs[2000000];
+void main() { cs[1].c[0] = 1u; }
+";
+    let e = decode(&glsl(src, "k.comp"), &DecodeOptions::default()).unwrap_err();
+    assert!(matches!(e, SpirvError::Unsupported { .. }), "{e}");
+    let e = e.to_string();
+    assert!(
+        e.contains("variable cs: an array of 2000000 descriptors")
+            && e.contains("at most 1048576 variables and descriptors"),
+        "{e}"
+    );
+}
+
 /// An undefined value is some value of its type (SPIR-V 2.2.2, "Undefined"), so an operation whose
 /// result is the same for every value of one operand is defined where the other operand decides
 /// it: `true || u` is true and `false && u` false for every `u`; `smin > x` (signed) and

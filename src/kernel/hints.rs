@@ -57,7 +57,11 @@ pub(crate) fn with_hint(
     buffers: &[(u32, u32, HostBuffer)],
 ) -> String {
     match f {
-        Finding::OutOfBounds { object, .. } => match row_stride_hint(k, object.index(), buffers) {
+        Finding::OutOfBounds {
+            object,
+            past_array: None,
+            ..
+        } => match row_stride_hint(k, object.index(), buffers) {
             Some(h) => format!("{why} ({h})"),
             None => why,
         },

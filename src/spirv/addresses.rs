@@ -122,6 +122,7 @@ impl Wg<'_, '_> {
                         self.d.find(Finding::OutOfBounds {
                             object: nowhere,
                             offset: a,
+                            past_array: None,
                             loc,
                             slot: self.who(s) - 1,
                             write,

@@ -102,7 +102,7 @@ impl Wg<'_, '_> {
                     continue;
                 }
                 if p.oob() || off as u64 + sc.bytes() as u64 > self.obj_size(obj) {
-                    let pr = self.oob(obj, off as u64, loc, s, writes);
+                    let pr = self.oob(p, off as u64, loc, s, writes);
                     if let Some(d) = d {
                         let i = self.regs.base(d) + s;
                         self.regs.taint[i] = pr;

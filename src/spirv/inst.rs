@@ -986,6 +986,8 @@ pub struct Object {
     pub loc: LocId,
     /// element of an array of descriptors (0 for a plain binding)
     pub element: u32,
+    /// the number of descriptors in its array (0 for a plain binding)
+    pub descriptors: u32,
     /// the image, for an object of [`Storage::Image`]
     pub image: Option<crate::spirv::types::ImageType>,
     /// a sampler descriptor (`sampler`; `image` is `None`), or an image with its own sampler
@@ -1026,6 +1028,7 @@ impl Object {
             read_only: false,
             loc,
             element: 0,
+            descriptors: 0,
             image: None,
             sampler: false,
         }

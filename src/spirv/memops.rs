@@ -7,7 +7,7 @@ use crate::model::{evaluate, info, Op, OpCall, Outcome};
 use crate::reconverge::Flow;
 use crate::spirv::atomics::AtomicAcc;
 use crate::spirv::error::SpirvError;
-use crate::spirv::exec::{each_lane, Finding, RaceClass, Wg};
+use crate::spirv::exec::{each_lane, Finding, PastArray, RaceClass, Wg};
 use crate::spirv::inst::*;
 use crate::spirv::lanes::each_span;
 use crate::spirv::memory::clock::{flags, Access, Now};
@@ -29,31 +29,36 @@ impl<'d> Wg<'d, '_> {
         }
     }
 
-    pub(super) fn oob(
-        &mut self,
-        obj: ObjectId,
-        offset: u64,
-        loc: LocId,
-        s: usize,
-        write: bool,
-    ) -> Taint {
-        self.d.find(Finding::OutOfBounds {
-            object: obj,
-            offset,
-            loc,
-            slot: self.who(s) - 1,
-            write,
-        });
+    /// An access through pointer `p` outside its object (at byte `offset`: `p`'s own offset, or
+    /// the one the access reaches past the end), or through an index past an array of
+    /// descriptors: the finding, and the cause of what a read returns.
+    pub(super) fn oob(&mut self, p: Ptr, offset: u64, loc: LocId, s: usize, write: bool) -> Taint {
+        let obj = p.obj();
         let o = &self.k.objects[obj.index()];
-        self.prov(
-            Cause::OutOfBounds {
+        let past_array = p.past_array_index().map(|index| PastArray {
+            index,
+            count: o.descriptors,
+        });
+        let cause = match past_array {
+            Some(pa) => Cause::PastArray {
+                element: crate::spirv::report::element_name(&o.name, pa.index),
+                count: pa.count,
+            },
+            None => Cause::OutOfBounds {
                 var: o.name.clone(),
                 offset,
                 size: self.obj_size(obj),
             },
+        };
+        self.d.find(Finding::OutOfBounds {
+            object: obj,
+            offset: if past_array.is_some() { 0 } else { offset },
+            past_array,
             loc,
-            Taint::NONE,
-        )
+            slot: self.who(s) - 1,
+            write,
+        });
+        self.prov(cause, loc, Taint::NONE)
     }
 
     /// Where `obj`'s bytes start in its buffer's memory (a descriptor over part of a buffer that
@@ -745,7 +750,7 @@ impl<'d> Wg<'d, '_> {
                 let sp = Space::of(k.objects[obj.index()].storage);
                 let size = self.obj_size(obj);
                 if p.oob() || off as u64 + plan.size as u64 > size {
-                    let pr = self.oob(obj, off as u64, loc, s, false);
+                    let pr = self.oob(p, off as u64, loc, s, false);
                     for c in 0..plan.slots.len() {
                         self.regs.vals[db + c * lanes + s] = 0;
                         self.regs.taint[db + c * lanes + s] = pr;
@@ -899,7 +904,7 @@ impl<'d> Wg<'d, '_> {
                     continue;
                 }
                 if p.oob() || off as u64 + plan.size as u64 > self.obj_size(obj) {
-                    self.oob(obj, off as u64, loc, s, true);
+                    self.oob(p, off as u64, loc, s, true);
                     continue;
                 }
                 let off = off + self.view_base(obj, sp);

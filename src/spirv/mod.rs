@@ -39,6 +39,7 @@ pub(crate) mod error;
 pub mod examples;
 pub(crate) mod exec;
 mod explore;
+mod finding;
 mod flow;
 mod glsl;
 mod group;
@@ -68,7 +69,7 @@ mod values;
 
 pub use decode::{decode, DecodeOptions, SpecInput};
 pub use error::{Location, SpirvError};
-pub use exec::{Finding, FindingGroup, RaceClass, RunConfig, DEFAULT_MAX_STEPS};
+pub use exec::{Finding, FindingGroup, PastArray, RaceClass, RunConfig, DEFAULT_MAX_STEPS};
 pub use explore::Explored;
 pub use inst::Kernel;
 pub(crate) use prov::{Cause, Prov, Provs, Taint};
@@ -676,6 +677,13 @@ fn missing_input(o: &inst::Object) -> SpirvError {
         return SpirvError::Setup(format!(
             "no sampler for set {set} binding {binding} ({}): the shader declares a sampler there, and it needs a sampler",
             o.name
+        ));
+    }
+    if o.descriptors > 1 {
+        // `--buffer` gives a binding one buffer; an array of descriptors needs one per element.
+        return SpirvError::Setup(format!(
+            "no buffer for set {set} binding {binding} element {} ({}, one of an array of {} descriptors): `lockstep run --buffer` binds one buffer per binding; bind an array of buffers from an Amber script (`BIND BUFFER_ARRAY B0 B1 … AS storage DESCRIPTOR_SET {set} BINDING {binding}`, `lockstep amber`)",
+            o.element, o.name, o.descriptors
         ));
     }
     SpirvError::Setup(format!(

@@ -921,6 +921,8 @@ impl Wg<'_, '_> {
             let mut obj = p.obj();
             let mut off = p.off() as u64;
             let mut oob = p.oob();
+            // An index past the array of descriptors (the pointer then names the element).
+            let mut past = None;
             let mut t = if tb { taint[bb + s] } else { Taint::NONE };
             // The index register of step k, sign-extended when signed; its taint joins `t`.
             let index = |k: usize, width: u8, signed: bool, t: &mut Taint| -> i64 {
@@ -942,6 +944,7 @@ impl Wg<'_, '_> {
                         let i = index(k, *width, *signed, &mut t);
                         if i < 0 || i >= *count as i64 {
                             oob = true;
+                            past = Some(i);
                         } else {
                             obj = ObjectId::new(obj.get() + i as u32);
                         }
@@ -966,8 +969,13 @@ impl Wg<'_, '_> {
                 oob = true;
                 off = Ptr::FAR as u64;
             }
-            let q = Ptr::new(obj, off as u32);
-            vals[db + s] = if oob { q.out_of_bounds() } else { q }.bits();
+            let q = match past {
+                _ if p.past_array_index().is_some() => p,
+                Some(i) => Ptr::past_array(obj, i),
+                None if oob => Ptr::new(obj, off as u32).out_of_bounds(),
+                None => Ptr::new(obj, off as u32),
+            };
+            vals[db + s] = q.bits();
             if td {
                 taint[db + s] = t;
             }

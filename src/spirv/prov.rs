@@ -219,6 +219,13 @@ pub enum Cause {
         /// its size in bytes
         size: u64,
     },
+    /// an access through an index past an array of descriptors
+    PastArray {
+        /// the element the index names (`cs[2]`)
+        element: String,
+        /// the descriptors in the array
+        count: u32,
+    },
     /// a scalar rule (division by zero, shift, conversion)
     Scalar(ScalarUndef),
     /// an image read or write the image rules leave undefined (a texel outside the image, a value

@@ -306,6 +306,9 @@ impl ModelRun {
                 Cause::Misaligned { address, align } => format!(
                     "{op} {op_at}: device address {address:#x} is not {align}-byte aligned, as the access's Aligned operand declares (VUID-StandaloneSpirv-PhysicalStorageBuffer64-06315; GL_EXT_buffer_reference: \"all buffer reference addresses used for a particular buffer reference type are assumed to be aligned\" to its buffer_reference_align, 16 when not given: declare the alignment the addresses have)"
                 ),
+                Cause::PastArray { element, count } => format!(
+                    "{op} {op_at}: {element} is past the end of its array of {count} descriptors"
+                ),
                 Cause::Scalar(e) => format!("{op} {op_at}: {e}"),
                 Cause::Image { why } => format!("{op} {op_at}: {why}"),
                 Cause::IndexOutOfRange { index, len } => {
@@ -431,10 +434,22 @@ impl ModelRun {
                 (why, items)
             }
             Finding::OutOfBounds {
-                object, loc, write, ..
+                object,
+                loc,
+                write,
+                past_array,
+                ..
             } => {
                 let nowhere = self.no_buffer == Some(*object);
-                let why = if nowhere {
+                let why = if let Some(pa) = past_array {
+                    format!(
+                        "out-of-bounds {} through an index past the {} descriptors of {} at {}",
+                        if *write { "write" } else { "read" },
+                        pa.count,
+                        var(object).strip_suffix("[0]").unwrap_or(&var(object)),
+                        self.at(*loc)
+                    )
+                } else if nowhere {
                     format!(
                         "{} through a device address that lies in no buffer at {}",
                         if *write { "write" } else { "read" },
@@ -452,6 +467,15 @@ impl ModelRun {
                     .examples
                     .iter()
                     .map(|f| match f {
+                        Finding::OutOfBounds {
+                            past_array: Some(pa),
+                            slot,
+                            ..
+                        } => format!(
+                            "{} by {}",
+                            element_name(&var(object), pa.index),
+                            self.invocation_text(slot + 1)
+                        ),
                         Finding::OutOfBounds { offset, slot, .. } if nowhere => {
                             format!("address {offset:#x} by {}", self.invocation_text(slot + 1))
                         }
@@ -565,10 +589,29 @@ impl ModelRun {
             ),
             Finding::OutOfBounds {
                 object,
+                past_array: Some(pa),
+                loc,
+                slot,
+                write,
+                ..
+            } => format!(
+                "out-of-bounds {} of {}, past the end of its array of {} descriptors, by {} at {}",
+                if *write { "write" } else { "read" },
+                element_name(
+                    &self.objects.get(object.index()).cloned().unwrap_or_default(),
+                    pa.index
+                ),
+                pa.count,
+                self.invocation_text(slot + 1),
+                self.at(*loc)
+            ),
+            Finding::OutOfBounds {
+                object,
                 offset,
                 loc,
                 slot,
                 write,
+                ..
             } => format!(
                 "out-of-bounds {} of {} at {} by {} at {}",
                 if *write { "write" } else { "read" },
@@ -609,6 +652,17 @@ impl ModelRun {
                 }
             ),
         }
+    }
+}
+
+/// How reports name element `index` of the array of descriptors whose first element is named
+/// `first` (`cs[0]` → `cs[2]`; a negative index, or one past 32 bits, said so).
+pub(crate) fn element_name(first: &str, index: u32) -> String {
+    let array = first.strip_suffix("[0]").unwrap_or(first);
+    if index == crate::spirv::memory::Ptr::FAR {
+        format!("{array}[a negative index, or one past 32 bits]")
+    } else {
+        format!("{array}[{index}]")
     }
 }
 

@@ -3,6 +3,10 @@
 
 use super::*;
 
+/// The most variables and descriptors one module may declare: 2²⁰ (1,048,576). Each is an object
+/// of the run, bound to memory of its own; pointers keep 30 bits for the object.
+pub(crate) const MAX_DESCRIPTORS: u32 = 1 << 20;
+
 impl Decoder<'_> {
     // ---------------------------------------------------------------- types and constants
 
@@ -747,6 +751,7 @@ impl Decoder<'_> {
             if let Type::Array { elem, len, .. } = *self.types.get(pointee)
                 && len >= 1
             {
+                self.check_descriptor_count(rid, len)?;
                 let first = self.variable_one(i, func, storage_decl, elem, Some((0, len)))?;
                 for k in 1..len {
                     self.variable_one(i, func, storage_decl, elem, Some((k, len)))?;
@@ -767,6 +772,7 @@ impl Decoder<'_> {
             && len >= 1
             && matches!(self.types.get(elem), Type::Image(_) | Type::SampledImage(_))
         {
+            self.check_descriptor_count(rid, len)?;
             let first = self.variable_one(i, func, storage_decl, elem, Some((0, len)))?;
             for k in 1..len {
                 self.variable_one(i, func, storage_decl, elem, Some((k, len)))?;
@@ -775,6 +781,20 @@ impl Decoder<'_> {
             return Ok(first);
         }
         self.variable_one(i, func, storage_decl, pointee, None)
+    }
+
+    /// Refuses an array of `len` descriptors that would take the module past
+    /// [`MAX_DESCRIPTORS`] objects: each descriptor is an object of its own, bound to a buffer
+    /// or image of its own, and a declared length of millions would exhaust memory before the
+    /// run could say that no buffer was given for them.
+    fn check_descriptor_count(&self, rid: u32, len: u32) -> Result<(), SpirvError> {
+        if self.objects.len() as u64 + len as u64 > MAX_DESCRIPTORS as u64 {
+            return Err(unsupported(format!(
+                "variable {}: an array of {len} descriptors (the interpreter holds at most {MAX_DESCRIPTORS} variables and descriptors in one module, each an object bound to memory of its own)",
+                self.name(rid)
+            )));
+        }
+        Ok(())
     }
 
     /// One object of `OpVariable` `i` holding a `pointee` (element `k` of `n` of an array of
@@ -911,6 +931,7 @@ impl Decoder<'_> {
             read_only,
             loc,
             element: element.map_or(0, |(k, _)| k),
+            descriptors: element.map_or(0, |(_, n)| n),
             image,
             sampler,
         });

@@ -46,6 +46,10 @@ impl Ptr {
     /// Set in a pointer built from an out-of-bounds index.
     const OOB: u64 = 1 << 63;
 
+    /// Set (with [`Ptr::OOB`]) in a pointer through an index past an array of descriptors: its
+    /// object is the array's first element and its offset the index ([`Ptr::past_array`]).
+    const PAST: u64 = 1 << 62;
+
     /// The null pointer (`OpConstantNull` of a pointer type, variable pointers): out of bounds of
     /// every object, equal only to itself.
     pub const NULL: Ptr = Ptr(Self::OOB | u32::MAX as u64);
@@ -71,7 +75,31 @@ impl Ptr {
     /// The object it points into.
     #[inline(always)]
     pub const fn obj(self) -> ObjectId {
-        ObjectId::new(((self.0 >> 32) & 0x7fff_ffff) as u32)
+        ObjectId::new(((self.0 >> 32) & 0x3fff_ffff) as u32)
+    }
+
+    /// A pointer through index `index` of the array of descriptors whose first element is
+    /// `first`, where the index is past the array's end or negative: out of bounds, pointing into
+    /// no descriptor, with the index kept in place of an offset so that reports can name the
+    /// element (an index that does not fit in 32 bits, or a negative one, as [`Ptr::FAR`]).
+    pub const fn past_array(first: ObjectId, index: i64) -> Ptr {
+        let i = if index < 0 || index > Self::FAR as i64 {
+            Self::FAR
+        } else {
+            index as u32
+        };
+        Ptr((first.get() as u64) << 32 | Self::PAST | Self::OOB | i as u64)
+    }
+
+    /// The index past its array of descriptors that this pointer went through, if it did
+    /// ([`Ptr::past_array`]; [`Ptr::FAR`] for a negative one or one past 32 bits).
+    #[inline(always)]
+    pub const fn past_array_index(self) -> Option<u32> {
+        if self.0 & Self::PAST != 0 {
+            Some(self.0 as u32)
+        } else {
+            None
+        }
     }
 
     /// The byte offset into the object.
@@ -93,10 +121,14 @@ impl Ptr {
     }
 
     /// The same object at byte `offset`, out of bounds if this one was. An offset that does not
-    /// fit in 32 bits (a negative index wraps to one) is out of bounds at [`Ptr::FAR`].
+    /// fit in 32 bits (a negative index wraps to one) is out of bounds at [`Ptr::FAR`]; a pointer
+    /// past an array of descriptors stays as it is.
     #[inline(always)]
     pub const fn at(self, offset: u64) -> Ptr {
-        if offset > u32::MAX as u64 {
+        if self.0 & Self::PAST != 0 {
+            // Past an array of descriptors: no object, so no offset into one; the index stays.
+            self
+        } else if offset > u32::MAX as u64 {
             Ptr((self.0 & !(u32::MAX as u64)) | Self::FAR as u64).out_of_bounds()
         } else {
             Ptr((self.0 & !(u32::MAX as u64)) | offset)
@@ -683,6 +715,21 @@ mod tests {
         assert!(!first.oob());
         assert_ne!(Ptr::NULL.place(), first.place());
         assert_ne!(Ptr::NULL, first.out_of_bounds());
+    }
+
+    // An index past an array of descriptors reaches no object: the pointer is out of bounds,
+    // names the array's first element and keeps the index (a negative one as FAR) through any
+    // further offset, so that the report can name `cs[2]`.
+    #[test]
+    fn a_pointer_past_an_array_of_descriptors_keeps_its_index_through_offsets() {
+        let first = ObjectId::new((1 << 30) - 1);
+        let p = Ptr::past_array(first, 2);
+        assert_eq!((p.obj(), p.oob(), p.past_array_index()), (first, true, Some(2)));
+        assert_eq!(p.at(64), p, "an offset into no object changes nothing");
+        assert_eq!(Ptr::past_array(first, -1).past_array_index(), Some(Ptr::FAR));
+        assert_eq!(Ptr::past_array(first, 1 << 40).past_array_index(), Some(Ptr::FAR));
+        assert_eq!(Ptr::new(first, 8).out_of_bounds().past_array_index(), None);
+        assert_eq!(Ptr::NULL.past_array_index(), None);
     }
 
     // OpPtrEqual and atomics aimed at one location compare places: object and offset, whether an
