@@ -1218,3 +1218,115 @@ void main() { v[0] = p.a + p.b; }
     assert_eq!(run(&[1, 2]).unwrap(), 3u32.to_le_bytes());
     assert_eq!(run(&[1, 2, 7]).unwrap(), 3u32.to_le_bytes());
 }
+
+/// Specialization constants of every scalar type a kernel can declare reach the model and the
+/// device as the same value (Vulkan 1.3 §10.9 "Specialization Constants": "the constant is
+/// set to the value in pData"; GL_EXT_shader_explicit_arithmetic_types for the 8-, 16- and 64-bit
+/// types): each is written to a buffer of words, the expected words worked from the text given
+/// (`-3` as an int8_t sign-extends to 0xFFFFFFFD; the float16 1.5 is 0x3E00, widened exactly to
+/// the float 0x3FC00000). A SpecId the module does not declare is refused naming those it does.
+#[cfg(feature = "vulkan")]
+#[test]
+fn specialization_constants_of_every_scalar_type_reach_the_model_and_the_device_alike() {
+    use lockstep::kernel::run::{KernelJob, Tolerance};
+    use lockstep::model::SubgroupSize;
+    let src = "#version 450
+#extension GL_EXT_shader_explicit_arithmetic_types : require
+layout(local_size_x = 1) in;
+layout(constant_id = 0) const bool sb = false;
+layout(constant_id = 1) const int8_t si8 = int8_t(0);
+layout(constant_id = 2) const uint8_t su8 = uint8_t(0);
+layout(constant_id = 3) const int16_t si16 = int16_t(0);
+layout(constant_id = 4) const uint16_t su16 = uint16_t(0);
+layout(constant_id = 5) const int si32 = 0;
+layout(constant_id = 6) const uint su32 = 0u;
+layout(constant_id = 7) const int64_t si64 = 0l;
+layout(constant_id = 8) const uint64_t su64 = 0ul;
+layout(constant_id = 9) const float16_t sf16 = float16_t(0.0);
+layout(constant_id = 10) const float sf32 = 0.0;
+layout(constant_id = 11) const double sf64 = 0.0;
+layout(std430, binding = 0) buffer B { uint o[]; };
+void main() {
+  o[0] = sb ? 1u : 0u;
+  o[1] = uint(int(si8));
+  o[2] = uint(su8);
+  o[3] = uint(int(si16));
+  o[4] = uint(su16);
+  o[5] = uint(si32);
+  o[6] = su32;
+  o[7] = uint(si64 >> 32);
+  o[8] = uint(su64 >> 32);
+  o[9] = floatBitsToUint(float(sf16));
+  o[10] = floatBitsToUint(sf32);
+  o[11] = unpackDouble2x32(sf64).y;
+}
+";
+    let module = compile(src, SourceLang::Glsl, &SourceOptions::default()).unwrap();
+    let mut job = KernelJob::new(module);
+    job.buffers
+        .push((0, 0, HostBuffer::from_slice(&[0u32; 12])));
+    for (id, v) in [
+        "true",
+        "-3",
+        "200",
+        "-300",
+        "60000",
+        "-5",
+        "4000000000",
+        "-8589934592",
+        "12884901888",
+        "1.5",
+        "0.25",
+        "-2.0",
+    ]
+    .iter()
+    .enumerate()
+    {
+        job.spec.push((id as u32, v.to_string()));
+    }
+    let want: [u32; 12] = [
+        1,
+        (-3i32) as u32,
+        200,
+        (-300i32) as u32,
+        60000,
+        (-5i32) as u32,
+        4_000_000_000,
+        (-2i32) as u32,
+        3,
+        0x3FC0_0000,
+        0x3E80_0000,
+        0xC000_0000,
+    ];
+    let model = job.run_model(SubgroupSize::new(4).unwrap(), None).unwrap();
+    let got: Vec<u32> = model.run.buffers[0]
+        .bytes
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(got, want);
+    if let Some(ctx) = crate::support::shared_device() {
+        let size = ctx.caps.subgroup_size;
+        let model = job
+            .run_model(SubgroupSize::new(size as u64).unwrap(), None)
+            .unwrap();
+        match job.run_device(ctx, &model.kernel, size) {
+            Ok((device, _)) => {
+                let r = job.compare(&model, Some(&device), Tolerance::default());
+                assert!(r.ok() && r.buffers[0].exact == 12, "{}", r.text());
+            }
+            // A device without 8- or 16-bit arithmetic says so.
+            Err(lockstep::kernel::run::KernelError::Unsupported(why)) => {
+                eprintln!("unsupported on this device: {why}")
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
+    job.spec.push((12, "1".into()));
+    let e = job.decode().unwrap_err().to_string();
+    assert!(
+        e.contains("--spec 12: the module has no specialization constant with SpecId 12 (it has: 0 (bool), 1 (")
+            && e.contains("11 (f64)"),
+        "{e}"
+    );
+}

@@ -3446,8 +3446,9 @@ fn a_run_without_a_buffer_the_module_declares_names_the_binding_and_the_flag() {
     };
     let e = err(&[a, b0]);
     assert!(
-        e.contains("no buffer for set 1 binding 2 element 1 (bs[1], one of an array of 2 descriptors)")
-            && e.contains("binds one buffer per binding")
+        e.contains(
+            "no buffer for set 1 binding 2 element 1 (bs[1], one of an array of 2 descriptors)"
+        ) && e.contains("binds one buffer per binding")
             && e.contains("BIND BUFFER_ARRAY B0 B1 … AS storage DESCRIPTOR_SET 1 BINDING 2"),
         "{e}"
     );

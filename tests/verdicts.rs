@@ -222,3 +222,110 @@ fn a_run_of_elements_left_undefined_for_one_reason_is_one_annotation() {
     let ranges: Vec<_> = a.iter().map(|x| x.bytes.clone()).collect();
     assert_eq!(ranges, vec![12..16, 400..404], "{a:?}");
 }
+
+/// The report of `src` run on the model over `workgroups` with `buffers` (u32 words) at bindings
+/// 0, 1, …: each finding's kind and whether it fails the run, and whether the run is ok — as the
+/// JSON report says, plain and `--strict`.
+fn fail_policy(
+    src: &str,
+    workgroups: [u32; 3],
+    buffers: &[&[u32]],
+) -> [(Vec<(String, bool)>, bool); 2] {
+    let module = compile(src, SourceLang::Glsl, &SourceOptions::default()).unwrap();
+    let mut job = KernelJob::new(module);
+    job.workgroups = workgroups;
+    for (i, b) in buffers.iter().enumerate() {
+        job.buffers.push((0, i as u32, HostBuffer::from_slice(b)));
+    }
+    let model = job.run_model(SubgroupSize::new(4).unwrap(), None).unwrap();
+    let mut report = job.compare(&model, None, Tolerance::default());
+    [false, true].map(|strict| {
+        report.strict = strict;
+        let j = report.json();
+        let kinds = j["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                (
+                    f["kind"].as_str().unwrap().to_string(),
+                    f["fails"].as_bool().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(j["ok"].as_bool().unwrap(), report.ok());
+        (kinds, report.ok())
+    })
+}
+
+/// Which findings fail a run (README, "Decisions": "Same-value races and spin-waits are warnings,
+/// failures with `--strict`"; an atomic's order-dependent result is explained, never a failure),
+/// and what the JSON report calls each kind. A same-value race is still a data race by the
+/// Vulkan memory model (Appendix B: two conflicting accesses with no happens-before), and a
+/// spin-wait on another workgroup has no forward-progress guarantee ("Shader Invocation
+/// Progress"), hence failures under `--strict`; a branch on an undefined value and a barrier not
+/// every invocation reaches fail always.
+#[test]
+fn same_value_races_and_spin_waits_are_warnings_unless_strict_and_order_dependence_never_fails() {
+    let head = "#version 450\n#extension GL_KHR_memory_scope_semantics : require\n";
+    let kinds = |r: &(Vec<(String, bool)>, bool)| r.0.clone();
+    let has = |r: &(Vec<(String, bool)>, bool), k: &str, fails: bool| {
+        r.0.iter().any(|(n, f)| n == k && *f == fails)
+    };
+    // Eight invocations store 1 into b[0], unordered.
+    let [plain, strict] = fail_policy(
+        &format!("{head}layout(local_size_x = 8) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nvoid main() {{ b[0] = 1u; }}\n"),
+        [1, 1, 1],
+        &[&[0]],
+    );
+    assert!(
+        has(&plain, "same_value_race", false) && plain.1,
+        "{:?}",
+        kinds(&plain)
+    );
+    assert!(
+        !plain.0.iter().any(|(n, _)| n == "race"),
+        "{:?}",
+        kinds(&plain)
+    );
+    assert!(
+        has(&strict, "same_value_race", true) && !strict.1,
+        "{:?}",
+        kinds(&strict)
+    );
+    // Each workgroup waits for the one before it.
+    let [plain, strict] = fail_policy(
+        &format!("{head}layout(local_size_x = 1) in;\nlayout(binding = 0) buffer B {{ uint flag[]; }};\nvoid main() {{\n  uint k = gl_WorkGroupID.x;\n  if (k > 0u) {{\n    while (atomicLoad(flag[k - 1u], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire) == 0u) {{}}\n  }}\n  atomicStore(flag[k], 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);\n}}\n"),
+        [4, 1, 1],
+        &[&[0; 4]],
+    );
+    assert!(
+        has(&plain, "spin_wait", false) && plain.1,
+        "{:?}",
+        kinds(&plain)
+    );
+    assert!(
+        has(&strict, "spin_wait", true) && !strict.1,
+        "{:?}",
+        kinds(&strict)
+    );
+    // Tickets from one counter: the values returned depend on the order.
+    let [plain, strict] = fail_policy(
+        &format!("{head}layout(local_size_x = 8) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nlayout(binding = 1) buffer C {{ uint c; }};\nvoid main() {{ b[gl_LocalInvocationID.x] = atomicAdd(c, 1u); }}\n"),
+        [1, 1, 1],
+        &[&[0; 8], &[0]],
+    );
+    for r in [&plain, &strict] {
+        assert!(has(r, "order_dependent", false) && r.1, "{:?}", kinds(r));
+    }
+    // A branch on a value never written, and a barrier half the invocations skip.
+    let [plain, _] = fail_policy(
+        &format!("{head}layout(local_size_x = 8) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nshared uint never;\nvoid main() {{\n  uint i = gl_LocalInvocationID.x;\n  if (never == i) {{ b[i] = 1u; }}\n  if (i < 4u) {{ barrier(); }}\n}}\n"),
+        [1, 1, 1],
+        &[&[0; 8]],
+    );
+    for k in ["lost_path", "divergent_barrier"] {
+        assert!(has(&plain, k, true), "{k}: {:?}", kinds(&plain));
+    }
+    assert!(!plain.1);
+}

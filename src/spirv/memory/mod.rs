@@ -724,10 +724,19 @@ mod tests {
     fn a_pointer_past_an_array_of_descriptors_keeps_its_index_through_offsets() {
         let first = ObjectId::new((1 << 30) - 1);
         let p = Ptr::past_array(first, 2);
-        assert_eq!((p.obj(), p.oob(), p.past_array_index()), (first, true, Some(2)));
+        assert_eq!(
+            (p.obj(), p.oob(), p.past_array_index()),
+            (first, true, Some(2))
+        );
         assert_eq!(p.at(64), p, "an offset into no object changes nothing");
-        assert_eq!(Ptr::past_array(first, -1).past_array_index(), Some(Ptr::FAR));
-        assert_eq!(Ptr::past_array(first, 1 << 40).past_array_index(), Some(Ptr::FAR));
+        assert_eq!(
+            Ptr::past_array(first, -1).past_array_index(),
+            Some(Ptr::FAR)
+        );
+        assert_eq!(
+            Ptr::past_array(first, 1 << 40).past_array_index(),
+            Some(Ptr::FAR)
+        );
         assert_eq!(Ptr::new(first, 8).out_of_bounds().past_array_index(), None);
         assert_eq!(Ptr::NULL.past_array_index(), None);
     }
