@@ -805,6 +805,15 @@ fn bad_specs_name_the_rule() {
         // 2^30 + 1 elements of 4 bytes: the elements fit the limit, their bytes do not
         ("zeros:f32:1073741825", "larger than the 4 GiB"),
         ("zeros:u64:99999999999x99999999999", "larger than the 4 GiB"),
+        ("values:u64:@src+zz", "'zz' is not a byte count (decimal or 0x hex)"),
+        ("values:u64:@src+0xg", "'0xg' is not a byte count"),
+        ("values:u64:@a b", "expected @BINDING, @SET.BINDING or @NAME"),
+        ("values:u64:@", "expected @BINDING, @SET.BINDING or @NAME"),
+        (
+            "values:u32:@src",
+            "a device address is written into a 64-bit integer element",
+        ),
+        ("values:u64:@src.lo", "this buffer is u64"),
     ] {
         let e = spec_err(spec);
         assert!(e.starts_with(&format!("bad buffer spec '{spec}'")), "{e}");
@@ -821,10 +830,23 @@ fn specs_print_as_they_parse() {
         "random:f64:8:42",
         "values:i32:1,-2,3",
         "in.npy",
+        "values:u64:@src,5,@1.2+16",
+        "values:u32:@src.lo,@src.hi,@3+8.lo",
     ] {
         let spec: BufferSpec = s.parse().unwrap();
         assert_eq!(spec.to_string(), s);
         assert_eq!(spec.to_string().parse::<BufferSpec>().unwrap(), spec);
+    }
+    // A byte count in hex prints in decimal; a binding prints with its set.
+    let spec: BufferSpec = "values:u64:@src+0x20".parse().unwrap();
+    assert_eq!(spec.to_string(), "values:u64:@src+32");
+    for (b, shown) in [
+        ("1.2=zeros:u32:16", "1.2=zeros:u32:16"),
+        ("3=in.npy", "0.3=in.npy"),
+    ] {
+        let spec: BindingSpec = b.parse().unwrap();
+        assert_eq!(spec.to_string(), shown);
+        assert_eq!(shown.parse::<BindingSpec>().unwrap(), spec);
     }
 }
 
@@ -992,6 +1014,32 @@ fn big_endian_and_fortran_order_vectors_are_read() {
     );
 }
 
+/// The .npy format's versions 2.0 and 3.0 (numpy's `format` module, "Format Version 2.0": the
+/// header length is a 4-byte little-endian integer, not 2; 3.0: the header is UTF-8) are read
+/// like 1.0.
+#[test]
+fn npy_version_2_and_3_headers_are_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("a.npy");
+    for major in [2u8, 3] {
+        let mut dict = "{'descr': '<i2', 'fortran_order': False, 'shape': (3,), }".to_string();
+        while !(12 + dict.len() + 1).is_multiple_of(64) {
+            dict.push(' ');
+        }
+        dict.push('\n');
+        let mut out = vec![0x93, b'N', b'U', b'M', b'P', b'Y', major, 0];
+        out.extend_from_slice(&(dict.len() as u32).to_le_bytes());
+        out.extend_from_slice(dict.as_bytes());
+        for v in [-1i16, 2, 300] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        std::fs::write(&p, out).unwrap();
+        let b = read_npy(&p).unwrap();
+        assert_eq!((b.dtype, b.shape.clone()), (ScalarType::I16, vec![3]));
+        assert_eq!(b.to_vec::<i16>().unwrap(), [-1, 2, 300], "version {major}.0");
+    }
+}
+
 #[test]
 fn unsupported_or_broken_npy_files_name_the_rule() {
     let dir = tempfile::tempdir().unwrap();
@@ -1057,6 +1105,21 @@ fn unsupported_or_broken_npy_files_name_the_rule() {
                 &four,
             ),
             "not a Python literal",
+        ),
+        (
+            raw_npy("('descr', '<f4')", &four),
+            "the header is not a dictionary",
+        ),
+        (
+            raw_npy("{'fortran_order': False, 'shape': (4,), }", &four),
+            "the header has no 'descr'",
+        ),
+        (
+            raw_npy(
+                "{'descr': '<f4', 'fortran_order': False, 'shape': 4, }",
+                &four,
+            ),
+            "the header has no tuple 'shape'",
         ),
         (b"PK\x03\x04 a zip file".to_vec(), "not a .npy file"),
         (b"\x93NUMPY\x09\x00\x10\x00".to_vec(), "version 9.0"),
