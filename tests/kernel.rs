@@ -805,9 +805,15 @@ fn bad_specs_name_the_rule() {
         // 2^30 + 1 elements of 4 bytes: the elements fit the limit, their bytes do not
         ("zeros:f32:1073741825", "larger than the 4 GiB"),
         ("zeros:u64:99999999999x99999999999", "larger than the 4 GiB"),
-        ("values:u64:@src+zz", "'zz' is not a byte count (decimal or 0x hex)"),
+        (
+            "values:u64:@src+zz",
+            "'zz' is not a byte count (decimal or 0x hex)",
+        ),
         ("values:u64:@src+0xg", "'0xg' is not a byte count"),
-        ("values:u64:@a b", "expected @BINDING, @SET.BINDING or @NAME"),
+        (
+            "values:u64:@a b",
+            "expected @BINDING, @SET.BINDING or @NAME",
+        ),
         ("values:u64:@", "expected @BINDING, @SET.BINDING or @NAME"),
         (
             "values:u32:@src",
@@ -1036,7 +1042,11 @@ fn npy_version_2_and_3_headers_are_read() {
         std::fs::write(&p, out).unwrap();
         let b = read_npy(&p).unwrap();
         assert_eq!((b.dtype, b.shape.clone()), (ScalarType::I16, vec![3]));
-        assert_eq!(b.to_vec::<i16>().unwrap(), [-1, 2, 300], "version {major}.0");
+        assert_eq!(
+            b.to_vec::<i16>().unwrap(),
+            [-1, 2, 300],
+            "version {major}.0"
+        );
     }
 }
 

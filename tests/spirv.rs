@@ -1064,6 +1064,28 @@ OpFunctionEnd
 const UNDEF_HEAD: &str =
     "#version 450\nlayout(local_size_x = 8) in;\nlayout(binding = 0) buffer B { uint b[]; };\n";
 
+/// Exploring runs the dispatch again once per way the branches on undefined values may go; a
+/// dispatch with no such branch has nothing to explore and runs once (its values are already
+/// pinned down by the one run), so it reports nothing explored.
+#[test]
+fn a_dispatch_without_a_branch_on_an_undefined_value_is_not_explored() {
+    let src = format!("{UNDEF_HEAD}void main() {{\n  uint i = gl_LocalInvocationIndex;\n  if (i > 2u) {{ b[i] = i; }}\n}}\n");
+    let r = run_glsl(&src, Mode::Base, 4, [1, 1, 1], &[vec![0; 8]]);
+    assert_eq!(r.explored, None);
+    assert_eq!(u32s(&r.buffers[0].bytes), [0, 0, 0, 3, 4, 5, 6, 7]);
+    // The condition's register has held an undefined value's taint (`u` is never written), but
+    // the select picks `i` in every lane: each lane's condition is defined, so no path is lost
+    // and nothing is explored.
+    let src = format!("{UNDEF_HEAD}void main() {{\n  uint u;\n  uint i = gl_LocalInvocationIndex;\n  uint v = i < 100u ? i : u;\n  if (v > 2u) {{ b[i] = v; }}\n}}\n");
+    let r = run_glsl(&src, Mode::Base, 4, [1, 1, 1], &[vec![0; 8]]);
+    assert_eq!(r.explored, None);
+    assert!(r.findings.is_empty(), "{:?}", r.findings);
+    assert_eq!(u32s(&r.buffers[0].bytes), [0, 0, 0, 3, 4, 5, 6, 7]);
+    for w in 0..8 {
+        assert_eq!(r.status(r.buffers[0].word_taint(w)), WordStatus::Exact);
+    }
+}
+
 /// Runs `src` (subgroups of 4, one workgroup, an 8-word buffer) and checks that exploring did not
 /// run and that word 0 stays undefined.
 fn assert_paths_stay_lost(src: &str) {
