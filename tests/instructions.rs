@@ -316,6 +316,38 @@ OpFunctionEnd
     )
 }
 
+/// SPIR-V 2.2.2, "Undefined": an `OpUndef` gives an undefined value wherever it is declared. One
+/// in a function (here with no `OpLine`, as a module without debug information has it) is named by
+/// its instruction in its block, not as a module-scope constant.
+#[test]
+fn an_opundef_in_a_function_is_named_where_it_is_not_as_a_module_scope_one() {
+    let text = module(
+        "",
+        "",
+        "%mu = OpUndef %uint",
+        "%fu = OpUndef %uint
+%s = OpIAdd %uint %fu %i
+%m = OpIAdd %uint %mu %i
+%p0 = OpAccessChain %pu %out %u0 %i
+OpStore %p0 %s
+%i4 = OpIAdd %uint %i %u4
+%p1 = OpAccessChain %pu %out %u0 %i4
+OpStore %p1 %m",
+    );
+    let r = run(&asm(&text), vec![bytes_u32(&[0; 8]), bytes_u32(&[0])]);
+    let b = &r.buffers[at(&r, 0)];
+    let chain = |w: usize| match r.status(b.word_taint(w)) {
+        WordStatus::Undefined(c) => c,
+        s => panic!("o[{w}]: {s:?}"),
+    };
+    let (f, m) = (chain(0), chain(4));
+    assert!(
+        f.contains("OpUndef") && !f.contains("module scope"),
+        "{f}"
+    );
+    assert!(m.ends_with("= OpUndef (module scope)"), "{m}");
+}
+
 /// SPIR-V, OpVectorExtractDynamic: "The behavior is undefined if Index's value is less than zero or
 /// greater than or equal to the number of components in Vector"; OpVectorInsertDynamic: the same
 /// words. Lanes 0–2 index a component of `(10, 11, 12)`: they extract it, and insert 99 there
@@ -402,6 +434,91 @@ OpStore %phi %bhi",
     assert_eq!([v[0], v[1], v[2], v[3]], [1.0, 1.0, 2.0, 2.0]);
     assert!(v[4].is_nan() && v[5].is_nan(), "{v:?}");
     assert_eq!([v[6], v[7]], [-1.0, 3.0]);
+}
+
+/// A structure loaded or stored whole (`P x = ps[1];`, glslang's `OpLoad` of the struct type)
+/// moves every member at its own `Offset`, a nested structure's members at the nested
+/// structure's offset plus theirs (SPIR-V 2.16.2, "Offset"; std430: `Q q` at byte 16 of `P`,
+/// its `w` at byte 16 + 4). Element 1 of `ps` starts at byte 24 (std430: P's members take 24
+/// bytes, its alignment is uvec2's 8, so its array stride is 24).
+#[test]
+fn a_structure_loaded_whole_moves_each_member_at_its_offset() {
+    let src = "#version 450
+layout(local_size_x = 1) in;
+struct Q { uint v; uint w; };
+struct P { uint a; uint b; uvec2 c; Q q; };
+layout(std430, binding = 0) buffer A { P ps[]; };
+layout(std430, binding = 1) buffer O { uint o[]; };
+void main() {
+  P x = ps[1];
+  o[0] = x.a; o[1] = x.b; o[2] = x.c.x; o[3] = x.c.y; o[4] = x.q.v; o[5] = x.q.w;
+  ps[0] = x;
+}
+";
+    let words: Vec<u32> = (0..16).map(|k| 100 + k).collect();
+    let r = run(
+        &glsl(src, "struct.comp"),
+        vec![bytes_u32(&words), bytes_u32(&[0; 6])],
+    );
+    assert_eq!(
+        u32s(&r.buffers[at(&r, 1)].bytes),
+        [106, 107, 108, 109, 110, 111]
+    );
+    let a = u32s(&r.buffers[at(&r, 0)].bytes);
+    assert_eq!(a[..6], [106, 107, 108, 109, 110, 111], "ps[0] = ps[1]");
+}
+
+/// SPIR-V, OpFRem: "The floating-point remainder whose sign matches the sign of Operand 1";
+/// OpFMod: "… whose sign matches the sign of Operand 2" (GLSL's `mod` is FMod; no GLSL function
+/// writes OpFRem). Lane pairs (7.5, 2), (−7.5, 2), (7.5, −2), (5, 2.5): FRem 1.5, −1.5, 1.5, 0;
+/// FMod 1.5, 0.5, −0.5, 0 — every value exact in binary; the same again in doubles (words 8–15).
+#[test]
+fn frem_takes_the_sign_of_the_dividend_and_fmod_the_sign_of_the_divisor() {
+    let text = module(
+        "OpCapability Float64",
+        "",
+        "%double = OpTypeFloat 64
+%u8 = OpConstant %uint 8",
+        "%i2 = OpIMul %uint %i %u2
+%px = OpAccessChain %pf %in %u0 %i2
+%j = OpIAdd %uint %i2 %u1
+%py = OpAccessChain %pf %in %u0 %j
+%x = OpLoad %float %px
+%y = OpLoad %float %py
+%rem = OpFRem %float %x %y
+%mod = OpFMod %float %x %y
+%brem = OpBitcast %uint %rem
+%bmod = OpBitcast %uint %mod
+%prem = OpAccessChain %pu %out %u0 %i2
+OpStore %prem %brem
+%pmod = OpAccessChain %pu %out %u0 %j
+OpStore %pmod %bmod
+%dx = OpFConvert %double %x
+%dy = OpFConvert %double %y
+%drem = OpFRem %double %dx %dy
+%dmod = OpFMod %double %dx %dy
+%frem = OpFConvert %float %drem
+%fmod = OpFConvert %float %dmod
+%b2rem = OpBitcast %uint %frem
+%b2mod = OpBitcast %uint %fmod
+%i8 = OpIAdd %uint %i2 %u8
+%p2rem = OpAccessChain %pu %out %u0 %i8
+OpStore %p2rem %b2rem
+%j8 = OpIAdd %uint %j %u8
+%p2mod = OpAccessChain %pu %out %u0 %j8
+OpStore %p2mod %b2mod",
+    );
+    let r = run(
+        &asm(&text),
+        vec![
+            bytes_u32(&[0; 16]),
+            bytes_f32(&[7.5, 2.0, -7.5, 2.0, 7.5, -2.0, 5.0, 2.5]),
+        ],
+    );
+    let v: Vec<f32> = f32s(&r.buffers[at(&r, 0)].bytes);
+    let want = [1.5, 1.5, -1.5, 0.5, 1.5, -0.5, 0.0, 0.0];
+    assert_eq!(v[..8], want, "floats");
+    assert_eq!(v[8..], want, "doubles");
 }
 
 /// `OpSpecConstantOp` folds at decode time with the instruction's own rules, slot by slot: an
@@ -980,6 +1097,82 @@ void main() {
             s => panic!("o[{w}]: {s:?}"),
         }
     }
+}
+
+/// A bit field's Offset and Count are one scalar per invocation (SPIR-V, OpBitFieldUExtract:
+/// "Offset and Count must be a scalar"): a lane whose count or offset is undefined gets an
+/// undefined result, and the lanes beside it keep theirs. `u` is 2 in lanes 0–2 and never
+/// written in lane 3: `bitfieldExtract(0xff, 2, 4)` = 0xf, `bitfieldInsert(0, 0xf, 4, 2)` = 0x30.
+#[test]
+fn a_bit_fields_undefined_offset_or_count_leaves_only_its_own_lane_undefined() {
+    let src = "#version 450
+layout(local_size_x = 4) in;
+layout(binding = 0) buffer O { uint o[]; };
+void main() {
+  uint l = gl_LocalInvocationIndex;
+  uint u;
+  if (l != 3u) { u = 2u; }
+  o[l] = bitfieldExtract(0xffu, int(u), 4);
+  o[4u + l] = bitfieldInsert(0u, 0xfu, 4, int(u));
+}
+";
+    let r = run(&glsl(src, "bits.comp"), vec![bytes_u32(&[0; 8])]);
+    let b = &r.buffers[at(&r, 0)];
+    let v = u32s(&b.bytes);
+    for l in 0..3 {
+        assert_eq!([v[l], v[4 + l]], [0xf, 0x30], "lane {l}");
+        for w in [l, 4 + l] {
+            assert_eq!(r.status(b.word_taint(w)), WordStatus::Exact, "o[{w}]");
+        }
+    }
+    for w in [3, 7] {
+        assert!(
+            matches!(r.status(b.word_taint(w)), WordStatus::Undefined(_)),
+            "o[{w}]: {:?}",
+            r.status(b.word_taint(w))
+        );
+    }
+}
+
+/// GLSL 4.60 §8.3: `modf(x, out i)` "returns the fractional part of x and sets i to the integer
+/// part", and `frexp(x, out exp)` splits x into a significand in [0.5, 1.0) and an exponent —
+/// component by component for vectors. Lane `l` splits (l + 0.25, 2l + 0.5, 3.75) and
+/// (l + 3, 12): frexp(3) = 0.75·2², frexp(4) = 0.5·2³, frexp(12) = 0.75·2⁴.
+#[test]
+fn modf_and_frexp_of_vectors_split_every_component() {
+    let src = "#version 450
+layout(local_size_x = 2) in;
+layout(binding = 0) buffer O { float o[]; };
+layout(binding = 1) buffer E { int e[]; };
+void main() {
+  uint l = gl_LocalInvocationIndex;
+  float x = float(l);
+  vec3 whole;
+  vec3 frac = modf(vec3(x + 0.25, 2.0 * x + 0.5, 3.75), whole);
+  ivec2 ex;
+  vec2 sig = frexp(vec2(x + 3.0, 12.0), ex);
+  for (int c = 0; c < 3; c++) { o[l * 8u + uint(c)] = frac[c]; o[l * 8u + 3u + uint(c)] = whole[c]; }
+  o[l * 8u + 6u] = sig.x; o[l * 8u + 7u] = sig.y;
+  e[l * 2u] = ex.x; e[l * 2u + 1u] = ex.y;
+}
+";
+    let r = run(
+        &glsl(src, "split.comp"),
+        vec![bytes_f32(&[0.0; 16]), bytes_u32(&[0; 4])],
+    );
+    let o = f32s(&r.buffers[at(&r, 0)].bytes);
+    let e = u32s(&r.buffers[at(&r, 1)].bytes);
+    assert_eq!(
+        o[..8],
+        [0.25, 0.5, 0.75, 0.0, 0.0, 3.0, 0.75, 0.75],
+        "lane 0"
+    );
+    assert_eq!(
+        o[8..],
+        [0.25, 0.5, 0.75, 1.0, 2.0, 3.0, 0.5, 0.75],
+        "lane 1"
+    );
+    assert_eq!(e, [2, 4, 3, 4]);
 }
 
 /// GL_KHR_shader_subgroup, `subgroupInclusiveAdd`: "the inclusive scan addition of value across

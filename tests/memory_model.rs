@@ -1122,19 +1122,22 @@ fn a_read_that_ran_before_an_unordered_write_of_its_location_is_racy() {
         "layout(local_size_x = 1) in;\n\
          layout(binding = 0) buffer B { uint b[]; };\n\
          void main() {\n\
-           if (gl_WorkGroupID.x == 0u) { b[1] = b[0]; } else { b[0] = 7u; }\n\
+           if (gl_WorkGroupID.x == 0u) { b[1] = b[0]; b[3] = b[2]; } else { b[0] = 7u; b[2] = 9u; }\n\
          }\n",
         4,
         [2, 1, 1],
-        &[vec![3, 0]],
+        &[vec![3, 0, 5, 0]],
     );
     assert!(!races(&r).is_empty(), "{:?}", texts(&r));
     let b = &r.buffers[0];
-    match r.status(b.word_taint(1)) {
-        WordStatus::Racy(chain) => assert!(
-            chain.contains("OpLoad k.comp:8: unordered accesses (a data race)"),
-            "{chain}"
-        ),
-        other => panic!("b[1] copies a racing read: {other:?}"),
+    // The same at a location past the first (byte 8: the late read is marked by its unit).
+    for w in [1, 3] {
+        match r.status(b.word_taint(w)) {
+            WordStatus::Racy(chain) => assert!(
+                chain.contains("OpLoad k.comp:8: unordered accesses (a data race)"),
+                "{chain}"
+            ),
+            other => panic!("b[{w}] copies a racing read: {other:?}"),
+        }
     }
 }

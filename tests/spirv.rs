@@ -1064,6 +1064,42 @@ OpFunctionEnd
 const UNDEF_HEAD: &str =
     "#version 450\nlayout(local_size_x = 8) in;\nlayout(binding = 0) buffer B { uint b[]; };\n";
 
+/// Bytes a buffer holds undefined when the dispatch starts (an earlier dispatch left them so:
+/// `BufferInput::undefined`) stay undefined through a load from a buffer no invocation writes —
+/// the read-only fast path carries each word's taint into the register it loads, even into a
+/// register that held only defined values before; the words beside them stay exact.
+#[test]
+fn an_undefined_word_of_a_buffer_no_invocation_writes_is_undefined_where_it_is_loaded() {
+    let src = "#version 450\nlayout(local_size_x = 4) in;\n\
+               layout(binding = 0) readonly buffer A { uint a[]; };\n\
+               layout(binding = 1) buffer O { uint o[]; };\n\
+               void main() { uint i = gl_LocalInvocationIndex; o[i] = a[i]; }\n";
+    let k = decode(&glsl(src, "k.comp"), &DecodeOptions::default()).unwrap();
+    let bufs = [
+        BufferInput {
+            bytes: bytes_u32(&[10, 11, 12, 13]),
+            undefined: vec![(8..12, "left undefined by an earlier dispatch".into())],
+            ..Default::default()
+        },
+        BufferInput {
+            binding: 1,
+            bytes: bytes_u32(&[0; 4]),
+            ..Default::default()
+        },
+    ];
+    let r = run_model(&k, cfg(4, Mode::Base, [1, 1, 1]), &bufs, None).unwrap();
+    let o = r.buffers.iter().find(|b| b.binding == 1).unwrap();
+    for w in [0, 1, 3] {
+        assert_eq!(r.status(o.word_taint(w)), WordStatus::Exact, "o[{w}]");
+    }
+    match r.status(o.word_taint(2)) {
+        WordStatus::Undefined(c) => {
+            assert!(c.contains("left undefined by an earlier dispatch"), "{c}")
+        }
+        s => panic!("o[2]: {s:?}"),
+    }
+}
+
 /// Exploring runs the dispatch again once per way the branches on undefined values may go; a
 /// dispatch with no such branch has nothing to explore and runs once (its values are already
 /// pinned down by the one run), so it reports nothing explored.

@@ -704,6 +704,8 @@ mod tests {
         assert!(b.claim(1..2, 3, true));
         assert!(b.claim(1..2, 3, false));
         assert!(!b.claim(1..2, 4, false));
+        // Every read of a unit another invocation wrote says so, the reader's second one too.
+        assert!(!b.claim(1..2, 4, false), "a second read by 4 of 3's write");
     }
 
     // SPIR-V, OpConstantNull of a pointer type (variable pointers): the null pointer points into
