@@ -80,9 +80,14 @@ impl Wg<'_, '_> {
         // The call shared by subgroups with the same arguments, and a gather's source lanes for
         // it (made with the call), as this thread's last workgroup left them.
         let key = gi as *const Group as usize;
+        // A workgroup state serves one dispatch (one kernel, one subgroup size), so a call kept
+        // for this instruction is of its operation and size.
         let (mut last_call, mut plan) = match self.group_calls.remove(&key) {
-            Some((a, c, p)) if c.op() == gi.op && c.size() == size => (Some((a, c)), p),
-            _ => (None, None),
+            Some((a, c, p)) => {
+                debug_assert!(c.op() == gi.op && c.size() == size, "a call kept across dispatches");
+                (Some((a, c)), p)
+            }
+            None => (None, None),
         };
         let mut last_undefined: Option<(Reason, Taint)> = None;
         for g in 0..self.groups {

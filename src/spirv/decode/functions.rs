@@ -56,13 +56,7 @@ impl Decoder<'_> {
                 continue; // pointers to function variables become constant registers (pass 2)
             }
             let tid = self.ty(t)?;
-            let n = self
-                .types
-                .slots(tid)
-                .or_else(|e| match self.types.get(tid) {
-                    Type::Pointer { .. } => Ok(1),
-                    _ => Err(e),
-                })?;
+            let n = self.types.slots(tid)?;
             let reg = self.new_reg(n);
             self.regs.insert(r, reg);
         }
