@@ -341,10 +341,7 @@ OpStore %p1 %m",
         s => panic!("o[{w}]: {s:?}"),
     };
     let (f, m) = (chain(0), chain(4));
-    assert!(
-        f.contains("OpUndef") && !f.contains("module scope"),
-        "{f}"
-    );
+    assert!(f.contains("OpUndef") && !f.contains("module scope"), "{f}");
     assert!(m.ends_with("= OpUndef (module scope)"), "{m}");
 }
 

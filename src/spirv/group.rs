@@ -84,7 +84,10 @@ impl Wg<'_, '_> {
         // for this instruction is of its operation and size.
         let (mut last_call, mut plan) = match self.group_calls.remove(&key) {
             Some((a, c, p)) => {
-                debug_assert!(c.op() == gi.op && c.size() == size, "a call kept across dispatches");
+                debug_assert!(
+                    c.op() == gi.op && c.size() == size,
+                    "a call kept across dispatches"
+                );
                 (Some((a, c)), p)
             }
             None => (None, None),
