@@ -9,7 +9,7 @@ use crate::spirv::prov::Taint;
 /// reaches no descriptor at all.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PastArray {
-    /// the index ([`crate::spirv::memory::Ptr::FAR`]: negative, or past 32 bits)
+    /// the index (`u32::MAX`: negative, or past 32 bits)
     pub index: u32,
     /// the descriptors in the array
     pub count: u32,
