@@ -37,6 +37,18 @@ fn run_with(
     run_model(&k, c, &bindings(buffers), None).unwrap()
 }
 
+/// Asserts that each of `words` of the buffer at binding `binding` of run `r` is undefined.
+fn assert_undefined(r: &ModelRun, binding: u32, words: impl IntoIterator<Item = usize>) {
+    let b = &r.buffers[at(r, binding)];
+    for w in words {
+        assert!(
+            matches!(r.status(b.word_taint(w)), WordStatus::Undefined(_)),
+            "o[{w}]: {:?}",
+            r.status(b.word_taint(w))
+        );
+    }
+}
+
 fn asm(text: &str) -> Vec<u32> {
     compile(text, SourceLang::SpirvAsm, &SourceOptions::default())
         .unwrap()
@@ -1049,13 +1061,7 @@ void main() {
     for w in 0..2 {
         assert_eq!(r.status(b.word_taint(w)), WordStatus::Exact, "o[{w}]");
     }
-    for w in 2..4 {
-        assert!(
-            matches!(r.status(b.word_taint(w)), WordStatus::Undefined(_)),
-            "o[{w}]: {:?}",
-            r.status(b.word_taint(w))
-        );
-    }
+    assert_undefined(&r, 0, 2..4);
 }
 
 /// SPIR-V, OpBitFieldUExtract and OpBitFieldInsert: "The resulting value is undefined if Count or
@@ -1122,13 +1128,7 @@ void main() {
             assert_eq!(r.status(b.word_taint(w)), WordStatus::Exact, "o[{w}]");
         }
     }
-    for w in [3, 7] {
-        assert!(
-            matches!(r.status(b.word_taint(w)), WordStatus::Undefined(_)),
-            "o[{w}]: {:?}",
-            r.status(b.word_taint(w))
-        );
-    }
+    assert_undefined(&r, 0, [3, 7]);
 }
 
 /// GLSL 4.60 §8.3: `modf(x, out i)` "returns the fractional part of x and sets i to the integer
