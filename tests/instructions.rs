@@ -406,6 +406,55 @@ OpStore %p2 %w2",
     }
 }
 
+/// OpVectorInsertDynamic through an order-dependent index (a ticket from an atomic, SPIR-V
+/// "Atomic Instructions": its value depends on the order the invocations ran in): which component
+/// changes is order-dependent, so every component is at least order-dependent — and a component
+/// that was undefined stays undefined (SPIR-V 2.2.2: an `OpUndef` is undefined; an order
+/// dependence does not make it defined). `(10, 11, undef)` with 99 inserted at `ticket & 1`.
+#[test]
+fn an_insert_at_an_order_dependent_index_keeps_an_undefined_component_undefined() {
+    let text = module(
+        "",
+        "",
+        "%u10 = OpConstant %uint 10
+%u11 = OpConstant %uint 11
+%u15 = OpConstant %uint 15
+%u99 = OpConstant %uint 99",
+        "%ctr = OpAccessChain %pu %out %u0 %u15
+%t = OpAtomicIAdd %uint %ctr %u1 %u0 %u1
+%k = OpBitwiseAnd %uint %t %u1
+%und = OpUndef %uint
+%c = OpCompositeConstruct %v3 %u10 %u11 %und
+%w = OpVectorInsertDynamic %v3 %c %u99 %k
+%b = OpIMul %uint %i %u3
+%w0 = OpCompositeExtract %uint %w 0
+%w1 = OpCompositeExtract %uint %w 1
+%w2 = OpCompositeExtract %uint %w 2
+%p0 = OpAccessChain %pu %out %u0 %b
+OpStore %p0 %w0
+%b1 = OpIAdd %uint %b %u1
+%p1 = OpAccessChain %pu %out %u0 %b1
+OpStore %p1 %w1
+%b2 = OpIAdd %uint %b %u2
+%p2 = OpAccessChain %pu %out %u0 %b2
+OpStore %p2 %w2",
+    );
+    let r = run(&asm(&text), vec![bytes_u32(&[0; 16]), vec![]]);
+    let b = &r.buffers[at(&r, 0)];
+    assert_eq!(u32s(&b.bytes)[15], 4, "four tickets taken");
+    for l in 0..4 {
+        for c in 0..2 {
+            let w = 3 * l + c;
+            assert!(
+                matches!(r.status(b.word_taint(w)), WordStatus::OrderDependent(_)),
+                "lane {l} component {c}: {:?}",
+                r.status(b.word_taint(w))
+            );
+        }
+    }
+    assert_undefined(&r, 0, (0..4).map(|l| 3 * l + 2));
+}
+
 /// GLSL.std.450 NMin: "Result is y if x < y; otherwise result is x. If one operand is a NaN, the
 /// other operand is the result. If both operands are NaN, the result is a NaN"; NMax likewise
 /// with x > y. Per lane `(x, y)` = (NaN, 1), (2, NaN), (NaN, NaN), (−1, 3).
@@ -475,6 +524,90 @@ void main() {
     );
     let a = u32s(&r.buffers[at(&r, 0)].bytes);
     assert_eq!(a[..6], [106, 107, 108, 109, 110, 111], "ps[0] = ps[1]");
+}
+
+/// A vector loaded whole from an invocation's own array (`uvec2 a[3]` indexed by a value read from
+/// a buffer, so the array stays in memory) takes each component's word and that word's taint: the
+/// component no store wrote (`a[1].y`) is undefined (GLSL 4.60, 4.3: a variable declared without
+/// an initializer has an undefined value), the other is the value stored (`a[1].x = 3`), and
+/// the elements written whole are defined in both components.
+#[test]
+fn a_vector_loaded_from_an_invocations_own_array_is_undefined_only_in_the_component_never_written()
+{
+    let src = "#version 450
+layout(local_size_x = 4) in;
+layout(std430, binding = 0) buffer I { uint idx[]; };
+layout(std430, binding = 1) buffer O { uint o[]; };
+void main() {
+  uvec2 a[3];
+  a[0] = uvec2(1u, 2u);
+  a[1].x = 3u;
+  a[2] = uvec2(5u, 6u);
+  uint l = gl_LocalInvocationID.x;
+  uvec2 v = a[idx[0]];
+  uvec2 w = a[idx[1]];
+  o[4u * l] = v.x; o[4u * l + 1u] = v.y; o[4u * l + 2u] = w.x; o[4u * l + 3u] = w.y;
+}
+";
+    let r = run(
+        &glsl(src, "own.comp"),
+        vec![bytes_u32(&[1, 2]), bytes_u32(&[0; 16])],
+    );
+    assert!(r.findings.is_empty(), "{:?}", r.findings);
+    let o = &r.buffers[at(&r, 1)];
+    let got = u32s(&o.bytes);
+    for l in 0..4 {
+        assert_eq!(got[4 * l], 3, "lane {l}: a[1].x");
+        assert_eq!(got[4 * l + 2..4 * l + 4], [5, 6], "lane {l}: a[2]");
+        for w in [4 * l, 4 * l + 2, 4 * l + 3] {
+            assert_eq!(r.status(o.word_taint(w)), WordStatus::Exact, "o[{w}]");
+        }
+    }
+    assert_undefined(&r, 1, (0..4).map(|l| 4 * l + 1));
+}
+
+/// A store through a pointer whose index is undefined (GLSL 4.60, 4.3: `u` declared without an
+/// initializer has an undefined value; SPIR-V 2.2.2: an undefined value is *some* value of its
+/// type) may land on any element the pointer can reach: every element of the array it indexes
+/// may hold the value stored, so each is undefined, with "a store through an undefined pointer"
+/// in its chain — in a workgroup's shared array, in an invocation's own array and in a buffer.
+/// Lane 0 stores; every lane reads its element back after a barrier.
+#[test]
+fn a_store_through_an_undefined_index_leaves_every_element_it_may_reach_undefined() {
+    let src = "#version 450
+layout(local_size_x = 4) in;
+layout(std430, binding = 0) buffer O { uint o[]; };
+layout(std430, binding = 1) buffer B { uint b[4]; };
+shared uint s[4];
+void main() {
+  uint l = gl_LocalInvocationID.x;
+  uint own[4] = uint[4](1u, 2u, 3u, 4u);
+  s[l] = 10u + l;
+  barrier();
+  uint u;
+  if (l == 0u) { s[u & 3u] = 7u; b[u & 3u] = 7u; }
+  own[u & 3u] = 7u;
+  barrier();
+  o[l] = s[l];
+  o[4u + l] = own[l];
+}
+";
+    let r = run(
+        &glsl(src, "undefptr.comp"),
+        vec![bytes_u32(&[0; 8]), bytes_u32(&[20, 21, 22, 23])],
+    );
+    for (binding, words) in [(0, 0..8), (1, 0..4)] {
+        let b = &r.buffers[at(&r, binding)];
+        for w in words {
+            match r.status(b.word_taint(w)) {
+                WordStatus::Undefined(chain) => assert!(
+                    chain.contains("a store through an undefined pointer"),
+                    "binding {binding} word {w}: {chain}"
+                ),
+                other => panic!("binding {binding} word {w}: {other:?}"),
+            }
+        }
+    }
 }
 
 /// SPIR-V, OpFRem: "The floating-point remainder whose sign matches the sign of Operand 1";

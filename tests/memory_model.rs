@@ -1141,3 +1141,35 @@ fn a_read_that_ran_before_an_unordered_write_of_its_location_is_racy() {
         }
     }
 }
+
+// Vulkan, "Compute Shaders" and Appendix B: the workgroups of a dispatch run in no order the API
+// gives, so a store made only on the path an atomic's ticket picks is made in some orders and not
+// in others. Here the dispatch's own order makes no store at all (workgroup 0 takes ticket 0,
+// workgroup 1 ticket 1); in the other order workgroup 1 takes ticket 0 and stores 9 to byte 1 of
+// a buffer of bytes. `--schedules` (docs/interpreter.md, "Other schedules") runs the other orders:
+// the byte another order changed is order-dependent — that byte, not its word's first byte, and
+// not its neighbours — and the value reported is the first order's.
+#[test]
+fn a_byte_another_order_of_the_workgroups_changes_is_order_dependent_and_its_neighbours_are_not() {
+    let src = "#version 450\n#extension GL_EXT_shader_explicit_arithmetic_types : enable\nlayout(local_size_x = 1) in;\nlayout(binding = 0) buffer C { uint count; };\nlayout(binding = 1) buffer O { uint8_t o[4]; };\nvoid main() {\n  uint wg = gl_WorkGroupID.x;\n  if (atomicAdd(count, 1u) == 1u - wg && wg == 1u) { o[1] = uint8_t(9); }\n}\n";
+    let k = decode(&glsl(src, "k.comp"), &DecodeOptions::default()).unwrap();
+    let bufs = bindings([bytes_u32(&[0]), bytes_u32(&[0])]);
+    let one = run_model(&k, cfg_schedules(1, [2, 1, 1], 1), &bufs, None).unwrap();
+    let o = one.buffers.iter().find(|b| b.binding == 1).unwrap();
+    assert_eq!(o.bytes, [0; 4]);
+    assert!(o.taint.iter().all(|t| one.status(*t) == WordStatus::Exact));
+    let four = run_model(&k, cfg_schedules(1, [2, 1, 1], 4), &bufs, None).unwrap();
+    let o = four.buffers.iter().find(|b| b.binding == 1).unwrap();
+    assert_eq!(o.bytes, [0; 4], "the first order's values");
+    for (i, t) in o.taint.iter().enumerate() {
+        match (i, four.status(*t)) {
+            (1, WordStatus::OrderDependent(chain)) => assert!(
+                chain.contains("another order of the workgroups"),
+                "o[1]: {chain}"
+            ),
+            (1, other) => panic!("o[1]: {other:?}"),
+            (_, WordStatus::Exact) => {}
+            (_, other) => panic!("o[{i}]: {other:?}"),
+        }
+    }
+}

@@ -271,6 +271,8 @@ impl Wg<'_, '_> {
     /// The arguments of a subgroup instruction for the lanes of `set` (subgroup at `base`): one
     /// value for uniform ones, where a lane that differs is a cause of its own; one per lane
     /// otherwise. Fills each lane's argument taint (a uniform argument's reaches every lane).
+    /// The ballot instructions' arguments (`subgroupBallotBitExtract`'s index among them) are read
+    /// by `ballot_lanes`, which runs those instructions; they never come here.
     fn group_args(
         &self,
         gi: &Group,
@@ -288,11 +290,7 @@ impl Wg<'_, '_> {
             let kind = op_info.args.iter().copied().find(|k| {
                 matches!(
                     k,
-                    ArgKind::Id { .. }
-                        | ArgKind::Mask
-                        | ArgKind::Delta { .. }
-                        | ArgKind::Index
-                        | ArgKind::QuadIndex
+                    ArgKind::Id { .. } | ArgKind::Mask | ArgKind::Delta { .. } | ArgKind::QuadIndex
                 )
             });
             let uniform_required = kind.is_some_and(|k| k.uniform() || k == ArgKind::QuadIndex);
@@ -338,7 +336,6 @@ impl Wg<'_, '_> {
                 Some(ArgKind::Id { .. }) | Some(ArgKind::QuadIndex) => args.id = Some(lane_arg),
                 Some(ArgKind::Mask) => args.mask = Some(lane_arg),
                 Some(ArgKind::Delta { .. }) => args.delta = Some(lane_arg),
-                Some(ArgKind::Index) => args.index = Some(lane_arg),
                 _ => {}
             }
         }
