@@ -1322,6 +1322,33 @@ fn a_loop_that_never_ends_on_a_way_an_undefined_value_chose_says_so() {
     }
 }
 
+/// A loop whose state changes on every iteration and never ends (`x` odd, `x + 2` odd again:
+/// never 0) is not caught by the unchanged-state rule; `RunConfig::max_steps` (`--max-steps`)
+/// bounds the lane-instructions a workgroup may execute, and the run stops naming the workgroup
+/// and the bound instead of hanging (docs/interpreter.md, "Forward progress").
+#[test]
+fn a_loop_that_never_ends_stops_at_the_step_bound_naming_the_workgroup() {
+    let src = format!("{UNDEF_HEAD}void main() {{\n  uint x = 1u;\n  while (x > 0u) {{ x = x + 2u; }}\n  b[gl_LocalInvocationIndex] = x;\n}}\n");
+    let k = decode(&glsl(&src, "k.comp"), &DecodeOptions::default()).unwrap();
+    let bufs = [BufferInput {
+        set: 0,
+        binding: 0,
+        bytes: vec![0; 32],
+        ..Default::default()
+    }];
+    let mut c = cfg(8, Mode::Base, [1, 1, 1]);
+    c.max_steps = 100_000;
+    match run_model(&k, c, &bufs, None) {
+        Err(SpirvError::Stopped { why, .. }) => assert!(
+            why.contains("executed more than 100000 lane-instructions (--max-steps)")
+                && why.contains("workgroup (0, 0, 0)"),
+            "{why}"
+        ),
+        Err(e) => panic!("{e}"),
+        Ok(_) => panic!("the loop ended"),
+    }
+}
+
 #[test]
 fn a_select_between_equal_values_is_that_value_whatever_the_condition() {
     // SPIR-V OpSelect: "Result is Object 1 if Condition is true, otherwise Object 2" — with an
@@ -2214,12 +2241,13 @@ OpFunctionEnd
 // bits" of its value, subgroupBallotInclusiveBitCount the bits "with an index less than or equal to
 // gl_SubgroupInvocationID" among them. A word of the ballot holding none of those bits cannot change
 // the result: leaving it undefined in one lane leaves that lane's count defined; a word holding one
-// of them makes that lane's count undefined, and no other lane's. At size 8 only word 0 counts; at
-// size 64 the inclusive count of lanes 32.. reads word 1 too.
+// of them makes that lane's count undefined, and no other lane's. At size 8 only word 0 counts (lane
+// 2 leaves it undefined: both its counts are); at size 64 the inclusive count of lanes 32.. reads
+// word 1 too.
 #[test]
 fn a_ballot_count_is_undefined_only_where_an_undefined_word_holds_a_bit_it_counts() {
     for size in [8u32, 64] {
-        let src = format!("{HEAD}layout(local_size_x = {size}) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nvoid main() {{\n  uint i = gl_SubgroupInvocationID;\n  uvec4 v = uvec4(0xffffu, 5u, 0u, 0u);\n  if (i == 5u || i == 40u) {{ uint u; v.y = u; }}\n  if (i == 41u) {{ uint u; v.x = u; }}\n  b[i] = subgroupBallotInclusiveBitCount(v);\n  b[{size}u + i] = subgroupBallotBitCount(v);\n}}\n");
+        let src = format!("{HEAD}layout(local_size_x = {size}) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nvoid main() {{\n  uint i = gl_SubgroupInvocationID;\n  uvec4 v = uvec4(0xffffu, 5u, 0u, 0u);\n  if (i == 5u || i == 40u) {{ uint u; v.y = u; }}\n  if (i == 2u || i == 41u) {{ uint u; v.x = u; }}\n  b[i] = subgroupBallotInclusiveBitCount(v);\n  b[{size}u + i] = subgroupBallotBitCount(v);\n}}\n");
         let n = size as usize;
         let r = run_glsl(&src, Mode::Base, size as u64, [1, 1, 1], &[vec![0; 2 * n]]);
         let b = &r.buffers[0];
@@ -2229,7 +2257,7 @@ fn a_ballot_count_is_undefined_only_where_an_undefined_word_holds_a_bit_it_count
         for l in 0..size {
             let undefined_word = match l {
                 5 | 40 => Some(1),
-                41 => Some(0),
+                2 | 41 => Some(0),
                 _ => None,
             };
             let incl = low & ((2u128 << l) - 1);
