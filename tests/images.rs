@@ -171,6 +171,29 @@ fn a_texel_written_with_an_undefined_value_is_undefined_in_that_texel_only() {
     assert!(text.contains("[undefined] img(2)"), "{text}");
 }
 
+// The same per component: SPIR-V OpImageWrite writes each component of Texel the format stores
+// (RGBA32UI: four); an undefined component makes that component of the texel undefined, not its
+// neighbours (lane 2 writes (7, 8, undefined, 10); the other lanes (i, i+1, i+2, i+3) + 1).
+#[test]
+fn a_texel_component_written_with_an_undefined_value_is_undefined_in_that_component_only() {
+    let src = "#version 450\nlayout(local_size_x = 4) in;\n\
+        layout(binding = 0, rgba32ui) uniform writeonly uimage1D img;\n\
+        void main() { int i = int(gl_LocalInvocationID.x); uvec4 v = uvec4(i + 1, i + 2, i + 3, i + 4);\n\
+        if (i == 2) { uint u; v = uvec4(7u, 8u, u, 10u); }\n\
+        imageStore(img, i, v); }\n";
+    let out = run(src, vec![zeros(ScalarType::U32, &[4, 4])], [1, 1, 1]);
+    let text = findings(&out.report);
+    let got = u32s(&out.bytes[0]);
+    for i in [0usize, 1, 3] {
+        let want: Vec<u32> = (1..5).map(|k| i as u32 + k).collect();
+        assert_eq!(got[4 * i..4 * i + 4], want[..], "texel {i}: {text}");
+    }
+    assert_eq!([got[8], got[9], got[11]], [7, 8, 10], "{text}");
+    let b = &out.report.buffers[0];
+    assert_eq!((b.exact, b.undefined), (15, 1), "{text}");
+    assert!(text.contains("[undefined] img(2).b"), "{text}");
+}
+
 // Vulkan, "Texel Output Validation Operations": "If the texel fails integer texel coordinate
 // validation, then the write has no effect." — defined: the image keeps what it held.
 #[test]

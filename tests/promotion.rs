@@ -686,3 +686,32 @@ fn a_denormal_inout_parameter_updated_by_its_helper_is_inexact_in_every_lane() {
         }
     }
 }
+
+/// The rule of `a_denormal_inout_parameter_updated_by_its_helper_is_inexact_in_every_lane` (a
+/// device may flush a denormalized operand or result) where the helper's product writes the
+/// register it reads (the second call binds
+/// `c` to the caller's `x` and `a` to its `z`: `c = a * y` in place): normal operands whose
+/// product is denormalized — `(i + 1)·2⁻¹⁰⁰ · 2⁻⁴⁰ = (i + 1)·2⁻¹⁴⁰`, bits `512·(i + 1)` — may be
+/// flushed by a device, so `x` is inexact in every lane; `z = −(z + 2⁻⁴⁰)` of normal values rounds
+/// to `−2⁻⁴⁰` (the other term is 2⁻⁶⁰ of it, under half an ulp) and is exact.
+#[test]
+fn a_denormal_product_written_in_place_is_inexact_in_every_lane() {
+    let body = "void g(inout float a, out float c, float y) { c = a * y; a += y; a = -a; }\nvoid main() { uint i = gl_LocalInvocationIndex; float x = ldexp(float(i + 1u), -100); float z; g(x, z, 1.0); g(z, x, ldexp(1.0, -40)); b[i] = floatBitsToUint(x); b[16u + i] = floatBitsToUint(z); }";
+    for r in run_both(body) {
+        for i in 0..16u32 {
+            let want = (i + 1) as f32 * 2f32.powi(-140);
+            assert!(want.is_subnormal());
+            assert_eq!(want.to_bits(), 512 * (i + 1));
+            assert_eq!(
+                word(&r, i as usize),
+                (want.to_bits(), WordStatus::Inexact),
+                "lane {i}"
+            );
+            assert_eq!(
+                word(&r, 16 + i as usize),
+                ((-(2f32.powi(-40))).to_bits(), WordStatus::Exact),
+                "lane {i}"
+            );
+        }
+    }
+}
