@@ -455,6 +455,29 @@ OpStore %p2 %w2",
     assert_undefined(&r, 0, (0..4).map(|l| 3 * l + 2));
 }
 
+/// An access chain whose index is an `OpUndef` (SPIR-V 2.2.2: an undefined value, *some* value
+/// of its type — not a constant the decoder may fold into the pointer) points at an element
+/// nobody can name: a load through it is undefined in every lane, though every element of the
+/// buffer it indexes is defined (1.0, 2.0, 3.0, 4.0).
+#[test]
+fn an_access_chain_indexed_by_an_opundef_loads_an_undefined_value() {
+    let text = module(
+        "",
+        "",
+        "%und = OpUndef %uint",
+        "%p = OpAccessChain %pf %in %u0 %und
+%v = OpLoad %float %p
+%vb = OpBitcast %uint %v
+%q = OpAccessChain %pu %out %u0 %i
+OpStore %q %vb",
+    );
+    let r = run(
+        &asm(&text),
+        vec![bytes_u32(&[0; 4]), bytes_f32(&[1.0, 2.0, 3.0, 4.0])],
+    );
+    assert_undefined(&r, 0, 0..4);
+}
+
 /// GLSL.std.450 NMin: "Result is y if x < y; otherwise result is x. If one operand is a NaN, the
 /// other operand is the result. If both operands are NaN, the result is a NaN"; NMax likewise
 /// with x > y. Per lane `(x, y)` = (NaN, 1), (2, NaN), (NaN, NaN), (−1, 3).

@@ -193,6 +193,13 @@ fn an_implicit_lod_in_a_compute_shader_pins_down_only_what_both_filters_agree_on
     assert_eq!(statuses(&r), want(&text, &["undefined", "pass"]), "{r:?}");
     let why = r.expects[0].why.clone().unwrap_or_default();
     assert!(why.contains("implicit level of detail"), "{why}");
+    // A sampler whose level-of-detail range is [0, 0] (Vulkan, "Level-of-Detail Operation": λ is
+    // clamped to [minLod, maxLod], and λ ≤ 0 selects the magnification filter): whatever the
+    // derivatives, the read magnifies — linear, pinned down (½·T0 + ½·T1 at u = 0.25).
+    let clamped = text.replace("MIN_LOD 0 MAX_LOD 1", "MIN_LOD 0 MAX_LOD 0");
+    assert_ne!(clamped, text);
+    let r = model(&parse(&clamped).unwrap());
+    assert_eq!(statuses(&r), want(&clamped, &["pass", "pass"]), "{r:?}");
     // GLSL texture(): an explicit level of detail 0 after glslang.
     let body = "  o[0] = texture(mixed, vec2(0.25, 0.125));\n";
     let text = script(body, "EXPECT o IDX 0 EQ 0.5 0 0.5 1\n");

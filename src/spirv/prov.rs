@@ -368,3 +368,39 @@ impl Provs {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{combine, Taint};
+
+    // A result computed from two operands (docs/interpreter.md, "What the model says of a kernel";
+    // SPIR-V 2.2.2: an operation on an undefined value gives an undefined one): undefined if
+    // either operand is — the first operand's cause named if both are —, else order-dependent if
+    // either is, and inexact (compared within a bound, not bit for bit) if either is, whatever
+    // else it is: two inexact operands give an inexact result.
+    #[test]
+    fn a_result_takes_an_undefined_cause_first_then_an_order_dependence_and_inexact_from_either() {
+        let (u1, u2) = (Taint::undefined(1), Taint::undefined(2));
+        let o3 = Taint::undefined(3).order_dependent();
+        let i = Taint::INEXACT;
+        assert_eq!(combine(u1, u2), u1);
+        assert_eq!(combine(u2, u1), u2);
+        assert_eq!(combine(o3, u2), u2);
+        assert_eq!(combine(u1, o3), u1);
+        assert_eq!(combine(Taint::NONE, o3), o3);
+        assert_eq!(combine(o3, Taint::NONE), o3);
+        assert_eq!(combine(Taint::NONE, Taint::NONE), Taint::NONE);
+        for (a, b) in [
+            (i, i),
+            (i, Taint::NONE),
+            (Taint::NONE, i),
+            (u1.inexact(), i),
+            (o3, i.inexact()),
+        ] {
+            assert!(combine(a, b).is_inexact(), "{a:?} {b:?}");
+        }
+        assert_eq!(combine(i, i), i);
+        assert_eq!(combine(u1.inexact(), u2.inexact()), u1.inexact());
+        assert!(!combine(u1, o3).is_inexact());
+    }
+}
