@@ -478,6 +478,83 @@ OpStore %q %vb",
     assert_undefined(&r, 0, 0..4);
 }
 
+/// GLSL.std.450: the component-wise functions' "Results are computed per component". An
+/// undefined component of an operand (GLSL 4.60, 4.3: `u` declared without an initializer) makes
+/// that component of `abs`, `clamp` and `fma` undefined and no other, and a component outside a
+/// function's domain ("Sqrt: The result is undefined if x < 0") only its own; `normalize` reads
+/// every component for each ("Result is the vector in the same direction as x but with a length
+/// of 1"), so all of its result is undefined. Lane 1 alone holds the undefined `y`.
+#[test]
+fn a_component_wise_function_is_undefined_only_in_the_components_its_operands_leave_undefined() {
+    let src = "#version 450
+layout(local_size_x = 4) in;
+layout(std430, binding = 0) buffer O { vec2 o[]; };
+void main() {
+  uint i = gl_LocalInvocationID.x;
+  vec2 v = vec2(-float(i) - 1.0, float(i) + 0.5);
+  if (i == 1u) { float u; v.y = u; }
+  o[i] = abs(v);
+  o[4u + i] = clamp(v, vec2(-10.0), vec2(10.0));
+  o[8u + i] = fma(v, vec2(2.0), vec2(1.0));
+  o[12u + i] = sqrt(vec2(4.0, -1.0 - float(i)));
+  o[16u + i] = normalize(v);
+}
+";
+    let r = run(&glsl(src, "cw.comp"), vec![bytes_f32(&[0.0; 40])]);
+    let b = &r.buffers[at(&r, 0)];
+    let o = f32s(&b.bytes);
+    let status = |w: usize| r.status(b.word_taint(w));
+    for i in 0..4usize {
+        let (x, y) = (-(i as f32) - 1.0, i as f32 + 0.5);
+        let want = [
+            (0, x.abs(), y.abs()),
+            (1, x, y),
+            (2, 2.0 * x + 1.0, 2.0 * y + 1.0),
+        ];
+        for (f, wx, wy) in want {
+            let w = 2 * (4 * f + i);
+            // Defined: exact, or inexact for fma (its bound is OpFMul's and OpFAdd's).
+            let defined = |w: usize| !matches!(status(w), WordStatus::Undefined(_));
+            assert!(
+                o[w] == wx && defined(w),
+                "function {f} lane {i} x: {:?}",
+                status(w)
+            );
+            if i == 1 {
+                assert!(
+                    matches!(status(w + 1), WordStatus::Undefined(_)),
+                    "function {f} lane 1 y"
+                );
+            } else {
+                assert!(o[w + 1] == wy && defined(w + 1), "function {f} lane {i} y");
+            }
+        }
+        // sqrt(4) is defined (within Vulkan's bound for sqrt: inexact); sqrt of a negative is
+        // undefined.
+        let w = 2 * (12 + i);
+        assert_eq!(
+            (o[w], status(w)),
+            (2.0, WordStatus::Inexact),
+            "sqrt lane {i}"
+        );
+        match status(w + 1) {
+            WordStatus::Undefined(chain) => {
+                assert!(chain.contains("x < 0"), "sqrt lane {i}: {chain}")
+            }
+            other => panic!("sqrt lane {i}: {other:?}"),
+        }
+        let w = 2 * (16 + i);
+        if i == 1 {
+            assert_undefined(&r, 0, [w, w + 1]);
+        } else {
+            assert!(
+                !matches!(status(w), WordStatus::Undefined(_)),
+                "normalize lane {i}"
+            );
+        }
+    }
+}
+
 /// GLSL.std.450 NMin: "Result is y if x < y; otherwise result is x. If one operand is a NaN, the
 /// other operand is the result. If both operands are NaN, the result is a NaN"; NMax likewise
 /// with x > y. Per lane `(x, y)` = (NaN, 1), (2, NaN), (NaN, NaN), (−1, 3).

@@ -278,6 +278,28 @@ impl Ext {
                 | UnpackUnorm2x16
         )
     }
+
+    /// Computed component by component (GLSL.std.450: "Results are computed per component"):
+    /// component `c` of the result reads component `c` of each operand and nothing else, so an
+    /// operand's undefined component, or a component outside the function's domain, leaves only
+    /// that component of the result undefined. The rest (lengths, products, matrices, packing,
+    /// the two-result functions) read several components for one.
+    pub fn componentwise(self) -> bool {
+        use Ext::*;
+        match self {
+            Round | RoundEven | Trunc | FAbs | SAbs | FSign | SSign | Floor | Ceil | Fract
+            | Radians | Degrees | Sin | Cos | Tan | Asin | Acos | Atan | Sinh | Cosh | Tanh
+            | Asinh | Acosh | Atanh | Atan2 | Pow | Exp | Log | Exp2 | Log2 | Sqrt
+            | InverseSqrt | FMin | UMin | SMin | FMax | UMax | SMax | FClamp | UClamp | SClamp
+            | FMix | Step | SmoothStep | Fma | Ldexp | NMin | NMax | NClamp | FindILsb
+            | FindSMsb | FindUMsb => true,
+            Length | Distance | Normalize | Cross | Determinant | MatrixInverse | PackHalf2x16
+            | UnpackHalf2x16 | PackUnorm4x8 | PackSnorm4x8 | UnpackUnorm4x8 | UnpackSnorm4x8
+            | PackUnorm2x16 | PackSnorm2x16 | UnpackUnorm2x16 | UnpackSnorm2x16
+            | PackDouble2x32 | UnpackDouble2x32 | ModfStruct | FrexpStruct | FaceForward
+            | Reflect | Refract => false,
+        }
+    }
 }
 
 /// One step of an access chain.

@@ -624,16 +624,25 @@ impl Wg<'_, '_> {
         let mut out = [0u64; 16];
         let mut x = [[0u64; 16]; 3];
         let mut failed = None;
-        let mut undefined: Vec<(usize, &'static str)> = Vec::new();
+        // A component-wise function: each result component's taint is its operands' same
+        // component's (a scalar operand's reaches every component); otherwise the lane's.
+        let per_comp = f.componentwise();
+        let mut undefined: Vec<(usize, Option<usize>, &'static str)> = Vec::new();
         {
             let (vals, taint) = (&mut self.regs.vals, &mut self.regs.taint);
             each_lane(set, nl, |sl| {
                 let mut t = extra;
+                let mut tc = [Taint::NONE; 16];
                 for (k, &(ab, an, at)) in aoff.iter().enumerate() {
                     for c in 0..an.min(16) as usize {
                         x[k][c] = vals[ab + c * lanes + sl];
                         if at {
-                            t = combine(t, taint[ab + c * lanes + sl]);
+                            let tk = taint[ab + c * lanes + sl];
+                            if per_comp && an > 1 {
+                                tc[c] = combine(tc[c], tk);
+                            } else {
+                                t = combine(t, tk);
+                            }
                         }
                     }
                 }
@@ -648,13 +657,29 @@ impl Wg<'_, '_> {
                         failed = Some(e);
                         return;
                     }
-                    Ok(Some(why)) => undefined.push((sl, why)),
+                    Ok(Some(why)) if per_comp => {
+                        // Which components are outside the domain: each on its own.
+                        for c in 0..(n as usize).min(16) {
+                            let mut xc = [[0u64; 16]; 3];
+                            for (k, &(_, an, _)) in aoff.iter().enumerate() {
+                                xc[k][0] = x[k][if an > 1 { c } else { 0 }];
+                            }
+                            let mut o = [0u64; 16];
+                            if let Ok(Some(w)) = crate::spirv::glsl::eval(f, s, 1, &xc, &mut o) {
+                                undefined.push((sl, Some(c), w));
+                            }
+                        }
+                        if !undefined.iter().any(|u| u.0 == sl) {
+                            undefined.push((sl, None, why));
+                        }
+                    }
+                    Ok(Some(why)) => undefined.push((sl, None, why)),
                     Ok(None) => {}
                 }
                 for c in 0..dn.min(16) as usize {
                     vals[db + c * lanes + sl] = out[c];
                     if td {
-                        taint[db + c * lanes + sl] = t;
+                        taint[db + c * lanes + sl] = combine(tc[c], t);
                     }
                 }
             });
@@ -671,10 +696,11 @@ impl Wg<'_, '_> {
                 }
             });
         }
-        for (sl, why) in undefined {
+        for (sl, comp, why) in undefined {
             let p = self.prov(Cause::Glsl { why }, loc, Taint::NONE);
             self.regs.make_dirty(d);
-            for c in 0..dn as usize {
+            let comps = comp.map_or(0..dn as usize, |c| c..c + 1);
+            for c in comps {
                 self.regs.taint[db + c * lanes + sl] = p | Taint::INEXACT;
             }
         }
