@@ -1367,7 +1367,8 @@ void main() {
 /// GLSL 4.60 §8.3: `modf(x, out i)` "returns the fractional part of x and sets i to the integer
 /// part", and `frexp(x, out exp)` splits x into a significand in [0.5, 1.0) and an exponent —
 /// component by component for vectors. Lane `l` splits (l + 0.25, 2l + 0.5, 3.75) and
-/// (l + 3, 12): frexp(3) = 0.75·2², frexp(4) = 0.5·2³, frexp(12) = 0.75·2⁴.
+/// (l + 3, 12): frexp(3) = 0.75·2², frexp(4) = 0.5·2³, frexp(12) = 0.75·2⁴ — lane 1's y
+/// left undefined.
 #[test]
 fn modf_and_frexp_of_vectors_split_every_component() {
     let src = "#version 450
@@ -1378,7 +1379,9 @@ void main() {
   uint l = gl_LocalInvocationIndex;
   float x = float(l);
   vec3 whole;
-  vec3 frac = modf(vec3(x + 0.25, 2.0 * x + 0.5, 3.75), whole);
+  vec3 in3 = vec3(x + 0.25, 2.0 * x + 0.5, 3.75);
+  if (l == 1u) { float u; in3.y = u; }
+  vec3 frac = modf(in3, whole);
   ivec2 ex;
   vec2 sig = frexp(vec2(x + 3.0, 12.0), ex);
   for (int c = 0; c < 3; c++) { o[l * 8u + uint(c)] = frac[c]; o[l * 8u + 3u + uint(c)] = whole[c]; }
@@ -1397,12 +1400,19 @@ void main() {
         [0.25, 0.5, 0.75, 0.0, 0.0, 3.0, 0.75, 0.75],
         "lane 0"
     );
-    assert_eq!(
-        o[8..],
-        [0.25, 0.5, 0.75, 1.0, 2.0, 3.0, 0.5, 0.75],
-        "lane 1"
-    );
+    let lane1: Vec<f32> = [8, 10, 11, 13, 14, 15].iter().map(|&w| o[w]).collect();
+    assert_eq!(lane1, [0.25, 0.75, 1.0, 3.0, 0.5, 0.75], "lane 1");
     assert_eq!(e, [2, 4, 3, 4]);
+    // Lane 1's y is undefined (GLSL 4.60, 4.3: `u` has no initializer): both its parts are, and
+    // only they — each component is split on its own.
+    assert_undefined(&r, 0, [9, 12]);
+    let b = &r.buffers[at(&r, 0)];
+    for w in (0..16).filter(|w| ![9, 12].contains(w)) {
+        assert!(
+            !matches!(r.status(b.word_taint(w)), WordStatus::Undefined(_)),
+            "o[{w}]"
+        );
+    }
 }
 
 /// GL_KHR_shader_subgroup, `subgroupInclusiveAdd`: "the inclusive scan addition of value across
