@@ -3538,6 +3538,26 @@ fn a_run_without_a_buffer_the_module_declares_names_the_binding_and_the_flag() {
             && e.contains("BIND BUFFER_ARRAY B0 B1 … AS storage DESCRIPTOR_SET 1 BINDING 2"),
         "{e}"
     );
+    // An array of one descriptor is one buffer at its binding: `--buffer` binds it.
+    let one = decode(
+        &glsl(
+            "#version 450\nlayout(local_size_x = 1) in;\n\
+             layout(set = 1, binding = 2) buffer B { uint b[4]; } bs[1];\n\
+             void main() { bs[0].b[0] = 1u; }\n",
+            "k.comp",
+        ),
+        &DecodeOptions::default(),
+    )
+    .unwrap();
+    let e = match run_model(&one, cfg(4, Mode::Base, [1, 1, 1]), &[], None) {
+        Ok(_) => panic!("a run without its buffer"),
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        e.contains("no buffer for set 1 binding 2") && e.contains("give one with --buffer 1.2=SPEC"),
+        "{e}"
+    );
+    assert!(!e.contains("BUFFER_ARRAY"), "{e}");
 }
 
 // SPIR-V 3.21 BuiltIn NumWorkgroups: "number of workgroups in the dispatch", the same in every
