@@ -555,6 +555,29 @@ void main() {
     }
 }
 
+/// SPIR-V OpSelect: "If Condition is a vector, Result Type must be a vector with the same number
+/// of components … and each component is selected from the corresponding component"; GLSL's
+/// `mix(x, y, bvec a)` is such a select ("Selects which vector each returned component comes
+/// from: for a component of a that is false, the corresponding component of x is returned").
+/// Lane `l` selects with `(l & 1, l & 2)` between (10, 20) and (30, 40).
+#[test]
+fn a_select_with_a_vector_condition_selects_each_component_on_its_own() {
+    let src = "#version 450
+layout(local_size_x = 4) in;
+layout(std430, binding = 0) buffer O { uvec2 o[]; };
+void main() {
+  uint l = gl_LocalInvocationID.x;
+  bvec2 c = bvec2((l & 1u) != 0u, (l & 2u) != 0u);
+  o[l] = mix(uvec2(10u, 20u), uvec2(30u, 40u), c);
+}
+";
+    let r = run(&glsl(src, "sel.comp"), vec![bytes_u32(&[0; 8])]);
+    assert_eq!(
+        u32s(&r.buffers[at(&r, 0)].bytes),
+        [10, 20, 30, 20, 10, 40, 30, 40]
+    );
+}
+
 /// GLSL.std.450 NMin: "Result is y if x < y; otherwise result is x. If one operand is a NaN, the
 /// other operand is the result. If both operands are NaN, the result is a NaN"; NMax likewise
 /// with x > y. Per lane `(x, y)` = (NaN, 1), (2, NaN), (NaN, NaN), (−1, 3).
