@@ -357,6 +357,42 @@ OpStore %p1 %m",
     assert!(m.ends_with("= OpUndef (module scope)"), "{m}");
 }
 
+/// SPIR-V OpNoLine: "Discontinue any source-level location information that might be active
+/// from a previous OpLine instruction". An undefined value made after an `OpLine` is named at
+/// that line; one made after an `OpNoLine` is not (it is named by its instruction in its block).
+#[test]
+fn an_instruction_after_opnoline_is_not_named_at_the_line_before_it() {
+    let text = module(
+        "",
+        "",
+        "",
+        "OpLine %file 7 0
+%a = OpUndef %uint
+%sa = OpIAdd %uint %a %i
+%p0 = OpAccessChain %pu %out %u0 %i
+OpStore %p0 %sa
+OpNoLine
+%b = OpUndef %uint
+%sb = OpIAdd %uint %b %i
+%i4 = OpIAdd %uint %i %u4
+%p1 = OpAccessChain %pu %out %u0 %i4
+OpStore %p1 %sb",
+    )
+    .replace(
+        "OpExecutionMode %main LocalSize 4 1 1\n",
+        "OpExecutionMode %main LocalSize 4 1 1\n%file = OpString \"lines.comp\"\n",
+    );
+    let r = run(&asm(&text), vec![bytes_u32(&[0; 8]), bytes_u32(&[0])]);
+    let b = &r.buffers[at(&r, 0)];
+    let chain = |w: usize| match r.status(b.word_taint(w)) {
+        WordStatus::Undefined(c) => c,
+        s => panic!("o[{w}]: {s:?}"),
+    };
+    let (before, after) = (chain(0), chain(4));
+    assert!(before.contains("lines.comp:7"), "{before}");
+    assert!(!after.contains("lines.comp:7"), "{after}");
+}
+
 /// SPIR-V, OpVectorExtractDynamic: "The behavior is undefined if Index's value is less than zero or
 /// greater than or equal to the number of components in Vector"; OpVectorInsertDynamic: the same
 /// words. Lanes 0–2 index a component of `(10, 11, 12)`: they extract it, and insert 99 there

@@ -3554,7 +3554,8 @@ fn a_run_without_a_buffer_the_module_declares_names_the_binding_and_the_flag() {
         Err(e) => e.to_string(),
     };
     assert!(
-        e.contains("no buffer for set 1 binding 2") && e.contains("give one with --buffer 1.2=SPEC"),
+        e.contains("no buffer for set 1 binding 2")
+            && e.contains("give one with --buffer 1.2=SPEC"),
         "{e}"
     );
     assert!(!e.contains("BUFFER_ARRAY"), "{e}");
