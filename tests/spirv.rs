@@ -1305,18 +1305,25 @@ fn a_loop_that_never_ends_on_a_way_an_undefined_value_chose_says_so() {
     // The model follows the way the undefined value's bits say (here into the loop); another
     // execution the spec allows does not enter it, so the stop names the branch.
     let src = format!("{UNDEF_HEAD}void main() {{\n  uint u;\n  uint x = 1u;\n  if (u <= 5u) {{ while (x > 0u) {{ x = x | 1u; }} }}\n  b[gl_LocalInvocationIndex] = x;\n}}\n");
-    let k = decode(&glsl(&src, "k.comp"), &DecodeOptions::default()).unwrap();
+    let why = stop_reason(&src, cfg(4, Mode::Base, [1, 1, 1]));
+    assert!(
+        why.contains("got here on a path a branch on an undefined value chose (at k.comp:7)"),
+        "{why}"
+    );
+}
+
+/// Why a run of the GLSL `src` (one buffer of 32 bytes at binding 0) under `c` stopped: the
+/// reason of its `SpirvError::Stopped`; any other outcome fails the test.
+fn stop_reason(src: &str, c: RunConfig) -> String {
+    let k = decode(&glsl(src, "k.comp"), &DecodeOptions::default()).unwrap();
     let bufs = [BufferInput {
         set: 0,
         binding: 0,
         bytes: vec![0; 32],
         ..Default::default()
     }];
-    match run_model(&k, cfg(4, Mode::Base, [1, 1, 1]), &bufs, None) {
-        Err(SpirvError::Stopped { why, .. }) => assert!(
-            why.contains("got here on a path a branch on an undefined value chose (at k.comp:7)"),
-            "{why}"
-        ),
+    match run_model(&k, c, &bufs, None) {
+        Err(SpirvError::Stopped { why, .. }) => why,
         Err(e) => panic!("{e}"),
         Ok(_) => panic!("the loop ended"),
     }
@@ -1329,24 +1336,14 @@ fn a_loop_that_never_ends_on_a_way_an_undefined_value_chose_says_so() {
 #[test]
 fn a_loop_that_never_ends_stops_at_the_step_bound_naming_the_workgroup() {
     let src = format!("{UNDEF_HEAD}void main() {{\n  uint x = 1u;\n  while (x > 0u) {{ x = x + 2u; }}\n  b[gl_LocalInvocationIndex] = x;\n}}\n");
-    let k = decode(&glsl(&src, "k.comp"), &DecodeOptions::default()).unwrap();
-    let bufs = [BufferInput {
-        set: 0,
-        binding: 0,
-        bytes: vec![0; 32],
-        ..Default::default()
-    }];
     let mut c = cfg(8, Mode::Base, [1, 1, 1]);
     c.max_steps = 100_000;
-    match run_model(&k, c, &bufs, None) {
-        Err(SpirvError::Stopped { why, .. }) => assert!(
-            why.contains("executed more than 100000 lane-instructions (--max-steps)")
-                && why.contains("workgroup (0, 0, 0)"),
-            "{why}"
-        ),
-        Err(e) => panic!("{e}"),
-        Ok(_) => panic!("the loop ended"),
-    }
+    let why = stop_reason(&src, c);
+    assert!(
+        why.contains("executed more than 100000 lane-instructions (--max-steps)")
+            && why.contains("workgroup (0, 0, 0)"),
+        "{why}"
+    );
 }
 
 #[test]
