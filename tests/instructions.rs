@@ -1667,3 +1667,30 @@ fn an_index_into_a_vectors_component_is_refused_naming_it() {
         );
     }
 }
+
+/// GLSL.std.450, ModfStruct: "Result Type must be an OpTypeStruct with two members. Member 0 must
+/// have the same type as the type of x. Member 1 must also have the same type as the type of x";
+/// FrexpStruct: "… Member 1 must be a scalar or vector with integer component type". A result
+/// struct of one or three members is a malformed module: refused, naming the rule, never read
+/// past its members nor run with the third ignored.
+#[test]
+fn a_modf_or_frexp_struct_of_other_than_two_members_is_refused() {
+    for (members, f) in [
+        ("%float %float %float", "ModfStruct"),
+        ("%float %uint %uint", "FrexpStruct"),
+        ("%float", "ModfStruct"),
+    ] {
+        let types = format!("%st = OpTypeStruct {members}\n%half = OpConstant %float 2.5");
+        let body = format!(
+            "%r = OpExtInst %st %std {f} %half\n%e = OpCompositeExtract %float %r 0\n\
+             %b = OpBitcast %uint %e\n%p = OpAccessChain %pu %out %u0 %i\nOpStore %p %b"
+        );
+        let words = asm(&module("", "", &types, &body));
+        let e = decode(&words, &DecodeOptions::default()).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("ModfStruct/FrexpStruct result is not a struct of two members"),
+            "{f} of {{{members}}}: {e}"
+        );
+    }
+}
