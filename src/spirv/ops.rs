@@ -659,6 +659,7 @@ impl Wg<'_, '_> {
                     }
                     Ok(Some(why)) if per_comp => {
                         // Which components are outside the domain: each on its own.
+                        let mut named = false;
                         for c in 0..(n as usize).min(16) {
                             let mut xc = [[0u64; 16]; 3];
                             for (k, &(_, an, _)) in aoff.iter().enumerate() {
@@ -667,9 +668,10 @@ impl Wg<'_, '_> {
                             let mut o = [0u64; 16];
                             if let Ok(Some(w)) = crate::spirv::glsl::eval(f, s, 1, &xc, &mut o) {
                                 undefined.push((sl, Some(c), w));
+                                named = true;
                             }
                         }
-                        if !undefined.iter().any(|u| u.0 == sl) {
+                        if !named {
                             undefined.push((sl, None, why));
                         }
                     }
