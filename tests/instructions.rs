@@ -1694,3 +1694,71 @@ fn a_modf_or_frexp_struct_of_other_than_two_members_is_refused() {
         );
     }
 }
+
+/// SPIR-V OpBitcast: "Let L be the type … that has the larger number of components. Let S be the
+/// other type … The first component … of S maps to the first components of L, and so on …; any
+/// single component of S (mapping to multiple components of L) maps its lower-ordered bits to the
+/// lower-numbered components of L." So a result component holds the bits of the source
+/// components mapped to it and of no other: `(1, 2, 3, u)` of four 32-bit words, `u` an `OpUndef`,
+/// cast to two 64-bit words gives `1 | 2 << 32` (defined) and an undefined second word; cast
+/// back, the first word's two halves are defined again. (The second word's low half, `3`, comes
+/// back undefined: the interpreter keeps one state per component, not per bit — a cautious
+/// answer, written down in docs/interpreter.md.) A cast of the same number of components (the
+/// four words as floats and back) keeps each component's own state.
+#[test]
+fn a_bitcast_is_undefined_only_in_the_components_that_take_undefined_bits() {
+    let types =
+        "%ulong = OpTypeInt 64 0\n%v2l = OpTypeVector %ulong 2\n%v4 = OpTypeVector %uint 4\n\
+                 %v4f = OpTypeVector %float 4\n%un = OpUndef %uint";
+    let mut body = String::from(
+        "%c = OpCompositeConstruct %v4 %u1 %u2 %u3 %un\n%w = OpBitcast %v2l %c\n\
+         %back = OpBitcast %v4 %w\n%f = OpBitcast %v4f %c\n%same = OpBitcast %v4 %f\n\
+         %base = OpIMul %uint %i %u4\n",
+    );
+    // o[16·i + …]: the two 64-bit words' halves (0–3), `back` (4–7), `same` (8–11).
+    let mut k = 0;
+    let mut store = |body: &mut String, v: &str| {
+        body.push_str(&format!(
+            "%x{k} = OpIMul %uint %base %u4\n%o{k} = OpIAdd %uint %x{k} %k{k}\n\
+             %p{k} = OpAccessChain %pu %out %u0 %o{k}\nOpStore %p{k} {v}\n"
+        ));
+        k += 1;
+    };
+    for c in 0..2 {
+        body.push_str(&format!(
+            "%w{c} = OpCompositeExtract %ulong %w {c}\n%lo{c} = OpUConvert %uint %w{c}\n\
+             %s{c} = OpShiftRightLogical %ulong %w{c} %l32\n%hi{c} = OpUConvert %uint %s{c}\n"
+        ));
+        store(&mut body, &format!("%lo{c}"));
+        store(&mut body, &format!("%hi{c}"));
+    }
+    for v in ["back", "same"] {
+        for c in 0..4 {
+            body.push_str(&format!("%{v}{c} = OpCompositeExtract %uint %{v} {c}\n"));
+            store(&mut body, &format!("%{v}{c}"));
+        }
+    }
+    let consts: String = (0..k)
+        .map(|j| format!("%k{j} = OpConstant %uint {j}\n"))
+        .collect();
+    let types = format!("{types}\n%l32 = OpConstant %ulong 32\n{consts}");
+    let words = asm(&module("OpCapability Int64", "", &types, &body));
+    let r = run(&words, vec![bytes_u32(&[0; 64]), bytes_f32(&[0.0; 4])]);
+    let o = u32s(&r.buffers[at(&r, 0)].bytes);
+    let b = &r.buffers[at(&r, 0)];
+    for lane in 0..4 {
+        let w = |j: usize| 16 * lane + j;
+        // Defined: the first 64-bit word (1, 2), words 0–1 cast back through it, 0–2 of the
+        // same-count cast.
+        for (j, want) in [(0, 1), (1, 2), (4, 1), (5, 2), (8, 1), (9, 2), (10, 3)] {
+            assert_eq!(o[w(j)], want, "lane {lane} o[{}]", w(j));
+            assert_eq!(
+                r.status(b.word_taint(w(j))),
+                WordStatus::Exact,
+                "o[{}]",
+                w(j)
+            );
+        }
+        assert_undefined(&r, 0, [w(2), w(3), w(6), w(7), w(11)]);
+    }
+}

@@ -2421,6 +2421,64 @@ fn texel_components_are_named_by_image_coordinates_sample_and_component() {
     }
 }
 
+/// GL_KHR_shader_subgroup, "Subgroup built-in operations …: if <value> is of a vector type, the
+/// operation is performed component-wise across the vector" (and SPIR-V's group instructions take
+/// a scalar or vector of the result's type): a reduction, scan or gather of a vector computes each
+/// component from that component of the lanes it reads. Lane 3's `x` is never written, so every
+/// `x` that reads lane 3 is undefined (GLSL 4.60 §4.3) — a reduction's in every lane, an inclusive
+/// scan's from lane 3, an exclusive one's from lane 4, a shuffle of lane 3's in every lane — and no
+/// `y` is: `y(l) = 10·l + 1`, so the sum is Σ(10·l + 1), the inclusive scan Σ_{k ≤ l}, the
+/// exclusive Σ_{k < l}, the maximum 71, the bitwise and the `&` of all eight, the shuffle 31.
+#[test]
+fn a_subgroup_operation_on_a_vector_is_undefined_only_in_the_components_an_undefined_value_reaches()
+{
+    let src = format!(
+        "{HEAD}layout(local_size_x = 8) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\n\
+void main() {{\n\
+  uint l = gl_SubgroupInvocationID;\n\
+  uvec2 v = uvec2(l + 1u, 10u * l + 1u);\n\
+  if (l == 3u) {{ uint u; v.x = u; }}\n\
+  uvec2 r[6] = uvec2[6](subgroupAdd(v), subgroupInclusiveAdd(v), subgroupExclusiveAdd(v),\n\
+    subgroupMax(v), subgroupAnd(v), subgroupShuffle(v, 3u));\n\
+  for (int k = 0; k < 6; k++) {{ b[l * 12u + 2u * uint(k)] = r[k].x; b[l * 12u + 2u * uint(k) + 1u] = r[k].y; }}\n\
+}}\n"
+    );
+    let r = run_glsl(&src, Mode::Base, 8, [1, 1, 1], &[vec![0; 96]]);
+    let b = &r.buffers[0];
+    let w = u32s(&b.bytes);
+    let y = |l: u32| 10 * l + 1;
+    for l in 0..8u32 {
+        let at = |k: usize| (l as usize) * 12 + k;
+        let x_undefined = [true, l >= 3, l >= 4, true, true, true];
+        let ys = [
+            (0..8).map(y).sum::<u32>(),
+            (0..=l).map(y).sum(),
+            (0..l).map(y).sum(),
+            y(7),
+            (0..8).map(y).fold(!0, |a, v| a & v),
+            y(3),
+        ];
+        for k in 0..6 {
+            let sx = r.status(b.word_taint(at(2 * k)));
+            assert_eq!(
+                matches!(sx, WordStatus::Undefined(_)),
+                x_undefined[k],
+                "lane {l} op {k} x: {sx:?}"
+            );
+            assert_eq!(w[at(2 * k + 1)], ys[k], "lane {l} op {k} y");
+            assert_eq!(
+                r.status(b.word_taint(at(2 * k + 1))),
+                WordStatus::Exact,
+                "lane {l} op {k} y"
+            );
+        }
+        // The exclusive scan's x before lane 3 and the inclusive one's before it are defined.
+        if l < 3 {
+            assert_eq!(w[at(2)], (1..=l + 1).sum::<u32>(), "lane {l} inclusive x");
+        }
+    }
+}
+
 /// The object bound at (set 0, `binding`).
 fn object_at(k: &Kernel, binding: u32) -> lockstep::spirv::ids::ObjectId {
     let i = k

@@ -377,18 +377,27 @@ impl Wg<'_, '_> {
         }
         let first = set.lowest().unwrap_or(0);
         let is_gather = gather_source(call, 0, first).is_some();
+        // A result of the value's shape is computed component by component (GL_KHR_shader_subgroup:
+        // "if <value> is of a vector type, the operation is performed component-wise across the
+        // vector"; every such instruction's result type is its value's): result component `c`
+        // reads component `c` of the lanes it is computed from. A result of another shape (a
+        // ballot of a bool, `subgroupAllEqual` of a vector) reads every component.
+        let per_comp = matches!(vtaint, Some((_, _, comps)) if comps == rn && comps > 1);
+        let slot = |c: usize| if per_comp { c.min(15) } else { 0 };
         // Every active lane's value taint (what a lane reads that neither gathers nor has lanes
         // of its own to read): not needed by a gather.
-        let mut all_t = Taint::NONE;
+        let mut all_t = [Taint::NONE; 16];
         if let (false, Some((rb, true, comps))) = (is_gather, vtaint) {
             for l in set.iter() {
                 for c in 0..comps {
-                    all_t = combine(all_t, self.regs.taint[rb + c * lanes + base + l as usize]);
+                    let t = &mut all_t[slot(c)];
+                    *t = combine(*t, self.regs.taint[rb + c * lanes + base + l as usize]);
                 }
             }
         }
         for l in set.iter() {
-            let mut t = arg_taint[l as usize] | inexact;
+            let t = arg_taint[l as usize] | inexact;
+            let mut tc = [Taint::NONE; 16];
             if is_gather {
                 let src = match plan {
                     Some(p) => p.source(l, set),
@@ -396,7 +405,8 @@ impl Wg<'_, '_> {
                 };
                 if let (Some(src), Some((rb, true, comps))) = (src, vtaint) {
                     for c in 0..comps {
-                        t = combine(t, self.regs.taint[rb + c * lanes + base + src as usize]);
+                        let tk = &mut tc[slot(c)];
+                        *tk = combine(*tk, self.regs.taint[rb + c * lanes + base + src as usize]);
                     }
                 }
             } else if let (Some(from), Some((rb, true, comps))) =
@@ -406,14 +416,15 @@ impl Wg<'_, '_> {
                 // cluster): one undefined lane does not make the whole subgroup undefined.
                 for k in from.iter() {
                     for c in 0..comps {
-                        t = combine(t, self.regs.taint[rb + c * lanes + base + k as usize]);
+                        let tk = &mut tc[slot(c)];
+                        *tk = combine(*tk, self.regs.taint[rb + c * lanes + base + k as usize]);
                     }
                 }
             } else {
-                t = combine(t, all_t);
+                tc = all_t;
             }
             for c in 0..rn {
-                self.regs.taint[db + c * lanes + base + l as usize] = t;
+                self.regs.taint[db + c * lanes + base + l as usize] = combine(t, tc[slot(c)]);
             }
         }
     }

@@ -276,6 +276,9 @@ impl Wg<'_, '_> {
         a: Reg,
     ) {
         // Reinterpret: concatenate the source slots' bits (little-endian), cut into the result's.
+        // SPIR-V OpBitcast: a component of the type with fewer components "maps its lower-ordered
+        // bits to the lower-numbered components" of the other — so a result component's taint is
+        // that of the source components whose bits it takes, and no other's.
         let (lanes, nl) = (self.lanes, self.n);
         let (db, ab) = (self.regs.base(d), self.regs.base(a));
         let ta = self.regs.dirty(a);
@@ -283,16 +286,36 @@ impl Wg<'_, '_> {
             self.regs.make_dirty(d);
         }
         let td = self.regs.dirty(d);
+        // Each result component's source components (a range: bits are concatenated in order).
+        let spans: Vec<(usize, usize)> = {
+            let mut starts = Vec::with_capacity(from.len());
+            let mut b = 0u32;
+            for sc in from {
+                starts.push(b);
+                b += sc.bits();
+            }
+            let mut at = 0u32;
+            to.iter()
+                .map(|sc| {
+                    let end = at + sc.bits();
+                    let first = starts.iter().rposition(|&x| x <= at).unwrap_or(0);
+                    let last = starts.iter().rposition(|&x| x < end).unwrap_or(first);
+                    at = end;
+                    (first, last + 1)
+                })
+                .collect()
+        };
         let (vals, taint) = (&mut self.regs.vals, &mut self.regs.taint);
         each_lane(set, nl, |s| {
             let mut acc: u128 = 0;
             let mut bits = 0u32;
-            let mut t = Taint::NONE;
+            // The source's taint, read before any result component is written.
+            let mut ts = [Taint::NONE; 16];
             for (c, sc) in from.iter().enumerate() {
                 acc |= ((vals[ab + c * lanes + s] & mask(sc.bits() as u8)) as u128) << bits;
                 bits += sc.bits();
                 if ta {
-                    t = combine(t, taint[ab + c * lanes + s]);
+                    ts[c.min(15)] = taint[ab + c * lanes + s];
                 }
             }
             let mut at = 0u32;
@@ -300,7 +323,10 @@ impl Wg<'_, '_> {
                 vals[db + c * lanes + s] = ((acc >> at) as u64) & mask(sc.bits() as u8);
                 at += sc.bits();
                 if td {
-                    taint[db + c * lanes + s] = t;
+                    let (lo, hi) = spans[c];
+                    taint[db + c * lanes + s] = ts[lo.min(15)..hi.min(16)]
+                        .iter()
+                        .fold(Taint::NONE, |t, &k| combine(t, k));
                 }
             }
         });
