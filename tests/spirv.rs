@@ -2479,6 +2479,65 @@ void main() {{\n\
     }
 }
 
+/// GL_KHR_shader_subgroup, `subgroupBallot`: "If <value> evaluates to true for an active
+/// invocation then the bit corresponding to the <gl_SubgroupInvocationID> for the invocation is set
+/// to one in the result, otherwise the bit is set to zero", and for all-true values the bits "are
+/// set for only the active invocations": word `w` of the `uvec4` holds invocations 32·w to
+/// 32·w + 31, and a word past the subgroup is 0. So an undefined `value` in invocation 40 leaves
+/// word 1 undefined and no other — words 0, 2 and 3 at size 64, every word but 1; at size 8 an
+/// undefined `value` in invocation 3 leaves word 0 undefined and words 1–3 zero.
+#[test]
+fn a_ballot_word_is_undefined_only_where_an_invocation_it_holds_has_an_undefined_value() {
+    for (size, bad) in [(64u64, 40u32), (8, 3)] {
+        let src = format!(
+            "{HEAD}layout(local_size_x = {size}) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\n\
+void main() {{\n\
+  uint l = gl_SubgroupInvocationID;\n\
+  bool c = (l % 3u) == 0u;\n\
+  if (l == {bad}u) {{ bool u; c = u; }}\n\
+  uvec4 v = subgroupBallot(c);\n\
+  b[l * 4u] = v.x; b[l * 4u + 1u] = v.y; b[l * 4u + 2u] = v.z; b[l * 4u + 3u] = v.w;\n\
+}}\n"
+        );
+        let r = run_glsl(
+            &src,
+            Mode::Base,
+            size,
+            [1, 1, 1],
+            &[vec![0; 4 * size as usize]],
+        );
+        let b = &r.buffers[0];
+        let w = u32s(&b.bytes);
+        // The bits of the invocations whose `l % 3 == 0`, word by word, past the subgroup 0.
+        let want = |word: u32| -> u32 {
+            (0..32)
+                .filter(|k| {
+                    let l = 32 * word + k;
+                    (l as u64) < size && l % 3 == 0
+                })
+                .fold(0, |a, k| a | 1 << k)
+        };
+        for l in 0..size as usize {
+            for word in 0..4u32 {
+                let at = l * 4 + word as usize;
+                let st = r.status(b.word_taint(at));
+                if word == bad / 32 {
+                    assert!(
+                        matches!(st, WordStatus::Undefined(_)),
+                        "size {size} lane {l} word {word}: {st:?}"
+                    );
+                } else {
+                    assert_eq!(
+                        (w[at], st),
+                        (want(word), WordStatus::Exact),
+                        "size {size} lane {l} word {word}"
+                    );
+                }
+            }
+        }
+    }
+}
+
 /// The object bound at (set 0, `binding`).
 fn object_at(k: &Kernel, binding: u32) -> lockstep::spirv::ids::ObjectId {
     let i = k

@@ -380,17 +380,24 @@ impl Wg<'_, '_> {
         // A result of the value's shape is computed component by component (GL_KHR_shader_subgroup:
         // "if <value> is of a vector type, the operation is performed component-wise across the
         // vector"; every such instruction's result type is its value's): result component `c`
-        // reads component `c` of the lanes it is computed from. A result of another shape (a
-        // ballot of a bool, `subgroupAllEqual` of a vector) reads every component.
+        // reads component `c` of the lanes it is computed from. A result of another shape
+        // (`subgroupAllEqual` of a vector) reads every component; a ballot's words, below.
         let per_comp = matches!(vtaint, Some((_, _, comps)) if comps == rn && comps > 1);
         let slot = |c: usize| if per_comp { c.min(15) } else { 0 };
+        // `subgroupBallot`: word `w` of the result holds the bits of invocations 32·w to
+        // 32·w + 31, and a word past the subgroup is zero ("the corresponding bits are set for
+        // only the active invocations"): it reads only its own invocations' values.
+        let ballot = gi.op == Op::Ballot && rn == 4;
+        let out_slot = |c: usize| if ballot { c } else { slot(c) };
+        // Which slot of a lane's taint the value of lane `l`'s component `c` goes to.
+        let src_slot = |l: usize, c: usize| if ballot { (l / 32).min(3) } else { slot(c) };
         // Every active lane's value taint (what a lane reads that neither gathers nor has lanes
         // of its own to read): not needed by a gather.
         let mut all_t = [Taint::NONE; 16];
         if let (false, Some((rb, true, comps))) = (is_gather, vtaint) {
             for l in set.iter() {
                 for c in 0..comps {
-                    let t = &mut all_t[slot(c)];
+                    let t = &mut all_t[src_slot(l as usize, c)];
                     *t = combine(*t, self.regs.taint[rb + c * lanes + base + l as usize]);
                 }
             }
@@ -416,7 +423,7 @@ impl Wg<'_, '_> {
                 // cluster): one undefined lane does not make the whole subgroup undefined.
                 for k in from.iter() {
                     for c in 0..comps {
-                        let tk = &mut tc[slot(c)];
+                        let tk = &mut tc[src_slot(k as usize, c)];
                         *tk = combine(*tk, self.regs.taint[rb + c * lanes + base + k as usize]);
                     }
                 }
@@ -424,7 +431,7 @@ impl Wg<'_, '_> {
                 tc = all_t;
             }
             for c in 0..rn {
-                self.regs.taint[db + c * lanes + base + l as usize] = combine(t, tc[slot(c)]);
+                self.regs.taint[db + c * lanes + base + l as usize] = combine(t, tc[out_slot(c)]);
             }
         }
     }
