@@ -2538,6 +2538,58 @@ void main() {{\n\
     }
 }
 
+/// GL_KHR_shader_subgroup: for the subgroup min and max, "if <value> is of a vector type, the
+/// operation is performed component-wise across the vector", and "If all <value>s that are used by
+/// the current invocation are NaN, then the result is undefined" — per component, then. In
+/// `v = (l, NaN, NaN in lanes 0–3 else 2·l)` the `y` of every lane is NaN: `subgroupMax(v).y` and
+/// every inclusive `subgroupInclusiveMin(v).y` are undefined; `x` is defined (max 7, inclusive
+/// min 0); `z`'s maximum is 14 (a NaN beside a number gives the number) and its inclusive
+/// minimum undefined in lanes 0–3, whose prefixes are all NaN, and 8 from lane 4 on.
+#[test]
+fn a_subgroup_min_or_max_of_a_vector_is_undefined_only_in_a_component_whose_values_are_all_nan() {
+    let src = format!(
+        "{HEAD}layout(local_size_x = 8) in;\nlayout(binding = 0) buffer B {{ float b[]; }};\n\
+void main() {{\n\
+  uint l = gl_SubgroupInvocationID;\n\
+  float nan = uintBitsToFloat(0x7fc00000u);\n\
+  vec3 v = vec3(float(l), nan, l < 4u ? nan : 2.0 * float(l));\n\
+  vec3 m = subgroupMax(v), s = subgroupInclusiveMin(v);\n\
+  b[l * 6u] = m.x; b[l * 6u + 1u] = m.y; b[l * 6u + 2u] = m.z;\n\
+  b[l * 6u + 3u] = s.x; b[l * 6u + 4u] = s.y; b[l * 6u + 5u] = s.z;\n\
+}}\n"
+    );
+    let r = run_glsl(&src, Mode::Base, 8, [1, 1, 1], &[vec![0; 48]]);
+    let b = &r.buffers[0];
+    let w = u32s(&b.bytes);
+    for l in 0..8usize {
+        let want: [Option<f32>; 6] = [
+            Some(7.0),
+            None,
+            Some(14.0),
+            Some(0.0),
+            None,
+            if l < 4 { None } else { Some(8.0) },
+        ];
+        for (k, want) in want.iter().enumerate() {
+            let at = l * 6 + k;
+            let st = r.status(b.word_taint(at));
+            match want {
+                Some(x) => {
+                    assert_eq!(f32::from_bits(w[at]), *x, "lane {l} word {k}");
+                    assert!(
+                        !matches!(st, WordStatus::Undefined(_)),
+                        "lane {l} word {k}: {st:?}"
+                    );
+                }
+                None => assert!(
+                    matches!(&st, WordStatus::Undefined(why) if why.contains("every value used is NaN")),
+                    "lane {l} word {k}: {st:?}"
+                ),
+            }
+        }
+    }
+}
+
 /// The object bound at (set 0, `binding`).
 fn object_at(k: &Kernel, binding: u32) -> lockstep::spirv::ids::ObjectId {
     let i = k

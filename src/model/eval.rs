@@ -49,6 +49,14 @@ pub trait Sink<E> {
     fn ballot(&mut self, lane: u32, b: Ballot);
     /// An undefined result.
     fn undefined(&mut self, lane: u32, why: Reason);
+    /// A vector result of which only the components in the bit mask `components` are undefined
+    /// (a component-wise min or max whose values are all NaN in those components), `v` holding
+    /// every component; `why` names the first. A sink that keeps one outcome per lane (the
+    /// default) takes the whole lane as undefined.
+    fn partly_undefined(&mut self, lane: u32, v: E, components: u32, why: Reason) {
+        let _ = (v, components);
+        self.undefined(lane, why)
+    }
 }
 
 /// Runs `call` on one subgroup whose active lanes are `active`, with typed lane values `input`
@@ -471,7 +479,14 @@ fn fold<S: Scalar, const N: usize, K: Sink<[S; N]>>(
     };
     let mut emit = |l: u32, v: [S; N]| {
         if nan_check && let Some(c) = v.iter().position(|c| c.is_nan()) {
-            return sink.undefined(l, Reason::AllNaN { component: c as u8 });
+            // GL_KHR_shader_subgroup: min and max are "performed component-wise across the
+            // vector", so only the components whose every value is NaN are undefined.
+            let nan = v
+                .iter()
+                .enumerate()
+                .filter(|(_, x)| x.is_nan())
+                .fold(0u32, |m, (i, _)| m | 1 << i);
+            return sink.partly_undefined(l, v, nan, Reason::AllNaN { component: c as u8 });
         }
         sink.value(l, v)
     };

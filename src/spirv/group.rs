@@ -51,6 +51,17 @@ impl<S: MScalar, const N: usize> Sink<[S; N]> for RegSink<'_> {
     fn undefined(&mut self, lane: u32, why: Reason) {
         self.undefined.push((lane, why));
     }
+    fn partly_undefined(&mut self, lane: u32, v: [S; N], components: u32, _why: Reason) {
+        // The defined components are written; each undefined one is listed with its own
+        // reason, which names it (`taint_undefined` marks that component only).
+        self.value(lane, v);
+        for c in 0..N.min(32) {
+            if components & (1 << c) != 0 {
+                self.undefined
+                    .push((lane, Reason::AllNaN { component: c as u8 }));
+            }
+        }
+    }
 }
 
 impl Wg<'_, '_> {
@@ -261,7 +272,14 @@ impl Wg<'_, '_> {
                     p
                 }
             };
-            for c in 0..rn {
+            // A reason that names a component (a component-wise min or max) marks that one.
+            let comps = match why {
+                Reason::AllNaN { component } if (component as usize) < rn => {
+                    component as usize..component as usize + 1
+                }
+                _ => 0..rn,
+            };
+            for c in comps {
                 let i = db + c * lanes + base + l as usize;
                 self.regs.taint[i] = p | self.regs.taint[i].inexact_part();
             }
