@@ -74,6 +74,25 @@ impl Clone for Flow {
 /// copied at every branch, call and merge).
 pub type PerGroup<T> = smallvec::SmallVec<[T; 8]>;
 
+/// Why a tangle is not pinned down, with the construct where the guarantee was lost.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unpinned {
+    /// an invocation branched there on a value the model does not know: whether it is among the
+    /// invocations executing together is not known
+    Lost(u32),
+    /// control flow diverged there and the reconvergence model in force does not reconverge it
+    Diverged(u32),
+}
+
+impl Unpinned {
+    /// The construct.
+    pub fn construct(self) -> u32 {
+        match self {
+            Unpinned::Lost(c) | Unpinned::Diverged(c) => c,
+        }
+    }
+}
+
 /// Subgroups (and the workgroup) in which some invocation's *path* depends on a value the model
 /// does not know (a branch on an undefined value): every later tangled result there is undefined.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -126,11 +145,25 @@ impl Flow {
     /// `None` if `mode` pins down the set of lanes of subgroup `g` executing here (given what was
     /// `lost`), else the construct where the guarantee was lost.
     pub fn unpinned(&self, mode: Mode, g: usize, lost: &Lost) -> Option<u32> {
-        match mode {
-            Mode::Maximal => lost.sg[g].or(self.amb[g]),
-            Mode::Sucf => lost.sg[g].or(self.sg[g]),
-            Mode::Base => lost.sg[g].or(lost.wg).or(self.wg),
-        }
+        self.unpinned_why(mode, g, lost).map(Unpinned::construct)
+    }
+
+    /// [`Flow::unpinned`], saying why: an invocation's path was lost (a branch on a value the
+    /// model does not know, in the subgroup or — under base reconvergence, whose guarantees are
+    /// the workgroup's — in the workgroup), or control flow diverged where `mode` does not
+    /// reconverge it.
+    pub fn unpinned_why(&self, mode: Mode, g: usize, lost: &Lost) -> Option<Unpinned> {
+        let lost = match mode {
+            Mode::Maximal | Mode::Sucf => lost.sg[g],
+            Mode::Base => lost.sg[g].or(lost.wg),
+        };
+        let diverged = match mode {
+            Mode::Maximal => self.amb[g],
+            Mode::Sucf => self.sg[g],
+            Mode::Base => self.wg,
+        };
+        lost.map(Unpinned::Lost)
+            .or(diverged.map(Unpinned::Diverged))
     }
 
     /// The flow of one part `p` (per subgroup) of a branch of construct `id`.

@@ -696,6 +696,9 @@ pub(crate) struct Wg<'d, 'k> {
     pub(crate) phi_taint: Vec<Taint>,
     pub(crate) any_phi_taint: bool,
     pub(crate) lost: Lost,
+    /// per subgroup, the taint of the undefined value its first lost path branched on (the
+    /// cause a tangle that path leaves unpinned names)
+    pub(crate) lost_cause: Vec<Taint>,
     /// present lanes of each subgroup
     pub(crate) present: Vec<LaneMask>,
     pub(crate) wg_id: [u32; 3],
@@ -774,6 +777,7 @@ impl<'d, 'k> Wg<'d, 'k> {
             windows: HashMap::new(),
             any_phi_taint: false,
             lost: Lost::new(groups),
+            lost_cause: vec![Taint::NONE; groups],
             present: (0..groups).map(|g| d.map.present(g)).collect(),
             wg_id: [0; 3],
             wg_linear: 0,
@@ -817,6 +821,7 @@ impl<'d, 'k> Wg<'d, 'k> {
         self.windows.clear();
         self.steps = 0;
         self.lost = Lost::new(self.groups);
+        self.lost_cause.fill(Taint::NONE);
         self.lost_taint.fill(Taint::NONE);
         self.undefined_branches.fill(0);
         self.decided = false;

@@ -406,6 +406,9 @@ impl Wg<'_, '_> {
                 slot: self.who(s) - 1,
             });
         }
+        if self.lost.sg[g].is_none() {
+            self.lost_cause[g] = taint;
+        }
         self.lost.lose(g, construct);
     }
 

@@ -11,6 +11,7 @@ use crate::model::{
     GatherPlan, LaneArg, LaneMask, Op, OpCall, OpInfo, Reason, Scalar as MScalar, ScalarType, Sink,
     ValueType,
 };
+use crate::reconverge::flow::Unpinned;
 use crate::reconverge::Flow;
 use crate::spirv::error::SpirvError;
 use crate::spirv::exec::Wg;
@@ -114,16 +115,33 @@ impl Wg<'_, '_> {
             // together here (one execution the spec allows, which lost lanes then follow) and
             // marked undefined.
             let unpinned = if op_info.tangled() {
-                flow.unpinned(self.d.cfg.mode, g, &self.lost).map(|c| {
-                    self.prov(
-                        Cause::Subgroup {
-                            op: gi.op,
-                            reason: Reason::UnpinnedTangle { construct: c },
-                        },
-                        loc,
-                        Taint::NONE,
-                    )
-                })
+                flow.unpinned_why(self.d.cfg.mode, g, &self.lost)
+                    .map(|u| match u {
+                        Unpinned::Diverged(c) => self.prov(
+                            Cause::Subgroup {
+                                op: gi.op,
+                                reason: Reason::UnpinnedTangle { construct: c },
+                            },
+                            loc,
+                            Taint::NONE,
+                        ),
+                        // The subgroup's own lost path, else (base reconvergence) the first in
+                        // the workgroup.
+                        Unpinned::Lost(c) => {
+                            let why = Some(self.lost_cause[g])
+                                .filter(|t| !t.is_none())
+                                .or_else(|| self.lost_cause.iter().copied().find(|t| !t.is_none()))
+                                .unwrap_or(Taint::NONE);
+                            self.prov(
+                                Cause::LostTangle {
+                                    op: gi.op,
+                                    construct: c,
+                                },
+                                loc,
+                                why,
+                            )
+                        }
+                    })
             } else {
                 None
             };

@@ -179,6 +179,14 @@ pub enum Cause {
         /// the model's reason
         reason: Reason,
     },
+    /// a subgroup operation whose tangle (the invocations executing it together) depends on a
+    /// branch an invocation took on an undefined value, at `construct` (the parent: that value)
+    LostTangle {
+        /// the operation
+        op: Op,
+        /// header label id of the construct where the branch was
+        construct: u32,
+    },
     /// a subgroup operation whose argument (id, delta, …) is not dynamically uniform where the
     /// spec requires it
     NotUniform {

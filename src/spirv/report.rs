@@ -266,6 +266,16 @@ impl ModelRun {
                 Cause::Subgroup { op: sop, reason } => {
                     let name = &crate::model::info(*sop).glsl;
                     match reason {
+                        // Maximal reconvergence leaves a tangle unpinned only where it says
+                        // nothing (no hint to give).
+                        crate::model::Reason::UnpinnedTangle { construct }
+                            if self.mode == crate::reconverge::Mode::Maximal =>
+                        {
+                            format!(
+                                "{name} {op_at}: the invocations executing it together are not pinned down even under maximal reconvergence (control flow diverged at {})",
+                                self.construct(*construct)
+                            )
+                        }
                         crate::model::Reason::UnpinnedTangle { construct } => format!(
                             "{name} {op_at}: the invocations executing it together are not pinned down under {} reconvergence (control flow diverged at {} without a guaranteed reconvergence); it holds only under {} reconvergence: maximal reconvergence pins it down (SPV_KHR_maximal_reconvergence: `#extension GL_EXT_maximal_reconvergence : require` and `[[maximally_reconverges]]` on main, where the device has shaderMaximalReconvergence)",
                             self.mode,
@@ -275,6 +285,11 @@ impl ModelRun {
                         r => format!("{name} {op_at}: {r}"),
                     }
                 }
+                Cause::LostTangle { op: sop, construct } => format!(
+                    "{} {op_at}: which invocations execute it together depends on a branch on an undefined value at {} (an invocation that branched there may or may not be among them)",
+                    crate::model::info(*sop).glsl,
+                    self.construct(*construct)
+                ),
                 Cause::NotUniform { op: sop, arg } => format!(
                     "{} {op_at}: its {arg} is not dynamically uniform",
                     crate::model::info(*sop).glsl
