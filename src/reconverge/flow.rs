@@ -148,21 +148,19 @@ impl Flow {
         self.unpinned_why(mode, g, lost).map(Unpinned::construct)
     }
 
-    /// [`Flow::unpinned`], saying why: an invocation's path was lost (a branch on a value the
-    /// model does not know, in the subgroup or — under base reconvergence, whose guarantees are
-    /// the workgroup's — in the workgroup), or control flow diverged where `mode` does not
-    /// reconverge it.
+    /// [`Flow::unpinned`], saying why: an invocation of the subgroup is on a lost path (it
+    /// branched on a value the model does not know, and has not come back to a pinned-down
+    /// path), or control flow diverged where `mode` does not reconverge it — under base
+    /// reconvergence, whose guarantees are the workgroup's, that includes a lost path anywhere in
+    /// the workgroup, ended or not (maximal reconvergence would reunite it).
     pub fn unpinned_why(&self, mode: Mode, g: usize, lost: &Lost) -> Option<Unpinned> {
-        let lost = match mode {
-            Mode::Maximal | Mode::Sucf => lost.sg[g],
-            Mode::Base => lost.sg[g].or(lost.wg),
-        };
         let diverged = match mode {
             Mode::Maximal => self.amb[g],
             Mode::Sucf => self.sg[g],
-            Mode::Base => self.wg,
+            Mode::Base => lost.wg.or(self.wg),
         };
-        lost.map(Unpinned::Lost)
+        lost.sg[g]
+            .map(Unpinned::Lost)
             .or(diverged.map(Unpinned::Diverged))
     }
 
