@@ -2367,6 +2367,31 @@ fn elements_are_named_by_variable_member_and_index_at_their_std430_offsets() {
 // none for a packed format, whose components share one word). The offsets follow the layout of an
 // image's bytes (README "Decisions", Images: texels tightly packed, x fastest, a multisampled
 // image's samples innermost — what `vkCmdCopyBufferToImage` reads); layers or depth after rows.
+// Elements are named as the user wrote them. WGSL's `var<storage, read_write> out: array<u32>`
+// is indexed `out[i]`; naga wraps the array in a struct of one unnamed member (the SPIR-V block a
+// runtime array needs), which the user never wrote, so the name skips it: `out[5]`, not
+// `out.member0[5]`. A struct the user declared keeps its members' names (`p.scale`), and in GLSL a
+// block's member is named as declared (`o[2]`).
+#[test]
+fn an_element_of_a_wgsl_storage_array_is_named_as_the_user_indexes_it() {
+    use lockstep::kernel::{compile, SourceLang, SourceOptions};
+    let wgsl = "struct P { scale: f32, n: u32 }\n\
+        @group(0) @binding(0) var<storage, read_write> out: array<u32>;\n\
+        @group(0) @binding(1) var<storage, read_write> p: P;\n\
+        @compute @workgroup_size(1)\n\
+        fn main() { out[0] = p.n; p.scale = 2.0; }\n";
+    let m = compile(wgsl, SourceLang::Wgsl, &SourceOptions::default()).unwrap();
+    let k = decode(&m.words, &DecodeOptions::default()).unwrap();
+    assert_eq!(k.describe(object_at(&k, 0), 20), "out[5]");
+    assert_eq!(k.describe(object_at(&k, 1), 0), "p.scale");
+    assert_eq!(k.describe(object_at(&k, 1), 4), "p.n");
+    let src = "#version 450\nlayout(local_size_x = 1) in;\n\
+        layout(binding = 0) buffer O { uint o[]; };\n\
+        void main() { o[0] = 1u; }\n";
+    let k = decode(&glsl(src, "k.comp"), &DecodeOptions::default()).unwrap();
+    assert_eq!(k.describe(object_at(&k, 0), 8), "o[2]");
+}
+
 // Without a bound extent (a kernel not run) only the texel's index can be given.
 #[test]
 fn texel_components_are_named_by_image_coordinates_sample_and_component() {

@@ -100,15 +100,19 @@ impl VarNames {
                     let Some((i, mo, mt, ml)) = found else {
                         break;
                     };
-                    let name = self
-                        .member_names
-                        .get(&(t, i))
-                        .cloned()
-                        .unwrap_or_else(|| format!("member{i}"));
-                    if path.is_empty() {
-                        path = name;
-                    } else {
-                        path = format!("{path}.{name}");
+                    match self.member_names.get(&(t, i)) {
+                        // The one unnamed member of a named variable's struct: a wrapper the
+                        // compiler made (naga wraps WGSL's `var<storage> out: array<u32>` so),
+                        // which the user indexes as the variable itself — `out[5]`.
+                        None if members.len() == 1 && !path.is_empty() => {}
+                        name => {
+                            let name = name.cloned().unwrap_or_else(|| format!("member{i}"));
+                            if path.is_empty() {
+                                path = name;
+                            } else {
+                                path = format!("{path}.{name}");
+                            }
+                        }
                     }
                     off -= mo as u64;
                     t = mt;
