@@ -1762,3 +1762,78 @@ fn a_bitcast_is_undefined_only_in_the_components_that_take_undefined_bits() {
         assert_undefined(&r, 0, [w(2), w(3), w(6), w(7), w(11)]);
     }
 }
+
+/// SPIR-V OpSelect of two pointers (SPV_KHR_variable_pointers) on an undefined condition: the
+/// pointer is one of the two, which one undefined (GLSL 4.60 §4.3, SPIR-V 2.2.2 "Undefined"), so
+/// an access chain from it, and what a load through that reads, are undefined in that invocation
+/// — even though both buffers hold a defined value there — and only there. Lane 3's condition is
+/// an `OpUndef`; the others pick `a` (values `10 + i`). The chain's index is dynamic.
+#[test]
+fn an_access_chain_from_a_pointer_selected_on_an_undefined_condition_is_undefined_there_only() {
+    let text = "OpCapability Shader
+OpCapability VariablePointersStorageBuffer
+OpExtension \"SPV_KHR_variable_pointers\"
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main \"main\" %lid
+OpExecutionMode %main LocalSize 4 1 1
+OpDecorate %lid BuiltIn LocalInvocationId
+OpDecorate %ua ArrayStride 4
+OpMemberDecorate %U 0 Offset 0
+OpDecorate %U Block
+OpDecorate %out DescriptorSet 0
+OpDecorate %out Binding 0
+OpDecorate %a DescriptorSet 0
+OpDecorate %a Binding 1
+OpDecorate %b DescriptorSet 0
+OpDecorate %b Binding 2
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%bool = OpTypeBool
+%uint = OpTypeInt 32 0
+%v3 = OpTypeVector %uint 3
+%u0 = OpConstant %uint 0
+%u3 = OpConstant %uint 3
+%true = OpConstantTrue %bool
+%ub = OpUndef %bool
+%ua = OpTypeRuntimeArray %uint
+%U = OpTypeStruct %ua
+%pU = OpTypePointer StorageBuffer %U
+%pu = OpTypePointer StorageBuffer %uint
+%pin = OpTypePointer Input %v3
+%lid = OpVariable %pin Input
+%out = OpVariable %pU StorageBuffer
+%a = OpVariable %pU StorageBuffer
+%b = OpVariable %pU StorageBuffer
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%id = OpLoad %v3 %lid
+%i = OpCompositeExtract %uint %id 0
+%is3 = OpIEqual %bool %i %u3
+%c = OpSelect %bool %is3 %ub %true
+%s = OpSelect %pU %c %a %b
+%p = OpAccessChain %pu %s %u0 %i
+%v = OpLoad %uint %p
+%q = OpAccessChain %pu %out %u0 %i
+OpStore %q %v
+OpReturn
+OpFunctionEnd
+";
+    let r = run(
+        &asm(text),
+        vec![
+            bytes_u32(&[0; 4]),
+            bytes_u32(&[10, 11, 12, 13]),
+            bytes_u32(&[20, 21, 22, 23]),
+        ],
+    );
+    let o = u32s(&r.buffers[at(&r, 0)].bytes);
+    let b = &r.buffers[at(&r, 0)];
+    for l in 0..3 {
+        assert_eq!(
+            (o[l], r.status(b.word_taint(l))),
+            (10 + l as u32, WordStatus::Exact),
+            "lane {l}"
+        );
+    }
+    assert_undefined(&r, 0, [3]);
+}
