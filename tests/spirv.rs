@@ -2677,6 +2677,57 @@ void main() {{\n\
     }
 }
 
+/// GL_KHR_shader_subgroup 8.17: `subgroupAll` "returns true if for all active invocations <value>
+/// evaluates to true", `subgroupAny` "… for any active invocation", `subgroupAllEqual` "… <value>
+/// is the same". An undefined value is still some value of its type (SPIR-V 2.2.2, "Undefined"),
+/// so where the defined values decide the vote — a defined `false` for `All`, a defined `true` for
+/// `Any`, two defined values that differ for `AllEqual` (in a component both define; as numbers for
+/// floats) — the result is defined whatever lane 3's undefined value is; where they do not (every
+/// defined vote the same way, every defined value equal) it is undefined.
+#[test]
+fn a_vote_its_defined_values_decide_is_defined_whatever_the_undefined_ones_are() {
+    let src = format!(
+        "{HEAD}#extension GL_KHR_shader_subgroup_vote : require\n\
+layout(local_size_x = 8) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\n\
+void main() {{\n\
+  uint l = gl_SubgroupInvocationID;\n\
+  bool c = l > 1u, t = true;\n\
+  uint x = l, y = 5u;\n\
+  float f = float(l), g = 2.0;\n\
+  if (l == 3u) {{ bool u; c = u; t = u; uint w; x = w; y = w; float h; f = h; g = h; }}\n\
+  uint i = l * 10u;\n\
+  b[i] = uint(subgroupAll(c)); b[i + 1u] = uint(subgroupAny(c));\n\
+  b[i + 2u] = uint(subgroupAllEqual(uvec2(x, l))); b[i + 3u] = uint(subgroupAllEqual(x));\n\
+  b[i + 4u] = uint(subgroupAllEqual(f));\n\
+  b[i + 5u] = uint(subgroupAll(t)); b[i + 6u] = uint(subgroupAny(!t));\n\
+  b[i + 7u] = uint(subgroupAllEqual(y)); b[i + 8u] = uint(subgroupAllEqual(uvec2(y, 1u)));\n\
+  b[i + 9u] = uint(subgroupAllEqual(g));\n\
+}}\n"
+    );
+    let r = run_glsl(&src, Mode::Base, 8, [1, 1, 1], &[vec![0; 80]]);
+    let b = &r.buffers[0];
+    let w = u32s(&b.bytes);
+    for l in 0..8 {
+        // Decided: All(c) false (lanes 0, 1), Any(c) true (lane 2), the AllEquals false (lanes 0
+        // and 1 differ in `x`, `l` and `f`).
+        for (k, want) in [(0, 0), (1, 1), (2, 0), (3, 0), (4, 0)] {
+            assert_eq!(
+                (w[l * 10 + k], r.status(b.word_taint(l * 10 + k))),
+                (want, WordStatus::Exact),
+                "lane {l} word {k}"
+            );
+        }
+        // Not decided: every defined `t` is true, every defined `y` 5, every `g` 2.0.
+        for k in 5..10 {
+            assert!(
+                matches!(r.status(b.word_taint(l * 10 + k)), WordStatus::Undefined(_)),
+                "lane {l} word {k}: {:?}",
+                r.status(b.word_taint(l * 10 + k))
+            );
+        }
+    }
+}
+
 /// The object bound at (set 0, `binding`).
 fn object_at(k: &Kernel, binding: u32) -> lockstep::spirv::ids::ObjectId {
     let i = k

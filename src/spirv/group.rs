@@ -438,6 +438,7 @@ impl Wg<'_, '_> {
                 }
             }
         }
+        let decided = self.vote_decided(gi, set, base);
         for l in set.iter() {
             let t = arg_taint[l as usize] | inexact;
             let mut tc = [Taint::NONE; 16];
@@ -452,6 +453,8 @@ impl Wg<'_, '_> {
                         *tk = combine(*tk, self.regs.taint[rb + c * lanes + base + src as usize]);
                     }
                 }
+            } else if decided {
+                // The defined values decide the vote whatever the undefined ones are.
             } else if let (Some(from), Some((rb, true, comps))) =
                 (value_lanes(call, l, set), vtaint)
             {
@@ -469,6 +472,53 @@ impl Wg<'_, '_> {
             for c in 0..rn {
                 self.regs.taint[db + c * lanes + base + l as usize] = combine(t, tc[out_slot(c)]);
             }
+        }
+    }
+
+    /// Whether the defined values of a vote decide it, whatever the undefined ones are (an
+    /// undefined value is still some value of its type, SPIR-V 2.2.2 "Undefined"):
+    /// GL_KHR_shader_subgroup, `subgroupAll` "returns true if for all active invocations <value>
+    /// evaluates to true" — one defined `false` makes it false; `subgroupAny` "returns true if for
+    /// any active invocation <value> evaluates to true" — one defined `true` makes it true;
+    /// `subgroupAllEqual` "returns true if for all active invocations <value> is the same" — two
+    /// defined values that differ (in a component both define; floats as numbers, neither a NaN
+    /// nor the two zeros) make it false.
+    fn vote_decided(&self, gi: &Group, set: LaneMask, base: usize) -> bool {
+        let Some((r, s, comps)) = gi.value else {
+            return false;
+        };
+        if !matches!(gi.op, Op::All | Op::Any | Op::AllEqual) || !self.regs.dirty(r) {
+            return false;
+        }
+        let (rb, lanes) = (self.regs.base(r), self.lanes);
+        let at = |c: usize, l: u32| rb + c * lanes + base + l as usize;
+        let clean = |c: usize, l: u32| self.regs.taint[at(c, l)].is_none();
+        let val = |c: usize, l: u32| self.regs.vals[at(c, l)];
+        match gi.op {
+            Op::All => set.iter().any(|l| clean(0, l) && val(0, l) & 1 == 0),
+            Op::Any => set.iter().any(|l| clean(0, l) && val(0, l) & 1 == 1),
+            _ => (0..comps as usize).any(|c| {
+                let w = s.bits() as u8;
+                let mut first: Option<u64> = None;
+                set.iter().filter(|&l| clean(c, l)).any(|l| {
+                    let v = val(c, l) & crate::spirv::scalar::mask(w);
+                    let differs = match first {
+                        None => {
+                            first = Some(v);
+                            false
+                        }
+                        Some(f) if s.is_float() => {
+                            let (a, b) = (
+                                crate::spirv::scalar::f_get(w, f),
+                                crate::spirv::scalar::f_get(w, v),
+                            );
+                            !a.is_nan() && !b.is_nan() && a != b
+                        }
+                        Some(f) => f != v,
+                    };
+                    differs
+                })
+            }),
         }
     }
 
