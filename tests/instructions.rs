@@ -1837,3 +1837,41 @@ OpFunctionEnd
     }
     assert_undefined(&r, 0, [3]);
 }
+
+/// SPIR-V OpFNegate: "Inverts the sign bit of Operand" — for every value: `-(-2.5)` is 2.5, the
+/// negation of −0.0 is +0.0 and of +0.0 is −0.0, of a NaN the same NaN with the other sign, of
+/// −∞ +∞; in 32 and 64 bits.
+#[test]
+fn a_float_negation_inverts_the_sign_bit_of_every_value() {
+    let src = "#version 450
+layout(local_size_x = 6) in;
+layout(binding = 0) buffer O { uint o[]; };
+layout(binding = 1) buffer I { float x[]; };
+void main() {
+  uint l = gl_LocalInvocationIndex;
+  o[l] = floatBitsToUint(-x[l]);
+  uvec2 d = unpackDouble2x32(-double(x[l]));
+  o[6u + l] = d.y;
+}
+";
+    let xs: [f32; 6] = [
+        -2.5,
+        2.5,
+        -0.0,
+        0.0,
+        f32::from_bits(0xffc0_0001),
+        f32::NEG_INFINITY,
+    ];
+    let r = run_with(
+        &glsl(src, "neg.comp"),
+        vec![],
+        8,
+        vec![bytes_u32(&[0; 12]), bytes_f32(&xs)],
+    );
+    let o = u32s(&r.buffers[at(&r, 0)].bytes);
+    for (l, x) in xs.iter().enumerate() {
+        assert_eq!(o[l], x.to_bits() ^ 0x8000_0000, "-x[{l}]");
+        // The high word of the double holds its sign in bit 31 (a NaN converted keeps its sign).
+        assert_eq!(o[6 + l] >> 31, (x.to_bits() >> 31) ^ 1, "-double(x[{l}])");
+    }
+}
