@@ -1828,9 +1828,9 @@ OpFunctionEnd
     );
     let o = u32s(&r.buffers[at(&r, 0)].bytes);
     let b = &r.buffers[at(&r, 0)];
-    for l in 0..3 {
+    for (l, &v) in o.iter().enumerate().take(3) {
         assert_eq!(
-            (o[l], r.status(b.word_taint(l))),
+            (v, r.status(b.word_taint(l))),
             (10 + l as u32, WordStatus::Exact),
             "lane {l}"
         );

@@ -2538,7 +2538,7 @@ void main() {{\n\
             (0..32)
                 .filter(|k| {
                     let l = 32 * word + k;
-                    (l as u64) < size && l % 3 == 0
+                    (l as u64) < size && l.is_multiple_of(3)
                 })
                 .fold(0, |a, k| a | 1 << k)
         };

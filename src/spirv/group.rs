@@ -502,7 +502,7 @@ impl Wg<'_, '_> {
                 let mut first: Option<u64> = None;
                 set.iter().filter(|&l| clean(c, l)).any(|l| {
                     let v = val(c, l) & crate::spirv::scalar::mask(w);
-                    let differs = match first {
+                    match first {
                         None => {
                             first = Some(v);
                             false
@@ -515,8 +515,7 @@ impl Wg<'_, '_> {
                             !a.is_nan() && !b.is_nan() && a != b
                         }
                         Some(f) => f != v,
-                    };
-                    differs
+                    }
                 })
             }),
         }
