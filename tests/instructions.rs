@@ -55,6 +55,16 @@ fn asm(text: &str) -> Vec<u32> {
         .words
 }
 
+/// The error decoding refuses [`module`]`("", "", types, body)` with, as text.
+fn refused(types: &str, body: &str) -> String {
+    decode(
+        &asm(&module("", "", types, body)),
+        &DecodeOptions::default(),
+    )
+    .unwrap_err()
+    .to_string()
+}
+
 /// Where the buffer at `binding` is in `r.buffers`.
 fn at(r: &ModelRun, binding: u32) -> usize {
     r.buffers.iter().position(|b| b.binding == binding).unwrap()
@@ -1658,11 +1668,9 @@ fn an_index_into_a_vectors_component_is_refused_naming_it() {
             "%p = OpAccessChain %pu %out %u0 %i\nOpStore %p %e",
         ),
     ] {
-        let words = asm(&module("", "", types, body));
-        let e = decode(&words, &DecodeOptions::default()).unwrap_err();
+        let e = refused(types, body);
         assert!(
-            e.to_string()
-                .contains("index 0 into component 1 of a 3-vector, a scalar"),
+            e.contains("index 0 into component 1 of a 3-vector, a scalar"),
             "{e}"
         );
     }
@@ -1685,11 +1693,9 @@ fn a_modf_or_frexp_struct_of_other_than_two_members_is_refused() {
             "%r = OpExtInst %st %std {f} %half\n%e = OpCompositeExtract %float %r 0\n\
              %b = OpBitcast %uint %e\n%p = OpAccessChain %pu %out %u0 %i\nOpStore %p %b"
         );
-        let words = asm(&module("", "", &types, &body));
-        let e = decode(&words, &DecodeOptions::default()).unwrap_err();
+        let e = refused(&types, &body);
         assert!(
-            e.to_string()
-                .contains("ModfStruct/FrexpStruct result is not a struct of two members"),
+            e.contains("ModfStruct/FrexpStruct result is not a struct of two members"),
             "{f} of {{{members}}}: {e}"
         );
     }
