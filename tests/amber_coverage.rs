@@ -279,6 +279,82 @@ EXPECT o IDX 0 EQ 42
     assert_eq!(statuses(&run_model(&s)), vec![(46, "pass")]);
 }
 
+/// The Workgroup variables beside the aliased blocks keep memory of their own, and their own
+/// record of what was written: `c` written, `d` never (GLSL 4.60 §4.3.8: shared variables have
+/// no initializer — SPIR-V: a Workgroup variable's value is undefined until written), so `d`'s
+/// load is undefined and `c`'s is the 7 stored.
+#[test]
+fn workgroup_variables_beside_aliased_blocks_are_their_own() {
+    let text = r#"#!amber
+SHADER compute k SPIRV-ASM TARGET_ENV spv1.4
+               OpCapability Shader
+               OpCapability WorkgroupMemoryExplicitLayoutKHR
+               OpExtension "SPV_KHR_workgroup_memory_explicit_layout"
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main" %a %b %c %d %out
+               OpExecutionMode %main LocalSize 1 1 1
+               OpDecorate %blk Block
+               OpMemberDecorate %blk 0 Offset 0
+               OpDecorate %arr ArrayStride 4
+               OpDecorate %oblk Block
+               OpMemberDecorate %oblk 0 Offset 0
+               OpDecorate %out DescriptorSet 0
+               OpDecorate %out Binding 0
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+       %uint = OpTypeInt 32 0
+         %u0 = OpConstant %uint 0
+         %u1 = OpConstant %uint 1
+         %u2 = OpConstant %uint 2
+         %u3 = OpConstant %uint 3
+         %u7 = OpConstant %uint 7
+        %u42 = OpConstant %uint 42
+        %blk = OpTypeStruct %uint
+        %arr = OpTypeArray %uint %u3
+       %oblk = OpTypeStruct %arr
+       %pblk = OpTypePointer Workgroup %blk
+      %poblk = OpTypePointer StorageBuffer %oblk
+        %pwg = OpTypePointer Workgroup %uint
+        %psb = OpTypePointer StorageBuffer %uint
+          %a = OpVariable %pblk Workgroup
+          %b = OpVariable %pblk Workgroup
+          %c = OpVariable %pwg Workgroup
+          %d = OpVariable %pwg Workgroup
+        %out = OpVariable %poblk StorageBuffer
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+         %pa = OpAccessChain %pwg %a %u0
+               OpStore %pa %u42
+               OpStore %c %u7
+         %pb = OpAccessChain %pwg %b %u0
+         %vb = OpLoad %uint %pb
+         %vc = OpLoad %uint %c
+         %vd = OpLoad %uint %d
+         %o0 = OpAccessChain %psb %out %u0 %u0
+               OpStore %o0 %vb
+         %o1 = OpAccessChain %psb %out %u0 %u1
+               OpStore %o1 %vc
+         %o2 = OpAccessChain %psb %out %u0 %u2
+               OpStore %o2 %vd
+               OpReturn
+               OpFunctionEnd
+END
+BUFFER o DATA_TYPE uint32 SIZE 3 FILL 0
+PIPELINE compute p
+  ATTACH k
+  BIND BUFFER o AS storage DESCRIPTOR_SET 0 BINDING 0
+END
+RUN p 1 1 1
+EXPECT o IDX 0 EQ 42 7
+EXPECT o IDX 8 EQ 0
+"#;
+    let s = parse(text).unwrap();
+    assert_eq!(
+        statuses(&run_model(&s)),
+        vec![(61, "pass"), (62, "undefined")]
+    );
+}
+
 /// SPIR-V 1.4 OpPtrEqual / OpPtrDiff and OpPtrAccessChain with VariablePointers: pointers are
 /// values (selected, compared, stored in Private variables); OpPtrAccessChain's Element steps
 /// through the array the base points into, backwards too; OpPtrDiff counts elements.
