@@ -286,25 +286,26 @@ impl Wg<'_, '_> {
             self.regs.make_dirty(d);
         }
         let td = self.regs.dirty(d);
-        // Each result component's source components (a range: bits are concatenated in order).
-        let spans: Vec<(usize, usize)> = {
-            let mut starts = Vec::with_capacity(from.len());
+        // Each result component's source components (a range: bits are concatenated in order);
+        // a vector has at most 16 components.
+        let mut spans = [(0usize, 0usize); 16];
+        {
+            let mut starts = [0u32; 16];
             let mut b = 0u32;
-            for sc in from {
-                starts.push(b);
+            for (k, sc) in from.iter().enumerate().take(16) {
+                starts[k] = b;
                 b += sc.bits();
             }
+            let starts = &starts[..from.len().min(16)];
             let mut at = 0u32;
-            to.iter()
-                .map(|sc| {
-                    let end = at + sc.bits();
-                    let first = starts.iter().rposition(|&x| x <= at).unwrap_or(0);
-                    let last = starts.iter().rposition(|&x| x < end).unwrap_or(first);
-                    at = end;
-                    (first, last + 1)
-                })
-                .collect()
-        };
+            for (c, sc) in to.iter().enumerate().take(16) {
+                let end = at + sc.bits();
+                let first = starts.iter().rposition(|&x| x <= at).unwrap_or(0);
+                let last = starts.iter().rposition(|&x| x < end).unwrap_or(first);
+                at = end;
+                spans[c] = (first, last + 1);
+            }
+        }
         let (vals, taint) = (&mut self.regs.vals, &mut self.regs.taint);
         each_lane(set, nl, |s| {
             let mut acc: u128 = 0;
@@ -323,7 +324,7 @@ impl Wg<'_, '_> {
                 vals[db + c * lanes + s] = ((acc >> at) as u64) & mask(sc.bits() as u8);
                 at += sc.bits();
                 if td {
-                    let (lo, hi) = spans[c];
+                    let (lo, hi) = spans[c.min(15)];
                     taint[db + c * lanes + s] = ts[lo.min(15)..hi.min(16)]
                         .iter()
                         .fold(Taint::NONE, |t, &k| combine(t, k));
