@@ -11,7 +11,7 @@
 //! `cargo bench --bench sweep`.
 
 use criterion::Criterion;
-use lockstep::kernel::run::KernelJob;
+use lockstep::kernel::run::{JobBuffer, KernelJob};
 use lockstep::kernel::{load, BufferSpec, SourceOptions};
 use lockstep::model::SubgroupSize;
 use std::path::Path;
@@ -29,7 +29,7 @@ fn job(path: &Path) -> KernelJob {
     for (binding, spec) in [(0, "random:u32:16384:7"), (1, "zeros:u32:16384")] {
         let spec: BufferSpec = spec.parse().expect("a buffer spec");
         job.buffers
-            .push((0, binding, spec.build().expect("a buffer")));
+            .push(JobBuffer::new(0, binding, spec.build().expect("a buffer")));
     }
     job
 }

@@ -18,7 +18,7 @@
 //!
 //! ```
 //! # #[cfg(feature = "glsl")] {
-//! use lockstep::{compile, HostBuffer, KernelJob, SourceLang, SourceOptions};
+//! use lockstep::{compile, HostBuffer, JobBuffer, KernelJob, SourceLang, SourceOptions};
 //! let src = "#version 450
 //! #extension GL_KHR_shader_subgroup_arithmetic : require
 //! layout(local_size_x = 8) in;
@@ -26,7 +26,7 @@
 //! void main() { v[gl_GlobalInvocationID.x] = subgroupAdd(v[gl_GlobalInvocationID.x]); }";
 //! let module = compile(src, SourceLang::Glsl, &SourceOptions::default()).unwrap();
 //! let mut job = KernelJob::new(module);
-//! job.buffers.push((0, 0, HostBuffer::from_slice(&[1u32; 8])));
+//! job.buffers.push(JobBuffer::new(0, 0, HostBuffer::from_slice(&[1u32; 8])));
 //! let report = job.check(8).unwrap();
 //! assert!(report.ok(), "{}", report.text());
 //! // every lane of the one subgroup of 8 holds the sum, 8
@@ -38,14 +38,14 @@
 //!
 //! ```
 //! # #[cfg(feature = "glsl")] {
-//! use lockstep::{compile, HostBuffer, KernelJob, SourceLang, SourceOptions};
+//! use lockstep::{compile, HostBuffer, JobBuffer, KernelJob, SourceLang, SourceOptions};
 //! let src = "#version 450
 //! layout(local_size_x = 8) in;
 //! layout(binding = 0) buffer B { uint v[]; };
 //! void main() { v[0] = gl_LocalInvocationID.x; }";
 //! let module = compile(src, SourceLang::Glsl, &SourceOptions::default()).unwrap();
 //! let mut job = KernelJob::new(module);
-//! job.buffers.push((0, 0, HostBuffer::from_slice(&[0u32; 8])));
+//! job.buffers.push(JobBuffer::new(0, 0, HostBuffer::from_slice(&[0u32; 8])));
 //! let report = job.check(8).unwrap();
 //! assert!(!report.ok());
 //! assert!(report.text().contains("race"), "{}", report.text());
@@ -56,7 +56,7 @@
 //! downstream crate's build free of vulkano; `examples/kernel-test/` is such a crate.
 #![warn(missing_docs)]
 
-pub use kernel::run::{KernelError, KernelJob, Report, Tolerance};
+pub use kernel::run::{JobBuffer, KernelError, KernelJob, Report, Tolerance};
 pub use kernel::{compile, load, HostBuffer, SourceLang, SourceOptions, SpirvModule};
 pub use model::SubgroupSize;
 

@@ -4,7 +4,7 @@
 //! addresses written by the host (`@NAME`). Expected values come from the rules cited at each test.
 #![cfg(feature = "vulkan")]
 use crate::support;
-use lockstep::kernel::run::{KernelJob, Place, Report, Tolerance};
+use lockstep::kernel::run::{JobBuffer, KernelJob, Place, Report, Tolerance};
 use lockstep::kernel::{compile, BufferSpec, HostBuffer, SourceLang, SourceOptions};
 use lockstep::model::SubgroupSize;
 
@@ -30,7 +30,7 @@ fn job(src: &str, bound: &[&str], unbound: &[(&str, &str)], push: Option<&str>) 
     for (i, b) in bound.iter().enumerate() {
         let (h, s) = spec(b);
         refs.push((Place::Bound(i), h.dtype, s.address_refs().to_vec()));
-        job.buffers.push((0, i as u32, h));
+        job.buffers.push(JobBuffer::new(0, i as u32, h));
     }
     for (i, (name, b)) in unbound.iter().enumerate() {
         let (h, s) = spec(b);

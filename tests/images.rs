@@ -6,7 +6,7 @@
 #![cfg(feature = "vulkan")]
 use crate::support;
 use lockstep::amber::{engines::ModelBackend, parse, run_script, Status};
-use lockstep::kernel::run::{KernelJob, Report, Tolerance};
+use lockstep::kernel::run::{JobBuffer, KernelJob, Report, Tolerance};
 use lockstep::kernel::{compile, HostBuffer, SourceLang, SourceOptions};
 use lockstep::model::{ScalarType, SubgroupSize};
 
@@ -19,7 +19,7 @@ fn run(src: &str, buffers: Vec<HostBuffer>, workgroups: [u32; 3]) -> Out {
     let module = compile(src, SourceLang::Glsl, &SourceOptions::default()).unwrap();
     let mut job = KernelJob::new(module);
     for (i, b) in buffers.into_iter().enumerate() {
-        job.buffers.push((0, i as u32, b));
+        job.buffers.push(JobBuffer::new(0, i as u32, b));
     }
     job.workgroups = workgroups;
     let model = job.run_model(SubgroupSize::new(8).unwrap(), None).unwrap();
@@ -367,7 +367,8 @@ fn an_image_given_as_an_array_of_the_wrong_shape_is_refused_naming_the_layout() 
         void main() { imageStore(img, ivec2(0), vec4(0)); }\n";
     let module = compile(src, SourceLang::Glsl, &SourceOptions::default()).unwrap();
     let mut job = KernelJob::new(module);
-    job.buffers.push((0, 0, zeros(ScalarType::U8, &[16])));
+    job.buffers
+        .push(JobBuffer::new(0, 0, zeros(ScalarType::U8, &[16])));
     let e = job
         .run_model(SubgroupSize::new(8).unwrap(), None)
         .err()
@@ -457,11 +458,16 @@ fn storage_images_on_the_device_agree_with_every_value_the_model_defines() {
           if (p == ivec2(0)) { size = ivec4(imageSize(src), imageSize(f), 0); } }\n";
     let module = compile(src, SourceLang::Glsl, &SourceOptions::default()).unwrap();
     let mut job = KernelJob::new(module);
-    job.buffers.push((0, 0, series_u8(&[8, 8, 4])));
-    job.buffers.push((0, 1, zeros(ScalarType::U8, &[8, 8, 4])));
-    job.buffers.push((0, 2, zeros(ScalarType::U32, &[1, 2])));
-    job.buffers.push((0, 3, zeros(ScalarType::F32, &[8, 4])));
-    job.buffers.push((0, 4, zeros(ScalarType::I32, &[4])));
+    job.buffers
+        .push(JobBuffer::new(0, 0, series_u8(&[8, 8, 4])));
+    job.buffers
+        .push(JobBuffer::new(0, 1, zeros(ScalarType::U8, &[8, 8, 4])));
+    job.buffers
+        .push(JobBuffer::new(0, 2, zeros(ScalarType::U32, &[1, 2])));
+    job.buffers
+        .push(JobBuffer::new(0, 3, zeros(ScalarType::F32, &[8, 4])));
+    job.buffers
+        .push(JobBuffer::new(0, 4, zeros(ScalarType::I32, &[4])));
     job.workgroups = [2, 2, 1];
     let (device, r) = on_device(&ctx, &job);
     let mismatches: usize = r.buffers.iter().map(|b| b.mismatches).sum();
@@ -544,7 +550,7 @@ fn a_texel_buffer_without_a_format_takes_the_format_of_its_binding() {
     let module = compile(src, SourceLang::Glsl, &SourceOptions::default()).unwrap();
     let mut job = KernelJob::new(module);
     for (binding, b) in bufs().into_iter().enumerate() {
-        job.buffers.push((0, binding as u32, b));
+        job.buffers.push(JobBuffer::new(0, binding as u32, b));
     }
     let (device, r) = on_device(&ctx, &job);
     assert!(r.ok(), "{}", findings(&r));

@@ -1225,7 +1225,7 @@ void main() { uint i = gl_GlobalInvocationID.x; v[i] = vec3(float(i)); }
     let oob = |shape: &[usize]| {
         let mut job = KernelJob::new(module.clone());
         let n: usize = shape.iter().product();
-        job.buffers.push((
+        job.buffers.push(JobBuffer::new(
             0,
             0,
             HostBuffer::from_values(shape, &vec![0f32; n]).unwrap(),
@@ -1276,7 +1276,8 @@ void main() { v[0] = p.a + p.b; }
     let module = compile(src, SourceLang::Glsl, &SourceOptions::default()).unwrap();
     let run = |push: &[u32]| {
         let mut job = KernelJob::new(module.clone());
-        job.buffers.push((0, 0, HostBuffer::from_slice(&[0u32])));
+        job.buffers
+            .push(JobBuffer::new(0, 0, HostBuffer::from_slice(&[0u32])));
         job.push = Some(HostBuffer::from_slice(push));
         match job.run_model(SubgroupSize::new(4).unwrap(), None) {
             Ok(m) => Ok(m.run.buffers[0].bytes[..4].to_vec()),
@@ -1337,7 +1338,7 @@ void main() {
     let module = compile(src, SourceLang::Glsl, &SourceOptions::default()).unwrap();
     let mut job = KernelJob::new(module);
     job.buffers
-        .push((0, 0, HostBuffer::from_slice(&[0u32; 12])));
+        .push(JobBuffer::new(0, 0, HostBuffer::from_slice(&[0u32; 12])));
     for (id, v) in [
         "true",
         "-3",

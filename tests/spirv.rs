@@ -3801,8 +3801,8 @@ fn a_divergent_switch_sends_each_lane_to_its_case_and_pins_a_case_one_value_reac
 // Bad input gets one clear error naming what is missing: a run given no buffer for a binding
 // the module declares names the set, the binding (and the element of an array of buffers), the
 // variable, its size, and the `--buffer` flag that gives it (`SET.` before the binding outside
-// set 0) — or, for an array of buffers, which `--buffer` cannot bind, the Amber command that
-// does; an image's name says it is one, not a sampler.
+// set 0, `[ELEMENT]` after it for an element of an array of buffers); an image's name says it is
+// one, not a sampler.
 #[test]
 fn a_run_without_a_buffer_the_module_declares_names_the_binding_and_the_flag() {
     let k = decode(
@@ -3842,9 +3842,8 @@ fn a_run_without_a_buffer_the_module_declares_names_the_binding_and_the_flag() {
     let e = err(&[a, b0]);
     assert!(
         e.contains(
-            "no buffer for set 1 binding 2 element 1 (bs[1], one of an array of 2 descriptors)"
-        ) && e.contains("binds one buffer per binding")
-            && e.contains("BIND BUFFER_ARRAY B0 B1 … AS storage DESCRIPTOR_SET 1 BINDING 2"),
+            "no buffer for set 1 binding 2 (bs[1], element 1 of an array of 2 descriptors, 16 bytes)"
+        ) && e.contains("give one with --buffer 1.2[1]=SPEC"),
         "{e}"
     );
     // An array of one descriptor is one buffer at its binding: `--buffer` binds it.

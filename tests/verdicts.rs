@@ -3,7 +3,7 @@
 //! undefined — for a divergent barrier, an out-of-bounds write, a race, and a clean kernel.
 #![cfg(feature = "vulkan")]
 use lockstep::amber::{engines::ModelBackend, parse, run_script, Status};
-use lockstep::kernel::run::{KernelJob, Tolerance};
+use lockstep::kernel::run::{JobBuffer, KernelJob, Tolerance};
 use lockstep::kernel::{compile, HostBuffer, SourceLang, SourceOptions};
 use lockstep::model::SubgroupSize;
 
@@ -13,7 +13,8 @@ const N: usize = 8;
 fn run_verdicts(src: &str) -> Vec<bool> {
     let module = compile(src, SourceLang::Glsl, &SourceOptions::default()).unwrap();
     let mut job = KernelJob::new(module);
-    job.buffers.push((0, 0, HostBuffer::from_slice(&[0u32; N])));
+    job.buffers
+        .push(JobBuffer::new(0, 0, HostBuffer::from_slice(&[0u32; N])));
     let model = job.run_model(SubgroupSize::new(4).unwrap(), None).unwrap();
     let r = &model.run;
     let out = &r.buffers[0];
@@ -121,7 +122,8 @@ fn a_device_value_that_differs_from_a_defined_one_is_a_mismatch_naming_the_eleme
     let src = "#version 450\nlayout(local_size_x = 8) in;\nlayout(binding = 0) buffer B { uint b[]; };\nvoid main() { b[gl_LocalInvocationID.x] = gl_LocalInvocationID.x; }\n";
     let module = compile(src, SourceLang::Glsl, &SourceOptions::default()).unwrap();
     let mut job = KernelJob::new(module);
-    job.buffers.push((0, 0, HostBuffer::from_slice(&[0u32; N])));
+    job.buffers
+        .push(JobBuffer::new(0, 0, HostBuffer::from_slice(&[0u32; N])));
     let model = job.run_model(SubgroupSize::new(4).unwrap(), None).unwrap();
     let bytes = |v: &[u32]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
     let mut dev: Vec<u32> = (0..N as u32).collect();
@@ -156,8 +158,10 @@ fn values_an_atomic_returned_are_order_dependent_and_its_final_value_exact() {
     let src = "#version 450\nlayout(local_size_x = 8) in;\nlayout(binding = 0) buffer B { uint b[]; };\nlayout(binding = 1) buffer C { uint c; };\nvoid main() { b[gl_LocalInvocationID.x] = atomicAdd(c, 1u); }\n";
     let module = compile(src, SourceLang::Glsl, &SourceOptions::default()).unwrap();
     let mut job = KernelJob::new(module);
-    job.buffers.push((0, 0, HostBuffer::from_slice(&[0u32; N])));
-    job.buffers.push((0, 1, HostBuffer::from_slice(&[0u32])));
+    job.buffers
+        .push(JobBuffer::new(0, 0, HostBuffer::from_slice(&[0u32; N])));
+    job.buffers
+        .push(JobBuffer::new(0, 1, HostBuffer::from_slice(&[0u32])));
     let model = job.run_model(SubgroupSize::new(4).unwrap(), None).unwrap();
     let r = job.compare(&model, None, Tolerance::default());
     let counts = |b: usize| {
@@ -235,7 +239,8 @@ fn fail_policy(
     let mut job = KernelJob::new(module);
     job.workgroups = workgroups;
     for (i, b) in buffers.iter().enumerate() {
-        job.buffers.push((0, i as u32, HostBuffer::from_slice(b)));
+        job.buffers
+            .push(JobBuffer::new(0, i as u32, HostBuffer::from_slice(b)));
     }
     let model = job.run_model(SubgroupSize::new(4).unwrap(), None).unwrap();
     let mut report = job.compare(&model, None, Tolerance::default());

@@ -2,7 +2,7 @@
 //! Vulkan device, every buffer element compared or explained.
 
 use crate::cli::{CliError, EXIT_MISMATCH};
-use crate::kernel::run::{KernelError, KernelJob, Tolerance};
+use crate::kernel::run::{JobBuffer, KernelError, KernelJob, Tolerance};
 use crate::kernel::{write_npy, BindingSpec, BufferSpec, HostBuffer, SourceOptions, TargetEnv};
 use crate::model::{LaneOrder, SubgroupSize};
 use crate::reconverge::Mode;
@@ -23,7 +23,8 @@ pub struct RunArgs {
     /// workgroup counts: X, X,Y or X,Y,Z
     #[arg(long, default_value = "1,1,1")]
     pub workgroups: String,
-    /// a buffer: BINDING=SPEC or SET.BINDING=SPEC, or NAME=SPEC for one with no descriptor that
+    /// a buffer: BINDING=SPEC or SET.BINDING=SPEC (BINDING[K]=SPEC or SET.BINDING[K]=SPEC for
+    /// element K of an array of descriptors), or NAME=SPEC for one with no descriptor that
     /// the kernel reaches through its device address (buffer references); SPEC is a .npy file,
     /// zeros:T:N, fill:T:N:V, series:T:N, random:T:N:SEED or values:T:V,V,…, where a value
     /// @NAME, @BINDING or @NAME+BYTES is that buffer's device address (u64; .lo/.hi halves in
@@ -217,11 +218,16 @@ fn add_buffers(job: &mut KernelJob, buffers: &[String], refs: &mut Refs) -> Resu
         if job
             .buffers
             .iter()
-            .any(|(s, n, _)| *s == spec.set && *n == spec.binding)
+            .any(|j| j.at(spec.set, spec.binding, spec.element))
         {
             return Err(CliError::usage(format!(
-                "--buffer {b}: set {} binding {} is given twice",
-                spec.set, spec.binding
+                "--buffer {b}: set {} binding {}{} is given twice",
+                spec.set,
+                spec.binding,
+                match spec.element {
+                    0 => String::new(),
+                    k => format!(" element {k}"),
+                }
             )));
         }
         let host = spec
@@ -234,7 +240,8 @@ fn add_buffers(job: &mut KernelJob, buffers: &[String], refs: &mut Refs) -> Resu
             spec.spec.address_refs().to_vec(),
             format!("--buffer {b}"),
         ));
-        job.buffers.push((spec.set, spec.binding, host));
+        job.buffers
+            .push(JobBuffer::new(spec.set, spec.binding, host).element(spec.element));
     }
     Ok(())
 }
@@ -443,24 +450,25 @@ pub fn run(a: &RunArgs, argv: &[String]) -> Result<String, CliError> {
         let all = job
             .buffers
             .iter()
-            .map(|(set, binding, host)| {
-                let name = if *set == 0 {
-                    format!("{binding}")
-                } else {
-                    format!("{set}.{binding}")
+            .map(|jb| {
+                let mut name = match jb.set {
+                    0 => format!("{}", jb.binding),
+                    set => format!("{set}.{}", jb.binding),
                 };
-                (*set, *binding, host, name)
+                if job.label(jb).ends_with(']') {
+                    name += &format!("[{}]", jb.element);
+                }
+                (jb.set, jb.binding, jb.element, &jb.host, name)
             })
             .chain(job.unbound.iter().enumerate().map(|(i, (name, host))| {
-                (crate::spirv::UNBOUND_SET, i as u32, host, name.clone())
+                (crate::spirv::UNBOUND_SET, i as u32, 0, host, name.clone())
             }));
-        for (i, (set, binding, host, name)) in all.enumerate() {
-            let (set, binding) = (&set, &binding);
+        for (i, (set, binding, element, host, name)) in all.enumerate() {
             if let Some(b) = model
                 .run
                 .buffers
                 .iter()
-                .find(|b| b.set == *set && b.binding == *binding)
+                .find(|b| (b.set, b.binding, b.element) == (set, binding, element))
             {
                 let h = HostBuffer::new(host.dtype, host.shape.clone(), b.bytes.clone())
                     .map_err(CliError::internal)?;
@@ -767,7 +775,8 @@ fn size_differences(
     let mut differs: Vec<String> = Vec::new();
     let ok_runs: Vec<&SizeRun> = runs.iter().filter(|r| r.report.is_some()).collect();
     if ok_runs.len() > 1 {
-        for (bi, (set, binding, host)) in job.buffers.iter().enumerate() {
+        for (bi, jb) in job.buffers.iter().enumerate() {
+            let host = &jb.host;
             let Some((_, d0, unit)) = ok_runs[0].defined.get(bi) else {
                 continue;
             };
@@ -816,13 +825,13 @@ fn size_differences(
             let object = kernel
                 .objects
                 .iter()
-                .position(|o| o.binding == Some((*set, *binding)))
+                .position(|o| o.binding == Some((jb.set, jb.binding)) && o.element == jb.element)
                 .map(|i| crate::spirv::inst::ObjectId::new(i as u32))
                 .unwrap_or_default();
             differs.push(format!(
                 "{} ({}) is defined at every size but holds {} — {} element{}; a kernel written for one subgroup size",
                 kernel.describe(object, (elem * es) as u64),
-                if *set == 0 { format!("binding {binding}") } else { format!("binding {set}.{binding}") },
+                job.label(jb),
                 by_value
                     .iter()
                     .map(|(v, sz)| format!("{v} at size{} {}", if sz.len() == 1 { "" } else { "s" }, sz.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", ")))

@@ -8,23 +8,24 @@ use crate::model::ScalarType;
 use crate::spirv;
 
 impl KernelJob {
-    /// Where `target` (`1`, `0.2`: a binding; else the name of an unbound buffer) is among the
+    /// Where `target` (`1`, `0.2`, `0.2[1]`: a descriptor; else the name of an unbound buffer) is among the
     /// job's buffers.
     pub fn place_of(&self, target: &str) -> Result<Place, KernelError> {
-        let num = |t: &str| t.trim().parse::<u32>().ok();
-        let binding = match target.split_once('.') {
-            Some((a, b)) => num(a).zip(num(b)),
-            None => num(target).map(|b| (0, b)),
-        };
-        if let Some((set, binding)) = binding {
+        let binding = crate::kernel::buffers::descriptor_slot(target);
+        if let Some((set, binding, element)) = binding {
             return self
                 .buffers
                 .iter()
-                .position(|(s, b, _)| (*s, *b) == (set, binding))
+                .position(|b| (b.set, b.binding, b.element) == (set, binding, element))
                 .map(Place::Bound)
                 .ok_or_else(|| {
                     KernelError::Input(format!(
-                        "@{target}: no buffer is given for set {set} binding {binding}"
+                        "@{target}: no buffer is given for set {set} binding {binding}{}",
+                        if element > 0 {
+                            format!(" element {element}")
+                        } else {
+                            String::new()
+                        }
                     ))
                 });
         }
@@ -72,7 +73,7 @@ impl KernelJob {
         let sizes: Vec<u64> = places
             .iter()
             .map(|p| match p {
-                Place::Bound(i) => self.buffers[*i].2.bytes.len() as u64,
+                Place::Bound(i) => self.buffers[*i].host.bytes.len() as u64,
                 Place::Unbound(i) => self.unbound[*i].1.bytes.len() as u64,
                 Place::Push => 0,
             })

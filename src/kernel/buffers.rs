@@ -670,7 +670,8 @@ impl fmt::Display for BufferSpec {
     }
 }
 
-/// A buffer bound to a descriptor: `BINDING=SPEC` (set 0) or `SET.BINDING=SPEC`.
+/// A buffer bound to a descriptor: `BINDING=SPEC` (set 0) or `SET.BINDING=SPEC`, and for an
+/// element of an array of descriptors `BINDING[ELEMENT]=SPEC` or `SET.BINDING[ELEMENT]=SPEC`.
 ///
 /// ```
 /// use lockstep::kernel::{BindingSpec, BufferSpec};
@@ -678,6 +679,7 @@ impl fmt::Display for BufferSpec {
 /// assert_eq!((b.set, b.binding), (1, 2));
 /// assert!(matches!(b.spec, BufferSpec::Zeros { .. }));
 /// assert_eq!("3=in.npy".parse::<BindingSpec>().unwrap().set, 0);
+/// assert_eq!("0.1[2]=zeros:u32:4".parse::<BindingSpec>().unwrap().element, 2);
 /// assert!("x=zeros:u32:16".parse::<BindingSpec>().is_err());
 /// ```
 #[derive(Clone, Debug, PartialEq)]
@@ -686,8 +688,37 @@ pub struct BindingSpec {
     pub set: u32,
     /// binding within the set
     pub binding: u32,
+    /// the element of an array of descriptors (`[K]`; 0 when not given)
+    pub element: u32,
     /// what the buffer holds
     pub spec: BufferSpec,
+}
+
+/// A descriptor as the command line names it: `BINDING`, `SET.BINDING`, `BINDING[ELEMENT]` or
+/// `SET.BINDING[ELEMENT]` (set and element 0 when not given), unsigned integers.
+///
+/// ```
+/// use lockstep::kernel::buffers::descriptor_slot;
+/// assert_eq!(descriptor_slot("3"), Some((0, 3, 0)));
+/// assert_eq!(descriptor_slot("1.2[5]"), Some((1, 2, 5)));
+/// assert_eq!(descriptor_slot("2[1]"), Some((0, 2, 1)));
+/// assert_eq!(descriptor_slot("2[]"), None);
+/// assert_eq!(descriptor_slot("x"), None);
+/// ```
+pub fn descriptor_slot(t: &str) -> Option<(u32, u32, u32)> {
+    let num = |t: &str| t.trim().parse::<u32>().ok();
+    let (t, element) = match t.trim().strip_suffix(']') {
+        Some(rest) => {
+            let (t, k) = rest.split_once('[')?;
+            (t, num(k)?)
+        }
+        None => (t, 0),
+    };
+    let (set, binding) = match t.split_once('.') {
+        Some((a, b)) => (num(a)?, num(b)?),
+        None => (0, num(t)?),
+    };
+    Some((set, binding, element))
 }
 
 impl FromStr for BindingSpec {
@@ -698,22 +729,18 @@ impl FromStr for BindingSpec {
             given: s.to_string(),
             rule: rule.to_string(),
         };
-        let (target, spec) = s
-            .split_once('=')
-            .ok_or_else(|| err("expected BINDING=SPEC or SET.BINDING=SPEC"))?;
-        let num = |t: &str| t.trim().parse::<u32>().ok();
-        let (set, binding) = match target.split_once('.') {
-            Some((a, b)) => (num(a), num(b)),
-            None => (Some(0), num(target)),
-        };
-        let (Some(set), Some(binding)) = (set, binding) else {
+        let (target, spec) = s.split_once('=').ok_or_else(|| {
+            err("expected BINDING=SPEC, SET.BINDING=SPEC or SET.BINDING[ELEMENT]=SPEC")
+        })?;
+        let Some((set, binding, element)) = descriptor_slot(target) else {
             return Err(err(
-                "the part before '=' must be BINDING or SET.BINDING, unsigned integers",
+                "the part before '=' must be BINDING, SET.BINDING, BINDING[ELEMENT] or SET.BINDING[ELEMENT], unsigned integers",
             ));
         };
         Ok(BindingSpec {
             set,
             binding,
+            element,
             spec: spec.parse()?,
         })
     }
@@ -721,7 +748,11 @@ impl FromStr for BindingSpec {
 
 impl fmt::Display for BindingSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}.{}={}", self.set, self.binding, self.spec)
+        write!(f, "{}.{}", self.set, self.binding)?;
+        if self.element > 0 {
+            write!(f, "[{}]", self.element)?;
+        }
+        write!(f, "={}", self.spec)
     }
 }
 

@@ -8,25 +8,25 @@
 //! last elements lie past the end of the buffer. The out-of-bounds finding then says so, and how to
 //! pad.
 
-use crate::kernel::buffers::{element_size, HostBuffer};
+use crate::kernel::buffers::element_size;
+use crate::kernel::run::JobBuffer;
 use crate::spirv::{Finding, Kernel};
 
 /// When `object` — the variable an out-of-bounds access went through — is a bound block ending
 /// in a runtime array, and its buffer is given as rows (an array of two or more dimensions) whose
 /// last dimension is shorter than the array's stride: what the stride is, what the rows are, and
 /// the shape that would fit.
-pub(crate) fn row_stride_hint(
-    k: &Kernel,
-    object: usize,
-    buffers: &[(u32, u32, HostBuffer)],
-) -> Option<String> {
+pub(crate) fn row_stride_hint(k: &Kernel, object: usize, buffers: &[JobBuffer]) -> Option<String> {
     let o = k.objects.get(object)?;
     if o.image.is_some() {
         return None;
     }
     let (offset, stride) = o.runtime_array?;
     let slot = o.binding?;
-    let (_, _, b) = buffers.iter().find(|(s, n, _)| (*s, *n) == slot)?;
+    let b = &buffers
+        .iter()
+        .find(|b| (b.set, b.binding, b.element) == (slot.0, slot.1, o.element))?
+        .host;
     let (&cols, outer) = b.shape.split_last()?;
     if outer.is_empty() {
         return None;
@@ -50,12 +50,7 @@ pub(crate) fn row_stride_hint(
 }
 
 /// A finding's explanation, with [`row_stride_hint`]'s hint in parentheses where it applies.
-pub(crate) fn with_hint(
-    why: String,
-    f: &Finding,
-    k: &Kernel,
-    buffers: &[(u32, u32, HostBuffer)],
-) -> String {
+pub(crate) fn with_hint(why: String, f: &Finding, k: &Kernel, buffers: &[JobBuffer]) -> String {
     match f {
         Finding::OutOfBounds {
             object,

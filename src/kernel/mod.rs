@@ -19,5 +19,6 @@ pub use buffers::{
     element_size, read_npy, write_npy, AddressRef, BindingSpec, BufferError, BufferSpec,
     HostBuffer, MAX_BUFFER_BYTES,
 };
+pub use run::JobBuffer;
 pub use source::{compile, load, SourceError, SourceLang, SourceOptions, SpirvModule, TargetEnv};
 pub use tolerance::Tolerance;

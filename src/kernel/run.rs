@@ -4,7 +4,7 @@
 //! is undefined, order-dependent or racy.
 //!
 //! ```
-//! use lockstep::kernel::{run::{KernelJob, Tolerance}, HostBuffer, SpirvModule, SourceLang, TargetEnv};
+//! use lockstep::kernel::{run::{JobBuffer, KernelJob, Tolerance}, HostBuffer, SpirvModule, SourceLang, TargetEnv};
 //! use lockstep::model::SubgroupSize;
 //! // The compiled example kernel: b[gl_GlobalInvocationID.x] = gl_SubgroupInvocationID.
 //! let module = SpirvModule {
@@ -13,7 +13,7 @@
 //! };
 //! let mut job = KernelJob::new(module);
 //! job.workgroups = [2, 1, 1];
-//! job.buffers.push((0, 0, HostBuffer::from_slice(&[0u32; 16])));
+//! job.buffers.push(JobBuffer::new(0, 0, HostBuffer::from_slice(&[0u32; 16])));
 //! let model = job.run_model(SubgroupSize::new(4).unwrap(), None).unwrap();
 //! // Model only (a device run would pass `Some(&device_bytes)`):
 //! let report = job.compare(&model, None, Tolerance::default());
@@ -55,6 +55,56 @@ pub enum KernelError {
     Device(String),
 }
 
+/// A buffer bound to a descriptor: its set, binding and element of an array of descriptors, and
+/// its contents.
+///
+/// ```
+/// use lockstep::kernel::{run::JobBuffer, HostBuffer};
+/// let b = JobBuffer::new(0, 1, HostBuffer::from_slice(&[0u32; 4]));
+/// assert_eq!((b.set, b.binding, b.element), (0, 1, 0));
+/// // `layout(binding = 1) buffer B { uint d[]; } bufs[3];`: element 2 of binding 1
+/// let e = JobBuffer::new(0, 1, HostBuffer::from_slice(&[0u32; 4])).element(2);
+/// assert_eq!(e.element, 2);
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct JobBuffer {
+    /// descriptor set
+    pub set: u32,
+    /// binding within the set
+    pub binding: u32,
+    /// the element of an array of descriptors at this binding (0 for a plain binding)
+    pub element: u32,
+    /// the contents
+    pub host: HostBuffer,
+}
+
+impl JobBuffer {
+    /// A buffer for (`set`, `binding`), element 0.
+    pub fn new(set: u32, binding: u32, host: HostBuffer) -> JobBuffer {
+        JobBuffer {
+            set,
+            binding,
+            element: 0,
+            host,
+        }
+    }
+
+    /// The same buffer at element `element` of an array of descriptors.
+    pub fn element(self, element: u32) -> JobBuffer {
+        JobBuffer { element, ..self }
+    }
+
+    /// Whether it is bound at (`set`, `binding`, `element`).
+    pub fn at(&self, set: u32, binding: u32, element: u32) -> bool {
+        (self.set, self.binding, self.element) == (set, binding, element)
+    }
+
+    /// Its descriptor in the command line's words: `binding 1`, `binding 2.1`, `binding 1[3]`.
+    pub fn name(&self) -> String {
+        descriptor_name(self.set, self.binding, self.element)
+    }
+}
+
 /// Everything one dispatch of a kernel needs.
 #[derive(Clone, Debug)]
 pub struct KernelJob {
@@ -62,8 +112,8 @@ pub struct KernelJob {
     pub module: SpirvModule,
     /// entry point (default: the module's only compute entry point, or `main`)
     pub entry: Option<String>,
-    /// buffers: (descriptor set, binding, contents)
-    pub buffers: Vec<(u32, u32, HostBuffer)>,
+    /// buffers bound to descriptors: where each is bound, and its contents
+    pub buffers: Vec<JobBuffer>,
     /// push constants
     pub push: Option<HostBuffer>,
     /// specialization constants: SpecId and the value as text (typed by the module)
@@ -100,6 +150,21 @@ pub struct KernelJob {
     /// array of descriptors, a window of a buffer several descriptors share, bytes an earlier
     /// dispatch left undefined, an image's extent and format, a combined image's sampler)
     pub(crate) descriptors: Vec<BufferInput>,
+}
+
+impl KernelJob {
+    /// How reports name buffer `b`: with its element (`binding 1[0]`) where another buffer of the
+    /// job is bound at the same binding (an array of descriptors), else as [`JobBuffer::name`].
+    pub(crate) fn label(&self, b: &JobBuffer) -> String {
+        let array = self
+            .buffers
+            .iter()
+            .any(|o| (o.set, o.binding) == (b.set, b.binding) && o.element != b.element);
+        match array {
+            true => format!("{}[{}]", binding_name(b.set, b.binding), b.element),
+            false => b.name(),
+        }
+    }
 }
 
 /// A device run's buffers (bound ones, then unbound ones) and the device addresses the
@@ -205,11 +270,12 @@ impl KernelJob {
             .buffers
             .iter()
             .enumerate()
-            .map(|(i, (set, binding, b))| {
+            .map(|(i, jb)| {
+                let b = &jb.host;
                 let bound = kernel
                     .objects
                     .iter()
-                    .find(|o| o.binding == Some((*set, *binding)))
+                    .find(|o| o.binding == Some((jb.set, jb.binding)) && o.element == jb.element)
                     .and_then(|o| o.image.as_ref())
                     .map(|t| {
                         let t = bound_image_type(t, b)?;
@@ -217,25 +283,22 @@ impl KernelJob {
                     })
                     .transpose()
                     .map_err(|e: String| {
-                        KernelError::Input(format!(
-                            "--buffer {}: {e}",
-                            binding_name(*set, *binding)
-                        ))
+                        KernelError::Input(format!("--buffer {}: {e}", jb.name()))
                     })?;
                 let (image, format) = match bound {
                     Some((e, t)) => (Some(e), Some(t.format)),
                     None => (None, None),
                 };
                 Ok(BufferInput {
-                    set: *set,
-                    binding: *binding,
+                    set: jb.set,
+                    binding: jb.binding,
                     bytes: self.patched(Place::Bound(i), &b.bytes, &bases)?,
                     undefined: Vec::new(),
-                    element: 0,
+                    element: jb.element,
                     image,
                     alias_of: None,
                     format,
-                    sampler: self.sampler_at(*set, *binding),
+                    sampler: self.sampler_at(jb.set, jb.binding),
                     window: None,
                 })
             })
@@ -246,7 +309,7 @@ impl KernelJob {
             if !self
                 .buffers
                 .iter()
-                .any(|(s, b, _)| (s, b) == (set, binding))
+                .any(|b| (b.set, b.binding) == (*set, *binding))
             {
                 inputs.push(BufferInput {
                     set: *set,
@@ -324,33 +387,34 @@ impl KernelJob {
         let mut verdicts = crate::spirv::report::Verdicts::new(r);
         // Bound buffers, then those without a descriptor (at UNBOUND_SET, by index): the order
         // of the device's buffers.
-        let all: Vec<(u32, u32, &HostBuffer, String)> = self
+        let all: Vec<(u32, u32, u32, &HostBuffer, String)> = self
             .buffers
             .iter()
-            .map(|(s, b, h)| (*s, *b, h, binding_name(*s, *b)))
+            .map(|b| (b.set, b.binding, b.element, &b.host, self.label(b)))
             .chain(self.unbound.iter().enumerate().map(|(i, (name, h))| {
                 (
                     spirv::UNBOUND_SET,
                     i as u32,
+                    0,
                     h,
                     format!("buffer {name} (no descriptor)"),
                 )
             }))
             .collect();
-        for (bi, (set, binding, host, label)) in all.iter().enumerate() {
-            let (set, binding, host) = (set, binding, *host);
+        for (bi, &(set, binding, element, host, ref label)) in all.iter().enumerate() {
             let Some(out) = r
                 .buffers
                 .iter()
-                .find(|b| b.set == *set && b.binding == *binding)
+                .find(|b| (b.set, b.binding, b.element) == (set, binding, element))
             else {
                 continue;
             };
             let es = element_size(host.dtype);
             let n = host.bytes.len() / es.max(1);
             let mut br = BufferReport {
-                set: *set,
-                binding: *binding,
+                set,
+                binding,
+                element,
                 name: label.clone(),
                 dtype: host.dtype,
                 elements: n,
@@ -366,7 +430,7 @@ impl KernelJob {
             let dev = device
                 .and_then(|d| d.get(bi))
                 .filter(|d| d.len() == host.bytes.len());
-            let at = Some((*set, *binding));
+            let at = Some((set, binding, element));
             for i in 0..n {
                 let status = verdicts.of(out, i * es..(i + 1) * es);
                 let bits = |b: &[u8]| -> u64 {
@@ -443,6 +507,15 @@ pub(crate) fn binding_name(set: u32, binding: u32) -> String {
     }
 }
 
+/// `binding_name` with the element of an array of descriptors: `binding 1[3]` (element 0: as
+/// `binding_name`).
+pub(crate) fn descriptor_name(set: u32, binding: u32, element: u32) -> String {
+    match element {
+        0 => binding_name(set, binding),
+        k => format!("{}[{k}]", binding_name(set, binding)),
+    }
+}
+
 /// A value of type `t` from its bits, for people.
 pub fn show(t: ScalarType, bits: u64) -> String {
     Value::from_bits(ValueType::scalar(t), &[bits]).to_string()
@@ -492,7 +565,10 @@ pub struct BufferReport {
     pub set: u32,
     /// binding (for a buffer with no descriptor, its index among [`KernelJob::unbound`])
     pub binding: u32,
-    /// how reports name it: `binding 1`, `binding 1.2`, `buffer NAME (no descriptor)`
+    /// the element of an array of descriptors (0 for a plain binding)
+    pub element: u32,
+    /// how reports name it: `binding 1`, `binding 1.2`, `binding 1[3]`, `buffer NAME (no
+    /// descriptor)`
     pub name: String,
     /// element type (from the buffer given)
     pub dtype: ScalarType,
@@ -574,8 +650,8 @@ impl FindingKind {
 pub struct Finding {
     /// what it is about
     pub kind: FindingKind,
-    /// the buffer (set, binding), for element findings
-    pub buffer: Option<(u32, u32)>,
+    /// the buffer (set, binding, element of an array of descriptors), for element findings
+    pub buffer: Option<(u32, u32, u32)>,
     /// source line, where known
     pub line: Option<u32>,
     /// the explanation the group shares (the chain, or the first occurrence)
@@ -587,7 +663,7 @@ pub struct Finding {
 }
 
 /// What makes findings of a report one group: kind, buffer, explanation.
-type GroupOf = (FindingKind, Option<(u32, u32)>, String);
+type GroupOf = (FindingKind, Option<(u32, u32, u32)>, String);
 
 /// Items a report keeps per group (the count goes on).
 pub const GROUP_ITEMS: usize = 64;
@@ -629,7 +705,7 @@ impl Report {
     fn add_group(
         &mut self,
         kind: FindingKind,
-        buffer: Option<(u32, u32)>,
+        buffer: Option<(u32, u32, u32)>,
         line: Option<u32>,
         why: String,
         items: &[String],
@@ -742,13 +818,13 @@ impl Report {
         }
         for f in order.iter().take(TEXT_GROUPS) {
             let where_ = match f.buffer {
-                Some((set, binding)) => format!(
+                Some((set, binding, element)) => format!(
                     "{} ",
                     self.buffers
                         .iter()
-                        .find(|b| (b.set, b.binding) == (set, binding))
+                        .find(|b| (b.set, b.binding, b.element) == (set, binding, element))
                         .map(|b| b.name.clone())
-                        .unwrap_or_else(|| binding_name(set, binding))
+                        .unwrap_or_else(|| descriptor_name(set, binding, element))
                 ),
                 None => String::new(),
             };
@@ -823,12 +899,13 @@ impl Report {
             "tolerance": {"rel": self.tolerance.rel, "abs": self.tolerance.abs},
             "ok": self.ok(),
             "buffers": self.buffers.iter().map(|b| json!({
-                "set": b.set, "binding": b.binding, "name": b.name, "type": b.dtype.name(), "elements": b.elements,
+                "set": b.set, "binding": b.binding, "element": b.element, "name": b.name, "type": b.dtype.name(), "elements": b.elements,
                 "exact": b.exact, "inexact": b.inexact, "undefined": b.undefined,
                 "order_dependent": b.order_dependent, "racy": b.racy, "mismatches": b.mismatches,
             })).collect::<Vec<_>>(),
             "findings": self.findings.iter().map(|f| json!({
                 "kind": f.kind.name(), "set": f.buffer.map(|b| b.0), "binding": f.buffer.map(|b| b.1),
+                "element": f.buffer.map(|b| b.2),
                 "line": f.line, "why": f.why, "count": f.count, "items": f.items,
                 "fails": f.kind.fails(self.strict),
             })).collect::<Vec<_>>(),
@@ -885,20 +962,18 @@ impl KernelJob {
         use crate::spirv::types::Storage;
         use crate::vulkan::{BoundBuffer, DescriptorKind, ModuleDispatch, VkError};
         let mut buffers = Vec::new();
-        for (set, binding, b) in &self.buffers {
+        for jb in &self.buffers {
+            let (set, binding, b) = (&jb.set, &jb.binding, &jb.host);
             let obj = kernel
                 .objects
                 .iter()
-                .find(|o| o.binding == Some((*set, *binding)));
+                .find(|o| o.binding == Some((*set, *binding)) && o.element == jb.element);
             let kind = match obj {
                 Some(o) => match (o.storage, o.image) {
                     (Storage::Uniform, _) => DescriptorKind::Uniform,
                     (Storage::Image, Some(t)) => {
                         let t = bound_image_type(&t, b).map_err(|e| {
-                            KernelError::Input(format!(
-                                "--buffer {}: {e}",
-                                binding_name(*set, *binding)
-                            ))
+                            KernelError::Input(format!("--buffer {}: {e}", jb.name()))
                         })?;
                         use crate::spirv::types::ImageDim;
                         match t.dim {
@@ -910,10 +985,7 @@ impl KernelJob {
                                 let ib = crate::vulkan::ImageBinding {
                                     format: t.format,
                                     extent: extent_of_shape(&t, &b.shape).map_err(|e| {
-                                        KernelError::Input(format!(
-                                            "--buffer {}: {e}",
-                                            binding_name(*set, *binding)
-                                        ))
+                                        KernelError::Input(format!("--buffer {}: {e}", jb.name()))
                                     })?,
                                     dims: dim.coords() as u8,
                                     arrayed: t.arrayed,
@@ -937,7 +1009,7 @@ impl KernelJob {
                 binding: *binding,
                 kind,
                 data: b.bytes.clone(),
-                element: 0,
+                element: jb.element,
                 alias_of: None,
                 view: None,
             });
@@ -949,7 +1021,7 @@ impl KernelJob {
             if !self
                 .buffers
                 .iter()
-                .any(|(s, b, _)| (s, b) == (set, binding))
+                .any(|b| (b.set, b.binding) == (*set, *binding))
             {
                 buffers.push(BoundBuffer {
                     set: *set,

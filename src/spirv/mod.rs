@@ -679,20 +679,22 @@ fn missing_input(o: &inst::Object) -> SpirvError {
             o.name
         ));
     }
-    if o.descriptors > 1 {
-        // `--buffer` gives a binding one buffer; an array of descriptors needs one per element.
-        return SpirvError::Setup(format!(
-            "no buffer for set {set} binding {binding} element {} ({}, one of an array of {} descriptors): `lockstep run --buffer` binds one buffer per binding; bind an array of buffers from an Amber script (`BIND BUFFER_ARRAY B0 B1 … AS storage DESCRIPTOR_SET {set} BINDING {binding}`, `lockstep amber`)",
-            o.element, o.name, o.descriptors
-        ));
-    }
+    let array = if o.descriptors > 1 {
+        // One buffer per element of an array of descriptors: `--buffer B[K]=SPEC`.
+        format!(
+            ", element {} of an array of {} descriptors",
+            o.element, o.descriptors
+        )
+    } else {
+        String::new()
+    };
     SpirvError::Setup(format!(
-        "no buffer for set {set} binding {binding}{} ({}, {} bytes{}); give one with --buffer {}{binding}=SPEC",
-        if o.element > 0 { format!(" element {}", o.element) } else { String::new() },
+        "no buffer for set {set} binding {binding} ({}{array}, {} bytes{}); give one with --buffer {}{binding}{}=SPEC",
         o.name,
         o.size,
         if o.runtime_array.is_some() { " plus its runtime array" } else { "" },
-        if set == 0 { String::new() } else { format!("{set}.") }
+        if set == 0 { String::new() } else { format!("{set}.") },
+        if o.descriptors > 1 { format!("[{}]", o.element) } else { String::new() }
     ))
 }
 

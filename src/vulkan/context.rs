@@ -471,6 +471,7 @@ fn enabled_extensions_and_features(
         khr_shader_float_controls: true,
         khr_maintenance4: true,
         ext_shader_image_atomic_int64: true,
+        ext_descriptor_indexing: true,
         ..DeviceExtensions::empty()
     };
     let mut ext = want_ext.intersection(pd.supported_extensions());
@@ -484,6 +485,7 @@ fn enabled_extensions_and_features(
         ext.khr_maintenance4 = false;
     }
     if v >= vulkano::Version::V1_2 {
+        ext.ext_descriptor_indexing = false;
         ext.khr_spirv_1_4 = false;
         ext.khr_shader_float_controls = false;
         ext.khr_shader_subgroup_extended_types = false;
@@ -535,6 +537,20 @@ fn enabled_extensions_and_features(
         shader_image_int64_atomics: true,
         // GL_EXT_buffer_reference (PhysicalStorageBuffer64 modules)
         buffer_device_address: true,
+        // arrays of descriptors indexed by a value (`bufs[i]`), and by one that differs between
+        // invocations (GL_EXT_nonuniform_qualifier's `bufs[nonuniformEXT(i)]`)
+        shader_uniform_buffer_array_dynamic_indexing: true,
+        shader_storage_buffer_array_dynamic_indexing: true,
+        shader_sampled_image_array_dynamic_indexing: true,
+        shader_storage_image_array_dynamic_indexing: true,
+        shader_uniform_texel_buffer_array_dynamic_indexing: true,
+        shader_storage_texel_buffer_array_dynamic_indexing: true,
+        shader_uniform_buffer_array_non_uniform_indexing: true,
+        shader_storage_buffer_array_non_uniform_indexing: true,
+        shader_sampled_image_array_non_uniform_indexing: true,
+        shader_storage_image_array_non_uniform_indexing: true,
+        shader_uniform_texel_buffer_array_non_uniform_indexing: true,
+        shader_storage_texel_buffer_array_non_uniform_indexing: true,
         ..DeviceFeatures::empty()
     };
     let mut feat = want_feat.intersection(pd.supported_features());
@@ -562,6 +578,16 @@ fn enabled_extensions_and_features(
     }
     if !ext.ext_shader_image_atomic_int64 {
         feat.shader_image_int64_atomics = false;
+    }
+    if !ext.ext_descriptor_indexing && v < vulkano::Version::V1_2 {
+        feat.shader_uniform_texel_buffer_array_dynamic_indexing = false;
+        feat.shader_storage_texel_buffer_array_dynamic_indexing = false;
+        feat.shader_uniform_buffer_array_non_uniform_indexing = false;
+        feat.shader_storage_buffer_array_non_uniform_indexing = false;
+        feat.shader_sampled_image_array_non_uniform_indexing = false;
+        feat.shader_storage_image_array_non_uniform_indexing = false;
+        feat.shader_uniform_texel_buffer_array_non_uniform_indexing = false;
+        feat.shader_storage_texel_buffer_array_non_uniform_indexing = false;
     }
     (ext, feat)
 }

@@ -2,7 +2,7 @@
 //! is defined and right; without its barrier, the model finds the race a device would only
 //! sometimes show.
 
-use lockstep::{compile, HostBuffer, KernelJob, SourceLang, SourceOptions};
+use lockstep::{compile, HostBuffer, JobBuffer, KernelJob, SourceLang, SourceOptions};
 
 fn job(defines: &[(&str, &str)]) -> KernelJob {
     let mut opts = SourceOptions::default();
@@ -13,8 +13,10 @@ fn job(defines: &[(&str, &str)]) -> KernelJob {
     let mut job = KernelJob::new(module);
     job.workgroups = [2, 1, 1];
     let data: Vec<u32> = (0..128).collect();
-    job.buffers.push((0, 0, HostBuffer::from_slice(&data)));
-    job.buffers.push((0, 1, HostBuffer::from_slice(&[0u32; 2])));
+    job.buffers
+        .push(JobBuffer::new(0, 0, HostBuffer::from_slice(&data)));
+    job.buffers
+        .push(JobBuffer::new(0, 1, HostBuffer::from_slice(&[0u32; 2])));
     job
 }
 
