@@ -694,15 +694,18 @@ fn end_followed_by_a_hash_is_not_the_end_of_a_shader() {
 
 /// AmberScript `BIND BUFFER_ARRAY b0 b1 … AS storage …`: an array of descriptors, buffer k at
 /// element k (GLSL `buffer B { … } arr[2];`, SPIR-V an OpVariable of an array of Block structs):
-/// the first index of an access chain picks the descriptor — here a dynamic one.
+/// the first index of an access chain picks the descriptor — here a dynamic one, different in
+/// the two invocations of the subgroup, so decorated `NonUniform` as Vulkan requires
+/// (VUID-RuntimeSpirv-NonUniform-06274; without it the stores are undefined:
+/// `instructions::an_array_of_descriptors_indexed_differently_within_a_subgroup_needs_nonuniform`).
 #[test]
 fn buffer_arrays_are_arrays_of_descriptors() {
-    let text = "#!amber\nSHADER compute k GLSL\n#version 450\nlayout(local_size_x = 2) in;\nlayout(set = 0, binding = 0) buffer B { uint v; } arr[2];\nvoid main() { arr[gl_LocalInvocationID.x].v += 10u + gl_LocalInvocationID.x; }\nEND\nBUFFER b0 DATA_TYPE uint32 DATA 1 END\nBUFFER b1 DATA_TYPE uint32 DATA 2 END\nPIPELINE compute p\n  ATTACH k\n  BIND BUFFER_ARRAY b0 b1 AS storage DESCRIPTOR_SET 0 BINDING 0\nEND\nRUN p 1 1 1\nEXPECT b0 IDX 0 EQ 11\nEXPECT b1 IDX 0 EQ 13\n";
+    let text = "#!amber\nSHADER compute k GLSL\n#version 450\n#extension GL_EXT_nonuniform_qualifier : require\nlayout(local_size_x = 2) in;\nlayout(set = 0, binding = 0) buffer B { uint v; } arr[2];\nvoid main() { arr[nonuniformEXT(gl_LocalInvocationID.x)].v += 10u + gl_LocalInvocationID.x; }\nEND\nBUFFER b0 DATA_TYPE uint32 DATA 1 END\nBUFFER b1 DATA_TYPE uint32 DATA 2 END\nPIPELINE compute p\n  ATTACH k\n  BIND BUFFER_ARRAY b0 b1 AS storage DESCRIPTOR_SET 0 BINDING 0\nEND\nRUN p 1 1 1\nEXPECT b0 IDX 0 EQ 11\nEXPECT b1 IDX 0 EQ 13\n";
     let s = parse(text).unwrap();
     let b = &s.pipelines[0].bindings;
     assert_eq!((b.len(), b[0].element, b[1].element), (2, 0, 1));
     let r = run_model(&s);
-    assert_eq!(statuses(&r), vec![(15, "pass"), (16, "pass")], "{r:?}");
+    assert_eq!(statuses(&r), vec![(16, "pass"), (17, "pass")], "{r:?}");
 }
 
 /// AmberScript `SHADER_OPTIMIZATION shader … END` (google/amber, "Pipelines"): SPIRV-Tools

@@ -643,7 +643,12 @@ fn lockstep_run_binds_each_element_of_an_array_of_buffers() {
         "1.2[2]=zeros:u32:4",
     ];
     let out = lockstep::cli::run(&argv(&all, false)).unwrap_or_else(|e| panic!("{}", e.message));
-    for name in ["binding 0[0]", "binding 0[2]", "binding 1.2[0]", "binding 1.2[2]"] {
+    for name in [
+        "binding 0[0]",
+        "binding 0[2]",
+        "binding 1.2[0]",
+        "binding 1.2[2]",
+    ] {
         assert!(out.contains(&format!("{name} ")), "{out}");
     }
     assert!(out.contains("result: PASS"), "{out}");
@@ -661,7 +666,11 @@ fn lockstep_run_binds_each_element_of_an_array_of_buffers() {
     }
     // Bad input: one clear error each, exit 64.
     let twice = [&all[..], &["0[1]=zeros:u32:4"]].concat();
-    let missing: Vec<&str> = all.iter().copied().filter(|b| !b.starts_with("0[1]")).collect();
+    let missing: Vec<&str> = all
+        .iter()
+        .copied()
+        .filter(|b| !b.starts_with("0[1]"))
+        .collect();
     for (buffers, says) in [
         (&twice[..], "set 0 binding 0 element 1 is given twice"),
         (&["0[x]=zeros:u32:4"][..], "BINDING[ELEMENT]"),

@@ -1881,3 +1881,111 @@ void main() {
         assert_eq!(o[6 + l] >> 31, (x.to_bits() >> 31) ^ 1, "-double(x[{l}])");
     }
 }
+
+/// Vulkan, VUID-RuntimeSpirv-NonUniform-06274: "If an instruction loads from or stores to a
+/// resource (including atomics and image instructions) and the resource descriptor being accessed
+/// is not dynamically uniform, then the operand corresponding to that resource (e.g. the pointer
+/// or sampled image operand) must be decorated with NonUniform" — GLSL's
+/// `ins[nonuniformEXT(k)]` (GL_EXT_nonuniform_qualifier). Eight invocations in subgroups of
+/// four, `k = i & 1` (differs within each subgroup), `g = i / 4` (the same within each):
+/// - `ins[k]` undecorated: undefined in every invocation, the chain naming the array, two lanes
+///   and their indices, and the rule;
+/// - `ins[nonuniformEXT(k)]`: defined, element k's value;
+/// - `ins[g]`: defined at subgroup size 4 (each subgroup executes the chain with one index);
+///   undefined at size 8, where one subgroup holds both indices;
+/// - a store through `ws[k]` undecorated: which buffer it lands in is not known, so every element
+///   of every buffer of the array is undefined (and a store through an undefined index the same).
+#[test]
+fn an_array_of_descriptors_indexed_differently_within_a_subgroup_needs_nonuniform() {
+    let words = glsl(
+        "#version 450\n#extension GL_EXT_nonuniform_qualifier : require\n\
+         layout(local_size_x = 8) in;\n\
+         layout(set = 0, binding = 0) buffer In { uint v[8]; } ins[2];\n\
+         layout(set = 0, binding = 1) buffer Out { uint o[24]; };\n\
+         layout(set = 0, binding = 2) buffer W { uint w[8]; } ws[2];\n\
+         void main() {\n  uint i = gl_LocalInvocationID.x;\n  uint k = i & 1u;\n  uint g = i / 4u;\n\
+         \x20 o[i] = ins[k].v[i];\n  o[8u + i] = ins[nonuniformEXT(k)].v[i];\n  o[16u + i] = ins[g].v[i];\n\
+         \x20 ws[k].w[i] = 7u;\n}\n",
+        "nu.comp",
+    );
+    let k = decode(&words, &DecodeOptions::default()).unwrap();
+    let input = |binding: u32, element: u32, words: &[u32]| BufferInput {
+        set: 0,
+        binding,
+        element,
+        bytes: bytes_u32(words),
+        ..Default::default()
+    };
+    let ins0: Vec<u32> = (10..18).collect();
+    let ins1: Vec<u32> = (20..28).collect();
+    let inputs = [
+        input(0, 0, &ins0),
+        input(0, 1, &ins1),
+        input(1, 0, &[0; 24]),
+        input(2, 0, &[0; 8]),
+        input(2, 1, &[0; 8]),
+    ];
+    let run_at = |size: u64| {
+        let mut c = RunConfig::new(SubgroupSize::new(size).unwrap(), [1, 1, 1]);
+        c.mode = Mode::Base;
+        run_model(&k, c, &inputs, None).unwrap()
+    };
+    let r = run_at(4);
+    let o = &r.buffers[at(&r, 1)];
+    let vals = u32s(&o.bytes);
+    for i in 0..8 {
+        let (k, g) = (i & 1, i / 4);
+        match r.status(o.word_taint(i)) {
+            WordStatus::Undefined(chain) => assert!(
+                chain.contains("index the array of descriptors ins with different values (lane ")
+                    && chain.contains("not decorated NonUniform")
+                    && chain.contains("VUID-RuntimeSpirv-NonUniform-06274"),
+                "o[{i}]: {chain}"
+            ),
+            s => panic!("o[{i}] = ins[k].v[i] without nonuniformEXT: {s:?}"),
+        }
+        let want_k = if k == 0 { ins0[i] } else { ins1[i] };
+        assert_eq!(
+            r.status(o.word_taint(8 + i)),
+            WordStatus::Exact,
+            "o[{}]",
+            8 + i
+        );
+        assert_eq!(vals[8 + i], want_k, "o[{}]", 8 + i);
+        let want_g = if g == 0 { ins0[i] } else { ins1[i] };
+        assert_eq!(
+            r.status(o.word_taint(16 + i)),
+            WordStatus::Exact,
+            "o[{}]",
+            16 + i
+        );
+        assert_eq!(vals[16 + i], want_g, "o[{}]", 16 + i);
+    }
+    for b in r.buffers.iter().filter(|b| b.binding == 2) {
+        for w in 0..8 {
+            assert!(
+                matches!(r.status(b.word_taint(w)), WordStatus::Undefined(_)),
+                "ws[{}].w[{w}]: {:?}",
+                b.element,
+                r.status(b.word_taint(w))
+            );
+        }
+    }
+    // One subgroup of eight: `g` differs within it too.
+    let r = run_at(8);
+    let o = &r.buffers[at(&r, 1)];
+    for i in 16..24 {
+        assert!(
+            matches!(r.status(o.word_taint(i)), WordStatus::Undefined(_)),
+            "o[{i}] at size 8: {:?}",
+            r.status(o.word_taint(i))
+        );
+    }
+    for i in 8..16 {
+        assert_eq!(
+            r.status(o.word_taint(i)),
+            WordStatus::Exact,
+            "o[{i}] at size 8"
+        );
+    }
+}

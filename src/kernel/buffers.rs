@@ -756,6 +756,74 @@ impl fmt::Display for BindingSpec {
     }
 }
 
+/// A buffer bound to a descriptor: its set, binding and element of an array of descriptors, and
+/// its contents.
+///
+/// ```
+/// use lockstep::kernel::{HostBuffer, JobBuffer};
+/// let b = JobBuffer::new(0, 1, HostBuffer::from_slice(&[0u32; 4]));
+/// assert_eq!((b.set, b.binding, b.element), (0, 1, 0));
+/// // `layout(binding = 1) buffer B { uint d[]; } bufs[3];`: element 2 of binding 1
+/// let e = JobBuffer::new(0, 1, HostBuffer::from_slice(&[0u32; 4])).element(2);
+/// assert_eq!(e.element, 2);
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct JobBuffer {
+    /// descriptor set
+    pub set: u32,
+    /// binding within the set
+    pub binding: u32,
+    /// the element of an array of descriptors at this binding (0 for a plain binding)
+    pub element: u32,
+    /// the contents
+    pub host: HostBuffer,
+}
+
+impl JobBuffer {
+    /// A buffer for (`set`, `binding`), element 0.
+    pub fn new(set: u32, binding: u32, host: HostBuffer) -> JobBuffer {
+        JobBuffer {
+            set,
+            binding,
+            element: 0,
+            host,
+        }
+    }
+
+    /// The same buffer at element `element` of an array of descriptors.
+    pub fn element(self, element: u32) -> JobBuffer {
+        JobBuffer { element, ..self }
+    }
+
+    /// Whether it is bound at (`set`, `binding`, `element`).
+    pub fn at(&self, set: u32, binding: u32, element: u32) -> bool {
+        (self.set, self.binding, self.element) == (set, binding, element)
+    }
+
+    /// Its descriptor in the command line's words: `binding 1`, `binding 2.1`, `binding 1[3]`.
+    pub fn name(&self) -> String {
+        descriptor_name(self.set, self.binding, self.element)
+    }
+}
+
+/// `b` (set 0) or `s.b`.
+pub(crate) fn binding_name(set: u32, binding: u32) -> String {
+    if set == 0 {
+        format!("binding {binding}")
+    } else {
+        format!("binding {set}.{binding}")
+    }
+}
+
+/// `binding_name` with the element of an array of descriptors: `binding 1[3]` (element 0: as
+/// `binding_name`).
+pub(crate) fn descriptor_name(set: u32, binding: u32, element: u32) -> String {
+    match element {
+        0 => binding_name(set, binding),
+        k => format!("{}[{k}]", binding_name(set, binding)),
+    }
+}
+
 const NPY_MAGIC: &[u8] = b"\x93NUMPY";
 
 fn npy_descr(t: ScalarType) -> &'static str {

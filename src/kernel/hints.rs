@@ -9,7 +9,7 @@
 //! pad.
 
 use crate::kernel::buffers::element_size;
-use crate::kernel::run::JobBuffer;
+use crate::kernel::buffers::JobBuffer;
 use crate::spirv::{Finding, Kernel};
 
 /// When `object` — the variable an out-of-bounds access went through — is a bound block ending

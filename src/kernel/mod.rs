@@ -15,10 +15,10 @@ pub mod run;
 pub mod source;
 mod tolerance;
 
+pub use buffers::JobBuffer;
 pub use buffers::{
     element_size, read_npy, write_npy, AddressRef, BindingSpec, BufferError, BufferSpec,
     HostBuffer, MAX_BUFFER_BYTES,
 };
-pub use run::JobBuffer;
 pub use source::{compile, load, SourceError, SourceLang, SourceOptions, SpirvModule, TargetEnv};
 pub use tolerance::Tolerance;

@@ -335,6 +335,10 @@ pub enum Step {
         signed: bool,
         /// number of descriptors
         count: u32,
+        /// the access is decorated `NonUniform` (GLSL's `nonuniformEXT`): its index may differ
+        /// between the invocations that execute it together; without it, Vulkan requires the
+        /// descriptor to be dynamically uniform (VUID-RuntimeSpirv-NonUniform-06274)
+        nonuniform: bool,
     },
 }
 

@@ -974,7 +974,10 @@ impl<'d> Wg<'d, '_> {
                 }
             }
             Space::Global => {
-                if let Some(b) = self.d.buffers[obj.index()].as_ref() {
+                // An undefined pointer into an array of descriptors may be any element's.
+                let first = obj.index() - o.element as usize;
+                let count = o.descriptors.max(1) as usize;
+                for b in self.d.buffers[first..first + count].iter().flatten() {
                     b.taint_all(p);
                 }
             }

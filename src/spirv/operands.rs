@@ -331,6 +331,7 @@ mod tests {
             width: 32,
             signed: false,
             count: 2,
+            nonuniform: false,
         };
         let (w, n) = (32, 1);
         vec![

@@ -10,7 +10,7 @@ use crate::spirv::exec::{each_lane, Wg};
 use crate::spirv::inst::*;
 use crate::spirv::lanes::taint_rank;
 use crate::spirv::memory::Ptr;
-use crate::spirv::prov::{combine, Cause, Taint};
+use crate::spirv::prov::{combine, is_undefined, Cause, Taint};
 use crate::spirv::regs::{each_span, same_on};
 use crate::spirv::scalar::{self, f_get, f_put, mask, sext, ScalarUndef};
 use crate::spirv::types::Scalar;
@@ -73,7 +73,7 @@ impl Wg<'_, '_> {
                 self.load(flow, *tmp, *src, *plan, loc)?;
                 self.store(flow, *dst, *tmp, *plan, loc)?;
             }
-            Inst::AccessChain { d, base, steps } => self.access_chain(set, *d, *base, steps),
+            Inst::AccessChain { d, base, steps } => self.access_chain(set, *d, *base, steps, loc),
             Inst::AddrChain { d, base, steps } => self.addr_chain(set, *d, *base, steps),
             Inst::Resolve {
                 d,
@@ -803,12 +803,12 @@ impl Wg<'_, '_> {
     /// offsets in `d`, out-of-bounds flags in the scratch row): the per-lane work of a step is a
     /// few arithmetic instructions, with no dispatch on the step inside the lane loop. An array of
     /// descriptors (a step that changes the object) goes lane by lane.
-    fn access_chain(&mut self, set: &[LaneMask], d: Reg, base: Reg, steps: &[Step]) {
+    fn access_chain(&mut self, set: &[LaneMask], d: Reg, base: Reg, steps: &[Step], loc: LocId) {
         if steps.len() > 8 {
-            return self.access_chain_long(set, d, base, steps);
+            return self.access_chain_long(set, d, base, steps, loc);
         }
         if steps.iter().any(|s| matches!(s, Step::Descriptor { .. })) {
-            return self.access_chain_lanes(set, d, base, steps);
+            return self.access_chain_lanes(set, d, base, steps, loc);
         }
         if let Some((one, first)) = self.uniform_chain(set, base, steps) {
             // Every active lane computes the same pointer: compute it for one, copy it to the rest.
@@ -952,14 +952,22 @@ impl Wg<'_, '_> {
 
     /// [`Wg::access_chain`] lane by lane, every step for one lane before the next (chains through
     /// an array of descriptors, whose steps change the object).
-    fn access_chain_lanes(&mut self, set: &[LaneMask], d: Reg, base: Reg, steps: &[Step]) {
+    fn access_chain_lanes(
+        &mut self,
+        set: &[LaneMask],
+        d: Reg,
+        base: Reg,
+        steps: &[Step],
+        loc: LocId,
+    ) {
         let nl = self.n;
         let (db, bb) = (self.regs.base(d), self.regs.base(base));
         let tb = self.regs.dirty(base);
         let any_dyn_t = steps.iter().any(|s| {
             matches!(s, Step::Dyn { index, .. } | Step::Descriptor { index, .. } if self.regs.dirty(*index))
         });
-        if tb || any_dyn_t {
+        let not_uniform = self.nonuniform_descriptors(set, base, steps, loc);
+        if tb || any_dyn_t || not_uniform.iter().any(|(m, _)| m.0 != 0) {
             self.regs.make_dirty(d);
         }
         let td = self.regs.dirty(d);
@@ -1035,15 +1043,102 @@ impl Wg<'_, '_> {
                 taint[db + s] = t;
             }
         });
+        for (g, (m, p)) in not_uniform.iter().enumerate() {
+            for l in m.iter() {
+                let at = db + g * nl + l as usize;
+                self.regs.taint[at] = combine(self.regs.taint[at], *p);
+            }
+        }
+    }
+
+    /// Vulkan's rule for an array of descriptors indexed without the `NonUniform` decoration:
+    /// "If an instruction loads from or stores to a resource (including atomics and image
+    /// instructions) and the resource descriptor being accessed is not dynamically uniform, then
+    /// the operand corresponding to that resource (e.g. the pointer or sampled image operand) must
+    /// be decorated with NonUniform" (VUID-RuntimeSpirv-NonUniform-06274). Per subgroup of
+    /// `set`: where the invocations executing the chain together hold different defined indices,
+    /// those invocations (their mask) and the cause their pointers take — undefined, for a device
+    /// may take one invocation's descriptor for all of them (a scalar descriptor load). Empty when
+    /// the chain is decorated, or every subgroup's index is uniform. The check is per subgroup:
+    /// the invocations the interpreter knows to execute one dynamic instance together.
+    fn nonuniform_descriptors(
+        &self,
+        set: &[LaneMask],
+        base: Reg,
+        steps: &[Step],
+        loc: LocId,
+    ) -> Vec<(LaneMask, Taint)> {
+        let Some(&Step::Descriptor {
+            index,
+            width,
+            signed,
+            ..
+        }) = steps.iter().find(|s| {
+            matches!(
+                s,
+                Step::Descriptor {
+                    nonuniform: false,
+                    ..
+                }
+            )
+        })
+        else {
+            return Vec::new();
+        };
+        let (nl, row, dirty) = (self.n, self.regs.base(index), self.regs.dirty(index));
+        let bb = self.regs.base(base);
+        let mut out = Vec::new();
+        for (g, m) in set.iter().enumerate() {
+            // The first defined index, and the first that differs from it (an undefined index
+            // makes its own lane's pointer undefined, with its own cause).
+            let mut first: Option<(u32, i64)> = None;
+            let mut other = None;
+            for l in m.iter() {
+                let s = g * nl + l as usize;
+                if dirty && is_undefined(self.regs.taint[row + s]) {
+                    continue;
+                }
+                let i = Step::index(self.regs.vals[row + s], width, signed);
+                match first {
+                    None => first = Some((l, i)),
+                    Some((_, f)) if f != i => {
+                        other = Some((l, i));
+                        break;
+                    }
+                    Some(_) => {}
+                }
+            }
+            let (Some((la, ia)), Some((lb, ib))) = (first, other) else {
+                continue;
+            };
+            let obj = Ptr::from_bits(self.regs.vals[bb + g * nl + la as usize]).obj();
+            let name = &self.k.objects[obj.index()].name;
+            let cause = Cause::NonUniformDescriptor {
+                array: name.strip_suffix("[0]").unwrap_or(name).to_string(),
+                lanes: [(la, ia), (lb, ib)],
+            };
+            if out.is_empty() {
+                out = vec![(LaneMask(0), Taint::NONE); set.len()];
+            }
+            out[g] = (*m, self.prov(cause, loc, Taint::NONE));
+        }
+        out
     }
 
     /// An access chain of more than 8 steps: the same, one step at a time.
-    fn access_chain_long(&mut self, set: &[LaneMask], d: Reg, base: Reg, steps: &[Step]) {
-        self.access_chain(set, d, base, &steps[..8]);
+    fn access_chain_long(
+        &mut self,
+        set: &[LaneMask],
+        d: Reg,
+        base: Reg,
+        steps: &[Step],
+        loc: LocId,
+    ) {
+        self.access_chain(set, d, base, &steps[..8], loc);
         let mut rest = &steps[8..];
         while !rest.is_empty() {
             let k = rest.len().min(8);
-            self.access_chain(set, d, d, &rest[..k]);
+            self.access_chain(set, d, d, &rest[..k], loc);
             rest = &rest[k..];
         }
     }

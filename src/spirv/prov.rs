@@ -227,6 +227,15 @@ pub enum Cause {
         /// its size in bytes
         size: u64,
     },
+    /// an access chain into an array of descriptors, not decorated `NonUniform`, whose index
+    /// differs between invocations of a subgroup executing it together: two of them (lane in the
+    /// subgroup, index)
+    NonUniformDescriptor {
+        /// the array's name
+        array: String,
+        /// two invocations with different indices
+        lanes: [(u32, i64); 2],
+    },
     /// an access through an index past an array of descriptors
     PastArray {
         /// the element the index names (`cs[2]`)

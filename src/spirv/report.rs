@@ -321,6 +321,10 @@ impl ModelRun {
                 Cause::Misaligned { address, align } => format!(
                     "{op} {op_at}: device address {address:#x} is not {align}-byte aligned, as the access's Aligned operand declares (VUID-StandaloneSpirv-PhysicalStorageBuffer64-06315; GL_EXT_buffer_reference: \"all buffer reference addresses used for a particular buffer reference type are assumed to be aligned\" to its buffer_reference_align, 16 when not given: declare the alignment the addresses have)"
                 ),
+                Cause::NonUniformDescriptor { array, lanes } => format!(
+                    "{op} {op_at}: invocations of one subgroup executing it together index the array of descriptors {array} with different values (lane {}: {array}[{}], lane {}: {array}[{}]), and the access is not decorated NonUniform (GLSL: `{array}[nonuniformEXT(i)]`): Vulkan requires the decoration where the descriptor is not dynamically uniform (VUID-RuntimeSpirv-NonUniform-06274), and a device may take one invocation's descriptor for all of them",
+                    lanes[0].0, lanes[0].1, lanes[1].0, lanes[1].1
+                ),
                 Cause::PastArray { element, count } => format!(
                     "{op} {op_at}: {element} is past the end of its array of {count} descriptors"
                 ),

@@ -178,6 +178,7 @@ pub fn pointer_objects(
                             width,
                             signed,
                             count,
+                            ..
                         } => Some((*index, *width, *signed, *count)),
                         _ => None,
                     });

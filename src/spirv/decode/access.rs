@@ -143,6 +143,11 @@ impl Decoder<'_> {
                         width: isc.bits() as u8,
                         signed: matches!(isc, Scalar::Int { signed: true, .. }),
                         count,
+                        // The chain is the pointer operand Vulkan wants decorated; glslang,
+                        // DXC and naga decorate the index too, which is taken as the same
+                        // statement (a module decorating only the index is not reported).
+                        nonuniform: self.has_deco(rid, Decoration::NonUniform)
+                            || self.has_deco(idx_id, Decoration::NonUniform),
                     });
                     first_index = 2;
                 }
