@@ -360,3 +360,33 @@ fn lockstep_run_binds_a_sampler_alone_in_another_descriptor_set() {
         "{out}"
     );
 }
+
+/// SPIR-V, `OpImageQuerySizeLod`: "Level of Detail is used to compute which mipmap level to
+/// query … behavior is undefined if Level of Detail is not less than the number of levels" (and a
+/// negative level is no level either). The image here has one level: `textureSize(t, 0)` is its
+/// size, `textureSize(t, 1)` and `textureSize(t, -1)` are undefined, each naming the level the
+/// shader asked for.
+#[test]
+fn the_size_of_a_level_the_image_does_not_have_is_undefined() {
+    let body = "  o[0] = vec4(textureSize(linear_clamp, 1), 0, 0);\n  o[1] = vec4(textureSize(linear_clamp, -1), 0, 0);\n  o[2] = vec4(textureSize(linear_clamp, 0), 0, 0);\n";
+    let expects =
+        "EXPECT o IDX 0 EQ 4 4 0 0\nEXPECT o IDX 16 EQ 4 4 0 0\nEXPECT o IDX 32 EQ 4 4 0 0\n";
+    let text = script(body, expects);
+    let s = parse(&text).unwrap();
+    let r = model(&s);
+    assert_eq!(
+        statuses(&r),
+        want(&text, &["undefined", "undefined", "pass"]),
+        "{r:?}"
+    );
+    for (e, level) in r.expects.iter().zip(["1", "-1"]) {
+        let why = e.why.clone().unwrap_or_default();
+        assert!(
+            why.contains(&format!(
+                "the size of level {level} of linear_clamp, which has one level"
+            )),
+            "{why}"
+        );
+    }
+    on_device(&s, &expect_lines(&text)[2..]);
+}

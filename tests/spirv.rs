@@ -3947,3 +3947,40 @@ fn a_dynamic_component_of_a_local_vector_is_the_one_each_lane_indexes() {
     let want: Vec<u32> = (0..8).map(|i| ((i + 1) % 4 + 1) * i).collect();
     assert_eq!(u32s(&r.buffers[0].bytes), want);
 }
+
+// SPIR-V 2.2.2 / OpVariable: a Function or Private variable without an initializer starts every
+// invocation undefined — each workgroup's invocations are new invocations, whatever an earlier
+// workgroup run on the same thread (the interpreter reuses one workgroup state per thread) left in
+// the same memory. Sixteen workgroups of four: the even ones write an invocation's own array
+// element (dynamically indexed, so kept in memory) and a Private array's; the odd ones read both
+// without writing: undefined ("never written"), not the value the previous workgroup stored.
+#[test]
+fn a_variable_a_workgroup_never_writes_is_undefined_whatever_an_earlier_workgroup_wrote() {
+    let src = format!(
+        "{HEAD}layout(local_size_x = 4) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\n\
+         uint p[4];\nvoid main() {{\n  uint a[4];\n  uint i = gl_LocalInvocationID.x;\n\
+         \x20 if (gl_WorkGroupID.x % 2u == 0u) {{ a[i] = 5u + i; p[i] = 9u; }}\n\
+         \x20 b[2u * gl_GlobalInvocationID.x] = a[i];\n  b[2u * gl_GlobalInvocationID.x + 1u] = p[i];\n}}\n"
+    );
+    let r = run_glsl(&src, Mode::Base, 4, [16, 1, 1], &[vec![0; 128]]);
+    let b = &r.buffers[0];
+    let vals = u32s(&b.bytes);
+    for wg in 0..16 {
+        for i in 0..4 {
+            let at = 2 * (4 * wg + i);
+            if wg % 2 == 0 {
+                assert_eq!(r.status(b.word_taint(at)), WordStatus::Exact, "b[{at}]");
+                assert_eq!((vals[at], vals[at + 1]), (5 + i as u32, 9), "b[{at}]");
+            } else {
+                for w in [at, at + 1] {
+                    match r.status(b.word_taint(w)) {
+                        WordStatus::Undefined(chain) => {
+                            assert!(chain.contains("never written"), "b[{w}]: {chain}")
+                        }
+                        s => panic!("workgroup {wg}, b[{w}]: {s:?}"),
+                    }
+                }
+            }
+        }
+    }
+}

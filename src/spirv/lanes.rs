@@ -222,14 +222,13 @@ impl Wg<'_, '_> {
         n: u32,
         d: Reg,
         a: Reg,
-        extra: Taint,
         loc: LocId,
         f: impl Fn(u64) -> Result<u64, ScalarUndef>,
     ) {
         let (lanes, nl) = (self.lanes, self.n);
         let (db, ab) = (self.regs.base(d), self.regs.base(a));
         let ta = self.regs.dirty(a);
-        if ta || !extra.is_none() {
+        if ta {
             self.regs.make_dirty(d);
         }
         let td = self.regs.dirty(d);
@@ -252,7 +251,8 @@ impl Wg<'_, '_> {
             }
             if td {
                 // combine(x, NONE) is x: the one-operand policy is the two-operand one.
-                self.regs.taint2(set, nl, (dr, ar, ar), (ta, false), extra);
+                self.regs
+                    .taint2(set, nl, (dr, ar, ar), (ta, false), Taint::NONE);
             }
         }
         self.scalar_errors(d, loc);

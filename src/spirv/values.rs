@@ -22,9 +22,7 @@ impl Wg<'_, '_> {
             Inst::FloatBin { .. } => self.float_bin_op(inst, set),
             Inst::IntUn { op, w, n, d, a } => {
                 let (op, w) = (*op, *w);
-                self.map1(set, *n, *d, *a, Taint::NONE, loc, |x| {
-                    Ok(scalar::int_un(op, w, x))
-                });
+                self.map1(set, *n, *d, *a, loc, |x| Ok(scalar::int_un(op, w, x)));
             }
             Inst::FloatCmp { op, w, n, d, a, b } => {
                 let w = *w;
@@ -42,13 +40,11 @@ impl Wg<'_, '_> {
             }
             Inst::FloatNeg { w, n, d, a } => {
                 let w = *w;
-                self.map1(set, *n, *d, *a, Taint::NONE, loc, |x| {
-                    Ok(scalar::float_neg(w, x))
-                });
+                self.map1(set, *n, *d, *a, loc, |x| Ok(scalar::float_neg(w, x)));
             }
             Inst::FloatClass { inf, w, n, d, a } => {
                 let (inf, w) = (*inf, *w);
-                self.map1(set, *n, *d, *a, Taint::NONE, loc, |x| {
+                self.map1(set, *n, *d, *a, loc, |x| {
                     let f = f_get(w, x);
                     Ok(if inf { f.is_infinite() } else { f.is_nan() } as u64)
                 });
@@ -81,7 +77,7 @@ impl Wg<'_, '_> {
                 );
             }
             Inst::LogicNot { n, d, a } => {
-                self.map1(set, *n, *d, *a, Taint::NONE, loc, |x| Ok((x == 0) as u64));
+                self.map1(set, *n, *d, *a, loc, |x| Ok((x == 0) as u64));
             }
             Inst::AnyAll { all, n, d, a } => self.any_all(set, *all, *n, *d, *a),
             Inst::PtrCmp { d, a, b, ne } => {
@@ -110,9 +106,7 @@ impl Wg<'_, '_> {
                 a,
             } => {
                 let (op, from, to) = (*op, *from, *to);
-                self.map1(set, *n, *d, *a, Taint::NONE, loc, |x| {
-                    scalar::convert(op, from, to, x)
-                });
+                self.map1(set, *n, *d, *a, loc, |x| scalar::convert(op, from, to, x));
                 // Only the float side of a conversion can hold a denormal: an integer's bits are
                 // not a float's.
                 let float = |r: Reg, s: crate::spirv::types::Scalar| {
