@@ -214,7 +214,6 @@ impl Wg<'_, '_> {
     }
 
     /// `d[c] = f(a[c])` for slots `0..n`.
-    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub(crate) fn map1(
         &mut self,
