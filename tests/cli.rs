@@ -684,3 +684,58 @@ fn lockstep_run_binds_each_element_of_an_array_of_buffers() {
         assert!(e.message.contains(says), "{}", e.message);
     }
 }
+
+/// GL_EXT_shader_atomic_float and GL_EXT_shader_atomic_float2 (`atomicAdd`, `atomicMin`,
+/// `atomicMax` of floats, on buffer and shared memory): the device enables the features where it
+/// has them (lavapipe does), and model and device agree. Four workgroups of eight, x = global id
+/// − 10: each workgroup adds 0.25 eight times in shared memory, then one invocation adds that to
+/// `s` — 4 · 8 · 0.25 = 8; `max(x)` = 21, `min(x)` = −10 (atomic min and max are exact: their
+/// result does not depend on the order).
+#[test]
+fn float_atomics_run_on_the_model_and_on_a_device_that_has_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = dir.path().join("af.comp");
+    std::fs::write(
+        &k,
+        "#version 450\n#extension GL_EXT_shader_atomic_float : require\n\
+         #extension GL_EXT_shader_atomic_float2 : require\nlayout(local_size_x = 8) in;\n\
+         layout(binding = 0) buffer B { float s; float mx; float mn; };\nshared float acc;\n\
+         void main() {\n  float x = float(gl_GlobalInvocationID.x) - 10.0;\n\
+         \x20 if (gl_LocalInvocationID.x == 0u) acc = 0.0;\n  barrier();\n  atomicAdd(acc, 0.25);\n\
+         \x20 atomicMax(mx, x);\n  atomicMin(mn, x);\n  barrier();\n\
+         \x20 if (gl_LocalInvocationID.x == 0u) atomicAdd(s, acc);\n}\n",
+    )
+    .unwrap();
+    let device =
+        cfg!(feature = "vulkan") && std::env::var_os("LOCKSTEP_SKIP_DEVICE_TESTS").is_none();
+    let out_dir = dir.path().join("out");
+    let mut argv: Vec<String> = [
+        "lockstep",
+        "run",
+        k.to_str().unwrap(),
+        "--workgroups",
+        "4",
+        "--buffer",
+        "0=zeros:f32:3",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    if !device {
+        argv.push("--model-only".into());
+    }
+    let out = lockstep::cli::run(&argv).unwrap_or_else(|e| panic!("{}", e.message));
+    assert!(out.contains("result: PASS"), "{out}");
+    let read = |f: &str| {
+        lockstep::kernel::read_npy(&out_dir.join(f))
+            .unwrap()
+            .to_vec::<f32>()
+            .unwrap()
+    };
+    assert_eq!(read("model-0.npy"), [8.0, 21.0, -10.0]);
+    if device {
+        assert_eq!(read("device-0.npy"), [8.0, 21.0, -10.0]);
+    }
+}

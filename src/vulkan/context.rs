@@ -472,6 +472,8 @@ fn enabled_extensions_and_features(
         khr_maintenance4: true,
         ext_shader_image_atomic_int64: true,
         ext_descriptor_indexing: true,
+        ext_shader_atomic_float: true,
+        ext_shader_atomic_float2: true,
         ..DeviceExtensions::empty()
     };
     let mut ext = want_ext.intersection(pd.supported_extensions());
@@ -551,6 +553,29 @@ fn enabled_extensions_and_features(
         shader_storage_image_array_non_uniform_indexing: true,
         shader_uniform_texel_buffer_array_non_uniform_indexing: true,
         shader_storage_texel_buffer_array_non_uniform_indexing: true,
+        // GL_EXT_shader_atomic_float (atomicAdd, atomicExchange of floats) and
+        // GL_EXT_shader_atomic_float2 (atomicMin, atomicMax, and 16-bit floats)
+        shader_buffer_float32_atomics: true,
+        shader_buffer_float32_atomic_add: true,
+        shader_buffer_float64_atomics: true,
+        shader_buffer_float64_atomic_add: true,
+        shader_shared_float32_atomics: true,
+        shader_shared_float32_atomic_add: true,
+        shader_shared_float64_atomics: true,
+        shader_shared_float64_atomic_add: true,
+        shader_image_float32_atomics: true,
+        shader_image_float32_atomic_add: true,
+        shader_buffer_float16_atomics: true,
+        shader_buffer_float16_atomic_add: true,
+        shader_buffer_float16_atomic_min_max: true,
+        shader_buffer_float32_atomic_min_max: true,
+        shader_buffer_float64_atomic_min_max: true,
+        shader_shared_float16_atomics: true,
+        shader_shared_float16_atomic_add: true,
+        shader_shared_float16_atomic_min_max: true,
+        shader_shared_float32_atomic_min_max: true,
+        shader_shared_float64_atomic_min_max: true,
+        shader_image_float32_atomic_min_max: true,
         ..DeviceFeatures::empty()
     };
     let mut feat = want_feat.intersection(pd.supported_features());
@@ -578,6 +603,31 @@ fn enabled_extensions_and_features(
     }
     if !ext.ext_shader_image_atomic_int64 {
         feat.shader_image_int64_atomics = false;
+    }
+    if !ext.ext_shader_atomic_float {
+        feat.shader_buffer_float32_atomics = false;
+        feat.shader_buffer_float32_atomic_add = false;
+        feat.shader_buffer_float64_atomics = false;
+        feat.shader_buffer_float64_atomic_add = false;
+        feat.shader_shared_float32_atomics = false;
+        feat.shader_shared_float32_atomic_add = false;
+        feat.shader_shared_float64_atomics = false;
+        feat.shader_shared_float64_atomic_add = false;
+        feat.shader_image_float32_atomics = false;
+        feat.shader_image_float32_atomic_add = false;
+    }
+    if !ext.ext_shader_atomic_float2 {
+        feat.shader_buffer_float16_atomics = false;
+        feat.shader_buffer_float16_atomic_add = false;
+        feat.shader_buffer_float16_atomic_min_max = false;
+        feat.shader_buffer_float32_atomic_min_max = false;
+        feat.shader_buffer_float64_atomic_min_max = false;
+        feat.shader_shared_float16_atomics = false;
+        feat.shader_shared_float16_atomic_add = false;
+        feat.shader_shared_float16_atomic_min_max = false;
+        feat.shader_shared_float32_atomic_min_max = false;
+        feat.shader_shared_float64_atomic_min_max = false;
+        feat.shader_image_float32_atomic_min_max = false;
     }
     if !ext.ext_descriptor_indexing && v < vulkano::Version::V1_2 {
         feat.shader_uniform_texel_buffer_array_dynamic_indexing = false;
