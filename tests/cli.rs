@@ -739,3 +739,60 @@ fn float_atomics_run_on_the_model_and_on_a_device_that_has_them() {
         assert_eq!(read("device-0.npy"), [8.0, 21.0, -10.0]);
     }
 }
+
+/// A feature the device lacks is *unsupported*, with the reason, never a failure: `lockstep run`
+/// of a kernel that reads a storage image declared without a format (GL_EXT_shader_image_load_formatted)
+/// on a device whose view format does not allow that (lavapipe of Debian 12) stops with exit 2
+/// (as without a device), names the rule and how to declare the format, and points to
+/// `--model-only`, which runs the model. Where the device has it, the run passes.
+#[test]
+fn a_kernel_the_device_cannot_run_is_unsupported_with_exit_2_not_an_internal_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = dir.path().join("k.comp");
+    std::fs::write(
+        &k,
+        "#version 450\n#extension GL_EXT_shader_image_load_formatted : require\n\
+         layout(local_size_x = 4) in;\nlayout(binding = 0) uniform image2D img;\n\
+         layout(binding = 1) buffer O { vec4 o[]; };\nvoid main() {\n\
+         \x20 o[gl_LocalInvocationID.x] = imageLoad(img, ivec2(gl_LocalInvocationID.x, 0));\n}\n",
+    )
+    .unwrap();
+    let argv = |model_only: bool| {
+        let mut v: Vec<String> = [
+            "lockstep",
+            "run",
+            k.to_str().unwrap(),
+            "--buffer",
+            "0=series:f32:4x4x4",
+            "--buffer",
+            "1=zeros:f32:16",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        if model_only {
+            v.push("--model-only".into());
+        }
+        v
+    };
+    let device =
+        cfg!(feature = "vulkan") && std::env::var_os("LOCKSTEP_SKIP_DEVICE_TESTS").is_none();
+    if device {
+        match lockstep::cli::run(&argv(false)) {
+            Ok(out) => assert!(out.contains("result: PASS"), "{out}"),
+            Err(e) => {
+                assert_eq!(e.code, 2, "{}", e.message);
+                assert!(
+                    e.message.starts_with("unsupported on ")
+                        && e.message
+                            .contains("declare the image's format in the shader")
+                        && e.message.contains("--model-only"),
+                    "{}",
+                    e.message
+                );
+            }
+        }
+    }
+    let out = lockstep::cli::run(&argv(true)).unwrap_or_else(|e| panic!("{}", e.message));
+    assert!(out.contains("result: PASS"), "{out}");
+}

@@ -411,10 +411,11 @@ pub fn run(a: &RunArgs, argv: &[String]) -> Result<String, CliError> {
                 (Some(b), size, Some(ctx.info.name.clone()))
             }
             Err(KernelError::Unsupported(m)) => {
-                return Err(CliError::internal(format!(
+                // Not a failure: the device lacks what the kernel needs (exit 2, as no device).
+                return Err(CliError::no_device(format!(
                     "unsupported on {}: {m} (run with --model-only for the model alone)",
                     ctx.info.name
-                )))
+                )));
             }
             Err(e) => return Err(kernel_error(e)),
         }

@@ -535,6 +535,9 @@ fn enabled_extensions_and_features(
         // LocalSizeId (glslang's `local_size_x_id` for Vulkan 1.3)
         maintenance4: true,
         shader_storage_image_multisample: true,
+        // storage images the shader declares without a format (`Unknown`)
+        shader_storage_image_read_without_format: true,
+        shader_storage_image_write_without_format: true,
         shader_storage_image_extended_formats: true,
         shader_image_int64_atomics: true,
         // GL_EXT_buffer_reference (PhysicalStorageBuffer64 modules)
