@@ -3984,3 +3984,36 @@ fn a_variable_a_workgroup_never_writes_is_undefined_whatever_an_earlier_workgrou
         }
     }
 }
+
+// GLSL 4.60 §6.2 (selection): only the invocations whose condition is true execute the branch.
+// Here the first three lanes of each subgroup of eight take it — runs of active lanes that end
+// before their subgroup's last lane, followed by a subgroup whose lane 0 is active (the executor
+// joins runs across a subgroup boundary only where one ends at the last lane). Each invocation's
+// own `x` (a local carried past the branch), its shared slot and its result change only where
+// the branch ran: o[i] = i there, 100 elsewhere.
+#[test]
+fn a_branch_the_first_lanes_of_each_subgroup_take_changes_only_those_lanes() {
+    let src = format!(
+        "{HEAD}layout(local_size_x = 32) in;\nlayout(binding = 0) buffer B {{ uint o[]; }};\n\
+         shared uint s[32];\nvoid main() {{\n  uint i = gl_LocalInvocationID.x;\n  uint x = 100u;\n\
+         \x20 s[i] = 100u;\n  if ((i & 7u) < 3u) {{ x = i; s[i] = i + 1000u; }}\n\
+         \x20 o[i] = x;\n  o[32u + i] = s[i];\n}}\n"
+    );
+    for size in [8, 16] {
+        let r = run_glsl(&src, Mode::Base, size, [1, 1, 1], &[vec![0; 64]]);
+        let o = u32s(&r.buffers[0].bytes);
+        for i in 0..32u32 {
+            let taken = (i & 7) < 3;
+            assert_eq!(
+                o[i as usize],
+                if taken { i } else { 100 },
+                "size {size}, o[{i}]"
+            );
+            assert_eq!(
+                o[32 + i as usize],
+                if taken { i + 1000 } else { 100 },
+                "size {size}, s[{i}]"
+            );
+        }
+    }
+}
