@@ -446,62 +446,9 @@ pub(crate) fn format_validated<E: std::fmt::Display>(e: Validated<E>) -> String 
     }
 }
 
-/// The extensions and features a context enables on `pd`: every one lockstep can use that the
-/// device supports, in the extension form only where the device's version lacks the core form.
-fn enabled_extensions_and_features(
-    pd: &Arc<vulkano::device::physical::PhysicalDevice>,
-) -> (DeviceExtensions, DeviceFeatures) {
-    let want_ext = DeviceExtensions {
-        khr_shader_subgroup_rotate: true,
-        khr_shader_maximal_reconvergence: true,
-        khr_shader_subgroup_uniform_control_flow: true,
-        ext_subgroup_size_control: true,
-        khr_shader_subgroup_extended_types: true,
-        khr_shader_float16_int8: true,
-        khr_8bit_storage: true,
-        khr_16bit_storage: true,
-        khr_storage_buffer_storage_class: true,
-        khr_vulkan_memory_model: true,
-        khr_shader_atomic_int64: true,
-        nv_shader_subgroup_partitioned: true,
-        khr_variable_pointers: true,
-        khr_workgroup_memory_explicit_layout: true,
-        khr_zero_initialize_workgroup_memory: true,
-        khr_spirv_1_4: true,
-        khr_shader_float_controls: true,
-        khr_maintenance4: true,
-        ext_shader_image_atomic_int64: true,
-        ext_descriptor_indexing: true,
-        ext_shader_atomic_float: true,
-        ext_shader_atomic_float2: true,
-        ..DeviceExtensions::empty()
-    };
-    let mut ext = want_ext.intersection(pd.supported_extensions());
-    // Promoted to core in 1.1-1.3: only enable the extension form on older devices.
-    let v = pd.api_version();
-    if v >= vulkano::Version::V1_3 {
-        ext.ext_subgroup_size_control = false;
-    }
-    if v >= vulkano::Version::V1_3 {
-        ext.khr_zero_initialize_workgroup_memory = false;
-        ext.khr_maintenance4 = false;
-    }
-    if v >= vulkano::Version::V1_2 {
-        ext.ext_descriptor_indexing = false;
-        ext.khr_spirv_1_4 = false;
-        ext.khr_shader_float_controls = false;
-        ext.khr_shader_subgroup_extended_types = false;
-        ext.khr_shader_float16_int8 = false;
-        ext.khr_8bit_storage = false;
-        ext.khr_vulkan_memory_model = false;
-        ext.khr_shader_atomic_int64 = false;
-    }
-    if v >= vulkano::Version::V1_1 {
-        ext.khr_variable_pointers = false;
-        ext.khr_16bit_storage = false;
-        ext.khr_storage_buffer_storage_class = false;
-    }
-    let want_feat = DeviceFeatures {
+/// Every device feature lockstep can use (enabled where the device has it).
+fn wanted_features() -> DeviceFeatures {
+    DeviceFeatures {
         subgroup_size_control: true,
         compute_full_subgroups: true,
         shader_int8: true,
@@ -580,7 +527,65 @@ fn enabled_extensions_and_features(
         shader_shared_float64_atomic_min_max: true,
         shader_image_float32_atomic_min_max: true,
         ..DeviceFeatures::empty()
+    }
+}
+
+/// The extensions and features a context enables on `pd`: every one lockstep can use that the
+/// device supports, in the extension form only where the device's version lacks the core form.
+fn enabled_extensions_and_features(
+    pd: &Arc<vulkano::device::physical::PhysicalDevice>,
+) -> (DeviceExtensions, DeviceFeatures) {
+    let want_ext = DeviceExtensions {
+        khr_shader_subgroup_rotate: true,
+        khr_shader_maximal_reconvergence: true,
+        khr_shader_subgroup_uniform_control_flow: true,
+        ext_subgroup_size_control: true,
+        khr_shader_subgroup_extended_types: true,
+        khr_shader_float16_int8: true,
+        khr_8bit_storage: true,
+        khr_16bit_storage: true,
+        khr_storage_buffer_storage_class: true,
+        khr_vulkan_memory_model: true,
+        khr_shader_atomic_int64: true,
+        nv_shader_subgroup_partitioned: true,
+        khr_variable_pointers: true,
+        khr_workgroup_memory_explicit_layout: true,
+        khr_zero_initialize_workgroup_memory: true,
+        khr_spirv_1_4: true,
+        khr_shader_float_controls: true,
+        khr_maintenance4: true,
+        ext_shader_image_atomic_int64: true,
+        ext_descriptor_indexing: true,
+        ext_shader_atomic_float: true,
+        ext_shader_atomic_float2: true,
+        ..DeviceExtensions::empty()
     };
+    let mut ext = want_ext.intersection(pd.supported_extensions());
+    // Promoted to core in 1.1-1.3: only enable the extension form on older devices.
+    let v = pd.api_version();
+    if v >= vulkano::Version::V1_3 {
+        ext.ext_subgroup_size_control = false;
+    }
+    if v >= vulkano::Version::V1_3 {
+        ext.khr_zero_initialize_workgroup_memory = false;
+        ext.khr_maintenance4 = false;
+    }
+    if v >= vulkano::Version::V1_2 {
+        ext.ext_descriptor_indexing = false;
+        ext.khr_spirv_1_4 = false;
+        ext.khr_shader_float_controls = false;
+        ext.khr_shader_subgroup_extended_types = false;
+        ext.khr_shader_float16_int8 = false;
+        ext.khr_8bit_storage = false;
+        ext.khr_vulkan_memory_model = false;
+        ext.khr_shader_atomic_int64 = false;
+    }
+    if v >= vulkano::Version::V1_1 {
+        ext.khr_variable_pointers = false;
+        ext.khr_16bit_storage = false;
+        ext.khr_storage_buffer_storage_class = false;
+    }
+    let want_feat = wanted_features();
     let mut feat = want_feat.intersection(pd.supported_features());
     if !ext.khr_shader_subgroup_rotate && v < vulkano::Version::V1_4 {
         feat.shader_subgroup_rotate = false;
@@ -607,6 +612,12 @@ fn enabled_extensions_and_features(
     if !ext.ext_shader_image_atomic_int64 {
         feat.shader_image_int64_atomics = false;
     }
+    drop_extension_features(&mut feat, &ext, v);
+    (ext, feat)
+}
+
+/// Clears the features of extensions the device lacks (where its version has no core form).
+fn drop_extension_features(feat: &mut DeviceFeatures, ext: &DeviceExtensions, v: vulkano::Version) {
     if !ext.ext_shader_atomic_float {
         feat.shader_buffer_float32_atomics = false;
         feat.shader_buffer_float32_atomic_add = false;
@@ -642,5 +653,4 @@ fn enabled_extensions_and_features(
         feat.shader_uniform_texel_buffer_array_non_uniform_indexing = false;
         feat.shader_storage_texel_buffer_array_non_uniform_indexing = false;
     }
-    (ext, feat)
 }

@@ -773,19 +773,7 @@ impl Context {
         // SAFETY: every buffer the entry point uses is bound and at least as large as its
         // block's fixed part (`check_bindings`); indexing past that is the kernel's own
         // behaviour, which robust drivers contain and which the model reports.
-        unsafe { b.dispatch(d.workgroups) }.map_err(|e| {
-            let t = e.to_string();
-            // A storage image the shader declares without a format (`Unknown`): the view's format
-            // must allow that on this device (VUID-vkCmdDispatch-OpTypeImage-06423/06424) — a
-            // device limit, not the user's error.
-            if t.contains("WITHOUT_FORMAT") {
-                VkError::Unsupported(format!(
-                    "a storage image the shader declares without a format is read or written through a view whose format this device cannot use that way (declare the image's format in the shader, e.g. `layout(rgba32f)`): {t}"
-                ))
-            } else {
-                VkError::vk("recording the dispatch", e)
-            }
-        })?;
+        unsafe { b.dispatch(d.workgroups) }.map_err(dispatch_error)?;
         let elapsed = self.submit_with_timeout(b, timeout)?;
 
         if !bound.is_empty() {
@@ -981,5 +969,19 @@ fn check_push_constants(
             }
         }
         (None, None) => Ok(()),
+    }
+}
+
+/// The error of recording a dispatch: a storage image the shader declares without a format
+/// (`Unknown`) needs a view format this device can read or write that way
+/// (VUID-vkCmdDispatch-OpTypeImage-06423/06424) — a device limit, not the user's error.
+fn dispatch_error<E: std::fmt::Display>(e: E) -> VkError {
+    let t = e.to_string();
+    if t.contains("WITHOUT_FORMAT") {
+        VkError::Unsupported(format!(
+            "a storage image the shader declares without a format is read or written through a view whose format this device cannot use that way (declare the image's format in the shader, e.g. `layout(rgba32f)`): {t}"
+        ))
+    } else {
+        VkError::vk("recording the dispatch", t)
     }
 }
