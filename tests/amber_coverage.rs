@@ -280,9 +280,10 @@ EXPECT o IDX 0 EQ 42
 }
 
 /// The Workgroup variables beside the aliased blocks keep memory of their own, and their own
-/// record of what was written: `c` written, `d` never (GLSL 4.60 §4.3.8: shared variables have
-/// no initializer — SPIR-V: a Workgroup variable's value is undefined until written), so `d`'s
-/// load is undefined and `c`'s is the 7 stored.
+/// record of what was written: `c` and `d` (one word each, side by side) written, `e` never (GLSL
+/// 4.60 §4.3.8: shared variables have no initializer — SPIR-V: a Workgroup variable's value is
+/// undefined until written), so `e`'s load is undefined and `c`'s and `d`'s are the 7 and 9
+/// stored (neither lies on the other; read in the next block, from memory).
 #[test]
 fn workgroup_variables_beside_aliased_blocks_are_their_own() {
     let text = r#"#!amber
@@ -291,7 +292,7 @@ SHADER compute k SPIRV-ASM TARGET_ENV spv1.4
                OpCapability WorkgroupMemoryExplicitLayoutKHR
                OpExtension "SPV_KHR_workgroup_memory_explicit_layout"
                OpMemoryModel Logical GLSL450
-               OpEntryPoint GLCompute %main "main" %a %b %c %d %out
+               OpEntryPoint GLCompute %main "main" %a %b %c %d %e %out
                OpExecutionMode %main LocalSize 1 1 1
                OpDecorate %blk Block
                OpMemberDecorate %blk 0 Offset 0
@@ -308,9 +309,11 @@ SHADER compute k SPIRV-ASM TARGET_ENV spv1.4
          %u2 = OpConstant %uint 2
          %u3 = OpConstant %uint 3
          %u7 = OpConstant %uint 7
+         %u9 = OpConstant %uint 9
+         %u4 = OpConstant %uint 4
         %u42 = OpConstant %uint 42
         %blk = OpTypeStruct %uint
-        %arr = OpTypeArray %uint %u3
+        %arr = OpTypeArray %uint %u4
        %oblk = OpTypeStruct %arr
        %pblk = OpTypePointer Workgroup %blk
       %poblk = OpTypePointer StorageBuffer %oblk
@@ -320,38 +323,49 @@ SHADER compute k SPIRV-ASM TARGET_ENV spv1.4
           %b = OpVariable %pblk Workgroup
           %c = OpVariable %pwg Workgroup
           %d = OpVariable %pwg Workgroup
+          %e = OpVariable %pwg Workgroup
         %out = OpVariable %poblk StorageBuffer
        %main = OpFunction %void None %fn
       %entry = OpLabel
          %pa = OpAccessChain %pwg %a %u0
                OpStore %pa %u42
                OpStore %c %u7
+               OpStore %d %u9
+               OpBranch %next
+       %next = OpLabel
          %pb = OpAccessChain %pwg %b %u0
          %vb = OpLoad %uint %pb
          %vc = OpLoad %uint %c
          %vd = OpLoad %uint %d
+         %ve = OpLoad %uint %e
          %o0 = OpAccessChain %psb %out %u0 %u0
                OpStore %o0 %vb
          %o1 = OpAccessChain %psb %out %u0 %u1
                OpStore %o1 %vc
          %o2 = OpAccessChain %psb %out %u0 %u2
                OpStore %o2 %vd
+         %o3 = OpAccessChain %psb %out %u0 %u3
+               OpStore %o3 %ve
                OpReturn
                OpFunctionEnd
 END
-BUFFER o DATA_TYPE uint32 SIZE 3 FILL 0
+BUFFER o DATA_TYPE uint32 SIZE 4 FILL 0
 PIPELINE compute p
   ATTACH k
   BIND BUFFER o AS storage DESCRIPTOR_SET 0 BINDING 0
 END
 RUN p 1 1 1
-EXPECT o IDX 0 EQ 42 7
-EXPECT o IDX 8 EQ 0
+EXPECT o IDX 0 EQ 42 7 9
+EXPECT o IDX 12 EQ 0
 "#;
     let s = parse(text).unwrap();
+    let lines = |l: &str| text.lines().position(|x| x == l).unwrap() + 1;
     assert_eq!(
         statuses(&run_model(&s)),
-        vec![(61, "pass"), (62, "undefined")]
+        vec![
+            (lines("EXPECT o IDX 0 EQ 42 7 9"), "pass"),
+            (lines("EXPECT o IDX 12 EQ 0"), "undefined")
+        ]
     );
 }
 
