@@ -1173,3 +1173,34 @@ fn a_byte_another_order_of_the_workgroups_changes_is_order_dependent_and_its_nei
         }
     }
 }
+
+// Appendix B, Data Race: two potentially-concurrent accesses to one location, at least one a
+// write, race unless *both* are atomic (with each other's scope). Invocation 0 writes `x` with a
+// plain store; invocation 1 then adds to it atomically, with nothing ordering the two: a data
+// race — the atomic does not make the plain write atomic. (Two atomics in the same place do not
+// race: the second half.)
+#[test]
+fn an_atomic_after_an_unordered_plain_write_of_its_location_races() {
+    let body = |first: &str| {
+        format!(
+            "layout(local_size_x = 2) in;\nlayout(binding = 0) buffer B {{ uint x; }};\n\
+             void main() {{\n  uint i = gl_LocalInvocationID.x;\n  if (i == 0u) {{ {first} }}\n\
+             \x20 if (i == 1u) {{ atomicAdd(x, 1u); }}\n}}\n"
+        )
+    };
+    let r = run(&body("x = 5u;"), 2, [1, 1, 1], &[vec![0]]);
+    let found = races(&r);
+    assert!(
+        found.iter().any(|(c, _)| *c == RaceClass::Value),
+        "{:?}",
+        texts(&r)
+    );
+    assert!(
+        matches!(r.status(r.buffers[0].word_taint(0)), WordStatus::Racy(_)),
+        "{:?} {:?}",
+        r.status(r.buffers[0].word_taint(0)),
+        texts(&r)
+    );
+    let r = run(&body("atomicExchange(x, 5u);"), 2, [1, 1, 1], &[vec![0]]);
+    assert!(races(&r).is_empty(), "{:?}", texts(&r));
+}

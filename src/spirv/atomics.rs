@@ -138,7 +138,7 @@ impl Wg<'_, '_> {
                 });
                 let crowded = writes && shared_target.get(&p.place()).copied().unwrap_or(0) > 1;
                 let same = new.map(|nv| nv == old).unwrap_or(true);
-                let tret = self.atomic_returned(
+                let (tret, raced) = self.atomic_returned(
                     &hits,
                     told,
                     crowded,
@@ -157,7 +157,7 @@ impl Wg<'_, '_> {
                         hits.concurrent_atomic,
                         (obj, sp, off),
                         (old, nv, x),
-                        (told, tx, tc, pt),
+                        (told, tx, tc, pt, raced),
                         s,
                         loc,
                     );
@@ -184,17 +184,20 @@ impl Wg<'_, '_> {
         concurrent: Option<crate::spirv::memory::Access>,
         (obj, sp, off): (ObjectId, Space, u32),
         (old, nv, x): (u64, u64, u64),
-        (told, tx, tc, pt): (Taint, Taint, Taint, Taint),
+        (told, tx, tc, pt, raced): (Taint, Taint, Taint, Taint, Taint),
         s: usize,
         loc: LocId,
     ) {
         let w = sc.bits() as u8;
         // The new value: a store or exchange writes its operand whatever was there; the
-        // others combine with the old value. Float adds round in the order they ran.
+        // others combine with the old value. Float adds round in the order they ran. A plain
+        // write it races with (not both atomic: a data race) leaves either value: racy, as a
+        // plain write racing with another is.
         let mut t = match op {
             AtomicOp::Store | AtomicOp::Exchange => tx,
             _ => combine(told, combine(tx, tc)),
         };
+        t = combine(raced, t);
         // The location's window of unordered read-modify-writes: opened by one
         // that nothing unordered precedes, joined by the rest.
         let commutes = self.window_commutes(op, sp, obj, off, old, x, w, concurrent.is_none());
@@ -229,6 +232,7 @@ impl Wg<'_, '_> {
     /// order-dependent where another unordered write could have come first (the shadow found one
     /// before it, or another lane of the instruction writes the same memory — `crowded`), with
     /// the race its access makes; a read that a later write raced with is marked for the next run.
+    /// Second: the race with an earlier write, for what the atomic writes (none without one).
     #[allow(clippy::too_many_arguments)]
     fn atomic_returned(
         &mut self,
@@ -240,7 +244,7 @@ impl Wg<'_, '_> {
         loc: LocId,
         writes: bool,
         same: bool,
-    ) -> Taint {
+    ) -> (Taint, Taint) {
         let mut tret = told;
         let late = self
             .d
@@ -261,6 +265,7 @@ impl Wg<'_, '_> {
                     .order_dependent(),
             );
         }
+        let mut raced = Taint::NONE;
         if let Some((other, other_wrote)) = hits.race {
             let same = if other_wrote {
                 other.flags & flags::SAME != 0
@@ -269,6 +274,9 @@ impl Wg<'_, '_> {
             };
             let r = self.race(obj, off, other, other_wrote, s, loc, writes, same);
             tret = combine(r, tret);
+            if other_wrote {
+                raced = r;
+            }
             if !other_wrote && !r.is_none() {
                 let u = off / self.unit_of(obj, sp);
                 self.d.mark_late((other.loc, other.who, obj, u));
@@ -280,7 +288,7 @@ impl Wg<'_, '_> {
             let u = off / self.unit_of(obj, sp);
             self.d.mark_late((other.loc, other.who, obj, u));
         }
-        tret
+        (tret, raced)
     }
 
     /// Adds a read-modify-write to the window of unordered ones at `off` of `obj` (a new window
