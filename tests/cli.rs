@@ -21,6 +21,25 @@ fn eval_json(args: &[&str]) -> Json {
     serde_json::from_slice(&out).unwrap()
 }
 
+/// Whether the `lockstep run` tests here compare with a device (lavapipe where `./test` ran the
+/// set-up; `LOCKSTEP_SKIP_DEVICE_TESTS` runs the model alone).
+fn with_device() -> bool {
+    cfg!(feature = "vulkan") && std::env::var_os("LOCKSTEP_SKIP_DEVICE_TESTS").is_none()
+}
+
+/// `lockstep run KERNEL ARGS…`, with `--model-only` when `model_only`, as an argv.
+fn run_argv(kernel: &std::path::Path, args: &[&str], model_only: bool) -> Vec<String> {
+    let mut v: Vec<String> = ["lockstep", "run", kernel.to_str().unwrap()]
+        .iter()
+        .chain(args)
+        .map(|s| s.to_string())
+        .collect();
+    if model_only {
+        v.push("--model-only".into());
+    }
+    v
+}
+
 #[test]
 fn eval_json_has_the_documented_shape() {
     let j = eval_json(&[
@@ -615,24 +634,14 @@ fn lockstep_run_binds_each_element_of_an_array_of_buffers() {
          \x20 outs[k].r[i] = ins[k].v[i] + 100u * k;\n}\n",
     )
     .unwrap();
-    let device =
-        cfg!(feature = "vulkan") && std::env::var_os("LOCKSTEP_SKIP_DEVICE_TESTS").is_none();
+    let device = with_device();
     let out_dir = dir.path().join("out");
     let argv = |buffers: &[&str], model_only: bool| {
-        let mut v: Vec<String> = ["lockstep", "run", k.to_str().unwrap(), "--workgroups", "3"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+        let mut args = vec!["--workgroups", "3", "--out", out_dir.to_str().unwrap()];
         for b in buffers {
-            v.push("--buffer".into());
-            v.push(b.to_string());
+            args.extend(["--buffer", b]);
         }
-        v.push("--out".into());
-        v.push(out_dir.to_str().unwrap().into());
-        if model_only || !device {
-            v.push("--model-only".into());
-        }
-        v
+        run_argv(&k, &args, model_only || !device)
     };
     let all = [
         "0[0]=series:u32:4",
@@ -706,26 +715,17 @@ fn float_atomics_run_on_the_model_and_on_a_device_that_has_them() {
          \x20 if (gl_LocalInvocationID.x == 0u) atomicAdd(s, acc);\n}\n",
     )
     .unwrap();
-    let device =
-        cfg!(feature = "vulkan") && std::env::var_os("LOCKSTEP_SKIP_DEVICE_TESTS").is_none();
+    let device = with_device();
     let out_dir = dir.path().join("out");
-    let mut argv: Vec<String> = [
-        "lockstep",
-        "run",
-        k.to_str().unwrap(),
+    let args = [
         "--workgroups",
         "4",
         "--buffer",
         "0=zeros:f32:3",
         "--out",
         out_dir.to_str().unwrap(),
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    if !device {
-        argv.push("--model-only".into());
-    }
+    ];
+    let argv = run_argv(&k, &args, !device);
     let out = lockstep::cli::run(&argv).unwrap_or_else(|e| panic!("{}", e.message));
     assert!(out.contains("result: PASS"), "{out}");
     let read = |f: &str| {
@@ -757,27 +757,14 @@ fn a_kernel_the_device_cannot_run_is_unsupported_with_exit_2_not_an_internal_err
          \x20 o[gl_LocalInvocationID.x] = imageLoad(img, ivec2(gl_LocalInvocationID.x, 0));\n}\n",
     )
     .unwrap();
-    let argv = |model_only: bool| {
-        let mut v: Vec<String> = [
-            "lockstep",
-            "run",
-            k.to_str().unwrap(),
-            "--buffer",
-            "0=series:f32:4x4x4",
-            "--buffer",
-            "1=zeros:f32:16",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        if model_only {
-            v.push("--model-only".into());
-        }
-        v
-    };
-    let device =
-        cfg!(feature = "vulkan") && std::env::var_os("LOCKSTEP_SKIP_DEVICE_TESTS").is_none();
-    if device {
+    let args = [
+        "--buffer",
+        "0=series:f32:4x4x4",
+        "--buffer",
+        "1=zeros:f32:16",
+    ];
+    let argv = |model_only: bool| run_argv(&k, &args, model_only);
+    if with_device() {
         match lockstep::cli::run(&argv(false)) {
             Ok(out) => assert!(out.contains("result: PASS"), "{out}"),
             Err(e) => {

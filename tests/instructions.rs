@@ -1944,22 +1944,13 @@ fn an_array_of_descriptors_indexed_differently_within_a_subgroup_needs_nonunifor
             ),
             s => panic!("o[{i}] = ins[k].v[i] without nonuniformEXT: {s:?}"),
         }
-        let want_k = if k == 0 { ins0[i] } else { ins1[i] };
-        assert_eq!(
-            r.status(o.word_taint(8 + i)),
-            WordStatus::Exact,
-            "o[{}]",
-            8 + i
-        );
-        assert_eq!(vals[8 + i], want_k, "o[{}]", 8 + i);
-        let want_g = if g == 0 { ins0[i] } else { ins1[i] };
-        assert_eq!(
-            r.status(o.word_taint(16 + i)),
-            WordStatus::Exact,
-            "o[{}]",
-            16 + i
-        );
-        assert_eq!(vals[16 + i], want_g, "o[{}]", 16 + i);
+        // o[at] holds element `e`'s v[i], exactly.
+        let exact = |at: usize, e: usize| {
+            assert_eq!(r.status(o.word_taint(at)), WordStatus::Exact, "o[{at}]");
+            assert_eq!(vals[at], if e == 0 { ins0[i] } else { ins1[i] }, "o[{at}]");
+        };
+        exact(8 + i, k);
+        exact(16 + i, g);
     }
     for b in r.buffers.iter().filter(|b| b.binding == 2) {
         for w in 0..8 {
