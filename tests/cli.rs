@@ -783,3 +783,47 @@ fn a_kernel_the_device_cannot_run_is_unsupported_with_exit_2_not_an_internal_err
     let out = lockstep::cli::run(&argv(true)).unwrap_or_else(|e| panic!("{}", e.message));
     assert!(out.contains("result: PASS"), "{out}");
 }
+
+/// An array of combined image samplers (`uniform sampler2D texs[2]`) takes one image per element
+/// (`--buffer 0[K]=…`) and one sampler state for the binding (`--sampler 0=…`, every element's):
+/// `texelFetch(texs[0], (i, 0), 0)` is texel (i, 0) of the series image, components 4·i … 4·i + 3
+/// (Vulkan, "Texel Input Operations": integer coordinates, no filtering); `textureLod(texs[1], …)`
+/// of the image filled with 0.5 is 0.5 in every component, whatever the filter (nearest here).
+#[test]
+fn an_array_of_combined_image_samplers_takes_an_image_per_element_and_one_sampler_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = dir.path().join("k.comp");
+    std::fs::write(
+        &k,
+        "#version 450\nlayout(local_size_x = 4) in;\nlayout(binding = 0) uniform sampler2D texs[2];\n\
+         layout(binding = 1) buffer O { vec4 o[]; };\nvoid main() {\n  uint i = gl_LocalInvocationID.x;\n\
+         \x20 o[i] = textureLod(texs[1], vec2(0.125 + 0.25 * float(i), 0.125), 0.0)\n\
+         \x20   + texelFetch(texs[0], ivec2(i, 0), 0);\n}\n",
+    )
+    .unwrap();
+    let out_dir = dir.path().join("out");
+    let args = [
+        "--buffer",
+        "0[0]=series:f32:4x4x4",
+        "--buffer",
+        "0[1]=fill:f32:4x4x4:0.5",
+        "--buffer",
+        "1=zeros:f32:16",
+        "--sampler",
+        "0=nearest,clamp_to_edge",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ];
+    let out = lockstep::cli::run(&run_argv(&k, &args, !with_device()))
+        .unwrap_or_else(|e| panic!("{}", e.message));
+    assert!(
+        out.contains("binding 0[1] ") && out.contains("result: PASS"),
+        "{out}"
+    );
+    let o = lockstep::kernel::read_npy(&out_dir.join("model-1.npy"))
+        .unwrap()
+        .to_vec::<f32>()
+        .unwrap();
+    let want: Vec<f32> = (0..16).map(|c| c as f32 + 0.5).collect();
+    assert_eq!(o, want);
+}
