@@ -1980,3 +1980,75 @@ fn an_array_of_descriptors_indexed_differently_within_a_subgroup_needs_nonunifor
         );
     }
 }
+
+/// The same rule (VUID-RuntimeSpirv-NonUniform-06274), subgroup by subgroup and among the
+/// invocations whose index is defined. Eight invocations in subgroups of four:
+/// - `ins[i == 7 ? 1 : 0]` executed by lanes 0–3 and 6–7 (4 and 5 take no part): the first
+///   subgroup's indices agree (defined, `ins[0].v[i]`), the second's do not (undefined, the
+///   chain naming `ins`);
+/// - lanes 0–2 of each subgroup index 0, 1, 0 and lane 3 an undefined value: still different —
+///   undefined in every lane;
+/// - lanes 0–2 index 0 and lane 3 an undefined value (whose bits are 1): the defined indices
+///   agree, so lanes 0–2 read `ins[0]`, defined; lane 3's read is undefined by its own index.
+#[test]
+fn whether_an_undecorated_descriptor_index_is_uniform_is_decided_per_subgroup_on_defined_indices() {
+    let words = glsl(
+        "#version 450\nlayout(local_size_x = 8) in;\n\
+         layout(set = 0, binding = 0) buffer In { uint v[8]; } ins[2];\n\
+         layout(set = 0, binding = 1) buffer Out { uint o[24]; };\n\
+         void main() {\n  uint i = gl_LocalInvocationID.x;\n  uint u;\n\
+         \x20 if (i < 4u || i >= 6u) { o[i] = ins[i == 7u ? 1u : 0u].v[i]; }\n\
+         \x20 uint kb = (i & 3u) == 3u ? u : (i & 1u);\n  o[8u + i] = ins[kb].v[i];\n\
+         \x20 uint kc = (i & 3u) == 3u ? u + 1u : 0u;\n  o[16u + i] = ins[kc].v[i];\n}\n",
+        "nu2.comp",
+    );
+    let k = decode(&words, &DecodeOptions::default()).unwrap();
+    let input = |binding: u32, element: u32, words: &[u32]| BufferInput {
+        set: 0,
+        binding,
+        element,
+        bytes: bytes_u32(words),
+        ..Default::default()
+    };
+    let ins0: Vec<u32> = (10..18).collect();
+    let inputs = [
+        input(0, 0, &ins0),
+        input(0, 1, &(20..28).collect::<Vec<u32>>()),
+        input(1, 0, &[0; 24]),
+    ];
+    let mut c = RunConfig::new(SubgroupSize::new(4).unwrap(), [1, 1, 1]);
+    c.mode = Mode::Base;
+    let r = run_model(&k, c, &inputs, None).unwrap();
+    let o = &r.buffers[at(&r, 1)];
+    let vals = u32s(&o.bytes);
+    let exact = |at: usize, want: u32| {
+        assert_eq!(r.status(o.word_taint(at)), WordStatus::Exact, "o[{at}]");
+        assert_eq!(vals[at], want, "o[{at}]");
+    };
+    let nonuniform = |at: usize| match r.status(o.word_taint(at)) {
+        WordStatus::Undefined(chain) => assert!(
+            chain.contains("index the array of descriptors ins with different values"),
+            "o[{at}]: {chain}"
+        ),
+        s => panic!("o[{at}]: {s:?}"),
+    };
+    for i in 0..4 {
+        exact(i, ins0[i]);
+    }
+    exact(4, 0);
+    exact(5, 0);
+    nonuniform(6);
+    nonuniform(7);
+    for i in [8, 9, 10, 12, 13, 14] {
+        nonuniform(i);
+    }
+    for i in [16, 17, 18, 20, 21, 22] {
+        exact(i, ins0[i - 16]);
+    }
+    for i in [19, 23] {
+        match r.status(o.word_taint(i)) {
+            WordStatus::Undefined(chain) => assert!(!chain.contains("NonUniform"), "{chain}"),
+            s => panic!("o[{i}]: {s:?}"),
+        }
+    }
+}
