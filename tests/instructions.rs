@@ -2032,8 +2032,8 @@ fn whether_an_undecorated_descriptor_index_is_uniform_is_decided_per_subgroup_on
         ),
         s => panic!("o[{at}]: {s:?}"),
     };
-    for i in 0..4 {
-        exact(i, ins0[i]);
+    for (i, &want) in ins0.iter().enumerate().take(4) {
+        exact(i, want);
     }
     exact(4, 0);
     exact(5, 0);
