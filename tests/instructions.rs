@@ -37,6 +37,17 @@ fn run_with(
     run_model(&k, c, &bindings(buffers), None).unwrap()
 }
 
+/// A buffer of u32 `words` for element `element` of the array of descriptors at set 0, `binding`.
+fn input(binding: u32, element: u32, words: &[u32]) -> BufferInput {
+    BufferInput {
+        set: 0,
+        binding,
+        element,
+        bytes: bytes_u32(words),
+        ..Default::default()
+    }
+}
+
 /// Asserts that each of `words` of the buffer at binding `binding` of run `r` is undefined.
 fn assert_undefined(r: &ModelRun, binding: u32, words: impl IntoIterator<Item = usize>) {
     let b = &r.buffers[at(r, binding)];
@@ -1909,13 +1920,6 @@ fn an_array_of_descriptors_indexed_differently_within_a_subgroup_needs_nonunifor
         "nu.comp",
     );
     let k = decode(&words, &DecodeOptions::default()).unwrap();
-    let input = |binding: u32, element: u32, words: &[u32]| BufferInput {
-        set: 0,
-        binding,
-        element,
-        bytes: bytes_u32(words),
-        ..Default::default()
-    };
     let ins0: Vec<u32> = (10..18).collect();
     let ins1: Vec<u32> = (20..28).collect();
     let inputs = [
@@ -2003,13 +2007,6 @@ fn whether_an_undecorated_descriptor_index_is_uniform_is_decided_per_subgroup_on
         "nu2.comp",
     );
     let k = decode(&words, &DecodeOptions::default()).unwrap();
-    let input = |binding: u32, element: u32, words: &[u32]| BufferInput {
-        set: 0,
-        binding,
-        element,
-        bytes: bytes_u32(words),
-        ..Default::default()
-    };
     let ins0: Vec<u32> = (10..18).collect();
     let inputs = [
         input(0, 0, &ins0),
