@@ -1113,7 +1113,13 @@ pub fn probe_layout(
 /// or for an `inexact` value within the tolerance (a float) or within one (an integer converted
 /// from a float: a normalized texel component may be "one of the two nearest" integers, Vulkan,
 /// Fixed-Point Data Conversion)?
-fn agrees(dtype: ScalarType, inexact: bool, mbits: u64, dbits: u64, tol: Tolerance) -> bool {
+pub(crate) fn agrees(
+    dtype: ScalarType,
+    inexact: bool,
+    mbits: u64,
+    dbits: u64,
+    tol: Tolerance,
+) -> bool {
     if inexact && dtype.is_float() {
         within(dtype, mbits, dbits, tol)
     } else if inexact {
