@@ -603,13 +603,21 @@ fn device_layout(
     Ok(line)
 }
 
+/// A buffer the model left at one size of a sweep.
+struct SizeBuffer {
+    bytes: Vec<u8>,
+    /// per taint unit: is it defined, is it inexact
+    units: Vec<(bool, bool)>,
+    /// the taint unit's size in bytes
+    unit: u32,
+}
+
 /// One size of a sweep: the model's report, and what the device did.
 struct SizeRun {
     size: u32,
     report: Option<crate::kernel::run::Report>,
-    /// the model's bytes of each buffer, per taint unit whether it is defined and whether inexact,
-    /// and the unit's size in bytes
-    defined: Vec<(Vec<u8>, Vec<(bool, bool)>, u32)>,
+    /// the model's buffers, as the size comparison reads them
+    defined: Vec<SizeBuffer>,
     error: Option<String>,
     device: String,
 }
@@ -692,7 +700,11 @@ fn sweep(a: &RunArgs, sizes: &[SubgroupSize]) -> Result<String, CliError> {
                             .iter()
                             .map(|t| (!t.has_prov(), t.is_inexact()))
                             .collect();
-                        (b.bytes.clone(), ok, b.unit)
+                        SizeBuffer {
+                            bytes: b.bytes.clone(),
+                            units: ok,
+                            unit: b.unit,
+                        }
                     })
                     .collect();
                 r.report = Some(rep);
@@ -791,14 +803,17 @@ fn size_differences(
     if ok_runs.len() > 1 {
         for (bi, jb) in job.buffers.iter().enumerate() {
             let host = &jb.host;
-            let Some((b0, _, unit)) = ok_runs[0].defined.get(bi) else {
+            let Some(SizeBuffer {
+                bytes: b0, unit, ..
+            }) = ok_runs[0].defined.get(bi)
+            else {
                 continue;
             };
             let u = (*unit as usize).max(1);
             let es = crate::kernel::buffers::element_size(host.dtype).max(1);
             // An element's bits at one size, and its taint units' marks at every size.
             let bits = |r: &SizeRun, e: usize| -> Option<u64> {
-                let b = r.defined.get(bi)?.0.get(e * es..(e + 1) * es)?;
+                let b = r.defined.get(bi)?.bytes.get(e * es..(e + 1) * es)?;
                 let mut w = [0u8; 8];
                 w[..es.min(8)].copy_from_slice(&b[..es.min(8)]);
                 Some(u64::from_le_bytes(w))
@@ -806,7 +821,7 @@ fn size_differences(
             let marks = |e: usize| {
                 let units = (e * es) / u..=(e * es + es - 1) / u;
                 ok_runs.iter().flat_map(move |r| {
-                    let d = r.defined.get(bi).map(|d| d.1.as_slice()).unwrap_or(&[]);
+                    let d = r.defined.get(bi).map(|d| d.units.as_slice()).unwrap_or(&[]);
                     units
                         .clone()
                         .map(move |k| d.get(k).copied().unwrap_or((false, false)))
@@ -837,15 +852,8 @@ fn size_differences(
                 continue;
             };
             // The first differing element, its value at each size (sizes with one value together).
-            let value = |r: &SizeRun| -> String {
-                let b = &r.defined[bi].0;
-                let mut w = [0u8; 8];
-                let at = elem * es;
-                if at + es <= b.len() {
-                    w[..es].copy_from_slice(&b[at..at + es]);
-                }
-                crate::kernel::run::show(host.dtype, u64::from_le_bytes(w))
-            };
+            let value =
+                |r: &SizeRun| crate::kernel::run::show(host.dtype, bits(r, elem).unwrap_or(0));
             let mut by_value: Vec<(String, Vec<u32>)> = Vec::new();
             for r in &ok_runs {
                 let v = value(r);
