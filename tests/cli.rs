@@ -796,6 +796,35 @@ fn float_atomics_run_on_the_model_and_on_a_device_that_has_them() {
     }
 }
 
+/// A kernel that reads the clocks (GL_ARB_shader_clock, GL_EXT_shader_realtime_clock:
+/// VK_KHR_shader_clock, enabled where the device has it — lavapipe does) runs on the model and
+/// the device: what it computes from a clock is order-dependent (SPV_KHR_shader_clock gives a
+/// clock's value to the device), listed and not compared; the rest is compared and the run passes.
+#[test]
+fn a_kernel_that_reads_the_clock_runs_and_its_timings_are_order_dependent() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = dir.path().join("timed.comp");
+    std::fs::write(
+        &k,
+        "#version 450\n#extension GL_ARB_shader_clock : require\n\
+         #extension GL_EXT_shader_realtime_clock : require\n\
+         #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require\n\
+         layout(local_size_x = 8) in;\nlayout(binding = 0) buffer B { uint v[8]; uint64_t t[8]; };\n\
+         void main() {\n  uint i = gl_LocalInvocationID.x;\n  uint64_t c = clockRealtimeEXT();\n\
+         \x20 v[i] = v[i] * 3u + 1u;\n  t[i] = clockRealtimeEXT() - c + clockARB() * 0UL;\n}\n",
+    )
+    .unwrap();
+    let device = with_device();
+    let args = ["--buffer", "0=series:u32:24"];
+    let argv = run_argv(&k, &args, !device);
+    let out = lockstep::cli::run(&argv).unwrap_or_else(|e| panic!("{}", e.message));
+    assert!(out.contains("result: PASS"), "{out}");
+    assert!(out.contains("B.t[0]"), "{out}");
+    assert!(out.contains("OpReadClockKHR"), "{out}");
+    // 8 values compared (exact), 16 words of timings order-dependent
+    assert!(out.contains("binding 0  u32   24        8      0        0          16"), "{out}");
+}
+
 /// A feature the device lacks is *unsupported*, with the reason, never a failure: `lockstep run`
 /// of a kernel that reads a storage image declared without a format (GL_EXT_shader_image_load_formatted)
 /// on a device whose view format does not allow that (lavapipe of Debian 12) stops with exit 2

@@ -2049,3 +2049,50 @@ fn whether_an_undecorated_descriptor_index_is_uniform_is_decided_per_subgroup_on
         }
     }
 }
+
+/// SPV_KHR_shader_clock, `OpReadClockKHR`: "Returns the current time of the clock" — a value the
+/// device gives and the spec does not (only that the 64-bit count grows, wrapping). Not undefined
+/// behaviour: the model reads a count that only grows along an invocation's path and marks it
+/// order-dependent — when a device ran the instruction is its own — with the instruction and the
+/// extension named; what is computed from it, and what a branch on it writes, are order-dependent
+/// too (not compared), while the rest of the kernel stays exact and the run clean.
+#[test]
+fn a_clock_reading_is_order_dependent_not_undefined_and_only_grows() {
+    let src = "#version 450
+#extension GL_ARB_shader_clock : require
+#extension GL_EXT_shader_realtime_clock : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+layout(local_size_x = 4) in;
+layout(binding = 0) buffer O { uint64_t dt; uint grew; uint plain; uvec2 halves; uint branched; };
+void main() {
+  uint64_t c0 = clockARB();
+  uint x = 0u;
+  for (uint k = 0u; k < gl_LocalInvocationID.x + 3u; k++) x += k;
+  uint64_t c1 = clockRealtimeEXT();
+  uvec2 h = clock2x32ARB();
+  if (gl_LocalInvocationID.x == 0u) { dt = c1 - c0; grew = c1 > c0 ? 1u : 0u; plain = x; halves = h; }
+  if (c0 < 0xffffffffffffffffUL && gl_LocalInvocationID.x == 1u) branched = 7u;
+}
+";
+    let r = run(&glsl(src, "clock.comp"), vec![bytes_u32(&[0; 8])]);
+    assert!(r.findings.is_empty(), "{:?}", r.findings);
+    let b = &r.buffers[at(&r, 0)];
+    // dt (words 0, 1), grew (2), halves (4, 5), branched (6): order-dependent, naming the clock
+    for w in [0, 1, 2, 4, 5, 6] {
+        match r.status(b.word_taint(w)) {
+            WordStatus::OrderDependent(chain) => assert!(
+                chain.contains("OpReadClockKHR") && chain.contains("SPV_KHR_shader_clock"),
+                "word {w}: {chain}"
+            ),
+            other => panic!("word {w}: {other:?}"),
+        }
+    }
+    let words = u32s(&b.bytes);
+    // The model's clock grew between the two readings (the loop ran between them).
+    assert_eq!(words[2], 1);
+    assert!(words[0] > 0 || words[1] > 0, "dt = 0");
+    // `plain` = 0 + 1 + 2 in lane 0: exact, whatever the clock read.
+    assert_eq!(words[3], 3);
+    assert_eq!(r.status(b.word_taint(3)), WordStatus::Exact);
+    assert_eq!(words[6], 7);
+}

@@ -797,6 +797,15 @@ pub enum Inst {
         d: Reg,
         n: u32,
     },
+    /// `d` = a reading of a clock (`OpReadClockKHR`): `n` slots (one 64-bit integer, or its
+    /// two 32-bit halves, low first) of a count that only grows; order-dependent, as when a
+    /// device runs an instruction is its own
+    Clock {
+        d: Reg,
+        n: u32,
+        /// the clock's scope is the device (not the subgroup)
+        device: bool,
+    },
     /// The entry of an inlined call to function `f` (decode-time inlining,
     /// [`crate::spirv::decode`]): its `Function` variables reset, as a call resets them
     EnterLocals {

@@ -238,7 +238,7 @@ macro_rules! operands {
                     f(Def, r);
                 }
             }
-            Inst::Undef { d, .. } => f(Def, d),
+            Inst::Undef { d, .. } | Inst::Clock { d, .. } => f(Def, d),
             Inst::Barrier { .. } | Inst::MemoryBarrier { .. } | Inst::EnterLocals { .. } => {}
         }
     }};
@@ -386,6 +386,7 @@ mod tests {
             (Inst::MemoryBarrier { scope: Scope::Device, sem: 0 }, None),
             (Inst::Call { d: Some(r(1)), f: 0, args: Box::new([r(2), r(3)]) }, Some(1)),
             (Inst::Undef { d: r(1), n }, Some(1)),
+            (Inst::Clock { d: r(1), n, device: true }, Some(1)),
             (Inst::EnterLocals { f: 0 }, None),
             (Inst::CallReturn { d: r(1), v: r(2), n }, Some(1)),
         ]

@@ -153,6 +153,7 @@ impl Wg<'_, '_> {
                 let p = self.undefined(Cause::Undef, loc);
                 self.fill_taint(set, *d, 0, *n, p);
             }
+            Inst::Clock { d, n, device } => self.clock(set, *d, *n, *device, loc),
             Inst::Call { .. }
             | Inst::Barrier { .. }
             | Inst::MemoryBarrier { .. }
@@ -162,6 +163,29 @@ impl Wg<'_, '_> {
             }
         }
         Ok(())
+    }
+
+    /// `OpReadClockKHR`: the lane-instructions the workgroup has run so far — a count that only
+    /// grows along an invocation's path, as a clock does (SPV_KHR_shader_clock) — marked
+    /// order-dependent: what a device's clock reads depends on when it ran the instruction, so
+    /// nothing computed from it is compared, and its path is one legal execution's.
+    pub(super) fn clock(&mut self, set: &[LaneMask], d: Reg, n: u32, device: bool, loc: LocId) {
+        let t = self
+            .prov(Cause::Clock { device }, loc, Taint::NONE)
+            .order_dependent();
+        self.regs.make_dirty(d);
+        let (lanes, nl, now) = (self.lanes, self.n, self.steps);
+        let db = self.regs.base(d);
+        let (vals, taint) = (&mut self.regs.vals, &mut self.regs.taint);
+        for c in 0..n as usize {
+            let row = db + c * lanes;
+            // one 64-bit slot, or the two 32-bit halves, low first
+            let v = if n == 1 { now } else { (now >> (32 * c)) & 0xffff_ffff };
+            each_lane(set, nl, |s| {
+                vals[row + s] = v;
+                taint[row + s] = t;
+            });
+        }
     }
 
     pub(super) fn any_all(&mut self, set: &[LaneMask], all: bool, n: u32, d: Reg, a: Reg) {

@@ -265,6 +265,12 @@ pub enum Cause {
     },
     /// the value an atomic returned: depends on the order the device ran the atomics in
     AtomicOrder,
+    /// a reading of a clock (`OpReadClockKHR`; its scope the device, or else the subgroup):
+    /// what it reads is when the device ran it
+    Clock {
+        /// the device's clock (not the subgroup's)
+        device: bool,
+    },
     /// a value another workgroup wrote, read without a happens-before with the write: which one a
     /// read sees depends on how the device schedules workgroups
     WorkgroupOrder,

@@ -349,6 +349,10 @@ impl ModelRun {
                     "written on a path chosen by an order-dependent value (branch of {})",
                     self.construct(*construct)
                 ),
+                Cause::Clock { device } => format!(
+                    "{op} {op_at}: reads the {} clock (SPV_KHR_shader_clock): its value is when the device ran it",
+                    if *device { "device's" } else { "subgroup's" }
+                ),
                 Cause::AtomicOrder => {
                     format!("{op} {op_at}: an atomic's result depends on the order invocations ran it in")
                 }

@@ -526,6 +526,12 @@ fn wanted_features() -> DeviceFeatures {
         shader_shared_float32_atomic_min_max: true,
         shader_shared_float64_atomic_min_max: true,
         shader_image_float32_atomic_min_max: true,
+        // GL_ARB_shader_clock and GL_EXT_shader_realtime_clock (`clockARB()`,
+        // `clockRealtimeEXT()`)
+        shader_subgroup_clock: true,
+        shader_device_clock: true,
+        // GL_EXT_integer_dot_product (`dotPacked4x8EXT`, …)
+        shader_integer_dot_product: true,
         ..DeviceFeatures::empty()
     }
 }
@@ -558,6 +564,10 @@ fn enabled_extensions_and_features(
         ext_descriptor_indexing: true,
         ext_shader_atomic_float: true,
         ext_shader_atomic_float2: true,
+        khr_shader_clock: true,
+        // GL_EXT_debug_printf's NonSemantic.DebugPrintf instructions
+        khr_shader_non_semantic_info: true,
+        khr_shader_integer_dot_product: true,
         ..DeviceExtensions::empty()
     };
     let mut ext = want_ext.intersection(pd.supported_extensions());
@@ -569,6 +579,8 @@ fn enabled_extensions_and_features(
     if v >= vulkano::Version::V1_3 {
         ext.khr_zero_initialize_workgroup_memory = false;
         ext.khr_maintenance4 = false;
+        ext.khr_shader_non_semantic_info = false;
+        ext.khr_shader_integer_dot_product = false;
     }
     if v >= vulkano::Version::V1_2 {
         ext.ext_descriptor_indexing = false;
@@ -642,6 +654,13 @@ fn drop_extension_features(feat: &mut DeviceFeatures, ext: &DeviceExtensions, v:
         feat.shader_shared_float32_atomic_min_max = false;
         feat.shader_shared_float64_atomic_min_max = false;
         feat.shader_image_float32_atomic_min_max = false;
+    }
+    if !ext.khr_shader_clock {
+        feat.shader_subgroup_clock = false;
+        feat.shader_device_clock = false;
+    }
+    if !ext.khr_shader_integer_dot_product && v < vulkano::Version::V1_3 {
+        feat.shader_integer_dot_product = false;
     }
     if !ext.ext_descriptor_indexing && v < vulkano::Version::V1_2 {
         feat.shader_uniform_texel_buffer_array_dynamic_indexing = false;

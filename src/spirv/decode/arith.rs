@@ -75,6 +75,22 @@ impl Decoder<'_> {
                     n: self.reg_slots[d.index()],
                 })
             }
+            SOp::ReadClockKHR => {
+                // SPV_KHR_shader_clock: a 64-bit unsigned integer, or a vector of two 32-bit ones
+                let (sc, n) = self.result_sv(i)?;
+                let (w, int) = (sc.bits(), matches!(sc, Scalar::Int { signed: false, .. }));
+                if !int || !((w == 64 && n == 1) || (w == 32 && n == 2)) {
+                    return Err(SpirvError::malformed(
+                        "OpReadClockKHR: the result must be a 64-bit unsigned integer or a vector of two 32-bit ones (SPV_KHR_shader_clock)",
+                    ));
+                }
+                let scope = self.const_u32(id_at(i, 0)?)?;
+                Some(Inst::Clock {
+                    d: self.reg(rid)?,
+                    n,
+                    device: scope == rspirv::spirv::Scope::Device as u32,
+                })
+            }
             SOp::IAdd => self.int2(i, IntBin::Add)?,
             SOp::ISub => self.int2(i, IntBin::Sub)?,
             SOp::IMul => self.int2(i, IntBin::Mul)?,

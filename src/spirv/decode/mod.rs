@@ -400,6 +400,7 @@ pub(super) fn family(op: SOp) -> Option<Family> {
     Some(match op {
         SOp::Nop | SOp::ExecutionModeId => Family::Nothing,
         SOp::Undef
+        | SOp::ReadClockKHR
         | SOp::IAdd
         | SOp::ISub
         | SOp::IMul
