@@ -822,7 +822,49 @@ fn a_kernel_that_reads_the_clock_runs_and_its_timings_are_order_dependent() {
     assert!(out.contains("B.t[0]"), "{out}");
     assert!(out.contains("OpReadClockKHR"), "{out}");
     // 8 values compared (exact), 16 words of timings order-dependent
-    assert!(out.contains("binding 0  u32   24        8      0        0          16"), "{out}");
+    assert!(
+        out.contains("binding 0  u32   24        8      0        0          16"),
+        "{out}"
+    );
+}
+
+/// WGSL's packed dot products (`dot4I8Packed`, `dot4U8Packed`; naga writes `OpSDot`/`OpUDot`
+/// with the packed 4×8-bit format, SPV_KHR_integer_dot_product) run on the model and on a device
+/// with `shaderIntegerDotProduct` (lavapipe), and agree: (1, −2, 3, −4)·(5, 6, 7, 8) = −18 signed,
+/// 1·5 + 254·6 + 3·7 + 252·8 = 3566 unsigned.
+#[test]
+fn wgsl_packed_dot_products_run_on_the_model_and_the_device() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = dir.path().join("dot4.wgsl");
+    std::fs::write(
+        &k,
+        "@group(0) @binding(0) var<storage, read_write> v: array<u32>;\n\
+         @compute @workgroup_size(1) fn main() {\n\
+         \x20 v[2] = bitcast<u32>(dot4I8Packed(v[0], v[1]));\n  v[3] = dot4U8Packed(v[0], v[1]);\n}\n",
+    )
+    .unwrap();
+    let device = with_device();
+    let out_dir = dir.path().join("out");
+    let args = [
+        "--buffer",
+        "0=values:u32:4228120065,134678021,0,0",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ];
+    let argv = run_argv(&k, &args, !device);
+    let out = lockstep::cli::run(&argv).unwrap_or_else(|e| panic!("{}", e.message));
+    assert!(out.contains("result: PASS"), "{out}");
+    let read = |f: &str| {
+        lockstep::kernel::read_npy(&out_dir.join(f))
+            .unwrap()
+            .to_vec::<u32>()
+            .unwrap()
+    };
+    let want = [0xFC03_FE01, 0x0807_0605, (-18i32) as u32, 3566];
+    assert_eq!(read("model-0.npy"), want);
+    if device {
+        assert_eq!(read("device-0.npy"), want);
+    }
 }
 
 /// A feature the device lacks is *unsupported*, with the reason, never a failure: `lockstep run`

@@ -2096,3 +2096,89 @@ void main() {
     assert_eq!(r.status(b.word_taint(3)), WordStatus::Exact);
     assert_eq!(words[6], 7);
 }
+
+/// SPV_KHR_integer_dot_product (SPIR-V 1.6 core; WGSL's `dot4I8Packed`/`dot4U8Packed` through
+/// naga): "All components of the input vectors are sign-extended [zero-extended for OpUDot, and
+/// for OpSUDot's Vector 2] to the bit width of the result's type … The resulting value will equal
+/// the low-order N bits of the correct result R"; the packed 4×8-bit format has component 0 in
+/// the low byte; the `…AccSat` forms add the accumulator with saturation, and "if any of the
+/// multiplications or additions, with the exception of the final accumulation, overflow or
+/// underflow, the result of the instruction is undefined". Values worked by hand; each lane
+/// writes row k at `out[4k + lane]`.
+#[test]
+fn integer_dot_products_extend_sum_and_saturate_as_the_extension_defines() {
+    let rows = [
+        // (1, −2, 3, −4)·(5, 6, 7, 8) = −18
+        "%r0 = OpSDot %int %A %B PackedVectorFormat4x8Bit",
+        // 1·5 + 254·6 + 3·7 + 252·8 = 3566
+        "%r1 = OpUDot %uint %A %B PackedVectorFormat4x8Bit",
+        // (1 − 2 + 3 − 4)·255 = −510
+        "%r2 = OpSUDot %int %A %F PackedVectorFormat4x8Bit",
+        // −18 + INT_MIN saturates to INT_MIN
+        "%r3 = OpSDotAccSat %int %A %B %imin PackedVectorFormat4x8Bit",
+        // 3566 + 0xFFFFFFF0 saturates to 0xFFFFFFFF
+        "%r4 = OpUDotAccSat %uint %A %B %ubig PackedVectorFormat4x8Bit",
+        // 2^30 + 2^30 − 2^30 with saturation: undefined (two positive products overflow)
+        "%r5 = OpSDotAccSat %int %V %ones %i0",
+        // the same without: the low 32 bits, 2^30
+        "%r6 = OpSDot %int %V %ones",
+        // lane-varying: A · (i, i, i, i) unsigned = (1 + 254 + 3 + 252)·i = 510·i
+        "%r7 = OpUDot %uint %A %ii PackedVectorFormat4x8Bit",
+    ];
+    let mut body = String::from("%ii = OpIMul %uint %i %rep\n");
+    for (k, r) in rows.iter().enumerate() {
+        body += &format!(
+            "{r}\n%w{k} = OpBitcast %uint %r{k}\n%o{k} = OpIAdd %uint %i %c{k}\n\
+             %p{k} = OpAccessChain %pu %out %u0 %o{k}\nOpStore %p{k} %w{k}\n"
+        );
+    }
+    let mut types = String::from(
+        "%int = OpTypeInt 32 1\n%v3i = OpTypeVector %int 3\n\
+         %A = OpConstant %uint 0xFC03FE01\n%B = OpConstant %uint 0x08070605\n\
+         %F = OpConstant %uint 0xFFFFFFFF\n%rep = OpConstant %uint 0x01010101\n\
+         %imin = OpConstant %int -2147483648\n%ubig = OpConstant %uint 0xFFFFFFF0\n\
+         %i0 = OpConstant %int 0\n%i1 = OpConstant %int 1\n\
+         %q = OpConstant %int 0x40000000\n%nq = OpConstant %int -1073741824\n\
+         %V = OpConstantComposite %v3i %q %q %nq\n%ones = OpConstantComposite %v3i %i1 %i1 %i1\n",
+    );
+    for k in 0..rows.len() {
+        types += &format!("%c{k} = OpConstant %uint {}\n", 4 * k);
+    }
+    let caps = "OpCapability DotProduct\nOpCapability DotProductInput4x8BitPacked\n\
+                OpCapability DotProductInputAll\nOpExtension \"SPV_KHR_integer_dot_product\"";
+    // %F is the float block's type in the shared head: rename the constant there
+    let text = module(
+        caps,
+        "",
+        &types.replace("%F ", "%FF "),
+        &body.replace("%A %F ", "%A %FF "),
+    );
+    let r = run(&asm(&text), vec![bytes_u32(&[0; 32]), bytes_f32(&[0.0; 4])]);
+    let b = &r.buffers[at(&r, 0)];
+    let w = u32s(&b.bytes);
+    for lane in 0..4 {
+        let row = |k: usize| w[4 * k + lane];
+        assert_eq!(row(0), (-18i32) as u32);
+        assert_eq!(row(1), 3566);
+        assert_eq!(row(2), (-510i32) as u32);
+        assert_eq!(row(3), 0x8000_0000);
+        assert_eq!(row(4), 0xFFFF_FFFF);
+        assert_eq!(row(6), 0x4000_0000);
+        assert_eq!(row(7), 510 * lane as u32);
+        for k in [0, 1, 2, 3, 4, 6, 7] {
+            assert_eq!(
+                r.status(b.word_taint(4 * k + lane)),
+                WordStatus::Exact,
+                "row {k}"
+            );
+        }
+    }
+    assert_undefined(&r, 0, 20..24);
+    match r.status(b.word_taint(20)) {
+        WordStatus::Undefined(chain) => assert!(
+            chain.contains("OpSDotAccSat") && chain.contains("SPV_KHR_integer_dot_product"),
+            "{chain}"
+        ),
+        other => panic!("{other:?}"),
+    }
+}

@@ -615,6 +615,26 @@ pub enum Inst {
         a: Reg,
         b: Reg,
     },
+    /// `d` = the integer dot product of `a` and `b` (`OpSDot`, `OpUDot`, `OpSUDot`), plus `acc`
+    /// saturated to `d`'s type (the `…AccSat` forms), SPV_KHR_integer_dot_product
+    IntDot {
+        d: Reg,
+        a: Reg,
+        b: Reg,
+        acc: Option<Reg>,
+        /// the operands' slots: their components, or 1 for the packed 4×8-bit form
+        n: u32,
+        /// each component's width (8 in the packed form)
+        cw: u8,
+        /// the packed 4×8-bit form: four 8-bit components in one 32-bit slot, component 0 lowest
+        packed: bool,
+        /// `a`'s and `b`'s components are signed
+        signed: (bool, bool),
+        /// the result's width
+        w: u8,
+        /// the result is signed (what the saturation clamps to)
+        rsigned: bool,
+    },
     /// `(low, high)` or `(sum, carry)` results of the extended integer ops as a 2-member struct
     IntPair {
         op: IntPair,

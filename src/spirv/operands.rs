@@ -200,6 +200,14 @@ macro_rules! operands {
                 f(Use, sample);
                 f(Def, d);
             }
+            Inst::IntDot { d, a, b, acc, .. } => {
+                f(Use, a);
+                f(Use, b);
+                if let Some(r) = acc {
+                    f(Use, r);
+                }
+                f(Def, d);
+            }
             Inst::Atomic { d, ptr, v, cmp, .. } => {
                 f(Use, ptr);
                 if let Some(r) = v {
@@ -364,6 +372,7 @@ mod tests {
             (Inst::Transpose { rows: 2, cols: 2, d: r(1), m: r(2) }, Some(1)),
             (Inst::Dot { w, n, d: r(1), a: r(2), b: r(3) }, Some(1)),
             (Inst::IntPair { op: IntPair::AddCarry, w, n, d: r(1), a: r(2), b: r(3) }, Some(1)),
+            (Inst::IntDot { d: r(1), a: r(2), b: r(3), acc: Some(r(4)), n, cw: w, packed: false, signed: (true, false), w, rsigned: true }, Some(1)),
             (Inst::BitField { op: BitField::Insert, w, n, d: r(1), base: r(2), insert: r(3), offset: r(4), count: r(5) }, Some(1)),
             (Inst::Ext { f: Ext::FAbs, s: f32s, w1: 32, n, d: r(1), args: [r(2), r(3), r(4)], nargs: 3, relaxed: false }, Some(1)),
             (Inst::ExtOut { frexp: true, w, n, d: r(1), x: r(2), ptr: r(3), plan: 0 }, Some(1)),

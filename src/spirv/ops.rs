@@ -51,6 +51,7 @@ impl Wg<'_, '_> {
             | Inst::Transpose { .. }
             | Inst::Dot { .. }
             | Inst::IntPair { .. }
+            | Inst::IntDot { .. }
             | Inst::BitField { .. }
             | Inst::Ext { .. } => self.exec_composite(inst, set, loc)?,
             Inst::ExtOut {
@@ -180,7 +181,11 @@ impl Wg<'_, '_> {
         for c in 0..n as usize {
             let row = db + c * lanes;
             // one 64-bit slot, or the two 32-bit halves, low first
-            let v = if n == 1 { now } else { (now >> (32 * c)) & 0xffff_ffff };
+            let v = if n == 1 {
+                now
+            } else {
+                (now >> (32 * c)) & 0xffff_ffff
+            };
             each_lane(set, nl, |s| {
                 vals[row + s] = v;
                 taint[row + s] = t;

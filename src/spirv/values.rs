@@ -200,6 +200,7 @@ impl Wg<'_, '_> {
             | Inst::Transpose { .. }
             | Inst::Dot { .. } => self.matrix_op(inst, set),
             Inst::IntPair { op, w, n, d, a, b } => self.int_pair(set, *op, *w, *n, *d, *a, *b),
+            Inst::IntDot { .. } => self.int_dot(inst, set, loc),
             Inst::BitField {
                 op,
                 w,
@@ -452,5 +453,76 @@ impl Wg<'_, '_> {
             }
             _ => unreachable!("not a matrix instruction"),
         }
+    }
+
+    /// `OpSDot`, `OpUDot`, `OpSUDot` and the `…AccSat` forms, lane by lane: the arithmetic is
+    /// [`crate::words::int::int_dot`]; the result's taint is every operand component's, or
+    /// undefined where an accumulating form overflows before its accumulation.
+    fn int_dot(&mut self, inst: &Inst, set: &[LaneMask], loc: LocId) {
+        let Inst::IntDot {
+            d,
+            a,
+            b,
+            acc,
+            n,
+            cw,
+            packed,
+            signed,
+            w,
+            rsigned,
+        } = *inst
+        else {
+            unreachable!("IntDot is routed here")
+        };
+        use crate::words::int::{int_dot, DotOperand};
+        let (lanes, nl, n) = (self.lanes, self.n, n as usize);
+        let dirty = |r: Reg| self.regs.dirty(r);
+        let (ta, tb, tc) = (dirty(a), dirty(b), acc.is_some_and(dirty));
+        // an accumulating form may overflow: its result may be undefined
+        let overflow =
+            acc.map(|_| self.undefined(Cause::Scalar(ScalarUndef::DotProductOverflow), loc));
+        if ta || tb || tc || overflow.is_some() {
+            self.regs.make_dirty(d);
+        }
+        let td = self.regs.dirty(d);
+        let (db, ab, bb) = (self.regs.base(d), self.regs.base(a), self.regs.base(b));
+        let cb = acc.map(|r| self.regs.base(r));
+        let (vals, taint) = (&mut self.regs.vals, &mut self.regs.taint);
+        let (mut xa, mut xb) = (vec![0u64; n], vec![0u64; n]);
+        crate::spirv::exec::each_lane(set, nl, |s| {
+            let mut t = Taint::NONE;
+            for c in 0..n {
+                xa[c] = vals[ab + c * lanes + s];
+                xb[c] = vals[bb + c * lanes + s];
+                if ta {
+                    t = t.combine(taint[ab + c * lanes + s]);
+                }
+                if tb {
+                    t = t.combine(taint[bb + c * lanes + s]);
+                }
+            }
+            let op = |words, signed| DotOperand {
+                words,
+                cw,
+                signed,
+                packed,
+            };
+            let c = cb.map(|cb| {
+                if tc {
+                    t = t.combine(taint[cb + s]);
+                }
+                (vals[cb + s], rsigned)
+            });
+            match int_dot(op(&xa, signed.0), op(&xb, signed.1), w, c) {
+                Ok(v) => vals[db + s] = v,
+                Err(_) => {
+                    vals[db + s] = 0;
+                    t = t.combine(overflow.unwrap_or(Taint::NONE));
+                }
+            }
+            if td {
+                taint[db + s] = t;
+            }
+        });
     }
 }

@@ -158,6 +158,12 @@ impl Decoder<'_> {
             | SOp::Dot => {
                 return self.matrix_op(i).map(Some);
             }
+            SOp::SDot
+            | SOp::UDot
+            | SOp::SUDot
+            | SOp::SDotAccSat
+            | SOp::UDotAccSat
+            | SOp::SUDotAccSat => self.int_dot(i)?,
             SOp::IAddCarry | SOp::ISubBorrow | SOp::UMulExtended | SOp::SMulExtended => {
                 let (sc, n) = self.sv_of(id_at(i, 0)?)?;
                 let (d, a, b) = (self.reg(rid)?, self.arg(i, 0)?, self.arg(i, 1)?);
@@ -205,5 +211,65 @@ impl Decoder<'_> {
             }
             other => return Err(misrouted(other, "matrix")),
         })
+    }
+
+    /// `OpSDot`, `OpUDot`, `OpSUDot` and their `…AccSat` forms (SPV_KHR_integer_dot_product):
+    /// two vectors of integers of one width, or two 32-bit integers with the packed 4×8-bit
+    /// format operand; the accumulator, where there is one, of the result's type.
+    fn int_dot(&mut self, i: &Instruction) -> Result<Option<Inst>, SpirvError> {
+        let op = i.class.opcode;
+        let rid = i.result_id.unwrap_or(0);
+        let name = op_name(op);
+        let (rs, rn) = self.result_sv(i)?;
+        let Scalar::Int { width: w, .. } = rs else {
+            return Err(SpirvError::malformed(format!(
+                "{name}: the result must be an integer scalar"
+            )));
+        };
+        let sat = matches!(op, SOp::SDotAccSat | SOp::UDotAccSat | SOp::SUDotAccSat);
+        let packed = i
+            .operands
+            .iter()
+            .any(|o| matches!(o, Operand::PackedVectorFormat(_)));
+        let (a_id, b_id) = (id_at(i, 0)?, id_at(i, 1)?);
+        let ((sa, na), (sb, nb)) = (self.sv_of(a_id)?, self.sv_of(b_id)?);
+        let cw = sa.bits();
+        let ok = rn == 1
+            && matches!(sa, Scalar::Int { .. })
+            && sa.bits() == sb.bits()
+            && matches!(sb, Scalar::Int { .. })
+            && na == nb
+            && if packed {
+                cw == 32 && na == 1
+            } else {
+                u32::from(w) >= cw
+            };
+        if !ok {
+            return Err(SpirvError::malformed(format!(
+                "{name}: the operands must be vectors of integers of one width no wider than the result, or 32-bit integers in the packed 4x8-bit format (SPV_KHR_integer_dot_product)"
+            )));
+        }
+        let signed = match op {
+            SOp::SDot | SOp::SDotAccSat => (true, true),
+            SOp::UDot | SOp::UDotAccSat => (false, false),
+            _ => (true, false),
+        };
+        let (d, a, b) = (self.reg(rid)?, self.arg(i, 0)?, self.arg(i, 1)?);
+        check_ssa!(d, a, b);
+        let acc = if sat { Some(self.arg(i, 2)?) } else { None };
+        Ok(Some(Inst::IntDot {
+            d,
+            a,
+            b,
+            acc,
+            n: na,
+            cw: if packed { 8 } else { cw as u8 },
+            packed,
+            signed,
+            w,
+            // SPIR-V: "signed saturating addition" for OpSDotAccSat and OpSUDotAccSat,
+            // unsigned for OpUDotAccSat
+            rsigned: signed.0,
+        }))
     }
 }

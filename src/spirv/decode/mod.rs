@@ -472,7 +472,13 @@ pub(super) fn family(op: SOp) -> Option<Family> {
         | SOp::SMulExtended
         | SOp::BitFieldInsert
         | SOp::BitFieldSExtract
-        | SOp::BitFieldUExtract => Family::Matrix,
+        | SOp::BitFieldUExtract
+        | SOp::SDot
+        | SOp::UDot
+        | SOp::SUDot
+        | SOp::SDotAccSat
+        | SOp::UDotAccSat
+        | SOp::SUDotAccSat => Family::Matrix,
         SOp::ConvertFToU
         | SOp::ConvertFToS
         | SOp::ConvertSToF
