@@ -556,3 +556,42 @@ fn a_texel_buffer_without_a_format_takes_the_format_of_its_binding() {
     assert!(r.ok(), "{}", findings(&r));
     assert_eq!(device[1..], out.bytes[1..]);
 }
+
+/// Vulkan, "Image Views": an `image2D` (not `image2DMS`, `OpTypeImage` with MS 0) is a
+/// single-sample image; one bound with more samples is refused before the run, naming the binding
+/// and the count, and the same texels with one sample run.
+#[test]
+fn a_single_sample_image_bound_with_several_samples_is_refused() {
+    use lockstep::spirv::{decode, image, run_model, BufferInput, DecodeOptions, RunConfig};
+    let src = "#version 450\nlayout(local_size_x = 1) in;\n\
+        layout(binding = 0, r32ui) uniform uimage2D img;\n\
+        void main() { imageStore(img, ivec2(1, 0), uvec4(7u)); }\n";
+    let k = decode(
+        &crate::spirv_support::glsl(src, "k.comp"),
+        &DecodeOptions::default(),
+    )
+    .unwrap();
+    let bind = |samples: u32| {
+        [BufferInput {
+            binding: 0,
+            bytes: vec![0; 16 * samples as usize],
+            image: Some(image::Extent {
+                samples,
+                ..image::Extent::new(2, 2, 1)
+            }),
+            format: image::TexelFormat::of_vk("R32_UINT"),
+            ..Default::default()
+        }]
+    };
+    let cfg = || RunConfig::new(SubgroupSize::new(8).unwrap(), [1, 1, 1]);
+    let e = run_model(&k, cfg(), &bind(2), None)
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(
+        e.contains("binding 0") && e.contains("a single-sample image is bound with 2 samples"),
+        "{e}"
+    );
+    let r = run_model(&k, cfg(), &bind(1), None).unwrap();
+    assert_eq!(u32s(&r.buffers[0].bytes), [0, 7, 0, 0]);
+}

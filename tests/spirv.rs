@@ -2688,14 +2688,14 @@ void main() {{\n\
 fn a_vote_its_defined_values_decide_is_defined_whatever_the_undefined_ones_are() {
     let src = format!(
         "{HEAD}#extension GL_KHR_shader_subgroup_vote : require\n\
-layout(local_size_x = 8) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\n\
+layout(local_size_x = 16) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\n\
 void main() {{\n\
   uint l = gl_SubgroupInvocationID;\n\
   bool c = l > 1u, t = true;\n\
   uint x = l, y = 5u;\n\
   float f = float(l), g = 2.0;\n\
   if (l == 3u) {{ bool u; c = u; t = u; uint w; x = w; y = w; float h; f = h; g = h; }}\n\
-  uint i = l * 10u;\n\
+  uint i = gl_LocalInvocationIndex * 10u;\n\
   b[i] = uint(subgroupAll(c)); b[i + 1u] = uint(subgroupAny(c));\n\
   b[i + 2u] = uint(subgroupAllEqual(uvec2(x, l))); b[i + 3u] = uint(subgroupAllEqual(x));\n\
   b[i + 4u] = uint(subgroupAllEqual(f));\n\
@@ -2704,10 +2704,11 @@ void main() {{\n\
   b[i + 9u] = uint(subgroupAllEqual(g));\n\
 }}\n"
     );
-    let r = run_glsl(&src, Mode::Base, 8, [1, 1, 1], &[vec![0; 80]]);
+    // Two subgroups of 8: the second's lanes are read at their own rows.
+    let r = run_glsl(&src, Mode::Base, 8, [1, 1, 1], &[vec![0; 160]]);
     let b = &r.buffers[0];
     let w = u32s(&b.bytes);
-    for l in 0..8 {
+    for l in 0..16 {
         // Decided: All(c) false (lanes 0, 1), Any(c) true (lane 2), the AllEquals false (lanes 0
         // and 1 differ in `x`, `l` and `f`).
         for (k, want) in [(0, 0), (1, 1), (2, 0), (3, 0), (4, 0)] {
