@@ -595,3 +595,43 @@ fn a_single_sample_image_bound_with_several_samples_is_refused() {
     let r = run_model(&k, cfg(), &bind(1), None).unwrap();
     assert_eq!(u32s(&r.buffers[0].bytes), [0, 7, 0, 0]);
 }
+
+// SPIR-V, OpImageWrite/OpImageRead with the Sample image operand: each invocation's own sample
+// index picks the sample it writes and reads (lane i writes sample i of texel (1, 0), then reads
+// sample 3 − i of texel (1, 0) after a barrier with image semantics); a sample index undefined in
+// one lane (lane 2) makes that lane's read undefined and no other (SPIR-V 2.2.2: an undefined value
+// is some value of its type — here any sample, or one past the image's).
+#[test]
+fn each_invocation_writes_and_reads_the_sample_its_own_index_names() {
+    let src = "#version 450\nlayout(local_size_x = 4) in;\n\
+        layout(binding = 0, r32ui) uniform uimage2DMS ms;\n\
+        layout(binding = 1) buffer O { uint o[]; };\n\
+        void main() { int i = int(gl_LocalInvocationID.x);\n\
+        imageStore(ms, ivec2(1, 0), i, uvec4(10u + uint(i)));\n\
+        memoryBarrierImage(); barrier();\n\
+        o[i] = imageLoad(ms, ivec2(1, 0), 3 - i).x;\n\
+        int s = i; if (i == 2) { int u; s = u; }\n\
+        o[4 + i] = imageLoad(ms, ivec2(1, 0), s).x; }\n";
+    // [H, W, S] = 1 × 2 texels of 4 samples
+    let out = run(
+        src,
+        vec![
+            zeros(ScalarType::U32, &[1, 2, 4]),
+            zeros(ScalarType::U32, &[8]),
+        ],
+        [1, 1, 1],
+    );
+    let text = findings(&out.report);
+    assert_eq!(u32s(&out.bytes[0]), [0, 0, 0, 0, 10, 11, 12, 13]);
+    let o = u32s(&out.bytes[1]);
+    assert_eq!(
+        (o[..4].to_vec(), o[4], o[5], o[7]),
+        (vec![13, 12, 11, 10], 10, 11, 13)
+    );
+    let b = &out.report.buffers[1];
+    assert_eq!((b.exact, b.undefined), (7, 1), "{text}");
+    assert!(
+        text.contains("[undefined] binding 1 O.o[6]") || text.contains("o[6]"),
+        "{text}"
+    );
+}

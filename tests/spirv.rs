@@ -4018,3 +4018,92 @@ fn a_branch_the_first_lanes_of_each_subgroup_take_changes_only_those_lanes() {
         }
     }
 }
+
+// SPIR-V, OpFunctionCall: "Argument N is the object to copy to parameter N", and OpReturnValue's
+// value is the call's result — each invocation's own. A call made by the last lanes of a subgroup
+// only (lanes 2 and 3 of 4) passes each lane's own argument by value (as naga writes calls) —
+// undefined in lane 3 (an `OpSelect` of `OpUndef` there) — and each gets its own result back;
+// lanes 0 and 1 keep 9. `pick` has two blocks, so it is called, not inlined; its second call
+// returns the constant 0 where the first returned a value undefined in lane 3, so the result's
+// taint is replaced, not kept: w = 2·v + 0.
+#[test]
+fn a_call_by_the_last_lanes_only_passes_and_returns_each_lane_s_own_value_and_taint() {
+    let text = r#"OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main" %lid
+OpExecutionMode %main LocalSize 4 1 1
+OpDecorate %lid BuiltIn LocalInvocationId
+OpDecorate %ua ArrayStride 4
+OpMemberDecorate %U 0 Offset 0
+OpDecorate %U Block
+OpDecorate %out DescriptorSet 0
+OpDecorate %out Binding 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%bool = OpTypeBool
+%uint = OpTypeInt 32 0
+%fpick = OpTypeFunction %uint %uint %uint
+%v3 = OpTypeVector %uint 3
+%u0 = OpConstant %uint 0
+%u1 = OpConstant %uint 1
+%u2 = OpConstant %uint 2
+%u3 = OpConstant %uint 3
+%u9 = OpConstant %uint 9
+%u100 = OpConstant %uint 100
+%u100x = OpConstant %uint 200
+%undef = OpUndef %uint
+%ua = OpTypeRuntimeArray %uint
+%U = OpTypeStruct %ua
+%pU = OpTypePointer StorageBuffer %U
+%pu = OpTypePointer StorageBuffer %uint
+%pin = OpTypePointer Input %v3
+%lid = OpVariable %pin Input
+%out = OpVariable %pU StorageBuffer
+%pick = OpFunction %uint None %fpick
+%pv = OpFunctionParameter %uint
+%pk = OpFunctionParameter %uint
+%pe = OpLabel
+%big = OpUGreaterThan %bool %pk %u100
+OpSelectionMerge %pm None
+OpBranchConditional %big %pz %pm
+%pz = OpLabel
+OpReturnValue %u0
+%pm = OpLabel
+%dbl = OpIMul %uint %pv %u2
+OpReturnValue %dbl
+OpFunctionEnd
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%id = OpLoad %v3 %lid
+%i = OpCompositeExtract %uint %id 0
+%v1 = OpIAdd %uint %i %u1
+%is3 = OpIEqual %bool %i %u3
+%v = OpSelect %uint %is3 %undef %v1
+%late = OpUGreaterThanEqual %bool %i %u2
+OpSelectionMerge %m None
+OpBranchConditional %late %call %m
+%call = OpLabel
+%a = OpFunctionCall %uint %pick %v %i
+%b = OpFunctionCall %uint %pick %i %u100x
+%ab = OpIAdd %uint %a %b
+OpBranch %m
+%m = OpLabel
+%w = OpPhi %uint %ab %call %u9 %entry
+%po = OpAccessChain %pu %out %u0 %i
+OpStore %po %w
+OpReturn
+OpFunctionEnd
+"#;
+    let r = run_asm(text, 4, &[bytes_u32(&[0; 4])]);
+    let b = &r.buffers[0];
+    let w = u32s(&b.bytes);
+    assert_eq!(w[..3], [9, 9, 6]);
+    for l in 0..3 {
+        assert_eq!(r.status(b.word_taint(l)), WordStatus::Exact, "lane {l}");
+    }
+    assert!(
+        matches!(r.status(b.word_taint(3)), WordStatus::Undefined(_)),
+        "{:?}",
+        r.status(b.word_taint(3))
+    );
+}
