@@ -4107,3 +4107,38 @@ OpFunctionEnd
         r.status(b.word_taint(3))
     );
 }
+
+// docs/interpreter.md, "Every way of a branch on an undefined value": a dispatch whose invocations
+// meet at most `MAX_BRANCHES` (6) branches on undefined values is explored, all 2⁶ = 64 sequences
+// of ways; one with 7 is not (its paths stay lost). Each branch adds 1 on both ways, so every way
+// leaves x = n: defined with 6 branches, undefined with 7 (sound, coarser).
+#[test]
+fn six_branches_on_undefined_values_are_explored_and_seven_are_not() {
+    let src = |n: usize| {
+        let mut body = String::new();
+        for k in 0..n {
+            body += &format!("  uint u{k};\n  if (u{k} > 5u) {{ x += 1u; }} else {{ x += 1u; }}\n");
+        }
+        format!("{UNDEF_HEAD}void main() {{\n  uint x = 0u;\n{body}  b[gl_LocalInvocationIndex] = x;\n}}\n")
+    };
+    let r = run_glsl(&src(6), Mode::Base, 4, [1, 1, 1], &[vec![0; 8]]);
+    let e = r.explored.expect("explored");
+    assert_eq!((e.branches, e.ways, e.units), (6, 64, 8));
+    assert_eq!(u32s(&r.buffers[0].bytes), [6; 8]);
+    for w in 0..8 {
+        assert_eq!(
+            r.status(r.buffers[0].word_taint(w)),
+            WordStatus::Exact,
+            "b[{w}]"
+        );
+    }
+    let r = run_glsl(&src(7), Mode::Base, 4, [1, 1, 1], &[vec![0; 8]]);
+    assert_eq!(r.explored, None);
+    for w in 0..8 {
+        let chain = undefined_chain(&r, w);
+        assert!(
+            chain.contains("path depends on an undefined value"),
+            "b[{w}]: {chain}"
+        );
+    }
+}

@@ -242,6 +242,24 @@ mod tests {
         );
     }
 
+    /// SPIR-V OpFDiv, OpFRem ("the sign of a non-0 result comes from Operand 1") and OpFMod
+    /// ("the sign … comes from Operand 2") at 16 and 64 bits, as at 32: 7 / 2 = 3.5, −7 rem 2 =
+    /// −1, −7 mod 2 = 1, 7 mod −2 = −1 (values worked by hand, every one exact in both widths).
+    #[test]
+    fn division_remainder_and_modulo_at_16_and_64_bits() {
+        for w in [16u8, 32, 64] {
+            let f = |x: f64| f_put(w, x);
+            let op = |o, x, y| f_get(w, float_bin(o, w, f(x), f(y)));
+            assert_eq!(op(FloatBin::Div, 7.0, 2.0), 3.5, "{w}");
+            assert_eq!(op(FloatBin::Div, 1.0, 8.0), 0.125, "{w}");
+            assert_eq!(op(FloatBin::Rem, -7.0, 2.0), -1.0, "{w}");
+            assert_eq!(op(FloatBin::Mod, -7.0, 2.0), 1.0, "{w}");
+            assert_eq!(op(FloatBin::Mod, 7.0, -2.0), -1.0, "{w}");
+            assert_eq!(op(FloatBin::Sub, 7.0, 2.0), 5.0, "{w}");
+            assert_eq!(op(FloatBin::Mul, 7.0, 2.0), 14.0, "{w}");
+        }
+    }
+
     #[test]
     fn f16_arithmetic_rounds_once() {
         let a = f_put(16, 1.0);
