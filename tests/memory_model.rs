@@ -1151,9 +1151,9 @@ fn a_read_that_ran_before_an_unordered_write_of_its_location_is_racy() {
 // not its neighbours — and the value reported is the first order's.
 #[test]
 fn a_byte_another_order_of_the_workgroups_changes_is_order_dependent_and_its_neighbours_are_not() {
-    let src = "#version 450\n#extension GL_EXT_shader_explicit_arithmetic_types : enable\nlayout(local_size_x = 1) in;\nlayout(binding = 0) buffer C { uint count; };\nlayout(binding = 1) buffer O { uint8_t o[4]; };\nvoid main() {\n  uint wg = gl_WorkGroupID.x;\n  if (atomicAdd(count, 1u) == 1u - wg && wg == 1u) { o[1] = uint8_t(9); }\n}\n";
+    let src = "#version 450\n#extension GL_EXT_shader_explicit_arithmetic_types : enable\nlayout(local_size_x = 1) in;\nlayout(binding = 0) buffer C { uint count; };\nlayout(binding = 1) buffer O { uint8_t o[4]; };\nlayout(binding = 2) buffer H { uint16_t h[4]; };\nvoid main() {\n  uint wg = gl_WorkGroupID.x;\n  if (atomicAdd(count, 1u) == 1u - wg && wg == 1u) { o[1] = uint8_t(9); h[1] = uint16_t(9); }\n}\n";
     let k = decode(&glsl(src, "k.comp"), &DecodeOptions::default()).unwrap();
-    let bufs = bindings([bytes_u32(&[0]), bytes_u32(&[0])]);
+    let bufs = bindings([bytes_u32(&[0]), bytes_u32(&[0]), bytes_u32(&[0, 0])]);
     let one = run_model(&k, cfg_schedules(1, [2, 1, 1], 1), &bufs, None).unwrap();
     let o = one.buffers.iter().find(|b| b.binding == 1).unwrap();
     assert_eq!(o.bytes, [0; 4]);
@@ -1172,6 +1172,17 @@ fn a_byte_another_order_of_the_workgroups_changes_is_order_dependent_and_its_nei
             (_, other) => panic!("o[{i}]: {other:?}"),
         }
     }
+    // The same for 16-bit elements: h[1], its own half of the word.
+    let h = four.buffers.iter().find(|b| b.binding == 2).unwrap();
+    assert_eq!(h.bytes, [0; 8], "the first order's values");
+    let per_element: Vec<bool> = (0..4)
+        .map(|e| {
+            let units = h.taint.len() / 4;
+            (e * units..(e + 1) * units)
+                .any(|u| matches!(four.status(h.taint[u]), WordStatus::OrderDependent(_)))
+        })
+        .collect();
+    assert_eq!(per_element, [false, true, false, false]);
 }
 
 // Appendix B, Data Race: two potentially-concurrent accesses to one location, at least one a

@@ -4142,3 +4142,28 @@ fn six_branches_on_undefined_values_are_explored_and_seven_are_not() {
         );
     }
 }
+
+// An out-of-bounds write is reported once per instruction, its examples naming the byte each
+// invocation wrote and the invocation (Vulkan: an access outside the bound range is undefined
+// behaviour without robustness): `b[4 + i]` of a 4-element array, by invocations 0 … 3, bytes
+// 16, 20, 24, 28.
+#[test]
+fn an_out_of_bounds_write_names_each_byte_and_invocation() {
+    let src = "#version 450\nlayout(local_size_x = 4) in;\nlayout(binding = 0) buffer B { uint b[4]; };\n\
+void main() { b[4u + gl_LocalInvocationIndex] = 1u; }\n";
+    let r = run_glsl(src, Mode::Base, 4, [1, 1, 1], &[vec![0; 8]]);
+    let (why, items) = r
+        .groups
+        .iter()
+        .map(|g| r.group_text(g))
+        .find(|(why, _)| why.starts_with("out-of-bounds"))
+        .expect("an out-of-bounds write");
+    assert!(
+        why.starts_with("out-of-bounds write of b at k.comp:4"),
+        "{why}"
+    );
+    assert_eq!(items.len(), 4, "{items:?}");
+    assert!(items[0].starts_with("byte 16 by "), "{items:?}");
+    assert!(items[0].contains("invocation 0"), "{items:?}");
+    assert!(items[3].starts_with("byte 28 by "), "{items:?}");
+}
