@@ -2182,3 +2182,55 @@ fn integer_dot_products_extend_sum_and_saturate_as_the_extension_defines() {
         other => panic!("{other:?}"),
     }
 }
+
+/// SPIR-V, OpCompositeExtract: "Indexes walk the type hierarchy to the desired depth" — a matrix's
+/// first index is its column, the second the row within it (GLSL 4.60 §5.6: `m[c][r]`); and
+/// OpVectorShuffle: "Components are numbered consecutively, starting with Vector 1 and continuing
+/// with Vector 2", 0xFFFFFFFF an undefined component, and a number past both vectors' components
+/// is invalid. A 3×3 matrix of the values 1 … 9 read back element by element, and a shuffle of
+/// (1, 2, 3, 4) and (5, 6, 7, 8) by (0, 5, 2, 7) = (1, 6, 3, 8). (The elements are read from a
+/// matrix *value*, `(m * 1.0)[c][r]`, so glslang extracts them rather than chaining into `m`.)
+#[test]
+fn a_matrix_element_is_extracted_by_column_then_row_and_a_shuffle_numbers_both_vectors() {
+    let src = "#version 450\nlayout(local_size_x = 1) in;\n\
+        layout(binding = 0) buffer B { float v[9]; float o[9]; vec4 s; };\n\
+        void main() {\n\
+          mat3 m = mat3(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]);\n\
+          mat3 n = m * 1.0;\n\
+          o[0] = n[0][0]; o[1] = n[0][1]; o[2] = n[0][2]; o[3] = n[1][0]; o[4] = n[1][1];\n\
+          o[5] = n[1][2]; o[6] = n[2][0]; o[7] = n[2][1]; o[8] = (m * 1.0)[2][2];\n\
+          vec4 a = vec4(v[0], v[1], v[2], v[3]), b = vec4(v[4], v[5], v[6], v[7]);\n\
+          s = vec4(a.x, b.y, a.z, b.w);\n\
+        }\n";
+    let mut input: Vec<f32> = (1..=9).map(|x| x as f32).collect();
+    input.extend([0.0; 15]);
+    let r = run(&glsl(src, "k.comp"), vec![bytes_f32(&input)]);
+    let got = f32s(&r.buffers[at(&r, 0)].bytes);
+    assert_eq!(got[9..18], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]);
+    // The shuffle in assembly, both vectors and an undefined component; then one past both.
+    let types = "%v4 = OpTypeVector %uint 4\n%u5 = OpConstant %uint 5\n%u6 = OpConstant %uint 6\n\
+                 %u7 = OpConstant %uint 7\n%u8 = OpConstant %uint 8\n";
+    let body = "%a = OpCompositeConstruct %v4 %u1 %u2 %u3 %u4\n\
+                %b = OpCompositeConstruct %v4 %u5 %u6 %u7 %u8\n\
+                %s = OpVectorShuffle %v4 %a %b 0 5 2 7\n\
+                %t = OpVectorShuffle %v4 %a %b 4 0xFFFFFFFF 3 1\n\
+                %x = OpVectorExtractDynamic %uint %s %i\n\
+                %y = OpVectorExtractDynamic %uint %t %i\n\
+                %p = OpAccessChain %pu %out %u0 %i\n\
+                OpStore %p %x\n\
+                %j = OpIAdd %uint %i %u4\n\
+                %q = OpAccessChain %pu %out %u0 %j\n\
+                OpStore %q %y\n";
+    let r = run(
+        &asm(&module("", "", types, body)),
+        vec![bytes_u32(&[0; 8]), bytes_f32(&[0.0; 4])],
+    );
+    let w = u32s(&r.buffers[at(&r, 0)].bytes);
+    assert_eq!(
+        [w[0], w[1], w[2], w[3], w[4], w[6], w[7]],
+        [1, 6, 3, 8, 5, 4, 2]
+    );
+    assert_undefined(&r, 0, [5]);
+    let e = refused(types, &body.replace("0 5 2 7", "0 5 2 8"));
+    assert!(e.contains("OpVectorShuffle component 8"), "{e}");
+}
