@@ -727,34 +727,7 @@ fn sweep(a: &RunArgs, sizes: &[SubgroupSize]) -> Result<String, CliError> {
     // Defined at every size and different between them: written for one size.
     let differs = size_differences(&job, &kernel, &runs, tol);
     let fails = !failing.is_empty() || !differs.is_empty();
-    if !failing.is_empty() {
-        let passing: Vec<u32> = runs
-            .iter()
-            .filter(|r| r.report.as_ref().is_some_and(|x| x.ok()))
-            .map(|r| r.size)
-            .collect();
-        let (first_size, first_why) = &failing[0];
-        let list = |v: &[u32]| {
-            v.iter()
-                .map(|s| s.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        let failed: Vec<u32> = failing.iter().map(|f| f.0).collect();
-        text += &format!(
-            "\nsummary: {}; fails at {} — at size {first_size}: {first_why}\n",
-            if passing.is_empty() {
-                "correct at no size".to_string()
-            } else {
-                format!(
-                    "correct only at size{} {}",
-                    if passing.len() == 1 { "" } else { "s" },
-                    list(&passing)
-                )
-            },
-            list(&failed)
-        );
-    }
+    text += &sweep_summary(&runs, &failing);
     for d in &differs {
         text += &format!("differs between sizes: {d}\n");
     }
@@ -883,6 +856,41 @@ fn size_differences(
         }
     }
     differs
+}
+
+/// The sweep's summary line where some size fails: the sizes it passes at, those it fails at, and
+/// the first failing size's first finding.
+fn sweep_summary(runs: &[SizeRun], failing: &[(u32, String)]) -> String {
+    let mut text = String::new();
+    if !failing.is_empty() {
+        let passing: Vec<u32> = runs
+            .iter()
+            .filter(|r| r.report.as_ref().is_some_and(|x| x.ok()))
+            .map(|r| r.size)
+            .collect();
+        let (first_size, first_why) = &failing[0];
+        let list = |v: &[u32]| {
+            v.iter()
+                .map(|s| s.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let failed: Vec<u32> = failing.iter().map(|f| f.0).collect();
+        text += &format!(
+            "\nsummary: {}; fails at {} — at size {first_size}: {first_why}\n",
+            if passing.is_empty() {
+                "correct at no size".to_string()
+            } else {
+                format!(
+                    "correct only at size{} {}",
+                    if passing.len() == 1 { "" } else { "s" },
+                    list(&passing)
+                )
+            },
+            list(&failed)
+        );
+    }
+    text
 }
 
 /// The sweep's table (one row per size: verdict, counts, the device's part, the first finding)
