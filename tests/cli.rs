@@ -40,6 +40,32 @@ fn run_argv(kernel: &std::path::Path, args: &[&str], model_only: bool) -> Vec<St
     v
 }
 
+/// `lockstep run KERNEL ARGS --out DIR` on the model, and on the device where the tests may use
+/// one: the report (which must say PASS), and buffer `name`'s elements as the model and the device
+/// left them.
+fn run_out<S: lockstep::model::Scalar>(
+    kernel: &std::path::Path,
+    args: &[&str],
+    name: &str,
+) -> (String, Vec<S>, Option<Vec<S>>) {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("out");
+    let device = with_device();
+    let mut all = args.to_vec();
+    all.extend(["--out", out_dir.to_str().unwrap()]);
+    let argv = run_argv(kernel, &all, !device);
+    let out = lockstep::cli::run(&argv).unwrap_or_else(|e| panic!("{}", e.message));
+    assert!(out.contains("result: PASS"), "{out}");
+    let read = |side: &str| {
+        lockstep::kernel::read_npy(&out_dir.join(format!("{side}-{name}.npy")))
+            .unwrap()
+            .to_vec::<S>()
+            .unwrap()
+    };
+    let dev = device.then(|| read("device"));
+    (out, read("model"), dev)
+}
+
 #[test]
 fn eval_json_has_the_documented_shape() {
     let j = eval_json(&[
@@ -771,28 +797,11 @@ fn float_atomics_run_on_the_model_and_on_a_device_that_has_them() {
          \x20 if (gl_LocalInvocationID.x == 0u) atomicAdd(s, acc);\n}\n",
     )
     .unwrap();
-    let device = with_device();
-    let out_dir = dir.path().join("out");
-    let args = [
-        "--workgroups",
-        "4",
-        "--buffer",
-        "0=zeros:f32:3",
-        "--out",
-        out_dir.to_str().unwrap(),
-    ];
-    let argv = run_argv(&k, &args, !device);
-    let out = lockstep::cli::run(&argv).unwrap_or_else(|e| panic!("{}", e.message));
-    assert!(out.contains("result: PASS"), "{out}");
-    let read = |f: &str| {
-        lockstep::kernel::read_npy(&out_dir.join(f))
-            .unwrap()
-            .to_vec::<f32>()
-            .unwrap()
-    };
-    assert_eq!(read("model-0.npy"), [8.0, 21.0, -10.0]);
-    if device {
-        assert_eq!(read("device-0.npy"), [8.0, 21.0, -10.0]);
+    let (_, model, device) =
+        run_out::<f32>(&k, &["--workgroups", "4", "--buffer", "0=zeros:f32:3"], "0");
+    assert_eq!(model, [8.0, 21.0, -10.0]);
+    if let Some(d) = device {
+        assert_eq!(d, [8.0, 21.0, -10.0]);
     }
 }
 
@@ -843,27 +852,12 @@ fn wgsl_packed_dot_products_run_on_the_model_and_the_device() {
          \x20 v[2] = bitcast<u32>(dot4I8Packed(v[0], v[1]));\n  v[3] = dot4U8Packed(v[0], v[1]);\n}\n",
     )
     .unwrap();
-    let device = with_device();
-    let out_dir = dir.path().join("out");
-    let args = [
-        "--buffer",
-        "0=values:u32:4228120065,134678021,0,0",
-        "--out",
-        out_dir.to_str().unwrap(),
-    ];
-    let argv = run_argv(&k, &args, !device);
-    let out = lockstep::cli::run(&argv).unwrap_or_else(|e| panic!("{}", e.message));
-    assert!(out.contains("result: PASS"), "{out}");
-    let read = |f: &str| {
-        lockstep::kernel::read_npy(&out_dir.join(f))
-            .unwrap()
-            .to_vec::<u32>()
-            .unwrap()
-    };
+    let args = ["--buffer", "0=values:u32:4228120065,134678021,0,0"];
+    let (_, model, device) = run_out::<u32>(&k, &args, "0");
     let want = [0xFC03_FE01, 0x0807_0605, (-18i32) as u32, 3566];
-    assert_eq!(read("model-0.npy"), want);
-    if device {
-        assert_eq!(read("device-0.npy"), want);
+    assert_eq!(model, want);
+    if let Some(d) = device {
+        assert_eq!(d, want);
     }
 }
 
