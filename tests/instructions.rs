@@ -2174,6 +2174,17 @@ fn integer_dot_products_extend_sum_and_saturate_as_the_extension_defines() {
         }
     }
     assert_undefined(&r, 0, 20..24);
+    // Bad input: scalar operands without the packed format operand ("Packed Vector Format must
+    // be specified to select how the integers are to be interpreted as vectors") are refused,
+    // naming the rule.
+    let e = refused(
+        &types,
+        &body.replace("%A %B PackedVectorFormat4x8Bit", "%A %B"),
+    );
+    assert!(
+        e.contains("OpSDot") && e.contains("SPV_KHR_integer_dot_product"),
+        "{e}"
+    );
     match r.status(b.word_taint(20)) {
         WordStatus::Undefined(chain) => assert!(
             chain.contains("OpSDotAccSat") && chain.contains("SPV_KHR_integer_dot_product"),

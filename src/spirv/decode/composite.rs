@@ -242,7 +242,8 @@ impl Decoder<'_> {
             && if packed {
                 cw == 32 && na == 1
             } else {
-                u32::from(w) >= cw
+                // a scalar is a vector only with the packed format operand
+                na >= 2 && u32::from(w) >= cw
             };
         if !ok {
             return Err(SpirvError::malformed(format!(
