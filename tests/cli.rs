@@ -837,6 +837,75 @@ fn a_kernel_that_reads_the_clock_runs_and_its_timings_are_order_dependent() {
     );
 }
 
+/// `debugPrintfEXT` runs on the device (its line goes to the validation layers, where they are
+/// loaded) and on the model, which shows each invocation's line under the table, with the
+/// instruction's place, and lists them in the JSON as `printf` findings that fail nothing. A
+/// format with fewer values than specifiers is refused (NonSemantic.DebugPrintf: "If there are
+/// insufficient arguments for the format specifiers, the behavior is undefined").
+#[test]
+fn debug_printf_lines_are_shown_per_invocation_and_fail_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = dir.path().join("say.comp");
+    let body = |args: &str| {
+        format!(
+            "#version 450\n#extension GL_EXT_debug_printf : require\n\
+             layout(local_size_x = 4) in;\nlayout(binding = 0) buffer B {{ float v[]; }};\n\
+             void main() {{\n  uint i = gl_GlobalInvocationID.x;\n\
+             \x20 debugPrintfEXT(\"v[%u] = %.1f\"{args});\n  v[i] = v[i] * 2.0;\n}}\n"
+        )
+    };
+    std::fs::write(&k, body(", i, v[i]")).unwrap();
+    let device = with_device();
+    let json = dir.path().join("r.json");
+    let args = [
+        "--buffer",
+        "0=series:f32:8",
+        "--workgroups",
+        "2",
+        "--json",
+        json.to_str().unwrap(),
+    ];
+    let argv = run_argv(&k, &args, !device);
+    let out = lockstep::cli::run(&argv).unwrap_or_else(|e| panic!("{}", e.message));
+    assert!(out.contains("result: PASS"), "{out}");
+    assert!(
+        out.contains("debugPrintfEXT at ")
+            && out.contains("say.comp:7, printed on the model (8 lines):"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  workgroup (1,0,0) invocation 3 (subgroup 0 lane 3): v[7] = 7.0\n"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("findings:"),
+        "printed lines are not findings: {out}"
+    );
+    let j: Json = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let printed: Vec<&Json> = j["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["kind"] == "printf")
+        .collect();
+    assert_eq!(printed.len(), 1, "{j}");
+    assert_eq!(printed[0]["count"], 8, "{j}");
+    assert_eq!(
+        printed[0]["items"][0],
+        "workgroup (0,0,0) invocation 0 (subgroup 0 lane 0): v[0] = 0.0"
+    );
+    // too few values
+    std::fs::write(&k, body(", i")).unwrap();
+    let e = lockstep::cli::run(&run_argv(&k, &args, true)).unwrap_err();
+    assert_eq!(e.code, 64, "{}", e.message);
+    assert!(
+        e.message.contains("takes 2 values and 1 are given")
+            && e.message.contains("NonSemantic.DebugPrintf"),
+        "{}",
+        e.message
+    );
+}
+
 /// WGSL's packed dot products (`dot4I8Packed`, `dot4U8Packed`; naga writes `OpSDot`/`OpUDot`
 /// with the packed 4×8-bit format, SPV_KHR_integer_dot_product) run on the model and on a device
 /// with `shaderIntegerDotProduct` (lavapipe), and agree: (1, −2, 3, −4)·(5, 6, 7, 8) = −18 signed,

@@ -4143,6 +4143,108 @@ fn six_branches_on_undefined_values_are_explored_and_seven_are_not() {
     }
 }
 
+/// GL_KHR_shader_subgroup, 7.1: `gl_SubgroupEqMask` has bit `gl_SubgroupInvocationID` set,
+/// `…GeMask` the bits `>=` it, `…GtMask` `>`, `…LeMask` `<=`, `…LtMask` `<`, none at or past
+/// `gl_SubgroupSize` — read by a kernel in every lane of two subgroups of 8 (only the first word
+/// of each `uvec4` can hold a bit).
+#[test]
+fn the_subgroup_mask_built_ins_set_the_bits_their_equations_name() {
+    let src = "#version 450\n#extension GL_KHR_shader_subgroup_ballot : require\n\
+layout(local_size_x = 16) in;\nlayout(binding = 0) buffer B { uvec4 b[]; };\n\
+void main() {\n  uint i = gl_LocalInvocationIndex * 5u;\n  b[i] = gl_SubgroupEqMask;\n\
+  b[i + 1u] = gl_SubgroupGeMask;\n  b[i + 2u] = gl_SubgroupGtMask;\n\
+  b[i + 3u] = gl_SubgroupLeMask;\n  b[i + 4u] = gl_SubgroupLtMask;\n}\n";
+    let r = run_glsl(src, Mode::Base, 8, [1, 1, 1], &[vec![7; 16 * 5 * 4]]);
+    let v = u32s(&r.buffers[0].bytes);
+    let eqs: [fn(u32, u32) -> bool; 5] = [
+        |b, id| b == id,
+        |b, id| b >= id,
+        |b, id| b > id,
+        |b, id| b <= id,
+        |b, id| b < id,
+    ];
+    for inv in 0..16u32 {
+        let id = inv % 8;
+        for (k, f) in eqs.iter().enumerate() {
+            let want: u32 = (0..8).filter(|&b| f(b, id)).map(|b| 1u32 << b).sum();
+            let at = ((inv * 5) as usize + k) * 4;
+            assert_eq!(v[at..at + 4], [want, 0, 0, 0], "invocation {inv}, mask {k}");
+        }
+    }
+}
+
+/// SPIR-V 2.2.2: an `OpUndef` is "an undefined value" — also when it is a constant of the module
+/// and a shuffle's Id: `OpGroupNonUniformShuffle` by it reads an invocation nobody chose, so every
+/// lane's result is undefined (the taint of the Id reaches the result), not lane 0's value.
+#[test]
+fn a_shuffle_by_an_undefined_constant_id_is_undefined_in_every_lane() {
+    let text = r#"OpCapability Shader
+OpCapability GroupNonUniform
+OpCapability GroupNonUniformShuffle
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main" %lid
+OpExecutionMode %main LocalSize 8 1 1
+OpDecorate %lid BuiltIn SubgroupLocalInvocationId
+OpDecorate %ua ArrayStride 4
+OpDecorate %U Block
+OpMemberDecorate %U 0 Offset 0
+OpDecorate %o DescriptorSet 0
+OpDecorate %o Binding 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%u0 = OpConstant %uint 0
+%u8 = OpConstant %uint 8
+%sg = OpConstant %uint 3
+%ud = OpUndef %uint
+%ua = OpTypeArray %uint %u8
+%U = OpTypeStruct %ua
+%pU = OpTypePointer StorageBuffer %U
+%pu = OpTypePointer StorageBuffer %uint
+%pin = OpTypePointer Input %uint
+%lid = OpVariable %pin Input
+%o = OpVariable %pU StorageBuffer
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%l = OpLoad %uint %lid
+%r = OpGroupNonUniformShuffle %uint %sg %l %ud
+%p = OpAccessChain %pu %o %u0 %l
+OpStore %p %r
+OpReturn
+OpFunctionEnd
+"#;
+    let r = run_asm(text, 8, &[bytes_u32(&[9; 8])]);
+    for w in 0..8 {
+        match r.status(r.buffers[0].word_taint(w)) {
+            WordStatus::Undefined(chain) => assert!(chain.contains("OpUndef"), "o[{w}]: {chain}"),
+            s => panic!("o[{w}] is {s:?}, not undefined"),
+        }
+    }
+}
+
+/// The other limit on exploring: the ways together may not run more than
+/// `explore::MAX_LANE_INSTRUCTIONS` (2^28) lane-instructions, so one undefined branch is not
+/// explored after a first run of more than 2^27 — even where each workgroup alone stays far under
+/// its own step limit (64 workgroups of ~2.2 M each here), so that every way would finish.
+#[test]
+fn a_branch_is_not_explored_when_its_ways_together_would_run_too_long() {
+    let src = "#version 450\nlayout(local_size_x = 64) in;\nlayout(binding = 0) buffer B { uint b[]; };\n\
+void main() {\n  uint x = 0u;\n  for (uint k = 0u; k < 3000u; k++) { x += k; }\n  uint u;\n\
+  if (u > 5u) { x += 1u; } else { x += 1u; }\n  b[gl_GlobalInvocationID.x] = x;\n}\n";
+    let r = run_glsl(src, Mode::Base, 32, [64, 1, 1], &[vec![0; 64 * 64]]);
+    assert!(
+        r.lane_instructions > 1 << 27 && r.lane_instructions < 1 << 28,
+        "{}",
+        r.lane_instructions
+    );
+    assert_eq!(r.explored, None);
+    let chain = undefined_chain(&r, 0);
+    assert!(
+        chain.contains("path depends on an undefined value"),
+        "{chain}"
+    );
+}
+
 // An out-of-bounds write is reported once per instruction, its examples naming the byte each
 // invocation wrote and the invocation (Vulkan: an access outside the bound range is undefined
 // behaviour without robustness): `b[4 + i]` of a 4-element array, by invocations 0 … 3, bytes

@@ -11,6 +11,7 @@ pub mod buffers;
 mod check;
 mod hints;
 pub(crate) mod images;
+mod report;
 pub mod run;
 pub mod source;
 mod tolerance;

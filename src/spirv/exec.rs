@@ -86,7 +86,7 @@ impl RunConfig {
 /// The default `max_steps`: a billion lane-instructions per workgroup (seconds of work).
 pub const DEFAULT_MAX_STEPS: u64 = 1_000_000_000;
 
-pub use crate::spirv::finding::{Finding, FindingGroup, GroupKey, PastArray, RaceClass, EXAMPLES};
+pub use crate::spirv::finding::{Finding, FindingGroup, GroupKey, PastArray, RaceClass};
 
 /// The state of a dispatch shared by all workgroups.
 pub struct Dispatch<'k> {
@@ -573,7 +573,8 @@ impl<'k> Dispatch<'k> {
         });
         g.count += 1;
         let key = f.order_key();
-        if g.examples.len() < EXAMPLES
+        let kept = f.kept();
+        if g.examples.len() < kept
             || g.examples
                 .last()
                 .map(|e| key < e.order_key())
@@ -584,7 +585,7 @@ impl<'k> Dispatch<'k> {
             }
             let at = g.examples.partition_point(|e| e.order_key() <= key);
             g.examples.insert(at, f);
-            g.examples.truncate(EXAMPLES);
+            g.examples.truncate(kept);
         }
     }
 

@@ -88,6 +88,19 @@ pub enum Finding {
         /// the loop went round with nothing changing: in this schedule it never ends
         stuck: bool,
     },
+    /// a line `debugPrintfEXT` printed (fails nothing)
+    Print {
+        /// the instruction
+        loc: LocId,
+        /// dispatch slot of the invocation
+        slot: u32,
+        /// the workgroup's lane-instructions before it ran (orders one invocation's lines)
+        seq: u64,
+        /// the line
+        text: String,
+        /// the invocation's path depends on an undefined value (it may not print this at all)
+        lost: bool,
+    },
 }
 
 /// What a race does to the values involved.
@@ -103,6 +116,9 @@ pub enum RaceClass {
 /// Occurrences kept of each group of findings (the count goes on): the first ones in a fixed order
 /// (by invocation, then byte), whichever thread found them first.
 pub const EXAMPLES: usize = 8;
+
+/// Lines kept of each `debugPrintfEXT` (the count goes on).
+pub const PRINTS: usize = 64;
 
 /// What makes findings one group: their kind, the variable, the instructions (both sides of a
 /// race) and the class.
@@ -172,6 +188,7 @@ impl Finding {
             Finding::LostPath { construct, loc, .. } => (3, *construct, loc.get(), 0, 0),
             Finding::Unreachable { loc } => (4, 0, loc.get(), 0, 0),
             Finding::SpinWait { loc, stuck, .. } => (5, 0, loc.get(), 0, *stuck as u32),
+            Finding::Print { loc, .. } => (6, 0, loc.get(), 0, 0),
         }
     }
 
@@ -205,6 +222,15 @@ impl Finding {
                 (workgroup[1] as u64) << 32 | workgroup[0] as u64,
                 0,
             ),
+            Finding::Print { slot, seq, .. } => (*slot as u64, *seq, 0),
+        }
+    }
+
+    /// Occurrences of this finding's group kept as examples.
+    pub fn kept(&self) -> usize {
+        match self {
+            Finding::Print { .. } => PRINTS,
+            _ => EXAMPLES,
         }
     }
 }

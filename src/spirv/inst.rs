@@ -665,6 +665,12 @@ pub enum Inst {
         /// the clock's scope is the device (not the subgroup)
         device: bool,
     },
+    /// `debugPrintfEXT`: each lane of the set prints `p`'s format with the values of `args`
+    /// (a finding that fails nothing: [`crate::spirv::Finding::Print`])
+    Printf {
+        args: Box<[Reg]>,
+        p: Box<Print>,
+    },
     /// The entry of an inlined call to function `f` (decode-time inlining,
     /// [`crate::spirv::decode`]): its `Function` variables reset, as a call resets them
     EnterLocals {
@@ -1061,4 +1067,15 @@ impl Kernel {
             extents: Default::default(),
         }
     }
+}
+
+/// What a `debugPrintfEXT` prints, beside the registers it reads ([`Inst::Printf`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Print {
+    /// the format, parsed
+    pub(crate) format: crate::spirv::printf::Format,
+    /// the format as written
+    pub(crate) text: String,
+    /// each argument's scalar type and component count
+    pub(crate) types: Box<[(crate::spirv::types::Scalar, u32)]>,
 }

@@ -58,6 +58,7 @@ pub(crate) mod memory;
 mod names;
 mod operands;
 mod ops;
+pub(crate) mod printf;
 pub(crate) mod prov;
 mod regs;
 pub(crate) mod report;

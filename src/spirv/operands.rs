@@ -247,6 +247,11 @@ macro_rules! operands {
                 }
             }
             Inst::Undef { d, .. } | Inst::Clock { d, .. } => f(Def, d),
+            Inst::Printf { args, .. } => {
+                for r in args.iter_mut_or_ref() {
+                    f(Use, r);
+                }
+            }
             Inst::Barrier { .. } | Inst::MemoryBarrier { .. } | Inst::EnterLocals { .. } => {}
         }
     }};

@@ -155,6 +155,7 @@ impl Wg<'_, '_> {
                 self.fill_taint(set, *d, 0, *n, p);
             }
             Inst::Clock { d, n, device } => self.clock(set, *d, *n, *device, loc),
+            Inst::Printf { args, p } => self.printf(set, args, p, loc),
             Inst::Call { .. }
             | Inst::Barrier { .. }
             | Inst::MemoryBarrier { .. }

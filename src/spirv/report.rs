@@ -118,7 +118,7 @@ pub struct ModelRun {
     /// the bound buffers afterwards
     pub buffers: Vec<BufferOutput>,
     /// the first occurrences of every group of findings (at most
-    /// `spirv::exec::EXAMPLES` each), in group order
+    /// `spirv::finding::EXAMPLES` each), in group order
     pub findings: Vec<Finding>,
     /// the findings grouped by kind, variable and instructions, each with its count, in a fixed
     /// order ([`Finding::group_key`]); `findings` is their examples
@@ -536,6 +536,38 @@ impl ModelRun {
             Finding::DivergentBarrier { .. }
             | Finding::Unreachable { .. }
             | Finding::SpinWait { .. } => (self.finding_text(first), Vec::new()),
+            Finding::Print { loc, .. } => self.print_group(g, *loc),
+        }
+    }
+
+    /// A `debugPrintfEXT`'s lines: where it is, and each line with its invocation.
+    fn print_group(&self, g: &crate::spirv::FindingGroup, loc: LocId) -> (String, Vec<String>) {
+        let why = format!("debugPrintfEXT at {}, printed on the model", self.at(loc));
+        let items = g
+            .examples
+            .iter()
+            .map(|f| match f {
+                Finding::Print { slot, .. } => {
+                    format!("{}: {}", self.invocation_text(slot + 1), self.print_line(f))
+                }
+                _ => String::new(),
+            })
+            .collect();
+        (why, items)
+    }
+
+    /// A printed line, marked where the invocation's path depends on an undefined value.
+    fn print_line(&self, f: &Finding) -> String {
+        match f {
+            Finding::Print { text, lost, .. } => format!(
+                "{text}{}",
+                if *lost {
+                    "  [on a path an undefined value chose: a device need not print it]"
+                } else {
+                    ""
+                }
+            ),
+            _ => String::new(),
         }
     }
 
@@ -657,6 +689,12 @@ impl ModelRun {
                 self.explored_text()
             ),
             Finding::Unreachable { loc } => format!("OpUnreachable reached at {}", self.at(*loc)),
+            Finding::Print { loc, slot, .. } => format!(
+                "{} printed at {}: {}",
+                self.invocation_text(slot + 1),
+                self.at(*loc),
+                self.print_line(f)
+            ),
             Finding::SpinWait {
                 loc,
                 workgroup,

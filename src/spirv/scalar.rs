@@ -15,27 +15,8 @@ use crate::spirv::inst::{Conv, FloatBin, FloatCmp};
 use crate::spirv::types::Scalar;
 use half::f16;
 
+pub use crate::words::float::{f_get, f_put};
 pub use crate::words::int::{int_bin, int_cmp, int_un, mask, sext, ScalarUndef};
-
-/// A float as f64 (exact for every width).
-#[inline(always)]
-pub fn f_get(w: u8, x: u64) -> f64 {
-    match w {
-        16 => f16::from_bits(x as u16).to_f64(),
-        32 => f32::from_bits(x as u32) as f64,
-        _ => f64::from_bits(x),
-    }
-}
-
-/// An f64 rounded to nearest into a float of width `w`.
-#[inline(always)]
-pub fn f_put(w: u8, x: f64) -> u64 {
-    match w {
-        16 => f16::from_f64(x).to_bits() as u64,
-        32 => (x as f32).to_bits() as u64,
-        _ => x.to_bits(),
-    }
-}
 
 /// Is the float of width `w` a denormal (subnormal, non-zero)?
 #[inline(always)]

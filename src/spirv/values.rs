@@ -526,3 +526,44 @@ impl Wg<'_, '_> {
         });
     }
 }
+
+impl Wg<'_, '_> {
+    /// `debugPrintfEXT` for the lanes of `set`: each lane's line, formatted from its values
+    /// (an undefined component prints `undefined`), becomes a [`Finding::Print`](crate::spirv::Finding::Print) of its
+    /// invocation — lane by lane in the order the lanes run, which the report sorts by invocation.
+    pub(crate) fn printf(&mut self, set: &[LaneMask], args: &[Reg], p: &Print, loc: LocId) {
+        let (lanes, seq) = (self.lanes, self.steps);
+        let mut lines = Vec::new();
+        crate::spirv::exec::each_lane(set, self.n, |s| {
+            let values: Vec<Vec<crate::spirv::printf::Component>> = args
+                .iter()
+                .zip(p.types.iter())
+                .map(|(&r, &(scalar, n))| {
+                    let dirty = self.regs.dirty(r);
+                    (0..n as usize)
+                        .map(|c| {
+                            let at = self.regs.row(r, c) + s;
+                            crate::spirv::printf::Component {
+                                bits: self.regs.vals[at],
+                                scalar,
+                                undefined: dirty && self.regs.taint[at].is_undefined(),
+                            }
+                        })
+                        .collect()
+                })
+                .collect();
+            debug_assert!(s < lanes);
+            lines.push((s, p.format.print(&values)));
+        });
+        for (s, text) in lines {
+            let lost = !self.lost_taint[s].is_none();
+            self.d.find(crate::spirv::Finding::Print {
+                loc,
+                slot: self.who(s) - 1,
+                seq,
+                text,
+                lost,
+            });
+        }
+    }
+}

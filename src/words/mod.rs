@@ -20,6 +20,7 @@ pub mod address;
 pub mod compile;
 pub mod env;
 pub mod facts;
+pub mod float;
 pub mod int;
 pub mod layout;
 pub mod sampler;

@@ -92,10 +92,65 @@ impl Decoder<'_> {
         })
     }
 
+    /// NonSemantic.DebugPrintf's `DebugPrintf` (instruction 1; the set has no other): the
+    /// format (an `OpString`) parsed and checked against the values' component counts.
+    fn debug_printf(&mut self, i: &Instruction) -> Result<Option<Inst>, SpirvError> {
+        if !matches!(
+            i.operands.get(1),
+            Some(Operand::LiteralExtInstInteger(1)) | Some(Operand::LiteralBit32(1))
+        ) {
+            return Err(SpirvError::malformed(
+                "NonSemantic.DebugPrintf has one instruction, DebugPrintf (1)",
+            ));
+        }
+        let text = match i.operands.get(2) {
+            Some(Operand::IdRef(f)) => match self.ids.get(f) {
+                Some(Id::Str(s)) => s.clone(),
+                _ => {
+                    return Err(SpirvError::malformed(
+                        "DebugPrintf: Format must be an OpString (NonSemantic.DebugPrintf)",
+                    ))
+                }
+            },
+            _ => return Err(SpirvError::malformed("DebugPrintf without a Format")),
+        };
+        let mut args = Vec::new();
+        let mut types = Vec::new();
+        for o in &i.operands[3..] {
+            let Operand::IdRef(id) = o else {
+                return Err(SpirvError::malformed(
+                    "DebugPrintf: an operand is not an id",
+                ));
+            };
+            let Ok((s, n)) = self.sv_of(*id) else {
+                return Err(unsupported(format!(
+                    "debugPrintfEXT(\"{}\") of a value that is not a scalar or a vector (%{id})",
+                    text.escape_default()
+                )));
+            };
+            args.push(self.value(*id)?);
+            types.push((s, n));
+        }
+        let format = crate::spirv::printf::Format::parse(&text);
+        let counts: Vec<u32> = types.iter().map(|t| t.1).collect();
+        format
+            .check(&text, &counts)
+            .map_err(SpirvError::malformed)?;
+        Ok(Some(Inst::Printf {
+            args: args.into(),
+            p: Box::new(Print {
+                format,
+                text,
+                types: types.into(),
+            }),
+        }))
+    }
+
     pub(super) fn ext_inst(&mut self, i: &Instruction) -> Result<Option<Inst>, SpirvError> {
         let set = id_at(i, 0)?;
         match self.ids.get(&set) {
             Some(Id::NonSemantic) => return Ok(None),
+            Some(Id::Printf) => return self.debug_printf(i),
             Some(Id::Glsl) => {}
             _ => return Err(SpirvError::malformed("OpExtInst of an unknown set")),
         }

@@ -45,10 +45,10 @@ impl Decoder<'_> {
         }
         for e in &self.m.ext_inst_imports {
             if let (Some(id), Some(Operand::LiteralString(s))) = (e.result_id, e.operands.first()) {
-                let v = if s == "GLSL.std.450" {
-                    Id::Glsl
-                } else {
-                    Id::NonSemantic
+                let v = match s.as_str() {
+                    "GLSL.std.450" => Id::Glsl,
+                    "NonSemantic.DebugPrintf" => Id::Printf,
+                    _ => Id::NonSemantic,
                 };
                 self.ids.insert(id, v);
             }

@@ -104,6 +104,8 @@ enum Id {
     Var(ObjectId),
     Func(FuncIdx),
     Glsl,
+    /// the `NonSemantic.DebugPrintf` import
+    Printf,
     NonSemantic,
     Str(String),
 }
