@@ -4222,6 +4222,18 @@ OpFunctionEnd
     }
 }
 
+/// A loop that goes round many times writing no memory, changing only its counter, is not a loop
+/// that never ends: the check for a loop stuck in its state (a spin-wait on another workgroup)
+/// compares the values of every register the loop defines, the counter among them.
+#[test]
+fn a_long_loop_that_only_counts_is_not_taken_for_one_that_never_ends() {
+    let src = "#version 450\nlayout(local_size_x = 8) in;\nlayout(binding = 0) buffer B { uint b[]; };\n\
+void main() {\n  uint k = 0u;\n  while (k < 5000u) { k++; }\n  b[gl_LocalInvocationIndex] = k;\n}\n";
+    let r = run_glsl(src, Mode::Base, 8, [1, 1, 1], &[vec![0; 8]]);
+    assert!(r.findings.is_empty(), "{:?}", r.findings);
+    assert_eq!(u32s(&r.buffers[0].bytes), [5000; 8]);
+}
+
 /// The other limit on exploring: the ways together may not run more than
 /// `explore::MAX_LANE_INSTRUCTIONS` (2^28) lane-instructions, so one undefined branch is not
 /// explored after a first run of more than 2^27 — even where each workgroup alone stays far under

@@ -205,8 +205,13 @@ impl Format {
         }
         for (k, (s, &c)) in specs.iter().zip(components).enumerate() {
             if s.n != c {
+                let hint = if c == 1 {
+                    "a scalar takes a plain specifier: %f, %d, …".to_string()
+                } else {
+                    format!("a vector of {c} takes %v{c}f, %v{c}d, …")
+                };
                 return Err(format!(
-                    "debugPrintfEXT(\"{}\"): value {} has {} component{} and its specifier takes {} (a vector takes %v{c}…, a scalar a plain specifier)",
+                    "debugPrintfEXT(\"{}\"): value {} has {} component{} and its specifier takes {} ({hint})",
                     text.escape_default(),
                     k + 1,
                     c,
