@@ -2179,8 +2179,11 @@ fn integer_dot_products_extend_sum_and_saturate_as_the_extension_defines() {
         "%r6 = OpSDot %int %V %ones",
         // lane-varying: A · (i, i, i, i) unsigned = (1 + 254 + 3 + 252)·i = 510·i
         "%r7 = OpUDot %uint %A %ii PackedVectorFormat4x8Bit",
+        // (1, undefined, 1)·(1, 1, 1): undefined (SPIR-V 2.2.2: the operand's component is)
+        "%r8 = OpSDot %int %U %ones",
     ];
-    let mut body = String::from("%ii = OpIMul %uint %i %rep\n");
+    let mut body =
+        String::from("%ii = OpIMul %uint %i %rep\n%U = OpCompositeConstruct %v3i %i1 %un %i1\n");
     for (k, r) in rows.iter().enumerate() {
         body += &format!(
             "{r}\n%w{k} = OpBitcast %uint %r{k}\n%o{k} = OpIAdd %uint %i %c{k}\n\
@@ -2192,7 +2195,7 @@ fn integer_dot_products_extend_sum_and_saturate_as_the_extension_defines() {
          %A = OpConstant %uint 0xFC03FE01\n%B = OpConstant %uint 0x08070605\n\
          %F = OpConstant %uint 0xFFFFFFFF\n%rep = OpConstant %uint 0x01010101\n\
          %imin = OpConstant %int -2147483648\n%ubig = OpConstant %uint 0xFFFFFFF0\n\
-         %i0 = OpConstant %int 0\n%i1 = OpConstant %int 1\n\
+         %i0 = OpConstant %int 0\n%i1 = OpConstant %int 1\n%un = OpUndef %int\n\
          %q = OpConstant %int 0x40000000\n%nq = OpConstant %int -1073741824\n\
          %V = OpConstantComposite %v3i %q %q %nq\n%ones = OpConstantComposite %v3i %i1 %i1 %i1\n",
     );
@@ -2208,7 +2211,7 @@ fn integer_dot_products_extend_sum_and_saturate_as_the_extension_defines() {
         &types.replace("%F ", "%FF "),
         &body.replace("%A %F ", "%A %FF "),
     );
-    let r = run(&asm(&text), vec![bytes_u32(&[0; 32]), bytes_f32(&[0.0; 4])]);
+    let r = run(&asm(&text), vec![bytes_u32(&[0; 36]), bytes_f32(&[0.0; 4])]);
     let b = &r.buffers[at(&r, 0)];
     let w = u32s(&b.bytes);
     for lane in 0..4 {
@@ -2229,6 +2232,7 @@ fn integer_dot_products_extend_sum_and_saturate_as_the_extension_defines() {
         }
     }
     assert_undefined(&r, 0, 20..24);
+    assert_undefined(&r, 0, 32..36);
     // Bad input: scalar operands without the packed format operand ("Packed Vector Format must
     // be specified to select how the integers are to be interpreted as vectors") are refused,
     // naming the rule.
