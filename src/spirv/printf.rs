@@ -9,7 +9,8 @@
 //!   pointer, hexadecimal);
 //! - `%v2`, `%v3` or `%v4` before the conversion takes a vector and prints its components
 //!   separated by `", "`;
-//! - `%%` prints `%`.
+//! - `%%` prints `%`;
+//! - a `%` the layers do not know, or a width or precision over 4,096, is printed as text.
 //!
 //! NonSemantic.DebugPrintf: "If there are insufficient arguments for the format specifiers, the
 //! behavior is undefined. If the format is exhausted while arguments remain, the excess arguments
@@ -18,6 +19,9 @@
 
 use crate::words::facts::Scalar;
 use crate::words::float::f_get;
+
+/// The widest width or precision taken.
+const MAX_FIELD: usize = 4096;
 
 /// How one specifier converts a value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -138,13 +142,26 @@ impl Format {
             while b.get(*i).is_some_and(u8::is_ascii_digit) {
                 *i += 1;
             }
-            std::str::from_utf8(&b[start..*i]).ok()?.parse().ok()
+            // a width or precision past MAX_FIELD is not taken as one (a line per lane of
+            // gigabytes helps nobody): the specifier is then text
+            std::str::from_utf8(&b[start..*i])
+                .ok()?
+                .parse()
+                .ok()
+                .filter(|&n: &usize| n <= MAX_FIELD)
         };
-        let width = number(&mut i);
+        let digits = |i: usize| b.get(i).is_some_and(u8::is_ascii_digit);
+        let width = match digits(i) {
+            true => Some(number(&mut i)?),
+            false => None,
+        };
         let mut precision = None;
         if b.get(i) == Some(&b'.') {
             i += 1;
-            precision = Some(number(&mut i).unwrap_or(0));
+            precision = Some(match digits(i) {
+                true => number(&mut i)?,
+                false => 0,
+            });
         }
         let mut n = 1;
         if b.get(i) == Some(&b'v') {
@@ -609,6 +626,9 @@ mod tests {
         assert_eq!(Format::parse("100%% sure, %q").print(&[]), "100% sure, %q");
         assert_eq!(Format::parse("50% off").specs().count(), 1);
         assert_eq!(Format::parse("%v5d").specs().count(), 0);
+        // a width or precision past 4096 is not one: the specifier is text
+        assert_eq!(Format::parse("%99999999999d|%.5000f").print(&[]), "%99999999999d|%.5000f");
+        assert_eq!(Format::parse("%4096d").specs().count(), 1);
     }
 
     #[test]
