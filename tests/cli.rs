@@ -906,6 +906,39 @@ fn debug_printf_lines_are_shown_per_invocation_and_fail_nothing() {
     );
 }
 
+/// An image declared without a format takes its format from the host array bound to it — but not
+/// a 64-bit one: `R64_UINT`/`R64_SINT` need `shaderImageInt64`, so a `u64` or `i64` array is refused
+/// naming why, while the same texels as `u32` run.
+#[test]
+fn a_format_less_image_is_not_given_a_64_bit_format_from_its_array() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = dir.path().join("tb.comp");
+    std::fs::write(
+        &k,
+        "#version 450\nlayout(local_size_x = 4) in;\nlayout(binding = 0) uniform usamplerBuffer src;\n\
+         layout(binding = 1) buffer O { uint o[4]; };\n\
+         void main() { int i = int(gl_GlobalInvocationID.x); o[i] = texelFetch(src, i).x + 1u; }\n",
+    )
+    .unwrap();
+    for t in ["u64", "i64"] {
+        let spec = format!("0=zeros:{t}:4");
+        let argv = run_argv(&k, &["--buffer", &spec, "--buffer", "1=zeros:u32:4"], true);
+        let e = lockstep::cli::run(&argv).unwrap_err();
+        assert!(
+            e.message.contains("is not a texel component type"),
+            "{t}: {}",
+            e.message
+        );
+    }
+    let argv = run_argv(
+        &k,
+        &["--buffer", "0=series:u32:4", "--buffer", "1=zeros:u32:4"],
+        true,
+    );
+    let out = lockstep::cli::run(&argv).unwrap_or_else(|e| panic!("{}", e.message));
+    assert!(out.contains("result: PASS"), "{out}");
+}
+
 /// WGSL's packed dot products (`dot4I8Packed`, `dot4U8Packed`; naga writes `OpSDot`/`OpUDot`
 /// with the packed 4×8-bit format, SPV_KHR_integer_dot_product) run on the model and on a device
 /// with `shaderIntegerDotProduct` (lavapipe), and agree: (1, −2, 3, −4)·(5, 6, 7, 8) = −18 signed,
