@@ -3057,6 +3057,19 @@ OpFunctionEnd
     assert_eq!(floats(out(3)), [1.0; 3]);
 }
 
+/// The decorations and first types of the assembly kernels below: `%lid` the subgroup lane id,
+/// `%o` a block at set 0, binding 0 whose one member is an array `%ua` of `uint`.
+const SUBGROUP_LANES_HEAD: &str = "OpDecorate %lid BuiltIn SubgroupLocalInvocationId
+OpDecorate %ua ArrayStride 4
+OpDecorate %U Block
+OpMemberDecorate %U 0 Offset 0
+OpDecorate %o DescriptorSet 0
+OpDecorate %o Binding 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+";
+
 // SPIR-V 1.6, 3.52.24 (Non-Uniform Instructions), and SPV_KHR_subgroup_rotate: one opcode names
 // several operations, told apart by its operands — OpGroupNonUniformQuadSwap by its Direction
 // ("0 Horizontal, 1 Vertical, 2 Diagonal": the invocation whose quad index is xor 1, 2 or 3),
@@ -3082,16 +3095,10 @@ OpExtension "SPV_KHR_subgroup_rotate"
 OpMemoryModel Logical GLSL450
 OpEntryPoint GLCompute %main "main" %lid
 OpExecutionMode %main LocalSize 8 1 1
-OpDecorate %lid BuiltIn SubgroupLocalInvocationId
-OpDecorate %ua ArrayStride 4
-OpDecorate %U Block
-OpMemberDecorate %U 0 Offset 0
-OpDecorate %o DescriptorSet 0
-OpDecorate %o Binding 0
-%void = OpTypeVoid
-%fn = OpTypeFunction %void
-%uint = OpTypeInt 32 0
-%int = OpTypeInt 32 1
+"#,
+    );
+    text += SUBGROUP_LANES_HEAD;
+    text += r#"%int = OpTypeInt 32 1
 %v4uint = OpTypeVector %uint 4
 %u0 = OpConstant %uint 0
 %u1 = OpConstant %uint 1
@@ -3142,8 +3149,7 @@ OpDecorate %o Binding 0
 %r16 = OpGroupNonUniformBroadcast %uint %sg %x %l
 %r17 = OpGroupNonUniformRotateKHR %uint %sg %x %l
 %base = OpIMul %uint %l %u18
-"#,
-    );
+"#;
     for k in 0..18 {
         text += &format!(
             "%c{k} = OpIAdd %uint %base %k{k}\n%p{k} = OpAccessChain %pu %o %u0 %c{k}\nOpStore %p{k} %r{k}\n"
@@ -4178,22 +4184,14 @@ void main() {\n  uint i = gl_LocalInvocationIndex * 5u;\n  b[i] = gl_SubgroupEqM
 /// lane's result is undefined (the taint of the Id reaches the result), not lane 0's value.
 #[test]
 fn a_shuffle_by_an_undefined_constant_id_is_undefined_in_every_lane() {
-    let text = r#"OpCapability Shader
+    let text = format!(
+        r#"OpCapability Shader
 OpCapability GroupNonUniform
 OpCapability GroupNonUniformShuffle
 OpMemoryModel Logical GLSL450
 OpEntryPoint GLCompute %main "main" %lid
 OpExecutionMode %main LocalSize 8 1 1
-OpDecorate %lid BuiltIn SubgroupLocalInvocationId
-OpDecorate %ua ArrayStride 4
-OpDecorate %U Block
-OpMemberDecorate %U 0 Offset 0
-OpDecorate %o DescriptorSet 0
-OpDecorate %o Binding 0
-%void = OpTypeVoid
-%fn = OpTypeFunction %void
-%uint = OpTypeInt 32 0
-%u0 = OpConstant %uint 0
+{SUBGROUP_LANES_HEAD}%u0 = OpConstant %uint 0
 %u8 = OpConstant %uint 8
 %sg = OpConstant %uint 3
 %ud = OpUndef %uint
@@ -4212,8 +4210,9 @@ OpDecorate %o Binding 0
 OpStore %p %r
 OpReturn
 OpFunctionEnd
-"#;
-    let r = run_asm(text, 8, &[bytes_u32(&[9; 8])]);
+"#
+    );
+    let r = run_asm(&text, 8, &[bytes_u32(&[9; 8])]);
     for w in 0..8 {
         match r.status(r.buffers[0].word_taint(w)) {
             WordStatus::Undefined(chain) => assert!(chain.contains("OpUndef"), "o[{w}]: {chain}"),

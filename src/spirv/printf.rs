@@ -270,6 +270,20 @@ impl Spec {
         self.flags.contains(flag)
     }
 
+    /// The sign printed before a number: `-` for a negative one, else `+` with the `+` flag, a
+    /// space with the ` ` flag, or nothing.
+    fn sign(&self, negative: bool) -> &'static str {
+        if negative {
+            "-"
+        } else if self.has('+') {
+            "+"
+        } else if self.has(' ') {
+            " "
+        } else {
+            ""
+        }
+    }
+
     /// One component as this specifier prints it.
     fn one(&self, x: Component) -> String {
         if x.undefined {
@@ -301,15 +315,7 @@ impl Spec {
         match self.conv {
             Conv::Signed | Conv::LongSigned => {
                 let v = signed();
-                let sign = if v < 0 {
-                    "-"
-                } else if self.has('+') {
-                    "+"
-                } else if self.has(' ') {
-                    " "
-                } else {
-                    ""
-                };
+                let sign = self.sign(v < 0);
                 self.pad(sign.into(), self.digits(v.unsigned_abs().to_string()), true)
             }
             Conv::Unsigned | Conv::Long { hex: false } => {
@@ -377,15 +383,7 @@ impl Spec {
     /// A float by C's `%a %e %f %g` (upper case for the capital letters).
     fn float(&self, v: f64, c: char) -> String {
         let upper = c.is_ascii_uppercase();
-        let sign = if v.is_sign_negative() {
-            "-"
-        } else if self.has('+') {
-            "+"
-        } else if self.has(' ') {
-            " "
-        } else {
-            ""
-        };
+        let sign = self.sign(v.is_sign_negative());
         let a = v.abs();
         if !a.is_finite() {
             let t = if a.is_nan() { "nan" } else { "inf" };
@@ -627,7 +625,10 @@ mod tests {
         assert_eq!(Format::parse("50% off").specs().count(), 1);
         assert_eq!(Format::parse("%v5d").specs().count(), 0);
         // a width or precision past 4096 is not one: the specifier is text
-        assert_eq!(Format::parse("%99999999999d|%.5000f").print(&[]), "%99999999999d|%.5000f");
+        assert_eq!(
+            Format::parse("%99999999999d|%.5000f").print(&[]),
+            "%99999999999d|%.5000f"
+        );
         assert_eq!(Format::parse("%4096d").specs().count(), 1);
     }
 
