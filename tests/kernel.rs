@@ -733,6 +733,7 @@ fn zeros_fill_series_and_values_make_what_they_say() {
         [0.0, 1.0, 2.0]
     );
     assert_eq!(build("series:u8:256").to_vec::<u8>().unwrap()[255], 255);
+    assert_eq!(build("series:i8:128").to_vec::<i8>().unwrap()[127], 127);
     assert_eq!(build("series:f16:2048").len(), 2048);
     assert_eq!(
         build("values:i32:1,-2,0x10").to_vec::<i32>().unwrap(),
@@ -800,6 +801,8 @@ fn bad_specs_name_the_rule() {
             "reaches 256, which u8 does not represent exactly",
         ),
         ("series:f16:2050", "reaches 2049, which f16"),
+        // a signed type's largest value is 2^(bits−1) − 1 (`series:i8:128`, 0 … 127, is taken)
+        ("series:i8:129", "reaches 128, which i8 does not represent exactly"),
         ("series:bool:2", "needs a number type"),
         ("zeros:u8:5000000000", "larger than the 4 GiB"),
         // 2^30 + 1 elements of 4 bytes: the elements fit the limit, their bytes do not
