@@ -802,7 +802,10 @@ fn bad_specs_name_the_rule() {
         ),
         ("series:f16:2050", "reaches 2049, which f16"),
         // a signed type's largest value is 2^(bits−1) − 1 (`series:i8:128`, 0 … 127, is taken)
-        ("series:i8:129", "reaches 128, which i8 does not represent exactly"),
+        (
+            "series:i8:129",
+            "reaches 128, which i8 does not represent exactly",
+        ),
         ("series:bool:2", "needs a number type"),
         ("zeros:u8:5000000000", "larger than the 4 GiB"),
         // 2^30 + 1 elements of 4 bytes: the elements fit the limit, their bytes do not

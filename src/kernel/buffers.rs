@@ -622,8 +622,8 @@ fn random_bits(dtype: ScalarType, rng: &mut XorShiftRng) -> u64 {
         ScalarType::F16 => f16::from_f32((rng.next_u32() >> 21) as f32 / 2048.0).to_bits() as u64,
         ScalarType::F32 => ((rng.next_u32() >> 8) as f32 / (1u32 << 24) as f32).to_bits() as u64,
         ScalarType::F64 => ((rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64).to_bits(),
-        t if t.bits() == 64 => rng.next_u64(),
-        t => rng.next_u64() & ((1u64 << t.bits()) - 1),
+        // every integer width: the element keeps the low bytes (`build`'s `put`)
+        _ => rng.next_u64(),
     }
 }
 
