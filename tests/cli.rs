@@ -939,6 +939,78 @@ fn a_format_less_image_is_not_given_a_64_bit_format_from_its_array() {
     assert!(out.contains("result: PASS"), "{out}");
 }
 
+/// A report keeps the first 64 elements of a group of findings (`GROUP_ITEMS`) with the count of
+/// all, and its text shows the first 40 groups (`TEXT_GROUPS`) and says how many more are in the
+/// JSON: 100 undefined elements of one chain are one group of 64 items and count 100; 45
+/// out-of-bounds writes at 45 lines are more groups than the text shows.
+#[test]
+fn a_report_caps_the_items_of_a_group_and_the_groups_it_prints() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = dir.path().join("u.comp");
+    std::fs::write(
+        &k,
+        "#version 450\nlayout(local_size_x = 100) in;\nlayout(binding = 0) buffer O { uint o[100]; };\n\
+         shared uint never;\nvoid main() { o[gl_LocalInvocationIndex] = never; }\n",
+    )
+    .unwrap();
+    let json = dir.path().join("r.json");
+    let argv = run_argv(
+        &k,
+        &[
+            "--buffer",
+            "0=zeros:u32:100",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+        true,
+    );
+    let _ = lockstep::cli::run(&argv);
+    let j: Json = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let g = j["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["kind"] == "undefined")
+        .expect("an undefined group");
+    assert_eq!(g["count"], 100, "{g}");
+    assert_eq!(g["items"].as_array().unwrap().len(), 64, "{g}");
+    // 45 lines, each an out-of-bounds write of its own
+    let body: String = (0..45)
+        .map(|n| format!("  o[{}u + i] = 1u;\n", 4 + n))
+        .collect();
+    std::fs::write(
+        &k,
+        format!(
+            "#version 450\nlayout(local_size_x = 1) in;\nlayout(binding = 0) buffer O {{ uint o[4]; }};\n\
+             void main() {{\n  uint i = gl_LocalInvocationIndex;\n{body}}}\n"
+        ),
+    )
+    .unwrap();
+    let argv = run_argv(
+        &k,
+        &[
+            "--buffer",
+            "0=zeros:u32:4",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+        true,
+    );
+    let out = lockstep().args(&argv[1..]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let j: Json = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let groups = j["findings"].as_array().unwrap().len();
+    assert!(groups > 45, "{groups}");
+    assert!(
+        text.contains(&format!(
+            "… {} more groups of findings (see --json)",
+            groups - 40
+        )),
+        "{text}"
+    );
+}
+
 /// WGSL's packed dot products (`dot4I8Packed`, `dot4U8Packed`; naga writes `OpSDot`/`OpUDot`
 /// with the packed 4×8-bit format, SPV_KHR_integer_dot_product) run on the model and on a device
 /// with `shaderIntegerDotProduct` (lavapipe), and agree: (1, −2, 3, −4)·(5, 6, 7, 8) = −18 signed,

@@ -1410,3 +1410,17 @@ void main() {
         "{e}"
     );
 }
+
+/// The layout probe on a device that numbers its subgroups in order (lavapipe: `gl_SubgroupID` is
+/// the subgroup's place) finds its placements and nothing to note: the note is for a device whose
+/// `gl_SubgroupID` values do not match the subgroups it ran.
+#[cfg(feature = "vulkan")]
+#[test]
+fn the_layout_probe_notes_nothing_on_a_device_that_numbers_its_subgroups_in_order() {
+    let Some(ctx) = crate::support::shared_device() else {
+        return;
+    };
+    let size = ctx.caps.subgroup_size;
+    let p = lockstep::kernel::run::probe_layout(ctx, [4 * size, 1, 1], size).unwrap();
+    assert_eq!(p.note, None, "{:?}", p.layout);
+}
