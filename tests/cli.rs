@@ -1011,6 +1011,43 @@ fn a_report_caps_the_items_of_a_group_and_the_groups_it_prints() {
     );
 }
 
+/// WGSL's `enable subgroups;` is taken off the directive for naga wherever it stands in the list —
+/// alone, first, or last (`enable f16, subgroups;`) — and the module naga writes keeps the user's
+/// names (its debug flag): a race in it is reported on `data`, not on a SPIR-V id.
+#[test]
+fn wgsl_subgroups_last_in_an_enable_list_compiles_and_reports_keep_the_user_s_names() {
+    let dir = tempfile::tempdir().unwrap();
+    for (n, enable) in [
+        "enable f16, subgroups;",
+        "enable subgroups, f16;",
+        "enable subgroups;",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let k = dir.path().join(format!("e{n}.wgsl"));
+        std::fs::write(
+            &k,
+            format!(
+                "{enable}\n@group(0) @binding(0) var<storage, read_write> data: array<u32>;\n\
+                 @compute @workgroup_size(8) fn main(@builtin(local_invocation_index) i: u32) {{\n\
+                 \x20   data[i] = subgroupAdd(data[i]) + data[i + 1u];\n}}\n"
+            ),
+        )
+        .unwrap();
+        let argv = run_argv(&k, &["--buffer", "0=series:u32:9"], true);
+        let out = lockstep().args(&argv[1..]).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{enable}: {text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(text.contains("race on data: read at"), "{enable}: {text}");
+    }
+}
+
 /// WGSL's packed dot products (`dot4I8Packed`, `dot4U8Packed`; naga writes `OpSDot`/`OpUDot`
 /// with the packed 4×8-bit format, SPV_KHR_integer_dot_product) run on the model and on a device
 /// with `shaderIntegerDotProduct` (lavapipe), and agree: (1, −2, 3, −4)·(5, 6, 7, 8) = −18 signed,

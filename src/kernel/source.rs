@@ -665,16 +665,11 @@ fn take_subgroups_directive(text: &str) -> (String, bool) {
             let (_, from, to) = names[k];
             if names.len() == 1 {
                 blank(&mut bytes, at..semi + 1);
-            } else if k + 1 < names.len() {
-                // With the comma after it …
+            } else {
+                // With the comma after it, if any: the last name leaves the list ending in a
+                // comma, which WGSL allows (`enable f16, ;`).
                 let comma = text[to..semi].find(',').map_or(semi, |i| to + i + 1);
                 blank(&mut bytes, from..comma);
-            } else {
-                // … or, for the last name, the one before it.
-                let comma = text[list_start..from]
-                    .rfind(',')
-                    .map_or(from, |i| list_start + i);
-                blank(&mut bytes, comma..to);
             }
         }
         search = semi + 1;
