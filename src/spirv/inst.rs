@@ -1074,8 +1074,6 @@ impl Kernel {
 pub struct Print {
     /// the format, parsed
     pub(crate) format: crate::spirv::printf::Format,
-    /// the format as written
-    pub(crate) text: String,
     /// each argument's scalar type and component count
     pub(crate) types: Box<[(crate::spirv::types::Scalar, u32)]>,
 }

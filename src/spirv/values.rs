@@ -528,11 +528,12 @@ impl Wg<'_, '_> {
 }
 
 impl Wg<'_, '_> {
-    /// `debugPrintfEXT` for the lanes of `set`: each lane's line, formatted from its values
-    /// (an undefined component prints `undefined`), becomes a [`Finding::Print`](crate::spirv::Finding::Print) of its
-    /// invocation — lane by lane in the order the lanes run, which the report sorts by invocation.
+    /// `debugPrintfEXT` for the lanes of `set`: each lane's line, formatted from its values (an
+    /// undefined component prints `undefined`), becomes a
+    /// [`Finding::Print`](crate::spirv::Finding::Print) of its invocation — lane by lane in the
+    /// order the lanes run, which the report sorts by invocation.
     pub(crate) fn printf(&mut self, set: &[LaneMask], args: &[Reg], p: &Print, loc: LocId) {
-        let (lanes, seq) = (self.lanes, self.steps);
+        let seq = self.steps;
         let mut lines = Vec::new();
         crate::spirv::exec::each_lane(set, self.n, |s| {
             let values: Vec<Vec<crate::spirv::printf::Component>> = args
@@ -552,7 +553,6 @@ impl Wg<'_, '_> {
                         .collect()
                 })
                 .collect();
-            debug_assert!(s < lanes);
             lines.push((s, p.format.print(&values)));
         });
         for (s, text) in lines {

@@ -140,7 +140,6 @@ impl Decoder<'_> {
             args: args.into(),
             p: Box::new(Print {
                 format,
-                text,
                 types: types.into(),
             }),
         }))
