@@ -480,14 +480,15 @@ fn storage_images_on_the_device_agree_with_every_value_the_model_defines() {
 }
 
 // AmberScript's IMAGE on the device: the multisampled-image CTS pattern (every sample written,
-// then read back through imageLoad after a barrier), probed with EQ_RGBA on both backends.
+// then read back through imageLoad after a barrier — here another invocation's texel, so the image
+// is `coherent`), probed with EQ_RGBA on both backends.
 #[test]
 fn an_amber_storage_image_script_passes_on_the_device_and_the_model() {
     if support::device().is_none() {
         return;
     }
     let text = "#!amber\nSHADER compute k GLSL\n#version 450\nlayout(local_size_x = 4, local_size_y = 4) in;\n\
-        layout(set = 0, binding = 0, r32ui) uniform uimage2D t;\n\
+        layout(set = 0, binding = 0, r32ui) coherent uniform uimage2D t;\n\
         layout(set = 0, binding = 1, rgba8) uniform writeonly image2D result;\n\
         void main() { ivec2 p = ivec2(gl_GlobalInvocationID.xy); imageStore(t, p, uvec4(p.x + 4 * p.y)); memoryBarrierImage(); barrier();\n\
           bool ok = imageLoad(t, ivec2(3, 3) - p).r == uint(15 - p.x - 4 * p.y);\n\
@@ -600,11 +601,12 @@ fn a_single_sample_image_bound_with_several_samples_is_refused() {
 // index picks the sample it writes and reads (lane i writes sample i of texel (1, 0), then reads
 // sample 3 − i of texel (1, 0) after a barrier with image semantics); a sample index undefined in
 // one lane (lane 2) makes that lane's read undefined and no other (SPIR-V 2.2.2: an undefined value
-// is some value of its type — here any sample, or one past the image's).
+// is some value of its type — here any sample, or one past the image's). The image is `coherent`:
+// the samples pass between invocations.
 #[test]
 fn each_invocation_writes_and_reads_the_sample_its_own_index_names() {
     let src = "#version 450\nlayout(local_size_x = 4) in;\n\
-        layout(binding = 0, r32ui) uniform uimage2DMS ms;\n\
+        layout(binding = 0, r32ui) coherent uniform uimage2DMS ms;\n\
         layout(binding = 1) buffer O { uint o[]; };\n\
         void main() { int i = int(gl_LocalInvocationID.x);\n\
         imageStore(ms, ivec2(1, 0), i, uvec4(10u + uint(i)));\n\

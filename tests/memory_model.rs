@@ -54,7 +54,7 @@ pub(crate) fn races(r: &ModelRun) -> Vec<(RaceClass, String)> {
 fn a_memory_location_is_8_bits_so_neighbouring_16_and_8_bit_elements_do_not_race() {
     let r = run(
         "layout(local_size_x = 8) in;\n\
-         layout(binding = 0) buffer B { uint b[]; };\n\
+         layout(binding = 0) coherent buffer B { uint b[]; };\n\
          shared uint16_t h[8];\n\
          shared int8_t c[8];\n\
          void main() {\n\
@@ -83,7 +83,7 @@ fn a_memory_location_is_8_bits_so_neighbouring_16_and_8_bit_elements_do_not_race
 fn eight_and_sixteen_bit_values_in_function_and_workgroup_variables_are_kept() {
     let r = run(
         "layout(local_size_x = 4) in;\n\
-         layout(binding = 0) buffer B { uint b[]; };\n\
+         layout(binding = 0) coherent buffer B { uint b[]; };\n\
          shared u16vec2 s[4];\n\
          void main() {\n\
            uint i = gl_LocalInvocationID.x;\n\
@@ -112,7 +112,7 @@ fn eight_and_sixteen_bit_values_in_function_and_workgroup_variables_are_kept() {
 fn a_barrier_orders_atomics_and_the_memory_they_leave_holds_one_value() {
     let r = run(
         "layout(local_size_x = 3) in;\n\
-         layout(binding = 0) buffer B { uint b[]; };\n\
+         layout(binding = 0) coherent buffer B { uint b[]; };\n\
          shared uint s;\n\
          void main() {\n\
            if (gl_LocalInvocationID.x == 0) { atomicExchange(s, 7); }\n\
@@ -153,6 +153,126 @@ fn a_barrier_orders_only_the_storage_classes_its_semantics_name() {
     assert_eq!(u32s(&ordered.buffers[0].bytes), [1, 2, 2, 1]);
 }
 
+// Appendix B, Private vs. Non-Private: "By default, non-atomic memory operations are treated as
+// private … for private memory operations to be Location-Ordered between distinct agents requires
+// using system-synchronizes-with rather than shader-based synchronization"; Location-Ordered: a
+// write and another invocation's read are ordered by happens-before only when both are
+// non-private. In a `GLSL450` module an access is non-private through memory declared `coherent`
+// (or `volatile`, which glslang declares coherent too): the chapter has compilers map `coherent`
+// to the availability and visibility flags, as SPIRV-Tools' memory-model upgrade does, member by
+// member (GLSL 4.60 §4.10: non-coherent memory may be cached per invocation). So the exchange that
+// `memoryBarrierBuffer(); barrier();` orders is a data race through a plain buffer and none
+// through a `coherent` one — or a `coherent` member; another member's `coherent` does not reach it.
+// Under the Vulkan memory model (`#pragma use_vulkan_memory_model`) the same holds through the
+// accesses' NonPrivatePointer, which glslang gives exactly the `coherent` ones.
+#[test]
+fn a_private_buffer_access_is_ordered_with_another_invocations_only_by_the_api() {
+    let swap = |head: &str, decl: &str| {
+        format!(
+            "{head}\nlayout(local_size_x = 2) in;\n{decl}\n\
+             void main() {{\n\
+               uint i = gl_LocalInvocationID.x;\n\
+               b[i] = i + 1;\n\
+               memoryBarrierBuffer();\n\
+               barrier();\n\
+               b[2 + i] = b[1 - i];\n\
+             }}\n"
+        )
+    };
+    let vmm = "#pragma use_vulkan_memory_model";
+    for (head, decl, at, racy) in [
+        ("", "layout(binding = 0) buffer B { uint b[]; };", 0, true),
+        (
+            "",
+            "layout(binding = 0) coherent buffer B { uint b[]; };",
+            0,
+            false,
+        ),
+        (
+            "",
+            "layout(binding = 0) volatile buffer B { uint b[]; };",
+            0,
+            false,
+        ),
+        (
+            "",
+            "layout(binding = 0) buffer B { uint f; coherent uint b[]; };",
+            1,
+            false,
+        ),
+        (
+            "",
+            "layout(binding = 0) buffer B { coherent uint f; uint b[]; };",
+            1,
+            true,
+        ),
+        (vmm, "layout(binding = 0) buffer B { uint b[]; };", 0, true),
+        (
+            vmm,
+            "layout(binding = 0) coherent buffer B { uint b[]; };",
+            0,
+            false,
+        ),
+    ] {
+        let r = run(&swap(head, decl), 2, [1, 1, 1], &[vec![0; 5]]);
+        let found = races(&r);
+        if racy {
+            // Both reads race with the other invocation's write, which the barrier orders before
+            // them: the race is named as private, with the fix.
+            assert!(found.len() >= 2, "{decl}: {found:?}");
+            assert!(
+                found
+                    .iter()
+                    .all(|(_, t)| t.contains("that only the API can order")
+                        && t.contains("is not `coherent`")
+                        && t.contains("Private vs. Non-Private")),
+                "{decl}: {found:?}"
+            );
+            for k in [2, 3] {
+                assert!(
+                    matches!(
+                        r.status(r.buffers[0].word_taint(at + k)),
+                        WordStatus::Racy(_)
+                    ),
+                    "{decl}: word {k}"
+                );
+            }
+        } else {
+            assert!(r.findings.is_empty(), "{decl}: {:?}", texts(&r));
+            assert_eq!(
+                u32s(&r.buffers[0].bytes)[at..at + 4],
+                [1, 2, 2, 1],
+                "{decl}"
+            );
+        }
+    }
+}
+
+// Appendix B, Private vs. Non-Private: "Atomic operations are always considered non-private", and
+// SPIRV-Tools' upgrade: "Workgroup storage class is implicitly coherent". A shared variable and an
+// atomic exchange need no `coherent`: the barrier orders them.
+#[test]
+fn workgroup_memory_and_atomics_are_non_private_without_coherent() {
+    let r = run(
+        "layout(local_size_x = 2) in;\n\
+         layout(binding = 0) buffer B { uint a[2]; uint b[2]; };\n\
+         shared uint s[2];\n\
+         void main() {\n\
+           uint i = gl_LocalInvocationID.x;\n\
+           s[i] = i + 1;\n\
+           atomicExchange(a[i], i + 3);\n\
+           memoryBarrierBuffer();\n\
+           barrier();\n\
+           b[i] = s[1 - i] * 10 + atomicAdd(a[1 - i], 0);\n\
+         }\n",
+        2,
+        [1, 1, 1],
+        &[vec![0; 4]],
+    );
+    assert!(r.findings.is_empty(), "{:?}", texts(&r));
+    assert_eq!(u32s(&r.buffers[0].bytes), [3, 4, 24, 13]);
+}
+
 // Appendix B, Data Race, the other way round: a control barrier whose memory semantics name only
 // buffer memory (UniformMemory) does not order workgroup memory, so shared accesses on either side
 // of it race; naming workgroup memory (WorkgroupMemory) orders them.
@@ -162,7 +282,7 @@ fn a_barrier_for_buffer_memory_alone_leaves_shared_memory_unordered() {
         format!(
             "layout(local_size_x = 2) in;\n\
              shared uint s[2];\n\
-             layout(binding = 0) buffer B {{ uint b[]; }};\n\
+             layout(binding = 0) coherent buffer B {{ uint b[]; }};\n\
              void main() {{\n\
                uint i = gl_LocalInvocationID.x;\n\
                s[i] = i + 1;\n\
@@ -183,7 +303,7 @@ fn a_barrier_for_buffer_memory_alone_leaves_shared_memory_unordered() {
 fn swap_across(barrier: &str) -> String {
     format!(
         "layout(local_size_x = 2) in;\n\
-         layout(binding = 0) buffer B {{ uint b[]; }};\n\
+         layout(binding = 0) coherent buffer B {{ uint b[]; }};\n\
          void main() {{\n\
            uint i = gl_LocalInvocationID.x;\n\
            b[i] = i + 1;\n\
@@ -229,7 +349,7 @@ fn a_subgroup_barrier_orders_only_the_storage_classes_its_semantics_name() {
 fn racing_writes_of_one_value_are_a_same_value_race_and_keep_the_value() {
     let r = run(
         "layout(local_size_x = 8) in;\n\
-         layout(binding = 0) buffer B { uint b[]; };\n\
+         layout(binding = 0) coherent buffer B { uint b[]; };\n\
          void main() { b[0] = 42u; }\n",
         8,
         [2, 1, 1],
@@ -251,7 +371,7 @@ fn racing_writes_of_one_value_are_a_same_value_race_and_keep_the_value() {
 fn racing_writes_of_different_values_leave_an_undefined_value() {
     let r = run(
         "layout(local_size_x = 8) in;\n\
-         layout(binding = 0) buffer B { uint b[]; };\n\
+         layout(binding = 0) coherent buffer B { uint b[]; };\n\
          void main() { b[0] = gl_LocalInvocationID.x; }\n",
         8,
         [1, 1, 1],
@@ -275,7 +395,7 @@ fn a_release_acquire_pair_orders_data_between_workgroups_and_either_half_alone_d
     let run_with = |write: &str, read: &str| {
         let body = format!(
             "layout(local_size_x = 1) in;\n\
-             layout(binding = 0) buffer B {{ uint data; uint flag; uint out_[]; }};\n\
+             layout(binding = 0) coherent buffer B {{ uint data; uint flag; uint out_[]; }};\n\
              void main() {{\n\
                if (gl_WorkGroupID.x == 0) {{\n\
                  data = 5u;\n\
@@ -336,8 +456,8 @@ fn a_release_acquire_pair_orders_data_between_workgroups_and_either_half_alone_d
 fn a_store_through_an_index_an_atomic_returned_is_performed() {
     let r = run(
         "layout(local_size_x = 4) in;\n\
-         layout(binding = 0) buffer C { uint count; };\n\
-         layout(binding = 1) buffer O { uint o[]; };\n\
+         layout(binding = 0) coherent buffer C { uint count; };\n\
+         layout(binding = 1) coherent buffer O { uint o[]; };\n\
          void main() { o[atomicAdd(count, 1u)] = 10u + gl_GlobalInvocationID.x; }\n",
         4,
         [2, 1, 1],
@@ -365,7 +485,7 @@ fn a_store_through_an_index_an_atomic_returned_is_performed() {
 fn a_branch_on_an_atomics_result_is_followed_not_lost() {
     let r = run(
         "layout(local_size_x = 4) in;\n\
-         layout(binding = 0) buffer C { uint count; uint winner; };\n\
+         layout(binding = 0) coherent buffer C { uint count; uint winner; };\n\
          void main() { if (atomicAdd(count, 1u) == 0u) { winner = 7u; } }\n",
         4,
         [1, 1, 1],
@@ -389,8 +509,8 @@ fn a_store_an_invocation_skipped_on_a_branch_an_atomic_decided_leaves_its_variab
 {
     let r = run(
         "layout(local_size_x = 4) in;\n\
-         layout(binding = 0) buffer C { uint count; };\n\
-         layout(binding = 1) buffer O { uint o[4]; };\n\
+         layout(binding = 0) coherent buffer C { uint count; };\n\
+         layout(binding = 1) coherent buffer O { uint o[4]; };\n\
          void main() { uint v = atomicAdd(count, 1u); bool ok = true; if (v < 2u) { ok = false; } o[gl_LocalInvocationID.x] = ok ? 5u : 7u; }\n",
         4,
         [1, 1, 1],
@@ -416,8 +536,8 @@ fn a_store_an_invocation_skipped_on_a_branch_an_atomic_decided_leaves_its_variab
 fn tickets_two_workgroups_take_from_one_counter_are_order_dependent() {
     let r = run(
         "layout(local_size_x = 2) in;\n\
-         layout(binding = 0) buffer C { uint count; };\n\
-         layout(binding = 1) buffer O { uint o[2]; };\n\
+         layout(binding = 0) coherent buffer C { uint count; };\n\
+         layout(binding = 1) coherent buffer O { uint o[2]; };\n\
          void main() { if (gl_LocalInvocationID.x == 1u) { o[gl_WorkGroupID.x] = atomicAdd(count, 1u); } }\n",
         2,
         [2, 1, 1],
@@ -450,8 +570,8 @@ fn tickets_two_workgroups_take_from_one_counter_are_order_dependent() {
     // invocations' atomics, none by another workgroup.
     let r = run(
         "layout(local_size_x = 4) in;\n\
-         layout(binding = 0) buffer C { uint count; };\n\
-         layout(binding = 1) buffer O { uint o[4]; };\n\
+         layout(binding = 0) coherent buffer C { uint count; };\n\
+         layout(binding = 1) coherent buffer O { uint o[4]; };\n\
          void main() { o[gl_LocalInvocationID.x] = atomicAdd(count, 1u); }\n",
         4,
         [1, 1, 1],
@@ -479,8 +599,8 @@ fn tickets_two_workgroups_take_from_one_counter_are_order_dependent() {
 fn an_order_dependent_value_stays_order_dependent_however_many_stores_it_travels_through() {
     let r = run(
         "layout(local_size_x = 2) in;\n\
-         layout(binding = 0) buffer C { uint count; };\n\
-         layout(binding = 1) buffer O { uint o[2]; };\n\
+         layout(binding = 0) coherent buffer C { uint count; };\n\
+         layout(binding = 1) coherent buffer O { uint o[2]; };\n\
          shared uint s[2];\n\
          void main() { uint i = gl_LocalInvocationID.x;\n\
            s[i] = atomicAdd(count, 1u);\n\
@@ -513,7 +633,7 @@ fn an_order_dependent_value_stays_order_dependent_however_many_stores_it_travels
 fn unordered_atomics_of_two_kinds_are_defined_only_where_every_order_gives_one_value() {
     let r = run(
         "layout(local_size_x = 2) in;\n\
-         layout(binding = 0) buffer B { uint apart; uint meet; uint flag; uint last; };\n\
+         layout(binding = 0) coherent buffer B { uint apart; uint meet; uint flag; uint last; };\n\
          void main() { uint i = gl_LocalInvocationID.x;\n\
            if (i == 0u) { atomicAdd(apart, 5u); atomicAdd(meet, 1u); atomicExchange(flag, 1u); atomicExchange(last, 1u); }\n\
            else { atomicOr(apart, 1u << 31); atomicOr(meet, 1u); atomicExchange(flag, 1u); atomicExchange(last, 2u); } }\n",
@@ -536,7 +656,7 @@ fn unordered_atomics_of_two_kinds_are_defined_only_where_every_order_gives_one_v
     // An add whose carry could reach an or's bit: 0x7fffffff + 1 meets bit 31.
     let r = run(
         "layout(local_size_x = 2) in;\n\
-         layout(binding = 0) buffer B { uint x; };\n\
+         layout(binding = 0) coherent buffer B { uint x; };\n\
          void main() { if (gl_LocalInvocationID.x == 0u) atomicAdd(x, 1u); else atomicOr(x, 1u << 31); }\n",
         4,
         [1, 1, 1],
@@ -554,7 +674,7 @@ fn unordered_atomics_of_two_kinds_are_defined_only_where_every_order_gives_one_v
 fn readers_before_a_barrier_do_not_race_with_a_writer_after_it() {
     let r = run(
         "layout(local_size_x = 8) in;\n\
-         layout(binding = 0) buffer B { uint b[]; };\n\
+         layout(binding = 0) coherent buffer B { uint b[]; };\n\
          shared uint s;\n\
          void main() {\n\
            if (gl_LocalInvocationID.x == 0) { s = 3u; }\n\
@@ -578,7 +698,7 @@ fn readers_before_a_barrier_do_not_race_with_a_writer_after_it() {
 fn the_other_party_of_a_race_is_an_invocation_that_made_the_access() {
     let r = run(
         "layout(local_size_x = 4) in;\n\
-         layout(binding = 0) buffer B { uint b[]; };\n\
+         layout(binding = 0) coherent buffer B { uint b[]; };\n\
          shared uint s;\n\
          void main() {\n\
            uint i = gl_LocalInvocationID.x;\n\
@@ -612,7 +732,7 @@ fn the_other_party_of_a_race_is_an_invocation_that_made_the_access() {
 fn a_store_in_code_that_never_runs_is_no_race() {
     let r = run(
         "layout(local_size_x = 4) in;\n\
-         layout(binding = 0) buffer B { uint n; uint b[]; };\n\
+         layout(binding = 0) coherent buffer B { uint n; uint b[]; };\n\
          void main() {\n\
            uint i = gl_GlobalInvocationID.x;\n\
            if (i > n) { b[0] = i; b[100000] = i; }\n\
@@ -631,7 +751,7 @@ fn a_store_in_code_that_never_runs_is_no_race() {
 fn ldexp_reads_exponents_of_every_width_as_signed() {
     let r = run(
         "layout(local_size_x = 1) in;\n\
-         layout(binding = 0) buffer B { float f[]; };\n\
+         layout(binding = 0) coherent buffer B { float f[]; };\n\
          void main() {\n\
            int64_t e64 = int64_t(-1) - int64_t(f[4]);\n\
            int16_t e16 = int16_t(-2);\n\
@@ -671,7 +791,7 @@ fn real_races_are_reported_once_per_variable_and_line_pair_and_their_fixes_are_c
     let reduce = |fence: &str| {
         format!(
             "layout(local_size_x = 16) in;\n\
-             layout(binding = 0) buffer B {{ uint data[]; }};\n\
+             layout(binding = 0) coherent buffer B {{ uint data[]; }};\n\
              shared uint partial[16];\n\
              void main() {{\n\
                uint i = gl_LocalInvocationID.x;\n\
@@ -707,7 +827,7 @@ fn real_races_are_reported_once_per_variable_and_line_pair_and_their_fixes_are_c
     let flag = |guard: &str| {
         format!(
             "layout(local_size_x = 8) in;\n\
-             layout(binding = 0) buffer B {{ uint done; }};\n\
+             layout(binding = 0) coherent buffer B {{ uint done; }};\n\
              void main() {{\n\
                {guard} done = 1u;\n\
              }}\n"
@@ -733,7 +853,7 @@ fn real_races_are_reported_once_per_variable_and_line_pair_and_their_fixes_are_c
     let reuse = |fence: &str| {
         format!(
             "layout(local_size_x = 8) in;\n\
-             layout(binding = 0) buffer B {{ uint data[]; }};\n\
+             layout(binding = 0) coherent buffer B {{ uint data[]; }};\n\
              shared uint tile[8];\n\
              void main() {{\n\
                uint i = gl_LocalInvocationID.x;\n\
@@ -778,11 +898,11 @@ fn the_same_run_gives_the_same_findings_whatever_the_thread_count() {
     let kernels = [
         // races between workgroups: the ordered run
         "layout(local_size_x = 8) in;\n\
-         layout(binding = 0) buffer B { uint b[]; };\n\
+         layout(binding = 0) coherent buffer B { uint b[]; };\n\
          void main() { uint i = gl_GlobalInvocationID.x; b[i % 7u] = b[(i + 3u) % 11u] + i; }\n",
         // races inside each workgroup only: the parallel run
         "layout(local_size_x = 8) in;\n\
-         layout(binding = 0) buffer B { uint b[]; };\n\
+         layout(binding = 0) coherent buffer B { uint b[]; };\n\
          shared uint s[8];\n\
          void main() { uint i = gl_LocalInvocationID.x; s[i] = i; b[gl_GlobalInvocationID.x] = s[(i + 1u) % 8u]; }\n",
     ];
@@ -813,7 +933,7 @@ fn a_spin_wait_on_another_workgroup_is_a_finding_not_a_hang() {
     let body = |on: &str| {
         format!(
             "layout(local_size_x = 1) in;\n\
-             layout(binding = 0) buffer B {{ uint flag[]; }};\n\
+             layout(binding = 0) coherent buffer B {{ uint flag[]; }};\n\
              void main() {{\n\
                uint k = gl_WorkGroupID.x;\n\
                if ({on}) {{\n\
@@ -863,7 +983,7 @@ fn a_spin_wait_on_another_workgroup_is_a_finding_not_a_hang() {
 // one runs first — a finding of the other schedule, while the first schedule's values stand.
 #[test]
 fn other_schedules_find_the_order_a_spin_wait_never_survives() {
-    let src = "#version 450\n#extension GL_KHR_memory_scope_semantics : enable\nlayout(local_size_x = 1) in;\nlayout(binding = 0) buffer B { uint flag[]; };\nvoid main() {\n  uint k = gl_WorkGroupID.x;\n  if (k > 0u) {\n    while (atomicLoad(flag[k - 1u], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire) == 0u) {}\n  }\n  atomicStore(flag[k], 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);\n}\n";
+    let src = "#version 450\n#extension GL_KHR_memory_scope_semantics : enable\nlayout(local_size_x = 1) in;\nlayout(binding = 0) coherent buffer B { uint flag[]; };\nvoid main() {\n  uint k = gl_WorkGroupID.x;\n  if (k > 0u) {\n    while (atomicLoad(flag[k - 1u], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire) == 0u) {}\n  }\n  atomicStore(flag[k], 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);\n}\n";
     let k = decode(&glsl(src, "k.comp"), &DecodeOptions::default()).unwrap();
     let buf = BufferInput {
         set: 0,
@@ -900,7 +1020,7 @@ fn other_schedules_find_the_order_a_spin_wait_never_survives() {
 #[test]
 fn a_store_is_reported_at_its_statements_line_not_at_a_later_line_of_it() {
     let body = "layout(local_size_x = 8) in;\n\
-                layout(binding = 0) buffer B { uint data[]; };\n\
+                layout(binding = 0) coherent buffer B { uint data[]; };\n\
                 shared uvec2 pair[8];\n\
                 void main() {\n\
                   uint i = gl_LocalInvocationID.x;\n\
@@ -935,7 +1055,7 @@ fn race_checks_off_find_no_race_and_change_nothing_else() {
     let src = |barrier: &str| {
         format!(
             "#version 450\nlayout(local_size_x = 8) in;\n\
-             layout(binding = 0) buffer B {{ uint b[]; }};\n\
+             layout(binding = 0) coherent buffer B {{ uint b[]; }};\n\
              shared uint s[8];\n\
              void main() {{\n\
                uint i = gl_LocalInvocationID.x;\n\
@@ -987,7 +1107,7 @@ fn commuting_device_atomics_nobody_reads_leave_one_value_without_an_ordered_reru
     let body = |use_result: bool| {
         format!(
             "layout(local_size_x = 16) in;\n\
-             layout(binding = 0) buffer B {{ uint bins[7]; uint seen; uint lo; }};\n\
+             layout(binding = 0) coherent buffer B {{ uint bins[7]; uint seen; uint lo; }};\n\
              void main() {{ uint i = gl_GlobalInvocationID.x;\n\
                {}atomicAdd(bins[i % 7u], 1u);\n\
                atomicMin(lo, 1000u - i);\n\
@@ -1039,7 +1159,7 @@ fn workgroups_writing_their_own_words_run_in_parallel_and_ones_writing_the_same_
     let kernel = |index: &str| {
         format!(
             "layout(local_size_x = 8) in;\n\
-             layout(binding = 0) buffer B {{ uint b[]; }};\n\
+             layout(binding = 0) coherent buffer B {{ uint b[]; }};\n\
              void main() {{ b[{index}] = 3u * gl_GlobalInvocationID.x + 1u; }}\n"
         )
     };
@@ -1078,7 +1198,7 @@ fn workgroups_writing_their_own_words_run_in_parallel_and_ones_writing_the_same_
 fn atomics_that_meet_a_plain_access_another_kind_or_a_narrower_scope_run_in_order() {
     let plain = run(
         "layout(local_size_x = 1) in;\n\
-         layout(binding = 0) buffer B { uint x; uint y; };\n\
+         layout(binding = 0) coherent buffer B { uint x; uint y; };\n\
          void main() { if (gl_WorkGroupID.x == 0u) atomicAdd(x, 1u); else y = x; }\n",
         1,
         [2, 1, 1],
@@ -1088,7 +1208,7 @@ fn atomics_that_meet_a_plain_access_another_kind_or_a_narrower_scope_run_in_orde
     assert!(!races(&plain).is_empty(), "{:?}", texts(&plain));
     let kinds = run(
         "layout(local_size_x = 1) in;\n\
-         layout(binding = 0) buffer B { uint x; };\n\
+         layout(binding = 0) coherent buffer B { uint x; };\n\
          void main() { if (gl_WorkGroupID.x == 0u) atomicAdd(x, 1u); else atomicOr(x, 1u); }\n",
         1,
         [2, 1, 1],
@@ -1101,7 +1221,7 @@ fn atomics_that_meet_a_plain_access_another_kind_or_a_narrower_scope_run_in_orde
     ));
     let narrow = run(
         "layout(local_size_x = 1) in;\n\
-         layout(binding = 0) buffer B { uint x; };\n\
+         layout(binding = 0) coherent buffer B { uint x; };\n\
          void main() { atomicAdd(x, 1u, gl_ScopeWorkgroup, 0, 0); }\n",
         1,
         [2, 1, 1],
@@ -1120,7 +1240,7 @@ fn atomics_that_meet_a_plain_access_another_kind_or_a_narrower_scope_run_in_orde
 fn a_read_that_ran_before_an_unordered_write_of_its_location_is_racy() {
     let r = run(
         "layout(local_size_x = 1) in;\n\
-         layout(binding = 0) buffer B { uint b[]; };\n\
+         layout(binding = 0) coherent buffer B { uint b[]; };\n\
          void main() {\n\
            if (gl_WorkGroupID.x == 0u) { b[1] = b[0]; b[3] = b[2]; } else { b[0] = 7u; b[2] = 9u; }\n\
          }\n",
@@ -1151,7 +1271,7 @@ fn a_read_that_ran_before_an_unordered_write_of_its_location_is_racy() {
 // not its neighbours — and the value reported is the first order's.
 #[test]
 fn a_byte_another_order_of_the_workgroups_changes_is_order_dependent_and_its_neighbours_are_not() {
-    let src = "#version 450\n#extension GL_EXT_shader_explicit_arithmetic_types : enable\nlayout(local_size_x = 1) in;\nlayout(binding = 0) buffer C { uint count; };\nlayout(binding = 1) buffer O { uint8_t o[4]; };\nlayout(binding = 2) buffer H { uint16_t h[4]; };\nvoid main() {\n  uint wg = gl_WorkGroupID.x;\n  if (atomicAdd(count, 1u) == 1u - wg && wg == 1u) { o[1] = uint8_t(9); h[1] = uint16_t(9); }\n}\n";
+    let src = "#version 450\n#extension GL_EXT_shader_explicit_arithmetic_types : enable\nlayout(local_size_x = 1) in;\nlayout(binding = 0) coherent buffer C { uint count; };\nlayout(binding = 1) coherent buffer O { uint8_t o[4]; };\nlayout(binding = 2) coherent buffer H { uint16_t h[4]; };\nvoid main() {\n  uint wg = gl_WorkGroupID.x;\n  if (atomicAdd(count, 1u) == 1u - wg && wg == 1u) { o[1] = uint8_t(9); h[1] = uint16_t(9); }\n}\n";
     let k = decode(&glsl(src, "k.comp"), &DecodeOptions::default()).unwrap();
     let bufs = bindings([bytes_u32(&[0]), bytes_u32(&[0]), bytes_u32(&[0, 0])]);
     let one = run_model(&k, cfg_schedules(1, [2, 1, 1], 1), &bufs, None).unwrap();
@@ -1194,7 +1314,7 @@ fn a_byte_another_order_of_the_workgroups_changes_is_order_dependent_and_its_nei
 fn an_atomic_after_an_unordered_plain_write_of_its_location_races() {
     let body = |first: &str| {
         format!(
-            "layout(local_size_x = 2) in;\nlayout(binding = 0) buffer B {{ uint x; }};\n\
+            "layout(local_size_x = 2) in;\nlayout(binding = 0) coherent buffer B {{ uint x; }};\n\
              void main() {{\n  uint i = gl_LocalInvocationID.x;\n  if (i == 0u) {{ {first} }}\n\
              \x20 if (i == 1u) {{ atomicAdd(x, 1u); }}\n}}\n"
         )

@@ -36,7 +36,7 @@ fn a_subgroup_scope_release_acquire_pair_orders_data_within_its_subgroup_only() 
     let body = |scope: &str, other: u32| {
         format!(
             "layout(local_size_x = 8) in;\n\
-             layout(binding = 0) buffer B {{ uint data; uint flag; uint out_[]; }};\n\
+             layout(binding = 0) coherent buffer B {{ uint data; uint flag; uint out_[]; }};\n\
              void main() {{\n\
                uint i = gl_LocalInvocationID.x;\n\
                if (i == 0u) {{\n\
@@ -69,7 +69,7 @@ fn a_subgroup_scope_release_acquire_pair_orders_data_within_its_subgroup_only() 
 fn an_atomic_after_another_workgroups_plain_write_races() {
     let r = run(
         "layout(local_size_x = 1) in;\n\
-         layout(binding = 0) buffer B { uint x; };\n\
+         layout(binding = 0) coherent buffer B { uint x; };\n\
          void main() { if (gl_WorkGroupID.x == 0u) x = 5u; else atomicAdd(x, 1u); }\n",
         1,
         [2, 1, 1],
@@ -96,7 +96,7 @@ fn atomics_race_where_either_ones_scope_leaves_the_other_invocation_out() {
     let body = |lo: &str, hi: &str, other: u32| {
         format!(
             "layout(local_size_x = 8) in;\n\
-             layout(binding = 0) buffer B {{ uint b[]; }};\n\
+             layout(binding = 0) coherent buffer B {{ uint b[]; }};\n\
              shared uint x; shared uint y;\n\
              void main() {{\n\
                uint i = gl_LocalInvocationID.x;\n\
@@ -143,7 +143,7 @@ fn atomics_race_where_either_ones_scope_leaves_the_other_invocation_out() {
     // (the last invocation of workgroup 0 and the first of workgroup 1).
     let r = run(
         "layout(local_size_x = 2) in;\n\
-         layout(binding = 0) buffer B { uint x; };\n\
+         layout(binding = 0) coherent buffer B { uint x; };\n\
          void main() { atomicAdd(x, 1u, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed); }\n",
         2,
         [2, 1, 1],
@@ -162,7 +162,7 @@ fn a_subgroup_barrier_orders_shared_memory_within_its_subgroup_only() {
     let body = |read: &str| {
         format!(
             "layout(local_size_x = 8) in;\n\
-             layout(binding = 0) buffer B {{ uint b[]; }};\n\
+             layout(binding = 0) coherent buffer B {{ uint b[]; }};\n\
              shared uint s[8];\n\
              void main() {{\n\
                uint i = gl_LocalInvocationID.x;\n\
@@ -190,7 +190,7 @@ fn a_subgroup_barrier_orders_shared_memory_within_its_subgroup_only() {
 fn a_read_racing_with_a_write_of_the_value_already_there_is_a_same_value_race() {
     let r = run(
         "layout(local_size_x = 1) in;\n\
-         layout(binding = 0) buffer B { uint x; uint y; };\n\
+         layout(binding = 0) coherent buffer B { uint x; uint y; };\n\
          void main() { if (gl_WorkGroupID.x == 0u) x = 7u; else y = x; }\n",
         1,
         [2, 1, 1],
@@ -214,7 +214,7 @@ fn unordered_minimums_leave_one_value_and_a_minimum_with_a_maximum_does_not() {
     let body = |odd: &str| {
         format!(
             "layout(local_size_x = 8) in;\n\
-             layout(binding = 0) buffer B {{ uint b[]; }};\n\
+             layout(binding = 0) coherent buffer B {{ uint b[]; }};\n\
              shared uint s;\n\
              void main() {{\n\
                uint i = gl_LocalInvocationID.x;\n\
@@ -252,7 +252,7 @@ fn fences_order_data_between_workgroups_only_where_their_scope_includes_the_othe
     let body = |rel: &str, acq: &str| {
         format!(
             "layout(local_size_x = 1) in;\n\
-             layout(binding = 0) buffer B {{ uint data; uint flag; uint out_[]; }};\n\
+             layout(binding = 0) coherent buffer B {{ uint data; uint flag; uint out_[]; }};\n\
              void main() {{\n\
                if (gl_WorkGroupID.x == 0) {{\n\
                  data = 5u;\n\
@@ -297,7 +297,7 @@ fn a_workgroup_barrier_of_subgroup_memory_scope_orders_memory_within_each_subgro
     let body = |fence: &str, scope: &str, read: &str| {
         format!(
             "layout(local_size_x = 8) in;\n\
-             layout(binding = 0) buffer B {{ uint b[]; }};\n\
+             layout(binding = 0) coherent buffer B {{ uint b[]; }};\n\
              shared uint s[8];\n\
              void main() {{\n\
                uint i = gl_LocalInvocationID.x;\n\
@@ -342,7 +342,7 @@ fn a_barrier_passes_what_one_invocation_acquired_to_those_its_memory_scope_inclu
     let body = |(exec, scope): (&str, &str), reader: u32| {
         format!(
             "layout(local_size_x = 8) in;\n\
-             layout(binding = 0) buffer B {{ uint data; uint flag; uint out_[]; }};\n\
+             layout(binding = 0) coherent buffer B {{ uint data; uint flag; uint out_[]; }};\n\
              void main() {{\n\
                uint i = gl_LocalInvocationID.x;\n\
                if (gl_WorkGroupID.x == 0u) {{\n\
@@ -380,8 +380,9 @@ fn a_barrier_passes_what_one_invocation_acquired_to_those_its_memory_scope_inclu
 // Vulkan spec, "Shader Memory Access Ordering" / Appendix B: SequentiallyConsistent memory
 // semantics are treated as AcquireRelease — an atomic store with them releases, an atomic load
 // acquires. GLSL cannot write them, so the module is SPIR-V assembly: workgroup 0 stores
-// `data = 5` and then the flag with `sem`, workgroup 1 loads the flag with `sem` and, seeing it
-// set, copies `data`. Relaxed (0) leaves the copy racing with the store of `data`.
+// `data = 5` (`data` is `Coherent`: non-private) and then the flag with `sem`, workgroup 1 loads
+// the flag with `sem` and, seeing it set, copies `data`. Relaxed (0) leaves the copy racing with
+// the store of `data`.
 #[test]
 fn sequentially_consistent_atomics_release_and_acquire() {
     use lockstep::kernel::{compile, SourceLang, SourceOptions};
@@ -396,6 +397,7 @@ fn sequentially_consistent_atomics_release_and_acquire() {
                OpMemberDecorate %B 0 Offset 0
                OpMemberDecorate %B 1 Offset 4
                OpMemberDecorate %B 2 Offset 8
+               OpMemberDecorate %B 0 Coherent
                OpDecorate %B Block
                OpDecorate %buf DescriptorSet 0
                OpDecorate %buf Binding 0
@@ -474,7 +476,7 @@ fn an_acquire_synchronizes_with_a_release_sequence_only_where_it_is_in_the_heads
     let body = |acquire: &str| {
         format!(
             "layout(local_size_x = 8) in;\n\
-             layout(binding = 0) buffer B {{ uint data; uint flag; uint out_[]; }};\n\
+             layout(binding = 0) coherent buffer B {{ uint data; uint flag; uint out_[]; }};\n\
              void main() {{\n\
                uint i = gl_LocalInvocationID.x;\n\
                if (i == 0u) {{\n\
@@ -511,7 +513,7 @@ fn atomics_race_by_where_both_invocations_sit_not_by_their_numbers() {
     let body = |p: u32, q: u32, scope: &str| {
         format!(
             "layout(local_size_x = 8) in;\n\
-             layout(binding = 0) buffer B {{ uint b[]; }};\n\
+             layout(binding = 0) coherent buffer B {{ uint b[]; }};\n\
              shared uint x;\n\
              void main() {{\n\
                uint i = gl_LocalInvocationID.x;\n\
@@ -544,7 +546,7 @@ fn atomics_race_by_where_both_invocations_sit_not_by_their_numbers() {
     let across = |p: u32, q: u32| {
         format!(
             "layout(local_size_x = 8) in;\n\
-             layout(binding = 0) buffer B {{ uint x; }};\n\
+             layout(binding = 0) coherent buffer B {{ uint x; }};\n\
              void main() {{\n\
                uint i = gl_LocalInvocationID.x;\n\
                if (gl_WorkGroupID.x == 0u && i == {p}u) atomicAdd(x, 1u, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);\n\
@@ -570,7 +572,7 @@ fn atomics_race_by_where_both_invocations_sit_not_by_their_numbers() {
 fn a_read_races_with_a_later_write_after_another_invocation_read_again() {
     let r = run(
         "layout(local_size_x = 8) in;\n\
-         layout(binding = 0) buffer B { uint b[]; };\n\
+         layout(binding = 0) coherent buffer B { uint b[]; };\n\
          shared uint s;\n\
          void main() {\n\
            uint i = gl_LocalInvocationID.x;\n\
@@ -603,7 +605,7 @@ fn a_subgroup_scope_fence_before_a_barrier_orders_memory_within_the_subgroups_th
     let body = |fencers: &str| {
         format!(
             "layout(local_size_x = 8) in;\n\
-             layout(binding = 0) buffer B {{ uint b[]; }};\n\
+             layout(binding = 0) coherent buffer B {{ uint b[]; }};\n\
              shared uint s[8];\n\
              void main() {{\n\
                uint i = gl_LocalInvocationID.x;\n\

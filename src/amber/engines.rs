@@ -263,6 +263,7 @@ impl Backend for ModelBackend {
                 entry: Some(d.pipeline.entry_point.clone()),
                 spec,
                 name: d.shader.name.clone(),
+                all_non_private: false,
             },
         )
         .map_err(|e| match e {

@@ -174,6 +174,8 @@ impl KernelJob {
                     .map(|(id, v)| (*id, SpecInput::Text(v.clone())))
                     .collect(),
                 name: self.module.name.clone(),
+                // WGSL's memory model: every storage and workgroup access can communicate.
+                all_non_private: self.module.lang == crate::kernel::SourceLang::Wgsl,
             },
         )?;
         for (id, _) in &self.spec {

@@ -272,7 +272,16 @@ impl Wg<'_, '_> {
             } else {
                 same
             };
-            let r = self.race(obj, off, other, other_wrote, s, loc, writes, same);
+            let r = self.race(
+                obj,
+                off,
+                other,
+                other_wrote,
+                s,
+                loc,
+                writes,
+                (same, hits.private),
+            );
             tret = combine(r, tret);
             if other_wrote {
                 raced = r;

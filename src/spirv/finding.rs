@@ -34,6 +34,9 @@ pub enum Finding {
         /// a control barrier lies between the two (same workgroup) but its memory semantics do
         /// not include this memory
         fence_missing: bool,
+        /// barriers or atomics order the two, but one of them is a *private* access (memory not
+        /// `coherent`: Appendix B, Private vs. Non-Private)
+        private: bool,
     },
     /// a workgroup barrier not reached by every invocation of the workgroup
     DivergentBarrier {
@@ -156,6 +159,7 @@ impl Finding {
                 a,
                 b,
                 class,
+                private,
                 ..
             } => {
                 let (x, y) = if (a.1, a.2) <= (b.1, b.2) {
@@ -168,7 +172,7 @@ impl Finding {
                     object.get(),
                     x.1.get(),
                     y.1.get(),
-                    (*class as u32) << 2 | (x.2 as u32) << 1 | y.2 as u32,
+                    (*class as u32) << 3 | (*private as u32) << 2 | (x.2 as u32) << 1 | y.2 as u32,
                 )
             }
             Finding::OutOfBounds {

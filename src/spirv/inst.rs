@@ -1019,6 +1019,10 @@ pub struct Kernel {
     /// module accesses memory through `PhysicalStorageBuffer` pointers; the buffers such
     /// pointers reach are objects added for a run ([`crate::spirv::Addressing`])
     pub no_buffer: Option<ObjectId>,
+    /// by location: which sides of its memory accesses are *private* (bit 1: its read, bit 2: its
+    /// write): not ordered with another invocation's accesses by any barrier or atomic (Vulkan,
+    /// Appendix B, Private vs. Non-Private)
+    pub private: Vec<u8>,
 }
 
 impl Kernel {

@@ -271,6 +271,16 @@ impl<'d> Wg<'d, '_> {
         if same {
             fl |= flags::SAME;
         }
+        let side = if kind == Kind::Read { 1 } else { 2 };
+        if atomic.is_none()
+            && self
+                .k
+                .private
+                .get(loc.index())
+                .is_some_and(|p| p & side != 0)
+        {
+            fl |= flags::PRIVATE;
+        }
         let me = Access {
             who,
             loc,
@@ -326,7 +336,7 @@ impl<'d> Wg<'d, '_> {
         s: usize,
         loc: LocId,
         wrote: bool,
-        same: bool,
+        (same, private): (bool, bool),
     ) -> Taint {
         let class = if same {
             RaceClass::SameValue
@@ -341,7 +351,8 @@ impl<'d> Wg<'d, '_> {
             a: (other.who - 1, other.loc, other_wrote),
             b: (self.who(s) - 1, loc, wrote),
             class,
-            fence_missing: same_wg && other.bars != self.bars,
+            fence_missing: !private && same_wg && other.bars != self.bars,
+            private,
         });
         if same {
             Taint::NONE
@@ -384,7 +395,7 @@ impl<'d> Wg<'d, '_> {
         let hits = self.hook(obj, sp, at, bytes, s, loc, Kind::Read, None, false);
         if let Some((other, _)) = hits.race {
             let same = other.flags & flags::SAME != 0;
-            let r = self.race(obj, at, other, true, s, loc, false, same);
+            let r = self.race(obj, at, other, true, s, loc, false, (same, hits.private));
             t = combine(r, t);
         }
         if self
@@ -427,12 +438,15 @@ impl<'d> Wg<'d, '_> {
         let mut t = t;
         match hits.race {
             Some((other, true)) => {
-                t = combine(self.race(obj, at, other, true, s, loc, true, same), t);
+                t = combine(
+                    self.race(obj, at, other, true, s, loc, true, (same, hits.private)),
+                    t,
+                );
             }
             // An earlier read, unordered with this write: its value was one of two.
             Some((other, false))
                 if !self
-                    .race(obj, at, other, false, s, loc, true, same)
+                    .race(obj, at, other, false, s, loc, true, (same, hits.private))
                     .is_none() =>
             {
                 let u = at / self.unit_of(obj, sp);

@@ -414,17 +414,19 @@ impl ModelRun {
                 b,
                 class,
                 fence_missing,
+                private,
                 ..
             } => {
                 let same = *class == crate::spirv::RaceClass::SameValue;
                 let why = format!(
-                    "{}race on {}: {} at {} and {} at {}, unordered (Vulkan memory model: a data race){}{}",
+                    "{}race on {}: {} at {} and {} at {}, {} (Vulkan memory model: a data race){}{}",
                     if same { "same-value " } else { "" },
                     var(object),
                     rw(a.2),
                     self.at(a.1),
                     rw(b.2),
                     self.at(b.1),
+                    if *private { "not location-ordered" } else { "unordered" },
                     if same {
                         "; both sides leave the same value, which is kept"
                     } else {
@@ -432,6 +434,8 @@ impl ModelRun {
                     },
                     if *fence_missing {
                         self.fence_advice(*object)
+                    } else if *private {
+                        self.private_advice(*object)
                     } else {
                         String::new()
                     }
@@ -580,6 +584,18 @@ impl ModelRun {
         }
     }
 
+    /// Why two accesses that barriers or atomics order still race: one is private.
+    fn private_advice(&self, object: ObjectId) -> String {
+        let var = self
+            .objects
+            .get(object.index())
+            .cloned()
+            .unwrap_or_default();
+        format!(
+            "; a barrier or atomic orders them, but {var} is not `coherent`: its accesses are private, which only the API orders between invocations (Vulkan memory model, Private vs. Non-Private; GLSL 4.60 §4.10): declare {var} `coherent`"
+        )
+    }
+
     /// Two invocations, briefly: `invocations 3 and 5 of workgroup (0,0,0)`, or each with its
     /// workgroup when they differ.
     pub fn pair_text(&self, a: u32, b: u32) -> String {
@@ -610,8 +626,9 @@ impl ModelRun {
                 b,
                 class,
                 fence_missing,
+                private,
             } => format!(
-                "{}race on {}: {} {} at {} and {} {} at {} with no barrier between them{}",
+                "{}race on {}: {} {} at {} and {} {} at {} {}{}",
                 if *class == crate::spirv::RaceClass::SameValue { "same-value " } else { "" },
                 self.names.describe(*object, *offset as u64),
                 self.invocation_text(a.0 + 1),
@@ -620,6 +637,11 @@ impl ModelRun {
                 self.invocation_text(b.0 + 1),
                 if b.2 { "wrote" } else { "read" },
                 self.at(b.1),
+                if *private {
+                    "that only the API can order"
+                } else {
+                    "with no barrier between them"
+                },
                 if *class == crate::spirv::RaceClass::SameValue {
                     " (both leave the same value, which is kept)"
                 } else {
@@ -627,6 +649,8 @@ impl ModelRun {
                 },
             ) + &if *fence_missing {
                 self.fence_advice(*object)
+            } else if *private {
+                self.private_advice(*object)
             } else {
                 String::new()
             },

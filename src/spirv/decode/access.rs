@@ -12,7 +12,7 @@ impl Decoder<'_> {
         Ok(match op {
             SOp::Load => {
                 let pid = id_at(i, 0)?;
-                let (t, m, _) = self.pointee(pid)?;
+                let (t, m, storage) = self.pointee(pid)?;
                 if matches!(
                     self.types.get(t),
                     Type::Image(_) | Type::SampledImage(_) | Type::Sampler
@@ -22,6 +22,12 @@ impl Decoder<'_> {
                     return Ok(Some(Inst::Move { d, a, off: 0, n: 1 }));
                 }
                 let plan = self.plan(t, m)?;
+                self.note_private(
+                    pid,
+                    storage,
+                    private::non_private_bit(i, 0),
+                    private::side::READ,
+                );
                 let align = aligned(i, 1);
                 let (d, ptr) = (
                     self.reg(rid)?,
@@ -42,6 +48,12 @@ impl Decoder<'_> {
                     )));
                 }
                 let plan = self.plan(t, m)?;
+                self.note_private(
+                    pid,
+                    storage,
+                    private::non_private_bit(i, 0),
+                    private::side::WRITE,
+                );
                 Some(Inst::Store {
                     ptr: self.through(pid, self.plans[plan as usize].size, aligned(i, 2), true)?,
                     v: self.arg(i, 1)?,
@@ -50,7 +62,20 @@ impl Decoder<'_> {
             }
             SOp::CopyMemory => {
                 let (dp, sp) = (id_at(i, 0)?, id_at(i, 1)?);
-                let (t, m, _) = self.pointee(sp)?;
+                let (t, m, src_storage) = self.pointee(sp)?;
+                let (_, _, dst_storage) = self.pointee(dp)?;
+                self.note_private(
+                    dp,
+                    dst_storage,
+                    private::non_private_bit(i, 0),
+                    private::side::WRITE,
+                );
+                self.note_private(
+                    sp,
+                    src_storage,
+                    private::non_private_bit(i, 1),
+                    private::side::READ,
+                );
                 let plan = self.plan(t, m)?;
                 let tmp = self.new_reg(self.plans[plan as usize].slots.len() as u32);
                 Some(Inst::CopyMemory {

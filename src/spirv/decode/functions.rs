@@ -175,6 +175,7 @@ impl Decoder<'_> {
                         _ => {
                             self.validate_inst(i)?;
                             let inst = self.inst(i)?;
+                            self.record_private(loc);
                             for pre in std::mem::take(&mut self.prelude) {
                                 blk.insts.push(pre);
                                 blk.locs.push(loc);

@@ -128,6 +128,10 @@ impl Decoder<'_> {
                     .scalar_vector(self.ty(rt)?)
                     .ok_or_else(|| SpirvError::malformed("an image read of a non-vector type"))?;
                 let sample = self.sample_operand(i, 2)?;
+                if op == SOp::ImageRead {
+                    let np = texel_non_private(i, 2);
+                    self.note_private(id_at(i, 0)?, Storage::Image, np, private::side::READ);
+                }
                 Inst::ImageRead {
                     d: self.reg(rid)?,
                     img: self.arg(i, 0)?,
@@ -143,6 +147,8 @@ impl Decoder<'_> {
                 let (cid, tid) = (id_at(i, 1)?, id_at(i, 2)?);
                 let (sc, n) = self.sv_of(tid)?;
                 let sample = self.sample_operand(i, 3)?;
+                let np = texel_non_private(i, 3);
+                self.note_private(id_at(i, 0)?, Storage::Image, np, private::side::WRITE);
                 Inst::ImageWrite {
                     img: self.arg(i, 0)?,
                     coord: self.value(cid)?,
@@ -232,4 +238,9 @@ impl Decoder<'_> {
             other => return Err(misrouted(other, "image")),
         }))
     }
+}
+
+/// Whether the image operands at `k` carry `NonPrivateTexel` (Vulkan memory model).
+fn texel_non_private(i: &Instruction, k: usize) -> bool {
+    matches!(i.operands.get(k), Some(Operand::ImageOperands(m)) if m.contains(ImageOperands::NON_PRIVATE_TEXEL))
 }

@@ -52,6 +52,11 @@ pub struct DecodeOptions {
     /// invocation's own variables to registers (reports are the same either way; for tests that
     /// show it)
     pub keep_variables: bool,
+    /// every non-atomic access is non-private (WGSL: its barriers order storage accesses within a
+    /// workgroup; naga's storage buffers carry no `Coherent`); otherwise a `GLSL450` module's
+    /// accesses through memory not decorated `Coherent` are private (Vulkan, Appendix B, Private
+    /// vs. Non-Private; `decode/private.rs`)
+    pub all_non_private: bool,
 }
 
 /// Decodes a module for one entry point.
@@ -168,6 +173,14 @@ struct Decoder<'m> {
     /// the object standing for memory at an address that lies in no buffer (made at the first
     /// access through a `PhysicalStorageBuffer` pointer)
     no_buffer: Option<ObjectId>,
+    /// result id → its instruction (types, global variables, constants, function bodies), for
+    /// tracing a pointer to its variable's decorations (`private`)
+    insts: HashMap<u32, &'m Instruction>,
+    /// the sides of the instruction being decoded that access memory privately
+    /// ([`private::side`])
+    pending_private: u8,
+    /// location → the sides of its accesses that are private
+    private_locs: HashMap<LocId, u8>,
 }
 
 fn op_name(op: SOp) -> String {
@@ -195,6 +208,7 @@ mod globals;
 mod image;
 mod inline;
 mod layout;
+mod private;
 mod promote;
 mod sync;
 #[cfg(test)]
@@ -240,6 +254,18 @@ impl<'m> Decoder<'m> {
             uses_subgroups: false,
             prelude: Vec::new(),
             no_buffer: None,
+            insts: m
+                .types_global_values
+                .iter()
+                .chain(m.functions.iter().flat_map(|f| {
+                    f.parameters
+                        .iter()
+                        .chain(f.blocks.iter().flat_map(|b| &b.instructions))
+                }))
+                .filter_map(|i| i.result_id.map(|r| (r, i)))
+                .collect(),
+            pending_private: 0,
+            private_locs: HashMap::new(),
         })
     }
 
@@ -290,6 +316,7 @@ impl<'m> Decoder<'m> {
                 member_names.insert((*t, *m), name.clone());
             }
         }
+        let n_locs = self.locs.len();
         Ok(Kernel {
             name: self.opts.name.clone(),
             entry_name,
@@ -316,6 +343,14 @@ impl<'m> Decoder<'m> {
             spec_ids,
             uses_subgroups: self.uses_subgroups,
             no_buffer: self.no_buffer,
+            private: (0..n_locs)
+                .map(|k| {
+                    self.private_locs
+                        .get(&LocId::new(k as u32))
+                        .copied()
+                        .unwrap_or(0)
+                })
+                .collect(),
         })
     }
 

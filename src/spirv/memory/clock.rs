@@ -110,6 +110,9 @@ pub mod flags {
     pub const CLASS_SHIFT: u32 = 3;
     /// the write left the memory as it was (it stored the value already there)
     pub const SAME: u32 = 1 << 7;
+    /// a *private* access (Appendix B, Private vs. Non-Private): no barrier or atomic orders it
+    /// with another invocation's access to the same location
+    pub const PRIVATE: u32 = 1 << 8;
 }
 
 /// One access as the race shadow keeps it.
@@ -137,6 +140,12 @@ impl Access {
     #[inline(always)]
     pub fn atomic(&self) -> bool {
         self.flags & flags::ATOMIC != 0
+    }
+
+    /// Whether this is a private access.
+    #[inline(always)]
+    pub fn private(&self) -> bool {
+        self.flags & flags::PRIVATE != 0
     }
 
     /// The scope of an atomic access.

@@ -23,6 +23,23 @@ pub struct Hits {
     /// an earlier *atomic* read not ordered with this write: the value it returned depended on the
     /// order (found late: it was returned before this write ran)
     pub late_atomic_read: Option<Access>,
+    /// the race found happens-before ordered the two accesses, but one of them is private
+    pub private: bool,
+}
+
+/// Does access `a` (earlier) happen-before `me`, location-ordered for memory of family `f`
+/// (Appendix B, Location-Ordered: accesses of two invocations are ordered by happens-before only
+/// when both are non-private; an invocation's own accesses by program order)? `Some(true)`:
+/// ordered; `Some(false)`: happens-before orders them but one is private; `None`: not ordered.
+#[inline(always)]
+fn ordered(now: &Now<'_>, a: &Access, me: &Access, f: Family) -> Option<bool> {
+    if a.who == me.who {
+        return Some(true);
+    }
+    if !now.after(a, f) {
+        return None;
+    }
+    Some(!a.private() && !me.private())
 }
 
 /// The kind of an access.
@@ -116,18 +133,27 @@ impl Shadow {
             None => false,
         };
         // Against the last write: every kind of access.
-        if c.w.who != 0 && !now.after(&c.w, f) {
-            if atomic_pair(&c.w) {
-                if hits.concurrent_atomic.is_none() {
-                    hits.concurrent_atomic = Some(c.w);
+        if c.w.who != 0 {
+            match ordered(now, &c.w, &me, f) {
+                Some(true) => {}
+                None if atomic_pair(&c.w) => {
+                    if hits.concurrent_atomic.is_none() {
+                        hits.concurrent_atomic = Some(c.w);
+                    }
                 }
-            } else if hits.race.is_none() {
-                hits.race = Some((c.w, true));
+                o => {
+                    if hits.race.is_none() {
+                        hits.race = Some((c.w, true));
+                        hits.private = o.is_some();
+                    }
+                }
             }
         }
         match kind {
             Kind::Read => {
-                if c.r.who == 0 || c.r.who == me.who || now.after(&c.r, f) {
+                // (A private earlier read stays: a later write of a third invocation races with
+                // it, ordered or not.)
+                if c.r.who == 0 || c.r.who == me.who || (!c.r.private() && now.after(&c.r, f)) {
                     // The earlier reader is ordered before this one: whatever races with it later
                     // races with this one too, or is ordered after both.
                     if c.r.who != me.who {
@@ -141,15 +167,22 @@ impl Shadow {
             }
             Kind::Write | Kind::Rmw => {
                 for r in [c.r, c.r2] {
-                    if r.who == 0 || r.who == me.who || now.after(&r, f) {
+                    if r.who == 0 {
                         continue;
                     }
-                    if atomic_pair(&r) {
-                        if hits.late_atomic_read.is_none() {
-                            hits.late_atomic_read = Some(r);
+                    match ordered(now, &r, &me, f) {
+                        Some(true) => {}
+                        None if atomic_pair(&r) => {
+                            if hits.late_atomic_read.is_none() {
+                                hits.late_atomic_read = Some(r);
+                            }
                         }
-                    } else if hits.race.is_none() {
-                        hits.race = Some((r, false));
+                        o => {
+                            if hits.race.is_none() {
+                                hits.race = Some((r, false));
+                                hits.private = o.is_some();
+                            }
+                        }
                     }
                 }
                 c.w = me;
