@@ -183,7 +183,7 @@ impl<'m> Decoder<'m> {
         let member_marked = |s: u32, m: u32| {
             self.mhas(s, m, Decoration::Coherent) || self.mhas(s, m, Decoration::Volatile)
         };
-        let Some(mut e) = self.type_inst(t).and_then(|ti| pointee(ti)) else {
+        let Some(mut e) = self.type_inst(t).and_then(pointee) else {
             return false;
         };
         for &ix in indices.iter().rev() {
