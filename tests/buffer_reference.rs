@@ -488,3 +488,40 @@ fn device_addresses_that_make_two_buffers_overlap_are_refused() {
     );
     with(vec![(Place::Bound(0), 0x1000), (Place::Bound(1), 0x1010)]).unwrap();
 }
+
+// Vulkan, Appendix B, Private vs. Non-Private, through a buffer reference: the accesses are
+// non-private only where the referenced block is declared `coherent` (glslang decorates its
+// members `Coherent`; a pointer made from an address is traced to its pointee type, as
+// SPIRV-Tools' memory-model upgrade does). Two invocations swap through the reference across
+// `memoryBarrierBuffer(); barrier();`: a data race on a plain block, named with the fix; defined
+// on a `coherent` one.
+#[test]
+fn a_buffer_reference_block_is_non_private_only_when_declared_coherent() {
+    for (q, racy) in [("", true), ("coherent ", false)] {
+        let src = format!(
+            "layout(local_size_x = 2) in;\n\
+             layout(buffer_reference, std430) {q}buffer D {{ uint b[]; }};\n\
+             layout(push_constant) uniform P {{ D d; }};\n\
+             void main() {{ uint i = gl_LocalInvocationID.x; d.b[i] = i + 1;\n\
+               memoryBarrierBuffer(); barrier(); d.b[2 + i] = d.b[1 - i]; }}\n"
+        );
+        let j = job(
+            &src,
+            &[],
+            &[("data", "zeros:u32:4")],
+            Some("values:u64:@data"),
+        );
+        let out = run(&j, 1);
+        let text = findings(&out.report);
+        if racy {
+            assert!(
+                text.contains("not location-ordered") && text.contains("is not `coherent`"),
+                "{text}"
+            );
+            assert_eq!(out.report.buffers[0].exact, 2, "{text}");
+        } else {
+            assert!(out.report.ok(), "{text}");
+            assert_eq!(out.bytes[0], [1u32, 2, 2, 1].map(u32::to_le_bytes).concat());
+        }
+    }
+}

@@ -1048,6 +1048,63 @@ fn wgsl_subgroups_last_in_an_enable_list_compiles_and_reports_keep_the_user_s_na
     }
 }
 
+/// WGSL's memory model: `storageBarrier()` with `workgroupBarrier()` orders storage accesses
+/// within a workgroup (WGSL, "Synchronization Built-in Functions"), and WGSL has no `coherent`:
+/// its storage accesses are non-private, so the exchange is defined — while the same exchange in
+/// GLSL through a buffer not declared `coherent` is a data race by the Vulkan memory model
+/// (Appendix B, Private vs. Non-Private), reported with the rule (exit 1).
+#[test]
+fn wgsl_storage_exchanges_across_a_barrier_are_defined_and_glsl_s_need_coherent() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = dir.path().join("swap.wgsl");
+    std::fs::write(
+        &k,
+        "@group(0) @binding(0) var<storage, read_write> b: array<u32>;\n\
+         @compute @workgroup_size(4) fn main(@builtin(local_invocation_index) i: u32) {\n\
+         \x20 b[i] = i + 1u;\n  storageBarrier();\n  workgroupBarrier();\n  b[4u + i] = b[3u - i];\n}\n",
+    )
+    .unwrap();
+    let args = ["--buffer", "0=zeros:u32:8"];
+    let (_, model, device) = run_out::<u32>(&k, &args, "0");
+    let want = [1, 2, 3, 4, 4, 3, 2, 1];
+    assert_eq!(model, want);
+    if let Some(d) = device {
+        assert_eq!(d, want);
+    }
+    let g = dir.path().join("swap.comp");
+    let glsl = |coherent: &str| {
+        format!(
+            "#version 450\nlayout(local_size_x = 4) in;\n\
+             layout(binding = 0) {coherent}buffer B {{ uint b[]; }};\n\
+             void main() {{\n  uint i = gl_LocalInvocationIndex;\n  b[i] = i + 1u;\n\
+             \x20 memoryBarrierBuffer();\n  barrier();\n  b[4u + i] = b[3u - i];\n}}\n"
+        )
+    };
+    std::fs::write(&g, glsl("")).unwrap();
+    let out = lockstep()
+        .args([
+            "run",
+            g.to_str().unwrap(),
+            "--model-only",
+            "--buffer",
+            "0=zeros:u32:8",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("race on b: wrote at ")
+            && text.contains("swap.comp:6 and read at ")
+            && text.contains("swap.comp:9, not location-ordered")
+            && text.contains("declare b `coherent`"),
+        "{text}"
+    );
+    std::fs::write(&g, glsl("coherent ")).unwrap();
+    let (_, model, _) = run_out::<u32>(&g, &args, "0");
+    assert_eq!(model, want);
+}
+
 /// WGSL's packed dot products (`dot4I8Packed`, `dot4U8Packed`; naga writes `OpSDot`/`OpUDot`
 /// with the packed 4×8-bit format, SPV_KHR_integer_dot_product) run on the model and on a device
 /// with `shaderIntegerDotProduct` (lavapipe), and agree: (1, −2, 3, −4)·(5, 6, 7, 8) = −18 signed,

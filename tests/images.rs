@@ -636,4 +636,21 @@ fn each_invocation_writes_and_reads_the_sample_its_own_index_names() {
         text.contains("[undefined] binding 1 O.o[6]") || text.contains("o[6]"),
         "{text}"
     );
+    // Without `coherent` the image's accesses are private (Vulkan, Appendix B, Private vs.
+    // Non-Private): the barrier orders them, yet another invocation's read races with the write.
+    let private = run(
+        &src.replace("coherent uniform", "uniform"),
+        vec![
+            zeros(ScalarType::U32, &[1, 2, 4]),
+            zeros(ScalarType::U32, &[8]),
+        ],
+        [1, 1, 1],
+    );
+    let text = findings(&private.report);
+    assert!(
+        text.contains("not location-ordered") && text.contains("ms is not `coherent`"),
+        "{text}"
+    );
+    // o[0..4] read the others' samples (racy); o[4], o[5], o[7] their own.
+    assert_eq!(private.report.buffers[1].exact, 3, "{text}");
 }

@@ -278,6 +278,59 @@ mod tests {
         );
     }
 
+    // Appendix B, Private vs. Non-Private and Location-Ordered: a barrier orders two invocations'
+    // accesses only when both are non-private; a private one is ordered with its own
+    // invocation's accesses by program order alone.
+    #[test]
+    fn a_private_access_races_with_another_invocations_across_a_barrier() {
+        let private = |who, epoch| Access {
+            flags: flags::PRIVATE,
+            ..me(who, epoch)
+        };
+        for (first, second, race) in [
+            (me(1, 0), me(2, 1), false),
+            (private(1, 0), me(2, 1), true),
+            (me(1, 0), private(2, 1), true),
+            (private(1, 0), private(1, 1), false),
+        ] {
+            let mut s = Shadow::new(1);
+            s.access(
+                0,
+                Kind::Write,
+                Family::Buffer,
+                &now(first.who, 0),
+                first,
+                None,
+            );
+            let h = s.access(
+                0,
+                Kind::Read,
+                Family::Buffer,
+                &now(second.who, 1),
+                second,
+                None,
+            );
+            assert_eq!(h.race.is_some(), race, "{first:?} then {second:?}");
+            assert_eq!(h.private, race, "{first:?} then {second:?}");
+        }
+        // A private read, then another invocation's write after a barrier: a race, whichever
+        // of the two is private.
+        let mut s = Shadow::new(1);
+        s.access(
+            0,
+            Kind::Read,
+            Family::Buffer,
+            &now(1, 0),
+            private(1, 0),
+            None,
+        );
+        let h = s.access(0, Kind::Write, Family::Buffer, &now(2, 1), me(2, 1), None);
+        assert_eq!(
+            h.race.map(|(a, w)| (a.who, w, h.private)),
+            Some((1, false, true))
+        );
+    }
+
     // Atomics in each other's scope do not race; the last one's read is order-dependent.
     #[test]
     fn atomics_do_not_race_but_depend_on_the_order() {
