@@ -97,12 +97,11 @@ impl<'m> Decoder<'m> {
         if !seen.insert(id) {
             return false;
         }
-        let marked = |d: &Self, id: u32| {
-            d.has_deco(id, Decoration::Coherent) || d.has_deco(id, Decoration::Volatile)
-        };
         match i.class.opcode {
             SOp::Variable => {
-                marked(self, id) || self.type_coherent(i.result_type.unwrap_or(0), indices)
+                self.has_deco(id, Decoration::Coherent)
+                    || self.has_deco(id, Decoration::Volatile)
+                    || self.type_coherent(i.result_type.unwrap_or(0), indices)
             }
             // Chosen by the caller: not traced (taken as non-private).
             SOp::FunctionParameter => true,
@@ -180,9 +179,6 @@ impl<'m> Decoder<'m> {
     /// SPIRV-Tools' `CheckType`: the struct members pointer type `t`'s steps `indices` (last
     /// first) go through, then every member of what they reach.
     fn type_coherent(&self, t: u32, indices: &[u32]) -> bool {
-        let member_marked = |s: u32, m: u32| {
-            self.mhas(s, m, Decoration::Coherent) || self.mhas(s, m, Decoration::Volatile)
-        };
         let Some(mut e) = self.type_inst(t).and_then(pointee) else {
             return false;
         };
@@ -199,7 +195,7 @@ impl<'m> Decoder<'m> {
                     let Some(m) = self.constant_index(ix) else {
                         return false;
                     };
-                    if member_marked(e, m) {
+                    if self.member_marked(e, m) {
                         return true;
                     }
                     match ei.operands.get(m as usize) {
@@ -230,12 +226,8 @@ impl<'m> Decoder<'m> {
             };
             match ti.class.opcode {
                 SOp::TypeStruct => {
-                    for m in 0..ti.operands.len() as u32 {
-                        if self.mhas(t, m, Decoration::Coherent)
-                            || self.mhas(t, m, Decoration::Volatile)
-                        {
-                            return true;
-                        }
+                    if (0..ti.operands.len() as u32).any(|m| self.member_marked(t, m)) {
+                        return true;
                     }
                     stack.extend(ti.operands.iter().filter_map(|o| match o {
                         Operand::IdRef(x) => Some(*x),
@@ -252,6 +244,11 @@ impl<'m> Decoder<'m> {
             }
         }
         false
+    }
+
+    /// Is member `m` of struct type `s` decorated `Coherent` or `Volatile`?
+    fn member_marked(&self, s: u32, m: u32) -> bool {
+        self.mhas(s, m, Decoration::Coherent) || self.mhas(s, m, Decoration::Volatile)
     }
 
     /// The value of integer constant `id`, if it is one.
