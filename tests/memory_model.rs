@@ -302,6 +302,36 @@ fn a_message_passed_through_a_private_payload_is_racy_though_release_and_acquire
     ));
 }
 
+// Bad input: a pointer copied through thousands of `OpCopyObject`s (no compiler writes that; a
+// fuzzer does) is traced back a bounded number of steps, then taken as non-private — the decoder
+// neither recurses without end nor overflows its stack.
+#[test]
+fn a_pointer_copied_thousands_of_times_is_decoded_without_tracing_it_to_the_end() {
+    use lockstep::kernel::{compile, SourceLang, SourceOptions};
+    let copies: String = (1..=5000)
+        .map(|k| format!("%p{k} = OpCopyObject %ptr %p{}\n", k - 1))
+        .collect();
+    let asm = format!(
+        "OpCapability Shader\nOpMemoryModel Logical GLSL450\n\
+         OpEntryPoint GLCompute %main \"main\"\nOpExecutionMode %main LocalSize 1 1 1\n\
+         OpDecorate %arr ArrayStride 4\nOpMemberDecorate %B 0 Offset 0\nOpDecorate %B Block\n\
+         OpDecorate %buf DescriptorSet 0\nOpDecorate %buf Binding 0\n\
+         %void = OpTypeVoid\n%fn = OpTypeFunction %void\n%uint = OpTypeInt 32 0\n\
+         %arr = OpTypeRuntimeArray %uint\n%B = OpTypeStruct %arr\n\
+         %pB = OpTypePointer StorageBuffer %B\n%ptr = OpTypePointer StorageBuffer %uint\n\
+         %buf = OpVariable %pB StorageBuffer\n%c0 = OpConstant %uint 0\n%c7 = OpConstant %uint 7\n\
+         %main = OpFunction %void None %fn\n%l = OpLabel\n\
+         %p0 = OpAccessChain %ptr %buf %c0 %c0\n{copies}OpStore %p5000 %c7\nOpReturn\nOpFunctionEnd\n"
+    );
+    let words = compile(&asm, SourceLang::SpirvAsm, &SourceOptions::default())
+        .unwrap()
+        .words;
+    let k = decode(&words, &DecodeOptions::default()).unwrap();
+    assert!(k.private.iter().all(|&p| p == 0), "taken as non-private");
+    let r = run_words(&words, 1, [1, 1, 1], &[vec![0]]);
+    assert_eq!(u32s(&r.buffers[0].bytes), [7]);
+}
+
 // Appendix B, Private vs. Non-Private: "Atomic operations are always considered non-private", and
 // SPIRV-Tools' upgrade: "Workgroup storage class is implicitly coherent". A shared variable and an
 // atomic exchange need no `coherent`: the barrier orders them.

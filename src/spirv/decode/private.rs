@@ -23,6 +23,9 @@
 
 use super::*;
 
+/// How many instructions a pointer is traced back through before it is taken as non-private.
+const TRACE_LIMIT: usize = 1000;
+
 /// Which sides of an instruction's accesses are private (bits of [`crate::spirv::Kernel::private`]).
 pub mod side {
     /// its read (a load, an image read, a copy's source)
@@ -96,6 +99,11 @@ impl<'m> Decoder<'m> {
         };
         if !seen.insert(id) {
             return false;
+        }
+        if seen.len() > TRACE_LIMIT {
+            // A pointer made through more instructions than any compiler writes (malformed or
+            // fuzzed input): taken as non-private rather than traced further.
+            return true;
         }
         match i.class.opcode {
             SOp::Variable => {
