@@ -1,8 +1,9 @@
 //! The race shadow: for every memory unit that several invocations can reach (Workgroup variables,
 //! buffers), the last write and the last two reads of it, and the check every access makes against
 //! them (Vulkan spec, Appendix B "Memory Model", Data Race: two accesses to overlapping memory
-//! locations, at least one a write, not both atomic in each other's scope, neither happening-before
-//! the other).
+//! locations, at least one a write, not both atomic in each other's scope, neither location-ordered
+//! before the other — happening-before it, and, when two invocations made them, both non-private:
+//! "Private vs. Non-Private").
 //!
 //! A *unit* is the smallest scalar its object holds (1, 2 or 4 bytes): an access through the
 //! object's types covers whole units, so tracking units is tracking the 8-bit memory locations the
