@@ -1216,3 +1216,29 @@ fn an_array_of_combined_image_samplers_takes_an_image_per_element_and_one_sample
     let want: Vec<f32> = (0..16).map(|c| c as f32 + 0.5).collect();
     assert_eq!(o, want);
 }
+
+/// Output files are written atomically *beside* their path (a temporary file in the same
+/// directory, renamed over it), never through the working directory: run from a directory
+/// nothing can be created in (`/proc`), `lockstep run --out DIR --json FILE` still writes both.
+#[test]
+fn outputs_are_written_beside_their_path_not_in_the_working_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = dir.path().join("k.comp");
+    std::fs::write(
+        &k,
+        "#version 450\nlayout(local_size_x = 4) in;\nlayout(binding = 0) buffer B { uint b[]; };\n\
+         void main() { b[gl_LocalInvocationID.x] = 2u; }\n",
+    )
+    .unwrap();
+    let (out, json) = (dir.path().join("out"), dir.path().join("r.json"));
+    let o = lockstep()
+        .current_dir("/proc")
+        .args(["run", k.to_str().unwrap(), "--model-only", "--buffer", "0=zeros:u32:4"])
+        .args(["--out", out.to_str().unwrap(), "--json", json.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let b = lockstep::kernel::read_npy(&out.join("model-0.npy")).unwrap();
+    assert_eq!(b.to_vec::<u32>().unwrap(), [2, 2, 2, 2]);
+    assert!(std::fs::read_to_string(&json).unwrap().contains("\"buffers\""));
+}

@@ -1424,3 +1424,31 @@ fn the_layout_probe_notes_nothing_on_a_device_that_numbers_its_subgroups_in_orde
     let p = lockstep::kernel::run::probe_layout(ctx, [4 * size, 1, 1], size).unwrap();
     assert_eq!(p.note, None, "{:?}", p.layout);
 }
+
+// NumPy's format description (NEP 1): version 1.0 keeps the header's length in 2 bytes, "version
+// 2.0 … allows the header to be larger than 64 KiB" with 4. Arrays whose header straddles the
+// 65,535-byte limit (shapes of thousands of dimensions) are written as the version their length
+// needs and read back whole.
+#[test]
+fn an_npy_header_longer_than_version_1_allows_is_written_as_version_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("wide.npy");
+    let mut versions = std::collections::BTreeSet::new();
+    for n in 21_820..21_860 {
+        let a = HostBuffer::new(ScalarType::U32, vec![1; n], vec![7, 0, 0, 0]).unwrap();
+        write_npy(&path, &a).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        let (len, start) = match bytes[6] {
+            1 => (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10),
+            2 => (
+                u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize,
+                12,
+            ),
+            v => panic!("version {v}"),
+        };
+        versions.insert(bytes[6]);
+        assert_eq!(start + len + 4, bytes.len(), "{n} dimensions");
+        assert_eq!(read_npy(&path).unwrap(), a, "{n} dimensions");
+    }
+    assert_eq!(versions.into_iter().collect::<Vec<_>>(), [1, 2]);
+}
