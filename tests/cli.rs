@@ -1233,12 +1233,25 @@ fn outputs_are_written_beside_their_path_not_in_the_working_directory() {
     let (out, json) = (dir.path().join("out"), dir.path().join("r.json"));
     let o = lockstep()
         .current_dir("/proc")
-        .args(["run", k.to_str().unwrap(), "--model-only", "--buffer", "0=zeros:u32:4"])
-        .args(["--out", out.to_str().unwrap(), "--json", json.to_str().unwrap()])
+        .args([
+            "run",
+            k.to_str().unwrap(),
+            "--model-only",
+            "--buffer",
+            "0=zeros:u32:4",
+        ])
+        .args([
+            "--out",
+            out.to_str().unwrap(),
+            "--json",
+            json.to_str().unwrap(),
+        ])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let b = lockstep::kernel::read_npy(&out.join("model-0.npy")).unwrap();
     assert_eq!(b.to_vec::<u32>().unwrap(), [2, 2, 2, 2]);
-    assert!(std::fs::read_to_string(&json).unwrap().contains("\"buffers\""));
+    assert!(std::fs::read_to_string(&json)
+        .unwrap()
+        .contains("\"buffers\""));
 }

@@ -1452,3 +1452,29 @@ fn an_npy_header_longer_than_version_1_allows_is_written_as_version_2() {
     }
     assert_eq!(versions.into_iter().collect::<Vec<_>>(), [1, 2]);
 }
+
+// SPIR-V assembly: the module's version is the one a `; Version: 1.x` comment at its top declares
+// (as `spirv-dis` writes it), and its environment the lowest that consumes that version (SPIR-V
+// 1.5 → Vulkan 1.2); without the comment, SPIR-V 1.3 (Vulkan 1.1).
+#[test]
+fn an_assembly_s_version_comment_sets_its_spirv_version_and_environment() {
+    let body = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n\
+        OpEntryPoint GLCompute %main \"main\"\nOpExecutionMode %main LocalSize 1 1 1\n\
+        %void = OpTypeVoid\n%fn = OpTypeFunction %void\n\
+        %main = OpFunction %void None %fn\n%l = OpLabel\nOpReturn\nOpFunctionEnd\n";
+    let m = compile(
+        &format!("; SPIR-V\n; Version: 1.5\n{body}"),
+        SourceLang::SpirvAsm,
+        &opts(),
+    )
+    .unwrap();
+    assert_eq!(
+        (m.spirv_version(), m.target_env),
+        ((1, 5), TargetEnv::Vulkan1_2)
+    );
+    let m = compile(body, SourceLang::SpirvAsm, &opts()).unwrap();
+    assert_eq!(
+        (m.spirv_version(), m.target_env),
+        ((1, 3), TargetEnv::Vulkan1_1)
+    );
+}

@@ -828,3 +828,24 @@ fn mismatch(
     let line = (writer.0 != 0).then(|| r.line(writer.1)).flatten();
     (item, why, line)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // What the comparison calls equal: an element the spec defines exactly (an integer, or a float
+    // the spec pins to the bit) only bit for bit; an inexact float within the tolerance; an
+    // inexact integer (a float converted to a normalized texel component: "one of the two
+    // nearest", Vulkan, Fixed-Point Data Conversion) within one.
+    #[test]
+    fn an_exact_element_agrees_bit_for_bit_and_an_inexact_one_within_its_bound() {
+        let tol = Tolerance::default();
+        let (one, next) = (1.0f32.to_bits() as u64, (1.0f32.to_bits() + 1) as u64);
+        assert!(!agrees(ScalarType::F32, false, one, next, tol));
+        assert!(agrees(ScalarType::F32, false, one, one, tol));
+        assert!(agrees(ScalarType::F32, true, one, next, tol));
+        assert!(!agrees(ScalarType::U32, false, 5, 6, tol));
+        assert!(agrees(ScalarType::U32, true, 5, 6, tol));
+        assert!(!agrees(ScalarType::U32, true, 5, 7, tol));
+    }
+}
