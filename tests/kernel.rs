@@ -1434,8 +1434,11 @@ fn an_npy_header_longer_than_version_1_allows_is_written_as_version_2() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("wide.npy");
     let mut versions = std::collections::BTreeSet::new();
-    for n in 21_820..21_860 {
-        let a = HostBuffer::new(ScalarType::U32, vec![1; n], vec![7, 0, 0, 0]).unwrap();
+    // every header length across the limit: n dimensions of 1 (3 bytes each), the last 1, 10 or 100
+    for (n, last) in (21_820..21_860).flat_map(|n| [(n, 1), (n, 10), (n, 100)]) {
+        let mut shape = vec![1; n];
+        shape[n - 1] = last;
+        let a = HostBuffer::new(ScalarType::U32, shape, vec![7; 4 * last]).unwrap();
         write_npy(&path, &a).unwrap();
         let bytes = std::fs::read(&path).unwrap();
         let (len, start) = match bytes[6] {
@@ -1447,7 +1450,18 @@ fn an_npy_header_longer_than_version_1_allows_is_written_as_version_2() {
             v => panic!("version {v}"),
         };
         versions.insert(bytes[6]);
-        assert_eq!(start + len + 4, bytes.len(), "{n} dimensions");
+        assert_eq!(start + len + 4 * last, bytes.len(), "{n} dimensions");
+        assert_eq!(
+            start + len,
+            (start + len).div_ceil(64) * 64,
+            "padded to 64 bytes"
+        );
+        // version 2 only where version 1's 2-byte length cannot hold the header
+        assert_eq!(
+            bytes[6] == 2,
+            len + 2 > u16::MAX as usize,
+            "{n} dimensions, {last}"
+        );
         assert_eq!(read_npy(&path).unwrap(), a, "{n} dimensions");
     }
     assert_eq!(versions.into_iter().collect::<Vec<_>>(), [1, 2]);

@@ -991,13 +991,16 @@ fn npy_header(b: &HostBuffer) -> Vec<u8> {
         "{{'descr': '{}', 'fortran_order': False, 'shape': {shape}, }}",
         npy_descr(b.dtype)
     );
-    let (version, len_bytes) = if dict.len() + 1 + 10 <= u16::MAX as usize {
+    // The whole header (magic, version, length, dict, '\n') padded to 64 bytes; version 1.0 when
+    // the length of what follows the length field fits its 2 bytes.
+    let total =
+        |len_bytes: usize| (NPY_MAGIC.len() + 2 + len_bytes + dict.len() + 1).div_ceil(64) * 64;
+    let (version, len_bytes) = if total(2) - NPY_MAGIC.len() - 2 - 2 <= u16::MAX as usize {
         (1u8, 2)
     } else {
         (2u8, 4)
     };
-    let unpadded = NPY_MAGIC.len() + 2 + len_bytes + dict.len() + 1;
-    let total = unpadded.div_ceil(64) * 64;
+    let total = total(len_bytes);
     let header_len = total - NPY_MAGIC.len() - 2 - len_bytes;
     let mut out = Vec::with_capacity(total);
     out.extend_from_slice(NPY_MAGIC);
