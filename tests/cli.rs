@@ -894,6 +894,23 @@ fn debug_printf_lines_are_shown_per_invocation_and_fail_nothing() {
         printed[0]["items"][0],
         "workgroup (0,0,0) invocation 0 (subgroup 0 lane 0): v[0] = 0.0"
     );
+    assert!(!out.contains(" more (the first"), "{out}");
+    // 40 lines: the text shows 32 and counts the rest; the JSON keeps all 40
+    let many = [
+        "--buffer",
+        "0=series:f32:40",
+        "--workgroups",
+        "10",
+        "--json",
+        json.to_str().unwrap(),
+    ];
+    let out =
+        lockstep::cli::run(&run_argv(&k, &many, true)).unwrap_or_else(|e| panic!("{}", e.message));
+    assert!(
+        out.contains("printed on the model (40 lines):")
+            && out.contains("  … 8 more (the first 40 in the JSON)\n"),
+        "{out}"
+    );
     // too few values
     std::fs::write(&k, body(", i")).unwrap();
     let e = lockstep::cli::run(&run_argv(&k, &args, true)).unwrap_err();
