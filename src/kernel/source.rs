@@ -838,3 +838,21 @@ fn binary_words(
         source_text: None,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // WGSL, "Enable Extensions": `enable` is a directive only as a word of its own followed by
+    // its list; inside an identifier (`reenable`, `enabled`) it is no directive, and the text is
+    // left as it is — every byte, so every line and column, where it was.
+    #[test]
+    fn only_an_enable_directive_of_its_own_loses_its_subgroups() {
+        let (t, on) = take_subgroups_directive("enable f16, subgroups;\nfn f() {}\n");
+        assert!(on);
+        assert_eq!(t, format!("enable f16,{};\nfn f() {{}}\n", " ".repeat(10)));
+        for text in ["// reenable subgroups;\n", "// enable,subgroups;\n"] {
+            assert_eq!(take_subgroups_directive(text), (text.to_string(), false));
+        }
+    }
+}
