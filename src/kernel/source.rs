@@ -851,6 +851,10 @@ mod tests {
         let (t, on) = take_subgroups_directive("enable f16, subgroups;\nfn f() {}\n");
         assert!(on);
         assert_eq!(t, format!("enable f16,{};\nfn f() {{}}\n", " ".repeat(10)));
+        // first in a list: blanked with the comma after it
+        let (t, on) = take_subgroups_directive("enable subgroups, f16;");
+        assert!(on);
+        assert_eq!(t, format!("enable {} f16;", " ".repeat(10)));
         for text in ["// reenable subgroups;\n", "// enable,subgroups;\n"] {
             assert_eq!(take_subgroups_directive(text), (text.to_string(), false));
         }
