@@ -1019,10 +1019,18 @@ pub struct Kernel {
     /// module accesses memory through `PhysicalStorageBuffer` pointers; the buffers such
     /// pointers reach are objects added for a run ([`crate::spirv::Addressing`])
     pub no_buffer: Option<ObjectId>,
-    /// by location: which sides of its memory accesses are *private* (bit 1: its read, bit 2: its
-    /// write): not ordered with another invocation's accesses by any barrier or atomic (Vulkan,
-    /// Appendix B, Private vs. Non-Private)
+    /// by location: which sides of its memory accesses are *private* (bit 1 its read, bit 2 its
+    /// write: `private_side`): not ordered with another invocation's accesses by any barrier or
+    /// atomic (Vulkan, Appendix B, Private vs. Non-Private)
     pub private: Vec<u8>,
+}
+
+/// Which sides of an instruction's memory accesses are private (bits of [`Kernel::private`]).
+pub mod private_side {
+    /// its read (a load, an image read, a copy's source)
+    pub const READ: u8 = 1;
+    /// its write (a store, an image write, a copy's target)
+    pub const WRITE: u8 = 2;
 }
 
 impl Kernel {

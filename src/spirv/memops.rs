@@ -271,7 +271,11 @@ impl<'d> Wg<'d, '_> {
         if same {
             fl |= flags::SAME;
         }
-        let side = if kind == Kind::Read { 1 } else { 2 };
+        let side = if kind == Kind::Read {
+            crate::spirv::inst::private_side::READ
+        } else {
+            crate::spirv::inst::private_side::WRITE
+        };
         if atomic.is_none()
             && self
                 .k

@@ -26,7 +26,7 @@ impl Decoder<'_> {
                     pid,
                     storage,
                     private::non_private_bit(i, 0),
-                    private::side::READ,
+                    private_side::READ,
                 );
                 let align = aligned(i, 1);
                 let (d, ptr) = (
@@ -52,7 +52,7 @@ impl Decoder<'_> {
                     pid,
                     storage,
                     private::non_private_bit(i, 0),
-                    private::side::WRITE,
+                    private_side::WRITE,
                 );
                 Some(Inst::Store {
                     ptr: self.through(pid, self.plans[plan as usize].size, aligned(i, 2), true)?,
@@ -68,13 +68,13 @@ impl Decoder<'_> {
                     dp,
                     dst_storage,
                     private::non_private_bit(i, 0),
-                    private::side::WRITE,
+                    private_side::WRITE,
                 );
                 self.note_private(
                     sp,
                     src_storage,
                     private::non_private_bit(i, 1),
-                    private::side::READ,
+                    private_side::READ,
                 );
                 let plan = self.plan(t, m)?;
                 let tmp = self.new_reg(self.plans[plan as usize].slots.len() as u32);

@@ -130,7 +130,7 @@ impl Decoder<'_> {
                 let sample = self.sample_operand(i, 2)?;
                 if op == SOp::ImageRead {
                     let np = texel_non_private(i, 2);
-                    self.note_private(id_at(i, 0)?, Storage::Image, np, private::side::READ);
+                    self.note_private(id_at(i, 0)?, Storage::Image, np, private_side::READ);
                 }
                 Inst::ImageRead {
                     d: self.reg(rid)?,
@@ -148,7 +148,7 @@ impl Decoder<'_> {
                 let (sc, n) = self.sv_of(tid)?;
                 let sample = self.sample_operand(i, 3)?;
                 let np = texel_non_private(i, 3);
-                self.note_private(id_at(i, 0)?, Storage::Image, np, private::side::WRITE);
+                self.note_private(id_at(i, 0)?, Storage::Image, np, private_side::WRITE);
                 Inst::ImageWrite {
                     img: self.arg(i, 0)?,
                     coord: self.value(cid)?,

@@ -177,7 +177,7 @@ struct Decoder<'m> {
     /// tracing a pointer to its variable's decorations (`private`)
     insts: HashMap<u32, &'m Instruction>,
     /// the sides of the instruction being decoded that access memory privately
-    /// ([`private::side`])
+    /// ([`private_side`])
     pending_private: u8,
     /// location → the sides of its accesses that are private
     private_locs: HashMap<LocId, u8>,

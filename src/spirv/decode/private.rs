@@ -26,14 +26,6 @@ use super::*;
 /// How many instructions a pointer is traced back through before it is taken as non-private.
 const TRACE_LIMIT: usize = 1000;
 
-/// Which sides of an instruction's accesses are private (bits of [`crate::spirv::Kernel::private`]).
-pub mod side {
-    /// its read (a load, an image read, a copy's source)
-    pub const READ: u8 = 1;
-    /// its write (a store, an image write, a copy's target)
-    pub const WRITE: u8 = 2;
-}
-
 impl<'m> Decoder<'m> {
     /// Does the module declare the Vulkan memory model (`OpMemoryModel … Vulkan`)?
     fn vulkan_memory_model(&self) -> bool {
