@@ -506,18 +506,21 @@ fn wgsl_errors_name_the_line() {
     );
     // Subgroup built-ins without `enable subgroups;` (WGSL written before naga required the
     // directive): the error says which line uses them and which line to add (issue 20).
-    let e = compile(
-        &WGSL_SUBGROUPS.replace("enable subgroups;", ""),
-        SourceLang::Wgsl,
-        &opts(),
-    )
-    .unwrap_err();
-    let text = e.to_string();
-    assert!(
-        text.contains("without `enable subgroups;`")
-            && text.contains("add the line `enable subgroups;`"),
-        "{e}"
-    );
+    // The directive only in a comment is no directive (WGSL, "Directives", "Comments").
+    for without in ["", "// enable subgroups;", "/* enable subgroups; */"] {
+        let e = compile(
+            &WGSL_SUBGROUPS.replace("enable subgroups;", without),
+            SourceLang::Wgsl,
+            &opts(),
+        )
+        .unwrap_err();
+        let text = e.to_string();
+        assert!(
+            text.contains("without `enable subgroups;`")
+                && text.contains("add the line `enable subgroups;`"),
+            "{without}: {e}"
+        );
+    }
     assert!(
         matches!(e, SourceError::Compile { line: Some(_), .. }),
         "{e}"

@@ -622,6 +622,10 @@ fn assemble(
 /// directive is taken out here (blanked, so every line and column stays where it was) and
 /// decides whether the validator allows subgroup operations: with it they are valid, without it
 /// they are the error the specification makes them.
+///
+/// Only the module's directives are read: WGSL ("Directives") puts them first, before any
+/// declaration, with blankspace and comments between them; the words `enable subgroups;` in a
+/// comment or after the first declaration are no directive and are left alone.
 fn take_subgroups_directive(text: &str) -> (String, bool) {
     // Only ASCII bytes are overwritten, and only with spaces (newlines stay): the text stays
     // UTF-8 with every byte offset, and so every line and column, where it was.
@@ -634,47 +638,83 @@ fn take_subgroups_directive(text: &str) -> (String, bool) {
         }
     };
     let mut enabled = false;
-    let mut search = 0;
-    while let Some(rel) = text[search..].find("enable") {
-        let at = search + rel;
-        let list_start = at + "enable".len();
-        search = list_start;
-        let word_before = text[..at]
-            .chars()
-            .next_back()
-            .is_some_and(|c| c.is_alphanumeric() || c == '_');
-        if word_before || !text[list_start..].starts_with(char::is_whitespace) {
-            continue;
+    let mut at = 0;
+    loop {
+        at = skip_wgsl_blank(text, at);
+        let rest = &text[at..];
+        let word = &rest[..rest
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len())];
+        // The three global directives ("Directives": enable, requires, diagnostic); any other
+        // word starts the declarations.
+        if !matches!(word, "enable" | "requires" | "diagnostic") {
+            break;
         }
-        let Some(semi) = text[list_start..].find(';').map(|i| list_start + i) else {
+        let Some(semi) = rest.find(';').map(|i| at + i) else {
             break;
         };
-        // The names with their byte ranges.
-        let mut names = Vec::new();
-        let mut start = list_start;
-        for part in text[list_start..semi].split(',') {
-            let name = part.trim();
-            if !name.is_empty() {
-                let from = start + (part.len() - part.trim_start().len());
-                names.push((name, from, from + name.len()));
+        if word == "enable" {
+            // The names with their byte ranges.
+            let list_start = at + word.len();
+            let mut names = Vec::new();
+            let mut start = list_start;
+            for part in text[list_start..semi].split(',') {
+                let name = part.trim();
+                if !name.is_empty() {
+                    let from = start + (part.len() - part.trim_start().len());
+                    names.push((name, from, from + name.len()));
+                }
+                start += part.len() + 1;
             }
-            start += part.len() + 1;
-        }
-        if let Some(k) = names.iter().position(|(n, _, _)| *n == "subgroups") {
-            enabled = true;
-            let (_, from, to) = names[k];
-            if names.len() == 1 {
-                blank(&mut bytes, at..semi + 1);
-            } else {
-                // With the comma after it, if any: the last name leaves the list ending in a
-                // comma, which WGSL allows (`enable f16, ;`).
-                let comma = text[to..semi].find(',').map_or(semi, |i| to + i + 1);
-                blank(&mut bytes, from..comma);
+            if let Some(k) = names.iter().position(|(n, _, _)| *n == "subgroups") {
+                enabled = true;
+                let (_, from, to) = names[k];
+                if names.len() == 1 {
+                    blank(&mut bytes, at..semi + 1);
+                } else {
+                    // With the comma after it, if any: the last name leaves the list ending in
+                    // a comma, which WGSL allows (`enable f16, ;`).
+                    let comma = text[to..semi].find(',').map_or(semi, |i| to + i + 1);
+                    blank(&mut bytes, from..comma);
+                }
             }
         }
-        search = semi + 1;
+        at = semi + 1;
     }
     (String::from_utf8_lossy(&bytes).into_owned(), enabled)
+}
+
+/// The byte offset of the first token at or after `at`: past blankspace, line comments and block
+/// comments, which nest (WGSL, "Comments").
+fn skip_wgsl_blank(text: &str, mut at: usize) -> usize {
+    loop {
+        let rest = &text[at..];
+        let trimmed = rest.trim_start();
+        at += rest.len() - trimmed.len();
+        if trimmed.starts_with("//") {
+            at += trimmed.find('\n').unwrap_or(trimmed.len());
+        } else if trimmed.starts_with("/*") {
+            let mut depth = 0usize;
+            let mut i = at;
+            while i < text.len() {
+                if text[i..].starts_with("/*") {
+                    depth += 1;
+                    i += 2;
+                } else if text[i..].starts_with("*/") {
+                    depth -= 1;
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    i += text[i..].chars().next().map_or(1, char::len_utf8);
+                }
+            }
+            at = i;
+        } else {
+            return at;
+        }
+    }
 }
 
 fn wgsl(text: &str, file: &str, target: TargetEnv) -> Result<(Vec<u32>, TargetEnv), SourceError> {
@@ -858,5 +898,30 @@ mod tests {
         for text in ["// reenable subgroups;\n", "// enable,subgroups;\n"] {
             assert_eq!(take_subgroups_directive(text), (text.to_string(), false));
         }
+    }
+
+    // WGSL, "Directives": directives come first, before any declaration, with blankspace and
+    // comments ("Comments": line comments, and block comments that nest) between them. The words
+    // in a comment, or after the first declaration, are no directive.
+    #[test]
+    fn the_subgroups_directive_is_read_only_among_the_module_s_directives_not_in_comments() {
+        for text in [
+            "// enable subgroups;\nfn f() {}\n",
+            "/* a /* nested */ enable subgroups; */\nfn f() {}\n",
+            "fn f() {}\n// later:\nenable subgroups;\n",
+            "/* unterminated enable subgroups;",
+        ] {
+            assert_eq!(
+                take_subgroups_directive(text),
+                (text.to_string(), false),
+                "{text}"
+            );
+        }
+        // after comments and other directives it is still one
+        let text = "// header\n/* x /* y */ */ diagnostic(off, derivative_uniformity);\n\
+                    requires readonly_and_readwrite_storage_textures;\nenable subgroups;\nfn f() {}\n";
+        let (t, on) = take_subgroups_directive(text);
+        assert!(on);
+        assert_eq!(t, text.replace("enable subgroups;", &" ".repeat(17)));
     }
 }
