@@ -20,6 +20,8 @@ mod images;
 mod inlining;
 mod instructions;
 mod kernel;
+#[cfg(feature = "vulkan")]
+mod library;
 mod lavapipe_sizes;
 mod memory_model;
 mod memory_scopes;
