@@ -208,6 +208,38 @@ mod glsl {
         assert!(e.contains("no include directory"), "{e}");
     }
 
+    /// An include reached through `.` and `..` has one name, its plain path, in the module's
+    /// `OpString`s (SPIR-V 3.42.2) and so in every message.
+    #[test]
+    fn an_include_through_dot_and_dot_dot_is_named_by_its_plain_path() {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), "lib/n.glsl", "#define N 2\n");
+        let main = write(
+            dir.path(),
+            "k/main.comp",
+            "#version 450\n#include \"./../lib/./n.glsl\"\nlayout(local_size_x = N) in;\nvoid main() {}\n",
+        );
+        let m = load(&main, &opts()).unwrap();
+        assert_eq!(local_size(&m), [2, 1, 1]);
+        let strings: Vec<String> = parse(&m)
+            .debug_string_source
+            .iter()
+            .filter(|i| i.class.opcode == Op::String)
+            .filter_map(|i| match i.operands.first() {
+                Some(Operand::LiteralString(s)) => Some(s.clone()),
+                _ => None,
+            })
+            .collect();
+        let want = dir.path().join("lib").join("n.glsl").display().to_string();
+        assert!(strings.contains(&want), "{want} not in {strings:?}");
+        assert!(
+            strings
+                .iter()
+                .all(|s| !s.contains("..") && !s.contains("/./")),
+            "{strings:?}"
+        );
+    }
+
     #[test]
     fn text_sources_resolve_relative_includes_in_the_include_directory() {
         let dir = tempfile::tempdir().unwrap();

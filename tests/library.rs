@@ -58,10 +58,17 @@ fn check_and_check_on_report_the_lanes_a_shuffle_past_the_subgroup_leaves_undefi
         assert_eq!(r.subgroup_size, size);
         let y = &r.buffers[1];
         let subgroups = (16 / size) as usize;
-        assert_eq!((y.undefined, y.exact), (subgroups, 16 - subgroups), "size {size}");
+        assert_eq!(
+            (y.undefined, y.exact),
+            (subgroups, 16 - subgroups),
+            "size {size}"
+        );
         let text = r.text();
         let last = format!("y[{}]", size - 1);
-        assert!(text.contains(&last) && text.contains("subgroupShuffleDown"), "{text}");
+        assert!(
+            text.contains(&last) && text.contains("subgroupShuffleDown"),
+            "{text}"
+        );
         let r = shuffle_job(true).check(size).unwrap();
         assert!(r.ok(), "size {size}: {}", r.text());
         assert_eq!((r.buffers[1].undefined, r.buffers[1].exact), (0, 16));
@@ -120,10 +127,7 @@ void main() { uint i = gl_GlobalInvocationID.x; y[i] = x[i] / 3.0; }
     assert_eq!((r.buffers[1].inexact, r.buffers[1].exact), (4, 1));
     // a NaN against a number, a number against a NaN, an inexact value past the bound, and the
     // unwritten element changed
-    let differing = vec![
-        device_x,
-        bytes(&[f32::NAN, 0.0, 2.1, 3.0, 8.0]),
-    ];
+    let differing = vec![device_x, bytes(&[f32::NAN, 0.0, 2.1, 3.0, 8.0])];
     let r = job.compare(&model, Some(&differing), Tolerance::default());
     assert_eq!(r.buffers[1].mismatches, 4, "{}", r.text());
     let text = r.text();
@@ -220,7 +224,14 @@ fn a_spirv_binary_is_read_back_whole_and_a_broken_header_is_refused_with_its_rul
     w[1] = 0x0001_0500;
     let e = SpirvModule::from_bytes(&le(&w), "old.spv", Some(TargetEnv::Vulkan1_1)).unwrap_err();
     assert!(
-        matches!(e, SourceError::TargetTooLow { major: 1, minor: 5, .. }),
+        matches!(
+            e,
+            SourceError::TargetTooLow {
+                major: 1,
+                minor: 5,
+                ..
+            }
+        ),
         "{e:?}"
     );
     // words that are no module have no entry points
@@ -250,20 +261,36 @@ fn an_assembly_s_declared_version_is_checked_against_the_spec_and_the_target() {
     };
     match with(&asm("; Version: 1.9\n"), None) {
         Err(SourceError::Spirv { rule, .. }) => {
-            assert!(rule.contains("'; Version: 1.9' is not a SPIR-V version"), "{rule}")
+            assert!(
+                rule.contains("'; Version: 1.9' is not a SPIR-V version"),
+                "{rule}"
+            )
         }
         other => panic!("{other:?}"),
     }
     let e = with(&asm("; Version: 1.5\n"), Some(TargetEnv::Vulkan1_1)).unwrap_err();
     assert!(
-        matches!(e, SourceError::TargetTooLow { major: 1, minor: 5, .. }),
+        matches!(
+            e,
+            SourceError::TargetTooLow {
+                major: 1,
+                minor: 5,
+                ..
+            }
+        ),
         "{e:?}"
     );
     // the module is assembled for its environment: a declared 1.5 asks for Vulkan 1.2 (SPIR-V 1.5)
     let m = with(&asm("; Version: 1.5\n"), None).unwrap();
-    assert_eq!((m.spirv_version(), m.target_env), ((1, 5), TargetEnv::Vulkan1_2));
+    assert_eq!(
+        (m.spirv_version(), m.target_env),
+        ((1, 5), TargetEnv::Vulkan1_2)
+    );
     let m = with(&asm(""), None).unwrap();
-    assert_eq!((m.spirv_version(), m.target_env), ((1, 3), TargetEnv::Vulkan1_1));
+    assert_eq!(
+        (m.spirv_version(), m.target_env),
+        ((1, 3), TargetEnv::Vulkan1_1)
+    );
 }
 
 /// A buffer needs at least one element; a spec's element type is its own (a `.npy` file's is in
@@ -334,9 +361,8 @@ fn an_npy_descr_without_a_byte_order_is_read_in_the_native_order() {
 #[test]
 fn an_image_given_as_an_array_is_refused_naming_the_shape_or_format_it_takes() {
     let run = |decl: &str, host: HostBuffer| -> String {
-        let src = format!(
-            "#version 450\nlayout(local_size_x = 1) in;\n{decl}\nvoid main() {{ }}\n"
-        );
+        let src =
+            format!("#version 450\nlayout(local_size_x = 1) in;\n{decl}\nvoid main() {{ }}\n");
         let module = compile(&src, SourceLang::Glsl, &SourceOptions::default()).unwrap();
         let mut job = KernelJob::new(module);
         job.buffers.push(JobBuffer::new(0, 0, host));
@@ -352,11 +378,17 @@ fn an_image_given_as_an_array_is_refused_naming_the_shape_or_format_it_takes() {
     assert!(e.contains("f64 is not a texel component type"), "{e}");
     let f16x3 = HostBuffer::new(ScalarType::F16, vec![2, 2, 3], vec![0; 24]).unwrap();
     let e = run(formatless, f16x3);
-    assert!(e.contains("3 components of f16 is not a texel format"), "{e}");
+    assert!(
+        e.contains("3 components of f16 is not a texel format"),
+        "{e}"
+    );
     let arrayed = "layout(binding = 0, rgba32f) writeonly uniform image2DArray img;";
     let flat = HostBuffer::new(ScalarType::F32, vec![2, 2], vec![0; 16]).unwrap();
     let e = run(arrayed, flat);
-    assert!(e.contains("it takes [layers, height, width, components]"), "{e}");
+    assert!(
+        e.contains("it takes [layers, height, width, components]"),
+        "{e}"
+    );
     let rgba = "layout(binding = 0, rgba32f) writeonly uniform image2D img;";
     let three = HostBuffer::new(ScalarType::F32, vec![2, 2, 3], vec![0; 48]).unwrap();
     let e = run(rgba, three);
@@ -380,9 +412,143 @@ fn an_address_of_a_descriptor_no_buffer_is_given_for_is_refused_naming_it() {
         ("0.2", "set 0 binding 2"),
     ] {
         let e = job.place_of(target).unwrap_err().to_string();
-        assert!(e.contains(&format!("no buffer is given for {names}")), "{e}");
+        assert!(
+            e.contains(&format!("no buffer is given for {names}")),
+            "{e}"
+        );
         if !target.contains('[') {
             assert!(!e.contains("element"), "{e}");
         }
     }
+}
+
+/// A finding that names no element (a barrier not every invocation reaches) is printed once with
+/// how often it happened: once per workgroup here (Vulkan: a control barrier must be reached by
+/// every invocation of the workgroup, or by none).
+#[test]
+fn a_finding_without_elements_says_how_often_it_happened() {
+    let src = "#version 450
+layout(local_size_x = 8) in;
+layout(binding = 0) buffer B { uint b[]; };
+void main() { uint i = gl_LocalInvocationID.x; if (i < 4u) { barrier(); } b[gl_GlobalInvocationID.x] = i; }
+";
+    let module = compile(src, SourceLang::Glsl, &SourceOptions::default()).unwrap();
+    for (workgroups, times) in [(1u32, ""), (3, " (3 times)")] {
+        let mut job = KernelJob::new(module.clone());
+        job.workgroups = [workgroups, 1, 1];
+        job.buffers.push(JobBuffer::new(
+            0,
+            0,
+            HostBuffer::from_slice(&vec![0u32; 8 * workgroups as usize]),
+        ));
+        let text = job.check(4).unwrap().text();
+        let line = text
+            .lines()
+            .find(|l| l.contains("[divergent_barrier]"))
+            .unwrap_or_else(|| panic!("{text}"));
+        assert!(
+            line.ends_with(&format!("every invocation of the workgroup{times}")),
+            "{line}"
+        );
+    }
+}
+
+/// A uniform buffer (std140: an array's stride rounded up to 16 bytes, GLSL 4.60 §7.6.2.2) is
+/// bound as a uniform buffer on the device and read the same on both.
+#[test]
+fn a_uniform_block_is_read_alike_on_the_model_and_the_device() {
+    let src = "#version 450
+layout(local_size_x = 8) in;
+layout(std140, binding = 0) uniform U { uvec4 u[2]; };
+layout(binding = 1) buffer Y { uint y[]; };
+void main() { uint i = gl_LocalInvocationID.x; y[i] = u[i / 4u][i % 4u] * 2u; }
+";
+    let module = compile(src, SourceLang::Glsl, &SourceOptions::default()).unwrap();
+    let mut job = KernelJob::new(module);
+    let u: Vec<u32> = (10..18).collect();
+    job.buffers
+        .push(JobBuffer::new(0, 0, HostBuffer::from_slice(&u)));
+    job.buffers
+        .push(JobBuffer::new(0, 1, HostBuffer::from_slice(&[0u32; 8])));
+    let model = job.run_model(SubgroupSize::new(4).unwrap(), None).unwrap();
+    let y = model.run.buffers.iter().find(|b| b.binding == 1).unwrap();
+    let got: Vec<u32> = y
+        .bytes
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(got, (10..18).map(|v| v * 2).collect::<Vec<u32>>());
+    let Some(ctx) = support::shared_device() else {
+        return;
+    };
+    let r = job.check_on(ctx).unwrap();
+    assert!(r.ok(), "{}", r.text());
+    assert_eq!((r.buffers[1].exact, r.buffers[1].mismatches), (8, 0));
+}
+
+/// WGSL, "Memory Views": a storage buffer holds host-shareable types, and `bool` is not one — an
+/// error of naga's validator that has nothing to do with subgroups is reported as it is.
+#[test]
+fn a_wgsl_validation_error_is_reported_with_its_line() {
+    let src = "@group(0) @binding(0) var<storage, read_write> b: bool;\n\
+               @compute @workgroup_size(1)\nfn main() { b = true; }\n";
+    let e = compile(src, SourceLang::Wgsl, &SourceOptions::default()).unwrap_err();
+    let text = e.to_string();
+    assert!(matches!(e, SourceError::Compile { .. }), "{e:?}");
+    assert!(!text.contains("enable subgroups"), "{text}");
+}
+
+/// Executing `OpUnreachable` is undefined behaviour (SPIR-V 3.49.17: "behavior is undefined if
+/// this instruction is executed"): the report names it and pins nothing down.
+#[test]
+fn an_executed_opunreachable_is_reported_and_fails_the_check() {
+    let asm = "; SPIR-V
+OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main \"main\" %gid
+OpExecutionMode %main LocalSize 4 1 1
+OpDecorate %gid BuiltIn GlobalInvocationId
+OpDecorate %arr ArrayStride 4
+OpMemberDecorate %blk 0 Offset 0
+OpDecorate %blk Block
+OpDecorate %buf DescriptorSet 0
+OpDecorate %buf Binding 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%bool = OpTypeBool
+%v3 = OpTypeVector %uint 3
+%pin = OpTypePointer Input %v3
+%gid = OpVariable %pin Input
+%arr = OpTypeRuntimeArray %uint
+%blk = OpTypeStruct %arr
+%pb = OpTypePointer StorageBuffer %blk
+%buf = OpVariable %pb StorageBuffer
+%pu = OpTypePointer StorageBuffer %uint
+%u0 = OpConstant %uint 0
+%u2 = OpConstant %uint 2
+%main = OpFunction %void None %fn
+%l = OpLabel
+%g = OpLoad %v3 %gid
+%x = OpCompositeExtract %uint %g 0
+%p = OpAccessChain %pu %buf %u0 %x
+OpStore %p %x
+%c = OpULessThan %bool %x %u2
+OpSelectionMerge %m None
+OpBranchConditional %c %dead %m
+%dead = OpLabel
+OpUnreachable
+%m = OpLabel
+OpReturn
+OpFunctionEnd
+";
+    let module = compile(asm, SourceLang::SpirvAsm, &SourceOptions::default()).unwrap();
+    let mut job = KernelJob::new(module);
+    job.buffers
+        .push(JobBuffer::new(0, 0, HostBuffer::from_slice(&[9u32; 4])));
+    let r = job.check(4).unwrap();
+    assert!(!r.ok());
+    let text = r.text();
+    assert!(text.contains("] OpUnreachable reached at block"), "{text}");
+    assert_eq!(r.buffers[0].exact, 0, "{text}");
 }

@@ -20,9 +20,9 @@ mod images;
 mod inlining;
 mod instructions;
 mod kernel;
+mod lavapipe_sizes;
 #[cfg(feature = "vulkan")]
 mod library;
-mod lavapipe_sizes;
 mod memory_model;
 mod memory_scopes;
 mod model_rules;

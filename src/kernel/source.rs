@@ -910,6 +910,8 @@ mod tests {
             "/* a /* nested */ enable subgroups; */\nfn f() {}\n",
             "fn f() {}\n// later:\nenable subgroups;\n",
             "/* unterminated enable subgroups;",
+            // a directive without its `;` is naga's error to report, not taken here
+            "enable subgroups\nfn f() {}\n",
         ] {
             assert_eq!(
                 take_subgroups_directive(text),
