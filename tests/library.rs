@@ -552,3 +552,97 @@ OpFunctionEnd
     assert!(text.contains("] OpUnreachable reached at block"), "{text}");
     assert_eq!(r.buffers[0].exact, 0, "{text}");
 }
+
+/// Which entry point runs: the one named, else the module's only compute one, else the one called
+/// `main`; a module with several and none named `main` needs one named, a name the module lacks is
+/// refused listing what it has, and a named entry point of another stage is refused (lockstep runs
+/// the GLCompute execution model, SPIR-V 3.3.3).
+#[test]
+fn the_entry_point_is_the_one_named_or_the_only_compute_one_and_others_are_refused() {
+    use lockstep::spirv::{decode, DecodeOptions};
+    let asm = "; SPIR-V
+OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %a \"first\"
+OpEntryPoint GLCompute %b \"second\"
+OpEntryPoint Fragment %f \"shade\"
+OpExecutionMode %a LocalSize 2 1 1
+OpExecutionMode %b LocalSize 4 1 1
+OpExecutionMode %f OriginUpperLeft
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%a = OpFunction %void None %fn
+%la = OpLabel
+OpReturn
+OpFunctionEnd
+%b = OpFunction %void None %fn
+%lb = OpLabel
+OpReturn
+OpFunctionEnd
+%f = OpFunction %void None %fn
+%lf = OpLabel
+OpReturn
+OpFunctionEnd
+";
+    let words = compile(asm, SourceLang::SpirvAsm, &SourceOptions::default())
+        .unwrap()
+        .words;
+    let with = |entry: Option<&str>| {
+        decode(
+            &words,
+            &DecodeOptions {
+                entry: entry.map(str::to_string),
+                ..DecodeOptions::default()
+            },
+        )
+    };
+    assert_eq!(with(Some("second")).unwrap().local_size, [4, 1, 1]);
+    assert_eq!(with(Some("first")).unwrap().local_size, [2, 1, 1]);
+    let err = |entry: Option<&str>| with(entry).err().expect("refused").to_string();
+    let e = err(None);
+    assert!(
+        e.contains("no compute entry point to pick (the module has: first (GLCompute), second (GLCompute), shade (Fragment)); name one with --entry"),
+        "{e}"
+    );
+    let e = err(Some("third"));
+    assert!(
+        e.contains("no entry point named 'third' (the module has: first (GLCompute), second (GLCompute), shade (Fragment))"),
+        "{e}"
+    );
+    let e = err(Some("shade"));
+    assert!(
+        e.contains("entry point 'shade' is a Fragment shader: lockstep runs compute shaders (GLCompute) only"),
+        "{e}"
+    );
+    // one compute entry point beside another stage's: that one, whatever its name
+    let one = asm
+        .replace("OpEntryPoint GLCompute %b \"second\"\n", "")
+        .replace("OpExecutionMode %b LocalSize 4 1 1\n", "");
+    let words = compile(&one, SourceLang::SpirvAsm, &SourceOptions::default())
+        .unwrap()
+        .words;
+    let k = decode(&words, &DecodeOptions::default()).unwrap();
+    assert_eq!(k.local_size, [2, 1, 1]);
+}
+
+/// SPIR-V 3.6, RoundingModeRTZ: conversions to floating point round toward zero — the model rounds
+/// to nearest even, so a module asking for it is refused as unsupported, naming the mode.
+#[test]
+fn a_module_that_asks_for_round_toward_zero_is_refused_naming_the_mode() {
+    use lockstep::spirv::{decode, DecodeOptions};
+    let src = "#version 450
+#extension GL_EXT_spirv_intrinsics : require
+spirv_execution_mode(extensions = [\"SPV_KHR_float_controls\"], capabilities = [4467], 4463, 32);
+layout(local_size_x = 1) in;
+void main() {}
+";
+    let m = compile(src, SourceLang::Glsl, &SourceOptions::default()).unwrap();
+    let e = decode(&m.words, &DecodeOptions::default())
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(
+        e.contains("execution mode RoundingModeRTZ 32: the model rounds to nearest even"),
+        "{e}"
+    );
+}

@@ -489,6 +489,42 @@ fn a_denormal_operand_or_result_is_inexact_unless_the_module_preserves_denormals
     }
 }
 
+/// `DenormPreserve` names one width (SPV_KHR_float_controls: "the denorm execution modes …
+/// apply to the width given by the operand"): preserving 64-bit denormals makes a `double` sum
+/// with a denormal operand exact and leaves a 16-bit one flushable, and preserving 16-bit ones the
+/// other way round; preserving 32-bit ones preserves neither.
+#[test]
+fn denormals_are_preserved_only_at_the_width_the_execution_mode_names() {
+    let body = "#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require\nlayout(local_size_x = 1) in;\nlayout(binding = 0) buffer B { double d; float16_t h; } b;\nlayout(binding = 1) buffer O { double d; float16_t h; } o;\nvoid main() {\n  o.d = b.d + 1.0lf;\n  o.h = b.h + float16_t(1.0);\n}\n";
+    let preserve = |w: u32| {
+        format!("#extension GL_EXT_spirv_intrinsics : require\nspirv_execution_mode(extensions = [\"SPV_KHR_float_controls\"], capabilities = [4464], 4459, {w});\n")
+    };
+    // the smallest denormals of each width
+    let (d, h) = (f64::from_bits(1), 1u16);
+    assert!(d.is_subnormal() && !half::f16::from_bits(h).is_normal() && h != 0);
+    let input: Vec<u32> = vec![d.to_bits() as u32, (d.to_bits() >> 32) as u32, h as u32, 0];
+    for (width, double_exact, half_exact) in [
+        (None, false, false),
+        (Some(32), false, false),
+        (Some(64), true, false),
+        (Some(16), false, true),
+    ] {
+        let src = format!("{HEAD}{}{body}", width.map(preserve).unwrap_or_default());
+        let r = run_glsl(&src, Mode::Base, 8, [1, 1, 1], &[input.clone(), vec![0; 4]]);
+        let o = r.buffers.iter().find(|b| b.binding == 1).unwrap();
+        let status = |w: usize| r.status(o.word_taint(w));
+        let want = |exact: bool| {
+            if exact {
+                WordStatus::Exact
+            } else {
+                WordStatus::Inexact
+            }
+        };
+        assert_eq!(status(0), want(double_exact), "{width:?}: the double");
+        assert_eq!(status(2), want(half_exact), "{width:?}: the half");
+    }
+}
+
 /// The same rule is about floats: SPIR-V's `OpConvertUToF` and `OpConvertFToU` have an integer on
 /// one side, and an integer's bits are not a denormalized float's (Vulkan, "Precision and
 /// Operation of SPIR-V Instructions": what a device may flush is "denormalized values"). So
