@@ -4316,3 +4316,120 @@ void main() { b[4u + gl_LocalInvocationIndex] = 1u; }\n";
     assert!(items[0].contains("invocation 0"), "{items:?}");
     assert!(items[3].starts_with("byte 28 by "), "{items:?}");
 }
+
+/// Modules that break a rule of SPIR-V or Vulkan, or use what the interpreter does not run, are
+/// refused at decode time with the rule named — never run with a guessed meaning. Each case is the
+/// same small module with one thing changed; the rule is cited beside it.
+#[test]
+fn a_module_that_breaks_a_type_constant_or_variable_rule_is_refused_naming_it() {
+    use lockstep::kernel::{compile, SourceLang, SourceOptions};
+    let template = "; SPIR-V
+OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main \"main\"
+OpExecutionMode %main LocalSize 1 1 1
+OpName %buf \"buf\"
+OpName %bad \"bad\"
+OpDecorate %arr ArrayStride 4
+OpMemberDecorate %blk 0 Offset 0
+OpDecorate %blk Block
+OpDecorate %buf DescriptorSet 0
+OpDecorate %buf Binding 0
+; DECO
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%float = OpTypeFloat 32
+%u0 = OpConstant %uint 0
+%v2 = OpTypeVector %uint 2
+%arr = OpTypeRuntimeArray %uint
+%blk = OpTypeStruct %arr
+%pb = OpTypePointer StorageBuffer %blk
+%buf = OpVariable %pb StorageBuffer
+; EXTRA
+%main = OpFunction %void None %fn
+%l = OpLabel
+OpReturn
+OpFunctionEnd
+";
+    let binding = "OpDecorate %bad DescriptorSet 0\nOpDecorate %bad Binding 1\n";
+    let image = |ty: &str| {
+        (
+            binding,
+            format!("%img = OpTypeImage {ty}\n%pi = OpTypePointer UniformConstant %img\n%bad = OpVariable %pi UniformConstant\n"),
+        )
+    };
+    let cases: Vec<((&str, String), &str)> = vec![
+        // OpTypeArray: "Length must be … at least 1"
+        (("", "%bad = OpTypeArray %uint %u0\n".into()), "array of length 0"),
+        // OpTypeVector: "Component Count must be at least 2" (up to 16: long vectors)
+        (("", "%bad = OpTypeVector %uint 1\n".into()), "vector of 1 components"),
+        (("", "%bad = OpTypeVector %uint 17\n".into()), "vector of 17 components"),
+        // OpTypeMatrix: "Column Count must be at least 2"
+        (
+            ("", "%fv = OpTypeVector %float 2\n%bad = OpTypeMatrix %fv 1\n".into()),
+            "matrix of 1 columns",
+        ),
+        // OpTypeVector: "Component Type must be a scalar type"
+        (("", "%bad = OpTypeVector %v2 2\n".into()), "vector of a non-scalar"),
+        // OpTypeMatrix: "Column Type is the type of each column … must be a vector"
+        (("", "%bad = OpTypeMatrix %uint 2\n".into()), "matrix columns must be vectors"),
+        // OpConstantComposite: "There must be exactly one Constituent for each … component"
+        (
+            ("", "%bad = OpConstantComposite %v2 %u0\n".into()),
+            "composite constant with the wrong number of components",
+        ),
+        // Vulkan (Shader Resource Interface): a UniformConstant variable is an image, a sampler,
+        // a texel buffer or an array of them — GLSL's loose `uniform uint x;` is not one
+        (
+            (
+                binding,
+                "%pu = OpTypePointer UniformConstant %uint\n%bad = OpVariable %pu UniformConstant\n"
+                    .into(),
+            ),
+            "variable bad: a UniformConstant variable that is not an image, sampler or texel buffer",
+        ),
+        // OpTypeImage: Vulkan has no arrayed 3D images (VUID-StandaloneSpirv-OpTypeImage-04656)
+        (image("%float 3D 0 1 0 2 Rgba32f"), "an arrayed 3D image"),
+        // Vulkan, "Image Format and Type Matching": the sampled type is the format's numeric type
+        (
+            image("%uint 2D 0 0 0 2 Rgba32f"),
+            "Vulkan requires the sampled type to match the format's numeric type",
+        ),
+        // not interpreted: cube storage images
+        (image("%float Cube 0 0 0 2 Rgba32f"), "an image of Dim Cube"),
+        // not interpreted: a runtime-sized array of descriptors (descriptor indexing)
+        (
+            (
+                binding,
+                "%ra = OpTypeRuntimeArray %blk\n%pra = OpTypePointer StorageBuffer %ra\n%bad = OpVariable %pra StorageBuffer\n"
+                    .into(),
+            ),
+            "variable bad: a runtime-sized array of descriptors",
+        ),
+    ];
+    for ((deco, extra), want) in cases {
+        let text = template
+            .replace("; DECO\n", deco)
+            .replace("; EXTRA\n", &extra);
+        let m = compile(&text, SourceLang::SpirvAsm, &SourceOptions::default())
+            .unwrap_or_else(|e| panic!("{extra}: {e}"));
+        let e = match decode(&m.words, &DecodeOptions::default()) {
+            Ok(_) => panic!("{extra}: decoded"),
+            Err(e) => e.to_string(),
+        };
+        assert!(e.contains(want), "{extra}: {e}");
+    }
+    // and a buffer variable without its binding (Vulkan: every resource variable has a
+    // DescriptorSet and a Binding decoration)
+    let text = template.replace("OpDecorate %buf Binding 0\n", "");
+    let m = compile(&text, SourceLang::SpirvAsm, &SourceOptions::default()).unwrap();
+    let e = decode(&m.words, &DecodeOptions::default())
+        .err()
+        .expect("refused");
+    assert!(
+        e.to_string()
+            .contains("buffer variable buf has no Binding decoration"),
+        "{e}"
+    );
+}

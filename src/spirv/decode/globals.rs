@@ -244,13 +244,12 @@ impl Decoder<'_> {
                 if !matches!(self.types.get(col), Type::Vector { .. }) {
                     return Err(SpirvError::malformed("matrix columns must be vectors"));
                 }
-                self.add_type(
-                    rid,
-                    Type::Matrix {
-                        col,
-                        cols: global_lit(i, 1)?.clamp(1, 16),
-                    },
-                );
+                // OpTypeMatrix: "Column Count must be at least 2" (and at most a vector's 16)
+                let cols = global_lit(i, 1)?;
+                if !(2..=16).contains(&cols) {
+                    return Err(SpirvError::malformed(format!("matrix of {cols} columns")));
+                }
+                self.add_type(rid, Type::Matrix { col, cols });
             }
             SOp::TypeArray => {
                 let elem = self.ty(global_id(i, 0)?)?;
@@ -1046,9 +1045,12 @@ impl Decoder<'_> {
                 Dim::Dim3D => ImageDim::D3,
                 Dim::DimBuffer => ImageDim::Buffer,
                 other => {
+                    // rspirv's names carry the prefix (`DimCube`): SPIR-V's are `Cube`, `Rect`, …
+                    let name = format!("{other:?}");
                     return Err(format!(
-                        "an image of Dim {other:?} (storage images of 1D, 2D, 3D and texel buffers are interpreted)"
-                    ))
+                        "an image of Dim {} (images of 1D, 2D, 3D and texel buffers are interpreted)",
+                        name.trim_start_matches("Dim")
+                    ));
                 }
             },
             _ => return Err("OpTypeImage without a Dim".into()),
