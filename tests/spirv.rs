@@ -4433,3 +4433,75 @@ OpFunctionEnd
         "{e}"
     );
 }
+
+/// What a run is given must fit the shader, or the run is refused naming the binding: a buffer
+/// holds at least its block's fixed part (Vulkan, "Shader Resource Interface": the bound range
+/// covers the block's static size); a descriptor's range lies inside its buffer and starts at a
+/// multiple of 4 bytes (here, as every storage-buffer offset alignment Vulkan allows is one); and a
+/// buffer given for a binding the shader does not declare, directly or as the memory another
+/// binding shares, is a mistake named rather than ignored.
+#[test]
+fn bindings_that_do_not_fit_the_shader_are_refused_naming_the_binding() {
+    let src = "#version 450\nlayout(local_size_x = 1) in;\nlayout(binding = 0) buffer B { uvec4 head; uint tail[]; } b;\nvoid main() { b.head.x = 1u; }\n";
+    let k = decode(&glsl(src, "k.comp"), &DecodeOptions::default()).unwrap();
+    let input = |binding: u32, bytes: usize| BufferInput {
+        set: 0,
+        binding,
+        bytes: vec![0; bytes],
+        ..Default::default()
+    };
+    let err = |inputs: &[BufferInput]| -> String {
+        match run_model(&k, cfg(4, Mode::Base, [1, 1, 1]), inputs, None) {
+            Ok(_) => panic!("ran"),
+            Err(e) => e.to_string(),
+        }
+    };
+    // the fixed part, `uvec4 head`, is 16 bytes
+    assert!(run_model(&k, cfg(4, Mode::Base, [1, 1, 1]), &[input(0, 16)], None).is_ok());
+    let e = err(&[input(0, 8)]);
+    assert!(
+        e.contains("the buffer for set 0 binding 0 has 8 bytes")
+            && e.contains("needs at least 16 bytes"),
+        "{e}"
+    );
+    for window in [2..18, 0..40, 20..16] {
+        let e = err(&[BufferInput {
+            window: Some(window.clone()),
+            ..input(0, 32)
+        }]);
+        assert!(
+            e.contains(&format!(
+                "sees bytes {}..{} of a 32-byte buffer",
+                window.start, window.end
+            )),
+            "{e}"
+        );
+    }
+    // a window of 16 bytes at 16 is the block
+    assert!(run_model(
+        &k,
+        cfg(4, Mode::Base, [1, 1, 1]),
+        &[BufferInput {
+            window: Some(16..32),
+            ..input(0, 32)
+        }],
+        None
+    )
+    .is_ok());
+    let e = err(&[input(0, 16), input(3, 4)]);
+    assert!(
+        e.contains("set 0 binding 3 is given a buffer, but the shader declares no such binding"),
+        "{e}"
+    );
+    let e = err(&[
+        BufferInput {
+            alias_of: Some(1),
+            ..input(0, 0)
+        },
+        input(7, 16),
+    ]);
+    assert!(
+        e.contains("is given as the memory of another binding that the shader does not declare"),
+        "{e}"
+    );
+}
