@@ -4505,3 +4505,79 @@ fn bindings_that_do_not_fit_the_shader_are_refused_naming_the_binding() {
         "{e}"
     );
 }
+
+/// The same for instructions in a function: each case is one instruction in a small module's body,
+/// refused at decode time with its rule — even where no invocation would run it.
+#[test]
+fn an_instruction_that_breaks_its_rule_or_belongs_to_another_stage_is_refused_naming_it() {
+    use lockstep::kernel::{compile, SourceLang, SourceOptions};
+    let template = "; SPIR-V
+OpCapability Shader
+OpCapability Int64
+; LINKAGE
+OpCapability ShaderClockKHR
+OpExtension \"SPV_KHR_shader_clock\"
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main \"main\"
+OpExecutionMode %main LocalSize 1 1 1
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%ulong = OpTypeInt 64 0
+%bool = OpTypeBool
+%u0 = OpConstant %uint 0
+%u3 = OpConstant %uint 3
+%true = OpConstantTrue %bool
+%pf = OpTypePointer Function %uint
+%main = OpFunction %void None %fn
+%l = OpLabel
+%var = OpVariable %pf Function
+OpSelectionMerge %end None
+OpBranchConditional %true %end %body
+%body = OpLabel
+; BODY
+%end = OpLabel
+OpReturn
+OpFunctionEnd
+";
+    let cases = [
+        // OpBitcast: "The operand … must have the same number of bits as Result Type"
+        (
+            "%x = OpBitcast %ulong %u0\nOpBranch %end\n",
+            "OpBitcast between types of different sizes",
+        ),
+        // OpBitcast of a pointer needs an address: Logical addressing has none
+        ("%x = OpBitcast %uint %var\nOpBranch %end\n", "OpBitcast of a logical pointer"),
+        (
+            "%x = OpConvertPtrToU %ulong %var\nOpBranch %end\n",
+            "OpConvertPtrToU of a Function pointer (only PhysicalStorageBuffer pointers have addresses)",
+        ),
+        // SPV_KHR_shader_clock: "Result Type must be a 64-bit unsigned integer or a vector of two
+        // 32-bit unsigned integers"
+        (
+            "%x = OpReadClockKHR %uint %u3\nOpBranch %end\n",
+            "OpReadClockKHR: the result must be a 64-bit unsigned integer",
+        ),
+        // OpKill: "Fragment-shader discard" (the Fragment execution model only)
+        ("OpKill\n", "OpKill (a fragment-shader instruction)"),
+    ];
+    for (body, want) in cases {
+        let text = template.replace("; BODY\n", body);
+        let m = compile(&text, SourceLang::SpirvAsm, &SourceOptions::default())
+            .unwrap_or_else(|e| panic!("{body}: {e}"));
+        let e = match decode(&m.words, &DecodeOptions::default()) {
+            Ok(_) => panic!("{body}: decoded"),
+            Err(e) => e.to_string(),
+        };
+        assert!(e.contains(want), "{body}: {e}");
+    }
+    // a module that imports functions (Linkage) is a library to link, not a kernel to run
+    let text = template
+        .replace("; LINKAGE\n", "OpCapability Linkage\n")
+        .replace("; BODY\n", "OpBranch %end\n");
+    let m = compile(&text, SourceLang::SpirvAsm, &SourceOptions::default()).unwrap();
+    let e = decode(&m.words, &DecodeOptions::default())
+        .err()
+        .expect("refused");
+    assert!(e.to_string().contains("capability Linkage"), "{e}");
+}
