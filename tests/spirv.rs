@@ -4581,3 +4581,110 @@ OpFunctionEnd
         .expect("refused");
     assert!(e.to_string().contains("capability Linkage"), "{e}");
 }
+
+/// Extended instructions and whole-array values: an instruction number the set does not define,
+/// `debugPrintfEXT` outside what NonSemantic.DebugPrintf defines, a determinant of what is not a
+/// square matrix (GLSL.std.450 Determinant: "x must be a square matrix"), an instruction that
+/// names its own result (SPIR-V 2.16.1: "each use of an id must be dominated by its definition"),
+/// and a runtime array loaded whole (SPIR-V: OpTypeRuntimeArray "objects of this type … can only be
+/// used through an access chain to an element") — each refused at decode time with its rule.
+#[test]
+fn an_extended_instruction_or_a_whole_runtime_array_outside_its_rule_is_refused_naming_it() {
+    use lockstep::kernel::{compile, SourceLang, SourceOptions};
+    let template = "; SPIR-V
+OpCapability Shader
+OpExtension \"SPV_KHR_non_semantic_info\"
+%glsl = OpExtInstImport \"GLSL.std.450\"
+%dp = OpExtInstImport \"NonSemantic.DebugPrintf\"
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main \"main\"
+OpExecutionMode %main LocalSize 1 1 1
+%fmt = OpString \"%d\"
+OpDecorate %arr ArrayStride 4
+OpMemberDecorate %blk 0 Offset 0
+OpDecorate %blk Block
+OpDecorate %buf DescriptorSet 0
+OpDecorate %buf Binding 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%float = OpTypeFloat 32
+%v3 = OpTypeVector %float 3
+%m23 = OpTypeMatrix %v3 2
+%f1 = OpConstant %float 1
+%u0 = OpConstant %uint 0
+%c3 = OpConstantComposite %v3 %f1 %f1 %f1
+%mc = OpConstantComposite %m23 %c3 %c3
+%pair = OpTypeStruct %uint %uint
+%pc = OpConstantComposite %pair %u0 %u0
+%arr = OpTypeRuntimeArray %uint
+%blk = OpTypeStruct %arr
+%pb = OpTypePointer StorageBuffer %blk
+%pa = OpTypePointer StorageBuffer %arr
+%buf = OpVariable %pb StorageBuffer
+%main = OpFunction %void None %fn
+%l = OpLabel
+; BODY
+OpReturn
+OpFunctionEnd
+";
+    let cases = [
+        (
+            "%x = OpExtInst %float %glsl Determinant %mc\n",
+            "Determinant/MatrixInverse of a non-square matrix",
+        ),
+        (
+            "%x = OpExtInst %float %glsl Determinant %c3\n",
+            "Determinant/MatrixInverse of a non-matrix",
+        ),
+        (
+            "%x = OpExtInst %float %glsl Sqrt %x\n",
+            "an instruction uses its own result",
+        ),
+        (
+            "%x = OpExtInst %void %dp 2 %fmt\n",
+            "NonSemantic.DebugPrintf has one instruction, DebugPrintf (1)",
+        ),
+        (
+            "%x = OpExtInst %void %dp 1 %u0\n",
+            "DebugPrintf: Format must be an OpString",
+        ),
+        (
+            "%x = OpExtInst %void %dp 1 %fmt %pc\n",
+            "debugPrintfEXT(\"%d\") of a value that is not a scalar or a vector",
+        ),
+        (
+            "%p = OpAccessChain %pa %buf %u0\n%x = OpLoad %arr %p\n",
+            "runtime array",
+        ),
+    ];
+    for (body, want) in cases {
+        let text = template.replace("; BODY\n", body);
+        let m = compile(&text, SourceLang::SpirvAsm, &SourceOptions::default())
+            .unwrap_or_else(|e| panic!("{body}: {e}"));
+        let e = match decode(&m.words, &DecodeOptions::default()) {
+            Ok(_) => panic!("{body}: decoded"),
+            Err(e) => e.to_string(),
+        };
+        assert!(e.contains(want), "{body}: {e}");
+    }
+    // GLSL.std.450 numbers its instructions 1 to 81: 200 is none (the assembler takes only names,
+    // so the number is written into the assembled `Sqrt`, 31)
+    let text = template.replace("; BODY\n", "%x = OpExtInst %float %glsl Sqrt %f1\n");
+    let mut words = compile(&text, SourceLang::SpirvAsm, &SourceOptions::default())
+        .unwrap()
+        .words;
+    let mut at = 5;
+    while !(words[at] & 0xffff == 12 && words[at + 4] == 31) {
+        at += (words[at] >> 16) as usize;
+    }
+    words[at + 4] = 200;
+    let e = decode(&words, &DecodeOptions::default())
+        .err()
+        .expect("refused");
+    assert!(
+        e.to_string()
+            .contains("GLSL.std.450 instruction 200 (no such instruction)"),
+        "{e}"
+    );
+}
