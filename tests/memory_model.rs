@@ -332,6 +332,80 @@ fn a_pointer_copied_thousands_of_times_is_decoded_without_tracing_it_to_the_end(
     assert_eq!(u32s(&r.buffers[0].bytes), [7]);
 }
 
+// A pointer that reaches a function through a parameter is judged as SPIRV-Tools' memory-model
+// upgrade judges it (`UpgradeMemoryModel`, its `OpVariable`/`OpFunctionParameter` case): by the
+// parameter's own `Coherent` and by what its pointer type reaches — not by what the caller passes.
+// Invocation 0 stores through `put(&buf[0])`, a barrier with AcquireRelease | UniformMemory orders
+// it, invocation 1 loads through `get(&buf[0])`: a race unless both parameters are coherent
+// (Appendix B, Private vs. Non-Private: private accesses are location-ordered only by the API).
+#[test]
+fn a_pointer_parameter_is_private_unless_it_or_its_type_is_coherent() {
+    use lockstep::kernel::{compile, SourceLang, SourceOptions};
+    let asm = |deco: &str| {
+        format!(
+            "OpCapability Shader\nOpMemoryModel Logical GLSL450\n\
+             OpEntryPoint GLCompute %main \"main\" %lid\nOpExecutionMode %main LocalSize 2 1 1\n\
+             OpName %buf \"buf\"\nOpDecorate %lid BuiltIn LocalInvocationId\n\
+             OpDecorate %arr ArrayStride 4\nOpMemberDecorate %blk 0 Offset 0\nOpDecorate %blk Block\n\
+             OpDecorate %buf DescriptorSet 0\nOpDecorate %buf Binding 0\n{deco}\
+             %void = OpTypeVoid\n%uint = OpTypeInt 32 0\n%bool = OpTypeBool\n\
+             %v3 = OpTypeVector %uint 3\n%pin = OpTypePointer Input %v3\n%lid = OpVariable %pin Input\n\
+             %arr = OpTypeRuntimeArray %uint\n%blk = OpTypeStruct %arr\n\
+             %pb = OpTypePointer StorageBuffer %blk\n%buf = OpVariable %pb StorageBuffer\n\
+             %pu = OpTypePointer StorageBuffer %uint\n%fn = OpTypeFunction %void\n\
+             %putfn = OpTypeFunction %void %pu\n%getfn = OpTypeFunction %uint %pu\n\
+             %u0 = OpConstant %uint 0\n%u1 = OpConstant %uint 1\n%u2 = OpConstant %uint 2\n\
+             %u5 = OpConstant %uint 5\n%sem = OpConstant %uint 72\n\
+             %put = OpFunction %void None %putfn\n%pp = OpFunctionParameter %pu\n%lp = OpLabel\n\
+             OpStore %pp %u5\nOpReturn\nOpFunctionEnd\n\
+             %get = OpFunction %uint None %getfn\n%gp = OpFunctionParameter %pu\n%lg = OpLabel\n\
+             %v = OpLoad %uint %gp\nOpReturnValue %v\nOpFunctionEnd\n\
+             %main = OpFunction %void None %fn\n%l = OpLabel\n\
+             %id3 = OpLoad %v3 %lid\n%id = OpCompositeExtract %uint %id3 0\n\
+             %slot = OpAccessChain %pu %buf %u0 %u0\n%is0 = OpIEqual %bool %id %u0\n\
+             OpSelectionMerge %m1 None\nOpBranchConditional %is0 %w %m1\n\
+             %w = OpLabel\n%c1 = OpFunctionCall %void %put %slot\nOpBranch %m1\n\
+             %m1 = OpLabel\nOpControlBarrier %u2 %u2 %sem\n%is1 = OpIEqual %bool %id %u1\n\
+             OpSelectionMerge %m2 None\nOpBranchConditional %is1 %r %m2\n\
+             %r = OpLabel\n%got = OpFunctionCall %uint %get %slot\n\
+             %out = OpAccessChain %pu %buf %u0 %u1\nOpStore %out %got\nOpBranch %m2\n\
+             %m2 = OpLabel\nOpReturn\nOpFunctionEnd\n"
+        )
+    };
+    for (deco, racy) in [
+        ("", true),
+        ("OpDecorate %pp Coherent\nOpDecorate %gp Coherent\n", false),
+        ("OpDecorate %pp Volatile\nOpDecorate %gp Coherent\n", false),
+        // the block's coherent member is not in the parameter's type (a pointer to `uint`): the
+        // pass does not see it there, and neither does the decoder
+        ("OpMemberDecorate %blk 0 Coherent\n", true),
+        // one side coherent is not enough: both accesses must be non-private
+        ("OpDecorate %pp Coherent\n", true),
+        ("OpDecorate %gp Coherent\n", true),
+    ] {
+        let words = compile(&asm(deco), SourceLang::SpirvAsm, &SourceOptions::default())
+            .unwrap()
+            .words;
+        let r = run_words(&words, 2, [1, 1, 1], &[vec![0; 2]]);
+        let found = races(&r);
+        let out = &r.buffers[0];
+        if racy {
+            assert!(
+                found.iter().any(|(_, t)| t.contains("is not `coherent`")),
+                "{deco}: {found:?}"
+            );
+            assert!(
+                matches!(r.status(out.word_taint(1)), WordStatus::Racy(_)),
+                "{deco}"
+            );
+        } else {
+            assert!(found.is_empty(), "{deco}: {found:?}");
+            assert_eq!(r.status(out.word_taint(1)), WordStatus::Exact, "{deco}");
+            assert_eq!(u32s(&out.bytes), [5, 5], "{deco}");
+        }
+    }
+}
+
 // Appendix B, Private vs. Non-Private: "Atomic operations are always considered non-private", and
 // SPIRV-Tools' upgrade: "Workgroup storage class is implicitly coherent". A shared variable and an
 // atomic exchange need no `coherent`: the barrier orders them.

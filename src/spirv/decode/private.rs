@@ -15,11 +15,11 @@
 //! back to its variable through access chains and copies; the variable's decorations, those of
 //! the struct members the chains step through, and those of any member of the type reached count.
 //!
-//! Two decisions where the module cannot tell (documented in docs/interpreter.md): a pointer that
-//! comes from a function parameter the parameter's caller chose is taken as non-private (the
-//! decoder does not trace it through every call), and a WGSL kernel's accesses are all
-//! non-private (WGSL's `storageBarrier` and `workgroupBarrier` order them within a workgroup, and
-//! naga does not decorate its storage buffers `Coherent`).
+//! A pointer that comes from a function parameter is judged as the pass judges it, by the
+//! parameter's own decorations and its pointer type, not by the callers' arguments. One decision
+//! where the module cannot tell (documented in docs/interpreter.md): a WGSL kernel's accesses are
+//! all non-private (WGSL's `storageBarrier` and `workgroupBarrier` order them within a workgroup,
+//! and naga does not decorate its storage buffers `Coherent`).
 
 use super::*;
 
@@ -98,13 +98,13 @@ impl<'m> Decoder<'m> {
             return true;
         }
         match i.class.opcode {
-            SOp::Variable => {
+            // A parameter as the pass judges it: by its own decorations and its pointer type
+            // (the caller's argument is not traced).
+            SOp::Variable | SOp::FunctionParameter => {
                 self.has_deco(id, Decoration::Coherent)
                     || self.has_deco(id, Decoration::Volatile)
                     || self.type_coherent(i.result_type.unwrap_or(0), indices)
             }
-            // Chosen by the caller: not traced (taken as non-private).
-            SOp::FunctionParameter => true,
             SOp::AccessChain
             | SOp::InBoundsAccessChain
             | SOp::PtrAccessChain
