@@ -2304,3 +2304,80 @@ fn a_matrix_element_is_extracted_by_column_then_row_and_a_shuffle_numbers_both_v
     let e = refused(types, &body.replace("0 5 2 7", "0 5 2 8"));
     assert!(e.contains("OpVectorShuffle component 8"), "{e}");
 }
+
+/// `OpVectorTimesScalar` at every float width: each component times the scalar, one correctly
+/// rounded IEEE 754 product (SPIR-V: "Scale a floating-point vector"; Vulkan's precision table:
+/// OpFMul and the products it implies are correctly rounded), so exact — at 16 and 64 bits as at 32.
+#[test]
+fn a_vector_times_a_scalar_scales_each_component_at_16_32_and_64_bits() {
+    let src = "#version 450
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+layout(local_size_x = 1) in;
+layout(binding = 0) buffer B { double d0, d1, ds; float f0, f1, fs; float16_t h0, h1, hs; } b;
+layout(binding = 1) buffer O { double d0, d1; float f0, f1; float16_t h0, h1; } o;
+void main() {
+    dvec2 d = dvec2(b.d0, b.d1) * b.ds;
+    vec2 f = vec2(b.f0, b.f1) * b.fs;
+    f16vec2 h = f16vec2(b.h0, b.h1) * b.hs;
+    o.d0 = d.x; o.d1 = d.y; o.f0 = f.x; o.f1 = f.y; o.h0 = h.x; o.h1 = h.y;
+}
+";
+    let mut inb = Vec::new();
+    for v in [1.5f64, -0.1, 3.0] {
+        inb.extend(v.to_le_bytes());
+    }
+    for v in [2.5f32, -0.1, 3.0] {
+        inb.extend(v.to_le_bytes());
+    }
+    for v in [0.5f32, -1.25, 3.0] {
+        inb.extend(half::f16::from_f32(v).to_bits().to_le_bytes());
+    }
+    inb.resize(64, 0);
+    let r = run(&glsl(src, "k.comp"), vec![inb, vec![0; 64]]);
+    let o = &r.buffers[at(&r, 1)];
+    let bytes = &o.bytes;
+    let f64_at = |b: usize| f64::from_le_bytes(bytes[b..b + 8].try_into().unwrap());
+    let f32_at = |b: usize| f32::from_le_bytes(bytes[b..b + 4].try_into().unwrap());
+    let f16_at = |b: usize| half::f16::from_le_bytes(bytes[b..b + 2].try_into().unwrap());
+    assert_eq!((f64_at(0), f64_at(8)), (4.5, -0.1f64 * 3.0));
+    assert_eq!((f32_at(16), f32_at(20)), (7.5, -0.1f32 * 3.0));
+    assert_eq!(
+        (f16_at(24), f16_at(26)),
+        (half::f16::from_f32(1.5), half::f16::from_f32(-3.75))
+    );
+    for w in 0..7 {
+        assert_eq!(r.status(o.word_taint(w)), WordStatus::Exact, "word {w}");
+    }
+}
+
+/// A switch on an undefined value (a local read before it is written: SPIR-V, OpVariable without
+/// an initializer holds an undefined value) does not pin down which case runs; what the cases
+/// write differs, so it is undefined, with the branch named.
+#[test]
+fn a_switch_on_an_undefined_value_pins_down_nothing_its_cases_write_differently() {
+    let src = "#version 450
+layout(local_size_x = 4) in;
+layout(binding = 0) buffer B { uint b[]; };
+void main() {
+    uint never_written;
+    uint i = gl_LocalInvocationID.x;
+    switch (never_written) {
+    case 0u: b[i] = 1u; break;
+    case 7u: b[i] = 3u; break;
+    default: b[i] = 2u; break;
+    }
+    b[4u + i] = 5u;
+}
+";
+    let r = run(&glsl(src, "k.comp"), vec![vec![0; 32]]);
+    assert_undefined(&r, 0, 0..4);
+    let b = &r.buffers[at(&r, 0)];
+    for w in 4..8 {
+        assert_eq!(r.status(b.word_taint(w)), WordStatus::Exact, "word {w}");
+    }
+    let texts: Vec<String> = r.findings.iter().map(|f| r.finding_text(f)).collect();
+    assert!(
+        texts.iter().any(|t| t.contains("on an undefined value")),
+        "{texts:?}"
+    );
+}
