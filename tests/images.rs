@@ -194,6 +194,91 @@ fn a_texel_component_written_with_an_undefined_value_is_undefined_in_that_compon
     assert!(text.contains("[undefined] img(2).b"), "{text}");
 }
 
+// An image write at an undefined coordinate: which texel it writes is not pinned down, so every
+// texel it may have reached — the whole image — is undefined afterwards (as a store through an
+// undefined pointer); another image is untouched.
+#[test]
+fn an_image_write_at_an_undefined_coordinate_leaves_the_whole_image_undefined() {
+    let src = "#version 450\nlayout(local_size_x = 4) in;\n\
+        layout(binding = 0, r32ui) uniform writeonly uimage1D img;\n\
+        layout(binding = 1, r32ui) uniform writeonly uimage1D other;\n\
+        void main() { int i = int(gl_LocalInvocationID.x); int at; if (i != 0) { at = i; }\n\
+        imageStore(img, at, uvec4(i == 0 ? 9u : 1u)); imageStore(other, i, uvec4(2u)); }\n";
+    let out = run(
+        src,
+        vec![zeros(ScalarType::U32, &[4]), zeros(ScalarType::U32, &[4])],
+        [1, 1, 1],
+    );
+    let text = findings(&out.report);
+    let (img, other) = (&out.report.buffers[0], &out.report.buffers[1]);
+    assert_eq!(img.exact, 0, "{text}");
+    assert_eq!(img.undefined + img.racy, 4, "{text}");
+    assert_eq!((other.exact, other.undefined), (4, 0), "{text}");
+    assert_eq!(u32s(&out.bytes[1]), [2, 2, 2, 2]);
+}
+
+// SPIR-V OpImageWrite with fewer Texel components than the image's format stores (Vulkan,
+// "Texel Output Format Conversion": components the shader does not provide are undefined): a
+// `vec2` written to an RGBA32F texel leaves its blue and alpha undefined, red and green written.
+#[test]
+fn an_image_write_of_fewer_components_than_the_format_stores_leaves_the_rest_undefined() {
+    let asm = "; SPIR-V
+OpCapability Shader
+OpCapability Image1D
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main \"main\" %lid
+OpExecutionMode %main LocalSize 2 1 1
+OpName %img \"img\"
+OpDecorate %lid BuiltIn LocalInvocationId
+OpDecorate %img DescriptorSet 0
+OpDecorate %img Binding 0
+OpDecorate %img NonReadable
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%int = OpTypeInt 32 1
+%float = OpTypeFloat 32
+%v2 = OpTypeVector %float 2
+%v3u = OpTypeVector %uint 3
+%pin = OpTypePointer Input %v3u
+%lid = OpVariable %pin Input
+%it = OpTypeImage %float 1D 0 0 0 2 Rgba32f
+%pi = OpTypePointer UniformConstant %it
+%img = OpVariable %pi UniformConstant
+%f1 = OpConstant %float 1.5
+%f2 = OpConstant %float 2.5
+%texel = OpConstantComposite %v2 %f1 %f2
+%main = OpFunction %void None %fn
+%l = OpLabel
+%id3 = OpLoad %v3u %lid
+%id = OpCompositeExtract %uint %id3 0
+%x = OpBitcast %int %id
+%im = OpLoad %it %img
+OpImageWrite %im %x %texel
+OpReturn
+OpFunctionEnd
+";
+    let module = compile(asm, SourceLang::SpirvAsm, &SourceOptions::default()).unwrap();
+    let mut job = KernelJob::new(module);
+    job.buffers
+        .push(JobBuffer::new(0, 0, zeros(ScalarType::F32, &[2, 4])));
+    let model = job.run_model(SubgroupSize::new(2).unwrap(), None).unwrap();
+    let report = job.compare(&model, None, Tolerance::default());
+    let text = findings(&report);
+    let b = &report.buffers[0];
+    assert_eq!((b.exact, b.undefined), (4, 4), "{text}");
+    assert!(
+        text.contains("OpImageWrite gives 2 components, the format R32G32B32A32_SFLOAT stores 4"),
+        "{text}"
+    );
+    let got: Vec<f32> = model.run.buffers[0]
+        .bytes
+        .chunks(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!([got[0], got[1], got[4], got[5]], [1.5, 2.5, 1.5, 2.5]);
+}
+
 // Vulkan, "Texel Output Validation Operations": "If the texel fails integer texel coordinate
 // validation, then the write has no effect." — defined: the image keeps what it held.
 #[test]

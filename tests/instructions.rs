@@ -790,6 +790,61 @@ void main() {
     }
 }
 
+/// Where such a store may land, and with whom it races. An invocation's own array (Function
+/// storage) is its alone: lane 0's store through an undefined index leaves lane 0's array
+/// undefined and every other lane's defined. A buffer is every invocation's: a store through an
+/// undefined index may have written any element, so another invocation's store to an element,
+/// unordered with it, races with it (Vulkan memory model, Appendix B: a data race) — its value is
+/// one of two, whichever lane the model happens to run first (lane 0 or lane 3 storing through
+/// the undefined index; before this rule the elements the other lanes wrote after it were exact).
+#[test]
+fn a_store_through_an_undefined_index_races_with_other_invocations_and_leaves_their_own_arrays_alone(
+) {
+    for undefined_lane in [0u32, 3] {
+        let src = format!(
+            "#version 450
+layout(local_size_x = 4) in;
+layout(std430, binding = 0) buffer O {{ uint o[]; }};
+layout(std430, binding = 1) buffer B {{ uint b[4]; }};
+void main() {{
+  uint l = gl_LocalInvocationID.x;
+  uint own[4] = uint[4](l, l + 1u, l + 2u, l + 3u);
+  uint u;
+  uint at = l == {undefined_lane}u ? u : l;
+  own[at & 3u] = 7u;
+  b[at & 3u] = 7u + l;
+  o[l] = own[(l + 1u) & 3u];
+}}
+"
+        );
+        let r = run(
+            &glsl(&src, "undefptr.comp"),
+            vec![bytes_u32(&[0; 4]), bytes_u32(&[20, 21, 22, 23])],
+        );
+        let o = &r.buffers[at(&r, 0)];
+        let b = &r.buffers[at(&r, 1)];
+        for l in 0..4u32 {
+            let own = r.status(o.word_taint(l as usize));
+            if l == undefined_lane {
+                assert!(matches!(own, WordStatus::Undefined(_)), "lane {l}: {own:?}");
+            } else {
+                // its own element (l + 1) mod 4, which it initialised to l + that index
+                assert_eq!(
+                    own,
+                    WordStatus::Exact,
+                    "undefined lane {undefined_lane}, lane {l}"
+                );
+                assert_eq!(u32s(&o.bytes)[l as usize], l + ((l + 1) & 3));
+            }
+            let elem = r.status(b.word_taint(l as usize));
+            assert!(
+                matches!(elem, WordStatus::Undefined(_) | WordStatus::Racy(_)),
+                "undefined lane {undefined_lane}, b[{l}]: {elem:?}"
+            );
+        }
+    }
+}
+
 /// SPIR-V, OpFRem: "The floating-point remainder whose sign matches the sign of Operand 1";
 /// OpFMod: "… whose sign matches the sign of Operand 2" (GLSL's `mod` is FMod; no GLSL function
 /// writes OpFRem). Lane pairs (7.5, 2), (−7.5, 2), (7.5, −2), (5, 2.5): FRem 1.5, −1.5, 1.5, 0;

@@ -94,7 +94,7 @@ impl Wg<'_, '_> {
                 let (x, tx) = arg(self, v);
                 let (c, tc) = arg(self, cmp);
                 if is_undefined(pt) {
-                    self.store_through_undefined_pointer(obj, sp, pt, loc);
+                    self.store_through_undefined_pointer(obj, sp, pt, loc, s);
                     if let Some(d) = d {
                         let i = self.regs.base(d) + s;
                         self.regs.taint[i] = pt;

@@ -271,7 +271,7 @@ impl Wg<'_, '_> {
                 let at = combine(combine(ht, ct), st);
                 if is_undefined(at) {
                     // Which texel is written is not pinned down.
-                    self.store_through_undefined_pointer(t.obj, Space::Global, at, loc);
+                    self.store_through_undefined_pointer(t.obj, Space::Global, at, loc, s);
                     continue;
                 }
                 // Texel Output Validation Operations: a texel outside the image is not written.

@@ -918,7 +918,7 @@ impl<'d> Wg<'d, '_> {
                 }
                 let sp = Space::of(o.storage);
                 if is_undefined(pt) {
-                    self.store_through_undefined_pointer(obj, sp, pt, loc);
+                    self.store_through_undefined_pointer(obj, sp, pt, loc, s);
                     continue;
                 }
                 if p.oob() || off as u64 + plan.size as u64 > self.obj_size(obj) {
@@ -959,46 +959,63 @@ impl<'d> Wg<'d, '_> {
         p | t.flags()
     }
 
+    /// A store of lane `s` through an undefined pointer into `obj` (its space `sp`): it may have
+    /// written any unit the pointer could reach, so each of them is undefined afterwards — the
+    /// lane's own copy of an invocation's variable (Function, Private), or every unit of shared
+    /// memory and of every buffer the pointer may be into — and, in memory other invocations
+    /// reach, the race shadow records it as a write of each unit by `s`: another invocation's
+    /// access that nothing orders with it races with it (its value is one of two), whichever of
+    /// them the model happens to run first.
     pub(crate) fn store_through_undefined_pointer(
         &mut self,
         obj: ObjectId,
         sp: Space,
         pt: Taint,
         loc: LocId,
+        s: usize,
     ) {
         let p = self.prov(Cause::UndefinedPointer, loc, pt);
         let o = &self.k.objects[obj.index()];
         let units = (o.words * 4 / o.unit) as usize;
-        match sp {
+        let reached: Vec<ObjectId> = match sp {
             Space::Lane => {
                 for u in o.tbase as usize..o.tbase as usize + units {
-                    let row = u * self.lanes;
-                    for s in 0..self.lanes {
-                        self.ltaint[row + s] = combine(p, self.ltaint[row + s]);
-                    }
+                    let i = u * self.lanes + s;
+                    self.ltaint[i] = combine(p, self.ltaint[i]);
                 }
+                return;
             }
             Space::Shared => {
                 for u in o.tbase as usize..o.tbase as usize + units {
                     self.staint[u] = combine(p, self.staint[u]);
                 }
+                vec![obj]
             }
+            // An undefined device address may be any buffer's.
             Space::Global if Some(obj) == self.k.no_buffer => {
-                // An undefined device address may be any buffer's.
-                for &(_, _, o) in &self.d.addresses {
-                    if let Some(b) = self.d.buffers[o.index()].as_ref() {
-                        b.taint_all(p);
-                    }
-                }
+                self.d.addresses.iter().map(|&(_, _, o)| o).collect()
             }
+            // An undefined pointer into an array of descriptors may be any element's.
             Space::Global => {
-                // An undefined pointer into an array of descriptors may be any element's.
                 let first = obj.index() - o.element as usize;
                 let count = o.descriptors.max(1) as usize;
-                for b in self.d.buffers[first..first + count].iter().flatten() {
-                    b.taint_all(p);
-                }
+                (first..first + count)
+                    .map(|i| ObjectId::new(i as u32))
+                    .collect()
             }
+        };
+        for r in reached {
+            if sp == Space::Global {
+                let Some(b) = self.d.buffers[r.index()].as_ref() else {
+                    continue;
+                };
+                b.taint_all(p);
+            }
+            // The races this write finds with earlier accesses change nothing: every unit is
+            // undefined already. What it records is what later unordered accesses meet.
+            let (base, size) = (self.view_base(r, sp), self.obj_size(r));
+            let bytes = u32::try_from(size).unwrap_or(u32::MAX);
+            self.hook(r, sp, base, bytes, s, loc, Kind::Write, None, false);
         }
     }
 
