@@ -390,3 +390,37 @@ fn the_size_of_a_level_the_image_does_not_have_is_undefined() {
     }
     on_device(&s, &expect_lines(&text)[2..]);
 }
+
+/// Linear filtering needs a format whose features include SAMPLED_IMAGE_FILTER_LINEAR
+/// (VUID-vkCmdDispatch-magFilter-04553); an integer format has none, so a linear sample of an
+/// R32_UINT image is not defined — and says why — while a texel fetch of the same image is
+/// (Vulkan, "Texel Input Operations": R32_UINT reads as (r, 0, 0, 1)).
+#[test]
+fn linear_filtering_of_an_integer_image_is_not_defined_and_a_fetch_of_it_is() {
+    let text = "#!amber
+SHADER compute s GLSL
+#version 450
+layout(local_size_x=1) in;
+layout(set=0, binding=0) uniform usampler2D img;
+layout(set=0, binding=1) buffer O { uvec4 o[]; };
+void main() { o[0] = texture(img, vec2(0.5, 0.5)); o[1] = texelFetch(img, ivec2(1, 0), 0); }
+END
+IMAGE img FORMAT R32_UINT DIM_2D WIDTH 2 HEIGHT 2 DATA
+1 2 3 4
+END
+BUFFER o DATA_TYPE vec4<uint32> SIZE 2 FILL 7
+SAMPLER lin MAG_FILTER linear MIN_FILTER linear MAX_LOD 0
+PIPELINE compute p
+  ATTACH s
+  BIND BUFFER img AS combined_image_sampler SAMPLER lin DESCRIPTOR_SET 0 BINDING 0
+  BIND BUFFER o AS storage DESCRIPTOR_SET 0 BINDING 1
+END
+RUN p 1 1 1
+EXPECT o IDX 0 EQ 1 0 0 1
+EXPECT o IDX 16 EQ 2 0 0 1
+";
+    let s = parse(text).unwrap();
+    let r = model(&s);
+    assert_eq!(statuses(&r), want(text, &["undefined", "pass"]), "{r:?}");
+    assert!(format!("{r:?}").contains("is not filterable"), "{r:?}");
+}
