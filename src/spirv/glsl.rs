@@ -577,27 +577,54 @@ pub fn modf(v: f64) -> (f64, f64) {
 }
 
 /// `frexp`: the significand in [0.5, 1) in magnitude and the exponent, `v = m · 2^e` (GLSL.std.450
-/// Frexp); of a zero, an infinity or a NaN, the value itself and 0.
+/// Frexp); of a zero, an infinity or a NaN, the value itself and 0. Read from the IEEE 754 fields
+/// (a subnormal scaled into the normal range first), so it is exact across the whole range —
+/// `2^e` itself overflows for the largest doubles.
 pub fn frexp(v: f64) -> (f64, i64) {
     if v == 0.0 || !v.is_finite() {
         return (v, 0);
     }
-    let mut e = v.abs().log2().floor() as i32 + 1;
-    let mut m = v / 2f64.powi(e);
-    // log2 rounds near powers of two: normalise into [0.5, 1)
-    if m.abs() >= 1.0 {
-        m /= 2.0;
-        e += 1;
-    } else if m.abs() < 0.5 {
-        m *= 2.0;
-        e -= 1;
-    }
-    (m, e as i64)
+    let (v, scaled) = if v.is_subnormal() {
+        (v * 2f64.powi(64), -64)
+    } else {
+        (v, 0)
+    };
+    const EXP: u64 = 0x7ff << 52;
+    let bits = v.to_bits();
+    let biased = ((bits & EXP) >> 52) as i64;
+    // the significand with the exponent field of [0.5, 1): 1022 biased
+    let m = f64::from_bits((bits & !EXP) | (1022 << 52));
+    (m, biased - 1022 + scaled)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // GLSL.std.450 Frexp: "x = significand · 2^exponent", the significand's magnitude in
+    // [0.5, 1.0); a zero gives 0 and 0. Across the whole double range, the subnormals and the
+    // largest values (whose 2^e overflows) among them.
+    #[test]
+    fn frexp_splits_every_finite_double_into_a_significand_in_a_half_to_one_and_an_exponent() {
+        for (v, m, e) in [
+            (1.0, 0.5, 1),
+            (-3.0, -0.75, 2),
+            (0.1, 0.8, -3),
+            (1.0 - f64::EPSILON / 2.0, 1.0 - f64::EPSILON / 2.0, 0),
+            (2f64.powi(1023), 0.5, 1024),
+            (f64::MAX, f64::MAX / 2f64.powi(1023) / 2.0, 1024),
+            (f64::MIN_POSITIVE, 0.5, -1021),
+            (f64::from_bits(1), 0.5, -1073),
+            (-f64::from_bits(3), -0.75, -1072),
+        ] {
+            assert_eq!(frexp(v), (m, e), "{v:e}");
+            // m · 2^e in two exact steps (2^e alone overflows or underflows at the ends)
+            let (e1, e2) = (e as i32 / 2, e as i32 - e as i32 / 2);
+            assert_eq!(m * 2f64.powi(e1) * 2f64.powi(e2), v, "{v:e}");
+        }
+        assert_eq!(frexp(0.0), (0.0, 0));
+        assert_eq!(frexp(f64::INFINITY), (f64::INFINITY, 0));
+    }
 
     fn f32s(v: &[f32]) -> [[u64; 16]; 3] {
         let mut x = [[0u64; 16]; 3];
