@@ -214,10 +214,24 @@ fn float2(
                     Step => put(if b < a { 0.0 } else { 1.0 }),
                     _ => {
                         // Ldexp: x * 2^exp, exp an integer operand (sign-extended to 64 bits by
-                        // the caller). Scaling in two steps keeps 2^e representable.
-                        let e = (x[1][c] as i64).clamp(-4000, 4000) as i32;
-                        let (e1, e2) = (e / 2, e - e / 2);
-                        put(a * 2f64.powi(e1) * 2f64.powi(e2))
+                        // the caller). GLSL.std.450 Ldexp: "If exp is greater than +128 (single
+                        // precision) or +1024 (double precision), the resulting value is
+                        // undefined"; so is a product "too large to be represented in the
+                        // floating-point type" (it keeps x's bits, so it is representable exactly
+                        // when it is at most the type's largest value).
+                        let e = x[1][c] as i64;
+                        let r = ldexp(a, e);
+                        let (max_exp, largest) = match w {
+                            64 => (1024, f64::MAX),
+                            32 => (128, f32::MAX as f64),
+                            _ => (i64::MAX, half::f16::MAX.to_f64()),
+                        };
+                        if e > max_exp {
+                            undef("ldexp with exp > 128 (single precision) or 1024 (double) (GLSL.std.450 Ldexp: result undefined)");
+                        } else if a.is_finite() && r.abs() > largest {
+                            undef("ldexp whose product is too large for its type (GLSL.std.450 Ldexp: result undefined)");
+                        }
+                        put(r)
                     }
                 };
             }
@@ -597,6 +611,27 @@ pub fn frexp(v: f64) -> (f64, i64) {
     (m, biased - 1022 + scaled)
 }
 
+/// `ldexp`: `v · 2^e` rounded once (GLSL.std.450 Ldexp: "x · 2^exp"), for every `e`: the
+/// significand scaled to its final exponent in two exact steps, the last one rounding where the
+/// result is subnormal; past the largest double an infinity, below half the smallest a zero, with
+/// `v`'s sign. A zero, an infinity or a NaN is itself.
+pub fn ldexp(v: f64, e: i64) -> f64 {
+    if v == 0.0 || !v.is_finite() {
+        return v;
+    }
+    let (m, ev) = frexp(v);
+    let t = ev.saturating_add(e);
+    if t > 1024 {
+        return f64::INFINITY.copysign(v);
+    }
+    if t < -1080 {
+        return 0f64.copysign(v);
+    }
+    let t = t as i32;
+    // m · 2^(t/2) is a normal double (|t/2| ≤ 540), exact; the second step rounds once
+    m * 2f64.powi(t / 2) * 2f64.powi(t - t / 2)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -624,6 +659,30 @@ mod tests {
         }
         assert_eq!(frexp(0.0), (0.0, 0));
         assert_eq!(frexp(f64::INFINITY), (f64::INFINITY, 0));
+    }
+
+    // GLSL.std.450 Ldexp: x · 2^exp, one correctly rounded result whatever the exponent: the
+    // smallest subnormal scaled up past 2^1023, a large value scaled into the subnormals (one
+    // rounding: 1.1 · 2^-1060 keeps the bits a subnormal holds), overflow and underflow with the
+    // sign kept, a zero scaled by any exponent still zero.
+    #[test]
+    fn ldexp_scales_by_any_power_of_two_rounding_once() {
+        let tiny = f64::from_bits(1); // 2^-1074
+        assert_eq!(ldexp(tiny, 2090), 2f64.powi(1016));
+        assert_eq!(ldexp(tiny, 1074), 1.0);
+        assert_eq!(ldexp(1.5, -1), 0.75);
+        assert_eq!(ldexp(-3.0, 4), -48.0);
+        assert_eq!(ldexp(f64::MAX, -1), f64::MAX / 2.0);
+        assert_eq!(ldexp(1.0, 1024), f64::INFINITY);
+        assert_eq!(ldexp(-1.0, 5000), f64::NEG_INFINITY);
+        assert_eq!(ldexp(1.0, -1075), 0.0);
+        assert_eq!(ldexp(1.5, -1075), tiny); // 0.75 ulp of the subnormals: rounds up
+        assert!(ldexp(-1.0, -4000).is_sign_negative() && ldexp(-1.0, -4000) == 0.0);
+        assert_eq!(ldexp(0.0, 5000), 0.0);
+        // 1.1 · 2^-1060: subnormal with 14 significant bits; the exact value rounded once
+        let v = 1.1f64 * 2f64.powi(-1000);
+        let want = f64::from_bits(((1.1f64 * 2f64.powi(14)).round()) as u64);
+        assert_eq!(ldexp(v, -60), want);
     }
 
     fn f32s(v: &[f32]) -> [[u64; 16]; 3] {
