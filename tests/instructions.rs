@@ -2439,19 +2439,22 @@ void main() {
 
 /// GLSL.std.450 Ldexp: "x · 2^exp … If this product is too large to be represented in the
 /// floating-point type, the resulting value is undefined. If exp is greater than +128 (single
-/// precision) or +1024 (double precision), the resulting value is undefined." Run-time operands
-/// (glslang folds nothing): 1.5 · 2^3 = 12 and 1 · 2^-3 = 0.125, exact; 1 · 2^129 and 2^100 · 2^100
-/// (past the largest float) undefined; in doubles 1 · 2^1000 exact and 1 · 2^1025 undefined.
+/// precision) or +1024 (double precision), the resulting value is undefined. If exp is less than
+/// -126 (single precision) or -1022 (double precision), the value returned may be flushed to
+/// zero." Run-time operands (glslang folds nothing): 1.5 · 2^3 = 12 and 1 · 2^-3 = 0.125, exact;
+/// 1 · 2^129 and 2^100 · 2^100 (past the largest float) undefined; in doubles 1 · 2^1000 exact and
+/// 1 · 2^1025 undefined; 2^120 · 2^-127 (a normal float, but exp < -126: may be 0) undefined.
 #[test]
 fn ldexp_is_undefined_past_its_exponent_limit_or_its_type_s_range() {
     let src = "#version 450
 layout(local_size_x = 1) in;
-layout(binding = 0) buffer I { float x[4]; int e[4]; double dx; int de[2]; } i;
-layout(binding = 1) buffer O { float o[4]; double d[2]; } o;
+layout(binding = 0) buffer I { float x[4]; int e[4]; double dx; int de[2]; float y; int ye; } i;
+layout(binding = 1) buffer O { float o[4]; double d[2]; float p; } o;
 void main() {
     for (int k = 0; k < 4; k++) { o.o[k] = ldexp(i.x[k], i.e[k]); }
     o.d[0] = ldexp(i.dx, i.de[0]);
     o.d[1] = ldexp(i.dx, i.de[1]);
+    o.p = ldexp(i.y, i.ye);
 }
 ";
     let mut inb = Vec::new();
@@ -2465,7 +2468,9 @@ void main() {
     for e in [1000i32, 1025] {
         inb.extend(e.to_le_bytes());
     }
-    let r = run(&glsl(src, "k.comp"), vec![inb, vec![0; 32]]);
+    inb.extend(2f32.powi(120).to_le_bytes());
+    inb.extend((-127i32).to_le_bytes());
+    let r = run(&glsl(src, "k.comp"), vec![inb, vec![0; 36]]);
     let o = &r.buffers[at(&r, 1)];
     let f = |k: usize| f32::from_le_bytes(o.bytes[4 * k..4 * k + 4].try_into().unwrap());
     assert_eq!((f(0), f(1)), (12.0, 0.125));
@@ -2476,7 +2481,7 @@ void main() {
         f64::from_le_bytes(o.bytes[16..24].try_into().unwrap()),
         2f64.powi(1000)
     );
-    for w in [2, 3, 6, 7] {
+    for w in [2, 3, 6, 7, 8] {
         match r.status(o.word_taint(w)) {
             WordStatus::Undefined(why) => assert!(why.contains("ldexp"), "word {w}: {why}"),
             other => panic!("word {w}: {other:?}"),

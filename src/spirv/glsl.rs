@@ -221,15 +221,20 @@ fn float2(
                         // when it is at most the type's largest value).
                         let e = x[1][c] as i64;
                         let r = ldexp(a, e);
-                        let (max_exp, largest) = match w {
-                            64 => (1024, f64::MAX),
-                            32 => (128, f32::MAX as f64),
-                            _ => (i64::MAX, half::f16::MAX.to_f64()),
+                        // "If exp is less than -126 (single precision) or -1022 (double
+                        // precision), the value returned may be flushed to zero": one of two
+                        // values, not pinned down (unless it is zero anyway).
+                        let (min_exp, max_exp, largest) = match w {
+                            64 => (-1022, 1024, f64::MAX),
+                            32 => (-126, 128, f32::MAX as f64),
+                            _ => (i64::MIN, i64::MAX, half::f16::MAX.to_f64()),
                         };
                         if e > max_exp {
                             undef("ldexp with exp > 128 (single precision) or 1024 (double) (GLSL.std.450 Ldexp: result undefined)");
                         } else if a.is_finite() && r.abs() > largest {
                             undef("ldexp whose product is too large for its type (GLSL.std.450 Ldexp: result undefined)");
+                        } else if e < min_exp && r != 0.0 {
+                            undef("ldexp with exp < -126 (single precision) or -1022 (double): the result may be flushed to zero (GLSL.std.450 Ldexp)");
                         }
                         put(r)
                     }
