@@ -337,7 +337,7 @@ fn an_npy_descr_without_a_byte_order_is_read_in_the_native_order() {
     let dir = tempfile::tempdir().unwrap();
     let dict = "{'descr': 'f4', 'fortran_order': False, 'shape': (2,), }";
     let mut header = dict.to_string();
-    while (10 + header.len() + 1) % 64 != 0 {
+    while !(10 + header.len() + 1).is_multiple_of(64) {
         header.push(' ');
     }
     header.push('\n');
@@ -598,7 +598,7 @@ OpFunctionEnd
     };
     assert_eq!(with(Some("second")).unwrap().local_size, [4, 1, 1]);
     assert_eq!(with(Some("first")).unwrap().local_size, [2, 1, 1]);
-    let err = |entry: Option<&str>| with(entry).err().expect("refused").to_string();
+    let err = |entry: Option<&str>| with(entry).expect_err("refused").to_string();
     let e = err(None);
     assert!(
         e.contains("no compute entry point to pick (the module has: first (GLCompute), second (GLCompute), shade (Fragment)); name one with --entry"),
@@ -638,8 +638,7 @@ void main() {}
 ";
     let m = compile(src, SourceLang::Glsl, &SourceOptions::default()).unwrap();
     let e = decode(&m.words, &DecodeOptions::default())
-        .err()
-        .expect("refused")
+        .expect_err("refused")
         .to_string();
     assert!(
         e.contains("execution mode RoundingModeRTZ 32: the model rounds to nearest even"),
