@@ -4317,12 +4317,22 @@ void main() { b[4u + gl_LocalInvocationIndex] = 1u; }\n";
     assert!(items[3].starts_with("byte 28 by "), "{items:?}");
 }
 
+/// The error decoding the assembly `text` gives, as text: it must assemble and must be refused.
+fn asm_refused(text: &str) -> String {
+    use lockstep::kernel::{compile, SourceLang, SourceOptions};
+    let m = compile(text, SourceLang::SpirvAsm, &SourceOptions::default())
+        .unwrap_or_else(|e| panic!("{text}: {e}"));
+    match decode(&m.words, &DecodeOptions::default()) {
+        Ok(_) => panic!("decoded: {text}"),
+        Err(e) => e.to_string(),
+    }
+}
+
 /// Modules that break a rule of SPIR-V or Vulkan, or use what the interpreter does not run, are
 /// refused at decode time with the rule named — never run with a guessed meaning. Each case is the
 /// same small module with one thing changed; the rule is cited beside it.
 #[test]
 fn a_module_that_breaks_a_type_constant_or_variable_rule_is_refused_naming_it() {
-    use lockstep::kernel::{compile, SourceLang, SourceOptions};
     let template = "; SPIR-V
 OpCapability Shader
 OpMemoryModel Logical GLSL450
@@ -4412,22 +4422,14 @@ OpFunctionEnd
         let text = template
             .replace("; DECO\n", deco)
             .replace("; EXTRA\n", &extra);
-        let m = compile(&text, SourceLang::SpirvAsm, &SourceOptions::default())
-            .unwrap_or_else(|e| panic!("{extra}: {e}"));
-        let e = match decode(&m.words, &DecodeOptions::default()) {
-            Ok(_) => panic!("{extra}: decoded"),
-            Err(e) => e.to_string(),
-        };
+        let e = asm_refused(&text);
         assert!(e.contains(want), "{extra}: {e}");
     }
     // and a buffer variable without its binding (Vulkan: every resource variable has a
     // DescriptorSet and a Binding decoration)
-    let text = template.replace("OpDecorate %buf Binding 0\n", "");
-    let m = compile(&text, SourceLang::SpirvAsm, &SourceOptions::default()).unwrap();
-    let e = decode(&m.words, &DecodeOptions::default()).expect_err("refused");
+    let e = asm_refused(&template.replace("OpDecorate %buf Binding 0\n", ""));
     assert!(
-        e.to_string()
-            .contains("buffer variable buf has no Binding decoration"),
+        e.contains("buffer variable buf has no Binding decoration"),
         "{e}"
     );
 }
@@ -4510,7 +4512,6 @@ fn bindings_that_do_not_fit_the_shader_are_refused_naming_the_binding() {
 /// refused at decode time with its rule — even where no invocation would run it.
 #[test]
 fn an_instruction_that_breaks_its_rule_or_belongs_to_another_stage_is_refused_naming_it() {
-    use lockstep::kernel::{compile, SourceLang, SourceOptions};
     let template = "; SPIR-V
 OpCapability Shader
 OpCapability Int64
@@ -4563,21 +4564,15 @@ OpFunctionEnd
     ];
     for (body, want) in cases {
         let text = template.replace("; BODY\n", body);
-        let m = compile(&text, SourceLang::SpirvAsm, &SourceOptions::default())
-            .unwrap_or_else(|e| panic!("{body}: {e}"));
-        let e = match decode(&m.words, &DecodeOptions::default()) {
-            Ok(_) => panic!("{body}: decoded"),
-            Err(e) => e.to_string(),
-        };
+        let e = asm_refused(&text);
         assert!(e.contains(want), "{body}: {e}");
     }
     // a module that imports functions (Linkage) is a library to link, not a kernel to run
     let text = template
         .replace("; LINKAGE\n", "OpCapability Linkage\n")
         .replace("; BODY\n", "OpBranch %end\n");
-    let m = compile(&text, SourceLang::SpirvAsm, &SourceOptions::default()).unwrap();
-    let e = decode(&m.words, &DecodeOptions::default()).expect_err("refused");
-    assert!(e.to_string().contains("capability Linkage"), "{e}");
+    let e = asm_refused(&text);
+    assert!(e.contains("capability Linkage"), "{e}");
 }
 
 /// Extended instructions and whole-array values: an instruction number the set does not define,
@@ -4658,12 +4653,7 @@ OpFunctionEnd
     ];
     for (body, want) in cases {
         let text = template.replace("; BODY\n", body);
-        let m = compile(&text, SourceLang::SpirvAsm, &SourceOptions::default())
-            .unwrap_or_else(|e| panic!("{body}: {e}"));
-        let e = match decode(&m.words, &DecodeOptions::default()) {
-            Ok(_) => panic!("{body}: decoded"),
-            Err(e) => e.to_string(),
-        };
+        let e = asm_refused(&text);
         assert!(e.contains(want), "{body}: {e}");
     }
     // GLSL.std.450 numbers its instructions 1 to 81: 200 is none (the assembler takes only names,
