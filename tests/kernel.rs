@@ -71,6 +71,19 @@ fn opts() -> SourceOptions {
 mod glsl {
     use super::*;
 
+    /// The module's `OpString`s (file names among them), in order.
+    fn op_strings(module: &rspirv::dr::Module) -> Vec<String> {
+        module
+            .debug_string_source
+            .iter()
+            .filter(|i| i.class.opcode == Op::String)
+            .filter_map(|i| match i.operands.first() {
+                Some(Operand::LiteralString(s)) => Some(s.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// The text embedded for each file: OpSource's Source operand plus its OpSourceContinued pieces
     /// (SPIR-V 3.42.2), by the file's OpString name.
     fn embedded_sources(m: &SpirvModule) -> Vec<(String, String)> {
@@ -116,15 +129,7 @@ mod glsl {
             assert_eq!(m.words[0], 0x0723_0203);
             // Debug information: OpSource, OpString (file names, includes among them) and OpLine.
             let module = parse(&m);
-            let strings: Vec<String> = module
-                .debug_string_source
-                .iter()
-                .filter(|i| i.class.opcode == Op::String)
-                .filter_map(|i| match i.operands.first() {
-                    Some(Operand::LiteralString(s)) => Some(s.clone()),
-                    _ => None,
-                })
-                .collect();
+            let strings = op_strings(&module);
             assert!(
                 strings.iter().any(|s| s.ends_with("common.glsl")),
                 "{k}: {strings:?}"
@@ -221,15 +226,7 @@ mod glsl {
         );
         let m = load(&main, &opts()).unwrap();
         assert_eq!(local_size(&m), [2, 1, 1]);
-        let strings: Vec<String> = parse(&m)
-            .debug_string_source
-            .iter()
-            .filter(|i| i.class.opcode == Op::String)
-            .filter_map(|i| match i.operands.first() {
-                Some(Operand::LiteralString(s)) => Some(s.clone()),
-                _ => None,
-            })
-            .collect();
+        let strings = op_strings(&parse(&m));
         let want = dir.path().join("lib").join("n.glsl").display().to_string();
         assert!(strings.contains(&want), "{want} not in {strings:?}");
         assert!(
