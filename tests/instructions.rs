@@ -2488,3 +2488,78 @@ void main() {
         }
     }
 }
+
+/// GLSL 4.60 §8.3, clamp: "min(max(x, minVal), maxVal) … Results are undefined if minVal >
+/// maxVal" — equal bounds are no exception: `clamp(x, 3, 3)` is 3, defined, for signed and
+/// unsigned integers and floats alike; `clamp(x, 4, 3)` is undefined.
+#[test]
+fn a_clamp_with_equal_bounds_is_defined_and_with_crossed_bounds_is_not() {
+    let src = "#version 450
+layout(local_size_x = 1) in;
+layout(binding = 0) buffer I { int v; int lo; int hi; } i;
+layout(binding = 1) buffer O { int s; uint u; float f; int crossed; } o;
+void main() {
+    o.s = clamp(i.v, i.lo, i.lo);
+    o.u = clamp(uint(i.v), uint(i.lo), uint(i.lo));
+    o.f = clamp(float(i.v), float(i.lo), float(i.lo));
+    o.crossed = clamp(i.v, i.hi, i.lo);
+}
+";
+    let r = run(&glsl(src, "k.comp"), vec![bytes_u32(&[9, 3, 4]), vec![0; 16]]);
+    let o = &r.buffers[at(&r, 1)];
+    assert_eq!(u32s(&o.bytes)[..2], [3, 3]);
+    assert_eq!(f32::from_bits(u32s(&o.bytes)[2]), 3.0);
+    for w in 0..3 {
+        assert_eq!(r.status(o.word_taint(w)), WordStatus::Exact, "word {w}");
+    }
+    assert_undefined(&r, 1, [3]);
+}
+
+/// An operand that decides a result absorbs the other's undefined value component by component:
+/// `uvec2(u, 7) & uvec2(0, 0xff)` is (0, 7) — `0 & x` is 0 for every x (SPIR-V OpBitwiseAnd) —
+/// and `uvec2(7, u) & uvec2(0xff, 0xff)` is (7, undefined).
+#[test]
+fn an_absorbing_operand_decides_each_component_of_a_vector_on_its_own() {
+    let src = "#version 450
+layout(local_size_x = 4) in;
+layout(binding = 0) buffer O { uvec2 o[]; };
+void main() {
+    uint u;
+    uint l = gl_LocalInvocationID.x;
+    o[l] = uvec2(u, 7u) & uvec2(0u, 0xffu);
+    o[4u + l] = uvec2(7u, u) & uvec2(0xffu, 0xffu);
+}
+";
+    let r = run(&glsl(src, "k.comp"), vec![vec![0; 64]]);
+    let o = &r.buffers[at(&r, 0)];
+    for w in (0..8).chain((8..16).step_by(2)) {
+        assert_eq!(r.status(o.word_taint(w)), WordStatus::Exact, "word {w}");
+    }
+    assert_eq!(u32s(&o.bytes)[..10], [0, 7, 0, 7, 0, 7, 0, 7, 7, 0]);
+    assert_undefined(&r, 0, (0..4).map(|l| 8 + 2 * l + 1));
+}
+
+/// A reduction reads every active lane of its own subgroup (GL_KHR_shader_subgroup,
+/// subgroupAdd): one undefined lane in the second subgroup makes that subgroup's sum undefined and
+/// leaves the first subgroup's defined.
+#[test]
+fn an_undefined_lane_makes_only_its_own_subgroup_s_reduction_undefined() {
+    let src = "#version 450
+#extension GL_KHR_shader_subgroup_arithmetic : require
+layout(local_size_x = 8) in;
+layout(binding = 0) buffer O { uint o[]; };
+void main() {
+    uint l = gl_LocalInvocationID.x;
+    uint u;
+    uint v = l == 5u ? u : l;
+    o[l] = subgroupAdd(v);
+}
+";
+    let r = run(&glsl(src, "k.comp"), vec![vec![0; 32]]);
+    let o = &r.buffers[at(&r, 0)];
+    for l in 0..4 {
+        assert_eq!(r.status(o.word_taint(l)), WordStatus::Exact, "lane {l}");
+        assert_eq!(u32s(&o.bytes)[l], 6);
+    }
+    assert_undefined(&r, 0, 4..8);
+}
