@@ -2505,7 +2505,10 @@ void main() {
     o.crossed = clamp(i.v, i.hi, i.lo);
 }
 ";
-    let r = run(&glsl(src, "k.comp"), vec![bytes_u32(&[9, 3, 4]), vec![0; 16]]);
+    let r = run(
+        &glsl(src, "k.comp"),
+        vec![bytes_u32(&[9, 3, 4]), vec![0; 16]],
+    );
     let o = &r.buffers[at(&r, 1)];
     assert_eq!(u32s(&o.bytes)[..2], [3, 3]);
     assert_eq!(f32::from_bits(u32s(&o.bytes)[2]), 3.0);

@@ -4479,17 +4479,19 @@ fn bindings_that_do_not_fit_the_shader_are_refused_naming_the_binding() {
             "{e}"
         );
     }
-    // a window of 16 bytes at 16 is the block
-    assert!(run_model(
+    // a window of 16 bytes at 16 is the block: `b.head.x = 1` lands at byte 16 of the buffer,
+    // the window's first word (the run gives back what the descriptor sees)
+    let r = run_model(
         &k,
         cfg(4, Mode::Base, [1, 1, 1]),
         &[BufferInput {
             window: Some(16..32),
             ..input(0, 32)
         }],
-        None
+        None,
     )
-    .is_ok());
+    .unwrap();
+    assert_eq!(u32s(&r.buffers[0].bytes), [1, 0, 0, 0]);
     let e = err(&[input(0, 16), input(3, 4)]);
     assert!(
         e.contains("set 0 binding 3 is given a buffer, but the shader declares no such binding"),
@@ -4673,4 +4675,21 @@ OpFunctionEnd
             .contains("GLSL.std.450 instruction 200 (no such instruction)"),
         "{e}"
     );
+}
+
+/// Workgroups that only read a buffer — `readonly`, or writable but written by no invocation —
+/// share nothing that needs an order: the dispatch runs once, in parallel, not a second time in
+/// order (`ModelRun::ordered`), and every output is defined.
+#[test]
+fn workgroups_that_only_read_a_buffer_need_no_ordered_run() {
+    for access in ["readonly ", ""] {
+        let src = format!("#version 450\nlayout(local_size_x = 4) in;\nlayout(binding = 0) {access}buffer I {{ uint v[4]; }} i;\nlayout(binding = 1) buffer O {{ uint o[]; }};\nvoid main() {{ o[gl_GlobalInvocationID.x] = i.v[gl_LocalInvocationID.x] + gl_WorkGroupID.x; }}\n");
+        let k = decode(&glsl(&src, "k.comp"), &DecodeOptions::default()).unwrap();
+        let bufs = bindings([bytes_u32(&[1, 2, 3, 4]), vec![0; 64 * 16]]);
+        let r = run_model(&k, cfg(4, Mode::Base, [64, 1, 1]), &bufs, None).unwrap();
+        assert!(!r.ordered, "{access}");
+        let out = r.buffers.iter().find(|b| b.binding == 1).unwrap();
+        let o = u32s(&out.bytes);
+        assert_eq!(o[4 * 63..4 * 64], [64, 65, 66, 67], "{access}");
+    }
 }

@@ -513,6 +513,16 @@ fn hex_float(a: f64, p: Option<usize>) -> String {
 mod tests {
     use super::*;
 
+    // C's `%a` of a zero (C17 7.21.6.1, the `a` conversion: "if the value is zero, the exponent
+    // is zero"; the precision is the number of hexadecimal digits after the point, none without
+    // one): `0x0p+0`, `0x0.000p+0` with precision 3, and precision 0 prints no point.
+    #[test]
+    fn a_hex_float_zero_has_as_many_digits_as_its_precision_asks() {
+        assert_eq!(hex_float(0.0, None), "0x0p+0");
+        assert_eq!(hex_float(0.0, Some(0)), "0x0p+0");
+        assert_eq!(hex_float(0.0, Some(3)), "0x0.000p+0");
+    }
+
     fn c(bits: u64, scalar: Scalar) -> Component {
         Component {
             bits,
