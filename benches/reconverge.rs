@@ -124,10 +124,16 @@ fn device_loop(c: &mut Criterion) {
         .map(|v| v.split(',').filter_map(|b| b.trim().parse().ok()).collect())
         .unwrap_or_else(|| vec![defaults.shapes * variants]);
     // Programs differ from one benchmark run to the next too, so that no on-disk shader cache
-    // (Mesa's, NVIDIA's) serves them.
-    let mut seed = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64);
+    // (Mesa's, NVIDIA's) serves them. Run as a test (`cargo test --all-targets`, no `--bench`),
+    // the seed is fixed: a check in CI gives the same programs every time.
+    let benching = std::env::args().any(|a| a == "--bench");
+    let mut seed = if benching {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64)
+    } else {
+        1
+    };
     let mut bytes = [0u8; 32];
     bytes[..8].copy_from_slice(&seed.to_le_bytes());
     let mut runner = TestRunner::new_with_rng(
@@ -163,7 +169,10 @@ fn device_loop(c: &mut Criterion) {
                     shrink: ShrinkLimits::default(),
                 };
                 let r = campaign::run(&device, &setup, &plan, &mut |_| {}).expect("device");
-                assert!(r.passed(), "a mismatch while benchmarking");
+                assert!(
+                    r.passed(),
+                    "a mismatch while benchmarking: `lockstep reconverge --seed {seed} --programs {n} --batch {batch} --variants {variants}` runs the same programs"
+                );
                 black_box(r)
             })
         });
