@@ -398,6 +398,35 @@ fn atomics_through_an_address_are_atomic_and_plain_accesses_through_two_names_ra
     assert_eq!(out.report.buffers[0].racy, 1, "{text}");
 }
 
+// GL_EXT_buffer_reference: a reference is the address of a buffer's memory — a buffer bound to a
+// descriptor too. The address of the buffer at binding 1 reaches that buffer, not the one at
+// binding 0 before it.
+#[test]
+fn the_address_of_a_bound_buffer_reaches_that_buffer() {
+    let src = "layout(local_size_x = 1) in;\n\
+        layout(buffer_reference, std430) buffer One { uint x; };\n\
+        layout(push_constant) uniform P { One second; } p;\n\
+        layout(binding = 0) buffer A { uint a; };\n\
+        layout(binding = 1) buffer B { uint b; };\n\
+        void main() { p.second.x = a + b + 5u; }\n";
+    let out = run(
+        &job(
+            src,
+            &["values:u32:1", "values:u32:2"],
+            &[],
+            Some("values:u64:@1"),
+        ),
+        1,
+    );
+    assert!(out.report.ok(), "{}", findings(&out.report));
+    assert_eq!(out.bytes[0], 1u32.to_le_bytes(), "binding 0 untouched");
+    assert_eq!(
+        out.bytes[1],
+        8u32.to_le_bytes(),
+        "binding 1 written through its address"
+    );
+}
+
 // Bad input names the rule: an address of a buffer that is not given, and an address in an
 // element too narrow for it.
 #[test]

@@ -674,6 +674,85 @@ OpStore %phi %bhi",
     assert_eq!([v[6], v[7]], [-1.0, 3.0]);
 }
 
+/// GLSL.std.450 FMin: "Result is y if y < x, otherwise x. -0 compares less than +0" (FMax, NMin
+/// and NMax likewise; FClamp and NClamp are min(max(x, minVal), maxVal) with them): of +0 and -0
+/// the minimum is -0 and the maximum +0. But Vulkan ("Precision and Operation of SPIR-V
+/// Instructions"): "By default, the implementation may perform optimizations … that ignore sign
+/// of a zero … If the entry point is declared with the SignedZeroInfNanPreserve execution mode,
+/// then … the sign of zero must not be ignored" (lavapipe gives -0 for max(+0, -0)). So with the
+/// mode the zeros' order is exact; without it a zero result picked from zeros of both signs is
+/// compared as a number, and every other result stays exact. Lanes: (x, y) = (+0, -0), (-0, +0),
+/// (1, -0), (-0, -1); each lane writes FMin, FMax, NMin, NMax and FClamp(x, y, 1).
+#[test]
+fn min_and_max_order_minus_zero_below_plus_zero_and_compare_its_sign_only_when_preserved() {
+    let body = "%i2 = OpIMul %uint %i %u2
+%j = OpIAdd %uint %i2 %u1
+%x = OpLoad %float %px
+%y = OpLoad %float %py
+%r0 = OpExtInst %float %std FMin %x %y
+%r1 = OpExtInst %float %std FMax %x %y
+%r2 = OpExtInst %float %std NMin %x %y
+%r3 = OpExtInst %float %std NMax %x %y
+%r4 = OpExtInst %float %std FClamp %x %y %f1
+%i5 = OpIMul %uint %i %u5
+OUTS";
+    let mut outs = String::new();
+    for k in 0..5 {
+        outs += &format!(
+            "%b{k} = OpBitcast %uint %r{k}\n%o{k} = OpIAdd %uint %i5 %c{k}\n%p{k} = OpAccessChain %pu %out %u0 %o{k}\nOpStore %p{k} %b{k}\n"
+        );
+    }
+    let body = body
+        .replace(
+            "%x = OpLoad",
+            "%px = OpAccessChain %pf %in %u0 %i2\n%py = OpAccessChain %pf %in %u0 %j\n%x = OpLoad",
+        )
+        .replace("OUTS", outs.trim_end());
+    let types = "%f1 = OpConstant %float 1\n%u5 = OpConstant %uint 5\n%c0 = OpConstant %uint 0\n%c1 = OpConstant %uint 1\n%c2 = OpConstant %uint 2\n%c3 = OpConstant %uint 3\n%c4 = OpConstant %uint 4";
+    let plain = module("", "", types, &body);
+    let preserved = module(
+        "OpCapability SignedZeroInfNanPreserve\nOpExtension \"SPV_KHR_float_controls\"",
+        "",
+        types,
+        &body,
+    )
+    .replace(
+        "OpExecutionMode %main LocalSize 4 1 1",
+        "OpExecutionMode %main LocalSize 4 1 1\nOpExecutionMode %main SignedZeroInfNanPreserve 32",
+    );
+    let input = bytes_f32(&[0.0, -0.0, -0.0, 0.0, 1.0, -0.0, -0.0, -1.0]);
+    let (p, n, one, m1) = (0u32, 0x8000_0000u32, 1f32.to_bits(), (-1f32).to_bits());
+    let want = [
+        [n, p, n, p, p],
+        [n, p, n, p, p],
+        [n, one, n, one, one],
+        [m1, n, m1, n, n],
+    ];
+    for (text, keeps_sign) in [(preserved, true), (plain, false)] {
+        let r = run(&asm(&text), vec![bytes_u32(&[7; 20]), input.clone()]);
+        assert!(r.findings.is_empty(), "{:?}", r.findings);
+        let b = &r.buffers[at(&r, 0)];
+        let got = u32s(&b.bytes);
+        for (l, row) in want.iter().enumerate() {
+            for (k, &v) in row.iter().enumerate() {
+                let w = 5 * l + k;
+                assert_eq!(got[w], v, "lane {l} op {k} (sign kept: {keeps_sign})");
+                // Only lanes 0 and 1 pick a zero from zeros of both signs.
+                let status = if l < 2 && !keeps_sign {
+                    WordStatus::Inexact
+                } else {
+                    WordStatus::Exact
+                };
+                assert_eq!(
+                    r.status(b.word_taint(w)),
+                    status,
+                    "lane {l} op {k} (sign kept: {keeps_sign})"
+                );
+            }
+        }
+    }
+}
+
 /// A structure loaded or stored whole (`P x = ps[1];`, glslang's `OpLoad` of the struct type)
 /// moves every member at its own `Offset`, a nested structure's members at the nested
 /// structure's offset plus theirs (SPIR-V 2.16.2, "Offset"; std430: `Q q` at byte 16 of `P`,
@@ -2205,6 +2284,17 @@ void main() {
     assert_eq!(words[3], 3);
     assert_eq!(r.status(b.word_taint(3)), WordStatus::Exact);
     assert_eq!(words[6], 7);
+    // GL_ARB_shader_clock reads the subgroup's clock (`OpReadClockKHR` with Scope Subgroup):
+    // `halves` and `branched` come from it alone.
+    for w in [4, 6] {
+        let WordStatus::OrderDependent(chain) = r.status(b.word_taint(w)) else {
+            unreachable!("checked above")
+        };
+        assert!(
+            chain.contains("reads the subgroup's clock"),
+            "word {w}: {chain}"
+        );
+    }
 }
 
 /// SPV_KHR_integer_dot_product (SPIR-V 1.6 core; WGSL's `dot4I8Packed`/`dot4U8Packed` through
@@ -2520,7 +2610,10 @@ void main() {
 
 /// An operand that decides a result absorbs the other's undefined value component by component:
 /// `uvec2(u, 7) & uvec2(0, 0xff)` is (0, 7) — `0 & x` is 0 for every x (SPIR-V OpBitwiseAnd) —
-/// and `uvec2(7, u) & uvec2(0xff, 0xff)` is (7, undefined).
+/// and `uvec2(7, u) & uvec2(0xff, 0xff)` is (7, undefined); `uvec2(7, u) & uvec2(0xff, 0)` is
+/// (7, 0) — the second component decided by its own zero; `uvec2(0, u) & uvec2(u, 0xff)` and
+/// `uvec2(u, u) & uvec2(0, 0xff)` are (0, undefined): a zero in the first component decides
+/// nothing in the second.
 #[test]
 fn an_absorbing_operand_decides_each_component_of_a_vector_on_its_own() {
     let src = "#version 450
@@ -2531,15 +2624,24 @@ void main() {
     uint l = gl_LocalInvocationID.x;
     o[l] = uvec2(u, 7u) & uvec2(0u, 0xffu);
     o[4u + l] = uvec2(7u, u) & uvec2(0xffu, 0xffu);
+    o[8u + l] = uvec2(7u, u) & uvec2(0xffu, 0u);
+    o[12u + l] = uvec2(0u, u) & uvec2(u, 0xffu);
+    o[16u + l] = uvec2(u, u) & uvec2(0u, 0xffu);
 }
 ";
-    let r = run(&glsl(src, "k.comp"), vec![vec![0; 64]]);
+    let r = run(&glsl(src, "k.comp"), vec![vec![0; 160]]);
     let o = &r.buffers[at(&r, 0)];
-    for w in (0..8).chain((8..16).step_by(2)) {
+    for w in (0..8).chain((8..40).step_by(2)).chain(16..24) {
         assert_eq!(r.status(o.word_taint(w)), WordStatus::Exact, "word {w}");
     }
-    assert_eq!(u32s(&o.bytes)[..10], [0, 7, 0, 7, 0, 7, 0, 7, 7, 0]);
+    let words = u32s(&o.bytes);
+    assert_eq!(words[..10], [0, 7, 0, 7, 0, 7, 0, 7, 7, 0]);
+    assert_eq!(words[16..24], [7, 0, 7, 0, 7, 0, 7, 0]);
+    for w in (24..40).step_by(2) {
+        assert_eq!(words[w], 0, "word {w}");
+    }
     assert_undefined(&r, 0, (0..4).map(|l| 8 + 2 * l + 1));
+    assert_undefined(&r, 0, (12..20).map(|e| 2 * e + 1));
 }
 
 /// A reduction reads every active lane of its own subgroup (GL_KHR_shader_subgroup,
@@ -2565,4 +2667,46 @@ void main() {
         assert_eq!(u32s(&o.bytes)[l], 6);
     }
     assert_undefined(&r, 0, 4..8);
+}
+
+/// Vulkan, "Precision and Operation of SPIR-V Instructions": without `DenormPreserve` a device
+/// may flush a denormalized result to zero — per component: `vec2(1, 2⁻⁷⁰) · vec2(3, 2⁻⁷⁰)` is
+/// (3, 2⁻¹⁴⁰), the second component denormalized (inexact), the first exact.
+#[test]
+fn a_denormal_result_in_one_component_leaves_the_others_exact() {
+    let src = "#version 450
+layout(local_size_x = 4) in;
+layout(binding = 0) buffer I { vec2 a[]; };
+layout(binding = 1) buffer O { vec2 o[]; };
+void main() {
+    uint l = gl_LocalInvocationID.x;
+    o[l] = a[l] * a[l + 4u];
+}
+";
+    let tiny = 2f32.powi(-70);
+    let mut input = Vec::new();
+    for _ in 0..4 {
+        input.extend([1.0, tiny]);
+    }
+    for _ in 0..4 {
+        input.extend([3.0, tiny]);
+    }
+    let r = run(&glsl(src, "k.comp"), vec![bytes_f32(&input), vec![0; 32]]);
+    let o = &r.buffers[at(&r, 1)];
+    let got = f32s(&o.bytes);
+    let product = tiny * tiny;
+    assert!(product.is_subnormal());
+    for l in 0..4 {
+        assert_eq!((got[2 * l], got[2 * l + 1]), (3.0, product), "lane {l}");
+        assert_eq!(
+            r.status(o.word_taint(2 * l)),
+            WordStatus::Exact,
+            "lane {l}: x"
+        );
+        assert_eq!(
+            r.status(o.word_taint(2 * l + 1)),
+            WordStatus::Inexact,
+            "lane {l}: y"
+        );
+    }
 }

@@ -1418,6 +1418,31 @@ fn a_read_that_ran_before_an_unordered_write_of_its_location_is_racy() {
             other => panic!("b[{w}] copies a racing read: {other:?}"),
         }
     }
+    // Only a location past the first races, read lane by lane (each lane its own address): the
+    // late read is marked at its own unit, not at unit 0 (which nobody writes here).
+    let r = run(
+        "layout(local_size_x = 2) in;\n\
+         layout(binding = 0) coherent buffer B { uint b[]; };\n\
+         void main() {\n\
+           uint l = gl_LocalInvocationID.x;\n\
+           if (gl_WorkGroupID.x == 0u) { b[4u + l] = b[2u + l]; } else if (l == 0u) { b[2] = 9u; }\n\
+         }\n",
+        4,
+        [2, 1, 1],
+        &[vec![3, 0, 5, 6, 0, 0]],
+    );
+    let b = &r.buffers[0];
+    assert!(
+        matches!(r.status(b.word_taint(4)), WordStatus::Racy(_)),
+        "b[4] copies a racing read: {:?}",
+        r.status(b.word_taint(4))
+    );
+    assert_eq!(
+        r.status(b.word_taint(5)),
+        WordStatus::Exact,
+        "b[5] copies b[3], which nobody writes"
+    );
+    assert_eq!(u32s(&b.bytes)[5], 6);
 }
 
 // Vulkan, "Compute Shaders" and Appendix B: the workgroups of a dispatch run in no order the API

@@ -2064,6 +2064,143 @@ OpFunctionEnd
     }
 }
 
+// GLSL.std.450 FrexpStruct of a vector: "Member 1 must be a scalar or vector with integer
+// component type, with 32-bit component width"; each component is split as Frexp splits it
+// (x = significand * 2^exponent). `dvec2(0.1, -8.0)` gives significands (0.8, -0.5) and exponents
+// (-3, 4): the exponent is a 32-bit integer in every component, so OpUConvert widens -3 with zeros
+// (0xffff_fffd) and OpSConvert with ones (SPIR-V OpUConvert "zero extended", OpSConvert "sign
+// extended"), OpIEqual against (-3, 4) holds in both components, and OpBitcast to a 64-bit
+// integer puts the first exponent's 32 bits below the second's.
+#[test]
+fn a_vector_frexp_struct_gives_a_32_bit_exponent_in_every_component() {
+    let text = r#"OpCapability Shader
+OpCapability Float64
+OpCapability Int64
+%glsl = OpExtInstImport "GLSL.std.450"
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main"
+OpExecutionMode %main LocalSize 1 1 1
+OpDecorate %X Block
+OpMemberDecorate %X 0 Offset 0
+OpDecorate %M Block
+OpMemberDecorate %M 0 Offset 0
+OpDecorate %E Block
+OpMemberDecorate %E 0 Offset 0
+OpMemberDecorate %E 1 Offset 8
+OpMemberDecorate %E 2 Offset 16
+OpMemberDecorate %E 3 Offset 32
+OpMemberDecorate %E 4 Offset 36
+OpMemberDecorate %E 5 Offset 40
+OpDecorate %xs DescriptorSet 0
+OpDecorate %xs Binding 0
+OpDecorate %ms DescriptorSet 0
+OpDecorate %ms Binding 1
+OpDecorate %es DescriptorSet 0
+OpDecorate %es Binding 2
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%bool = OpTypeBool
+%uint = OpTypeInt 32 0
+%int = OpTypeInt 32 1
+%double = OpTypeFloat 64
+%ulong = OpTypeInt 64 0
+%long = OpTypeInt 64 1
+%dv2 = OpTypeVector %double 2
+%iv2 = OpTypeVector %int 2
+%bv2 = OpTypeVector %bool 2
+%ulv2 = OpTypeVector %ulong 2
+%lv2 = OpTypeVector %long 2
+%st = OpTypeStruct %dv2 %iv2
+%X = OpTypeStruct %dv2
+%M = OpTypeStruct %dv2
+%E = OpTypeStruct %iv2 %ulong %lv2 %uint %uint %ulong
+%pX = OpTypePointer StorageBuffer %X
+%pM = OpTypePointer StorageBuffer %M
+%pE = OpTypePointer StorageBuffer %E
+%pdv2 = OpTypePointer StorageBuffer %dv2
+%piv2 = OpTypePointer StorageBuffer %iv2
+%pul = OpTypePointer StorageBuffer %ulong
+%plv2 = OpTypePointer StorageBuffer %lv2
+%pu = OpTypePointer StorageBuffer %uint
+%xs = OpVariable %pX StorageBuffer
+%ms = OpVariable %pM StorageBuffer
+%es = OpVariable %pE StorageBuffer
+%u0 = OpConstant %uint 0
+%u1 = OpConstant %uint 1
+%i0 = OpConstant %int 0
+%i1 = OpConstant %int 1
+%i2 = OpConstant %int 2
+%i3 = OpConstant %int 3
+%i4 = OpConstant %int 4
+%i5 = OpConstant %int 5
+%im3 = OpConstant %int -3
+%want = OpConstantComposite %iv2 %im3 %i4
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%px = OpAccessChain %pdv2 %xs %i0
+%x = OpLoad %dv2 %px
+%r = OpExtInst %st %glsl FrexpStruct %x
+%m = OpCompositeExtract %dv2 %r 0
+%e = OpCompositeExtract %iv2 %r 1
+%pm = OpAccessChain %pdv2 %ms %i0
+OpStore %pm %m
+%pe = OpAccessChain %piv2 %es %i0
+OpStore %pe %e
+%ez = OpUConvert %ulv2 %e
+%e0 = OpCompositeExtract %ulong %ez 0
+%pz = OpAccessChain %pul %es %i1
+OpStore %pz %e0
+%es2 = OpSConvert %lv2 %e
+%ps = OpAccessChain %plv2 %es %i2
+OpStore %ps %es2
+%eq = OpIEqual %bv2 %e %want
+%all = OpAll %bool %eq
+%allu = OpSelect %uint %all %u1 %u0
+%pa = OpAccessChain %pu %es %i3
+OpStore %pa %allu
+%e1 = OpCompositeExtract %int %e 1
+%e1u = OpBitcast %uint %e1
+%pb = OpAccessChain %pu %es %i4
+OpStore %pb %e1u
+%eb = OpBitcast %ulong %e
+%pw = OpAccessChain %pul %es %i5
+OpStore %pw %eb
+OpReturn
+OpFunctionEnd
+"#;
+    let x: Vec<u8> = [0.1f64, -8.0]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let r = run_asm(text, 1, &[x, vec![0; 16], vec![0; 48]]);
+    assert!(r.findings.is_empty(), "{:?}", r.findings);
+    let ms: Vec<f64> = bytes_at(&r, 1)
+        .chunks(8)
+        .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(ms, [0.8, -0.5]);
+    let e = bytes_at(&r, 2);
+    let w = u32s(e);
+    assert_eq!(w[..2], [(-3i32) as u32, 4], "the exponents as stored");
+    assert_eq!(
+        u64::from_le_bytes(e[8..16].try_into().unwrap()),
+        0xffff_fffd,
+        "OpUConvert"
+    );
+    let s0 = i64::from_le_bytes(e[16..24].try_into().unwrap());
+    let s1 = i64::from_le_bytes(e[24..32].try_into().unwrap());
+    assert_eq!((s0, s1), (-3, 4), "OpSConvert");
+    assert_eq!(w[8], 1, "OpIEqual with (-3, 4) in both components");
+    assert_eq!(w[9], 4, "OpBitcast of the second exponent");
+    // OpBitcast of the two 32-bit exponents into one 64-bit integer: "the lower-numbered
+    // component … in the least-significant bits".
+    let whole = u64::from_le_bytes(e[40..48].try_into().unwrap());
+    assert_eq!(
+        whole, 0x0000_0004_ffff_fffd,
+        "OpBitcast of the whole vector"
+    );
+}
+
 // GL_KHR_shader_subgroup, 8.2 "gl_SubgroupID": the workgroup's invocations are split into
 // gl_NumSubgroups subgroups. A branch that only the second subgroup takes runs its loads and stores
 // with the first subgroup wholly inactive: each invocation of the second reads and writes its own

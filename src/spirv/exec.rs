@@ -993,12 +993,27 @@ impl<'d, 'k> Wg<'d, 'k> {
     /// INEXACT taint for a value, if the dispatch does not preserve denormals of width `w`.
     #[inline(always)]
     pub(crate) fn denorm_flushable(&self, w: u8) -> bool {
-        let i = match w {
-            16 => 0,
-            32 => 1,
-            _ => 2,
-        };
-        !self.k.denorm_preserve[i]
+        !self.k.denorm_preserve[width_index(w)]
+    }
+
+    /// Whether the sign of a zero of width `w` may be ignored: Vulkan, "Precision and Operation
+    /// of SPIR-V Instructions": "By default, the implementation may perform optimizations on
+    /// half, single, or double-precision floating-point instructions that ignore sign of a zero,
+    /// or assume that arguments and results are not NaNs or infinities. If the entry point is
+    /// declared with the SignedZeroInfNanPreserve execution mode, then NaNs, infinities, and the
+    /// sign of zero must not be ignored."
+    #[inline(always)]
+    pub(crate) fn zero_sign_ignorable(&self, w: u8) -> bool {
+        !self.k.signed_zero_preserve[width_index(w)]
+    }
+}
+
+/// The index of a float width in the per-width execution-mode flags (16, 32, 64 bits).
+fn width_index(w: u8) -> usize {
+    match w {
+        16 => 0,
+        32 => 1,
+        _ => 2,
     }
 }
 

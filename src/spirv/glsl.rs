@@ -189,7 +189,11 @@ fn float2(
                             undef("FMin/FMax with a NaN operand (GLSL.std.450: result undefined)");
                         }
                         // y if y < x else x (FMin); exact: pick the operand's own bits.
-                        let pick_b = if f == FMin { b < a } else { a < b };
+                        let pick_b = if f == FMin {
+                            min_lt(b, a)
+                        } else {
+                            min_lt(a, b)
+                        };
                         if pick_b {
                             x[1][c]
                         } else {
@@ -203,7 +207,11 @@ fn float2(
                         } else if b.is_nan() {
                             x[0][c]
                         } else {
-                            let pick_b = if f == NMin { b < a } else { a < b };
+                            let pick_b = if f == NMin {
+                                min_lt(b, a)
+                            } else {
+                                min_lt(a, b)
+                            };
                             if pick_b {
                                 x[1][c]
                             } else {
@@ -255,13 +263,13 @@ fn float2(
                         // min(max(x, minVal), maxVal), picking operand bits; NClamp: "The
                         // semantics used by min() and max() are those of NMin and NMax" — a NaN
                         // operand gives way to the other (FClamp's NaNs are undefined above).
-                        let lo = if a.is_nan() || (!b.is_nan() && a < b) {
+                        let lo = if a.is_nan() || (!b.is_nan() && min_lt(a, b)) {
                             x[1][c]
                         } else {
                             x[0][c]
                         };
                         let lov = f_get(w, lo);
-                        if lov.is_nan() || (!cc.is_nan() && cc < lov) {
+                        if lov.is_nan() || (!cc.is_nan() && min_lt(cc, lov)) {
                             x[2][c]
                         } else {
                             lo
@@ -284,6 +292,14 @@ fn float2(
         _ => unreachable!("{f:?} is not routed to float2"),
     }
     undefined
+}
+
+/// The order FMin, FMax, NMin and NMax (and the clamps built on them) compare by: `<`, with -0
+/// below +0 — GLSL.std.450 FMin: "Result is y if y < x, otherwise x. -0 compares less than +0"
+/// (FMax, NMin and NMax say the same). Whether a device keeps that sign is another matter: see
+/// `Wg::ext` (the sign of zero may be ignored unless `SignedZeroInfNanPreserve`).
+fn min_lt(a: f64, b: f64) -> bool {
+    a < b || (a == 0.0 && b == 0.0 && a.is_sign_negative() && b.is_sign_positive())
 }
 
 /// Integer functions, and lengths and normalization of float vectors.

@@ -427,17 +427,6 @@ impl Wg<'_, '_> {
         let out_slot = |c: usize| if ballot { c } else { slot(c) };
         // Which slot of a lane's taint the value of lane `l`'s component `c` goes to.
         let src_slot = |l: usize, c: usize| if ballot { (l / 32).min(3) } else { slot(c) };
-        // Every active lane's value taint (what a lane reads that neither gathers nor has lanes
-        // of its own to read): not needed by a gather.
-        let mut all_t = [Taint::NONE; 16];
-        if let (false, Some((rb, true, comps))) = (is_gather, vtaint) {
-            for l in set.iter() {
-                for c in 0..comps {
-                    let t = &mut all_t[src_slot(l as usize, c)];
-                    *t = combine(*t, self.regs.taint[rb + c * lanes + base + l as usize]);
-                }
-            }
-        }
         let decided = self.vote_decided(gi, set, base);
         for l in set.iter() {
             let t = arg_taint[l as usize] | inexact;
@@ -455,19 +444,17 @@ impl Wg<'_, '_> {
                 }
             } else if decided {
                 // The defined values decide the vote whatever the undefined ones are.
-            } else if let (Some(from), Some((rb, true, comps))) =
-                (value_lanes(call, l, set), vtaint)
-            {
+            } else if let Some((rb, true, comps)) = vtaint {
                 // Only the lanes this lane's result is computed from (a scan's prefix, a
-                // cluster): one undefined lane does not make the whole subgroup undefined.
+                // cluster): one undefined lane does not make the whole subgroup undefined. An
+                // operation with no lanes of its own to read reads every active lane.
+                let from = value_lanes(call, l, set).unwrap_or(set);
                 for k in from.iter() {
                     for c in 0..comps {
                         let tk = &mut tc[src_slot(k as usize, c)];
                         *tk = combine(*tk, self.regs.taint[rb + c * lanes + base + k as usize]);
                     }
                 }
-            } else {
-                tc = all_t;
             }
             for c in 0..rn {
                 self.regs.taint[db + c * lanes + base + l as usize] = combine(t, tc[out_slot(c)]);

@@ -975,6 +975,8 @@ pub struct Kernel {
     pub declared_mode: Mode,
     /// denormals must be preserved (`DenormPreserve`) for floats of 16, 32, 64 bits
     pub denorm_preserve: [bool; 3],
+    /// the sign of a zero must be kept (`SignedZeroInfNanPreserve`) for floats of 16, 32, 64 bits
+    pub signed_zero_preserve: [bool; 3],
     /// the types
     pub types: Types,
     /// slots of each register

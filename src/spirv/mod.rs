@@ -39,6 +39,7 @@ pub(crate) mod error;
 pub mod examples;
 pub(crate) mod exec;
 mod explore;
+mod ext_exec;
 pub(crate) mod ext_inst;
 mod finding;
 mod flow;

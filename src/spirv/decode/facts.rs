@@ -195,9 +195,10 @@ impl Decoder<'_> {
     pub(super) fn execution_modes(
         &self,
         entry: u32,
-    ) -> Result<([u32; 3], Mode, [bool; 3]), SpirvError> {
+    ) -> Result<([u32; 3], Mode, [[bool; 3]; 2]), SpirvError> {
         let mut mode = Mode::Base;
-        let mut denorm = [false; 3];
+        // DenormPreserve and SignedZeroInfNanPreserve, each for floats of 16, 32 and 64 bits.
+        let mut preserve = [[false; 3]; 2];
         for em in &self.m.execution_modes {
             let on_entry = matches!(em.operands.first(), Some(Operand::IdRef(f)) if *f == entry);
             if !on_entry {
@@ -224,14 +225,13 @@ impl Decoder<'_> {
                         lits.first().copied().unwrap_or(0)
                     )))
                 }
-                ExecutionMode::DenormPreserve => {
-                    if let Some(w) = lits.first() {
-                        match w {
-                            16 => denorm[0] = true,
-                            32 => denorm[1] = true,
-                            64 => denorm[2] = true,
-                            _ => {}
-                        }
+                ExecutionMode::DenormPreserve | ExecutionMode::SignedZeroInfNanPreserve => {
+                    let k = usize::from(*m == ExecutionMode::SignedZeroInfNanPreserve);
+                    match lits.first() {
+                        Some(16) => preserve[k][0] = true,
+                        Some(32) => preserve[k][1] = true,
+                        Some(64) => preserve[k][2] = true,
+                        _ => {}
                     }
                 }
                 _ => {}
@@ -267,7 +267,7 @@ impl Decoder<'_> {
                 size[0], size[1], size[2]
             )));
         }
-        Ok((size, mode, denorm))
+        Ok((size, mode, preserve))
     }
 
     pub(super) fn spec_ids(&self) -> Vec<(u32, String)> {

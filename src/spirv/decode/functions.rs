@@ -351,21 +351,13 @@ impl Decoder<'_> {
                 let mut cases = Vec::new();
                 let mut k = 2;
                 while k < i.operands.len() {
+                    // rspirv reads each literal at the selector's width (a 64-bit selector's
+                    // two words come as one `LiteralBit64`).
                     let lit = match &i.operands[k] {
                         Operand::LiteralBit32(x) => *x as u64,
                         Operand::LiteralBit64(x) => *x,
                         _ => return Err(SpirvError::malformed("OpSwitch literal")),
                     };
-                    let mut lit = lit;
-                    // 64-bit selectors spell each literal as two words.
-                    if w == 64
-                        && let (Operand::LiteralBit32(lo), Some(Operand::LiteralBit32(hi))) =
-                            (&i.operands[k], i.operands.get(k + 1))
-                        && matches!(i.operands.get(k + 2), Some(Operand::IdRef(_)))
-                    {
-                        lit = *lo as u64 | (*hi as u64) << 32;
-                        k += 1;
-                    }
                     let target = match i.operands.get(k + 1) {
                         Some(Operand::IdRef(t)) => block_of(*t)?,
                         _ => return Err(SpirvError::malformed("OpSwitch target")),

@@ -281,7 +281,8 @@ impl<'m> Decoder<'m> {
             Some(Id::Func(f)) => *f,
             _ => return Err(SpirvError::malformed("the entry point names no function")),
         };
-        let (local_size, declared_mode, denorm_preserve) = self.execution_modes(entry_id)?;
+        let (local_size, declared_mode, [denorm_preserve, signed_zero_preserve]) =
+            self.execution_modes(entry_id)?;
         self.validate(&funcs, &interface)?;
         let spec_ids = self.spec_ids();
         let storages: Vec<Storage> = self.objects.iter().map(|o| o.storage).collect();
@@ -324,6 +325,7 @@ impl<'m> Decoder<'m> {
             local_size,
             declared_mode,
             denorm_preserve,
+            signed_zero_preserve,
             types: self.types,
             reg_slots: self.reg_slots,
             constants: self.constants,
