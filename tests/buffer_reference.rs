@@ -264,6 +264,28 @@ fn an_access_running_past_a_buffers_end_is_out_of_bounds_of_that_buffer() {
             && text.contains("out-of-bounds read of src"),
         "{text}"
     );
+    // The address just past the buffer's last byte is in no buffer (a buffer's bytes are
+    // [address, address + size)), not at byte `size` of it.
+    let end = "layout(local_size_x = 1) in;\n\
+        layout(buffer_reference, std430) buffer Floats { float v[]; };\n\
+        layout(push_constant) uniform P { Floats src; } p;\n\
+        layout(binding = 0) buffer O { float o; };\n\
+        void main() { o = p.src.v[8]; }\n";
+    let out = run(
+        &job(
+            end,
+            &["zeros:f32:1"],
+            &[("src", "series:f32:8")],
+            Some("values:u64:@src"),
+        ),
+        1,
+    );
+    let text = findings(&out.report);
+    assert!(
+        text.contains("read through a device address that lies in no buffer")
+            && !text.contains("out-of-bounds read of src"),
+        "{text}"
+    );
 }
 
 // Vulkan, VUID-StandaloneSpirv-PhysicalStorageBuffer64-06315: "the pointer value of a memory

@@ -4830,3 +4830,20 @@ fn workgroups_that_only_read_a_buffer_need_no_ordered_run() {
         assert_eq!(o[4 * 63..4 * 64], [64, 65, 66, 67], "{access}");
     }
 }
+
+/// SPIR-V 3.32.8, OpVariable: "Initializer … the variable's initial value" — for a Private
+/// variable (a GLSL global with an initializer), every invocation's copy starts at it, in every
+/// workgroup, whatever invocations of earlier workgroups on the same thread left in theirs.
+/// Sixteen workgroups each add their id to `g = 5` and write it: 5 + id, exact.
+#[test]
+fn a_private_variable_starts_at_its_initializer_in_every_workgroup() {
+    let src = format!("{HEAD}layout(local_size_x = 2) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nuint g = 5u;\nvoid main() {{\n  g += gl_WorkGroupID.x;\n  b[gl_GlobalInvocationID.x] = g;\n}}\n");
+    let r = run_glsl(&src, Mode::Base, 8, [16, 1, 1], &[vec![0; 32]]);
+    assert!(r.findings.is_empty(), "{:?}", r.findings);
+    let b = &r.buffers[0];
+    for i in 0..32 {
+        assert_eq!(r.status(b.word_taint(i)), WordStatus::Exact, "b[{i}]");
+    }
+    let want: Vec<u32> = (0..32).map(|i| 5 + i / 2).collect();
+    assert_eq!(u32s(&b.bytes), want);
+}

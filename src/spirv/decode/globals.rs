@@ -410,16 +410,13 @@ impl Decoder<'_> {
                         ))
                     }
                 };
-                let mut bits = match (i.operands.first(), i.operands.get(1)) {
-                    (Some(Operand::LiteralBit32(x)), _) => *x as u64,
-                    (Some(Operand::LiteralBit64(x)), _) => *x,
+                // rspirv reads the literal at the type's width (a 64-bit constant's two words
+                // come as one `LiteralBit64`).
+                let mut bits = match i.operands.first() {
+                    Some(Operand::LiteralBit32(x)) => *x as u64,
+                    Some(Operand::LiteralBit64(x)) => *x,
                     _ => return Err(SpirvError::malformed("a constant without a literal")),
                 };
-                if let (Some(Operand::LiteralBit32(lo)), Some(Operand::LiteralBit32(hi))) =
-                    (i.operands.first(), i.operands.get(1))
-                {
-                    bits = *lo as u64 | (*hi as u64) << 32;
-                }
                 if op == SOp::SpecConstant
                     && let Some(v) = self.spec_override(rid, s)?
                 {
