@@ -3,6 +3,10 @@
 
 use super::*;
 
+/// `DenormPreserve` and `SignedZeroInfNanPreserve` as an entry point declares them, each for floats
+/// of 16, 32 and 64 bits.
+pub(super) type Preserve = [[bool; 3]; 2];
+
 impl Decoder<'_> {
     pub(super) fn debug_info(&mut self) {
         for i in &self.m.debug_string_source {
@@ -195,7 +199,7 @@ impl Decoder<'_> {
     pub(super) fn execution_modes(
         &self,
         entry: u32,
-    ) -> Result<([u32; 3], Mode, [[bool; 3]; 2]), SpirvError> {
+    ) -> Result<([u32; 3], Mode, Preserve), SpirvError> {
         let mut mode = Mode::Base;
         // DenormPreserve and SignedZeroInfNanPreserve, each for floats of 16, 32 and 64 bits.
         let mut preserve = [[false; 3]; 2];
