@@ -4831,14 +4831,59 @@ fn workgroups_that_only_read_a_buffer_need_no_ordered_run() {
     }
 }
 
-/// SPIR-V 3.32.8, OpVariable: "Initializer … the variable's initial value" — for a Private
-/// variable (a GLSL global with an initializer), every invocation's copy starts at it, in every
-/// workgroup, whatever invocations of earlier workgroups on the same thread left in theirs.
-/// Sixteen workgroups each add their id to `g = 5` and write it: 5 + id, exact.
+/// SPIR-V 3.32.8, OpVariable: "Initializer … the variable's initial value" — a Private variable
+/// with an initializer starts at it in every invocation, in every workgroup, whatever invocations
+/// of earlier workgroups on the same thread left in theirs. Sixteen workgroups each add their id
+/// to `g` (initialized to 5) and write it: 5 + id, exact.
 #[test]
 fn a_private_variable_starts_at_its_initializer_in_every_workgroup() {
-    let src = format!("{HEAD}layout(local_size_x = 2) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nuint g = 5u;\nvoid main() {{\n  g += gl_WorkGroupID.x;\n  b[gl_GlobalInvocationID.x] = g;\n}}\n");
-    let r = run_glsl(&src, Mode::Base, 8, [16, 1, 1], &[vec![0; 32]]);
+    let text = r#"OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main" %wid %gid
+OpExecutionMode %main LocalSize 2 1 1
+OpDecorate %wid BuiltIn WorkgroupId
+OpDecorate %gid BuiltIn GlobalInvocationId
+OpDecorate %ua ArrayStride 4
+OpDecorate %B Block
+OpMemberDecorate %B 0 Offset 0
+OpDecorate %b DescriptorSet 0
+OpDecorate %b Binding 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%v3 = OpTypeVector %uint 3
+%ua = OpTypeRuntimeArray %uint
+%B = OpTypeStruct %ua
+%pB = OpTypePointer StorageBuffer %B
+%pu = OpTypePointer StorageBuffer %uint
+%pin = OpTypePointer Input %v3
+%pp = OpTypePointer Private %uint
+%u0 = OpConstant %uint 0
+%u5 = OpConstant %uint 5
+%wid = OpVariable %pin Input
+%gid = OpVariable %pin Input
+%b = OpVariable %pB StorageBuffer
+%g = OpVariable %pp Private %u5
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%w3 = OpLoad %v3 %wid
+%w = OpCompositeExtract %uint %w3 0
+%g3 = OpLoad %v3 %gid
+%i = OpCompositeExtract %uint %g3 0
+%old = OpLoad %uint %g
+%new = OpIAdd %uint %old %w
+OpStore %g %new
+%v = OpLoad %uint %g
+%p = OpAccessChain %pu %b %u0 %i
+OpStore %p %v
+OpReturn
+OpFunctionEnd
+"#;
+    use lockstep::kernel::{compile, SourceLang, SourceOptions};
+    let m = compile(text, SourceLang::SpirvAsm, &SourceOptions::default()).unwrap();
+    let k = decode(&m.words, &DecodeOptions::default()).unwrap();
+    let bufs = bindings([bytes_u32(&[0; 32])]);
+    let r = run_model(&k, cfg(8, Mode::Base, [16, 1, 1]), &bufs, None).unwrap();
     assert!(r.findings.is_empty(), "{:?}", r.findings);
     let b = &r.buffers[0];
     for i in 0..32 {
