@@ -4892,3 +4892,20 @@ OpFunctionEnd
     let want: Vec<u32> = (0..32).map(|i| 5 + i / 2).collect();
     assert_eq!(u32s(&b.bytes), want);
 }
+
+/// SPV_KHR_float_controls: `DenormPreserve` and `SignedZeroInfNanPreserve` take a Target Width,
+/// "the width of the floating-point type" the mode applies to — 16, 32 or 64. Another width is
+/// refused naming the mode and the width, not read as no mode at all.
+#[test]
+fn a_float_controls_mode_of_a_width_no_float_has_is_refused() {
+    for mode in ["DenormPreserve", "SignedZeroInfNanPreserve"] {
+        let text = format!(
+            "OpCapability Shader\nOpCapability {mode}\nOpExtension \"SPV_KHR_float_controls\"\nOpMemoryModel Logical GLSL450\nOpEntryPoint GLCompute %main \"main\"\nOpExecutionMode %main LocalSize 1 1 1\nOpExecutionMode %main {mode} 8\n%void = OpTypeVoid\n%fn = OpTypeFunction %void\n%main = OpFunction %void None %fn\n%e = OpLabel\nOpReturn\nOpFunctionEnd\n"
+        );
+        let e = asm_refused(&text);
+        assert!(
+            e.contains(&format!("execution mode {mode} with Target Width 8")),
+            "{e}"
+        );
+    }
+}

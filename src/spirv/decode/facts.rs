@@ -235,7 +235,13 @@ impl Decoder<'_> {
                         Some(16) => preserve[k][0] = true,
                         Some(32) => preserve[k][1] = true,
                         Some(64) => preserve[k][2] = true,
-                        _ => {}
+                        w => {
+                            return Err(SpirvError::malformed(format!(
+                                "execution mode {m:?} with Target Width {}: SPV_KHR_float_controls \
+                                 names the width of a floating-point type, 16, 32 or 64",
+                                w.map_or("missing".to_string(), |w| w.to_string())
+                            )))
+                        }
                     }
                 }
                 _ => {}
