@@ -2710,3 +2710,23 @@ void main() {
         );
     }
 }
+
+/// GLSL.std.450 Ldexp: "If this product is too large to be finitely represented in the
+/// floating-point type, the resulting value is undefined" — the largest finite float itself is
+/// represented: `ldexp(1 − 2⁻²⁴, 128)` is `f32::MAX`, defined and exact.
+#[test]
+fn ldexp_reaching_the_largest_float_exactly_is_defined() {
+    let src = "#version 450
+layout(local_size_x = 1) in;
+layout(binding = 0) buffer I { float x; int e; } i;
+layout(binding = 1) buffer O { float o; } o;
+void main() { o.o = ldexp(i.x, i.e); }
+";
+    let mut inb = Vec::new();
+    inb.extend((1.0f32 - 2f32.powi(-24)).to_le_bytes());
+    inb.extend(128i32.to_le_bytes());
+    let r = run(&glsl(src, "k.comp"), vec![inb, vec![0; 4]]);
+    let o = &r.buffers[at(&r, 1)];
+    assert_eq!(f32s(&o.bytes), [f32::MAX]);
+    assert_eq!(r.status(o.word_taint(0)), WordStatus::Exact);
+}
