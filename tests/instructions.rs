@@ -1640,6 +1640,50 @@ void main() {
     assert_undefined(&r, 0, [3, 7]);
 }
 
+/// GLSL 4.60 §8.8: `bitfieldExtract` and `bitfieldInsert` of a vector work "component-wise", with
+/// one offset and one count for every component (SPIR-V, OpBitFieldInsert: "Offset and Count must
+/// be a scalar"). Lane `l` extracts bits 4..11 of (0x1234 + l, 0x5678, 0x9abc, 0xdef0), inserts
+/// the low byte of (1, 2, 3, 4) at bit 8 of the same vector, and sign-extends bits 4..11 of
+/// (0x0f80, 0x0070) — component `w` of the inserted vector left undefined in lane 1, so that
+/// only that component of that lane is undefined.
+#[test]
+fn a_vector_bit_field_works_on_every_component_with_one_offset_and_count() {
+    let src = "#version 450
+layout(local_size_x = 2) in;
+layout(binding = 0) buffer O { uint o[]; };
+void main() {
+  uint l = gl_LocalInvocationIndex;
+  uvec4 x = uvec4(0x1234u + l, 0x5678u, 0x9abcu, 0xdef0u);
+  uvec4 ins = uvec4(1u, 2u, 3u, 4u);
+  if (l == 1u) { uint u; ins.w = u; }
+  uvec4 e = bitfieldExtract(x, 4, 8);
+  uvec4 i = bitfieldInsert(x, ins, 8, 8);
+  ivec2 s = bitfieldExtract(ivec2(0x0f80, 0x0070), 4, 8);
+  for (uint c = 0u; c < 4u; c++) {
+    o[l * 10u + c] = e[c];
+    o[l * 10u + 4u + c] = i[c];
+  }
+  o[l * 10u + 8u] = uint(s.x);
+  o[l * 10u + 9u] = uint(s.y);
+}
+";
+    let r = run(&glsl(src, "bits.comp"), vec![bytes_u32(&[0; 20])]);
+    let b = &r.buffers[at(&r, 0)];
+    let v = u32s(&b.bytes);
+    for l in 0..2u32 {
+        let at = l as usize * 10;
+        assert_eq!(v[at..at + 4], [0x23, 0x67, 0xab, 0xef], "lane {l}");
+        let inserted = [0x0134 + l, 0x0278, 0x03bc, 0x04f0];
+        let n = if l == 1 { 3 } else { 4 };
+        assert_eq!(v[at + 4..at + 4 + n], inserted[..n], "lane {l}");
+        assert_eq!(v[at + 8..at + 10], [0xffff_fff8, 0x7], "lane {l}");
+    }
+    for w in (0..20).filter(|&w| w != 17) {
+        assert_eq!(r.status(b.word_taint(w)), WordStatus::Exact, "o[{w}]");
+    }
+    assert_undefined(&r, 0, [17]);
+}
+
 /// GLSL 4.60 §8.3: `modf(x, out i)` "returns the fractional part of x and sets i to the integer
 /// part", and `frexp(x, out exp)` splits x into a significand in [0.5, 1.0) and an exponent —
 /// component by component for vectors. Lane `l` splits (l + 0.25, 2l + 0.5, 3.75) and

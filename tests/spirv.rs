@@ -118,6 +118,24 @@ fn reading_shared_memory_nobody_wrote_is_undefined() {
     assert!(r.findings.is_empty(), "{:?}", r.findings);
 }
 
+/// Every lane reads one shared location — a variable and a constant element of an array — through
+/// one pointer, after the barrier that orders lane 0's writes before the reads (GLSL 4.60 §8.16,
+/// `barrier()`: in compute shaders it also orders the shared-variable writes before it with the
+/// reads after it; glslang emits `OpControlBarrier Workgroup Workgroup AcquireRelease|
+/// WorkgroupMemory`). Every lane gets 7 + 9, exact: the model's row-copy path for one pointer into
+/// an invocation's own memory must not take a shared variable for one.
+#[test]
+fn every_lane_reading_one_shared_location_gets_its_value() {
+    let src = format!("{HEAD}layout(local_size_x = 8) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nshared uint s;\nshared uint arr[4];\nvoid main() {{\n  uint i = gl_LocalInvocationIndex;\n  if (i == 0u) {{ s = 7u; arr[2] = 9u; }}\n  barrier();\n  b[i] = s + arr[2];\n}}\n");
+    let r = run_glsl(&src, Mode::Base, 8, [1, 1, 1], &[vec![0; 8]]);
+    assert!(r.findings.is_empty(), "{:?}", r.findings);
+    let b = &r.buffers[0];
+    assert_eq!(u32s(&b.bytes), [16; 8]);
+    for l in 0..8 {
+        assert_eq!(r.status(b.word_taint(l)), WordStatus::Exact);
+    }
+}
+
 #[test]
 fn shared_memory_without_a_barrier_is_a_race_and_with_one_is_not() {
     let body = |bar: &str| {
@@ -4908,4 +4926,110 @@ fn a_float_controls_mode_of_a_width_no_float_has_is_refused() {
             "{e}"
         );
     }
+}
+
+/// The head of a module whose `main` writes `%r` to `b[0]` (binding 0), with `%uint`, `%u0`,
+/// `%u1`, `%bool`, `%true` and `%ffn` (a function returning `uint`) declared.
+const DEEP_HEAD: &str = "OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main \"main\"
+OpExecutionMode %main LocalSize 2 1 1
+OpDecorate %ua ArrayStride 4
+OpDecorate %B Block
+OpMemberDecorate %B 0 Offset 0
+OpDecorate %b DescriptorSet 0
+OpDecorate %b Binding 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%bool = OpTypeBool
+%true = OpConstantTrue %bool
+%u0 = OpConstant %uint 0
+%u1 = OpConstant %uint 1
+%ffn = OpTypeFunction %uint
+%ua = OpTypeRuntimeArray %uint
+%B = OpTypeStruct %ua
+%pB = OpTypePointer StorageBuffer %B
+%pu = OpTypePointer StorageBuffer %uint
+%b = OpVariable %pB StorageBuffer
+";
+
+/// Runs a module of [`DEEP_HEAD`] and `body` on 8 workgroups (so on the thread pool's workers,
+/// whose stacks are 2 MiB): the value `b[0]` holds, or why the run stopped.
+fn run_deep(body: &str) -> Result<(u32, WordStatus), String> {
+    use lockstep::kernel::{compile, SourceLang, SourceOptions};
+    let text = format!("{DEEP_HEAD}{body}");
+    let m = compile(&text, SourceLang::SpirvAsm, &SourceOptions::default()).unwrap();
+    let k = decode(&m.words, &DecodeOptions::default()).unwrap();
+    match run_model(
+        &k,
+        cfg(2, Mode::Base, [8, 1, 1]),
+        &bindings([bytes_u32(&[0])]),
+        None,
+    ) {
+        Ok(r) => {
+            let b = &r.buffers[0];
+            Ok((u32s(&b.bytes)[0], r.status(b.word_taint(0))))
+        }
+        Err(SpirvError::Stopped { why, .. }) => Err(why),
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// A chain of `n` functions, each of two blocks (so that none is inlined), `f1` calling `f2` … each
+/// returning what it called plus 1, the last 1: `main` gets `n`.
+fn call_chain(n: usize) -> String {
+    let mut s = String::new();
+    for i in 1..=n {
+        let inner = if i < n {
+            format!("%r{i} = OpFunctionCall %uint %f{}\n%s{i} = OpIAdd %uint %r{i} %u1\nOpReturnValue %s{i}\n", i + 1)
+        } else {
+            "OpReturnValue %u1\n".to_string()
+        };
+        s += &format!("%f{i} = OpFunction %uint None %ffn\n%e{i} = OpLabel\nOpBranch %c{i}\n%c{i} = OpLabel\n{inner}OpFunctionEnd\n");
+    }
+    s + "%main = OpFunction %void None %fn\n%entry = OpLabel\n%r = OpFunctionCall %uint %f1\n%o = OpAccessChain %pu %b %u0 %u0\nOpStore %o %r\nOpReturn\nOpFunctionEnd\n"
+}
+
+/// SPIR-V allows calls nested as deep as a module's functions chain them (only a cycle is
+/// forbidden), and constructs nested as deep as its blocks do. The executor follows both by
+/// recursion, and a worker thread's stack held about 700 nested calls before it overflowed and
+/// aborted the process; its stack now grows where it runs short. A chain of 4,096 calls runs (each
+/// adds 1: `b[0]` = 4096, exact); the 4,097th call stops the run, naming the bound (the memory a
+/// generated module may take is bounded: docs/interpreter.md, "Decisions"); 2,000 selections
+/// nested in one another, every condition true, reach the store at the bottom (`b[0]` = 1).
+#[test]
+fn calls_and_constructs_nested_thousands_deep_run_and_a_call_past_the_bound_stops() {
+    assert_eq!(run_deep(&call_chain(4096)), Ok((4096, WordStatus::Exact)));
+    let why = run_deep(&call_chain(4097)).unwrap_err();
+    assert!(why.contains("calls nested more than 4096 deep"), "{why}");
+    let n = 2000;
+    let mut s = String::from("%main = OpFunction %void None %fn\n%entry = OpLabel\nOpBranch %h0\n");
+    for i in 0..n {
+        s += &format!(
+            "%h{i} = OpLabel\nOpSelectionMerge %m{i} None\nOpBranchConditional %true %h{} %m{i}\n",
+            i + 1
+        );
+    }
+    s += &format!(
+        "%h{n} = OpLabel\n%o = OpAccessChain %pu %b %u0 %u0\nOpStore %o %u1\nOpBranch %m{}\n",
+        n - 1
+    );
+    for i in (0..n).rev() {
+        let next = if i > 0 {
+            format!("%m{}", i - 1)
+        } else {
+            "%end".into()
+        };
+        s += &format!("%m{i} = OpLabel\nOpBranch {next}\n");
+    }
+    s += "%end = OpLabel\nOpReturn\nOpFunctionEnd\n";
+    assert_eq!(run_deep(&s), Ok((1, WordStatus::Exact)));
+    // Calls made one after another do not nest: a loop calls a chain of two 5,000 times.
+    let looped = call_chain(2).replace(
+        "%entry = OpLabel\n%r = OpFunctionCall %uint %f1\n",
+        "%entry = OpLabel\nOpBranch %lh\n%lh = OpLabel\n%i = OpPhi %uint %u0 %entry %i2 %lc\n%acc = OpPhi %uint %u0 %entry %r %lc\nOpLoopMerge %lm %lc None\nOpBranch %lb\n%lb = OpLabel\n%x = OpFunctionCall %uint %f1\n%r = OpIAdd %uint %acc %x\n%i2 = OpIAdd %uint %i %u1\n%go = OpULessThan %bool %i2 %u5000\nOpBranch %lc\n%lc = OpLabel\nOpBranchConditional %go %lh %lm\n%lm = OpLabel\n",
+    );
+    let looped = format!("%u5000 = OpConstant %uint 5000\n{looped}");
+    assert_eq!(run_deep(&looped), Ok((10_000, WordStatus::Exact)));
 }

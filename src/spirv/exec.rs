@@ -706,6 +706,8 @@ pub(crate) struct Wg<'d, 'k> {
     pub(crate) wg_linear: u32,
     pub(crate) steps: u64,
     pub(crate) frames: Vec<Frame>,
+    /// calls the workgroup is inside (the entry point not counted), against [`MAX_CALL_DEPTH`](crate::spirv::flow::MAX_CALL_DEPTH)
+    pub(crate) calls: u32,
     /// provenance ids this thread used (the dispatch's `Provs`, locked, asked once per record)
     pub(crate) prov_ids: std::cell::RefCell<HashMap<Prov, u32, foldhash::fast::FixedState>>,
     /// per object: an input variable filled for this dispatch (`Wg::fill_builtin`)
@@ -784,6 +786,7 @@ impl<'d, 'k> Wg<'d, 'k> {
             wg_linear: 0,
             steps: 0,
             frames: Vec::new(),
+            calls: 0,
             prov_ids: Default::default(),
             inputs_filled: vec![false; k.objects.len()],
             scratch: Vec::new(),
@@ -832,6 +835,7 @@ impl<'d, 'k> Wg<'d, 'k> {
         self.phi_taint.fill(Taint::NONE);
         self.any_phi_taint = false;
         self.frames.clear();
+        self.calls = 0;
         self.regs.clear_dirty();
         // Undefined constants (`OpUndef` at module scope) carry their taint.
         for c in &k.constants {

@@ -13,10 +13,38 @@ use crate::spirv::prov::{Cause, Taint};
 use crate::spirv::regs::each_span;
 use std::sync::atomic::Ordering::Relaxed;
 
+/// The most calls one invocation may be inside at once. Recursion is refused at decode time
+/// (SPIR-V's universal validation rules: the static call graph of an entry point has no cycle), so
+/// a module's depth is bounded by its function count; this bounds the memory a generated module of
+/// thousands of chained functions takes. A call past it stops the run, naming the call.
+pub(crate) const MAX_CALL_DEPTH: u32 = 4096;
+
+/// The stack a recursion of the executor may need before it next reaches [`Wg::region`]: one
+/// block's instructions, a selection or a loop, a call (measured: a few KiB each; ample).
+const STACK_RED_ZONE: usize = 256 * 1024;
+/// The stack segment `stacker` allocates when less than [`STACK_RED_ZONE`] is left.
+const STACK_SEGMENT: usize = 4 * 1024 * 1024;
+
 impl Wg<'_, '_> {
     /// Runs blocks of function `f` from `start` until every lane of `flow` has been deposited in a
     /// frame (a merge, a continue target, a loop header, a return).
+    ///
+    /// Every recursion of the executor (a construct inside a construct, a call) passes through
+    /// here: where less than [`STACK_RED_ZONE`] of the thread's stack is left, the rest runs on a
+    /// new segment of [`STACK_SEGMENT`] bytes (`stacker`), so that a kernel nested thousands deep
+    /// runs on a worker thread's 2 MiB stack instead of overflowing it.
     pub(crate) fn region(
+        &mut self,
+        f: FuncIdx,
+        start: BlockIdx,
+        flow: &mut Flow,
+    ) -> Result<(), SpirvError> {
+        stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || {
+            self.region_here(f, start, flow)
+        })
+    }
+
+    fn region_here(
         &mut self,
         f: FuncIdx,
         start: BlockIdx,
@@ -1086,9 +1114,9 @@ impl Wg<'_, '_> {
     ) -> Result<Flow, SpirvError> {
         let k = self.k;
         let callee = &k.funcs[f as usize];
-        if self.frames.len() > 4096 {
+        if self.calls >= MAX_CALL_DEPTH {
             return Err(SpirvError::Stopped {
-                why: "calls nested more than 4096 deep".into(),
+                why: format!("calls nested more than {MAX_CALL_DEPTH} deep"),
                 at: self.d.loc(loc).clone(),
             });
         }
@@ -1100,7 +1128,9 @@ impl Wg<'_, '_> {
         let entry = flow.clone();
         self.frames.push(Frame::Func { ret: Vec::new() });
         let mut body = flow.clone();
+        self.calls += 1;
         self.call_body(f, &mut body)?;
+        self.calls -= 1;
         let Some(Frame::Func { ret }) = self.frames.pop() else {
             unreachable!("function frame")
         };

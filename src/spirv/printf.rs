@@ -523,6 +523,25 @@ mod tests {
         assert_eq!(hex_float(0.0, Some(3)), "0x0.000p+0");
     }
 
+    // C's `%a` leaves the digit before the point of a subnormal unspecified (C17 7.21.6.1: "nonzero
+    // if the argument is a normalized floating-point number and is otherwise unspecified"); the
+    // layers print with glibc's `snprintf`, which writes a subnormal double as `0x0.` and its 52
+    // fraction bits at exponent -1022. A float's subnormal is a normal double once widened (C's
+    // default argument promotions), so it prints as `0x1…`.
+    #[test]
+    fn a_hex_float_subnormal_prints_its_fraction_at_the_least_exponent() {
+        assert_eq!(
+            hex_float(f64::from_bits(0x0008_0000_0000_0000), None),
+            "0x0.8p-1022"
+        );
+        assert_eq!(
+            hex_float(f64::from_bits(0x000c_0000_0000_0001), None),
+            "0x0.c000000000001p-1022"
+        );
+        assert_eq!(hex_float(f64::from_bits(1), Some(2)), "0x0.00p-1022");
+        assert_eq!(f("%a", f32::from_bits(1)), "0x1p-149");
+    }
+
     fn c(bits: u64, scalar: Scalar) -> Component {
         Component {
             bits,
