@@ -1518,3 +1518,48 @@ fn an_atomic_after_an_unordered_plain_write_of_its_location_races() {
     let r = run(&body("atomicExchange(x, 5u);"), 2, [1, 1, 1], &[vec![0]]);
     assert!(races(&r).is_empty(), "{:?}", texts(&r));
 }
+
+// Vulkan spec, Appendix B "Memory Model", Data Race: two potentially-concurrent accesses to one
+// location of which one writes form a data race unless both are atomic with mutually-inclusive
+// scopes. Invocation 1's plain read of `c` and invocation 6's later `atomicAdd` of it are ordered
+// by nothing (no barrier between them): a data race, whichever ran first — so the value the read
+// returned is racy, though in the model's order it ran before the add and saw 5, and so is the
+// add's result; the race is named with both sides. (The read is found only when the add runs, so
+// the run is repeated with it marked: a read side of a race with a later atomic write.)
+#[test]
+fn a_plain_read_racing_with_a_later_atomic_write_is_racy() {
+    let r = run(
+        "layout(local_size_x = 8) in;\n\
+         layout(binding = 0) buffer O { uint o[]; };\n\
+         shared uint c;\n\
+         void main() {\n\
+           uint i = gl_LocalInvocationIndex;\n\
+           if (i == 0u) c = 5u;\n\
+           barrier();\n\
+           if (i == 1u) o[0] = c;\n\
+           if (i == 6u) o[1] = atomicAdd(c, 1u);\n\
+         }\n",
+        4,
+        [1, 1, 1],
+        &[vec![0; 2]],
+    );
+    let o = &r.buffers[0];
+    for w in 0..2 {
+        assert!(
+            matches!(r.status(o.word_taint(w)), WordStatus::Racy(_)),
+            "o[{w}]: {:?}",
+            r.status(o.word_taint(w))
+        );
+    }
+    let races = races(&r);
+    assert_eq!(races.len(), 1, "{races:?}");
+    assert!(
+        races[0]
+            .1
+            .contains("invocation 1 (subgroup 0 lane 1) read at k.comp:12")
+            && races[0]
+                .1
+                .contains("invocation 6 (subgroup 1 lane 2) wrote at k.comp:13"),
+        "{races:?}"
+    );
+}

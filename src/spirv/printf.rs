@@ -653,6 +653,8 @@ mod tests {
         assert_eq!(Format::parse("100%% sure, %q").print(&[]), "100% sure, %q");
         assert_eq!(Format::parse("50% off").specs().count(), 1);
         assert_eq!(Format::parse("%v5d").specs().count(), 0);
+        // a pointer has no vector form (the layers' vector sizes go with the numeric conversions)
+        assert_eq!(Format::parse("%p %v2p").specs().count(), 1);
         // a width or precision past 4096 is not one: the specifier is text
         assert_eq!(
             Format::parse("%99999999999d|%.5000f").print(&[]),
