@@ -5032,4 +5032,24 @@ fn calls_and_constructs_nested_thousands_deep_run_and_a_call_past_the_bound_stop
     );
     let looped = format!("%u5000 = OpConstant %uint 5000\n{looped}");
     assert_eq!(run_deep(&looped), Ok((10_000, WordStatus::Exact)));
+    // The same chain closed into a cycle (the last function calls the first) is recursion, which
+    // Vulkan forbids: refused at decode time, the walk of 4,097 functions on a test thread's stack.
+    use lockstep::kernel::{compile, SourceLang, SourceOptions};
+    let cycle = call_chain(4097).replace(
+        "%c4097 = OpLabel\nOpReturnValue %u1\n",
+        "%c4097 = OpLabel\n%back = OpFunctionCall %uint %f1\nOpReturnValue %back\n",
+    );
+    let m = compile(
+        &format!("{DEEP_HEAD}{cycle}"),
+        SourceLang::SpirvAsm,
+        &SourceOptions::default(),
+    )
+    .unwrap();
+    let e = decode(&m.words, &DecodeOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("recursion") && e.contains("calls") && e.contains("again"),
+        "{e}"
+    );
 }

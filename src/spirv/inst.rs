@@ -853,6 +853,64 @@ pub struct Func {
     pub has_phis: bool,
 }
 
+/// The functions reached from `roots` through calls, each once, every callee before its callers
+/// (a depth-first post-order of the call graph, callees visited in the order their calls appear).
+/// Iterative, so that a module chaining thousands of functions needs no deep stack. With it, the
+/// first call found to close a cycle (recursion, which the decoder refuses), as (caller, callee);
+/// such a call is not followed.
+pub(crate) fn calls_post_order(
+    funcs: &[Func],
+    roots: impl IntoIterator<Item = usize>,
+) -> (Vec<usize>, Option<(usize, usize)>) {
+    let callees: Vec<Vec<usize>> = funcs
+        .iter()
+        .map(|func| {
+            func.blocks
+                .iter()
+                .flat_map(|b| &b.insts)
+                .filter_map(|i| match i {
+                    Inst::Call { f, .. } => Some(*f as usize),
+                    _ => None,
+                })
+                .collect()
+        })
+        .collect();
+    // 0: not seen, 1: on the walk's path, 2: done
+    let mut state = vec![0u8; funcs.len()];
+    let (mut post, mut cycle) = (Vec::new(), None);
+    for root in roots {
+        if state[root] != 0 {
+            continue;
+        }
+        state[root] = 1;
+        // (function, calls of it already followed)
+        let mut path = vec![(root, 0usize)];
+        while let Some(&mut (f, ref mut next)) = path.last_mut() {
+            match callees[f].get(*next) {
+                Some(&c) => {
+                    *next += 1;
+                    match state[c] {
+                        0 => {
+                            state[c] = 1;
+                            path.push((c, 0));
+                        }
+                        1 => {
+                            cycle.get_or_insert((f, c));
+                        }
+                        _ => {}
+                    }
+                }
+                None => {
+                    state[f] = 2;
+                    post.push(f);
+                    path.pop();
+                }
+            }
+        }
+    }
+    (post, cycle)
+}
+
 /// A variable.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Object {

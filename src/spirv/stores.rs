@@ -5,7 +5,9 @@
 //! (issue 19: "one path is not all paths"). A decode-time pass: per construct header, the buffer
 //! variables the stores and atomics of its blocks (and of the functions they call) reach.
 
-use crate::spirv::inst::{BlockIdx, Func, Inst, Merge, ObjectId, Reg, Step, Term};
+use crate::spirv::inst::{
+    calls_post_order, BlockIdx, Func, Inst, Merge, ObjectId, Reg, Step, Term,
+};
 use crate::spirv::types::Storage;
 use std::collections::{HashMap, HashSet};
 
@@ -232,23 +234,9 @@ pub fn pointer_objects(
 /// The functions' indices, every caller before its callees (a reversed post-order of the call
 /// graph; the decoder refused recursion).
 fn callers_first(funcs: &[Func]) -> Vec<usize> {
-    fn visit(f: usize, funcs: &[Func], seen: &mut [bool], post: &mut Vec<usize>) {
-        if std::mem::replace(&mut seen[f], true) {
-            return;
-        }
-        for i in funcs[f].blocks.iter().flat_map(|b| &b.insts) {
-            if let Inst::Call { f: c, .. } = i {
-                visit(*c as usize, funcs, seen, post);
-            }
-        }
-        post.push(f);
-    }
-    let (mut seen, mut post) = (vec![false; funcs.len()], Vec::new());
-    for f in 0..funcs.len() {
-        visit(f, funcs, &mut seen, &mut post);
-    }
-    post.reverse();
-    post
+    let (mut order, _) = calls_post_order(funcs, 0..funcs.len());
+    order.reverse();
+    order
 }
 
 /// The blocks of the construct headed by `h`: reachable from it without passing `merge`. A

@@ -701,48 +701,13 @@ fn type_spirv_id(d: &Decoder<'_>, t: TypeId) -> u32 {
 
 fn check_recursion(funcs: &[Func]) -> Result<(), SpirvError> {
     // Vulkan forbids recursion; a cycle in the call graph is malformed input, caught before running.
-    let calls: Vec<HashSet<FuncIdx>> = funcs
-        .iter()
-        .map(|f| {
-            f.blocks
-                .iter()
-                .flat_map(|b| b.insts.iter())
-                .filter_map(|i| match i {
-                    Inst::Call { f, .. } => Some(*f),
-                    _ => None,
-                })
-                .collect()
-        })
-        .collect();
-    let mut state = vec![0u8; funcs.len()];
-    fn visit(
-        k: usize,
-        calls: &[HashSet<FuncIdx>],
-        state: &mut [u8],
-        funcs: &[Func],
-    ) -> Result<(), SpirvError> {
-        state[k] = 1;
-        for &c in &calls[k] {
-            match state[c as usize] {
-                1 => {
-                    return Err(SpirvError::malformed(format!(
-                        "recursion: {} calls {} again (Vulkan forbids recursion)",
-                        funcs[k].name, funcs[c as usize].name
-                    )))
-                }
-                0 => visit(c as usize, calls, state, funcs)?,
-                _ => {}
-            }
-        }
-        state[k] = 2;
-        Ok(())
+    match calls_post_order(funcs, 0..funcs.len()) {
+        (_, Some((k, c))) => Err(SpirvError::malformed(format!(
+            "recursion: {} calls {} again (Vulkan forbids recursion)",
+            funcs[k].name, funcs[c].name
+        ))),
+        (_, None) => Ok(()),
     }
-    for k in 0..funcs.len() {
-        if state[k] == 0 {
-            visit(k, &calls, &mut state, funcs)?;
-        }
-    }
-    Ok(())
 }
 
 impl Decoder<'_> {

@@ -43,7 +43,9 @@
 //! call ([`Promote::stored_all`]); and a call forgets only the variables it may reset
 //! ([`resets`]), never the caller's own.
 
-use crate::spirv::inst::{Block, FastBody, Func, Inst, Object, ObjectId, Plan, Reg, Step, Term};
+use crate::spirv::inst::{
+    calls_post_order, Block, FastBody, Func, Inst, Object, ObjectId, Plan, Reg, Step, Term,
+};
 use crate::spirv::memory::Ptr;
 use crate::spirv::operands::Role;
 use crate::spirv::types::Storage;
@@ -761,24 +763,9 @@ fn live_functions(funcs: &[Func], entry: usize) -> Vec<bool> {
 /// The functions that run, every caller before its callees (the reverse of a depth-first
 /// post-order of the call graph from `entry`; SPIR-V has no recursion).
 fn callers_first(funcs: &[Func], entry: usize) -> Vec<usize> {
-    fn visit(funcs: &[Func], f: usize, seen: &mut [bool], post: &mut Vec<usize>) {
-        if std::mem::replace(&mut seen[f], true) {
-            return;
-        }
-        for i in funcs[f].blocks.iter().flat_map(|b| &b.insts) {
-            if let Inst::Call { f: g, .. } = i {
-                visit(funcs, *g as usize, seen, post);
-            }
-        }
-        post.push(f);
-    }
-    let mut seen = vec![false; funcs.len()];
-    let mut post = Vec::new();
-    if entry < funcs.len() {
-        visit(funcs, entry, &mut seen, &mut post);
-    }
-    post.reverse();
-    post
+    let (mut order, _) = calls_post_order(funcs, (entry < funcs.len()).then_some(entry));
+    order.reverse();
+    order
 }
 
 /// Binds each parameter register that every call (in the functions that run) gives the same
