@@ -606,8 +606,8 @@ fn device_layout(
 /// A buffer the model left at one size of a sweep.
 struct SizeBuffer {
     bytes: Vec<u8>,
-    /// per taint unit: is it defined, is it inexact
-    units: Vec<(bool, bool)>,
+    /// per taint unit: its taint (defined, inexact, compared as a float's bits)
+    units: Vec<crate::spirv::Taint>,
     /// the taint unit's size in bytes
     unit: u32,
 }
@@ -694,17 +694,10 @@ fn sweep(a: &RunArgs, sizes: &[SubgroupSize]) -> Result<String, CliError> {
                     .run
                     .buffers
                     .iter()
-                    .map(|b| {
-                        let ok = b
-                            .taint
-                            .iter()
-                            .map(|t| (!t.has_prov(), t.is_inexact()))
-                            .collect();
-                        SizeBuffer {
-                            bytes: b.bytes.clone(),
-                            units: ok,
-                            unit: b.unit,
-                        }
+                    .map(|b| SizeBuffer {
+                        bytes: b.bytes.clone(),
+                        units: b.taint.clone(),
+                        unit: b.unit,
                     })
                     .collect();
                 r.report = Some(rep);
@@ -797,7 +790,7 @@ fn size_differences(
                     let d = r.defined.get(bi).map(|d| d.units.as_slice()).unwrap_or(&[]);
                     units
                         .clone()
-                        .map(move |k| d.get(k).copied().unwrap_or((false, false)))
+                        .map(move |k| d.get(k).copied().unwrap_or_default())
                 })
             };
             // Defined at every size, and not the same value at every size: bit for bit, or
@@ -805,15 +798,16 @@ fn size_differences(
             // operations is the implementation's, and changes with the size).
             let bad: Vec<usize> = (0..b0.len() / es)
                 .filter(|&e| {
-                    if !marks(e).all(|(ok, _)| ok) {
+                    if marks(e).any(|t| t.has_prov()) {
                         return false;
                     }
-                    let inexact = marks(e).any(|(_, i)| i);
+                    let inexact = marks(e).any(|t| t.is_inexact());
+                    let float_bits = marks(e).any(|t| t.is_float_bits());
                     let first = bits(ok_runs[0], e).unwrap_or(0);
                     ok_runs.iter().any(|r| {
                         !crate::kernel::run::agrees(
                             host.dtype,
-                            inexact,
+                            (inexact, float_bits),
                             first,
                             bits(r, e).unwrap_or(0),
                             tol,

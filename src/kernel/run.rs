@@ -405,7 +405,9 @@ impl KernelJob {
                         }
                         if let Some(d) = dev {
                             let dbits = bits(d);
-                            let same = agrees(host.dtype, inexact, mbits, dbits, tol);
+                            let float_bits =
+                                inexact && out.taint_of(i * es..(i + 1) * es).is_float_bits();
+                            let same = agrees(host.dtype, (inexact, float_bits), mbits, dbits, tol);
                             if !same {
                                 br.mismatches += 1;
                                 let (item, why, line) = mismatch(
@@ -415,7 +417,7 @@ impl KernelJob {
                                     &name,
                                     host.dtype,
                                     (mbits, dbits),
-                                    inexact,
+                                    (inexact, float_bits),
                                     tol,
                                 );
                                 report.add_group(FindingKind::Mismatch, at, line, why, &[item], 1);
@@ -459,6 +461,13 @@ pub fn show(t: ScalarType, bits: u64) -> String {
 }
 
 /// The device's value `d` within `tol` of the model's `m` (the expected one), a NaN only of a NaN.
+/// The float type of `t`'s width, where there is one (an integer holding a float's bits).
+fn float_of_width(t: ScalarType) -> Option<ScalarType> {
+    [ScalarType::F16, ScalarType::F32, ScalarType::F64]
+        .into_iter()
+        .find(|f| f.bits() == t.bits())
+}
+
 fn within(t: ScalarType, m: u64, d: u64, tol: Tolerance) -> bool {
     let v = |x: u64| Value::from_bits(ValueType::scalar(t), &[x]).component_f64(0);
     let (m, d) = (v(m), v(d));
@@ -763,13 +772,18 @@ pub fn probe_layout(
 /// Fixed-Point Data Conversion)?
 pub(crate) fn agrees(
     dtype: ScalarType,
-    inexact: bool,
+    (inexact, float_bits): (bool, bool),
     mbits: u64,
     dbits: u64,
     tol: Tolerance,
 ) -> bool {
     if inexact && dtype.is_float() {
         within(dtype, mbits, dbits, tol)
+    } else if let (true, Some(f)) = (inexact && float_bits, float_of_width(dtype)) {
+        // An inexact float's bits read as an integer (`floatBitsToUint`, or a float stored in a
+        // buffer given an integer type): a device's float may differ from the model's within the
+        // tolerance, its bits then by any amount.
+        within(f, mbits, dbits, tol)
     } else if inexact {
         // An inexact integer: a float converted to a normalized texel
         // component, where "one of the two nearest" integers may be stored
@@ -795,7 +809,7 @@ fn mismatch(
     name: &str,
     dtype: ScalarType,
     (mbits, dbits): (u64, u64),
-    inexact: bool,
+    (inexact, float_bits): (bool, bool),
     tol: Tolerance,
 ) -> (String, String, Option<u32>) {
     let writer = out.writer_at(byte);
@@ -818,8 +832,14 @@ fn mismatch(
         "model and device differ{}; {who}",
         if inexact {
             format!(
-                " beyond the tolerance (rel {:e}, abs {:e}) for an inexact value",
-                tol.rel, tol.abs
+                " beyond the tolerance (rel {:e}, abs {:e}) for an inexact value{}",
+                tol.rel,
+                tol.abs,
+                if float_bits {
+                    " (a float's bits, compared as that float)"
+                } else {
+                    ""
+                }
             )
         } else {
             String::new()
@@ -841,11 +861,26 @@ mod tests {
     fn an_exact_element_agrees_bit_for_bit_and_an_inexact_one_within_its_bound() {
         let tol = Tolerance::default();
         let (one, next) = (1.0f32.to_bits() as u64, (1.0f32.to_bits() + 1) as u64);
-        assert!(!agrees(ScalarType::F32, false, one, next, tol));
-        assert!(agrees(ScalarType::F32, false, one, one, tol));
-        assert!(agrees(ScalarType::F32, true, one, next, tol));
-        assert!(!agrees(ScalarType::U32, false, 5, 6, tol));
-        assert!(agrees(ScalarType::U32, true, 5, 6, tol));
-        assert!(!agrees(ScalarType::U32, true, 5, 7, tol));
+        let (exact, inexact, float_bits) = ((false, false), (true, false), (true, true));
+        assert!(!agrees(ScalarType::F32, exact, one, next, tol));
+        assert!(agrees(ScalarType::F32, exact, one, one, tol));
+        assert!(agrees(ScalarType::F32, inexact, one, next, tol));
+        assert!(!agrees(ScalarType::U32, exact, 5, 6, tol));
+        assert!(agrees(ScalarType::U32, inexact, 5, 6, tol));
+        assert!(!agrees(ScalarType::U32, inexact, 5, 7, tol));
+        // An inexact float's bits read as an integer (`floatBitsToUint`) agree where the floats
+        // do: 1.0 and the float 40 ulps above it (4.8e-6 apart, within the default relative
+        // 1e-5), +0 and -0; not 1.0 and 1.001 — nor two small integers, which as floats would be
+        // denormals within the absolute tolerance, where the integer is not marked as bits.
+        let (far, zero, minus_zero) = (1.001f32.to_bits() as u64, 0u64, 0x8000_0000u64);
+        assert!(agrees(ScalarType::U32, float_bits, one, one + 40, tol));
+        assert!(!agrees(ScalarType::U32, inexact, one, one + 40, tol));
+        assert!(agrees(ScalarType::U32, float_bits, zero, minus_zero, tol));
+        assert!(agrees(ScalarType::I32, float_bits, zero, minus_zero, tol));
+        assert!(!agrees(ScalarType::U32, float_bits, one, far, tol));
+        assert!(!agrees(ScalarType::U32, inexact, 5, 500, tol));
+        let (d1, d2) = (1.0f64.to_bits(), 1.0f64.to_bits() + (1 << 20));
+        assert!(agrees(ScalarType::U64, float_bits, d1, d2, tol));
+        assert!(!agrees(ScalarType::U64, exact, d1, d2, tol));
     }
 }

@@ -29,10 +29,16 @@ impl Wg<'_, '_> {
     ) -> Result<(), SpirvError> {
         let (lanes, nl) = (self.lanes, self.n);
         let w = s.bits() as u8;
-        let extra = if !f.exact() || relaxed {
-            Taint::INEXACT
-        } else {
-            Taint::NONE
+        // An inexact integer result (floats packed into normalized integers) is a number; every
+        // other inexact result is a float.
+        let packs = matches!(
+            f,
+            Ext::PackSnorm4x8 | Ext::PackUnorm4x8 | Ext::PackSnorm2x16 | Ext::PackUnorm2x16
+        );
+        let extra = match (!f.exact() || relaxed, !packs) {
+            (true, true) => Taint::INEXACT,
+            (true, false) => Taint::INEXACT.as_number(),
+            _ => Taint::NONE,
         };
         let dn = self.regs.slots(d);
         let na = nargs as usize;

@@ -309,7 +309,9 @@ impl Wg<'_, '_> {
                         tt = combine(self.prov(Cause::Image { why }, loc, Taint::NONE), tt);
                     }
                     if inexact {
-                        tt = tt.inexact();
+                        // a texel component the format rounds: one of the two nearest (an
+                        // integer of a normalized format: within one)
+                        tt = tt.inexact().as_number();
                     }
                     taints[c] = tt;
                 }

@@ -355,9 +355,13 @@ impl Wg<'_, '_> {
                 at += sc.bits();
                 if td {
                     let (lo, hi) = spans[c.min(15)];
-                    taint[db + c * lanes + s] = ts[lo.min(15)..hi.min(16)]
+                    let t = ts[lo.min(15)..hi.min(16)]
                         .iter()
                         .fold(Taint::NONE, |t, &k| combine(t, k));
+                    // Bits keep what they are: a float's read as an integer are still compared
+                    // as that float ([`Taint::is_float_bits`]); any bits read as a float are a
+                    // float's.
+                    taint[db + c * lanes + s] = if sc.is_float() { t.as_float_bits() } else { t };
                 }
             }
         });

@@ -1,7 +1,7 @@
 //! Why a value is not an ordinary defined value, and where that came from.
 //!
 //! Every scalar in a register or a memory word carries a *taint* word beside it: `0` for a defined,
-//! exact value; otherwise the low 31 bits name a [`Prov`] (undefined or order-dependent, with the
+//! exact value; otherwise the low 29 bits name a [`Prov`] (undefined or order-dependent, with the
 //! instruction that made it so and the chain of stores it travelled through), and bit 31
 //! ([`Taint::is_inexact`]) says the Vulkan precision rules let a device compute a different float on this
 //! value's path. Taint flows through arithmetic (the first operand's cause wins), memory and phis;
@@ -19,8 +19,15 @@ const INEXACT_BIT: u32 = 1 << 31;
 /// the order in which invocations ran (an atomic's returned value and what it decides); the
 /// provenance part then names why. Without it, a provenance means *undefined*.
 const ORDER_BIT: u32 = 1 << 30;
+/// Bit 29 of a taint word, only beside bit 31: the inexact value is a float's bits — a float, or
+/// its bits read as an integer (`OpBitcast`) — so a device's may differ from the model's as that
+/// float may: compared as the float, not as a number ([`Taint::is_float_bits`]). Without it an
+/// inexact integer is a number (a float converted to an integer), compared within one.
+const FLOAT_BITS_BIT: u32 = 1 << 29;
+/// The marks of an inexact value: inexact, and how to compare it.
+const INEXACT_MARKS: u32 = INEXACT_BIT | FLOAT_BITS_BIT;
 /// The provenance part of a taint word.
-const PROV_BITS: u32 = !(INEXACT_BIT | ORDER_BIT);
+const PROV_BITS: u32 = !(INEXACT_MARKS | ORDER_BIT);
 
 /// What is known of a value beyond its bits: defined and exact ([`Taint::NONE`]), or undefined or
 /// order-dependent with the provenance record that says why ([`Taint::prov`]), and whether the
@@ -33,8 +40,9 @@ pub struct Taint(u32);
 impl Taint {
     /// A defined, exact value.
     pub const NONE: Taint = Taint(0);
-    /// A defined value a device may compute differently within the precision rules.
-    pub const INEXACT: Taint = Taint(INEXACT_BIT);
+    /// A defined float a device may compute differently within the precision rules (compared as a
+    /// float wherever its bits go: [`Taint::is_float_bits`]).
+    pub const INEXACT: Taint = Taint(INEXACT_MARKS);
 
     /// The taint of a word as stored (memory keeps taints as plain words).
     #[inline(always)]
@@ -60,10 +68,34 @@ impl Taint {
         Taint(self.0 | ORDER_BIT)
     }
 
-    /// The same, marked inexact.
+    /// The same, marked inexact: a float a device may compute differently ([`Taint::INEXACT`]).
     #[inline(always)]
     pub const fn inexact(self) -> Taint {
-        Taint(self.0 | INEXACT_BIT)
+        Taint(self.0 | INEXACT_MARKS)
+    }
+
+    /// The same; where it is inexact, the value is a float's bits (a float, or its bits read as an
+    /// integer).
+    #[inline(always)]
+    pub const fn as_float_bits(self) -> Taint {
+        if self.is_inexact() {
+            Taint(self.0 | FLOAT_BITS_BIT)
+        } else {
+            self
+        }
+    }
+
+    /// The same; where it is inexact, the value is an integer number (a float converted to an
+    /// integer, a normalized texel component): compared within one.
+    #[inline(always)]
+    pub const fn as_number(self) -> Taint {
+        Taint(self.0 & !FLOAT_BITS_BIT)
+    }
+
+    /// Is the value an inexact float's bits, whatever type reads them (compared as that float)?
+    #[inline(always)]
+    pub const fn is_float_bits(self) -> bool {
+        self.0 & INEXACT_MARKS == INEXACT_MARKS
     }
 
     /// Defined and exact?
@@ -102,10 +134,10 @@ impl Taint {
         self.0 & PROV_BITS
     }
 
-    /// Provenance and order dependence, without the inexact mark.
+    /// Provenance and order dependence, without the inexact marks.
     #[inline(always)]
     pub const fn without_inexact(self) -> Taint {
-        Taint(self.0 & !INEXACT_BIT)
+        Taint(self.0 & !INEXACT_MARKS)
     }
 
     /// The marks (inexact, order-dependent) without the provenance.
@@ -114,10 +146,10 @@ impl Taint {
         Taint(self.0 & !PROV_BITS)
     }
 
-    /// Only the inexact mark.
+    /// Only the inexact marks.
     #[inline(always)]
     pub const fn inexact_part(self) -> Taint {
-        Taint(self.0 & INEXACT_BIT)
+        Taint(self.0 & INEXACT_MARKS)
     }
 
     /// Both marks' union with `other`'s, the provenance of whichever `combine` picks.
@@ -164,7 +196,7 @@ pub const fn combine(a: Taint, b: Taint) -> Taint {
     } else {
         b
     };
-    Taint((r.0 & !INEXACT_BIT) | ((a.0 | b.0) & INEXACT_BIT))
+    Taint((r.0 & !INEXACT_MARKS) | ((a.0 | b.0) & INEXACT_MARKS))
 }
 
 pub use crate::words::int::ScalarUndef;
@@ -358,7 +390,7 @@ impl Provs {
         let mut list = self.list.write().unwrap_or_else(|e| e.into_inner());
         let id = list.len() as u32;
         if id >= PROV_BITS {
-            // Out of ids (2^31 distinct causes): reuse the last one rather than corrupt taint words.
+            // Out of ids (2^29 distinct causes): reuse the last one rather than corrupt taint words.
             return id - 1;
         }
         list.push(p.clone());

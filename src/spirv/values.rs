@@ -107,6 +107,23 @@ impl Wg<'_, '_> {
             } => {
                 let (op, from, to) = (*op, *from, *to);
                 self.map1(set, *n, *d, *a, loc, |x| scalar::convert(op, from, to, x));
+                // An inexact conversion's result is compared as what it is: a float as a float,
+                // an integer (a float converted to one) as a number, within one.
+                if self.regs.dirty(*d) {
+                    let (lanes, nl, db) = (self.lanes, self.n, self.regs.base(*d));
+                    let taint = &mut self.regs.taint;
+                    let to_float = to.is_float();
+                    for c in 0..*n as usize {
+                        let row = &mut taint[db + c * lanes..db + (c + 1) * lanes];
+                        crate::spirv::exec::each_lane(set, nl, |s| {
+                            row[s] = if to_float {
+                                row[s].as_float_bits()
+                            } else {
+                                row[s].as_number()
+                            }
+                        });
+                    }
+                }
                 // Only the float side of a conversion can hold a denormal: an integer's bits are
                 // not a float's.
                 let float = |r: Reg, s: crate::spirv::types::Scalar| {
