@@ -814,6 +814,7 @@ fn float_atomics_run_on_the_model_and_on_a_device_that_has_them() {
 /// given to `lockstep run` as `u32`. The model marks every inexact float as a float's bits, read
 /// as an integer or not, and a conversion of one to an integer (`uint(·)`) as a number, compared
 /// within one.
+#[cfg(feature = "vulkan")]
 #[test]
 fn a_floats_bits_read_as_an_integer_are_compared_as_that_float() {
     let dir = tempfile::tempdir().unwrap();
