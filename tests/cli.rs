@@ -858,6 +858,41 @@ fn a_floats_bits_read_as_an_integer_are_compared_as_that_float() {
     );
 }
 
+/// Vulkan, "Precision and Operation of SPIR-V Instructions": "By default, the implementation may
+/// perform optimizations on half, single, or double-precision floating-point instructions that
+/// ignore sign of a zero … If the entry point is declared with the SignedZeroInfNanPreserve
+/// execution mode, then … the sign of zero must not be ignored." So a float zero is compared
+/// without its sign unless the kernel declares the mode for its width. `0.0 - (a - a)` is +0 by
+/// IEEE 754 (the model's value, exact), and lavapipe returns -0 (it folds the subtraction into a
+/// negation): the run passes; the five other elements, bit for bit, agree too.
+#[test]
+fn a_zeros_sign_is_not_compared_where_the_kernel_lets_a_device_ignore_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = dir.path().join("nz.comp");
+    std::fs::write(
+        &k,
+        "#version 450\nlayout(local_size_x = 1) in;\nlayout(binding = 0) buffer O { float o[4]; };\n\
+         layout(binding = 1) buffer I { float a[2]; };\nvoid main() {\n  o[0] = -(a[0] - a[1]);\n\
+         \x20 o[1] = 0.0 - (a[0] - a[1]);\n  o[2] = -(a[0] * 0.0);\n  o[3] = a[0] * 0.5;\n}\n",
+    )
+    .unwrap();
+    let (_, model, device) = run_out::<f32>(
+        &k,
+        &[
+            "--buffer",
+            "0=zeros:f32:4",
+            "--buffer",
+            "1=values:f32:1.0,1.0",
+        ],
+        "0",
+    );
+    let bits: Vec<u32> = model.iter().map(|x| x.to_bits()).collect();
+    assert_eq!(bits, [0x8000_0000, 0, 0x8000_0000, 0.5f32.to_bits()]);
+    if let Some(d) = device {
+        assert_eq!(d, [0.0, 0.0, 0.0, 0.5]);
+    }
+}
+
 /// A kernel that reads the clocks (GL_ARB_shader_clock, GL_EXT_shader_realtime_clock:
 /// VK_KHR_shader_clock, enabled where the device has it — lavapipe does) runs on the model and
 /// the device: what it computes from a clock is order-dependent (SPV_KHR_shader_clock gives a

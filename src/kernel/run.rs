@@ -405,9 +405,13 @@ impl KernelJob {
                         }
                         if let Some(d) = dev {
                             let dbits = bits(d);
-                            let float_bits =
-                                inexact && out.taint_of(i * es..(i + 1) * es).is_float_bits();
-                            let same = agrees(host.dtype, (inexact, float_bits), mbits, dbits, tol);
+                            let allow = Allow {
+                                inexact,
+                                float_bits: inexact
+                                    && out.taint_of(i * es..(i + 1) * es).is_float_bits(),
+                                zero_sign: model.kernel.zero_sign_ignorable(host.dtype.bits()),
+                            };
+                            let same = agrees(host.dtype, allow, mbits, dbits, tol);
                             if !same {
                                 br.mismatches += 1;
                                 let (item, why, line) = mismatch(
@@ -417,7 +421,7 @@ impl KernelJob {
                                     &name,
                                     host.dtype,
                                     (mbits, dbits),
-                                    (inexact, float_bits),
+                                    (inexact, allow.float_bits),
                                     tol,
                                 );
                                 report.add_group(FindingKind::Mismatch, at, line, why, &[item], 1);
@@ -766,17 +770,35 @@ pub fn probe_layout(
     Ok(probed)
 }
 
-/// Do the model's `mbits` and the device's `dbits` of an element of `dtype` agree: bit for bit,
-/// or for an `inexact` value within the tolerance (a float) or within one (an integer converted
+/// What the comparison of one element allows beyond equal bits.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Allow {
+    /// the value is inexact: within the tolerance (a float) or within one (a number)
+    pub inexact: bool,
+    /// an inexact value is a float's bits ([`crate::spirv::Taint::is_float_bits`])
+    pub float_bits: bool,
+    /// a float zero of either sign is the same value (the kernel does not declare
+    /// `SignedZeroInfNanPreserve` for its width: [`crate::spirv::Kernel`]'s flags)
+    pub zero_sign: bool,
+}
+
+/// Do the model's `mbits` and the device's `dbits` of an element of `dtype` agree: bit for bit
+/// (a float's zero of either sign where `allow.zero_sign`), or for an inexact value within the
+/// tolerance (a float, or a float's bits read as an integer) or within one (an integer converted
 /// from a float: a normalized texel component may be "one of the two nearest" integers, Vulkan,
 /// Fixed-Point Data Conversion)?
 pub(crate) fn agrees(
     dtype: ScalarType,
-    (inexact, float_bits): (bool, bool),
+    allow: Allow,
     mbits: u64,
     dbits: u64,
     tol: Tolerance,
 ) -> bool {
+    let Allow {
+        inexact,
+        float_bits,
+        zero_sign,
+    } = allow;
     if inexact && dtype.is_float() {
         within(dtype, mbits, dbits, tol)
     } else if let (true, Some(f)) = (inexact && float_bits, float_of_width(dtype)) {
@@ -794,6 +816,9 @@ pub(crate) fn agrees(
             Value::from_bits(ValueType::scalar(dtype), &[dbits]),
         );
         (m.component_f64(0) - d.component_f64(0)).abs() <= 1.0
+    } else if zero_sign && dtype.is_float() {
+        let magnitude = !(1u64 << (dtype.bits() - 1)) & (u64::MAX >> (64 - dtype.bits()));
+        mbits == dbits || (mbits & magnitude == 0 && dbits & magnitude == 0)
     } else {
         mbits == dbits
     }
@@ -861,7 +886,15 @@ mod tests {
     fn an_exact_element_agrees_bit_for_bit_and_an_inexact_one_within_its_bound() {
         let tol = Tolerance::default();
         let (one, next) = (1.0f32.to_bits() as u64, (1.0f32.to_bits() + 1) as u64);
-        let (exact, inexact, float_bits) = ((false, false), (true, false), (true, true));
+        let exact = Allow::default();
+        let inexact = Allow {
+            inexact: true,
+            ..exact
+        };
+        let float_bits = Allow {
+            float_bits: true,
+            ..inexact
+        };
         assert!(!agrees(ScalarType::F32, exact, one, next, tol));
         assert!(agrees(ScalarType::F32, exact, one, one, tol));
         assert!(agrees(ScalarType::F32, inexact, one, next, tol));
@@ -882,5 +915,25 @@ mod tests {
         let (d1, d2) = (1.0f64.to_bits(), 1.0f64.to_bits() + (1 << 20));
         assert!(agrees(ScalarType::U64, float_bits, d1, d2, tol));
         assert!(!agrees(ScalarType::U64, exact, d1, d2, tol));
+        // Without SignedZeroInfNanPreserve a device may ignore a zero's sign (Vulkan, "Precision
+        // and Operation of SPIR-V Instructions"): +0 and -0 agree as floats of every width, and
+        // nothing else does that did not; with the mode, and for integers, they differ.
+        let zero_sign = Allow {
+            zero_sign: true,
+            ..exact
+        };
+        assert!(agrees(ScalarType::F32, zero_sign, zero, minus_zero, tol));
+        assert!(agrees(ScalarType::F64, zero_sign, 0, 1 << 63, tol));
+        assert!(agrees(ScalarType::F16, zero_sign, 0x8000, 0, tol));
+        assert!(!agrees(ScalarType::F32, zero_sign, zero, 1, tol));
+        assert!(!agrees(
+            ScalarType::F32,
+            zero_sign,
+            minus_zero,
+            0x8000_0001,
+            tol
+        ));
+        assert!(!agrees(ScalarType::F32, exact, zero, minus_zero, tol));
+        assert!(!agrees(ScalarType::U32, zero_sign, zero, minus_zero, tol));
     }
 }

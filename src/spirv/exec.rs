@@ -1000,15 +1000,10 @@ impl<'d, 'k> Wg<'d, 'k> {
         !self.k.denorm_preserve[width_index(w)]
     }
 
-    /// Whether the sign of a zero of width `w` may be ignored: Vulkan, "Precision and Operation
-    /// of SPIR-V Instructions": "By default, the implementation may perform optimizations on
-    /// half, single, or double-precision floating-point instructions that ignore sign of a zero,
-    /// or assume that arguments and results are not NaNs or infinities. If the entry point is
-    /// declared with the SignedZeroInfNanPreserve execution mode, then NaNs, infinities, and the
-    /// sign of zero must not be ignored."
+    /// Whether the sign of a zero of width `w` may be ignored ([`Kernel::zero_sign_ignorable`]).
     #[inline(always)]
     pub(crate) fn zero_sign_ignorable(&self, w: u8) -> bool {
-        !self.k.signed_zero_preserve[width_index(w)]
+        self.k.zero_sign_ignorable(w as u32)
     }
 }
 

@@ -1094,6 +1094,21 @@ pub mod private_side {
 }
 
 impl Kernel {
+    /// Whether a device may ignore the sign of a zero float of `width` bits: Vulkan, "Precision
+    /// and Operation of SPIR-V Instructions": "By default, the implementation may perform
+    /// optimizations on half, single, or double-precision floating-point instructions that ignore
+    /// sign of a zero, or assume that arguments and results are not NaNs or infinities. If the
+    /// entry point is declared with the SignedZeroInfNanPreserve execution mode, then NaNs,
+    /// infinities, and the sign of zero must not be ignored."
+    pub(crate) fn zero_sign_ignorable(&self, width: u32) -> bool {
+        let i = match width {
+            16 => 0,
+            32 => 1,
+            _ => 2,
+        };
+        !self.signed_zero_preserve[i]
+    }
+
     /// How many `OpFunctionCall`s the decoded functions execute as calls — those decode-time
     /// inlining left ([`crate::spirv::DecodeOptions::keep_calls`]).
     pub fn calls(&self) -> usize {
