@@ -5053,3 +5053,75 @@ fn calls_and_constructs_nested_thousands_deep_run_and_a_call_past_the_bound_stop
         "{e}"
     );
 }
+
+/// A pointer chosen by an undefined condition (`OpSelect` of two buffers' arrays, SPIR-V 1.0 with
+/// VariablePointersStorageBuffer) is undefined — SPIR-V, OpUndef: "the result is an undefined
+/// value", so which buffer the choice names is not pinned down — and so is every pointer an access
+/// chain derives from it, and what a load through it reads. The choice runs in lanes 2–7 only
+/// (lanes 0 and 1 keep their own index, exact): each of lanes 2–7 is undefined, the first of
+/// them not at lane 0 of its subgroup.
+#[test]
+fn an_access_chain_from_an_undefined_pointer_is_undefined_in_every_lane_that_ran_it() {
+    let text = r#"OpCapability Shader
+OpCapability VariablePointersStorageBuffer
+OpExtension "SPV_KHR_variable_pointers"
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main" %lid
+OpExecutionMode %main LocalSize 8 1 1
+OpDecorate %lid BuiltIn LocalInvocationIndex
+OpDecorate %ua ArrayStride 4
+OpDecorate %B Block
+OpMemberDecorate %B 0 Offset 0
+OpDecorate %in DescriptorSet 0
+OpDecorate %in Binding 1
+OpDecorate %out DescriptorSet 0
+OpDecorate %out Binding 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%bool = OpTypeBool
+%u0 = OpConstant %uint 0
+%u2 = OpConstant %uint 2
+%ua = OpTypeRuntimeArray %uint
+%B = OpTypeStruct %ua
+%pB = OpTypePointer StorageBuffer %B
+%pua = OpTypePointer StorageBuffer %ua
+%pu = OpTypePointer StorageBuffer %uint
+%pin = OpTypePointer Input %uint
+%lid = OpVariable %pin Input
+%in = OpVariable %pB StorageBuffer
+%out = OpVariable %pB StorageBuffer
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%l = OpLoad %uint %lid
+%o = OpAccessChain %pu %out %u0 %l
+OpStore %o %l
+%hi = OpUGreaterThanEqual %bool %l %u2
+OpSelectionMerge %m None
+OpBranchConditional %hi %t %m
+%t = OpLabel
+%undef = OpUndef %bool
+%a0 = OpAccessChain %pua %in %u0
+%a1 = OpAccessChain %pua %out %u0
+%p = OpSelect %pua %undef %a0 %a1
+%e = OpAccessChain %pu %p %u0
+%v = OpLoad %uint %e
+OpStore %o %v
+OpBranch %m
+%m = OpLabel
+OpReturn
+OpFunctionEnd
+"#;
+    let r = run_asm(text, 8, &[bytes_u32(&[0; 8]), bytes_u32(&[5, 6])]);
+    let b = r.buffers.iter().find(|b| b.binding == 0).unwrap();
+    assert_eq!(u32s(&b.bytes)[..2], [0, 1]);
+    for l in 0..2 {
+        assert_eq!(r.status(b.word_taint(l)), WordStatus::Exact, "lane {l}");
+    }
+    for l in 2..8 {
+        match r.status(b.word_taint(l)) {
+            WordStatus::Undefined(c) => assert!(c.contains("OpUndef"), "lane {l}: {c}"),
+            s => panic!("lane {l}: {s:?}"),
+        }
+    }
+}
