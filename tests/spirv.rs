@@ -987,26 +987,34 @@ fn an_undefined_input_reaches_a_scan_only_from_its_own_lane_on() {
 fn nonsemantic_debug_lines_name_the_source_line() {
     use lockstep::kernel::{compile, SourceLang, SourceOptions};
     let text = include_str!("fixtures/debuginfo.spvasm");
-    let m = compile(text, SourceLang::SpirvAsm, &SourceOptions::default()).unwrap();
-    let k = decode(&m.words, &DecodeOptions::default()).unwrap();
-    let buf = BufferInput {
-        set: 0,
-        binding: 0,
-        bytes: vec![0; 16],
-        ..Default::default()
-    };
-    let r = run_model(&k, cfg(4, Mode::Base, [1, 1, 1]), &[buf], None).unwrap();
-    let race = r
-        .groups
-        .iter()
-        .map(|g| r.group_text(g))
-        .find(|(why, _)| why.starts_with("race on"))
-        .expect("the four invocations race on data[0]");
-    assert!(race.0.contains("wrote at k.comp:13"), "{race:?}");
-    assert!(
-        race.1[0].starts_with("buf.data[0] by invocations"),
-        "{race:?}"
+    // The same with another instruction of the set (DebugNoScope) between the line and the store:
+    // only DebugLine and DebugNoLine move the line.
+    let scoped = text.replace(
+        "OpStore %10 %8",
+        "%nos = OpExtInst %void %2 DebugNoScope\nOpStore %10 %8",
     );
+    for text in [text, scoped.as_str()] {
+        let m = compile(text, SourceLang::SpirvAsm, &SourceOptions::default()).unwrap();
+        let k = decode(&m.words, &DecodeOptions::default()).unwrap();
+        let buf = BufferInput {
+            set: 0,
+            binding: 0,
+            bytes: vec![0; 16],
+            ..Default::default()
+        };
+        let r = run_model(&k, cfg(4, Mode::Base, [1, 1, 1]), &[buf], None).unwrap();
+        let race = r
+            .groups
+            .iter()
+            .map(|g| r.group_text(g))
+            .find(|(why, _)| why.starts_with("race on"))
+            .expect("the four invocations race on data[0]");
+        assert!(race.0.contains("wrote at k.comp:13"), "{race:?}");
+        assert!(
+            race.1[0].starts_with("buf.data[0] by invocations"),
+            "{race:?}"
+        );
+    }
 }
 
 // SPIR-V 2.2.2 (an undefined value is some value of its type) and GL_KHR_shader_subgroup's tangles:
