@@ -997,22 +997,13 @@ impl<'d, 'k> Wg<'d, 'k> {
     /// INEXACT taint for a value, if the dispatch does not preserve denormals of width `w`.
     #[inline(always)]
     pub(crate) fn denorm_flushable(&self, w: u8) -> bool {
-        !self.k.denorm_preserve[width_index(w)]
+        !self.k.denorm_preserve[width_index(w as u32)]
     }
 
     /// Whether the sign of a zero of width `w` may be ignored ([`Kernel::zero_sign_ignorable`]).
     #[inline(always)]
     pub(crate) fn zero_sign_ignorable(&self, w: u8) -> bool {
         self.k.zero_sign_ignorable(w as u32)
-    }
-}
-
-/// The index of a float width in the per-width execution-mode flags (16, 32, 64 bits).
-fn width_index(w: u8) -> usize {
-    match w {
-        16 => 0,
-        32 => 1,
-        _ => 2,
     }
 }
 

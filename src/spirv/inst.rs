@@ -1093,6 +1093,15 @@ pub mod private_side {
     pub const WRITE: u8 = 2;
 }
 
+/// The index of a float width in the per-width execution-mode flags (16, 32, 64 bits).
+pub(crate) fn width_index(width: u32) -> usize {
+    match width {
+        16 => 0,
+        32 => 1,
+        _ => 2,
+    }
+}
+
 impl Kernel {
     /// Whether a device may ignore the sign of a zero float of `width` bits: Vulkan, "Precision
     /// and Operation of SPIR-V Instructions": "By default, the implementation may perform
@@ -1101,12 +1110,7 @@ impl Kernel {
     /// entry point is declared with the SignedZeroInfNanPreserve execution mode, then NaNs,
     /// infinities, and the sign of zero must not be ignored."
     pub(crate) fn zero_sign_ignorable(&self, width: u32) -> bool {
-        let i = match width {
-            16 => 0,
-            32 => 1,
-            _ => 2,
-        };
-        !self.signed_zero_preserve[i]
+        !self.signed_zero_preserve[width_index(width)]
     }
 
     /// How many `OpFunctionCall`s the decoded functions execute as calls — those decode-time
