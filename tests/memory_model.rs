@@ -1445,6 +1445,181 @@ fn a_read_that_ran_before_an_unordered_write_of_its_location_is_racy() {
     assert_eq!(u32s(&b.bytes)[5], 6);
 }
 
+fn status_of(r: &ModelRun, w: usize) -> WordStatus {
+    r.status(r.buffers[0].word_taint(w))
+}
+
+fn racy_words(r: &ModelRun, words: std::ops::Range<usize>) -> Vec<usize> {
+    words
+        .filter(|&w| matches!(status_of(r, w), WordStatus::Racy(_)))
+        .collect()
+}
+
+// Appendix B, Data Race: *every* read that is not location-ordered with a later write of another
+// invocation races with it — not one or two of them. Invocations 0–6 read `x`, invocation 7
+// writes it, nothing orders them: the seven values read are all racy (the model keeps them in
+// order 0, 1, …, 7, so each read has returned before the write is seen), and invocation 7's own
+// read, before its write in program order, is exact. With a barrier for buffer memory between the
+// reads and the write nothing races.
+#[test]
+fn every_read_a_later_unordered_write_races_with_is_racy_however_many_invocations_read() {
+    let body = |sync: &str| {
+        format!(
+            "layout(local_size_x = 8) in;\n\
+             layout(binding = 0) coherent buffer B {{ uint b[8]; uint x; }};\n\
+             void main() {{\n\
+               uint i = gl_LocalInvocationID.x;\n\
+               uint v = x;\n\
+               {sync}\n\
+               if (i == 7u) {{ x = 9u; }}\n\
+               b[i] = v;\n\
+             }}\n"
+        )
+    };
+    let init = vec![0, 0, 0, 0, 0, 0, 0, 0, 5];
+    for size in [4, 8] {
+        let r = run(&body(""), size, [1, 1, 1], std::slice::from_ref(&init));
+        assert_eq!(
+            racy_words(&r, 0..8),
+            (0..7).collect::<Vec<_>>(),
+            "subgroup size {size}: {:?}",
+            texts(&r)
+        );
+        assert_eq!(status_of(&r, 7), WordStatus::Exact);
+        assert_eq!(u32s(&r.buffers[0].bytes)[7], 5);
+        let sync = "memoryBarrierBuffer(); barrier();";
+        let r = run(&body(sync), size, [1, 1, 1], std::slice::from_ref(&init));
+        assert!(races(&r).is_empty(), "{:?}", texts(&r));
+        assert!(racy_words(&r, 0..9).is_empty());
+    }
+}
+
+// Appendix B, Data Race: a read and a write race whatever else happened in between. Workgroup 0
+// stores `x` and then reads it back, workgroup 1 stores `x`, unordered with both: the read may
+// see either store (a device may run workgroup 1's between workgroup 0's two accesses), so what
+// it read is racy though its own invocation's store came just before it. The lost update
+// `old = x; x = old + 1` by two workgroups: both `old`s are racy — the first one read too, before
+// the other workgroup's store.
+#[test]
+fn a_read_next_to_its_own_invocations_store_is_racy_when_another_invocation_stores_unordered() {
+    let r = run(
+        "layout(local_size_x = 1) in;\n\
+         layout(binding = 0) coherent buffer B { uint r; uint q; uint x; };\n\
+         void main() {\n\
+           if (gl_WorkGroupID.x == 0u) { x = 1u; r = x; } else { x = 2u; }\n\
+         }\n",
+        4,
+        [2, 1, 1],
+        &[vec![0, 0, 0]],
+    );
+    assert_eq!(racy_words(&r, 0..3), vec![0, 2], "{:?}", texts(&r));
+    let r = run(
+        "layout(local_size_x = 1) in;\n\
+         layout(binding = 0) coherent buffer B { uint old[2]; uint x; };\n\
+         void main() {\n\
+           uint w = gl_WorkGroupID.x;\n\
+           uint o = x;\n\
+           x = o + 1u;\n\
+           old[w] = o;\n\
+         }\n",
+        4,
+        [2, 1, 1],
+        &[vec![0, 0, 0]],
+    );
+    assert_eq!(racy_words(&r, 0..3), vec![0, 1, 2], "{:?}", texts(&r));
+}
+
+// Appendix B, Data Race: an atomic read-modify-write reads; a plain store of another invocation,
+// or an atomic whose scope leaves it out (here Subgroup scope, with the other invocation in
+// another subgroup), races with that read as with a plain load's — what the atomic returned is
+// racy even when it ran first. Two atomics in each other's scope do not race: what they return
+// depends on their order (order-dependent), and nothing is racy.
+#[test]
+fn what_a_read_modify_write_returned_is_racy_when_a_later_write_races_with_it() {
+    let r = run(
+        "layout(local_size_x = 1) in;\n\
+         layout(binding = 0) coherent buffer B { uint r; uint q; uint x; };\n\
+         void main() {\n\
+           if (gl_WorkGroupID.x == 0u) { r = atomicAdd(x, 1u); } else { x = 5u; }\n\
+         }\n",
+        4,
+        [2, 1, 1],
+        &[vec![0, 0, 0]],
+    );
+    assert_eq!(racy_words(&r, 0..3), vec![0, 2], "{:?}", texts(&r));
+    let body = |first: &str| {
+        format!(
+            "layout(local_size_x = 8) in;\n\
+             layout(binding = 0) coherent buffer B {{ uint r; uint q; uint x; }};\n\
+             void main() {{\n\
+               uint i = gl_LocalInvocationID.x;\n\
+               if (i == 0u) {{ r = atomicAdd(x, 1u, {first}, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed); }}\n\
+               if (i == 5u) {{ q = atomicAdd(x, 1u, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed); }}\n\
+             }}\n"
+        )
+    };
+    let r = run(&body("gl_ScopeSubgroup"), 4, [1, 1, 1], &[vec![0, 0, 0]]);
+    assert_eq!(racy_words(&r, 0..3), vec![0, 1, 2], "{:?}", texts(&r));
+    let r = run(&body("gl_ScopeWorkgroup"), 4, [1, 1, 1], &[vec![0, 0, 0]]);
+    assert!(races(&r).is_empty(), "{:?}", texts(&r));
+    for w in [0, 1] {
+        assert!(
+            matches!(status_of(&r, w), WordStatus::OrderDependent(_)),
+            "word {w}: {:?}",
+            status_of(&r, w)
+        );
+    }
+    assert_eq!(status_of(&r, 2), WordStatus::Exact);
+    assert_eq!(u32s(&r.buffers[0].bytes)[2], 2);
+}
+
+// Appendix B, Data Race, with the same-value rule of this tool (docs/interpreter.md): a racing
+// store of the bits a read saw cannot change what it read — the reads stay exact and the race is
+// a same-value one. And reads a barrier (for buffer memory) orders before two racing stores are
+// ordered before both:
+// they stay exact though the stores race with each other.
+#[test]
+fn reads_a_racing_store_cannot_have_changed_stay_exact() {
+    let r = run(
+        "layout(local_size_x = 8) in;\n\
+         layout(binding = 0) coherent buffer B { uint b[8]; uint x; };\n\
+         void main() {\n\
+           uint i = gl_LocalInvocationID.x;\n\
+           uint v = x;\n\
+           if (i == 7u) { x = 5u; }\n\
+           b[i] = v;\n\
+         }\n",
+        4,
+        [1, 1, 1],
+        &[vec![0, 0, 0, 0, 0, 0, 0, 0, 5]],
+    );
+    let found = races(&r);
+    assert!(!found.is_empty(), "{:?}", texts(&r));
+    assert!(
+        found.iter().all(|(c, _)| *c == RaceClass::SameValue),
+        "{found:?}"
+    );
+    assert!(racy_words(&r, 0..9).is_empty(), "{:?}", texts(&r));
+    let r = run(
+        "layout(local_size_x = 8) in;\n\
+         layout(binding = 0) coherent buffer B { uint b[8]; uint x; };\n\
+         void main() {\n\
+           uint i = gl_LocalInvocationID.x;\n\
+           uint v = x;\n\
+           memoryBarrierBuffer(); barrier();\n\
+           if (i == 1u) { x = 6u; }\n\
+           if (i == 2u) { x = 7u; }\n\
+           b[i] = v;\n\
+         }\n",
+        4,
+        [1, 1, 1],
+        &[vec![0, 0, 0, 0, 0, 0, 0, 0, 5]],
+    );
+    assert!(!races(&r).is_empty(), "{:?}", texts(&r));
+    assert_eq!(racy_words(&r, 0..9), vec![8], "{:?}", texts(&r));
+    assert_eq!(&u32s(&r.buffers[0].bytes)[..8], &[5; 8]);
+}
+
 // Vulkan, "Compute Shaders" and Appendix B: the workgroups of a dispatch run in no order the API
 // gives, so a store made only on the path an atomic's ticket picks is made in some orders and not
 // in others. Here the dispatch's own order makes no store at all (workgroup 0 takes ticket 0,

@@ -9,7 +9,7 @@ use crate::spirv::exec::{each_lane, Wg};
 use crate::spirv::inst::*;
 use crate::spirv::memory::clock::{flags, semantics, Knowledge, Scope, SyncRecord};
 use crate::spirv::memory::{Hits, Kind};
-use crate::spirv::memory::{Ptr, Space};
+use crate::spirv::memory::{LateWhy, Ptr, Space, Vals};
 use crate::spirv::prov::{combine, is_undefined, Cause, Taint};
 use crate::spirv::scalar::{self, mask};
 use crate::spirv::types::Scalar;
@@ -133,9 +133,12 @@ impl Wg<'_, '_> {
                 } else {
                     0
                 };
-                let hits = self.hook(obj, sp, off, sc.bytes(), s, loc, kind, Some(acc), {
-                    new.map(|nv| nv == old).unwrap_or(true)
-                });
+                let vals = Vals {
+                    same: new.map(|nv| nv == old).unwrap_or(true),
+                    read: (op != AtomicOp::Store).then_some(old),
+                    write: new,
+                };
+                let hits = self.hook(obj, sp, off, sc.bytes(), s, loc, kind, Some(acc), vals);
                 let crowded = writes && shared_target.get(&p.place()).copied().unwrap_or(0) > 1;
                 let same = new.map(|nv| nv == old).unwrap_or(true);
                 let (tret, raced) = self.atomic_returned(
@@ -252,13 +255,17 @@ impl Wg<'_, '_> {
         let other_wg = hits
             .concurrent_atomic
             .is_some_and(|a| (a.who - 1) / self.d.lanes_per_wg != self.wg_linear);
+        if late == Some(LateWhy::Race) {
+            // A later write raced with what it read (found in an earlier run of this dispatch).
+            tret = combine(self.prov(Cause::Race, loc, Taint::NONE), tret);
+        }
         if other_wg {
             tret = combine(
                 tret,
                 self.prov(Cause::WorkgroupOrder, loc, Taint::NONE)
                     .order_dependent(),
             );
-        } else if crowded || late || hits.concurrent_atomic.is_some() {
+        } else if crowded || late == Some(LateWhy::Order) || hits.concurrent_atomic.is_some() {
             tret = combine(
                 tret,
                 self.prov(Cause::AtomicOrder, loc, Taint::NONE)
@@ -288,14 +295,16 @@ impl Wg<'_, '_> {
             }
             if !other_wrote && !r.is_none() {
                 let u = off / self.unit_of(obj, sp);
-                self.d.mark_late((other.loc, other.who, obj, u));
+                self.d
+                    .mark_late((other.loc, other.who, obj, u), LateWhy::Race);
             }
         }
         if let Some(other) = hits.late_atomic_read
             && !same
         {
             let u = off / self.unit_of(obj, sp);
-            self.d.mark_late((other.loc, other.who, obj, u));
+            self.d
+                .mark_late((other.loc, other.who, obj, u), LateWhy::Order);
         }
         (tret, raced)
     }

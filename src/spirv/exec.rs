@@ -19,7 +19,8 @@ use crate::reconverge::{Flow, LaneMap, Lost, Mode, PerGroup};
 use crate::spirv::error::{Location, SpirvError};
 use crate::spirv::inst::*;
 use crate::spirv::memory::clock::{SyncRecord, FAMILIES};
-use crate::spirv::memory::{Buffer, Knowledge, LateKey, Shadow, Space};
+use crate::spirv::memory::watch::{ReadLog, WatchKey};
+use crate::spirv::memory::{Buffer, Knowledge, LateKey, LateWhy, Shadow, Space};
 use crate::spirv::prov::{Cause, Prov, Provs, Taint};
 pub(crate) use crate::spirv::regs::each_lane;
 use crate::spirv::regs::RegFile;
@@ -126,9 +127,16 @@ pub struct Dispatch<'k> {
     /// earlier reads whose value a later unordered write changed (from earlier runs)
     late: RwLock<Late>,
     /// such reads found in this run
-    late_new: Mutex<HashSet<LateKey>>,
+    late_new: Mutex<HashMap<LateKey, LateWhy>>,
     /// `late` is not empty
     pub(crate) any_late: AtomicBool,
+    /// units a race was found on in an earlier run: their reads are logged
+    /// ([`crate::spirv::memory::watch`])
+    watch: RwLock<HashSet<WatchKey>>,
+    /// units a race was found on in this run
+    watch_new: Mutex<HashSet<WatchKey>>,
+    /// `watch` is not empty
+    pub(crate) any_watch: AtomicBool,
     /// which workgroup order the ordered run follows (0: in order)
     schedule: std::sync::atomic::AtomicU32,
     /// buffer objects a path not taken (a lost or order-dependent branch) may have stored to, with
@@ -173,7 +181,7 @@ pub struct Initial<'a> {
 #[derive(Default)]
 struct Late {
     locs: HashSet<LocId>,
-    keys: HashSet<LateKey>,
+    keys: HashMap<LateKey, LateWhy>,
 }
 
 /// Why a workgroup of a parallel run stopped early: the run is being redone in order.
@@ -258,8 +266,11 @@ impl<'k> Dispatch<'k> {
             ordered: AtomicBool::new(false),
             conflict: AtomicBool::new(false),
             late: RwLock::new(Late::default()),
-            late_new: Mutex::new(HashSet::new()),
+            late_new: Mutex::new(HashMap::new()),
             any_late: AtomicBool::new(false),
+            watch: RwLock::new(HashSet::new()),
+            watch_new: Mutex::new(HashSet::new()),
+            any_watch: AtomicBool::new(false),
             schedule: std::sync::atomic::AtomicU32::new(0),
             maybe_written: Mutex::new(BTreeMap::new()),
             choices: None,
@@ -317,31 +328,67 @@ impl<'k> Dispatch<'k> {
     }
 
     /// Records a read found late to have raced (or depended on the order).
-    pub(crate) fn mark_late(&self, key: LateKey) {
+    pub(crate) fn mark_late(&self, key: LateKey, why: LateWhy) {
         let key = (key.0, key.1, self.owner_of(key.2), key.3);
-        if !self
+        if self
             .late
             .read()
             .unwrap_or_else(|e| e.into_inner())
             .keys
+            .get(&key)
+            .is_none_or(|&w| w < why)
+        {
+            let mut n = self.late_new.lock().unwrap_or_else(|e| e.into_inner());
+            let w = n.entry(key).or_insert(why);
+            *w = (*w).max(why);
+        }
+    }
+
+    /// Was this read found, in an earlier run, to have raced with a later write (or, atomic, to
+    /// depend on the order)?
+    #[inline(always)]
+    pub(crate) fn late_read(
+        &self,
+        loc: LocId,
+        who: u32,
+        obj: ObjectId,
+        unit: u32,
+    ) -> Option<LateWhy> {
+        if !self.any_late.load(Relaxed) {
+            return None;
+        }
+        let l = self.late.read().unwrap_or_else(|e| e.into_inner());
+        if l.locs.is_empty() || !l.locs.contains(&loc) {
+            return None;
+        }
+        let obj = self.owner_of(obj);
+        l.keys.get(&(loc, who, obj, unit)).copied()
+    }
+
+    /// Watches a unit a race was found on: the next run logs its reads.
+    pub(crate) fn watch_unit(&self, key: WatchKey) {
+        if !self
+            .watch
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
             .contains(&key)
         {
-            self.late_new
+            self.watch_new
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .insert(key);
         }
     }
 
-    /// Was this read found, in an earlier run, to have raced with a later write?
+    /// Is this unit watched (a race was found on it in an earlier run)?
     #[inline(always)]
-    pub(crate) fn late_read(&self, loc: LocId, who: u32, obj: ObjectId, unit: u32) -> bool {
-        if !self.any_late.load(Relaxed) {
-            return false;
-        }
-        let l = self.late.read().unwrap_or_else(|e| e.into_inner());
-        let obj = self.owner_of(obj);
-        !l.locs.is_empty() && l.locs.contains(&loc) && l.keys.contains(&(loc, who, obj, unit))
+    pub(crate) fn watched(&self, key: WatchKey) -> bool {
+        self.any_watch.load(Relaxed)
+            && self
+                .watch
+                .read()
+                .unwrap_or_else(|e| e.into_inner())
+                .contains(&key)
     }
 
     /// Number of workgroups.
@@ -364,21 +411,32 @@ impl<'k> Dispatch<'k> {
                 self.ordered.store(true, Relaxed);
                 continue;
             }
-            let new: Vec<LateKey> = self
+            let new: Vec<(LateKey, LateWhy)> = self
                 .late_new
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .drain()
                 .collect();
-            if new.is_empty() || attempt + 1 == MAX_RUNS {
+            let watch: Vec<WatchKey> = self
+                .watch_new
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .drain()
+                .collect();
+            if (new.is_empty() && watch.is_empty()) || attempt + 1 == MAX_RUNS {
                 break;
             }
             let mut l = self.late.write().unwrap_or_else(|e| e.into_inner());
-            for k in new {
+            for (k, why) in new {
                 l.locs.insert(k.0);
-                l.keys.insert(k);
+                let w = l.keys.entry(k).or_insert(why);
+                *w = (*w).max(why);
             }
-            self.any_late.store(true, Relaxed);
+            self.any_late.store(!l.keys.is_empty(), Relaxed);
+            drop(l);
+            let mut w = self.watch.write().unwrap_or_else(|e| e.into_inner());
+            w.extend(watch);
+            self.any_watch.store(!w.is_empty(), Relaxed);
         }
         if self.ordered() && self.cfg.schedules > 1 {
             self.other_schedules()?;
@@ -649,6 +707,8 @@ pub(crate) struct Wg<'d, 'k> {
     pub(crate) sshadow: Shadow,
     /// the race shadow of each writable buffer object (ordered runs)
     pub(crate) gshadow: Vec<Option<Shadow>>,
+    /// the reads of watched units ([`crate::spirv::memory::watch`])
+    pub(crate) rlog: ReadLog,
     /// release records of atomically accessed locations: (object, byte offset)
     pub(crate) syncs: HashMap<(ObjectId, u32), SyncRecord>,
     /// the workgroup's barrier epoch per memory family
@@ -742,6 +802,7 @@ impl<'d, 'k> Wg<'d, 'k> {
             smem: vec![0; k.shared_words as usize],
             staint: vec![Taint::NONE; k.shared_units as usize],
             sshadow: Shadow::new(k.shared_units as usize),
+            rlog: ReadLog::default(),
             gshadow: d
                 .buffers
                 .iter()
@@ -822,6 +883,7 @@ impl<'d, 'k> Wg<'d, 'k> {
         self.syncs
             .retain(|(obj, _), _| Space::of(self.k.objects[obj.index()].storage) == Space::Global);
         self.sshadow.clear();
+        self.rlog.clear_shared();
         self.windows.clear();
         self.steps = 0;
         self.lost = Lost::new(self.groups);

@@ -11,8 +11,8 @@ use crate::spirv::exec::{each_lane, Finding, PastArray, RaceClass, Wg};
 use crate::spirv::inst::*;
 use crate::spirv::lanes::each_span;
 use crate::spirv::memory::clock::{flags, Access, Now};
-use crate::spirv::memory::{get_bits, get_taint, put_bits, put_taint, units, Hits, Kind};
-use crate::spirv::memory::{Ptr, Space};
+use crate::spirv::memory::{get_bits, get_taint, put_bits, put_taint, units, Hits, Kind, Vals};
+use crate::spirv::memory::{watch, LateWhy, Ptr, Space};
 use crate::spirv::prov::{combine, is_undefined, Cause, Taint};
 use crate::spirv::regs::same_on;
 use crate::spirv::scalar::mask;
@@ -235,8 +235,9 @@ impl<'d> Wg<'d, '_> {
         loc: LocId,
         kind: Kind,
         atomic: Option<AtomicAcc>,
-        same: bool,
+        vals: Vals,
     ) -> Hits {
+        let same = vals.same;
         let Some(f) = sp.family(self.is_image(obj)) else {
             return Hits::default();
         };
@@ -322,8 +323,50 @@ impl<'d> Wg<'d, '_> {
         } else {
             0
         };
-        for u in us {
+        for u in us.clone() {
             shadow.access_into(tb + u, kind, f, &now, me, scope, &mut hits);
+        }
+        // Units raced on are watched in the next run; there, a write finds every read it races
+        // with ([`crate::spirv::memory::watch`]).
+        let space = if sp == Space::Shared {
+            watch::SHARED
+        } else {
+            self.d.owner_of(obj).index() as u32
+        };
+        if hits.race.is_some() && us.len() <= 64 {
+            for u in us.clone() {
+                self.d.watch_unit((space, (tb + u) as u32));
+            }
+        }
+        if !self.d.any_watch.load(Relaxed) {
+            return hits;
+        }
+        let d = self.d;
+        let access = watch::Accessing {
+            me,
+            now: &now,
+            f,
+            scope,
+            obj,
+            at,
+            writes: kind != Kind::Read,
+            vals,
+        };
+        let raced = self
+            .rlog
+            .access(|k| d.watched(k), (space, tb, us, unit), &access);
+        for x in raced {
+            let (r, private, same, u) = x;
+            // The pair the shadow found is reported by the access's own path.
+            let shadow_found = hits
+                .race
+                .is_some_and(|(o, _)| o.who == r.acc.who && o.loc == r.acc.loc);
+            if !shadow_found {
+                self.race(r.obj, u * unit, r.acc, false, s, loc, true, (same, private));
+            }
+            if !same {
+                self.d.mark_late(watch::late_key(&x), LateWhy::Race);
+            }
         }
         hits
     }
@@ -396,7 +439,11 @@ impl<'d> Wg<'d, '_> {
         if sp == Space::Lane {
             return (v, t);
         }
-        let hits = self.hook(obj, sp, at, bytes, s, loc, Kind::Read, None, false);
+        let vals = Vals {
+            read: Some(v),
+            ..Vals::default()
+        };
+        let hits = self.hook(obj, sp, at, bytes, s, loc, Kind::Read, None, vals);
         if let Some((other, _)) = hits.race {
             let same = other.flags & flags::SAME != 0;
             let r = self.race(obj, at, other, true, s, loc, false, (same, hits.private));
@@ -405,6 +452,7 @@ impl<'d> Wg<'d, '_> {
         if self
             .d
             .late_read(loc, self.who(s), obj, at / self.unit_of(obj, sp))
+            .is_some()
         {
             // A later write, unordered with this read, changed what it read (found in an earlier
             // run of this dispatch).
@@ -438,7 +486,12 @@ impl<'d> Wg<'d, '_> {
             mask(bytes as u8 * 8)
         };
         let same = self.raw_get(obj, sp, at, bytes, s) == v & m;
-        let hits = self.hook(obj, sp, at, bytes, s, loc, Kind::Write, None, same);
+        let vals = Vals {
+            same,
+            read: None,
+            write: Some(v & m),
+        };
+        let hits = self.hook(obj, sp, at, bytes, s, loc, Kind::Write, None, vals);
         let mut t = t;
         match hits.race {
             Some((other, true)) => {
@@ -454,7 +507,8 @@ impl<'d> Wg<'d, '_> {
                     .is_none() =>
             {
                 let u = at / self.unit_of(obj, sp);
-                self.d.mark_late((other.loc, other.who, obj, u));
+                self.d
+                    .mark_late((other.loc, other.who, obj, u), LateWhy::Race);
             }
             Some(_) => {}
             None => {}
@@ -1015,7 +1069,17 @@ impl<'d> Wg<'d, '_> {
             // undefined already. What it records is what later unordered accesses meet.
             let (base, size) = (self.view_base(r, sp), self.obj_size(r));
             let bytes = u32::try_from(size).unwrap_or(u32::MAX);
-            self.hook(r, sp, base, bytes, s, loc, Kind::Write, None, false);
+            self.hook(
+                r,
+                sp,
+                base,
+                bytes,
+                s,
+                loc,
+                Kind::Write,
+                None,
+                Vals::default(),
+            );
         }
     }
 

@@ -23,6 +23,7 @@
 
 pub mod clock;
 pub mod race;
+pub mod watch;
 
 use crate::spirv::ids::ObjectId;
 use crate::spirv::prov::{combine, Taint};
@@ -30,11 +31,22 @@ use crate::spirv::types::Storage;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
 pub use clock::{Access, Family, Knowledge, Scope};
-pub use race::{Hits, Kind, Shadow};
+pub use race::{Hits, Kind, Shadow, Vals};
 
 /// A late finding's key: an earlier access (location, 1 + slot) to unit `unit` of object `obj`
 /// whose value turned out to depend on a later, unordered write.
 pub(crate) type LateKey = (crate::spirv::ids::LocId, u32, ObjectId, u32);
+
+/// Why a read was found late: a later write raced with it (its value undefined), or, atomic, a
+/// later atomic in its scope could have come first (its value depends on the order). A read found
+/// both ways is racy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) enum LateWhy {
+    /// the order of atomics in each other's scope
+    Order,
+    /// a data race
+    Race,
+}
 
 /// A pointer value as registers hold it: an object, a byte offset into it, and whether an index on
 /// the way to it was out of bounds (then it points nowhere, whatever the offset says). Registers

@@ -54,6 +54,17 @@ pub enum Kind {
     Rmw,
 }
 
+/// The bits an access reads and leaves, as the race shadow sees them.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Vals {
+    /// a write leaves the memory as it was (it stores the value already there)
+    pub same: bool,
+    /// what it read (a load or a read-modify-write)
+    pub read: Option<u64>,
+    /// what it leaves (a store or a read-modify-write); `None` where that is not known
+    pub write: Option<u64>,
+}
+
 /// The shadow of one unit.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Cell {
