@@ -77,7 +77,14 @@ pub type Raced = (Logged, bool, bool, u32);
 /// (buffers) reaches.
 #[derive(Debug, Default)]
 pub struct ReadLog {
-    units: HashMap<WatchKey, Vec<Logged>>,
+    units: HashMap<WatchKey, UnitLog>,
+}
+
+/// The reads logged for one unit, with where each (invocation, instruction)'s is.
+#[derive(Debug, Default)]
+struct UnitLog {
+    reads: Vec<Logged>,
+    index: HashMap<(u32, LocId), usize>,
 }
 
 impl ReadLog {
@@ -90,13 +97,11 @@ impl ReadLog {
     /// instruction: that one happens-before this one, so whatever races with it races with this).
     pub fn read(&mut self, key: WatchKey, r: Logged) {
         let v = self.units.entry(key).or_default();
-        if let Some(e) = v
-            .iter_mut()
-            .find(|e| e.acc.who == r.acc.who && e.acc.loc == r.acc.loc)
-        {
-            *e = r;
-        } else if v.len() < LOG_CAP {
-            v.push(r);
+        if let Some(&i) = v.index.get(&(r.acc.who, r.acc.loc)) {
+            v.reads[i] = r;
+        } else if v.reads.len() < LOG_CAP {
+            v.index.insert((r.acc.who, r.acc.loc), v.reads.len());
+            v.reads.push(r);
         }
     }
 
@@ -119,7 +124,7 @@ impl ReadLog {
             if a.writes
                 && let Some(v) = self.units.get(&key)
             {
-                raced.extend(v.iter().filter_map(|r| {
+                raced.extend(v.reads.iter().filter_map(|r| {
                     let private = races_with_read(a.now, &r.acc, &a.me, a.f, a.scope)?;
                     let same = r.obj == a.obj
                         && a.vals
@@ -189,6 +194,68 @@ pub fn late_key(&(r, _, _, unit): &Raced) -> (LocId, u32, ObjectId, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn now(who: u32) -> Now<'static> {
+        Now {
+            who,
+            wg: 0,
+            sg_index: 0,
+            lanes_per_wg: 1 << 20,
+            sg_lanes: 1 << 20,
+            epoch: 0,
+            sg: 0,
+            knows: None,
+        }
+    }
+
+    fn acc(who: u32, loc: u32) -> Access {
+        Access {
+            who,
+            loc: LocId::new(loc),
+            ..Access::default()
+        }
+    }
+
+    fn access(log: &mut ReadLog, a: Access, read: Option<u64>, write: Option<u64>) -> Vec<Raced> {
+        let n = now(a.who);
+        let a = Accessing {
+            me: a,
+            now: &n,
+            f: Family::Buffer,
+            scope: None,
+            obj: ObjectId::new(0),
+            at: 0,
+            writes: write.is_some(),
+            vals: Vals {
+                same: false,
+                read,
+                write,
+            },
+        };
+        log.access(|_| true, (0, 0, 0..1, 4), &a)
+    }
+
+    #[test]
+    fn a_write_finds_each_invocations_latest_read_up_to_the_cap() {
+        let mut log = ReadLog::default();
+        // invocation 1 reads twice at one instruction (kept once, the latest), invocation 2 once
+        access(&mut log, acc(1, 10), Some(3), None);
+        access(&mut log, acc(1, 10), Some(4), None);
+        access(&mut log, acc(2, 11), Some(5), None);
+        let raced = access(&mut log, acc(9, 12), None, Some(5));
+        let got: Vec<(u32, u64, bool)> =
+            raced.iter().map(|r| (r.0.acc.who, r.0.bits, r.2)).collect();
+        // invocation 2 read the bits the write leaves: a same-value race
+        assert_eq!(got, vec![(1, 4, false), (2, 5, true)]);
+        // its own earlier read is no race with an invocation's write
+        assert!(access(&mut log, acc(1, 13), None, Some(0)).len() == 1);
+        let mut log = ReadLog::default();
+        for who in 1..=(LOG_CAP as u32 + 5) {
+            access(&mut log, acc(who, 10), Some(1), None);
+        }
+        let raced = access(&mut log, acc(1 << 19, 12), None, Some(2));
+        assert_eq!(raced.len(), LOG_CAP);
+    }
 
     #[test]
     fn bytes_compare_where_both_accesses_cover_them() {
