@@ -290,13 +290,10 @@ impl Wg<'_, '_> {
                 (same, hits.private),
             );
             tret = combine(r, tret);
+            // An earlier read this write races with is found late by the next run, which
+            // watches the unit ([`crate::spirv::memory::watch`]).
             if other_wrote {
                 raced = r;
-            }
-            if !other_wrote && !r.is_none() {
-                let u = off / self.unit_of(obj, sp);
-                self.d
-                    .mark_late((other.loc, other.who, obj, u), LateWhy::Race);
             }
         }
         if let Some(other) = hits.late_atomic_read

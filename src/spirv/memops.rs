@@ -500,17 +500,12 @@ impl<'d> Wg<'d, '_> {
                     t,
                 );
             }
-            // An earlier read, unordered with this write: its value was one of two.
-            Some((other, false))
-                if !self
-                    .race(obj, at, other, false, s, loc, true, (same, hits.private))
-                    .is_none() =>
-            {
-                let u = at / self.unit_of(obj, sp);
-                self.d
-                    .mark_late((other.loc, other.who, obj, u), LateWhy::Race);
+            // An earlier read, unordered with this write: its value was one of two. Reported
+            // here; the next run, which watches the unit, finds it and every other read this
+            // write could have changed ([`crate::spirv::memory::watch`]) and marks them late.
+            Some((other, false)) => {
+                self.race(obj, at, other, false, s, loc, true, (same, hits.private));
             }
-            Some(_) => {}
             None => {}
         }
         self.raw_put(obj, sp, at, bytes, s, v, t);
