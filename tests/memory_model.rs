@@ -1445,6 +1445,35 @@ fn a_read_that_ran_before_an_unordered_write_of_its_location_is_racy() {
     assert_eq!(u32s(&b.bytes)[5], 6);
 }
 
+// GL_EXT_null_initializer with VK_KHR_zero_initialize_workgroup_memory (core in Vulkan 1.3): a
+// Workgroup variable may be initialized with OpConstantNull — every component zero, defined, in
+// every workgroup — an array's elements and a vector's components alike.
+#[test]
+fn a_workgroup_variable_with_a_null_initializer_is_zero_in_every_component() {
+    let r = run(
+        "#extension GL_EXT_null_initializer : require\n\
+         layout(local_size_x = 4) in;\n\
+         layout(binding = 0) buffer B { uint b[]; };\n\
+         shared uint s[4] = {};\n\
+         shared uvec4 t = {};\n\
+         void main() {\n\
+           uint i = gl_LocalInvocationID.x;\n\
+           uint o = 8u * gl_WorkGroupID.x;\n\
+           b[o + i] = s[i] + 10u;\n\
+           b[o + 4u + i] = t[i] + 20u;\n\
+         }\n",
+        4,
+        [2, 1, 1],
+        &[vec![7; 16]],
+    );
+    assert!(r.findings.is_empty(), "{:?}", texts(&r));
+    let half = [10, 10, 10, 10, 20, 20, 20, 20];
+    assert_eq!(u32s(&r.buffers[0].bytes), [half, half].concat());
+    for w in 0..16 {
+        assert_eq!(status_of(&r, w), WordStatus::Exact, "b[{w}]");
+    }
+}
+
 fn status_of(r: &ModelRun, w: usize) -> WordStatus {
     r.status(r.buffers[0].word_taint(w))
 }

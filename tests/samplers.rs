@@ -424,3 +424,74 @@ EXPECT o IDX 16 EQ 2 0 0 1
     assert_eq!(statuses(&r), want(text, &["undefined", "pass"]), "{r:?}");
     assert!(format!("{r:?}").contains("is not filterable"), "{r:?}");
 }
+
+// SPIR-V, "Image Operands": NonPrivateTexel and VolatileTexel (Vulkan memory model) say how the
+// access is ordered and whether it may be combined with others, not which texel is read: a sample
+// carrying them reads what the same sample without them reads. The model runs such a sample (it
+// refused them once) — here `Lod|VolatileTexel` and `Lod|NonPrivateTexel|VolatileTexel`, nearest
+// filtering at (0.375, 0.375) of a 4×4 image: texel (1, 1).
+#[test]
+fn a_sample_with_memory_model_texel_operands_reads_the_texel_it_would_without_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = dir.path().join("k.spvasm");
+    let text = |operands: &str| {
+        format!(
+            "OpCapability Shader\nOpCapability VulkanMemoryModel\nOpMemoryModel Logical Vulkan\n\
+             OpEntryPoint GLCompute %main \"main\" %tex %o\nOpExecutionMode %main LocalSize 1 1 1\n\
+             OpDecorate %tex DescriptorSet 0\nOpDecorate %tex Binding 2\nOpDecorate %O Block\n\
+             OpMemberDecorate %O 0 Offset 0\nOpDecorate %arr ArrayStride 16\n\
+             OpDecorate %o DescriptorSet 0\nOpDecorate %o Binding 3\n\
+             %void = OpTypeVoid\n%fn = OpTypeFunction %void\n%float = OpTypeFloat 32\n\
+             %v2 = OpTypeVector %float 2\n%v4 = OpTypeVector %float 4\n\
+             %img = OpTypeImage %float 2D 0 0 0 1 Unknown\n%simg = OpTypeSampledImage %img\n\
+             %psimg = OpTypePointer UniformConstant %simg\n%tex = OpVariable %psimg UniformConstant\n\
+             %arr = OpTypeRuntimeArray %v4\n%O = OpTypeStruct %arr\n\
+             %pO = OpTypePointer StorageBuffer %O\n%o = OpVariable %pO StorageBuffer\n\
+             %pv4 = OpTypePointer StorageBuffer %v4\n%int = OpTypeInt 32 1\n%i0 = OpConstant %int 0\n\
+             %f0 = OpConstant %float 0\n%fq = OpConstant %float 0.375\n\
+             %uv = OpConstantComposite %v2 %fq %fq\n\
+             %main = OpFunction %void None %fn\n%e = OpLabel\n%s = OpLoad %simg %tex\n\
+             %v = OpImageSampleExplicitLod %v4 %s %uv {operands} %f0\n\
+             %p = OpAccessChain %pv4 %o %i0 %i0\nOpStore %p %v\nOpReturn\nOpFunctionEnd\n"
+        )
+    };
+    for operands in [
+        "Lod",
+        "Lod|VolatileTexel",
+        "Lod|NonPrivateTexel|VolatileTexel",
+    ] {
+        std::fs::write(&k, text(operands)).unwrap();
+        let out_dir = dir.path().join(operands.replace('|', "_"));
+        let argv: Vec<String> = [
+            "lockstep",
+            "run",
+            k.to_str().unwrap(),
+            "--model-only",
+            "--target-env",
+            "vulkan1.2",
+            "--sampler",
+            "2=nearest,clamp_to_edge",
+            "--buffer",
+            "2=series:f32:4x4x4",
+            "--buffer",
+            "3=zeros:f32:4",
+            "--out",
+            out_dir.to_str().unwrap(),
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let out = lockstep::cli::run(&argv).unwrap_or_else(|e| panic!("{operands}: {}", e.message));
+        assert!(
+            out.contains("binding 3  f32   4         4"),
+            "{operands}: {out}"
+        );
+        let bytes = std::fs::read(out_dir.join("model-3.npy")).unwrap();
+        let vals: Vec<f32> = bytes[bytes.len() - 16..]
+            .chunks(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        // texel (1, 1) of texels (x, y) holding 4·(4y + x) … 4·(4y + x) + 3
+        assert_eq!(vals, [20.0, 21.0, 22.0, 23.0], "{operands}");
+    }
+}
