@@ -5133,3 +5133,63 @@ OpFunctionEnd
         }
     }
 }
+
+// SPV_KHR_subgroup_uniform_control_flow, Overview: the execution mode "extend[s] the guarantees
+// provided by the definition of Uniform Control Flow" to each subgroup. A scan of subgroup totals
+// made by subgroup 0 alone (`if (gl_SubgroupID == 0u)`: uniform within every subgroup, not across
+// the workgroup) is pinned down under SUCF and maximal reconvergence, not under base — and the
+// report under base names SUCF as a way to pin it down beside maximal reconvergence, while a tangle
+// SUCF leaves open (a branch not uniform within the subgroup) is not said to be pinned by it.
+#[test]
+fn a_subgroup_operation_in_subgroup_uniform_control_flow_is_pinned_down_by_sucf_and_the_report_says_so(
+) {
+    let src = |cond: &str| {
+        format!(
+            "{HEAD}layout(local_size_x = 16) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\nvoid main() {{\n  uint s = 0u;\n  if ({cond}) {{\n    s = subgroupExclusiveAdd(gl_SubgroupInvocationID + 1u);\n  }}\n  b[gl_LocalInvocationIndex] = s;\n}}\n"
+        )
+    };
+    let uniform = src("gl_SubgroupID == 0u");
+    for mode in [Mode::Sucf, Mode::Maximal] {
+        let r = run_glsl(&uniform, mode, 8, [1, 1, 1], &[vec![0; 16]]);
+        let b = &r.buffers[0];
+        // lanes 0–7 of subgroup 0: 0, 1, 3, 6, …; subgroup 1 skipped the branch
+        let want: Vec<u32> = (0..16u32)
+            .map(|i| if i < 8 { i * (i + 1) / 2 } else { 0 })
+            .collect();
+        assert_eq!(u32s(&b.bytes), want, "{mode:?}");
+        for i in 0..16 {
+            assert_eq!(
+                r.status(b.word_taint(i)),
+                WordStatus::Exact,
+                "{mode:?} b[{i}]"
+            );
+        }
+    }
+    let r = run_glsl(&uniform, Mode::Base, 8, [1, 1, 1], &[vec![0; 16]]);
+    match r.status(r.buffers[0].word_taint(3)) {
+        WordStatus::Undefined(c) => assert!(
+            c.contains("not pinned down under base reconvergence")
+                && c.contains("maximal reconvergence pins it down")
+                && c.contains("subgroup-uniform control flow pins it down too")
+                && c.contains("GL_EXT_subgroup_uniform_control_flow"),
+            "{c}"
+        ),
+        other => panic!("base: {other:?}"),
+    }
+    // Diverging within the subgroup: SUCF leaves the tangle open and its report does not offer it.
+    let r = run_glsl(
+        &src("gl_SubgroupInvocationID < 5u"),
+        Mode::Sucf,
+        8,
+        [1, 1, 1],
+        &[vec![0; 16]],
+    );
+    match r.status(r.buffers[0].word_taint(3)) {
+        WordStatus::Undefined(c) => assert!(
+            c.contains("not pinned down under sucf reconvergence")
+                && !c.contains("subgroup-uniform control flow pins it down too"),
+            "{c}"
+        ),
+        other => panic!("sucf: {other:?}"),
+    }
+}

@@ -276,12 +276,21 @@ impl ModelRun {
                                 self.construct(*construct)
                             )
                         }
-                        crate::model::Reason::UnpinnedTangle { construct } => format!(
-                            "{name} {op_at}: the invocations executing it together are not pinned down under {} reconvergence (control flow diverged at {} without a guaranteed reconvergence); it holds only under {} reconvergence: maximal reconvergence pins it down (SPV_KHR_maximal_reconvergence: `#extension GL_EXT_maximal_reconvergence : require` and `[[maximally_reconverges]]` on main, where the device has shaderMaximalReconvergence)",
-                            self.mode,
-                            self.construct(*construct),
-                            self.mode
-                        ),
+                        crate::model::Reason::UnpinnedTangle { construct } => {
+                            // Under base reconvergence a branch uniform within each subgroup
+                            // but not across the workgroup is what SUCF was made for.
+                            let sucf = if self.mode == crate::reconverge::Mode::Base {
+                                "; where every branch on the way to it is uniform within the subgroup, subgroup-uniform control flow pins it down too (SPV_KHR_subgroup_uniform_control_flow: `#extension GL_EXT_subgroup_uniform_control_flow : require` and `[[subgroup_uniform_control_flow]]` on main; `--mode sucf` shows whether it does)"
+                            } else {
+                                ""
+                            };
+                            format!(
+                                "{name} {op_at}: the invocations executing it together are not pinned down under {} reconvergence (control flow diverged at {} without a guaranteed reconvergence); it holds only under {} reconvergence: maximal reconvergence pins it down (SPV_KHR_maximal_reconvergence: `#extension GL_EXT_maximal_reconvergence : require` and `[[maximally_reconverges]]` on main, where the device has shaderMaximalReconvergence){sucf}",
+                                self.mode,
+                                self.construct(*construct),
+                                self.mode
+                            )
+                        }
                         r => format!("{name} {op_at}: {r}"),
                     }
                 }
