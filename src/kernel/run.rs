@@ -652,7 +652,7 @@ impl KernelJob {
                 .unwrap_or_default(),
             spec,
             workgroups: self.workgroups,
-            required_subgroup_size: (size != ctx.caps.subgroup_size).then_some(size),
+            required_subgroup_size: ctx.caps.required_size(size),
             full_subgroups: false,
             unbound: self.unbound.iter().map(|(_, b)| b.bytes.clone()).collect(),
             addresses: self.addresses.clone(),

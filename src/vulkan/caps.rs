@@ -377,4 +377,37 @@ impl Capabilities {
         }
         v
     }
+
+    /// The `requiredSubgroupSize` a compute pipeline run at subgroup size `size` asks for: none
+    /// at the device's default size (such a pipeline needs no subgroup size control), `size`
+    /// otherwise (VK_EXT_subgroup_size_control).
+    pub fn required_size(&self, size: u32) -> Option<u32> {
+        (size != self.subgroup_size).then_some(size)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Capabilities;
+
+    #[test]
+    fn a_pipeline_asks_for_a_subgroup_size_only_where_it_is_not_the_default() {
+        let caps = Capabilities {
+            subgroup_size: 32,
+            min_subgroup_size: 16,
+            max_subgroup_size: 64,
+            size_control: true,
+            ..Default::default()
+        };
+        assert_eq!(caps.required_size(32), None);
+        assert_eq!(caps.required_size(16), Some(16));
+        assert_eq!(caps.required_size(64), Some(64));
+        assert_eq!(caps.selectable_sizes(), [16, 32, 64]);
+        let fixed = Capabilities {
+            subgroup_size: 8,
+            ..Default::default()
+        };
+        assert_eq!(fixed.selectable_sizes(), [8]);
+        assert_eq!(fixed.required_size(8), None);
+    }
 }

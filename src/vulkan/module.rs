@@ -904,7 +904,7 @@ impl Context {
                 .map(|k| (k as u32, SpecConstant::U32(shape[k])))
                 .collect(),
             workgroups: [1, 1, 1],
-            required_subgroup_size: (size != self.caps.subgroup_size).then_some(size),
+            required_subgroup_size: self.caps.required_size(size),
             full_subgroups: false,
             unbound: Vec::new(),
             addresses: Vec::new(),
