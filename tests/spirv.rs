@@ -5193,3 +5193,38 @@ fn a_subgroup_operation_in_subgroup_uniform_control_flow_is_pinned_down_by_sucf_
         other => panic!("sucf: {other:?}"),
     }
 }
+
+// GL_KHR_shader_subgroup: subgroupShuffle(value, id) returns `value` of invocation `id`; where that
+// invocation's value is undefined (here a shuffle down past the last lane left it so, in lanes 6
+// and 7 of 8), so is the result — and only there: each lane's result carries the taint of the
+// lane it read, for every component of a vector, in every subgroup of the workgroup.
+#[test]
+fn a_shuffle_reading_an_undefined_lane_is_undefined_there_and_nowhere_else() {
+    let src = format!(
+        "{HEAD}layout(local_size_x = 16) in;\nlayout(binding = 0) buffer B {{ uvec2 b[]; }};\nvoid main() {{\n  uint id = gl_SubgroupInvocationID;\n  uvec2 x = subgroupShuffleDown(uvec2(id * 10u, id + 100u), 2u);\n  b[gl_LocalInvocationIndex] = subgroupShuffle(x, (id + 3u) % 8u);\n}}\n"
+    );
+    let r = run_glsl(&src, Mode::Base, 8, [1, 1, 1], &[vec![0; 32]]);
+    let b = &r.buffers[0];
+    let w = u32s(&b.bytes);
+    for i in 0..16usize {
+        let l = i % 8;
+        let from = (l + 3) % 8; // the lane read; its x came from lane from + 2
+        for c in 0..2 {
+            let status = r.status(b.word_taint(2 * i + c));
+            if from >= 6 {
+                assert!(
+                    matches!(&status, WordStatus::Undefined(ch) if ch.contains("subgroupShuffleDown")),
+                    "b[{i}].{c}: {status:?}"
+                );
+            } else {
+                assert_eq!(status, WordStatus::Exact, "b[{i}].{c}");
+                let want = if c == 0 {
+                    (from + 2) * 10
+                } else {
+                    from + 2 + 100
+                };
+                assert_eq!(w[2 * i + c] as usize, want, "b[{i}].{c}");
+            }
+        }
+    }
+}
