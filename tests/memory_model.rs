@@ -1516,6 +1516,10 @@ fn every_read_a_later_unordered_write_races_with_is_racy_however_many_invocation
         );
         assert_eq!(status_of(&r, 7), WordStatus::Exact);
         assert_eq!(u32s(&r.buffers[0].bytes)[7], 5);
+        // One race per reader, each reported once: seven pairs of one pair of lines.
+        let groups = race_groups(&r);
+        assert_eq!(groups.len(), 1, "{groups:?}");
+        assert_eq!(groups[0].1, 7, "{groups:?}");
         let sync = "memoryBarrierBuffer(); barrier();";
         let r = run(&body(sync), size, [1, 1, 1], std::slice::from_ref(&init));
         assert!(races(&r).is_empty(), "{:?}", texts(&r));
