@@ -279,6 +279,61 @@ EXPECT o IDX 0 EQ 42
     assert_eq!(statuses(&run_model(&s)), vec![(46, "pass")]);
 }
 
+/// The same with three Block variables: the store through `a` is read through `c`.
+#[test]
+fn three_workgroup_block_variables_alias_as_two_do() {
+    let text = r#"#!amber
+SHADER compute k SPIRV-ASM TARGET_ENV spv1.4
+               OpCapability Shader
+               OpCapability WorkgroupMemoryExplicitLayoutKHR
+               OpExtension "SPV_KHR_workgroup_memory_explicit_layout"
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main" %a %b %c %out
+               OpExecutionMode %main LocalSize 1 1 1
+               OpDecorate %blk Block
+               OpMemberDecorate %blk 0 Offset 0
+               OpDecorate %oblk Block
+               OpMemberDecorate %oblk 0 Offset 0
+               OpDecorate %out DescriptorSet 0
+               OpDecorate %out Binding 0
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+       %uint = OpTypeInt 32 0
+        %blk = OpTypeStruct %uint
+       %oblk = OpTypeStruct %uint
+       %pblk = OpTypePointer Workgroup %blk
+      %poblk = OpTypePointer StorageBuffer %oblk
+      %pwg = OpTypePointer Workgroup %uint
+      %psb = OpTypePointer StorageBuffer %uint
+          %a = OpVariable %pblk Workgroup
+          %b = OpVariable %pblk Workgroup
+          %c = OpVariable %pblk Workgroup
+        %out = OpVariable %poblk StorageBuffer
+         %u0 = OpConstant %uint 0
+        %u42 = OpConstant %uint 42
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+         %pa = OpAccessChain %pwg %a %u0
+               OpStore %pa %u42
+         %pb = OpAccessChain %pwg %c %u0
+          %v = OpLoad %uint %pb
+         %po = OpAccessChain %psb %out %u0
+               OpStore %po %v
+               OpReturn
+               OpFunctionEnd
+END
+BUFFER o DATA_TYPE uint32 SIZE 1 FILL 0
+PIPELINE compute p
+  ATTACH k
+  BIND BUFFER o AS storage DESCRIPTOR_SET 0 BINDING 0
+END
+RUN p 1 1 1
+EXPECT o IDX 0 EQ 42
+"#;
+    let s = parse(text).unwrap();
+    assert_eq!(statuses(&run_model(&s)), vec![(47, "pass")]);
+}
+
 /// The Workgroup variables beside the aliased blocks keep memory of their own, and their own
 /// record of what was written: `c` and `d` (one word each, side by side) written, `e` never (GLSL
 /// 4.60 §4.3.8: shared variables have no initializer — SPIR-V: a Workgroup variable's value is
