@@ -2218,6 +2218,104 @@ fn an_array_of_descriptors_indexed_differently_within_a_subgroup_needs_nonunifor
     }
 }
 
+/// The same rule (VUID-RuntimeSpirv-NonUniform-06274) names the operand to decorate: "the
+/// operand corresponding to that resource (e.g. the pointer …) must be decorated with
+/// NonUniform" — the access chain, which a hand-written or other compiler's module may decorate
+/// alone; glslang, DXC and naga decorate the index too, and a module decorating only the index
+/// is taken as saying the same. Eight invocations in subgroups of four read `ins[i & 1].v[i]`
+/// (the index differs within each subgroup): with the decoration on the chain alone, or on the
+/// index alone, every read is defined (`ins[k].v[i]`, exactly); with neither, every one is
+/// undefined by the rule.
+#[test]
+fn a_nonuniform_decoration_on_the_access_chain_alone_makes_a_divergent_descriptor_index_defined() {
+    let text = r#"OpCapability Shader
+OpCapability ShaderNonUniform
+OpCapability StorageBufferArrayNonUniformIndexing
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main" %lid %ins %outs
+OpName %ins "ins"
+OpExecutionMode %main LocalSize 8 1 1
+OpDecorate %lid BuiltIn LocalInvocationId
+OpDecorate %ra ArrayStride 4
+OpMemberDecorate %In 0 Offset 0
+OpDecorate %In Block
+OpDecorate %ins DescriptorSet 0
+OpDecorate %ins Binding 0
+OpDecorate %outs DescriptorSet 0
+OpDecorate %outs Binding 1
+{deco}
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%v3 = OpTypeVector %uint 3
+%u0 = OpConstant %uint 0
+%u1 = OpConstant %uint 1
+%u2 = OpConstant %uint 2
+%u8 = OpConstant %uint 8
+%ra = OpTypeRuntimeArray %uint
+%In = OpTypeStruct %ra
+%In2 = OpTypeArray %In %u2
+%pIn2 = OpTypePointer StorageBuffer %In2
+%pIn = OpTypePointer StorageBuffer %In
+%pu = OpTypePointer StorageBuffer %uint
+%pv3 = OpTypePointer Input %v3
+%pi = OpTypePointer Input %uint
+%lid = OpVariable %pv3 Input
+%ins = OpVariable %pIn2 StorageBuffer
+%outs = OpVariable %pIn StorageBuffer
+%main = OpFunction %void None %fn
+%e = OpLabel
+%ip = OpAccessChain %pi %lid %u0
+%i = OpLoad %uint %ip
+%k = OpBitwiseAnd %uint %i %u1
+%p = OpAccessChain %pu %ins %k %u0 %i
+%x = OpLoad %uint %p
+%q = OpAccessChain %pu %outs %u0 %i
+OpStore %q %x
+OpReturn
+OpFunctionEnd
+"#;
+    let ins0: Vec<u32> = (10..18).collect();
+    let ins1: Vec<u32> = (20..28).collect();
+    let inputs = [input(0, 0, &ins0), input(0, 1, &ins1), input(1, 0, &[0; 8])];
+    let run = |deco: &str| {
+        let k = decode(
+            &asm(&text.replace("{deco}", deco)),
+            &DecodeOptions::default(),
+        )
+        .unwrap();
+        let mut c = RunConfig::new(SubgroupSize::new(4).unwrap(), [1, 1, 1]);
+        c.mode = Mode::Base;
+        run_model(&k, c, &inputs, None).unwrap()
+    };
+    for deco in ["OpDecorate %p NonUniform", "OpDecorate %k NonUniform"] {
+        let r = run(deco);
+        let o = &r.buffers[at(&r, 1)];
+        let vals = u32s(&o.bytes);
+        for i in 0..8 {
+            assert_eq!(
+                r.status(o.word_taint(i)),
+                WordStatus::Exact,
+                "{deco}: o[{i}]"
+            );
+            let want = if i & 1 == 0 { ins0[i] } else { ins1[i] };
+            assert_eq!(vals[i], want, "{deco}: o[{i}]");
+        }
+    }
+    let r = run("");
+    let o = &r.buffers[at(&r, 1)];
+    for i in 0..8 {
+        match r.status(o.word_taint(i)) {
+            WordStatus::Undefined(chain) => assert!(
+                chain.contains("index the array of descriptors ins with different values")
+                    && chain.contains("VUID-RuntimeSpirv-NonUniform-06274"),
+                "o[{i}]: {chain}"
+            ),
+            s => panic!("o[{i}] undecorated: {s:?}"),
+        }
+    }
+}
+
 /// The same rule (VUID-RuntimeSpirv-NonUniform-06274), subgroup by subgroup and among the
 /// invocations whose index is defined. Eight invocations in subgroups of four:
 /// - `ins[i == 7 ? 1 : 0]` executed by lanes 0–3 and 6–7 (4 and 5 take no part): the first
