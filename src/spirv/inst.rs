@@ -737,6 +737,35 @@ pub enum Term {
     Unreachable,
 }
 
+impl Term {
+    /// The blocks this terminator may go to (a switch's default first, then its cases).
+    pub(crate) fn successors(&self) -> impl Iterator<Item = BlockIdx> + '_ {
+        let (first, rest): (Option<BlockIdx>, &[(u64, BlockIdx)]) = match self {
+            Term::Branch(b) => (Some(*b), &[]),
+            Term::Cond { t, f, .. } => return Succ::Two([*t, *f].into_iter()),
+            Term::Switch { default, cases, .. } => (Some(*default), cases),
+            Term::Return | Term::ReturnValue(_) | Term::Unreachable => (None, &[]),
+        };
+        Succ::Many(first.into_iter().chain(rest.iter().map(|c| c.1)))
+    }
+}
+
+/// [`Term::successors`]' iterator, without an allocation.
+enum Succ<A, B> {
+    Two(A),
+    Many(B),
+}
+
+impl<A: Iterator<Item = BlockIdx>, B: Iterator<Item = BlockIdx>> Iterator for Succ<A, B> {
+    type Item = BlockIdx;
+    fn next(&mut self) -> Option<BlockIdx> {
+        match self {
+            Succ::Two(a) => a.next(),
+            Succ::Many(b) => b.next(),
+        }
+    }
+}
+
 /// The structured-control-flow declaration of a header block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Merge {

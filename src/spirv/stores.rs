@@ -5,9 +5,7 @@
 //! (issue 19: "one path is not all paths"). A decode-time pass: per construct header, the buffer
 //! variables the stores and atomics of its blocks (and of the functions they call) reach.
 
-use crate::spirv::inst::{
-    calls_post_order, BlockIdx, Func, Inst, Merge, ObjectId, Reg, Step, Term,
-};
+use crate::spirv::inst::{calls_post_order, BlockIdx, Func, Inst, Merge, ObjectId, Reg, Step};
 use crate::spirv::types::Storage;
 use std::collections::{HashMap, HashSet};
 
@@ -97,42 +95,56 @@ pub fn construct_stores(
         memo[f] = Some(s.clone());
         s
     }
-    let mut out = HashMap::new();
-    for (fi, f) in funcs.iter().enumerate() {
-        for (h, hb) in f.blocks.iter().enumerate() {
-            let merge = match hb.merge {
-                Merge::None => continue,
-                Merge::Selection(m) => m,
-                Merge::Loop { merge, .. } => merge,
-            };
-            let mut objs: HashSet<ObjectId> = HashSet::new();
-            for b in construct_blocks(f, h as BlockIdx, merge) {
-                let (o, calls) = &own[fi][b as usize];
-                objs.extend(o.iter().copied());
-                for &c in calls {
-                    objs.extend(func_stores(c as usize, &own, &mut of_func));
-                }
-            }
-            // A way out of the construct other than its merge (a return, a break or continue of
-            // an enclosing loop) goes on past it: the way not taken may run any store of the
-            // function after the merge that the way taken skipped, or the other way round.
-            if hb.escapes {
-                objs.extend(func_stores(fi, &own, &mut of_func));
-            }
-            if !objs.is_empty() {
-                let mut v: Vec<ObjectId> = objs.into_iter().collect();
-                v.sort();
-                out.insert(hb.label, v);
-            }
-        }
-    }
-    let functions = (0..funcs.len())
+    // Every function's stores, once (a sorted list), for the constructs that call it.
+    let functions: Vec<Vec<ObjectId>> = (0..funcs.len())
         .map(|f| {
             let mut v: Vec<ObjectId> = func_stores(f, &own, &mut of_func).into_iter().collect();
             v.sort();
             v
         })
         .collect();
+    // A construct's objects and blocks are collected with stamps (the header's number) rather
+    // than sets: deeply nested constructs visit their inner blocks once per enclosing construct.
+    let mut mark = vec![0u32; storages.len()];
+    let mut seen: Vec<u32> = Vec::new();
+    let mut stamp = 0u32;
+    let mut out = HashMap::new();
+    for (fi, f) in funcs.iter().enumerate() {
+        seen.clear();
+        seen.resize(f.blocks.len(), 0);
+        for (h, hb) in f.blocks.iter().enumerate() {
+            let merge = match hb.merge {
+                Merge::None => continue,
+                Merge::Selection(m) => m,
+                Merge::Loop { merge, .. } => merge,
+            };
+            stamp += 1;
+            let mut objs: Vec<ObjectId> = Vec::new();
+            let mut add = |o: ObjectId| {
+                if mark[o.index()] != stamp {
+                    mark[o.index()] = stamp;
+                    objs.push(o);
+                }
+            };
+            for b in construct_blocks(f, h as BlockIdx, merge, &mut seen, stamp) {
+                let (o, calls) = &own[fi][b as usize];
+                o.iter().copied().for_each(&mut add);
+                for &c in calls {
+                    functions[c as usize].iter().copied().for_each(&mut add);
+                }
+            }
+            // A way out of the construct other than its merge (a return, a break or continue of
+            // an enclosing loop) goes on past it: the way not taken may run any store of the
+            // function after the merge that the way taken skipped, or the other way round.
+            if hb.escapes {
+                functions[fi].iter().copied().for_each(&mut add);
+            }
+            if !objs.is_empty() {
+                objs.sort();
+                out.insert(hb.label, objs);
+            }
+        }
+    }
     Stores {
         constructs: out,
         functions,
@@ -243,33 +255,29 @@ fn callers_first(funcs: &[Func]) -> Vec<usize> {
 /// selection header's own instructions run before its branch, the same on every path, so they are
 /// no path's and the header is left out; a loop header runs again on each iteration and is the
 /// loop's.
-fn construct_blocks(f: &Func, h: BlockIdx, merge: BlockIdx) -> Vec<BlockIdx> {
+/// `seen` holds a stamp per block of `f`; a block is seen when it holds `stamp`, which must be
+/// new for each call.
+fn construct_blocks(
+    f: &Func,
+    h: BlockIdx,
+    merge: BlockIdx,
+    seen: &mut [u32],
+    stamp: u32,
+) -> Vec<BlockIdx> {
     let selection = matches!(f.blocks[h as usize].merge, Merge::Selection(_));
-    let mut seen = HashSet::from([h]);
+    seen[h as usize] = stamp;
     let mut stack = vec![h];
     let mut out = Vec::new();
     while let Some(b) = stack.pop() {
         if b != h || !selection {
             out.push(b);
         }
-        for t in successors(&f.blocks[b as usize].term) {
-            if t != merge && seen.insert(t) {
+        for t in f.blocks[b as usize].term.successors() {
+            if t != merge && seen[t as usize] != stamp {
+                seen[t as usize] = stamp;
                 stack.push(t);
             }
         }
     }
     out
-}
-
-fn successors(t: &Term) -> Vec<BlockIdx> {
-    match t {
-        Term::Branch(b) => vec![*b],
-        Term::Cond { t, f, .. } => vec![*t, *f],
-        Term::Switch { default, cases, .. } => {
-            let mut v = vec![*default];
-            v.extend(cases.iter().map(|c| c.1));
-            v
-        }
-        Term::Return | Term::ReturnValue(_) | Term::Unreachable => Vec::new(),
-    }
 }

@@ -615,20 +615,6 @@ fn lits_from(i: &Instruction, k: usize) -> Vec<u32> {
     crate::words::facts::operands_from(i, k).1
 }
 
-/// The successors of a block's terminator.
-fn successors(t: &Term) -> Vec<BlockIdx> {
-    match t {
-        Term::Branch(b) => vec![*b],
-        Term::Cond { t, f, .. } => vec![*t, *f],
-        Term::Switch { default, cases, .. } => {
-            let mut v: Vec<BlockIdx> = cases.iter().map(|c| c.1).collect();
-            v.push(*default);
-            v
-        }
-        Term::Return | Term::ReturnValue(_) | Term::Unreachable => Vec::new(),
-    }
-}
-
 /// For each header: whether its construct can be left other than through its merge (`escapes`),
 /// and for loops the registers its blocks define (`loop_defs`).
 ///
@@ -637,15 +623,17 @@ fn successors(t: &Term) -> Vec<BlockIdx> {
 /// walk that reaches a function exit escapes; structured rules let a loop be left only through
 /// its merge or a return, so the blocks a loop's walk reaches are its construct.
 fn construct_extents(blocks: &mut [Block]) {
+    // A block is seen in the walk from header `h` when it holds `h + 1` (one array for all).
+    let mut seen = vec![0usize; blocks.len()];
     for h in 0..blocks.len() {
         let merge = match blocks[h].merge {
             Merge::Selection(m) => m,
             Merge::Loop { merge, .. } => merge,
             Merge::None => continue,
         };
-        let mut seen = vec![false; blocks.len()];
+        let stamp = h + 1;
         let mut stack = vec![h as BlockIdx];
-        seen[h] = true;
+        seen[h] = stamp;
         let mut escapes = false;
         let mut defs = Vec::new();
         while let Some(b) = stack.pop() {
@@ -657,9 +645,9 @@ fn construct_extents(blocks: &mut [Block]) {
             ) {
                 escapes = true;
             }
-            for s in successors(&blk.term) {
-                if s != merge && !seen[s as usize] {
-                    seen[s as usize] = true;
+            for s in blk.term.successors() {
+                if s != merge && seen[s as usize] != stamp {
+                    seen[s as usize] = stamp;
                     stack.push(s);
                 }
             }

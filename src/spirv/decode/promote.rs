@@ -480,7 +480,7 @@ impl<'a> Promote<'a> {
         };
         let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
         for (bi, b) in f.blocks.iter().enumerate() {
-            for s in successors(&b.term).into_iter().filter(|s| *s < n) {
+            for s in b.term.successors().map(|s| s as usize).filter(|s| *s < n) {
                 preds[s].push(bi);
             }
         }
@@ -925,18 +925,6 @@ fn term_reads(t: &Term) -> Vec<Reg> {
     }
 }
 
-/// The blocks a terminator may go to.
-fn successors(t: &Term) -> Vec<usize> {
-    match t {
-        Term::Branch(b) => vec![*b as usize],
-        Term::Cond { t, f, .. } => vec![*t as usize, *f as usize],
-        Term::Switch { default, cases, .. } => std::iter::once(*default as usize)
-            .chain(cases.iter().map(|(_, b)| *b as usize))
-            .collect(),
-        Term::Return | Term::ReturnValue(_) | Term::Unreachable => Vec::new(),
-    }
-}
-
 /// Per block of `f`, the registers live where it ends: read on some path from there (by an
 /// instruction, a phi on the edge taken, or a terminator) before being written again — the
 /// textbook backward analysis, iterated to its fixed point.
@@ -976,7 +964,7 @@ fn live_out(f: &Func) -> Vec<HashSet<Reg>> {
         for bi in (0..n).rev() {
             let b = &f.blocks[bi];
             let mut o: HashSet<Reg> = HashSet::new();
-            for s in successors(&b.term) {
+            for s in b.term.successors().map(|s| s as usize) {
                 let Some(sb) = f.blocks.get(s) else { continue };
                 o.extend(live_in[s].iter().copied());
                 for p in &sb.phis {
