@@ -676,6 +676,78 @@ OpFunctionEnd
     );
 }
 
+/// One SpecId, two constants, two defaults: glslang gives `layout(local_size_x_id = 0) in;` a
+/// specialization constant of its own (the x of the `WorkgroupSize` built-in, default 1 — no
+/// `local_size_x` is given) beside `layout(constant_id = 0) const uint WG = 64;`. SPIR-V 1.6,
+/// OpSpecConstant: "Declare a new integer-type or floating-point-type scalar specialization
+/// constant … Value is the bit pattern for the default value" — each constant's own; Vulkan,
+/// "Specialization Constants": the map entries set the constants decorated with a SpecId, all
+/// of them. Unspecialized, the workgroup is one invocation and `WG` reads 64 (the model took
+/// either default for both, by a hash map's order, so a kernel's size changed when it declared
+/// an unrelated `shared` array); specialized, both are the value given. The device, where
+/// there is one, runs the same: `count` = the invocations of the workgroup.
+#[test]
+fn each_unspecialized_constant_keeps_its_own_default_where_two_share_a_spec_id() {
+    let src = "#version 450
+layout(local_size_x_id = 0) in;
+layout(constant_id = 0) const uint WG = 64;
+layout(set = 0, binding = 0) buffer B { uint count; uint wg; uint size; };
+void main() {
+  atomicAdd(count, 1u);
+  if (gl_LocalInvocationIndex == 0u) { wg = WG; size = gl_WorkGroupSize.x; }
+}
+";
+    let words = glsl(src);
+    let ids = lockstep::words::read(&words).unwrap().module.annotations;
+    let spec_id_0 = ids
+        .iter()
+        .filter(|d| {
+            format!("{d:?}").contains("SpecId") && format!("{d:?}").contains("LiteralBit32(0)")
+        })
+        .count();
+    assert_eq!(spec_id_0, 2, "glslang's output has changed: {ids:?}");
+    let decoded = |n: Option<u64>| {
+        let opts = lockstep::spirv::DecodeOptions {
+            spec: n
+                .map(|n| vec![(0, lockstep::spirv::SpecInput::Bits(n))])
+                .unwrap_or_default(),
+            ..Default::default()
+        };
+        lockstep::spirv::decode(&words, &opts).unwrap_or_else(|e| panic!("{e}"))
+    };
+    // Each decode hashes with a fresh seed: the old reading gave 64 or 1 by chance.
+    for _ in 0..16 {
+        assert_eq!(decoded(None).local_size, [1, 1, 1]);
+        assert_eq!(decoded(Some(32)).local_size, [32, 1, 1]);
+    }
+    let run = |n: Option<u64>| {
+        let k = decoded(n);
+        let cfg = lockstep::spirv::RunConfig::new(
+            lockstep::model::SubgroupSize::new(8).unwrap(),
+            [1, 1, 1],
+        );
+        let input = lockstep::spirv::BufferInput {
+            bytes: u32s(&[0, 0, 0]),
+            ..Default::default()
+        };
+        let r =
+            lockstep::spirv::run_model(&k, cfg, &[input], None).unwrap_or_else(|e| panic!("{e}"));
+        as_u32s(&r.buffers[0].bytes)
+    };
+    assert_eq!(run(None), [1, 64, 1]);
+    assert_eq!(run(Some(32)), [32, 32, 32]);
+    let Some(ctx) = support::shared_device() else {
+        return;
+    };
+    let out = ctx
+        .run_module(&dispatch(
+            &words,
+            vec![buf(0, 0, DescriptorKind::Storage, u32s(&[0, 0, 0]))],
+        ))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(as_u32s(&out.buffers[0]), [1, 64, 1]);
+}
+
 /// SPIR-V 1.2+ `OpExecutionModeId LocalSizeId` (what glslang emits for `local_size_x_id` when it
 /// targets Vulkan 1.3): the module reader used to refuse every such module ("ExecutionModeId not
 /// inside block", rspirv's loader); now the model reads the size from the specialization constant,

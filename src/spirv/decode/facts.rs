@@ -248,7 +248,12 @@ impl Decoder<'_> {
             }
         }
         // The workgroup size, folded as the device runner folds it (`words::facts`), from the
-        // specialization constants' values decoded here.
+        // values decoded here of the specialization constants the run sets. Only those: glslang
+        // gives `layout(local_size_x_id = 0)` a constant of its own (default 1, or `local_size_x`)
+        // beside a `constant_id = 0` one with another default — one SpecId, two defaults, and
+        // each unspecialized constant keeps its own (Vulkan: specialization sets every constant
+        // of the SpecId; SPIR-V: an OpSpecConstant not specialized has its default).
+        let set: HashSet<u32> = self.opts.spec.iter().map(|(k, _)| *k).collect();
         let spec: Vec<(u32, u64)> = self
             .deco
             .iter()
@@ -258,6 +263,9 @@ impl Decoder<'_> {
                     .find(|(d, _)| *d == Decoration::SpecId)?
                     .1
                     .first()?;
+                if !set.contains(&sid) {
+                    return None;
+                }
                 match self.ids.get(id) {
                     Some(Id::Const(c)) => Some((sid, *c.bits.first()?)),
                     _ => None,
