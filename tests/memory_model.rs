@@ -1696,6 +1696,95 @@ fn a_byte_another_order_of_the_workgroups_changes_is_order_dependent_and_its_nei
     assert_eq!(per_element, [false, true, false, false]);
 }
 
+// What another order of the workgroups finds is that order's: the CTS's message-passing test
+// (`memory_model/message_passing/permuted_index/release_acquire_atomic_payload.amber`), cut to two
+// workgroups of one invocation. Each writes its own `data`, releases its own `flag`, then reads the
+// other's flag with acquire and the other's data, and counts a failure where `flag > data`. In
+// the dispatch's own order workgroup 0 reads flag 0 — its data read races with workgroup 1's
+// store, but `0 > d` is false for every `d` — and workgroup 1 reads flag 1, synchronized with
+// workgroup 0's release (Appendix B, Synchronizes-With), so data 1: no failure in any order. In
+// the other order the first order's racy read is taken as racy again, where it is synchronized,
+// and that order's branch on it was lost; the objects its paths not taken store to, and who
+// wrote each unit, leaked into the first order's report: `failures` came back undefined ("another
+// allowed execution may write here"). It is exact 0, with four orders as with one.
+#[test]
+fn what_another_order_of_the_workgroups_finds_on_its_own_paths_stays_out_of_the_first_orders_report(
+) {
+    let src = "#version 450
+#extension GL_KHR_memory_scope_semantics : require
+         layout(local_size_x = 1) in;
+         struct S { uint data; uint flag; };
+         layout(binding = 0) buffer B0 { coherent S arr[]; };
+         layout(binding = 1) buffer B1 { uint failures; };
+         void main() {
+           uint i = gl_WorkGroupID.x, j = 1u - i;
+           arr[i].data = 1u;
+           atomicStore(arr[i].flag, 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+           uint flag = atomicLoad(arr[j].flag, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
+           uint data = arr[j].data;
+           if (flag > data) { atomicAdd(failures, 1u); }
+         }
+";
+    let k = decode(&glsl(src, "k.comp"), &DecodeOptions::default()).unwrap();
+    let bufs = bindings([bytes_u32(&[0; 4]), bytes_u32(&[0])]);
+    for n in [1, 4] {
+        let r = run_model(&k, cfg_schedules(1, [2, 1, 1], n), &bufs, None).unwrap();
+        let f = r.buffers.iter().find(|b| b.binding == 1).unwrap();
+        assert_eq!(u32s(&f.bytes), [0], "{n} orders");
+        assert_eq!(r.status(f.taint[0]), WordStatus::Exact, "{n} orders");
+    }
+}
+
+// Vulkan, "Compute Shaders": the workgroups of a dispatch run in no order the API gives, so which
+// workgroup takes a lock first is the device's choice. Four workgroups take a spin lock (acquire
+// compare-and-swap, release store), and each records the running total it found under it: the
+// total is the same in every order (1 + 2 + 3 + 4), what each workgroup found is not. With one
+// order the model called every recorded value exact — a device that ran workgroup 1 first would
+// have "differed" from the model. `lockstep run` and `lockstep amber` run four orders by default
+// where workgroups interact (`DEFAULT_SCHEDULES`): the recorded values are order-dependent, the
+// total exact.
+#[test]
+fn what_a_lock_protects_is_order_dependent_where_the_order_workgroups_take_it_in_decides() {
+    assert!(DEFAULT_SCHEDULES > 1);
+    let src = "#version 450
+#extension GL_KHR_memory_scope_semantics : require
+         layout(local_size_x = 1) in;
+         layout(binding = 0) coherent buffer L { uint lock; uint total; uint found[]; };
+         void main() {
+           uint w = gl_WorkGroupID.x;
+           while (atomicCompSwap(lock, 0u, 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) != 0u) {}
+           uint t = total;
+           total = t + w + 1u;
+           found[w] = t;
+           atomicStore(lock, 0u, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+         }
+";
+    let k = decode(&glsl(src, "k.comp"), &DecodeOptions::default()).unwrap();
+    let bufs = bindings([bytes_u32(&[0; 6])]);
+    let mut c = RunConfig::new(SubgroupSize::new(1).unwrap(), [4, 1, 1]);
+    assert_eq!(c.schedules, DEFAULT_SCHEDULES);
+    let r = run_model(&k, c.clone(), &bufs, None).unwrap();
+    let b = &r.buffers[0];
+    assert_eq!(
+        u32s(&b.bytes),
+        [0, 10, 0, 1, 3, 6],
+        "the dispatch's own order's values"
+    );
+    assert_eq!(r.status(b.taint[1]), WordStatus::Exact, "the total");
+    for w in 2..6 {
+        match r.status(b.taint[w]) {
+            WordStatus::OrderDependent(chain) => {
+                assert!(chain.contains("another order of the workgroups"), "{chain}")
+            }
+            other => panic!("found[{}]: {other:?}", w - 2),
+        }
+    }
+    // One order alone cannot tell.
+    c.schedules = 1;
+    let r = run_model(&k, c, &bufs, None).unwrap();
+    assert!((2..6).all(|w| r.status(r.buffers[0].taint[w]) == WordStatus::Exact));
+}
+
 // Appendix B, Data Race: two potentially-concurrent accesses to one location, at least one a
 // write, race unless *both* are atomic (with each other's scope). Invocation 0 writes `x` with a
 // plain store; invocation 1 then adds to it atomically, with nothing ordering the two: a data

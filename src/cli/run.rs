@@ -84,7 +84,7 @@ pub struct RunArgs {
     /// seeded orders of the workgroups (and of the lanes of each atomic), and report what differs:
     /// defined values another order changes become order-dependent, a wait that never ends in one
     /// of them is a finding
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
+    #[arg(long, default_value_t = crate::spirv::DEFAULT_SCHEDULES, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub schedules: u32,
     /// relative tolerance for inexact floats: the device's d against the model's m,
     /// |d − m| ≤ atol + rtol · |m|

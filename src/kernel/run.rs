@@ -83,7 +83,7 @@ pub struct KernelJob {
     /// lane-instructions one workgroup may execute on the model
     pub max_steps: u64,
     /// workgroup orders the model tries where workgroups interact (see
-    /// [`RunConfig::schedules`]); 1 by default
+    /// [`RunConfig::schedules`]); [`spirv::DEFAULT_SCHEDULES`] by default
     pub schedules: u32,
     /// buffers with no descriptor, reached only through their device address
     /// (GL_EXT_buffer_reference): name and contents
@@ -151,7 +151,7 @@ impl KernelJob {
             placements: None,
             mode: None,
             max_steps: spirv::DEFAULT_MAX_STEPS,
-            schedules: 1,
+            schedules: spirv::DEFAULT_SCHEDULES,
             unbound: Vec::new(),
             addresses: Vec::new(),
             device_bases: None,

@@ -78,7 +78,7 @@ impl RunConfig {
             workgroups,
             max_steps: DEFAULT_MAX_STEPS,
             lost_paths_end: true,
-            schedules: 1,
+            schedules: DEFAULT_SCHEDULES,
             race_checks: true,
         }
     }
@@ -86,6 +86,12 @@ impl RunConfig {
 
 /// The default `max_steps`: a billion lane-instructions per workgroup (seconds of work).
 pub const DEFAULT_MAX_STEPS: u64 = 1_000_000_000;
+
+/// The default `schedules`: where workgroups interact, the dispatch's own order and three others.
+/// One order alone calls exact what a lock or a ticket decides (which workgroup took the lock
+/// first is the device's choice): docs/interpreter.md, Decisions, "Workgroups that interact are
+/// run in four orders by default".
+pub const DEFAULT_SCHEDULES: u32 = 4;
 
 pub use crate::spirv::finding::{Finding, FindingGroup, GroupKey, PastArray, RaceClass};
 
@@ -460,6 +466,18 @@ impl<'k> Dispatch<'k> {
                 })
             })
             .collect();
+        // What the first order leaves beside the bytes: who wrote each unit, and the objects a
+        // path not taken may write. Other orders take other paths; what they find is theirs.
+        let marks: Vec<Option<(Vec<u64>, Vec<u32>)>> = self
+            .buffers
+            .iter()
+            .map(|b| b.as_ref().map(|b| b.writer_marks()))
+            .collect();
+        let maybe_written = self
+            .maybe_written
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
         let findings =
             std::mem::take(&mut *self.findings.lock().unwrap_or_else(|e| e.into_inner()));
         let (count, steps) = (
@@ -543,6 +561,12 @@ impl<'k> Dispatch<'k> {
                 );
             }
         }
+        for (b, m) in self.buffers.iter().zip(&marks) {
+            if let (Some(b), Some(m)) = (b, m) {
+                b.set_writer_marks(m);
+            }
+        }
+        *self.maybe_written.lock().unwrap_or_else(|e| e.into_inner()) = maybe_written;
         *self.findings.lock().unwrap_or_else(|e| e.into_inner()) = findings;
         self.finding_count.store(count, Relaxed);
         self.lane_instructions.store(steps, Relaxed);

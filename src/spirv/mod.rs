@@ -72,7 +72,9 @@ mod values;
 
 pub use decode::{decode, DecodeOptions, SpecInput};
 pub use error::{Location, SpirvError};
-pub use exec::{Finding, FindingGroup, PastArray, RaceClass, RunConfig, DEFAULT_MAX_STEPS};
+pub use exec::{
+    Finding, FindingGroup, PastArray, RaceClass, RunConfig, DEFAULT_MAX_STEPS, DEFAULT_SCHEDULES,
+};
 pub use explore::Explored;
 pub use inst::Kernel;
 pub(crate) use prov::{Cause, Prov, Provs, Taint};

@@ -498,6 +498,26 @@ impl Buffer {
         }
     }
 
+    /// Who wrote each unit: the last writer with its location and the lowest writer, as
+    /// [`Buffer::writers`] and [`Buffer::first_writers`] read them — to put back with
+    /// [`Buffer::set_writer_marks`] after runs under other schedules.
+    pub fn writer_marks(&self) -> (Vec<u64>, Vec<u32>) {
+        (
+            self.wloc.iter().map(|w| w.load(Relaxed)).collect(),
+            self.first_writers(),
+        )
+    }
+
+    /// Puts back what [`Buffer::writer_marks`] read.
+    pub fn set_writer_marks(&self, (wloc, first): &(Vec<u64>, Vec<u32>)) {
+        for (w, x) in self.wloc.iter().zip(wloc) {
+            w.store(*x, Relaxed);
+        }
+        for (f, x) in self.first.iter().zip(first) {
+            f.store(*x, Relaxed);
+        }
+    }
+
     /// Taints the units of byte ranges (what a run was given as undefined).
     pub fn set_undefined(&self, undefined: &[(std::ops::Range<usize>, Taint)]) {
         let u = self.unit as usize;
