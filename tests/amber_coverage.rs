@@ -288,6 +288,38 @@ EXPECT o IDX 0 EQ 42
         .replace("OpAccessChain %pwg %b %u0", "OpAccessChain %pwg %c %u0");
     let s = parse(&three).unwrap();
     assert_eq!(statuses(&run_model(&s)), vec![(47, "pass")]);
+    // Variables of other storage classes keep their own memory: a Private and a Function
+    // variable beside the blocks hold what was stored to them.
+    let others = text
+        .replace("%a %b %out", "%a %b %out %q")
+        .replace(
+            "       %u42 = OpConstant %uint 42\n",
+            "       %u42 = OpConstant %uint 42\n        %u1 = OpConstant %uint 1\n        %u2 = OpConstant %uint 2\n        %u7 = OpConstant %uint 7\n        %u9 = OpConstant %uint 9\n      %ppv = OpTypePointer Private %uint\n      %pfv = OpTypePointer Function %uint\n          %q = OpVariable %ppv Private\n",
+        )
+        .replace(
+            "      %entry = OpLabel\n",
+            "      %entry = OpLabel\n          %f = OpVariable %pfv Function\n               OpStore %q %u7\n               OpStore %f %u9\n",
+        )
+        .replace(
+            "               OpStore %po %v\n",
+            "               OpStore %po %v\n         %qv = OpLoad %uint %q\n         %p1 = OpAccessChain %psb %out %u0 %u1\n               OpStore %p1 %qv\n         %fv = OpLoad %uint %f\n         %p2 = OpAccessChain %psb %out %u0 %u2\n               OpStore %p2 %fv\n",
+        )
+        .replace("%oblk = OpTypeStruct %uint", "%oblk = OpTypeStruct %arr")
+        .replace("OpAccessChain %psb %out %u0\n", "OpAccessChain %psb %out %u0 %u0\n")
+        .replace(
+            "       %uint = OpTypeInt 32 0\n",
+            "       %uint = OpTypeInt 32 0\n        %arr = OpTypeRuntimeArray %uint\n",
+        )
+        .replace(
+            "               OpDecorate %out DescriptorSet 0\n",
+            "               OpDecorate %arr ArrayStride 4\n               OpDecorate %out DescriptorSet 0\n",
+        )
+        .replace("SIZE 1 FILL 0", "SIZE 3 FILL 0")
+        .replace("EXPECT o IDX 0 EQ 42", "EXPECT o IDX 0 EQ 42 7 9");
+    let s = parse(&others).unwrap_or_else(|e| panic!("{e}"));
+    let st = statuses(&run_model(&s));
+    assert_eq!(st.len(), 1);
+    assert_eq!(st[0].1, "pass", "{others}");
 }
 
 /// The Workgroup variables beside the aliased blocks keep memory of their own, and their own

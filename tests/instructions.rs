@@ -1259,14 +1259,33 @@ void main() {
 /// Each descriptor of an array is an object of the run, bound to memory of its own: an array
 /// declared with millions of elements is refused at decode, naming the variable and the limit,
 /// where it used to exhaust memory before the run could say that no buffer was given for them.
+/// The limit, as the refusal states it, is "at most 1048576 variables and descriptors": a module whose
+/// one variable is an array of exactly that many decodes, one more is refused.
 #[test]
 fn an_array_of_more_descriptors_than_the_interpreter_holds_is_refused_naming_it() {
-    let src = "#version 450
+    let of = |n: u32| {
+        format!(
+            "#version 450
 layout(local_size_x = 1) in;
-layout(binding = 0) buffer C { uint c[]; } cs[2000000];
-void main() { cs[1].c[0] = 1u; }
-";
-    let e = decode(&glsl(src, "k.comp"), &DecodeOptions::default()).unwrap_err();
+layout(binding = 0) buffer C {{ uint c[]; }} cs[{n}];
+void main() {{ cs[1].c[0] = 1u; }}
+"
+        )
+    };
+    let k = decode(&glsl(&of(1 << 20), "k.comp"), &DecodeOptions::default()).unwrap();
+    assert_eq!(k.objects.len(), 1 << 20);
+    drop(k);
+    let e = decode(
+        &glsl(&of((1 << 20) + 1), "k.comp"),
+        &DecodeOptions::default(),
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string().contains("an array of 1048577 descriptors"),
+        "{e}"
+    );
+    let src = of(2000000);
+    let e = decode(&glsl(&src, "k.comp"), &DecodeOptions::default()).unwrap_err();
     assert!(matches!(e, SpirvError::Unsupported { .. }), "{e}");
     let e = e.to_string();
     assert!(
@@ -1330,6 +1349,66 @@ fn an_operand_that_decides_a_logical_or_comparison_result_makes_it_defined_whate
                 "lane {lane} result {k}: {:?}",
                 r.status(b.word_taint(o + k))
             );
+        }
+    }
+}
+
+/// The same rule (SPIR-V 2.2.2: an undefined value is some value of its type) for every
+/// integer comparison and each side: the extreme of the type on one side decides it for every
+/// value on the other — unsigned 0 and 2³²−1, signed −2³¹ and 2³¹−1, each on the side where no
+/// value can pass it (`0 > u`, `0 ≤ u`, `u < 0`, `u ≥ 0`, `max ≥ u`, `max < u`, `u ≤ max`,
+/// `u > max`, and the signed eight alike). Sixteen comparisons against an `OpUndef`, each defined
+/// with the value the extreme gives.
+#[test]
+fn every_extreme_that_decides_an_integer_comparison_makes_it_defined_on_either_side() {
+    // (opcode, the extreme, whether it is the first operand, the result)
+    let cases = [
+        ("OpUGreaterThan", "%z", true, false),
+        ("OpULessThanEqual", "%z", true, true),
+        ("OpULessThan", "%z", false, false),
+        ("OpUGreaterThanEqual", "%z", false, true),
+        ("OpUGreaterThanEqual", "%max", true, true),
+        ("OpULessThan", "%max", true, false),
+        ("OpULessThanEqual", "%max", false, true),
+        ("OpUGreaterThan", "%max", false, false),
+        ("OpSGreaterThan", "%smin", true, false),
+        ("OpSLessThanEqual", "%smin", true, true),
+        ("OpSLessThan", "%smin", false, false),
+        ("OpSGreaterThanEqual", "%smin", false, true),
+        ("OpSGreaterThanEqual", "%smax", true, true),
+        ("OpSLessThan", "%smax", true, false),
+        ("OpSLessThanEqual", "%smax", false, true),
+        ("OpSGreaterThan", "%smax", false, false),
+    ];
+    let body: String = cases
+        .iter()
+        .enumerate()
+        .map(|(k, (op, x, first, _))| {
+            let (a, b) = if *first { (*x, "%und") } else { ("%und", *x) };
+            format!("%r{k} = {op} %bool {a} {b}\n")
+        })
+        .collect();
+    let text = module(
+        "",
+        "",
+        "%und = OpUndef %uint
+%z = OpConstant %uint 0
+%max = OpConstant %uint 4294967295
+%smin = OpConstant %uint 2147483648
+%smax = OpConstant %uint 2147483647
+%u16 = OpConstant %uint 16",
+        &format!("{body}{}", selections(16)),
+    );
+    let r = run(&asm(&text), vec![bytes_u32(&[0; 64]), vec![]]);
+    let b = &r.buffers[at(&r, 0)];
+    let v = u32s(&b.bytes);
+    for lane in 0..4 {
+        for (k, (op, x, first, want)) in cases.iter().enumerate() {
+            let at_ = 16 * lane + k;
+            let what = format!("lane {lane}: {op} with {x} first: {first}");
+            assert_eq!(r.status(b.word_taint(at_)), WordStatus::Exact, "{what}");
+            // 1 where true, 2 where false
+            assert_eq!(v[at_], if *want { 1 } else { 2 }, "{what}");
         }
     }
 }

@@ -458,4 +458,25 @@ mod tests {
         assert_eq!(combine(u1.inexact(), u2.inexact()), u1.inexact());
         assert!(!combine(u1, o3).is_inexact());
     }
+
+    // How an inexact value is compared (docs/interpreter.md, Decisions, "An inexact float's bits
+    // are compared as that float, whatever type reads them"): a float, or its bits read as an
+    // integer, as that float; an integer computed from a float (Vulkan, "Fixed-Point Data
+    // Conversion": a conversion within one) as a number, within one. A value that is not
+    // inexact is neither: it is compared bit for bit.
+    #[test]
+    fn an_inexact_value_is_compared_as_a_floats_bits_unless_it_became_a_number() {
+        assert!(Taint::INEXACT.is_float_bits());
+        assert!(Taint::INEXACT.as_number().is_inexact());
+        assert!(!Taint::INEXACT.as_number().is_float_bits());
+        assert!(Taint::INEXACT.as_number().as_float_bits().is_float_bits());
+        assert!(!Taint::NONE.is_float_bits());
+        assert!(
+            !Taint::NONE.as_float_bits().is_float_bits(),
+            "only beside inexact"
+        );
+        let u = Taint::undefined(5);
+        assert!(u.inexact().is_float_bits());
+        assert!(!u.inexact().as_number().is_float_bits());
+    }
 }

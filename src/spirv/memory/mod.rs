@@ -632,11 +632,7 @@ impl Buffer {
             };
             // Most accesses change nothing (a reader already recorded, or one of many): a load.
             let cur = o.load(Relaxed);
-            let (w, r) = (cur as u32, (cur >> 32) as u32);
-            if !write && (w == 0 || w == who) && (r == who || r == MANY) {
-                continue;
-            }
-            if write && w == who && (r == 0 || r == who) {
+            if claimed_already(cur, who, write) {
                 continue;
             }
             let _ = o.fetch_update(Relaxed, Relaxed, |cur| {
@@ -691,6 +687,19 @@ impl Buffer {
         }
         out.truncate(self.size as usize);
         out
+    }
+}
+
+/// The fast path of [`Buffer::claim`]: a claim word `cur` (writer in the low half, reader or
+/// `MANY` in the high) that the access of `who` would leave as it is — a read by the writer or
+/// with no writer, already recorded or one of many; a write by the writer with no other reader.
+#[inline(always)]
+fn claimed_already(cur: u64, who: u32, write: bool) -> bool {
+    let (w, r) = (cur as u32, (cur >> 32) as u32);
+    if write {
+        w == who && (r == 0 || r == who)
+    } else {
+        (w == 0 || w == who) && (r == who || r == MANY)
     }
 }
 
