@@ -1278,6 +1278,55 @@ fn a_kernel_the_device_cannot_run_is_unsupported_with_exit_2_not_an_internal_err
     assert!(out.contains("result: PASS"), "{out}");
 }
 
+/// The same for a subgroup size the device does not have: `lockstep run KERNEL --subgroup-size N`
+/// with one size outside the device's range is *unsupported* (exit 2, the range named, pointing
+/// to `--model-only`), where it stopped with an internal error at the lane-layout probe (exit 70,
+/// "probing the device's lane layout: unsupported by the device"); a sweep that lists the size
+/// says so in its row already. The model alone runs at that size.
+#[test]
+fn one_subgroup_size_the_device_lacks_is_unsupported_not_an_internal_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = dir.path().join("k.comp");
+    std::fs::write(
+        &k,
+        "#version 450\n#extension GL_KHR_shader_subgroup_basic : require\nlayout(local_size_x = 4) in;\nlayout(binding = 0) buffer O { uint o[]; };\n\
+         void main() { o[gl_LocalInvocationID.x] = gl_SubgroupSize; }\n",
+    )
+    .unwrap();
+    let lacking = crate::support::shared_device().and_then(|ctx| {
+        let (lo, hi) = (ctx.caps.min_subgroup_size, ctx.caps.max_subgroup_size);
+        [1u32, 2, 4, 8, 16, 32, 64, 128]
+            .into_iter()
+            .find(|s| *s < lo || *s > hi)
+    });
+    let size = lacking.unwrap_or(4).to_string();
+    let args = [
+        "--buffer",
+        "0=zeros:u32:4",
+        "--subgroup-size",
+        size.as_str(),
+    ];
+    if with_device() {
+        if let Some(n) = lacking {
+            let e = lockstep::cli::run(&run_argv(&k, &args, false)).unwrap_err();
+            assert_eq!(e.code, 2, "{}", e.message);
+            assert!(
+                e.message.starts_with("unsupported on ")
+                    && e.message.contains(&format!("required subgroup size {n}"))
+                    && e.message.contains("--model-only"),
+                "{}",
+                e.message
+            );
+        }
+    }
+    let out =
+        lockstep::cli::run(&run_argv(&k, &args, true)).unwrap_or_else(|e| panic!("{}", e.message));
+    assert!(
+        out.contains(&format!("subgroup size {size}")) && out.contains("result: PASS"),
+        "{out}"
+    );
+}
+
 /// An array of combined image samplers (`uniform sampler2D texs[2]`) takes one image per element
 /// (`--buffer 0[K]=…`) and one sampler state for the binding (`--sampler 0=…`, every element's):
 /// `texelFetch(texs[0], (i, 0), 0)` is texel (i, 0) of the series image, components 4·i … 4·i + 3

@@ -402,10 +402,13 @@ pub fn run(a: &RunArgs, argv: &[String]) -> Result<String, CliError> {
             crate::vulkan::Context::new(crate::cli::devices_all::DeviceChoice::index(a.device))
                 .map_err(crate::cli::devices::vk_error)?;
         let size = one_size.unwrap_or(ctx.caps.subgroup_size as u64);
-        if a.layout.is_none() || job.layout == LaneOrder::Device {
-            layout_line = device_layout(&mut job, &ctx, kernel.local_size, size as u32)?;
-        }
-        match job.run_device(&ctx, &kernel, size as u32) {
+        let ran = if a.layout.is_none() || job.layout == LaneOrder::Device {
+            crate::kernel::run::probe_layout(&ctx, kernel.local_size, size as u32)
+                .map(|p| layout_line = use_layout(&mut job, p))
+        } else {
+            Ok(())
+        };
+        match ran.and_then(|()| job.run_device(&ctx, &kernel, size as u32)) {
             Ok((b, bases)) => {
                 job.device_bases = Some(bases);
                 (Some(b), size, Some(ctx.info.name.clone()))
@@ -590,6 +593,12 @@ fn device_layout(
     size: u32,
 ) -> Result<String, CliError> {
     let p = crate::kernel::run::probe_layout(ctx, shape, size).map_err(kernel_error)?;
+    Ok(use_layout(job, p))
+}
+
+/// Takes the probed layout for the model; the report's line saying which it is.
+#[cfg(feature = "vulkan")]
+fn use_layout(job: &mut KernelJob, p: crate::kernel::run::ProbedLayout) -> String {
     job.layout = p.layout;
     job.placements = p.placements;
     let what = match p.layout {
@@ -600,7 +609,7 @@ fn device_layout(
     if let Some(n) = p.note {
         line += &format!("  note: {n}\n");
     }
-    Ok(line)
+    line
 }
 
 /// A buffer the model left at one size of a sweep.

@@ -708,9 +708,11 @@ pub fn probe_layout(
     let wg = WorkgroupShape::new(shape[0], shape[1], shape[2])
         .map_err(|e| KernelError::Input(e.to_string()))?;
     let sg = SubgroupSize::new(size as u64).map_err(|e| KernelError::Input(e.to_string()))?;
-    let recs = ctx
-        .probe_lane_layout(shape, size)
-        .map_err(|e| KernelError::Device(format!("probing the device's lane layout: {e}")))?;
+    let recs = ctx.probe_lane_layout(shape, size).map_err(|e| match e {
+        // The kernel's own dispatch would be refused the same way: not a device failure.
+        crate::vulkan::VkError::Unsupported(m) => KernelError::Unsupported(m),
+        e => KernelError::Device(format!("probing the device's lane layout: {e}")),
+    })?;
     // Subgroups by their first invocation; numbered by (gl_SubgroupID, first invocation).
     let mut groups: BTreeMap<u32, u32> = BTreeMap::new();
     for r in &recs {

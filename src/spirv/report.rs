@@ -740,7 +740,7 @@ impl ModelRun {
                 if *stuck { "spins forever" } else { "waits in a loop" },
                 self.at(*loc),
                 if *stuck {
-                    " (here the workgroups ran one after another, in order, and it went round with nothing changing)"
+                    " (the model ran the workgroups one after another, in one of the orders it tries where workgroups interact — `--schedules` —, and there the loop went round with nothing changing)"
                 } else {
                     ""
                 }
