@@ -1278,6 +1278,47 @@ fn a_kernel_the_device_cannot_run_is_unsupported_with_exit_2_not_an_internal_err
     assert!(out.contains("result: PASS"), "{out}");
 }
 
+/// `--spec` sets a WGSL module's `override` constants, by name or by `@id`
+/// (`kernel::wgsl_overrides_take_the_values_given_by_name_or_id_and_their_defaults_otherwise`):
+/// `@workgroup_size(wg)` with `--spec wg=16` runs sixteen invocations, on the model and on the
+/// device alike; a name the module lacks is bad input naming its overrides (exit 64).
+#[test]
+fn lockstep_run_sets_a_wgsl_override_with_spec() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = dir.path().join("k.wgsl");
+    std::fs::write(
+        &k,
+        "override wg: u32 = 8;\n@group(0) @binding(0) var<storage, read_write> o: array<u32>;\n\
+         @compute @workgroup_size(wg)\nfn main(@builtin(local_invocation_index) i: u32) { o[i] = i + 1u; }\n",
+    )
+    .unwrap();
+    let args = ["--buffer", "0=zeros:u32:16", "--spec", "wg=16"];
+    for model_only in [true, false] {
+        if !model_only && !with_device() {
+            continue;
+        }
+        let out = lockstep::cli::run(&run_argv(&k, &args, model_only))
+            .unwrap_or_else(|e| panic!("{}", e.message));
+        assert!(
+            out.contains("16 invocations (1×1×1 workgroups)") && out.contains("result: PASS"),
+            "{out}"
+        );
+    }
+    let e = lockstep::cli::run(&run_argv(
+        &k,
+        &["--buffer", "0=zeros:u32:16", "--spec", "w=16"],
+        true,
+    ))
+    .unwrap_err();
+    assert_eq!(e.code, 64, "{}", e.message);
+    assert!(
+        e.message
+            .contains("no override named or numbered w (its overrides: wg)"),
+        "{}",
+        e.message
+    );
+}
+
 /// The same for a subgroup size the device does not have: `lockstep run KERNEL --subgroup-size N`
 /// with one size outside the device's range is *unsupported* (exit 2, the range named, pointing
 /// to `--model-only`), where it stopped with an internal error at the lane-layout probe (exit 70,

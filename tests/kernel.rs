@@ -593,6 +593,87 @@ fn wgsl_takes_no_defines() {
     assert!(matches!(e, SourceError::DefinesNotGlsl { .. }), "{e}");
 }
 
+/// WGSL's pipeline-overridable constants (WGSL, "override declarations": "its value is fixed
+/// at pipeline-creation time … if not set there, the initializer's value", and an override with
+/// no initializer must be set). naga writes no specialization constants for them, so they are
+/// set as the module is written: by name or by `@id`, numbers or booleans. A `@workgroup_size`
+/// taken from an override is the value given; the defaults otherwise; an unknown name, a value
+/// that is not a number, and an override with neither default nor value are errors naming it;
+/// a GLSL module takes none (its specialization constants are set by SpecId when it runs).
+#[test]
+fn wgsl_overrides_take_the_values_given_by_name_or_id_and_their_defaults_otherwise() {
+    let text = "override scale: f32 = 2.0;\n@id(7) override wg: u32 = 8;\noverride flip: bool = false;\n\
+        @group(0) @binding(0) var<storage, read_write> o: array<f32>;\n\
+        @compute @workgroup_size(wg)\n\
+        fn main(@builtin(local_invocation_index) i: u32) { o[i] = select(f32(i) * scale, -1.0, flip); }\n";
+    let with = |given: &[(&str, &str)]| {
+        let mut o = opts();
+        o.overrides = given
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        compile(text, SourceLang::Wgsl, &o)
+    };
+    let run = |m: &SpirvModule| {
+        let k = lockstep::spirv::decode(&m.words, &Default::default()).unwrap();
+        let n = k.local_size[0] as usize;
+        let cfg = lockstep::spirv::RunConfig::new(
+            lockstep::model::SubgroupSize::new(4).unwrap(),
+            [1, 1, 1],
+        );
+        let input = lockstep::spirv::BufferInput {
+            bytes: vec![0; 4 * n],
+            ..Default::default()
+        };
+        let r = lockstep::spirv::run_model(&k, cfg, &[input], None).unwrap();
+        r.buffers[0]
+            .bytes
+            .chunks(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+            .collect::<Vec<f32>>()
+    };
+    let defaults = run(&with(&[]).unwrap());
+    assert_eq!(defaults, (0..8).map(|i| i as f32 * 2.0).collect::<Vec<_>>());
+    let set = run(&with(&[("7", "16"), ("scale", "0.5")]).unwrap());
+    assert_eq!(set, (0..16).map(|i| i as f32 * 0.5).collect::<Vec<_>>());
+    assert_eq!(run(&with(&[("flip", "true")]).unwrap()), [-1.0; 8]);
+    let err = |given: &[(&str, &str)]| with(given).unwrap_err().to_string();
+    let e = err(&[("wgg", "4")]);
+    assert!(
+        e.contains("no override named or numbered wgg") && e.contains("wg (@id(7))"),
+        "{e}"
+    );
+    let e = err(&[("scale", "half")]);
+    assert!(
+        e.contains("--spec scale=half: an override's value is a number"),
+        "{e}"
+    );
+    let e = compile(
+        &text.replace("override scale: f32 = 2.0;", "override scale: f32;"),
+        SourceLang::Wgsl,
+        &opts(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("override `scale` has no default and no value"),
+        "{e}"
+    );
+    #[cfg(feature = "vulkan")]
+    {
+        let mut o = opts();
+        o.overrides = vec![("wg".into(), "4".into())];
+        let e = compile(
+            "#version 450\nlayout(local_size_x = 1) in;\nvoid main() {}\n",
+            SourceLang::Glsl,
+            &o,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("are WGSL's"), "{e}");
+    }
+}
+
 /// A SPIR-V binary of the WGSL kernel, as bytes in either order.
 fn binary_bytes(big_endian: bool) -> (Vec<u32>, Vec<u8>) {
     let m = compile(WGSL_SUBGROUPS, SourceLang::Wgsl, &opts()).unwrap();

@@ -40,7 +40,8 @@ pub struct RunArgs {
     /// the push constants, as a buffer SPEC (addresses as @NAME in a values: list)
     #[arg(long)]
     pub push: Option<String>,
-    /// a specialization constant ID=VALUE, typed as the module declares it (repeatable)
+    /// a specialization constant ID=VALUE, typed as the module declares it; for WGSL an
+    /// `override`, NAME=VALUE or ID=VALUE (its `@id`) (repeatable)
     #[arg(long = "spec", value_name = "ID=VALUE")]
     pub spec: Vec<String>,
     /// a preprocessor definition NAME or NAME=VALUE for GLSL (repeatable)
@@ -259,6 +260,21 @@ pub fn job(a: &RunArgs) -> Result<(KernelJob, Tolerance), CliError> {
     for d in &a.defines {
         opts.define(d).map_err(CliError::usage)?;
     }
+    // WGSL's `override` constants are set as naga writes the module (it writes no
+    // specialization constants for them): `--spec NAME=VALUE` or `--spec ID=VALUE` go there.
+    let wgsl = crate::kernel::SourceLang::from_path(&a.kernel).ok()
+        == Some(crate::kernel::SourceLang::Wgsl);
+    if wgsl {
+        for s in &a.spec {
+            let (k, v) = s.split_once('=').ok_or_else(|| {
+                CliError::usage(format!(
+                    "--spec {s}: give NAME=VALUE or ID=VALUE (e.g. --spec wg=64)"
+                ))
+            })?;
+            opts.overrides
+                .push((k.trim().to_string(), v.trim().to_string()));
+        }
+    }
     if let Some(t) = &a.target_env {
         opts.target_env = Some(t.parse::<TargetEnv>().map_err(CliError::usage)?);
     }
@@ -325,7 +341,7 @@ pub fn job(a: &RunArgs) -> Result<(KernelJob, Tolerance), CliError> {
         job.add_address_refs(into, dtype, &r)
             .map_err(|e| CliError::usage(format!("{given}: {e}")))?;
     }
-    for s in &a.spec {
+    for s in a.spec.iter().filter(|_| !wgsl) {
         let (id, v) = s.split_once('=').ok_or_else(|| {
             CliError::usage(format!("--spec {s}: give ID=VALUE (e.g. --spec 0=64)"))
         })?;

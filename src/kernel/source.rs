@@ -21,6 +21,7 @@
 
 pub use crate::words::env::TargetEnv;
 use rspirv::spirv;
+use std::borrow::Cow;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -93,6 +94,12 @@ pub struct SourceOptions {
     pub include_dir: Option<PathBuf>,
     /// The module's name in messages and reports; empty: the file name (or `kernel` for text).
     pub name: String,
+    /// WGSL's pipeline-overridable constants (`override`), set before the module is written as
+    /// SPIR-V (naga's pipeline constants; WebGPU, "pipeline-overridable constants"): each key
+    /// the override's name or its `@id`, each value a number, or `true`/`false`. An override
+    /// with no default must be given. An error for other languages, whose specialization
+    /// constants are set at run time (`KernelJob::spec`).
+    pub overrides: Vec<(String, String)>,
 }
 
 impl SourceOptions {
@@ -383,6 +390,17 @@ fn check_no_defines(file: &str, lang: SourceLang, opts: &SourceOptions) -> Resul
             lang,
         });
     }
+    if !opts.overrides.is_empty() && lang != SourceLang::Wgsl {
+        return Err(SourceError::Compile {
+            lang,
+            file: file.to_string(),
+            line: None,
+            message: format!(
+                "{file}: pipeline-overridable constants (`override`) are WGSL's; a {lang} module's specialization constants are set by SpecId when it runs"
+            ),
+            source_line: None,
+        });
+    }
     Ok(())
 }
 
@@ -405,7 +423,12 @@ fn compile_text(
             let m = binary_words(words, file, name.clone(), Some(env))?;
             (m.words, m.target_env)
         }
-        SourceLang::Wgsl => wgsl(&text, file, opts.target_env.unwrap_or(TargetEnv::Vulkan1_1))?,
+        SourceLang::Wgsl => wgsl(
+            &text,
+            file,
+            opts.target_env.unwrap_or(TargetEnv::Vulkan1_1),
+            &opts.overrides,
+        )?,
         SourceLang::SpirvBinary => unreachable!("binaries are read by `binary`"),
     };
     Ok(SpirvModule {
@@ -717,7 +740,12 @@ fn skip_wgsl_blank(text: &str, mut at: usize) -> usize {
     }
 }
 
-fn wgsl(text: &str, file: &str, target: TargetEnv) -> Result<(Vec<u32>, TargetEnv), SourceError> {
+fn wgsl(
+    text: &str,
+    file: &str,
+    target: TargetEnv,
+    overrides: &[(String, String)],
+) -> Result<(Vec<u32>, TargetEnv), SourceError> {
     use naga::valid::{
         Capabilities, ShaderStages, SubgroupOperationSet, ValidationFlags, Validator,
     };
@@ -783,9 +811,60 @@ fn wgsl(text: &str, file: &str, target: TargetEnv) -> Result<(Vec<u32>, TargetEn
         fake_missing_bindings: true,
         ..Default::default()
     };
+    let (module, info) =
+        set_overrides(&module, &info, overrides).map_err(|m| fail(format!("{file}: {m}"), None))?;
     let words = naga::back::spv::write_vec(&module, &info, &options, None)
         .map_err(|e| fail(format!("{file}: SPIR-V generation failed: {e}"), None))?;
     Ok((words, target))
+}
+
+/// `module` with its `override` constants replaced by the values given (by name or `@id`) or
+/// their defaults — what a WebGPU pipeline does at creation, and what naga's SPIR-V writer needs
+/// first (it writes no specialization constants for them).
+fn set_overrides<'m>(
+    module: &'m naga::Module,
+    info: &'m naga::valid::ModuleInfo,
+    given: &[(String, String)],
+) -> Result<(Cow<'m, naga::Module>, Cow<'m, naga::valid::ModuleInfo>), String> {
+    use naga::back::pipeline_constants::{process_overrides, PipelineConstantError as E};
+    let names = || {
+        let v: Vec<String> = module
+            .overrides
+            .iter()
+            .map(|(_, o)| match (&o.name, o.id) {
+                (Some(n), Some(id)) => format!("{n} (@id({id}))"),
+                (Some(n), None) => n.clone(),
+                (None, Some(id)) => format!("@id({id})"),
+                (None, None) => "?".into(),
+            })
+            .collect();
+        if v.is_empty() {
+            "it has none".to_string()
+        } else {
+            format!("its overrides: {}", v.join(", "))
+        }
+    };
+    let mut constants = naga::back::PipelineConstants::default();
+    for (k, v) in given {
+        let x = match v.trim() {
+            "true" => 1.0,
+            "false" => 0.0,
+            t => t.parse::<f64>().map_err(|_| {
+                format!("--spec {k}={v}: an override's value is a number, `true` or `false`")
+            })?,
+        };
+        constants.insert(k.trim().to_string(), x);
+    }
+    process_overrides(module, info, None, &constants).map_err(|e| match e {
+        E::MissingValue(n) => format!(
+            "override `{n}` has no default and no value: give it with --spec {n}=VALUE (WebGPU: an override without an initializer must be set by the pipeline)"
+        ),
+        E::NotFound(k) => format!(
+            "--spec {k}: the module has no override named or numbered {k} ({})",
+            names()
+        ),
+        e => format!("the overrides given: {e}"),
+    })
 }
 
 const MAGIC: u32 = 0x0723_0203;
