@@ -567,6 +567,28 @@ fn vkscript_files_run_like_amberscript() {
     }
 }
 
+/// Amber's own VkScript cases (google/amber `tests/cases`): a `[comment]` section is skipped
+/// whole (`compute_ssbo_with_entrypoint_command.vkscript` keeps its GLSL there; lockstep called it
+/// an unknown section), and a probe sees the buffer as the commands before it left it — data
+/// written after a probe, with no `compute` between, is not what the probe checks
+/// (`probe_no_compute_with_ssbo.vkscript`: lockstep folded every write before the first
+/// `compute` into the initial contents, so the first probe saw the last write and failed).
+#[test]
+fn vkscript_skips_comment_sections_and_a_probe_sees_the_writes_before_it() {
+    let text = "[comment]\nSource code in GLSL:\nvoid main() { data[0] = 1.0; }\n\n[compute shader]\n#version 430\nlayout(local_size_x = 1) in;\n\
+        layout(set = 1, binding = 2) buffer B { float d[4]; };\nvoid main() {}\n[test]\n\
+        ssbo 1:2 subdata float 0 0.1 0.2 0.3 0.4\nprobe ssbo float 1:2 0 ~= 0.1 0.2 0.3 0.4\n\
+        ssbo 1:2 subdata float 0 0.5 0.6 0.7 0.8\nprobe ssbo float 1:2 0 ~= 0.5 0.6 0.7 0.8\n\
+        compute 1 1 1\nprobe ssbo float 1:2 4 ~= 0.6 0.7 0.8\n";
+    let s = parse(text).unwrap_or_else(|e| panic!("{e:?}"));
+    let r = run_model(&s);
+    assert_eq!(
+        statuses(&r),
+        vec![(12, "pass"), (14, "pass"), (16, "pass")],
+        "{r:?}"
+    );
+}
+
 /// VkScript data types (Amber's `vkscript::DatumTypeParser`).
 #[test]
 fn vkscript_type_names() {

@@ -214,6 +214,47 @@ fn push_constants_are_checked_against_the_block() {
     assert_eq!(as_u32s(&ctx.run_module(&d).unwrap().buffers[0]), [1]);
 }
 
+/// A push constant block is pushed whole, as the module lays it out: a `mat3` of column stride
+/// 16 (GLSL std430 for push constants: a column is a `vec3` aligned to 16) ends at byte 44, its
+/// last column's `z` at 40..44. vulkano 0.35 gives the entry point's push range as 36 bytes
+/// (the matrix without its stride), and pushing only that lost `m[2].y` and `m[2].z` (0 on
+/// lavapipe where the model read 8 and 9). More bytes than the block — its padding to 48, as
+/// Amber's `mat2x3` and `mat4x3` scripts give it — are pushed and unused; fewer are refused.
+#[test]
+fn a_push_constant_matrix_is_pushed_to_its_last_column_and_padding_beyond_the_block_is_taken() {
+    let Some(ctx) = support::shared_device() else {
+        return;
+    };
+    let words = glsl(
+        "#version 450\nlayout(local_size_x = 1) in;\nlayout(push_constant) uniform P { mat3 m; };\n\
+         layout(set = 0, binding = 0) buffer O { float o[9]; };\n\
+         void main() { for (int c = 0; c < 3; ++c) for (int r = 0; r < 3; ++r) o[c * 3 + r] = m[c][r]; }\n",
+    );
+    let floats = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let mut d = dispatch(
+        &words,
+        vec![buf(0, 0, DescriptorKind::Storage, vec![0; 36])],
+    );
+    let want = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0];
+    for padding in [0, 4] {
+        let mut given = vec![1.0, 2.0, 3.0, 0.0, 4.0, 5.0, 6.0, 0.0, 7.0, 8.0, 9.0];
+        given.extend(std::iter::repeat_n(0.0, padding / 4));
+        d.push_constants = floats(&given);
+        let out = ctx.run_module(&d).unwrap_or_else(|e| panic!("{e}"));
+        let got: Vec<f32> = out.buffers[0]
+            .chunks(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        assert_eq!(got, want, "{padding} bytes of padding");
+    }
+    d.push_constants = floats(&[1.0, 2.0, 3.0]);
+    let e = ctx.run_module(&d).unwrap_err();
+    assert!(
+        matches!(&e, VkError::Input(m) if m.contains("the push constant block is 44 bytes, but 12 bytes were given")),
+        "{e}"
+    );
+}
+
 const SUBGROUP_IDS: &str = "#version 450
 #extension GL_KHR_shader_subgroup_basic : require
 layout(local_size_x = 64) in;

@@ -269,6 +269,8 @@ pub fn parse(text: &str) -> Result<Script, ParseFailure> {
                 }
                 test = Some((*start, *end));
             }
+            // Amber's VkScript parser skips a [comment] section whole.
+            ["comment"] => {}
             _ => return err(*header, "section", format!("unknown section [{name}]")),
         }
     }
@@ -753,7 +755,9 @@ fn assemble(mut script: Script, drafts: Vec<Draft>, ops: Vec<Op>) -> PResult<Scr
             element: 0,
         })
         .collect();
-    let mut dispatched = false;
+    // Until the first dispatch or probe, writes are the buffers' initial contents; after one,
+    // commands in their place (a probe sees the writes before it, not those after).
+    let mut sequenced = false;
     for op in ops {
         match op {
             Op::Write {
@@ -773,7 +777,7 @@ fn assemble(mut script: Script, drafts: Vec<Draft>, ops: Vec<Op>) -> PResult<Scr
                         .encode(*v, &mut bytes[at..at + n])
                         .or_else(|e| err(line, "ssbo", e.0))?;
                 }
-                if dispatched {
+                if sequenced {
                     script.commands.push(Command::Write {
                         line,
                         buffer,
@@ -789,7 +793,7 @@ fn assemble(mut script: Script, drafts: Vec<Draft>, ops: Vec<Op>) -> PResult<Scr
                 entry,
                 line,
             } => {
-                dispatched = true;
+                sequenced = true;
                 let p = match script.pipelines.iter().position(|p| p.entry_point == entry) {
                     Some(p) => p,
                     None => {
@@ -836,6 +840,7 @@ fn assemble(mut script: Script, drafts: Vec<Draft>, ops: Vec<Op>) -> PResult<Scr
                         ),
                     );
                 }
+                sequenced = true;
                 script.commands.push(Command::Expect(Expect {
                     line,
                     buffer,

@@ -244,9 +244,10 @@ impl Context {
         timeout: Duration,
     ) -> Result<ModuleOutput, VkError> {
         let refl = self.reflect_and_check(d)?;
-        let (pipeline, entry) = self.module_pipeline(d)?;
+        let push_end = push_end(&refl, d);
+        let (pipeline, entry) = self.module_pipeline(d, push_end)?;
         self.check_bindings(d, &refl, &entry)?;
-        self.dispatch_module(d, &pipeline, &entry, timeout)
+        self.dispatch_module(d, &pipeline, &entry, push_end, timeout)
     }
 
     /// The checks [`Context::run_module`] makes before creating anything on the device: the
@@ -287,11 +288,14 @@ impl Context {
     fn module_pipeline(
         &self,
         d: &ModuleDispatch,
+        push_end: u32,
     ) -> Result<(Arc<ComputePipeline>, EntryPoint), VkError> {
         // vulkano reads the module (and again when specializing it) with assertions of its own;
         // a module that passed rspirv may still break one, which must not take the process
         // down.
-        std::panic::catch_unwind(AssertUnwindSafe(|| self.module_pipeline_unguarded(d)))
+        std::panic::catch_unwind(AssertUnwindSafe(|| {
+            self.module_pipeline_unguarded(d, push_end)
+        }))
             .unwrap_or_else(|_| {
                 Err(input(
                     "vulkano could not read the module (it failed one of vulkano's internal assertions); check the module with spirv-val",
@@ -302,6 +306,7 @@ impl Context {
     fn module_pipeline_unguarded(
         &self,
         d: &ModuleDispatch,
+        push_end: u32,
     ) -> Result<(Arc<ComputePipeline>, EntryPoint), VkError> {
         // vulkano reads the module with asserts of its own; a module that passed rspirv may
         // still break one of them, which must not take the process down.
@@ -375,9 +380,11 @@ impl Context {
         let mut layout_info = PipelineDescriptorSetLayoutCreateInfo::from_stages([&stage]);
         // A push constant block with 8/16-bit members can end off a 4-byte boundary (6 bytes),
         // and a push constant range's size must be a multiple of 4 (VUID-VkPushConstantRange-
-        // size-00297): the range covers the block, rounded up.
+        // size-00297): the range covers the block, rounded up — the block as this crate's
+        // reflection lays it out (vulkano 0.35 sizes a matrix without its stride: 36 bytes for
+        // a `mat3` of column stride 16, whose last column ends at 44) and the bytes given.
         for r in layout_info.push_constant_ranges.iter_mut() {
-            r.size = r.size.next_multiple_of(4);
+            r.size = (r.offset + r.size).max(push_end).next_multiple_of(4) - r.offset;
         }
         let layout = PipelineLayout::new(
             self.device.clone(),
@@ -678,6 +685,7 @@ impl Context {
         d: &ModuleDispatch,
         pipeline: &Arc<ComputePipeline>,
         entry: &EntryPoint,
+        push_end: u32,
         timeout: Duration,
     ) -> Result<ModuleOutput, VkError> {
         use crate::words::address::{self, Place};
@@ -761,7 +769,7 @@ impl Context {
         }
         if let Some(range) = entry.info().push_constant_requirements {
             let start = range.offset as usize;
-            let end = start + range.size as usize;
+            let end = (start + range.size as usize).max(push_end as usize);
             let mut bytes = push_constants.clone();
             bytes.resize(end.next_multiple_of(4).max(bytes.len()), 0);
             for off in (start..end).step_by(4) {
@@ -934,6 +942,12 @@ impl Context {
     }
 }
 
+/// Where the push constants end: the block as reflected, or the bytes given where they are
+/// more (Amber gives a block's padding too; the pipeline's range covers what is pushed).
+fn push_end(r: &Reflection, d: &ModuleDispatch) -> u32 {
+    r.push_size.unwrap_or(0).max(d.push_constants.len() as u64) as u32
+}
+
 /// The push constants given against the module's block (or the range the entry point uses).
 fn check_push_constants(
     d: &ModuleDispatch,
@@ -948,8 +962,10 @@ fn check_push_constants(
             d.push_constants.len()
         ))),
         (Some(size), _) => {
+            // More bytes than the block (its padding to a stride, as Amber's scripts give it)
+            // are pushed and unused; fewer leave members undefined.
             let n = d.push_constants.len() as u64;
-            if n != size && n != size.next_multiple_of(4) {
+            if n < size {
                 Err(input(format!(
                     "the push constant block is {size} bytes, but {n} bytes were given"
                 )))
