@@ -1319,6 +1319,21 @@ fn lockstep_run_sets_a_wgsl_override_with_spec() {
     );
 }
 
+/// A subgroup size the spec allows that the test device does not have, if there is one.
+#[cfg(feature = "vulkan")]
+fn size_the_device_lacks() -> Option<u32> {
+    let ctx = crate::support::shared_device()?;
+    let (lo, hi) = (ctx.caps.min_subgroup_size, ctx.caps.max_subgroup_size);
+    [1u32, 2, 4, 8, 16, 32, 64, 128]
+        .into_iter()
+        .find(|s| *s < lo || *s > hi)
+}
+
+#[cfg(not(feature = "vulkan"))]
+fn size_the_device_lacks() -> Option<u32> {
+    None
+}
+
 /// The same for a subgroup size the device does not have: `lockstep run KERNEL --subgroup-size N`
 /// with one size outside the device's range is *unsupported* (exit 2, the range named, pointing
 /// to `--model-only`), where it stopped with an internal error at the lane-layout probe (exit 70,
@@ -1334,12 +1349,7 @@ fn one_subgroup_size_the_device_lacks_is_unsupported_not_an_internal_error() {
          void main() { o[gl_LocalInvocationID.x] = gl_SubgroupSize; }\n",
     )
     .unwrap();
-    let lacking = crate::support::shared_device().and_then(|ctx| {
-        let (lo, hi) = (ctx.caps.min_subgroup_size, ctx.caps.max_subgroup_size);
-        [1u32, 2, 4, 8, 16, 32, 64, 128]
-            .into_iter()
-            .find(|s| *s < lo || *s > hi)
-    });
+    let lacking = size_the_device_lacks();
     let size = lacking.unwrap_or(4).to_string();
     let args = [
         "--buffer",
@@ -1347,18 +1357,16 @@ fn one_subgroup_size_the_device_lacks_is_unsupported_not_an_internal_error() {
         "--subgroup-size",
         size.as_str(),
     ];
-    if with_device() {
-        if let Some(n) = lacking {
-            let e = lockstep::cli::run(&run_argv(&k, &args, false)).unwrap_err();
-            assert_eq!(e.code, 2, "{}", e.message);
-            assert!(
-                e.message.starts_with("unsupported on ")
-                    && e.message.contains(&format!("required subgroup size {n}"))
-                    && e.message.contains("--model-only"),
-                "{}",
-                e.message
-            );
-        }
+    if let (true, Some(n)) = (with_device(), lacking) {
+        let e = lockstep::cli::run(&run_argv(&k, &args, false)).unwrap_err();
+        assert_eq!(e.code, 2, "{}", e.message);
+        assert!(
+            e.message.starts_with("unsupported on ")
+                && e.message.contains(&format!("required subgroup size {n}"))
+                && e.message.contains("--model-only"),
+            "{}",
+            e.message
+        );
     }
     let out =
         lockstep::cli::run(&run_argv(&k, &args, true)).unwrap_or_else(|e| panic!("{}", e.message));
