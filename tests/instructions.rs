@@ -2473,18 +2473,19 @@ fn a_clock_reading_is_order_dependent_not_undefined_and_only_grows() {
 #extension GL_EXT_shader_realtime_clock : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 layout(local_size_x = 4) in;
-layout(binding = 0) buffer O { uint64_t dt; uint grew; uint plain; uvec2 halves; uint branched; };
+layout(binding = 0) buffer O { uint64_t dt; uint grew; uint plain; uvec2 halves; uint branched; uint64_t after; };
 void main() {
   uint64_t c0 = clockARB();
   uint x = 0u;
   for (uint k = 0u; k < gl_LocalInvocationID.x + 3u; k++) x += k;
   uint64_t c1 = clockRealtimeEXT();
   uvec2 h = clock2x32ARB();
-  if (gl_LocalInvocationID.x == 0u) { dt = c1 - c0; grew = c1 > c0 ? 1u : 0u; plain = x; halves = h; }
+  uint64_t c2 = clockARB();
+  if (gl_LocalInvocationID.x == 0u) { dt = c1 - c0; grew = c1 > c0 ? 1u : 0u; plain = x; halves = h; after = c2; }
   if (c0 < 0xffffffffffffffffUL && gl_LocalInvocationID.x == 1u) branched = 7u;
 }
 ";
-    let r = run(&glsl(src, "clock.comp"), vec![bytes_u32(&[0; 8])]);
+    let r = run(&glsl(src, "clock.comp"), vec![bytes_u32(&[0; 10])]);
     assert!(r.findings.is_empty(), "{:?}", r.findings);
     let b = &r.buffers[at(&r, 0)];
     // dt (words 0, 1), grew (2), halves (4, 5), branched (6): order-dependent, naming the clock
@@ -2505,6 +2506,20 @@ void main() {
     assert_eq!(words[3], 3);
     assert_eq!(r.status(b.word_taint(3)), WordStatus::Exact);
     assert_eq!(words[6], 7);
+    // `clock2x32ARB` is the 64-bit count as a `uvec2`, its low half first (GL_ARB_shader_clock),
+    // read between `c1` and `c2`: c1 − c0 ≤ c1 ≤ its count ≤ c2.
+    let (halves, after) = (
+        words[4] as u64 | (words[5] as u64) << 32,
+        words[8] as u64 | (words[9] as u64) << 32,
+    );
+    assert!(
+        halves >= words[0] as u64 | (words[1] as u64) << 32,
+        "{halves} < dt"
+    );
+    assert!(
+        halves <= after,
+        "clock2x32ARB {halves:#x} after clockARB {after:#x}"
+    );
     // GL_ARB_shader_clock reads the subgroup's clock (`OpReadClockKHR` with Scope Subgroup):
     // `halves` and `branched` come from it alone.
     for w in [4, 6] {
