@@ -464,6 +464,21 @@ mod tests {
     // integer, as that float; an integer computed from a float (Vulkan, "Fixed-Point Data
     // Conversion": a conversion within one) as a number, within one. A value that is not
     // inexact is neither: it is compared bit for bit.
+    // A value one legal execution gives and another order may change stays so, whatever else is
+    // said of it again (docs/interpreter.md, "What the model says of a kernel": order-dependent is
+    // a mark on the provenance, not a toggle); it keeps its provenance and its inexact marks.
+    #[test]
+    fn marking_a_value_order_dependent_twice_leaves_it_order_dependent() {
+        let u = Taint::undefined(9);
+        let o = u.order_dependent();
+        assert!(o.is_order() && !u.is_order());
+        assert_eq!(o.order_dependent(), o);
+        assert_eq!(o.prov(), u.prov());
+        assert!(!o.is_undefined() && u.is_undefined());
+        let i = u.inexact().order_dependent();
+        assert!(i.is_order() && i.is_inexact() && i.order_dependent().is_order());
+    }
+
     #[test]
     fn an_inexact_value_is_compared_as_a_floats_bits_unless_it_became_a_number() {
         assert!(Taint::INEXACT.is_float_bits());
