@@ -1413,6 +1413,63 @@ fn every_extreme_that_decides_an_integer_comparison_makes_it_defined_on_either_s
     }
 }
 
+/// The same rule for the integer operations one operand can decide: `0 & u`, `~0 | u` and
+/// `0 * u` are 0, ~0 and 0 for every `u`, on either side; where the defined operand does not
+/// decide (`1 & u`, `1 | u`, `2 * u`, and `~0 & u`, `0 | u`, `1 * u`, which pass `u` on), the
+/// result is undefined. Twelve operations against an `OpUndef`.
+#[test]
+fn an_and_or_or_multiply_is_defined_exactly_where_its_defined_operand_decides_it() {
+    // (opcode, the defined operand, whether it is first, the result if it decides)
+    let cases = [
+        ("OpBitwiseAnd", "%z", true, Some(0u32)),
+        ("OpBitwiseAnd", "%z", false, Some(0)),
+        ("OpBitwiseOr", "%max", true, Some(u32::MAX)),
+        ("OpBitwiseOr", "%max", false, Some(u32::MAX)),
+        ("OpIMul", "%z", true, Some(0)),
+        ("OpIMul", "%z", false, Some(0)),
+        ("OpBitwiseAnd", "%one", true, None),
+        ("OpBitwiseAnd", "%max", false, None),
+        ("OpBitwiseOr", "%one", true, None),
+        ("OpBitwiseOr", "%z", false, None),
+        ("OpIMul", "%two", true, None),
+        ("OpIMul", "%one", false, None),
+    ];
+    let mut body = String::new();
+    for (k, (op, x, first, _)) in cases.iter().enumerate() {
+        let (a, b) = if *first { (*x, "%und") } else { ("%und", *x) };
+        body += &format!("%v{k} = {op} %uint {a} {b}\n%p{k} = OpAccessChain %pu %out %u0 %at{k}\nOpStore %p{k} %v{k}\n");
+    }
+    let mut types = "%und = OpUndef %uint\n%z = OpConstant %uint 0\n%one = OpConstant %uint 1\n\
+        %two = OpConstant %uint 2\n%max = OpConstant %uint 4294967295\n%u12 = OpConstant %uint 12\n"
+        .to_string();
+    let mut places = "%base = OpIMul %uint %i %u12\n".to_string();
+    for k in 0..cases.len() {
+        types += &format!("%c{k} = OpConstant %uint {k}\n");
+        places += &format!("%at{k} = OpIAdd %uint %base %c{k}\n");
+    }
+    let text = module("", "", &types, &format!("{places}{body}"));
+    let r = run(&asm(&text), vec![bytes_u32(&[0; 48]), vec![]]);
+    let b = &r.buffers[at(&r, 0)];
+    let v = u32s(&b.bytes);
+    for lane in 0..4 {
+        for (k, (op, x, first, want)) in cases.iter().enumerate() {
+            let at_ = 12 * lane + k;
+            let what = format!("lane {lane}: {op} with {x} first: {first}");
+            match want {
+                Some(w) => {
+                    assert_eq!(r.status(b.word_taint(at_)), WordStatus::Exact, "{what}");
+                    assert_eq!(v[at_], *w, "{what}");
+                }
+                None => assert!(
+                    matches!(r.status(b.word_taint(at_)), WordStatus::Undefined(_)),
+                    "{what}: {:?}",
+                    r.status(b.word_taint(at_))
+                ),
+            }
+        }
+    }
+}
+
 /// SPIR-V, OpUnreachable: "Behavior is undefined if this instruction is executed." Lanes 2 and 3
 /// branch to it; lanes 0 and 1 store 5 and go on to store 7 after the merge. Undefined behaviour,
 /// not an undefined value: a compiler may take the branch to `OpUnreachable` as never taken and
