@@ -260,20 +260,24 @@ pub fn job(a: &RunArgs) -> Result<(KernelJob, Tolerance), CliError> {
     for d in &a.defines {
         opts.define(d).map_err(CliError::usage)?;
     }
-    // WGSL's `override` constants are set as naga writes the module (it writes no
-    // specialization constants for them): `--spec NAME=VALUE` or `--spec ID=VALUE` go there.
+    // `--spec KEY=VALUE`, split once. WGSL's `override` constants are set as naga writes the
+    // module (it writes no specialization constants for them), by name or `@id`; every other
+    // language's specialization constants by SpecId, when the module runs.
     let wgsl = crate::kernel::SourceLang::from_path(&a.kernel).ok()
         == Some(crate::kernel::SourceLang::Wgsl);
+    let mut spec = Vec::new();
+    for s in &a.spec {
+        let (k, v) = s.split_once('=').ok_or_else(|| {
+            CliError::usage(if wgsl {
+                format!("--spec {s}: give NAME=VALUE or ID=VALUE (e.g. --spec wg=64)")
+            } else {
+                format!("--spec {s}: give ID=VALUE (e.g. --spec 0=64)")
+            })
+        })?;
+        spec.push((k.trim().to_string(), v.trim().to_string()));
+    }
     if wgsl {
-        for s in &a.spec {
-            let (k, v) = s.split_once('=').ok_or_else(|| {
-                CliError::usage(format!(
-                    "--spec {s}: give NAME=VALUE or ID=VALUE (e.g. --spec wg=64)"
-                ))
-            })?;
-            opts.overrides
-                .push((k.trim().to_string(), v.trim().to_string()));
-        }
+        opts.overrides = std::mem::take(&mut spec);
     }
     if let Some(t) = &a.target_env {
         opts.target_env = Some(t.parse::<TargetEnv>().map_err(CliError::usage)?);
@@ -341,15 +345,11 @@ pub fn job(a: &RunArgs) -> Result<(KernelJob, Tolerance), CliError> {
         job.add_address_refs(into, dtype, &r)
             .map_err(|e| CliError::usage(format!("{given}: {e}")))?;
     }
-    for s in a.spec.iter().filter(|_| !wgsl) {
-        let (id, v) = s.split_once('=').ok_or_else(|| {
-            CliError::usage(format!("--spec {s}: give ID=VALUE (e.g. --spec 0=64)"))
-        })?;
-        let id: u32 = id
-            .trim()
+    for (id, v) in spec {
+        let sid: u32 = id
             .parse()
-            .map_err(|_| CliError::usage(format!("--spec {s}: '{id}' is not a SpecId")))?;
-        job.spec.push((id, v.trim().to_string()));
+            .map_err(|_| CliError::usage(format!("--spec {id}={v}: '{id}' is not a SpecId")))?;
+        job.spec.push((sid, v));
     }
     if !(a.rtol >= 0.0 && a.atol >= 0.0) {
         return Err(CliError::usage("--rtol and --atol must be numbers ≥ 0"));
