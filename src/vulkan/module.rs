@@ -963,7 +963,7 @@ fn check_push_constants(
         ))),
         (Some(size), _) => {
             // More bytes than the block (its padding to a stride, as Amber's scripts give it)
-            // are pushed and unused; fewer leave members undefined.
+            // are pushed and unused; fewer are refused (they would leave members undefined).
             let n = d.push_constants.len() as u64;
             if n < size {
                 Err(input(format!(
