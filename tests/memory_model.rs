@@ -1860,3 +1860,64 @@ fn a_plain_read_racing_with_a_later_atomic_write_is_racy() {
         "{races:?}"
     );
 }
+
+// Appendix B, Data Race: two accesses race when they are not location-ordered — a property of
+// the two *dynamic* accesses, not of the instruction. One load in a loop runs once per step; in
+// the first step invocation 1's read and invocation 0's store are unordered (a race, the value
+// read racy), in the second a control barrier with workgroup memory semantics (Appendix B,
+// Scoped Modification Order … and the barrier's synchronizes-with) orders the same load after
+// that store: its value is the store's, exact. A race found on one step leaves the others alone
+// (before, every dynamic instance of the raced load by that invocation came out racy, and a
+// bitonic sort's partner reads made the whole sort racy).
+#[test]
+fn a_race_on_one_step_of_a_loop_leaves_the_same_load_after_a_barrier_exact() {
+    let r = run(
+        "layout(local_size_x = 2) in;\n\
+         layout(binding = 0) buffer B { uint o[4]; };\n\
+         shared uint s;\n\
+         void main() {\n\
+           uint i = gl_LocalInvocationID.x;\n\
+           if (i == 0u) { s = 1u; }\n\
+           barrier();\n\
+           for (uint k = 0u; k < 2u; k++) {\n\
+             uint v = s;\n\
+             if (k == 0u && i == 0u) { s = 2u; }\n\
+             barrier();\n\
+             o[2u * i + k] = v;\n\
+           }\n\
+         }\n",
+        4,
+        [1, 1, 1],
+        &[vec![0; 4]],
+    );
+    assert_eq!(races(&r).len(), 1, "{:?}", texts(&r));
+    assert_eq!(racy_words(&r, 0..4), vec![2], "{:?}", texts(&r));
+    for (w, want) in [(0, 1), (1, 2), (3, 2)] {
+        assert_eq!(status_of(&r, w), WordStatus::Exact, "word {w}");
+        assert_eq!(u32s(&r.buffers[0].bytes)[w], want, "word {w}");
+    }
+}
+
+// Appendix B, Data Race, the other way round: a write that no barrier orders with *any* step of
+// another workgroup's loop races with the load of every step. Workgroup 0 reads `x` twice, a
+// barrier between; workgroup 1 stores it, unordered with both reads (a barrier orders only its
+// own workgroup): both values are racy, not only the last step's; `x` holds the one store, 5.
+#[test]
+fn a_write_unordered_with_every_step_of_a_loop_makes_each_steps_load_racy() {
+    let r = run(
+        "layout(local_size_x = 1) in;\n\
+         layout(binding = 0) coherent buffer B { uint o[2]; uint x; };\n\
+         void main() {\n\
+           if (gl_WorkGroupID.x == 0u) {\n\
+             for (uint k = 0u; k < 2u; k++) { o[k] = x; barrier(); }\n\
+           } else {\n\
+             x = 5u;\n\
+           }\n\
+         }\n",
+        4,
+        [2, 1, 1],
+        &[vec![0; 3]],
+    );
+    assert_eq!(racy_words(&r, 0..3), vec![0, 1], "{:?}", texts(&r));
+    assert_eq!(u32s(&r.buffers[0].bytes)[2], 5);
+}

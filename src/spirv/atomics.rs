@@ -249,9 +249,13 @@ impl Wg<'_, '_> {
         same: bool,
     ) -> (Taint, Taint) {
         let mut tret = told;
-        let late = self
-            .d
-            .late_read(loc, self.who(s), obj, off / self.unit_of(obj, sp));
+        let late = self.d.late_read(
+            loc,
+            self.who(s),
+            obj,
+            off / self.unit_of(obj, sp),
+            hits.interval,
+        );
         let other_wg = hits
             .concurrent_atomic
             .is_some_and(|a| (a.who - 1) / self.d.lanes_per_wg != self.wg_linear);
@@ -300,8 +304,10 @@ impl Wg<'_, '_> {
             && !same
         {
             let u = off / self.unit_of(obj, sp);
-            self.d
-                .mark_late((other.loc, other.who, obj, u), LateWhy::Order);
+            self.d.mark_late(
+                (other.loc, other.who, obj, u, other.interval()),
+                LateWhy::Order,
+            );
         }
         (tret, raced)
     }

@@ -20,7 +20,7 @@ use crate::spirv::error::{Location, SpirvError};
 use crate::spirv::inst::*;
 use crate::spirv::memory::clock::{SyncRecord, FAMILIES};
 use crate::spirv::memory::watch::{ReadLog, WatchKey};
-use crate::spirv::memory::{Buffer, Knowledge, LateKey, LateWhy, Shadow, Space};
+use crate::spirv::memory::{Buffer, Interval, Knowledge, LateKey, LateWhy, Shadow, Space};
 use crate::spirv::prov::{Cause, Prov, Provs, Taint};
 pub(crate) use crate::spirv::regs::each_lane;
 use crate::spirv::regs::RegFile;
@@ -335,7 +335,7 @@ impl<'k> Dispatch<'k> {
 
     /// Records a read found late to have raced (or depended on the order).
     pub(crate) fn mark_late(&self, key: LateKey, why: LateWhy) {
-        let key = (key.0, key.1, self.owner_of(key.2), key.3);
+        let key = (key.0, key.1, self.owner_of(key.2), key.3, key.4);
         if self
             .late
             .read()
@@ -350,8 +350,8 @@ impl<'k> Dispatch<'k> {
         }
     }
 
-    /// Was this read found, in an earlier run, to have raced with a later write (or, atomic, to
-    /// depend on the order)?
+    /// Was this read (in the synchronization interval `at` of its invocation) found, in an earlier
+    /// run, to have raced with a later write (or, atomic, to depend on the order)?
     #[inline(always)]
     pub(crate) fn late_read(
         &self,
@@ -359,6 +359,7 @@ impl<'k> Dispatch<'k> {
         who: u32,
         obj: ObjectId,
         unit: u32,
+        at: Interval,
     ) -> Option<LateWhy> {
         if !self.any_late.load(Relaxed) {
             return None;
@@ -368,7 +369,7 @@ impl<'k> Dispatch<'k> {
             return None;
         }
         let obj = self.owner_of(obj);
-        l.keys.get(&(loc, who, obj, unit)).copied()
+        l.keys.get(&(loc, who, obj, unit, at)).copied()
     }
 
     /// Watches a unit a race was found on: the next run logs its reads.

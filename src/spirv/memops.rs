@@ -306,7 +306,10 @@ impl<'d> Wg<'d, '_> {
             knows: self.knows[s].as_deref(),
         };
         let scope = atomic.map(|a| a.scope);
-        let mut hits = Hits::default();
+        let mut hits = Hits {
+            interval: me.interval(),
+            ..Hits::default()
+        };
         let shadow = match sp {
             Space::Shared => Some(&mut self.sshadow),
             Space::Global => {
@@ -451,7 +454,13 @@ impl<'d> Wg<'d, '_> {
         }
         if self
             .d
-            .late_read(loc, self.who(s), obj, at / self.unit_of(obj, sp))
+            .late_read(
+                loc,
+                self.who(s),
+                obj,
+                at / self.unit_of(obj, sp),
+                hits.interval,
+            )
             .is_some()
         {
             // A later write, unordered with this read, changed what it read (found in an earlier

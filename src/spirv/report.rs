@@ -377,7 +377,7 @@ impl ModelRun {
         if parts.is_empty() {
             return "exact".into();
         }
-        parts.join(" ← ")
+        fold_repeats(parts).join(" ← ")
     }
 
     /// The invocation of a dispatch slot (1-based shadow value): (workgroup id, local invocation
@@ -762,10 +762,73 @@ pub(crate) fn element_name(first: &str, index: u32) -> String {
 
 /// "byte N" of an out-of-bounds access, or what [`Ptr::FAR`](crate::spirv::memory::Ptr::FAR)
 /// stands for.
+/// A chain through a loop repeats its links (a value stored, loaded and stored again on every
+/// step): each link is shown where it first appears, the repeats are counted in its place, and the
+/// last link — where the chain starts — is always shown.
+fn fold_repeats(parts: Vec<String>) -> Vec<String> {
+    let n = parts.len();
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    let mut skipped = 0;
+    for (i, p) in parts.into_iter().enumerate() {
+        if seen.insert(p.clone()) || i + 1 == n {
+            if skipped > 0 {
+                let s = if skipped == 1 { "" } else { "s" };
+                out.push(format!(
+                    "… {skipped} more link{s} through the places before"
+                ));
+                skipped = 0;
+            }
+            out.push(p);
+        } else {
+            skipped += 1;
+        }
+    }
+    out
+}
+
 fn byte_text(offset: u64) -> String {
     if offset == crate::spirv::memory::Ptr::FAR as u64 {
         "a byte offset that does not fit in 32 bits (a negative index, or one past 4 GiB)".into()
     } else {
         format!("byte {offset}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fold_repeats;
+
+    fn v(s: &[&str]) -> Vec<String> {
+        s.iter().map(|x| x.to_string()).collect()
+    }
+
+    #[test]
+    fn a_chain_through_a_loop_shows_each_link_once_and_counts_the_repeats() {
+        assert_eq!(
+            fold_repeats(v(&[
+                "store 9", "store 4", "lost 3", "store 4", "lost 3", "load 2"
+            ])),
+            v(&[
+                "store 9",
+                "store 4",
+                "lost 3",
+                "… 2 more links through the places before",
+                "load 2"
+            ])
+        );
+        // The link the chain starts from is shown though it appeared before.
+        assert_eq!(fold_repeats(v(&["a", "b", "a"])), v(&["a", "b", "a"]));
+        assert_eq!(
+            fold_repeats(v(&["a", "b", "b2", "a", "c"])),
+            v(&[
+                "a",
+                "b",
+                "b2",
+                "… 1 more link through the places before",
+                "c"
+            ])
+        );
+        assert_eq!(fold_repeats(v(&["a", "b", "c"])), v(&["a", "b", "c"]));
     }
 }

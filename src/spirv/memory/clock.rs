@@ -135,7 +135,21 @@ pub struct Access {
     pub bars: u32,
 }
 
+/// Which synchronization interval of its invocation an access ran in: the workgroup's control
+/// barriers so far, the subgroup's barrier epoch and the invocation's release clock. Two reads of
+/// one instruction in one interval race with the same later writes. (An acquire between them
+/// cannot tell them apart here: the model runs a workgroup up to each barrier before any
+/// invocation it could wait for, so no write run after the first read is released to it before
+/// the second.)
+pub type Interval = [u32; 3];
+
 impl Access {
+    /// The synchronization interval of its invocation this access ran in.
+    #[inline(always)]
+    pub fn interval(&self) -> Interval {
+        [self.bars, self.sg, self.clock]
+    }
+
     /// Whether this is an atomic access.
     #[inline(always)]
     pub fn atomic(&self) -> bool {

@@ -30,12 +30,14 @@ use crate::spirv::prov::{combine, Taint};
 use crate::spirv::types::Storage;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
-pub use clock::{Access, Family, Knowledge, Scope};
+pub use clock::{Access, Family, Interval, Knowledge, Scope};
 pub use race::{Hits, Kind, Shadow, Vals};
 
-/// A late finding's key: an earlier access (location, 1 + slot) to unit `unit` of object `obj`
-/// whose value turned out to depend on a later, unordered write.
-pub(crate) type LateKey = (crate::spirv::ids::LocId, u32, ObjectId, u32);
+/// A late finding's key: an earlier access (location, 1 + slot) to unit `unit` of object `obj`,
+/// in one synchronization interval of its invocation, whose value turned out to depend on a later,
+/// unordered write. The interval tells the dynamic instances of one instruction apart: the same
+/// read in the next step of a loop, after a barrier, is ordered after that write.
+pub(crate) type LateKey = (crate::spirv::ids::LocId, u32, ObjectId, u32, Interval);
 
 /// Why a read was found late: a later write raced with it (its value undefined), or, atomic, a
 /// later atomic in its scope could have come first (its value depends on the order). A read found

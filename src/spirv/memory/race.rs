@@ -11,7 +11,7 @@
 //! around each access (as Miri's data-race detector hooks `before_memory_read`/`write`); it knows
 //! nothing of values, and values know nothing of it.
 
-use crate::spirv::memory::clock::{Access, Family, Now, Scope};
+use crate::spirv::memory::clock::{Access, Family, Interval, Now, Scope};
 
 /// What an access found in the shadow of one unit.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -26,6 +26,8 @@ pub struct Hits {
     pub late_atomic_read: Option<Access>,
     /// the race found happens-before ordered the two accesses, but one of them is private
     pub private: bool,
+    /// the synchronization interval of the accessing invocation ([`Access::interval`])
+    pub interval: Interval,
 }
 
 /// Does access `a` (earlier) happen-before `me`, location-ordered for memory of family `f`

@@ -18,7 +18,7 @@
 //! raced on are watched, so a kernel without a race pays nothing.
 
 use crate::spirv::ids::LocId;
-use crate::spirv::memory::clock::{Access, Family, Now, Scope};
+use crate::spirv::memory::clock::{Access, Family, Interval, Now, Scope};
 use crate::spirv::memory::{ObjectId, Vals};
 use std::collections::HashMap;
 use std::ops::Range;
@@ -80,11 +80,11 @@ pub struct ReadLog {
     units: HashMap<WatchKey, UnitLog>,
 }
 
-/// The reads logged for one unit, with where each (invocation, instruction)'s is.
+/// The reads logged for one unit, with where each (invocation, instruction, interval)'s is.
 #[derive(Debug, Default)]
 struct UnitLog {
     reads: Vec<Logged>,
-    index: HashMap<(u32, LocId), usize>,
+    index: HashMap<(u32, LocId, Interval), usize>,
 }
 
 impl ReadLog {
@@ -94,13 +94,16 @@ impl ReadLog {
     }
 
     /// Logs a read of unit `key` (replacing the same invocation's earlier read by the same
-    /// instruction: that one happens-before this one, so whatever races with it races with this).
+    /// instruction in the same synchronization interval: whatever races with one races with the
+    /// other; a read of another interval is logged beside it, since a write may race with the
+    /// later one alone).
     pub fn read(&mut self, key: WatchKey, r: Logged) {
         let v = self.units.entry(key).or_default();
-        if let Some(&i) = v.index.get(&(r.acc.who, r.acc.loc)) {
+        let at = (r.acc.who, r.acc.loc, r.acc.interval());
+        if let Some(&i) = v.index.get(&at) {
             v.reads[i] = r;
         } else if v.reads.len() < LOG_CAP {
-            v.index.insert((r.acc.who, r.acc.loc), v.reads.len());
+            v.index.insert(at, v.reads.len());
             v.reads.push(r);
         }
     }
@@ -186,9 +189,9 @@ pub fn same_bytes((a_at, a): (u32, u64), (b_at, b): (u32, u64), lo: u32, hi: u32
     })
 }
 
-/// A raced read's late key (its instruction, invocation, object and unit).
-pub fn late_key(&(r, _, _, unit): &Raced) -> (LocId, u32, ObjectId, u32) {
-    (r.acc.loc, r.acc.who, r.obj, unit)
+/// A raced read's late key (its instruction, invocation, object, unit and interval).
+pub fn late_key(&(r, _, _, unit): &Raced) -> (LocId, u32, ObjectId, u32, Interval) {
+    (r.acc.loc, r.acc.who, r.obj, unit, r.acc.interval())
 }
 
 #[cfg(test)]
