@@ -1458,3 +1458,42 @@ fn outputs_are_written_beside_their_path_not_in_the_working_directory() {
         .unwrap()
         .contains("\"buffers\""));
 }
+
+/// Appendix B, Data Race: "Applications must ensure that no data races occur" — eight invocations
+/// storing one value to one shared variable race, whatever the value. `lockstep run` fails (exit
+/// 1) naming the same-value race and the fix, the value kept; `--allow-same-value-races` lists
+/// it as a warning and passes; with `--strict` (spin-waits fail) it is refused as bad input.
+#[test]
+fn a_same_value_race_fails_lockstep_run_unless_allowed() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = dir.path().join("k.comp");
+    std::fs::write(
+        &k,
+        "#version 450\nlayout(local_size_x = 8) in;\nlayout(binding = 0) buffer B { uint o[8]; };\n\
+         shared uint t;\nvoid main() { t = 7u; barrier(); o[gl_LocalInvocationID.x] = t; }\n",
+    )
+    .unwrap();
+    let args = ["--buffer", "0=zeros:u32:8"];
+    for model_only in [true, false] {
+        if !model_only && !with_device() {
+            continue;
+        }
+        let e = lockstep::cli::run(&run_argv(&k, &args, model_only)).unwrap_err();
+        assert_eq!(e.code, 1, "{}", e.message);
+        let allowed = [args[0], args[1], "--allow-same-value-races"];
+        let out = lockstep::cli::run(&run_argv(&k, &allowed, model_only))
+            .unwrap_or_else(|e| panic!("{}", e.message));
+        for want in [
+            "[same_value_race] same-value race on t: wrote at ",
+            "k.comp:5 and wrote at ",
+            "let one invocation store it",
+            "result: PASS",
+        ] {
+            assert!(out.contains(want), "{want}: {out}");
+        }
+        assert!(out.contains("binding 0  u32   8         8"), "{out}");
+    }
+    let both = [args[0], args[1], "--allow-same-value-races", "--strict"];
+    let e = lockstep::cli::run(&run_argv(&k, &both, true)).unwrap_err();
+    assert_eq!(e.code, 64, "{}", e.message);
+}

@@ -2,7 +2,7 @@
 //! Vulkan device, every buffer element compared or explained.
 
 use crate::cli::{CliError, EXIT_MISMATCH};
-use crate::kernel::run::{JobBuffer, KernelError, KernelJob, Tolerance};
+use crate::kernel::run::{FailPolicy, JobBuffer, KernelError, KernelJob, Tolerance};
 use crate::kernel::{write_npy, BindingSpec, BufferSpec, HostBuffer, SourceOptions, TargetEnv};
 use crate::model::{LaneOrder, SubgroupSize};
 use crate::reconverge::Mode;
@@ -94,10 +94,26 @@ pub struct RunArgs {
     /// absolute tolerance for inexact floats
     #[arg(long, default_value_t = Tolerance::default().abs)]
     pub atol: f64,
-    /// a data race whose two sides store the same value fails the run too (by default it is a
-    /// warning: still a race by the spec, but every order leaves that value)
+    /// a spin-wait on another workgroup fails the run too (by default a warning: Vulkan gives no
+    /// forward-progress guarantee between workgroups, but a device running them all at once gets
+    /// past it)
     #[arg(long)]
     pub strict: bool,
+    /// a data race whose two sides store the same value is a warning, not a failure (still a race
+    /// by the spec — "Applications must ensure that no data races occur" — but every order leaves
+    /// that value, which is kept and compared)
+    #[arg(long, conflicts_with = "strict")]
+    pub allow_same_value_races: bool,
+}
+
+impl RunArgs {
+    /// The findings whose failing the flags chose.
+    fn policy(&self) -> FailPolicy {
+        FailPolicy {
+            spin_waits: self.strict,
+            allow_same_value_races: self.allow_same_value_races,
+        }
+    }
 }
 
 fn kernel_error(e: KernelError) -> CliError {
@@ -464,7 +480,7 @@ pub fn run(a: &RunArgs, argv: &[String]) -> Result<String, CliError> {
     let model = job.run_model(size, Some(&progress)).map_err(kernel_error)?;
     bar.finish_and_clear();
     let mut report = job.compare(&model, device_bytes.as_deref(), tol);
-    report.strict = a.strict;
+    report.policy = a.policy();
     if let Some(dir) = &a.out {
         // Bound buffers by binding, then those without a descriptor by name (the device's order).
         let all = job
@@ -714,7 +730,7 @@ fn sweep(a: &RunArgs, sizes: &[SubgroupSize]) -> Result<String, CliError> {
         match job.run_model_decoded(kernel.clone(), size, None) {
             Ok(model) => {
                 let mut rep = job.compare(&model, device_bytes.as_deref(), tol);
-                rep.strict = a.strict;
+                rep.policy = a.policy();
                 r.defined = model
                     .run
                     .buffers
@@ -942,7 +958,7 @@ fn sweep_rows(runs: &[SizeRun]) -> (Vec<Vec<String>>, Vec<(u32, String)>) {
                 let first = rep
                     .findings
                     .iter()
-                    .filter(|f| f.kind.fails(rep.strict))
+                    .filter(|f| f.kind.fails(rep.policy))
                     .min_by_key(|f| f.kind)
                     .map(|f| {
                         let items: Vec<&str> = f.items.iter().take(2).map(|s| s.as_str()).collect();

@@ -61,8 +61,10 @@ pub enum FindingKind {
     /// warning, an error with `--strict` (a wait that never ends in the model's schedule stops the
     /// run instead)
     SpinWait,
-    /// a data race whose two sides leave the same value (every device gets the value "right"):
-    /// a warning, an error with `--strict`
+    /// a data race whose two sides leave the same value (every order leaves that value, which is
+    /// kept and compared): an error — "Applications must ensure that no data races occur"
+    /// (Appendix B, Data Race) knows no exception for a value — a warning with
+    /// `--allow-same-value-races`
     SameValueRace,
     /// an element's value depends on the order of atomics: explained, not wrong
     OrderDependent,
@@ -88,14 +90,28 @@ impl FindingKind {
         }
     }
 
-    /// Does a finding of this kind fail the run (`strict`: same-value races too)?
-    pub fn fails(self, strict: bool) -> bool {
+    /// Does a finding of this kind fail the run under `policy`?
+    pub fn fails(self, policy: FailPolicy) -> bool {
         match self {
             FindingKind::OrderDependent | FindingKind::Print => false,
-            FindingKind::SameValueRace | FindingKind::SpinWait => strict,
+            FindingKind::SameValueRace => !policy.allow_same_value_races,
+            FindingKind::SpinWait => policy.spin_waits,
             _ => true,
         }
     }
+}
+
+/// The findings whose failing is a choice: the rest always fail (or, explained, never do).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FailPolicy {
+    /// a spin-wait on another workgroup fails the run (`--strict`); by default a warning: Vulkan
+    /// gives no forward-progress guarantee between workgroups, but a device that runs them all at
+    /// once gets past it
+    pub spin_waits: bool,
+    /// a race whose two sides leave the same value is a warning (`--allow-same-value-races`); by
+    /// default it fails, as every data race does: "Applications must ensure that no data races
+    /// occur" (Appendix B, Data Race), and the validation layers' race detector reports it too
+    pub allow_same_value_races: bool,
 }
 
 /// A group of findings of a report: one kind, in one buffer (for elements), for one reason, with
@@ -153,8 +169,8 @@ pub struct Report {
     pub device: bool,
     /// the tolerance used for inexact elements
     pub tolerance: Tolerance,
-    /// same-value races fail the run too
-    pub strict: bool,
+    /// which findings fail the run beyond those that always do
+    pub policy: FailPolicy,
 }
 
 impl Report {
@@ -207,7 +223,7 @@ impl Report {
     pub fn failing(&self) -> u64 {
         self.findings
             .iter()
-            .filter(|f| f.kind.fails(self.strict))
+            .filter(|f| f.kind.fails(self.policy))
             .map(|f| f.count)
             .sum()
     }
@@ -215,8 +231,8 @@ impl Report {
     /// Model and device agree and nothing undefined or racy reached a buffer, and there was no
     /// race, divergent barrier or out-of-bounds access. Order-dependent elements (an atomic's
     /// returned value, and what it decides) are explained, not failures: the program asked for an
-    /// order the device picks; a race whose sides store the same value is a warning unless
-    /// `strict`.
+    /// order the device picks; a spin-wait, and with `allow_same_value_races` a race whose sides
+    /// store the same value, are warnings ([`FailPolicy`]).
     pub fn ok(&self) -> bool {
         self.failing() == 0
     }
@@ -408,10 +424,11 @@ impl Report {
                 "kind": f.kind.name(), "set": f.buffer.map(|b| b.0), "binding": f.buffer.map(|b| b.1),
                 "element": f.buffer.map(|b| b.2),
                 "line": f.line, "why": f.why, "count": f.count, "items": f.items,
-                "fails": f.kind.fails(self.strict),
+                "fails": f.kind.fails(self.policy),
             })).collect::<Vec<_>>(),
             "findings_total": self.findings_total(),
-            "strict": self.strict,
+            "strict": self.policy.spin_waits,
+            "same_value_races_fail": !self.policy.allow_same_value_races,
         })
     }
 }

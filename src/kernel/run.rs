@@ -27,7 +27,7 @@ pub use crate::kernel::buffers::JobBuffer;
 use crate::kernel::buffers::{element_size, HostBuffer};
 pub(crate) use crate::kernel::images::{bound_image_type, extent_of_shape};
 pub use crate::kernel::report::{
-    BufferReport, Finding, FindingKind, Report, GROUP_ITEMS, TEXT_PRINTS,
+    BufferReport, FailPolicy, Finding, FindingKind, Report, GROUP_ITEMS, TEXT_PRINTS,
 };
 use crate::kernel::source::SpirvModule;
 pub use crate::kernel::tolerance::Tolerance;
@@ -326,7 +326,7 @@ impl KernelJob {
             index: std::collections::HashMap::new(),
             device: device.is_some(),
             tolerance: tol,
-            strict: false,
+            policy: FailPolicy::default(),
         };
         for g in &r.groups {
             let Some(first) = g.examples.first() else {

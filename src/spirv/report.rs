@@ -437,7 +437,7 @@ impl ModelRun {
                     self.at(b.1),
                     if *private { "not location-ordered" } else { "unordered" },
                     if same {
-                        "; both sides leave the same value, which is kept"
+                        "; both sides leave the same value, which is kept — still a data race, which Vulkan forbids whatever the values (\"Applications must ensure that no data races occur\"): let one invocation store it"
                     } else {
                         ""
                     },
