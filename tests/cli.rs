@@ -1461,8 +1461,8 @@ fn outputs_are_written_beside_their_path_not_in_the_working_directory() {
 
 /// Appendix B, Data Race: "Applications must ensure that no data races occur" — eight invocations
 /// storing one value to one shared variable race, whatever the value. `lockstep run` fails (exit
-/// 1) naming the same-value race and the fix, the value kept; `--allow-same-value-races` lists
-/// it as a warning and passes; with `--strict` (spin-waits fail) it is refused as bad input.
+/// code 1) naming the same-value race and the fix, the value kept; `--allow-same-value-races`
+/// lists it as a warning and passes; with `--strict` (spin-waits fail) it is refused as bad input.
 #[test]
 fn a_same_value_race_fails_lockstep_run_unless_allowed() {
     let dir = tempfile::tempdir().unwrap();
