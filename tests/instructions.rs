@@ -612,6 +612,40 @@ void main() {
     }
 }
 
+/// SPIR-V OpUDiv: "Behavior is undefined if Operand 2 is 0"; OpShiftLeftLogical: "The result is
+/// undefined if Shift is greater than or equal to the bit width of the components of Base". On
+/// vectors each rule is per component: `(10 + i, 20 + i) / (2, 0)` is undefined in its second
+/// component alone, `(1, 1) << (i, 32)` too; the first components are exact.
+#[test]
+fn an_integer_rule_broken_in_one_component_of_a_vector_leaves_that_component_alone_undefined() {
+    let src = "#version 450
+layout(local_size_x = 4) in;
+layout(std430, binding = 0) buffer O { uvec2 o[]; };
+layout(std430, binding = 1) buffer I { uint z; };
+void main() {
+  uint i = gl_LocalInvocationID.x;
+  o[i] = uvec2(10u + i, 20u + i) / uvec2(2u, z);
+  o[4u + i] = uvec2(1u, 1u) << uvec2(i, 32u + z);
+}
+";
+    let r = run(
+        &glsl(src, "div.comp"),
+        vec![bytes_u32(&[7; 16]), bytes_u32(&[0])],
+    );
+    let b = &r.buffers[at(&r, 0)];
+    let o = u32s(&b.bytes);
+    for i in 0..4usize {
+        for (w, want) in [(2 * i, (10 + i as u32) / 2), (2 * (4 + i), 1 << i)] {
+            assert_eq!(
+                (o[w], r.status(b.word_taint(w))),
+                (want, WordStatus::Exact),
+                "o[{w}]"
+            );
+        }
+        assert_undefined(&r, 0, [2 * i + 1, 2 * (4 + i) + 1]);
+    }
+}
+
 /// SPIR-V OpSelect: "If Condition is a vector, Result Type must be a vector with the same number
 /// of components … and each component is selected from the corresponding component"; GLSL's
 /// `mix(x, y, bvec a)` is such a select ("Selects which vector each returned component comes
