@@ -1605,3 +1605,66 @@ fn an_assembly_s_version_comment_sets_its_spirv_version_and_environment() {
         ((1, 3), TargetEnv::Vulkan1_1)
     );
 }
+
+/// A SPIR-V assembly text names its ids (`%temp`) and the assembler keeps none of it; the report
+/// names them as the text did — a race on `temp` in block `%entry`, not on `%2` in `%8` — while
+/// the module the device gets
+/// is the assembler's, with no `OpName` added (a driver may tell apart struct types that differ
+/// only by name). A `DebugGlobalVariable` (NonSemantic.Shader.DebugInfo.100, what Slang and DXC
+/// emit with debug information) names its variable as its source does, before the text's id.
+#[cfg(feature = "vulkan")]
+#[test]
+fn an_assembly_kernels_reports_use_the_texts_names_and_debug_info_names_first() {
+    use lockstep::kernel::run::{KernelJob, Tolerance};
+    use lockstep::model::SubgroupSize;
+    let kernel = |debug: &str, ext: &str| {
+        format!(
+            "OpCapability Shader\n{ext}OpMemoryModel Logical GLSL450\n\
+             OpEntryPoint GLCompute %main \"main\" %temp\nOpExecutionMode %main LocalSize 2 1 1\n\
+             %void = OpTypeVoid\n%fn = OpTypeFunction %void\n%uint = OpTypeInt 32 0\n\
+             %ptr = OpTypePointer Workgroup %uint\n%temp = OpVariable %ptr Workgroup\n\
+             %uint_0 = OpConstant %uint 0\n{debug}\
+             %main = OpFunction %void None %fn\n%entry = OpLabel\nOpStore %temp %uint_0\n\
+             OpReturn\nOpFunctionEnd\n"
+        )
+    };
+    let race = |text: &str| {
+        let m = compile(text, SourceLang::SpirvAsm, &opts()).unwrap();
+        let mut names = 0;
+        let mut i = 5;
+        while i < m.words.len() {
+            names += usize::from(m.words[i] & 0xffff == Op::Name as u32);
+            i += (m.words[i] >> 16) as usize;
+        }
+        assert_eq!(names, 0, "the device's module is the assembler's");
+        let job = KernelJob::new(m);
+        let model = job.run_model(SubgroupSize::new(4).unwrap(), None).unwrap();
+        let report = job.compare(&model, None, Tolerance::default());
+        report
+            .findings
+            .iter()
+            .map(|f| f.why.clone())
+            .find(|w| w.contains("race on"))
+            .unwrap_or_else(|| panic!("no race: {:?}", report.findings))
+    };
+    let why = race(&kernel("", ""));
+    assert!(
+        why.starts_with("same-value race on temp: wrote at block %entry and wrote at block %entry"),
+        "{why}"
+    );
+    let debug = "%di = OpExtInstImport \"NonSemantic.Shader.DebugInfo.100\"\n";
+    let globals = "%name = OpString \"MyAwesomeVariable\"\n%empty = OpString \"\"\n\
+        %src = OpExtInst %void %di DebugSource %empty %empty\n\
+        %unit = OpExtInst %void %di DebugCompilationUnit %uint_0 %uint_0 %src %uint_0\n\
+        %basic = OpExtInst %void %di DebugTypeBasic %empty %uint_0 %uint_0 %uint_0\n\
+        %var = OpExtInst %void %di DebugGlobalVariable %name %basic %src %uint_0 %uint_0 %unit %empty %temp %uint_0\n";
+    let text = kernel(
+        globals,
+        &format!("OpExtension \"SPV_KHR_non_semantic_info\"\n{debug}"),
+    );
+    let why = race(&text);
+    assert!(
+        why.starts_with("same-value race on MyAwesomeVariable"),
+        "{why}"
+    );
+}

@@ -264,6 +264,14 @@ impl Backend for ModelBackend {
                 spec,
                 name: d.shader.name.clone(),
                 all_non_private: false,
+                names: match &d.shader.code {
+                    ShaderCode::SpirvAsm(text) => crate::kernel::source::source_names(
+                        SourceLang::SpirvAsm,
+                        Some(text),
+                        &words,
+                    ),
+                    _ => Vec::new(),
+                },
             },
         )
         .map_err(|e| match e {

@@ -176,6 +176,11 @@ impl KernelJob {
                 name: self.module.name.clone(),
                 // WGSL's memory model: every storage and workgroup access can communicate.
                 all_non_private: self.module.lang == crate::kernel::SourceLang::Wgsl,
+                names: crate::kernel::source::source_names(
+                    self.module.lang,
+                    self.module.source_text.as_deref(),
+                    &self.module.words,
+                ),
             },
         )?;
         for (id, _) in &self.spec {

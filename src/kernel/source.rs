@@ -573,6 +573,20 @@ fn declared_asm_version(text: &str) -> Option<(u8, u8)> {
         })
 }
 
+/// The names a source gives the ids of `words` compiled from it, where the compiler kept none:
+/// a SPIR-V assembly text's `%names` ([`crate::words::asm_names`]), for the model's reports
+/// (the device's module stays as compiled).
+pub(crate) fn source_names(
+    lang: SourceLang,
+    text: Option<&str>,
+    words: &[u32],
+) -> Vec<(u32, String)> {
+    match (lang, text) {
+        (SourceLang::SpirvAsm, Some(text)) => crate::words::asm_names::names(text, words),
+        _ => Vec::new(),
+    }
+}
+
 #[cfg(feature = "glsl")]
 fn assemble(
     text: &str,

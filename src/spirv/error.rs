@@ -18,6 +18,10 @@ pub struct Location {
     /// the label of the block the instruction is in (a function's instruction), so that one
     /// without a line or a result id (`OpStore`, `OpSelectionMerge`) is still found in the module
     pub block: Option<u32>,
+    /// the names the module gives the result id and the block's label (`OpName`, or a SPIR-V
+    /// assembly text's `%names`), shown in their place where there is no line
+    /// (boxed: most locations have none, and an error carries its location)
+    pub names: Option<Box<(Option<String>, Option<String>)>>,
 }
 
 impl fmt::Display for Location {
@@ -25,11 +29,19 @@ impl fmt::Display for Location {
         match (&self.file, self.line) {
             (Some(file), Some(line)) => write!(f, "{file}:{line}")?,
             (None, Some(line)) => write!(f, "line {line}")?,
-            _ => match (self.id, self.block) {
-                (Some(id), _) => write!(f, "%{id}")?,
-                (None, Some(b)) => write!(f, "block %{b}")?,
-                (None, None) => f.write_str("(no line info)")?,
-            },
+            _ => {
+                let (id_name, block_name) = match self.names.as_deref() {
+                    Some((i, b)) => (i.as_ref(), b.as_ref()),
+                    None => (None, None),
+                };
+                match (self.id, self.block, id_name, block_name) {
+                    (Some(_), _, Some(n), _) => write!(f, "%{n}")?,
+                    (Some(id), _, None, _) => write!(f, "%{id}")?,
+                    (None, Some(_), _, Some(n)) => write!(f, "block %{n}")?,
+                    (None, Some(b), _, None) => write!(f, "block %{b}")?,
+                    (None, None, _, _) => f.write_str("(no line info)")?,
+                }
+            }
         }
         Ok(())
     }

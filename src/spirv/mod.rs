@@ -262,6 +262,7 @@ fn with_unbound(k: &Kernel, unbound: &[(String, Vec<u8>, u64)]) -> Kernel {
             op: format!("the buffer {name}"),
             id: None,
             block: None,
+            names: None,
         });
         k.objects.push(inst::Object::addressed(
             name.clone(),

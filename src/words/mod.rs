@@ -15,6 +15,7 @@
 //! interpreter executes too.
 
 pub mod address;
+pub mod asm_names;
 /// GLSL and SPIR-V assembly to SPIR-V words (shaderc): the `glsl` feature.
 #[cfg(feature = "glsl")]
 pub mod compile;
@@ -49,12 +50,17 @@ pub struct Read {
     /// the embedded source text (`OpSource`'s Source and its `OpSourceContinued`) by the
     /// `OpString` id of its file name
     pub source_texts: HashMap<u32, String>,
+    /// `DebugGlobalVariable`s: (the variable's id, the `OpString` id of its name)
+    pub debug_globals: Vec<(u32, u32)>,
 }
 
 /// `NonSemantic.Shader.DebugInfo.100` instruction numbers the readers use.
 pub mod debug_info {
     /// `DebugSource`: File, optional Text
     pub(crate) const SOURCE: u32 = 35;
+    /// `DebugGlobalVariable`: Name, Type, Source, Line, Column, Parent, Linkage Name, Variable,
+    /// Flags, …
+    pub(crate) const GLOBAL_VARIABLE: u32 = 18;
     /// `DebugLine`: Source, Line Start, Line End, Column Start, Column End (ids of constants)
     pub(crate) const LINE: u32 = 103;
     /// `DebugNoLine`
@@ -94,6 +100,7 @@ pub fn read(words: &[u32]) -> Result<Read, ReadError> {
         debug_sources,
         debug_info_set,
         source_texts,
+        debug_globals,
         mode_ids,
         spec_op_tails,
     } = prepare(words)?;
@@ -136,6 +143,7 @@ pub fn read(words: &[u32]) -> Result<Read, ReadError> {
         debug_sources,
         debug_info_set,
         source_texts,
+        debug_globals,
     })
 }
 
@@ -149,6 +157,8 @@ struct Prepared {
     debug_info_set: Option<u32>,
     /// embedded source text by file name id
     source_texts: HashMap<u32, String>,
+    /// `DebugGlobalVariable`s: (variable id, name string id)
+    debug_globals: Vec<(u32, u32)>,
     /// the `OpExecutionModeId` instructions set aside, whole
     mode_ids: Vec<Vec<u32>>,
     /// `OpSpecConstantOp` result id → the literal words cut off its end
@@ -168,6 +178,7 @@ fn prepare(words: &[u32]) -> Result<Prepared, ReadError> {
     let mut non_semantic: Vec<u32> = Vec::new();
     let mut debug_info = None;
     let mut sources = HashMap::new();
+    let mut globals = Vec::new();
     let mut in_function = false;
     let mut i = 5;
     while i < words.len() {
@@ -219,6 +230,12 @@ fn prepare(words: &[u32]) -> Result<Prepared, ReadError> {
                 if Some(inst[3]) == debug_info && inst[4] == debug_info::SOURCE && count >= 6 {
                     sources.insert(inst[2], inst[5]);
                 }
+                if Some(inst[3]) == debug_info
+                    && inst[4] == debug_info::GLOBAL_VARIABLE
+                    && count >= 13
+                {
+                    globals.push((inst[12], inst[5]));
+                }
             }
             // OpExecutionModeId: Entry Point, Mode, ids…
             331 if !in_function && count >= 3 => mode_ids.push(inst.to_vec()),
@@ -242,6 +259,7 @@ fn prepare(words: &[u32]) -> Result<Prepared, ReadError> {
         debug_sources: sources,
         debug_info_set: debug_info,
         source_texts: texts,
+        debug_globals: globals,
         mode_ids,
         spec_op_tails,
     })

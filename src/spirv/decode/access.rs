@@ -351,6 +351,7 @@ impl Decoder<'_> {
             op: "PhysicalStorageBuffer".into(),
             id: None,
             block: None,
+            names: None,
         });
         self.objects.push(Object::addressed(
             "device memory outside every buffer".into(),

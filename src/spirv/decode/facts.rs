@@ -47,6 +47,19 @@ impl Decoder<'_> {
                 self.names.insert(*id, s.clone());
             }
         }
+        // A variable's DebugGlobalVariable (NonSemantic.Shader.DebugInfo.100: Slang and DXC with
+        // debug information) names it as its source does, before any OpName (which a compiler
+        // may mangle, and the assembler's names are the assembly's ids).
+        for &(var, name) in &self.debug_globals {
+            if let Some(Id::Str(s)) = self.ids.get(&name)
+                && !s.is_empty()
+            {
+                self.names.insert(var, s.clone());
+            }
+        }
+        for (id, n) in &self.opts.names {
+            self.names.entry(*id).or_insert_with(|| n.clone());
+        }
         for e in &self.m.ext_inst_imports {
             if let (Some(id), Some(Operand::LiteralString(s))) = (e.result_id, e.operands.first()) {
                 let v = match s.as_str() {

@@ -148,6 +148,10 @@ impl Decoder<'_> {
             op: op_name(i.class.opcode),
             id: i.result_id,
             block: None,
+            names: i
+                .result_id
+                .and_then(|r| self.names.get(&r).cloned())
+                .map(|n| Box::new((Some(n), None))),
         });
         LocId::new((self.locs.len() - 1) as u32)
     }
@@ -910,6 +914,11 @@ impl Decoder<'_> {
             op: "OpVariable".into(),
             id: Some(rid),
             block: None,
+            names: self
+                .names
+                .get(&rid)
+                .cloned()
+                .map(|n| Box::new((Some(n), None))),
         });
         self.objects.push(Object {
             name,

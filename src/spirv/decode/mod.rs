@@ -57,6 +57,9 @@ pub struct DecodeOptions {
     /// accesses through memory not decorated `Coherent` are private (Vulkan, Appendix B, Private
     /// vs. Non-Private; `decode/private.rs`)
     pub all_non_private: bool,
+    /// names for ids the module leaves without an `OpName` (a SPIR-V assembly text's `%names`:
+    /// [`crate::words::asm_names::names`]), for the reports
+    pub names: Vec<(u32, String)>,
 }
 
 /// Decodes a module for one entry point.
@@ -66,6 +69,7 @@ pub fn decode(words: &[u32], opts: &DecodeOptions) -> Result<Kernel, SpirvError>
     d.debug_sources = r.debug_sources;
     d.debug_info_set = r.debug_info_set;
     d.source_texts = r.source_texts;
+    d.debug_globals = r.debug_globals;
     d.run()
 }
 
@@ -157,6 +161,8 @@ struct Decoder<'m> {
     debug_info_set: Option<u32>,
     /// embedded source text by the `OpString` id of its file name
     source_texts: HashMap<u32, String>,
+    /// `DebugGlobalVariable`s (NonSemantic.Shader.DebugInfo.100): (variable id, name string id)
+    debug_globals: Vec<(u32, u32)>,
     /// the source text's lines by file name (filled as stores ask)
     source_lines: HashMap<String, Vec<String>>,
     /// registers holding a variable's pointer, and the variable
@@ -246,6 +252,7 @@ impl<'m> Decoder<'m> {
             debug_sources: HashMap::new(),
             debug_info_set: None,
             source_texts: HashMap::new(),
+            debug_globals: Vec::new(),
             source_lines: HashMap::new(),
             var_regs: HashMap::new(),
             folded_chains: HashMap::new(),
