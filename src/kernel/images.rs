@@ -119,3 +119,33 @@ pub(crate) fn texel_component(t: ScalarType) -> Option<(u32, &'static str)> {
         t => Some((t.bits(), "UINT")),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::texel_component;
+    use crate::model::ScalarType as S;
+
+    /// Vulkan's plain formats name their numeric format by the components' type: `UINT` for
+    /// unsigned integers (`VK_FORMAT_R32_UINT`), `SINT` for signed ones, `SFLOAT` for floats
+    /// (Vulkan spec, "Identification of Formats"); no plain format holds `bool` or, here, `double`.
+    #[test]
+    fn each_component_type_has_the_numeric_format_vulkan_names_it_by() {
+        let want = [
+            (S::U8, Some((8, "UINT"))),
+            (S::I8, Some((8, "SINT"))),
+            (S::U16, Some((16, "UINT"))),
+            (S::I16, Some((16, "SINT"))),
+            (S::U32, Some((32, "UINT"))),
+            (S::I32, Some((32, "SINT"))),
+            (S::U64, Some((64, "UINT"))),
+            (S::I64, Some((64, "SINT"))),
+            (S::F16, Some((16, "SFLOAT"))),
+            (S::F32, Some((32, "SFLOAT"))),
+            (S::F64, None),
+            (S::Bool, None),
+        ];
+        for (t, w) in want {
+            assert_eq!(texel_component(t), w, "{t:?}");
+        }
+    }
+}
