@@ -1252,6 +1252,15 @@ fn unsupported_or_broken_npy_files_name_the_rule() {
         ),
         (b"PK\x03\x04 a zip file".to_vec(), "not a .npy file"),
         (b"\x93NUMPY\x09\x00\x10\x00".to_vec(), "version 9.0"),
+        // Versions 2.0 and 3.0 give the header length 4 bytes: a file ending inside them.
+        (
+            b"\x93NUMPY\x02\x00\x10\x00".to_vec(),
+            "ends inside its header length",
+        ),
+        (
+            b"\x93NUMPY\x03\x00\x10\x00\x00".to_vec(),
+            "ends inside its header length",
+        ),
         (b"\x93NUMPY\x01\x00\xff\x00{}".to_vec(), "runs past the end"),
     ] {
         std::fs::write(&p, &bytes).unwrap();
