@@ -896,9 +896,11 @@ pub fn read_npy(path: &Path) -> Result<HostBuffer, BufferError> {
             u32::from_le_bytes([data[8], data[9], data[10], data[11]]) as usize,
             12,
         ),
-        2 | 3 => return Err(bad(format!(
+        2 | 3 => {
+            return Err(bad(format!(
             "the file ends inside its header length (npy format {major}.{minor} gives it 4 bytes)"
-        ))),
+        )))
+        }
         _ => {
             return Err(bad(format!(
                 "npy format version {major}.{minor} is not supported (1.0, 2.0, 3.0)"
