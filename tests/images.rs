@@ -739,3 +739,34 @@ fn each_invocation_writes_and_reads_the_sample_its_own_index_names() {
     // o[0..4] read the others' samples (racy); o[4], o[5], o[7] their own.
     assert_eq!(private.report.buffers[1].exact, 3, "{text}");
 }
+
+// A multisampled image declared without a format (`usampler2DMS`: `OpTypeImage` with MS 1 and
+// format Unknown) takes its format from the host array as every unformatted image does: its
+// dimensions are height, width and samples, and one more dimension is the components (Vulkan
+// takes the view's format; `[2, 3, 4, 2]` of u32: `R32G32_UINT`, 2 × 3 texels of 4 samples).
+// texelFetch of texel (1, 0), sample 2 reads its two components, and 0 and 1 for the two the
+// format lacks (Vulkan, "Conversion to RGBA": missing G and B are 0, missing A is 1).
+#[test]
+fn a_multisampled_image_without_a_format_counts_its_samples_among_the_arrays_dimensions() {
+    let src = "#version 450\nlayout(local_size_x = 1) in;\n\
+        layout(binding = 0) uniform usampler2DMS ms;\n\
+        layout(binding = 1) buffer O { uvec4 o; };\n\
+        void main() { o = texelFetch(ms, ivec2(1, 0), 2); }\n";
+    let texels = HostBuffer::new(
+        ScalarType::U32,
+        vec![2, 3, 4, 2],
+        (0..48u32).flat_map(|i| i.to_le_bytes()).collect(),
+    )
+    .unwrap();
+    let module = compile(src, SourceLang::Glsl, &SourceOptions::default()).unwrap();
+    let mut job = KernelJob::new(module);
+    job.buffers.push(JobBuffer::new(0, 0, texels));
+    job.buffers
+        .push(JobBuffer::new(0, 1, zeros(ScalarType::U32, &[4])));
+    job.samplers.push((0, 0, "nearest".parse().unwrap()));
+    let model = job.run_model(SubgroupSize::new(8).unwrap(), None).unwrap();
+    let report = job.compare(&model, None, Tolerance::default());
+    let o = model.run.buffers.iter().find(|b| b.binding == 1).unwrap();
+    // texel (x 1, y 0), sample 2: ((0·3 + 1)·4 + 2)·2 = 12, its components 12 and 13.
+    assert_eq!(u32s(&o.bytes), [12, 13, 0, 1], "{}", findings(&report));
+}

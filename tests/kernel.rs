@@ -1050,6 +1050,22 @@ fn npy_files_agree_with_ndarray_npy_both_ways() {
     for t in ScalarType::ALL {
         let b = every_type_buffer(t);
         write_npy(&p, &b).unwrap();
+        // The header is padded with spaces to the next multiple of 64 bytes (the format's rule;
+        // numpy's writer pads to the nearest one, as here): data starts there — for a long
+        // header too (twelve dimensions).
+        let long = build(&format!("random:{}:1x1x1x1x1x1x1x1x1x1x3x5:11", t.name()));
+        write_npy(&p, &long).unwrap();
+        let bytes = std::fs::read(&p).unwrap();
+        let len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+        let dict = std::str::from_utf8(&bytes[10..10 + len])
+            .unwrap()
+            .trim_end();
+        assert_eq!(
+            (10 + len, bytes.len() - 10 - len),
+            ((10 + dict.len() + 1).div_ceil(64) * 64, long.bytes.len()),
+            "{t}"
+        );
+        write_npy(&p, &b).unwrap();
         macro_rules! check {
             ($ty:ty) => {{
                 let theirs: ArrayD<$ty> = ndarray_npy::read_npy(&p).unwrap();
