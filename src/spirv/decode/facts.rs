@@ -49,7 +49,7 @@ impl Decoder<'_> {
         }
         // A variable's DebugGlobalVariable (NonSemantic.Shader.DebugInfo.100: Slang and DXC with
         // debug information) names it as its source does, before any OpName (which a compiler
-        // may mangle, and the assembler's names are the assembly's ids).
+        // may mangle); names given with the options (an assembly text's) come last.
         for &(var, name) in &self.debug_globals {
             if let Some(Id::Str(s)) = self.ids.get(&name)
                 && !s.is_empty()

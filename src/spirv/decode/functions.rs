@@ -321,13 +321,7 @@ impl Decoder<'_> {
             (Some((_, l)), true) => Some(self.statement_line(file.as_deref(), *l)),
             (l, _) => l.as_ref().map(|l| l.1),
         };
-        let names = match (
-            i.result_id.and_then(|r| self.names.get(&r).cloned()),
-            self.names.get(&label).cloned(),
-        ) {
-            (None, None) => None,
-            both => Some(Box::new(both)),
-        };
+        let names = self.loc_names(i.result_id, Some(label));
         self.locs.push(Location {
             file,
             line: at,

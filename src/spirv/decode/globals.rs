@@ -141,6 +141,19 @@ impl Decoder<'_> {
         LocId::new((self.locs.len() - 1) as u32)
     }
 
+    /// The names of a location's result id and block label ([`Location::names`]), if any.
+    pub(super) fn loc_names(
+        &self,
+        result: Option<u32>,
+        label: Option<u32>,
+    ) -> Option<Box<(Option<String>, Option<String>)>> {
+        let name = |id: Option<u32>| id.and_then(|r| self.names.get(&r).cloned());
+        match (name(result), name(label)) {
+            (None, None) => None,
+            both => Some(Box::new(both)),
+        }
+    }
+
     pub(super) fn loc_for(&mut self, i: &Instruction) -> LocId {
         self.locs.push(Location {
             file: self.file.clone(),
@@ -148,10 +161,7 @@ impl Decoder<'_> {
             op: op_name(i.class.opcode),
             id: i.result_id,
             block: None,
-            names: i
-                .result_id
-                .and_then(|r| self.names.get(&r).cloned())
-                .map(|n| Box::new((Some(n), None))),
+            names: self.loc_names(i.result_id, None),
         });
         LocId::new((self.locs.len() - 1) as u32)
     }
@@ -914,11 +924,7 @@ impl Decoder<'_> {
             op: "OpVariable".into(),
             id: Some(rid),
             block: None,
-            names: self
-                .names
-                .get(&rid)
-                .cloned()
-                .map(|n| Box::new((Some(n), None))),
+            names: self.loc_names(Some(rid), None),
         });
         self.objects.push(Object {
             name,
