@@ -723,6 +723,9 @@ impl Wg<'_, '_> {
             self.regs.make_dirty(d);
         }
         let td = self.regs.dirty(d);
+        if !td && self.access_chain_one_index(set, d, base, steps) {
+            return;
+        }
         let mut rows = [(0usize, false); 8];
         for (k, st) in steps.iter().enumerate() {
             if let Step::Dyn { index, .. } = st {
@@ -798,6 +801,62 @@ impl Wg<'_, '_> {
             }
         });
         self.scratch = scratch;
+    }
+
+    /// [`Wg::access_chain_steps`] in one pass over the lanes where no operand carries taint and
+    /// one step is dynamic (an index into a buffer's array: the common chain): the same pointer
+    /// bits as the general passes. `false` (nothing done) for any other chain.
+    fn access_chain_one_index(
+        &mut self,
+        set: &[LaneMask],
+        d: Reg,
+        base: Reg,
+        steps: &[Step],
+    ) -> bool {
+        let mut konst = 0u64;
+        let mut one = None;
+        for st in steps {
+            match *st {
+                Step::Const(c) => konst = konst.wrapping_add(c as u64),
+                Step::Dyn {
+                    index,
+                    width,
+                    signed,
+                    stride,
+                    len,
+                    elem,
+                } if one.is_none() => one = Some((index, width, signed, stride as u64, len, elem)),
+                _ => return false,
+            }
+        }
+        let Some((index, width, signed, stride, len, elem)) = one else {
+            return false;
+        };
+        let (db, bb, ib) = (
+            self.regs.base(d),
+            self.regs.base(base),
+            self.regs.base(index),
+        );
+        let Some((dv, bv, iv)) =
+            crate::spirv::regs::rows3(&mut self.regs.vals, db, bb, ib, self.lanes)
+        else {
+            return false;
+        };
+        each_span(set, self.n, |r| {
+            let it = dv[r.clone()].iter_mut().zip(&bv[r.clone()]).zip(&iv[r]);
+            for ((dst, &p), &x) in it {
+                let i = Step::index(x, width, signed);
+                let mut p = Ptr::from_bits(p);
+                if Step::out_of_bounds(i, len, elem) {
+                    p = p.out_of_bounds();
+                }
+                let off = (p.off() as u64)
+                    .wrapping_add((i as u64).wrapping_mul(stride))
+                    .wrapping_add(konst);
+                *dst = p.at(off).bits();
+            }
+        });
+        true
     }
 
     /// [`Wg::access_chain`] lane by lane, every step for one lane before the next (chains through
