@@ -4,7 +4,6 @@
 
 use crate::model::LaneMask;
 use crate::reconverge::Flow;
-use crate::reconverge::PerGroup;
 use crate::spirv::error::SpirvError;
 use crate::spirv::exec::{each_lane, Wg};
 use crate::spirv::inst::*;
@@ -660,12 +659,11 @@ impl Wg<'_, '_> {
         if steps.iter().any(|s| matches!(s, Step::Descriptor { .. })) {
             return self.access_chain_lanes(set, d, base, steps, loc);
         }
-        if let Some((one, first)) = self.uniform_chain(set, base, steps) {
+        if let Some(first) = self.uniform_chain(set, base, steps) {
             // Every active lane computes the same pointer: compute it for one, copy it to the rest.
-            self.access_chain_steps(&one, d, base, steps);
+            let v = self.chain_lane(first, base, steps);
             let (db, lanes) = (self.regs.base(d), self.lanes);
             let row = &mut self.regs.vals[db..db + lanes];
-            let v = row[first];
             each_span(set, self.n, |r| row[r].fill(v));
             if self.regs.dirty(d) {
                 // Clean inputs: no lane's pointer carries taint.
@@ -677,15 +675,10 @@ impl Wg<'_, '_> {
         self.access_chain_steps(set, d, base, steps)
     }
 
-    /// The first active lane of `set` alone, as masks and as its workgroup-wide slot, where the
+    /// The first active lane of `set` (its workgroup-wide slot), where the
     /// base and every index of an access chain hold the same value, without taint, in every
     /// active lane (the chain then gives every lane the same pointer); `None` otherwise.
-    fn uniform_chain(
-        &self,
-        set: &[LaneMask],
-        base: Reg,
-        steps: &[Step],
-    ) -> Option<(PerGroup<LaneMask>, usize)> {
+    fn uniform_chain(&self, set: &[LaneMask], base: Reg, steps: &[Step]) -> Option<usize> {
         let lanes = self.lanes;
         // A constant (a variable's pointer, a folded chain) is the same in every lane.
         let same = |r: Reg| {
@@ -705,9 +698,47 @@ impl Wg<'_, '_> {
         }
         let g = set.iter().position(|m| m.0 != 0)?;
         let l = set[g].0.trailing_zeros();
-        let mut one: PerGroup<LaneMask> = PerGroup::from_elem(LaneMask(0), set.len());
-        one[g] = LaneMask(1u128 << l);
-        Some((one, g * self.n + l as usize))
+        Some(g * self.n + l as usize)
+    }
+
+    /// One dynamic step of a chain: the pointer, flagged out of bounds where index `i` is, and the
+    /// running offset moved by `i` elements of `stride` bytes (wrapping: a negative index too).
+    #[inline(always)]
+    fn dyn_step(p: Ptr, off: u64, i: i64, stride: u32, len: Option<u32>, elem: bool) -> (Ptr, u64) {
+        let p = if Step::out_of_bounds(i, len, elem) {
+            p.out_of_bounds()
+        } else {
+            p
+        };
+        (p, off.wrapping_add((i as u64).wrapping_mul(stride as u64)))
+    }
+
+    /// The pointer bits lane `s` (workgroup-wide) computes by an access chain of at most 8 steps
+    /// through no descriptor, the rules of [`Wg::access_chain_steps`] for one lane (taint aside).
+    fn chain_lane(&self, s: usize, base: Reg, steps: &[Step]) -> u64 {
+        let vals = &self.regs.vals;
+        let mut p = Ptr::from_bits(vals[self.regs.base(base) + s]);
+        let mut off = p.off() as u64;
+        for st in steps {
+            match *st {
+                Step::Const(c) => off = off.wrapping_add(c as u64),
+                Step::Dyn {
+                    index,
+                    width,
+                    signed,
+                    stride,
+                    len,
+                    elem,
+                } => {
+                    let i = Step::index(vals[self.regs.base(index) + s], width, signed);
+                    (p, off) = Self::dyn_step(p, off, i, stride, len, elem);
+                }
+                Step::Descriptor { .. } => {
+                    unreachable!("chains through descriptors go lane by lane")
+                }
+            }
+        }
+        p.at(off).bits()
     }
 
     /// [`Wg::access_chain`] of at most 8 steps through no descriptor, for the lanes of `set`.
@@ -768,16 +799,14 @@ impl Wg<'_, '_> {
                     ..
                 } => {
                     let (row, dt) = rows[k];
-                    let stride = stride as u64;
                     each_span(set, nl, |r| {
                         let idx = &vals[row + r.start..row + r.end];
                         let it = acc[r.clone()].iter_mut().zip(&mut from[r.clone()]).zip(idx);
                         for ((a, f), &x) in it {
                             let i = Step::index(x, width, signed);
-                            if Step::out_of_bounds(i, len, elem) {
-                                *f = Ptr::from_bits(*f).out_of_bounds().bits();
-                            }
-                            *a = a.wrapping_add((i as u64).wrapping_mul(stride));
+                            let (p, o) =
+                                Self::dyn_step(Ptr::from_bits(*f), *a, i, stride, len, elem);
+                            (*f, *a) = (p.bits(), o);
                         }
                         if dt {
                             for s in r {
@@ -825,7 +854,7 @@ impl Wg<'_, '_> {
                     stride,
                     len,
                     elem,
-                } if one.is_none() => one = Some((index, width, signed, stride as u64, len, elem)),
+                } if one.is_none() => one = Some((index, width, signed, stride, len, elem)),
                 _ => return false,
             }
         }
@@ -845,15 +874,10 @@ impl Wg<'_, '_> {
         each_span(set, self.n, |r| {
             let it = dv[r.clone()].iter_mut().zip(&bv[r.clone()]).zip(&iv[r]);
             for ((dst, &p), &x) in it {
+                let p = Ptr::from_bits(p);
                 let i = Step::index(x, width, signed);
-                let mut p = Ptr::from_bits(p);
-                if Step::out_of_bounds(i, len, elem) {
-                    p = p.out_of_bounds();
-                }
-                let off = (p.off() as u64)
-                    .wrapping_add((i as u64).wrapping_mul(stride))
-                    .wrapping_add(konst);
-                *dst = p.at(off).bits();
+                let (p, off) = Self::dyn_step(p, p.off() as u64, i, stride, len, elem);
+                *dst = p.at(off.wrapping_add(konst)).bits();
             }
         });
         true
