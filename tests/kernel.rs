@@ -1566,7 +1566,8 @@ fn the_layout_probe_notes_nothing_on_a_device_that_numbers_its_subgroups_in_orde
 // NumPy's format description (NEP 1): version 1.0 keeps the header's length in 2 bytes, "version
 // 2.0 … allows the header to be larger than 64 KiB" with 4. Arrays whose header straddles the
 // 65,535-byte limit (shapes of thousands of dimensions) are written as the version their length
-// needs and read back whole.
+// needs, padded as NumPy pads (`_wrap_header`: fewer than 64 spaces to the next multiple of 64),
+// and read back whole.
 #[test]
 fn an_npy_header_longer_than_version_1_allows_is_written_as_version_2() {
     let dir = tempfile::tempdir().unwrap();
@@ -1594,6 +1595,14 @@ fn an_npy_header_longer_than_version_1_allows_is_written_as_version_2() {
             (start + len).div_ceil(64) * 64,
             "padded to 64 bytes"
         );
+        // and no further: NumPy pads with fewer than 64 spaces before the header's newline
+        let pad = bytes[start..start + len]
+            .iter()
+            .rev()
+            .skip(1)
+            .take_while(|&&c| c == b' ')
+            .count();
+        assert!(pad < 64, "{n} dimensions, {last}: {pad} spaces");
         // version 2 only where version 1's 2-byte length cannot hold the header
         assert_eq!(
             bytes[6] == 2,
