@@ -548,7 +548,12 @@ fn glsl(
     })
 }
 
+// Not compiled in the default build that `cargo mutants` tests: its mutants would change nothing
+// there (`kernel::without_shaderc_glsl_and_assembly_say_what_is_missing` tests it without
+// shaderc). No build sets the `mutants` cfg: cargo-mutants reads the attribute, the compiler never
+// applies it.
 #[cfg(not(feature = "glsl"))]
+#[cfg_attr(mutants, mutants::skip)]
 fn glsl(
     _text: &str,
     file: &str,
@@ -642,7 +647,9 @@ fn assemble(
     }
 }
 
+// Not compiled in the mutants' build either (see `glsl` above).
 #[cfg(not(feature = "glsl"))]
+#[cfg_attr(mutants, mutants::skip)]
 fn assemble(
     _text: &str,
     file: &str,
