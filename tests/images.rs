@@ -740,6 +740,36 @@ fn each_invocation_writes_and_reads_the_sample_its_own_index_names() {
     assert_eq!(private.report.buffers[1].exact, 3, "{text}");
 }
 
+// An arrayed image declared without a format (`usampler2DArray`: `OpTypeImage` with Arrayed 1 and
+// format Unknown) counts its layers among the host array's dimensions the same way: `[layers,]
+// height, width`, and one more dimension is the components (docs/kernels.md, Images; `[3, 2, 2, 2]`
+// of u32: `R32G32_UINT`, 3 layers of 2 × 2 texels). texelFetch of texel (1, 0) in layer 2 reads
+// its two components, and 0 and 1 for the two the format lacks (Vulkan, "Conversion to RGBA").
+#[test]
+fn an_arrayed_image_without_a_format_counts_its_layers_among_the_arrays_dimensions() {
+    let src = "#version 450\nlayout(local_size_x = 1) in;\n\
+        layout(binding = 0) uniform usampler2DArray layers;\n\
+        layout(binding = 1) buffer O { uvec4 o; };\n\
+        void main() { o = texelFetch(layers, ivec3(1, 0, 2), 0); }\n";
+    let texels = HostBuffer::new(
+        ScalarType::U32,
+        vec![3, 2, 2, 2],
+        (0..24u32).flat_map(|i| i.to_le_bytes()).collect(),
+    )
+    .unwrap();
+    let module = compile(src, SourceLang::Glsl, &SourceOptions::default()).unwrap();
+    let mut job = KernelJob::new(module);
+    job.buffers.push(JobBuffer::new(0, 0, texels));
+    job.buffers
+        .push(JobBuffer::new(0, 1, zeros(ScalarType::U32, &[4])));
+    job.samplers.push((0, 0, "nearest".parse().unwrap()));
+    let model = job.run_model(SubgroupSize::new(8).unwrap(), None).unwrap();
+    let report = job.compare(&model, None, Tolerance::default());
+    let o = model.run.buffers.iter().find(|b| b.binding == 1).unwrap();
+    // layer 2, texel (x 1, y 0): ((2·2 + 0)·2 + 1)·2 = 18, its components 18 and 19.
+    assert_eq!(u32s(&o.bytes), [18, 19, 0, 1], "{}", findings(&report));
+}
+
 // A multisampled image declared without a format (`usampler2DMS`: `OpTypeImage` with MS 1 and
 // format Unknown) takes its format from the host array as every unformatted image does: its
 // dimensions are height, width and samples, and one more dimension is the components (Vulkan
