@@ -1117,7 +1117,8 @@ fn a_report_caps_the_items_of_a_group_and_the_groups_it_prints() {
 }
 
 /// WGSL's `enable subgroups;` is taken off the directive for naga wherever it stands in the list —
-/// alone, first, or last (`enable f16, subgroups;`) — and the module naga writes keeps the user's
+/// alone, first, last (`enable f16, subgroups;`) or third, with and without spaces (where a name's
+/// place counts every name and comma before it) — and the module naga writes keeps the user's
 /// names (its debug flag): a race in it is reported on `data`, not on a SPIR-V id.
 #[test]
 fn wgsl_subgroups_last_in_an_enable_list_compiles_and_reports_keep_the_user_s_names() {
@@ -1126,6 +1127,8 @@ fn wgsl_subgroups_last_in_an_enable_list_compiles_and_reports_keep_the_user_s_na
         "enable f16, subgroups;",
         "enable subgroups, f16;",
         "enable subgroups;",
+        "enable f16, clip_distances, subgroups;",
+        "enable f16,clip_distances,subgroups;",
     ]
     .iter()
     .enumerate()
