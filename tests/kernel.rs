@@ -848,6 +848,14 @@ fn zeros_fill_series_and_values_make_what_they_say() {
     assert_eq!(build("series:u8:256").to_vec::<u8>().unwrap()[255], 255);
     assert_eq!(build("series:i8:128").to_vec::<i8>().unwrap()[127], 127);
     assert_eq!(build("series:f16:2048").len(), 2048);
+    // as binary16 values, not integer bits: 0, 1.0 (0x3c00), 2.0 (0x4000), 3.0 (0x4200), and
+    // 2047 (0x67ff: exponent 25, fraction 0x3ff), the last one binary16 holds exactly
+    let h = build("series:f16:2048");
+    assert_eq!(
+        h.bytes[..8],
+        [0x00, 0x00, 0x00, 0x3c, 0x00, 0x40, 0x00, 0x42]
+    );
+    assert_eq!(h.bytes[4094..], [0xff, 0x67]);
     assert_eq!(
         build("values:i32:1,-2,0x10").to_vec::<i32>().unwrap(),
         [1, -2, 16]
