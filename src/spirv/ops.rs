@@ -675,9 +675,9 @@ impl Wg<'_, '_> {
         self.access_chain_steps(set, d, base, steps)
     }
 
-    /// The first active lane of `set` (its workgroup-wide slot), where the
-    /// base and every index of an access chain hold the same value, without taint, in every
-    /// active lane (the chain then gives every lane the same pointer); `None` otherwise.
+    /// The first active lane of `set` (its workgroup-wide slot), where the base and every index of
+    /// an access chain hold the same value, without taint, in every active lane (the chain then
+    /// gives every lane the same pointer); `None` otherwise.
     fn uniform_chain(&self, set: &[LaneMask], base: Reg, steps: &[Step]) -> Option<usize> {
         let lanes = self.lanes;
         // A constant (a variable's pointer, a folded chain) is the same in every lane.
