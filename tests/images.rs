@@ -747,17 +747,28 @@ fn each_invocation_writes_and_reads_the_sample_its_own_index_names() {
 // its two components, and 0 and 1 for the two the format lacks (Vulkan, "Conversion to RGBA").
 #[test]
 fn an_arrayed_image_without_a_format_counts_its_layers_among_the_arrays_dimensions() {
-    let src = "#version 450\nlayout(local_size_x = 1) in;\n\
-        layout(binding = 0) uniform usampler2DArray layers;\n\
-        layout(binding = 1) buffer O { uvec4 o; };\n\
-        void main() { o = texelFetch(layers, ivec3(1, 0, 2), 0); }\n";
+    let (o, why) = fetch_unformatted_u32("usampler2DArray", "ivec3(1, 0, 2), 0", vec![3, 2, 2, 2]);
+    // layer 2, texel (x 1, y 0): ((2·2 + 0)·2 + 1)·2 = 18, its components 18 and 19.
+    assert_eq!(o, [18, 19, 0, 1], "{why}");
+}
+
+/// texelFetch(image, `at`) of an unformatted `usampler…` of type `ty` bound to a host array of
+/// u32 0, 1, 2, … of `shape`, on the model: the uvec4 it read, and the report's findings.
+fn fetch_unformatted_u32(ty: &str, at: &str, shape: Vec<usize>) -> (Vec<u32>, String) {
+    let src = format!(
+        "#version 450\nlayout(local_size_x = 1) in;\n\
+         layout(binding = 0) uniform {ty} image;\n\
+         layout(binding = 1) buffer O {{ uvec4 o; }};\n\
+         void main() {{ o = texelFetch(image, {at}); }}\n"
+    );
+    let n = shape.iter().product::<usize>() as u32;
     let texels = HostBuffer::new(
         ScalarType::U32,
-        vec![3, 2, 2, 2],
-        (0..24u32).flat_map(|i| i.to_le_bytes()).collect(),
+        shape,
+        (0..n).flat_map(|i| i.to_le_bytes()).collect(),
     )
     .unwrap();
-    let module = compile(src, SourceLang::Glsl, &SourceOptions::default()).unwrap();
+    let module = compile(&src, SourceLang::Glsl, &SourceOptions::default()).unwrap();
     let mut job = KernelJob::new(module);
     job.buffers.push(JobBuffer::new(0, 0, texels));
     job.buffers
@@ -766,8 +777,7 @@ fn an_arrayed_image_without_a_format_counts_its_layers_among_the_arrays_dimensio
     let model = job.run_model(SubgroupSize::new(8).unwrap(), None).unwrap();
     let report = job.compare(&model, None, Tolerance::default());
     let o = model.run.buffers.iter().find(|b| b.binding == 1).unwrap();
-    // layer 2, texel (x 1, y 0): ((2·2 + 0)·2 + 1)·2 = 18, its components 18 and 19.
-    assert_eq!(u32s(&o.bytes), [18, 19, 0, 1], "{}", findings(&report));
+    (u32s(&o.bytes), findings(&report))
 }
 
 // A multisampled image declared without a format (`usampler2DMS`: `OpTypeImage` with MS 1 and
@@ -778,25 +788,7 @@ fn an_arrayed_image_without_a_format_counts_its_layers_among_the_arrays_dimensio
 // format lacks (Vulkan, "Conversion to RGBA": missing G and B are 0, missing A is 1).
 #[test]
 fn a_multisampled_image_without_a_format_counts_its_samples_among_the_arrays_dimensions() {
-    let src = "#version 450\nlayout(local_size_x = 1) in;\n\
-        layout(binding = 0) uniform usampler2DMS ms;\n\
-        layout(binding = 1) buffer O { uvec4 o; };\n\
-        void main() { o = texelFetch(ms, ivec2(1, 0), 2); }\n";
-    let texels = HostBuffer::new(
-        ScalarType::U32,
-        vec![2, 3, 4, 2],
-        (0..48u32).flat_map(|i| i.to_le_bytes()).collect(),
-    )
-    .unwrap();
-    let module = compile(src, SourceLang::Glsl, &SourceOptions::default()).unwrap();
-    let mut job = KernelJob::new(module);
-    job.buffers.push(JobBuffer::new(0, 0, texels));
-    job.buffers
-        .push(JobBuffer::new(0, 1, zeros(ScalarType::U32, &[4])));
-    job.samplers.push((0, 0, "nearest".parse().unwrap()));
-    let model = job.run_model(SubgroupSize::new(8).unwrap(), None).unwrap();
-    let report = job.compare(&model, None, Tolerance::default());
-    let o = model.run.buffers.iter().find(|b| b.binding == 1).unwrap();
+    let (o, why) = fetch_unformatted_u32("usampler2DMS", "ivec2(1, 0), 2", vec![2, 3, 4, 2]);
     // texel (x 1, y 0), sample 2: ((0·3 + 1)·4 + 2)·2 = 12, its components 12 and 13.
-    assert_eq!(u32s(&o.bytes), [12, 13, 0, 1], "{}", findings(&report));
+    assert_eq!(o, [12, 13, 0, 1], "{why}");
 }
