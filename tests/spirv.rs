@@ -5228,3 +5228,40 @@ fn a_shuffle_reading_an_undefined_lane_is_undefined_there_and_nowhere_else() {
         }
     }
 }
+
+/// Vulkan, Shader Interfaces, "Shader Resource and Descriptor Type Correspondence", and
+/// VUID-VkComputePipelineCreateInfo-layout-07991: a descriptor set layout gives each binding one
+/// descriptor type, and the pipeline's layout must match the type of every resource variable.
+/// A uniform block and a storage block both at `binding = 0` — OpenGL numbers the two kinds apart,
+/// and kernels written for it do this (FidelityFX's parallel sort as aitviewer ports it) — are
+/// refused when decoded, both named; the same module whose code uses only one of them runs; and a
+/// sampled image and a sampler may share a binding (a combined image sampler serves both).
+#[test]
+fn one_binding_has_one_descriptor_type() {
+    let kernel = |body: &str| {
+        format!(
+            "#version 450\nlayout(local_size_x = 4) in;\nlayout(binding = 0) uniform U {{ uint n; }} u;\nlayout(binding = 0) buffer K {{ uint keys[]; }} k;\nlayout(binding = 1) buffer O {{ uint o[]; }};\nlayout(binding = 2) uniform texture2D t;\nlayout(binding = 2) uniform sampler s;\nvoid main() {{ uint i = gl_LocalInvocationIndex; {body} }}\n"
+        )
+    };
+    let both = kernel("o[i] = u.n + k.keys[i];");
+    let e = decode(&glsl(&both, "k.comp"), &DecodeOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("binding 0.0: `u` is a uniform buffer and `k` is a storage buffer")
+            && e.contains("VUID-VkComputePipelineCreateInfo-layout-07991"),
+        "{e}"
+    );
+    let one = kernel("o[i] = k.keys[i] * 3u;");
+    let r = run_glsl(
+        &one,
+        Mode::Base,
+        4,
+        [1, 1, 1],
+        &[vec![1, 2, 3, 4], vec![0; 4]],
+    );
+    assert_eq!(u32s(bytes_at(&r, 1)), [3, 6, 9, 12]);
+    let sampled = kernel("o[i] = k.keys[i] + uint(textureSize(sampler2D(t, s), 0).x);");
+    decode(&glsl(&sampled, "k.comp"), &DecodeOptions::default())
+        .unwrap_or_else(|e| panic!("a sampled image and a sampler at one binding: {e}"));
+}

@@ -119,8 +119,7 @@ impl AtomicOp {
         }
     }
 
-    /// Is the final memory value independent of the order in which invocations ran this operation
-    /// (integer operations that commute)?
+    /// Is the final memory value independent of the order of the invocations (they commute)?
     pub fn commutes(self) -> bool {
         matches!(
             self,
@@ -572,8 +571,7 @@ pub enum Inst {
         n: u8,
         w: u8,
     },
-    /// `OpImageWrite`: the texel of `img` at `coord` (sample `sample`) = `texel` (`n` components
-    /// of `w` bits)
+    /// `OpImageWrite`: the texel of `img` at `coord` (sample `sample`) = `texel` (`n` × `w` bits)
     ImageWrite {
         img: Reg,
         coord: Reg,
@@ -980,6 +978,8 @@ pub struct Object {
     /// a sampler descriptor (`sampler`; `image` is `None`), or an image with its own sampler
     /// (`sampler2D`, a combined image sampler)
     pub sampler: bool,
+    /// the entry point's code refers to it (static use); else its binding needs no input
+    pub used: bool,
 }
 
 impl Object {
@@ -1018,6 +1018,7 @@ impl Object {
             descriptors: 0,
             image: None,
             sampler: false,
+            used: true,
         }
     }
 }

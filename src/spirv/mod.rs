@@ -565,6 +565,10 @@ fn bind<'b>(
                     .iter()
                     .position(|b| b.set == set && b.binding == binding && b.element == o.element)
                 else {
+                    // (a binding the entry point never refers to needs nothing, as on a device)
+                    if !o.used {
+                        continue;
+                    }
                     return Err(missing_input(o));
                 };
                 used[pos] = true;

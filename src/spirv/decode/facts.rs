@@ -342,7 +342,12 @@ impl Decoder<'_> {
             let (Some(b), 0) = (o.binding, o.element) else {
                 continue;
             };
-            let Some(info) = iface.bindings.get(&b) else {
+            // (several variables may share a binding: the reading keeps one of them)
+            let Some(info) = iface
+                .bindings
+                .get(&b)
+                .filter(|i| self.locs[o.loc.index()].id == Some(i.var))
+            else {
                 continue;
             };
             if let Some(size) = info.size {
@@ -354,5 +359,123 @@ impl Decoder<'_> {
                 );
             }
         }
+    }
+}
+
+/// Vulkan's descriptor types, as bits of a set: the ones a resource variable can be bound through
+/// ("Shader Resource and Descriptor Type Correspondence", Vulkan's Shader Interfaces chapter).
+mod dt {
+    pub(super) const SAMPLER: u16 = 1;
+    pub(super) const COMBINED_IMAGE_SAMPLER: u16 = 1 << 1;
+    pub(super) const SAMPLED_IMAGE: u16 = 1 << 2;
+    pub(super) const STORAGE_IMAGE: u16 = 1 << 3;
+    pub(super) const UNIFORM_TEXEL_BUFFER: u16 = 1 << 4;
+    pub(super) const STORAGE_TEXEL_BUFFER: u16 = 1 << 5;
+    pub(super) const UNIFORM_BUFFER: u16 = 1 << 6;
+    pub(super) const STORAGE_BUFFER: u16 = 1 << 7;
+}
+
+/// The descriptor types `o` can be bound through, and what it is, for people; `None` for memory
+/// no descriptor binds (push constants, workgroup and invocation memory).
+fn descriptor_types(o: &Object) -> Option<(u16, &'static str)> {
+    Some(match (o.storage, o.image) {
+        (Storage::StorageBuffer, _) => (dt::STORAGE_BUFFER, "a storage buffer"),
+        (Storage::Uniform, _) => (dt::UNIFORM_BUFFER, "a uniform buffer"),
+        (Storage::Image, Some(t)) if t.dim == ImageDim::Buffer && t.storage => {
+            (dt::STORAGE_TEXEL_BUFFER, "a storage texel buffer")
+        }
+        (Storage::Image, Some(t)) if t.dim == ImageDim::Buffer => {
+            (dt::UNIFORM_TEXEL_BUFFER, "a uniform texel buffer")
+        }
+        (Storage::Image, Some(_)) if o.sampler => {
+            (dt::COMBINED_IMAGE_SAMPLER, "a combined image sampler")
+        }
+        (Storage::Image, Some(t)) if t.storage => (dt::STORAGE_IMAGE, "a storage image"),
+        // A sampled image and a sampler may share a combined image sampler's binding.
+        (Storage::Image, Some(_)) => (
+            dt::SAMPLED_IMAGE | dt::COMBINED_IMAGE_SAMPLER,
+            "a sampled image",
+        ),
+        (Storage::Image, None) => (dt::SAMPLER | dt::COMBINED_IMAGE_SAMPLER, "a sampler"),
+        _ => return None,
+    })
+}
+
+impl Decoder<'_> {
+    /// The ids the entry point's code refers to: every operand of every instruction in the
+    /// functions it reaches through `OpFunctionCall` (its static use).
+    fn entry_uses(&self, entry: u32) -> HashSet<u32> {
+        let by_id: HashMap<u32, &rspirv::dr::Function> = self
+            .m
+            .functions
+            .iter()
+            .filter_map(|f| Some((f.def.as_ref()?.result_id?, f)))
+            .collect();
+        let (mut uses, mut todo, mut seen) = (HashSet::new(), vec![entry], HashSet::new());
+        while let Some(fid) = todo.pop() {
+            let Some(f) = by_id.get(&fid).filter(|_| seen.insert(fid)) else {
+                continue;
+            };
+            for i in f.blocks.iter().flat_map(|b| &b.instructions) {
+                for o in &i.operands {
+                    if let Operand::IdRef(x) = o {
+                        uses.insert(*x);
+                    }
+                }
+                if i.class.opcode == SOp::FunctionCall
+                    && let Some(Operand::IdRef(callee)) = i.operands.first()
+                {
+                    todo.push(*callee);
+                }
+            }
+        }
+        uses
+    }
+
+    /// Marks the objects the entry point's code refers to ([`Object::used`]), and refuses two
+    /// resource variables it uses at one descriptor set and binding
+    /// whose descriptor types differ — a uniform block and a storage block at `binding = 0`, as
+    /// OpenGL allows (its uniform and shader storage blocks number their bindings apart) and
+    /// Vulkan does not: a descriptor set layout gives each binding one `descriptorType`, and a
+    /// pipeline's layout must match the descriptor type of every resource variable of its shader
+    /// (Vulkan, "Shader Resource and Descriptor Type Correspondence";
+    /// VUID-VkComputePipelineCreateInfo-layout-07991). Variables the entry point never refers to
+    /// are not checked.
+    pub(super) fn check_descriptor_types(&mut self, entry: u32) -> Result<(), SpirvError> {
+        let uses = self.entry_uses(entry);
+        for o in &mut self.objects {
+            o.used = self.locs[o.loc.index()]
+                .id
+                .is_some_and(|v| uses.contains(&v));
+        }
+        let mut seen: HashMap<(u32, u32), (u16, usize)> = HashMap::new();
+        for (k, o) in self.objects.iter().enumerate() {
+            let (Some(b), 0, Some((types, _))) = (o.binding, o.element, descriptor_types(o)) else {
+                continue;
+            };
+            if !o.used {
+                continue;
+            }
+            match seen.get_mut(&b) {
+                None => {
+                    seen.insert(b, (types, k));
+                }
+                Some((both, _)) if *both & types != 0 => *both &= types,
+                Some((_, first)) => {
+                    let a = &self.objects[*first];
+                    let what = |o: &Object| descriptor_types(o).map_or("", |(_, w)| w);
+                    return Err(SpirvError::malformed(format!(
+                        "binding {}.{}: `{}` is {} and `{}` is {}, and one binding has one descriptor type, so no pipeline layout serves both (Vulkan, Shader Resource and Descriptor Type Correspondence; VUID-VkComputePipelineCreateInfo-layout-07991); give one of them a binding of its own (OpenGL numbers uniform and shader storage blocks apart, Vulkan does not)",
+                        b.0,
+                        b.1,
+                        a.name,
+                        what(a),
+                        o.name,
+                        what(o)
+                    )));
+                }
+            }
+        }
+        Ok(())
     }
 }

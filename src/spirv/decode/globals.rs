@@ -945,6 +945,7 @@ impl Decoder<'_> {
             descriptors: element.map_or(0, |(_, n)| n),
             image,
             sampler,
+            used: true,
         });
         let obj = ObjectId::new((self.objects.len() - 1) as u32);
         self.ptr_layout.insert(rid, MatrixLayout::default());
