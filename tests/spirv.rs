@@ -5265,3 +5265,32 @@ fn one_binding_has_one_descriptor_type() {
     decode(&glsl(&sampled, "k.comp"), &DecodeOptions::default())
         .unwrap_or_else(|e| panic!("a sampled image and a sampler at one binding: {e}"));
 }
+
+/// Vulkan, Descriptor Set Binding: only the descriptors a pipeline *statically uses* must be valid
+/// when it dispatches (VUID-vkCmdDispatch-None-08114), so a kernel that declares more buffers than
+/// its entry point refers to — a header shared by several entry points, or a helper nobody calls —
+/// runs with inputs for the ones it uses; a binding its code refers to, even on a path that never
+/// runs, still needs one.
+#[test]
+fn only_the_bindings_the_entry_point_statically_uses_need_an_input() {
+    let src = |call: &str| {
+        format!(
+            "#version 450\nlayout(local_size_x = 4) in;\nlayout(binding = 0) buffer A {{ uint a[]; }};\nlayout(binding = 1) buffer B {{ uint b[]; }};\nlayout(binding = 2) uniform U {{ uint n; }};\nvoid f(bool never) {{ if (never) b[0] = n; }}\nvoid main() {{ a[gl_LocalInvocationIndex] *= 2u; {call} }}\n"
+        )
+    };
+    let r = run_glsl(&src(""), Mode::Base, 4, [1, 1, 1], &[vec![1, 2, 3, 4]]);
+    assert_eq!(u32s(bytes_at(&r, 0)), [2, 4, 6, 8]);
+    let k = decode(
+        &glsl(&src("f(false);"), "k.comp"),
+        &DecodeOptions::default(),
+    )
+    .unwrap();
+    let bufs = bindings([bytes_u32(&[1, 2, 3, 4])].into_iter());
+    let Err(e) = run_model(&k, cfg(4, Mode::Base, [1, 1, 1]), &bufs, None) else {
+        panic!("binding 1 is referred to by a called function and was given no input");
+    };
+    assert!(
+        e.to_string().contains("no buffer for set 0 binding 1 (b,"),
+        "{e}"
+    );
+}
