@@ -1500,3 +1500,47 @@ fn a_same_value_race_fails_lockstep_run_unless_allowed() {
     let e = lockstep::cli::run(&run_argv(&k, &both, true)).unwrap_err();
     assert_eq!(e.code, 64, "{}", e.message);
 }
+
+/// GL_ARB_shader_ballot's built-ins, as kernels written for OpenGL use them (FidelityFX's parallel
+/// sort as aitviewer ports it: `localID / gl_SubGroupSizeARB`): SPV_KHR_shader_ballot gives them
+/// as `SubgroupSize` and `SubgroupLocalInvocationId` under the `SubgroupBallotKHR` capability,
+/// which a Vulkan device accepts once VK_EXT_shader_subgroup_ballot is enabled ("This extension
+/// adds support for the following SPIR-V extension in Vulkan: SPV_KHR_shader_ballot"). Each
+/// invocation writes the size and its id; the device (lavapipe, where present) runs it and agrees.
+#[test]
+fn lockstep_run_runs_gl_arb_shader_ballot_built_ins_on_the_model_and_the_device() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = dir.path().join("k.comp");
+    std::fs::write(
+        &k,
+        "#version 450\n#extension GL_ARB_shader_ballot : require\nlayout(local_size_x = 16) in;\n\
+         layout(binding = 0) buffer O { uint o[]; };\nvoid main() {\n\
+         \x20 uint i = gl_LocalInvocationIndex;\n\
+         \x20 o[2u * i] = gl_SubGroupSizeARB;\n  o[2u * i + 1u] = gl_SubGroupInvocationARB;\n}\n",
+    )
+    .unwrap();
+    let device = with_device();
+    let out_dir = dir.path().join("out");
+    let args = [
+        "--subgroup-size",
+        "8",
+        "--buffer",
+        "0=zeros:u32:32",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ];
+    let out = lockstep::cli::run(&run_argv(&k, &args, !device))
+        .unwrap_or_else(|e| panic!("{}", e.message));
+    assert!(out.contains("result: PASS"), "{out}");
+    let want: Vec<u32> = (0..16).flat_map(|i| [8, i % 8]).collect();
+    let read = |f: &str| {
+        lockstep::kernel::read_npy(&out_dir.join(f))
+            .unwrap()
+            .to_vec::<u32>()
+            .unwrap()
+    };
+    assert_eq!(read("model-0.npy"), want);
+    if device {
+        assert_eq!(read("device-0.npy"), want);
+    }
+}

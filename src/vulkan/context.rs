@@ -568,6 +568,11 @@ fn enabled_extensions_and_features(
         // GL_EXT_debug_printf's NonSemantic.DebugPrintf instructions
         khr_shader_non_semantic_info: true,
         khr_shader_integer_dot_product: true,
+        // GL_ARB_shader_ballot's and GL_ARB_shader_group_vote's SPIR-V (SubgroupBallotKHR,
+        // SubgroupVoteKHR: `gl_SubGroupSizeARB` in kernels written for OpenGL); deprecated by
+        // Vulkan 1.2 but not promoted, so enabled wherever the device has them
+        ext_shader_subgroup_ballot: true,
+        ext_shader_subgroup_vote: true,
         ..DeviceExtensions::empty()
     };
     let mut ext = want_ext.intersection(pd.supported_extensions());
