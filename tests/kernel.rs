@@ -1571,6 +1571,27 @@ fn the_layout_probe_notes_nothing_on_a_device_that_numbers_its_subgroups_in_orde
     assert_eq!(p.note, None, "{:?}", p.layout);
 }
 
+/// The layout probe names the model's own layout where the device's placements are one of them:
+/// lavapipe places an 8×2 workgroup at size 8 row by row (`gl_LocalInvocationIndex` order, x
+/// fastest — what `lockstep conform` reports for its 8x2x1 shape), so the probe answers row-major
+/// with no placements of its own; a 1-D shape, where every linear order coincides, does too.
+#[cfg(feature = "vulkan")]
+#[test]
+fn the_layout_probe_names_row_major_where_the_device_places_lanes_row_by_row() {
+    let Some(ctx) = crate::support::shared_device() else {
+        return;
+    };
+    let size = ctx.caps.subgroup_size;
+    for shape in [[size, 2, 1], [2 * size, 1, 1]] {
+        let p = lockstep::kernel::run::probe_layout(ctx, shape, size).unwrap();
+        assert_eq!(
+            (p.layout, p.placements.is_none()),
+            (lockstep::model::LaneOrder::Linear([0, 1, 2]), true),
+            "{shape:?}"
+        );
+    }
+}
+
 // NumPy's format description (NEP 1): version 1.0 keeps the header's length in 2 bytes, "version
 // 2.0 … allows the header to be larger than 64 KiB" with 4. Arrays whose header straddles the
 // 65,535-byte limit (shapes of thousands of dimensions) are written as the version their length
