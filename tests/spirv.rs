@@ -5294,3 +5294,43 @@ fn only_the_bindings_the_entry_point_statically_uses_need_an_input() {
         "{e}"
     );
 }
+
+/// SPV_KHR_shader_ballot and SPV_KHR_subgroup_vote (GL_ARB_shader_ballot, GL_ARB_shader_group_vote:
+/// kernels written for OpenGL) run as the catalogue's operations, scope Subgroup implied ("The
+/// scope is Subgroup"): `OpSubgroupBallotKHR` sets the bit of each invocation "active and the
+/// predicate is evaluated to true"; `OpSubgroupFirstInvocationKHR` returns the value of "the
+/// lowest subgroup local invocation ID"; `OpSubgroupReadInvocationKHR` the value of the invocation
+/// "with an invocation ID equal to Index", where "The Index must be the same for all active
+/// invocations in the subgroup, otherwise the results are undefined"; `OpSubgroupAnyKHR`,
+/// `OpSubgroupAllKHR` and `OpSubgroupAllEqualKHR` evaluate the predicate over the invocations
+/// executing the same dynamic instance. Two subgroups of 8; expected values worked by hand.
+#[test]
+fn gl_arb_shader_ballot_and_group_vote_run_as_the_catalogue_s_operations() {
+    let src = "#version 450\n#extension GL_ARB_shader_ballot : require\n#extension GL_ARB_shader_group_vote : require\n#extension GL_ARB_gpu_shader_int64 : require\nlayout(local_size_x = 16) in;\nlayout(binding = 0) buffer O { uint o[]; };\nvoid main() {\n  uint i = gl_LocalInvocationIndex;\n  uint64_t b = ballotARB(i % 3u == 0u);\n  o[i * 6u] = uint(b);\n  o[i * 6u + 1u] = readFirstInvocationARB(i * 7u);\n  o[i * 6u + 2u] = readInvocationARB(i * 5u, 2u);\n  o[i * 6u + 3u] = uint(anyInvocationARB(i == 5u)) | (uint(allInvocationsARB(i < 12u)) << 1) | (uint(allInvocationsEqualARB(i < 12u)) << 2);\n  o[i * 6u + 4u] = uint(gl_SubGroupLtMaskARB);\n  o[i * 6u + 5u] = readInvocationARB(i, i % 2u);\n}\n";
+    let r = run_glsl(src, Mode::Base, 8, [1, 1, 1], &[vec![0; 96]]);
+    let b = &r.buffers[0];
+    let w = u32s(&b.bytes);
+    for i in 0..16usize {
+        let (sg, lane) = (i / 8, i % 8);
+        let want = [
+            [0b0100_1001, 0b1001_0010][sg], // i = 0, 3, 6 | 9, 12, 15
+            [0, 56][sg],                    // lane 0's i · 7
+            [10, 50][sg],                   // lane 2's i · 5
+            [0b111, 0b000][sg],             // any(i == 5), all(i < 12), all-equal(i < 12)
+            (1u32 << lane) - 1,             // the lanes below
+        ];
+        for (c, v) in want.iter().enumerate() {
+            assert_eq!(
+                r.status(b.word_taint(6 * i + c)),
+                WordStatus::Exact,
+                "o[{i}].{c}"
+            );
+            assert_eq!(w[6 * i + c], *v, "o[{i}].{c}");
+        }
+        // an index that differs between the active invocations: undefined, as the extension says
+        assert!(
+            matches!(r.status(b.word_taint(6 * i + 5)), WordStatus::Undefined(_)),
+            "o[{i}].5"
+        );
+    }
+}

@@ -569,17 +569,25 @@ fn spirv_of(op: Op) -> &'static [rspirv::spirv::Op] {
         | Op::LaneMask(_)
         | Op::NumSubgroups
         | Op::SubgroupId => &[],
-        Op::All => &[S::GroupNonUniformAll],
-        Op::Any => &[S::GroupNonUniformAny],
-        Op::AllEqual => &[S::GroupNonUniformAllEqual],
-        Op::Ballot => &[S::GroupNonUniformBallot],
+        // and the SPV_KHR_subgroup_vote / SPV_KHR_shader_ballot forms (GL_ARB_shader_group_vote,
+        // GL_ARB_shader_ballot): the same operation on the invocations that execute the same
+        // dynamic instance, with the scope implied
+        Op::All => &[S::GroupNonUniformAll, S::SubgroupAllKHR],
+        Op::Any => &[S::GroupNonUniformAny, S::SubgroupAnyKHR],
+        Op::AllEqual => &[S::GroupNonUniformAllEqual, S::SubgroupAllEqualKHR],
+        Op::Ballot => &[S::GroupNonUniformBallot, S::SubgroupBallotKHR],
         Op::InverseBallot => &[S::GroupNonUniformInverseBallot],
         Op::BallotBitExtract => &[S::GroupNonUniformBallotBitExtract],
         Op::BallotBitCount(_) => &[S::GroupNonUniformBallotBitCount],
         Op::BallotFindLsb => &[S::GroupNonUniformBallotFindLSB],
         Op::BallotFindMsb => &[S::GroupNonUniformBallotFindMSB],
-        Op::Broadcast => &[S::GroupNonUniformBroadcast],
-        Op::BroadcastFirst => &[S::GroupNonUniformBroadcastFirst],
+        // OpSubgroupReadInvocationKHR: "The Index must be the same for all active invocations in
+        // the subgroup, otherwise the results are undefined" (SPV_KHR_shader_ballot)
+        Op::Broadcast => &[S::GroupNonUniformBroadcast, S::SubgroupReadInvocationKHR],
+        Op::BroadcastFirst => &[
+            S::GroupNonUniformBroadcastFirst,
+            S::SubgroupFirstInvocationKHR,
+        ],
         Op::Arithmetic(b, _) | Op::Clustered(b) => fold(b),
         Op::Shuffle => &[S::GroupNonUniformShuffle],
         Op::ShuffleXor => &[S::GroupNonUniformShuffleXor],

@@ -141,7 +141,21 @@ impl Decoder<'_> {
     pub(super) fn group(&mut self, i: &Instruction) -> Result<(Group, Reg), SpirvError> {
         let op = i.class.opcode;
         let d = self.reg(i.result_id.unwrap_or(0))?;
-        let scope = self.const_u32(id_at(i, 0)?)?;
+        // SPV_KHR_shader_ballot's and SPV_KHR_subgroup_vote's instructions have no scope operand:
+        // "The scope is Subgroup".
+        let scoped = !matches!(
+            op,
+            SOp::SubgroupBallotKHR
+                | SOp::SubgroupFirstInvocationKHR
+                | SOp::SubgroupReadInvocationKHR
+                | SOp::SubgroupAllKHR
+                | SOp::SubgroupAnyKHR
+                | SOp::SubgroupAllEqualKHR
+        );
+        let scope = match scoped {
+            true => self.const_u32(id_at(i, 0)?)?,
+            false => spirv::Scope::Subgroup as u32,
+        };
         if scope != spirv::Scope::Subgroup as u32 {
             return Err(unsupported(format!(
                 "{} with scope {} ({}; only Subgroup scope, 3)",
@@ -154,9 +168,9 @@ impl Decoder<'_> {
         }
         let (rs, rn) = self.result_sv(i)?;
         // Operands after the scope: [GroupOperation] then ids (and literals for quad swap).
-        let mut k = 1;
+        let mut k = scoped as usize;
         let mut gop = None;
-        if let Some(Operand::GroupOperation(g)) = i.operands.get(1) {
+        if let (true, Some(Operand::GroupOperation(g))) = (scoped, i.operands.get(1)) {
             gop = Some(*g);
             k = 2;
         }
