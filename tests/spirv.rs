@@ -5285,7 +5285,7 @@ fn only_the_bindings_the_entry_point_statically_uses_need_an_input() {
         &DecodeOptions::default(),
     )
     .unwrap();
-    let bufs = bindings([bytes_u32(&[1, 2, 3, 4])].into_iter());
+    let bufs = bindings([bytes_u32(&[1, 2, 3, 4])]);
     let Err(e) = run_model(&k, cfg(4, Mode::Base, [1, 1, 1]), &bufs, None) else {
         panic!("binding 1 is referred to by a called function and was given no input");
     };
