@@ -138,11 +138,11 @@ impl Decoder<'_> {
         })
     }
 
-    pub(super) fn group(&mut self, i: &Instruction) -> Result<(Group, Reg), SpirvError> {
+    /// Checks a subgroup instruction's scope (only Subgroup) and says whether it has a scope
+    /// operand: SPV_KHR_shader_ballot's and SPV_KHR_subgroup_vote's instructions have none ("The
+    /// scope is Subgroup").
+    fn group_scope(&self, i: &Instruction) -> Result<bool, SpirvError> {
         let op = i.class.opcode;
-        let d = self.reg(i.result_id.unwrap_or(0))?;
-        // SPV_KHR_shader_ballot's and SPV_KHR_subgroup_vote's instructions have no scope operand:
-        // "The scope is Subgroup".
         let scoped = !matches!(
             op,
             SOp::SubgroupBallotKHR
@@ -166,6 +166,13 @@ impl Decoder<'_> {
                     .unwrap_or_else(|| "no scope".into())
             )));
         }
+        Ok(scoped)
+    }
+
+    pub(super) fn group(&mut self, i: &Instruction) -> Result<(Group, Reg), SpirvError> {
+        let op = i.class.opcode;
+        let d = self.reg(i.result_id.unwrap_or(0))?;
+        let scoped = self.group_scope(i)?;
         let (rs, rn) = self.result_sv(i)?;
         // Operands after the scope: [GroupOperation] then ids (and literals for quad swap).
         let mut k = scoped as usize;
