@@ -389,6 +389,14 @@ fn an_image_given_as_an_array_is_refused_naming_the_shape_or_format_it_takes() {
         e.contains("it takes [layers, height, width, components]"),
         "{e}"
     );
+    // a 3-D and a 1-D image name their own dimensions (depth, height, width; width alone)
+    let flat_u32 = || HostBuffer::new(ScalarType::U32, vec![2, 2], vec![0; 16]).unwrap();
+    let volume = "layout(binding = 0, r32ui) writeonly uniform uimage3D img;";
+    let e = run(volume, flat_u32());
+    assert!(e.contains("it takes [depth, height, width]"), "{e}");
+    let line = "layout(binding = 0, r32ui) writeonly uniform uimage1D img;";
+    let e = run(line, flat_u32());
+    assert!(e.contains("it takes [width]"), "{e}");
     let rgba = "layout(binding = 0, rgba32f) writeonly uniform image2D img;";
     let three = HostBuffer::new(ScalarType::F32, vec![2, 2, 3], vec![0; 48]).unwrap();
     let e = run(rgba, three);
