@@ -976,6 +976,10 @@ fn specs_print_as_they_parse() {
     for (b, shown) in [
         ("1.2=zeros:u32:16", "1.2=zeros:u32:16"),
         ("3=in.npy", "0.3=in.npy"),
+        // an element of an array of descriptors prints after its binding; element 0 is the
+        // binding itself
+        ("1.2[3]=zeros:u32:16", "1.2[3]=zeros:u32:16"),
+        ("4[0]=in.npy", "0.4=in.npy"),
     ] {
         let spec: BindingSpec = b.parse().unwrap();
         assert_eq!(spec.to_string(), shown);
