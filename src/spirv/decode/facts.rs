@@ -432,30 +432,33 @@ impl Decoder<'_> {
         uses
     }
 
-    /// Marks the objects the entry point's code refers to ([`Object::used`]), and refuses two
-    /// resource variables it uses at one descriptor set and binding
-    /// whose descriptor types differ — a uniform block and a storage block at `binding = 0`, as
-    /// OpenGL allows (its uniform and shader storage blocks number their bindings apart) and
-    /// Vulkan does not: a descriptor set layout gives each binding one `descriptorType`, and a
-    /// pipeline's layout must match the descriptor type of every resource variable of its shader
-    /// (Vulkan, "Shader Resource and Descriptor Type Correspondence";
-    /// VUID-VkComputePipelineCreateInfo-layout-07991). Variables the entry point never refers to
-    /// are not checked.
-    pub(super) fn check_descriptor_types(&mut self, entry: u32) -> Result<(), SpirvError> {
+    /// Marks the objects the entry point's code refers to ([`Object::used`]): a binding none of its
+    /// code reaches needs no input.
+    pub(super) fn mark_used(&mut self, entry: u32) {
         let uses = self.entry_uses(entry);
         for o in &mut self.objects {
             o.used = self.locs[o.loc.index()]
                 .id
                 .is_some_and(|v| uses.contains(&v));
         }
+    }
+
+    /// Refuses two resource variables the entry point uses ([`Decoder::mark_used`]) at one
+    /// descriptor set and binding whose descriptor types differ — a uniform block and a storage block at `binding = 0`, as
+    /// OpenGL allows (its uniform and shader storage blocks number their bindings apart) and
+    /// Vulkan does not: a descriptor set layout gives each binding one `descriptorType`, and a
+    /// pipeline's layout must match the descriptor type of every resource variable of its shader
+    /// (Vulkan, "Shader Resource and Descriptor Type Correspondence";
+    /// VUID-VkComputePipelineCreateInfo-layout-07991). Variables the entry point never refers to
+    /// are not checked.
+    pub(super) fn check_descriptor_types(&self) -> Result<(), SpirvError> {
         let mut seen: HashMap<(u32, u32), (u16, usize)> = HashMap::new();
         for (k, o) in self.objects.iter().enumerate() {
-            let (Some(b), 0, Some((types, _))) = (o.binding, o.element, descriptor_types(o)) else {
+            let (Some(b), 0, true, Some((types, _))) =
+                (o.binding, o.element, o.used, descriptor_types(o))
+            else {
                 continue;
             };
-            if !o.used {
-                continue;
-            }
             match seen.get_mut(&b) {
                 None => {
                     seen.insert(b, (types, k));

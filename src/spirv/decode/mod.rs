@@ -282,7 +282,8 @@ impl<'m> Decoder<'m> {
         self.annotations()?;
         let (entry_id, entry_name, interface) = self.entry_point()?;
         self.globals()?;
-        self.check_descriptor_types(entry_id)?;
+        self.mark_used(entry_id);
+        self.check_descriptor_types()?;
         self.alias_workgroup_blocks();
         let mut funcs = self.functions(entry_id)?;
         let entry = match self.ids.get(&entry_id) {
