@@ -1683,7 +1683,8 @@ void main() {
 ";
     let words = glsl(src, "printf2.comp");
     let r = run(&words, vec![bytes_u32(&[0; 4])]);
-    // (either way of the undefined branch prints the same line)
+    // (the model runs both ways of the undefined branch: each prints its line, marked — a
+    // device prints one of them)
     let lines: Vec<(u32, String, bool)> = r
         .findings
         .iter()
@@ -1702,6 +1703,10 @@ void main() {
             want(1, "1%:  0.25 ff, 1 u=41", false),
             want(2, "2%:  0.50 ff, 2 u=undefined", false),
             want(3, "3%:  0.75 ff, 3 u=undefined", false),
+            want(0, "lost 0", true),
+            want(1, "lost -1", true),
+            want(2, "lost -2", true),
+            want(3, "lost -3", true),
             want(0, "lost 0", true),
             want(1, "lost -1", true),
             want(2, "lost -2", true),

@@ -1486,8 +1486,8 @@ fn a_unit_two_invocations_write_on_opposite_ways_is_not_made_defined() {
     let src = format!("{UNDEF_HEAD}void main() {{\n  uint u;\n  uint i = gl_LocalInvocationIndex;\n  if (u > 5u) {{ if (i == 0u) {{ b[0] = 1u; }} }} else {{ if (i == 1u) {{ b[0] = 1u; }} }}\n}}\n");
     let r = run_glsl(&src, Mode::Base, 4, [1, 1, 1], &[vec![0; 8]]);
     undefined_chain(&r, 0);
-    // b[1..8]: no invocation writes them on any way (the first run had them as what a path not
-    // taken may write): defined, still 0.
+    // b[1..8]: no invocation writes them on any way (the first run, which takes both ways of
+    // the branch, leaves them as they were): defined, still 0.
     for w in 1..8 {
         assert_eq!(
             r.status(r.buffers[0].word_taint(w)),
@@ -1495,7 +1495,53 @@ fn a_unit_two_invocations_write_on_opposite_ways_is_not_made_defined() {
             "word {w}"
         );
     }
-    assert_eq!(r.explored.map(|e| e.units), Some(7));
+    // Explored, and b[0] stays undefined: no unit was made defined.
+    assert_eq!(r.explored.map(|e| e.units), Some(0));
+}
+
+/// GL_KHR_shader_subgroup: "If <value> is 0, an undefined value is returned"
+/// (`subgroupBallotFindMSB`), and an undefined value is *some* value — "each consumption of
+/// Result <id> yields an arbitrary, possibly different bit pattern" (SPIR-V 1.6, `OpUndef`) — so
+/// an invocation branching on it may take either way of the selection. What either way writes is
+/// not defined afterwards, though the element held a defined value before the branch and the way
+/// the model's value takes writes nothing (`x[i]` is 5 or 6); an atomic on the way that leaves every
+/// value as it was (an add or or of 0, an and of all ones, a minimum of the largest value, a
+/// maximum of 0) leaves its location defined, taken or not, whatever the order; an add of 1 does
+/// not. The `atomicAdd(b[8], 1u)` after the merge keeps exploring out (invocations interact).
+#[test]
+fn an_invocation_whose_branch_is_undefined_may_take_either_way_of_a_selection() {
+    for cond in ["h == 3u", "h != 3u"] {
+        let src = format!(
+            "#version 450\n#extension GL_KHR_shader_subgroup_ballot : enable\n\
+             layout(local_size_x = 8) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\n\
+             void main() {{\n  uint i = gl_LocalInvocationIndex;\n  b[i] = 5u;\n\
+               uint h = subgroupBallotFindMSB(uvec4(0u));\n\
+               if ({cond}) {{\n    b[i] = 6u;\n    atomicAdd(b[9], 0u);\n    atomicOr(b[9], 0u);\n\
+                 atomicAnd(b[9], 0xFFFFFFFFu);\n    atomicMin(b[9], 0xFFFFFFFFu);\n\
+                 atomicMax(b[9], 0u);\n    atomicAdd(b[10], 1u);\n  }}\n\
+               atomicAdd(b[8], 1u);\n}}\n"
+        );
+        let mut input = vec![0u32; 12];
+        input[9] = 7;
+        let r = run_glsl(&src, Mode::Maximal, 8, [1, 1, 1], &[input]);
+        assert_eq!(r.explored, None, "{cond}: the atomic after the merge");
+        for w in 0..8 {
+            assert!(
+                undefined_chain(&r, w).contains("no bit set"),
+                "{cond}: b[{w}]"
+            );
+        }
+        let words = u32s(&r.buffers[0].bytes);
+        for (w, want) in [(8, 8), (9, 7), (11, 0)] {
+            assert_eq!(
+                r.status(r.buffers[0].word_taint(w)),
+                WordStatus::Exact,
+                "{cond}: b[{w}]"
+            );
+            assert_eq!(words[w], want, "{cond}: b[{w}]");
+        }
+        undefined_chain(&r, 10);
+    }
 }
 
 /// The start of the SPIR-V modules of the phi tests: one storage buffer `buf` of `uint`s at binding
@@ -3690,7 +3736,9 @@ fn what_the_path_not_taken_would_write_is_not_defined_through_calls_descriptor_a
 // array (glslang numbers the variables as the kernel first names them: `cs[0]`, `cs[1]`, then `d`,
 // the object one past the array). A dynamic index (`cs[v]`) may name every descriptor of the
 // array, so `cs[0].c[1]` and `cs[1].c[1]` are not defined. The way the model takes (the uninitialised `x` runs as 0, so
-// `x == 7u` is false) writes `a[0]` only, and every element of `d` stays `Exact`.
+// `x == 7u` is false) writes `a[0]` only, and every element of `d` stays `Exact`. (The `return`
+// lets the other way leave the construct other than through its merge, so the model does not
+// run both ways and goes by what the way not taken may write.)
 #[test]
 fn a_constant_descriptor_index_past_the_array_names_no_buffer_a_dynamic_one_every_buffer_of_it() {
     let src = "#version 450\nlayout(local_size_x = 1) in;\n\
@@ -3699,7 +3747,7 @@ fn a_constant_descriptor_index_past_the_array_names_no_buffer_a_dynamic_one_ever
         layout(binding = 1) buffer C { uint c[]; } cs[2];\n\
         layout(binding = 2) buffer D { uint d[]; };\n\
         void main() {\n  uint x;\n  uint v = cs[0].c[3] + d[3];\n\
-          if (x == 7u) { cs[K].c[0] = 1u; cs[v].c[1] = 1u; } else { a[0] = 1u + v; }\n  barrier();\n}\n";
+          if (x == 7u) { cs[K].c[0] = 1u; cs[v].c[1] = 1u; return; } else { a[0] = 1u + v; }\n  barrier();\n}\n";
     let k = decode(&glsl(src, "k.comp"), &DecodeOptions::default()).unwrap();
     let input = four_zero_words;
     let bufs = [input(0, 0), input(1, 0), input(1, 1), input(2, 0)];

@@ -221,7 +221,15 @@ impl Wg<'_, '_> {
         if op == AtomicOp::FAdd {
             t |= Taint::INEXACT;
         }
-        let t = self.write_taint(s, combine(t, pt.without_inexact()));
+        let t = combine(t, pt.without_inexact());
+        // A lost lane's write is not pinned down (the lane may not run it, or run it elsewhere on
+        // its path) — unless it leaves every value as it was: an add of a defined 0 is the same
+        // run or not, at any time.
+        let t = if leaves_every_value(op, w, x) && tx.is_none() {
+            t
+        } else {
+            self.write_taint(s, t)
+        };
         let t = if t.has_prov() {
             self.stored_link(t, loc)
         } else {
@@ -330,6 +338,8 @@ impl Wg<'_, '_> {
     ) -> bool {
         use crate::spirv::memory::{AtomicWindow, WindowOp};
         let kind = match op {
+            // One that leaves every value as it was commutes with anything: an add of 0.
+            _ if leaves_every_value(op, w, x) => WindowOp::Add,
             AtomicOp::Add => WindowOp::Add,
             AtomicOp::Inc => WindowOp::Add,
             AtomicOp::Or => WindowOp::Or,
@@ -338,7 +348,11 @@ impl Wg<'_, '_> {
             AtomicOp::Store | AtomicOp::Exchange => WindowOp::Set,
             _ => WindowOp::Other,
         };
-        let operand = if op == AtomicOp::Inc { 1 } else { x };
+        let operand = match op {
+            _ if leaves_every_value(op, w, x) => 0,
+            AtomicOp::Inc => 1,
+            _ => x,
+        };
         let update = |win: &mut AtomicWindow| {
             if first {
                 *win = AtomicWindow::new(old);
@@ -438,6 +452,23 @@ impl Wg<'_, '_> {
     }
 }
 
+/// Does atomic `op` of width `w` with operand `x` leave every value of its location as it was
+/// (add, subtract, or, exclusive or of 0; and of all ones; a minimum of the largest value, a
+/// maximum of the smallest)? Float operations are not counted (an add of -0.0 may change a NaN's
+/// payload).
+pub(crate) fn leaves_every_value(op: AtomicOp, w: u8, x: u64) -> bool {
+    let m = mask(w);
+    let x = x & m;
+    let sign = 1u64 << (w - 1);
+    match op {
+        AtomicOp::Add | AtomicOp::Sub | AtomicOp::Or | AtomicOp::Xor | AtomicOp::UMax => x == 0,
+        AtomicOp::And | AtomicOp::UMin => x == m,
+        AtomicOp::SMin => x == m >> 1,
+        AtomicOp::SMax => x == sign,
+        _ => false,
+    }
+}
+
 /// The value an atomic `op` of width `w` leaves where `old` was, with operand `x` (and comparator
 /// `c`); `None` for a load. Float adds round in the order they ran.
 fn atomic_result(op: AtomicOp, w: u8, old: u64, x: u64, c: u64) -> Option<u64> {
@@ -498,4 +529,34 @@ pub(crate) fn commuting_claim(op: AtomicOp, sc: Scalar, scope: Scope) -> u32 {
         return 0;
     }
     crate::spirv::memory::COMMUTING + class * 2 + u32::from(sc.bits() == 64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// SPIR-V 1.6, 3.52.18 Atomic Instructions: OpAtomicSMin "the minimum of … the value pointed to
+    /// by Pointer and Value", OpAtomicSMax the maximum, "interpreted as signed"; the largest and
+    /// the smallest signed value of each width leave every value as it was, and nothing else does.
+    #[test]
+    fn a_signed_minimum_of_the_largest_value_and_a_maximum_of_the_smallest_leave_every_value() {
+        for w in [8u8, 16, 32, 64] {
+            let (max, min) = (mask(w) >> 1, 1u64 << (w - 1));
+            assert!(leaves_every_value(AtomicOp::SMin, w, max), "{w}");
+            assert!(leaves_every_value(AtomicOp::SMax, w, min), "{w}");
+            assert!(!leaves_every_value(AtomicOp::SMin, w, max - 1), "{w}");
+            assert!(!leaves_every_value(AtomicOp::SMax, w, min + 1), "{w}");
+            for old in [0, 1, max, min, mask(w)] {
+                for (op, x) in [(AtomicOp::SMin, max), (AtomicOp::SMax, min)] {
+                    assert_eq!(
+                        atomic_result(op, w, old, x, 0),
+                        Some(old),
+                        "{op:?} {w} {old}"
+                    );
+                }
+            }
+        }
+        assert!(!leaves_every_value(AtomicOp::Exchange, 32, 0));
+        assert!(!leaves_every_value(AtomicOp::FAdd, 32, 0x8000_0000));
+    }
 }

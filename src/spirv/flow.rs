@@ -196,7 +196,7 @@ impl Wg<'_, '_> {
             }),
             Term::Cond { c, t, f: e } => {
                 let depth = self.frames.len() - 1;
-                let (tl, el) = self.split_cond(*c, flow, blk, depth);
+                let (tl, el) = self.split_cond(*c, flow, blk, depth, None);
                 let id = self.innermost_construct(func, blk.label);
                 let mut tf = flow.part(id, tl);
                 let mut ef = flow.part(id, el);
@@ -287,13 +287,16 @@ impl Wg<'_, '_> {
     /// Splits lanes by a bool register; lanes whose condition is undefined are *lost* (their path
     /// is not pinned down) and go the way the value the model computed says: one execution the
     /// spec allows where the value comes from a choice (an unpinned tangle), some path otherwise.
-    /// `depth` is the frame of the construct the branch belongs to.
+    /// `depth` is the frame of the construct the branch belongs to. Where `both` is given (a
+    /// selection that cannot be left but through its merge), a lane whose condition is undefined
+    /// goes both ways instead, and is noted in `both` ([`Wg::selection`]).
     pub(crate) fn split_cond(
         &mut self,
         c: Reg,
         flow: &Flow,
         blk: &Block,
         depth: usize,
+        mut both: Option<&mut PerGroup<LaneMask>>,
     ) -> (PerGroup<LaneMask>, PerGroup<LaneMask>) {
         let mut t = PerGroup::from_elem(LaneMask::EMPTY, self.groups);
         let mut e = PerGroup::from_elem(LaneMask::EMPTY, self.groups);
@@ -349,8 +352,18 @@ impl Wg<'_, '_> {
                         continue;
                     }
                 }
+                if tv.is_undefined()
+                    && !tv.is_order()
+                    && let Some(both) = both.as_deref_mut()
+                {
+                    self.lose_lane(s, g, blk.label, blk.term_loc, tv, depth, true);
+                    both[g] = both[g].with(l);
+                    t[g] = t[g].with(l);
+                    e[g] = e[g].with(l);
+                    continue;
+                }
                 if tv.has_prov() {
-                    self.lose_lane(s, g, blk.label, blk.term_loc, tv, depth);
+                    self.lose_lane(s, g, blk.label, blk.term_loc, tv, depth, false);
                     waits = waits
                         || (tv.is_order()
                             && self.d.provs.chain(tv).last().map(|p| p.cause.clone())
@@ -400,71 +413,6 @@ impl Wg<'_, '_> {
         })
     }
 
-    pub(crate) fn lose_lane(
-        &mut self,
-        s: usize,
-        g: usize,
-        construct: u32,
-        loc: LocId,
-        taint: Taint,
-        depth: usize,
-    ) {
-        self.lost_depth[s] = self.lost_depth[s].min(depth as u32);
-        self.paths_not_taken(construct, loc, taint);
-        if !crate::spirv::prov::is_undefined(taint) {
-            // A branch on an order-dependent value (an atomic's result): legal, and the path is
-            // this execution's; what the invocation writes on it depends on the order.
-            if self.lost_taint[s].is_none() {
-                let p = self.prov(Cause::OrderPath { construct }, loc, taint);
-                self.lost_taint[s] = p.order_dependent();
-                self.any_lost = true;
-                self.ever_lost = true;
-            }
-            return;
-        }
-        if !crate::spirv::prov::is_undefined(self.lost_taint[s]) {
-            let p = self.prov(Cause::LostPath { construct }, loc, taint);
-            self.lost_taint[s] = p;
-            self.any_lost = true;
-            self.ever_lost = true;
-            self.d.find(Finding::LostPath {
-                construct,
-                loc,
-                taint,
-                slot: self.who(s) - 1,
-            });
-        }
-        if self.lost.sg[g].is_none() {
-            self.lost_cause[g] = taint;
-        }
-        self.lost.lose(g, construct);
-    }
-
-    /// A branch whose direction is not pinned down (undefined): what the construct's other paths
-    /// may store is noted, so that elements this execution never wrote are not reported as holding
-    /// a defined value.
-    pub(crate) fn paths_not_taken(&self, construct: u32, loc: LocId, taint: Taint) {
-        let Some(objs) = self.k.construct_stores.get(&construct) else {
-            return;
-        };
-        // Only where the branch is undefined: an order-dependent branch's other way is another
-        // order's, which `--schedules` explores; it may be one no legal order takes (message
-        // passing's `if (flag > data)`).
-        if !crate::spirv::prov::is_undefined(taint) {
-            return;
-        }
-        let p = self.prov(Cause::PathNotTaken { construct }, loc, taint);
-        let mut m = self
-            .d
-            .maybe_written
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        for o in objs {
-            let e = m.entry(*o).or_insert(p);
-            *e = crate::spirv::prov::combine(*e, p);
-        }
-    }
-
     pub(crate) fn selection(
         &mut self,
         f: FuncIdx,
@@ -477,10 +425,16 @@ impl Wg<'_, '_> {
         let blk = &func.blocks[b as usize];
         let id = blk.label;
         let entry = flow.clone();
+        // Lanes whose condition is undefined go both ways where the construct can be left only
+        // through its merge: each side is a path the invocation may take (SPIR-V gives an
+        // undefined value *some* value), so what either side writes is written, with the lost
+        // path's taint — not one side's writes and a guess at the other's.
+        let mut both = PerGroup::from_elem(LaneMask::EMPTY, self.groups);
         let parts: Vec<(BlockIdx, Flow)> = match &blk.term {
             Term::Cond { c, t, f: e } => {
                 let depth = self.frames.len();
-                let (tl, el) = self.split_cond(*c, flow, blk, depth);
+                let two_ways = (!blk.escapes).then_some(&mut both);
+                let (tl, el) = self.split_cond(*c, flow, blk, depth, two_ways);
                 vec![(*t, entry.part(id, tl)), (*e, entry.part(id, el))]
             }
             Term::Switch {
@@ -506,9 +460,22 @@ impl Wg<'_, '_> {
             merge,
             arrived: PerGroup::from_elem(LaneMask::EMPTY, self.groups),
         });
-        for (target, mut part) in parts {
+        // The second side starts from what the lanes going both ways held in their own
+        // variables before the branch, not from what the first side left there (the buffers and
+        // shared memory the first side wrote took the path's taint already); at the merge those
+        // variables take the path's taint ([`Wg::end_lost_paths`]).
+        let own = match k.construct_lane_stores.get(&id) {
+            Some(objs) if both.iter().any(|m| !m.is_empty()) => Some(self.save_own(objs, &both)),
+            _ => None,
+        };
+        for (i, (target, mut part)) in parts.into_iter().enumerate() {
             if part.is_empty() {
                 continue;
+            }
+            if i > 0
+                && let Some(own) = &own
+            {
+                self.restore_own(own);
             }
             match self.route(func, b, target, &mut part) {
                 Route::Exit => {}
@@ -559,7 +526,7 @@ impl Wg<'_, '_> {
                 let v = self.regs.vals[base + s] & m;
                 if tv.has_prov() {
                     let depth = self.frames.len();
-                    self.lose_lane(s, g, blk.label, blk.term_loc, tv, depth);
+                    self.lose_lane(s, g, blk.label, blk.term_loc, tv, depth, false);
                 }
                 let target = cases
                     .iter()
@@ -949,111 +916,6 @@ impl Wg<'_, '_> {
         let n = self.n;
         each_lane(&flow.set, n, |s| self.phi_taint[s] = Taint::NONE);
         self.any_phi_taint = self.phi_taint.iter().any(|t| !t.is_none());
-    }
-
-    /// Gives lanes in `set` that are lost the taint of their path on register `r`.
-    pub(crate) fn taint_lost(&mut self, r: Reg, slots: u32, set: &[LaneMask]) {
-        let lanes = self.lanes;
-        let n = self.n;
-        self.regs.make_dirty(r);
-        let base = self.regs.base(r);
-        for c in 0..slots as usize {
-            let row = base + c * lanes;
-            each_lane(set, n, |s| {
-                let l = self.lost_taint[s];
-                if !l.is_none() {
-                    self.regs.taint[row + s] =
-                        crate::spirv::prov::combine(l, self.regs.taint[row + s]);
-                }
-            });
-        }
-    }
-
-    /// The construct headed by `hdr` (frame `self.frames.len()`, just popped) is over and `arrived`
-    /// reached its merge. A lane that lost its path inside it is back on a pinned-down path when
-    /// the construct cannot be left another way (every path it might have taken ends at this
-    /// merge, assuming it terminates): its path is no longer lost, but what it computed on the way
-    /// is — the phis of the merge block and, for a loop, every register the loop defined. A lane
-    /// that may have left another way stays lost, now at the enclosing construct.
-    pub(crate) fn end_lost_paths(&mut self, hdr: &Block, arrived: &[LaneMask]) {
-        let depth = self.frames.len() as u32;
-        let n = self.n;
-        let mut ended = PerGroup::from_elem(LaneMask::EMPTY, self.groups);
-        let mut any = false;
-        for g in 0..self.groups {
-            for l in 0..n {
-                let s = g * n + l;
-                if self.lost_depth[s] == u32::MAX || self.lost_depth[s] < depth {
-                    continue;
-                }
-                if !hdr.escapes && (arrived[g].0 >> l) & 1 != 0 {
-                    ended[g] = ended[g].with(l as u32);
-                    any = true;
-                } else {
-                    self.lost_depth[s] = depth.saturating_sub(1);
-                }
-            }
-        }
-        if !any {
-            return;
-        }
-        // The lane's own variables that a path of the construct stores to: on its other paths
-        // the lane may have left them different (a store skipped is as much the path's as a store
-        // made), so they hold the path's taint too — the memory counterpart of the phis. On the
-        // path they held what it stored (`Wg::store`). A lane that left the construct another way
-        // is still lost: the enclosing construct's end, or the return of the call it was lost in
-        // (`Wg::call`), does this for it.
-        let k = self.k;
-        if let Some(objs) = k.construct_lane_stores.get(&hdr.label) {
-            self.taint_own(objs, &ended);
-        }
-        for &r in &hdr.loop_defs {
-            let slots = self.regs.slots(r);
-            self.taint_lost(r, slots, &ended);
-        }
-        each_lane(&ended, n, |s| self.phi_taint[s] = self.lost_taint[s]);
-        self.any_phi_taint = true;
-        self.found_path(&ended);
-    }
-
-    /// The lanes in `ended` are back on a pinned-down path: no longer lost (what they computed on
-    /// the way has taken the path's taint already), and a subgroup none of whose lanes is lost any
-    /// more is no longer one whose tangled results are unknown.
-    fn found_path(&mut self, ended: &[LaneMask]) {
-        let n = self.n;
-        each_lane(ended, n, |s| {
-            self.lost_taint[s] = Taint::NONE;
-            self.lost_depth[s] = u32::MAX;
-        });
-        self.any_lost = self.lost_taint.iter().any(|t| !t.is_none());
-        for g in 0..self.groups {
-            if self.lost.sg[g].is_some()
-                && self.lost_taint[g * n..(g + 1) * n]
-                    .iter()
-                    .all(|t| t.is_none())
-            {
-                self.lost.sg[g] = None;
-            }
-        }
-    }
-
-    /// Gives the lanes in `set` the taint of their lost path on every unit of their own variables
-    /// `objs`.
-    fn taint_own(&mut self, objs: &[ObjectId], set: &[LaneMask]) {
-        let (lanes, n) = (self.lanes, self.n);
-        for o in objs {
-            let ob = &self.k.objects[o.index()];
-            let units = (ob.words * 4 / ob.unit.max(1)) as usize;
-            for u in ob.tbase as usize..ob.tbase as usize + units {
-                let row = u * lanes;
-                each_lane(set, n, |s| {
-                    let l = self.lost_taint[s];
-                    if !l.is_none() {
-                        self.ltaint[row + s] = crate::spirv::prov::combine(l, self.ltaint[row + s]);
-                    }
-                });
-            }
-        }
     }
 
     /// Executes a block's body instructions for the lanes of `flow`.

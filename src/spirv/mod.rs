@@ -54,6 +54,7 @@ pub use crate::words::texel as image;
 mod imageops;
 pub(crate) mod inst;
 mod lanes;
+mod lost;
 mod memops;
 pub(crate) mod memory;
 mod names;
