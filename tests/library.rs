@@ -557,7 +557,10 @@ OpFunctionEnd
     let r = job.check(4).unwrap();
     assert!(!r.ok());
     let text = r.text();
-    assert!(text.contains("] OpUnreachable reached at block"), "{text}");
+    assert!(
+        text.contains("[unreachable] OpUnreachable reached at block"),
+        "{text}"
+    );
     assert_eq!(r.buffers[0].exact, 0, "{text}");
 }
 

@@ -94,9 +94,10 @@ pub struct RunArgs {
     /// absolute tolerance for inexact floats
     #[arg(long, default_value_t = Tolerance::default().abs)]
     pub atol: f64,
-    /// a spin-wait on another workgroup fails the run too (by default a warning: Vulkan gives no
-    /// forward-progress guarantee between workgroups, but a device running them all at once gets
-    /// past it)
+    /// a spin-wait on another workgroup and a branch on an undefined value fail the run too (by
+    /// default warnings: Vulkan gives no forward-progress guarantee between workgroups, but a
+    /// device running them all at once gets past it; an undefined value is some value, and what
+    /// the branch leaves undefined in a buffer fails as that element)
     #[arg(long)]
     pub strict: bool,
     /// a data race whose two sides store the same value is a warning, not a failure (still a race
@@ -111,6 +112,7 @@ impl RunArgs {
     fn policy(&self) -> FailPolicy {
         FailPolicy {
             spin_waits: self.strict,
+            lost_paths: self.strict,
             allow_same_value_races: self.allow_same_value_races,
         }
     }

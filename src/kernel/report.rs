@@ -49,13 +49,18 @@ pub enum FindingKind {
     DivergentBarrier,
     /// an access outside its variable
     OutOfBounds,
+    /// an invocation executed `OpUnreachable`: "Behavior is undefined if this instruction is
+    /// executed" (SPIR-V 1.6, 3.52.17)
+    Unreachable,
     /// model and device disagree on a defined element
     Mismatch,
     /// an element holds a racy value
     Racy,
     /// an element holds an undefined value
     Undefined,
-    /// an invocation branched on an undefined value
+    /// an invocation branched on an undefined value: a warning, an error with `--strict` —
+    /// SPIR-V gives an undefined value *some* value and makes no branch on one undefined
+    /// behaviour; what the branch leaves undefined in a buffer fails as that element
     LostPath,
     /// a loop waits for a value another workgroup writes (no forward-progress guarantee): a
     /// warning, an error with `--strict` (a wait that never ends in the model's schedule stops the
@@ -79,6 +84,7 @@ impl FindingKind {
             FindingKind::Race => "race",
             FindingKind::DivergentBarrier => "divergent_barrier",
             FindingKind::OutOfBounds => "out_of_bounds",
+            FindingKind::Unreachable => "unreachable",
             FindingKind::Mismatch => "mismatch",
             FindingKind::Racy => "racy",
             FindingKind::Undefined => "undefined",
@@ -96,6 +102,7 @@ impl FindingKind {
             FindingKind::OrderDependent | FindingKind::Print => false,
             FindingKind::SameValueRace => !policy.allow_same_value_races,
             FindingKind::SpinWait => policy.spin_waits,
+            FindingKind::LostPath => policy.lost_paths,
             _ => true,
         }
     }
@@ -108,6 +115,10 @@ pub struct FailPolicy {
     /// gives no forward-progress guarantee between workgroups, but a device that runs them all at
     /// once gets past it
     pub spin_waits: bool,
+    /// a branch on an undefined value fails the run (`--strict`); by default a warning: the
+    /// invocation takes one way or the other, and what that leaves undefined in a buffer fails
+    /// as that element
+    pub lost_paths: bool,
     /// a race whose two sides leave the same value is a warning (`--allow-same-value-races`); by
     /// default it fails, as every data race does: "Applications must ensure that no data races
     /// occur" (Appendix B, Data Race), and the validation layers' race detector reports it too

@@ -496,7 +496,8 @@ fn finding_kind(f: &crate::spirv::Finding) -> FindingKind {
         F::Race { .. } => FindingKind::Race,
         F::DivergentBarrier { .. } => FindingKind::DivergentBarrier,
         F::OutOfBounds { .. } => FindingKind::OutOfBounds,
-        F::LostPath { .. } | F::Unreachable { .. } => FindingKind::LostPath,
+        F::LostPath { .. } => FindingKind::LostPath,
+        F::Unreachable { .. } => FindingKind::Unreachable,
         F::SpinWait { .. } => FindingKind::SpinWait,
         F::Print { .. } => FindingKind::Print,
     }
