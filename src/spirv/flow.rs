@@ -356,14 +356,15 @@ impl Wg<'_, '_> {
                     && !tv.is_order()
                     && let Some(both) = both.as_deref_mut()
                 {
-                    self.lose_lane(s, g, blk.label, blk.term_loc, tv, depth, true);
+                    self.lose_lane(s, g, blk.label, blk.term_loc, tv, depth);
                     both[g] = both[g].with(l);
                     t[g] = t[g].with(l);
                     e[g] = e[g].with(l);
                     continue;
                 }
                 if tv.has_prov() {
-                    self.lose_lane(s, g, blk.label, blk.term_loc, tv, depth, false);
+                    self.paths_not_taken(blk.label, blk.term_loc, tv);
+                    self.lose_lane(s, g, blk.label, blk.term_loc, tv, depth);
                     waits = waits
                         || (tv.is_order()
                             && self.d.provs.chain(tv).last().map(|p| p.cause.clone())
@@ -526,7 +527,8 @@ impl Wg<'_, '_> {
                 let v = self.regs.vals[base + s] & m;
                 if tv.has_prov() {
                     let depth = self.frames.len();
-                    self.lose_lane(s, g, blk.label, blk.term_loc, tv, depth, false);
+                    self.paths_not_taken(blk.label, blk.term_loc, tv);
+                    self.lose_lane(s, g, blk.label, blk.term_loc, tv, depth);
                 }
                 let target = cases
                     .iter()

@@ -10,6 +10,10 @@ use crate::spirv::inst::*;
 use crate::spirv::prov::{Cause, Taint};
 
 impl Wg<'_, '_> {
+    /// Lane `s` (of subgroup `g`) branched at `construct` (frame `depth`) on a value the model does
+    /// not know (`taint`): its path is lost — order-dependent for an atomic's result, else
+    /// undefined, reported once per lane. What the ways it did not take may store is the caller's
+    /// to note ([`Wg::paths_not_taken`]), where it does not run them too.
     pub(crate) fn lose_lane(
         &mut self,
         s: usize,
@@ -18,12 +22,8 @@ impl Wg<'_, '_> {
         loc: LocId,
         taint: Taint,
         depth: usize,
-        both_ways: bool,
     ) {
         self.lost_depth[s] = self.lost_depth[s].min(depth as u32);
-        if !both_ways {
-            self.paths_not_taken(construct, loc, taint);
-        }
         if !crate::spirv::prov::is_undefined(taint) {
             // A branch on an order-dependent value (an atomic's result): legal, and the path is
             // this execution's; what the invocation writes on it depends on the order.
