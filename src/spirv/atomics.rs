@@ -452,6 +452,49 @@ impl Wg<'_, '_> {
     }
 }
 
+impl AtomicOp {
+    /// The class of this operation's write among those that commute: two atomic writes to one
+    /// location leave the same value in either order when both are of the same nonzero class
+    /// (`0`: an operation whose result depends on the order with any other write).
+    pub fn commute_class(self) -> u32 {
+        match self {
+            AtomicOp::Inc | AtomicOp::Dec | AtomicOp::Add | AtomicOp::Sub => 1,
+            AtomicOp::SMin => 2,
+            AtomicOp::UMin => 3,
+            AtomicOp::SMax => 4,
+            AtomicOp::UMax => 5,
+            AtomicOp::And => 6,
+            AtomicOp::Or => 7,
+            AtomicOp::Xor => 8,
+            AtomicOp::FMin => 9,
+            AtomicOp::FMax => 10,
+            // Float adds commute up to rounding: the result is inexact, not order-dependent.
+            AtomicOp::FAdd => 11,
+            AtomicOp::Load | AtomicOp::Store | AtomicOp::Exchange | AtomicOp::CompareExchange => 0,
+        }
+    }
+
+    /// Is the final memory value independent of the order of the invocations (they commute)?
+    pub fn commutes(self) -> bool {
+        matches!(
+            self,
+            AtomicOp::Inc
+                | AtomicOp::Dec
+                | AtomicOp::Add
+                | AtomicOp::Sub
+                | AtomicOp::SMin
+                | AtomicOp::UMin
+                | AtomicOp::SMax
+                | AtomicOp::UMax
+                | AtomicOp::And
+                | AtomicOp::Or
+                | AtomicOp::Xor
+                | AtomicOp::FMin
+                | AtomicOp::FMax
+        )
+    }
+}
+
 /// Does atomic `op` of width `w` with operand `x` leave every value of its location as it was
 /// (add, subtract, or, exclusive or of 0; and of all ones; a minimum of the largest value, a
 /// maximum of the smallest)? Float operations are not counted (an add of -0.0 may change a NaN's

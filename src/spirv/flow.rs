@@ -427,14 +427,14 @@ impl Wg<'_, '_> {
         let id = blk.label;
         let entry = flow.clone();
         // Lanes whose condition is undefined go both ways where the construct can be left only
-        // through its merge: each side is a path the invocation may take (SPIR-V gives an
-        // undefined value *some* value), so what either side writes is written, with the lost
-        // path's taint — not one side's writes and a guess at the other's.
+        // through its merge and holds no loop (each way ends): each side is a path the invocation
+        // may take (SPIR-V gives an undefined value *some* value), so what either side writes is
+        // written, with the lost path's taint — not one side's writes and a guess at the other's.
         let mut both = PerGroup::from_elem(LaneMask::EMPTY, self.groups);
         let parts: Vec<(BlockIdx, Flow)> = match &blk.term {
             Term::Cond { c, t, f: e } => {
                 let depth = self.frames.len();
-                let two_ways = (!blk.escapes).then_some(&mut both);
+                let two_ways = (!blk.escapes && blk.acyclic).then_some(&mut both);
                 let (tl, el) = self.split_cond(*c, flow, blk, depth, two_ways);
                 vec![(*t, entry.part(id, tl)), (*e, entry.part(id, el))]
             }

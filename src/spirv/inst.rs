@@ -97,49 +97,6 @@ pub enum AtomicOp {
     FMax,
 }
 
-impl AtomicOp {
-    /// The class of this operation's write among those that commute: two atomic writes to one
-    /// location leave the same value in either order when both are of the same nonzero class
-    /// (`0`: an operation whose result depends on the order with any other write).
-    pub fn commute_class(self) -> u32 {
-        match self {
-            AtomicOp::Inc | AtomicOp::Dec | AtomicOp::Add | AtomicOp::Sub => 1,
-            AtomicOp::SMin => 2,
-            AtomicOp::UMin => 3,
-            AtomicOp::SMax => 4,
-            AtomicOp::UMax => 5,
-            AtomicOp::And => 6,
-            AtomicOp::Or => 7,
-            AtomicOp::Xor => 8,
-            AtomicOp::FMin => 9,
-            AtomicOp::FMax => 10,
-            // Float adds commute up to rounding: the result is inexact, not order-dependent.
-            AtomicOp::FAdd => 11,
-            AtomicOp::Load | AtomicOp::Store | AtomicOp::Exchange | AtomicOp::CompareExchange => 0,
-        }
-    }
-
-    /// Is the final memory value independent of the order of the invocations (they commute)?
-    pub fn commutes(self) -> bool {
-        matches!(
-            self,
-            AtomicOp::Inc
-                | AtomicOp::Dec
-                | AtomicOp::Add
-                | AtomicOp::Sub
-                | AtomicOp::SMin
-                | AtomicOp::UMin
-                | AtomicOp::SMax
-                | AtomicOp::UMax
-                | AtomicOp::And
-                | AtomicOp::Or
-                | AtomicOp::Xor
-                | AtomicOp::FMin
-                | AtomicOp::FMax
-        )
-    }
-}
-
 /// One step of an access chain.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Step {
@@ -819,6 +776,8 @@ pub struct Block {
     /// for a header: can an invocation leave its construct other than through its merge block
     /// (a break or continue of an enclosing loop, a return)?
     pub escapes: bool,
+    /// for a header: no loop or call in its construct (every way through it ends)
+    pub acyclic: bool,
     /// for a loop header: every register defined in the loop's construct (they dominate uses
     /// after the merge when defined in blocks that dominate it)
     pub loop_defs: Vec<Reg>,
@@ -853,6 +812,7 @@ impl Block {
             term_loc: LocId::default(),
             defs: Vec::new(),
             escapes: false,
+            acyclic: false,
             loop_defs: Vec::new(),
             fast: None,
         }

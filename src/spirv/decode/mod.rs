@@ -625,7 +625,8 @@ fn lits_from(i: &Instruction, k: usize) -> Vec<u32> {
 }
 
 /// For each header: whether its construct can be left other than through its merge (`escapes`),
-/// and for loops the registers its blocks define (`loop_defs`).
+/// whether it holds no loop or call (`acyclic`), and for loops the registers its blocks define
+/// (`loop_defs`).
 ///
 /// The walk goes from the header without passing its merge. Leaving the construct another way
 /// (a break or continue of an enclosing construct) leads on to code that ends in a return, so a
@@ -644,10 +645,13 @@ fn construct_extents(blocks: &mut [Block]) {
         let mut stack = vec![h as BlockIdx];
         seen[h] = stamp;
         let mut escapes = false;
+        let mut acyclic = true;
         let mut defs = Vec::new();
         while let Some(b) = stack.pop() {
             let blk = &blocks[b as usize];
             defs.extend_from_slice(&blk.defs);
+            acyclic &= !matches!(blk.merge, Merge::Loop { .. })
+                && !blk.insts.iter().any(|i| matches!(i, Inst::Call { .. }));
             if matches!(
                 blk.term,
                 Term::Return | Term::ReturnValue(_) | Term::Unreachable
@@ -662,6 +666,7 @@ fn construct_extents(blocks: &mut [Block]) {
             }
         }
         blocks[h].escapes = escapes;
+        blocks[h].acyclic = acyclic;
         if matches!(blocks[h].merge, Merge::Loop { .. }) {
             defs.sort_unstable();
             defs.dedup();
