@@ -1508,15 +1508,21 @@ fn a_unit_two_invocations_write_on_opposite_ways_is_not_made_defined() {
 /// value as it was (an add or or of 0, an and of all ones, a minimum of the largest value, a
 /// maximum of 0) leaves its location defined, taken or not, whatever the order; an add of 1 does
 /// not. The `atomicAdd(b[8], 1u)` after the merge keeps exploring out (invocations interact).
+/// The store of 6 may sit in a function the way calls (one without a loop: every way ends).
 #[test]
 fn an_invocation_whose_branch_is_undefined_may_take_either_way_of_a_selection() {
-    for cond in ["h == 3u", "h != 3u"] {
+    for (cond, six) in [
+        ("h == 3u", "b[i] = 6u;"),
+        ("h != 3u", "b[i] = 6u;"),
+        ("h == 3u", "six(i);"),
+    ] {
         let src = format!(
             "#version 450\n#extension GL_KHR_shader_subgroup_ballot : enable\n\
              layout(local_size_x = 8) in;\nlayout(binding = 0) buffer B {{ uint b[]; }};\n\
+             void six(uint i) {{ if (i < 100u) {{ b[i] = 6u; }} }}\n\
              void main() {{\n  uint i = gl_LocalInvocationIndex;\n  b[i] = 5u;\n\
                uint h = subgroupBallotFindMSB(uvec4(0u));\n\
-               if ({cond}) {{\n    b[i] = 6u;\n    atomicAdd(b[9], 0u);\n    atomicOr(b[9], 0u);\n\
+               if ({cond}) {{\n    {six}\n    atomicAdd(b[9], 0u);\n    atomicOr(b[9], 0u);\n\
                  atomicAnd(b[9], 0xFFFFFFFFu);\n    atomicMin(b[9], 0xFFFFFFFFu);\n\
                  atomicMax(b[9], 0u);\n    atomicAdd(b[10], 1u);\n  }}\n\
                atomicAdd(b[8], 1u);\n}}\n"
@@ -1524,11 +1530,11 @@ fn an_invocation_whose_branch_is_undefined_may_take_either_way_of_a_selection() 
         let mut input = vec![0u32; 12];
         input[9] = 7;
         let r = run_glsl(&src, Mode::Maximal, 8, [1, 1, 1], &[input]);
-        assert_eq!(r.explored, None, "{cond}: the atomic after the merge");
+        assert_eq!(r.explored, None, "{cond} {six}: the atomic after the merge");
         for w in 0..8 {
             assert!(
                 undefined_chain(&r, w).contains("no bit set"),
-                "{cond}: b[{w}]"
+                "{cond} {six}: b[{w}]"
             );
         }
         let words = u32s(&r.buffers[0].bytes);
@@ -1536,9 +1542,9 @@ fn an_invocation_whose_branch_is_undefined_may_take_either_way_of_a_selection() 
             assert_eq!(
                 r.status(r.buffers[0].word_taint(w)),
                 WordStatus::Exact,
-                "{cond}: b[{w}]"
+                "{cond} {six}: b[{w}]"
             );
-            assert_eq!(words[w], want, "{cond}: b[{w}]");
+            assert_eq!(words[w], want, "{cond} {six}: b[{w}]");
         }
         undefined_chain(&r, 10);
     }

@@ -776,7 +776,8 @@ pub struct Block {
     /// for a header: can an invocation leave its construct other than through its merge block
     /// (a break or continue of an enclosing loop, a return)?
     pub escapes: bool,
-    /// for a header: no loop or call in its construct (every way through it ends)
+    /// for a selection header: no loop in its construct or the functions it calls (every way
+    /// through it ends)
     pub acyclic: bool,
     /// for a loop header: every register defined in the loop's construct (they dominate uses
     /// after the merge when defined in blocks that dominate it)

@@ -286,6 +286,7 @@ impl<'m> Decoder<'m> {
         self.check_descriptor_types()?;
         self.alias_workgroup_blocks();
         let mut funcs = self.functions(entry_id)?;
+        mark_acyclic(&mut funcs);
         let entry = match self.ids.get(&entry_id) {
             Some(Id::Func(f)) => *f,
             _ => return Err(SpirvError::malformed("the entry point names no function")),
@@ -625,8 +626,7 @@ fn lits_from(i: &Instruction, k: usize) -> Vec<u32> {
 }
 
 /// For each header: whether its construct can be left other than through its merge (`escapes`),
-/// whether it holds no loop or call (`acyclic`), and for loops the registers its blocks define
-/// (`loop_defs`).
+/// and for loops the registers its blocks define (`loop_defs`).
 ///
 /// The walk goes from the header without passing its merge. Leaving the construct another way
 /// (a break or continue of an enclosing construct) leads on to code that ends in a return, so a
@@ -645,13 +645,10 @@ fn construct_extents(blocks: &mut [Block]) {
         let mut stack = vec![h as BlockIdx];
         seen[h] = stamp;
         let mut escapes = false;
-        let mut acyclic = true;
         let mut defs = Vec::new();
         while let Some(b) = stack.pop() {
             let blk = &blocks[b as usize];
             defs.extend_from_slice(&blk.defs);
-            acyclic &= !matches!(blk.merge, Merge::Loop { .. })
-                && !blk.insts.iter().any(|i| matches!(i, Inst::Call { .. }));
             if matches!(
                 blk.term,
                 Term::Return | Term::ReturnValue(_) | Term::Unreachable
@@ -666,11 +663,54 @@ fn construct_extents(blocks: &mut [Block]) {
             }
         }
         blocks[h].escapes = escapes;
-        blocks[h].acyclic = acyclic;
         if matches!(blocks[h].merge, Merge::Loop { .. }) {
             defs.sort_unstable();
             defs.dedup();
             blocks[h].loop_defs = defs;
+        }
+    }
+}
+
+/// Marks each header whose construct holds no loop and calls no function that holds one, its
+/// callees' included (`Block::acyclic`): every way through it ends. Callees before callers (the
+/// decoder refused recursion); structured control flow has no cycle but a loop's.
+fn mark_acyclic(funcs: &mut [Func]) {
+    let (order, _) = calls_post_order(funcs, 0..funcs.len());
+    let mut loops = vec![false; funcs.len()];
+    for f in order {
+        let cycles = |b: &Block| {
+            matches!(b.merge, Merge::Loop { .. })
+                || b.insts
+                    .iter()
+                    .any(|i| matches!(i, Inst::Call { f, .. } if loops[*f as usize]))
+        };
+        let blocks = &funcs[f].blocks;
+        let cyclic: Vec<bool> = blocks.iter().map(cycles).collect();
+        loops[f] = cyclic.iter().any(|c| *c);
+        let mut seen = vec![usize::MAX; blocks.len()];
+        let mut acyclic = vec![false; blocks.len()];
+        for h in 0..blocks.len() {
+            let merge = match blocks[h].merge {
+                Merge::Selection(m) => m,
+                Merge::Loop { .. } => continue,
+                Merge::None => continue,
+            };
+            let mut stack = vec![h as BlockIdx];
+            seen[h] = h;
+            let mut ok = true;
+            while let Some(b) = stack.pop() {
+                ok &= !cyclic[b as usize];
+                for s in blocks[b as usize].term.successors() {
+                    if s != merge && seen[s as usize] != h {
+                        seen[s as usize] = h;
+                        stack.push(s);
+                    }
+                }
+            }
+            acyclic[h] = ok;
+        }
+        for (b, a) in funcs[f].blocks.iter_mut().zip(acyclic) {
+            b.acyclic = a;
         }
     }
 }
