@@ -554,6 +554,26 @@ fn wgsl_errors_name_the_line() {
         matches!(e, SourceError::Compile { line: Some(_), .. }),
         "{e}"
     );
+    // `subgroupBarrier()` alone is a subgroup built-in too (WGSL, "Subgroup Built-in Functions":
+    // the `subgroups` extension), refused without the directive and compiled with it.
+    let barrier = "@group(0) @binding(0) var<storage, read_write> data: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    data[id.x] = 1u;
+    subgroupBarrier();
+}
+";
+    let e = compile(barrier, SourceLang::Wgsl, &opts()).unwrap_err();
+    assert!(
+        e.to_string().contains("add the line `enable subgroups;`"),
+        "{e}"
+    );
+    compile(
+        &format!("enable subgroups;\n{barrier}"),
+        SourceLang::Wgsl,
+        &opts(),
+    )
+    .unwrap();
 }
 
 #[test]
