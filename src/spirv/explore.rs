@@ -5,7 +5,7 @@
 //! Vulkan makes a branch on such a value undefined behaviour. So an invocation that branches on
 //! one takes one of the two ways, and what it then computes is defined wherever every way gives the
 //! same value. The run that loses such an invocation's path marks what it computes undefined
-//! (`flow::lose_lane`): sound, but coarser than the spec where both ways give the same value —
+//! (`lost::lose_lane`): sound, but coarser than the spec where both ways give the same value —
 //! a GraphicsFuzz kernel returning 42.0 on either side of a branch on an uninitialised variable.
 //!
 //! Where that run met such branches, the dispatch runs again once per way they may go: in one run,

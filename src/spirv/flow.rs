@@ -1,7 +1,8 @@
 //! Structured control flow, lane by lane: regions of a function, branches that split a flow,
 //! selection, switch and loop constructs, the merge and continue targets where lanes wait for
-//! each other, phis, calls, lost paths (a branch on an undefined value) and control barriers.
-//! Which lanes run together and whether the reconvergence model pins that down come from
+//! each other, phis, calls and control barriers; a selection runs both its ways for an invocation
+//! whose condition is undefined where every way ends (the lost-path bookkeeping is
+//! [`crate::spirv::lost`]'s). Which lanes run together and whether the reconvergence model pins that down come from
 //! [`crate::reconverge::flow`].
 
 use crate::model::LaneMask;
@@ -288,7 +289,8 @@ impl Wg<'_, '_> {
     /// is not pinned down) and go the way the value the model computed says: one execution the
     /// spec allows where the value comes from a choice (an unpinned tangle), some path otherwise.
     /// `depth` is the frame of the construct the branch belongs to. Where `both` is given (a
-    /// selection that cannot be left but through its merge), a lane whose condition is undefined
+    /// selection that cannot be left but through its merge and holds no loop), a lane whose
+    /// condition is undefined
     /// goes both ways instead, and is noted in `both` ([`Wg::selection`]).
     pub(crate) fn split_cond(
         &mut self,
