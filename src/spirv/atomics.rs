@@ -337,9 +337,10 @@ impl Wg<'_, '_> {
         first: bool,
     ) -> bool {
         use crate::spirv::memory::{AtomicWindow, WindowOp};
+        // One that leaves every value as it was commutes with anything: an add of 0.
+        let identity = leaves_every_value(op, w, x);
         let kind = match op {
-            // One that leaves every value as it was commutes with anything: an add of 0.
-            _ if leaves_every_value(op, w, x) => WindowOp::Add,
+            _ if identity => WindowOp::Add,
             AtomicOp::Add => WindowOp::Add,
             AtomicOp::Inc => WindowOp::Add,
             AtomicOp::Or => WindowOp::Or,
@@ -349,7 +350,7 @@ impl Wg<'_, '_> {
             _ => WindowOp::Other,
         };
         let operand = match op {
-            _ if leaves_every_value(op, w, x) => 0,
+            _ if identity => 0,
             AtomicOp::Inc => 1,
             _ => x,
         };

@@ -947,8 +947,8 @@ impl<'d, 'k> Wg<'d, 'k> {
             let u = self.d.uninit[i];
             match o.storage {
                 Storage::Private | Storage::Function => {
-                    let a = o.tbase as usize * self.lanes;
-                    let b = (o.tbase + o.words * 4 / o.unit) as usize * self.lanes;
+                    let units = o.taint_units();
+                    let (a, b) = (units.start * self.lanes, units.end * self.lanes);
                     self.ltaint[a..b].fill(u);
                     if o.storage == Storage::Private
                         && let Some(init) = o.init
@@ -959,8 +959,7 @@ impl<'d, 'k> Wg<'d, 'k> {
                 Storage::Workgroup => {
                     let (a, b) = (o.base as usize, (o.base + o.words) as usize);
                     self.smem[a..b].fill(0);
-                    let (ta, tb) = (o.tbase as usize, (o.tbase + o.words * 4 / o.unit) as usize);
-                    self.staint[ta..tb].fill(u);
+                    self.staint[o.taint_units()].fill(u);
                 }
                 Storage::Input => self.fill_builtin(ObjectId::new(i as u32))?,
                 _ => {}

@@ -944,6 +944,13 @@ pub struct Object {
 }
 
 impl Object {
+    /// The indices of this object's taint units in its memory's taint array (per lane, for an
+    /// invocation's own variables).
+    pub fn taint_units(&self) -> std::ops::Range<usize> {
+        let start = self.tbase as usize;
+        start..start + (self.words * 4 / self.unit.max(1)) as usize
+    }
+
     /// The error for a write (`what`: "a store to", …) to this variable where it is read-only,
     /// else `None`: one rule for the decoder's validate pass and the executor's accesses.
     pub fn refuses_write(&self, what: &str) -> Option<crate::spirv::SpirvError> {

@@ -431,8 +431,7 @@ impl Wg<'_, '_> {
             let u = self.d.uninit[obj.index()];
             let lanes = self.lanes;
             let n = self.n;
-            let (a, b) = (o.tbase as usize, (o.tbase + o.words * 4 / o.unit) as usize);
-            for w in a..b {
+            for w in o.taint_units() {
                 let row = w * lanes;
                 let lt = &mut self.ltaint[row..row + lanes];
                 each_span(&flow.set, n, |r| lt[r].fill(u));

@@ -169,9 +169,7 @@ impl Wg<'_, '_> {
     pub(crate) fn taint_own(&mut self, objs: &[ObjectId], set: &[LaneMask]) {
         let (lanes, n) = (self.lanes, self.n);
         for o in objs {
-            let ob = &self.k.objects[o.index()];
-            let units = (ob.words * 4 / ob.unit.max(1)) as usize;
-            for u in ob.tbase as usize..ob.tbase as usize + units {
+            for u in self.k.objects[o.index()].taint_units() {
                 let row = u * lanes;
                 each_lane(set, n, |s| {
                     let l = self.lost_taint[s];
@@ -190,13 +188,12 @@ impl Wg<'_, '_> {
         let mut saved = OwnSaved::default();
         for o in objs {
             let ob = &self.k.objects[o.index()];
-            let units = (ob.words * 4 / ob.unit.max(1)) as usize;
             for w in ob.base as usize..(ob.base + ob.words) as usize {
                 each_lane(set, n, |s| {
                     saved.words.push((w * lanes + s, self.lmem[w * lanes + s]))
                 });
             }
-            for u in ob.tbase as usize..ob.tbase as usize + units {
+            for u in ob.taint_units() {
                 each_lane(set, n, |s| {
                     saved
                         .taint

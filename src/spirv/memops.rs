@@ -1034,17 +1034,16 @@ impl<'d> Wg<'d, '_> {
     ) {
         let p = self.prov(Cause::UndefinedPointer, loc, pt);
         let o = &self.k.objects[obj.index()];
-        let units = (o.words * 4 / o.unit) as usize;
         let reached: Vec<ObjectId> = match sp {
             Space::Lane => {
-                for u in o.tbase as usize..o.tbase as usize + units {
+                for u in o.taint_units() {
                     let i = u * self.lanes + s;
                     self.ltaint[i] = combine(p, self.ltaint[i]);
                 }
                 return;
             }
             Space::Shared => {
-                for u in o.tbase as usize..o.tbase as usize + units {
+                for u in o.taint_units() {
                     self.staint[u] = combine(p, self.staint[u]);
                 }
                 vec![obj]
