@@ -791,6 +791,9 @@ pub(crate) struct Wg<'d, 'k> {
     pub(crate) wg_linear: u32,
     pub(crate) steps: u64,
     pub(crate) frames: Vec<Frame>,
+    /// emptied flow lists of popped frames, kept for the next frame (a loop's rounds and a call's
+    /// returns would otherwise allocate a list each time)
+    pub(crate) flow_lists: Vec<Vec<Flow>>,
     /// calls the workgroup is inside (the entry point not counted), against [`MAX_CALL_DEPTH`](crate::spirv::flow::MAX_CALL_DEPTH)
     pub(crate) calls: u32,
     /// provenance ids this thread used (the dispatch's `Provs`, locked, asked once per record)
@@ -872,6 +875,7 @@ impl<'d, 'k> Wg<'d, 'k> {
             wg_linear: 0,
             steps: 0,
             frames: Vec::new(),
+            flow_lists: Vec::new(),
             calls: 0,
             prov_ids: Default::default(),
             inputs_filled: vec![false; k.objects.len()],
@@ -1048,13 +1052,28 @@ impl<'d, 'k> Wg<'d, 'k> {
         self.reset(id, linear)?;
         let entry = self.k.entry;
         let mut flow = Flow::entry(PerGroup::from_slice(&self.present));
-        self.frames.push(Frame::Func { ret: Vec::new() });
+        let ret = self.flow_list();
+        self.frames.push(Frame::Func { ret });
         self.call_body(entry, &mut flow)?;
-        let Some(Frame::Func { .. }) = self.frames.pop() else {
+        let Some(Frame::Func { ret }) = self.frames.pop() else {
             unreachable!("the entry frame is the last one")
         };
+        self.give_back_flows(ret);
         self.d.lane_instructions.fetch_add(self.steps, Relaxed);
         Ok(())
+    }
+
+    /// An empty flow list, one of [`Wg::flow_lists`] where there is one.
+    #[inline]
+    pub(crate) fn flow_list(&mut self) -> Vec<Flow> {
+        self.flow_lists.pop().unwrap_or_default()
+    }
+
+    /// Keeps `list`'s allocation for the next [`Wg::flow_list`].
+    #[inline]
+    pub(crate) fn give_back_flows(&mut self, mut list: Vec<Flow>) {
+        list.clear();
+        self.flow_lists.push(list);
     }
 
     /// Runs function `f`'s body from its entry block with `flow` (lanes deposit into the Func frame

@@ -562,13 +562,14 @@ impl Wg<'_, '_> {
         let hblk = &func.blocks[header as usize];
         let id = hblk.label;
         let entry = flow.clone();
+        let (conts, back) = (self.flow_list(), self.flow_list());
         self.frames.push(Frame::Loop {
             header,
             merge,
             cont,
             brk: PerGroup::from_elem(LaneMask::EMPTY, self.groups),
-            conts: Vec::new(),
-            back: Vec::new(),
+            conts,
+            back,
         });
         let fi = self.frames.len() - 1;
         let mut cur = flow.clone();
@@ -598,8 +599,9 @@ impl Wg<'_, '_> {
                 self.region(f, next, &mut body)?;
             }
             // Continue target: every flow that reached it.
+            let fresh = self.flow_list();
             let conts = match &mut self.frames[fi] {
-                Frame::Loop { conts, .. } => std::mem::take(conts),
+                Frame::Loop { conts, .. } => std::mem::replace(conts, fresh),
                 _ => unreachable!("loop frame"),
             };
             if !conts.is_empty() {
@@ -614,19 +616,28 @@ impl Wg<'_, '_> {
                     self.continue_construct(f, cont, &mut at_cont)?;
                 }
             }
+            self.give_back_flows(conts);
+            let fresh = self.flow_list();
             let backs = match &mut self.frames[fi] {
-                Frame::Loop { back, .. } => std::mem::take(back),
+                Frame::Loop { back, .. } => std::mem::replace(back, fresh),
                 _ => unreachable!("loop frame"),
             };
             if backs.is_empty() || backs.iter().all(|b| b.is_empty()) {
+                self.give_back_flows(backs);
                 break;
             }
             cur = Flow::join(id, &backs, header_amb);
+            self.give_back_flows(backs);
             self.check_steps(hblk)?;
         }
-        let Some(Frame::Loop { brk, .. }) = self.frames.pop() else {
+        let Some(Frame::Loop {
+            brk, conts, back, ..
+        }) = self.frames.pop()
+        else {
             unreachable!("loop frame")
         };
+        self.give_back_flows(conts);
+        self.give_back_flows(back);
         if self.any_lost && self.d.cfg.lost_paths_end {
             self.end_lost_paths(hblk, &brk);
         }
@@ -992,7 +1003,8 @@ impl Wg<'_, '_> {
             self.copy_reg(p, a, n, &flow.set);
         }
         let entry = flow.clone();
-        self.frames.push(Frame::Func { ret: Vec::new() });
+        let ret = self.flow_list();
+        self.frames.push(Frame::Func { ret });
         let mut body = flow.clone();
         self.calls += 1;
         self.call_body(f, &mut body)?;
@@ -1007,6 +1019,7 @@ impl Wg<'_, '_> {
             &ret,
             PerGroup::from_slice(&entry.amb),
         );
+        self.give_back_flows(ret);
         if let (Some(d), Some(r)) = (d, callee.ret) {
             self.call_result(d, r, callee.ret_slots, &joined.set);
         }
