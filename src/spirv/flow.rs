@@ -198,6 +198,16 @@ impl Wg<'_, '_> {
             Term::Cond { c, t, f: e } => {
                 let depth = self.frames.len() - 1;
                 let (tl, el) = self.split_cond(*c, flow, blk, depth, None);
+                // Every lane one way (the common case): the flow as it is, no parts to make
+                // (`Flow::part` of the whole set is the flow itself).
+                for (target, side) in [(*t, &tl), (*e, &el)] {
+                    if *side == flow.set && !flow.is_empty() {
+                        return Ok(match self.route(func, b, target, flow) {
+                            Route::Inside => Some(target),
+                            Route::Exit => None,
+                        });
+                    }
+                }
                 let id = self.innermost_construct(func, blk.label);
                 let mut tf = flow.part(id, tl);
                 let mut ef = flow.part(id, el);
