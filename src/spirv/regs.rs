@@ -280,7 +280,8 @@ impl Spans<'_> {
 
 /// The value every lane of `set` holds in `row` (a row of a register file, lanes indexed
 /// workgroup-wide), or `None` where two lanes differ or no lane is in `set`. Branch-free over runs,
-/// so that the check costs a fraction of the per-lane work it lets a caller skip.
+/// so that the check costs a fraction of the per-lane work it lets a caller skip; the first and
+/// the last lane compared first.
 #[inline]
 pub(crate) fn same_on(set: &[LaneMask], n: usize, row: &[u64]) -> Option<u64> {
     let first = set
@@ -288,6 +289,12 @@ pub(crate) fn same_on(set: &[LaneMask], n: usize, row: &[u64]) -> Option<u64> {
         .enumerate()
         .find(|(_, m)| m.0 != 0)
         .map(|(g, m)| row[g * n + m.0.trailing_zeros() as usize])?;
+    // The last lane first: a value that differs between lanes (a pointer into a buffer's array,
+    // one element per invocation) usually differs there, and then nothing else need be read.
+    let (g, m) = set.iter().enumerate().rfind(|(_, m)| m.0 != 0)?;
+    if row[g * n + (127 - m.0.leading_zeros()) as usize] != first {
+        return None;
+    }
     let mut diff = 0u64;
     each_span(set, n, |r| {
         diff |= row[r].iter().fold(0, |a, &x| a | (x ^ first));
