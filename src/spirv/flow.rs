@@ -103,18 +103,11 @@ impl Wg<'_, '_> {
 
     /// Moves every lane of `flow` into frame `i`, as lanes arriving at block `target`.
     pub(crate) fn deposit_to(&mut self, i: usize, target: BlockIdx, flow: &mut Flow) {
-        let taken = std::mem::replace(
-            flow,
-            Flow {
-                set: PerGroup::from_elem(LaneMask::EMPTY, self.groups),
-                sg: PerGroup::from_slice(&flow.sg),
-                wg: flow.wg,
-                amb: PerGroup::from_slice(&flow.amb),
-            },
-        );
+        // What stays in `flow` is the same state with no lanes: where the frame keeps only the
+        // lanes (a merge), nothing is copied; where it keeps the state, a copy.
         match &mut self.frames[i] {
             Frame::Sel { arrived, .. } => {
-                for (a, m) in arrived.iter_mut().zip(&taken.set) {
+                for (a, m) in arrived.iter_mut().zip(&flow.set) {
                     *a = a.or(*m);
                 }
             }
@@ -127,17 +120,18 @@ impl Wg<'_, '_> {
                 back,
             } => {
                 if target == *merge {
-                    for (a, m) in brk.iter_mut().zip(&taken.set) {
+                    for (a, m) in brk.iter_mut().zip(&flow.set) {
                         *a = a.or(*m);
                     }
                 } else if target == *cont {
-                    conts.push(taken);
+                    conts.push(flow.clone());
                 } else if target == *header {
-                    back.push(taken);
+                    back.push(flow.clone());
                 }
             }
-            Frame::Func { ret } => ret.push(taken),
+            Frame::Func { ret } => ret.push(flow.clone()),
         }
+        flow.set.iter_mut().for_each(|m| *m = LaneMask::EMPTY);
     }
 
     /// The header label id of the innermost construct of the current function (for branches
