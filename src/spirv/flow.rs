@@ -431,7 +431,6 @@ impl Wg<'_, '_> {
         let func = &k.funcs[f as usize];
         let blk = &func.blocks[b as usize];
         let id = blk.label;
-        let entry = flow.clone();
         // Lanes whose condition is undefined go both ways where the construct can be left only
         // through its merge and holds no loop (each way ends): each side is a path the invocation
         // may take (SPIR-V gives an undefined value *some* value), so what either side writes is
@@ -442,7 +441,7 @@ impl Wg<'_, '_> {
                 let depth = self.frames.len();
                 let two_ways = (!blk.escapes && blk.acyclic).then_some(&mut both);
                 let (tl, el) = self.split_cond(*c, flow, blk, depth, two_ways);
-                vec![(*t, entry.part(id, tl)), (*e, entry.part(id, el))]
+                vec![(*t, flow.part(id, tl)), (*e, flow.part(id, el))]
             }
             Term::Switch {
                 sel,
@@ -452,10 +451,10 @@ impl Wg<'_, '_> {
             } => {
                 let (targets, values, parts) =
                     self.split_switch(*sel, *w, *default, cases, flow, blk);
-                let flows = entry.switch(id, self.n, &values, parts);
+                let flows = flow.switch(id, self.n, &values, parts);
                 targets.into_iter().zip(flows).collect()
             }
-            Term::Branch(t) => vec![(*t, entry.clone())],
+            Term::Branch(t) => vec![(*t, flow.clone())],
             _ => {
                 return Err(SpirvError::malformed(
                     "a selection header must end with a branch or switch",
@@ -495,7 +494,7 @@ impl Wg<'_, '_> {
         if self.any_lost && self.d.cfg.lost_paths_end {
             self.end_lost_paths(blk, &arrived);
         }
-        *flow = entry.merge(id, [&arrived]);
+        *flow = flow.merge(id, [&arrived]);
         Ok(())
     }
 
@@ -565,7 +564,6 @@ impl Wg<'_, '_> {
         let func = &k.funcs[f as usize];
         let hblk = &func.blocks[header as usize];
         let id = hblk.label;
-        let entry = flow.clone();
         let (conts, back) = (self.flow_list(), self.flow_list());
         self.frames.push(Frame::Loop {
             header,
@@ -598,7 +596,7 @@ impl Wg<'_, '_> {
             let header_amb = PerGroup::from_slice(&cur.amb);
             // The header block's body and terminator, then the rest of the loop body.
             self.body(hblk, &mut cur)?;
-            let mut body = cur.clone();
+            let mut body = cur;
             if let Some(next) = self.terminate(f, header, &mut body)? {
                 self.region(f, next, &mut body)?;
             }
@@ -645,7 +643,7 @@ impl Wg<'_, '_> {
         if self.any_lost && self.d.cfg.lost_paths_end {
             self.end_lost_paths(hblk, &brk);
         }
-        *flow = entry.merge(id, [&brk]);
+        *flow = flow.merge(id, [&brk]);
         Ok(())
     }
 
