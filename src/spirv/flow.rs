@@ -1004,7 +1004,6 @@ impl Wg<'_, '_> {
             let n = callee.param_slots[k2];
             self.copy_reg(p, a, n, &flow.set);
         }
-        let entry = flow.clone();
         let ret = self.flow_list();
         self.frames.push(Frame::Func { ret });
         let mut body = flow.clone();
@@ -1019,7 +1018,7 @@ impl Wg<'_, '_> {
         let joined = Flow::join(
             CALL_CONSTRUCT | loc.get(),
             &ret,
-            PerGroup::from_slice(&entry.amb),
+            PerGroup::from_slice(&flow.amb),
         );
         self.give_back_flows(ret);
         if let (Some(d), Some(r)) = (d, callee.ret) {
