@@ -1133,19 +1133,24 @@ impl<'d> Wg<'d, '_> {
             for l in 0..n {
                 let s = g * n + l;
                 let inv = self.d.map.invocation(g as u32, l as u32);
-                let local = inv
-                    .map(|i| self.d.map.shape().local_id(i))
-                    .unwrap_or([0; 3]);
+                // (three divisions a lane: only for the built-ins that read it)
+                let local = || {
+                    inv.map(|i| self.d.map.shape().local_id(i))
+                        .unwrap_or([0; 3])
+                };
                 let mut comps = [0u32; 4];
                 let len = match b {
-                    BuiltIn::LocalInvocationId => put3(&mut comps, local),
+                    BuiltIn::LocalInvocationId => put3(&mut comps, local()),
                     BuiltIn::LocalInvocationIndex => put1(&mut comps, inv.unwrap_or(0)),
                     BuiltIn::WorkgroupId => put3(&mut comps, self.wg_id),
                     BuiltIn::NumWorkgroups => put3(&mut comps, wgs),
-                    BuiltIn::GlobalInvocationId => put3(
-                        &mut comps,
-                        std::array::from_fn(|a| self.wg_id[a] * ls[a] + local[a]),
-                    ),
+                    BuiltIn::GlobalInvocationId => {
+                        let local = local();
+                        put3(
+                            &mut comps,
+                            std::array::from_fn(|a| self.wg_id[a] * ls[a] + local[a]),
+                        )
+                    }
                     BuiltIn::WorkgroupSize => put3(&mut comps, ls),
                     BuiltIn::NumSubgroups => put1(&mut comps, subgroups),
                     BuiltIn::SubgroupId => put1(&mut comps, g as u32),
