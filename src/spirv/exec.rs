@@ -773,6 +773,11 @@ pub(crate) struct Wg<'d, 'k> {
     /// has ended since: the promoted bodies run only before (a variable carried across blocks in
     /// a register is that register only while no lost path's taint was given to memory)
     pub(crate) ever_lost: bool,
+    /// per carried variable ([`Kernel::carried`]) and subgroup, the lanes that stored it in its
+    /// register since memory last reset it — only there does the register hold what memory would
+    /// (the promoted bodies store carried variables into their registers alone until a path is
+    /// lost; `Wg::spill_carried` then writes these lanes to memory)
+    pub(crate) carried_mask: Vec<u128>,
     /// the frame (stack index) of the construct where each lost lane lost its path
     pub(crate) lost_depth: Vec<u32>,
     /// taint for the phis of the block a lane enters next (lanes whose lost path ended at a merge)
@@ -864,6 +869,7 @@ impl<'d, 'k> Wg<'d, 'k> {
             decided: false,
             any_lost: false,
             ever_lost: false,
+            carried_mask: vec![0; k.carried.len() * groups],
             lost_depth: vec![u32::MAX; lanes],
             phi_taint: vec![Taint::NONE; lanes],
             windows: HashMap::new(),
@@ -922,6 +928,11 @@ impl<'d, 'k> Wg<'d, 'k> {
         self.decided = false;
         self.any_lost = false;
         self.ever_lost = false;
+        // What the last workgroup's carried variables left in memory (`Wg::spill`).
+        for var in 0..k.carried.len() {
+            self.spill(var, None, false);
+        }
+        self.carried_mask.fill(0);
         self.lost_depth.fill(u32::MAX);
         self.phi_taint.fill(Taint::NONE);
         self.any_phi_taint = false;

@@ -267,7 +267,7 @@ impl Wg<'_, '_> {
                 );
                 each_lane(&flow.set, n, |s| self.lost_taint[s] = p);
                 self.any_lost = true;
-                self.ever_lost = true;
+                self.first_loss();
                 for g in 0..self.groups {
                     if !flow.set[g].is_empty() {
                         self.lost.lose(g, blk.label);

@@ -81,3 +81,17 @@ impl std::fmt::Display for ObjectId {
         write!(f, "{}", self.0)
     }
 }
+
+/// A variable carried in a register of its own by the promoted bodies (`decode/promote.rs`): the
+/// one place every access to it uses, and the register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CarriedVar {
+    /// the variable
+    pub obj: ObjectId,
+    /// byte offset of the place
+    pub off: u32,
+    /// the plan of its accesses (`Kernel::plans`)
+    pub plan: u32,
+    /// its register
+    pub reg: Reg,
+}

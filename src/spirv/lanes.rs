@@ -429,6 +429,18 @@ impl Wg<'_, '_> {
         for &obj in &k.funcs[f as usize].locals {
             let o = &k.objects[obj.index()];
             let u = self.d.uninit[obj.index()];
+            // A carried variable's register no longer holds what memory does in these lanes.
+            let var = k.carried_of[obj.index()];
+            if var != u32::MAX {
+                self.spill(var as usize, Some(&flow.set), false);
+                let g0 = var as usize * self.groups;
+                for (m, set) in self.carried_mask[g0..g0 + self.groups]
+                    .iter_mut()
+                    .zip(&flow.set)
+                {
+                    *m &= !set.0;
+                }
+            }
             let lanes = self.lanes;
             let n = self.n;
             for w in o.taint_units() {

@@ -8,6 +8,7 @@ use crate::reconverge::PerGroup;
 use crate::spirv::exec::*;
 use crate::spirv::inst::*;
 use crate::spirv::prov::{Cause, Taint};
+use crate::spirv::regs::each_span;
 
 impl Wg<'_, '_> {
     /// Lane `s` (of subgroup `g`) branched at `construct` (frame `depth`) on a value the model does
@@ -31,7 +32,7 @@ impl Wg<'_, '_> {
                 let p = self.prov(Cause::OrderPath { construct }, loc, taint);
                 self.lost_taint[s] = p.order_dependent();
                 self.any_lost = true;
-                self.ever_lost = true;
+                self.first_loss();
             }
             return;
         }
@@ -39,7 +40,7 @@ impl Wg<'_, '_> {
             let p = self.prov(Cause::LostPath { construct }, loc, taint);
             self.lost_taint[s] = p;
             self.any_lost = true;
-            self.ever_lost = true;
+            self.first_loss();
             self.d.find(Finding::LostPath {
                 construct,
                 loc,
@@ -51,6 +52,73 @@ impl Wg<'_, '_> {
             self.lost_cause[g] = taint;
         }
         self.lost.lose(g, construct);
+    }
+
+    /// A path of this workgroup is lost (`ever_lost`): from here on the bodies as written run, which
+    /// read carried variables from memory — so the first time, each carried variable's register is
+    /// written to memory in the lanes that stored it there (what the stores the promoted bodies
+    /// did not run would have left: their value's bits and taint, as `Wg::store` writes a 32-bit
+    /// scalar to an invocation's own word).
+    pub(crate) fn first_loss(&mut self) {
+        if !self.ever_lost {
+            self.spill_carried();
+        }
+        self.ever_lost = true;
+    }
+
+    fn spill_carried(&mut self) {
+        for var in 0..self.k.carried.len() {
+            self.spill(var, None, true);
+        }
+        self.carried_mask.fill(0);
+    }
+
+    /// Writes carried variable `var`'s register to its memory in the lanes that stored it there
+    /// (of those only the lanes of `only`, where given): the values' bits, and with `taint` their
+    /// taint — what the stores the promoted bodies did not run would have left. Without the taint
+    /// where memory's taint is about to be reset (a call's locals, a new workgroup): the bits an
+    /// uninitialised variable then holds are those the bodies as written would leave.
+    pub(crate) fn spill(&mut self, var: usize, only: Option<&[LaneMask]>, taint: bool) {
+        let k = self.k;
+        let (lanes, n, groups) = (self.lanes, self.n, self.groups);
+        let c = &k.carried[var];
+        let masks = &self.carried_mask[var * groups..(var + 1) * groups];
+        if masks.iter().all(|m| *m == 0) {
+            return;
+        }
+        let lanes_of: PerGroup<LaneMask> = masks
+            .iter()
+            .enumerate()
+            .map(|(g, m)| LaneMask(only.map_or(*m, |o| m & o[g].0)))
+            .collect();
+        let o = &k.objects[c.obj.index()];
+        let (vb, tv) = (self.regs.base(c.reg), self.regs.dirty(c.reg));
+        for (slot, &(_, so)) in k.plans[c.plan as usize].slots.iter().enumerate() {
+            let w = ((c.off + so) / 4) as usize;
+            let (row, trow) = (
+                (o.base as usize + w) * lanes,
+                (o.tbase as usize + w) * lanes,
+            );
+            let vr = vb + slot * lanes;
+            let (vals, rtaint) = (&self.regs.vals, &self.regs.taint);
+            let (lmem, ltaint) = (&mut self.lmem, &mut self.ltaint);
+            each_span(&lanes_of, n, |r| {
+                for (m, v) in lmem[row + r.start..row + r.end]
+                    .iter_mut()
+                    .zip(&vals[vr + r.start..vr + r.end])
+                {
+                    *m = *v as u32;
+                }
+                if taint {
+                    let lt = &mut ltaint[trow + r.start..trow + r.end];
+                    if tv {
+                        lt.copy_from_slice(&rtaint[vr + r.start..vr + r.end]);
+                    } else {
+                        lt.fill(Taint::NONE);
+                    }
+                }
+            });
+        }
     }
 
     /// A branch whose direction is not pinned down (undefined): what the construct's other paths

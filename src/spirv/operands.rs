@@ -52,6 +52,16 @@ macro_rules! operands {
                 f(Use, a);
                 f(Def, d);
             }
+            Inst::CarriedStore { ptr, v, rv, .. } => {
+                f(Use, ptr);
+                f(Use, v);
+                f(Def, rv);
+            }
+            Inst::CarriedLoad { d, ptr, rv, .. } => {
+                f(Use, ptr);
+                f(Use, rv);
+                f(Def, d);
+            }
             Inst::Select { d, c, a, b, .. } => {
                 f(Use, c);
                 f(Use, a);

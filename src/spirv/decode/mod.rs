@@ -179,6 +179,8 @@ struct Decoder<'m> {
     /// the object standing for memory at an address that lies in no buffer (made at the first
     /// access through a `PhysicalStorageBuffer` pointer)
     no_buffer: Option<ObjectId>,
+    /// the variables the promoted bodies carry in registers (`promote.rs`)
+    carried: Vec<crate::spirv::ids::CarriedVar>,
     /// result id → its instruction (types, global variables, constants, function bodies), for
     /// tracing a pointer to its variable's decorations (`private`)
     insts: HashMap<u32, &'m Instruction>,
@@ -261,6 +263,7 @@ impl<'m> Decoder<'m> {
             uses_subgroups: false,
             prelude: Vec::new(),
             no_buffer: None,
+            carried: Vec::new(),
             insts: m
                 .types_global_values
                 .iter()
@@ -328,6 +331,10 @@ impl<'m> Decoder<'m> {
             }
         }
         let n_locs = self.locs.len();
+        let mut carried_of = vec![u32::MAX; self.objects.len()];
+        for (i, c) in self.carried.iter().enumerate() {
+            carried_of[c.obj.index()] = i as u32;
+        }
         Ok(Kernel {
             name: self.opts.name.clone(),
             entry_name,
@@ -355,6 +362,8 @@ impl<'m> Decoder<'m> {
             spec_ids,
             uses_subgroups: self.uses_subgroups,
             no_buffer: self.no_buffer,
+            carried_of,
+            carried: self.carried,
             private: (0..n_locs)
                 .map(|k| {
                     self.private_locs

@@ -30,12 +30,21 @@
 //! written reads what it stored itself. Lane-instruction counts are those of the block as written.
 //!
 //! Across blocks ([`Promote::carry`]): a variable whose address never escapes and whose accesses
-//! all use one place of 32-bit scalars is *carried* in a register of its own. Its stores stay, each
-//! followed by a copy of the stored value into that register; a load reached only after a store on
-//! every path from the function's entry ([`Promote::stored`]) reads the register. Register and
-//! memory agree lane for lane until a path is first lost (then memory may take the lost path's
-//! taint and the register does not), so the promoted bodies run only until then (`Wg::ever_lost`), and the
-//! bodies as written read the memory the stores kept.
+//! all use one place of 32-bit scalars is *carried* in a register of its own
+//! ([`crate::spirv::Kernel::carried`]). In the promoted bodies its stores are
+//! [`Inst::CarriedStore`]s: the stored value is copied into that register, and the lanes that
+//! stored are noted (`Wg::carried_mask`) — memory is not written; a load reached only after a
+//! store on every path from the function's entry ([`Promote::stored`]) reads the register, and any
+//! other load is an [`Inst::CarriedLoad`]: the register in the lanes noted, memory in the others
+//! (which have not stored the variable since memory last reset it, so memory holds what it would
+//! as written). The promoted bodies run only until a path is first lost (`Wg::ever_lost`: then
+//! memory may take the lost path's taint and the register does not); at that moment
+//! (`Wg::first_loss`) each register is written to memory in the lanes noted, bits and taint — what
+//! the stores not run would have left — and from then on the bodies as written read memory (a
+//! carried access left in a promoted body after a call runs as written too). Where memory resets a
+//! variable (a new workgroup, a call's locals) the noted lanes' bits are written first: what an
+//! uninitialised variable then holds is what the bodies as written would leave (an undefined
+//! value's bits decide whether two writes of it race with the same value).
 //!
 //! Across calls: a parameter every call passes the same constant pointer is *bound* to it
 //! ([`bind_params`]), so the callee's accesses through it are accesses to the caller's variable
@@ -44,7 +53,8 @@
 //! ([`resets`]), never the caller's own.
 
 use crate::spirv::inst::{
-    calls_post_order, Block, FastBody, Func, Inst, Object, ObjectId, Plan, Reg, Step, Term,
+    calls_post_order, Block, CarriedVar, FastBody, Func, Inst, Object, ObjectId, Plan, Reg, Step,
+    Term,
 };
 use crate::spirv::memory::Ptr;
 use crate::spirv::operands::Role;
@@ -94,6 +104,9 @@ pub(super) struct Promote<'a> {
     carried: HashMap<ObjectId, Known>,
     /// the register of the carried variable each constant pointer register points to
     carry_of: HashMap<Reg, Reg>,
+    /// the carried variables in the order of their indices, and each one's index
+    carried_list: Vec<CarriedVar>,
+    var_of: HashMap<ObjectId, u32>,
     /// parameter registers bound to one pointer: every call passes the same constant pointer
     /// (in `ptrs` too)
     bound: HashSet<Reg>,
@@ -146,6 +159,8 @@ impl<'a> Promote<'a> {
             regs_of,
             carried: HashMap::new(),
             carry_of: HashMap::new(),
+            carried_list: Vec::new(),
+            var_of: HashMap::new(),
             bound,
             resets,
             order,
@@ -155,7 +170,12 @@ impl<'a> Promote<'a> {
     /// Gives every block of `funcs` whose promoted body differs from the body as written that
     /// body ([`Block::fast`]); `new_reg` makes a register of so many slots, or a constant
     /// register holding a pointer.
-    pub(super) fn run(mut self, funcs: &mut [Func], new_reg: &mut dyn FnMut(NewReg) -> Reg) {
+    /// Returns the carried variables ([`crate::spirv::inst::Kernel::carried`]).
+    pub(super) fn run(
+        mut self,
+        funcs: &mut [Func],
+        new_reg: &mut dyn FnMut(NewReg) -> Reg,
+    ) -> Vec<CarriedVar> {
         let mut stored = self.carry(funcs, new_reg);
         let mut bodies: Vec<Vec<Option<Body>>> = Vec::with_capacity(funcs.len());
         for (fi, f) in funcs.iter().enumerate() {
@@ -254,6 +274,7 @@ impl<'a> Promote<'a> {
                 }
             }
         }
+        self.carried_list
     }
 
     /// A register `new_reg` makes, its slots known to the pass.
@@ -270,14 +291,15 @@ impl<'a> Promote<'a> {
         reg
     }
 
-    /// Chooses the variables carried across blocks, each in a register of its own that mirrors its
-    /// memory: a `Function` variable whose address is only ever the pointer of a load or a store
-    /// (it never escapes: no chain, call, copy, phi or stored pointer reaches it), every access
-    /// the same place of 32-bit scalars ([`Promote::place`]), and some load of it not preceded in
-    /// its block by a store. Every store to one copies the stored value into its register too
-    /// (the store stays: the bodies as written read memory once a path is lost), so that a load
-    /// where every path from the function's entry stored the variable ([`Promote::stored`]) reads
-    /// the register — the same bits and taint, lane for lane, while no path has been lost.
+    /// Chooses the variables carried across blocks, each in a register of its own that stands for
+    /// its memory: a `Function` variable whose address is only ever the pointer of a load or a
+    /// store (it never escapes: no chain, call, copy, phi or stored pointer reaches it), every
+    /// access the same place of 32-bit scalars ([`Promote::place`]), and some load of it not
+    /// preceded in its block by a store. Every store to one copies the stored value into its
+    /// register ([`Inst::CarriedStore`]), so that a load where every path from the function's
+    /// entry stored the variable ([`Promote::stored`]) reads the register — the same bits and
+    /// taint, lane for lane, while no path has been lost (the module's documentation says how
+    /// memory follows).
     /// Returns, per function that runs and block, the carried variables stored on every path to
     /// it (empty for the others).
     fn carry(
@@ -392,6 +414,13 @@ impl<'a> Promote<'a> {
             let n = self.plans[k.plan as usize].slots.len() as u32;
             let reg = self.fresh(new_reg, NewReg::Slots(n));
             self.carried.insert(obj, Known { val: reg, ..k });
+            self.var_of.insert(obj, self.carried_list.len() as u32);
+            self.carried_list.push(CarriedVar {
+                obj,
+                off: k.off,
+                plan: k.plan,
+                reg,
+            });
         }
         for (r, p) in &self.ptrs {
             if let Some(k) = self.carried.get(&p.obj()) {
@@ -645,30 +674,50 @@ impl<'a> Promote<'a> {
         changed.then_some(out)
     }
 
-    /// Pushes `inst` (instruction `at` of the block as written) onto `out`, and after a store to a
-    /// carried variable the copy of the stored value into the variable's register, which the
-    /// registers `known` holds no longer hold; true where it pushed the copy.
+    /// Pushes `inst` (instruction `at` of the block as written) onto `out` — a store to a carried
+    /// variable as [`Inst::CarriedStore`] (the stored value copied into the variable's register,
+    /// which the registers `known` holds no longer hold), a load of one as [`Inst::CarriedLoad`];
+    /// true where it changed the instruction.
     fn push_carried(&self, inst: Inst, at: usize, out: &mut Body, known: &mut Vec<Known>) -> bool {
-        let carry = match &inst {
-            Inst::Store { ptr, v, .. } => self.carry_of.get(ptr).map(|rv| (*rv, *v)),
-            _ => None,
+        let carried = |ptr: &Reg| {
+            let rv = *self.carry_of.get(ptr)?;
+            let var = self.var_of[&self.ptrs[ptr].obj()];
+            Some((var, rv, self.slots[rv.index()]))
         };
-        out.push((inst, at));
-        let Some((rv, v)) = carry else {
-            return false;
-        };
-        known.retain(|k| k.val != rv || v == rv);
-        let n = self.slots[rv.index()];
-        out.push((
-            Inst::Move {
-                d: rv,
-                a: v,
-                off: 0,
-                n,
+        let inst = match inst {
+            Inst::Store { ptr, v, plan } => match carried(&ptr) {
+                Some((var, rv, n)) => {
+                    known.retain(|k| k.val != rv || v == rv);
+                    Inst::CarriedStore {
+                        var,
+                        ptr,
+                        v,
+                        plan,
+                        rv,
+                        n,
+                    }
+                }
+                None => Inst::Store { ptr, v, plan },
             },
-            at,
-        ));
-        true
+            Inst::Load { d, ptr, plan } => match carried(&ptr) {
+                Some((var, rv, n)) => Inst::CarriedLoad {
+                    var,
+                    d,
+                    ptr,
+                    plan,
+                    rv,
+                    n,
+                },
+                None => Inst::Load { d, ptr, plan },
+            },
+            other => {
+                out.push((other, at));
+                return false;
+            }
+        };
+        let changed = matches!(inst, Inst::CarriedStore { .. } | Inst::CarriedLoad { .. });
+        out.push((inst, at));
+        changed
     }
 
     /// The constant register of the pointer an access chain of constant `steps` from constant
@@ -1018,7 +1067,7 @@ impl super::Decoder<'_> {
             }
             reg
         };
-        Promote::new(funcs, entry, &self.objects, &self.plans, slots, consts)
+        self.carried = Promote::new(funcs, entry, &self.objects, &self.plans, slots, consts)
             .run(funcs, &mut new_reg);
     }
 }
