@@ -19,7 +19,9 @@
 //! helpers whose pointer parameters are bound to the caller's temporaries: one with a loop called
 //! from one place, one called from two places (not bound) passing its parameter on to another, one
 //! that loses a path while it writes through its parameter, a parameter copied in from an
-//! uninitialised local, and `out` parameters stored before and read before the callee stores them.
+//! uninitialised local, and `out` parameters stored before and read before the callee stores them;
+//! and a helper with a carried local that some lanes read before storing it, called twice (what
+//! an uninitialised variable's bits are is what the bodies as written would leave: `Wg::spill`).
 #![cfg(feature = "vulkan")]
 use crate::spirv_support::{bytes_u32, glsl, glsl_file, report, same_reports};
 use lockstep::grayscott::layout::{Shape, Tiling};
@@ -31,7 +33,7 @@ use lockstep::spirv::*;
 const HEAD: &str = "#version 450\n#extension GL_KHR_shader_subgroup_basic : require\n#extension GL_KHR_shader_subgroup_shuffle_relative : require\n#extension GL_ARB_gpu_shader_int64 : require\nlayout(local_size_x = 16) in;\nlayout(binding = 0) buffer B { uint b[]; };\n";
 
 /// (what the kernel shows, its functions and `main`).
-const KERNELS: [(&str, &str); 22] = [
+const KERNELS: [(&str, &str); 23] = [
     (
         "locals stored and read back in one block: a vector read by component, negative constants, bools",
         "void main() { uint i = gl_LocalInvocationIndex; vec2 p = vec2(float(i), -3.5); float a = p.x * 2.0; float c = p.y; int m = -5; bool odd = (i & 1u) == 1u; bool e = odd; uint n = e ? uint(m) : 7u; b[i] = floatBitsToUint(a + c) ^ n; }",
@@ -119,6 +121,10 @@ const KERNELS: [(&str, &str); 22] = [
     (
         "an out parameter the callee reads before it stores it (the caller never stored the temporary)",
         "void h(out uint r, uint n) { for (uint j = 0u; j < n; j++) { r += j; } }\nvoid main() { uint i = gl_LocalInvocationIndex; uint x = 0u; for (uint k = 0u; k < 2u; k++) { h(x, i % 3u + k); } b[i] = x; }",
+    ),
+    (
+        "a helper's carried local read before some lanes store it, the helper called twice (the second call's unstored lanes find the bits the first call left)",
+        "uint f(uint i) { uint t; if ((i & 1u) == 0u) { t = i * 7u; } uint r = t; t = r + 1u; if (i > 3u) { r = r * 2u; } return t + r; }\nvoid main() { uint i = gl_LocalInvocationIndex; uint a = f(i); uint c = f(i + 1u); b[i] = a + c; }",
     ),
 ];
 
