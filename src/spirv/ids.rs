@@ -95,3 +95,18 @@ pub struct CarriedVar {
     /// its register
     pub reg: Reg,
 }
+
+/// What a promoted body's access to a carried variable names besides its value register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CarriedAccess {
+    /// the variable, by its index in `Kernel::carried`
+    pub var: u32,
+    /// the pointer the access as written uses
+    pub ptr: Reg,
+    /// the plan of the access (`Kernel::plans`)
+    pub plan: u32,
+    /// the variable's register
+    pub rv: Reg,
+    /// the register's slots
+    pub n: u32,
+}

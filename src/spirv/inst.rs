@@ -8,7 +8,7 @@ use crate::spirv::error::Location;
 use crate::spirv::types::{Scalar, Storage, TypeId, Types};
 
 pub use crate::spirv::ext_inst::Ext;
-pub use crate::spirv::ids::{CarriedVar, LocId, ObjectId, Reg};
+pub use crate::spirv::ids::{CarriedAccess, CarriedVar, LocId, ObjectId, Reg};
 pub use crate::spirv::names::VarNames;
 pub use crate::words::int::{IntBin, IntCmp, IntUn};
 
@@ -481,27 +481,18 @@ pub enum Inst {
         v: Reg,
         plan: PlanId,
     },
-    /// A store to carried variable `var` ([`Kernel::carried`]) in a promoted body
-    /// (`decode/promote.rs`): its value copied into the variable's register `rv` (`n` slots), and
-    /// the lanes noted as holding it there; the store itself only once an invocation's path has
-    /// been lost (then memory is what the bodies as written read).
+    /// A store of `v` to a carried variable in a promoted body (`decode/promote.rs`): the value
+    /// copied into the variable's register, the lanes noted as holding it there; the store itself
+    /// only once an invocation's path has been lost (then memory is what the bodies as written read).
     CarriedStore {
-        var: u32,
-        ptr: Reg,
         v: Reg,
-        plan: PlanId,
-        rv: Reg,
-        n: u32,
+        c: CarriedAccess,
     },
-    /// A load of carried variable `var` in a promoted body: the variable's register `rv` for the
+    /// A load of a carried variable into `d` in a promoted body: the variable's register for the
     /// lanes that stored it there, memory for the others (and for all once a path is lost).
     CarriedLoad {
-        var: u32,
         d: Reg,
-        ptr: Reg,
-        plan: PlanId,
-        rv: Reg,
-        n: u32,
+        c: CarriedAccess,
     },
     /// `*dst = *src` (`OpCopyMemory`), through a value of the plan's slots
     CopyMemory {
@@ -1104,7 +1095,7 @@ pub struct Kernel {
     /// atomic (Vulkan, Appendix B, Private vs. Non-Private)
     pub private: Vec<u8>,
     /// the variables the promoted bodies carry in a register of their own, by the index
-    /// [`Inst::CarriedStore`] and [`Inst::CarriedLoad`] name
+    /// `Inst::CarriedStore` and `Inst::CarriedLoad` name
     pub carried: Vec<CarriedVar>,
     /// by object: its index in `carried`, `u32::MAX` for the others
     pub carried_of: Vec<u32>,

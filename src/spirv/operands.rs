@@ -3,7 +3,7 @@
 //! invocation's own variables). A new instruction variant must be added here: the match is
 //! exhaustive, so the compiler asks for it.
 
-use crate::spirv::inst::{Group, Inst, Reg, Step};
+use crate::spirv::inst::{CarriedAccess, Group, Inst, Reg, Step};
 
 /// What an instruction does with a register operand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,12 +52,14 @@ macro_rules! operands {
                 f(Use, a);
                 f(Def, d);
             }
-            Inst::CarriedStore { ptr, v, rv, .. } => {
+            Inst::CarriedStore { v, c } => {
+                let CarriedAccess { ptr, rv, .. } = &$($m)? *c;
                 f(Use, ptr);
                 f(Use, v);
                 f(Def, rv);
             }
-            Inst::CarriedLoad { d, ptr, rv, .. } => {
+            Inst::CarriedLoad { d, c } => {
+                let CarriedAccess { ptr, rv, .. } = &$($m)? *c;
                 f(Use, ptr);
                 f(Use, rv);
                 f(Def, d);

@@ -64,9 +64,8 @@ impl Wg<'_, '_> {
             } => self.ext_out(flow, *frexp, *w, *n, *d, *x, *ptr, *plan, loc)?,
             Inst::Load { d, ptr, plan } => self.load(flow, *d, *ptr, *plan, loc)?,
             Inst::Store { ptr, v, plan } => self.store(flow, *ptr, *v, *plan, loc)?,
-            Inst::CarriedStore { .. } | Inst::CarriedLoad { .. } => {
-                self.carried(inst, flow, loc)?
-            }
+            Inst::CarriedStore { v, c } => self.carried_store(flow, *v, c, loc)?,
+            Inst::CarriedLoad { d, c } => self.carried_load(flow, *d, c, loc)?,
             Inst::CopyMemory {
                 dst,
                 src,
@@ -169,78 +168,46 @@ impl Wg<'_, '_> {
         Ok(())
     }
 
-    /// A carried variable's store or load in a promoted body ([`Inst::CarriedStore`],
-    /// [`Inst::CarriedLoad`]).
-    fn carried(&mut self, inst: &Inst, flow: &Flow, loc: LocId) -> Result<(), SpirvError> {
-        match *inst {
-            Inst::CarriedStore {
-                var,
-                ptr,
-                v,
-                plan,
-                rv,
-                n,
-            } => self.carried_store(flow, var, ptr, v, plan, (rv, n), loc),
-            Inst::CarriedLoad {
-                var,
-                d,
-                ptr,
-                plan,
-                rv,
-                n,
-            } => self.carried_load(flow, var, d, ptr, plan, (rv, n), loc),
-            _ => unreachable!("a carried variable's access"),
-        }
-    }
-
-    /// [`Inst::CarriedStore`]: the value copied into the variable's register, and the lanes noted
+    /// `Inst::CarriedStore`: the value copied into the variable's register, and the lanes noted
     /// as holding it there; stored to memory too once a path is lost (then memory is what the
     /// bodies as written read, and `Wg::spill` has already written what the register held).
-    #[allow(clippy::too_many_arguments)]
     fn carried_store(
         &mut self,
         flow: &Flow,
-        var: u32,
-        ptr: Reg,
         v: Reg,
-        plan: u32,
-        (rv, n): (Reg, u32),
+        c: &CarriedAccess,
         loc: LocId,
     ) -> Result<(), SpirvError> {
         if self.ever_lost {
-            self.store(flow, ptr, v, plan, loc)?;
+            self.store(flow, c.ptr, v, c.plan, loc)?;
         } else {
-            let g0 = var as usize * self.groups;
+            let g0 = c.var as usize * self.groups;
             let masks = &mut self.carried_mask[g0..g0 + self.groups];
             for (m, s) in masks.iter_mut().zip(&flow.set) {
                 *m |= s.0;
             }
         }
-        self.move_slots(&flow.set, rv, v, 0, n);
+        self.move_slots(&flow.set, c.rv, v, 0, c.n);
         Ok(())
     }
 
-    /// [`Inst::CarriedLoad`]: the lanes that stored the variable in its register read it there, the
+    /// `Inst::CarriedLoad`: the lanes that stored the variable in its register read it there, the
     /// others (and every lane once a path is lost) read memory — what a load from memory would
     /// give each of them.
-    #[allow(clippy::too_many_arguments)]
     fn carried_load(
         &mut self,
         flow: &Flow,
-        var: u32,
         d: Reg,
-        ptr: Reg,
-        plan: u32,
-        (rv, n): (Reg, u32),
+        c: &CarriedAccess,
         loc: LocId,
     ) -> Result<(), SpirvError> {
         if self.ever_lost {
-            return self.load(flow, d, ptr, plan, loc);
+            return self.load(flow, d, c.ptr, c.plan, loc);
         }
-        let g0 = var as usize * self.groups;
+        let g0 = c.var as usize * self.groups;
         let masks = &self.carried_mask[g0..g0 + self.groups];
         if flow.set.iter().zip(masks).all(|(s, m)| s.0 & !m == 0) {
-            self.move_slots(&flow.set, d, rv, 0, n);
+            self.move_slots(&flow.set, d, c.rv, 0, c.n);
             return Ok(());
         }
         let stored: crate::reconverge::PerGroup<LaneMask> = flow
@@ -249,9 +216,9 @@ impl Wg<'_, '_> {
             .zip(masks)
             .map(|(s, m)| LaneMask(s.0 & m))
             .collect();
-        self.load(flow, d, ptr, plan, loc)?;
+        self.load(flow, d, c.ptr, c.plan, loc)?;
         if stored.iter().any(|m| !m.is_empty()) {
-            self.move_slots(&stored, d, rv, 0, n);
+            self.move_slots(&stored, d, c.rv, 0, c.n);
         }
         Ok(())
     }

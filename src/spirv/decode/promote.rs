@@ -53,8 +53,8 @@
 //! ([`resets`]), never the caller's own.
 
 use crate::spirv::inst::{
-    calls_post_order, Block, CarriedVar, FastBody, Func, Inst, Object, ObjectId, Plan, Reg, Step,
-    Term,
+    calls_post_order, Block, CarriedAccess, CarriedVar, FastBody, Func, Inst, Object, ObjectId,
+    Plan, Reg, Step, Term,
 };
 use crate::spirv::memory::Ptr;
 use crate::spirv::operands::Role;
@@ -679,35 +679,26 @@ impl<'a> Promote<'a> {
     /// which the registers `known` holds no longer hold), a load of one as [`Inst::CarriedLoad`];
     /// true where it changed the instruction.
     fn push_carried(&self, inst: Inst, at: usize, out: &mut Body, known: &mut Vec<Known>) -> bool {
-        let carried = |ptr: &Reg| {
-            let rv = *self.carry_of.get(ptr)?;
-            let var = self.var_of[&self.ptrs[ptr].obj()];
-            Some((var, rv, self.slots[rv.index()]))
+        let carried = |ptr: Reg, plan: u32| {
+            let rv = *self.carry_of.get(&ptr)?;
+            Some(CarriedAccess {
+                var: self.var_of[&self.ptrs[&ptr].obj()],
+                ptr,
+                plan,
+                rv,
+                n: self.slots[rv.index()],
+            })
         };
         let inst = match inst {
-            Inst::Store { ptr, v, plan } => match carried(&ptr) {
-                Some((var, rv, n)) => {
-                    known.retain(|k| k.val != rv || v == rv);
-                    Inst::CarriedStore {
-                        var,
-                        ptr,
-                        v,
-                        plan,
-                        rv,
-                        n,
-                    }
+            Inst::Store { ptr, v, plan } => match carried(ptr, plan) {
+                Some(c) => {
+                    known.retain(|k| k.val != c.rv || v == c.rv);
+                    Inst::CarriedStore { v, c }
                 }
                 None => Inst::Store { ptr, v, plan },
             },
-            Inst::Load { d, ptr, plan } => match carried(&ptr) {
-                Some((var, rv, n)) => Inst::CarriedLoad {
-                    var,
-                    d,
-                    ptr,
-                    plan,
-                    rv,
-                    n,
-                },
+            Inst::Load { d, ptr, plan } => match carried(ptr, plan) {
+                Some(c) => Inst::CarriedLoad { d, c },
                 None => Inst::Load { d, ptr, plan },
             },
             other => {
