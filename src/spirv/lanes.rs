@@ -433,11 +433,8 @@ impl Wg<'_, '_> {
             let var = k.carried_of[obj.index()];
             if var != u32::MAX {
                 self.spill(var as usize, Some(&flow.set), false);
-                let g0 = var as usize * self.groups;
-                for (m, set) in self.carried_mask[g0..g0 + self.groups]
-                    .iter_mut()
-                    .zip(&flow.set)
-                {
+                let at = self.carried_at(var as usize);
+                for (m, set) in self.carried_mask[at].iter_mut().zip(&flow.set) {
                     *m &= !set.0;
                 }
             }

@@ -66,6 +66,11 @@ impl Wg<'_, '_> {
         self.ever_lost = true;
     }
 
+    /// Where carried variable `var`'s noted lanes are in `carried_mask`: one mask per subgroup.
+    pub(crate) fn carried_at(&self, var: usize) -> std::ops::Range<usize> {
+        var * self.groups..(var + 1) * self.groups
+    }
+
     fn spill_carried(&mut self) {
         for var in 0..self.k.carried.len() {
             self.spill(var, None, true);
@@ -80,9 +85,9 @@ impl Wg<'_, '_> {
     /// uninitialised variable then holds are those the bodies as written would leave.
     pub(crate) fn spill(&mut self, var: usize, only: Option<&[LaneMask]>, taint: bool) {
         let k = self.k;
-        let (lanes, n, groups) = (self.lanes, self.n, self.groups);
+        let (lanes, n) = (self.lanes, self.n);
         let c = &k.carried[var];
-        let masks = &self.carried_mask[var * groups..(var + 1) * groups];
+        let masks = &self.carried_mask[self.carried_at(var)];
         if masks.iter().all(|m| *m == 0) {
             return;
         }

@@ -181,8 +181,8 @@ impl Wg<'_, '_> {
         if self.ever_lost {
             self.store(flow, c.ptr, v, c.plan, loc)?;
         } else {
-            let g0 = c.var as usize * self.groups;
-            let masks = &mut self.carried_mask[g0..g0 + self.groups];
+            let at = self.carried_at(c.var as usize);
+            let masks = &mut self.carried_mask[at];
             for (m, s) in masks.iter_mut().zip(&flow.set) {
                 *m |= s.0;
             }
@@ -204,8 +204,7 @@ impl Wg<'_, '_> {
         if self.ever_lost {
             return self.load(flow, d, c.ptr, c.plan, loc);
         }
-        let g0 = c.var as usize * self.groups;
-        let masks = &self.carried_mask[g0..g0 + self.groups];
+        let masks = &self.carried_mask[self.carried_at(c.var as usize)];
         if flow.set.iter().zip(masks).all(|(s, m)| s.0 & !m == 0) {
             self.move_slots(&flow.set, d, c.rv, 0, c.n);
             return Ok(());
