@@ -66,6 +66,8 @@ fn both(words: &[u32], spec: Vec<(u32, SpecInput)>) -> [(Kernel, usize); 2] {
             &DecodeOptions {
                 spec: spec.clone(),
                 keep_calls,
+                // (loops unrolled or not: `tests/unrolling.rs`)
+                keep_loops: true,
                 ..Default::default()
             },
         )

@@ -1,8 +1,8 @@
 //! Decode-time promotion of an invocation's own variables (issue 22 §2) changes no report: every
 //! kernel here — and the Gray-Scott shader — is decoded three ways: as the decoder runs it (calls
 //! inlined, variables promoted), with every load and store of a `Function` variable run
-//! (`DecodeOptions::keep_variables`), and as written (calls kept too); each is run under every
-//! reconvergence model at two subgroup sizes, and the reports must be the same to the letter:
+//! (`DecodeOptions::keep_variables`), and as written (calls kept too), the loops as written in
+//! all three (unrolled: `tests/unrolling.rs`); each is run under every reconvergence model at two subgroup sizes, and the reports must be the same to the letter:
 //! lane-instruction counts, every finding and group with its text, every buffer's bytes and every
 //! unit's status with its chain. Each kernel puts a local variable where promotion could show: a
 //! vector stored whole and read by component, negative constants and bools, a value carried across
@@ -30,10 +30,10 @@ use lockstep::model::SubgroupSize;
 use lockstep::reconverge::Mode;
 use lockstep::spirv::*;
 
-const HEAD: &str = "#version 450\n#extension GL_KHR_shader_subgroup_basic : require\n#extension GL_KHR_shader_subgroup_shuffle_relative : require\n#extension GL_ARB_gpu_shader_int64 : require\nlayout(local_size_x = 16) in;\nlayout(binding = 0) buffer B { uint b[]; };\n";
+pub(crate) const HEAD: &str = "#version 450\n#extension GL_KHR_shader_subgroup_basic : require\n#extension GL_KHR_shader_subgroup_shuffle_relative : require\n#extension GL_ARB_gpu_shader_int64 : require\nlayout(local_size_x = 16) in;\nlayout(binding = 0) buffer B { uint b[]; };\n";
 
 /// (what the kernel shows, its functions and `main`).
-const KERNELS: [(&str, &str); 23] = [
+pub(crate) const KERNELS: [(&str, &str); 23] = [
     (
         "locals stored and read back in one block: a vector read by component, negative constants, bools",
         "void main() { uint i = gl_LocalInvocationIndex; vec2 p = vec2(float(i), -3.5); float a = p.x * 2.0; float c = p.y; int m = -5; bool odd = (i & 1u) == 1u; bool e = odd; uint n = e ? uint(m) : 7u; b[i] = floatBitsToUint(a + c) ^ n; }",
@@ -178,7 +178,8 @@ fn promoted_bodies(k: &Kernel) -> usize {
         .count()
 }
 
-/// The module decoded as the decoder runs it, with every variable access run, and as written.
+/// The module decoded as the decoder runs it (its loops as written), with every variable access
+/// run, and as written (calls kept too).
 fn three(words: &[u32], spec: Vec<(u32, SpecInput)>) -> [Kernel; 3] {
     [(false, false), (false, true), (true, true)].map(|(keep_calls, keep_variables)| {
         decode(
@@ -187,6 +188,8 @@ fn three(words: &[u32], spec: Vec<(u32, SpecInput)>) -> [Kernel; 3] {
                 spec: spec.clone(),
                 keep_calls,
                 keep_variables,
+                // (loops unrolled or not: `tests/unrolling.rs`)
+                keep_loops: true,
                 ..Default::default()
             },
         )

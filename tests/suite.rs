@@ -44,4 +44,5 @@ mod tangled;
 #[cfg(feature = "vulkan")]
 mod tolerance;
 mod undefined_rules;
+mod unrolling;
 mod verdicts;

@@ -260,6 +260,7 @@ impl Backend for ModelBackend {
             &DecodeOptions {
                 keep_calls: false,
                 keep_variables: false,
+                keep_loops: false,
                 entry: Some(d.pipeline.entry_point.clone()),
                 spec,
                 name: d.shader.name.clone(),

@@ -167,6 +167,7 @@ impl KernelJob {
             &DecodeOptions {
                 keep_calls: false,
                 keep_variables: false,
+                keep_loops: false,
                 entry: self.entry.clone(),
                 spec: self
                     .spec

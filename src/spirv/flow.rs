@@ -62,10 +62,10 @@ impl Wg<'_, '_> {
                 self.deposit_to(fr, b, flow);
                 return Ok(());
             }
-            let blk = &func.blocks[b as usize];
+            let blk = self.header(&func.blocks[b as usize]);
             self.phis(blk, flow);
             if let Merge::Loop { merge, cont } = blk.merge {
-                self.run_loop(f, b, merge, cont, flow)?;
+                self.run_loop(f, b, blk, merge, cont, flow)?;
                 b = merge;
                 continue;
             }
@@ -75,10 +75,21 @@ impl Wg<'_, '_> {
                 b = merge;
                 continue;
             }
-            match self.terminate(f, b, flow)? {
+            match self.terminate(f, b, blk, flow)? {
                 Some(next) => b = next,
                 None => return Ok(()),
             }
+        }
+    }
+
+    /// The block to run for `blk`: a loop unrolled at decode time (`decode/unroll.rs`) as
+    /// written once an invocation's path is lost — as the promoted bodies, and for the same
+    /// reason (a lost path's stores, the counter's among them, take its taint) — else `blk`.
+    #[inline(always)]
+    pub(crate) fn header<'b>(&self, blk: &'b Block) -> &'b Block {
+        match &blk.written {
+            Some(w) if self.ever_lost => &w.header,
+            _ => blk,
         }
     }
 
@@ -175,11 +186,11 @@ impl Wg<'_, '_> {
         &mut self,
         f: FuncIdx,
         b: BlockIdx,
+        blk: &Block,
         flow: &mut Flow,
     ) -> Result<Option<BlockIdx>, SpirvError> {
         let k = self.k;
         let func = &k.funcs[f as usize];
-        let blk = &func.blocks[b as usize];
         match &blk.term {
             Term::Branch(t) => Ok(match self.route(func, b, *t, flow) {
                 Route::Inside => Some(*t),
@@ -556,13 +567,13 @@ impl Wg<'_, '_> {
         &mut self,
         f: FuncIdx,
         header: BlockIdx,
+        hblk: &Block,
         merge: BlockIdx,
         cont: BlockIdx,
         flow: &mut Flow,
     ) -> Result<(), SpirvError> {
         let k = self.k;
         let func = &k.funcs[f as usize];
-        let hblk = &func.blocks[header as usize];
         let id = hblk.label;
         let (conts, back) = (self.flow_list(), self.flow_list());
         self.frames.push(Frame::Loop {
@@ -597,7 +608,7 @@ impl Wg<'_, '_> {
             // The header block's body and terminator, then the rest of the loop body.
             self.body(hblk, &mut cur)?;
             let mut body = cur;
-            if let Some(next) = self.terminate(f, header, &mut body)? {
+            if let Some(next) = self.terminate(f, header, hblk, &mut body)? {
                 self.region(f, next, &mut body)?;
             }
             // Continue target: every flow that reached it.
@@ -658,7 +669,7 @@ impl Wg<'_, '_> {
         // continue target's own block first, then continue from its successor.
         let k = self.k;
         let func = &k.funcs[f as usize];
-        let blk = &func.blocks[cont as usize];
+        let blk = self.header(&func.blocks[cont as usize]);
         if blk.merge != Merge::None {
             // A continue target that heads a construct of its own: run it as a region start.
             if let Merge::Selection(merge) = blk.merge {
@@ -667,12 +678,12 @@ impl Wg<'_, '_> {
                 return self.region(f, merge, flow);
             }
             if let Merge::Loop { merge, cont: c2 } = blk.merge {
-                self.run_loop(f, cont, merge, c2, flow)?;
+                self.run_loop(f, cont, blk, merge, c2, flow)?;
                 return self.region(f, merge, flow);
             }
         }
         self.body(blk, flow)?;
-        match self.terminate(f, cont, flow)? {
+        match self.terminate(f, cont, blk, flow)? {
             Some(next) => self.region(f, next, flow),
             None => Ok(()),
         }

@@ -799,6 +799,19 @@ pub struct Block {
     /// invocation's path is lost (decode-time promotion, [`crate::spirv::decode`]); `None`: the
     /// same as `insts`
     pub fast: Option<Box<FastBody>>,
+    /// for a loop header unrolled at decode time (`decode/unroll.rs`; this block then holds the
+    /// unrolled body and branches to the merge block): the loop as written, run instead once an
+    /// invocation's path is lost
+    pub written: Option<Box<WrittenLoop>>,
+}
+
+/// A loop as written, kept beside its unrolled body ([`Block::written`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct WrittenLoop {
+    /// the header block as written
+    pub header: Block,
+    /// the loop's other blocks (run only through this header)
+    pub blocks: Vec<BlockIdx>,
 }
 
 /// A block's body with the loads and stores of an invocation's own variables that need not run
@@ -829,6 +842,7 @@ impl Block {
             acyclic: false,
             loop_defs: Vec::new(),
             fast: None,
+            written: None,
         }
     }
 }

@@ -52,6 +52,9 @@ pub struct DecodeOptions {
     /// invocation's own variables to registers (reports are the same either way; for tests that
     /// show it)
     pub keep_variables: bool,
+    /// run every loop as written: no decode-time unrolling of loops whose trip count is a
+    /// constant (reports are the same either way; for tests that show it)
+    pub keep_loops: bool,
     /// every non-atomic access is non-private (WGSL: its barriers order storage accesses within a
     /// workgroup; naga's storage buffers carry no `Coherent`); otherwise a `GLSL450` module's
     /// accesses through memory not decorated `Coherent` are private (Vulkan, Appendix B, Private
@@ -221,6 +224,7 @@ mod promote;
 mod sync;
 #[cfg(test)]
 mod tests;
+mod unroll;
 mod validate;
 
 impl<'m> Decoder<'m> {
@@ -318,11 +322,41 @@ impl<'m> Decoder<'m> {
         let lane_stores = crate::spirv::stores::construct_stores(&funcs, &ptr, &storages, |s| {
             matches!(s, Storage::Function | Storage::Private)
         });
+        if !self.opts.keep_loops {
+            let ptr_bits: HashMap<Reg, u64> = self
+                .constants
+                .iter()
+                .filter(|c| c.bits.len() == 1 && self.var_regs.contains_key(&c.reg))
+                .map(|c| (c.reg, c.bits[0]))
+                .collect();
+            let function_var: Vec<bool> =
+                storages.iter().map(|s| *s == Storage::Function).collect();
+            unroll::Unroll {
+                consts: &scalars,
+                var_regs: &self.var_regs,
+                ptr_bits: &ptr_bits,
+                function_var: &function_var,
+                plans: &self.plans,
+            }
+            .run(&mut funcs, &mut self.reg_slots);
+        }
         if !self.opts.keep_calls {
             inline::inline_calls(&mut funcs);
         }
         if !self.opts.keep_variables {
             self.promote(&mut funcs, entry as usize);
+        }
+        // The blocks of a loop unrolled run only as written (once a path is lost).
+        for f in &mut funcs {
+            let chains: Vec<u32> = f
+                .blocks
+                .iter()
+                .filter_map(|b| b.written.as_ref())
+                .flat_map(|w| w.blocks.iter().copied())
+                .collect();
+            for b in chains {
+                f.blocks[b as usize].fast = None;
+            }
         }
         let mut member_names = HashMap::new();
         for ((id, m), name) in &self.member_names {
