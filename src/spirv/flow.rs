@@ -62,7 +62,7 @@ impl Wg<'_, '_> {
                 self.deposit_to(fr, b, flow);
                 return Ok(());
             }
-            let blk = self.header(&func.blocks[b as usize]);
+            let blk = self.as_run(&func.blocks[b as usize]);
             self.phis(blk, flow);
             if let Merge::Loop { merge, cont } = blk.merge {
                 self.run_loop(f, b, blk, merge, cont, flow)?;
@@ -82,13 +82,14 @@ impl Wg<'_, '_> {
         }
     }
 
-    /// The block to run for `blk`: a loop unrolled at decode time (`decode/unroll.rs`) as
-    /// written once an invocation's path is lost — as the promoted bodies, and for the same
-    /// reason (a lost path's stores, the counter's among them, take its taint) — else `blk`.
+    /// The block to run for `blk`: one holding a loop unrolled at decode time
+    /// (`decode/unroll.rs`) as written once an invocation's path is lost — as the promoted
+    /// bodies, and for the same reason (a lost path's stores, the counter's among them, take its
+    /// taint) — else `blk`.
     #[inline(always)]
-    pub(crate) fn header<'b>(&self, blk: &'b Block) -> &'b Block {
+    pub(crate) fn as_run<'b>(&self, blk: &'b Block) -> &'b Block {
         match &blk.written {
-            Some(w) if self.ever_lost => &w.header,
+            Some(w) if self.ever_lost => &w.block,
             _ => blk,
         }
     }
@@ -669,7 +670,7 @@ impl Wg<'_, '_> {
         // continue target's own block first, then continue from its successor.
         let k = self.k;
         let func = &k.funcs[f as usize];
-        let blk = self.header(&func.blocks[cont as usize]);
+        let blk = self.as_run(&func.blocks[cont as usize]);
         if blk.merge != Merge::None {
             // A continue target that heads a construct of its own: run it as a region start.
             if let Merge::Selection(merge) = blk.merge {

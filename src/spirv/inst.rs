@@ -799,18 +799,18 @@ pub struct Block {
     /// invocation's path is lost (decode-time promotion, [`crate::spirv::decode`]); `None`: the
     /// same as `insts`
     pub fast: Option<Box<FastBody>>,
-    /// for a loop header unrolled at decode time (`decode/unroll.rs`; this block then holds the
-    /// unrolled body and branches to the merge block): the loop as written, run instead once an
-    /// invocation's path is lost
-    pub written: Option<Box<WrittenLoop>>,
+    /// for a block holding a loop unrolled at decode time (`decode/unroll.rs`: the block that
+    /// enters the loop, with the loop's iterations and its merge block after its own
+    /// instructions): the block as written, run instead once an invocation's path is lost
+    pub written: Option<Box<AsWritten>>,
 }
 
-/// A loop as written, kept beside its unrolled body ([`Block::written`]).
+/// A block as written, kept beside its unrolled form ([`Block::written`]).
 #[derive(Clone, Debug, PartialEq)]
-pub struct WrittenLoop {
-    /// the header block as written
-    pub header: Block,
-    /// the loop's other blocks (run only through this header)
+pub struct AsWritten {
+    /// the block as written
+    pub block: Block,
+    /// the blocks run only through it (the loop's, and its merge block where taken in)
     pub blocks: Vec<BlockIdx>,
 }
 

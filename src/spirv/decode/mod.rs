@@ -332,30 +332,44 @@ impl<'m> Decoder<'m> {
             let function_var: Vec<bool> =
                 storages.iter().map(|s| *s == Storage::Function).collect();
             unroll::Unroll {
-                consts: &scalars,
+                consts: scalars.clone(),
+                constants: &mut self.constants,
+                slots: &mut self.reg_slots,
+                made: HashMap::new(),
                 var_regs: &self.var_regs,
                 ptr_bits: &ptr_bits,
                 function_var: &function_var,
                 plans: &self.plans,
             }
-            .run(&mut funcs, &mut self.reg_slots);
+            .run(&mut funcs);
         }
         if !self.opts.keep_calls {
             inline::inline_calls(&mut funcs);
         }
         if !self.opts.keep_variables {
+            // The blocks of a loop unrolled run only through the block as written that enters
+            // it, once a path is lost, and only as written: the promotion does not see them (what
+            // they read from memory, the block as written before them stored — `unroll.rs`).
+            let mut aside: Vec<(usize, usize, Block)> = Vec::new();
+            for (fi, f) in funcs.iter_mut().enumerate() {
+                let only: Vec<u32> = f
+                    .blocks
+                    .iter()
+                    .filter_map(|b| b.written.as_ref())
+                    .flat_map(|w| w.blocks.iter().copied())
+                    .collect();
+                for b in only {
+                    let stub = Block::new(f.blocks[b as usize].label);
+                    aside.push((
+                        fi,
+                        b as usize,
+                        std::mem::replace(&mut f.blocks[b as usize], stub),
+                    ));
+                }
+            }
             self.promote(&mut funcs, entry as usize);
-        }
-        // The blocks of a loop unrolled run only as written (once a path is lost).
-        for f in &mut funcs {
-            let chains: Vec<u32> = f
-                .blocks
-                .iter()
-                .filter_map(|b| b.written.as_ref())
-                .flat_map(|w| w.blocks.iter().copied())
-                .collect();
-            for b in chains {
-                f.blocks[b as usize].fast = None;
+            for (fi, b, blk) in aside {
+                funcs[fi].blocks[b] = blk;
             }
         }
         let mut member_names = HashMap::new();

@@ -9,9 +9,11 @@
 //! - its blocks form one chain from the header back to it through its continue target — every
 //!   block ends in `OpBranch` but one, whose `OpBranchConditional` leaves for the merge block (the
 //!   test); no block of it heads a construct of its own, no block has phis (nor the merge block),
-//!   and a call in it goes to a function that is one such chain too (no branch a lane could take
-//!   its own way, nothing that can lose a path);
-//! - its header is entered from one block besides the back edge, and the test's value in every
+//!   and a call in it goes to a function whose blocks, from its entry, end in a branch or a
+//!   return and head nothing once its own loops are unrolled ([`is_straight`]: no branch a lane
+//!   could take its own way, nothing that can lose a path);
+//! - its header is entered from one block besides the back edge, which branches to the header
+//!   alone, heads nothing and calls only such functions; and the test's value in every
 //!   iteration follows from constants alone: the decoder evaluates the chain with the executor's
 //!   own integer rules ([`scalar::int_bin`], [`scalar::int_cmp`]) over the module's constants and
 //!   the `Function` variables whose address never escapes (only ever the pointer of a load or a
@@ -20,22 +22,33 @@
 //! - it runs at most [`MAX_TRIPS`] iterations, and the unrolled body stays within
 //!   [`MAX_UNROLLED`] instructions.
 //!
-//! The header then holds the chain's instructions, iteration after iteration and the last test,
-//! and branches to the merge block; the loop as written stays beside it
-//! ([`crate::spirv::inst::Block::written`]). Why the results are the same to the bit: every
-//! instruction of every iteration runs, in order, on the same lanes; the test's condition is the
-//! same constant in every lane — so no lane leaves at its own iteration, and the loop's merge,
-//! continue target and back edge join the lanes that entered, which is the flow that entered. The
-//! one way a test could differ is a lane whose path is lost (its stores then carry the lost path's
-//! taint: the counter's too, and the test then branches on an undefined value): the unrolled body
-//! runs only while no path of the workgroup has been lost, as the promoted bodies do; after that
-//! the executor runs the loop as written. Lane-instruction counts are those of the loop as written
-//! (the terminators of the blocks folded into one are counted as executed), and the step limit is
-//! checked at the end of the unrolled body rather than of each block (a run stopped there names the
-//! header's line).
+//! The block that enters the loop then holds, after its own instructions, the chain's
+//! instructions iteration after iteration and the last test, and — where nothing else reaches
+//! it and it heads nothing ([`tail`]) — the merge block's; the block as written stays beside it
+//! ([`crate::spirv::inst::Block::written`]), and the loop's blocks stay as they are. What the
+//! evaluation knew is folded in (the counter's loads, increments and tests are not run; an
+//! index it knew becomes a constant step, so that the promotion sees the element a chain points
+//! to), and every iteration but the last defines registers of its own ([`Unroll::unroll`]).
+//!
+//! Why the results are the same to the bit: every instruction of every iteration runs, in order,
+//! on the same lanes, or is one whose value the evaluation knew — the same in every lane, defined,
+//! what the executor computes from the same bits; the test's condition is such a constant — so no
+//! lane leaves at its own iteration, and the loop's merge, continue target and back edge join the
+//! lanes that entered, which is the flow that entered. The one way a test could differ is a lane
+//! whose path is lost (its stores then carry the lost path's taint: the counter's too, and the
+//! test then branches on an undefined value): the unrolled form runs only while no path of the
+//! workgroup has been lost, as the promoted bodies do (and no call in the entering block or the
+//! loop can lose one on the way); after that the executor runs the block as written, and the loop
+//! from it. The loop's blocks run only that way, so the promotion does not see them: what they
+//! read from memory, the block as written before them, or they themselves, stored. Lane-
+//! instruction counts are those of the code as written (the terminators of the blocks folded
+//! into one, and the instructions folded away, are counted as executed), and the step limit is
+//! checked at the end of the unrolled block rather than of each block (a run stopped there names
+//! that block's line).
 
 use crate::spirv::inst::{
-    calls_post_order, Block, Func, Inst, Merge, ObjectId, Plan, Reg, Term, WrittenLoop,
+    calls_post_order, AsWritten, Block, Constant, Func, Inst, Merge, ObjectId, Plan, Reg, Step,
+    Term,
 };
 use crate::spirv::operands::Role;
 use crate::spirv::scalar;
@@ -60,8 +73,14 @@ pub(super) const MAX_UNROLLED: usize = 4096;
 
 /// What unrolling needs of the module.
 pub(super) struct Unroll<'a> {
-    /// defined scalar constants by register
-    pub consts: &'a HashMap<Reg, u64>,
+    /// defined scalar constants by register (with those the unrolled bodies make)
+    pub consts: HashMap<Reg, u64>,
+    /// the module's constants, grown by the values the unrolled bodies fold
+    pub constants: &'a mut Vec<Constant>,
+    /// the slots of every register, grown by the registers the unrolled bodies take
+    pub slots: &'a mut Vec<u32>,
+    /// the constant registers this pass made, by value
+    pub made: HashMap<u64, Reg>,
     /// registers holding a pointer into a variable, and the variable
     pub var_regs: &'a HashMap<Reg, ObjectId>,
     /// the pointer bits of each such constant register (offset 0 is the variable itself)
@@ -72,18 +91,35 @@ pub(super) struct Unroll<'a> {
     pub plans: &'a [Plan],
 }
 
-/// A loop found unrollable: the blocks it runs, in order, and the chain as written.
+/// A loop found unrollable: the blocks it runs, in order, the chain as written, and what the
+/// evaluation knew of each instruction run (the entering block's, then `seq`'s, in order).
 struct Unrolling {
+    /// the block entering the loop, which holds the unrolled body
+    entry: usize,
     seq: Vec<usize>,
+    /// the merge block, where the unrolled body takes it in too ([`tail`])
+    tail: Option<usize>,
     chain: Vec<usize>,
     merge: usize,
+    folds: Vec<Fold>,
+}
+
+/// What the evaluation knew of one instruction of an unrolled body.
+#[derive(Clone, Debug, PartialEq)]
+enum Fold {
+    /// nothing
+    None,
+    /// the one value it defines, the same in every lane (a load of a tracked variable, integer
+    /// arithmetic, a comparison or a copy of known values)
+    Value(u64),
+    /// an access chain: the value of each step's index, where known
+    Steps(Vec<Option<u64>>),
 }
 
 impl Unroll<'_> {
     /// Unrolls every loop of `funcs` that can be (callees first, the innermost loop of a
     /// function first); how many.
-    /// `slots`: the slots of every register, grown by the registers the unrolled bodies take.
-    pub(super) fn run(&self, funcs: &mut [Func], slots: &mut Vec<u32>) -> usize {
+    pub(super) fn run(&mut self, funcs: &mut [Func]) -> usize {
         let (order, _) = calls_post_order(funcs, 0..funcs.len());
         let mut straight = vec![false; funcs.len()];
         let mut done = 0;
@@ -91,7 +127,7 @@ impl Unroll<'_> {
             let tracked = self.tracked(&funcs[f]);
             for h in (0..funcs[f].blocks.len()).rev() {
                 if let Some(p) = self.plan(&funcs[f], h, &tracked, &straight) {
-                    unroll(&mut funcs[f], h, p, slots);
+                    self.unroll(&mut funcs[f], p);
                     done += 1;
                 }
             }
@@ -236,7 +272,22 @@ impl Unroll<'_> {
             [a, b] if *a == cont => *b,
             _ => return None,
         };
-        if chain.contains(&entry) {
+        // The entering block holds the unrolled body after its own instructions: it branches to
+        // the header alone, heads nothing, and no call in it can lose a path (which would make
+        // the rest of it run as written).
+        let eb = &blocks[entry];
+        let straight_calls = |b: &Block| {
+            b.insts.iter().all(|i| match i {
+                Inst::Call { f, .. } => straight[*f as usize],
+                _ => true,
+            })
+        };
+        if chain.contains(&entry)
+            || eb.term != Term::Branch(h as u32)
+            || eb.merge != Merge::None
+            || eb.written.is_some()
+            || !straight_calls(eb)
+        {
             return None;
         }
         // The iterations, evaluated from what the entering block leaves.
@@ -246,15 +297,13 @@ impl Unroll<'_> {
             regs: HashMap::new(),
             mem: HashMap::new(),
         };
-        for i in &blocks[entry].insts {
-            ev.step(i);
-        }
+        let mut folds: Vec<Fold> = eb.insts.iter().map(|i| ev.step(i)).collect();
         let mut seq = Vec::new();
         let mut size = 0usize;
         for _ in 0..=MAX_TRIPS {
             for &b in &chain {
                 for i in &blocks[b].insts {
-                    ev.step(i);
+                    folds.push(ev.step(i));
                 }
                 seq.push(b);
                 size += blocks[b].insts.len();
@@ -264,7 +313,14 @@ impl Unroll<'_> {
                 if b == tb {
                     let v = ev.value(c)?;
                     if (v != 0) == exit_if {
-                        return Some(Unrolling { seq, chain, merge });
+                        return Some(Unrolling {
+                            entry,
+                            seq,
+                            chain,
+                            tail: tail(f, h, merge, tb),
+                            merge,
+                            folds,
+                        });
                     }
                 }
             }
@@ -295,7 +351,19 @@ impl Eval<'_, '_> {
             .filter(|o| self.tracked.contains(o))
     }
 
-    fn step(&mut self, i: &Inst) {
+    /// Evaluates `i`: what is known of it.
+    fn step(&mut self, i: &Inst) -> Fold {
+        if let Inst::AccessChain { steps, .. } = i {
+            let idx = steps
+                .iter()
+                .map(|s| match s {
+                    Step::Dyn { index, .. } => self.value(*index),
+                    _ => None,
+                })
+                .collect();
+            self.defines_unknown(i);
+            return Fold::Steps(idx);
+        }
         let known = match i {
             Inst::Load { d, ptr, .. } => self
                 .var(*ptr)
@@ -339,15 +407,23 @@ impl Eval<'_, '_> {
             }
             _ => None,
         };
-        // Whatever else the instruction defines is not known.
+        self.defines_unknown(i);
+        match known {
+            Some((d, v)) => {
+                self.regs.insert(d, v);
+                Fold::Value(v)
+            }
+            None => Fold::None,
+        }
+    }
+
+    /// Whatever `i` defines is not known (until a known value replaces it).
+    fn defines_unknown(&mut self, i: &Inst) {
         i.operands(|role, r| {
             if role == Role::Def {
                 self.regs.remove(&r);
             }
         });
-        if let Some((d, v)) = known {
-            self.regs.insert(d, v);
-        }
     }
 }
 
@@ -379,71 +455,214 @@ fn is_straight(f: &Func, straight: &[bool]) -> bool {
     true
 }
 
-/// Replaces header `h` of `f` by the unrolled body `p` plans; the header as written is kept.
-///
-/// Every iteration but the last defines registers of its own (`slots` grows by them): the last
-/// definition of each register in the unrolled body keeps its name — what the merge block and
-/// the code after it read — and the uses in between read the definition before them. So no
-/// instruction reads the register it writes (`full_uv += …` of the next iteration reads the
-/// previous iteration's sum, not its own destination), which the executor's row loops run as
-/// disjoint slices.
-fn unroll(f: &mut Func, h: usize, p: Unrolling, slots: &mut Vec<u32>) {
-    let mut nb = Block::new(f.blocks[h].label);
-    for &b in &p.seq {
-        let blk = &f.blocks[b];
-        nb.insts.extend(blk.insts.iter().cloned());
-        nb.locs.extend(blk.locs.iter().copied());
-        nb.folded += blk.folded;
-        nb.uncounted += blk.uncounted;
-    }
-    let mut last: HashMap<Reg, usize> = HashMap::new();
-    for (at, i) in nb.insts.iter().enumerate() {
-        i.operands(|role, r| {
-            if role == Role::Def {
-                last.insert(r, at);
-            }
+impl Unroll<'_> {
+    /// A constant register holding `v` (one slot), made once per value.
+    fn constant(&mut self, v: u64) -> Reg {
+        if let Some(r) = self.made.get(&v) {
+            return *r;
+        }
+        self.slots.push(1);
+        let reg = Reg::new((self.slots.len() - 1) as u32);
+        self.constants.push(Constant {
+            reg,
+            bits: Box::new([v]),
+            undef: Box::new([false]),
+            undef_at: Default::default(),
+            undef_component: false,
         });
+        self.consts.insert(reg, v);
+        self.made.insert(v, reg);
+        reg
     }
-    let mut cur: HashMap<Reg, Reg> = HashMap::new();
-    let mut defs: Vec<Reg> = Vec::new();
-    for (at, i) in nb.insts.iter_mut().enumerate() {
-        i.operands_mut(|role, r| {
-            if role == Role::Use
-                && let Some(c) = cur.get(r)
-            {
-                *r = *c;
+
+    /// Replaces header `h` of `f` by the unrolled body `p` plans; the header as written is kept.
+    ///
+    /// What the evaluation knew is folded in: an instruction whose value it knew (the counter's
+    /// loads, its increment and test) is not run — its uses read a constant register holding the
+    /// value, and it is counted as executed — except where it is the last definition of its
+    /// register (code after the loop may read it), which becomes a copy of the constant; an
+    /// access chain's index it knew, in bounds of a sized array, becomes a constant step (so the
+    /// promotion can see the element it points to). Every iteration but the last defines
+    /// registers of its own (`slots` grows by them): the last definition of each register keeps
+    /// its name — what the merge block and the code after it read — and the uses in between read
+    /// the definition before them. So no instruction reads the register it writes (`full_uv += …`
+    /// of the next iteration reads the previous iteration's sum, not its own destination), which
+    /// the executor's row loops run as disjoint slices.
+    fn unroll(&mut self, f: &mut Func, p: Unrolling) {
+        let entry = &f.blocks[p.entry];
+        let mut nb = Block::new(entry.label);
+        nb.phis = entry.phis.clone();
+        let mut insts: Vec<Inst> = Vec::new();
+        let mut locs = Vec::new();
+        let mut folds = p.folds;
+        let blocks: Vec<usize> = std::iter::once(p.entry)
+            .chain(p.seq.iter().copied())
+            .chain(p.tail)
+            .collect();
+        for &b in &blocks {
+            let blk = &f.blocks[b];
+            insts.extend(blk.insts.iter().cloned());
+            locs.extend(blk.locs.iter().copied());
+            nb.folded += blk.folded;
+            nb.uncounted += blk.uncounted;
+        }
+        folds.resize(insts.len(), Fold::None);
+        let mut last: HashMap<Reg, usize> = HashMap::new();
+        for (at, i) in insts.iter().enumerate() {
+            i.operands(|role, r| {
+                if role == Role::Def {
+                    last.insert(r, at);
+                }
+            });
+        }
+        let mut cur: HashMap<Reg, Reg> = HashMap::new();
+        let mut defs: Vec<Reg> = Vec::new();
+        for (at, (mut i, loc)) in insts.into_iter().zip(locs).enumerate() {
+            i.operands_mut(|role, r| {
+                if role == Role::Use
+                    && let Some(c) = cur.get(r)
+                {
+                    *r = *c;
+                }
+            });
+            match &folds[at] {
+                Fold::Value(v) => {
+                    let orig = i.def().expect("a known value is a definition");
+                    let c = self.constant(*v);
+                    if last[&orig] != at {
+                        cur.insert(orig, c);
+                        nb.folded += 1;
+                        continue;
+                    }
+                    cur.remove(&orig);
+                    i = Inst::Move {
+                        d: orig,
+                        a: c,
+                        off: 0,
+                        n: 1,
+                    };
+                }
+                Fold::Steps(idx) => fold_steps(&mut i, idx),
+                Fold::None => {}
             }
-        });
-        i.operands_mut(|role, r| {
-            if role != Role::Def {
-                return;
+            let slots = &mut *self.slots;
+            i.operands_mut(|role, r| {
+                if role != Role::Def {
+                    return;
+                }
+                let orig = *r;
+                if last[&orig] == at {
+                    cur.remove(&orig);
+                } else {
+                    slots.push(slots[orig.index()]);
+                    let fresh = Reg::new((slots.len() - 1) as u32);
+                    cur.insert(orig, fresh);
+                    *r = fresh;
+                }
+                if !defs.contains(r) {
+                    defs.push(*r);
+                }
+            });
+            nb.insts.push(i);
+            nb.locs.push(loc);
+        }
+        // The terminators of the blocks folded into one, counted as executed.
+        nb.folded += blocks.len() as u32 - 1;
+        let (term, term_loc) = match p.tail {
+            Some(t) => {
+                let mut term = f.blocks[t].term.clone();
+                if let Term::ReturnValue(v) = &mut term
+                    && let Some(c) = cur.get(v)
+                {
+                    *v = *c;
+                }
+                (term, f.blocks[t].term_loc)
             }
-            let orig = *r;
-            if last[&orig] == at {
-                cur.remove(&orig);
-            } else {
-                slots.push(slots[orig.index()]);
-                let fresh = Reg::new((slots.len() - 1) as u32);
-                cur.insert(orig, fresh);
-                *r = fresh;
-            }
-            if !defs.contains(r) {
-                defs.push(*r);
-            }
-        });
+            None => (Term::Branch(p.merge as u32), f.blocks[p.entry].term_loc),
+        };
+        nb.term = term;
+        nb.term_loc = term_loc;
+        nb.defs = defs;
+        let block = std::mem::replace(&mut f.blocks[p.entry], nb);
+        f.blocks[p.entry].written = Some(Box::new(AsWritten {
+            block,
+            blocks: p.chain.iter().chain(&p.tail).map(|b| *b as u32).collect(),
+        }));
     }
-    // The terminators of the blocks folded into one, counted as executed.
-    nb.folded += p.seq.len() as u32 - 1;
-    let old = &f.blocks[h];
-    nb.term = Term::Branch(p.merge as u32);
-    nb.term_loc = old.term_loc;
-    nb.defs = defs;
-    nb.escapes = old.escapes;
-    nb.acyclic = old.acyclic;
-    nb.loop_defs = old.loop_defs.clone();
-    let header = std::mem::replace(&mut f.blocks[h], nb);
-    f.blocks[h].written = Some(Box::new(WrittenLoop {
-        header,
-        blocks: p.chain[1..].iter().map(|b| *b as u32).collect(),
-    }));
+}
+
+/// The loop's merge block `m` where the unrolled body can take it in: reached from the loop's
+/// test alone, no phis, heading nothing and the target of no construct (so that no frame waits
+/// for it), ending in a branch or a return.
+fn tail(f: &Func, h: usize, m: usize, test: usize) -> Option<usize> {
+    let mb = &f.blocks[m];
+    let targeted = f.blocks.iter().enumerate().any(|(i, b)| match b.merge {
+        Merge::Selection(x) => x as usize == m,
+        Merge::Loop { merge, cont } => {
+            i == m || cont as usize == m || (merge as usize == m && i != h)
+        }
+        Merge::None => false,
+    });
+    let preds = f
+        .blocks
+        .iter()
+        .filter(|b| b.term.successors().any(|s| s as usize == m))
+        .count();
+    let from_test = f.blocks[test].term.successors().any(|s| s as usize == m);
+    (!targeted
+        && preds == 1
+        && from_test
+        && mb.phis.is_empty()
+        && mb.merge == Merge::None
+        && mb.written.is_none()
+        && matches!(
+            mb.term,
+            Term::Branch(_) | Term::Return | Term::ReturnValue(_)
+        ))
+    .then_some(m)
+}
+
+/// An access chain's steps with each index `idx` knows, in bounds of a sized array, made a
+/// constant step (the executor adds `index × stride` bytes for an index in bounds), runs of
+/// constant steps summed into one.
+fn fold_steps(i: &mut Inst, idx: &[Option<u64>]) {
+    let Inst::AccessChain { steps, .. } = i else {
+        return;
+    };
+    let mut out: Vec<Step> = Vec::with_capacity(steps.len());
+    for (s, v) in steps.iter().zip(idx) {
+        let s = match (s, v) {
+            (
+                Step::Dyn {
+                    width,
+                    signed,
+                    stride,
+                    len: Some(len),
+                    elem: false,
+                    ..
+                },
+                Some(v),
+            ) => {
+                let x = if *signed {
+                    scalar::sext(*width, *v)
+                } else {
+                    (*v & scalar::mask(*width)) as i64
+                };
+                match u32::try_from(x)
+                    .ok()
+                    .filter(|x| x < len)
+                    .and_then(|x| x.checked_mul(*stride))
+                {
+                    Some(off) => Step::Const(off),
+                    None => *s,
+                }
+            }
+            _ => *s,
+        };
+        match (out.last_mut(), &s) {
+            (Some(Step::Const(a)), Step::Const(b)) if a.checked_add(*b).is_some() => *a += *b,
+            _ => out.push(s),
+        }
+    }
+    *steps = out.into_boxed_slice();
 }
