@@ -5,11 +5,13 @@
 //! counts, every finding and group with its text, every buffer's bytes and every unit's status
 //! with its chain. Each kernel has a loop the decoder unrolls (checked: a test that compared two
 //! identical decodings would prove nothing), with something in its body that could show: a
-//! subgroup operation, a helper whose own loop is unrolled, a barrier and shared memory, an
-//! undefined value, a spec-constant bound, a signed counter stepping down; and one loop unrolled
-//! but entered on a path an undefined branch chose, where the loop as written must run (the
-//! counter's stores then carry the lost path's taint, and its test branches on an undefined
-//! value). Loops whose trip count is not a constant stay loops. The kernels of
+//! subgroup operation, a helper whose own loop is unrolled (the helper then inlined into the
+//! unrolled outer loop), a barrier and shared memory, an undefined value, a spec-constant bound, a
+//! signed counter stepping down; a helper holding an unrolled loop called after a call that loses
+//! a path (it stays a call there); and loops unrolled but entered on a path an undefined branch
+//! chose, or after a lost path was found again, where the block as written runs (the unrolled
+//! form would report the same there too — a lost lane's own variables take what it stores as it
+//! is — but it is not what runs). Loops whose trip count is not a constant stay loops. The kernels of
 //! `tests/promotion.rs` (loops around carried locals, lost paths inside loops, helpers with loops
 //! and bound parameters) and the Gray-Scott shader are compared the same way.
 #![cfg(feature = "vulkan")]
@@ -23,7 +25,7 @@ use lockstep::spirv::*;
 const HEAD: &str = "#version 450\n#extension GL_KHR_shader_subgroup_basic : require\n#extension GL_KHR_shader_subgroup_shuffle_relative : require\nlayout(local_size_x = 16) in;\nlayout(binding = 0) buffer B { uint b[]; };\n";
 
 /// (what the kernel shows, loops unrolled, its functions and `main`).
-const KERNELS: [(&str, usize, &str); 8] = [
+const KERNELS: [(&str, usize, &str); 9] = [
     (
         "a subgroup shuffle in the body of a constant loop",
         1,
@@ -58,6 +60,11 @@ const KERNELS: [(&str, usize, &str); 8] = [
         "a constant loop entered on a path an undefined branch chose (the loop as written runs)",
         1,
         "void main() { uint i = gl_LocalInvocationIndex; uint u; uint s = i; if (u > 3u) { for (uint k = 0u; k < 3u; k++) { s += k; } } b[i] = s; }",
+    ),
+    (
+        "a helper with a constant loop called after a call that loses a path (the helper stays a call there)",
+        1,
+        "uint lose(uint v) { uint u; if (u > 3u) { return v + 1u; } return v; }\nuint sum3(uint v) { uint s = v; for (uint k = 0u; k < 3u; k++) { s += k * v; } return s; }\nvoid main() { uint i = gl_LocalInvocationIndex; uint a = lose(i); uint c = sum3(a); b[i] = c; }",
     ),
     (
         "a constant loop after a path was lost and found again (the loop as written runs)",

@@ -84,8 +84,7 @@ impl Wg<'_, '_> {
 
     /// The block to run for `blk`: one holding a loop unrolled at decode time
     /// (`decode/unroll.rs`) as written once an invocation's path is lost — as the promoted
-    /// bodies, and for the same reason (a lost path's stores, the counter's among them, take its
-    /// taint) — else `blk`.
+    /// bodies, so that the lost-path rules act on the code as written — else `blk`.
     #[inline(always)]
     pub(crate) fn as_run<'b>(&self, blk: &'b Block) -> &'b Block {
         match &blk.written {

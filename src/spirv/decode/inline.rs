@@ -25,21 +25,53 @@ pub(super) const MAX_CALLEE: usize = 512;
 /// A block is not grown past this many instructions by inlining.
 pub(super) const MAX_BLOCK: usize = 8192;
 
-/// Whether calls to `f` are inlined: one block, no phis, ending in a return, no calls left.
-fn inlinable(f: &Func) -> bool {
-    matches!(f.blocks.as_slice(), [b] if b.phis.is_empty()
+/// Whether calls to `f` are inlined: one block, no phis, ending in a return, no calls left —
+/// or one such block holding a loop unrolled at decode time (`unroll.rs`) and its merge block,
+/// whose other blocks run only through it as written (*unrolled*: inlined only into a block
+/// that holds an unrolled loop itself, below).
+fn inlinable(f: &Func) -> Inlinable {
+    let Some(b) = f.blocks.first() else {
+        return Inlinable::No;
+    };
+    let one = b.phis.is_empty()
         && matches!(b.term, Term::Return | Term::ReturnValue(_))
         && b.insts.len() <= MAX_CALLEE
-        && !b.insts.iter().any(|i| matches!(i, Inst::Call { .. })))
+        && !b.insts.iter().any(|i| matches!(i, Inst::Call { .. }));
+    match &b.written {
+        _ if !one => Inlinable::No,
+        None if f.blocks.len() == 1 => Inlinable::Yes,
+        Some(w) if (1..f.blocks.len()).all(|i| w.blocks.contains(&(i as u32))) => {
+            Inlinable::Unrolled
+        }
+        _ => Inlinable::No,
+    }
+}
+
+/// How calls to a function are inlined.
+#[derive(Clone, Copy, PartialEq)]
+enum Inlinable {
+    /// not
+    No,
+    /// everywhere: its one block is what runs
+    Yes,
+    /// into a block holding an unrolled loop (`Block::written`) alone: its one block is the form
+    /// that runs while no invocation's path is lost, which is when such a block runs at all —
+    /// and the block as written keeps the call
+    Unrolled,
 }
 
 /// Inlines every call to a single-block function, innermost first, until none is left.
 pub(super) fn inline_calls(funcs: &mut [Func]) {
     loop {
-        let leaves: Vec<bool> = funcs.iter().map(inlinable).collect();
+        let kinds: Vec<Inlinable> = funcs.iter().map(inlinable).collect();
         let mut changed = false;
         for fi in 0..funcs.len() {
             for bi in 0..funcs[fi].blocks.len() {
+                let unrolled = funcs[fi].blocks[bi].written.is_some();
+                let leaves: Vec<bool> = kinds
+                    .iter()
+                    .map(|k| *k == Inlinable::Yes || (unrolled && *k == Inlinable::Unrolled))
+                    .collect();
                 let calls = funcs[fi].blocks[bi].insts.iter().any(
                     |i| matches!(i, Inst::Call { f, .. } if leaves[*f as usize] && *f as usize != fi),
                 );

@@ -88,6 +88,8 @@ pub(super) struct Promote<'a> {
     plans: &'a [Plan],
     /// constant registers holding a pointer into a `Function` variable
     ptrs: HashMap<Reg, Ptr>,
+    /// the defined scalar constants, by register
+    scalars: HashMap<Reg, u64>,
     /// registers that hold a pointer into memory other than `Function` variables wherever they
     /// are defined (a buffer's access chain): a store through one reaches no variable
     others: HashSet<Reg>,
@@ -127,6 +129,7 @@ impl<'a> Promote<'a> {
         plans: &'a [Plan],
         slots: Vec<u32>,
         consts: impl IntoIterator<Item = (Reg, Ptr)>,
+        scalars: HashMap<Reg, u64>,
     ) -> Self {
         let (mut ptrs, mut others) = (HashMap::new(), HashSet::new());
         for (r, p) in consts {
@@ -149,6 +152,7 @@ impl<'a> Promote<'a> {
         let locals: Vec<Vec<ObjectId>> = funcs.iter().map(|f| f.locals.clone()).collect();
         let resets = resets(funcs, &order, &locals);
         Promote {
+            scalars,
             objects,
             plans,
             ptrs,
@@ -605,7 +609,13 @@ impl<'a> Promote<'a> {
                 }
                 // A chain of constant steps from a constant pointer (as the decoder folds one).
                 Inst::AccessChain { d, base, steps } if self.ptrs.contains_key(base) => {
-                    if let Some(to) = self.chain_const(*base, steps, new_reg)
+                    // An index a rename made a constant (an unrolled loop's counter passed to an
+                    // inlined helper) is a constant step.
+                    let steps = super::unroll::const_steps(steps, |k| match steps[k] {
+                        Step::Dyn { index, .. } => self.scalars.get(&index).copied(),
+                        _ => None,
+                    });
+                    if let Some(to) = self.chain_const(*base, &steps, new_reg)
                         && replace(*d, to, &mut rename)
                     {
                         changed = true;
@@ -1039,6 +1049,12 @@ impl super::Decoder<'_> {
             .map(|c| (c.reg, Ptr::from_bits(c.bits[0])))
             .collect();
         let slots = self.reg_slots.clone();
+        let scalars: HashMap<Reg, u64> = self
+            .constants
+            .iter()
+            .filter(|c| c.bits.len() == 1 && !c.undef[0])
+            .map(|c| (c.reg, c.bits[0]))
+            .collect();
         let (constants, reg_slots) = (&mut self.constants, &mut self.reg_slots);
         let mut new_reg = |r: NewReg| {
             let slots = match r {
@@ -1058,7 +1074,15 @@ impl super::Decoder<'_> {
             }
             reg
         };
-        self.carried = Promote::new(funcs, entry, &self.objects, &self.plans, slots, consts)
-            .run(funcs, &mut new_reg);
+        self.carried = Promote::new(
+            funcs,
+            entry,
+            &self.objects,
+            &self.plans,
+            slots,
+            consts,
+            scalars,
+        )
+        .run(funcs, &mut new_reg);
     }
 }

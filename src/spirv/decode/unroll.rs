@@ -34,17 +34,18 @@
 //! on the same lanes, or is one whose value the evaluation knew — the same in every lane, defined,
 //! what the executor computes from the same bits; the test's condition is such a constant — so no
 //! lane leaves at its own iteration, and the loop's merge, continue target and back edge join the
-//! lanes that entered, which is the flow that entered. The one way a test could differ is a lane
-//! whose path is lost (its stores then carry the lost path's taint: the counter's too, and the
-//! test then branches on an undefined value): the unrolled form runs only while no path of the
-//! workgroup has been lost, as the promoted bodies do (and no call in the entering block or the
-//! loop can lose one on the way); after that the executor runs the block as written, and the loop
-//! from it. The loop's blocks run only that way, so the promotion does not see them: what they
-//! read from memory, the block as written before them, or they themselves, stored. Lane-
-//! instruction counts are those of the code as written (the terminators of the blocks folded
-//! into one, and the instructions folded away, are counted as executed), and the step limit is
-//! checked at the end of the unrolled block rather than of each block (a run stopped there names
-//! that block's line).
+//! lanes that entered, which is the flow that entered. The argument needs no invocation's path
+//! to be lost: the unrolled form runs only while none of the workgroup's has been, as the promoted
+//! bodies do (and nothing in a block holding an unrolled loop can lose one on the way); after that
+//! the executor runs the block as written, and the loop from it, so that everything the lost-path
+//! rules do (`lost.rs`) happens on the code as written. (A lost lane's own variables take what it
+//! stores as it is, so its counter and test would come out the same in the unrolled form too;
+//! the block as written is kept rather than rely on that.) The loop's blocks run only that way,
+//! so the promotion does not see them: what they read from memory, the block as written before
+//! them, or they themselves, stored. Lane-instruction counts are those of the code as written
+//! (the terminators of the blocks folded into one, and the instructions folded away, are counted
+//! as executed), and the step limit is checked at the end of the unrolled block rather than of
+//! each block (a run stopped there names that block's line).
 
 use crate::spirv::inst::{
     calls_post_order, AsWritten, Block, Constant, Func, Inst, Merge, ObjectId, Plan, Reg, Step,
@@ -317,7 +318,7 @@ impl Unroll<'_> {
                             entry,
                             seq,
                             chain,
-                            tail: tail(f, h, merge, tb),
+                            tail: tail(f, h, merge, tb).filter(|m| straight_calls(&blocks[*m])),
                             merge,
                             folds,
                         });
@@ -593,7 +594,8 @@ impl Unroll<'_> {
 
 /// The loop's merge block `m` where the unrolled body can take it in: reached from the loop's
 /// test alone, no phis, heading nothing and the target of no construct (so that no frame waits
-/// for it), ending in a branch or a return.
+/// for it), ending in a branch or a return (and, the caller checks, calling only functions that
+/// cannot lose a path: nothing in a block holding an unrolled loop can).
 fn tail(f: &Func, h: usize, m: usize, test: usize) -> Option<usize> {
     let mb = &f.blocks[m];
     let targeted = f.blocks.iter().enumerate().any(|(i, b)| match b.merge {
@@ -626,37 +628,43 @@ fn tail(f: &Func, h: usize, m: usize, test: usize) -> Option<usize> {
 /// constant step (the executor adds `index × stride` bytes for an index in bounds), runs of
 /// constant steps summed into one.
 fn fold_steps(i: &mut Inst, idx: &[Option<u64>]) {
-    let Inst::AccessChain { steps, .. } = i else {
-        return;
-    };
+    if let Inst::AccessChain { steps, .. } = i {
+        *steps = const_steps(steps, |k| idx.get(k).copied().flatten());
+    }
+}
+
+/// `steps` with the index of step `k` known as `value(k)`, in bounds of a sized array, made a
+/// constant step, and runs of constant steps summed into one (the promotion's view of a chain
+/// whose index a rename made a constant, too).
+pub(super) fn const_steps(steps: &[Step], value: impl Fn(usize) -> Option<u64>) -> Box<[Step]> {
     let mut out: Vec<Step> = Vec::with_capacity(steps.len());
-    for (s, v) in steps.iter().zip(idx) {
-        let s = match (s, v) {
-            (
-                Step::Dyn {
-                    width,
-                    signed,
-                    stride,
-                    len: Some(len),
-                    elem: false,
-                    ..
-                },
-                Some(v),
-            ) => {
-                let x = if *signed {
-                    scalar::sext(*width, *v)
-                } else {
-                    (*v & scalar::mask(*width)) as i64
-                };
-                match u32::try_from(x)
-                    .ok()
-                    .filter(|x| x < len)
-                    .and_then(|x| x.checked_mul(*stride))
-                {
-                    Some(off) => Step::Const(off),
-                    None => *s,
+    for (k, s) in steps.iter().enumerate() {
+        let s = match s {
+            Step::Dyn {
+                width,
+                signed,
+                stride,
+                len: Some(len),
+                elem: false,
+                ..
+            } => match value(k) {
+                Some(v) => {
+                    let x = if *signed {
+                        scalar::sext(*width, v)
+                    } else {
+                        (v & scalar::mask(*width)) as i64
+                    };
+                    match u32::try_from(x)
+                        .ok()
+                        .filter(|x| x < len)
+                        .and_then(|x| x.checked_mul(*stride))
+                    {
+                        Some(off) => Step::Const(off),
+                        None => *s,
+                    }
                 }
-            }
+                None => *s,
+            },
             _ => *s,
         };
         match (out.last_mut(), &s) {
@@ -664,5 +672,5 @@ fn fold_steps(i: &mut Inst, idx: &[Option<u64>]) {
             _ => out.push(s),
         }
     }
-    *steps = out.into_boxed_slice();
+    out.into_boxed_slice()
 }
