@@ -12,8 +12,10 @@
 //! conversions), `composite` (composites; vector and matrix products, extended integer arithmetic,
 //! bit fields), `access` (loads, stores, pointers; access chains), `ext` (GLSL.std.450), `sync`
 //! (atomics, barriers, and subgroup instructions mapped through the model's catalogue) and
-//! `image`; `validate` holds the static rules checked once, at decode time, and `inline` replaces
-//! calls to single-block functions by their instructions at the end.
+//! `image`; `validate` holds the static rules checked once, at decode time; at the end, `unroll`
+//! unrolls the loops whose trip count is a constant, `inline` replaces calls to single-block
+//! functions by their instructions and `promote` gives each block a body with the invocation's
+//! own variables in registers.
 
 use crate::model::{info, Op, QuadDir, Scan, Value, ValueType};
 use crate::reconverge::Mode;
