@@ -9,11 +9,8 @@
 //! taint, as the return of a call does), stores, out-of-bounds writes and races made by the callee,
 //! and calls nested three deep.
 #![cfg(feature = "vulkan")]
-use crate::spirv_support::{bytes_u32, glsl, glsl_file, report, same_reports};
-use lockstep::grayscott::layout::{Shape, Tiling};
-use lockstep::grayscott::{Domain, Fields};
+use crate::spirv_support::{bytes_u32, glsl, glsl_file, same_reports};
 use lockstep::model::SubgroupSize;
-use lockstep::reconverge::Mode;
 use lockstep::spirv::*;
 
 const HEAD: &str = "#version 450\n#extension GL_KHR_shader_subgroup_basic : require\n#extension GL_KHR_shader_subgroup_shuffle_relative : require\n#extension GL_KHR_shader_subgroup_arithmetic : require\nlayout(local_size_x = 16) in;\nlayout(binding = 0) buffer B { uint b[]; };\n";
@@ -92,26 +89,13 @@ fn a_call_to_a_single_block_function_reports_the_same_inlined_or_called() {
 
 #[test]
 fn the_gray_scott_shader_reports_the_same_inlined_or_called() {
-    let domain = Domain::new(12, 40).unwrap();
-    let wg = 32u32;
-    let spec = crate::spirv_grayscott::spec(wg, domain);
     let words = glsl_file("shaders/grayscott/subgroup_1d.comp");
-    let [(inlined, ci), (called, cc)] = both(&words, spec);
+    let [(inlined, ci), (called, cc)] = both(&words, crate::spirv_grayscott::spec_small());
     // work_item_pos, padded_end_pos, data_end_pos, read, write, react, … are one block each
     // (work_item_pos and data_end_pos once their own calls are inlined); the two calls to add_row
     // (a loop) and is_subgroup_output (`&&`) stay, and inside them every call is inlined.
     assert_eq!((cc, ci), (18, 2), "calls kept, calls left after inlining");
-    let bufs = crate::spirv_grayscott::buffers(&Fields::initial(domain));
-    for mode in [Mode::Base, Mode::Maximal] {
-        for s in [8u32, 16] {
-            let [gx, gy] = Shape::new(Tiling::OneD, s, wg).unwrap().grid(domain);
-            let mut cfg = RunConfig::new(SubgroupSize::new(s as u64).unwrap(), [gx, gy, 1]);
-            cfg.mode = mode;
-            let a = run_model(&inlined, cfg.clone(), &bufs, None).unwrap();
-            let b = run_model(&called, cfg, &bufs, None).unwrap();
-            assert_eq!(report(&a), report(&b), "{mode:?}, subgroup {s}");
-        }
-    }
+    crate::spirv_grayscott::same_reports_small("inlined", &[&inlined, &called]);
 }
 
 /// Decodes and runs `main` of `body` (one u32 buffer of 32 words, 16 invocations at subgroup 4)

@@ -23,11 +23,8 @@
 //! and a helper with a carried local that some lanes read before storing it, called twice (what
 //! an uninitialised variable's bits are is what the bodies as written would leave: `Wg::spill`).
 #![cfg(feature = "vulkan")]
-use crate::spirv_support::{bytes_u32, glsl, glsl_file, report, same_reports};
-use lockstep::grayscott::layout::{Shape, Tiling};
-use lockstep::grayscott::{Domain, Fields};
+use crate::spirv_support::{bytes_u32, glsl, glsl_file, same_reports};
 use lockstep::model::SubgroupSize;
-use lockstep::reconverge::Mode;
 use lockstep::spirv::*;
 
 pub(crate) const HEAD: &str = "#version 450\n#extension GL_KHR_shader_subgroup_basic : require\n#extension GL_KHR_shader_subgroup_shuffle_relative : require\n#extension GL_ARB_gpu_shader_int64 : require\nlayout(local_size_x = 16) in;\nlayout(binding = 0) buffer B { uint b[]; };\n";
@@ -214,25 +211,11 @@ fn a_promoted_variable_reports_the_same_as_its_loads_and_stores() {
 
 #[test]
 fn the_gray_scott_shader_reports_the_same_promoted_or_not() {
-    let domain = Domain::new(12, 40).unwrap();
-    let wg = 32u32;
-    let spec = crate::spirv_grayscott::spec(wg, domain);
     let words = glsl_file("shaders/grayscott/subgroup_1d.comp");
-    let ks = three(&words, spec);
+    let ks = three(&words, crate::spirv_grayscott::spec_small());
     assert!(ks[0].promoted() > 0, "nothing promoted");
-    let bufs = crate::spirv_grayscott::buffers(&Fields::initial(domain));
-    for mode in [Mode::Base, Mode::Maximal] {
-        for s in [8u32, 16] {
-            let [gx, gy] = Shape::new(Tiling::OneD, s, wg).unwrap().grid(domain);
-            let mut cfg = RunConfig::new(SubgroupSize::new(s as u64).unwrap(), [gx, gy, 1]);
-            cfg.mode = mode;
-            let [a, b, c] = ks
-                .each_ref()
-                .map(|k| report(&run_model(k, cfg.clone(), &bufs, None).unwrap()));
-            assert_eq!(a, b, "{mode:?}, subgroup {s}, promoted");
-            assert_eq!(b, c, "{mode:?}, subgroup {s}, inlined");
-        }
-    }
+    // 1: promoted against every variable access run; 2: against calls kept too.
+    crate::spirv_grayscott::same_reports_small("promoted", &[&ks[0], &ks[1], &ks[2]]);
 }
 
 /// Decodes and runs `main` of `body` (one u32 buffer of 128 words, 16 invocations at subgroup 4)

@@ -47,6 +47,38 @@ pub(crate) fn buffers(input: &Fields) -> Vec<BufferInput> {
         .collect()
 }
 
+/// The domain and workgroup width the decode-time passes' Gray-Scott comparisons use.
+pub(crate) const SMALL: (usize, usize, u32) = (12, 40, 32);
+
+/// The `subgroup_1d` shader decoded `ks.len()` ways runs one step of [`SMALL`] under the base and
+/// maximal models at subgroup sizes 8 and 16: the reports must be the same to the letter.
+pub(crate) fn same_reports_small(what: &str, ks: &[&Kernel]) {
+    let domain = Domain::new(SMALL.0, SMALL.1).unwrap();
+    let bufs = buffers(&Fields::initial(domain));
+    for mode in [Mode::Base, Mode::Maximal] {
+        for s in [8u32, 16] {
+            let [gx, gy] = Shape::new(GsLayout::OneD, s, SMALL.2).unwrap().grid(domain);
+            let mut cfg = RunConfig::new(SubgroupSize::new(s as u64).unwrap(), [gx, gy, 1]);
+            cfg.mode = mode;
+            let reports: Vec<String> = ks
+                .iter()
+                .map(|k| report(&run_model(k, cfg.clone(), &bufs, None).unwrap()))
+                .collect();
+            for (i, r) in reports.iter().enumerate().skip(1) {
+                assert_eq!(
+                    &reports[0], r,
+                    "{what}: {mode:?}, subgroup {s}, decoding {i}"
+                );
+            }
+        }
+    }
+}
+
+/// [`spec`] for [`SMALL`].
+pub(crate) fn spec_small() -> Vec<(u32, SpecInput)> {
+    spec(SMALL.2, Domain::new(SMALL.0, SMALL.1).unwrap())
+}
+
 pub(crate) fn spec(wg: u32, domain: Domain) -> Vec<(u32, SpecInput)> {
     let p = Params::default();
     vec![

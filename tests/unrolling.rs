@@ -15,11 +15,7 @@
 //! `tests/promotion.rs` (loops around carried locals, lost paths inside loops, helpers with loops
 //! and bound parameters) and the Gray-Scott shader are compared the same way.
 #![cfg(feature = "vulkan")]
-use crate::spirv_support::{glsl, glsl_file, report, same_reports};
-use lockstep::grayscott::layout::{Shape, Tiling};
-use lockstep::grayscott::{Domain, Fields};
-use lockstep::model::SubgroupSize;
-use lockstep::reconverge::Mode;
+use crate::spirv_support::{glsl, glsl_file, same_reports};
 use lockstep::spirv::*;
 
 const HEAD: &str = "#version 450\n#extension GL_KHR_shader_subgroup_basic : require\n#extension GL_KHR_shader_subgroup_shuffle_relative : require\nlayout(local_size_x = 16) in;\nlayout(binding = 0) buffer B { uint b[]; };\n";
@@ -160,22 +156,9 @@ fn the_promotion_kernels_report_the_same_unrolled_or_not() {
 
 #[test]
 fn the_gray_scott_shader_reports_the_same_unrolled_or_not() {
-    let domain = Domain::new(12, 40).unwrap();
-    let wg = 32u32;
-    let spec = crate::spirv_grayscott::spec(wg, domain);
     let words = glsl_file("shaders/grayscott/subgroup_1d.comp");
-    let [k, kept] = both_spec(&words, spec);
+    let [k, kept] = both_spec(&words, crate::spirv_grayscott::spec_small());
     // `add_row`'s loop over the stencil's columns and `main`'s over its rows.
     assert_eq!(k.unrolled(), 2, "stencil loops unrolled");
-    let bufs = crate::spirv_grayscott::buffers(&Fields::initial(domain));
-    for mode in [Mode::Base, Mode::Maximal] {
-        for s in [8u32, 16] {
-            let [gx, gy] = Shape::new(Tiling::OneD, s, wg).unwrap().grid(domain);
-            let mut cfg = RunConfig::new(SubgroupSize::new(s as u64).unwrap(), [gx, gy, 1]);
-            cfg.mode = mode;
-            let [a, b] =
-                [&k, &kept].map(|k| report(&run_model(k, cfg.clone(), &bufs, None).unwrap()));
-            assert_eq!(a, b, "{mode:?}, subgroup {s}");
-        }
-    }
+    crate::spirv_grayscott::same_reports_small("unrolled", &[&k, &kept]);
 }

@@ -230,6 +230,24 @@ mod unroll;
 mod validate;
 
 impl<'m> Decoder<'m> {
+    /// The defined scalar constants (one slot, not `OpUndef`), by register.
+    fn scalar_constants(&self) -> HashMap<Reg, u64> {
+        self.constants
+            .iter()
+            .filter(|c| c.bits.len() == 1 && !c.undef[0])
+            .map(|c| (c.reg, c.bits[0]))
+            .collect()
+    }
+
+    /// The constant registers holding a variable's pointer, and the pointer.
+    fn pointer_constants(&self) -> Vec<(Reg, crate::spirv::memory::Ptr)> {
+        self.constants
+            .iter()
+            .filter(|c| c.bits.len() == 1 && self.var_regs.contains_key(&c.reg))
+            .map(|c| (c.reg, crate::spirv::memory::Ptr::from_bits(c.bits[0])))
+            .collect()
+    }
+
     fn new(m: &'m Module, opts: &'m DecodeOptions) -> Result<Self, SpirvError> {
         Ok(Decoder {
             m,
@@ -306,12 +324,7 @@ impl<'m> Decoder<'m> {
         let spec_ids = self.spec_ids();
         let storages: Vec<Storage> = self.objects.iter().map(|o| o.storage).collect();
         // Defined scalar constants, by register (a constant index into an array of descriptors).
-        let scalars: HashMap<Reg, u64> = self
-            .constants
-            .iter()
-            .filter(|c| c.bits.len() == 1 && !c.undef[0])
-            .map(|c| (c.reg, c.bits[0]))
-            .collect();
+        let scalars = self.scalar_constants();
         let ptr = crate::spirv::stores::pointer_objects(&funcs, &self.var_regs, |r| {
             scalars.get(&r).copied()
         });
@@ -326,10 +339,9 @@ impl<'m> Decoder<'m> {
         });
         if !self.opts.keep_loops {
             let ptr_bits: HashMap<Reg, u64> = self
-                .constants
-                .iter()
-                .filter(|c| c.bits.len() == 1 && self.var_regs.contains_key(&c.reg))
-                .map(|c| (c.reg, c.bits[0]))
+                .pointer_constants()
+                .into_iter()
+                .map(|(r, p)| (r, p.bits()))
                 .collect();
             let function_var: Vec<bool> =
                 storages.iter().map(|s| *s == Storage::Function).collect();

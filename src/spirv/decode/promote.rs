@@ -1042,19 +1042,9 @@ fn live_out(f: &Func) -> Vec<HashSet<Reg>> {
 impl super::Decoder<'_> {
     /// Promotes the invocation's own variables of `funcs` (entry point `entry`): [`Promote`].
     pub(super) fn promote(&mut self, funcs: &mut [Func], entry: usize) {
-        let consts: Vec<(Reg, Ptr)> = self
-            .constants
-            .iter()
-            .filter(|c| c.bits.len() == 1 && self.var_regs.contains_key(&c.reg))
-            .map(|c| (c.reg, Ptr::from_bits(c.bits[0])))
-            .collect();
+        let consts = self.pointer_constants();
         let slots = self.reg_slots.clone();
-        let scalars: HashMap<Reg, u64> = self
-            .constants
-            .iter()
-            .filter(|c| c.bits.len() == 1 && !c.undef[0])
-            .map(|c| (c.reg, c.bits[0]))
-            .collect();
+        let scalars = self.scalar_constants();
         let (constants, reg_slots) = (&mut self.constants, &mut self.reg_slots);
         let mut new_reg = |r: NewReg| {
             let slots = match r {
