@@ -64,12 +64,17 @@ use std::collections::{HashMap, HashSet};
 /// A promoted body: each instruction with its index in the block as written.
 type Body = Vec<(Inst, usize)>;
 
+/// Constants every slot of which is defined, by register: their bits.
+type Defined = HashMap<Reg, Box<[u64]>>;
+
 /// A register the pass makes.
 pub(super) enum NewReg {
     /// of so many slots, for a carried variable
     Slots(u32),
     /// a constant holding a pointer
     Pointer(Ptr),
+    /// a constant holding these slots' bits, every one defined
+    Constant(Box<[u64]>),
 }
 
 /// A place of a variable whose value a register holds: (object, byte offset, plan), the register.
@@ -90,6 +95,10 @@ pub(super) struct Promote<'a> {
     ptrs: HashMap<Reg, Ptr>,
     /// the defined scalar constants, by register
     scalars: HashMap<Reg, u64>,
+    /// the constants every slot of which is defined (pointers aside), by register
+    defined: Defined,
+    /// the constant registers the pass made for parts and composites of those, by bits
+    made: HashMap<Box<[u64]>, Reg>,
     /// registers that hold a pointer into memory other than `Function` variables wherever they
     /// are defined (a buffer's access chain): a store through one reaches no variable
     others: HashSet<Reg>,
@@ -129,7 +138,7 @@ impl<'a> Promote<'a> {
         plans: &'a [Plan],
         slots: Vec<u32>,
         consts: impl IntoIterator<Item = (Reg, Ptr)>,
-        scalars: HashMap<Reg, u64>,
+        (scalars, defined): (HashMap<Reg, u64>, Defined),
     ) -> Self {
         let (mut ptrs, mut others) = (HashMap::new(), HashSet::new());
         for (r, p) in consts {
@@ -153,6 +162,8 @@ impl<'a> Promote<'a> {
         let resets = resets(funcs, &order, &locals);
         Promote {
             scalars,
+            defined,
+            made: HashMap::new(),
             objects,
             plans,
             ptrs,
@@ -283,9 +294,10 @@ impl<'a> Promote<'a> {
 
     /// A register `new_reg` makes, its slots known to the pass.
     fn fresh(&mut self, new_reg: &mut dyn FnMut(NewReg) -> Reg, r: NewReg) -> Reg {
-        let n = match r {
-            NewReg::Slots(n) => n,
+        let n = match &r {
+            NewReg::Slots(n) => *n,
             NewReg::Pointer(_) => 1,
+            NewReg::Constant(bits) => bits.len() as u32,
         };
         let reg = new_reg(r);
         if self.slots.len() <= reg.index() {
@@ -293,6 +305,79 @@ impl<'a> Promote<'a> {
         }
         self.slots[reg.index()] = n;
         reg
+    }
+
+    /// Where `i`'s result can be another register's (its uses read that one and it is not run):
+    /// the result, and that register.
+    fn rename_to(
+        &mut self,
+        i: &Inst,
+        new_reg: &mut dyn FnMut(NewReg) -> Reg,
+    ) -> Option<(Reg, Reg)> {
+        match i {
+            // A whole register copied (an inlined call's argument, `OpCopyObject`), or an
+            // inlined call's result while no path is lost (then a copy).
+            Inst::Move { d, a, off: 0, n }
+                if self.slots[a.index()] == *n && self.slots[d.index()] == *n =>
+            {
+                Some((*d, *a))
+            }
+            Inst::CallReturn { d, v, .. } => Some((*d, *v)),
+            // Part of a constant, or a composite of constants (`uvec2(0, y)`): a constant.
+            Inst::Move { .. } | Inst::Construct { .. } => self.constant_of(i, new_reg),
+            // A chain of constant steps from a constant pointer (as the decoder folds one); an
+            // index a rename made a constant (an unrolled loop's counter passed to an inlined
+            // helper) is a constant step.
+            Inst::AccessChain { d, base, steps } if self.ptrs.contains_key(base) => {
+                let steps = super::unroll::const_steps(steps, |k| match steps[k] {
+                    Step::Dyn { index, .. } => self.scalars.get(&index).copied(),
+                    _ => None,
+                });
+                Some((*d, self.chain_const(*base, &steps, new_reg)?))
+            }
+            _ => None,
+        }
+    }
+
+    /// Where `i` copies part of a constant (a component of a constant matrix) or builds a
+    /// composite of constants: its result, and a constant register holding the same bits.
+    fn constant_of(
+        &mut self,
+        i: &Inst,
+        new_reg: &mut dyn FnMut(NewReg) -> Reg,
+    ) -> Option<(Reg, Reg)> {
+        let (d, bits): (Reg, Box<[u64]>) = match i {
+            Inst::Move { d, a, off, n } => {
+                let b = self
+                    .defined
+                    .get(a)?
+                    .get(*off as usize..(*off + *n) as usize)?;
+                (*d, b.into())
+            }
+            Inst::Construct { d, parts } => {
+                let mut bits = Vec::new();
+                for (r, k) in parts.iter() {
+                    bits.extend_from_slice(self.defined.get(r)?.get(..*k as usize)?);
+                }
+                (*d, bits.into_boxed_slice())
+            }
+            _ => return None,
+        };
+        Some((d, self.constant(bits, new_reg)))
+    }
+
+    /// A constant register holding `bits`, made once per value.
+    fn constant(&mut self, bits: Box<[u64]>, new_reg: &mut dyn FnMut(NewReg) -> Reg) -> Reg {
+        if let Some(r) = self.made.get(&bits) {
+            return *r;
+        }
+        let r = self.fresh(new_reg, NewReg::Constant(bits.clone()));
+        self.defined.insert(r, bits.clone());
+        if bits.len() == 1 {
+            self.scalars.insert(r, bits[0]);
+        }
+        self.made.insert(bits, r);
+        r
     }
 
     /// Chooses the variables carried across blocks, each in a register of its own that stands for
@@ -592,36 +677,13 @@ impl<'a> Promote<'a> {
                 rename.insert(d, to);
                 true
             };
+            if let Some((d, to)) = self.rename_to(&inst, new_reg)
+                && replace(d, to, &mut rename)
+            {
+                changed = true;
+                continue;
+            }
             match &inst {
-                // A whole register copied (an inlined call's argument, `OpCopyObject`), or an
-                // inlined call's result while no path is lost (then a copy).
-                Inst::Move { d, a, off: 0, n }
-                    if self.slots[a.index()] == *n
-                        && self.slots[d.index()] == *n
-                        && replace(*d, *a, &mut rename) =>
-                {
-                    changed = true;
-                    continue;
-                }
-                Inst::CallReturn { d, v, .. } if replace(*d, *v, &mut rename) => {
-                    changed = true;
-                    continue;
-                }
-                // A chain of constant steps from a constant pointer (as the decoder folds one).
-                Inst::AccessChain { d, base, steps } if self.ptrs.contains_key(base) => {
-                    // An index a rename made a constant (an unrolled loop's counter passed to an
-                    // inlined helper) is a constant step.
-                    let steps = super::unroll::const_steps(steps, |k| match steps[k] {
-                        Step::Dyn { index, .. } => self.scalars.get(&index).copied(),
-                        _ => None,
-                    });
-                    if let Some(to) = self.chain_const(*base, &steps, new_reg)
-                        && replace(*d, to, &mut rename)
-                    {
-                        changed = true;
-                        continue;
-                    }
-                }
                 Inst::Load { d, ptr, plan } => {
                     if let Some(place) = self.place(*ptr, *plan) {
                         match known.iter().find_map(|k| self.within(k, &place)) {
@@ -636,6 +698,19 @@ impl<'a> Promote<'a> {
                                     continue;
                                 }
                                 let n = self.slots[d.index()];
+                                // Part of a constant stored whole (`weights[x][y]` of a matrix
+                                // stored from a constant, once `x` and `y` are known): a constant.
+                                let part = Inst::Move {
+                                    d: *d,
+                                    a: val,
+                                    off,
+                                    n,
+                                };
+                                if let Some((_, to)) = self.constant_of(&part, new_reg)
+                                    && replace(*d, to, &mut rename)
+                                {
+                                    continue;
+                                }
                                 out.push((
                                     Inst::Move {
                                         d: *d,
@@ -1045,19 +1120,31 @@ impl super::Decoder<'_> {
         let consts = self.pointer_constants();
         let slots = self.reg_slots.clone();
         let scalars = self.scalar_constants();
+        let defined: Defined = self
+            .constants
+            .iter()
+            .filter(|c| c.undef.iter().all(|u| !u) && !self.var_regs.contains_key(&c.reg))
+            .map(|c| (c.reg, c.bits.clone()))
+            .collect();
         let (constants, reg_slots) = (&mut self.constants, &mut self.reg_slots);
         let mut new_reg = |r: NewReg| {
-            let slots = match r {
-                NewReg::Slots(n) => n,
-                NewReg::Pointer(_) => 1,
+            let bits: Option<Box<[u64]>> = match r {
+                NewReg::Slots(n) => {
+                    reg_slots.push(n);
+                    None
+                }
+                NewReg::Pointer(p) => Some(Box::new([p.bits()])),
+                NewReg::Constant(bits) => Some(bits),
             };
-            reg_slots.push(slots);
+            if let Some(b) = &bits {
+                reg_slots.push(b.len() as u32);
+            }
             let reg = Reg::new((reg_slots.len() - 1) as u32);
-            if let NewReg::Pointer(p) = r {
+            if let Some(bits) = bits {
                 constants.push(crate::spirv::inst::Constant {
                     reg,
-                    bits: Box::new([p.bits()]),
-                    undef: Box::new([false]),
+                    undef: vec![false; bits.len()].into_boxed_slice(),
+                    bits,
                     undef_at: Default::default(),
                     undef_component: false,
                 });
@@ -1071,7 +1158,7 @@ impl super::Decoder<'_> {
             &self.plans,
             slots,
             consts,
-            scalars,
+            (scalars, defined),
         )
         .run(funcs, &mut new_reg);
     }
