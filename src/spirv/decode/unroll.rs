@@ -228,11 +228,7 @@ impl Unroll<'_> {
             if !blk.phis.is_empty() || (b != h && blk.merge != Merge::None) {
                 return None;
             }
-            let calls_ok = blk.insts.iter().all(|i| match i {
-                Inst::Call { f, .. } => straight[*f as usize],
-                _ => true,
-            });
-            if !calls_ok {
+            if !calls_straight(blk, straight) {
                 return None;
             }
             let next = match blk.term {
@@ -277,12 +273,7 @@ impl Unroll<'_> {
         // the header alone, heads nothing, and no call in it can lose a path (which would make
         // the rest of it run as written).
         let eb = &blocks[entry];
-        let straight_calls = |b: &Block| {
-            b.insts.iter().all(|i| match i {
-                Inst::Call { f, .. } => straight[*f as usize],
-                _ => true,
-            })
-        };
+        let straight_calls = |b: &Block| calls_straight(b, straight);
         if chain.contains(&entry)
             || eb.term != Term::Branch(h as u32)
             || eb.merge != Merge::None
@@ -428,6 +419,14 @@ impl Eval<'_, '_> {
     }
 }
 
+/// Whether every call of `b` goes to a function that is straight ([`is_straight`]).
+fn calls_straight(b: &Block, straight: &[bool]) -> bool {
+    b.insts.iter().all(|i| match i {
+        Inst::Call { f, .. } => straight[*f as usize],
+        _ => true,
+    })
+}
+
 /// Whether every block of `f` reached from its entry ends in a branch or a return, heads no
 /// construct, has no phis and calls only functions that are the same (`straight`): no lane of a
 /// call to it can take a way of its own or lose its path while no path is lost.
@@ -440,11 +439,7 @@ fn is_straight(f: &Func, straight: &[bool]) -> bool {
         }
         seen[b] = true;
         let blk = &f.blocks[b];
-        let calls_ok = blk.insts.iter().all(|i| match i {
-            Inst::Call { f, .. } => straight[*f as usize],
-            _ => true,
-        });
-        if !calls_ok || blk.merge != Merge::None || !blk.phis.is_empty() {
+        if !calls_straight(blk, straight) || blk.merge != Merge::None || !blk.phis.is_empty() {
             return false;
         }
         match blk.term {
