@@ -398,16 +398,42 @@ fn a_load_after_an_instruction_that_writes_the_variable_reads_what_it_wrote() {
 /// uvec2 p = uvec2(i, 0u); f(p); b[i] = p.y;`, glslang passes `p` through a temporary `param`.
 /// Inlined, the promoted body does not run the copy of `param`'s pointer into `v`, `f`'s two
 /// chains (`v.x`, `v.y`), `main`'s two loads of `i` and its load of `p` (each reads a store of the
-/// block), nor the store of `i` and the two stores of `p` (neither is read from memory again): 9;
-/// the loads of `v.x` and `p.y` become copies of one component. `b[i] = i + 1`.
+/// block), nor the store of `i` and the two stores of `p` (neither is read from memory again), nor
+/// the loads of `v.x` and `p.y`, which read one component of a stored `uvec2` in place (a view,
+/// docs/interpreter.md "Extracts read in place"): 11. `b[i] = i + 1`.
 #[test]
 fn an_inlined_callees_constant_chain_from_its_parameter_is_a_constant_pointer() {
     let body = "void f(inout uvec2 v) { v.y = v.x + 1u; }\nvoid main() { uint i = gl_LocalInvocationIndex; uvec2 p = uvec2(i, 0u); f(p); b[i] = p.y; }";
     let words = glsl(&format!("{HEAD}{body}\n"), "k.comp");
-    assert_eq!(three(&words, Vec::new())[0].promoted(), 9);
+    assert_eq!(three(&words, Vec::new())[0].promoted(), 11);
     for r in run_both(body) {
         for i in 0..16u32 {
             assert_eq!(word(&r, i as usize), (i + 1, WordStatus::Exact), "b[{i}]");
+        }
+    }
+}
+
+/// A component read in place (a view of the register that holds the vector) must not be read by
+/// the instruction that writes that register again: `uvec2 swap(uvec2 v) { return uvec2(v.y,
+/// v.x); }` inlined twice into one block reuses the callee's registers, so the second copy's
+/// `uvec2(v.y, v.x)` writes the very register whose components it reads — read in place, its
+/// second component would read the first as just written. GLSL (§5.5, "Vector Components"):
+/// swapped twice, `p` is what it was — `b[i] = i`, `b[16 + i] = i + 100`. The components of the
+/// first copy are read in place (the register is not written again before they are read), those
+/// of the second are copied, so the promoted body has views and still computes this.
+#[test]
+fn a_component_read_in_place_is_not_read_by_the_write_of_its_vector() {
+    let body = "uvec2 swap(uvec2 v) { return uvec2(v.y, v.x); }\nvoid main() { uint i = gl_LocalInvocationIndex; uvec2 p = uvec2(i, i + 100u); p = swap(p); p = swap(p); b[i] = p.x; b[16u + i] = p.y; }";
+    let words = glsl(&format!("{HEAD}{body}\n"), "k.comp");
+    assert!(
+        !three(&words, Vec::new())[0].reg_views.is_empty(),
+        "no view made"
+    );
+    for r in run_both(body) {
+        for i in 0..16u32 {
+            assert_eq!(word(&r, i as usize), (i, WordStatus::Exact), "b[{i}]");
+            let want = (i + 100, WordStatus::Exact);
+            assert_eq!(word(&r, 16 + i as usize), want, "b[16 + {i}]");
         }
     }
 }

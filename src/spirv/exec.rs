@@ -829,7 +829,7 @@ impl<'d, 'k> Wg<'d, 'k> {
             n,
             groups,
             lanes,
-            regs: RegFile::new(&k.reg_slots, lanes),
+            regs: RegFile::new(&k.reg_slots, &k.reg_views, lanes),
             lmem: vec![0; k.lane_words as usize * lanes],
             ltaint: vec![Taint::NONE; k.lane_units as usize * lanes],
             smem: vec![0; k.shared_words as usize],
@@ -898,6 +898,10 @@ impl<'d, 'k> Wg<'d, 'k> {
             for (slot, bits) in c.bits.iter().enumerate() {
                 wg.regs.fill_row(c.reg, slot, *bits);
             }
+        }
+        // A view of a constant is one.
+        for v in &k.reg_views {
+            wg.consts[v.view.index()] = wg.consts[v.of.index()];
         }
         wg
     }

@@ -29,6 +29,18 @@ impl std::fmt::Display for Reg {
     }
 }
 
+/// A view: register `view` reads slots `slot..` of register `of` and has no rows of its own (the
+/// register file's "Views"; [`crate::spirv::Kernel::reg_views`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RegView {
+    /// the view
+    pub view: Reg,
+    /// its owner (never itself a view)
+    pub of: Reg,
+    /// the owner's first slot it reads
+    pub slot: u32,
+}
+
 /// A memory object (a variable), by index in [`crate::spirv::Kernel::objects`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct ObjectId(u32);

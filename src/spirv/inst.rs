@@ -8,7 +8,7 @@ use crate::spirv::error::Location;
 use crate::spirv::types::{Scalar, Storage, TypeId, Types};
 
 pub use crate::spirv::ext_inst::Ext;
-pub use crate::spirv::ids::{CarriedAccess, CarriedVar, LocId, ObjectId, Reg};
+pub use crate::spirv::ids::{CarriedAccess, CarriedVar, LocId, ObjectId, Reg, RegView};
 pub use crate::spirv::names::VarNames;
 pub use crate::words::int::{IntBin, IntCmp, IntUn};
 
@@ -868,11 +868,9 @@ pub struct Func {
     pub has_phis: bool,
 }
 
-/// The functions reached from `roots` through calls, each once, every callee before its callers
-/// (a depth-first post-order of the call graph, callees visited in the order their calls appear).
-/// Iterative, so that a module chaining thousands of functions needs no deep stack. With it, the
-/// first call found to close a cycle (recursion, which the decoder refuses), as (caller, callee);
-/// such a call is not followed.
+/// The functions reached from `roots` through calls, each once, callees before callers (depth-first
+/// post-order, callees in call order; iterative: thousands of chained functions need no deep
+/// stack), and the first call found to close a cycle (recursion), as (caller, callee), not followed.
 pub(crate) fn calls_post_order(
     funcs: &[Func],
     roots: impl IntoIterator<Item = usize>,
@@ -1064,6 +1062,8 @@ pub struct Kernel {
     pub types: Types,
     /// slots of each register
     pub reg_slots: Vec<u32>,
+    /// registers that read slots of another, with no rows of their own
+    pub reg_views: Vec<RegView>,
     /// constant registers
     pub constants: Vec<Constant>,
     /// variables

@@ -15,13 +15,19 @@
 //! other, …) are applied by the executor's few generic entry points (`map1`, `map2`,
 //! `map2_absorb`, `move_into`, `copy_reg`), not by each operation.
 //!
+//! **Views.** A *view* is a register that names slots of another (its owner) and has no rows of
+//! its own: the decoder makes one where a composite extract's result is read only in its block
+//! before the owner is written again (docs/interpreter.md, "Extracts read in place"), so the copy
+//! is not run. A view is only ever read; its dirty bit is its owner's, kept so by `make_dirty`,
+//! `set_clean` and `clear_dirty`.
+//!
 //! **Lanes of a row.** `each_lane` visits the active lanes of per-subgroup masks one by one;
 //! `each_span` visits them as runs (a whole subgroup at once where all its lanes are active), so
 //! the work on a run is a slice operation; `rows3` gives one row to write and two to read of the
 //! same file as disjoint slices. `RegFile::taint2` is the two-operand taint policy over rows.
 
 use crate::model::LaneMask;
-use crate::spirv::ids::Reg;
+use crate::spirv::ids::{Reg, RegView};
 use crate::spirv::prov::Taint;
 
 /// Values, taints and dirty bits of every register for every lane of one workgroup.
@@ -38,17 +44,34 @@ pub(crate) struct RegFile {
     pub(crate) taint: Vec<Taint>,
     /// which registers carry taint
     dirty: Vec<bool>,
+    /// the views of each register (whose dirty bits follow its own)
+    views_of: Vec<Vec<u32>>,
+    /// which registers are views (never written)
+    is_view: Vec<bool>,
 }
 
 impl RegFile {
-    /// A register file for registers of `slots` scalars each, `lanes` lanes; every value 0, every
-    /// register clean.
-    pub(crate) fn new(slots: &[u32], lanes: usize) -> Self {
+    /// A register file for registers of `slots` scalars each, `lanes` lanes, of which `views`
+    /// have no rows of their own; every value 0, every register clean.
+    pub(crate) fn new(slots: &[u32], views: &[RegView], lanes: usize) -> Self {
         let mut off = Vec::with_capacity(slots.len());
+        let mut view = vec![false; slots.len()];
+        for v in views {
+            view[v.view.index()] = true;
+        }
         let mut total = 0usize;
-        for &s in slots {
+        for (&s, &is_view) in slots.iter().zip(&view) {
             off.push(total);
-            total += s as usize * lanes;
+            if !is_view {
+                total += s as usize * lanes;
+            }
+        }
+        let mut views_of = vec![Vec::new(); slots.len()];
+        for v in views {
+            debug_assert!(!view[v.of.index()], "a view of a view");
+            debug_assert!(v.slot + slots[v.view.index()] <= slots[v.of.index()]);
+            off[v.view.index()] = off[v.of.index()] + v.slot as usize * lanes;
+            views_of[v.of.index()].push(v.view.index() as u32);
         }
         RegFile {
             lanes,
@@ -57,6 +80,18 @@ impl RegFile {
             vals: vec![0; total],
             taint: vec![Taint::NONE; total],
             dirty: vec![false; slots.len()],
+            views_of,
+            is_view: view,
+        }
+    }
+
+    /// Sets the dirty bit of `r` and of its views.
+    #[inline]
+    fn set_dirty(&mut self, r: Reg, on: bool) {
+        debug_assert!(!self.is_view[r.index()], "a view is written");
+        self.dirty[r.index()] = on;
+        for &v in &self.views_of[r.index()] {
+            self.dirty[v as usize] = on;
         }
     }
 
@@ -91,7 +126,7 @@ impl RegFile {
             let base = self.off[r.index()];
             let len = self.slots[r.index()] as usize * self.lanes;
             self.taint[base..base + len].fill(Taint::NONE);
-            self.dirty[r.index()] = true;
+            self.set_dirty(r, true);
         }
     }
 
@@ -114,7 +149,7 @@ impl RegFile {
             let len = self.slots[r.index()] as usize * self.lanes;
             self.taint[base..base + len].iter().all(|t| t.is_none())
         });
-        self.dirty[r.index()] = false;
+        self.set_dirty(r, false);
     }
 
     /// Every register clean (a new workgroup).
@@ -335,7 +370,7 @@ mod tests {
 
     #[test]
     fn rows_are_laid_out_register_by_slot_by_lane() {
-        let f = RegFile::new(&[1, 3, 2], 4);
+        let f = RegFile::new(&[1, 3, 2], &[], 4);
         assert_eq!(f.base(Reg::new(0)), 0);
         assert_eq!(f.base(Reg::new(1)), 4);
         assert_eq!(f.row(Reg::new(1), 2), 12);
@@ -346,7 +381,7 @@ mod tests {
 
     #[test]
     fn make_dirty_zeroes_stale_taint_and_clean_registers_read_as_defined() {
-        let mut f = RegFile::new(&[2, 1], 2);
+        let mut f = RegFile::new(&[2, 1], &[], 2);
         let r = Reg::new(0);
         // Stale taint from an earlier workgroup: not visible while the register is clean.
         f.taint[1] = Taint::undefined(7);
@@ -365,6 +400,33 @@ mod tests {
         assert!(!f.dirty(r));
         f.clear_dirty();
         assert!(!f.dirty(Reg::new(1)));
+    }
+
+    // A view has no rows: it reads its owner's slot, and its dirty bit is the owner's.
+    #[test]
+    fn a_view_reads_its_owners_slot_and_follows_its_dirty_bit() {
+        let (a, v) = (Reg::new(0), Reg::new(2));
+        let view = RegView {
+            view: v,
+            of: a,
+            slot: 1,
+        };
+        let mut f = RegFile::new(&[3, 1, 1], &[view], 2);
+        assert_eq!(f.vals.len(), 8, "the view has no rows of its own");
+        assert_eq!(f.base(v), f.row(a, 1));
+        let (vb, a1) = (f.base(v), f.row(a, 1));
+        f.fill_row(a, 1, 42);
+        assert_eq!(f.vals[vb..vb + 2], [42, 42]);
+        f.make_dirty(a);
+        assert!(f.dirty(v));
+        f.taint[a1] = Taint::undefined(3);
+        assert_eq!(f.taint_at(v, vb), Taint::undefined(3));
+        f.taint[a1] = Taint::NONE;
+        f.set_clean(a);
+        assert!(!f.dirty(v));
+        f.make_dirty(a);
+        f.clear_dirty();
+        assert!(!f.dirty(v));
     }
 
     // each_span visits exactly the lanes each_lane visits, as maximal runs: a full subgroup is one

@@ -135,6 +135,7 @@ struct Decoder<'m> {
     /// result id → register
     regs: HashMap<u32, Reg>,
     reg_slots: Vec<u32>,
+    reg_views: Vec<crate::spirv::inst::RegView>,
     constants: Vec<Constant>,
     objects: Vec<Object>,
     plans: Vec<Plan>,
@@ -228,6 +229,7 @@ mod sync;
 mod tests;
 mod unroll;
 mod validate;
+mod views;
 
 impl<'m> Decoder<'m> {
     /// The defined scalar constants (one slot, not `OpUndef`), by register.
@@ -259,6 +261,7 @@ impl<'m> Decoder<'m> {
             names: HashMap::new(),
             regs: HashMap::new(),
             reg_slots: Vec::new(),
+            reg_views: Vec::new(),
             constants: Vec::new(),
             objects: Vec::new(),
             plans: Vec::new(),
@@ -407,6 +410,7 @@ impl<'m> Decoder<'m> {
             signed_zero_preserve,
             types: self.types,
             reg_slots: self.reg_slots,
+            reg_views: self.reg_views,
             constants: self.constants,
             objects: self.objects,
             plans: self.plans,

@@ -52,6 +52,7 @@
 //! call ([`Promote::stored_all`]); and a call forgets only the variables it may reset
 //! ([`resets`]), never the caller's own.
 
+use super::views::{stable, Views};
 use crate::spirv::inst::{
     calls_post_order, Block, CarriedAccess, CarriedVar, FastBody, Func, Inst, Object, ObjectId,
     Plan, Reg, Step, Term,
@@ -75,6 +76,8 @@ pub(super) enum NewReg {
     Pointer(Ptr),
     /// a constant holding these slots' bits, every one defined
     Constant(Box<[u64]>),
+    /// a view of `n` slots of register `of` from `slot` ([`super::views`])
+    View { of: Reg, slot: u32, n: u32 },
 }
 
 /// A place of a variable whose value a register holds: (object, byte offset, plan), the register.
@@ -99,6 +102,8 @@ pub(super) struct Promote<'a> {
     defined: Defined,
     /// the constant registers the pass made for parts and composites of those, by bits
     made: HashMap<Box<[u64]>, Reg>,
+    /// the views the pass made for extracts read in place
+    views: Views,
     /// registers that hold a pointer into memory other than `Function` variables wherever they
     /// are defined (a buffer's access chain): a store through one reaches no variable
     others: HashSet<Reg>,
@@ -164,6 +169,7 @@ impl<'a> Promote<'a> {
             scalars,
             defined,
             made: HashMap::new(),
+            views: Views::default(),
             objects,
             plans,
             ptrs,
@@ -298,6 +304,7 @@ impl<'a> Promote<'a> {
             NewReg::Slots(n) => *n,
             NewReg::Pointer(_) => 1,
             NewReg::Constant(bits) => bits.len() as u32,
+            NewReg::View { n, .. } => *n,
         };
         let reg = new_reg(r);
         if self.slots.len() <= reg.index() {
@@ -323,8 +330,12 @@ impl<'a> Promote<'a> {
                 Some((*d, *a))
             }
             Inst::CallReturn { d, v, .. } => Some((*d, *v)),
-            // Part of a constant, or a composite of constants (`uvec2(0, y)`): a constant.
-            Inst::Move { .. } | Inst::Construct { .. } => self.constant_of(i, new_reg),
+            // Part of a constant, or a composite of constants (`uvec2(0, y)`): a constant. Else
+            // part of a register: a view of it.
+            Inst::Move { d, a, off, n } => self
+                .constant_of(i, new_reg)
+                .or_else(|| Some((*d, self.view(*a, *off, *n, new_reg)))),
+            Inst::Construct { .. } => self.constant_of(i, new_reg),
             // A chain of constant steps from a constant pointer (as the decoder folds one); an
             // index a rename made a constant (an unrolled loop's counter passed to an inlined
             // helper) is a constant step.
@@ -364,6 +375,16 @@ impl<'a> Promote<'a> {
             _ => return None,
         };
         Some((d, self.constant(bits, new_reg)))
+    }
+
+    /// A view of slots `off..off + n` of `a`, made once.
+    fn view(&mut self, a: Reg, off: u32, n: u32, new_reg: &mut dyn FnMut(NewReg) -> Reg) -> Reg {
+        let mut views = std::mem::take(&mut self.views);
+        let v = views.view(a, off, n, |of, slot| {
+            self.fresh(new_reg, NewReg::View { of, slot, n })
+        });
+        self.views = views;
+        v
     }
 
     /// A constant register holding `bits`, made once per value.
@@ -670,15 +691,20 @@ impl<'a> Promote<'a> {
             // A register whose value defined here is read only by this block's instructions before
             // its next definition, none after a call: renamed to `to` (which nothing in that range
             // writes) and its definition here not run.
-            let replace = |d: Reg, to: Reg, rename: &mut HashMap<Reg, Reg>| -> bool {
-                if !stable(b, live_out, at, d, to, &carry_of) {
-                    return false;
+            // A view (`to`) reads its owner's rows: the owner must not be written through the
+            // last read, that read included (it may write other slots than it reads).
+            let replace = |d: Reg, to: Reg, views: &Views, rename: &mut HashMap<Reg, Reg>| {
+                let ok = match views.owner(to) {
+                    Some(of) => stable(b, live_out, at, d, of, &carry_of, true),
+                    None => stable(b, live_out, at, d, to, &carry_of, false),
+                };
+                if ok {
+                    rename.insert(d, to);
                 }
-                rename.insert(d, to);
-                true
+                ok
             };
             if let Some((d, to)) = self.rename_to(&inst, new_reg)
-                && replace(d, to, &mut rename)
+                && replace(d, to, &self.views, &mut rename)
             {
                 changed = true;
                 continue;
@@ -694,7 +720,7 @@ impl<'a> Promote<'a> {
                                 let whole =
                                     off == 0 && self.slots[val.index()] == self.slots[d.index()];
                                 changed = true;
-                                if whole && replace(*d, val, &mut rename) {
+                                if whole && replace(*d, val, &self.views, &mut rename) {
                                     continue;
                                 }
                                 let n = self.slots[d.index()];
@@ -707,8 +733,12 @@ impl<'a> Promote<'a> {
                                     n,
                                 };
                                 if let Some((_, to)) = self.constant_of(&part, new_reg)
-                                    && replace(*d, to, &mut rename)
+                                    && replace(*d, to, &self.views, &mut rename)
                                 {
+                                    continue;
+                                }
+                                let v = self.view(val, off, n, new_reg);
+                                if replace(*d, v, &self.views, &mut rename) {
                                     continue;
                                 }
                                 out.push((
@@ -1000,48 +1030,8 @@ fn extend_others(funcs: &[Func], live: &[bool], others: &mut HashSet<Reg>) {
     }
 }
 
-/// Is register `d`, as instruction `at` of `b` defines it, read only by the block's instructions
-/// before its next definition (not by its terminator, not after it — `live_out` — and not after a
-/// call), and `to` not written before the last such read — by an instruction, or as the register
-/// of a carried variable a store writes (`carry_of`)?
-fn stable(
-    b: &Block,
-    live_out: &HashSet<Reg>,
-    at: usize,
-    d: Reg,
-    to: Reg,
-    carry_of: &HashMap<Reg, Reg>,
-) -> bool {
-    let insts = &b.insts;
-    let mut last = at;
-    let mut called = false;
-    let mut redefined = false;
-    for (j, i) in insts.iter().enumerate().skip(at + 1) {
-        let mut reads = false;
-        i.operands(|role, r| reads |= role == Role::Use && r == d);
-        if reads {
-            if called {
-                return false;
-            }
-            last = j;
-        }
-        if i.def() == Some(d) {
-            redefined = true;
-            break;
-        }
-        called |= matches!(i, Inst::Call { .. });
-    }
-    if !redefined && (live_out.contains(&d) || term_reads(&b.term).contains(&d)) {
-        return false;
-    }
-    insts[at + 1..last.max(at + 1)].iter().all(|i| {
-        i.def() != Some(to)
-            && !matches!(i, Inst::Store { ptr, .. } if carry_of.get(ptr) == Some(&to))
-    })
-}
-
 /// The registers a terminator reads.
-fn term_reads(t: &Term) -> Vec<Reg> {
+pub(super) fn term_reads(t: &Term) -> Vec<Reg> {
     match t {
         Term::Cond { c, .. } => vec![*c],
         Term::Switch { sel, .. } => vec![*sel],
@@ -1127,10 +1117,17 @@ impl super::Decoder<'_> {
             .map(|c| (c.reg, c.bits.clone()))
             .collect();
         let (constants, reg_slots) = (&mut self.constants, &mut self.reg_slots);
+        let reg_views = &mut self.reg_views;
         let mut new_reg = |r: NewReg| {
             let bits: Option<Box<[u64]>> = match r {
                 NewReg::Slots(n) => {
                     reg_slots.push(n);
+                    None
+                }
+                NewReg::View { of, slot, n } => {
+                    reg_slots.push(n);
+                    let view = Reg::new((reg_slots.len() - 1) as u32);
+                    reg_views.push(crate::spirv::inst::RegView { view, of, slot });
                     None
                 }
                 NewReg::Pointer(p) => Some(Box::new([p.bits()])),
