@@ -438,6 +438,66 @@ fn a_component_read_in_place_is_not_read_by_the_write_of_its_vector() {
     }
 }
 
+/// The `OpCompositeConstruct`s of a kernel's promoted bodies, and of its blocks as written (by
+/// their debug form: the decoded instructions are the crate's own).
+fn constructs(k: &Kernel) -> (usize, usize) {
+    let is = |i: &&_| format!("{i:?}").starts_with("Construct {");
+    let blocks = || k.funcs.iter().flat_map(|f| &f.blocks);
+    let written = blocks().map(|b| b.insts.iter().filter(is).count()).sum();
+    let fast = blocks()
+        .map(|b| match &b.fast {
+            Some(f) => f.insts.iter().filter(is).count(),
+            None => b.insts.iter().filter(is).count(),
+        })
+        .sum();
+    (fast, written)
+}
+
+/// A vector built of parts its block computes is built in place (each part computed into its
+/// slot, the construct not run) only where nothing reads the vector's register while the parts
+/// are computed: `uvec2 step(uvec2 v) { return uvec2(v.y + 1u, v.x); }` inlined twice into one
+/// block reuses the callee's registers, so the second copy's parts are computed while `v.x` —
+/// the register the construct writes — is still to be read; computed in place, `v.y + 1u` would
+/// overwrite the `v.x` read after it. GLSL (§5.4.2, "Vector and Matrix Constructors"; §5.5): from
+/// `p = (i, i + 100)`, `step` gives `(i + 101, i)`, then `(i + 1, i + 101)`. The first copy and
+/// `uvec2(i, i + 100u)` are built in place (fewer constructs in the promoted body), the second is
+/// not, and the results are those.
+#[test]
+fn a_vector_is_built_in_place_only_where_nothing_reads_it_meanwhile() {
+    let body = "uvec2 step(uvec2 v) { return uvec2(v.y + 1u, v.x); }\nvoid main() { uint i = gl_LocalInvocationIndex; uvec2 p = uvec2(i, i + 100u); p = step(p); p = step(p); b[i] = p.x; b[16u + i] = p.y; }";
+    let words = glsl(&format!("{HEAD}{body}\n"), "k.comp");
+    let (fast, written) = constructs(&three(&words, Vec::new())[0]);
+    assert!(fast < written, "{fast} constructs run of {written}");
+    assert!(fast > 0, "the second copy's construct must stay");
+    for r in run_both(body) {
+        for i in 0..16u32 {
+            assert_eq!(word(&r, i as usize), (i + 1, WordStatus::Exact), "b[{i}]");
+            let want = (i + 101, WordStatus::Exact);
+            assert_eq!(word(&r, 16 + i as usize), want, "b[16 + {i}]");
+        }
+    }
+}
+
+/// A part computed in its vector's place is read there only until the vector's register is
+/// written again: `uvec2 pair(uint x) { return uvec2(x, x * 2u); }` inlined twice into one block
+/// writes the callee's result register twice, and `main`'s `x`, the first copy's part, is read
+/// after the second copy wrote it — so that part stays where it is. GLSL (§5.4.2): with
+/// `x = i + 1`, `a = (i + 1, 2i + 2)`, `c = pair(i) = (i, 2i)`, and `a.x + a.y + c.x + c.y + x =
+/// 7i + 4`.
+#[test]
+fn a_part_is_not_read_in_its_vectors_place_once_the_vector_is_written_again() {
+    let body = "uvec2 pair(uint x) { return uvec2(x, x * 2u); }\nvoid main() { uint i = gl_LocalInvocationIndex; uint x = i + 1u; uvec2 a = pair(x); uvec2 c = pair(i); b[i] = a.x + a.y + c.x + c.y + x; }";
+    for r in run_both(body) {
+        for i in 0..16u32 {
+            assert_eq!(
+                word(&r, i as usize),
+                (7 * i + 4, WordStatus::Exact),
+                "b[{i}]"
+            );
+        }
+    }
+}
+
 /// A store into a buffer, or an atomic on one, cannot reach an invocation's own variable, so what
 /// the block knows of the variables outlives it: in `uint i = gl_LocalInvocationIndex; uvec2 p;
 /// p.x = i; p.y = i + 1u; b[i] = p.x; atomicAdd(b[64u], 1u); b[16u + i] = p.y * 2u;` glslang's

@@ -812,7 +812,7 @@ pub(crate) struct Wg<'d, 'k> {
     /// per subgroup instruction (by the address of its decoded `Group`): the last checked call
     /// shared by subgroups, with its arguments and, for a gather, its plan — kept across the
     /// workgroups this thread runs, which mostly pass the same arguments
-    pub(crate) group_calls: crate::spirv::inst::CallCache,
+    pub(crate) group_calls: CallCache,
     pub(crate) scratch_t: Vec<Taint>,
     pub(crate) errs: Vec<(usize, u32, crate::spirv::scalar::ScalarUndef)>,
 }
@@ -1126,6 +1126,24 @@ impl<'d, 'k> Wg<'d, 'k> {
         self.k.zero_sign_ignorable(w as u32)
     }
 }
+
+/// What a subgroup instruction keeps across the subgroups and workgroups a thread runs (a
+/// workgroup state serves one dispatch: one kernel, one subgroup size): the checked call its
+/// subgroups share where they have the same arguments (none per lane) with a gather's source
+/// lanes for it, and the taint of the last reason the model gave for an undefined lane (the
+/// provenance of that cause at this instruction, the same for every workgroup).
+#[derive(Default)]
+pub(crate) struct Kept {
+    pub(crate) call: Option<(
+        crate::model::Args,
+        crate::model::OpCall,
+        Option<crate::model::GatherPlan>,
+    )>,
+    pub(crate) undefined: Option<(crate::model::Reason, Taint)>,
+}
+
+/// What each subgroup instruction keeps ([`Kept`]), by the address of its decoded `Group`.
+pub(crate) type CallCache = std::collections::HashMap<usize, Kept, foldhash::fast::FixedState>;
 
 /// Construct ids of calls: the call's location id with this bit set (header label ids of SPIR-V
 /// are below 2^31 in practice; a module with larger ids only loses distinct naming).

@@ -14,7 +14,7 @@ use crate::model::{
 use crate::reconverge::flow::Unpinned;
 use crate::reconverge::Flow;
 use crate::spirv::error::SpirvError;
-use crate::spirv::exec::Wg;
+use crate::spirv::exec::{Kept, Wg};
 use crate::spirv::inst::*;
 use crate::spirv::prov::{combine, Cause, Taint};
 use crate::spirv::regs::each_span;
@@ -74,7 +74,6 @@ impl Wg<'_, '_> {
         loc: LocId,
     ) -> Result<(), SpirvError> {
         let size = self.d.cfg.size;
-        let n = self.n;
         self.regs.make_dirty(d);
         let db = self.regs.base(d);
         let rn = self.regs.slots(d) as usize;
@@ -89,22 +88,33 @@ impl Wg<'_, '_> {
             Exactness::Bits => Taint::NONE,
             Exactness::MinMaxFloat | Exactness::Tolerance => Taint::INEXACT,
         };
-        // The call shared by subgroups with the same arguments, and a gather's source lanes for
-        // it (made with the call), as this thread's last workgroup left them.
-        let key = gi as *const Group as usize;
-        // A workgroup state serves one dispatch (one kernel, one subgroup size), so a call kept
-        // for this instruction is of its operation and size.
-        let (mut last_call, mut plan) = match self.group_calls.remove(&key) {
-            Some((a, c, p)) => {
-                debug_assert!(
-                    c.op() == gi.op && c.size() == size,
-                    "a call kept across dispatches"
-                );
-                (Some((a, c)), p)
-            }
-            None => (None, None),
-        };
-        let mut last_undefined: Option<(Reason, Taint)> = None;
+        // What this instruction kept, as this thread's last workgroup left it (the map out of
+        // `self` meanwhile, so that it is read in place; put back below).
+        let mut all_kept = std::mem::take(&mut self.group_calls);
+        let kept = all_kept.entry(gi as *const Group as usize).or_default();
+        debug_assert!(
+            kept.call
+                .as_ref()
+                .is_none_or(|(_, c, _)| c.op() == gi.op && c.size() == size),
+            "a call kept across dispatches"
+        );
+        let r = self.group_subgroups(flow, gi, (d, db, rn), loc, (op_info, inexact), kept);
+        self.group_calls = all_kept;
+        r
+    }
+
+    /// [`Wg::group`] for each subgroup with active lanes: result `d` (rows from `db`, `rn`
+    /// slots), what the instruction kept.
+    fn group_subgroups(
+        &mut self,
+        flow: &Flow,
+        gi: &Group,
+        (d, db, rn): (Reg, usize, usize),
+        loc: LocId,
+        (op_info, inexact): (&'static OpInfo, Taint),
+        kept: &mut Kept,
+    ) -> Result<(), SpirvError> {
+        let (size, n) = (self.d.cfg.size, self.n);
         for g in 0..self.groups {
             let set = flow.set[g];
             if set.is_empty() {
@@ -161,12 +171,12 @@ impl Wg<'_, '_> {
             let (args, mut bad) = self.group_args(gi, op_info, set, base, &mut arg_taint);
             // Subgroups with the same arguments (no per-lane ones) share one checked call.
             let mut fresh = None;
-            if bad.is_none() && !matches!(&last_call, Some((a, _)) if *a == args) {
+            if bad.is_none() && !matches!(&kept.call, Some((a, _, _)) if *a == args) {
                 match OpCall::new(op_info, size, args.clone()) {
                     Ok(c) if per_lane(&args) => fresh = Some(c),
                     Ok(c) => {
-                        plan = GatherPlan::new(&c);
-                        last_call = Some((args, c));
+                        let plan = GatherPlan::new(&c);
+                        kept.call = Some((args, c, plan));
                     }
                     Err(e) => {
                         bad = Some(Cause::BadArgument {
@@ -176,14 +186,13 @@ impl Wg<'_, '_> {
                     }
                 }
             }
-            let (call, shared) = match (&bad, &fresh, &last_call) {
-                (Some(_), _, _) => (None, false),
-                (None, Some(c), _) => (Some(c), false),
-                (None, None, Some((_, c))) => (Some(c), true),
+            let (call, plan) = match (&bad, &fresh, &kept.call) {
+                (Some(_), _, _) => (None, None),
+                (None, Some(c), _) => (Some(c), None),
+                // A gather of the shared call moves values by its plan (the model's source lanes).
+                (None, None, Some((_, c, p))) => (Some(c), p.as_ref()),
                 (None, None, None) => unreachable!("a call is made or kept above"),
             };
-            // A gather of the shared call moves values by its plan (the model's source lanes).
-            let plan = plan.as_ref().filter(|_| shared);
             let Some(call) = call else {
                 let p = self.prov(bad.expect("a cause"), loc, Taint::NONE);
                 self.set_result_taint(set, (base, db, rn), p);
@@ -200,15 +209,12 @@ impl Wg<'_, '_> {
                 loc,
                 &mut undefined,
                 (base, db, rn),
-                &mut last_undefined,
+                &mut kept.undefined,
             );
             self.group_undefined = undefined;
             if let Some(p) = unpinned {
                 self.set_result_taint(set, (base, db, rn), p);
             }
-        }
-        if let Some((a, c)) = last_call {
-            self.group_calls.insert(key, (a, c, plan));
         }
         Ok(())
     }

@@ -29,7 +29,7 @@ impl std::fmt::Display for Reg {
     }
 }
 
-/// A view: register `view` reads slots `slot..` of register `of` and has no rows of its own (the
+/// A view: register `view` is slots `slot..` of register `of` and has no rows of its own (the
 /// register file's "Views"; [`crate::spirv::Kernel::reg_views`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RegView {

@@ -159,18 +159,6 @@ impl Step {
     }
 }
 
-/// The checked call a subgroup instruction's subgroups share (no per-lane arguments), by the
-/// address of the instruction's decoded `Group`: its arguments, the call, and a gather's plan.
-pub(crate) type CallCache = std::collections::HashMap<
-    usize,
-    (
-        crate::model::Args,
-        crate::model::OpCall,
-        Option<crate::model::GatherPlan>,
-    ),
-    foldhash::fast::FixedState,
->;
-
 /// A subgroup operation, ready for the model.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Group {

@@ -17,9 +17,12 @@
 //!
 //! **Views.** A *view* is a register that names slots of another (its owner) and has no rows of
 //! its own: the decoder makes one where a composite extract's result is read only in its block
-//! before the owner is written again (docs/interpreter.md, "Extracts read in place"), so the copy
-//! is not run. A view is only ever read; its dirty bit is its owner's, kept so by `make_dirty`,
-//! `set_clean` and `clear_dirty`.
+//! before the owner is written again, or where a part of a composite can be computed in its place
+//! (docs/interpreter.md, "Extracts read in place"), so the copy is not run. A view's dirty bit is
+//! its owner's, kept so by `make_dirty`, `set_clean` and `clear_dirty`, which act on the owner:
+//! making a view dirty zeroes the taint rows of the whole owner, and marking one clean marks the
+//! owner clean — which its callers do only where the register was clean before the instruction
+//! that wrote it (`make_dirty` zeroed every row), so the whole owner's taint is zero then.
 //!
 //! **Lanes of a row.** `each_lane` visits the active lanes of per-subgroup masks one by one;
 //! `each_span` visits them as runs (a whole subgroup at once where all its lanes are active), so
@@ -46,8 +49,8 @@ pub(crate) struct RegFile {
     dirty: Vec<bool>,
     /// the views of each register (whose dirty bits follow its own)
     views_of: Vec<Vec<u32>>,
-    /// which registers are views (never written)
-    is_view: Vec<bool>,
+    /// the owner of each view; each other register's own number
+    owner: Vec<u32>,
 }
 
 impl RegFile {
@@ -67,7 +70,9 @@ impl RegFile {
             }
         }
         let mut views_of = vec![Vec::new(); slots.len()];
+        let mut owner: Vec<u32> = (0..slots.len() as u32).collect();
         for v in views {
+            owner[v.view.index()] = v.of.index() as u32;
             debug_assert!(!view[v.of.index()], "a view of a view");
             debug_assert!(v.slot + slots[v.view.index()] <= slots[v.of.index()]);
             off[v.view.index()] = off[v.of.index()] + v.slot as usize * lanes;
@@ -81,16 +86,16 @@ impl RegFile {
             taint: vec![Taint::NONE; total],
             dirty: vec![false; slots.len()],
             views_of,
-            is_view: view,
+            owner,
         }
     }
 
-    /// Sets the dirty bit of `r` and of its views.
+    /// Sets the dirty bit of `r`'s owner (`r` itself where it is no view) and of its views.
     #[inline]
     fn set_dirty(&mut self, r: Reg, on: bool) {
-        debug_assert!(!self.is_view[r.index()], "a view is written");
-        self.dirty[r.index()] = on;
-        for &v in &self.views_of[r.index()] {
+        let o = self.owner[r.index()] as usize;
+        self.dirty[o] = on;
+        for &v in &self.views_of[o] {
             self.dirty[v as usize] = on;
         }
     }
@@ -119,12 +124,14 @@ impl RegFile {
         self.dirty[r.index()]
     }
 
-    /// Marks `r` as carrying taint, zeroing its taint rows first if it had none.
+    /// Marks `r` as carrying taint, zeroing its taint rows first if it had none (a view: its
+    /// owner's, all of them).
     #[inline]
     pub(crate) fn make_dirty(&mut self, r: Reg) {
         if !self.dirty[r.index()] {
-            let base = self.off[r.index()];
-            let len = self.slots[r.index()] as usize * self.lanes;
+            let o = self.owner[r.index()] as usize;
+            let base = self.off[o];
+            let len = self.slots[o] as usize * self.lanes;
             self.taint[base..base + len].fill(Taint::NONE);
             self.set_dirty(r, true);
         }
@@ -141,12 +148,14 @@ impl RegFile {
         (ta, tb, self.dirty(d))
     }
 
-    /// Marks `r` clean again: the caller knows every taint word of it is zero.
+    /// Marks `r` clean again: the caller knows every taint word of it (of its owner, for a view)
+    /// is zero.
     #[inline]
     pub(crate) fn set_clean(&mut self, r: Reg) {
         debug_assert!({
-            let base = self.off[r.index()];
-            let len = self.slots[r.index()] as usize * self.lanes;
+            let o = self.owner[r.index()] as usize;
+            let base = self.off[o];
+            let len = self.slots[o] as usize * self.lanes;
             self.taint[base..base + len].iter().all(|t| t.is_none())
         });
         self.set_dirty(r, false);

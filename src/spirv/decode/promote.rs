@@ -786,6 +786,11 @@ impl<'a> Promote<'a> {
             }
             changed |= self.push_carried(inst, at, &mut out, &mut known);
         }
+        let mut views = std::mem::take(&mut self.views);
+        changed |= views.parts_in_place(&mut out, live_out, &b.term, &mut |of, slot, n| {
+            self.fresh(new_reg, NewReg::View { of, slot, n })
+        });
+        self.views = views;
         changed.then_some(out)
     }
 
