@@ -903,16 +903,18 @@ impl Wg<'_, '_> {
             if m.0 == 0 {
                 continue;
             }
+            // One pass over the subgroup's row per predecessor (the lowest lane left's), in the
+            // order the lanes first name them.
             let row = &self.pred[g * n..(g + 1) * n];
-            let first = row[m.0.trailing_zeros() as usize];
-            let mut same = true;
-            each_span(&[m], n, |r| same &= row[r].iter().all(|&b| b == first));
-            if same {
-                add(first, g, m.0);
-            } else {
-                for l in m.iter() {
-                    add(row[l as usize], g, 1u128 << l);
-                }
+            let mut rest = m.0;
+            while rest != 0 {
+                let first = row[rest.trailing_zeros() as usize];
+                let from = row
+                    .iter()
+                    .enumerate()
+                    .fold(0u128, |w, (l, &b)| w | (((b == first) as u128) << l));
+                add(first, g, from & rest);
+                rest &= !from;
             }
         }
         by
