@@ -14,7 +14,7 @@ use crate::spirv::memory::clock::{flags, Access, Now};
 use crate::spirv::memory::{get_bits, get_taint, put_bits, put_taint, units, Hits, Kind, Vals};
 use crate::spirv::memory::{watch, LateWhy, Ptr, Space};
 use crate::spirv::prov::{combine, is_undefined, Cause, Taint};
-use crate::spirv::regs::same_on;
+use crate::spirv::regs::{rows3, same_on};
 use crate::spirv::scalar::mask;
 use crate::spirv::types::{Scalar, Storage};
 use rspirv::spirv::BuiltIn;
@@ -617,20 +617,27 @@ impl<'d> Wg<'d, '_> {
             return false;
         }
         let (lanes, n) = (self.lanes, self.n);
-        let pb = self.regs.base(ptr);
+        let (pb, db) = (self.regs.base(ptr), self.regs.base(d));
+        if pb + lanes > db && db + plan.slots.len() * lanes > pb {
+            return false;
+        }
         let was_dirty = self.regs.dirty(d);
         self.regs.make_dirty(d);
-        let db = self.regs.base(d);
         let mut any_t = false;
         for (c, &(_, so)) in plan.slots.iter().enumerate() {
             let dr = db + c * lanes;
             let (vals, taint) = (&mut self.regs.vals, &mut self.regs.taint);
+            let trow = &mut taint[dr..dr + lanes];
+            let (vd, pv, _) = rows3(vals, dr, pb, pb, lanes).expect("registers apart");
             each_span(&flow.set, n, |r| {
-                for s in r {
-                    let w = ((Ptr::from_bits(vals[pb + s]).off() + base + so) / 4) as usize;
-                    vals[dr + s] = b.vals[w].load(Relaxed) as u64;
-                    let t = Taint::from_bits(b.taint[w].load(Relaxed));
-                    taint[dr + s] = t;
+                for ((d, t), &p) in vd[r.clone()]
+                    .iter_mut()
+                    .zip(&mut trow[r.clone()])
+                    .zip(&pv[r])
+                {
+                    let w = ((Ptr::from_bits(p).off() + base + so) / 4) as usize;
+                    *d = b.vals[w].load(Relaxed) as u64;
+                    *t = Taint::from_bits(b.taint[w].load(Relaxed));
                     any_t |= !t.is_none();
                 }
             });
