@@ -34,6 +34,7 @@
 mod addresses;
 mod atomics;
 mod barriers;
+mod builtins;
 pub mod decode;
 pub(crate) mod error;
 pub mod examples;
