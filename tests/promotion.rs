@@ -239,6 +239,20 @@ fn run_one(k: &Kernel) -> ModelRun {
     run_model(k, cfg, &[buf], None).unwrap()
 }
 
+/// Runs `body` promoted and not ([`run_both`]): for each `(at, want)`, word `at + i` of the buffer
+/// is `want(i)`, exact, for each of the 16 invocations `i`.
+#[allow(clippy::type_complexity)]
+fn expect_words(body: &str, words: &[(usize, &dyn Fn(u32) -> u32)]) {
+    for r in run_both(body) {
+        for &(at, want) in words {
+            for i in 0..16u32 {
+                let got = word(&r, at + i as usize);
+                assert_eq!(got, (want(i), WordStatus::Exact), "b[{at} + {i}]");
+            }
+        }
+    }
+}
+
 fn word(r: &ModelRun, i: usize) -> (u32, WordStatus) {
     let b = &r.buffers[0];
     (
@@ -429,13 +443,7 @@ fn a_component_read_in_place_is_not_read_by_the_write_of_its_vector() {
         !three(&words, Vec::new())[0].reg_views.is_empty(),
         "no view made"
     );
-    for r in run_both(body) {
-        for i in 0..16u32 {
-            assert_eq!(word(&r, i as usize), (i, WordStatus::Exact), "b[{i}]");
-            let want = (i + 100, WordStatus::Exact);
-            assert_eq!(word(&r, 16 + i as usize), want, "b[16 + {i}]");
-        }
-    }
+    expect_words(body, &[(0, &|i| i), (16, &|i| i + 100)]);
 }
 
 /// The `OpCompositeConstruct`s of a kernel's promoted bodies, and of its blocks as written (by
@@ -469,13 +477,7 @@ fn a_vector_is_built_in_place_only_where_nothing_reads_it_meanwhile() {
     let (fast, written) = constructs(&three(&words, Vec::new())[0]);
     assert!(fast < written, "{fast} constructs run of {written}");
     assert!(fast > 0, "the second copy's construct must stay");
-    for r in run_both(body) {
-        for i in 0..16u32 {
-            assert_eq!(word(&r, i as usize), (i + 1, WordStatus::Exact), "b[{i}]");
-            let want = (i + 101, WordStatus::Exact);
-            assert_eq!(word(&r, 16 + i as usize), want, "b[16 + {i}]");
-        }
-    }
+    expect_words(body, &[(0, &|i| i + 1), (16, &|i| i + 101)]);
 }
 
 /// A part computed in its vector's place is read there only until the vector's register is
@@ -487,15 +489,7 @@ fn a_vector_is_built_in_place_only_where_nothing_reads_it_meanwhile() {
 #[test]
 fn a_part_is_not_read_in_its_vectors_place_once_the_vector_is_written_again() {
     let body = "uvec2 pair(uint x) { return uvec2(x, x * 2u); }\nvoid main() { uint i = gl_LocalInvocationIndex; uint x = i + 1u; uvec2 a = pair(x); uvec2 c = pair(i); b[i] = a.x + a.y + c.x + c.y + x; }";
-    for r in run_both(body) {
-        for i in 0..16u32 {
-            assert_eq!(
-                word(&r, i as usize),
-                (7 * i + 4, WordStatus::Exact),
-                "b[{i}]"
-            );
-        }
-    }
+    expect_words(body, &[(0, &|i| 7 * i + 4)]);
 }
 
 /// A store into a buffer, or an atomic on one, cannot reach an invocation's own variable, so what
