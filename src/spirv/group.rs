@@ -339,9 +339,7 @@ impl Wg<'_, '_> {
             // A constant (a shuffle's delta of 1): one value, without taint, in every lane.
             let constant = !rt && self.consts[r.index()];
             let mut per = [0u32; 128];
-            if constant {
-                per.fill(self.regs.vals[rb] as u32);
-            } else {
+            if !constant {
                 for l in set.iter() {
                     let s = base + l as usize;
                     per[l as usize] = self.regs.vals[rb + s] as u32;
@@ -352,7 +350,7 @@ impl Wg<'_, '_> {
             }
             let first = set.lowest().map(|l| per[l as usize]).unwrap_or(0);
             let lane_arg = if constant {
-                LaneArg::Uniform(first)
+                LaneArg::Uniform(self.regs.vals[rb] as u32)
             } else if uniform_required {
                 if set.iter().any(|l| per[l as usize] != first) {
                     bad = Some(Cause::NotUniform {
