@@ -909,10 +909,18 @@ impl Wg<'_, '_> {
             let mut rest = m.0;
             while rest != 0 {
                 let first = row[rest.trailing_zeros() as usize];
-                let from = row
-                    .iter()
-                    .enumerate()
-                    .fold(0u128, |w, (l, &b)| w | (((b == first) as u128) << l));
+                let from = if rest == m.0 && row.iter().all(|&b| b == first) {
+                    rest
+                } else if n <= 64 {
+                    row.iter()
+                        .enumerate()
+                        .fold(0u64, |w, (l, &b)| w | (((b == first) as u64) << l))
+                        as u128
+                } else {
+                    row.iter()
+                        .enumerate()
+                        .fold(0u128, |w, (l, &b)| w | (((b == first) as u128) << l))
+                };
                 add(first, g, from & rest);
                 rest &= !from;
             }
