@@ -379,12 +379,23 @@ impl<'a> Promote<'a> {
 
     /// A view of slots `off..off + n` of `a`, made once.
     fn view(&mut self, a: Reg, off: u32, n: u32, new_reg: &mut dyn FnMut(NewReg) -> Reg) -> Reg {
+        self.with_views(new_reg, |views, make| {
+            views.view(a, off, n, |of, slot| make(of, slot, n))
+        })
+    }
+
+    /// `f` of the pass's views, with a maker of new ones (`make(owner, slot, slots)`).
+    fn with_views<R>(
+        &mut self,
+        new_reg: &mut dyn FnMut(NewReg) -> Reg,
+        f: impl FnOnce(&mut Views, &mut dyn FnMut(Reg, u32, u32) -> Reg) -> R,
+    ) -> R {
         let mut views = std::mem::take(&mut self.views);
-        let v = views.view(a, off, n, |of, slot| {
+        let r = f(&mut views, &mut |of, slot, n| {
             self.fresh(new_reg, NewReg::View { of, slot, n })
         });
         self.views = views;
-        v
+        r
     }
 
     /// A constant register holding `bits`, made once per value.
@@ -786,11 +797,9 @@ impl<'a> Promote<'a> {
             }
             changed |= self.push_carried(inst, at, &mut out, &mut known);
         }
-        let mut views = std::mem::take(&mut self.views);
-        changed |= views.parts_in_place(&mut out, live_out, &b.term, &mut |of, slot, n| {
-            self.fresh(new_reg, NewReg::View { of, slot, n })
+        changed |= self.with_views(new_reg, |views, make| {
+            views.parts_in_place(&mut out, live_out, &b.term, make)
         });
-        self.views = views;
         changed.then_some(out)
     }
 

@@ -108,9 +108,9 @@ impl Views {
     }
 
     /// For the construct `o = parts` at `c` of `body` (`gone`: the constructs already not run): per
-    /// part, its register, first slot, slots,
-    /// the index of its definition and of the last instruction to rename its reads in — or `None`
-    /// where the parts cannot be computed in place ([`Views::parts_in_place`]).
+    /// part, its register, first slot, slots, the index of its definition and of the last
+    /// instruction to rename its reads in — or `None` where the parts cannot be computed in place
+    /// ([`Views::parts_in_place`]).
     #[allow(clippy::type_complexity)]
     fn in_place_plan(
         &self,
@@ -145,23 +145,11 @@ impl Views {
                 return None;
             }
             // Its reads after the construct, up to its next definition (that one's reads too).
-            let mut end = c;
-            let mut redefined = false;
-            for (at, (inst, _)) in body.iter().enumerate().skip(c + 1) {
-                let mut reads = false;
-                inst.operands(|role, r| reads |= role == Role::Use && r == p);
-                if reads {
-                    end = at;
-                }
-                if inst.def() == Some(p) {
-                    redefined = true;
-                    break;
-                }
-            }
-            if !redefined && (live_out.contains(&p) || term_reads.contains(&p)) {
+            let r = reads(body.iter().map(|x| &x.0), c, p);
+            if !r.redefined && (live_out.contains(&p) || term_reads.contains(&p)) {
                 return None;
             }
-            plan.push((p, slot, k, j, end));
+            plan.push((p, slot, k, j, r.last));
             slot += k;
         }
         let first = plan.iter().map(|x| x.3).min()?;
@@ -211,25 +199,12 @@ pub(super) fn stable(
     through_last: bool,
 ) -> bool {
     let insts = &b.insts;
-    let mut last = at;
-    let mut called = false;
-    let mut redefined = false;
-    for (j, i) in insts.iter().enumerate().skip(at + 1) {
-        let mut reads = false;
-        i.operands(|role, r| reads |= role == Role::Use && r == d);
-        if reads {
-            if called {
-                return false;
-            }
-            last = j;
-        }
-        if i.def() == Some(d) {
-            redefined = true;
-            break;
-        }
-        called |= matches!(i, Inst::Call { .. });
-    }
-    if !redefined && (live_out.contains(&d) || term_reads(&b.term).contains(&d)) {
+    let Reads {
+        last,
+        redefined,
+        after_call,
+    } = reads(insts.iter(), at, d);
+    if after_call || (!redefined && (live_out.contains(&d) || term_reads(&b.term).contains(&d))) {
         return false;
     }
     let end = if through_last {
@@ -241,4 +216,39 @@ pub(super) fn stable(
         i.def() != Some(to)
             && !matches!(i, Inst::Store { ptr, .. } if carry_of.get(ptr) == Some(&to))
     })
+}
+
+/// The reads of a register in a block's instructions after the one at `at` that defines it, up to
+/// its next definition (that one's reads included): [`stable`], [`Views::parts_in_place`].
+struct Reads {
+    /// the index of the last such read (`at` where there is none)
+    last: usize,
+    /// whether the register is defined again
+    redefined: bool,
+    /// whether a call comes before one of the reads
+    after_call: bool,
+}
+
+/// [`Reads`] of `d` in `insts`, defined at index `at`.
+fn reads<'i>(insts: impl Iterator<Item = &'i Inst>, at: usize, d: Reg) -> Reads {
+    let mut out = Reads {
+        last: at,
+        redefined: false,
+        after_call: false,
+    };
+    let mut called = false;
+    for (j, i) in insts.enumerate().skip(at + 1) {
+        let mut read = false;
+        i.operands(|role, r| read |= role == Role::Use && r == d);
+        if read {
+            out.after_call |= called;
+            out.last = j;
+        }
+        if i.def() == Some(d) {
+            out.redefined = true;
+            break;
+        }
+        called |= matches!(i, Inst::Call { .. });
+    }
+    out
 }
