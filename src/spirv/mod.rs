@@ -366,8 +366,8 @@ pub(crate) fn run_model_addressed(
         all = buffers.iter().cloned().chain(unbound_inputs).collect();
         &all
     };
-    let d = dispatch(k, cfg.clone(), buffers, push, addressing, progress, None)?;
-    let mut out = outputs(&d, k);
+    let mut d = dispatch(k, cfg.clone(), buffers, push, addressing, progress, None)?;
+    let mut out = outputs(&mut d, k);
     let explored = explore_branches(k, &cfg, buffers, push, addressing, &d, &mut out);
     let groups: Vec<exec::FindingGroup> =
         std::mem::take(&mut *d.findings.lock().unwrap_or_else(|e| e.into_inner()))
@@ -424,7 +424,7 @@ fn dispatch<'a>(
         views,
         extents,
         provs,
-    } = bind(k, buffers, push)?;
+    } = bind(k, buffers, push, choices.is_some())?;
     let mut d = Dispatch::new(k, cfg, bound, initial, provs)?;
     d.samplers = samplers;
     d.views = views;
@@ -467,7 +467,8 @@ fn explore_branches(
         let mut runs = Vec::with_capacity(1 << n);
         for bits in 0..1u32 << n {
             let way: Vec<bool> = (0..n).map(|j| (bits >> j) & 1 != 0).collect();
-            let d = dispatch(k, cfg.clone(), buffers, push, addressing, None, Some(way)).ok()?;
+            let mut d =
+                dispatch(k, cfg.clone(), buffers, push, addressing, None, Some(way)).ok()?;
             if poisons(&d) || d.interacted.load(Relaxed) {
                 return None;
             }
@@ -477,7 +478,7 @@ fn explore_branches(
                 n = m;
                 continue 'grow;
             }
-            runs.push(outputs(&d, k));
+            runs.push(outputs(&mut d, k));
         }
         let units = explore::refine(out, &runs);
         return Some(explore::Explored {
@@ -512,14 +513,16 @@ struct Bindings<'b> {
 
 /// Binds the run's inputs to the kernel's buffer, image, sampler and push-constant objects; an
 /// object without an input, or an input without an object, is an error naming the binding.
+/// `explores`: the run explores branches on undefined values, so its buffers record their lowest
+/// writers.
 fn bind<'b>(
     k: &Kernel,
     buffers: &'b [BufferInput],
     push: Option<&[u8]>,
+    explores: bool,
 ) -> Result<Bindings<'b>, SpirvError> {
     let provs = Provs::default();
-    let mut bound: Vec<Option<std::sync::Arc<Buffer>>> =
-        (0..k.objects.len()).map(|_| None).collect();
+    let mut bound: Vec<Option<std::sync::Arc<Buffer>>> = vec![None; k.objects.len()];
     // The object each input was bound to (for an aliased input to share its buffer).
     let mut object_of: Vec<Option<usize>> = vec![None; buffers.len()];
     // One buffer's bytes behind two descriptors: the input that owns the memory, and the
@@ -597,6 +600,7 @@ fn bind<'b>(
                 views[i] = (view.start as u32, view.len() as u32);
                 let writable = written[pos];
                 let mut buf = Buffer::new(&b.bytes, writable, unit_of[pos]);
+                buf.record_first_writers(explores);
                 if let Some(t) = &o.image {
                     let e = image_extent(o, t, b, view.len())?;
                     buf.extent = Some(e);
@@ -782,50 +786,45 @@ fn run_dispatch(
 }
 
 /// The bound buffers after the run, each as its object sees it (its window of a shared buffer),
-/// with the taint of elements a path not taken may have written.
-fn outputs(d: &Dispatch<'_>, k: &Kernel) -> Vec<report::BufferOutput> {
+/// with the taint of elements a path not taken may have written. Takes the buffers out of `d`: a
+/// buffer no later object shares is moved, not copied.
+fn outputs(d: &mut Dispatch<'_>, k: &Kernel) -> Vec<report::BufferOutput> {
     let maybe = std::mem::take(&mut *d.maybe_written.lock().unwrap_or_else(|e| e.into_inner()));
+    let buffers = std::mem::take(&mut d.buffers);
     let mut out = Vec::new();
-    for (i, o) in k.objects.iter().enumerate() {
-        if let (Some(b), Some((set, binding))) = (&d.buffers[i], o.binding) {
-            if let Some(t) = maybe.get(&(ObjectId::new(i as u32))) {
-                // Elements this execution never wrote that a path not taken may write.
-                for (u, w) in b.writers().iter().enumerate() {
-                    if w.0 == 0 {
-                        let x = Taint::from_bits(b.taint[u].load(Relaxed));
-                        b.taint[u].store(prov::combine(x, *t).bits(), Relaxed);
-                    }
-                }
+    for (i, (o, b)) in k.objects.iter().zip(buffers).enumerate() {
+        let (Some(b), Some((set, binding))) = (b, o.binding) else {
+            continue;
+        };
+        let object = ObjectId::new(i as u32);
+        if let Some(t) = maybe.get(&object) {
+            // Elements this execution never wrote that a path not taken may write.
+            for u in b.never_written() {
+                let x = Taint::from_bits(b.taint[u].load(Relaxed));
+                b.taint[u].store(prov::combine(x, *t).bits(), Relaxed);
             }
-            // The bytes this object sees (its window of a shared buffer).
-            let (base, size) = d.view(ObjectId::new(i as u32));
-            let (base, size) = (base as usize, size as usize);
-            let unit = b.unit as usize;
-            let units = base / unit..(base + size).div_ceil(unit);
-            let mut bytes = b.bytes();
-            bytes.truncate(base + size);
-            bytes.drain(..base);
-            let mut writer = b.writers();
-            writer.truncate(units.end.min(writer.len()));
-            writer.drain(..units.start.min(writer.len()));
-            let mut first_writer = b.first_writers();
-            first_writer.truncate(units.end.min(first_writer.len()));
-            first_writer.drain(..units.start.min(first_writer.len()));
-            out.push(report::BufferOutput {
-                set,
-                binding,
-                element: k.objects[i].element,
-                object: ObjectId::new(i as u32),
-                bytes,
-                unit: b.unit,
-                taint: b.taint[units.start.min(b.taint.len())..units.end.min(b.taint.len())]
-                    .iter()
-                    .map(|t| Taint::from_bits(t.load(Relaxed)))
-                    .collect(),
-                writer,
-                first_writer,
-            });
         }
+        // The bytes this object sees (its window of a shared buffer).
+        let (base, size) = d.view(object);
+        let (base, size) = (base as usize, size as usize);
+        let unit = b.unit as usize;
+        let units = base / unit..(base + size).div_ceil(unit);
+        let mut c = match std::sync::Arc::try_unwrap(b) {
+            Ok(b) => b.into_contents(),
+            Err(shared) => shared.contents(),
+        };
+        c.window(base..base + size, units);
+        out.push(report::BufferOutput {
+            set,
+            binding,
+            element: o.element,
+            object,
+            bytes: c.bytes,
+            unit: unit as u32,
+            taint: c.taint,
+            writer: c.wloc,
+            first_writer: c.first,
+        });
     }
     out
 }

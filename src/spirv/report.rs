@@ -25,9 +25,9 @@ pub struct BufferOutput {
     pub unit: u32,
     /// taint of each unit
     pub taint: Vec<Taint>,
-    /// last writer of each unit (1 + dispatch slot, 0 = never written) and the location that wrote
-    /// it (empty for read-only buffers)
-    pub writer: Vec<(u32, LocId)>,
+    /// last writer of each unit: (1 + dispatch slot) << 32 | the location that wrote it, 0 for
+    /// never written (empty for read-only buffers); [`BufferOutput::writer_at`] reads it
+    pub(crate) writer: Vec<u64>,
     /// the lowest writer (1 + dispatch slot) of each unit, `u32::MAX` for none — recorded only in
     /// the runs that explore branches on undefined values (`spirv::explore`), else all `u32::MAX`
     pub(crate) first_writer: Vec<u32>,
@@ -47,10 +47,12 @@ impl BufferOutput {
 
     /// The last writer of byte `b`: (1 + dispatch slot, location), (0, 0) if none.
     pub fn writer_at(&self, b: usize) -> (u32, LocId) {
-        self.writer
+        let x = self
+            .writer
             .get(b / self.unit.max(1) as usize)
             .copied()
-            .unwrap_or_default()
+            .unwrap_or_default();
+        ((x >> 32) as u32, LocId::new(x as u32))
     }
 
     /// The taint of 32-bit word `w`.

@@ -439,19 +439,27 @@ fn zeros(n: usize) -> Vec<AtomicU32> {
     (0..n).map(|_| AtomicU32::new(0)).collect()
 }
 
+/// The little-endian words of `bytes`, the last padded with zeros.
+fn le_words(bytes: &[u8]) -> impl Iterator<Item = u32> + '_ {
+    let whole = bytes.chunks_exact(4);
+    let rest = whole.remainder();
+    let last = (!rest.is_empty()).then(|| {
+        let mut w = [0u8; 4];
+        w[..rest.len()].copy_from_slice(rest);
+        u32::from_le_bytes(w)
+    });
+    whole
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .chain(last)
+}
+
 impl Buffer {
     /// A buffer holding `bytes` (padded with zeros to whole words) with taint per `unit` bytes.
+    /// The lowest writer of each unit is not recorded ([`Buffer::record_first_writers`]).
     pub fn new(bytes: &[u8], writable: bool, unit: u32) -> Buffer {
         let n = bytes.len().div_ceil(4);
-        let vals: Vec<AtomicU32> = (0..n)
-            .map(|k| {
-                let mut w = [0u8; 4];
-                for (j, b) in w.iter_mut().enumerate() {
-                    *b = bytes.get(k * 4 + j).copied().unwrap_or(0);
-                }
-                AtomicU32::new(u32::from_le_bytes(w))
-            })
-            .collect();
+        let mut vals: Vec<AtomicU32> = Vec::with_capacity(n);
+        vals.extend(le_words(bytes).map(AtomicU32::new));
         let units = (n * 4).div_ceil(unit as usize);
         Buffer {
             vals,
@@ -469,24 +477,27 @@ impl Buffer {
             } else {
                 Vec::new()
             },
-            first: if writable {
-                (0..units).map(|_| AtomicU32::new(u32::MAX)).collect()
-            } else {
-                Vec::new()
-            },
+            first: Vec::new(),
             extent: None,
+        }
+    }
+
+    /// Records the lowest writer of each unit from now on ([`Buffer::wrote_first`]) where `on`:
+    /// only the runs that explore branches on undefined values read it, so only they pay for it.
+    pub fn record_first_writers(&mut self, on: bool) {
+        if on && self.writable {
+            self.first = (0..self.units())
+                .map(|_| AtomicU32::new(u32::MAX))
+                .collect();
         }
     }
 
     /// Puts back `bytes` (what was bound) with taint `undefined` on those byte ranges, none
     /// elsewhere, and forgets who touched what.
     pub fn restore(&self, bytes: &[u8], undefined: &[(std::ops::Range<usize>, Taint)]) {
-        for (k, v) in self.vals.iter().enumerate() {
-            let mut w = [0u8; 4];
-            for (j, b) in w.iter_mut().enumerate() {
-                *b = bytes.get(k * 4 + j).copied().unwrap_or(0);
-            }
-            v.store(u32::from_le_bytes(w), Relaxed);
+        let words = le_words(bytes).chain(std::iter::repeat(0));
+        for (v, w) in self.vals.iter().zip(words) {
+            v.store(w, Relaxed);
         }
         for t in &self.taint {
             t.store(0, Relaxed);
@@ -557,16 +568,10 @@ impl Buffer {
         self.first.iter().map(|f| f.load(Relaxed)).collect()
     }
 
-    /// The last writer of each unit: (1 + slot, location), (0, 0) if none; empty for buffers the
-    /// shader cannot write.
-    pub fn writers(&self) -> Vec<(u32, crate::spirv::ids::LocId)> {
-        self.wloc
-            .iter()
-            .map(|w| {
-                let x = w.load(Relaxed);
-                ((x >> 32) as u32, crate::spirv::ids::LocId::new(x as u32))
-            })
-            .collect()
+    /// The units no invocation wrote (none for buffers the shader cannot write).
+    pub fn never_written(&self) -> impl Iterator<Item = usize> + '_ {
+        (self.wloc.iter().enumerate())
+            .filter_map(|(u, w)| (w.load(Relaxed) >> 32 == 0).then_some(u))
     }
 
     /// Number of units.
@@ -683,12 +688,71 @@ impl Buffer {
 
     /// The bytes now.
     pub fn bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.vals.len() * 4);
-        for v in &self.vals {
-            out.extend_from_slice(&v.load(Relaxed).to_le_bytes());
+        let mut out = vec![0u8; self.vals.len() * 4];
+        for (b, v) in out.chunks_exact_mut(4).zip(&self.vals) {
+            b.copy_from_slice(&v.load(Relaxed).to_le_bytes());
         }
         out.truncate(self.size as usize);
         out
+    }
+
+    /// What the buffer holds after a run, copied out of it (a buffer other descriptors still
+    /// share).
+    pub fn contents(&self) -> Contents {
+        Contents {
+            bytes: self.bytes(),
+            taint: self
+                .taint
+                .iter()
+                .map(|t| Taint::from_bits(t.load(Relaxed)))
+                .collect(),
+            wloc: self.wloc.iter().map(|w| w.load(Relaxed)).collect(),
+            first: self.first_writers(),
+        }
+    }
+
+    /// What the buffer holds after a run, taken out of it: the taint and writer rows change
+    /// type where they lie (no copy of the largest rows of a large buffer); only the bytes are
+    /// copied.
+    pub fn into_contents(self) -> Contents {
+        let bytes = self.bytes();
+        Contents {
+            bytes,
+            taint: self
+                .taint
+                .into_iter()
+                .map(|t| Taint::from_bits(t.into_inner()))
+                .collect(),
+            wloc: self.wloc.into_iter().map(AtomicU64::into_inner).collect(),
+            first: self.first.into_iter().map(AtomicU32::into_inner).collect(),
+        }
+    }
+}
+
+/// A buffer's contents after a run ([`Buffer::contents`]).
+pub struct Contents {
+    /// the bytes bound
+    pub bytes: Vec<u8>,
+    /// the taint of each unit
+    pub taint: Vec<Taint>,
+    /// the last writer of each unit: (1 + slot) << 32 | location, 0 for none; empty for buffers
+    /// the shader cannot write
+    pub wloc: Vec<u64>,
+    /// the lowest writer (1 + slot) of each unit, `u32::MAX` for none; empty where not recorded
+    pub first: Vec<u32>,
+}
+
+impl Contents {
+    /// Keeps only bytes `bytes` and units `units` (an object's window of a shared buffer).
+    pub fn window(&mut self, bytes: std::ops::Range<usize>, units: std::ops::Range<usize>) {
+        fn keep<T>(v: &mut Vec<T>, r: std::ops::Range<usize>) {
+            v.truncate(r.end.min(v.len()));
+            v.drain(..r.start.min(v.len()));
+        }
+        keep(&mut self.bytes, bytes);
+        keep(&mut self.taint, units.clone());
+        keep(&mut self.wloc, units.clone());
+        keep(&mut self.first, units);
     }
 }
 
@@ -1079,6 +1143,45 @@ mod tests {
             .collect();
         assert_eq!(taints, [false, false, true, false]);
         assert!(b.claim(0..1, 2, true), "the first writer forgotten");
-        assert_eq!(b.writers()[0].0, 0, "no last writer");
+        assert_eq!(b.writer_marks().0[0] >> 32, 0, "no last writer");
+    }
+
+    // What a run leaves is read out of a buffer by a copy (a buffer two descriptors share) or by
+    // taking the buffer apart (the rows change type where they lie): both give the same bytes,
+    // taints and writers, and the lowest writers only where they were recorded.
+    #[test]
+    fn a_buffer_taken_apart_gives_what_a_copy_gives() {
+        let bound = [1u8, 2, 3, 4, 5, 6, 7];
+        let contents = |record: bool| {
+            let mut b = Buffer::new(&bound, true, 2);
+            b.record_first_writers(record);
+            b.put(4, 2, 0xbeef);
+            b.put_taint(0, 2, Taint::undefined(5));
+            b.wrote(2..3, 7, crate::spirv::ids::LocId::new(3));
+            b.wrote_first(2..3, 7);
+            let unwritten: Vec<usize> = b.never_written().collect();
+            assert_eq!(unwritten, [0, 1, 3], "unit 2 written");
+            let copy = b.contents();
+            (copy, b.into_contents())
+        };
+        for record in [false, true] {
+            let (copy, taken) = contents(record);
+            for c in [&copy, &taken] {
+                assert_eq!(
+                    c.bytes,
+                    [1, 2, 3, 4, 0xef, 0xbe, 7],
+                    "7 bytes, not the padding"
+                );
+                assert_eq!(c.taint[0], Taint::undefined(5));
+                assert_eq!(c.taint[1..], [Taint::NONE; 3]);
+                assert_eq!(c.wloc, [0, 0, 7 << 32 | 3, 0]);
+                let first = if record {
+                    vec![u32::MAX, u32::MAX, 7, u32::MAX]
+                } else {
+                    vec![]
+                };
+                assert_eq!(c.first, first, "recorded: {record}");
+            }
+        }
     }
 }
