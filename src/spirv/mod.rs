@@ -321,7 +321,26 @@ fn with_formats(k: &mut Kernel, buffers: &[BufferInput]) -> Result<(), SpirvErro
 
 /// [`run_model_with_progress`] for a module that reaches buffers through device addresses:
 /// `addressing` says where each buffer lies, and gives the buffers that have no descriptor.
+///
+/// The run is made on a thread of rayon's pool (a scope's closure runs there; the workgroups run
+/// there anyway), so that its buffers — tens of megabytes for a large dispatch — are allocated
+/// and freed by a pool thread. Called from a program's main thread, the allocator would hand the
+/// freed pages back to the system at the end of each run and fault them in again at the next
+/// (glibc trims its main heap; a thread's heap keeps them): measured on a 1024×1024 Gray-Scott
+/// step, 11,500 page faults and ~20 ms a run (docs/interpreter.md, "A run's buffers").
 pub(crate) fn run_model_addressed(
+    k: &Kernel,
+    cfg: RunConfig,
+    buffers: &[BufferInput],
+    push: Option<&[u8]>,
+    addressing: &Addressing,
+    progress: Option<&(dyn Fn(u64, u64) + Sync)>,
+) -> Result<ModelRun, SpirvError> {
+    rayon::scope(|_| run_in_pool(k, cfg, buffers, push, addressing, progress))
+}
+
+/// [`run_model_addressed`], on the thread it runs on.
+fn run_in_pool(
     k: &Kernel,
     cfg: RunConfig,
     buffers: &[BufferInput],
