@@ -336,92 +336,83 @@ pub(crate) fn run_model_addressed(
     addressing: &Addressing,
     progress: Option<&(dyn Fn(u64, u64) + Sync)>,
 ) -> Result<ModelRun, SpirvError> {
-    rayon::scope(|_| run_in_pool(k, cfg, buffers, push, addressing, progress))
-}
-
-/// [`run_model_addressed`], on the thread it runs on.
-fn run_in_pool(
-    k: &Kernel,
-    cfg: RunConfig,
-    buffers: &[BufferInput],
-    push: Option<&[u8]>,
-    addressing: &Addressing,
-    progress: Option<&(dyn Fn(u64, u64) + Sync)>,
-) -> Result<ModelRun, SpirvError> {
-    let extended;
-    let unknown_format = k
-        .objects
-        .iter()
-        .any(|o| o.image.is_some_and(|t| !t.format_given));
-    let k = if addressing.unbound.is_empty() && !unknown_format {
-        k
-    } else {
-        let mut x = with_unbound(k, &addressing.unbound);
-        with_formats(&mut x, buffers)?;
-        extended = x;
-        &extended
-    };
-    let unbound_inputs: Vec<BufferInput> = addressing
-        .unbound
-        .iter()
-        .enumerate()
-        .map(|(i, (_, bytes, _))| BufferInput {
-            set: UNBOUND_SET,
-            binding: i as u32,
-            bytes: bytes.clone(),
-            undefined: Vec::new(),
-            element: 0,
-            image: None,
-            alias_of: None,
-            format: None,
-            sampler: None,
-            window: None,
-        })
-        .collect();
-    let all: Vec<BufferInput>;
-    let buffers = if unbound_inputs.is_empty() {
-        buffers
-    } else {
-        all = buffers.iter().cloned().chain(unbound_inputs).collect();
-        &all
-    };
-    let mut d = dispatch(k, cfg.clone(), buffers, push, addressing, progress, None)?;
-    let mut out = outputs(&mut d, k);
-    let explored = explore_branches(k, &cfg, buffers, push, addressing, &d, &mut out);
-    let groups: Vec<exec::FindingGroup> =
-        std::mem::take(&mut *d.findings.lock().unwrap_or_else(|e| e.into_inner()))
-            .into_values()
+    rayon::scope(|_| {
+        let extended;
+        let unknown_format = k
+            .objects
+            .iter()
+            .any(|o| o.image.is_some_and(|t| !t.format_given));
+        let k = if addressing.unbound.is_empty() && !unknown_format {
+            k
+        } else {
+            let mut x = with_unbound(k, &addressing.unbound);
+            with_formats(&mut x, buffers)?;
+            extended = x;
+            &extended
+        };
+        let unbound_inputs: Vec<BufferInput> = addressing
+            .unbound
+            .iter()
+            .enumerate()
+            .map(|(i, (_, bytes, _))| BufferInput {
+                set: UNBOUND_SET,
+                binding: i as u32,
+                bytes: bytes.clone(),
+                undefined: Vec::new(),
+                element: 0,
+                image: None,
+                alias_of: None,
+                format: None,
+                sampler: None,
+                window: None,
+            })
             .collect();
-    let findings = groups.iter().flat_map(|g| g.examples.clone()).collect();
-    Ok(ModelRun {
-        buffers: out,
-        findings,
-        groups,
-        finding_count: d.finding_count.load(Relaxed),
-        lane_instructions: d.lane_instructions.load(Relaxed),
-        ordered: d.ordered(),
-        invocations: d.workgroup_count() * k.local_size.iter().map(|&x| x as u64).product::<u64>(),
-        lanes_per_wg: d.lanes_per_wg,
-        map: d.map.clone(),
-        local_size: k.local_size,
-        workgroups: d.cfg.workgroups,
-        mode: d.cfg.mode,
-        provs: d.provs,
-        locs: k.locs.clone(),
-        constructs: k.constructs.clone(),
-        objects: k.objects.iter().map(|o| o.name.clone()).collect(),
-        names: {
-            let mut n = k.var_names();
-            for (i, e) in d.extents.iter().enumerate() {
-                if let Some(e) = e {
-                    n.extents.insert(ObjectId::new(i as u32), *e);
+        let all: Vec<BufferInput>;
+        let buffers = if unbound_inputs.is_empty() {
+            buffers
+        } else {
+            all = buffers.iter().cloned().chain(unbound_inputs).collect();
+            &all
+        };
+        let mut d = dispatch(k, cfg.clone(), buffers, push, addressing, progress, None)?;
+        let mut out = outputs(&mut d, k);
+        let explored = explore_branches(k, &cfg, buffers, push, addressing, &d, &mut out);
+        let groups: Vec<exec::FindingGroup> =
+            std::mem::take(&mut *d.findings.lock().unwrap_or_else(|e| e.into_inner()))
+                .into_values()
+                .collect();
+        let findings = groups.iter().flat_map(|g| g.examples.clone()).collect();
+        Ok(ModelRun {
+            buffers: out,
+            findings,
+            groups,
+            finding_count: d.finding_count.load(Relaxed),
+            lane_instructions: d.lane_instructions.load(Relaxed),
+            ordered: d.ordered(),
+            invocations: d.workgroup_count()
+                * k.local_size.iter().map(|&x| x as u64).product::<u64>(),
+            lanes_per_wg: d.lanes_per_wg,
+            map: d.map.clone(),
+            local_size: k.local_size,
+            workgroups: d.cfg.workgroups,
+            mode: d.cfg.mode,
+            provs: d.provs,
+            locs: k.locs.clone(),
+            constructs: k.constructs.clone(),
+            objects: k.objects.iter().map(|o| o.name.clone()).collect(),
+            names: {
+                let mut n = k.var_names();
+                for (i, e) in d.extents.iter().enumerate() {
+                    if let Some(e) = e {
+                        n.extents.insert(ObjectId::new(i as u32), *e);
+                    }
                 }
-            }
-            n
-        },
-        storages: k.objects.iter().map(|o| o.storage.name()).collect(),
-        no_buffer: k.no_buffer,
-        explored,
+                n
+            },
+            storages: k.objects.iter().map(|o| o.storage.name()).collect(),
+            no_buffer: k.no_buffer,
+            explored,
+        })
     })
 }
 
