@@ -90,6 +90,13 @@ impl RegFile {
         }
     }
 
+    /// The rows of `r`'s owner (`r`'s own where it is no view), every slot and lane.
+    #[inline]
+    fn owner_rows(&self, r: Reg) -> std::ops::Range<usize> {
+        let o = self.owner[r.index()] as usize;
+        self.off[o]..self.off[o] + self.slots[o] as usize * self.lanes
+    }
+
     /// Sets the dirty bit of `r`'s owner (`r` itself where it is no view) and of its views.
     #[inline]
     fn set_dirty(&mut self, r: Reg, on: bool) {
@@ -129,10 +136,8 @@ impl RegFile {
     #[inline]
     pub(crate) fn make_dirty(&mut self, r: Reg) {
         if !self.dirty[r.index()] {
-            let o = self.owner[r.index()] as usize;
-            let base = self.off[o];
-            let len = self.slots[o] as usize * self.lanes;
-            self.taint[base..base + len].fill(Taint::NONE);
+            let rows = self.owner_rows(r);
+            self.taint[rows].fill(Taint::NONE);
             self.set_dirty(r, true);
         }
     }
@@ -152,12 +157,7 @@ impl RegFile {
     /// is zero.
     #[inline]
     pub(crate) fn set_clean(&mut self, r: Reg) {
-        debug_assert!({
-            let o = self.owner[r.index()] as usize;
-            let base = self.off[o];
-            let len = self.slots[o] as usize * self.lanes;
-            self.taint[base..base + len].iter().all(|t| t.is_none())
-        });
+        debug_assert!(self.taint[self.owner_rows(r)].iter().all(|t| t.is_none()));
         self.set_dirty(r, false);
     }
 
