@@ -1626,6 +1626,7 @@ fn an_npy_header_longer_than_version_1_allows_is_written_as_version_2() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("wide.npy");
     let mut versions = std::collections::BTreeSet::new();
+    let (mut read_back, mut prev_version) = (0, None);
     // every header length across the limit: n dimensions of 1 (3 bytes each), the last 1, 10 or 100
     for (n, last) in (21_820..21_860).flat_map(|n| [(n, 1), (n, 10), (n, 100)]) {
         let mut shape = vec![1; n];
@@ -1642,6 +1643,7 @@ fn an_npy_header_longer_than_version_1_allows_is_written_as_version_2() {
             v => panic!("version {v}"),
         };
         versions.insert(bytes[6]);
+        let prev = prev_version.replace(bytes[6]);
         assert_eq!(start + len + 4 * last, bytes.len(), "{n} dimensions");
         assert_eq!(
             start + len,
@@ -1662,8 +1664,14 @@ fn an_npy_header_longer_than_version_1_allows_is_written_as_version_2() {
             len + 2 > u16::MAX as usize,
             "{n} dimensions, {last}"
         );
-        assert_eq!(read_npy(&path).unwrap(), a, "{n} dimensions");
+        // Read back whole where the version changes and at both ends (a header this long takes
+        // the Python-literal parser tens of milliseconds; every file would be seconds of the suite).
+        if prev != Some(bytes[6]) || n == 21_859 {
+            assert_eq!(read_npy(&path).unwrap(), a, "{n} dimensions");
+            read_back += 1;
+        }
     }
+    assert!(read_back >= 4, "{read_back} files read back");
     assert_eq!(versions.into_iter().collect::<Vec<_>>(), [1, 2]);
 }
 

@@ -402,6 +402,7 @@ impl Wg<'_, '_> {
             return;
         };
         let key = (obj, off);
+        let global = (Space::of(self.k.objects[obj.index()].storage) == Space::Global) as usize;
         if writes {
             // A release fence before the write releases to the invocations in both scopes.
             let fence = self.rel_fence[s];
@@ -415,7 +416,7 @@ impl Wg<'_, '_> {
                 let rmw = reads;
                 let who = self.who(s);
                 let (lanes_per_wg, sg_lanes) = (self.d.lanes_per_wg, self.n as u32);
-                let e = self.syncs.entry(key).or_default();
+                let e = self.syncs[global].entry(key).or_default();
                 if !rmw {
                     *e = SyncRecord::default();
                 }
@@ -423,10 +424,10 @@ impl Wg<'_, '_> {
                 self.clock[s] += 1;
             } else if !reads {
                 // A relaxed store starts no release sequence and ends any there was.
-                self.syncs.remove(&key);
+                self.syncs[global].remove(&key);
             }
         }
-        if reads && let Some(rec) = self.syncs.get(&key) {
+        if reads && let Some(rec) = self.syncs[global].get(&key) {
             // Synchronizes-With: the release and the acquire each in the other's scope.
             let needed = rec.needed(self.who(s), self.d.lanes_per_wg, self.n as u32);
             if rec.scope < needed || scope < needed {

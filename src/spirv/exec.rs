@@ -25,8 +25,9 @@ use crate::spirv::prov::{Cause, Prov, Provs, Taint};
 pub(crate) use crate::spirv::regs::each_lane;
 use crate::spirv::regs::RegFile;
 use crate::spirv::types::Storage;
+use foldhash::{HashMap, HashSet};
 use rayon::prelude::*;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::sync::{Mutex, RwLock};
 
@@ -272,17 +273,17 @@ impl<'k> Dispatch<'k> {
             ordered: AtomicBool::new(false),
             conflict: AtomicBool::new(false),
             late: RwLock::new(Late::default()),
-            late_new: Mutex::new(HashMap::new()),
+            late_new: Mutex::new(Default::default()),
             any_late: AtomicBool::new(false),
-            watch: RwLock::new(HashSet::new()),
-            watch_new: Mutex::new(HashSet::new()),
+            watch: RwLock::new(Default::default()),
+            watch_new: Mutex::new(Default::default()),
             any_watch: AtomicBool::new(false),
             schedule: std::sync::atomic::AtomicU32::new(0),
             maybe_written: Mutex::new(BTreeMap::new()),
             choices: None,
             undefined_branches: AtomicU32::new(0),
             interacted: AtomicBool::new(false),
-            windows: Mutex::new(HashMap::new()),
+            windows: Mutex::new(Default::default()),
             addresses: Vec::new(),
             samplers: Vec::new(),
             views: Vec::new(),
@@ -734,8 +735,10 @@ pub(crate) struct Wg<'d, 'k> {
     pub(crate) gshadow: Vec<Option<Shadow>>,
     /// the reads of watched units ([`crate::spirv::memory::watch`])
     pub(crate) rlog: ReadLog,
-    /// release records of atomically accessed locations: (object, byte offset)
-    pub(crate) syncs: HashMap<(ObjectId, u32), SyncRecord>,
+    /// release records of atomically accessed locations: (object, byte offset) — of buffers and
+    /// images (`[1]`, kept from workgroup to workgroup of an ordered run) apart from those of
+    /// workgroup memory and the rest (`[0]`, forgotten when a workgroup starts)
+    pub(crate) syncs: [HashMap<(ObjectId, u32), SyncRecord>; 2],
     /// the workgroup's barrier epoch per memory family
     pub(crate) wg_epoch: [u32; FAMILIES],
     /// each subgroup's barrier epoch per family
@@ -802,7 +805,8 @@ pub(crate) struct Wg<'d, 'k> {
     /// calls the workgroup is inside (the entry point not counted), against [`MAX_CALL_DEPTH`](crate::spirv::flow::MAX_CALL_DEPTH)
     pub(crate) calls: u32,
     /// provenance ids this thread used (the dispatch's `Provs`, locked, asked once per record)
-    pub(crate) prov_ids: std::cell::RefCell<HashMap<Prov, u32, foldhash::fast::FixedState>>,
+    pub(crate) prov_ids:
+        std::cell::RefCell<std::collections::HashMap<Prov, u32, foldhash::fast::FixedState>>,
     /// per object: an input variable filled for this dispatch (`Wg::fill_builtin`)
     pub(crate) inputs_filled: Vec<bool>,
     /// scratch for phis and group operations
@@ -852,7 +856,7 @@ impl<'d, 'k> Wg<'d, 'k> {
                     _ => None,
                 })
                 .collect(),
-            syncs: HashMap::new(),
+            syncs: Default::default(),
             wg_epoch: [0; FAMILIES],
             sg_epoch: vec![[0; FAMILIES]; groups],
             fenced: [false; FAMILIES],
@@ -872,7 +876,7 @@ impl<'d, 'k> Wg<'d, 'k> {
             carried_mask: vec![0; k.carried.len() * groups],
             lost_depth: vec![u32::MAX; lanes],
             phi_taint: vec![Taint::NONE; lanes],
-            windows: HashMap::new(),
+            windows: Default::default(),
             any_phi_taint: false,
             lost: Lost::new(groups),
             lost_cause: vec![Taint::NONE; groups],
@@ -919,8 +923,7 @@ impl<'d, 'k> Wg<'d, 'k> {
         self.pending.fill(None);
         self.rel_fence.fill(None);
         self.bars = 0;
-        self.syncs
-            .retain(|(obj, _), _| Space::of(self.k.objects[obj.index()].storage) == Space::Global);
+        self.syncs[0].clear();
         self.sshadow.clear();
         self.rlog.clear_shared();
         self.windows.clear();

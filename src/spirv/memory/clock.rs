@@ -197,21 +197,16 @@ impl Knowledge {
         self.wgs.is_empty() && self.slots.is_empty()
     }
 
-    /// Joins `other` into `self` (pointwise maximum).
+    /// Joins `other` into `self` (pointwise maximum): one merge of the sorted lists, linear in
+    /// their lengths (a release sequence's record can know every invocation of a dispatch, and each
+    /// acquire joins it).
     pub fn join(&mut self, other: &Knowledge) {
-        for &(w, epochs) in &other.wgs {
-            match self.wgs.binary_search_by_key(&w, |e| e.0) {
-                Ok(i) => {
-                    for (e, x) in self.wgs[i].1.iter_mut().zip(epochs) {
-                        *e = (*e).max(x);
-                    }
-                }
-                Err(i) => self.wgs.insert(i, (w, epochs)),
+        merge_max(&mut self.wgs, &other.wgs, |e, x| {
+            for (e, x) in e.iter_mut().zip(x) {
+                *e = (*e).max(*x);
             }
-        }
-        for &(who, c) in &other.slots {
-            self.raise_slot(who, c);
-        }
+        });
+        merge_max(&mut self.slots, &other.slots, |c, x| *c = (*c).max(*x));
     }
 
     /// Knows the accesses of `who` with a clock below `c`.
@@ -241,6 +236,38 @@ impl Knowledge {
         self.wgs
             .binary_search_by_key(&wg, |e| e.0)
             .is_ok_and(|i| a.epoch < self.wgs[i].1[f as usize])
+    }
+}
+
+/// Merges the sorted, key-unique list `from` into the sorted, key-unique list `into`: an entry of a
+/// key both hold is combined by `max`, one only `from` holds is added; `into` stays sorted.
+fn merge_max<V: Copy>(into: &mut Vec<(u32, V)>, from: &[(u32, V)], max: impl Fn(&mut V, &V)) {
+    match from {
+        [] => {}
+        [(k, v)] => match into.binary_search_by_key(k, |e| e.0) {
+            Ok(i) => max(&mut into[i].1, v),
+            Err(i) => into.insert(i, (*k, *v)),
+        },
+        _ => {
+            let mut out = Vec::with_capacity(into.len() + from.len());
+            let (mut a, mut b) = (into.iter().peekable(), from.iter().peekable());
+            loop {
+                match (a.peek(), b.peek()) {
+                    (Some(x), Some(y)) if x.0 == y.0 => {
+                        let mut e = **x;
+                        max(&mut e.1, &y.1);
+                        out.push(e);
+                        a.next();
+                        b.next();
+                    }
+                    (Some(x), Some(y)) if x.0 < y.0 => out.push(*a.next().unwrap()),
+                    (Some(_), Some(_)) | (None, Some(_)) => out.push(*b.next().unwrap()),
+                    (Some(_), None) => out.push(*a.next().unwrap()),
+                    (None, None) => break,
+                }
+            }
+            *into = out;
+        }
     }
 }
 
@@ -378,6 +405,45 @@ impl SyncRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Happens-before is transitive (Vulkan spec, Appendix B, "Happens-before"): what an acquire
+    /// learns is the union of what it knew and what the release knew, each bound the larger of the
+    /// two. Joins of one entry, of many, into nothing and of nothing, against a per-key maximum.
+    #[test]
+    fn knowledge_join_is_the_pointwise_maximum_of_both_sides() {
+        let mut k = Knowledge::default();
+        let other = Knowledge {
+            wgs: vec![(1, [1, 2, 3]), (4, [0, 9, 0])],
+            slots: vec![(2, 5), (7, 1), (9, 4)],
+        };
+        k.join(&other);
+        assert_eq!(k, other);
+        k.join(&Knowledge::default());
+        assert_eq!(k, other);
+        k.join(&Knowledge {
+            wgs: vec![(0, [1, 1, 1]), (4, [5, 1, 0]), (6, [0, 0, 2])],
+            slots: vec![(1, 3), (2, 2), (7, 6), (10, 1)],
+        });
+        assert_eq!(
+            k,
+            Knowledge {
+                wgs: vec![
+                    (0, [1, 1, 1]),
+                    (1, [1, 2, 3]),
+                    (4, [5, 9, 0]),
+                    (6, [0, 0, 2])
+                ],
+                slots: vec![(1, 3), (2, 5), (7, 6), (9, 4), (10, 1)],
+            }
+        );
+        k.join(&Knowledge {
+            wgs: vec![(5, [7, 7, 7])],
+            slots: vec![(9, 8)],
+        });
+        assert_eq!(k.wgs[3], (5, [7, 7, 7]));
+        assert_eq!(k.slots[3], (9, 8));
+        assert!(k.wgs.windows(2).all(|w| w[0].0 < w[1].0));
+    }
 
     fn now(who: u32, epoch: u32, knows: Option<&Knowledge>) -> Now<'_> {
         Now {

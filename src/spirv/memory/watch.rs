@@ -20,7 +20,7 @@
 use crate::spirv::ids::LocId;
 use crate::spirv::memory::clock::{Access, Family, Interval, Now, Scope};
 use crate::spirv::memory::{ObjectId, Vals};
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::ops::Range;
 
 /// A watched unit: (the shared-memory marker or the owning buffer object, the shadow's unit).
@@ -74,10 +74,12 @@ pub struct Accessing<'n, 'k> {
 pub type Raced = (Logged, bool, bool, u32);
 
 /// The logs of the watched units one workgroup's run (shared memory) or one ordered run
-/// (buffers) reaches.
+/// (buffers) reaches: those of shared memory apart, so that a workgroup's start forgets them
+/// without visiting the buffers' (a dispatch of many workgroups that watches many buffer units).
 #[derive(Debug, Default)]
 pub struct ReadLog {
-    units: HashMap<WatchKey, UnitLog>,
+    shared: HashMap<WatchKey, UnitLog>,
+    buffers: HashMap<WatchKey, UnitLog>,
 }
 
 /// The reads logged for one unit, with where each (invocation, instruction, interval)'s is.
@@ -90,7 +92,15 @@ struct UnitLog {
 impl ReadLog {
     /// Forgets the reads of shared memory (another workgroup starts).
     pub fn clear_shared(&mut self) {
-        self.units.retain(|k, _| k.0 != SHARED);
+        self.shared.clear();
+    }
+
+    fn units(&self, key: WatchKey) -> &HashMap<WatchKey, UnitLog> {
+        if key.0 == SHARED {
+            &self.shared
+        } else {
+            &self.buffers
+        }
     }
 
     /// Logs a read of unit `key` (replacing the same invocation's earlier read by the same
@@ -98,7 +108,12 @@ impl ReadLog {
     /// other; a read of another interval is logged beside it, since a write may race with the
     /// later one alone).
     pub fn read(&mut self, key: WatchKey, r: Logged) {
-        let v = self.units.entry(key).or_default();
+        let units = if key.0 == SHARED {
+            &mut self.shared
+        } else {
+            &mut self.buffers
+        };
+        let v = units.entry(key).or_default();
         let at = (r.acc.who, r.acc.loc, r.acc.interval());
         if let Some(&i) = v.index.get(&at) {
             v.reads[i] = r;
@@ -125,7 +140,7 @@ impl ReadLog {
             }
             let lo = (u as u64 * unit as u64) as u32;
             if a.writes
-                && let Some(v) = self.units.get(&key)
+                && let Some(v) = self.units(key).get(&key)
             {
                 raced.extend(v.reads.iter().filter_map(|r| {
                     let private = races_with_read(a.now, &r.acc, &a.me, a.f, a.scope)?;
