@@ -46,9 +46,10 @@ pub struct AmberArgs {
     #[arg(long)]
     pub fidelity: Option<PathBuf>,
     /// The device's verdicts for `--fidelity`, recorded earlier (`lockstep amber --json`, or the
-    /// corpus's `h100.json`) instead of a device run in this call.
+    /// corpus's `h100.json`) instead of a device run in this call. Repeat it to compare one model
+    /// run with several recordings: a summary line and a table each, in the order given.
     #[arg(long, requires = "fidelity")]
-    pub against: Option<PathBuf>,
+    pub against: Vec<PathBuf>,
     /// Seconds a file may take on the device before it is reported hung (device runs happen in a
     /// child process: a driver that crashes or hangs costs that file, not the run).
     #[arg(long, default_value_t = 300)]
@@ -203,8 +204,12 @@ pub fn run(a: &AmberArgs) -> Result<String, CliError> {
     for p in [&a.json, &a.junit, &a.fidelity].into_iter().flatten() {
         report::check_writable(p).map_err(CliError::usage)?;
     }
-    let against = a.against.as_deref().map(read_against).transpose()?;
-    if a.fidelity.is_some() && against.is_none() && plan.device.is_none() {
+    let against = a
+        .against
+        .iter()
+        .map(|p| read_against(p).map(|v| (p.clone(), v)))
+        .collect::<Result<Vec<_>, _>>()?;
+    if a.fidelity.is_some() && against.is_empty() && plan.device.is_none() {
         return Err(CliError::usage(
             "--fidelity compares the model with a device: run with a device, or give its recorded verdicts with --against FILE",
         ));
@@ -301,7 +306,7 @@ pub fn run(a: &AmberArgs) -> Result<String, CliError> {
                 json: None,
                 junit: None,
                 fidelity: None,
-                against: None,
+                against: Vec::new(),
                 shard: None,
                 lists: Default::default(),
                 ..a.clone()
@@ -617,34 +622,45 @@ fn read_against(p: &std::path::Path) -> Result<crate::amber::fidelity::DeviceVer
         .map_err(|e| CliError::usage(format!("--against {}: {e}", p.display())))
 }
 
-/// `--fidelity FILE`: the model's verdicts against the device's (`against`, or the device of this
-/// run), written as a table; the summary's line.
+/// `--fidelity FILE`: the model's verdicts against the device's (each of `against`, or the device
+/// of this run), written as a table each (under a heading naming the recording when there are
+/// several); the summary's lines, one per table.
 fn write_fidelity(
     p: &std::path::Path,
-    against: Option<crate::amber::fidelity::DeviceVerdicts>,
+    against: Vec<(PathBuf, crate::amber::fidelity::DeviceVerdicts)>,
     device_name: Option<&str>,
     files: &[FileReport],
 ) -> Result<String, CliError> {
-    let device = match against {
-        Some(d) => d,
-        None => {
-            let name = device_name.unwrap_or("the device");
-            crate::amber::fidelity::DeviceVerdicts::from_reports(name, files)
-        }
+    let several = against.len() > 1;
+    let devices = if against.is_empty() {
+        let name = device_name.unwrap_or("the device");
+        vec![(
+            None,
+            crate::amber::fidelity::DeviceVerdicts::from_reports(name, files),
+        )]
+    } else {
+        against.into_iter().map(|(p, d)| (Some(p), d)).collect()
     };
-    let (per_file, totals) = crate::amber::fidelity::fidelity(files, &device);
-    let md = crate::amber::fidelity::markdown(&per_file, &totals, &device.device);
+    let (mut md, mut lines) = (String::new(), String::new());
+    for (from, device) in &devices {
+        let (per_file, totals) = crate::amber::fidelity::fidelity(files, device);
+        if let Some(from) = from.as_ref().filter(|_| several) {
+            md += &format!("## Against the verdicts in `{}`\n\n", from.display());
+        }
+        md += &crate::amber::fidelity::markdown(&per_file, &totals, &device.device);
+        lines += &format!(
+            "fidelity against {}: the model passes {} of the {} EXPECTs the device passed ({:.1}%; {:.1}% in the files it runs) — table in {}\n",
+            device.device,
+            totals.agree,
+            totals.device_pass,
+            totals.percent(),
+            totals.percent_run(),
+            p.display()
+        );
+    }
     report::write_atomic(p, &md)
         .map_err(|e| CliError::internal(format!("writing {}: {e}", p.display())))?;
-    Ok(format!(
-        "fidelity against {}: the model passes {} of the {} EXPECTs the device passed ({:.1}%; {:.1}% in the files it runs) — table in {}\n",
-        device.device,
-        totals.agree,
-        totals.device_pass,
-        totals.percent(),
-        totals.percent_run(),
-        p.display()
-    ))
+    Ok(lines)
 }
 
 /// The exit code of a run with a baseline or flake list: 0 where the listed verdicts pass, else
