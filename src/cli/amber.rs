@@ -204,16 +204,7 @@ pub fn run(a: &AmberArgs) -> Result<String, CliError> {
     for p in [&a.json, &a.junit, &a.fidelity].into_iter().flatten() {
         report::check_writable(p).map_err(CliError::usage)?;
     }
-    let against = a
-        .against
-        .iter()
-        .map(|p| read_against(p).map(|v| (p.clone(), v)))
-        .collect::<Result<Vec<_>, _>>()?;
-    if a.fidelity.is_some() && against.is_empty() && plan.device.is_none() {
-        return Err(CliError::usage(
-            "--fidelity compares the model with a device: run with a device, or give its recorded verdicts with --against FILE",
-        ));
-    }
+    let against = read_againsts(a, plan.device.is_some())?;
     let exp = a.lists.read()?;
     let mut paths = expand(&a.files);
     if paths.is_empty() {
@@ -610,6 +601,22 @@ fn device_child(a: &AmberArgs) -> Result<String, CliError> {
         let _ = out.flush();
     }
     Ok(String::new())
+}
+
+/// Every `--against FILE`, read; `--fidelity` needs them or a device run (`device`).
+#[allow(clippy::type_complexity)]
+fn read_againsts(
+    a: &AmberArgs,
+    device: bool,
+) -> Result<Vec<(PathBuf, crate::amber::fidelity::DeviceVerdicts)>, CliError> {
+    let read = |p: &PathBuf| read_against(p).map(|v| (p.clone(), v));
+    let against: Vec<_> = a.against.iter().map(read).collect::<Result<_, _>>()?;
+    if a.fidelity.is_some() && against.is_empty() && !device {
+        return Err(CliError::usage(
+            "--fidelity compares the model with a device: run with a device, or give its recorded verdicts with --against FILE",
+        ));
+    }
+    Ok(against)
 }
 
 /// `--against FILE`: a device's recorded verdicts (the JSON of an earlier run).
