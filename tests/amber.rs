@@ -1707,7 +1707,8 @@ proptest! {
 // The command
 
 mod cli {
-    use assert_cmd::Command;
+    use crate::support::cmd::{Assertions, CargoBin};
+    use std::process::Command;
 
     fn lockstep() -> Command {
         Command::cargo_bin("lockstep").unwrap()

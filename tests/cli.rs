@@ -1,8 +1,9 @@
 //! The `lockstep` command line: `eval` JSON for a few cases, `ops`, and every bad-input case exits
 //! non-zero (64) with a message that names the rule.
 
-use assert_cmd::Command;
+use crate::support::cmd::{Assertions, CargoBin};
 use serde_json::Value as Json;
+use std::process::Command;
 
 fn lockstep() -> Command {
     Command::cargo_bin("lockstep").unwrap()

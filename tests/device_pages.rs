@@ -3,8 +3,9 @@
 //! under two file names, as a machine with two GPUs lists two.
 #![cfg(feature = "vulkan")]
 
-use assert_cmd::Command;
+use crate::support::cmd::{Assertions, CargoBin};
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use crate::support;
 

@@ -3,8 +3,9 @@
 //! script needs reports it unsupported, and then the model must still pass. Each script's shader
 //! is the text of the `.comp` file of the same name, so the two cannot drift apart.
 
-use assert_cmd::Command;
+use crate::support::cmd::CargoBin;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 fn examples() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");

@@ -2,8 +2,9 @@
 //! read from there, never copied) on the model, against the verdicts an NVIDIA H100 gave them
 //! (`h100.json`). Of the EXPECTs the H100 passes in files the model runs, the model must pass at
 //! least 97%; of all the EXPECTs it passes, at least 95% (issue 19).
-use assert_cmd::Command;
+use crate::support::cmd::CargoBin;
 use std::path::PathBuf;
+use std::process::Command;
 
 fn corpus() -> PathBuf {
     let here = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/amber-corpus");

@@ -811,7 +811,8 @@ mod gpu {
 // The CLI
 
 mod cli {
-    use assert_cmd::Command;
+    use crate::support::cmd::CargoBin;
+    use std::process::Command;
 
     fn lockstep() -> Command {
         Command::cargo_bin("lockstep").unwrap()

@@ -4,7 +4,8 @@
 //! allowed, the same conditions at every size), the example Amber scripts pass on the device and on
 //! the model at that size, and a kernel's device and model values agree.
 #![cfg(feature = "vulkan")]
-use assert_cmd::Command;
+use crate::support::cmd::{Assertions, CargoBin};
+use std::process::Command;
 
 fn lockstep(width: &str) -> Command {
     let mut c = Command::cargo_bin("lockstep").unwrap();

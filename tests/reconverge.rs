@@ -1382,9 +1382,10 @@ mod device {
 
 #[cfg(feature = "vulkan")]
 mod cli {
-    use assert_cmd::Command;
+    use crate::support::cmd::CargoBin;
     use lockstep::reconverge::device::unsupported;
     use lockstep::reconverge::Mode;
+    use std::process::Command;
 
     fn lockstep() -> Command {
         Command::cargo_bin("lockstep").unwrap()

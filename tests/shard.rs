@@ -4,9 +4,10 @@
 //! deqp-runner's do.
 #![cfg(feature = "vulkan")]
 
-use assert_cmd::Command;
+use crate::support::cmd::{Assertions, CargoBin};
 use serde_json::Value as Json;
 use std::path::Path;
+use std::process::Command;
 
 use crate::support;
 

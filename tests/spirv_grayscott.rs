@@ -306,7 +306,7 @@ fn the_four_shaders_agree_with_the_device_through_lockstep_run() {
         ("subgroup_shared", vec!["--spec", "0=64"], "32,32"),
         ("naive", vec!["--spec", "0=8", "--spec", "1=8"], "8,4"),
     ] {
-        let out = assert_cmd::Command::cargo_bin("lockstep")
+        let out = <std::process::Command as crate::support::cmd::CargoBin>::cargo_bin("lockstep")
             .unwrap()
             .arg("run")
             .arg(format!("shaders/grayscott/{shader}.comp"))

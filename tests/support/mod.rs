@@ -104,3 +104,80 @@ pub fn shared_device() -> Option<&'static lockstep::vulkan::Context> {
     static CTX: std::sync::OnceLock<Option<lockstep::vulkan::Context>> = std::sync::OnceLock::new();
     CTX.get_or_init(device).as_ref()
 }
+
+/// The `lockstep` binary of this build run as a child process, with the assertions the tests make
+/// on how it ended (what `assert_cmd` gave; cargo tells an integration test the binary's path).
+pub mod cmd {
+    use std::process::Output;
+
+    /// `Command::cargo_bin("lockstep")` on a [`std::process::Command`]: the binary, stdin empty.
+    pub trait CargoBin: Sized {
+        /// The binary `name` of this package (only `lockstep` is there).
+        fn cargo_bin(name: &str) -> Result<Self, String>;
+    }
+
+    impl CargoBin for std::process::Command {
+        fn cargo_bin(name: &str) -> Result<Self, String> {
+            match name {
+                "lockstep" => {
+                    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_lockstep"));
+                    c.stdin(std::process::Stdio::null());
+                    Ok(c)
+                }
+                other => Err(format!("this package has no binary {other}")),
+            }
+        }
+    }
+
+    /// `.assert()` on a command: runs it to the end, its output kept for the checks.
+    pub trait Assertions {
+        /// Runs the command, waiting for it.
+        fn assert(&mut self) -> Assert;
+    }
+
+    impl Assertions for std::process::Command {
+        fn assert(&mut self) -> Assert {
+            let out = self
+                .output()
+                .unwrap_or_else(|e| panic!("{self:?} did not start: {e}"));
+            Assert(out)
+        }
+    }
+
+    /// How a command ended, with its output.
+    pub struct Assert(Output);
+
+    impl Assert {
+        fn shown(&self) -> String {
+            format!(
+                "exit {:?}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+                self.0.status.code(),
+                String::from_utf8_lossy(&self.0.stdout),
+                String::from_utf8_lossy(&self.0.stderr)
+            )
+        }
+
+        /// It exited with status 0.
+        #[track_caller]
+        pub fn success(self) -> Self {
+            assert!(
+                self.0.status.success(),
+                "expected success: {}",
+                self.shown()
+            );
+            self
+        }
+
+        /// It exited with status `code`.
+        #[track_caller]
+        pub fn code(self, code: i32) -> Self {
+            assert_eq!(self.0.status.code(), Some(code), "{}", self.shown());
+            self
+        }
+
+        /// Its output.
+        pub fn get_output(&self) -> &Output {
+            &self.0
+        }
+    }
+}
