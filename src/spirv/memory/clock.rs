@@ -211,10 +211,7 @@ impl Knowledge {
 
     /// Knows the accesses of `who` with a clock below `c`.
     pub fn raise_slot(&mut self, who: u32, c: u32) {
-        match self.slots.binary_search_by_key(&who, |e| e.0) {
-            Ok(i) => self.slots[i].1 = self.slots[i].1.max(c),
-            Err(i) => self.slots.insert(i, (who, c)),
-        }
+        merge_max(&mut self.slots, &[(who, c)], |a, x| *a = (*a).max(*x));
     }
 
     /// Knows the accesses of workgroup `wg` before these epochs (one per [`Family`]).

@@ -103,17 +103,20 @@ impl ReadLog {
         }
     }
 
+    fn units_mut(&mut self, key: WatchKey) -> &mut HashMap<WatchKey, UnitLog> {
+        if key.0 == SHARED {
+            &mut self.shared
+        } else {
+            &mut self.buffers
+        }
+    }
+
     /// Logs a read of unit `key` (replacing the same invocation's earlier read by the same
     /// instruction in the same synchronization interval: whatever races with one races with the
     /// other; a read of another interval is logged beside it, since a write may race with the
     /// later one alone).
     pub fn read(&mut self, key: WatchKey, r: Logged) {
-        let units = if key.0 == SHARED {
-            &mut self.shared
-        } else {
-            &mut self.buffers
-        };
-        let v = units.entry(key).or_default();
+        let v = self.units_mut(key).entry(key).or_default();
         let at = (r.acc.who, r.acc.loc, r.acc.interval());
         if let Some(&i) = v.index.get(&at) {
             v.reads[i] = r;
