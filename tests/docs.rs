@@ -417,3 +417,79 @@ fn no_function_is_over_150_lines_outside_data_tables() {
     assert!(counted > 1000, "{counted} functions found");
     assert!(long.is_empty(), "functions over 150 lines: {long:?}");
 }
+
+/// `scripts/rustc-wrapper` (Cargo's `build.rustc-workspace-wrapper`, README "Decisions") appends
+/// `-C opt-level=0` to the compilation of the library's unit tests and to nothing else: run with
+/// `echo` in rustc's place, it prints the arguments it would give rustc.
+#[test]
+fn the_rustc_wrapper_unoptimises_only_the_library_unit_tests() {
+    let config = std::fs::read_to_string(repo().join(".cargo/config.toml")).unwrap();
+    assert!(
+        config.contains("rustc-workspace-wrapper = \"scripts/rustc-wrapper\""),
+        "the wrapper is no longer Cargo's workspace wrapper"
+    );
+    let wrapped = |args: &[&str]| -> String {
+        let out = std::process::Command::new(repo().join("scripts/rustc-wrapper"))
+            .arg("echo")
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .trim_end()
+            .to_string()
+    };
+    let lib = [
+        "--crate-name",
+        "lockstep",
+        "--edition=2024",
+        "src/lib.rs",
+        "-C",
+        "opt-level=3",
+    ];
+    let lib_test = [&lib[..], &["--test"]].concat();
+    assert_eq!(
+        wrapped(&lib_test),
+        format!("{} -C opt-level=0", lib_test.join(" "))
+    );
+    let absolute: Vec<&str> = lib_test
+        .iter()
+        .map(|&a| {
+            if a == "src/lib.rs" {
+                "/somewhere/lockstep/src/lib.rs"
+            } else {
+                a
+            }
+        })
+        .collect();
+    assert_eq!(
+        wrapped(&absolute),
+        format!("{} -C opt-level=0", absolute.join(" "))
+    );
+    for args in [
+        &lib[..],
+        &[
+            "--crate-name",
+            "suite",
+            "--edition=2024",
+            "tests/suite.rs",
+            "--test",
+        ],
+        &[
+            "--crate-name",
+            "lockstep",
+            "--edition=2024",
+            "src/main.rs",
+            "--test",
+        ],
+        &[
+            "--crate-name",
+            "kernel_test",
+            "examples/kernel-test/src/lib.rs",
+            "--test",
+        ],
+    ] {
+        assert_eq!(wrapped(args), args.join(" "), "{args:?} changed");
+    }
+}
