@@ -1,4 +1,5 @@
-//! The dependency, cycle and size rules of the source (docs/architecture.md), read from the files.
+//! The dependency, cycle and size rules of the source (docs/architecture.md), read from the files,
+//! and what the build's own script does to a compilation (`scripts/rustc-wrapper`).
 //! (The generated docs' own tests are the `cli::docs_tests` unit tests: the generator is
 //! crate-private.)
 
@@ -423,66 +424,33 @@ fn no_function_is_over_150_lines_outside_data_tables() {
 /// `echo` in rustc's place, it prints the arguments it would give rustc.
 #[test]
 fn the_rustc_wrapper_unoptimises_only_the_library_unit_tests() {
+    use crate::support::cmd::Assertions;
     let config = std::fs::read_to_string(repo().join(".cargo/config.toml")).unwrap();
     assert!(
         config.contains("rustc-workspace-wrapper = \"scripts/rustc-wrapper\""),
         "the wrapper is no longer Cargo's workspace wrapper"
     );
     let wrapped = |args: &[&str]| -> String {
-        let out = std::process::Command::new(repo().join("scripts/rustc-wrapper"))
+        let run = std::process::Command::new(repo().join("scripts/rustc-wrapper"))
             .arg("echo")
             .args(args)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{out:?}");
-        String::from_utf8(out.stdout)
-            .unwrap()
-            .trim_end()
-            .to_string()
+            .assert()
+            .success();
+        let out = String::from_utf8_lossy(&run.get_output().stdout);
+        out.trim_end().to_string()
     };
-    let lib = [
-        "--crate-name",
-        "lockstep",
-        "--edition=2024",
-        "src/lib.rs",
-        "-C",
-        "opt-level=3",
-    ];
-    let lib_test = [&lib[..], &["--test"]].concat();
-    assert_eq!(
-        wrapped(&lib_test),
-        format!("{} -C opt-level=0", lib_test.join(" "))
-    );
-    let absolute: Vec<&str> = lib_test
-        .iter()
-        .map(|&a| {
-            if a == "src/lib.rs" {
-                "/somewhere/lockstep/src/lib.rs"
-            } else {
-                a
-            }
-        })
-        .collect();
-    assert_eq!(
-        wrapped(&absolute),
-        format!("{} -C opt-level=0", absolute.join(" "))
-    );
+    let lib = |path| ["--crate-name", "lockstep", path, "-C", "opt-level=3"];
+    // The library's unit tests, its source named as Cargo names it or whole.
+    for path in ["src/lib.rs", "/somewhere/lockstep/src/lib.rs"] {
+        let args = [&lib(path)[..], &["--test"]].concat();
+        let expected = format!("{} -C opt-level=0", args.join(" "));
+        assert_eq!(wrapped(&args), expected);
+    }
+    // Everything else as it came: the library, the suite, the binary's tests, the example crate's.
     for args in [
-        &lib[..],
-        &[
-            "--crate-name",
-            "suite",
-            "--edition=2024",
-            "tests/suite.rs",
-            "--test",
-        ],
-        &[
-            "--crate-name",
-            "lockstep",
-            "--edition=2024",
-            "src/main.rs",
-            "--test",
-        ],
+        &lib("src/lib.rs")[..],
+        &["--crate-name", "suite", "tests/suite.rs", "--test"],
+        &["--crate-name", "lockstep", "src/main.rs", "--test"],
         &[
             "--crate-name",
             "kernel_test",
